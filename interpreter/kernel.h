@@ -1,0 +1,58 @@
+// The kernel interface of the interpreter: one function per op, registered
+// by op name. Kernel families live in interpreter/kernels/<family>.cc and
+// register themselves with CARVE_REGISTER_KERNEL.
+#pragma once
+
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ir/attrs.h"
+#include "ir/ndarray.h"
+#include "ir/op.h"
+#include "ir/type.h"
+
+namespace Eigen {
+class ThreadPoolDevice;
+}
+
+namespace carve {
+
+struct KernelContext {
+  const OpInfo* op = nullptr;
+  // The call's arguments. A tuple argument (concatenate, stack) is
+  // flattened: its fields appear in order in place of the tuple.
+  std::span<const NDArray> inputs;
+  // The call's attributes (a schema instance; nullptr for attribute-less ops).
+  const Attrs* attrs = nullptr;
+  // The call's inferred output type (a TensorType, or a TupleType for
+  // batch_norm / split / dropout). Kernels allocate outputs of this type.
+  const Type* out_type = nullptr;
+  // Thread pool for heavy kernels; nullptr means single-threaded.
+  const Eigen::ThreadPoolDevice* device = nullptr;
+};
+
+// Returns the outputs: one tensor, or the fields of a tuple-typed result.
+using KernelFn = absl::StatusOr<std::vector<NDArray>> (*)(const KernelContext& ctx);
+
+// Registers `fn` for the op `op_name` (the last registration wins).
+void RegisterKernel(std::string_view op_name, KernelFn fn);
+// The kernel for `op_name`, or nullptr.
+KernelFn FindKernel(std::string_view op_name);
+
+namespace internal {
+struct KernelRegistrar {
+  KernelRegistrar(std::string_view op_name, KernelFn fn) { RegisterKernel(op_name, fn); }
+};
+}  // namespace internal
+
+}  // namespace carve
+
+#define CARVE_KERNEL_CONCAT_INNER_(a, b) a##b
+#define CARVE_KERNEL_CONCAT_(a, b) CARVE_KERNEL_CONCAT_INNER_(a, b)
+// At namespace scope in a kernels/*.cc file:
+//   CARVE_REGISTER_KERNEL("nn.relu", ReluKernel);
+#define CARVE_REGISTER_KERNEL(op_name, fn)                                         \
+  static ::carve::internal::KernelRegistrar CARVE_KERNEL_CONCAT_(kernel_reg_, __LINE__)( \
+      op_name, fn)

@@ -1,0 +1,91 @@
+#include "ir/expr.h"
+
+#include <mutex>
+
+#include "absl/container/flat_hash_map.h"
+
+namespace carve {
+
+const OpInfo* Call::op() const {
+  const OpExpr* op = DynCast<OpExpr>(callee_);
+  return op ? op->info() : nullptr;
+}
+
+std::string_view Function::GetStringAttr(std::string_view key) const {
+  const AttrValue* v = attrs_->Find(key);
+  if (v == nullptr || v->kind() != AttrValue::Kind::kString) return {};
+  return v->as_string();
+}
+
+const OpExpr* GetOp(const OpInfo* info) {
+  static std::mutex* mu = new std::mutex();
+  static auto* nodes = new absl::flat_hash_map<const OpInfo*, const OpExpr*>();
+  std::lock_guard<std::mutex> lock(*mu);
+  auto [it, inserted] = nodes->try_emplace(info, nullptr);
+  if (inserted) it->second = new OpExpr(info);
+  return it->second;
+}
+
+const OpExpr* GetOp(std::string_view name) {
+  const OpInfo* info = FindOp(name);
+  return info ? GetOp(info) : nullptr;
+}
+
+bool IsOpCall(const Expr* e, std::string_view name) {
+  const Call* call = DynCast<Call>(e);
+  return call != nullptr && call->op() != nullptr && call->op()->name == name;
+}
+
+const Var* IRBuilder::MakeVar(std::string_view name, const Type* annotation, Span span) {
+  return arena_->New<Var>(arena_->CopyString(name), annotation, span);
+}
+
+const GlobalVar* IRBuilder::MakeGlobalVar(std::string_view name, Span span) {
+  return arena_->New<GlobalVar>(arena_->CopyString(name), span);
+}
+
+const Constant* IRBuilder::MakeConstant(NDArray data, Span span) {
+  return arena_->New<Constant>(std::move(data), span);
+}
+
+const Constant* IRBuilder::MakeScalar(DataType dtype, double value, Span span) {
+  return MakeConstant(NDArray::Scalar(dtype, value), span);
+}
+
+const Call* IRBuilder::MakeCall(const Expr* callee, std::span<const Expr* const> args,
+                                const Attrs* attrs, Span span) {
+  if (attrs == nullptr) {
+    if (const OpExpr* op = DynCast<OpExpr>(callee); op && op->info()->attrs) {
+      attrs = DefaultAttrs(op->info()->attrs);
+    }
+  }
+  return arena_->New<Call>(callee, arena_->CopyArray(args), attrs, span);
+}
+
+const Tuple* IRBuilder::MakeTuple(std::span<const Expr* const> fields, Span span) {
+  return arena_->New<Tuple>(arena_->CopyArray(fields), span);
+}
+
+const TupleGetItem* IRBuilder::MakeTupleGetItem(const Expr* tuple, int index, Span span) {
+  return arena_->New<TupleGetItem>(tuple, index, span);
+}
+
+const Let* IRBuilder::MakeLet(const Var* var, const Expr* value, const Expr* body, Span span) {
+  return arena_->New<Let>(var, value, body, span);
+}
+
+const If* IRBuilder::MakeIf(const Expr* cond, const Expr* then_branch, const Expr* else_branch,
+                            Span span) {
+  return arena_->New<If>(cond, then_branch, else_branch, span);
+}
+
+const Function* IRBuilder::MakeFunction(std::span<const Var* const> params, const Expr* body,
+                                        const Type* ret_type, const Attrs* attrs,
+                                        std::span<const TypeVar* const> type_params,
+                                        Span span) {
+  if (attrs == nullptr) attrs = EmptyAttrs();
+  return arena_->New<Function>(arena_->CopyArray(params), body, ret_type, attrs,
+                               arena_->CopyArray(type_params), span);
+}
+
+}  // namespace carve

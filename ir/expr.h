@@ -1,0 +1,259 @@
+// The Relay expression tree.
+//
+// Nodes are immutable, allocated in an Arena owned (shared) by modules, and
+// linked by plain pointers. There is no hash-consing: two equal calls in the
+// source stay two nodes, as in TVM. The only mutable field is the checked
+// type, a cache filled by InferType.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "ir/attrs.h"
+#include "ir/ndarray.h"
+#include "ir/op.h"
+#include "ir/type.h"
+#include "support/arena.h"
+#include "support/source.h"
+
+namespace carve {
+
+enum class ExprKind : uint8_t {
+  kVar,
+  kGlobalVar,
+  kConstant,
+  kOp,
+  kCall,
+  kTuple,
+  kTupleGetItem,
+  kLet,
+  kIf,
+  kFunction,
+};
+
+class Expr {
+ public:
+  ExprKind kind() const { return kind_; }
+  Span span() const { return span_; }
+  // The type InferType assigned, or nullptr.
+  const Type* checked_type() const { return checked_type_; }
+  void set_checked_type(const Type* t) const { checked_type_ = t; }
+  // Var, GlobalVar, Constant and Op are atoms: the printer always inlines them.
+  bool is_atom() const { return kind_ <= ExprKind::kOp; }
+
+ protected:
+  Expr(ExprKind kind, Span span) : kind_(kind), span_(span) {}
+
+ private:
+  ExprKind kind_;
+  Span span_;
+  mutable const Type* checked_type_ = nullptr;
+};
+
+// A local variable, bound by a function parameter or a let.
+class Var : public Expr {
+ public:
+  static constexpr ExprKind kKind = ExprKind::kVar;
+  Var(std::string_view name, const Type* annotation, Span span)
+      : Expr(kKind, span), name_(name), annotation_(annotation) {}
+  std::string_view name() const { return name_; }
+  // The written type annotation, or nullptr.
+  const Type* annotation() const { return annotation_; }
+
+ private:
+  std::string_view name_;
+  const Type* annotation_;
+};
+
+// A module-level function name (`@main`).
+class GlobalVar : public Expr {
+ public:
+  static constexpr ExprKind kKind = ExprKind::kGlobalVar;
+  GlobalVar(std::string_view name, Span span) : Expr(kKind, span), name_(name) {}
+  std::string_view name() const { return name_; }
+
+ private:
+  std::string_view name_;
+};
+
+class Constant : public Expr {
+ public:
+  static constexpr ExprKind kKind = ExprKind::kConstant;
+  Constant(NDArray data, Span span) : Expr(kKind, span), data_(std::move(data)) {}
+  const NDArray& data() const { return data_; }
+  bool is_scalar() const { return data_.rank() == 0; }
+
+ private:
+  NDArray data_;
+};
+
+// An operator used as a callee. One node per registered op (see GetOp).
+class OpExpr : public Expr {
+ public:
+  static constexpr ExprKind kKind = ExprKind::kOp;
+  explicit OpExpr(const OpInfo* info) : Expr(kKind, Span{}), info_(info) {}
+  const OpInfo* info() const { return info_; }
+  std::string_view name() const { return info_->name; }
+
+ private:
+  const OpInfo* info_;
+};
+
+class Call : public Expr {
+ public:
+  static constexpr ExprKind kKind = ExprKind::kCall;
+  Call(const Expr* callee, std::span<const Expr* const> args, const Attrs* attrs, Span span)
+      : Expr(kKind, span), callee_(callee), args_(args), attrs_(attrs) {}
+  const Expr* callee() const { return callee_; }
+  std::span<const Expr* const> args() const { return args_; }
+  // For op calls with an attrs schema: the full schema instance. Otherwise
+  // nullptr (no attributes) or a dictionary.
+  const Attrs* attrs() const { return attrs_; }
+  // The op when the callee is an operator, else nullptr.
+  const OpInfo* op() const;
+
+ private:
+  const Expr* callee_;
+  std::span<const Expr* const> args_;
+  const Attrs* attrs_;
+};
+
+class Tuple : public Expr {
+ public:
+  static constexpr ExprKind kKind = ExprKind::kTuple;
+  Tuple(std::span<const Expr* const> fields, Span span) : Expr(kKind, span), fields_(fields) {}
+  std::span<const Expr* const> fields() const { return fields_; }
+
+ private:
+  std::span<const Expr* const> fields_;
+};
+
+class TupleGetItem : public Expr {
+ public:
+  static constexpr ExprKind kKind = ExprKind::kTupleGetItem;
+  TupleGetItem(const Expr* tuple, int index, Span span)
+      : Expr(kKind, span), tuple_(tuple), index_(index) {}
+  const Expr* tuple() const { return tuple_; }
+  int index() const { return index_; }
+
+ private:
+  const Expr* tuple_;
+  int index_;
+};
+
+class Let : public Expr {
+ public:
+  static constexpr ExprKind kKind = ExprKind::kLet;
+  Let(const Var* var, const Expr* value, const Expr* body, Span span)
+      : Expr(kKind, span), var_(var), value_(value), body_(body) {}
+  const Var* var() const { return var_; }
+  const Expr* value() const { return value_; }
+  const Expr* body() const { return body_; }
+
+ private:
+  const Var* var_;
+  const Expr* value_;
+  const Expr* body_;
+};
+
+class If : public Expr {
+ public:
+  static constexpr ExprKind kKind = ExprKind::kIf;
+  If(const Expr* cond, const Expr* then_branch, const Expr* else_branch, Span span)
+      : Expr(kKind, span), cond_(cond), then_(then_branch), else_(else_branch) {}
+  const Expr* cond() const { return cond_; }
+  const Expr* then_branch() const { return then_; }
+  const Expr* else_branch() const { return else_; }
+
+ private:
+  const Expr* cond_;
+  const Expr* then_;
+  const Expr* else_;
+};
+
+class Function : public Expr {
+ public:
+  static constexpr ExprKind kKind = ExprKind::kFunction;
+  Function(std::span<const Var* const> params, const Expr* body, const Type* ret_type,
+           const Attrs* attrs, std::span<const TypeVar* const> type_params, Span span)
+      : Expr(kKind, span),
+        params_(params),
+        body_(body),
+        ret_type_(ret_type),
+        attrs_(attrs),
+        type_params_(type_params) {}
+  std::span<const Var* const> params() const { return params_; }
+  const Expr* body() const { return body_; }
+  // The written return type, or nullptr.
+  const Type* ret_type() const { return ret_type_; }
+  // Dictionary attributes (never null; possibly empty).
+  const Attrs* attrs() const { return attrs_; }
+  std::span<const TypeVar* const> type_params() const { return type_params_; }
+  // Shorthands for attrs()->Find(...) as a string ("" when absent).
+  std::string_view GetStringAttr(std::string_view key) const;
+  bool HasAttr(std::string_view key) const { return attrs_->Find(key) != nullptr; }
+
+ private:
+  std::span<const Var* const> params_;
+  const Expr* body_;
+  const Type* ret_type_;
+  const Attrs* attrs_;
+  std::span<const TypeVar* const> type_params_;
+};
+
+// LLVM-style casting.
+template <typename T>
+bool Isa(const Expr* e) {
+  return e != nullptr && e->kind() == T::kKind;
+}
+template <typename T>
+const T* DynCast(const Expr* e) {
+  return Isa<T>(e) ? static_cast<const T*>(e) : nullptr;
+}
+template <typename T>
+const T* Cast(const Expr* e) {
+  return static_cast<const T*>(e);
+}
+
+// The unique node for a registered op.
+const OpExpr* GetOp(const OpInfo* info);
+// Same, by name; nullptr when not registered.
+const OpExpr* GetOp(std::string_view name);
+
+// True when `e` is a call of the op named `name`.
+bool IsOpCall(const Expr* e, std::string_view name);
+
+// Creates nodes in an arena. Stateless apart from the arena pointer.
+class IRBuilder {
+ public:
+  explicit IRBuilder(Arena* arena) : arena_(arena) {}
+  Arena* arena() const { return arena_; }
+
+  const Var* MakeVar(std::string_view name, const Type* annotation = nullptr, Span span = {});
+  const GlobalVar* MakeGlobalVar(std::string_view name, Span span = {});
+  const Constant* MakeConstant(NDArray data, Span span = {});
+  const Constant* MakeScalar(DataType dtype, double value, Span span = {});
+  // An op call; `attrs` nullptr means the op's default attributes.
+  const Call* MakeCall(const Expr* callee, std::span<const Expr* const> args,
+                       const Attrs* attrs = nullptr, Span span = {});
+  const Call* MakeCall(const Expr* callee, std::initializer_list<const Expr*> args,
+                       const Attrs* attrs = nullptr, Span span = {}) {
+    return MakeCall(callee, std::span<const Expr* const>(args.begin(), args.size()), attrs,
+                    span);
+  }
+  const Tuple* MakeTuple(std::span<const Expr* const> fields, Span span = {});
+  const TupleGetItem* MakeTupleGetItem(const Expr* tuple, int index, Span span = {});
+  const Let* MakeLet(const Var* var, const Expr* value, const Expr* body, Span span = {});
+  const If* MakeIf(const Expr* cond, const Expr* then_branch, const Expr* else_branch,
+                   Span span = {});
+  const Function* MakeFunction(std::span<const Var* const> params, const Expr* body,
+                               const Type* ret_type = nullptr, const Attrs* attrs = nullptr,
+                               std::span<const TypeVar* const> type_params = {},
+                               Span span = {});
+
+ private:
+  Arena* arena_;
+};
+
+}  // namespace carve

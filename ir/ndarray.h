@@ -1,0 +1,64 @@
+// A dense, row-major, 64-byte aligned tensor of any supported dtype. Constant
+// nodes hold one; the interpreter computes on them. Copies share the buffer
+// (like a numpy view); Reshape is free.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ir/dtype.h"
+
+namespace carve {
+
+// IEEE half precision <-> float.
+float HalfToFloat(uint16_t h);
+uint16_t FloatToHalf(float f);
+
+class NDArray {
+ public:
+  NDArray() = default;
+  // Zero-filled storage for `shape`.
+  static NDArray Empty(DataType dtype, std::span<const int64_t> shape);
+  static NDArray Empty(DataType dtype, std::initializer_list<int64_t> shape) {
+    return Empty(dtype, std::span<const int64_t>(shape.begin(), shape.size()));
+  }
+  // A rank-0 tensor holding `value` converted to `dtype`.
+  static NDArray Scalar(DataType dtype, double value);
+
+  bool defined() const { return buffer_ != nullptr; }
+  DataType dtype() const { return dtype_; }
+  const std::vector<int64_t>& shape() const { return shape_; }
+  size_t rank() const { return shape_.size(); }
+  int64_t num_elements() const;
+  size_t nbytes() const { return size_t(num_elements()) * dtype_.bytes(); }
+
+  void* raw_data() { return buffer_.get() + offset_; }
+  const void* raw_data() const { return buffer_.get() + offset_; }
+  template <typename T>
+  T* data() { return reinterpret_cast<T*>(raw_data()); }
+  template <typename T>
+  const T* data() const { return reinterpret_cast<const T*>(raw_data()); }
+
+  // Element `i` (flat index) converted to double / written from double.
+  double GetAsDouble(int64_t i) const;
+  void SetFromDouble(int64_t i, double v);
+
+  // A view with another shape of the same element count (shares storage).
+  NDArray Reshape(std::span<const int64_t> shape) const;
+  // A deep copy.
+  NDArray Copy() const;
+  // Byte-wise equality of dtype, shape and contents.
+  bool BitwiseEqual(const NDArray& other) const;
+
+ private:
+  DataType dtype_;
+  std::vector<int64_t> shape_;
+  std::shared_ptr<std::byte[]> buffer_;
+  size_t offset_ = 0;
+};
+
+}  // namespace carve

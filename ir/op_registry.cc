@@ -1,0 +1,153 @@
+// Builds the op registry from ir/ops.def and ir/attrs_schemas.def.
+#include <algorithm>
+#include <memory>
+
+#include "absl/container/flat_hash_map.h"
+#include "fmt/format.h"
+#include "ir/op.h"
+#include "ir/type_relations.h"
+
+namespace carve {
+namespace {
+
+struct Registry {
+  std::vector<std::unique_ptr<AttrsSchema>> schemas;
+  absl::flat_hash_map<std::string_view, const AttrsSchema*> schema_by_key;
+  std::vector<std::unique_ptr<OpInfo>> ops;
+  absl::flat_hash_map<std::string_view, const OpInfo*> op_by_name;
+  std::vector<const OpInfo*> sorted;
+};
+
+AttrValue I(int64_t v) { return AttrValue::Int(v); }
+AttrValue B(bool v) { return AttrValue::Bool(v); }
+AttrValue F(double v) { return AttrValue::Float(v); }
+AttrValue S(std::string_view s) { return AttrValue::Str(s); }
+template <typename... T>
+AttrValue INTS(T... v) {
+  return AttrValue::Ints({static_cast<int64_t>(v)...});
+}
+const AttrValue NUL{};
+
+void RegisterSchemas(Registry& r) {
+  AttrsSchema* current = nullptr;
+  auto open = [&](std::string_view key) {
+    r.schemas.push_back(std::make_unique<AttrsSchema>());
+    current = r.schemas.back().get();
+    current->type_key = key;
+    r.schema_by_key[key] = current;
+  };
+  auto field = [&](std::string_view name, AttrType type, bool required, AttrValue def) {
+    current->fields.push_back(AttrField{name, type, required, def});
+  };
+#define CARVE_ATTRS(Name) open("relay.attrs." #Name);
+#define CARVE_FIELD(name, type, def) field(#name, AttrType::type, false, def);
+#define CARVE_REQUIRED(name, type) field(#name, AttrType::type, true, AttrValue());
+#include "ir/attrs_schemas.def"
+#undef CARVE_ATTRS
+#undef CARVE_FIELD
+#undef CARVE_REQUIRED
+}
+
+void RegisterOps(Registry& r) {
+  auto add = [&](std::string_view name, int num_inputs, std::string_view args,
+                 std::string_view attrs_key, TypeRelation rel, OpPattern pattern, int level,
+                 uint32_t flags) {
+    auto info = std::make_unique<OpInfo>();
+    info->name = name;
+    info->num_inputs = num_inputs;
+    if (!args.empty()) {
+      size_t start = 0;
+      while (start <= args.size()) {
+        size_t comma = args.find(',', start);
+        if (comma == std::string_view::npos) comma = args.size();
+        info->arg_names.push_back(args.substr(start, comma - start));
+        start = comma + 1;
+      }
+    }
+    if (!attrs_key.empty()) {
+      auto it = r.schema_by_key.find(attrs_key);
+      info->attrs = it == r.schema_by_key.end() ? nullptr : it->second;
+    }
+    info->attrs_type_registered = (flags & kOpAnnotation) == 0;
+    info->type_rel = rel;
+    info->pattern = pattern;
+    info->support_level = level;
+    info->flags = flags;
+    r.op_by_name[info->name] = info.get();
+    r.ops.push_back(std::move(info));
+  };
+#define CARVE_OP(name, n, args, key, rel_fn, pat, level, flags) \
+  add(name, n, args, key, &rel::rel_fn, OpPattern::pat, level, flags);
+#include "ir/ops.def"
+#undef CARVE_OP
+  for (const auto& op : r.ops) r.sorted.push_back(op.get());
+  std::sort(r.sorted.begin(), r.sorted.end(),
+            [](const OpInfo* a, const OpInfo* b) { return a->name < b->name; });
+}
+
+const Registry& Get() {
+  static const Registry* registry = [] {
+    auto* r = new Registry();
+    RegisterSchemas(*r);
+    RegisterOps(*r);
+    return r;
+  }();
+  return *registry;
+}
+
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+}  // namespace
+
+const OpInfo* FindOp(std::string_view name) {
+  const Registry& r = Get();
+  auto it = r.op_by_name.find(name);
+  return it == r.op_by_name.end() ? nullptr : it->second;
+}
+
+const OpInfo* NearestOp(std::string_view name) {
+  const OpInfo* best = nullptr;
+  size_t best_distance = 0;
+  for (const OpInfo* op : Get().sorted) {
+    size_t d = EditDistance(name, op->name);
+    // Also treat a missing or extra namespace ("conv2d" vs "nn.conv2d") as close.
+    size_t dot = op->name.rfind('.');
+    if (dot != std::string_view::npos) {
+      d = std::min(d, EditDistance(name, op->name.substr(dot + 1)) + 1);
+    }
+    if (best == nullptr || d < best_distance) {
+      best = op;
+      best_distance = d;
+    }
+  }
+  if (best == nullptr || best_distance > std::max<size_t>(3, name.size() / 3)) return nullptr;
+  return best;
+}
+
+std::span<const OpInfo* const> AllOps() { return Get().sorted; }
+
+const AttrsSchema* FindAttrsSchema(std::string_view type_key) {
+  const Registry& r = Get();
+  auto it = r.schema_by_key.find(type_key);
+  return it == r.schema_by_key.end() ? nullptr : it->second;
+}
+
+std::string UnknownOpMessage(std::string_view name) {
+  const OpInfo* near = NearestOp(name);
+  if (near == nullptr) return fmt::format("unknown operator '{}'", name);
+  return fmt::format("unknown operator '{}' (did you mean '{}'?)", name, near->name);
+}
+
+}  // namespace carve

@@ -1,0 +1,205 @@
+#include "ir/type.h"
+
+#include <mutex>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
+#include "fmt/format.h"
+#include "support/arena.h"
+
+namespace carve {
+namespace {
+
+// Keys are the node pointers; hashing and equality look at the contents.
+struct TypeStore {
+  std::mutex mu;
+  Arena arena;
+  uint32_t next_id = 0;
+
+  struct TensorHash {
+    size_t operator()(const TensorType* t) const {
+      return absl::HashOf(t->dtype(), absl::MakeSpan(t->shape().data(), t->shape().size()));
+    }
+  };
+  struct TensorEq {
+    bool operator()(const TensorType* a, const TensorType* b) const {
+      return a->dtype() == b->dtype() &&
+             std::equal(a->shape().begin(), a->shape().end(), b->shape().begin(),
+                        b->shape().end());
+    }
+  };
+  struct TupleHash {
+    size_t operator()(const TupleType* t) const {
+      return absl::HashOf(absl::MakeSpan(t->fields().data(), t->fields().size()));
+    }
+  };
+  struct TupleEq {
+    bool operator()(const TupleType* a, const TupleType* b) const {
+      return std::equal(a->fields().begin(), a->fields().end(), b->fields().begin(),
+                        b->fields().end());
+    }
+  };
+  struct FuncHash {
+    size_t operator()(const FuncType* t) const {
+      return absl::HashOf(absl::MakeSpan(t->params().data(), t->params().size()), t->ret(),
+                          absl::MakeSpan(t->type_params().data(), t->type_params().size()));
+    }
+  };
+  struct FuncEq {
+    bool operator()(const FuncType* a, const FuncType* b) const {
+      return a->ret() == b->ret() &&
+             std::equal(a->params().begin(), a->params().end(), b->params().begin(),
+                        b->params().end()) &&
+             std::equal(a->type_params().begin(), a->type_params().end(),
+                        b->type_params().begin(), b->type_params().end());
+    }
+  };
+  absl::flat_hash_set<const TensorType*, TensorHash, TensorEq> tensors;
+  absl::flat_hash_set<const TupleType*, TupleHash, TupleEq> tuples;
+  absl::flat_hash_set<const FuncType*, FuncHash, FuncEq> funcs;
+};
+
+TypeStore& Store() {
+  static TypeStore* store = new TypeStore();
+  return *store;
+}
+
+}  // namespace
+
+bool TensorType::is_static() const {
+  for (const Dim& d : shape_) {
+    if (d.is_any()) return false;
+  }
+  return true;
+}
+
+int64_t TensorType::num_elements() const {
+  int64_t n = 1;
+  for (const Dim& d : shape_) n *= d.value;
+  return n;
+}
+
+const TensorType* TensorTy(DataType dtype, std::span<const Dim> shape) {
+  TypeStore& s = Store();
+  std::lock_guard<std::mutex> lock(s.mu);
+  TensorType probe(dtype, shape);
+  auto it = s.tensors.find(&probe);
+  if (it != s.tensors.end()) return *it;
+  auto* t = s.arena.New<TensorType>(dtype, s.arena.CopyArray(shape));
+  s.tensors.insert(t);
+  return t;
+}
+
+const TensorType* TensorTy(DataType dtype, std::initializer_list<int64_t> shape) {
+  std::vector<Dim> dims;
+  for (int64_t d : shape) dims.push_back(Dim{d, false});
+  return TensorTy(dtype, dims);
+}
+
+const TensorType* ScalarTy(DataType dtype) { return TensorTy(dtype, std::span<const Dim>{}); }
+
+const TupleType* TupleTy(std::span<const Type* const> fields) {
+  TypeStore& s = Store();
+  std::lock_guard<std::mutex> lock(s.mu);
+  TupleType probe(fields);
+  auto it = s.tuples.find(&probe);
+  if (it != s.tuples.end()) return *it;
+  auto* t = s.arena.New<TupleType>(s.arena.CopyArray(fields));
+  s.tuples.insert(t);
+  return t;
+}
+
+const FuncType* FuncTy(std::span<const Type* const> params, const Type* ret,
+                       std::span<const TypeVar* const> type_params) {
+  TypeStore& s = Store();
+  std::lock_guard<std::mutex> lock(s.mu);
+  FuncType probe(params, ret, type_params);
+  auto it = s.funcs.find(&probe);
+  if (it != s.funcs.end()) return *it;
+  auto* t = s.arena.New<FuncType>(s.arena.CopyArray(params), ret,
+                                  s.arena.CopyArray(type_params));
+  s.funcs.insert(t);
+  return t;
+}
+
+const TypeVar* NewTypeVar(std::string_view name) {
+  TypeStore& s = Store();
+  std::lock_guard<std::mutex> lock(s.mu);
+  return s.arena.New<TypeVar>(s.arena.CopyString(name), s.next_id++);
+}
+
+const IncompleteType* NewIncompleteType() {
+  TypeStore& s = Store();
+  std::lock_guard<std::mutex> lock(s.mu);
+  return s.arena.New<IncompleteType>(s.next_id++);
+}
+
+std::string ShapeToString(std::span<const Dim> shape) {
+  std::string out = "(";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) out += ", ";
+    const Dim& d = shape[i];
+    if (d.is_any()) {
+      out += "?";
+    } else {
+      out += fmt::format("{}{}", d.value, d.wide ? "i64" : "");
+    }
+  }
+  if (shape.size() == 1) out += ",";
+  out += ")";
+  return out;
+}
+
+std::string TypeToString(const Type* t) {
+  if (t == nullptr) return "_";
+  switch (t->kind()) {
+    case TypeKind::kTensor: {
+      auto* tt = static_cast<const TensorType*>(t);
+      if (tt->rank() == 0) return tt->dtype().ToString();
+      // TVM prints a rank-1 shape without the trailing comma: (32).
+      std::string dims;
+      for (size_t i = 0; i < tt->shape().size(); ++i) {
+        if (i) dims += ", ";
+        const Dim& d = tt->shape()[i];
+        dims += d.is_any() ? std::string("?")
+                           : fmt::format("{}{}", d.value, d.wide ? "i64" : "");
+      }
+      return fmt::format("Tensor[({}), {}]", dims, tt->dtype().ToString());
+    }
+    case TypeKind::kTuple: {
+      auto* tt = static_cast<const TupleType*>(t);
+      std::string out = "(";
+      for (size_t i = 0; i < tt->fields().size(); ++i) {
+        if (i) out += ", ";
+        out += TypeToString(tt->fields()[i]);
+      }
+      if (tt->fields().size() == 1) out += ",";
+      return out + ")";
+    }
+    case TypeKind::kFunc: {
+      auto* ft = static_cast<const FuncType*>(t);
+      std::string out = "fn ";
+      if (!ft->type_params().empty()) {
+        out += "[";
+        for (size_t i = 0; i < ft->type_params().size(); ++i) {
+          if (i) out += ", ";
+          out += std::string(ft->type_params()[i]->name());
+        }
+        out += "]";
+      }
+      out += "(";
+      for (size_t i = 0; i < ft->params().size(); ++i) {
+        if (i) out += ", ";
+        out += TypeToString(ft->params()[i]);
+      }
+      return out + ") -> " + TypeToString(ft->ret());
+    }
+    case TypeKind::kTypeVar:
+      return std::string(static_cast<const TypeVar*>(t)->name());
+    case TypeKind::kIncomplete:
+      return "_";
+  }
+  return "_";
+}
+
+}  // namespace carve

@@ -1,0 +1,145 @@
+// Relay types: tensor types with static or dynamic (`?`) dims, tuple types,
+// function types, type variables and incomplete types (inference holes).
+//
+// Tensor, tuple and function types are interned in a process-wide store, so
+// two structurally equal types are the same pointer and compare with `==`.
+// Types are immutable and never freed.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/dtype.h"
+
+namespace carve {
+
+enum class TypeKind : uint8_t { kTensor, kTuple, kFunc, kTypeVar, kIncomplete };
+
+// One dimension of a tensor shape: a constant extent or `?` (Any). `wide`
+// records that the extent was written as an int64 IntImm (`3i64`), which TVM
+// prints differently.
+struct Dim {
+  static constexpr int64_t kAny = -1;
+  int64_t value = 0;
+  bool wide = false;
+
+  static Dim Any() { return Dim{kAny, false}; }
+  bool is_any() const { return value == kAny; }
+  friend bool operator==(const Dim& a, const Dim& b) {
+    return a.value == b.value && a.wide == b.wide;
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const Dim& d) {
+    return H::combine(std::move(h), d.value, d.wide);
+  }
+};
+
+class Type {
+ public:
+  TypeKind kind() const { return kind_; }
+
+ protected:
+  explicit Type(TypeKind kind) : kind_(kind) {}
+
+ private:
+  TypeKind kind_;
+};
+
+class TensorType : public Type {
+ public:
+  static constexpr TypeKind kKind = TypeKind::kTensor;
+  TensorType(DataType dtype, std::span<const Dim> shape)
+      : Type(kKind), dtype_(dtype), shape_(shape) {}
+  DataType dtype() const { return dtype_; }
+  std::span<const Dim> shape() const { return shape_; }
+  size_t rank() const { return shape_.size(); }
+  // True when no dim is `?`.
+  bool is_static() const;
+  // Product of the dims (only meaningful when is_static()).
+  int64_t num_elements() const;
+
+ private:
+  DataType dtype_;
+  std::span<const Dim> shape_;
+};
+
+class TupleType : public Type {
+ public:
+  static constexpr TypeKind kKind = TypeKind::kTuple;
+  explicit TupleType(std::span<const Type* const> fields) : Type(kKind), fields_(fields) {}
+  std::span<const Type* const> fields() const { return fields_; }
+
+ private:
+  std::span<const Type* const> fields_;
+};
+
+class TypeVar : public Type {
+ public:
+  static constexpr TypeKind kKind = TypeKind::kTypeVar;
+  TypeVar(std::string_view name, uint32_t id) : Type(kKind), name_(name), id_(id) {}
+  std::string_view name() const { return name_; }
+  uint32_t id() const { return id_; }
+
+ private:
+  std::string_view name_;
+  uint32_t id_;
+};
+
+class FuncType : public Type {
+ public:
+  static constexpr TypeKind kKind = TypeKind::kFunc;
+  FuncType(std::span<const Type* const> params, const Type* ret,
+           std::span<const TypeVar* const> type_params)
+      : Type(kKind), params_(params), ret_(ret), type_params_(type_params) {}
+  std::span<const Type* const> params() const { return params_; }
+  const Type* ret() const { return ret_; }
+  std::span<const TypeVar* const> type_params() const { return type_params_; }
+
+ private:
+  std::span<const Type* const> params_;
+  const Type* ret_;
+  std::span<const TypeVar* const> type_params_;
+};
+
+// `_` in the text format: a type to be inferred. Each one is distinct.
+class IncompleteType : public Type {
+ public:
+  static constexpr TypeKind kKind = TypeKind::kIncomplete;
+  explicit IncompleteType(uint32_t id) : Type(kKind), id_(id) {}
+  uint32_t id() const { return id_; }
+
+ private:
+  uint32_t id_;
+};
+
+template <typename T>
+bool Isa(const Type* t) {
+  return t != nullptr && t->kind() == T::kKind;
+}
+template <typename T>
+const T* DynCast(const Type* t) {
+  return Isa<T>(t) ? static_cast<const T*>(t) : nullptr;
+}
+
+// Interning constructors.
+const TensorType* TensorTy(DataType dtype, std::span<const Dim> shape);
+const TensorType* TensorTy(DataType dtype, std::initializer_list<int64_t> shape);
+// A rank-0 tensor type ("float32").
+const TensorType* ScalarTy(DataType dtype);
+const TupleType* TupleTy(std::span<const Type* const> fields);
+const FuncType* FuncTy(std::span<const Type* const> params, const Type* ret,
+                       std::span<const TypeVar* const> type_params = {});
+// Fresh, never interned.
+const TypeVar* NewTypeVar(std::string_view name);
+const IncompleteType* NewIncompleteType();
+
+// TVM's text: `Tensor[(1, 3), float32]`, `float32`, `(T1, T2)`, `(T,)`,
+// `fn (T1) -> R`, `?` dims, `3i64` for wide dims, `_` for incomplete.
+std::string TypeToString(const Type* t);
+// "(1, 3)" / "(4,)" for messages.
+std::string ShapeToString(std::span<const Dim> shape);
+
+}  // namespace carve

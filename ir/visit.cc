@@ -1,0 +1,150 @@
+#include "ir/visit.h"
+
+namespace carve {
+
+size_t NumChildren(const Expr* e) {
+  size_t n = 0;
+  ForEachChild(e, [&n](const Expr*) { ++n; });
+  return n;
+}
+
+void PostOrderVisit(const Expr* root, absl::FunctionRef<void(const Expr*)> f) {
+  absl::flat_hash_set<const Expr*> done;
+  // (node, children pushed)
+  std::vector<std::pair<const Expr*, bool>> stack;
+  stack.emplace_back(root, false);
+  std::vector<const Expr*> kids;
+  while (!stack.empty()) {
+    auto& [e, expanded] = stack.back();
+    if (done.contains(e)) {
+      stack.pop_back();
+      continue;
+    }
+    if (!expanded) {
+      expanded = true;
+      kids.clear();
+      ForEachChild(e, [&](const Expr* c) { kids.push_back(c); });
+      const Expr* self = e;
+      (void)self;
+      for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
+        if (!done.contains(*it)) stack.emplace_back(*it, false);
+      }
+      continue;
+    }
+    const Expr* node = e;
+    stack.pop_back();
+    if (done.insert(node).second) f(node);
+  }
+}
+
+std::vector<const Expr*> PostOrder(const Expr* root) {
+  std::vector<const Expr*> out;
+  PostOrderVisit(root, [&out](const Expr* e) { out.push_back(e); });
+  return out;
+}
+
+const Expr* ExprMutator::Mutate(const Expr* root) {
+  std::vector<std::pair<const Expr*, bool>> stack;
+  stack.emplace_back(root, false);
+  std::vector<const Expr*> kids;
+  while (!stack.empty()) {
+    auto& [e, expanded] = stack.back();
+    if (memo_.contains(e)) {
+      stack.pop_back();
+      continue;
+    }
+    if (!expanded) {
+      expanded = true;
+      if (VisitChildren(e)) {
+        kids.clear();
+        ForEachChild(e, [&](const Expr* c) { kids.push_back(c); });
+        for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
+          if (!memo_.contains(*it)) stack.emplace_back(*it, false);
+        }
+      }
+      continue;
+    }
+    const Expr* node = e;
+    stack.pop_back();
+    if (!memo_.contains(node)) memo_[node] = Rewrite(node);
+  }
+  return memo_.at(root);
+}
+
+const Expr* ExprMutator::Mutated(const Expr* original) const {
+  auto it = memo_.find(original);
+  return it == memo_.end() ? original : it->second;
+}
+
+const Expr* ExprMutator::Rebuild(const Expr* e) {
+  switch (e->kind()) {
+    case ExprKind::kCall: {
+      auto* c = Cast<Call>(e);
+      const Expr* callee = Mutated(c->callee());
+      bool changed = callee != c->callee();
+      std::vector<const Expr*> args;
+      args.reserve(c->args().size());
+      for (const Expr* a : c->args()) {
+        args.push_back(Mutated(a));
+        changed |= args.back() != a;
+      }
+      if (!changed) return e;
+      return builder_.MakeCall(callee, args, c->attrs(), c->span());
+    }
+    case ExprKind::kTuple: {
+      auto* t = Cast<Tuple>(e);
+      bool changed = false;
+      std::vector<const Expr*> fields;
+      for (const Expr* f : t->fields()) {
+        fields.push_back(Mutated(f));
+        changed |= fields.back() != f;
+      }
+      if (!changed) return e;
+      return builder_.MakeTuple(fields, t->span());
+    }
+    case ExprKind::kTupleGetItem: {
+      auto* g = Cast<TupleGetItem>(e);
+      const Expr* t = Mutated(g->tuple());
+      if (t == g->tuple()) return e;
+      return builder_.MakeTupleGetItem(t, g->index(), g->span());
+    }
+    case ExprKind::kLet: {
+      auto* l = Cast<Let>(e);
+      const Expr* var = Mutated(l->var());
+      const Expr* value = Mutated(l->value());
+      const Expr* body = Mutated(l->body());
+      if (var == l->var() && value == l->value() && body == l->body()) return e;
+      const Var* v = DynCast<Var>(var);
+      if (v == nullptr) v = l->var();
+      return builder_.MakeLet(v, value, body, l->span());
+    }
+    case ExprKind::kIf: {
+      auto* i = Cast<If>(e);
+      const Expr* c = Mutated(i->cond());
+      const Expr* t = Mutated(i->then_branch());
+      const Expr* f = Mutated(i->else_branch());
+      if (c == i->cond() && t == i->then_branch() && f == i->else_branch()) return e;
+      return builder_.MakeIf(c, t, f, i->span());
+    }
+    case ExprKind::kFunction: {
+      auto* fn = Cast<Function>(e);
+      bool changed = false;
+      std::vector<const Var*> params;
+      for (const Var* p : fn->params()) {
+        const Var* np = DynCast<Var>(Mutated(p));
+        if (np == nullptr) np = p;
+        params.push_back(np);
+        changed |= np != p;
+      }
+      const Expr* body = Mutated(fn->body());
+      changed |= body != fn->body();
+      if (!changed) return e;
+      return builder_.MakeFunction(params, body, fn->ret_type(), fn->attrs(),
+                                   fn->type_params(), fn->span());
+    }
+    default:
+      return e;
+  }
+}
+
+}  // namespace carve
