@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Configures and builds carve in ./build (Release, -march=native by default).
+# Extra arguments are passed to CMake (e.g. -DCARVE_SANITIZE=ON).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+generator=()
+if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
+if [[ ! -f build/CMakeCache.txt ]]; then
+  cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release "$@"
+elif (($# > 0)); then
+  cmake -S . -B build "$@"
+fi
+cmake --build build --parallel "$(nproc)"

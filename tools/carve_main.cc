@@ -1,0 +1,11 @@
+// The carve command-line tool.
+#include <string>
+#include <vector>
+
+#include "tools/cli/cli.h"
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  carve::cli::Env env = carve::cli::RealEnv();
+  return carve::cli::RunCarve(args, env);
+}

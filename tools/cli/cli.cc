@@ -1,0 +1,71 @@
+#include "tools/cli/cli.h"
+
+#include <ostream>
+
+#include "fmt/format.h"
+#include "support/diagnostics.h"
+
+namespace carve::cli {
+namespace {
+
+std::vector<Command> AllCommands() {
+  std::vector<Command> commands;
+  AddFormatCommands(commands);
+  AddTestCommands(commands);
+  return commands;
+}
+
+std::string CommandHelp(const Command& cmd) {
+  std::string out = fmt::format("usage: {}\n\n{}\n", cmd.usage, cmd.summary);
+  std::vector<OptionSpec> options = cmd.options;
+  options.push_back({"--help", false, false, "-h", "show this help"});
+  out += "\noptions:\n" + FormatOptions(options);
+  return out;
+}
+
+std::string MainHelp(const std::vector<Command>& commands) {
+  std::string out =
+      "usage: carve COMMAND [ARGS...]\n\n"
+      "carve reads Relay text, matches dataflow patterns, partitions graphs for\n"
+      "BYOC backends and runs them. `-` reads standard input.\n\ncommands:\n";
+  for (const Command& c : commands) out += fmt::format("  {:<10} {}\n", c.name, c.summary);
+  out += "\nRun `carve COMMAND --help` for the options of a command.\n";
+  return out;
+}
+
+}  // namespace
+
+int ReportError(Env& env, const absl::Status& status) {
+  *env.err << RenderStatus(status);
+  return kExitUserError;
+}
+
+int UsageError(Env& env, const Command& cmd, const std::string& message) {
+  *env.err << fmt::format("carve {}: {}\nusage: {}\n", cmd.name, message, cmd.usage);
+  return kExitUsage;
+}
+
+int RunCarve(const std::vector<std::string>& args, Env& env) {
+  std::vector<Command> commands = AllCommands();
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    *(args.empty() ? env.err : env.out) << MainHelp(commands);
+    return args.empty() ? kExitUsage : kExitOk;
+  }
+  for (const Command& cmd : commands) {
+    if (cmd.name != args[0]) continue;
+    std::vector<std::string> rest(args.begin() + 1, args.end());
+    for (const std::string& a : rest) {
+      if (a == "--help" || a == "-h") {
+        *env.out << CommandHelp(cmd);
+        return kExitOk;
+      }
+    }
+    absl::StatusOr<ParsedArgs> parsed = ParseArgs(rest, cmd.options);
+    if (!parsed.ok()) return UsageError(env, cmd, std::string(parsed.status().message()));
+    return cmd.run(*parsed, env);
+  }
+  *env.err << fmt::format("carve: unknown command '{}'\n\n{}", args[0], MainHelp(commands));
+  return kExitUsage;
+}
+
+}  // namespace carve::cli

@@ -1,0 +1,40 @@
+// The carve command line: subcommands in the style of mlir-opt / git.
+// Exit codes: 0 success, 1 user error (bad input, failed check), 2 bad usage.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "tools/cli/args.h"
+#include "tools/cli/env.h"
+
+namespace carve::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitUserError = 1;
+inline constexpr int kExitUsage = 2;
+
+struct Command {
+  std::string name;
+  std::string usage;    // "carve fmt FILE [-o OUT] [--types]"
+  std::string summary;  // one line
+  std::vector<OptionSpec> options;
+  // Runs the command; returns the exit code.
+  std::function<int(const ParsedArgs& args, Env& env)> run;
+};
+
+// Runs carve with `args` (without the program name) in `env`.
+int RunCarve(const std::vector<std::string>& args, Env& env);
+
+// Renders `status` (with its source spans) on env.err and returns 1.
+int ReportError(Env& env, const absl::Status& status);
+// A usage error: "carve CMD: message" + hint, returns 2.
+int UsageError(Env& env, const Command& cmd, const std::string& message);
+
+// Command groups, one per cmd_*.cc file.
+void AddFormatCommands(std::vector<Command>& commands);   // fmt, check, equal
+void AddTestCommands(std::vector<Command>& commands);     // test
+
+}  // namespace carve::cli

@@ -1,0 +1,88 @@
+// `carve fmt`, `carve check`, `carve equal`.
+#include "fmt/format.h"
+#include "grammar/printer.h"
+#include "ir/structural_equal.h"
+#include "support/diagnostics.h"
+#include "tools/cli/cli.h"
+#include "tools/cli/load.h"
+
+namespace carve::cli {
+namespace {
+
+int RunFmt(const ParsedArgs& args, Env& env) {
+  if (args.positional().size() != 1) {
+    *env.err << "carve fmt: expected exactly one FILE\nusage: carve fmt FILE [-o OUT] [--types]\n";
+    return kExitUsage;
+  }
+  bool types = args.Has("--types");
+  absl::StatusOr<Module> mod = types ? LoadTypedModule(env, args.positional()[0])
+                                     : LoadModule(env, args.positional()[0]);
+  if (!mod.ok()) return ReportError(env, mod.status());
+  PrintOptions options;
+  options.show_types = types;
+  options.show_metadata = !args.Has("--no-metadata");
+  std::string text = PrintModule(*mod, options);
+  absl::Status written = env.write_file(args.GetOr("--output", "-"), text);
+  if (!written.ok()) return ReportError(env, written);
+  return kExitOk;
+}
+
+int RunCheck(const ParsedArgs& args, Env& env) {
+  if (args.positional().empty()) {
+    *env.err << "carve check: expected FILE\nusage: carve check FILE...\n";
+    return kExitUsage;
+  }
+  int exit_code = kExitOk;
+  for (const std::string& path : args.positional()) {
+    absl::StatusOr<Module> mod = LoadTypedModule(env, path);
+    if (!mod.ok()) exit_code = ReportError(env, mod.status());
+  }
+  return exit_code;
+}
+
+int RunEqual(const ParsedArgs& args, Env& env) {
+  if (args.positional().size() != 2) {
+    *env.err << "carve equal: expected two FILEs\nusage: carve equal A B [--ignore-types]\n";
+    return kExitUsage;
+  }
+  absl::StatusOr<Module> a = LoadModule(env, args.positional()[0]);
+  if (!a.ok()) return ReportError(env, a.status());
+  absl::StatusOr<Module> b = LoadModule(env, args.positional()[1]);
+  if (!b.ok()) return ReportError(env, b.status());
+  EqualOptions options;
+  options.ignore_types = args.Has("--ignore-types");
+  std::optional<StructuralDiff> diff = StructuralDiffModules(*a, *b, options);
+  if (!diff.has_value()) return kExitOk;
+  Diagnostic d;
+  d.span = diff->lhs_span;
+  d.message = fmt::format("modules differ at {}: {}", diff->lhs_path, diff->message);
+  d.notes.push_back(Note{diff->rhs_span, fmt::format("the other side, at {}", diff->rhs_path)});
+  *env.out << RenderDiagnostic(d, args.positional()[0]);
+  return kExitUserError;
+}
+
+}  // namespace
+
+void AddFormatCommands(std::vector<Command>& commands) {
+  commands.push_back(Command{
+      "fmt",
+      "carve fmt FILE [-o OUT] [--types]",
+      "parse and print canonical Relay text",
+      {{"--output", true, false, "-o", "write to OUT instead of standard output"},
+       {"--types", false, false, "", "add the inferred `/* ty=... */` comments"},
+       {"--no-metadata", false, false, "", "omit the #[metadata] section"}},
+      RunFmt});
+  commands.push_back(Command{"check",
+                             "carve check FILE...",
+                             "parse and type-check; diagnostics with file:line:col",
+                             {},
+                             RunCheck});
+  commands.push_back(Command{
+      "equal",
+      "carve equal A B [--ignore-types]",
+      "structural equality modulo variable names; shows the first difference",
+      {{"--ignore-types", false, false, "", "ignore type annotations"}},
+      RunEqual});
+}
+
+}  // namespace carve::cli

@@ -1,0 +1,17 @@
+// Loading modules for commands: read, parse and (optionally) type-check.
+#pragma once
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "ir/module.h"
+#include "tools/cli/env.h"
+
+namespace carve::cli {
+
+// Reads and parses `path` ("-" = standard input, shown as "<stdin>").
+absl::StatusOr<Module> LoadModule(Env& env, const std::string& path);
+// LoadModule followed by InferType.
+absl::StatusOr<Module> LoadTypedModule(Env& env, const std::string& path);
+
+}  // namespace carve::cli
