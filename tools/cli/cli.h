@@ -36,5 +36,8 @@ int UsageError(Env& env, const Command& cmd, const std::string& message);
 // Command groups, one per cmd_*.cc file.
 void AddFormatCommands(std::vector<Command>& commands);   // fmt, check, equal
 void AddTestCommands(std::vector<Command>& commands);     // test
+void AddPassCommands(std::vector<Command>& commands);     // opt, partition (cmd_opt.cc)
+void AddPatternCommands(std::vector<Command>& commands);  // match, why (cmd_match.cc)
+void AddRunCommands(std::vector<Command>& commands);      // run (cmd_run.cc)
 
 }  // namespace carve::cli
