@@ -18,9 +18,13 @@
 
 namespace carve {
 
-// One attrs object from the section: its type key and fields. Field values
-// are kept as TVM stores them (strings for scalars) and converted by the
-// parser against the op's schema.
+// One attrs object from the section: its type key and fields, in the
+// section's (alphabetical) order. When the type key names a registered schema
+// (FindAttrsSchema), each field is decoded by its declared AttrType: numbers
+// and bools from their string form, node references resolved into arrays of
+// IntImm / FloatImm / strings, null references to null. Fields of unknown
+// attrs types, and fields a schema does not declare, keep TVM's raw string;
+// the parser reports them when they are used.
 struct MetaAttrs {
   std::string type_key;
   std::vector<std::pair<std::string, AttrValue>> fields;
@@ -31,12 +35,18 @@ struct Metadata {
   std::map<std::string, std::vector<MetaAttrs>> attrs;  // meta[<attrs type key>][i]
 };
 
-// Parses the JSON text that follows `#[metadata]`. Errors are plain messages
-// (the caller attaches the span of the section).
+// Parses the JSON text that follows `#[metadata]`: the node graph's root Map
+// from type key to an Array of nodes. Entries under `relay.Constant` become
+// `constants` (their tensors decoded from `b64ndarrays`); entries under any
+// other key become `attrs[key]`. Never crashes on malformed input; errors are
+// plain messages (the caller attaches the span of the section).
 absl::StatusOr<Metadata> ParseMetadata(std::string_view json_text);
 
 // The JSON text (without the `#[metadata]` line) holding `constants` as
-// relay.Constant nodes, deterministic byte for byte.
+// relay.Constant nodes, laid out and formatted as TVM v0.16 writes it (root
+// Map -> Array -> relay.Constant nodes with their TensorType, VirtualDevice
+// and IntImm shape nodes; `b64ndarrays`; `tvm_version`), so that TVM and
+// ParseMetadata read it back. Deterministic byte for byte; no trailing newline.
 std::string WriteMetadata(const std::vector<NDArray>& constants);
 
 // TVM's NDArray binary format, little endian (tvm-reference.md 9).

@@ -1,0 +1,183 @@
+// TVM's NDArray binary format and base64, the two byte-level layers of the
+// `#[metadata]` section (tvm-reference.md 9). Decoding validates every field
+// before touching memory: the input is untrusted text.
+#include <array>
+#include <cstring>
+
+#include "fmt/format.h"
+#include "fmt/ranges.h"
+#include "grammar/metadata.h"
+
+namespace carve {
+namespace {
+
+constexpr uint64_t kNDArrayMagic = 0xDD5E40F096B4A13FULL;
+constexpr int32_t kDeviceCPU = 1;
+// TVM's limit on tensor rank; also bounds the header read below.
+constexpr int32_t kMaxRank = 32;
+
+template <typename T>
+void Put(std::string& out, T value) {
+  char buf[sizeof(T)];
+  std::memcpy(buf, &value, sizeof(T));
+  out.append(buf, sizeof(T));
+}
+
+// Reads a little-endian T from the front of `in`; false when too short.
+template <typename T>
+bool Take(std::string_view& in, T& value) {
+  if (in.size() < sizeof(T)) return false;
+  std::memcpy(&value, in.data(), sizeof(T));
+  in.remove_prefix(sizeof(T));
+  return true;
+}
+
+constexpr char kBase64Alphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+// 0..63 for alphabet characters, -1 otherwise.
+constexpr std::array<int8_t, 256> MakeBase64Table() {
+  std::array<int8_t, 256> table{};
+  for (auto& v : table) v = -1;
+  for (int i = 0; i < 64; ++i) table[static_cast<unsigned char>(kBase64Alphabet[i])] = int8_t(i);
+  return table;
+}
+constexpr std::array<int8_t, 256> kBase64Table = MakeBase64Table();
+
+absl::Status Truncated(std::string_view what) {
+  return absl::InvalidArgumentError(fmt::format("ndarray data truncated in {}", what));
+}
+
+}  // namespace
+
+std::string EncodeNDArray(const NDArray& array) {
+  std::string out;
+  out.reserve(40 + array.rank() * 8 + array.nbytes());
+  Put<uint64_t>(out, kNDArrayMagic);
+  Put<uint64_t>(out, 0);  // reserved
+  Put<int32_t>(out, kDeviceCPU);
+  Put<int32_t>(out, 0);  // device id
+  Put<int32_t>(out, static_cast<int32_t>(array.rank()));
+  DataType dtype = array.dtype();
+  Put<uint8_t>(out, dtype.code);
+  Put<uint8_t>(out, dtype.bits);
+  Put<uint16_t>(out, dtype.lanes);
+  for (int64_t d : array.shape()) Put<int64_t>(out, d);
+  Put<int64_t>(out, static_cast<int64_t>(array.nbytes()));
+  out.append(static_cast<const char*>(array.raw_data()), array.nbytes());
+  return out;
+}
+
+absl::StatusOr<NDArray> DecodeNDArray(std::string_view bytes) {
+  uint64_t magic = 0, reserved = 0;
+  int32_t device_type = 0, device_id = 0, ndim = 0;
+  if (!Take(bytes, magic) || !Take(bytes, reserved)) return Truncated("the header");
+  if (magic != kNDArrayMagic) {
+    return absl::InvalidArgumentError(
+        fmt::format("bad ndarray magic number 0x{:016X} (expected 0x{:016X})", magic,
+                    kNDArrayMagic));
+  }
+  if (!Take(bytes, device_type) || !Take(bytes, device_id) || !Take(bytes, ndim)) {
+    return Truncated("the header");
+  }
+  if (ndim < 0 || ndim > kMaxRank) {
+    return absl::InvalidArgumentError(fmt::format("bad ndarray rank {}", ndim));
+  }
+  DataType dtype;
+  if (!Take(bytes, dtype.code) || !Take(bytes, dtype.bits) || !Take(bytes, dtype.lanes)) {
+    return Truncated("the dtype");
+  }
+  if (!IsSupportedTensorDType(dtype)) {
+    return absl::InvalidArgumentError(fmt::format(
+        "unsupported ndarray dtype (code {}, bits {}, lanes {})", dtype.code, dtype.bits,
+        dtype.lanes));
+  }
+  std::vector<int64_t> shape(static_cast<size_t>(ndim));
+  for (int64_t& d : shape) {
+    if (!Take(bytes, d)) return Truncated("the shape");
+    if (d < 0) return absl::InvalidArgumentError(fmt::format("bad ndarray dim {}", d));
+  }
+  int64_t byte_size = 0;
+  if (!Take(bytes, byte_size)) return Truncated("the size field");
+  // The element count, bounded by the bytes actually present (so that a
+  // forged shape can neither overflow nor make us allocate).
+  const int64_t available = int64_t(bytes.size());
+  int64_t elements = 1;
+  bool zero = false, too_big = false;
+  for (int64_t d : shape) {
+    zero |= d == 0;
+    if (d != 0 && elements > available / d) too_big = true;
+    if (!too_big) elements *= d;
+  }
+  if (zero) elements = 0;
+  if (too_big && !zero) {
+    return absl::InvalidArgumentError(fmt::format(
+        "ndarray shape ({}) needs more data than the {} bytes present", fmt::join(shape, ", "),
+        available));
+  }
+  int64_t expected = elements * dtype.bytes();
+  if (byte_size != expected) {
+    return absl::InvalidArgumentError(fmt::format(
+        "ndarray size field says {} bytes, but a {} tensor of shape ({}) needs {}", byte_size,
+        dtype.ToString(), fmt::join(shape, ", "), expected));
+  }
+  if (available != byte_size) {
+    return absl::InvalidArgumentError(fmt::format(
+        "ndarray holds {} data bytes, but its size field says {}", available, byte_size));
+  }
+  NDArray array = NDArray::Empty(dtype, shape);
+  if (byte_size > 0) std::memcpy(array.raw_data(), bytes.data(), size_t(byte_size));
+  return array;
+}
+
+std::string Base64Encode(std::string_view bytes) {
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  size_t i = 0;
+  auto at = [&](size_t k) { return static_cast<uint32_t>(static_cast<unsigned char>(bytes[k])); };
+  for (; i + 3 <= bytes.size(); i += 3) {
+    uint32_t v = at(i) << 16 | at(i + 1) << 8 | at(i + 2);
+    for (int shift = 18; shift >= 0; shift -= 6) out.push_back(kBase64Alphabet[(v >> shift) & 63]);
+  }
+  size_t rest = bytes.size() - i;
+  if (rest > 0) {
+    uint32_t v = at(i) << 16 | (rest == 2 ? at(i + 1) << 8 : 0);
+    out.push_back(kBase64Alphabet[(v >> 18) & 63]);
+    out.push_back(kBase64Alphabet[(v >> 12) & 63]);
+    out.push_back(rest == 2 ? kBase64Alphabet[(v >> 6) & 63] : '=');
+    out.push_back('=');
+  }
+  return out;
+}
+
+absl::StatusOr<std::string> Base64Decode(std::string_view text) {
+  if (text.size() % 4 != 0) {
+    return absl::InvalidArgumentError(
+        fmt::format("base64 text has length {}, not a multiple of 4", text.size()));
+  }
+  std::string out;
+  out.reserve(text.size() / 4 * 3);
+  for (size_t i = 0; i < text.size(); i += 4) {
+    bool last = i + 4 == text.size();
+    size_t pad = 0;
+    if (last) pad = (text[i + 3] == '=') + (text[i + 3] == '=' && text[i + 2] == '=');
+    uint32_t v = 0;
+    for (size_t k = 0; k < 4; ++k) {
+      unsigned char c = static_cast<unsigned char>(text[i + k]);
+      int8_t d = k >= 4 - pad ? 0 : kBase64Table[c];
+      if (d < 0) {
+        return absl::InvalidArgumentError(
+            fmt::format("invalid base64 character '{}' at offset {}",
+                        c >= 0x20 && c < 0x7f ? std::string(1, char(c)) : fmt::format("\\x{:02x}", c),
+                        i + k));
+      }
+      v = v << 6 | uint32_t(d);
+    }
+    out.push_back(char(v >> 16));
+    if (pad < 2) out.push_back(char(v >> 8 & 0xff));
+    if (pad < 1) out.push_back(char(v & 0xff));
+  }
+  return out;
+}
+
+}  // namespace carve
