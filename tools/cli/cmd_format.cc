@@ -1,7 +1,10 @@
 // `carve fmt`, `carve check`, `carve equal`.
+#include <fstream>
+
 #include "fmt/format.h"
 #include "grammar/printer.h"
 #include "ir/structural_equal.h"
+#include "ir/visit.h"
 #include "support/diagnostics.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/load.h"
@@ -27,15 +30,44 @@ int RunFmt(const ParsedArgs& args, Env& env) {
   return kExitOk;
 }
 
+// Peak resident set size of this process in bytes (0 when unknown).
+int64_t PeakRssBytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6)) * 1024;
+  }
+  return 0;
+}
+
+// Operator calls in a module (for --stats).
+int64_t CountCalls(const Module& mod) {
+  int64_t calls = 0;
+  for (const auto& [gv, fn] : mod.Functions()) {
+    PostOrderVisit(fn, [&calls](const Expr* e) { calls += Isa<Call>(e) ? 1 : 0; });
+  }
+  return calls;
+}
+
 int RunCheck(const ParsedArgs& args, Env& env) {
   if (args.positional().empty()) {
-    *env.err << "carve check: expected FILE\nusage: carve check FILE...\n";
+    *env.err << "carve check: expected FILE\nusage: carve check FILE... [--stats]\n";
     return kExitUsage;
   }
   int exit_code = kExitOk;
+  int64_t calls = 0;
   for (const std::string& path : args.positional()) {
     absl::StatusOr<Module> mod = LoadTypedModule(env, path);
-    if (!mod.ok()) exit_code = ReportError(env, mod.status());
+    if (!mod.ok()) {
+      exit_code = ReportError(env, mod.status());
+    } else if (args.Has("--stats")) {
+      calls += CountCalls(*mod);
+    }
+  }
+  if (args.Has("--stats")) {
+    int64_t rss = PeakRssBytes();
+    *env.err << fmt::format("calls: {}\npeak_rss_bytes: {}\nbytes_per_call: {:.1f}\n", calls,
+                            rss, calls ? double(rss) / double(calls) : 0.0);
   }
   return exit_code;
 }
@@ -72,11 +104,12 @@ void AddFormatCommands(std::vector<Command>& commands) {
        {"--types", false, false, "", "add the inferred `/* ty=... */` comments"},
        {"--no-metadata", false, false, "", "omit the #[metadata] section"}},
       RunFmt});
-  commands.push_back(Command{"check",
-                             "carve check FILE...",
-                             "parse and type-check; diagnostics with file:line:col",
-                             {},
-                             RunCheck});
+  commands.push_back(Command{
+      "check",
+      "carve check FILE... [--stats]",
+      "parse and type-check; diagnostics with file:line:col",
+      {{"--stats", false, false, "", "print call count and peak memory to stderr"}},
+      RunCheck});
   commands.push_back(Command{
       "equal",
       "carve equal A B [--ignore-types]",
