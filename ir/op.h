@@ -57,6 +57,9 @@ struct OpInfo {
   std::vector<std::string_view> arg_names;
   // The attrs type calls of this op carry; nullptr for ops without attrs.
   const AttrsSchema* attrs = nullptr;
+  // The type key of `attrs` ("relay.attrs.Conv2DAttrs"); "" for ops without
+  // attrs.
+  std::string_view attrs_type_key;
   // False when TVM registers no attrs type for the op although its calls
   // carry attrs (annotation.compiler_begin/end): TVM's printer writes those
   // as meta[...] references.

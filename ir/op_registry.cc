@@ -64,6 +64,7 @@ void RegisterOps(Registry& r) {
         start = comma + 1;
       }
     }
+    info->attrs_type_key = attrs_key;
     if (!attrs_key.empty()) {
       auto it = r.schema_by_key.find(attrs_key);
       info->attrs = it == r.schema_by_key.end() ? nullptr : it->second;

@@ -71,7 +71,7 @@ absl::StatusOr<NDArray> AllocOutput(const KernelContext& ctx) {
                        TypeToString(ctx.out_type));
   }
   auto out = AllocTensor(ctx.out_type);
-  if (!out.ok()) return KernelError(ctx, "{}", out.status().message());
+  if (!out.ok()) return KernelError(ctx, "{}", std::string(out.status().message()));
   return out;
 }
 
@@ -81,7 +81,7 @@ absl::StatusOr<std::vector<NDArray>> AllocOutputs(const KernelContext& ctx) {
     outs.reserve(tt->fields().size());
     for (const Type* f : tt->fields()) {
       auto out = AllocTensor(f);
-      if (!out.ok()) return KernelError(ctx, "{}", out.status().message());
+      if (!out.ok()) return KernelError(ctx, "{}", std::string(out.status().message()));
       outs.push_back(*std::move(out));
     }
     return outs;

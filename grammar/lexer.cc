@@ -1,0 +1,415 @@
+// The hand-written lexer (see lexer.h for the rules). The hot path is a
+// dispatch on the first byte through a character-class table; comments are
+// skipped without producing tokens.
+#include "grammar/lexer.h"
+
+#include <array>
+#include <cstring>
+
+#include "fmt/format.h"
+#include "grammar/lexer_chars.h"
+
+namespace carve {
+
+std::string_view TokenKindName(TokenKind kind) {
+  switch (kind) {
+    case TokenKind::kEof: return "end of file";
+    case TokenKind::kError: return "invalid token";
+    case TokenKind::kIdent: return "identifier";
+    case TokenKind::kLocal: return "local variable";
+    case TokenKind::kGraph: return "graph variable";
+    case TokenKind::kGlobal: return "global name";
+    case TokenKind::kInt: return "integer literal";
+    case TokenKind::kFloat: return "float literal";
+    case TokenKind::kString: return "string literal";
+    case TokenKind::kMeta: return "meta reference";
+    case TokenKind::kVersion: return "version attribute";
+    case TokenKind::kMetadata: return "metadata section";
+    case TokenKind::kLet: return "'let'";
+    case TokenKind::kFn: return "'fn'";
+    case TokenKind::kDef: return "'def'";
+    case TokenKind::kIf: return "'if'";
+    case TokenKind::kElse: return "'else'";
+    case TokenKind::kType: return "'type'";
+    case TokenKind::kMatch: return "'match'";
+    case TokenKind::kExtern: return "'extern'";
+    case TokenKind::kFreeVar: return "'free_var'";
+    case TokenKind::kRef: return "'ref'";
+    case TokenKind::kRefRead: return "'ref_read'";
+    case TokenKind::kRefWrite: return "'ref_write'";
+    case TokenKind::kTrue: return "'True'";
+    case TokenKind::kFalse: return "'False'";
+    case TokenKind::kLParen: return "'('";
+    case TokenKind::kRParen: return "')'";
+    case TokenKind::kLBracket: return "'['";
+    case TokenKind::kRBracket: return "']'";
+    case TokenKind::kLBrace: return "'{'";
+    case TokenKind::kRBrace: return "'}'";
+    case TokenKind::kComma: return "','";
+    case TokenKind::kDot: return "'.'";
+    case TokenKind::kEllipsis: return "'...'";
+    case TokenKind::kEqual: return "'='";
+    case TokenKind::kSemicolon: return "';'";
+    case TokenKind::kColon: return "':'";
+    case TokenKind::kPlus: return "'+'";
+    case TokenKind::kMinus: return "'-'";
+    case TokenKind::kStar: return "'*'";
+    case TokenKind::kSlash: return "'/'";
+    case TokenKind::kLess: return "'<'";
+    case TokenKind::kLessEqual: return "'<='";
+    case TokenKind::kGreater: return "'>'";
+    case TokenKind::kGreaterEqual: return "'>='";
+    case TokenKind::kEqualEqual: return "'=='";
+    case TokenKind::kBangEqual: return "'!='";
+    case TokenKind::kBang: return "'!'";
+    case TokenKind::kQuestion: return "'?'";
+    case TokenKind::kPipe: return "'|'";
+    case TokenKind::kArrow: return "'->'";
+    case TokenKind::kFatArrow: return "'=>'";
+    case TokenKind::kUnderscore: return "'_'";
+  }
+  return "token";
+}
+
+namespace {
+
+struct Keyword {
+  std::string_view text;
+  TokenKind kind;
+};
+constexpr Keyword kKeywords[] = {
+    {"let", TokenKind::kLet},         {"fn", TokenKind::kFn},
+    {"def", TokenKind::kDef},         {"if", TokenKind::kIf},
+    {"else", TokenKind::kElse},       {"type", TokenKind::kType},
+    {"match", TokenKind::kMatch},     {"extern", TokenKind::kExtern},
+    {"free_var", TokenKind::kFreeVar}, {"ref", TokenKind::kRef},
+    {"ref_read", TokenKind::kRefRead}, {"ref_write", TokenKind::kRefWrite},
+    {"True", TokenKind::kTrue},       {"False", TokenKind::kFalse},
+};
+
+// The keyword spelled `word`, or kIdent. Keywords are short and start with a
+// lowercase letter or 'T'/'F', so most identifiers leave after one test.
+TokenKind KeywordKind(std::string_view word) {
+  if (word.size() < 2 || word.size() > 9) return TokenKind::kIdent;
+  for (const Keyword& k : kKeywords) {
+    if (k.text == word) return k.kind;
+  }
+  return TokenKind::kIdent;
+}
+
+}  // namespace
+
+Lexer::Lexer(std::string_view text, uint32_t file_id, DiagnosticEngine* diags)
+    : text_(text),
+      file_(file_id),
+      diags_(diags),
+      cur_(text.data()),
+      end_(text.data() + text.size()) {}
+
+void Lexer::Fill(uint32_t k) {
+  if (k >= kMaxLookahead) k = kMaxLookahead - 1;
+  while (count_ <= k) {
+    ring_[(head_ + count_) % kMaxLookahead] = Lex();
+    ++count_;
+  }
+}
+
+Token Lexer::Make(TokenKind kind, const char* begin, const char* end) {
+  Token t;
+  t.kind = kind;
+  t.flags = space_before_ ? Token::kSpaceBefore : 0;
+  t.begin = static_cast<uint32_t>(begin - text_.data());
+  t.end = static_cast<uint32_t>(end - text_.data());
+  cur_ = end;
+  space_before_ = false;
+  last_kind_ = kind;
+  return t;
+}
+
+Token Lexer::Error(const char* begin, const char* end, std::string message) {
+  Token t = Make(TokenKind::kError, begin, end);
+  if (diags_ != nullptr) diags_->Error(SpanOf(t), std::move(message));
+  return t;
+}
+
+bool Lexer::SkipTrivia() {
+  const char* p = cur_;
+  for (;;) {
+    while (p < end_ && IsSpace(*p)) ++p;
+    if (p + 1 >= end_ || p[0] != '/') break;
+    if (p[1] == '/') {
+      const void* nl = std::memchr(p, '\n', size_t(end_ - p));
+      p = nl ? static_cast<const char*>(nl) + 1 : end_;
+    } else if (p[1] == '*') {
+      const char* open = p;
+      int depth = 1;
+      p += 2;
+      while (p < end_ && depth > 0) {
+        if (p[0] == '*' && p + 1 < end_ && p[1] == '/') {
+          --depth;
+          p += 2;
+        } else if (p[0] == '/' && p + 1 < end_ && p[1] == '*') {
+          ++depth;
+          p += 2;
+        } else {
+          ++p;
+        }
+      }
+      if (depth > 0) {
+        space_before_ = true;
+        Error(open, open + 2, "unterminated block comment");
+        cur_ = end_;
+        return false;
+      }
+    } else {
+      break;
+    }
+  }
+  if (p != cur_) space_before_ = true;
+  cur_ = p;
+  return true;
+}
+
+Token Lexer::Lex() {
+  if (!SkipTrivia()) return Make(TokenKind::kError, end_, end_);
+  const char* p = cur_;
+  if (p == end_) return Make(TokenKind::kEof, p, p);
+  char c = *p;
+  if (IsIdentStart(c)) return LexIdentifier(p);
+  if (IsDigit(c)) {
+    if (last_kind_ == TokenKind::kDot) return LexTupleIndex(p);
+    return LexNumber(p, p, false);
+  }
+  switch (c) {
+    case '%':
+    case '@': return LexSigilName(p);
+    case '"': return LexString(p);
+    case '#': return LexHashAttribute(p);
+    case '-': return LexMinus(p);
+    default: return LexPunctuation(p);
+  }
+}
+
+Token Lexer::LexPunctuation(const char* p) {
+  auto next_is = [&](char c) { return p + 1 < end_ && p[1] == c; };
+  switch (*p) {
+    case '(': return Make(TokenKind::kLParen, p, p + 1);
+    case ')': return Make(TokenKind::kRParen, p, p + 1);
+    case '[': return Make(TokenKind::kLBracket, p, p + 1);
+    case ']': return Make(TokenKind::kRBracket, p, p + 1);
+    case '{': return Make(TokenKind::kLBrace, p, p + 1);
+    case '}': return Make(TokenKind::kRBrace, p, p + 1);
+    case ',': return Make(TokenKind::kComma, p, p + 1);
+    case ';': return Make(TokenKind::kSemicolon, p, p + 1);
+    case ':': return Make(TokenKind::kColon, p, p + 1);
+    case '+': return Make(TokenKind::kPlus, p, p + 1);
+    case '*': return Make(TokenKind::kStar, p, p + 1);
+    case '/': return Make(TokenKind::kSlash, p, p + 1);
+    case '?': return Make(TokenKind::kQuestion, p, p + 1);
+    case '|': return Make(TokenKind::kPipe, p, p + 1);
+    case '.':
+      if (next_is('.') && p + 2 < end_ && p[2] == '.') return Make(TokenKind::kEllipsis, p, p + 3);
+      return Make(TokenKind::kDot, p, p + 1);
+    case '=':
+      if (next_is('=')) return Make(TokenKind::kEqualEqual, p, p + 2);
+      if (next_is('>')) return Make(TokenKind::kFatArrow, p, p + 2);
+      return Make(TokenKind::kEqual, p, p + 1);
+    case '<':
+      if (next_is('=')) return Make(TokenKind::kLessEqual, p, p + 2);
+      return Make(TokenKind::kLess, p, p + 1);
+    case '>':
+      if (next_is('=')) return Make(TokenKind::kGreaterEqual, p, p + 2);
+      return Make(TokenKind::kGreater, p, p + 1);
+    case '!':
+      if (next_is('=')) return Make(TokenKind::kBangEqual, p, p + 2);
+      return Make(TokenKind::kBang, p, p + 1);
+    default: return LexUnknown(p);
+  }
+}
+
+Token Lexer::LexUnknown(const char* p) {
+  // One error for a whole run of bytes that cannot start a token, so that
+  // binary garbage yields a handful of messages, not one per byte.
+  const char* q = p + 1;
+  while (q < end_ && !IsSpace(*q) && !CanStartToken(*q)) ++q;
+  unsigned char c = static_cast<unsigned char>(*p);
+  std::string shown = c >= 0x20 && c < 0x7f ? fmt::format("'{}'", char(c))
+                                             : fmt::format("'\\x{:02x}'", c);
+  return Error(p, q, fmt::format("unexpected character {}", shown));
+}
+
+Token Lexer::LexMinus(const char* p) {
+  const char* q = p;
+  while (q < end_ && *q == '-') ++q;
+  if (q < end_) {
+    bool negative = (q - p) % 2 == 1;
+    if (IsDigit(*q)) return LexNumber(p, q, negative);
+    if (size_t n = InfNanLength(q)) return LexInfNan(p, q, n, negative);
+  }
+  if (p + 1 < end_ && p[1] == '>') return Make(TokenKind::kArrow, p, p + 2);
+  return Make(TokenKind::kMinus, p, p + 1);
+}
+
+Token Lexer::LexIdentifier(const char* p) {
+  const char* q = p + 1;
+  while (q < end_ && IsIdentContinue(*q)) ++q;
+  std::string_view word(p, size_t(q - p));
+  if (word.size() == 1 && word[0] == '_') return Make(TokenKind::kUnderscore, p, q);
+  if (word == "meta" && q < end_ && *q == '[') return LexMeta(p);
+  if (size_t n = InfNanLength(p); n == word.size()) return LexInfNan(p, p, n, false);
+  return Make(KeywordKind(word), p, q);
+}
+
+Token Lexer::LexSigilName(const char* p) {
+  const char sigil = *p;
+  const char* q = p + 1;
+  if (q < end_ && IsDigit(*q) && sigil == '%') {
+    uint64_t n = 0;
+    bool overflow = false;
+    while (q < end_ && IsDigit(*q)) {
+      overflow |= n > (uint64_t(INT64_MAX) - 9) / 10;
+      n = n * 10 + uint64_t(*q++ - '0');
+    }
+    if (q < end_ && IsIdentContinue(*q)) {
+      while (q < end_ && IsIdentContinue(*q)) ++q;
+      return Error(p, q, fmt::format("invalid variable name '{}': a name cannot start with a digit",
+                                     std::string_view(p, size_t(q - p))));
+    }
+    if (overflow) return Error(p, q, "graph variable number is too large");
+    Token t = Make(TokenKind::kGraph, p, q);
+    t.int_value = static_cast<int64_t>(n);
+    return t;
+  }
+  if (q >= end_ || !IsIdentStart(*q)) {
+    return Error(p, q, fmt::format("expected a name after '{}'", sigil));
+  }
+  ++q;
+  for (;;) {
+    while (q < end_ && IsIdentContinue(*q)) ++q;
+    // `.` or `-` glued between name characters continues the name.
+    if (q + 1 < end_ && (*q == '.' || *q == '-') && IsIdentStart(q[1])) {
+      q += 2;
+      continue;
+    }
+    break;
+  }
+  return Make(sigil == '%' ? TokenKind::kLocal : TokenKind::kGlobal, p, q);
+}
+
+Token Lexer::LexMeta(const char* p) {
+  // meta[Key][index]
+  const char* q = p + 5;  // after "meta["
+  const char* key_begin = q;
+  while (q < end_ && (IsIdentContinue(*q) || *q == '.')) ++q;
+  const char* key_end = q;
+  bool ok = key_end > key_begin && q < end_ && *q == ']' && q + 1 < end_ && q[1] == '[';
+  uint64_t index = 0;
+  if (ok) {
+    q += 2;
+    const char* digits = q;
+    while (q < end_ && IsDigit(*q) && q - digits < 12) index = index * 10 + uint64_t(*q++ - '0');
+    ok = q > digits && q < end_ && *q == ']';
+  }
+  if (!ok) {
+    while (q < end_ && *q != ']' && *q != '\n') ++q;
+    return Error(p, q, "malformed meta reference: expected 'meta[TypeKey][index]'");
+  }
+  Token t = Make(TokenKind::kMeta, p, q + 1);
+  t.aux = static_cast<uint32_t>(key_end - text_.data());
+  t.int_value = static_cast<int64_t>(index);
+  return t;
+}
+
+Token Lexer::LexString(const char* p) {
+  const char* q = p + 1;
+  bool escapes = false;
+  while (q < end_ && *q != '"') {
+    if (*q == '\\') {
+      escapes = true;
+      if (q + 1 >= end_) {
+        q = end_;
+        break;
+      }
+      char e = q[1];
+      if (e != '"' && e != '\\' && e != 'n' && e != 't' && e != 'r') {
+        // Report at the escape, then continue as though it were valid.
+        if (diags_ != nullptr) {
+          uint32_t at = static_cast<uint32_t>(q - text_.data());
+          diags_->Error(Span{file_, at, at + 2},
+                        fmt::format("unknown escape sequence '\\{}' in string literal",
+                                    IsPrintable(e) ? std::string(1, e) : std::string("?")));
+        }
+        const char* close = q + 2;
+        while (close < end_ && *close != '"') close += *close == '\\' ? 2 : 1;
+        return Make(TokenKind::kError, p, std::min(close + 1, end_));
+      }
+      q += 2;
+      continue;
+    }
+    ++q;
+  }
+  // An unterminated string swallows the rest of the text (strings may span
+  // lines), so that its contents are not lexed as code.
+  if (q >= end_) return Error(p, end_, "unterminated string literal");
+  Token t = Make(TokenKind::kString, p, q + 1);
+  if (escapes) t.flags |= Token::kHasEscapes;
+  return t;
+}
+
+std::string_view Lexer::StringValue(const Token& t, std::string& scratch) const {
+  std::string_view body = text_.substr(t.begin + 1, t.end - t.begin - 2);
+  if (!(t.flags & Token::kHasEscapes)) return body;
+  scratch.clear();
+  for (size_t i = 0; i < body.size(); ++i) {
+    char c = body[i];
+    if (c == '\\' && i + 1 < body.size()) {
+      char e = body[++i];
+      c = e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e;
+    }
+    scratch.push_back(c);
+  }
+  return scratch;
+}
+
+Token Lexer::LexHashAttribute(const char* p) {
+  // #[version = "0.0.5"] or #[metadata]
+  const char* q = p + 1;
+  if (q >= end_ || *q != '[') return LexUnknown(p);
+  const char* close = q;
+  while (close < end_ && *close != ']' && *close != '\n') ++close;
+  if (close >= end_ || *close != ']') {
+    return Error(p, close, "unterminated attribute: expected ']'");
+  }
+  std::string_view body(q + 1, size_t(close - q - 1));
+  auto trim = [](std::string_view s) {
+    while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
+    while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
+    return s;
+  };
+  body = trim(body);
+  if (body == "metadata") {
+    Token t = Make(TokenKind::kMetadata, p, end_);
+    t.aux = static_cast<uint32_t>(close + 1 - text_.data());
+    return t;
+  }
+  if (body.starts_with("version")) {
+    std::string_view rest = trim(body.substr(7));
+    if (rest.starts_with("=")) {
+      rest = trim(rest.substr(1));
+      if (rest.size() >= 2 && rest.front() == '"' && rest.back() == '"' &&
+          rest.substr(1, rest.size() - 2).find('"') == std::string_view::npos) {
+        Token t = Make(TokenKind::kVersion, p, close + 1);
+        t.aux = static_cast<uint32_t>(rest.data() + 1 - text_.data());
+        t.int_value = static_cast<int64_t>(rest.size() - 2);
+        return t;
+      }
+    }
+    return Error(p, close + 1, "malformed version attribute: expected '#[version = \"0.0.5\"]'");
+  }
+  return Error(p, close + 1,
+               fmt::format("unsupported attribute '#[{}]' (expected '#[version = \"...\"]' "
+                           "or '#[metadata]')",
+                           body.substr(0, 40)));
+}
+
+}  // namespace carve

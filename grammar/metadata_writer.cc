@@ -1,0 +1,184 @@
+// Writing the `#[metadata]` section the way TVM v0.16 does (dmlc's JSON
+// writer: two-space indentation, ", " separators, objects of one member and
+// arrays of at most ten numbers on one line), so that a printed module's
+// metadata is byte-identical to TVM's for the same constants.
+#include <string>
+#include <vector>
+
+#include "fmt/format.h"
+#include "grammar/metadata.h"
+
+namespace carve {
+namespace {
+
+// A minimal emulation of dmlc::JSONWriter's layout rules.
+class JsonWriter {
+ public:
+  void BeginObject(bool multi_line) { Open('{', multi_line); }
+  void EndObject() { Close('}'); }
+  void BeginArray(bool multi_line) { Open('[', multi_line); }
+  void EndArray() { Close(']'); }
+
+  // Starts the member `key`; the caller writes its value next.
+  void Key(std::string_view key) {
+    NextItem();
+    out_ += fmt::format("\"{}\": ", key);
+  }
+  // Starts an array element; the caller writes it next.
+  void Item() { NextItem(); }
+
+  void String(std::string_view s) { out_ += fmt::format("\"{}\"", s); }
+  void Number(int64_t v) { out_ += fmt::format("{}", v); }
+  void StringMember(std::string_view key, std::string_view value) {
+    Key(key);
+    String(value);
+  }
+  std::string Take() { return std::move(out_); }
+
+ private:
+  struct Scope {
+    bool multi_line;
+    size_t count;
+  };
+  void Open(char c, bool multi_line) {
+    out_.push_back(c);
+    scopes_.push_back({multi_line, 0});
+  }
+  void Close(char c) {
+    Scope scope = scopes_.back();
+    scopes_.pop_back();
+    if (scope.multi_line && scope.count > 0) Separator();
+    out_.push_back(c);
+  }
+  void NextItem() {
+    if (scopes_.back().count++ > 0) out_ += ", ";
+    if (scopes_.back().multi_line) Separator();
+  }
+  void Separator() {
+    out_.push_back('\n');
+    out_.append(scopes_.size() * 2, ' ');
+  }
+
+  std::string out_;
+  std::vector<Scope> scopes_;
+};
+
+// One node of TVM's node graph, in the form the writer needs.
+struct JsonNode {
+  std::string type_key;
+  std::vector<std::pair<std::string, std::string>> attrs;  // sorted by key
+  std::vector<std::string> keys;                           // Map keys
+  std::vector<int64_t> data;                               // Map values / Array items
+};
+
+void WriteNode(JsonWriter& w, const JsonNode& node) {
+  w.Item();
+  w.BeginObject(true);
+  w.StringMember("type_key", node.type_key);
+  if (!node.attrs.empty()) {
+    w.Key("attrs");
+    w.BeginObject(node.attrs.size() > 1);
+    for (const auto& [key, value] : node.attrs) w.StringMember(key, value);
+    w.EndObject();
+  }
+  if (!node.keys.empty()) {
+    w.Key("keys");
+    w.BeginArray(true);  // dmlc writes arrays of strings one per line
+    for (const std::string& key : node.keys) {
+      w.Item();
+      w.String(key);
+    }
+    w.EndArray();
+  }
+  if (!node.data.empty()) {
+    w.Key("data");
+    w.BeginArray(node.data.size() > 10);
+    for (int64_t v : node.data) {
+      w.Item();
+      w.Number(v);
+    }
+    w.EndArray();
+  }
+  w.EndObject();
+}
+
+// Builds the node list in TVM's depth-first indexing order: the Map, its
+// Array, then each constant followed by the nodes it introduces (the shared
+// VirtualDevice and its memory-scope String come with the first constant).
+class GraphBuilder {
+ public:
+  std::vector<JsonNode> Build(const std::vector<NDArray>& constants) {
+    nodes_.push_back({""});
+    nodes_.push_back({"Map", {}, {"relay.Constant"}, {2}});
+    nodes_.push_back({"Array"});
+    for (size_t i = 0; i < constants.size(); ++i) {
+      nodes_[2].data.push_back(AddConstant(constants[i], i));
+    }
+    return std::move(nodes_);
+  }
+
+ private:
+  int64_t Add(JsonNode node) {
+    nodes_.push_back(std::move(node));
+    return int64_t(nodes_.size() - 1);
+  }
+  std::string Ref(int64_t index) { return fmt::format("{}", index); }
+
+  int64_t AddConstant(const NDArray& array, size_t tensor_index) {
+    int64_t self = Add({"relay.Constant"});
+    if (virtual_device_ < 0) {
+      virtual_device_ = Add({"VirtualDevice"});
+      int64_t scope = Add({"runtime.String"});
+      nodes_[virtual_device_].attrs = {{"device_type_int", "-1"},
+                                       {"memory_scope", Ref(scope)},
+                                       {"target", "0"},
+                                       {"virtual_device_id", "-1"}};
+    }
+    int64_t type = Add({"relay.TensorType"});
+    int64_t shape = Add({"Array"});
+    for (int64_t d : array.shape()) {
+      bool wide = d > INT32_MAX;
+      nodes_[shape].data.push_back(Add(
+          {"IntImm", {{"dtype", wide ? "int64" : "int32"}, {"span", "0"}, {"value", Ref(d)}}}));
+    }
+    nodes_[type].attrs = {
+        {"dtype", array.dtype().ToString()}, {"shape", Ref(shape)}, {"span", "0"}};
+    nodes_[self].attrs = {{"_checked_type_", Ref(type)},
+                          {"data", Ref(int64_t(tensor_index))},
+                          {"span", "0"},
+                          {"virtual_device_", Ref(virtual_device_)}};
+    return self;
+  }
+
+  std::vector<JsonNode> nodes_;
+  int64_t virtual_device_ = -1;
+};
+
+}  // namespace
+
+std::string WriteMetadata(const std::vector<NDArray>& constants) {
+  std::vector<JsonNode> nodes = GraphBuilder().Build(constants);
+  JsonWriter w;
+  w.BeginObject(true);
+  w.Key("root");
+  w.Number(1);
+  w.Key("nodes");
+  w.BeginArray(true);
+  for (const JsonNode& node : nodes) WriteNode(w, node);
+  w.EndArray();
+  w.Key("b64ndarrays");
+  w.BeginArray(true);
+  for (const NDArray& array : constants) {
+    w.Item();
+    w.String(Base64Encode(EncodeNDArray(array)));
+  }
+  w.EndArray();
+  w.Key("attrs");
+  w.BeginObject(false);
+  w.StringMember("tvm_version", "0.16.0");
+  w.EndObject();
+  w.EndObject();
+  return w.Take();
+}
+
+}  // namespace carve

@@ -1,0 +1,149 @@
+// Atomic expressions: literals, variables, op names, meta references,
+// tuples and grouping, `if`, and `fn` literals.
+#include "fmt/format.h"
+#include "grammar/parser_impl.h"
+
+namespace carve::parser_internal {
+
+const Expr* Parser::ParseAtomic() {
+  const Token& t = Peek();
+  switch (t.kind) {
+    case TokenKind::kInt:
+    case TokenKind::kFloat:
+    case TokenKind::kTrue:
+    case TokenKind::kFalse:
+      return MakeLiteral(Next());
+    case TokenKind::kLocal: return ParseLocalUse(Next());
+    case TokenKind::kGraph: return ParseGraphUse(Next());
+    case TokenKind::kGlobal: return ParseGlobalUse(Next());
+    case TokenKind::kMeta: return ParseMetaExpr(Next());
+    case TokenKind::kIdent: return ParseOpName();
+    case TokenKind::kFn: return ParseFunctionLiteral();
+    case TokenKind::kIf: return ParseIf();
+    case TokenKind::kLParen: return ParseParenthesized();
+    case TokenKind::kError: {
+      // A bad literal or name, already reported: stand in for it and go on.
+      Token bad = Next();
+      return Placeholder(SpanOf(bad));
+    }
+    default:
+      if (IsUnsupportedKeyword(t.kind)) {
+        ErrorUnsupported(t);
+      } else {
+        ErrorExpected("an expression");
+      }
+      return nullptr;
+  }
+}
+
+const Expr* Parser::ParseLocalUse(const Token& t) {
+  std::string_view name = lex_.Name(t);
+  if (const Var* var = LookupLocal(name)) return var;
+  Error(SpanOf(t), fmt::format("undefined variable '%{}'", name));
+  return Placeholder(SpanOf(t));
+}
+
+const Expr* Parser::ParseGraphUse(const Token& t) {
+  if (const Expr* e = LookupGraph(t.int_value)) return e;
+  Error(SpanOf(t), fmt::format("undefined variable '%{}'", t.int_value));
+  return Placeholder(SpanOf(t));
+}
+
+const Expr* Parser::ParseGlobalUse(const Token& t) {
+  std::string_view name = lex_.Name(t);
+  if (!expr_mode_) {
+    // Forward references and recursion: the GlobalVar exists from its first
+    // mention; uses never defined are reported at the end.
+    const GlobalVar* gv = module_.GetGlobalVar(name, SpanOf(t));
+    global_uses_.emplace_back(gv, SpanOf(t));
+    return gv;
+  }
+  // A standalone expression may only call what the module defines, and must
+  // not add names to it.
+  const GlobalVar* gv = module_.FindGlobalVar(name);
+  if (gv != nullptr && module_.Lookup(gv) != nullptr) return gv;
+  Error(SpanOf(t), fmt::format("undefined global '@{}'", name));
+  return Placeholder(SpanOf(t));
+}
+
+const Expr* Parser::ParseOpName() {
+  Token first = Next();
+  uint32_t end = first.end;
+  // Dotted names are written without spaces: `nn.conv2d`.
+  while (At(TokenKind::kDot) && !Peek().space_before() && Peek(1).kind == TokenKind::kIdent &&
+         !Peek(1).space_before()) {
+    Next();
+    end = Next().end;
+  }
+  Span span{lex_.file_id(), first.begin, end};
+  std::string_view name = lex_.text().substr(first.begin, end - first.begin);
+  if (const OpInfo* op = FindOp(name)) return GetOp(op);
+  Error(span, UnknownOpMessage(name));
+  return Placeholder(span);
+}
+
+const Expr* Parser::ParseParenthesized() {
+  Token open = Next();
+  if (Accept(TokenKind::kRParen)) return b_.MakeTuple({}, SpanFrom(open));
+  const size_t base = items_.size();
+  bool trailing_comma = false;
+  for (;;) {
+    const Expr* e = ParseExpr();
+    if (e == nullptr) {
+      items_.resize(base);
+      return nullptr;
+    }
+    items_.push_back(e);
+    if (!Accept(TokenKind::kComma)) break;
+    if (At(TokenKind::kRParen)) {
+      trailing_comma = true;
+      break;
+    }
+  }
+  if (!Expect(TokenKind::kRParen, "')'", &open)) {
+    items_.resize(base);
+    return nullptr;
+  }
+  const Expr* result;
+  if (items_.size() - base == 1 && !trailing_comma) {
+    result = items_[base];  // grouping: `(e)` is e
+  } else {
+    result = b_.MakeTuple(std::span<const Expr* const>(items_.data() + base, items_.size() - base),
+                          SpanFrom(open));
+  }
+  items_.resize(base);
+  return result;
+}
+
+const Expr* Parser::ParseIf() {
+  Token keyword = Next();
+  Token open = Peek();
+  if (!Expect(TokenKind::kLParen, "'(' after 'if'")) return nullptr;
+  const Expr* cond = ParseExpr();
+  if (cond == nullptr) return nullptr;
+  if (!Expect(TokenKind::kRParen, "')' after the condition", &open)) return nullptr;
+  const Expr* then_branch = ParseBlock("then branch");
+  if (then_branch == nullptr) return nullptr;
+  if (!Expect(TokenKind::kElse, "'else' after the then branch (it is required)")) return nullptr;
+  const Expr* else_branch = ParseBlock("else branch");
+  if (else_branch == nullptr) return nullptr;
+  return b_.MakeIf(cond, then_branch, else_branch, SpanFrom(keyword));
+}
+
+const Expr* Parser::ParseFunctionLiteral() {
+  Token keyword = Next();
+  PushScope();
+  const size_t type_var_mark = type_vars_.size();
+  Signature sig;
+  const Function* fn = nullptr;
+  if (ParseSignature(sig)) {
+    if (const Expr* body = ParseBlock("function body")) {
+      fn = FinishFunction(sig, body, SpanFrom(keyword));
+    }
+  }
+  type_vars_.resize(type_var_mark);
+  PopScope();
+  return fn;
+}
+
+}  // namespace carve::parser_internal

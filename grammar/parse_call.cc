@@ -1,0 +1,181 @@
+// Calls and attribute values:
+//   args  := (expr,*)? (','? attr,*)? | expr,* ',' meta[<AttrsType>][i]
+//   attr  := name ('.' name)* '=' aval        -- commas between attrs optional
+//   aval  := INT | FLOAT | BOOL | STRING | '[' aval,* ']' | '(' aval ')' | None | nullptr
+// Attribute values are first read generically (AttrValue); parse_attrs.cc
+// converts them against the callee's schema.
+#include "fmt/format.h"
+#include "grammar/parser_impl.h"
+
+namespace carve::parser_internal {
+
+// Bound on the memo of list values (see ParseAttrValue).
+constexpr size_t kMaxCachedLists = 4096;
+
+const Expr* Parser::ParseCallRest(const Expr* callee, uint32_t begin) {
+  Token open = Next();  // '('
+  const size_t base = items_.size();
+  auto fail = [&]() -> const Expr* {
+    items_.resize(base);
+    return nullptr;
+  };
+  bool has_attrs = false;
+  std::optional<Token> meta_attrs;
+  while (!At(TokenKind::kRParen)) {
+    if (AtAttribute()) {
+      call_attrs_.clear();
+      if (!ParseAttributeList(call_attrs_)) return fail();
+      has_attrs = true;
+      break;
+    }
+    if (At(TokenKind::kMeta) && Peek(1).kind == TokenKind::kRParen &&
+        lex_.MetaKey(Peek()) != "relay.Constant") {
+      meta_attrs = Next();  // a whole attrs object from the metadata section
+      break;
+    }
+    const Expr* arg = ParseExpr();
+    if (arg == nullptr) return fail();
+    items_.push_back(arg);
+    if (!Accept(TokenKind::kComma)) break;
+  }
+  if (!Expect(TokenKind::kRParen, "')' after call arguments", &open)) return fail();
+  const Attrs* attrs = nullptr;
+  if (meta_attrs) {
+    attrs = MetaCallAttrs(callee, *meta_attrs);
+  } else {
+    if (!has_attrs) call_attrs_.clear();
+    attrs = CallAttrs(callee, call_attrs_);
+  }
+  const Call* call = b_.MakeCall(
+      callee, std::span<const Expr* const>(items_.data() + base, items_.size() - base), attrs,
+      Span{lex_.file_id(), begin, prev_end_});
+  items_.resize(base);
+  return call;
+}
+
+bool Parser::AtAttribute() {
+  if (Peek().kind != TokenKind::kIdent) return false;
+  uint32_t i = 1;
+  while (i + 2 < Lexer::kMaxLookahead && Peek(i).kind == TokenKind::kDot &&
+         Peek(i + 1).kind == TokenKind::kIdent) {
+    i += 2;
+  }
+  return Peek(i).kind == TokenKind::kEqual;
+}
+
+bool Parser::ParseAttributeList(std::vector<ParsedAttr>& out) {
+  for (;;) {
+    if (!AtAttribute()) {
+      ErrorExpected("an attribute such as 'key=value' (arguments come before attributes)");
+      return false;
+    }
+    std::optional<ParsedAttr> attr = ParseAttribute();
+    if (!attr) return false;
+    out.push_back(*attr);
+    if (Accept(TokenKind::kComma)) {
+      if (At(TokenKind::kRParen)) return true;
+      continue;
+    }
+    if (!AtAttribute()) return true;  // TVM: commas between attributes are optional
+  }
+}
+
+std::optional<ParsedAttr> Parser::ParseAttribute() {
+  Token first = Next();
+  uint32_t end = first.end;
+  while (At(TokenKind::kDot)) {
+    Next();
+    end = Next().end;
+  }
+  ParsedAttr attr;
+  attr.key = lex_.text().substr(first.begin, end - first.begin);
+  attr.key_span = Span{lex_.file_id(), first.begin, end};
+  Next();  // '='
+  const uint32_t value_begin = Peek().begin;
+  std::optional<AttrValue> value = ParseAttrValue();
+  if (!value) return std::nullopt;
+  attr.value = *value;
+  attr.value_span = Span{lex_.file_id(), value_begin, prev_end_};
+  return attr;
+}
+
+std::optional<AttrValue> Parser::ParseAttrValue() {
+  NestingGuard guard(*this, "attribute value");
+  if (!guard.ok()) return std::nullopt;
+  Token t = Peek();
+  switch (t.kind) {
+    case TokenKind::kInt:
+      Next();
+      return AttrValue::Int(t.int_value, t.dtype.bits);
+    case TokenKind::kFloat:
+      Next();
+      return AttrValue::Float(t.float_value);
+    case TokenKind::kTrue:
+    case TokenKind::kFalse:
+      Next();
+      return AttrValue::Bool(t.kind == TokenKind::kTrue);
+    case TokenKind::kString:
+      Next();
+      return AttrValue::Str(lex_.StringValue(t, scratch_));
+    case TokenKind::kLParen: {
+      Next();
+      std::optional<AttrValue> inner = ParseAttrValue();
+      if (!inner || !Expect(TokenKind::kRParen, "')' after the attribute value", &t)) {
+        return std::nullopt;
+      }
+      return inner;
+    }
+    case TokenKind::kLBracket: return ParseAttrList();
+    case TokenKind::kIdent:
+      if (lex_.TextOf(t) == "None" || lex_.TextOf(t) == "nullptr") {
+        Next();
+        return AttrValue();
+      }
+      break;
+    case TokenKind::kMeta:
+      Error(SpanOf(t), "meta references are not supported as attribute values");
+      return std::nullopt;
+    case TokenKind::kError:
+      Next();  // reported by the lexer; keep the attribute, as null
+      return AttrValue();
+    default:
+      break;
+  }
+  ErrorExpected("an attribute value (a number, bool, string, list or None)");
+  return std::nullopt;
+}
+
+std::optional<AttrValue> Parser::ParseAttrList() {
+  Token open = Next();  // '['
+  const size_t base = list_items_.size();
+  while (!At(TokenKind::kRBracket)) {
+    std::optional<AttrValue> item = ParseAttrValue();
+    if (!item) {
+      list_items_.resize(base);
+      return std::nullopt;
+    }
+    list_items_.push_back(*item);
+    if (!Accept(TokenKind::kComma)) break;
+  }
+  if (!Expect(TokenKind::kRBracket, "']' after the list elements", &open)) {
+    list_items_.resize(base);
+    return std::nullopt;
+  }
+  // AttrValue arrays are never freed, so a 100k-op graph repeating
+  // `padding=[1, 1, 1, 1]` must not allocate one per call: equal texts give
+  // equal values, memoised by their text.
+  std::string_view text = lex_.text().substr(open.begin, prev_end_ - open.begin);
+  auto it = list_cache_.find(text);
+  AttrValue value;
+  if (it != list_cache_.end()) {
+    value = it->second;
+  } else {
+    value = AttrValue::Array(
+        std::span<const AttrValue>(list_items_.data() + base, list_items_.size() - base));
+    if (list_cache_.size() < kMaxCachedLists) list_cache_.emplace(text, value);
+  }
+  list_items_.resize(base);
+  return value;
+}
+
+}  // namespace carve::parser_internal

@@ -1,0 +1,84 @@
+// Function signatures, shared by `def @f` and `fn` literals:
+//   funcsig := ('[' IDENT,* ']')? '(' (param,*)? (','? attr,*)? ')' ('->' type)?
+//   param   := %x (':' type)?
+// Function attributes follow the parameters and keep their text order.
+#include "fmt/format.h"
+#include "grammar/parser_impl.h"
+
+namespace carve::parser_internal {
+
+bool Parser::ParseTypeParams(Signature& sig) {
+  Token open = Next();  // '['
+  while (At(TokenKind::kIdent)) {
+    Token name = Next();
+    const TypeVar* tv = NewTypeVar(lex_.TextOf(name));
+    sig.type_params.push_back(tv);
+    type_vars_.push_back(tv);
+    if (!Accept(TokenKind::kComma)) break;
+  }
+  return Expect(TokenKind::kRBracket, "']' after the type parameters", &open);
+}
+
+bool Parser::ParseParams(Signature& sig, const Token& open) {
+  while (!At(TokenKind::kRParen)) {
+    if (AtAttribute()) {
+      if (!ParseAttributeList(sig.attrs)) return false;
+      break;
+    }
+    if (!At(TokenKind::kLocal)) {
+      ErrorExpected("a parameter such as '%x', an attribute or ')'", &open);
+      return false;
+    }
+    Token name = Next();
+    if (At(TokenKind::kLBrace)) {
+      Error(SpanOf(Peek()), "parameter attributes ('{...}', e.g. virtual_device) are not supported");
+      return false;
+    }
+    const Type* type = nullptr;
+    if (Accept(TokenKind::kColon) && (type = ParseType()) == nullptr) return false;
+    std::string_view param_name = lex_.Name(name);
+    for (const Var* p : sig.params) {
+      if (p->name() == param_name) {
+        Error(SpanOf(name), fmt::format("duplicate parameter '%{}'", param_name),
+              {Note{p->span(), "first declared here"}});
+        break;
+      }
+    }
+    const Var* var = b_.MakeVar(param_name, type, SpanOf(name));
+    BindLocal(var->name(), var);
+    sig.params.push_back(var);
+    if (!Accept(TokenKind::kComma)) break;
+  }
+  return Expect(TokenKind::kRParen, "')' after the parameters", &open);
+}
+
+bool Parser::ParseSignature(Signature& sig) {
+  if (At(TokenKind::kLBracket) && !ParseTypeParams(sig)) return false;
+  if (!At(TokenKind::kLParen)) {
+    ErrorExpected("'(' to start the parameter list");
+    return false;
+  }
+  Token open = Next();
+  if (!ParseParams(sig, open)) return false;
+  // TVM accepts `- >` with a space too.
+  bool arrow = Accept(TokenKind::kArrow);
+  if (!arrow && At(TokenKind::kMinus) && Peek(1).kind == TokenKind::kGreater) {
+    Next();
+    Next();
+    arrow = true;
+  }
+  if (arrow && (sig.ret_type = ParseType()) == nullptr) return false;
+  return true;
+}
+
+const Function* Parser::FinishFunction(Signature& sig, const Expr* body, Span span) {
+  return b_.MakeFunction(sig.params, body, sig.ret_type, FunctionAttrs(sig.attrs),
+                         sig.type_params, span);
+}
+
+const Attrs* Parser::FunctionAttrs(const std::vector<ParsedAttr>& attrs) {
+  if (attrs.empty()) return EmptyAttrs();
+  return DictAttrs(attrs, nullptr);
+}
+
+}  // namespace carve::parser_internal

@@ -1,0 +1,239 @@
+// The module level and the public entry points:
+//   module := VERSION (definition* | expr) METADATA? EOF
+//   definition := 'def' GLOBAL funcsig '{' expr '}'
+//
+// The metadata section comes last in the file but `meta[...]` references
+// come before it, so the section is located by a byte search for
+// `#[metadata]` and parsed first. The lexer is the judge of where the section
+// really starts (the marker could sit inside a comment or a string); when it
+// disagrees with the search, the text is parsed again with its answer.
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "fmt/format.h"
+#include "grammar/parser_impl.h"
+#include "support/status_macros.h"
+
+namespace carve {
+namespace parser_internal {
+namespace {
+
+constexpr std::string_view kVersion = "0.0.5";
+
+MetadataState LoadMetadata(std::string_view text, uint32_t offset) {
+  MetadataState state;
+  state.offset = offset;
+  if (offset == MetadataState::kNone) return state;
+  size_t close = text.find(']', offset);
+  auto contents = ParseMetadata(close == std::string_view::npos ? "" : text.substr(close + 1));
+  if (contents.ok()) {
+    state.ok = true;
+    state.contents = *std::move(contents);
+  } else {
+    state.error = std::string(contents.status().message());
+  }
+  return state;
+}
+
+uint32_t FindMetadataMarker(std::string_view text) {
+  size_t at = text.find("#[metadata]");
+  return at == std::string_view::npos ? MetadataState::kNone : static_cast<uint32_t>(at);
+}
+
+// Whether the parse must run again: the lexer found the section somewhere
+// else than the byte search (e.g. the first marker was inside a comment).
+bool NeedsRetry(const Parser& parser, const MetadataState& assumed) {
+  return parser.seen_metadata_offset() != assumed.offset && !parser.stopped();
+}
+
+absl::StatusOr<uint32_t> RegisterSource(std::string_view source_name, std::string text) {
+  if (text.size() >= MetadataState::kNone) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}: file too large ({} bytes; the limit is 4 GiB)", source_name, text.size()));
+  }
+  return SourceManager::Global().Add(std::string(source_name), std::move(text));
+}
+
+}  // namespace
+
+void Parser::ParseModuleText(bool require_version) {
+  ParseVersion(require_version);
+  if (At(TokenKind::kDef) || At(TokenKind::kType) || At(TokenKind::kExtern)) {
+    ParseDefinitions();
+  } else if (!At(TokenKind::kEof) && !At(TokenKind::kMetadata)) {
+    ParseBareExpression();
+  }
+  ParseMetadataToken();
+  CheckUndefinedGlobals();
+}
+
+const Expr* Parser::ParseStandaloneExpr() {
+  expr_mode_ = true;
+  ParseVersion(/*required=*/false);
+  const Expr* e = ParseExpr(/*block=*/true);
+  if (e != nullptr && !At(TokenKind::kEof) && !At(TokenKind::kMetadata)) {
+    ErrorExpected("the end of the expression");
+  }
+  ParseMetadataToken();
+  return diags_.has_errors() ? nullptr : e;
+}
+
+bool Parser::ParseVersion(bool required) {
+  if (At(TokenKind::kVersion)) {
+    Token t = Next();
+    if (lex_.VersionText(t) == kVersion) return true;
+    Error(SpanOf(t), fmt::format("unsupported text format version \"{}\" (carve reads \"{}\")",
+                                 lex_.VersionText(t), kVersion));
+    return false;
+  }
+  if (!required || At(TokenKind::kError)) return !required;
+  Error(lex_.SpanAt(Peek().begin), "expected text format semantic version",
+        {Note{lex_.SpanAt(0),
+              fmt::format("add '#[version = \"{}\"]' as the first line", kVersion)}});
+  return false;
+}
+
+void Parser::ParseDefinitions() {
+  while (!At(TokenKind::kEof) && !At(TokenKind::kMetadata)) {
+    if (At(TokenKind::kDef)) {
+      ParseDefinition();
+      continue;
+    }
+    if (IsUnsupportedKeyword(Peek().kind)) {
+      ErrorUnsupported(Peek());
+    } else {
+      ErrorExpected("'def' or the end of the file");
+    }
+    Next();
+    SynchronizeDefinition();
+  }
+}
+
+void Parser::ParseDefinition() {
+  Token keyword = Next();
+  ResetDefinitionState();
+  if (!At(TokenKind::kGlobal)) {
+    ErrorExpected("a global name such as '@main' after 'def'");
+    SynchronizeDefinition();
+    return;
+  }
+  Token name = Next();
+  std::string_view global = lex_.Name(name);
+  const GlobalVar* gv = module_.GetGlobalVar(global, SpanOf(name));
+  auto [previous, first] = definitions_.try_emplace(gv->name(), SpanOf(name));
+  if (!first) {
+    Error(SpanOf(name), fmt::format("redefinition of '@{}'", global),
+          {Note{previous->second, "previous definition is here"}});
+  }
+  PushScope();
+  Signature sig;
+  const Function* fn = nullptr;
+  if (ParseSignature(sig)) {
+    if (const Expr* body = ParseBlock("function body")) {
+      fn = FinishFunction(sig, body, SpanFrom(keyword));
+    }
+  }
+  type_vars_.clear();
+  PopScope();
+  if (fn != nullptr && first) module_.Add(gv, fn);
+  if (fn == nullptr) SynchronizeDefinition();
+}
+
+void Parser::ParseBareExpression() {
+  const Expr* body = ParseExpr(/*block=*/true);
+  if (body == nullptr) return;
+  if (!At(TokenKind::kEof) && !At(TokenKind::kMetadata)) {
+    ErrorExpected("the end of the file after the expression");
+    return;
+  }
+  // TVM's `mod["main"].astext()` prints @main as a bare fn literal.
+  const Function* main = DynCast<Function>(body);
+  if (main == nullptr || !free_vars_.empty()) {
+    main = b_.MakeFunction(free_vars_, body, nullptr, nullptr, {}, body->span());
+  }
+  module_.Add("main", main);
+}
+
+void Parser::ParseMetadataToken() {
+  if (!At(TokenKind::kMetadata)) return;
+  Token t = Next();
+  seen_metadata_offset_ = t.begin;
+  if (metadata_.offset == t.begin && !metadata_.ok) {
+    Error(Span{lex_.file_id(), t.begin, t.aux},
+          fmt::format("invalid metadata section: {}", metadata_.error));
+  }
+}
+
+void Parser::CheckUndefinedGlobals() {
+  for (const auto& [gv, span] : global_uses_) {
+    if (module_.Lookup(gv) == nullptr) {
+      Error(span, fmt::format("undefined global '@{}'", gv->name()));
+    }
+  }
+}
+
+}  // namespace parser_internal
+
+using parser_internal::FindMetadataMarker;
+using parser_internal::LoadMetadata;
+using parser_internal::MetadataState;
+using parser_internal::NeedsRetry;
+using parser_internal::Parser;
+using parser_internal::RegisterSource;
+
+absl::StatusOr<Module> ParseModule(std::string_view source_name, std::string text,
+                                   const ParseOptions& options) {
+  CARVE_ASSIGN_OR_RETURN(uint32_t file, RegisterSource(source_name, std::move(text)));
+  std::string_view view = SourceManager::Global().Get(file)->text();
+  uint32_t offset = FindMetadataMarker(view);
+  for (int attempt = 0;; ++attempt) {
+    MetadataState metadata = LoadMetadata(view, offset);
+    DiagnosticEngine diags;
+    Module module;
+    Parser parser(view, file, module, diags, metadata);
+    parser.ParseModuleText(options.require_version);
+    if (attempt == 0 && NeedsRetry(parser, metadata)) {
+      offset = parser.seen_metadata_offset();
+      continue;
+    }
+    CARVE_RETURN_IF_ERROR(diags.ToStatus());
+    return module;
+  }
+}
+
+absl::StatusOr<Module> ParseModuleFile(const std::string& path) {
+  std::stringstream buffer;
+  std::string name = path;
+  if (path == "-") {
+    buffer << std::cin.rdbuf();
+    name = "<stdin>";
+  } else {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return absl::NotFoundError(fmt::format("cannot open '{}'", path));
+    buffer << in.rdbuf();
+    if (in.bad()) return absl::DataLossError(fmt::format("cannot read '{}'", path));
+  }
+  return ParseModule(name, std::move(buffer).str());
+}
+
+absl::StatusOr<const Expr*> ParseExpr(std::string_view source_name, std::string text,
+                                      Module& module) {
+  CARVE_ASSIGN_OR_RETURN(uint32_t file, RegisterSource(source_name, std::move(text)));
+  std::string_view view = SourceManager::Global().Get(file)->text();
+  uint32_t offset = FindMetadataMarker(view);
+  for (int attempt = 0;; ++attempt) {
+    MetadataState metadata = LoadMetadata(view, offset);
+    DiagnosticEngine diags;
+    Parser parser(view, file, module, diags, metadata);
+    const Expr* e = parser.ParseStandaloneExpr();
+    if (attempt == 0 && NeedsRetry(parser, metadata)) {
+      offset = parser.seen_metadata_offset();
+      continue;
+    }
+    CARVE_RETURN_IF_ERROR(diags.ToStatus());
+    return e;
+  }
+}
+
+}  // namespace carve

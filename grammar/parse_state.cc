@@ -1,0 +1,207 @@
+// Parser plumbing: token access, diagnostics, panic-mode recovery, nesting
+// depth, and the scope tables for locals and `%N` graph bindings.
+#include "fmt/format.h"
+#include "grammar/parser_impl.h"
+
+namespace carve::parser_internal {
+
+Parser::Parser(std::string_view text, uint32_t file_id, Module& module, DiagnosticEngine& diags,
+               const MetadataState& metadata)
+    : lex_(text, file_id, &diags),
+      module_(module),
+      b_(module.arena()),
+      diags_(diags),
+      metadata_(metadata) {
+  eof_.kind = TokenKind::kEof;
+  eof_.begin = eof_.end = static_cast<uint32_t>(text.size());
+}
+
+// ---- Tokens ----
+
+const Token& Parser::Peek(uint32_t k) {
+  if (!stopped_ && diags_.size() >= kMaxErrors) {
+    stopped_ = true;
+    diags_.Error(lex_.SpanAt(lex_.Peek().begin), "too many errors; stopping here");
+  }
+  return stopped_ ? eof_ : lex_.Peek(k);
+}
+
+Token Parser::Next() {
+  if (stopped_) return eof_;
+  Token t = lex_.Next();
+  prev_end_ = t.end;
+  return t;
+}
+
+bool Parser::Accept(TokenKind kind) {
+  if (Peek().kind != kind) return false;
+  Next();
+  return true;
+}
+
+bool Parser::Expect(TokenKind kind, std::string_view what, const Token* opener) {
+  if (Accept(kind)) return true;
+  ErrorExpected(what, opener);
+  return false;
+}
+
+Span Parser::SpanFrom(const Token& first) const {
+  return Span{lex_.file_id(), first.begin, std::max(prev_end_, first.end)};
+}
+
+Note Parser::CloseNote(const Token& opener) const {
+  return Note{SpanOf(opener), fmt::format("to close {} here", TokenKindName(opener.kind))};
+}
+
+// ---- Diagnostics ----
+
+void Parser::Error(Span span, std::string message, std::vector<Note> notes) {
+  if (stopped_) return;
+  diags_.Error(span, std::move(message), std::move(notes));
+}
+
+void Parser::ErrorExpected(std::string_view what, const Token* opener) {
+  const Token& t = Peek();
+  if (t.kind == TokenKind::kError) return;  // the lexer already explained it
+  std::vector<Note> notes;
+  if (opener != nullptr) notes.push_back(CloseNote(*opener));
+  Error(SpanOf(t), fmt::format("expected {}", what), std::move(notes));
+}
+
+bool Parser::IsUnsupportedKeyword(TokenKind kind) const {
+  switch (kind) {
+    case TokenKind::kType:
+    case TokenKind::kExtern:
+    case TokenKind::kMatch:
+    case TokenKind::kRef:
+    case TokenKind::kRefRead:
+    case TokenKind::kRefWrite:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void Parser::ErrorUnsupported(const Token& t) {
+  bool reference = t.kind == TokenKind::kRef || t.kind == TokenKind::kRefRead ||
+                   t.kind == TokenKind::kRefWrite;
+  Error(SpanOf(t), fmt::format("carve does not support {} ('{}')",
+                               reference ? "references" : "algebraic data types",
+                               lex_.TextOf(t)));
+}
+
+// ---- Recovery ----
+
+bool Parser::SynchronizeStatement() {
+  int depth = 0;
+  for (;;) {
+    switch (Peek().kind) {
+      case TokenKind::kEof:
+      case TokenKind::kMetadata:
+      case TokenKind::kDef:
+        return false;
+      case TokenKind::kLParen:
+      case TokenKind::kLBracket:
+      case TokenKind::kLBrace:
+        ++depth;
+        break;
+      case TokenKind::kRParen:
+      case TokenKind::kRBracket:
+        // Closers of brackets opened before the error are skipped too.
+        if (depth > 0) --depth;
+        break;
+      case TokenKind::kRBrace:
+        if (depth == 0) return false;
+        --depth;
+        break;
+      case TokenKind::kSemicolon:
+        if (depth == 0) {
+          Next();
+          return true;
+        }
+        break;
+      default:
+        break;
+    }
+    Next();
+  }
+}
+
+void Parser::SynchronizeDefinition() {
+  while (!At(TokenKind::kDef) && !At(TokenKind::kEof) && !At(TokenKind::kMetadata)) Next();
+}
+
+// ---- Nesting ----
+
+Parser::NestingGuard::NestingGuard(Parser& p, std::string_view what) : parser_(p) {
+  ok_ = ++p.depth_ <= kMaxNestingDepth;
+  if (!ok_ && !p.reported_depth_) {
+    p.reported_depth_ = true;
+    p.Error(p.SpanOf(p.Peek()),
+            fmt::format("{} nested too deeply (the limit is {} levels)", what, kMaxNestingDepth));
+  }
+}
+
+Parser::NestingGuard::~NestingGuard() {
+  if (--parser_.depth_ == 0) parser_.reported_depth_ = false;
+}
+
+// ---- Scopes ----
+
+void Parser::PopScope() {
+  size_t mark = scope_marks_.back();
+  scope_marks_.pop_back();
+  while (undo_.size() > mark) {
+    auto [name, previous] = undo_.back();
+    undo_.pop_back();
+    if (previous != nullptr) {
+      locals_[name] = previous;
+    } else {
+      locals_.erase(name);
+    }
+  }
+}
+
+void Parser::BindLocal(std::string_view name, const Var* var) {
+  auto [it, inserted] = locals_.try_emplace(name, var);
+  undo_.emplace_back(name, inserted ? nullptr : it->second);
+  if (!inserted) it->second = var;
+}
+
+const Var* Parser::LookupLocal(std::string_view name) const {
+  auto it = locals_.find(name);
+  return it == locals_.end() ? nullptr : it->second;
+}
+
+bool Parser::BindGraph(int64_t n, const Expr* e, Span span) {
+  const Expr* previous = LookupGraph(n);
+  if (previous != nullptr) {
+    Error(span, fmt::format("graph variable '%{}' is already bound", n),
+          {Note{previous->span(), "previous binding is here"}});
+    return false;
+  }
+  // Dense storage for the numbers printers produce (at most one per binding,
+  // so below the text size); a map for anything else.
+  if (n >= 0 && uint64_t(n) <= lex_.text().size()) {
+    if (graph_.size() <= size_t(n)) graph_.resize(size_t(n) + 1, nullptr);
+    graph_[size_t(n)] = e;
+  } else {
+    graph_overflow_[n] = e;
+  }
+  return true;
+}
+
+const Expr* Parser::LookupGraph(int64_t n) const {
+  if (n >= 0 && size_t(n) < graph_.size()) return graph_[size_t(n)];
+  auto it = graph_overflow_.find(n);
+  return it == graph_overflow_.end() ? nullptr : it->second;
+}
+
+void Parser::ResetDefinitionState() {
+  graph_.clear();
+  graph_overflow_.clear();
+}
+
+const Expr* Parser::Placeholder(Span span) { return b_.MakeVar("<error>", nullptr, span); }
+
+}  // namespace carve::parser_internal

@@ -1,0 +1,185 @@
+// Types:
+//   type  := '(' ')' | '(' type ',' ')' | '(' type (',' type)+ ','? ')' | '(' type ')'
+//          | 'fn' ('[' IDENT,* ']')? '(' type,* ')' '->' type
+//          | 'Tensor' '[' '(' dim,* ')' ',' DTYPE ']'
+//          | DTYPE                 -- an identifier starting int/uint/float/bfloat/bool
+//          | IDENT                 -- a type variable in scope
+//          | '_'                   -- to be inferred
+//   dim   := INT | INT 'i64' | '?'
+// carve also accepts type parameters on function types (TVM cannot parse
+// what its printer writes there) and `bfloat16` scalars.
+#include "fmt/format.h"
+#include "grammar/parser_impl.h"
+
+namespace carve::parser_internal {
+namespace {
+
+bool LooksLikeDType(std::string_view name) {
+  return name.starts_with("int") || name.starts_with("uint") || name.starts_with("float") ||
+         name.starts_with("bfloat") || name.starts_with("bool");
+}
+
+}  // namespace
+
+const Type* Parser::ParseType() {
+  NestingGuard guard(*this, "type");
+  if (!guard.ok()) return nullptr;
+  switch (Peek().kind) {
+    case TokenKind::kLParen: return ParseTupleType();
+    case TokenKind::kFn: return ParseFuncType();
+    case TokenKind::kIdent: return ParseNamedType();
+    case TokenKind::kUnderscore:
+      Next();
+      return NewIncompleteType();
+    default:
+      if (IsUnsupportedKeyword(Peek().kind)) {
+        ErrorUnsupported(Peek());
+      } else {
+        ErrorExpected("a type");
+      }
+      return nullptr;
+  }
+}
+
+const Type* Parser::ParseTupleType() {
+  Token open = Next();
+  const size_t base = type_items_.size();
+  bool trailing_comma = false;
+  while (!At(TokenKind::kRParen)) {
+    const Type* field = ParseType();
+    if (field == nullptr) {
+      type_items_.resize(base);
+      return nullptr;
+    }
+    type_items_.push_back(field);
+    if (!Accept(TokenKind::kComma)) break;
+    trailing_comma = At(TokenKind::kRParen);
+  }
+  if (!Expect(TokenKind::kRParen, "')' after the tuple type", &open)) {
+    type_items_.resize(base);
+    return nullptr;
+  }
+  const size_t n = type_items_.size() - base;
+  const Type* result = n == 1 && !trailing_comma
+                           ? type_items_[base]  // `(T)` is T
+                           : TupleTy(std::span<const Type* const>(type_items_.data() + base, n));
+  type_items_.resize(base);
+  return result;
+}
+
+const Type* Parser::ParseFuncType() {
+  Next();  // fn
+  const size_t type_var_mark = type_vars_.size();
+  Signature sig;  // only its type params are used
+  auto finish = [&](const Type* t) {
+    type_vars_.resize(type_var_mark);
+    return t;
+  };
+  if (At(TokenKind::kLBracket) && !ParseTypeParams(sig)) return finish(nullptr);
+  Token open = Peek();
+  if (!Expect(TokenKind::kLParen, "'(' after 'fn' in a function type")) return finish(nullptr);
+  const size_t base = type_items_.size();
+  while (!At(TokenKind::kRParen)) {
+    const Type* param = ParseType();
+    if (param == nullptr) {
+      type_items_.resize(base);
+      return finish(nullptr);
+    }
+    type_items_.push_back(param);
+    if (!Accept(TokenKind::kComma)) break;
+  }
+  std::vector<const Type*> params(type_items_.begin() + base, type_items_.end());
+  type_items_.resize(base);
+  if (!Expect(TokenKind::kRParen, "')' after the parameter types", &open)) return finish(nullptr);
+  bool arrow = Accept(TokenKind::kArrow);
+  if (!arrow && At(TokenKind::kMinus) && Peek(1).kind == TokenKind::kGreater) {
+    Next();
+    Next();
+    arrow = true;
+  }
+  if (!arrow) {
+    ErrorExpected("'->' and the result type of the function type");
+    return finish(nullptr);
+  }
+  const Type* ret = ParseType();
+  if (ret == nullptr) return finish(nullptr);
+  return finish(FuncTy(params, ret, sig.type_params));
+}
+
+const Type* Parser::ParseNamedType() {
+  Token name = Next();
+  std::string_view text = lex_.TextOf(name);
+  if (text == "Tensor" && At(TokenKind::kLBracket)) return ParseTensorType();
+  if (LooksLikeDType(text)) {
+    if (std::optional<DataType> dtype = DataType::Parse(text)) return ScalarTy(*dtype);
+    Error(SpanOf(name), fmt::format("unknown dtype '{}'", text));
+    return nullptr;
+  }
+  if (const TypeVar* tv = FindTypeVar(text)) return tv;
+  if (At(TokenKind::kLBracket)) {
+    Error(SpanOf(name), fmt::format("unknown type '{}' (carve does not support algebraic data "
+                                    "types)",
+                                    text));
+  } else {
+    Error(SpanOf(name), fmt::format("unknown type '{}'", text));
+  }
+  return nullptr;
+}
+
+const Type* Parser::ParseTensorType() {
+  Token bracket = Next();  // '['
+  Token open = Peek();
+  if (!Expect(TokenKind::kLParen, "'(' to start the tensor shape")) return nullptr;
+  dims_.clear();
+  while (!At(TokenKind::kRParen)) {
+    if (!ParseDim(dims_)) return nullptr;
+    if (!Accept(TokenKind::kComma)) break;
+  }
+  if (!Expect(TokenKind::kRParen, "')' after the tensor shape", &open)) return nullptr;
+  if (!Expect(TokenKind::kComma, "',' and a dtype after the tensor shape")) return nullptr;
+  if (!At(TokenKind::kIdent)) {
+    ErrorExpected("a dtype such as 'float32'");
+    return nullptr;
+  }
+  Token dtype_token = Next();
+  std::optional<DataType> dtype = DataType::Parse(lex_.TextOf(dtype_token));
+  if (!dtype || dtype->is_void()) {
+    Error(SpanOf(dtype_token), fmt::format("unknown dtype '{}'", lex_.TextOf(dtype_token)));
+    return nullptr;
+  }
+  if (!Expect(TokenKind::kRBracket, "']' after the tensor type", &bracket)) return nullptr;
+  return TensorTy(*dtype, dims_);
+}
+
+bool Parser::ParseDim(std::vector<Dim>& dims) {
+  Token t = Peek();
+  if (t.kind == TokenKind::kQuestion) {
+    Next();
+    dims.push_back(Dim::Any());
+    return true;
+  }
+  if (t.kind == TokenKind::kInt) {
+    Next();
+    if (t.int_value < 0 || t.dtype.is_uint()) {
+      Error(SpanOf(t), fmt::format("invalid dimension '{}'", lex_.TextOf(t)));
+      return false;
+    }
+    dims.push_back(Dim{t.int_value, t.dtype.bits == 64});
+    return true;
+  }
+  if (t.kind == TokenKind::kMeta) {
+    Error(SpanOf(t), "symbolic dimensions (meta[tir.Var]) are not supported");
+    return false;
+  }
+  ErrorExpected("a dimension (an integer or '?')");
+  return false;
+}
+
+const TypeVar* Parser::FindTypeVar(std::string_view name) const {
+  for (auto it = type_vars_.rbegin(); it != type_vars_.rend(); ++it) {
+    if ((*it)->name() == name) return *it;
+  }
+  return nullptr;
+}
+
+}  // namespace carve::parser_internal

@@ -1,0 +1,267 @@
+// The parser's internal state and sub-grammar entry points, shared by the
+// parse_*.cc files (one per sub-grammar, as MLIR splits its parser):
+//   parse_module.cc     public API, header, definitions, bare expressions
+//   parse_expr.cc       statements (let, %N, `;`), blocks, infix, postfix
+//   parse_atom.cc       atomic expressions, variables, tuples, if, fn literals
+//   parse_function.cc   signatures: type params, params, function attrs
+//   parse_call.cc       call arguments and attribute values
+//   parse_attrs.cc      attribute conversion against op schemas
+//   parse_type.cc       types
+//   parse_literal.cc    scalar constants and meta references
+//   parse_state.cc      token helpers, diagnostics, recovery, scopes
+// Not a public header.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "grammar/lexer.h"
+#include "grammar/metadata.h"
+#include "grammar/parser.h"
+#include "ir/module.h"
+#include "support/diagnostics.h"
+
+namespace carve::parser_internal {
+
+// After this many diagnostics the parser stops (random bytes would otherwise
+// produce thousands).
+inline constexpr size_t kMaxErrors = 20;
+
+// The `#[metadata]` section as the parser sees it: where the pre-scan found
+// it, and its contents (or why they could not be read).
+struct MetadataState {
+  static constexpr uint32_t kNone = UINT32_MAX;
+  uint32_t offset = kNone;  // byte offset of `#[metadata]` the parse assumed
+  bool ok = false;          // contents parsed
+  std::string error;        // why not, when !ok
+  Metadata contents;
+};
+
+// One `key=value` attribute as written.
+struct ParsedAttr {
+  std::string_view key;
+  AttrValue value;
+  Span key_span;
+  Span value_span;
+};
+
+// A function signature as written: `[T, U](%x: T, key=value) -> R`.
+struct Signature {
+  std::vector<const TypeVar*> type_params;
+  std::vector<const Var*> params;
+  std::vector<ParsedAttr> attrs;
+  const Type* ret_type = nullptr;
+};
+
+class Parser {
+ public:
+  Parser(std::string_view text, uint32_t file_id, Module& module, DiagnosticEngine& diags,
+         const MetadataState& metadata);
+
+  // `#[version]`, then definitions or one bare expression, then metadata.
+  void ParseModuleText(bool require_version);
+  // One expression (version optional) up to the end of the text; nullptr on
+  // error.
+  const Expr* ParseStandaloneExpr();
+  // Byte offset of the `#[metadata]` token the lexer actually reached, or
+  // MetadataState::kNone.
+  uint32_t seen_metadata_offset() const { return seen_metadata_offset_; }
+  // True when the parse stopped early (too many errors).
+  bool stopped() const { return stopped_; }
+
+  // ---- Tokens, diagnostics, recovery (parse_state.cc) ----
+  const Token& Peek(uint32_t k = 0);
+  Token Next();
+  bool At(TokenKind kind) { return Peek().kind == kind; }
+  // Consumes the next token when it is `kind`.
+  bool Accept(TokenKind kind);
+  // Consumes `kind` or reports "expected {what}" (with "to close ... here"
+  // when `opener` is given); false on error.
+  bool Expect(TokenKind kind, std::string_view what, const Token* opener = nullptr);
+  void Error(Span span, std::string message, std::vector<Note> notes = {});
+  // "expected {what}" at the next token (silent after a lexical error).
+  void ErrorExpected(std::string_view what, const Token* opener = nullptr);
+  Span SpanOf(const Token& t) const { return lex_.SpanOf(t); }
+  Span SpanFrom(const Token& first) const;
+  Note CloseNote(const Token& opener) const;
+  // Skips to a statement boundary: past `;`, or before `}` / `def` / EOF,
+  // balancing brackets. True when it stopped after a `;`.
+  bool SynchronizeStatement();
+  // Skips to the next top-level `def` (or EOF).
+  void SynchronizeDefinition();
+  // Reports carve's "not supported" error for ADT / reference keywords.
+  void ErrorUnsupported(const Token& t);
+  bool IsUnsupportedKeyword(TokenKind kind) const;
+
+  // ---- Nesting depth ----
+  // Counts one level of recursion; not ok() (and reported once as "{what}
+  // nested too deeply") beyond kMaxNestingDepth.
+  class NestingGuard {
+   public:
+    NestingGuard(Parser& p, std::string_view what);
+    ~NestingGuard();
+    bool ok() const { return ok_; }
+
+   private:
+    Parser& parser_;
+    bool ok_;
+  };
+
+  // ---- Module level (parse_module.cc) ----
+  bool ParseVersion(bool required);
+  void ParseDefinitions();
+  void ParseDefinition();
+  void ParseBareExpression();
+  void ParseMetadataToken();
+  void CheckUndefinedGlobals();
+  void ResetDefinitionState();
+
+  // ---- Statements and operators (parse_expr.cc) ----
+  // expr := item (';' item)*. `block` enables panic-mode recovery, which only
+  // block bodies (and the bare top-level expression) may do.
+  const Expr* ParseExpr(bool block = false);
+  // '{' expr '}' with its own scope.
+  const Expr* ParseBlock(std::string_view what);
+  bool ParseLetBinding();
+  bool ParseGraphBinding();
+  bool ParseFreeVar();
+  const Expr* ParseBinop();
+  const Expr* ParsePostfix();
+
+  // ---- Atoms (parse_atom.cc) ----
+  const Expr* ParseAtomic();
+  const Expr* ParseParenthesized();
+  const Expr* ParseIf();
+  const Expr* ParseFunctionLiteral();
+  const Expr* ParseLocalUse(const Token& t);
+  const Expr* ParseGraphUse(const Token& t);
+  const Expr* ParseGlobalUse(const Token& t);
+  const Expr* ParseOpName();
+  // A stand-in for an expression that failed semantically (undefined name,
+  // unknown op), so that parsing continues and reports later errors too.
+  const Expr* Placeholder(Span span);
+
+  // ---- Signatures (parse_function.cc) ----
+  bool ParseTypeParams(Signature& sig);
+  bool ParseParams(Signature& sig, const Token& open);
+  bool ParseSignature(Signature& sig);
+  // Builds the function (the caller owns the parameter scope).
+  const Function* FinishFunction(Signature& sig, const Expr* body, Span span);
+  const Attrs* FunctionAttrs(const std::vector<ParsedAttr>& attrs);
+
+  // ---- Calls and attribute values (parse_call.cc) ----
+  // The call after its callee (which began at byte `begin`), from its '('.
+  const Expr* ParseCallRest(const Expr* callee, uint32_t begin);
+  // True at `name (. name)* =`.
+  bool AtAttribute();
+  bool ParseAttributeList(std::vector<ParsedAttr>& out);
+  std::optional<ParsedAttr> ParseAttribute();
+  std::optional<AttrValue> ParseAttrValue();
+  std::optional<AttrValue> ParseAttrList();
+
+  // ---- Attribute conversion (parse_attrs.cc) ----
+  const Attrs* CallAttrs(const Expr* callee, const std::vector<ParsedAttr>& attrs);
+  const Attrs* OpAttrs(const OpInfo* op, const std::vector<ParsedAttr>& attrs);
+  const Attrs* MetaCallAttrs(const Expr* callee, const Token& meta);
+  // A schema instance: every field in order, defaults for unwritten ones.
+  // `owner` names the op (or attrs type) in messages.
+  const Attrs* SchemaAttrs(const AttrsSchema* schema, std::string_view owner,
+                           const std::vector<ParsedAttr>& attrs);
+  // A dictionary in text order; values converted by `schema` when given.
+  const Attrs* DictAttrs(const std::vector<ParsedAttr>& attrs, const AttrsSchema* schema);
+  bool ConvertField(const AttrField& field, std::string_view owner, const ParsedAttr& attr,
+                    AttrValue& out);
+
+  // ---- Types (parse_type.cc) ----
+  const Type* ParseType();
+  const Type* ParseTupleType();
+  const Type* ParseFuncType();
+  const Type* ParseTensorType();
+  const Type* ParseNamedType();
+  bool ParseDim(std::vector<Dim>& dims);
+  const TypeVar* FindTypeVar(std::string_view name) const;
+
+  // ---- Literals and metadata (parse_literal.cc) ----
+  const Expr* MakeLiteral(const Token& t);
+  const Expr* ParseMetaExpr(const Token& t);
+  // The attrs object a meta token refers to, or nullptr (reported).
+  const MetaAttrs* MetaAttrsObject(const Token& t);
+  bool CheckMetadata(const Token& t);
+  NDArray ScalarArray(DataType dtype, uint64_t bits);
+
+  // ---- Scopes ----
+  void PushScope() { scope_marks_.push_back(undo_.size()); }
+  void PopScope();
+  void BindLocal(std::string_view name, const Var* var);
+  const Var* LookupLocal(std::string_view name) const;
+  bool BindGraph(int64_t n, const Expr* e, Span span);
+  const Expr* LookupGraph(int64_t n) const;
+
+  Lexer lex_;
+  Module& module_;
+  IRBuilder b_;
+  DiagnosticEngine& diags_;
+  const MetadataState& metadata_;
+  uint32_t seen_metadata_offset_ = MetadataState::kNone;
+  uint32_t prev_end_ = 0;    // end of the last consumed token
+  bool expr_mode_ = false;   // ParseExpr: globals must already be defined
+  int depth_ = 0;
+  bool reported_depth_ = false;
+  bool stopped_ = false;  // too many errors: the parser sees only EOF
+  Token eof_;
+
+  // Locals: name -> innermost binding, with an undo log per scope.
+  absl::flat_hash_map<std::string_view, const Var*> locals_;
+  std::vector<std::pair<std::string_view, const Var*>> undo_;
+  std::vector<size_t> scope_marks_;
+  // Type variables of the enclosing signatures, innermost last.
+  std::vector<const TypeVar*> type_vars_;
+  // `%N` bindings of the current definition, dense by N; huge N overflow.
+  std::vector<const Expr*> graph_;
+  absl::flat_hash_map<int64_t, const Expr*> graph_overflow_;
+  // Pending let/sequence bindings of the statement loops, innermost last.
+  struct PendingLet {
+    const Var* var;
+    const Expr* value;
+    uint32_t begin;
+  };
+  std::vector<PendingLet> pending_;
+  // Argument stack shared by nested calls and tuples.
+  std::vector<const Expr*> items_;
+  // Operator-precedence stacks of ParseBinop (shared by nested operands).
+  struct PendingInfix {
+    const OpExpr* op;  // nullptr when not registered (reported)
+    int precedence;
+  };
+  std::vector<const Expr*> operands_;
+  std::vector<PendingInfix> operators_;
+  // Attributes of the call being parsed; list elements being parsed.
+  std::vector<ParsedAttr> call_attrs_;
+  std::vector<AttrValue> list_items_;
+  // List attribute values by their text (AttrValue arrays are never freed).
+  absl::flat_hash_map<std::string_view, AttrValue> list_cache_;
+  std::vector<AttrEntry> entries_;
+  // Type stack shared by nested tuple/function types; the shape being read.
+  std::vector<const Type*> type_items_;
+  std::vector<Dim> dims_;
+  // `free_var` declarations (the parameters of a bare-expression @main).
+  std::vector<const Var*> free_vars_;
+  // Each `@name` use, for the undefined-global check.
+  std::vector<std::pair<const GlobalVar*, Span>> global_uses_;
+  // Span of each `def @name`, for redefinition notes.
+  absl::flat_hash_map<std::string_view, Span> definitions_;
+  // Scalar constant storage shared between equal literals.
+  absl::flat_hash_map<std::pair<uint32_t, uint64_t>, NDArray> scalar_cache_;
+  // Constant nodes for meta[relay.Constant][i] (TVM shares them too).
+  std::vector<const Constant*> meta_constants_;
+  // Default attrs per op (op calls without attributes).
+  absl::flat_hash_map<const OpInfo*, const Attrs*> default_attrs_;
+  std::string scratch_;
+};
+
+}  // namespace carve::parser_internal

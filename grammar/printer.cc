@@ -1,0 +1,75 @@
+// Public entry points of the Relay printer: TVM's AsText (text_printer.cc)
+// around RelayTextPrinter — the version header, definitions separated by a
+// blank line, and the metadata section after one more newline.
+#include "grammar/printer.h"
+
+#include "grammar/metadata.h"
+#include "grammar/printer_relay.h"
+
+namespace carve {
+namespace {
+
+using print_internal::DocId;
+using print_internal::DocStore;
+using print_internal::RelayTextPrinter;
+
+constexpr char kHeader[] = "#[version = \"0.0.5\"]\n";
+// TVM's text, trailing spaces included.
+constexpr char kMetadataOmitted[] =
+    "/* For debugging purposes the metadata section has been omitted.\n"
+    " * If you would like to see the full metadata section you can set the \n"
+    " * option to `True` when invoking `astext`. \n"
+    " */";
+
+// Renders `root` and appends what follows the program: nothing, the
+// `#[metadata]` section or the note that it was left out.
+std::string Finish(RelayTextPrinter& printer, DocId root, const PrintOptions& options) {
+  const DocStore& docs = printer.docs();
+  std::string out;
+  size_t bytes = docs.TotalBytes();
+  out.reserve(bytes + bytes / 4);  // room for the indentation
+  docs.Render(root, &out);
+  const std::vector<NDArray>& constants = printer.constants();
+  if (!constants.empty()) {
+    out.push_back('\n');
+    if (options.show_metadata) {
+      out.append("#[metadata]\n");
+      out.append(WriteMetadata(constants));
+    } else {
+      out.append(kMetadataOmitted);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string PrintModule(const Module& mod, const PrintOptions& options) {
+  RelayTextPrinter printer(options.show_types);
+  DocStore& docs = printer.docs();
+  DocId root = docs.New();
+  if (options.header) docs[root].append(kHeader);
+  bool first = true;
+  for (const auto& [global, fn] : mod.Functions()) {
+    DocId definition = printer.PrintDefinition(global, fn);
+    if (!first) docs[root].push_back('\n');
+    first = false;
+    docs.AppendRef(root, definition);
+    docs[root].push_back('\n');
+  }
+  return Finish(printer, root, options);
+}
+
+std::string PrintExpr(const Expr* expr, const PrintOptions& options) {
+  RelayTextPrinter printer(options.show_types);
+  DocStore& docs = printer.docs();
+  DocId root = docs.New();
+  if (options.header) docs[root].append(kHeader);
+  DocId body = printer.PrintStandalone(expr);
+  docs.AppendRef(root, body);
+  return Finish(printer, root, options);
+}
+
+std::string PrintType(const Type* type) { return TypeToString(type); }
+
+}  // namespace carve

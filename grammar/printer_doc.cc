@@ -1,0 +1,84 @@
+#include "grammar/printer_doc.h"
+
+#include <array>
+#include <cstring>
+
+namespace carve::print_internal {
+namespace {
+
+// Bytes the renderer must look at; everything else is copied in runs.
+constexpr std::array<bool, 256> MakeSpecialTable() {
+  std::array<bool, 256> table{};
+  table[static_cast<unsigned char>('\n')] = true;
+  table[static_cast<unsigned char>(DocStore::kRef)] = true;
+  table[static_cast<unsigned char>(DocStore::kIndent)] = true;
+  table[static_cast<unsigned char>(DocStore::kDedent)] = true;
+  return table;
+}
+constexpr std::array<bool, 256> kSpecial = MakeSpecialTable();
+
+struct OpenDoc {
+  const char* pos;
+  const char* end;
+};
+
+}  // namespace
+
+DocId DocStore::New() {
+  docs_.emplace_back();
+  return static_cast<DocId>(docs_.size() - 1);
+}
+
+void DocStore::AppendRef(DocId doc, DocId target) {
+  char bytes[5] = {kRef};
+  std::memcpy(bytes + 1, &target, sizeof(target));
+  docs_[doc].append(bytes, sizeof(bytes));
+}
+
+void DocStore::Render(DocId root, std::string* out) const {
+  std::vector<OpenDoc> stack;
+  const std::string& first = docs_[root];
+  stack.push_back({first.data(), first.data() + first.size()});
+  size_t indent = 0;
+  while (!stack.empty()) {
+    OpenDoc& top = stack.back();
+    const char* run = top.pos;
+    const char* p = run;
+    while (p < top.end && !kSpecial[static_cast<unsigned char>(*p)]) ++p;
+    out->append(run, p);
+    if (p == top.end) {
+      stack.pop_back();
+      continue;
+    }
+    char marker = *p++;
+    top.pos = p;
+    switch (marker) {
+      case '\n':
+        out->push_back('\n');
+        out->append(indent, ' ');
+        break;
+      case kIndent:
+        indent += 2;
+        break;
+      case kDedent:
+        indent -= 2;
+        break;
+      case kRef: {
+        DocId id;
+        std::memcpy(&id, p, sizeof(id));
+        top.pos = p + sizeof(id);
+        const std::string& doc = docs_[id];
+        stack.push_back({doc.data(), doc.data() + doc.size()});  // `top` is dead now
+        break;
+      }
+    }
+  }
+}
+
+size_t DocStore::TotalBytes() const {
+  size_t total = 0;
+  for (const std::string& d : docs_) total += d.size();
+  return total;
+}
+
+}  // namespace carve::print_internal

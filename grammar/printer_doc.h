@@ -1,0 +1,52 @@
+// Internal to the Relay printer: a store of append-only text documents that
+// may splice each other by reference, rendered once at the end.
+//
+// TVM composes its output from `Doc` values and indents a nested body by
+// rewriting every newline inside it, which is quadratic in the nesting depth.
+// Here a document is a plain byte string with three in-band markers:
+//   '\n'                      newline followed by the current indentation;
+//   kRef + 4 bytes (LE id)    the referenced document, rendered in place;
+//   kIndent / kDedent         indentation += 2 / -= 2 until the matching mark.
+// Function and if bodies are referenced, never copied, so each byte is written
+// once into a document and once into the output, whatever the nesting.
+// Printed text never contains the marker bytes: names are sanitised and
+// string literals escape control characters.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace carve::print_internal {
+
+using DocId = uint32_t;
+
+class DocStore {
+ public:
+  static constexpr char kRef = '\x01';
+  static constexpr char kIndent = '\x02';
+  static constexpr char kDedent = '\x03';
+
+  // A new empty document.
+  DocId New();
+  // The bytes of `id`; the reference is invalidated by New().
+  std::string& operator[](DocId id) { return docs_[id]; }
+  const std::string& operator[](DocId id) const { return docs_[id]; }
+  // Appends a reference to `target` to `doc`.
+  void AppendRef(DocId doc, DocId target);
+  // Appends `root` with every reference expanded and every newline indented,
+  // without recursion (a stack of open documents).
+  void Render(DocId root, std::string* out) const;
+  // Sum of the document sizes: a lower bound of the rendered size.
+  size_t TotalBytes() const;
+
+ private:
+  std::vector<std::string> docs_;
+};
+
+// Appends the marker that indents (or dedents) a body in a document.
+inline void AppendIndent(std::string* doc) { doc->push_back(DocStore::kIndent); }
+inline void AppendDedent(std::string* doc) { doc->push_back(DocStore::kDedent); }
+
+}  // namespace carve::print_internal

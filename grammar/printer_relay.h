@@ -1,0 +1,147 @@
+// Internal to the Relay printer: TVM's RelayTextPrinter, re-expressed as an
+// explicit-stack machine.
+//
+// TVM's algorithm (relay_text_printer.cc) decides the text, the `%N` numbers
+// and the order of the lines through its recursion order, so this class keeps
+// that order exactly while replacing every recursive call by a frame:
+//  - Print(e, try_inline) (TVM PrintExpr): visits `e` if needed, then inlines
+//    it (atoms always; other nodes when `try_inline` and the node has at most
+//    one parent in the dependency graph) or binds it to the next `%N` on a
+//    line of the innermost open scope;
+//  - Visit(e) (TVM VisitExpr + ExpandDataflow): a post-order walk through
+//    calls, tuples and projections (callee first, then arguments in order)
+//    computing the text of each node once; functions, ifs and lets reached
+//    by the walk open their own frames;
+//  - Function / If / Let / Scope frames print bodies as TVM's PrintFunc,
+//    VisitExpr_(If), VisitExpr_(Let) and PrintScope do.
+// So a node's `%N` is allocated when its first user's text is built, after
+// all of that user's arguments have been visited: e.g. a fn literal used as a
+// callee gets its number after the numbers used inside its body and after the
+// bindings of the call's arguments.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "grammar/printer_doc.h"
+#include "ir/expr.h"
+#include "ir/ndarray.h"
+
+namespace carve::print_internal {
+
+// A piece of printed text: a view of stable memory, a range of the printer's
+// text arena, a document (spliced by reference) or a temporary `%N`.
+struct Text {
+  enum Kind : uint8_t { kEmpty, kView, kArena, kDoc, kTemp };
+  Kind kind = kEmpty;
+  uint32_t index = 0;  // arena offset, document id or temporary number
+  uint32_t size = 0;   // kView / kArena length
+  const char* data = nullptr;  // kView
+
+  static Text View(std::string_view s) {
+    return Text{kView, 0, static_cast<uint32_t>(s.size()), s.data()};
+  }
+  static Text Arena(size_t offset, size_t size) {
+    return Text{kArena, static_cast<uint32_t>(offset), static_cast<uint32_t>(size), nullptr};
+  }
+  static Text Doc(DocId id) { return Text{kDoc, id, 0, nullptr}; }
+  static Text Temp(uint32_t n) { return Text{kTemp, n, 0, nullptr}; }
+};
+
+class RelayTextPrinter {
+ public:
+  explicit RelayTextPrinter(bool show_types) : show_types_(show_types) {}
+
+  // `def @name(...) -> R {...}` for a global function; returns its document.
+  // Each definition is printed with fresh node memos (see printer.h) but the
+  // `%N` counter, the variable names and the constants carry over.
+  DocId PrintDefinition(const GlobalVar* global, const Function* fn);
+  // An expression on its own (TVM PrintFinal: a scope, free vars declared).
+  DocId PrintStandalone(const Expr* expr);
+
+  DocStore& docs() { return docs_; }
+  // The tensors printed as meta[relay.Constant][i], in index order.
+  const std::vector<NDArray>& constants() const { return constants_; }
+
+ private:
+  enum Flag : uint8_t {
+    kVisited = 1,  // TVM memo_: the node has text (or a name)
+    kBound = 2,    // TVM var_memo_: bound to %N, or a var seen by Print
+    kFreeVar = 4,  // TVM result_memo_: a var first met as a free variable
+  };
+  struct NodeState {
+    Text memo;        // text, %N or (vars) the name
+    Text decl;        // free vars: `%x: T /* ty=T */` for the free_var line
+    int32_t parents = 0;  // dependency-graph in-edges, saturated at 2
+    uint8_t flags = 0;
+  };
+  struct Frame {
+    enum Kind : uint8_t { kPrint, kVisit, kFunction, kIf, kLet, kScope };
+    Kind kind;
+    uint8_t stage = 0;
+    bool flag = false;  // kPrint: try_inline; kFunction: top-level def; kLet: doc pushed
+    const Expr* expr = nullptr;
+    const Expr* cursor = nullptr;         // kLet: current link of the chain
+    const GlobalVar* global = nullptr;    // kFunction: the def's name
+    DocId doc = 0;                        // the document being built
+    size_t base = 0;                      // kVisit: bottom of its dataflow stack
+    Text pending;                         // kLet: declaration of the current var
+  };
+
+  // Dependency graph (TVM DependencyGraph): parent counts for IsUnique.
+  void BuildGraph(const Expr* root);
+  NodeState& State(const Expr* e) { return states_[e]; }
+  bool Visited(const Expr* e) { return (State(e).flags & kVisited) != 0; }
+
+  // The machine.
+  Text Run();
+  void Push(Frame::Kind kind, const Expr* expr, bool flag = false);
+  void StepPrint();
+  void StepVisit();
+  void StepFunction();
+  void StepIf();
+  void StepLet();
+  void StepScope();
+  // TVM PrintExpr after VisitExpr: inline, reuse or bind `e`.
+  Text FinishPrint(const Expr* e, bool try_inline);
+  // Records the text of a function/if/let leaf (TVM VisitLeaf's memo).
+  void LeafDone(const Expr* e, Text text);
+  // Emits `%N = text;` or `free_var ...;` into the innermost scope.
+  void EmitLine(std::string_view prefix, Text text);
+
+  // Leaves (printer_relay_leaf.cc).
+  void VisitLeaf(const Expr* e);
+  void PushChildren(const Expr* e);
+  Text CallText(const Call* call);
+  Text TupleText(const Tuple* tuple);
+  Text ProjectionText(const TupleGetItem* item);
+  Text ConstantText(const Constant* constant);
+  Text GlobalText(const GlobalVar* global);
+  // TVM AllocVar: a unique `%name`, returns the declaration.
+  Text AllocVar(const Var* var, bool free);
+  std::string UniqueName(std::string hint);
+  void AppendTypeInfo(std::string* out, const Expr* e);
+  void AppendType(std::string* out, const Type* type);
+  void AppendText(std::string* out, Text text);
+  Text WrapInParens(Text text);
+
+  bool show_types_;
+  DocStore docs_;
+  std::string arena_;  // texts of nodes and names
+  std::vector<Frame> frames_;
+  std::vector<std::pair<const Expr*, bool>> dataflow_;  // (node, children pushed)
+  std::vector<DocId> scopes_;                           // TVM doc_stack_
+  std::vector<Text> scratch_;                           // arguments of one call
+  Text ret_;                                            // a finished frame's result
+  absl::flat_hash_map<const Expr*, NodeState> states_;
+  absl::flat_hash_map<std::string, int> names_;  // TVM name_alloc_map_
+  absl::flat_hash_map<const Type*, std::string> type_texts_;
+  absl::flat_hash_map<const Expr*, uint32_t> meta_index_;
+  std::vector<NDArray> constants_;
+  uint32_t next_temp_ = 0;
+};
+
+}  // namespace carve::print_internal

@@ -1,0 +1,209 @@
+// The leaves of RelayTextPrinter: the text of one node once its children have
+// been visited (TVM's VisitExpr_ for calls, tuples, projections, constants,
+// ops and globals), variable naming and type comments. Nothing here recurses
+// or pushes frames: children are printed through FinishPrint, which only
+// inlines, reuses or binds an already visited node.
+#include <cstring>
+
+#include "fmt/format.h"
+#include "grammar/printer_relay.h"
+#include "grammar/printer_text.h"
+#include "ir/type.h"
+
+namespace carve::print_internal {
+
+void RelayTextPrinter::VisitLeaf(const Expr* e) {
+  Text text;
+  switch (e->kind()) {
+    case ExprKind::kVar:
+      AllocVar(Cast<Var>(e), /*free=*/true);  // sets the memo itself
+      return;
+    case ExprKind::kGlobalVar: text = GlobalText(Cast<GlobalVar>(e)); break;
+    case ExprKind::kConstant: text = ConstantText(Cast<Constant>(e)); break;
+    case ExprKind::kOp: text = Text::View(Cast<OpExpr>(e)->name()); break;
+    case ExprKind::kCall: text = CallText(Cast<Call>(e)); break;
+    case ExprKind::kTuple: text = TupleText(Cast<Tuple>(e)); break;
+    case ExprKind::kTupleGetItem: text = ProjectionText(Cast<TupleGetItem>(e)); break;
+    default: return;  // functions, ifs and lets have frames
+  }
+  LeafDone(e, text);
+}
+
+// Pushed so that the callee comes off the stack first, then the arguments in
+// order (TVM pushes them reversed, then the op).
+void RelayTextPrinter::PushChildren(const Expr* e) {
+  auto push = [this](const Expr* child) {
+    if (!Visited(child)) dataflow_.emplace_back(child, false);
+  };
+  switch (e->kind()) {
+    case ExprKind::kCall: {
+      auto* call = Cast<Call>(e);
+      for (auto it = call->args().rbegin(); it != call->args().rend(); ++it) push(*it);
+      push(call->callee());
+      return;
+    }
+    case ExprKind::kTuple: {
+      auto fields = Cast<Tuple>(e)->fields();
+      for (auto it = fields.rbegin(); it != fields.rend(); ++it) push(*it);
+      return;
+    }
+    case ExprKind::kTupleGetItem:
+      push(Cast<TupleGetItem>(e)->tuple());
+      return;
+    default:
+      return;
+  }
+}
+
+// `callee(args, attrs) /* ty */`. The arguments are printed (and bound)
+// before the callee, so a bound callee gets the later number.
+Text RelayTextPrinter::CallText(const Call* call) {
+  scratch_.clear();
+  for (const Expr* arg : call->args()) scratch_.push_back(FinishPrint(arg, false));
+  Text callee = FinishPrint(call->callee(), false);
+  size_t start = arena_.size();
+  AppendText(&arena_, callee);
+  arena_.push_back('(');
+  bool first = true;
+  for (const Text& arg : scratch_) {
+    if (!first) arena_.append(", ");
+    first = false;
+    AppendText(&arena_, arg);
+  }
+  AppendCallAttrs(&arena_, call, &first);
+  arena_.push_back(')');
+  AppendTypeInfo(&arena_, call);
+  return Text::Arena(start, arena_.size() - start);
+}
+
+// `(a, b)`, `(a,)`, `()`.
+Text RelayTextPrinter::TupleText(const Tuple* tuple) {
+  scratch_.clear();
+  for (const Expr* field : tuple->fields()) scratch_.push_back(FinishPrint(field, false));
+  size_t start = arena_.size();
+  arena_.push_back('(');
+  for (size_t i = 0; i < scratch_.size(); ++i) {
+    if (i > 0) arena_.append(", ");
+    AppendText(&arena_, scratch_[i]);
+  }
+  if (scratch_.size() == 1) arena_.push_back(',');
+  arena_.push_back(')');
+  AppendTypeInfo(&arena_, tuple);
+  return Text::Arena(start, arena_.size() - start);
+}
+
+// `%t.1`.
+Text RelayTextPrinter::ProjectionText(const TupleGetItem* item) {
+  Text tuple = FinishPrint(item->tuple(), false);
+  size_t start = arena_.size();
+  AppendText(&arena_, tuple);
+  arena_.push_back('.');
+  AppendInt(&arena_, item->index());
+  AppendTypeInfo(&arena_, item);
+  return Text::Arena(start, arena_.size() - start);
+}
+
+// An inline scalar, or `meta[relay.Constant][i]` numbered by first visit.
+Text RelayTextPrinter::ConstantText(const Constant* constant) {
+  size_t start = arena_.size();
+  if (IsSimpleScalar(constant->data())) {
+    AppendScalar(&arena_, constant->data());
+  } else {
+    auto [it, inserted] = meta_index_.try_emplace(constant, constants_.size());
+    if (inserted) constants_.push_back(constant->data());
+    arena_.append("meta[relay.Constant][");
+    AppendInt(&arena_, it->second);
+    arena_.push_back(']');
+  }
+  AppendTypeInfo(&arena_, constant);
+  return Text::Arena(start, arena_.size() - start);
+}
+
+Text RelayTextPrinter::GlobalText(const GlobalVar* global) {
+  size_t start = arena_.size();
+  arena_.push_back('@');
+  arena_.append(SanitizeName(global->name()));
+  return Text::Arena(start, arena_.size() - start);
+}
+
+// The name becomes the node's memo (what references print); the returned
+// declaration adds the annotation and the type comment.
+Text RelayTextPrinter::AllocVar(const Var* var, bool free) {
+  size_t start = arena_.size();
+  arena_.push_back('%');
+  arena_.append(UniqueName(VarNameHint(var->name())));
+  Text name = Text::Arena(start, arena_.size() - start);
+  if (var->annotation() != nullptr) {
+    arena_.append(": ");
+    AppendType(&arena_, var->annotation());
+  }
+  AppendTypeInfo(&arena_, var);
+  Text decl = Text::Arena(start, arena_.size() - start);
+  // A Var bound a second time gets a new name (TVM would print
+  // `%x-malformed-ir`); later references use it.
+  NodeState& state = State(var);
+  state.memo = name;
+  state.flags |= kVisited;
+  if (free) {
+    state.decl = decl;
+    state.flags |= kFreeVar;
+  }
+  return decl;
+}
+
+// TVM GetUniqueName: `x`, then `x1`, `x2`, ... skipping names already taken.
+std::string RelayTextPrinter::UniqueName(std::string hint) {
+  auto it = names_.find(hint);
+  if (it != names_.end()) {
+    std::string candidate;
+    do {
+      candidate = fmt::format("{}{}", hint, ++it->second);
+    } while (names_.contains(candidate));
+    hint = std::move(candidate);
+  }
+  names_[hint] = 0;
+  return hint;
+}
+
+void RelayTextPrinter::AppendTypeInfo(std::string* out, const Expr* e) {
+  if (!show_types_ || e->checked_type() == nullptr) return;
+  out->append(" /* ty=");
+  AppendType(out, e->checked_type());
+  out->append(" */");
+}
+
+// Types are interned, so one string per distinct type. Kept apart from the
+// arena: a type is often first met while a node's text is being written there.
+void RelayTextPrinter::AppendType(std::string* out, const Type* type) {
+  auto [it, inserted] = type_texts_.try_emplace(type);
+  if (inserted) it->second = TypeToString(type);
+  out->append(it->second);
+}
+
+void RelayTextPrinter::AppendText(std::string* out, Text text) {
+  switch (text.kind) {
+    case Text::kEmpty:
+      return;
+    case Text::kView:
+      out->append(text.data, text.size);
+      return;
+    case Text::kArena:
+      // Appending a range of the arena to the arena itself: reserve first so
+      // that the source stays where it is.
+      if (out == &arena_) out->reserve(out->size() + text.size);
+      out->append(arena_.data() + text.index, text.size);
+      return;
+    case Text::kDoc: {
+      char bytes[1 + sizeof(DocId)] = {DocStore::kRef};
+      std::memcpy(bytes + 1, &text.index, sizeof(DocId));
+      out->append(bytes, sizeof(bytes));
+      return;
+    }
+    case Text::kTemp:
+      out->push_back('%');
+      AppendInt(out, text.index);
+      return;
+  }
+}
+
+}  // namespace carve::print_internal

@@ -1,0 +1,87 @@
+#include "interpreter/evaluator.h"
+
+#include "fmt/format.h"
+#include "interpreter/machine.h"
+#include "support/status_macros.h"
+
+namespace carve {
+
+Interpreter::Interpreter(const Module& mod, InterpreterOptions opts)
+    : mod_(&mod), opts_(std::move(opts)) {}
+
+Interpreter::~Interpreter() = default;
+
+absl::StatusOr<Value> Interpreter::Run(std::string_view global, std::span<const Value> args) {
+  const GlobalVar* gv = mod_->FindGlobalVar(global);
+  if (gv == nullptr || mod_->Lookup(global) == nullptr) {
+    return absl::NotFoundError(fmt::format("no function @{} in the module", global));
+  }
+  return Apply(Value::Global(gv), args);
+}
+
+absl::StatusOr<std::vector<NDArray>> Interpreter::RunFlat(std::string_view global,
+                                                          std::span<const NDArray> args) {
+  std::vector<Value> values(args.begin(), args.end());
+  CARVE_ASSIGN_OR_RETURN(Value result, Run(global, values));
+  return FlattenTensors(result);
+}
+
+absl::StatusOr<Value> Interpreter::Call(const Function* fn, std::span<const Value> args) {
+  Closure closure;
+  closure.function = fn;
+  if (!Info(fn).free_vars.empty()) {
+    return absl::InvalidArgumentError(fmt::format(
+        "cannot call a function with free variable %{}", Info(fn).free_vars[0]->name()));
+  }
+  return Apply(Value::MakeClosure(std::move(closure)), args);
+}
+
+absl::StatusOr<Value> Interpreter::Apply(const Value& callee, std::span<const Value> args) {
+  stats_ = InterpreterStats{};
+  Machine machine(*this);
+  return machine.Invoke(callee, std::vector<Value>(args.begin(), args.end()));
+}
+
+const FunctionInfo& Interpreter::Info(const Function* fn) {
+  auto [it, inserted] = info_.try_emplace(fn, nullptr);
+  if (inserted) it->second = std::make_unique<FunctionInfo>(AnalyzeFunction(fn));
+  return *it->second;
+}
+
+KernelFn Interpreter::Kernel(const OpInfo* op) {
+  auto [it, inserted] = kernels_.try_emplace(op, nullptr);
+  if (inserted) it->second = FindKernel(op->name);
+  return it->second;
+}
+
+absl::Status CheckValueType(const Value& arg, const Type* type) {
+  if (const TensorType* t = DynCast<TensorType>(type)) {
+    bool ok = arg.is_tensor() && arg.tensor().dtype() == t->dtype() &&
+              arg.tensor().rank() == t->rank();
+    for (size_t d = 0; ok && d < t->rank(); ++d) {
+      ok = t->shape()[d].is_any() || t->shape()[d].value == arg.tensor().shape()[d];
+    }
+    if (!ok) {
+      return absl::InvalidArgumentError(
+          fmt::format("expected {}, got {}", TypeToString(type), DescribeValue(arg)));
+    }
+    return absl::OkStatus();
+  }
+  if (const TupleType* t = DynCast<TupleType>(type)) {
+    if (!arg.is_tuple() || arg.fields().size() != t->fields().size()) {
+      return absl::InvalidArgumentError(
+          fmt::format("expected {}, got {}", TypeToString(type), DescribeValue(arg)));
+    }
+    for (size_t i = 0; i < t->fields().size(); ++i) {
+      CARVE_RETURN_IF_ERROR(CheckValueType(arg.fields()[i], t->fields()[i]));
+    }
+    return absl::OkStatus();
+  }
+  if (Isa<FuncType>(type) && !arg.is_closure() && !arg.is_global()) {
+    return absl::InvalidArgumentError(
+        fmt::format("expected {}, got {}", TypeToString(type), DescribeValue(arg)));
+  }
+  return absl::OkStatus();  // unknown, type variables, incomplete types
+}
+
+}  // namespace carve

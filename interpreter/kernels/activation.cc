@@ -1,0 +1,145 @@
+// nn activations and per-channel elementwise ops (ops.md sections 6, 8, 11):
+// nn.relu, nn.leaky_relu, nn.prelu, nn.bias_add and nn.dropout (inference).
+#include <algorithm>
+
+#include "interpreter/kernels/kernel_util.h"
+
+namespace carve {
+namespace {
+
+using Outputs = absl::StatusOr<std::vector<NDArray>>;
+
+// max(x, 0). Unsigned and bool tensors are returned as they are.
+Outputs Relu(const KernelContext& ctx) {
+  CARVE_RETURN_IF_ERROR(CheckArity(ctx, 1));
+  const NDArray& in = ctx.inputs[0];
+  if (in.dtype().is_bool() || in.dtype().is_uint()) return std::vector<NDArray>{in};
+  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
+  CARVE_RETURN_IF_ERROR(DispatchNumeric(ctx, in.dtype(), [&]<typename T>() {
+    using C = ComputeT<T>;
+    FlatMap<T>(out) = FlatMap<const T>(in).template cast<C>().max(C(0)).template cast<T>();
+    return absl::OkStatus();
+  }));
+  return std::vector<NDArray>{std::move(out)};
+}
+
+// x > 0 ? x : alpha * x.
+Outputs LeakyRelu(const KernelContext& ctx) {
+  CARVE_RETURN_IF_ERROR(CheckArity(ctx, 1));
+  const NDArray& in = ctx.inputs[0];
+  const double alpha = AttrFloat(ctx, "alpha", 0.25);
+  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
+  CARVE_RETURN_IF_ERROR(DispatchFloat(ctx, in.dtype(), [&]<typename T>() {
+    using C = ComputeT<T>;
+    auto x = FlatMap<const T>(in).template cast<C>();
+    FlatMap<T>(out) = (x > C(0)).select(x, x * C(alpha)).template cast<T>();
+    return absl::OkStatus();
+  }));
+  return std::vector<NDArray>{std::move(out)};
+}
+
+// Splits `shape` around `axis` into (outer, channels, inner) extents.
+struct AxisSplit {
+  int64_t outer, channels, inner;
+};
+AxisSplit SplitAt(std::span<const int64_t> shape, int64_t axis) {
+  return {ShapeProduct(shape, 0, axis), shape[axis],
+          ShapeProduct(shape, axis + 1, shape.size())};
+}
+
+// Checks that `vec` is a 1-D tensor of `channels` elements of `dtype`.
+absl::Status CheckChannelVector(const KernelContext& ctx, const NDArray& vec, DataType dtype,
+                                int64_t channels, std::string_view name) {
+  if (vec.rank() != 1 || vec.shape()[0] != channels || vec.dtype() != dtype) {
+    return KernelError(ctx, "{} must be a ({},) {} tensor, got {} {}", name, channels,
+                       dtype.ToString(), ShapeString(vec.shape()), vec.dtype().ToString());
+  }
+  return absl::OkStatus();
+}
+
+// x > 0 ? x : alpha[c] * x, c the index along `axis`.
+Outputs Prelu(const KernelContext& ctx) {
+  CARVE_RETURN_IF_ERROR(CheckArity(ctx, 2));
+  const NDArray& in = ctx.inputs[0];
+  const NDArray& alpha = ctx.inputs[1];
+  CARVE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(ctx, AttrInt(ctx, "axis", 1), in.rank()));
+  AxisSplit s = SplitAt(in.shape(), axis);
+  CARVE_RETURN_IF_ERROR(CheckChannelVector(ctx, alpha, in.dtype(), s.channels, "alpha"));
+  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
+  CARVE_RETURN_IF_ERROR(DispatchFloat(ctx, in.dtype(), [&]<typename T>() {
+    using C = ComputeT<T>;
+    const T* x = in.data<T>();
+    const T* a = alpha.data<T>();
+    T* y = out.data<T>();
+    for (int64_t o = 0; o < s.outer; ++o) {
+      for (int64_t c = 0; c < s.channels; ++c) {
+        const C slope = C(a[c]);
+        const int64_t base = (o * s.channels + c) * s.inner;
+        for (int64_t i = 0; i < s.inner; ++i) {
+          C v = C(x[base + i]);
+          y[base + i] = T(v > C(0) ? v : slope * v);
+        }
+      }
+    }
+    return absl::OkStatus();
+  }));
+  return std::vector<NDArray>{std::move(out)};
+}
+
+// data + bias[c], c the index along `axis` (negative axes allowed).
+Outputs BiasAdd(const KernelContext& ctx) {
+  CARVE_RETURN_IF_ERROR(CheckArity(ctx, 2));
+  const NDArray& in = ctx.inputs[0];
+  const NDArray& bias = ctx.inputs[1];
+  CARVE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(ctx, AttrInt(ctx, "axis", 1), in.rank()));
+  AxisSplit s = SplitAt(in.shape(), axis);
+  CARVE_RETURN_IF_ERROR(CheckChannelVector(ctx, bias, in.dtype(), s.channels, "bias"));
+  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
+  CARVE_RETURN_IF_ERROR(DispatchNumeric(ctx, in.dtype(), [&]<typename T>() {
+    using C = ComputeT<T>;
+    const T* b = bias.data<T>();
+    for (int64_t o = 0; o < s.outer; ++o) {
+      for (int64_t c = 0; c < s.channels; ++c) {
+        const int64_t base = (o * s.channels + c) * s.inner;
+        if constexpr (std::is_integral_v<T>) {  // wrap like the binary kernels
+          using U = std::make_unsigned_t<T>;
+          const T* x = in.data<T>() + base;
+          T* y = out.data<T>() + base;
+          for (int64_t i = 0; i < s.inner; ++i) {
+            y[i] = static_cast<T>(static_cast<U>(x[i]) + static_cast<U>(b[c]));
+          }
+        } else {
+          FlatArray<T>(out.data<T>() + base, s.inner) =
+              (FlatArray<const T>(in.data<T>() + base, s.inner).template cast<C>() + C(b[c]))
+                  .template cast<T>();
+        }
+      }
+    }
+    return absl::OkStatus();
+  }));
+  return std::vector<NDArray>{std::move(out)};
+}
+
+// Inference dropout: field 0 is the input unchanged, field 1 the keep-mask,
+// all ones (nothing is dropped).
+Outputs Dropout(const KernelContext& ctx) {
+  CARVE_RETURN_IF_ERROR(CheckArity(ctx, 1));
+  CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> outs, AllocOutputs(ctx));
+  if (outs.size() != 2) return KernelError(ctx, "expected a 2-tuple output type");
+  CARVE_RETURN_IF_ERROR(DispatchAll(ctx, outs[1].dtype(), [&]<typename T>() {
+    std::fill_n(outs[1].data<T>(), outs[1].num_elements(), ConvertTo<T>(1));
+    return absl::OkStatus();
+  }));
+  outs[0] = ctx.inputs[0];
+  return outs;
+}
+
+}  // namespace
+
+CARVE_REGISTER_KERNEL("nn.relu", Relu);
+CARVE_REGISTER_KERNEL("nn.leaky_relu", LeakyRelu);
+CARVE_REGISTER_KERNEL("nn.prelu", Prelu);
+CARVE_REGISTER_KERNEL("nn.bias_add", BiasAdd);
+CARVE_REGISTER_KERNEL("nn.dropout", Dropout);
+
+}  // namespace carve

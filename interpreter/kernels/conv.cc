@@ -1,0 +1,259 @@
+// Kernels for nn.conv1d/2d/3d and nn.conv1d/2d/3d_transpose (ops.md §7).
+// Any data/kernel/out layout that is a permutation of the canonical letters
+// works (NCHW, NHWC, OIHW, HWIO, OHWI, HWOI, ...); split layouts
+// (NCHW16c) and grouped G-layouts are reported as Unimplemented.
+
+#include "interpreter/kernels/conv.h"
+
+#include <array>
+#include <memory>
+#include <string>
+
+#include "interpreter/kernels/conv_engine.h"
+#include "interpreter/kernels/nn_util.h"
+
+namespace carve::nn_kernels {
+namespace {
+
+// "W", "HW" or "DHW".
+std::string SpatialLetters(int spatial) { return std::string("DHW").substr(3 - spatial); }
+
+// The attributes every convolution shares, decoded with TVM's defaults.
+struct ConvAttrs {
+  std::vector<int64_t> strides, dilation, padding;  // padding: befores, then afters
+  std::vector<int64_t> output_padding;              // transposed convolutions only
+  int64_t groups = 1;
+  std::string data_layout, kernel_layout, out_layout;
+};
+
+absl::StatusOr<ConvAttrs> DecodeConvAttrs(const KernelContext& ctx, int spatial,
+                                          bool transposed) {
+  const std::string sp = SpatialLetters(spatial);
+  ConvAttrs a;
+  CARVE_ASSIGN_OR_RETURN(a.strides, SpatialInts(ctx, "strides", spatial, 1));
+  CARVE_ASSIGN_OR_RETURN(a.dilation, SpatialInts(ctx, "dilation", spatial, 1));
+  const std::vector<int64_t> padding =
+      AttrInts(ctx, "padding").value_or(std::vector<int64_t>(size_t(spatial), 0));
+  CARVE_ASSIGN_OR_RETURN(a.padding, ExpandPadding(ctx, padding, spatial));
+  if (transposed) {
+    CARVE_ASSIGN_OR_RETURN(a.output_padding, SpatialInts(ctx, "output_padding", spatial, 0));
+  }
+  a.groups = AttrInt(ctx, "groups", 1);
+  a.data_layout = std::string(AttrString(ctx, "data_layout", "NC" + sp));
+  a.kernel_layout = std::string(AttrString(ctx, "kernel_layout", (transposed ? "IO" : "OI") + sp));
+  a.out_layout = std::string(AttrString(ctx, "out_layout", ""));
+  if (a.out_layout.empty()) a.out_layout = a.data_layout;
+  if (a.groups < 1) return KernelError(ctx, "groups must be positive");
+  for (int i = 0; i < spatial; ++i) {
+    if (a.strides[i] < 1 || a.dilation[i] < 1) {
+      return KernelError(ctx, "strides and dilation must be positive");
+    }
+  }
+  return a;
+}
+
+// Extent of the tensor axis holding layout letter `letter`.
+int64_t Extent(const NDArray& t, const std::string& layout, char letter) {
+  return t.shape()[layout.find(letter)];
+}
+
+// Fills the spatial arrays of `g` (right-aligned into D, H, W) from the
+// tensors' layouts.
+void FillSpatial(ConvGeometry& g, const ConvAttrs& a, int spatial, const NDArray& data,
+                 const NDArray& weight, const NDArray& out) {
+  const std::string sp = SpatialLetters(spatial);
+  for (int i = 0; i < spatial; ++i) {
+    const int axis = 3 - spatial + i;
+    g.in[axis] = Extent(data, a.data_layout, sp[i]);
+    g.kernel[axis] = Extent(weight, a.kernel_layout, sp[i]);
+    g.out[axis] = Extent(out, a.out_layout, sp[i]);
+    g.stride[axis] = a.strides[i];
+    g.dilation[axis] = a.dilation[i];
+    g.pad[axis] = a.padding[i];
+  }
+}
+
+absl::Status CheckLayouts(const KernelContext& ctx, const ConvAttrs& a, int spatial, bool transposed, const NDArray& data,
+                          const NDArray& weight, const NDArray& out) {
+  const std::string sp = SpatialLetters(spatial);
+  CARVE_RETURN_IF_ERROR(LayoutPermutation(ctx, a.data_layout, "NC" + sp).status());
+  CARVE_RETURN_IF_ERROR(LayoutPermutation(ctx, a.kernel_layout, "OI" + sp).status());
+  CARVE_RETURN_IF_ERROR(LayoutPermutation(ctx, a.out_layout, "NC" + sp).status());
+  const size_t rank = spatial + 2;
+  if (data.rank() != rank || weight.rank() != rank || out.rank() != rank) {
+    return KernelError(ctx, "needs rank-{} data, weight and output", rank);
+  }
+  return absl::OkStatus();
+}
+
+// Checks the geometry against the weight and the output type.
+absl::Status CheckGeometry(const KernelContext& ctx, const ConvGeometry& g, const ConvAttrs& a, int spatial,
+                           int64_t weight_i, int64_t weight_o, bool transposed) {
+  if (g.in_channels % g.groups != 0 || g.out_channels % g.groups != 0) {
+    return KernelError(ctx, "channels ({} in, {} out) are not divisible by groups={}",
+                       g.in_channels, g.out_channels, g.groups);
+  }
+  const bool ok = transposed
+                      ? weight_i == g.in_channels && weight_o == g.out_per_group()
+                      : weight_i == g.in_per_group() && weight_o == g.out_channels;
+  if (!ok) {
+    return KernelError(ctx,
+                       "weight (O={}, I={}) does not match {} input and {} output channels "
+                       "with groups={}",
+                       weight_o, weight_i, g.in_channels, g.out_channels, g.groups);
+  }
+  for (int i = 0; i < spatial; ++i) {
+    const int axis = 3 - spatial + i;
+    const int64_t dk = (g.kernel[axis] - 1) * g.dilation[axis] + 1;
+    const int64_t pads = a.padding[i] + a.padding[spatial + i];
+    const int64_t expect =
+        transposed ? (g.in[axis] - 1) * g.stride[axis] + dk - pads + a.output_padding[i]
+                   : (g.in[axis] + pads - dk) / g.stride[axis] + 1;
+    if (expect != g.out[axis] || expect < 1) {
+      return KernelError(ctx, "output extent {} on spatial axis {} does not match the computed {}",
+                         g.out[axis], i, expect);
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Converts `weight` to the accumulation type in canonical `axes` order and
+// subtracts the per-output-channel zero points (qnn.conv2d).
+template <typename Acc>
+absl::StatusOr<Buffer<Acc>> CanonicalWeight(const KernelContext& ctx, const NDArray& weight, const std::string& layout,
+                                            const std::string& axes, const ConvZeroPoints* zp,
+                                            int64_t out_channels) {
+  CARVE_ASSIGN_OR_RETURN(std::vector<int> perm, LayoutPermutation(ctx, layout, axes));
+  CARVE_ASSIGN_OR_RETURN(Buffer<Acc> w, Buffer<Acc>::Permuted(ctx, weight, perm));
+  if (zp == nullptr) return w;
+  if (zp->kernel.size() != 1 && int64_t(zp->kernel.size()) != out_channels) {
+    return KernelError(ctx, "kernel zero point has {} values for {} output channels",
+                       zp->kernel.size(), out_channels);
+  }
+  Acc* p = w.mutable_data();
+  const int64_t per_channel = w.size() / std::max<int64_t>(out_channels, 1);
+  for (int64_t o = 0; o < out_channels; ++o) {
+    const Acc z = Acc(zp->kernel.size() == 1 ? zp->kernel[0] : zp->kernel[o]);
+    for (int64_t i = 0; i < per_channel; ++i) p[o * per_channel + i] -= z;
+  }
+  return w;
+}
+
+// Runs `compute(data, weight, out)` in the accumulation type of `out`,
+// converting/permuting data from its layout into `canonical` order and the
+// result back into out's layout. Writes straight into `out` when it already
+// has the accumulation dtype and canonical layout.
+template <typename Acc, typename Compute>
+absl::Status RunTyped(const KernelContext& ctx, const NDArray& data, const ConvAttrs& a, const std::string& canonical,
+                      const Buffer<Acc>& weight, int64_t data_zero_point, NDArray& out,
+                      Compute compute) {
+  CARVE_ASSIGN_OR_RETURN(std::vector<int> data_perm,
+                         LayoutPermutation(ctx, a.data_layout, canonical));
+  CARVE_ASSIGN_OR_RETURN(std::vector<int> out_perm, LayoutPermutation(ctx, a.out_layout, canonical));
+  CARVE_ASSIGN_OR_RETURN(Buffer<Acc> d, Buffer<Acc>::Permuted(ctx, data, data_perm));
+  if (data_zero_point != 0) {
+    Acc* p = d.mutable_data();
+    for (int64_t i = 0; i < d.size(); ++i) p[i] -= Acc(data_zero_point);
+  }
+  bool identity = out.dtype() == DTypeOf<Acc>();
+  for (size_t i = 0; i < out_perm.size(); ++i) identity &= out_perm[i] == int(i);
+  if (identity) {
+    compute(d.data(), weight.data(), out.data<Acc>());
+    return absl::OkStatus();
+  }
+  std::unique_ptr<Acc[]> result(new Acc[std::max<int64_t>(out.num_elements(), 1)]);
+  compute(d.data(), weight.data(), result.get());
+  return StorePermuted(ctx, result.get(), out_perm, out);
+}
+
+absl::StatusOr<std::vector<NDArray>> ConvKernel(const KernelContext& ctx, int spatial) {
+  CARVE_RETURN_IF_ERROR(CheckArity(ctx, 2));
+  return RunConv(ctx, spatial, nullptr);
+}
+
+absl::StatusOr<std::vector<NDArray>> Conv1D(const KernelContext& ctx) { return ConvKernel(ctx, 1); }
+absl::StatusOr<std::vector<NDArray>> Conv2D(const KernelContext& ctx) { return ConvKernel(ctx, 2); }
+absl::StatusOr<std::vector<NDArray>> Conv3D(const KernelContext& ctx) { return ConvKernel(ctx, 3); }
+
+absl::StatusOr<std::vector<NDArray>> ConvTransposeKernel(const KernelContext& ctx, int spatial) {
+  CARVE_RETURN_IF_ERROR(CheckArity(ctx, 2));
+  return RunConvTranspose(ctx, spatial);
+}
+absl::StatusOr<std::vector<NDArray>> Conv1DTranspose(const KernelContext& ctx) {
+  return ConvTransposeKernel(ctx, 1);
+}
+absl::StatusOr<std::vector<NDArray>> Conv2DTranspose(const KernelContext& ctx) {
+  return ConvTransposeKernel(ctx, 2);
+}
+absl::StatusOr<std::vector<NDArray>> Conv3DTranspose(const KernelContext& ctx) {
+  return ConvTransposeKernel(ctx, 3);
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<NDArray>> RunConv(const KernelContext& ctx, int spatial,
+                                             const ConvZeroPoints* zero_points) {
+  CARVE_ASSIGN_OR_RETURN(ConvAttrs a, DecodeConvAttrs(ctx, spatial, false));
+  const NDArray& data = ctx.inputs[0];
+  const NDArray& weight = ctx.inputs[1];
+  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
+  CARVE_RETURN_IF_ERROR(CheckLayouts(ctx, a, spatial, false, data, weight, out));
+  ConvGeometry g;
+  g.batch = Extent(data, a.data_layout, 'N');
+  g.in_channels = Extent(data, a.data_layout, 'C');
+  g.out_channels = Extent(out, a.out_layout, 'C');
+  g.groups = a.groups;
+  FillSpatial(g, a, spatial, data, weight, out);
+  CARVE_RETURN_IF_ERROR(CheckGeometry(ctx, g, a, spatial, Extent(weight, a.kernel_layout, 'I'),
+                                      Extent(weight, a.kernel_layout, 'O'), false));
+  const std::string sp = SpatialLetters(spatial);
+  // Channels-last data (NHWC, NWC, NDHWC) keeps its order: its im2col rows
+  // are contiguous channel runs. Everything else computes channels-first.
+  const ChannelOrder order =
+      a.data_layout.back() == 'C' ? ChannelOrder::kLast : ChannelOrder::kFirst;
+  const std::string canonical = order == ChannelOrder::kFirst ? "NC" + sp : "N" + sp + "C";
+  CARVE_RETURN_IF_ERROR(VisitAccType(ctx, out.dtype(), [&]<typename Acc>() -> absl::Status {
+    CARVE_ASSIGN_OR_RETURN(Buffer<Acc> w, CanonicalWeight<Acc>(ctx, weight, a.kernel_layout, "OI" + sp,
+                                                               zero_points, g.out_channels));
+    const int64_t data_zp = zero_points == nullptr ? 0 : zero_points->data;
+    return RunTyped<Acc>(ctx, data, a, canonical, w, data_zp, out,
+                         [&](const Acc* d, const Acc* wt, Acc* o) {
+                           ConvForward<Acc>(g, order, d, wt, o, ctx.device);
+                         });
+  }));
+  return std::vector<NDArray>{std::move(out)};
+}
+
+absl::StatusOr<std::vector<NDArray>> RunConvTranspose(const KernelContext& ctx, int spatial) {
+  CARVE_ASSIGN_OR_RETURN(ConvAttrs a, DecodeConvAttrs(ctx, spatial, true));
+  const NDArray& data = ctx.inputs[0];
+  const NDArray& weight = ctx.inputs[1];
+  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
+  CARVE_RETURN_IF_ERROR(CheckLayouts(ctx, a, spatial, true, data, weight, out));
+  ConvGeometry g;
+  g.batch = Extent(data, a.data_layout, 'N');
+  g.in_channels = Extent(data, a.data_layout, 'C');
+  g.out_channels = Extent(out, a.out_layout, 'C');
+  g.groups = a.groups;
+  FillSpatial(g, a, spatial, data, weight, out);
+  CARVE_RETURN_IF_ERROR(CheckGeometry(ctx, g, a, spatial, Extent(weight, a.kernel_layout, 'I'),
+                                      Extent(weight, a.kernel_layout, 'O'), true));
+  const std::string sp = SpatialLetters(spatial);
+  CARVE_RETURN_IF_ERROR(VisitAccType(ctx, out.dtype(), [&]<typename Acc>() -> absl::Status {
+    CARVE_ASSIGN_OR_RETURN(Buffer<Acc> w, CanonicalWeight<Acc>(ctx, weight, a.kernel_layout,
+                                                               "IO" + sp, nullptr, 0));
+    return RunTyped<Acc>(ctx, data, a, "NC" + sp, w, 0, out, [&](const Acc* d, const Acc* wt, Acc* o) {
+      ConvTransposeForward<Acc>(g, d, wt, o, ctx.device);
+    });
+  }));
+  return std::vector<NDArray>{std::move(out)};
+}
+
+}  // namespace carve::nn_kernels
+
+CARVE_REGISTER_KERNEL("nn.conv1d", carve::nn_kernels::Conv1D);
+CARVE_REGISTER_KERNEL("nn.conv2d", carve::nn_kernels::Conv2D);
+CARVE_REGISTER_KERNEL("nn.conv3d", carve::nn_kernels::Conv3D);
+CARVE_REGISTER_KERNEL("nn.conv1d_transpose", carve::nn_kernels::Conv1DTranspose);
+CARVE_REGISTER_KERNEL("nn.conv2d_transpose", carve::nn_kernels::Conv2DTranspose);
+CARVE_REGISTER_KERNEL("nn.conv3d_transpose", carve::nn_kernels::Conv3DTranspose);

@@ -1,0 +1,122 @@
+#include "interpreter/kernels/gemm.h"
+
+#define EIGEN_USE_THREADS
+#include <Eigen/Core>
+#include <algorithm>
+#include <unsupported/Eigen/CXX11/Tensor>
+
+namespace carve::nn_kernels {
+namespace {
+
+template <typename T>
+using RowMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <typename T>
+using ConstMap = Eigen::Map<const RowMatrix<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
+template <typename T>
+using MutableMap = Eigen::Map<RowMatrix<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
+
+// The stored (untransposed) matrix behind an operand used as rows x cols.
+template <typename T>
+ConstMap<T> Stored(const MatrixRef<T>& ref, int64_t rows, int64_t cols) {
+  return ref.transposed ? ConstMap<T>(ref.data, cols, rows, Eigen::OuterStride<>(ref.ld))
+                        : ConstMap<T>(ref.data, rows, cols, Eigen::OuterStride<>(ref.ld));
+}
+
+template <typename T, typename Lhs, typename Rhs>
+void Assign(MutableMap<T>& c, const Lhs& a, const Rhs& b, bool accumulate) {
+  if (accumulate) {
+    c.noalias() += a * b;
+  } else {
+    c.noalias() = a * b;
+  }
+}
+
+// One single-threaded Eigen GEMM; the four transpose combinations are
+// distinct expression types, so each gets its own product.
+template <typename T>
+void GemmSerial(int64_t m, int64_t n, int64_t k, const MatrixRef<T>& a, const MatrixRef<T>& b,
+                T* c, int64_t ldc, bool accumulate) {
+  if (m == 0 || n == 0) return;
+  MutableMap<T> cm(c, m, n, Eigen::OuterStride<>(ldc));
+  if (k == 0) {
+    if (!accumulate) cm.setZero();
+    return;
+  }
+  ConstMap<T> am = Stored(a, m, k);
+  ConstMap<T> bm = Stored(b, k, n);
+  if (!a.transposed && !b.transposed) Assign(cm, am, bm, accumulate);
+  if (!a.transposed && b.transposed) Assign(cm, am, bm.transpose(), accumulate);
+  if (a.transposed && !b.transposed) Assign(cm, am.transpose(), bm, accumulate);
+  if (a.transposed && b.transposed) Assign(cm, am.transpose(), bm.transpose(), accumulate);
+}
+
+// The operand starting `offset` rows into op(ref) (rows of the stored matrix,
+// or its columns when transposed).
+template <typename T>
+MatrixRef<T> RowsFrom(MatrixRef<T> ref, int64_t offset) {
+  ref.data += ref.transposed ? offset : offset * ref.ld;
+  return ref;
+}
+
+// The operand starting `offset` columns into op(ref).
+template <typename T>
+MatrixRef<T> ColsFrom(MatrixRef<T> ref, int64_t offset) {
+  ref.data += ref.transposed ? offset * ref.ld : offset;
+  return ref;
+}
+
+}  // namespace
+
+int NumThreads(const Eigen::ThreadPoolDevice* device) {
+  return device == nullptr ? 1 : std::max(1, device->numThreads());
+}
+
+void ParallelFor(const Eigen::ThreadPoolDevice* device, int64_t n, double cost_per_item,
+                 const std::function<void(int64_t, int64_t)>& fn) {
+  if (n <= 0) return;
+  if (NumThreads(device) <= 1 || n == 1) {
+    fn(0, n);
+    return;
+  }
+  Eigen::TensorOpCost cost(0, 0, cost_per_item);
+  device->parallelFor(n, cost, [&fn](Eigen::Index begin, Eigen::Index end) { fn(begin, end); });
+}
+
+template <typename T>
+void Gemm(int64_t m, int64_t n, int64_t k, MatrixRef<T> a, MatrixRef<T> b, T* c, int64_t ldc,
+          bool accumulate, const Eigen::ThreadPoolDevice* device) {
+  const int threads = NumThreads(device);
+  // Below ~1 MFLOP a split costs more in packing and wake-ups than it saves.
+  if (threads <= 1 || double(m) * n * k < 1e6) {
+    GemmSerial(m, n, k, a, b, c, ldc, accumulate);
+    return;
+  }
+  // Panels along the longer side of C, aligned to 16 so Eigen's register
+  // blocks stay whole; each panel packs the shared operand once.
+  const bool split_rows = m >= n;
+  const int64_t extent = split_rows ? m : n;
+  const int64_t panels = std::min<int64_t>(threads, (extent + 15) / 16);
+  const int64_t step = ((extent + panels - 1) / panels + 15) / 16 * 16;
+  const int64_t count = (extent + step - 1) / step;
+  ParallelFor(device, count, 1e9, [&](int64_t begin, int64_t end) {
+    for (int64_t p = begin; p < end; ++p) {
+      const int64_t lo = p * step, len = std::min(step, extent - lo);
+      if (split_rows) {
+        GemmSerial(len, n, k, RowsFrom(a, lo), b, c + lo * ldc, ldc, accumulate);
+      } else {
+        GemmSerial(m, len, k, a, ColsFrom(b, lo), c + lo, ldc, accumulate);
+      }
+    }
+  });
+}
+
+template void Gemm<float>(int64_t, int64_t, int64_t, MatrixRef<float>, MatrixRef<float>, float*,
+                          int64_t, bool, const Eigen::ThreadPoolDevice*);
+template void Gemm<double>(int64_t, int64_t, int64_t, MatrixRef<double>, MatrixRef<double>,
+                           double*, int64_t, bool, const Eigen::ThreadPoolDevice*);
+template void Gemm<int32_t>(int64_t, int64_t, int64_t, MatrixRef<int32_t>, MatrixRef<int32_t>,
+                            int32_t*, int64_t, bool, const Eigen::ThreadPoolDevice*);
+template void Gemm<int64_t>(int64_t, int64_t, int64_t, MatrixRef<int64_t>, MatrixRef<int64_t>,
+                            int64_t*, int64_t, bool, const Eigen::ThreadPoolDevice*);
+
+}  // namespace carve::nn_kernels

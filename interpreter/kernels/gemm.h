@@ -1,0 +1,43 @@
+// Dense matrix products for the nn kernels, on Eigen's cache-blocked,
+// vectorised GEMM. Operands are row-major with explicit leading dimensions,
+// so callers can multiply sub-blocks of larger tensors (a group's slice of
+// a conv weight, one batch of a batch_matmul) without copying.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+namespace Eigen {
+class ThreadPoolDevice;
+}
+
+namespace carve::nn_kernels {
+
+// A row-major matrix operand. Stored as rows x cols with row stride `ld`;
+// when `transposed` the operand used in the product is its transpose.
+template <typename T>
+struct MatrixRef {
+  const T* data = nullptr;
+  int64_t ld = 0;
+  bool transposed = false;
+};
+
+// C = op(A) * op(B) (or C += ... when `accumulate`), with op(A) m x k,
+// op(B) k x n and C row-major m x n with row stride `ldc`. With a device the
+// product is split into row (or column) panels run on its threads; each
+// panel is itself an Eigen GEMM. Instantiated for float, double, int32_t and
+// int64_t.
+template <typename T>
+void Gemm(int64_t m, int64_t n, int64_t k, MatrixRef<T> a, MatrixRef<T> b, T* c, int64_t ldc,
+          bool accumulate, const Eigen::ThreadPoolDevice* device);
+
+// Runs fn(begin, end) over a partition of [0, n) on the device's threads (or
+// inline without a device). `cost_per_item` is a rough count of scalar
+// operations per item, used to avoid splitting tiny loops.
+void ParallelFor(const Eigen::ThreadPoolDevice* device, int64_t n, double cost_per_item,
+                 const std::function<void(int64_t, int64_t)>& fn);
+
+// The device's thread count (1 without a device).
+int NumThreads(const Eigen::ThreadPoolDevice* device);
+
+}  // namespace carve::nn_kernels

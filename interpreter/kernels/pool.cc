@@ -1,0 +1,254 @@
+// Kernels for the pooling ops (ops.md §10): nn.{max,avg}_pool{1,2,3}d,
+// nn.global_{max,avg}_pool2d and nn.adaptive_{max,avg}_pool{1,2,3}d.
+//
+// Every layout whose pooled axes (D/H/W) are unsplit works: the input is
+// viewed as [planes, D, H, W] (the other axes, in layout order, flattened
+// into planes; a free view for NCHW), pooled plane by plane, and written
+// back in the output layout.
+
+#include <array>
+#include <cctype>
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "interpreter/kernels/gemm.h"
+#include "interpreter/kernels/nn_util.h"
+
+namespace carve::nn_kernels {
+namespace {
+
+enum class PoolKind { kMax, kAvg };
+
+// Window geometry over (D, H, W); unused leading axes have extent 1.
+struct PoolGeometry {
+  std::array<int64_t, 3> in{1, 1, 1}, out{1, 1, 1}, kernel{1, 1, 1};
+  std::array<int64_t, 3> stride{1, 1, 1}, dilation{1, 1, 1};
+  std::array<int64_t, 3> pad_before{0, 0, 0}, pad_after{0, 0, 0};
+  bool adaptive = false;
+  bool count_include_pad = false;
+  bool ceil_mode = false;
+  int64_t in_size() const { return in[0] * in[1] * in[2]; }
+  int64_t out_size() const { return out[0] * out[1] * out[2]; }
+};
+
+// The taps [lo, hi) of output index `o` on one axis that read real input,
+// and the divisor count of the window on that axis.
+struct AxisWindow {
+  int64_t lo = 0, hi = 0;  // input coordinates are begin + k * step for k in [lo, hi)
+  int64_t begin = 0, step = 1;
+  int64_t count = 0;
+};
+
+AxisWindow WindowAt(const PoolGeometry& g, int a, int64_t o) {
+  AxisWindow w;
+  if (g.adaptive) {  // bin [floor(o * in / out), ceil((o + 1) * in / out))
+    w.begin = o * g.in[a] / g.out[a];
+    const int64_t end = ((o + 1) * g.in[a] + g.out[a] - 1) / g.out[a];
+    w.hi = end - w.begin;
+    w.count = w.hi;
+    return w;
+  }
+  w.begin = o * g.stride[a] - g.pad_before[a];
+  w.step = g.dilation[a];
+  // Taps k with 0 <= begin + k * step < extent, for k < kernel.
+  auto taps = [&](int64_t offset, int64_t extent) {
+    int64_t lo = offset >= 0 ? 0 : (-offset + w.step - 1) / w.step;
+    int64_t hi = extent - 1 - offset < 0 ? 0 : (extent - 1 - offset) / w.step + 1;
+    hi = std::min(hi, g.kernel[a]);
+    return std::pair<int64_t, int64_t>(std::min(lo, hi), hi);
+  };
+  std::tie(w.lo, w.hi) = taps(w.begin, g.in[a]);
+  // count_include_pad counts taps inside [-pad_before, in + pad_after): the
+  // padding, but not the extra ceil_mode overhang.
+  auto [plo, phi] = taps(w.begin + g.pad_before[a], g.in[a] + g.pad_before[a] + g.pad_after[a]);
+  w.count = g.count_include_pad ? phi - plo : w.hi - w.lo;
+  return w;
+}
+
+// Pools one [D, H, W] plane into one [OD, OH, OW] plane. `lowest` is the
+// value of a window with no real input (TVM pads max pools with the dtype's
+// lowest value).
+template <typename C>
+void PoolPlane(const PoolGeometry& g, PoolKind kind, C lowest, const C* in, C* out) {
+  for (int64_t od = 0; od < g.out[0]; ++od) {
+    const AxisWindow wd = WindowAt(g, 0, od);
+    for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+      const AxisWindow wh = WindowAt(g, 1, oh);
+      for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+        const AxisWindow ww = WindowAt(g, 2, ow);
+        C acc = kind == PoolKind::kMax ? lowest : C(0);
+        for (int64_t kd = wd.lo; kd < wd.hi; ++kd) {
+          const int64_t id = wd.begin + kd * wd.step;
+          for (int64_t kh = wh.lo; kh < wh.hi; ++kh) {
+            const C* row = in + (id * g.in[1] + wh.begin + kh * wh.step) * g.in[2] + ww.begin;
+            for (int64_t kw = ww.lo; kw < ww.hi; ++kw) {
+              const C v = row[kw * ww.step];
+              if (kind == PoolKind::kMax) {
+                acc = v > acc ? v : acc;
+              } else {
+                acc += v;
+              }
+            }
+          }
+        }
+        if (kind == PoolKind::kAvg) {
+          const int64_t divisor = std::max<int64_t>(1, wd.count * wh.count * ww.count);
+          acc = acc / C(divisor);
+        }
+        out[(od * g.out[1] + oh) * g.out[2] + ow] = acc;
+      }
+    }
+  }
+}
+
+// The type pools compute in: float/double for floats (float16 via float),
+// int64_t for integers (exact sums; TVM sums in the input dtype, which only
+// differs when that overflows).
+template <typename T>
+using PoolCompute = std::conditional_t<kIsFloat<T>, ComputeT<T>, int64_t>;
+
+// The pooled-axis letters and how the layout maps onto [planes..., D, H, W].
+struct PoolLayout {
+  std::string canonical;  // non-pooled letters in layout order, then the pooled ones
+  std::vector<int> in_perm, out_perm;
+};
+
+absl::StatusOr<PoolLayout> ResolveLayout(const KernelContext& ctx, int spatial,
+                                         const NDArray& data, const NDArray& out) {
+  const std::string sp = std::string("DHW").substr(3 - spatial);
+  std::string layout(AttrString(ctx, "layout", spatial == 1 ? "NCW"
+                                               : spatial == 2 ? "NCHW"
+                                                              : "NCDHW"));
+  std::string out_layout(AttrString(ctx, "out_layout", ""));
+  if (out_layout.empty()) out_layout = layout;
+  for (char c : layout) {
+    if (!std::isupper(static_cast<unsigned char>(c))) {
+      return absl::UnimplementedError(fmt::format(
+          "{}: split layout \"{}\" is not supported", OpName(ctx), layout));
+    }
+  }
+  PoolLayout pl;
+  for (char c : layout) {
+    if (sp.find(c) == std::string::npos) pl.canonical += c;
+  }
+  pl.canonical += sp;
+  CARVE_ASSIGN_OR_RETURN(pl.in_perm, LayoutPermutation(ctx, layout, pl.canonical));
+  CARVE_ASSIGN_OR_RETURN(pl.out_perm, LayoutPermutation(ctx, out_layout, pl.canonical));
+  if (data.rank() != layout.size() || out.rank() != layout.size()) {
+    return KernelError(ctx, "data rank {} does not match layout \"{}\"", data.rank(), layout);
+  }
+  return pl;
+}
+
+// Checks window-pool output extents against TVM's formula
+// (in + pads - dilated kernel + (ceil_mode ? stride - 1 : 0)) / stride + 1.
+absl::Status CheckExtents(const KernelContext& ctx, const PoolGeometry& g) {
+  if (g.adaptive) return absl::OkStatus();
+  for (int a = 0; a < 3; ++a) {
+    const int64_t dk = (g.kernel[a] - 1) * g.dilation[a] + 1;
+    const int64_t span = g.in[a] + g.pad_before[a] + g.pad_after[a] - dk +
+                         (g.ceil_mode ? g.stride[a] - 1 : 0);
+    const int64_t expect = span < 0 ? 0 : span / g.stride[a] + 1;
+    if (expect != g.out[a]) {
+      return KernelError(ctx, "output extent {} does not match the computed {}", g.out[a],
+                         expect);
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Pools `data` into `out` with the window geometry `g` (whose spatial
+// extents are filled in here from the tensors).
+absl::StatusOr<std::vector<NDArray>> RunPool(const KernelContext& ctx, int spatial, PoolKind kind,
+                                             PoolGeometry g) {
+  CARVE_RETURN_IF_ERROR(CheckArity(ctx, 1));
+  const NDArray& data = ctx.inputs[0];
+  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
+  CARVE_ASSIGN_OR_RETURN(PoolLayout pl, ResolveLayout(ctx, spatial, data, out));
+  const size_t rank = data.rank();
+  int64_t planes = 1;
+  for (size_t i = 0; i + spatial < rank; ++i) {
+    if (data.shape()[pl.in_perm[i]] != out.shape()[pl.out_perm[i]]) {
+      return KernelError(ctx, "output shape {} does not match input shape {}",
+                         ShapeString(out.shape()), ShapeString(data.shape()));
+    }
+    planes *= data.shape()[pl.in_perm[i]];
+  }
+  for (int i = 0; i < spatial; ++i) {
+    g.in[3 - spatial + i] = data.shape()[pl.in_perm[rank - spatial + i]];
+    g.out[3 - spatial + i] = out.shape()[pl.out_perm[rank - spatial + i]];
+  }
+  CARVE_RETURN_IF_ERROR(CheckExtents(ctx, g));
+  CARVE_RETURN_IF_ERROR(DispatchNumeric(ctx, data.dtype(), [&]<typename T>() -> absl::Status {
+    using C = PoolCompute<T>;
+    CARVE_ASSIGN_OR_RETURN(Buffer<C> in, Buffer<C>::Permuted(ctx, data, pl.in_perm));
+    std::unique_ptr<C[]> result(new C[std::max<int64_t>(out.num_elements(), 1)]);
+    const C lowest = ConvertTo<C>(std::numeric_limits<T>::lowest());
+    ParallelFor(ctx.device, planes, double(g.out_size() * g.kernel[0] * g.kernel[1] * g.kernel[2]),
+                [&](int64_t begin, int64_t end) {
+                  for (int64_t p = begin; p < end; ++p) {
+                    PoolPlane<C>(g, kind, lowest, in.data() + p * g.in_size(),
+                                 result.get() + p * g.out_size());
+                  }
+                });
+    return StorePermuted(ctx, result.get(), pl.out_perm, out);
+  }));
+  return std::vector<NDArray>{std::move(out)};
+}
+
+// Window pools: pool_size, strides, dilation, padding, ceil_mode and (avg)
+// count_include_pad. The output extents come from the call's type and are
+// checked against TVM's formula.
+template <int kSpatial, PoolKind kKind>
+absl::StatusOr<std::vector<NDArray>> WindowPool(const KernelContext& ctx) {
+  PoolGeometry g;
+  CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> kernel, SpatialInts(ctx, "pool_size", kSpatial, 1));
+  CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> stride, SpatialInts(ctx, "strides", kSpatial, 1));
+  CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> dilation,
+                         SpatialInts(ctx, "dilation", kSpatial, 1));
+  const std::vector<int64_t> padding =
+      AttrInts(ctx, "padding").value_or(std::vector<int64_t>(kSpatial, 0));
+  CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ExpandPadding(ctx, padding, kSpatial));
+  for (int i = 0; i < kSpatial; ++i) {
+    const int a = 3 - kSpatial + i;
+    g.kernel[a] = kernel[i];
+    g.stride[a] = stride[i];
+    g.dilation[a] = dilation[i];
+    g.pad_before[a] = pads[i];
+    g.pad_after[a] = pads[kSpatial + i];
+    if (kernel[i] < 1 || stride[i] < 1 || dilation[i] < 1) {
+      return KernelError(ctx, "pool_size, strides and dilation must be positive");
+    }
+  }
+  g.count_include_pad = AttrBool(ctx, "count_include_pad", false);
+  g.ceil_mode = AttrBool(ctx, "ceil_mode", false);
+  return RunPool(ctx, kSpatial, kKind, g);
+}
+
+// Adaptive pools: output_size bins over each pooled axis.
+template <int kSpatial, PoolKind kKind>
+absl::StatusOr<std::vector<NDArray>> AdaptivePool(const KernelContext& ctx) {
+  PoolGeometry g;
+  g.adaptive = true;
+  return RunPool(ctx, kSpatial, kKind, g);
+}
+
+}  // namespace
+}  // namespace carve::nn_kernels
+
+namespace nk = carve::nn_kernels;
+CARVE_REGISTER_KERNEL("nn.max_pool1d", (nk::WindowPool<1, nk::PoolKind::kMax>));
+CARVE_REGISTER_KERNEL("nn.max_pool2d", (nk::WindowPool<2, nk::PoolKind::kMax>));
+CARVE_REGISTER_KERNEL("nn.max_pool3d", (nk::WindowPool<3, nk::PoolKind::kMax>));
+CARVE_REGISTER_KERNEL("nn.avg_pool1d", (nk::WindowPool<1, nk::PoolKind::kAvg>));
+CARVE_REGISTER_KERNEL("nn.avg_pool2d", (nk::WindowPool<2, nk::PoolKind::kAvg>));
+CARVE_REGISTER_KERNEL("nn.avg_pool3d", (nk::WindowPool<3, nk::PoolKind::kAvg>));
+CARVE_REGISTER_KERNEL("nn.global_max_pool2d", (nk::AdaptivePool<2, nk::PoolKind::kMax>));
+CARVE_REGISTER_KERNEL("nn.global_avg_pool2d", (nk::AdaptivePool<2, nk::PoolKind::kAvg>));
+CARVE_REGISTER_KERNEL("nn.adaptive_max_pool1d", (nk::AdaptivePool<1, nk::PoolKind::kMax>));
+CARVE_REGISTER_KERNEL("nn.adaptive_max_pool2d", (nk::AdaptivePool<2, nk::PoolKind::kMax>));
+CARVE_REGISTER_KERNEL("nn.adaptive_max_pool3d", (nk::AdaptivePool<3, nk::PoolKind::kMax>));
+CARVE_REGISTER_KERNEL("nn.adaptive_avg_pool1d", (nk::AdaptivePool<1, nk::PoolKind::kAvg>));
+CARVE_REGISTER_KERNEL("nn.adaptive_avg_pool2d", (nk::AdaptivePool<2, nk::PoolKind::kAvg>));
+CARVE_REGISTER_KERNEL("nn.adaptive_avg_pool3d", (nk::AdaptivePool<3, nk::PoolKind::kAvg>));

@@ -1,0 +1,158 @@
+// Shape and data-movement kernels (ops.md section 12): reshape and friends
+// (free views), transpose, concatenate, split and stack.
+#include <algorithm>
+
+#include "interpreter/kernels/data_movement.h"
+#include "interpreter/kernels/kernel_util.h"
+
+namespace carve {
+namespace {
+
+using Outputs = absl::StatusOr<std::vector<NDArray>>;
+
+// reshape, nn.batch_flatten, squeeze, expand_dims, reshape_like: the output
+// type (from the type relation, which implements newshape's special values
+// and the axis rules) fixes the shape, and the data is shared.
+Outputs ReshapeView(const KernelContext& ctx) {
+  CARVE_RETURN_IF_ERROR(CheckMinArity(ctx, 1));
+  const NDArray& in = ctx.inputs[0];
+  CARVE_ASSIGN_OR_RETURN(const TensorType* type, OutTensorType(ctx));
+  auto shape = StaticShape(type);
+  if (!shape.ok()) return KernelError(ctx, "{}", std::string(shape.status().message()));
+  if (type->dtype() != in.dtype() || ShapeProduct(*shape, 0, shape->size()) != in.num_elements()) {
+    return KernelError(ctx, "cannot view {} {} as {}", ShapeString(in.shape()),
+                       in.dtype().ToString(), TypeToString(type));
+  }
+  return std::vector<NDArray>{in.Reshape(*shape)};
+}
+
+// out[i] = in[permuted i]; axes null = reversed.
+Outputs Transpose(const KernelContext& ctx) {
+  CARVE_RETURN_IF_ERROR(CheckArity(ctx, 1));
+  const NDArray& in = ctx.inputs[0];
+  const int64_t rank = in.rank();
+  std::vector<int64_t> perm(rank);
+  if (auto axes = AttrInts(ctx, "axes"); axes && !axes->empty()) {
+    if (static_cast<int64_t>(axes->size()) != rank) {
+      return KernelError(ctx, "axes has {} entries for rank {}", axes->size(), rank);
+    }
+    perm = *axes;
+  } else {
+    for (int64_t i = 0; i < rank; ++i) perm[i] = rank - 1 - i;
+  }
+  std::vector<bool> seen(rank, false);
+  for (int64_t& p : perm) {
+    CARVE_ASSIGN_OR_RETURN(p, NormalizeAxis(ctx, p, rank));
+    if (seen[p]) return KernelError(ctx, "axis {} repeats in axes", p);
+    seen[p] = true;
+  }
+  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
+  for (int64_t d = 0; d < rank; ++d) {
+    if (out.rank() != in.rank() || out.shape()[d] != in.shape()[perm[d]]) {
+      return KernelError(ctx, "output type {} does not match the permuted input",
+                         TypeToString(ctx.out_type));
+    }
+  }
+  PermuteCopy(in, out, perm);
+  return std::vector<NDArray>{std::move(out)};
+}
+
+// Copies `parts` one after another along `axis` of `out`. Each part has
+// out's rank, dtype and shape except along `axis`.
+absl::Status JoinAlong(const KernelContext& ctx, std::span<const NDArray> parts, int64_t axis,
+                       NDArray& out) {
+  const int64_t es = out.dtype().bytes();
+  const int64_t outer = ShapeProduct(out.shape(), 0, axis);
+  const int64_t inner = ShapeProduct(out.shape(), axis + 1, out.rank()) * es;
+  const int64_t out_pitch = out.shape()[axis] * inner;
+  int64_t offset = 0;
+  for (const NDArray& p : parts) {
+    bool ok = p.dtype() == out.dtype() && p.rank() == out.rank();
+    for (size_t d = 0; ok && d < p.rank(); ++d) {
+      ok = d == static_cast<size_t>(axis) || p.shape()[d] == out.shape()[d];
+    }
+    if (!ok || offset + p.shape()[axis] > out.shape()[axis]) {
+      return KernelError(ctx, "input {} {} does not fit output {}", ShapeString(p.shape()),
+                         p.dtype().ToString(), TypeToString(ctx.out_type));
+    }
+    const int64_t pitch = p.shape()[axis] * inner;
+    CopyRows(static_cast<const std::byte*>(p.raw_data()), pitch,
+             static_cast<std::byte*>(out.raw_data()) + offset * inner, out_pitch, outer, pitch);
+    offset += p.shape()[axis];
+  }
+  if (offset != out.shape()[axis]) {
+    return KernelError(ctx, "inputs cover {} of {} elements along axis {}", offset,
+                       out.shape()[axis], axis);
+  }
+  return absl::OkStatus();
+}
+
+Outputs Concatenate(const KernelContext& ctx) {
+  CARVE_RETURN_IF_ERROR(CheckMinArity(ctx, 1));
+  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
+  CARVE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(ctx, AttrInt(ctx, "axis", 0), out.rank()));
+  CARVE_RETURN_IF_ERROR(JoinAlong(ctx, ctx.inputs, axis, out));
+  return std::vector<NDArray>{std::move(out)};
+}
+
+// stack = concatenate of the inputs viewed with a 1 inserted at `axis`.
+Outputs Stack(const KernelContext& ctx) {
+  CARVE_RETURN_IF_ERROR(CheckMinArity(ctx, 1));
+  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
+  CARVE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(ctx, AttrInt(ctx, "axis", 0), out.rank()));
+  std::vector<NDArray> parts;
+  for (const NDArray& in : ctx.inputs) {
+    std::vector<int64_t> shape = in.shape();
+    if (static_cast<int64_t>(shape.size()) + 1 != static_cast<int64_t>(out.rank())) {
+      return KernelError(ctx, "input rank {} does not match output {}", shape.size(),
+                         TypeToString(ctx.out_type));
+    }
+    shape.insert(shape.begin() + axis, 1);
+    parts.push_back(in.Reshape(shape));
+  }
+  CARVE_RETURN_IF_ERROR(JoinAlong(ctx, parts, axis, out));
+  return std::vector<NDArray>{std::move(out)};
+}
+
+// The fields of the output tuple type fix the section sizes, which the type
+// relation derived from indices_or_sections.
+Outputs Split(const KernelContext& ctx) {
+  CARVE_RETURN_IF_ERROR(CheckArity(ctx, 1));
+  const NDArray& in = ctx.inputs[0];
+  CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> outs, AllocOutputs(ctx));
+  CARVE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(ctx, AttrInt(ctx, "axis", 0), in.rank()));
+  const int64_t es = in.dtype().bytes();
+  const int64_t outer = ShapeProduct(in.shape(), 0, axis);
+  const int64_t inner = ShapeProduct(in.shape(), axis + 1, in.rank()) * es;
+  const int64_t in_pitch = in.shape()[axis] * inner;
+  int64_t offset = 0;
+  for (NDArray& o : outs) {
+    bool ok = o.dtype() == in.dtype() && o.rank() == in.rank();
+    for (size_t d = 0; ok && d < o.rank(); ++d) {
+      ok = d == static_cast<size_t>(axis) || o.shape()[d] == in.shape()[d];
+    }
+    if (!ok || offset + o.shape()[axis] > in.shape()[axis]) {
+      return KernelError(ctx, "output type {} does not match input {}",
+                         TypeToString(ctx.out_type), ShapeString(in.shape()));
+    }
+    const int64_t pitch = o.shape()[axis] * inner;
+    CopyRows(static_cast<const std::byte*>(in.raw_data()) + offset * inner, in_pitch,
+             static_cast<std::byte*>(o.raw_data()), pitch, outer, pitch);
+    offset += o.shape()[axis];
+  }
+  return outs;
+}
+
+}  // namespace
+
+CARVE_REGISTER_KERNEL("reshape", ReshapeView);
+CARVE_REGISTER_KERNEL("reshape_like", ReshapeView);
+CARVE_REGISTER_KERNEL("nn.batch_flatten", ReshapeView);
+CARVE_REGISTER_KERNEL("squeeze", ReshapeView);
+CARVE_REGISTER_KERNEL("expand_dims", ReshapeView);
+CARVE_REGISTER_KERNEL("transpose", Transpose);
+CARVE_REGISTER_KERNEL("concatenate", Concatenate);
+CARVE_REGISTER_KERNEL("stack", Stack);
+CARVE_REGISTER_KERNEL("split", Split);
+
+}  // namespace carve

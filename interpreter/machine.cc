@@ -1,0 +1,424 @@
+#include "interpreter/machine.h"
+
+#include <algorithm>
+
+#include "fmt/format.h"
+#include "support/diagnostics.h"
+#include "support/status_macros.h"
+
+namespace carve {
+namespace {
+
+// Bytes of tensor storage a value holds (closures count as nothing).
+int64_t ValueBytes(const Value& v) {
+  int64_t n = 0;
+  for (const NDArray& t : FlattenTensors(v)) n += static_cast<int64_t>(t.nbytes());
+  return n;
+}
+
+// True for a tensor type without `?` dims, or a tuple of such types.
+bool IsStaticType(const Type* t) {
+  if (const TensorType* tt = DynCast<TensorType>(t)) return tt->is_static();
+  if (const TupleType* tup = DynCast<TupleType>(t)) {
+    return std::all_of(tup->fields().begin(), tup->fields().end(), IsStaticType);
+  }
+  return false;
+}
+
+std::string FunctionName(const Value& callee) {
+  if (callee.is_global()) return fmt::format("@{}", callee.global()->name());
+  return "function";
+}
+
+// The result type of `fn` when known.
+const Type* ReturnType(const Function* fn) {
+  if (const FuncType* ft = DynCast<FuncType>(fn->checked_type())) return ft->ret();
+  return fn->ret_type();
+}
+
+// Checks arity and the type of each argument against its parameter.
+absl::Status CheckArguments(const Value& callee, const Function* fn, std::span<const Value> args) {
+  if (args.size() != fn->params().size()) {
+    return absl::InvalidArgumentError(fmt::format("{} expects {} argument(s), got {}",
+                                                  FunctionName(callee), fn->params().size(),
+                                                  args.size()));
+  }
+  for (size_t i = 0; i < args.size(); ++i) {
+    const Var* p = fn->params()[i];
+    const Type* want = p->annotation() ? p->annotation() : p->checked_type();
+    absl::Status s = CheckValueType(args[i], want);
+    if (!s.ok()) {
+      return absl::InvalidArgumentError(fmt::format("{}: argument '{}': {}", FunctionName(callee),
+                                                    p->name(), std::string(s.message())));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Value> Machine::Invoke(const Value& callee, std::vector<Value> args) {
+  CARVE_RETURN_IF_ERROR(Enter(callee, std::move(args), Span{}));
+  while (!tasks_.empty()) {
+    Task task = tasks_.back();
+    tasks_.pop_back();
+    CARVE_RETURN_IF_ERROR(Step(task));
+  }
+  if (values_.size() != 1 || !frames_.empty()) {
+    return absl::InternalError("evaluator stacks are unbalanced");
+  }
+  return PopValue();
+}
+
+absl::Status Machine::Step(const Task& task) {
+  switch (task.op) {
+    case Op::kEval: return Eval(task.expr);
+    case Op::kMemo: {
+      Frame& f = frames_.back();
+      const Value& v = values_.back();
+      int64_t bytes = ValueBytes(v);
+      f.memo[task.expr] = Slot{v, f.info->Uses(task.expr) - 1, bytes};
+      Retain(f, bytes);
+      return absl::OkStatus();
+    }
+    case Op::kApply: return Apply(Cast<Call>(task.expr));
+    case Op::kBind: {
+      const Let* let = Cast<Let>(task.expr);
+      Bind(frames_.back(), let->var(), PopValue());
+      tasks_.push_back({Op::kEval, let->body()});
+      return absl::OkStatus();
+    }
+    case Op::kBranch: return Branch(Cast<If>(task.expr));
+    case Op::kMakeTuple: {
+      size_t n = Cast<Tuple>(task.expr)->fields().size();
+      std::vector<Value> fields(std::make_move_iterator(values_.end() - n),
+                                std::make_move_iterator(values_.end()));
+      values_.resize(values_.size() - n);
+      values_.push_back(Value::Tuple(std::move(fields)));
+      return absl::OkStatus();
+    }
+    case Op::kProject: return Project(Cast<TupleGetItem>(task.expr));
+    case Op::kReturn: PopFrame(); return absl::OkStatus();
+    case Op::kObserve: {
+      Observation& o = observations_[task.aux];
+      ExternalCallEvent event;
+      event.function = o.function;
+      event.compiler = o.function->GetStringAttr("Compiler");
+      event.composite = o.function->GetStringAttr("Composite");
+      event.args = o.args;
+      event.result = &values_.back();
+      interp_.opts_.observer(event);
+      observations_.pop_back();  // observations nest, so task.aux is the last
+      return absl::OkStatus();
+    }
+  }
+  return absl::InternalError("unknown evaluator task");
+}
+
+absl::Status Machine::Eval(const Expr* e) {
+  switch (e->kind()) {
+    case ExprKind::kVar: return EvalVar(Cast<Var>(e));
+    case ExprKind::kConstant: values_.push_back(Cast<Constant>(e)->data()); return absl::OkStatus();
+    case ExprKind::kGlobalVar:
+      values_.push_back(Value::Global(Cast<GlobalVar>(e)));
+      return absl::OkStatus();
+    case ExprKind::kOp:
+      return AtSpan(e->span(), absl::UnimplementedError(fmt::format(
+                                   "operator '{}' used as a value", Cast<OpExpr>(e)->name())));
+    default: break;
+  }
+  Frame& frame = frames_.back();
+  if (frame.info->Uses(e) > 1) {
+    if (auto it = frame.memo.find(e); it != frame.memo.end()) {
+      values_.push_back(it->second.value);
+      if (--it->second.remaining == 0) {
+        Release(frame, it->second.bytes);
+        frame.memo.erase(it);
+      }
+      return absl::OkStatus();
+    }
+    tasks_.push_back({Op::kMemo, e});
+  }
+  switch (e->kind()) {
+    case ExprKind::kCall: {
+      const Call* call = Cast<Call>(e);
+      tasks_.push_back({Op::kApply, e});
+      for (size_t i = call->args().size(); i-- > 0;) tasks_.push_back({Op::kEval, call->args()[i]});
+      if (call->op() == nullptr) tasks_.push_back({Op::kEval, call->callee()});
+      return absl::OkStatus();
+    }
+    case ExprKind::kTuple: {
+      auto fields = Cast<Tuple>(e)->fields();
+      tasks_.push_back({Op::kMakeTuple, e});
+      for (size_t i = fields.size(); i-- > 0;) tasks_.push_back({Op::kEval, fields[i]});
+      return absl::OkStatus();
+    }
+    case ExprKind::kTupleGetItem:
+      tasks_.push_back({Op::kProject, e});
+      tasks_.push_back({Op::kEval, Cast<TupleGetItem>(e)->tuple()});
+      return absl::OkStatus();
+    case ExprKind::kLet:
+      tasks_.push_back({Op::kBind, e});
+      tasks_.push_back({Op::kEval, Cast<Let>(e)->value()});
+      return absl::OkStatus();
+    case ExprKind::kIf:
+      tasks_.push_back({Op::kBranch, e});
+      tasks_.push_back({Op::kEval, Cast<If>(e)->cond()});
+      return absl::OkStatus();
+    case ExprKind::kFunction: return EvalFunction(Cast<Function>(e));
+    default: return absl::InternalError("unexpected expression kind");
+  }
+}
+
+absl::Status Machine::EvalVar(const Var* v) {
+  Frame& frame = frames_.back();
+  auto it = frame.env.find(v);
+  if (it == frame.env.end()) {
+    return AtSpan(v->span(), absl::InvalidArgumentError(
+                                 fmt::format("unbound variable %{}", v->name())));
+  }
+  values_.push_back(it->second.value);
+  if (--it->second.remaining == 0) {
+    Release(frame, it->second.bytes);
+    frame.env.erase(it);
+  }
+  return absl::OkStatus();
+}
+
+// A closure captures the current values of the function's free variables,
+// except its own let variable when it is recursive (bound on each call).
+absl::Status Machine::EvalFunction(const Function* fn) {
+  const FunctionInfo& info = interp_.Info(fn);
+  Closure closure;
+  closure.function = fn;
+  auto rec = frames_.back().info->recursive_var.find(fn);
+  if (rec != frames_.back().info->recursive_var.end()) closure.self = rec->second;
+  for (const Var* v : info.free_vars) {
+    if (v == closure.self) continue;
+    CARVE_RETURN_IF_ERROR(EvalVar(v));
+    closure.captured.emplace_back(v, PopValue());
+  }
+  values_.push_back(Value::MakeClosure(std::move(closure)));
+  return absl::OkStatus();
+}
+
+absl::Status Machine::Apply(const Call* call) {
+  const size_t n = call->args().size();
+  std::vector<Value> args(std::make_move_iterator(values_.end() - n),
+                          std::make_move_iterator(values_.end()));
+  values_.resize(values_.size() - n);
+  if (const OpInfo* op = call->op()) return CallOp(call, op, std::move(args));
+  Value callee = PopValue();
+  return Enter(callee, std::move(args), call->span());
+}
+
+absl::Status Machine::CallOp(const Call* call, const OpInfo* op, std::vector<Value> args) {
+  KernelFn kernel = interp_.Kernel(op);
+  if (kernel == nullptr) {
+    return AtSpan(call->span(),
+                  absl::UnimplementedError(fmt::format("no kernel for op '{}'", op->name)));
+  }
+  std::vector<NDArray> inputs;
+  inputs.reserve(args.size());
+  for (const Value& a : args) {
+    if (a.is_tensor()) {
+      inputs.push_back(a.tensor());
+    } else {
+      for (NDArray& t : FlattenTensors(a)) inputs.push_back(std::move(t));
+    }
+  }
+  const Type* out_type = call->checked_type();
+  if (!IsStaticType(out_type)) {
+    // No (static) inferred type: apply the type relation to the runtime types.
+    if (op->type_rel == nullptr) {
+      return AtSpan(call->span(), absl::FailedPreconditionError(fmt::format(
+                                      "{}: no output type (run InferType)", op->name)));
+    }
+    std::vector<const Type*> arg_types;
+    for (const Value& a : args) arg_types.push_back(RuntimeType(a));
+    auto t = op->type_rel(TypeRelCall{op, arg_types, call->attrs()});
+    if (!t.ok()) {
+      return AtSpan(call->span(), absl::InvalidArgumentError(fmt::format(
+                                      "{}: {}", op->name, std::string(t.status().message()))));
+    }
+    out_type = *t;
+  }
+  KernelContext ctx;
+  ctx.op = op;
+  ctx.inputs = inputs;
+  ctx.attrs = call->attrs();
+  ctx.out_type = out_type;
+  ctx.device = interp_.opts_.device;
+  ++interp_.stats_.kernel_calls;
+  auto outputs = kernel(ctx);
+  if (!outputs.ok()) return AtSpan(call->span(), outputs.status());
+  if (const TupleType* tt = DynCast<TupleType>(out_type)) {
+    if (outputs->size() != tt->fields().size()) {
+      return AtSpan(call->span(), absl::InternalError(fmt::format(
+                                      "{}: kernel returned {} outputs for {}", op->name,
+                                      outputs->size(), TypeToString(out_type))));
+    }
+    std::vector<Value> fields(outputs->begin(), outputs->end());
+    values_.push_back(Value::Tuple(std::move(fields)));
+  } else {
+    if (outputs->size() != 1) {
+      return AtSpan(call->span(), absl::InternalError(fmt::format(
+                                      "{}: kernel returned {} outputs for one tensor", op->name,
+                                      outputs->size())));
+    }
+    values_.push_back(std::move((*outputs)[0]));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Machine::Enter(const Value& callee, std::vector<Value> args, Span span) {
+  const Function* fn = nullptr;
+  if (callee.is_global()) {
+    fn = interp_.mod_->Lookup(callee.global()->name());
+    if (fn == nullptr) {
+      return AtSpan(span, absl::InvalidArgumentError(fmt::format(
+                              "call of undefined function @{}", callee.global()->name())));
+    }
+  } else if (callee.is_closure()) {
+    fn = callee.closure().function;
+  } else {
+    return AtSpan(span, absl::InvalidArgumentError(
+                            fmt::format("cannot call a value of type {}", DescribeValue(callee))));
+  }
+  absl::Status arg_status = CheckArguments(callee, fn, args);
+  if (!arg_status.ok()) return AtSpan(span, arg_status);
+
+  const std::string_view compiler = fn->GetStringAttr("Compiler");
+  const std::string_view composite = fn->GetStringAttr("Composite");
+  if (const ExternalRegistry* ext = interp_.opts_.external) {
+    if (!compiler.empty()) {
+      if (ExternalFn handler = ext->FindRuntime(compiler)) {
+        return CallExternal(fn, handler, compiler, std::move(args), span);
+      }
+    }
+    if (!composite.empty()) {
+      if (ExternalFn handler = ext->FindComposite(composite)) {
+        return CallExternal(fn, handler, composite, std::move(args), span);
+      }
+    }
+  }
+  ++interp_.stats_.function_calls;
+  const bool observe = interp_.opts_.observer && (!compiler.empty() || !composite.empty());
+  if (!observe && !tasks_.empty() && tasks_.back().op == Op::kReturn) {
+    PopFrame();  // tail call: the caller has nothing left to do
+    ++interp_.stats_.tail_calls;
+  } else {
+    if (observe) {
+      observations_.push_back({fn, args});
+      tasks_.push_back({Op::kObserve, nullptr, observations_.size() - 1});
+    }
+    tasks_.push_back({Op::kReturn});
+  }
+  frames_.emplace_back();
+  Frame& frame = frames_.back();
+  frame.info = &interp_.Info(fn);
+  interp_.stats_.max_frame_depth =
+      std::max<int64_t>(interp_.stats_.max_frame_depth, frames_.size());
+  if (callee.is_closure()) {
+    const Closure& c = callee.closure();
+    for (const auto& [var, value] : c.captured) Bind(frame, var, value);
+    if (c.self != nullptr) Bind(frame, c.self, callee);
+  }
+  for (size_t i = 0; i < args.size(); ++i) Bind(frame, fn->params()[i], std::move(args[i]));
+  tasks_.push_back({Op::kEval, fn->body()});
+  return absl::OkStatus();
+}
+
+absl::Status Machine::CallExternal(const Function* fn, const ExternalFn& handler,
+                                   std::string_view name, std::vector<Value> args, Span span) {
+  ExternalCall call;
+  call.function = fn;
+  call.name = name;
+  call.args = args;
+  call.ret_type = ReturnType(fn);
+  call.interpreter = &interp_;
+  absl::StatusOr<Value> result = handler(call);
+  if (!result.ok()) return AtSpan(span, result.status());
+  if (call.ret_type != nullptr) {
+    absl::Status s = CheckValueType(*result, call.ret_type);
+    if (!s.ok()) {
+      return AtSpan(span, absl::InternalError(fmt::format("external '{}' returned a bad value: {}",
+                                                          name, std::string(s.message()))));
+    }
+  }
+  if (interp_.opts_.observer) {
+    ExternalCallEvent event;
+    event.function = fn;
+    event.compiler = fn->GetStringAttr("Compiler");
+    event.composite = fn->GetStringAttr("Composite");
+    event.args = args;
+    event.result = &*result;
+    event.offloaded = true;
+    interp_.opts_.observer(event);
+  }
+  values_.push_back(*std::move(result));
+  return absl::OkStatus();
+}
+
+absl::Status Machine::Branch(const If* e) {
+  Value cond = PopValue();
+  if (!cond.is_tensor() || cond.tensor().num_elements() != 1) {
+    return AtSpan(e->span(), absl::InvalidArgumentError(fmt::format(
+                                 "if condition must be a scalar, got {}", DescribeValue(cond))));
+  }
+  const bool taken = cond.tensor().GetAsDouble(0) != 0;
+  tasks_.push_back({Op::kEval, taken ? e->then_branch() : e->else_branch()});
+  return absl::OkStatus();
+}
+
+absl::Status Machine::Project(const TupleGetItem* e) {
+  Value tuple = PopValue();
+  if (!tuple.is_tuple() || e->index() < 0 ||
+      static_cast<size_t>(e->index()) >= tuple.fields().size()) {
+    return AtSpan(e->span(), absl::InvalidArgumentError(fmt::format(
+                                 "cannot take field {} of {}", e->index(), DescribeValue(tuple))));
+  }
+  values_.push_back(tuple.fields()[e->index()]);
+  return absl::OkStatus();
+}
+
+void Machine::Bind(Frame& frame, const Var* v, Value value) {
+  const uint32_t reads = frame.info->Reads(v);
+  if (reads == 0) return;  // never read: drop it now
+  const int64_t bytes = ValueBytes(value);
+  frame.env[v] = Slot{std::move(value), reads, bytes};
+  Retain(frame, bytes);
+}
+
+void Machine::Retain(Frame& frame, int64_t bytes) {
+  frame.retained_bytes += bytes;
+  retained_bytes_ += bytes;
+  interp_.stats_.peak_retained_bytes =
+      std::max(interp_.stats_.peak_retained_bytes, retained_bytes_);
+}
+
+void Machine::Release(Frame& frame, int64_t bytes) {
+  frame.retained_bytes -= bytes;
+  retained_bytes_ -= bytes;
+}
+
+void Machine::PopFrame() {
+  retained_bytes_ -= frames_.back().retained_bytes;
+  frames_.pop_back();
+}
+
+Value Machine::PopValue() {
+  Value v = std::move(values_.back());
+  values_.pop_back();
+  return v;
+}
+
+absl::Status Machine::AtSpan(Span span, const absl::Status& status) const {
+  if (!span.valid() || status.ok()) return status;
+  // Keep a span that an inner failure already carries.
+  std::vector<Diagnostic> diags = StatusToDiagnostics(status);
+  if (!diags.empty() && diags[0].span.valid()) return status;
+  return SpanError(span, std::string(status.message()), status.code());
+}
+
+}  // namespace carve

@@ -1,0 +1,511 @@
+#include "ir/structural_equal.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "fmt/format.h"
+#include "ir/structural_path.h"
+
+namespace carve {
+namespace {
+
+// Lowercase node-kind names for "expressions differ: a call vs a variable".
+const char* KindName(ExprKind kind) {
+  switch (kind) {
+    case ExprKind::kVar:
+      return "a variable";
+    case ExprKind::kGlobalVar:
+      return "a global";
+    case ExprKind::kConstant:
+      return "a constant";
+    case ExprKind::kOp:
+      return "an operator";
+    case ExprKind::kCall:
+      return "a call";
+    case ExprKind::kTuple:
+      return "a tuple";
+    case ExprKind::kTupleGetItem:
+      return "a projection";
+    case ExprKind::kLet:
+      return "a let";
+    case ExprKind::kIf:
+      return "an if";
+    case ExprKind::kFunction:
+      return "a function";
+  }
+  return "an expression";
+}
+
+// TVM's graph nodes: their lhs/rhs correspondence is a bijection, which makes
+// DAG sharing significant. Everything else is compared as a value.
+bool IsGraphNode(const Expr* e) {
+  switch (e->kind()) {
+    case ExprKind::kVar:
+    case ExprKind::kCall:
+    case ExprKind::kLet:
+    case ExprKind::kIf:
+    case ExprKind::kFunction:
+      return true;
+    case ExprKind::kTuple:
+      return !Cast<Tuple>(e)->fields().empty();
+    default:
+      return false;
+  }
+}
+
+std::string VarName(const Expr* v) { return fmt::format("%{}", Cast<Var>(v)->name()); }
+
+// What a local comparison found: the path suffix below the node and a message.
+struct LocalDiff {
+  std::string suffix;
+  std::string message;
+};
+
+std::string DescribeSchema(const Attrs* attrs) {
+  if (attrs == nullptr || attrs->schema() == nullptr) return "a dictionary";
+  return std::string(attrs->schema()->type_key);
+}
+
+AttrType FieldType(const Attrs* attrs, size_t i) {
+  return attrs->schema() ? attrs->schema()->fields[i].type : AttrType::kAny;
+}
+
+// Call attributes (a schema instance, a dictionary or null) and function
+// attributes (a dictionary). Null and the empty dictionary both mean "none".
+std::optional<LocalDiff> AttrsDiff(const Attrs* a, const Attrs* b) {
+  if (a == b) return std::nullopt;
+  bool a_none = a == nullptr || (a->schema() == nullptr && a->empty());
+  bool b_none = b == nullptr || (b->schema() == nullptr && b->empty());
+  if (a_none && b_none) return std::nullopt;
+  if (a_none || b_none || a->schema() != b->schema()) {
+    return LocalDiff{".attrs", fmt::format("attribute types differ: {} vs {}",
+                                           a_none ? "none" : DescribeSchema(a),
+                                           b_none ? "none" : DescribeSchema(b))};
+  }
+  if (a->schema() != nullptr) {
+    // Schema instances hold every field, in declaration order.
+    for (size_t i = 0; i < a->entries().size() && i < b->entries().size(); ++i) {
+      const AttrEntry& x = a->entries()[i];
+      const AttrEntry& y = b->entries()[i];
+      if (x.value == y.value) continue;
+      return LocalDiff{fmt::format(".attrs.{}", x.key),
+                       fmt::format("attribute {} differs: {} vs {}", x.key,
+                                   AttrValueToString(x.value, FieldType(a, i)),
+                                   AttrValueToString(y.value, FieldType(b, i)))};
+    }
+    return std::nullopt;
+  }
+  for (const AttrEntry& x : a->entries()) {
+    const AttrValue* y = b->Find(x.key);
+    if (y == nullptr) {
+      return LocalDiff{fmt::format(".attrs.{}", x.key),
+                       fmt::format("attribute {} is missing on the right", x.key)};
+    }
+    if (!(x.value == *y)) {
+      return LocalDiff{fmt::format(".attrs.{}", x.key),
+                       fmt::format("attribute {} differs: {} vs {}", x.key,
+                                   AttrValueToString(x.value), AttrValueToString(*y))};
+    }
+  }
+  for (const AttrEntry& y : b->entries()) {
+    if (a->Find(y.key) == nullptr) {
+      return LocalDiff{fmt::format(".attrs.{}", y.key),
+                       fmt::format("attribute {} is missing on the left", y.key)};
+    }
+  }
+  return std::nullopt;
+}
+
+std::string DimsToString(const std::vector<int64_t>& shape) {
+  std::vector<Dim> dims;
+  dims.reserve(shape.size());
+  for (int64_t d : shape) dims.push_back(Dim{d, false});
+  return ShapeToString(dims);
+}
+
+std::optional<LocalDiff> ConstantDiff(const Constant* a, const Constant* b) {
+  const NDArray& x = a->data();
+  const NDArray& y = b->data();
+  if (x.dtype() != y.dtype()) {
+    return LocalDiff{".data", fmt::format("constant dtypes differ: {} vs {}", x.dtype().ToString(),
+                                          y.dtype().ToString())};
+  }
+  if (x.shape() != y.shape()) {
+    return LocalDiff{".data", fmt::format("constant shapes differ: {} vs {}",
+                                          DimsToString(x.shape()), DimsToString(y.shape()))};
+  }
+  if (x.BitwiseEqual(y)) return std::nullopt;
+  // Name the first differing element: that is what a reader looks for.
+  int64_t n = x.num_elements();
+  size_t width = size_t(x.dtype().bytes());
+  auto* px = static_cast<const uint8_t*>(x.raw_data());
+  auto* py = static_cast<const uint8_t*>(y.raw_data());
+  for (int64_t i = 0; i < n; ++i) {
+    if (std::memcmp(px + i * width, py + i * width, width) != 0) {
+      return LocalDiff{".data", fmt::format("constant values differ at element {}: {} vs {}", i,
+                                            x.GetAsDouble(i), y.GetAsDouble(i))};
+    }
+  }
+  return LocalDiff{".data", "constant values differ"};
+}
+
+// The comparison engine: an explicit stack of node pairs, each expanded once
+// (local fields compared, children pushed) and finished once all of its
+// children compared equal.
+class Comparer {
+ public:
+  Comparer(const EqualOptions& options, std::string root)
+      : options_(options), root_(std::move(root)) {}
+
+  std::optional<StructuralDiff> Run(const Expr* a, const Expr* b) {
+    stack_.push_back(Task{a, b, -1, PathStep{}, false});
+    while (!stack_.empty() && !diff_.has_value()) {
+      size_t i = stack_.size() - 1;
+      if (stack_[i].expanded) {
+        Finish(stack_[i]);
+        stack_.pop_back();
+        continue;
+      }
+      stack_[i].expanded = true;
+      if (!Expand(i)) break;
+    }
+    return std::move(diff_);
+  }
+
+ private:
+  struct Task {
+    const Expr* a;
+    const Expr* b;
+    int32_t parent;  // index in stack_ of the task that pushed this one
+    PathStep step;   // how the parent reaches this pair
+    bool expanded;
+  };
+
+  // Compares the pair at stack_[i]. Returns false once a difference is
+  // recorded; pushes the child pairs that remain to be compared.
+  bool Expand(size_t i) {
+    const Expr* a = stack_[i].a;
+    const Expr* b = stack_[i].b;
+    if (a == nullptr || b == nullptr) {
+      if (a == b) return Done(i);
+      return Fail(i, "",
+                  fmt::format("expressions differ: {} vs {}", a ? KindName(a->kind()) : "nothing",
+                              b ? KindName(b->kind()) : "nothing"));
+    }
+    if (a->kind() != b->kind()) {
+      return Fail(
+          i, "",
+          fmt::format("expressions differ: {} vs {}", KindName(a->kind()), KindName(b->kind())));
+    }
+    if (IsGraphNode(a)) {
+      auto it = lhs_map_.find(a);
+      if (it != lhs_map_.end()) return it->second == b ? Done(i) : Fail(i, "", Remapped(a, b));
+      if (rhs_map_.contains(b)) return Fail(i, "", Remapped(a, b));
+    } else if (value_pairs_.contains(std::make_pair(a, b))) {
+      return Done(i);
+    }
+    switch (a->kind()) {
+      case ExprKind::kVar:
+        return ExpandVar(i);
+      case ExprKind::kGlobalVar:
+        return ExpandGlobal(i);
+      case ExprKind::kConstant:
+        return ExpandConstant(i);
+      case ExprKind::kOp:
+        if (a == b) return Done(i);
+        return Fail(i, "",
+                    fmt::format("operators differ: {} vs {}", Cast<OpExpr>(a)->name(),
+                                Cast<OpExpr>(b)->name()));
+      case ExprKind::kCall:
+        return ExpandCall(i);
+      case ExprKind::kTuple:
+        return ExpandTuple(i);
+      case ExprKind::kTupleGetItem:
+        return ExpandProjection(i);
+      case ExprKind::kLet: {
+        auto* x = Cast<Let>(a);
+        auto* y = Cast<Let>(b);
+        // Reverse order: the variable is bound (mapped) before value and body.
+        Push(i, x->body(), y->body(), PathStep{PathField::kBody});
+        Push(i, x->value(), y->value(), PathStep{PathField::kValue});
+        Push(i, x->var(), y->var(), PathStep{PathField::kVar});
+        return true;
+      }
+      case ExprKind::kIf: {
+        auto* x = Cast<If>(a);
+        auto* y = Cast<If>(b);
+        Push(i, x->else_branch(), y->else_branch(), PathStep{PathField::kElse});
+        Push(i, x->then_branch(), y->then_branch(), PathStep{PathField::kThen});
+        Push(i, x->cond(), y->cond(), PathStep{PathField::kCond});
+        return true;
+      }
+      case ExprKind::kFunction:
+        return ExpandFunction(i);
+    }
+    return Done(i);
+  }
+
+  bool ExpandVar(size_t i) {
+    auto* x = Cast<Var>(stack_[i].a);
+    auto* y = Cast<Var>(stack_[i].b);
+    if (!options_.ignore_types && !TypesEqual(x->annotation(), y->annotation())) {
+      return Fail(i, ".type",
+                  fmt::format("types of {} and {} differ: {} vs {}", VarName(x), VarName(y),
+                              TypeToString(x->annotation()), TypeToString(y->annotation())));
+    }
+    return true;  // Finish records the correspondence.
+  }
+
+  bool ExpandGlobal(size_t i) {
+    auto* x = Cast<GlobalVar>(stack_[i].a);
+    auto* y = Cast<GlobalVar>(stack_[i].b);
+    if (x->name() == y->name()) return Done(i);
+    return Fail(i, "", fmt::format("globals differ: @{} vs @{}", x->name(), y->name()));
+  }
+
+  bool ExpandConstant(size_t i) {
+    auto diff = ConstantDiff(Cast<Constant>(stack_[i].a), Cast<Constant>(stack_[i].b));
+    if (diff.has_value()) return Fail(i, diff->suffix, diff->message);
+    return true;
+  }
+
+  bool ExpandCall(size_t i) {
+    auto* x = Cast<Call>(stack_[i].a);
+    auto* y = Cast<Call>(stack_[i].b);
+    bool x_op = Isa<OpExpr>(x->callee());
+    bool y_op = Isa<OpExpr>(y->callee());
+    // Operator callees are compared here so that the message names the ops.
+    if ((x_op || y_op) && x->callee() != y->callee()) {
+      std::string lhs = x_op ? std::string(x->op()->name) : KindName(x->callee()->kind());
+      std::string rhs = y_op ? std::string(y->op()->name) : KindName(y->callee()->kind());
+      return Fail(i, ".callee", fmt::format("callees differ: {} vs {}", lhs, rhs));
+    }
+    if (auto diff = AttrsDiff(x->attrs(), y->attrs())) {
+      return Fail(i, diff->suffix, diff->message);
+    }
+    if (x->args().size() != y->args().size()) {
+      return Fail(
+          i, ".args",
+          fmt::format("calls have {} and {} arguments", x->args().size(), y->args().size()));
+    }
+    for (size_t k = x->args().size(); k-- > 0;) {
+      Push(i, x->args()[k], y->args()[k], PathStep{PathField::kArg, int32_t(k)});
+    }
+    if (!x_op) Push(i, x->callee(), y->callee(), PathStep{PathField::kCallee});
+    return true;
+  }
+
+  bool ExpandTuple(size_t i) {
+    auto* x = Cast<Tuple>(stack_[i].a);
+    auto* y = Cast<Tuple>(stack_[i].b);
+    if (x->fields().size() != y->fields().size()) {
+      return Fail(
+          i, "",
+          fmt::format("tuples have {} and {} fields", x->fields().size(), y->fields().size()));
+    }
+    for (size_t k = x->fields().size(); k-- > 0;) {
+      Push(i, x->fields()[k], y->fields()[k], PathStep{PathField::kField, int32_t(k)});
+    }
+    return true;
+  }
+
+  bool ExpandProjection(size_t i) {
+    auto* x = Cast<TupleGetItem>(stack_[i].a);
+    auto* y = Cast<TupleGetItem>(stack_[i].b);
+    if (x->index() != y->index()) {
+      return Fail(i, ".index",
+                  fmt::format("projections differ: .{} vs .{}", x->index(), y->index()));
+    }
+    Push(i, x->tuple(), y->tuple(), PathStep{PathField::kTuple});
+    return true;
+  }
+
+  bool ExpandFunction(size_t i) {
+    auto* x = Cast<Function>(stack_[i].a);
+    auto* y = Cast<Function>(stack_[i].b);
+    if (x->params().size() != y->params().size()) {
+      return Fail(i, ".params",
+                  fmt::format("functions have {} and {} parameters", x->params().size(),
+                              y->params().size()));
+    }
+    if (!options_.ignore_types) {
+      if (x->type_params().size() != y->type_params().size()) {
+        return Fail(i, ".type_params",
+                    fmt::format("functions have {} and {} type parameters", x->type_params().size(),
+                                y->type_params().size()));
+      }
+      for (size_t k = 0; k < x->type_params().size(); ++k) {
+        type_var_map_[x->type_params()[k]] = y->type_params()[k];
+      }
+      if (!TypesEqual(x->ret_type(), y->ret_type())) {
+        return Fail(i, ".ret_type",
+                    fmt::format("return types differ: {} vs {}", TypeToString(x->ret_type()),
+                                TypeToString(y->ret_type())));
+      }
+    }
+    if (auto diff = AttrsDiff(x->attrs(), y->attrs())) {
+      return Fail(i, diff->suffix, diff->message);
+    }
+    Push(i, x->body(), y->body(), PathStep{PathField::kBody});
+    for (size_t k = x->params().size(); k-- > 0;) {
+      Push(i, x->params()[k], y->params()[k], PathStep{PathField::kParam, int32_t(k)});
+    }
+    return true;
+  }
+
+  // Types are interned, so pointer equality decides, except for the
+  // uninterned kinds: `_` matches `_`, and type variables match through the
+  // type parameters of enclosing functions.
+  bool TypesEqual(const Type* a, const Type* b) const {
+    if (a == b) return true;
+    if (a == nullptr || b == nullptr || a->kind() != b->kind()) return false;
+    switch (a->kind()) {
+      case TypeKind::kTensor:
+        return false;
+      case TypeKind::kIncomplete:
+        return true;
+      case TypeKind::kTypeVar: {
+        auto it = type_var_map_.find(static_cast<const TypeVar*>(a));
+        return it != type_var_map_.end() && it->second == b;
+      }
+      case TypeKind::kTuple: {
+        auto fa = static_cast<const TupleType*>(a)->fields();
+        auto fb = static_cast<const TupleType*>(b)->fields();
+        if (fa.size() != fb.size()) return false;
+        for (size_t k = 0; k < fa.size(); ++k) {
+          if (!TypesEqual(fa[k], fb[k])) return false;
+        }
+        return true;
+      }
+      case TypeKind::kFunc: {
+        auto* x = static_cast<const FuncType*>(a);
+        auto* y = static_cast<const FuncType*>(b);
+        if (x->params().size() != y->params().size() ||
+            x->type_params().size() != y->type_params().size() || !TypesEqual(x->ret(), y->ret())) {
+          return false;
+        }
+        for (size_t k = 0; k < x->params().size(); ++k) {
+          if (!TypesEqual(x->params()[k], y->params()[k])) return false;
+        }
+        return true;
+      }
+    }
+    return false;
+  }
+
+  std::string Remapped(const Expr* a, const Expr* b) const {
+    if (a->kind() == ExprKind::kVar) {
+      auto it = lhs_map_.find(a);
+      if (it != lhs_map_.end()) {
+        return fmt::format("{} corresponds to {} elsewhere, not to {}", VarName(a),
+                           VarName(it->second), VarName(b));
+      }
+      return fmt::format("{} corresponds to {} elsewhere, not to {}", VarName(b),
+                         VarName(rhs_map_.at(b)), VarName(a));
+    }
+    return fmt::format("DAG sharing differs: {} shared on one side is not shared on the other",
+                       KindName(a->kind()));
+  }
+
+  void Push(size_t parent, const Expr* a, const Expr* b, PathStep step) {
+    stack_.push_back(Task{a, b, int32_t(parent), step, false});
+  }
+
+  // Marks stack_[i] as compared equal with no children left to compare.
+  bool Done(size_t i) {
+    Finish(stack_[i]);
+    stack_.pop_back();
+    return true;
+  }
+
+  // Records a pair whose whole subtree compared equal.
+  void Finish(const Task& t) {
+    if (t.a == nullptr || t.b == nullptr) return;
+    if (IsGraphNode(t.a)) {
+      lhs_map_.emplace(t.a, t.b);
+      rhs_map_.emplace(t.b, t.a);
+    } else if (t.a->kind() == ExprKind::kConstant || t.a->kind() == ExprKind::kTupleGetItem) {
+      value_pairs_.emplace(t.a, t.b);
+    }
+  }
+
+  bool Fail(size_t i, std::string_view suffix, std::string message) {
+    std::vector<PathStep> steps;
+    for (int32_t k = int32_t(i); stack_[k].parent >= 0; k = stack_[k].parent) {
+      steps.push_back(stack_[k].step);
+    }
+    std::reverse(steps.begin(), steps.end());
+    std::string path = RenderPath(root_, steps, suffix);
+    StructuralDiff diff;
+    diff.lhs_path = path;
+    diff.rhs_path = std::move(path);
+    diff.message = std::move(message);
+    if (stack_[i].a) diff.lhs_span = stack_[i].a->span();
+    if (stack_[i].b) diff.rhs_span = stack_[i].b->span();
+    diff_ = std::move(diff);
+    return false;
+  }
+
+  const EqualOptions& options_;
+  std::string root_;
+  std::vector<Task> stack_;
+  absl::flat_hash_map<const Expr*, const Expr*> lhs_map_;
+  absl::flat_hash_map<const Expr*, const Expr*> rhs_map_;
+  absl::flat_hash_set<std::pair<const Expr*, const Expr*>> value_pairs_;
+  absl::flat_hash_map<const TypeVar*, const TypeVar*> type_var_map_;
+  std::optional<StructuralDiff> diff_;
+};
+
+StructuralDiff MissingGlobal(std::string_view name, const Function* present, bool on_left) {
+  StructuralDiff diff;
+  diff.lhs_path = diff.rhs_path = fmt::format("@{}", name);
+  diff.message = fmt::format("@{} is defined only on the {}", name, on_left ? "left" : "right");
+  (on_left ? diff.lhs_span : diff.rhs_span) = present->span();
+  return diff;
+}
+
+}  // namespace
+
+std::optional<StructuralDiff> StructuralDiffExprs(const Expr* a, const Expr* b,
+                                                  const EqualOptions& options) {
+  return Comparer(options, "<root>").Run(a, b);
+}
+
+std::optional<StructuralDiff> StructuralDiffModules(const Module& a, const Module& b,
+                                                    const EqualOptions& options) {
+  auto fa = a.Functions();
+  auto fb = b.Functions();
+  // Both lists are sorted by name: merge them to find a one-sided name.
+  size_t i = 0, j = 0;
+  while (i < fa.size() || j < fb.size()) {
+    if (j == fb.size() || (i < fa.size() && fa[i].first->name() < fb[j].first->name())) {
+      return MissingGlobal(fa[i].first->name(), fa[i].second, /*on_left=*/true);
+    }
+    if (i == fa.size() || fb[j].first->name() < fa[i].first->name()) {
+      return MissingGlobal(fb[j].first->name(), fb[j].second, /*on_left=*/false);
+    }
+    ++i;
+    ++j;
+  }
+  for (size_t k = 0; k < fa.size(); ++k) {
+    std::string root = fmt::format("@{}", fa[k].first->name());
+    auto diff = Comparer(options, std::move(root)).Run(fa[k].second, fb[k].second);
+    if (diff.has_value()) return diff;
+  }
+  return std::nullopt;
+}
+
+bool StructuralEqual(const Expr* a, const Expr* b, const EqualOptions& options) {
+  return !StructuralDiffExprs(a, b, options).has_value();
+}
+
+bool StructuralEqual(const Module& a, const Module& b, const EqualOptions& options) {
+  return !StructuralDiffModules(a, b, options).has_value();
+}
+
+}  // namespace carve

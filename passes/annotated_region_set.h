@@ -1,0 +1,110 @@
+// AnnotatedRegionSet: the regions delimited by compiler_begin / compiler_end
+// annotations in an expression (TVM v0.16 src/relay/analysis/
+// annotated_region_set.{h,cc}; tvm-reference 3.3).
+//
+// Construction follows TVM's visit exactly, so region ids match TVM's (and so
+// do PartitionGraph's function names, `..._main_<id>`):
+//   - each compiler_begin opens a new region (ids count up in visit order);
+//   - a call, tuple or projection joins the regions of its arguments that are
+//     not compiler_end calls, merging them into the first one's region (the
+//     merged ids disappear, so ids have gaps); its non-end arguments must be
+//     all inside regions or all outside;
+//   - let and if nodes do the same with (var, value, body) / (cond, then,
+//     else) before their operands are visited, so in practice they stay
+//     outside regions;
+//   - a compiler_end joins its argument's region as an output.
+// Merging appends the source's inputs and outputs after the destination's and
+// drops the inputs (and the outputs feeding them) that became internal.
+//
+// Unlike TVM (a linear scan over regions per query), lookups are O(1)
+// amortized (a node map plus union-find over region ids), merges are O(1)
+// list splices, and malformed annotations are errors, not crashes.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/statusor.h"
+#include "ir/expr.h"
+
+namespace carve {
+
+class AnnotatedRegionSet {
+ public:
+  // A region id; kNoRegion for nodes outside every region.
+  using RegionId = int;
+  static constexpr RegionId kNoRegion = -1;
+
+  // Builds the regions of `root` (usually a function). `func_name` names the
+  // global function the regions belong to (PartitionGraph uses it in names).
+  // FailedPrecondition for malformed annotations: a compiler_end whose input
+  // is outside every region or in a region of another target, a node whose
+  // arguments are partly inside regions and partly outside, a begin or end
+  // with other than one argument.
+  static absl::StatusOr<AnnotatedRegionSet> Create(const Expr* root,
+                                                   std::string func_name = "default");
+
+  const std::string& func_name() const { return func_name_; }
+
+  // The region holding `e`, or kNoRegion.
+  RegionId GetRegion(const Expr* e) const;
+  // The current id of region `id` (the region it was merged into, if any).
+  RegionId Resolve(RegionId id) const { return Find(id); }
+  // The live region ids, ascending.
+  std::vector<RegionId> RegionIds() const;
+  size_t size() const { return live_regions_; }
+
+  std::string_view Target(RegionId id) const { return regions_[id].target; }
+  // The function literal (or the root function) whose body holds the region.
+  const Function* Scope(RegionId id) const { return regions_[id].scope; }
+  // The region's compiler_begin calls (its inputs), in TVM's order.
+  std::vector<const Call*> Ins(RegionId id) const;
+  // The region's compiler_end calls (its outputs), in TVM's order.
+  std::vector<const Call*> Outs(RegionId id) const;
+  // Every node of the region (annotations included), in no particular order.
+  std::vector<const Expr*> Nodes(RegionId id) const;
+  size_t NumNodes(RegionId id) const { return regions_[Find(id)].num_nodes; }
+
+  // Merges region `src` into `dst` (TVM's MergeRegions); `dst` keeps its id.
+  void MergeRegions(RegionId src, RegionId dst);
+
+ private:
+  // A singly linked list in the shared item pool; splicing is O(1).
+  struct List {
+    int32_t head = -1;
+    int32_t tail = -1;
+  };
+  struct Region {
+    std::string_view target;
+    const Function* scope = nullptr;
+    List nodes, ins, outs;
+    // compiler_begin calls whose argument lies in this region (anywhere in
+    // the graph); merging consults them to find inputs that became internal.
+    List consumers;
+    size_t num_nodes = 0;
+  };
+  class Creator;
+
+  RegionId Find(RegionId id) const;
+  RegionId MakeRegion(std::string_view target, const Function* scope);
+  void AddNode(RegionId id, const Expr* e);
+  void Append(List& list, const Expr* e);
+  static void Splice(List& into, const List& from, std::vector<int32_t>& next);
+  template <typename F>
+  void ForEachItem(const List& list, F&& f) const;
+
+  std::string func_name_;
+  std::vector<Region> regions_;
+  mutable std::vector<RegionId> parent_;  // union-find; a root is a live region
+  size_t live_regions_ = 0;
+  absl::flat_hash_map<const Expr*, RegionId> region_of_;
+  std::vector<const Expr*> items_;
+  std::vector<int32_t> next_;
+  // Inputs and outputs dropped by merges (TVM removes them from the lists).
+  absl::flat_hash_set<const Expr*> removed_;
+};
+
+}  // namespace carve

@@ -1,0 +1,49 @@
+// The vocabulary the BYOC passes share: TVM's function attribute keys, the
+// `annotation.compiler_begin` / `annotation.compiler_end` markers that
+// AnnotateTarget inserts on edges, and small helpers to build and read them.
+#pragma once
+
+#include <string_view>
+
+#include "ir/expr.h"
+
+namespace carve {
+
+// Function attribute keys, spelled as in TVM (include/tvm/relay/function.h).
+namespace attr {
+inline constexpr std::string_view kComposite = "Composite";
+inline constexpr std::string_view kCompiler = "Compiler";
+inline constexpr std::string_view kPrimitive = "Primitive";
+inline constexpr std::string_view kInline = "Inline";
+inline constexpr std::string_view kPartitionedFromPattern = "PartitionedFromPattern";
+inline constexpr std::string_view kExtern = "Extern";
+inline constexpr std::string_view kSkipOptimization = "SkipOptimization";
+inline constexpr std::string_view kGlobalSymbol = "global_symbol";
+}  // namespace attr
+
+// The target of every op no requested target supports (AnnotateTarget) and
+// whose annotations PartitionGraph drops before partitioning.
+inline constexpr std::string_view kDefaultTarget = "default";
+
+// True for a call of annotation.compiler_begin / annotation.compiler_end.
+bool IsCompilerBegin(const Expr* e);
+bool IsCompilerEnd(const Expr* e);
+bool IsCompilerAnnotation(const Expr* e);
+
+// The `compiler` attribute of an annotation call ("" for other nodes).
+std::string_view AnnotationTarget(const Expr* e);
+
+// compiler_begin(arg) / compiler_end(arg) for `target`. The new call takes
+// arg's checked type (as TVM's AnnotateTarget does), so passes that insert
+// annotations keep a typed graph.
+const Call* MakeCompilerBegin(IRBuilder& builder, const Expr* arg, std::string_view target);
+const Call* MakeCompilerEnd(IRBuilder& builder, const Expr* arg, std::string_view target);
+
+// The composite name of a call to a `Composite` function literal, or "".
+std::string_view CompositeName(const Call* call);
+
+// TVM's AsOptimizableFunctionNode: false for functions a Relay function pass
+// skips (those with `Compiler`, a non-zero `Extern` or `SkipOptimization`).
+bool IsOptimizableFunction(const Function* fn);
+
+}  // namespace carve

@@ -1,0 +1,103 @@
+// The expression typer behind InferType: types one root expression (a global
+// function or a free-standing expression) and everything below it, once per
+// node, with an explicit stack, then writes every node's checked_type.
+//
+// Op calls use the registry's type relations. A relation whose argument types
+// are still open (holes of untyped parameters) is deferred and woken by the
+// unifier once they are known: that is how the untyped composite functions
+// of MergeComposite get their types from the call site, wherever the call is.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "ir/expr.h"
+#include "passes/infer_unifier.h"
+#include "support/diagnostics.h"
+
+namespace carve {
+
+// What a typer knows about global functions.
+struct GlobalSignatures {
+  // False when typing an expression without a module: globals are errors.
+  bool has_module = false;
+  // By name: the function's type (declared or already inferred), Poison when
+  // its inference failed (already reported), or nullptr when it is defined
+  // but its type is not known.
+  absl::flat_hash_map<std::string_view, const Type*> types;
+};
+
+class ExprTyper {
+ public:
+  // Diagnostics go to `diags`; `globals` must outlive the typer.
+  ExprTyper(const GlobalSignatures& globals, DiagnosticEngine& diags)
+      : globals_(globals), diags_(diags) {}
+
+  // Types `root` and every node reachable from it, then sets each node's
+  // checked_type (nullptr where inference failed). Returns the type of
+  // `root`, or Poison when it could not be inferred (errors are in diags).
+  const Type* Run(const Expr* root);
+
+ private:
+  struct Frame {
+    const Expr* e;
+    uint8_t stage;  // how many steps of the node are done
+  };
+  // An op call or projection waiting for its input types.
+  struct Deferred {
+    const Expr* node;
+    const IncompleteType* out;
+    bool done;
+  };
+  struct Binder {
+    const Var* var;
+    bool free;
+  };
+
+  void Reset();
+  void Step();
+  void Push(const Expr* e);
+  void Done(const Expr* e, const Type* t);
+  void SetType(const Expr* e, const Type* t);
+  const Type* TypeOf(const Expr* e) const;
+  const Type* Resolved(const Expr* e) { return unifier_.Resolve(TypeOf(e)); }
+
+  void StepCall(size_t i);
+  void StepLet(size_t i);
+  void StepFunction(size_t i);
+  const Type* FreeVarType(const Var* v);
+  const Type* GlobalType(const GlobalVar* gv);
+  const Type* ConstantType(const Constant* c);
+  const Type* TypeOpCall(const Call* call);
+  const Type* TypeClosureCall(const Call* call);
+  const Type* RunRelation(const Call* call);
+  const Type* TypeProjection(const TupleGetItem* g);
+  const Type* Project(const TupleGetItem* g, const Type* tuple_type);
+  const Type* TypeIf(const If* e);
+  void BindLetVar(const Let* let);
+  const Type* FunctionType(const Function* fn);
+
+  const Type* Defer(const Expr* node);
+  bool WatchFirstHole(const Type* resolved, uint32_t id);
+  void Drain();
+  void Solve(uint32_t id);
+  void ReportUnresolved();
+  void WriteBack();
+  // Reports an error (up to a limit) and returns Poison.
+  const Type* Error(Span span, std::string message);
+  std::string Show(const Type* t) { return TypeToString(unifier_.Resolve(t)); }
+
+  const GlobalSignatures& globals_;
+  DiagnosticEngine& diags_;
+  size_t errors_at_start_ = 0;
+  TypeUnifier unifier_;
+  absl::flat_hash_map<const Expr*, const Type*> types_;
+  std::vector<const Expr*> order_;  // typed nodes, in the order they were typed
+  std::vector<Binder> binders_;     // where unresolved holes are reported
+  std::vector<Frame> stack_;
+  std::vector<Deferred> deferred_;
+  std::vector<const Type*> scratch_;  // argument / field types of the current node
+};
+
+}  // namespace carve

@@ -1,0 +1,95 @@
+// The pass manager: module passes, function passes and sequences, run through
+// a PassContext that calls instruments (IR printing, timing, verification)
+// around every pass.
+//
+// A pass transforms a Module in place and reports whether it changed it
+// (`absl::StatusOr<bool>`); it fails with FailedPrecondition on IR it cannot
+// take. Passes are immutable once built, so one pipeline can run on many
+// modules. Pass names are TVM's ("MergeComposite", "PartitionGraph").
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "ir/module.h"
+
+namespace carve {
+
+class PassContext;
+
+class Pass {
+ public:
+  virtual ~Pass() = default;
+  // TVM's name of the pass ("AnnotateTarget").
+  virtual const std::string& name() const = 0;
+  // The pass as pipeline text, with its arguments
+  // ("AnnotateTarget(dnnl,include_non_call_ops=False)").
+  virtual std::string Describe() const { return name(); }
+  // Transforms `mod` in place and returns whether it changed. Run passes
+  // through PassContext::Run so that instruments see them.
+  virtual absl::StatusOr<bool> Run(Module& mod, PassContext& ctx) const = 0;
+};
+
+using PassPtr = std::shared_ptr<const Pass>;
+
+// Hooks around every pass a PassContext runs. `depth` is 0 for the passes of
+// the top-level pipeline, 1 for the passes inside them, and so on.
+class PassInstrument {
+ public:
+  virtual ~PassInstrument() = default;
+  virtual absl::Status BeforePass(const Pass& pass, const Module& mod, int depth) {
+    return absl::OkStatus();
+  }
+  virtual absl::Status AfterPass(const Pass& pass, const Module& mod, int depth, bool changed) {
+    return absl::OkStatus();
+  }
+};
+
+// Runs passes with instruments. Not thread-safe; one per pipeline run.
+class PassContext {
+ public:
+  void AddInstrument(std::shared_ptr<PassInstrument> instrument);
+  // Runs `pass` on `mod` between the instruments' hooks. An instrument's
+  // error (a failed verification) stops the run.
+  absl::StatusOr<bool> Run(const Pass& pass, Module& mod);
+
+ private:
+  std::vector<std::shared_ptr<PassInstrument>> instruments_;
+  int depth_ = 0;
+};
+
+// Runs `pass` in a fresh context without instruments.
+absl::StatusOr<bool> RunPass(const Pass& pass, Module& mod);
+
+// A module-level pass from a function.
+using ModuleTransform = std::function<absl::StatusOr<bool>(Module& mod, PassContext& ctx)>;
+PassPtr MakeModulePass(std::string name, std::string description, ModuleTransform fn);
+
+// A function-level transformation: returns the new function (or `fn` itself
+// when nothing changed).
+using FunctionTransform = std::function<absl::StatusOr<const Function*>(
+    const Function* fn, const Module& mod, PassContext& ctx)>;
+
+// TVM's CreateFunctionPass: applies `fn` to every global function a Relay
+// function pass may optimize (see IsOptimizableFunction), in name order, then
+// types the whole module once (TVM re-types after every function pass).
+// With `require_types`, the module is typed first when a function lacks
+// types (TVM's `required = {"InferType"}`).
+PassPtr MakeFunctionPass(std::string name, std::string description, FunctionTransform fn,
+                         bool require_types = false);
+
+// TVM's Sequential: runs `passes` in order; changed when any pass changed.
+PassPtr MakeSequential(std::string name, std::vector<PassPtr> passes);
+
+// The passes of a sequence (empty for other passes), for tools that list a
+// pipeline.
+std::vector<PassPtr> SequenceMembers(const Pass& pass);
+
+// Types `mod` when some function body has no checked type yet.
+absl::Status EnsureTyped(Module& mod);
+
+}  // namespace carve

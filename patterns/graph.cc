@@ -1,0 +1,232 @@
+#include "patterns/graph.h"
+
+#include <algorithm>
+
+namespace carve {
+namespace {
+
+// A child slot of a DFS frame: the child, whether it is a dataflow input of
+// the parent, and its index once known.
+struct Slot {
+  const Expr* expr;
+  bool is_input;
+  uint32_t index;
+};
+
+// Appends the children of `e` in TVM's visit order.
+void PushSlots(const Expr* e, std::vector<Slot>& slots) {
+  switch (e->kind()) {
+    case ExprKind::kCall: {
+      const auto* c = Cast<Call>(e);
+      slots.push_back({c->callee(), true, IndexedGraph::kNone});
+      for (const Expr* a : c->args()) slots.push_back({a, true, IndexedGraph::kNone});
+      return;
+    }
+    case ExprKind::kTuple:
+      for (const Expr* f : Cast<Tuple>(e)->fields()) slots.push_back({f, true, IndexedGraph::kNone});
+      return;
+    case ExprKind::kTupleGetItem:
+      slots.push_back({Cast<TupleGetItem>(e)->tuple(), true, IndexedGraph::kNone});
+      return;
+    case ExprKind::kIf: {
+      const auto* i = Cast<If>(e);
+      for (const Expr* x : {i->cond(), i->then_branch(), i->else_branch()}) {
+        slots.push_back({x, true, IndexedGraph::kNone});
+      }
+      return;
+    }
+    case ExprKind::kFunction: {
+      const auto* f = Cast<Function>(e);
+      for (const Var* p : f->params()) slots.push_back({p, false, IndexedGraph::kNone});
+      slots.push_back({f->body(), true, IndexedGraph::kNone});
+      return;
+    }
+    case ExprKind::kLet: {
+      const auto* l = Cast<Let>(e);
+      slots.push_back({l->value(), false, IndexedGraph::kNone});
+      slots.push_back({l->var(), false, IndexedGraph::kNone});
+      slots.push_back({l->body(), true, IndexedGraph::kNone});
+      return;
+    }
+    default: return;
+  }
+}
+
+}  // namespace
+
+IndexedGraph::IndexedGraph(const Expr* root) { Build(root); }
+
+uint32_t IndexedGraph::IndexOf(const Expr* e) const {
+  auto it = index_.find(e);
+  return it == index_.end() ? kNone : it->second;
+}
+
+void IndexedGraph::Build(const Expr* root) {
+  struct Frame {
+    const Expr* expr;
+    uint32_t slots_begin;
+    uint32_t next;            // next slot to visit (absolute index)
+    uint32_t parent_slot;     // where to write this node's index, or kNone
+  };
+  std::vector<Frame> stack;
+  std::vector<Slot> slots;
+  std::vector<const Var*> let_vars_in_progress;
+  std::vector<std::pair<uint32_t, uint32_t>> edges;  // (consumer, producer)
+  index_.reserve(1024);
+
+  auto open = [&](const Expr* e, uint32_t parent_slot) {
+    uint32_t begin = static_cast<uint32_t>(slots.size());
+    PushSlots(e, slots);
+    stack.push_back({e, begin, begin, parent_slot});
+  };
+  open(root, kNone);
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    const auto* let = DynCast<Let>(f.expr);
+    if (f.next < slots.size()) {
+      uint32_t s = f.next++;
+      uint32_t rel = s - f.slots_begin;
+      if (let != nullptr && rel == 0) let_vars_in_progress.push_back(let->var());
+      if (let != nullptr && rel == 1) let_vars_in_progress.pop_back();
+      const Expr* kid = slots[s].expr;
+      if (const auto* v = DynCast<Var>(kid);
+          v != nullptr && std::find(let_vars_in_progress.begin(), let_vars_in_progress.end(), v) !=
+                              let_vars_in_progress.end()) {
+        continue;  // a recursive reference: no node, no edge
+      }
+      auto it = index_.find(kid);
+      if (it != index_.end()) {
+        slots[s].index = it->second;
+      } else {
+        open(kid, s);
+      }
+      continue;
+    }
+    // All children done: number the node and record its input edges.
+    uint32_t id = static_cast<uint32_t>(nodes_.size());
+    auto [it, inserted] = index_.emplace(f.expr, id);
+    if (inserted) {
+      nodes_.push_back(f.expr);
+      for (uint32_t s = f.slots_begin; s < slots.size(); ++s) {
+        if (slots[s].is_input && slots[s].index != kNone) edges.emplace_back(id, slots[s].index);
+      }
+      if (let != nullptr) {
+        uint32_t value = slots[f.slots_begin].index;
+        uint32_t var = slots[f.slots_begin + 1].index;
+        if (value != kNone && var != kNone) edges.emplace_back(var, value);
+      }
+    } else {
+      id = it->second;  // reached twice before being numbered
+    }
+    uint32_t parent_slot = f.parent_slot;
+    slots.resize(f.slots_begin);
+    stack.pop_back();
+    if (parent_slot != kNone) slots[parent_slot].index = id;
+  }
+  BuildEdges(edges);
+}
+
+void IndexedGraph::BuildEdges(const std::vector<std::pair<uint32_t, uint32_t>>& edges) {
+  size_t n = nodes_.size();
+  input_begin_.assign(n + 1, 0);
+  output_begin_.assign(n + 1, 0);
+  for (const auto& [consumer, producer] : edges) {
+    ++input_begin_[consumer + 1];
+    ++output_begin_[producer + 1];
+  }
+  for (size_t i = 0; i < n; ++i) {
+    input_begin_[i + 1] += input_begin_[i];
+    output_begin_[i + 1] += output_begin_[i];
+  }
+  input_ids_.resize(edges.size());
+  output_ids_.resize(edges.size());
+  std::vector<uint32_t> in_fill(input_begin_.begin(), input_begin_.end() - 1);
+  std::vector<uint32_t> out_fill(output_begin_.begin(), output_begin_.end() - 1);
+  // Filling in emission order keeps TVM's orders: a node's inputs as its
+  // Annotator adds them, a node's outputs by consumer visit (a let-bound
+  // variable's value edge is emitted with its let, as in TVM).
+  for (const auto& [consumer, producer] : edges) {
+    input_ids_[in_fill[consumer]++] = producer;
+    output_ids_[out_fill[producer]++] = consumer;
+  }
+}
+
+uint32_t IndexedGraph::Lca(uint32_t a, uint32_t b) const {
+  while (a != b) {
+    if (a == kNone || b == kNone) return kNone;
+    if (depth_[a] < depth_[b]) {
+      b = ipdom_[b];
+    } else if (depth_[a] > depth_[b]) {
+      a = ipdom_[a];
+    } else {
+      a = ipdom_[a];
+      b = ipdom_[b];
+    }
+  }
+  return a;
+}
+
+void IndexedGraph::ComputePostDominators() const {
+  size_t n = nodes_.size();
+  ipdom_.assign(n, kNone);
+  depth_.assign(n, 1);
+  // Consumers have larger indices, so one reverse sweep sees them first.
+  for (size_t k = n; k-- > 0;) {
+    uint32_t i = static_cast<uint32_t>(k);
+    auto outs = outputs(i);
+    if (i == root() || outs.empty()) continue;
+    uint32_t p = outs[0];
+    for (size_t j = 1; j < outs.size() && p != kNone; ++j) p = Lca(p, outs[j]);
+    ipdom_[i] = p;
+    depth_[i] = p == kNone ? 1 : depth_[p] + 1;
+  }
+  // Children lists (CSR) and an Euler tour for O(1) ancestor queries.
+  tree_begin_.assign(n + 1, 0);
+  for (uint32_t i = 0; i < n; ++i) {
+    if (ipdom_[i] != kNone) ++tree_begin_[ipdom_[i] + 1];
+  }
+  for (size_t i = 0; i < n; ++i) tree_begin_[i + 1] += tree_begin_[i];
+  tree_ids_.resize(tree_begin_[n]);
+  std::vector<uint32_t> fill(tree_begin_.begin(), tree_begin_.end() - 1);
+  for (uint32_t i = 0; i < n; ++i) {
+    if (ipdom_[i] != kNone) tree_ids_[fill[ipdom_[i]]++] = i;
+  }
+  tin_.assign(n, 0);
+  tout_.assign(n, 0);
+  uint32_t clock = 0;
+  std::vector<std::pair<uint32_t, uint32_t>> stack;  // (node, next child offset)
+  for (size_t k = n; k-- > 0;) {
+    if (ipdom_[k] != kNone) continue;
+    stack.emplace_back(static_cast<uint32_t>(k), tree_begin_[k]);
+    tin_[k] = clock++;
+    while (!stack.empty()) {
+      auto& [node, next] = stack.back();
+      if (next < tree_begin_[node + 1]) {
+        uint32_t child = tree_ids_[next++];
+        tin_[child] = clock++;
+        stack.emplace_back(child, tree_begin_[child]);
+      } else {
+        tout_[node] = clock++;
+        stack.pop_back();
+      }
+    }
+  }
+  has_postdom_ = true;
+}
+
+uint32_t IndexedGraph::PostDominator(uint32_t i) const {
+  if (!has_postdom_) ComputePostDominators();
+  return ipdom_[i];
+}
+
+bool IndexedGraph::PostDominates(uint32_t a, uint32_t b) const {
+  if (!has_postdom_) ComputePostDominators();
+  return a != b && tin_[a] < tin_[b] && tout_[b] < tout_[a];
+}
+
+std::span<const uint32_t> IndexedGraph::PostDominated(uint32_t i) const {
+  if (!has_postdom_) ComputePostDominators();
+  return {tree_ids_.data() + tree_begin_[i], tree_begin_[i + 1] - tree_begin_[i]};
+}
+
+}  // namespace carve

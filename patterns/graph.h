@@ -1,0 +1,79 @@
+// The dataflow graph of an expression, as TVM's IndexedGraph<Expr> sees it
+// (src/relay/ir/indexed_graph.{h,cc}): every sub-expression (ops, vars and
+// constants included) is a node numbered in post-DFS order; inputs/outputs
+// are dataflow edges; the post-dominator tree answers "does every path from
+// b to the result pass through a?".
+//
+// Edges follow TVM: a call's inputs are its callee and args; a tuple's its
+// fields; a projection's its tuple; an if's cond and branches; a function's
+// its body (parameters are nodes, not inputs); a let's its body, and the
+// let-bound variable's input is the bound value. Occurrences of a let-bound
+// variable inside its own value (recursive functions) are not nodes of the
+// value, so the graph stays acyclic.
+//
+// Build is one iterative DFS with one hash insertion per node and one lookup
+// per edge; the post-dominator tree is computed on first use (TVM's LCA
+// construction, consumers first) with an Euler tour, so PostDominates is O(1).
+// Not thread-safe (lazy members).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "ir/expr.h"
+
+namespace carve {
+
+class IndexedGraph {
+ public:
+  static constexpr uint32_t kNone = ~0u;
+
+  explicit IndexedGraph(const Expr* root);
+  IndexedGraph(const IndexedGraph&) = delete;
+  IndexedGraph& operator=(const IndexedGraph&) = delete;
+
+  size_t size() const { return nodes_.size(); }
+  // The root expression (the last node).
+  uint32_t root() const { return static_cast<uint32_t>(nodes_.size() - 1); }
+  const Expr* node(uint32_t i) const { return nodes_[i]; }
+  std::span<const Expr* const> nodes() const { return nodes_; }
+  // The index of `e`, or kNone when `e` is not in the graph.
+  uint32_t IndexOf(const Expr* e) const;
+  std::span<const uint32_t> inputs(uint32_t i) const {
+    return {input_ids_.data() + input_begin_[i], input_begin_[i + 1] - input_begin_[i]};
+  }
+  std::span<const uint32_t> outputs(uint32_t i) const {
+    return {output_ids_.data() + output_begin_[i], output_begin_[i + 1] - output_begin_[i]};
+  }
+
+  // The immediate post-dominator of `i`, or kNone (the root, and nodes whose
+  // consumers do not reconverge).
+  uint32_t PostDominator(uint32_t i) const;
+  // True when `a` strictly post-dominates `b`: b != a and every dataflow path
+  // from b to the result passes through a (TVM's `a->Dominates(b)`).
+  bool PostDominates(uint32_t a, uint32_t b) const;
+  // The nodes whose immediate post-dominator is `i`.
+  std::span<const uint32_t> PostDominated(uint32_t i) const;
+
+ private:
+  void Build(const Expr* root);
+  void BuildEdges(const std::vector<std::pair<uint32_t, uint32_t>>& edges);
+  void ComputePostDominators() const;
+  uint32_t Lca(uint32_t a, uint32_t b) const;
+
+  std::vector<const Expr*> nodes_;
+  absl::flat_hash_map<const Expr*, uint32_t> index_;
+  std::vector<uint32_t> input_begin_, input_ids_;
+  std::vector<uint32_t> output_begin_, output_ids_;
+
+  // Post-dominator tree (lazy).
+  mutable bool has_postdom_ = false;
+  mutable std::vector<uint32_t> ipdom_, depth_;
+  mutable std::vector<uint32_t> tree_begin_, tree_ids_;  // children, CSR
+  mutable std::vector<uint32_t> tin_, tout_;
+};
+
+}  // namespace carve

@@ -1,0 +1,428 @@
+#include "patterns/matcher.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_set.h"
+#include "fmt/format.h"
+#include "patterns/attr_match.h"
+#include "patterns/describe.h"
+#include "patterns/expr_equal.h"
+#include "patterns/predicate.h"
+
+namespace carve {
+
+std::string PathToString(std::span<const PathStep> path) {
+  std::string out;
+  for (const PathStep& s : path) {
+    if (!out.empty()) out += ", ";
+    switch (s.kind) {
+      case PathStep::Kind::kCallee: out += "callee"; break;
+      case PathStep::Kind::kArg: out += fmt::format("arg {}", s.index); break;
+      case PathStep::Kind::kField: out += fmt::format("field {}", s.index); break;
+      case PathStep::Kind::kTuple: out += "tuple"; break;
+      case PathStep::Kind::kCond: out += "condition"; break;
+      case PathStep::Kind::kThen: out += "then branch"; break;
+      case PathStep::Kind::kElse: out += "else branch"; break;
+      case PathStep::Kind::kVar: out += "let variable"; break;
+      case PathStep::Kind::kValue: out += "let value"; break;
+      case PathStep::Kind::kBody: out += "body"; break;
+      case PathStep::Kind::kParam: out += fmt::format("param {}", s.index); break;
+      case PathStep::Kind::kDominatorInput: out += fmt::format("input %{}", s.index); break;
+    }
+  }
+  return out;
+}
+
+Matcher::Matcher(std::shared_ptr<const CompiledPattern> pattern, const IndexedGraph* graph)
+    : pattern_(std::move(pattern)), graph_(graph), bound_(pattern_->size(), nullptr) {}
+
+Matcher::~Matcher() = default;
+
+bool Matcher::Match(const Expr* expr) {
+  Rollback(0);
+  memoize_ = true;
+  depth_ = 0;
+  depth_exceeded_ = false;
+  path_.clear();
+  failure_.reset();
+  return Visit(pattern_->root(), expr);
+}
+
+const Expr* Matcher::Capture(std::string_view name) const {
+  std::optional<uint32_t> id = pattern_->CaptureId(name);
+  return id ? bound_[*id] : nullptr;
+}
+
+void Matcher::Bind(uint32_t id, const Expr* e) {
+  bool primary = bound_[id] == nullptr;
+  if (primary) bound_[id] = e;
+  trail_.push_back({id, e});
+  primary_.push_back(primary);
+}
+
+void Matcher::Rollback(size_t mark) {
+  while (trail_.size() > mark) {
+    if (primary_.back()) bound_[trail_.back().pattern_id] = nullptr;
+    trail_.pop_back();
+    primary_.pop_back();
+  }
+}
+
+template <typename F>
+bool Matcher::Fail(uint32_t id, const Expr* e, F&& reason) {
+  if (explain_ && (!failure_ || path_.size() > failure_->path.size())) {
+    failure_ = MatchFailure{e, id, reason(), path_};
+  }
+  return false;
+}
+
+bool Matcher::Visit(uint32_t id, const Expr* e) {
+  if (memoize_ && bound_[id] != nullptr) {
+    if (bound_[id] == e) return true;
+    return Fail(id, e, [&] {
+      return fmt::format("this sub-pattern is shared and already matched {}, not {}",
+                         DescribeExpr(bound_[id]), DescribeExpr(e));
+    });
+  }
+  if (depth_ >= kMaxDepth) {
+    depth_exceeded_ = true;
+    return Fail(id, e, [] { return fmt::format("pattern nesting deeper than {}", kMaxDepth); });
+  }
+  size_t mark = trail_.size();
+  ++depth_;
+  bool ok = VisitKind(id, e);
+  --depth_;
+  if (ok) {
+    Bind(id, e);
+  } else {
+    Rollback(mark);
+  }
+  return ok;
+}
+
+bool Matcher::VisitChild(uint32_t id, const Expr* e, PathStep step) {
+  if (!explain_) return Visit(id, e);
+  path_.push_back(step);
+  bool ok = Visit(id, e);
+  path_.pop_back();
+  return ok;
+}
+
+bool Matcher::VisitKind(uint32_t id, const Expr* e) {
+  const CompiledNode& n = pattern_->node(id);
+  auto expected = [&] {
+    return fmt::format("expected {}, got {}", DescribePattern(n.node), DescribeExpr(e));
+  };
+  switch (n.kind) {
+    case PatternKind::kWildcard: return true;
+    case PatternKind::kOp: {
+      const auto* op = DynCast<OpExpr>(e);
+      return (op != nullptr && op->info() == Cast<OperatorPattern>(n.node)->op()) || Fail(id, e, expected);
+    }
+    case PatternKind::kExpr:
+      return ExprStructurallyEqual(Cast<ExprPattern>(n.node)->expr(), e) || Fail(id, e, expected);
+    case PatternKind::kVar: {
+      const auto* v = DynCast<Var>(e);
+      const std::string& name = Cast<VarPattern>(n.node)->name();
+      return (v != nullptr && (name.empty() || v->name() == name)) || Fail(id, e, expected);
+    }
+    case PatternKind::kConstant: return Isa<Constant>(e) || Fail(id, e, expected);
+    case PatternKind::kCall: return VisitCall(id, e);
+    case PatternKind::kTuple: return VisitTuple(id, e);
+    case PatternKind::kTupleGetItem: {
+      const auto* g = DynCast<TupleGetItem>(e);
+      int index = Cast<TupleGetItemPattern>(n.node)->index();
+      if (g == nullptr || (index >= 0 && index != g->index())) return Fail(id, e, expected);
+      return VisitChild(pattern_->children(id)[0], g->tuple(), {PathStep::Kind::kTuple});
+    }
+    case PatternKind::kIf:
+    case PatternKind::kLet: return VisitLetOrIf(id, e);
+    case PatternKind::kFunction: return VisitFunction(id, e);
+    case PatternKind::kAlt: {
+      auto kids = pattern_->children(id);
+      return Visit(kids[0], e) || Visit(kids[1], e);
+    }
+    case PatternKind::kAttr: return VisitAttr(id, e);
+    case PatternKind::kType:
+    case PatternKind::kDType:
+    case PatternKind::kShape: return VisitTypeConstraint(id, e);
+    case PatternKind::kDominator: return VisitDominator(id, e);
+    case PatternKind::kCapture:
+    case PatternKind::kRecursive: return Visit(pattern_->children(id)[0], e);
+    case PatternKind::kWhere: return VisitWhere(id, e);
+    case PatternKind::kInvalid:
+      return Fail(id, e, [&] { return *n.node->error(); });
+  }
+  return false;
+}
+
+bool Matcher::MatchArgs(std::span<const uint32_t> pats, std::span<const Expr* const> args,
+                        bool swap) {
+  size_t mark = trail_.size();
+  for (size_t i = 0; i < pats.size(); ++i) {
+    size_t arg = swap ? pats.size() - 1 - i : i;
+    if (!VisitChild(pats[i], args[arg], {PathStep::Kind::kArg, static_cast<uint32_t>(arg)})) {
+      Rollback(mark);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Matcher::VisitCall(uint32_t id, const Expr* e) {
+  const auto* call = DynCast<Call>(e);
+  const auto* pat = Cast<CallPattern>(pattern_->node(id).node);
+  if (call == nullptr) {
+    return Fail(id, e, [&] {
+      return fmt::format("expected {}, got {}", DescribePattern(pat), DescribeExpr(e));
+    });
+  }
+  auto kids = pattern_->children(id);
+  size_t mark = trail_.size();
+  // An op callee is checked here rather than through the callee's visit, so
+  // that an explanation reads "expected a call of nn.relu, got a call of add"
+  // at the call itself.
+  const OpInfo* want = pat->op();
+  bool callee_ok = want != nullptr && call->op() != want
+                       ? Fail(id, e, [&] {
+                           return fmt::format("expected {}, got {}", DescribePattern(pat),
+                                              DescribeExpr(e));
+                         })
+                       : VisitChild(kids[0], call->callee(), {PathStep::Kind::kCallee});
+  if (callee_ok) {
+    if (pat->any_args()) return true;
+    auto arg_pats = kids.subspan(1);
+    if (arg_pats.size() != call->args().size()) {
+      return Fail(id, e, [&] {
+        return fmt::format("expected {}, got {}", DescribePattern(pat), DescribeExpr(e));
+      });
+    }
+    if (MatchArgs(arg_pats, call->args(), false)) return true;
+    // Commutativity is an op fact from the registry, never an op name here.
+    const OpInfo* op = pat->op();
+    return op != nullptr && op->commutative() && arg_pats.size() == 2 &&
+           MatchArgs(arg_pats, call->args(), true);
+  }
+  Rollback(mark);
+  for (uint32_t alt : pattern_->alternatives(id)) {
+    if (Visit(alt, e)) return true;
+    Rollback(mark);
+  }
+  return false;
+}
+
+bool Matcher::VisitTuple(uint32_t id, const Expr* e) {
+  const auto* tuple = DynCast<Tuple>(e);
+  const auto* pat = Cast<TuplePattern>(pattern_->node(id).node);
+  auto kids = pattern_->children(id);
+  if (tuple == nullptr || (!pat->any_fields() && kids.size() != tuple->fields().size())) {
+    return Fail(id, e, [&] {
+      return fmt::format("expected {}, got {}", DescribePattern(pat), DescribeExpr(e));
+    });
+  }
+  if (pat->any_fields()) return true;
+  for (size_t i = 0; i < kids.size(); ++i) {
+    if (!VisitChild(kids[i], tuple->fields()[i], {PathStep::Kind::kField, uint32_t(i)})) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Matcher::VisitFunction(uint32_t id, const Expr* e) {
+  const auto* fn = DynCast<Function>(e);
+  const auto* pat = Cast<FunctionPattern>(pattern_->node(id).node);
+  auto kids = pattern_->children(id);
+  size_t num_params = kids.size() - 1;
+  if (fn == nullptr || (!pat->any_params() && num_params != fn->params().size())) {
+    return Fail(id, e, [&] {
+      return fmt::format("expected {}, got {}", DescribePattern(pat), DescribeExpr(e));
+    });
+  }
+  if (!pat->any_params()) {
+    for (size_t i = 0; i < num_params; ++i) {
+      if (!VisitChild(kids[i], fn->params()[i], {PathStep::Kind::kParam, uint32_t(i)})) {
+        return false;
+      }
+    }
+  }
+  return VisitChild(kids.back(), fn->body(), {PathStep::Kind::kBody});
+}
+
+bool Matcher::VisitLetOrIf(uint32_t id, const Expr* e) {
+  auto kids = pattern_->children(id);
+  if (pattern_->node(id).kind == PatternKind::kIf) {
+    const auto* i = DynCast<If>(e);
+    if (i == nullptr) return Fail(id, e, [&] { return "expected an if, got " + DescribeExpr(e); });
+    return VisitChild(kids[0], i->cond(), {PathStep::Kind::kCond}) &&
+           VisitChild(kids[1], i->then_branch(), {PathStep::Kind::kThen}) &&
+           VisitChild(kids[2], i->else_branch(), {PathStep::Kind::kElse});
+  }
+  const auto* l = DynCast<Let>(e);
+  if (l == nullptr) return Fail(id, e, [&] { return "expected a let, got " + DescribeExpr(e); });
+  return VisitChild(kids[0], l->var(), {PathStep::Kind::kVar}) &&
+         VisitChild(kids[1], l->value(), {PathStep::Kind::kValue}) &&
+         VisitChild(kids[2], l->body(), {PathStep::Kind::kBody});
+}
+
+bool Matcher::VisitAttr(uint32_t id, const Expr* e) {
+  if (!Visit(pattern_->children(id)[0], e)) return false;
+  const auto* pat = Cast<AttrPattern>(pattern_->node(id).node);
+  if (!Isa<Call>(e) && !Isa<Function>(e) && !Isa<OpExpr>(e)) {
+    return Fail(id, e, [&] {
+      return "attributes can only be checked on calls, functions and ops, not on " +
+             DescribeExpr(e);
+    });
+  }
+  for (const AttrEntry& want : pat->attrs()) {
+    std::optional<AttrValue> have = NodeAttr(e, want.key);
+    if (!have) {
+      return Fail(id, e, [&] {
+        return fmt::format("{} has no attribute '{}'", DescribeExpr(e), want.key);
+      });
+    }
+    if (!AttrValueMatches(want.value, *have)) {
+      return Fail(id, e, [&] {
+        return fmt::format("attribute {} is {}, expected {}", want.key, AttrValueToString(*have),
+                           AttrValueToString(want.value));
+      });
+    }
+  }
+  return true;
+}
+
+bool Matcher::VisitTypeConstraint(uint32_t id, const Expr* e) {
+  const CompiledNode& n = pattern_->node(id);
+  const Type* t = e->checked_type();
+  if (t == nullptr) {
+    return Fail(id, e, [&] {
+      return DescribeExpr(e) + " has no inferred type (run InferType before matching types)";
+    });
+  }
+  const auto* tensor = DynCast<TensorType>(t);
+  bool ok = false;
+  std::string want;
+  if (n.kind == PatternKind::kType) {
+    ok = Cast<TypePattern>(n.node)->type() == t;
+    want = TypeToString(Cast<TypePattern>(n.node)->type());
+  } else if (n.kind == PatternKind::kDType) {
+    ok = tensor != nullptr && tensor->dtype() == Cast<DTypePattern>(n.node)->dtype();
+    want = "dtype " + Cast<DTypePattern>(n.node)->dtype().ToString();
+  } else {
+    const auto* shape = Cast<ShapePattern>(n.node);
+    ok = tensor != nullptr && shape->Matches(tensor->shape());
+    want = "a tensor of the pattern's shape";
+  }
+  if (!ok) {
+    return Fail(id, e, [&] {
+      return fmt::format("type is {}, expected {}", TypeToString(t), want);
+    });
+  }
+  return Visit(pattern_->children(id)[0], e);
+}
+
+bool Matcher::VisitWhere(uint32_t id, const Expr* e) {
+  if (!Visit(pattern_->children(id)[0], e)) return false;
+  const auto* pat = Cast<WherePattern>(pattern_->node(id).node);
+  CaptureResolver resolve = [&](std::string_view name) -> const Expr* {
+    return name.empty() ? e : Capture(name);
+  };
+  std::string why;
+  if (EvaluatePredicate(pat->predicate(), resolve, explain_ ? &why : nullptr) == Truth::kTrue) {
+    return true;
+  }
+  return Fail(id, e, [&] { return "where clause: " + why; });
+}
+
+const IndexedGraph* Matcher::GraphFor(const Expr* e) {
+  if (graph_ != nullptr && graph_->IndexOf(e) != IndexedGraph::kNone) return graph_;
+  if (own_graph_ == nullptr || own_graph_->node(own_graph_->root()) != e) {
+    own_graph_ = std::make_unique<IndexedGraph>(e);
+  }
+  return own_graph_.get();
+}
+
+bool Matcher::VisitDominator(uint32_t id, const Expr* e) {
+  auto kids = pattern_->children(id);  // parent, path, child
+  if (!Visit(kids[2], e)) return false;
+  const IndexedGraph* g = GraphFor(e);
+  const IndexedGraph* saved = graph_;
+  graph_ = g;
+  uint32_t start = g->IndexOf(e);
+  bool ok = MatchesPath(kids[0], kids[1], start);
+  memoize_ = true;
+  ok = ok && DominatesParent(kids[0], start);
+  graph_ = saved;
+  if (ok) return true;
+  return Fail(id, e, [&] {
+    return "no single node matching the dominator's parent is reached from here through nodes "
+           "matching its path";
+  });
+}
+
+// TVM's MatchesPath, iteratively: every input of `start` (but a call's callee
+// and its var/constant args) must match `parent` or match `path` and, in
+// turn, satisfy MatchesPath. `parent` is memoized (it binds one node); `path`
+// is not. Nodes already verified are not re-walked: once `parent` is bound
+// their verdict cannot change.
+bool Matcher::MatchesPath(uint32_t parent, uint32_t path, uint32_t start) {
+  struct Frame {
+    uint32_t node;
+    uint32_t next;
+    uint32_t counted;
+  };
+  std::vector<Frame> stack = {{start, 0, 0}};
+  absl::flat_hash_set<uint32_t> verified;
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    auto inputs = graph_->inputs(f.node);
+    if (f.next < inputs.size()) {
+      uint32_t in = inputs[f.next++];
+      const Expr* node = graph_->node(f.node);
+      const Expr* input = graph_->node(in);
+      if (const auto* call = DynCast<Call>(node);
+          call != nullptr && (input == call->callee() || Isa<Constant>(input) || Isa<Var>(input))) {
+        continue;
+      }
+      ++f.counted;
+      memoize_ = true;
+      if (Visit(parent, input)) continue;
+      memoize_ = false;
+      if (!Visit(path, input)) return false;
+      if (!verified.contains(in)) stack.push_back({in, 0, 0});
+      continue;
+    }
+    if (f.counted == 0) return false;
+    verified.insert(f.node);
+    stack.pop_back();
+  }
+  return true;
+}
+
+bool Matcher::DominatesParent(uint32_t parent, uint32_t start) {
+  if (const Expr* p = bound_[parent]; p != nullptr) {
+    uint32_t index = graph_->IndexOf(p);
+    return index != IndexedGraph::kNone && graph_->PostDominates(start, index);
+  }
+  // Not reached after a successful MatchesPath (which binds the parent), but
+  // kept faithful to TVM: search the post-dominated subtree.
+  std::vector<uint32_t> stack = {start};
+  while (!stack.empty()) {
+    uint32_t n = stack.back();
+    stack.pop_back();
+    for (uint32_t child : graph_->PostDominated(n)) {
+      if (Visit(parent, graph_->node(child))) return true;
+      stack.push_back(child);
+    }
+  }
+  return false;
+}
+
+bool MatchPattern(const Pattern& pattern, const Expr* expr) {
+  auto compiled = CompilePattern(pattern);
+  if (!compiled.ok()) return false;
+  Matcher matcher(*compiled, nullptr);
+  return matcher.Match(expr);
+}
+
+}  // namespace carve

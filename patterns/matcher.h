@@ -1,0 +1,128 @@
+// The pattern matcher, with TVM v0.16's semantics (DFPatternMatcher,
+// tvm-reference.md 2.2-2.3):
+//  - a pattern node, once matched, is bound to exactly one expression, and a
+//    second visit must meet that same expression (shared sub-patterns,
+//    diamonds); a failed sub-match rolls back the bindings it made;
+//  - alternation is ordered and does not backtrack across siblings;
+//  - a call pattern whose op is commutative in the registry
+//    (OpInfo::commutative()) retries with swapped args;
+//  - when a call pattern's callee does not match, the re-associated forms
+//    made by CompilePattern are tried (multiply/divide, see compile.h);
+//  - type/dtype/shape constraints read Expr::checked_type() (the module's
+//    inferred types: run InferType first; an untyped node does not match);
+//  - dominator patterns walk the expression's IndexedGraph.
+// The memo is a vector indexed by pattern node id, reset in O(bindings) per
+// attempt, so trying a pattern at every node of a graph allocates nothing.
+// Recursion follows the pattern (not the expression), except for recursive
+// patterns, whose nesting is capped (kMaxDepth) instead of overflowing.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/expr.h"
+#include "patterns/compile.h"
+#include "patterns/graph.h"
+
+namespace carve {
+
+// One binding made by a successful match.
+struct Binding {
+  uint32_t pattern_id;
+  const Expr* expr;
+};
+
+// A step from the match root to a sub-expression ("arg 1", "field 0", ...).
+struct PathStep {
+  enum class Kind : uint8_t { kCallee, kArg, kField, kTuple, kCond, kThen, kElse, kVar, kValue,
+                              kBody, kParam, kDominatorInput };
+  Kind kind;
+  uint32_t index = 0;
+};
+std::string PathToString(std::span<const PathStep> path);
+
+// The first failed constraint of an explained match attempt (explain.h).
+struct MatchFailure {
+  const Expr* expr = nullptr;    // the node the failing sub-pattern was matched against
+  uint32_t pattern_id = 0;       // the failing sub-pattern
+  std::string reason;            // "expected a constant, got the variable %w"
+  std::vector<PathStep> path;    // from the match root to `expr`
+};
+
+class Matcher {
+ public:
+  // Nested pattern visits allowed before a match gives up (recursive
+  // patterns over very long chains).
+  static constexpr int kMaxDepth = 2000;
+
+  // `graph` is the IndexedGraph the candidate roots belong to; dominator
+  // patterns need it (without one, Match builds a graph of its root).
+  Matcher(std::shared_ptr<const CompiledPattern> pattern, const IndexedGraph* graph);
+  ~Matcher();
+
+  const CompiledPattern& pattern() const { return *pattern_; }
+  // Tries the pattern with its root at `expr`. Bindings stay valid until the
+  // next call.
+  bool Match(const Expr* expr);
+
+  // After a successful Match: the expression bound to a pattern node (its
+  // first binding), or nullptr.
+  const Expr* Bound(uint32_t pattern_id) const { return bound_[pattern_id]; }
+  // Every binding in the order made (dominator paths bind many nodes).
+  std::span<const Binding> bindings() const { return trail_; }
+  // The expression captured as `name`, or nullptr.
+  const Expr* Capture(std::string_view name) const;
+  // True when the last attempt hit kMaxDepth.
+  bool depth_exceeded() const { return depth_exceeded_; }
+
+  // Record the deepest failure of each attempt (slower; for explanations).
+  void set_explain(bool on) { explain_ = on; }
+  const std::optional<MatchFailure>& failure() const { return failure_; }
+
+ private:
+  bool Visit(uint32_t id, const Expr* e);
+  bool VisitKind(uint32_t id, const Expr* e);
+  bool VisitCall(uint32_t id, const Expr* e);
+  bool MatchArgs(std::span<const uint32_t> pats, std::span<const Expr* const> args, bool swap);
+  bool VisitTuple(uint32_t id, const Expr* e);
+  bool VisitFunction(uint32_t id, const Expr* e);
+  bool VisitLetOrIf(uint32_t id, const Expr* e);
+  bool VisitAttr(uint32_t id, const Expr* e);
+  bool VisitTypeConstraint(uint32_t id, const Expr* e);
+  bool VisitWhere(uint32_t id, const Expr* e);
+  bool VisitDominator(uint32_t id, const Expr* e);
+  bool MatchesPath(uint32_t parent, uint32_t path, uint32_t start);
+  bool DominatesParent(uint32_t parent, uint32_t start);
+  // Visits a child with `step` on the explanation path.
+  bool VisitChild(uint32_t id, const Expr* e, PathStep step);
+  void Bind(uint32_t id, const Expr* e);
+  void Rollback(size_t mark);
+  // Records a failure (explain mode only); `reason` is built lazily.
+  template <typename F>
+  bool Fail(uint32_t id, const Expr* e, F&& reason);
+  const IndexedGraph* GraphFor(const Expr* e);
+
+  std::shared_ptr<const CompiledPattern> pattern_;
+  const IndexedGraph* graph_;
+  std::unique_ptr<IndexedGraph> own_graph_;
+  std::vector<const Expr*> bound_;
+  std::vector<Binding> trail_;
+  std::vector<uint8_t> primary_;  // parallel to trail_: did the binding set bound_?
+  bool memoize_ = true;
+  int depth_ = 0;
+  bool depth_exceeded_ = false;
+  bool explain_ = false;
+  std::vector<PathStep> path_;
+  std::optional<MatchFailure> failure_;
+};
+
+// Convenience for tests and one-off queries: compiles `pattern` and matches
+// it at `expr` (graph rooted at `expr`). False for invalid patterns.
+bool MatchPattern(const Pattern& pattern, const Expr* expr);
+
+}  // namespace carve
