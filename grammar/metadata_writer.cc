@@ -112,7 +112,8 @@ class GraphBuilder {
     nodes_.push_back({"Map", {}, {"relay.Constant"}, {2}});
     nodes_.push_back({"Array"});
     for (size_t i = 0; i < constants.size(); ++i) {
-      nodes_[2].data.push_back(AddConstant(constants[i], i));
+      int64_t node = AddConstant(constants[i], i);  // grows nodes_: index after
+      nodes_[2].data.push_back(node);
     }
     return std::move(nodes_);
   }
@@ -138,8 +139,9 @@ class GraphBuilder {
     int64_t shape = Add({"Array"});
     for (int64_t d : array.shape()) {
       bool wide = d > INT32_MAX;
-      nodes_[shape].data.push_back(Add(
-          {"IntImm", {{"dtype", wide ? "int64" : "int32"}, {"span", "0"}, {"value", Ref(d)}}}));
+      int64_t dim = Add(
+          {"IntImm", {{"dtype", wide ? "int64" : "int32"}, {"span", "0"}, {"value", Ref(d)}}});
+      nodes_[shape].data.push_back(dim);
     }
     nodes_[type].attrs = {
         {"dtype", array.dtype().ToString()}, {"shape", Ref(shape)}, {"span", "0"}};

@@ -10,6 +10,7 @@ namespace carve::print_internal {
 
 void RelayTextPrinter::BuildGraph(const Expr* root) {
   states_.clear();
+  free_var_decls_.clear();
   std::vector<const Expr*> stack = {root};
   State(root);
   auto edge = [&](const Expr* child) {
@@ -307,7 +308,7 @@ Text RelayTextPrinter::FinishPrint(const Expr* e, bool try_inline) {
     // References print the bare name; a free variable is declared on first use.
     if ((state.flags & kBound) == 0) {
       state.flags |= kBound;
-      if (state.flags & kFreeVar) EmitLine("free_var ", state.decl);
+      if (state.flags & kFreeVar) EmitLine("free_var ", free_var_decls_[e]);
     }
     return state.memo;
   }

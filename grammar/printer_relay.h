@@ -32,23 +32,20 @@
 
 namespace carve::print_internal {
 
-// A piece of printed text: a view of stable memory, a range of the printer's
-// text arena, a document (spliced by reference) or a temporary `%N`.
+// A piece of printed text: a range of the printer's text arena, a document
+// (spliced by reference) or a temporary `%N`. Twelve bytes: one is kept per
+// node.
 struct Text {
-  enum Kind : uint8_t { kEmpty, kView, kArena, kDoc, kTemp };
-  Kind kind = kEmpty;
+  enum Kind : uint8_t { kEmpty, kArena, kDoc, kTemp };
   uint32_t index = 0;  // arena offset, document id or temporary number
-  uint32_t size = 0;   // kView / kArena length
-  const char* data = nullptr;  // kView
+  uint32_t size = 0;   // kArena length
+  Kind kind = kEmpty;
 
-  static Text View(std::string_view s) {
-    return Text{kView, 0, static_cast<uint32_t>(s.size()), s.data()};
-  }
   static Text Arena(size_t offset, size_t size) {
-    return Text{kArena, static_cast<uint32_t>(offset), static_cast<uint32_t>(size), nullptr};
+    return Text{static_cast<uint32_t>(offset), static_cast<uint32_t>(size), kArena};
   }
-  static Text Doc(DocId id) { return Text{kDoc, id, 0, nullptr}; }
-  static Text Temp(uint32_t n) { return Text{kTemp, n, 0, nullptr}; }
+  static Text Doc(DocId id) { return Text{id, 0, kDoc}; }
+  static Text Temp(uint32_t n) { return Text{n, 0, kTemp}; }
 };
 
 class RelayTextPrinter {
@@ -73,9 +70,8 @@ class RelayTextPrinter {
     kFreeVar = 4,  // TVM result_memo_: a var first met as a free variable
   };
   struct NodeState {
-    Text memo;        // text, %N or (vars) the name
-    Text decl;        // free vars: `%x: T /* ty=T */` for the free_var line
-    int32_t parents = 0;  // dependency-graph in-edges, saturated at 2
+    Text memo;            // text, %N or (vars) the name
+    uint8_t parents = 0;  // dependency-graph in-edges, saturated at 2
     uint8_t flags = 0;
   };
   struct Frame {
@@ -120,6 +116,7 @@ class RelayTextPrinter {
   Text ProjectionText(const TupleGetItem* item);
   Text ConstantText(const Constant* constant);
   Text GlobalText(const GlobalVar* global);
+  Text ArenaText(std::string_view s);
   // TVM AllocVar: a unique `%name`, returns the declaration.
   Text AllocVar(const Var* var, bool free);
   std::string UniqueName(std::string hint);
@@ -137,6 +134,7 @@ class RelayTextPrinter {
   std::vector<Text> scratch_;                           // arguments of one call
   Text ret_;                                            // a finished frame's result
   absl::flat_hash_map<const Expr*, NodeState> states_;
+  absl::flat_hash_map<const Expr*, Text> free_var_decls_;  // for the free_var lines
   absl::flat_hash_map<std::string, int> names_;  // TVM name_alloc_map_
   absl::flat_hash_map<const Type*, std::string> type_texts_;
   absl::flat_hash_map<const Expr*, uint32_t> meta_index_;

@@ -20,7 +20,7 @@ void RelayTextPrinter::VisitLeaf(const Expr* e) {
       return;
     case ExprKind::kGlobalVar: text = GlobalText(Cast<GlobalVar>(e)); break;
     case ExprKind::kConstant: text = ConstantText(Cast<Constant>(e)); break;
-    case ExprKind::kOp: text = Text::View(Cast<OpExpr>(e)->name()); break;
+    case ExprKind::kOp: text = ArenaText(Cast<OpExpr>(e)->name()); break;
     case ExprKind::kCall: text = CallText(Cast<Call>(e)); break;
     case ExprKind::kTuple: text = TupleText(Cast<Tuple>(e)); break;
     case ExprKind::kTupleGetItem: text = ProjectionText(Cast<TupleGetItem>(e)); break;
@@ -119,6 +119,12 @@ Text RelayTextPrinter::ConstantText(const Constant* constant) {
   return Text::Arena(start, arena_.size() - start);
 }
 
+Text RelayTextPrinter::ArenaText(std::string_view s) {
+  size_t start = arena_.size();
+  arena_.append(s);
+  return Text::Arena(start, s.size());
+}
+
 Text RelayTextPrinter::GlobalText(const GlobalVar* global) {
   size_t start = arena_.size();
   arena_.push_back('@');
@@ -145,8 +151,8 @@ Text RelayTextPrinter::AllocVar(const Var* var, bool free) {
   state.memo = name;
   state.flags |= kVisited;
   if (free) {
-    state.decl = decl;
     state.flags |= kFreeVar;
+    free_var_decls_[var] = decl;
   }
   return decl;
 }
@@ -183,9 +189,6 @@ void RelayTextPrinter::AppendType(std::string* out, const Type* type) {
 void RelayTextPrinter::AppendText(std::string* out, Text text) {
   switch (text.kind) {
     case Text::kEmpty:
-      return;
-    case Text::kView:
-      out->append(text.data, text.size);
       return;
     case Text::kArena:
       // Appending a range of the arena to the arena itself: reserve first so

@@ -1,6 +1,9 @@
 #include "ir/structural_hash.h"
 
+#include <algorithm>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/hash/hash.h"
@@ -11,8 +14,26 @@ namespace {
 
 class Hasher {
  public:
+  // Post-order with an explicit stack; the memo doubles as the visited set.
   size_t Run(const Expr* root) {
-    PostOrderVisit(root, [this](const Expr* e) { memo_[e] = HashNode(e); });
+    std::vector<std::pair<const Expr*, bool>> stack;  // (node, children pushed)
+    stack.emplace_back(root, false);
+    while (!stack.empty()) {
+      auto [e, expanded] = stack.back();
+      if (memo_.contains(e)) {
+        stack.pop_back();
+      } else if (!expanded) {
+        stack.back().second = true;
+        size_t first = stack.size();
+        ForEachChild(e, [&](const Expr* c) {
+          if (!memo_.contains(c)) stack.emplace_back(c, false);
+        });
+        std::reverse(stack.begin() + first, stack.end());  // first child on top
+      } else {
+        memo_.emplace(e, HashNode(e));
+        stack.pop_back();
+      }
+    }
     return memo_.at(root);
   }
 

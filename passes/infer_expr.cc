@@ -1,5 +1,7 @@
 #include "passes/infer_expr.h"
 
+#include <algorithm>
+
 #include "absl/container/inlined_vector.h"
 #include "fmt/format.h"
 
@@ -29,6 +31,7 @@ void ExprTyper::Reset() {
   binders_.clear();
   stack_.clear();
   deferred_.clear();
+  unknown_globals_.clear();
 }
 
 const Type* ExprTyper::Run(const Expr* root) {
@@ -177,6 +180,13 @@ const Type* ExprTyper::GlobalType(const GlobalVar* gv) {
   auto it = globals_.types.find(gv->name());
   if (it == globals_.types.end()) {
     return Error(gv->span(), fmt::format("@{} is not defined", gv->name()));
+  }
+  if (it->second == nullptr && globals_.defer_unknown) {
+    if (std::find(unknown_globals_.begin(), unknown_globals_.end(), gv->name()) ==
+        unknown_globals_.end()) {
+      unknown_globals_.push_back(gv->name());
+    }
+    return TypeUnifier::Poison();
   }
   if (it->second == nullptr) {
     return Error(gv->span(),

@@ -22,6 +22,10 @@ namespace carve {
 struct GlobalSignatures {
   // False when typing an expression without a module: globals are errors.
   bool has_module = false;
+  // When set, a reference to a global whose type is not known is not an
+  // error of the typer: it is typed as Poison and listed in
+  // ExprTyper::unknown_globals() for the caller to report.
+  bool defer_unknown = false;
   // By name: the function's type (declared or already inferred), Poison when
   // its inference failed (already reported), or nullptr when it is defined
   // but its type is not known.
@@ -38,6 +42,9 @@ class ExprTyper {
   // checked_type (nullptr where inference failed). Returns the type of
   // `root`, or Poison when it could not be inferred (errors are in diags).
   const Type* Run(const Expr* root);
+
+  // The globals of unknown type the last Run met (see defer_unknown).
+  const std::vector<std::string_view>& unknown_globals() const { return unknown_globals_; }
 
  private:
   struct Frame {
@@ -98,6 +105,7 @@ class ExprTyper {
   std::vector<Frame> stack_;
   std::vector<Deferred> deferred_;
   std::vector<const Type*> scratch_;  // argument / field types of the current node
+  std::vector<std::string_view> unknown_globals_;
 };
 
 }  // namespace carve

@@ -126,19 +126,41 @@ bool IsRecursive(const Graph& graph, const std::vector<uint32_t>& component) {
   return std::find(edges.begin(), edges.end(), component.front()) != edges.end();
 }
 
+void ReportRecursive(const GlobalVar* gv, const Function* fn, DiagnosticEngine& diags) {
+  diags.Error(fn->span(), fmt::format("cannot infer the return type of recursive @{}: add a "
+                                      "return type annotation",
+                                      gv->name()));
+}
+
+// Types the one function without a full signature. Its body is the only one
+// that can meet its unknown signature, and doing so means it is recursive:
+// no reference scan is needed, which keeps the common case (a @main written
+// without `-> R`) to a single traversal.
+void InferOneSignature(const GlobalVar* gv, const Function* fn, GlobalSignatures& env,
+                       ExprTyper& typer, DiagnosticEngine& diags) {
+  const Type* t = typer.Run(fn);
+  const auto& unknown = typer.unknown_globals();
+  if (std::find(unknown.begin(), unknown.end(), gv->name()) != unknown.end()) {
+    ReportRecursive(gv, fn, diags);
+    t = TypeUnifier::Poison();
+  }
+  env.types[gv->name()] = t;
+}
+
 // Types the functions without a full signature, callees first, recording
 // their inferred signatures in `env` for the functions typed after them.
 void InferSignatures(const FunctionList& fns, const std::vector<uint32_t>& inferred,
                      GlobalSignatures& env, ExprTyper& typer, DiagnosticEngine& diags) {
+  if (inferred.size() == 1) {
+    return InferOneSignature(fns[inferred[0]].first, fns[inferred[0]].second, env, typer, diags);
+  }
   Graph graph = ReferenceGraph(fns, inferred);
   for (const std::vector<uint32_t>& component : StronglyConnected(graph)) {
     bool recursive = IsRecursive(graph, component);
     for (uint32_t k : component) {
       auto [gv, fn] = fns[inferred[k]];
       if (!recursive) continue;
-      diags.Error(fn->span(), fmt::format("cannot infer the return type of recursive @{}: add a "
-                                          "return type annotation",
-                                          gv->name()));
+      ReportRecursive(gv, fn, diags);
       env.types[gv->name()] = TypeUnifier::Poison();
     }
     for (uint32_t k : component) {
@@ -155,6 +177,7 @@ absl::Status InferType(Module& mod) {
   DiagnosticEngine diags;
   GlobalSignatures env;
   env.has_module = true;
+  env.defer_unknown = true;  // only a recursive function meets an unknown signature
   FunctionList fns = mod.Functions();
   std::vector<uint32_t> inferred;
   for (uint32_t k = 0; k < fns.size(); ++k) {

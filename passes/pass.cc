@@ -109,6 +109,17 @@ absl::StatusOr<bool> PassContext::Run(const Pass& pass, Module& mod) {
   return changed;
 }
 
+absl::StatusOr<bool> RunPipeline(const Pass& pipeline, Module& mod, PassContext& ctx) {
+  std::vector<PassPtr> members = SequenceMembers(pipeline);
+  if (members.empty()) return ctx.Run(pipeline, mod);
+  bool changed = false;
+  for (const PassPtr& p : members) {
+    CARVE_ASSIGN_OR_RETURN(bool c, ctx.Run(*p, mod));
+    changed |= c;
+  }
+  return changed;
+}
+
 absl::StatusOr<bool> RunPass(const Pass& pass, Module& mod) {
   PassContext ctx;
   return ctx.Run(pass, mod);

@@ -62,6 +62,10 @@ class PassContext {
   int depth_ = 0;
 };
 
+// Runs a pipeline: the members of a sequence one by one as top-level passes
+// of `ctx` (so instruments see them at depth 0), or `pass` itself.
+absl::StatusOr<bool> RunPipeline(const Pass& pipeline, Module& mod, PassContext& ctx);
+
 // Runs `pass` in a fresh context without instruments.
 absl::StatusOr<bool> RunPass(const Pass& pass, Module& mod);
 

@@ -88,7 +88,11 @@ TEST(NDArrayCodec, RejectsCorruptBytes) {
   bad_magic[0] = 0;
   EXPECT_THAT(DecodeNDArray(bad_magic).status().message(), HasSubstr("magic"));
   EXPECT_THAT(DecodeNDArray(good.substr(0, good.size() - 1)).status().message(),
-              HasSubstr("size field says 16 bytes, but a float32 tensor of shape (2, 2)"));
+              HasSubstr("holds 15 data bytes, but its size field says 16"));
+  std::string bad_size = good;
+  bad_size[48] = 15;  // the size field
+  EXPECT_THAT(DecodeNDArray(bad_size).status().message(),
+              HasSubstr("size field says 15 bytes, but a float32 tensor of shape (2, 2) needs 16"));
   std::string huge = good;
   int64_t big = int64_t(1) << 62;
   std::memcpy(&huge[32], &big, 8);  // first dim

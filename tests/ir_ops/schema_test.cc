@@ -35,7 +35,12 @@ std::string Describe(std::string_view key) {
   for (const AttrField& f : s->fields) {
     if (!out.empty()) out += " ";
     out += std::string(f.name) + ":" + TypeName(f.type);
-    out += f.required ? "!" : "=" + AttrValueToString(f.default_value, f.type);
+    if (f.required) {
+      out += "!";
+    } else {
+      out += '=';
+      out += AttrValueToString(f.default_value, f.type);
+    }
   }
   return out;
 }
@@ -192,7 +197,9 @@ TEST(SchemaTest, FieldNamesAreUniqueAndRequiredFieldsHaveNoDefault) {
     std::set<std::string_view> seen;
     for (const AttrField& f : op->attrs->fields) {
       EXPECT_TRUE(seen.insert(f.name).second) << op->attrs->type_key << "." << f.name;
-      if (f.required) EXPECT_TRUE(f.default_value.is_null()) << f.name;
+      if (f.required) {
+        EXPECT_TRUE(f.default_value.is_null()) << f.name;
+      }
     }
   }
 }

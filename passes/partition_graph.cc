@@ -1,0 +1,341 @@
+#include "passes/partition_graph.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "fmt/format.h"
+#include "passes/annotated_region_set.h"
+#include "passes/annotation.h"
+#include "passes/infer_type.h"
+#include "passes/region_verify.h"
+#include "passes/rewrite_util.h"
+#include "passes/target.h"
+#include "support/status_macros.h"
+
+namespace carve {
+namespace {
+
+using RegionId = AnnotatedRegionSet::RegionId;
+
+// A constant, or a tuple of constants (TVM binds both).
+bool IsConstantValue(const Expr* e) {
+  if (Isa<Constant>(e)) return true;
+  const Tuple* t = DynCast<Tuple>(e);
+  if (t == nullptr) return false;
+  for (const Expr* f : t->fields()) {
+    if (!Isa<Constant>(f)) return false;
+  }
+  return true;
+}
+
+// The attributes of a partitioned function, in the order TVM prints them.
+const Attrs* RegionFunctionAttrs(std::string_view target, std::string_view symbol) {
+  const Attrs* attrs = WithAttr(EmptyAttrs(), attr::kCompiler, AttrValue::Str(target));
+  attrs = WithAttr(attrs, attr::kPrimitive, AttrValue::Int(1));
+  attrs = WithAttr(attrs, attr::kInline, AttrValue::Int(1));
+  return WithAttr(attrs, attr::kGlobalSymbol, AttrValue::Str(symbol));
+}
+
+// A global name not used in `mod` yet: `name`, else `name_1`, `name_2`, ...
+std::string FreshGlobalName(const Module& mod, const std::string& name) {
+  if (mod.FindGlobalVar(name) == nullptr) return name;
+  for (int i = 1;; ++i) {
+    std::string candidate = fmt::format("{}_{}", name, i);
+    if (mod.FindGlobalVar(candidate) == nullptr) return candidate;
+  }
+}
+
+// What the partitioner knows about one region's function.
+struct RegionFunction {
+  bool created = false;
+  // Parameters and the values passed for them, in first-use order.
+  std::vector<std::pair<const Var*, const Expr*>> params;
+  // Input value (first non-annotation ancestor) -> its parameter, or the
+  // bound constant.
+  absl::flat_hash_map<const Expr*, const Expr*> inputs;
+  // Output value (the argument of a compiler_end) -> the call or projection
+  // that replaces it.
+  absl::flat_hash_map<const Expr*, const Expr*> outputs;
+};
+
+// Rewrites one function: regions become calls of new global functions. The
+// walk is TVM's: post order, where reaching a region's first compiler_end
+// first visits every output of the region (so parameters appear in TVM's
+// order); iterative, with the extra edges made explicit.
+class Partitioner {
+ public:
+  Partitioner(Module& mod, const AnnotatedRegionSet& set, std::string prefix, bool bind_constants)
+      : mod_(mod),
+        set_(set),
+        builder_(mod.arena()),
+        prefix_(std::move(prefix)),
+        bind_constants_(bind_constants) {
+    for (RegionId r : set_.RegionIds()) {
+      std::vector<const Call*> ins = set_.Ins(r);
+      for (size_t k = 0; k < ins.size(); ++k) input_index_[ins[k]] = static_cast<int>(k);
+    }
+  }
+
+  absl::StatusOr<const Function*> Run(const Function* fn) {
+    struct Frame {
+      const Expr* e;
+      bool expanded;
+    };
+    std::vector<Frame> stack = {{fn, false}};
+    std::vector<const Expr*> kids;
+    while (!stack.empty()) {
+      Frame& top = stack.back();
+      const Expr* e = top.e;
+      if (memo_.contains(e)) {
+        stack.pop_back();
+        continue;
+      }
+      if (!top.expanded) {
+        if (!active_.insert(e).second) {
+          // Only regions that feed each other can lead back to a node
+          // being expanded; FindRegionCycle reports those first.
+          return absl::FailedPreconditionError(
+              fmt::format("PartitionGraph: the regions around {} depend on each other",
+                          DescribeNode(e)));
+        }
+        top.expanded = true;
+        kids.clear();
+        ExpandChildren(e, kids);
+        for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
+          if (!memo_.contains(*it)) stack.push_back({*it, false});
+        }
+        continue;
+      }
+      stack.pop_back();
+      CARVE_ASSIGN_OR_RETURN(const Expr* out, PostVisit(e));
+      memo_[e] = out;
+    }
+    return Cast<Function>(memo_.at(fn));
+  }
+
+ private:
+  void ExpandChildren(const Expr* e, std::vector<const Expr*>& kids) {
+    const Function* fn = DynCast<Function>(e);
+    if (fn != nullptr && fn->HasAttr(attr::kComposite)) return;  // nothing to partition inside
+    ForEachChild(e, [&](const Expr* c) { kids.push_back(c); });
+    if (!IsCompilerEnd(e)) return;
+    RegionId r = set_.GetRegion(e);
+    if (funcs_[r].created) return;
+    for (const Expr* out : Outputs(r)) kids.push_back(out);
+  }
+
+  absl::StatusOr<const Expr*> PostVisit(const Expr* e) {
+    const Function* fn = DynCast<Function>(e);
+    if (fn != nullptr && fn->HasAttr(attr::kComposite)) return e;
+    if (IsCompilerBegin(e)) return OpenInput(Cast<Call>(e));
+    if (!IsCompilerEnd(e)) {
+      return RebuildNode(builder_, e, [this](const Expr* c) { return memo_.at(c); });
+    }
+    RegionId r = set_.GetRegion(e);
+    if (!funcs_[r].created) CARVE_RETURN_IF_ERROR(CreateFunction(r, Cast<Call>(e)));
+    return funcs_[r].outputs.at(Cast<Call>(e)->args()[0]);
+  }
+
+  // The parameter (or bound constant) standing for a compiler_begin's input.
+  // Inputs reading the same value share one parameter.
+  const Expr* OpenInput(const Call* begin) {
+    const Expr* source = begin->args()[0];
+    while (IsCompilerAnnotation(source)) source = Cast<Call>(source)->args()[0];
+    RegionId r = set_.GetRegion(begin);
+    RegionFunction& f = funcs_[r];
+    if (auto it = f.inputs.find(source); it != f.inputs.end()) return it->second;
+    const Expr* value = memo_.at(begin->args()[0]);
+    if (bind_constants_ && IsConstantValue(value)) {
+      f.inputs[source] = value;
+      return value;
+    }
+    std::string name = fmt::format("{}_{}_i{}", set_.Target(r), r, input_index_.at(begin));
+    const Var* var = builder_.MakeVar(name, begin->checked_type());
+    var->set_checked_type(begin->checked_type());
+    f.params.emplace_back(var, value);
+    f.inputs[source] = var;
+    return var;
+  }
+
+  // The distinct values the region's compiler_ends read, in output order.
+  const std::vector<const Expr*>& Outputs(RegionId r) {
+    auto [it, inserted] = outputs_.try_emplace(r);
+    if (inserted) {
+      absl::flat_hash_set<const Expr*> seen;
+      for (const Call* end : set_.Outs(r)) {
+        if (seen.insert(end->args()[0]).second) it->second.push_back(end->args()[0]);
+      }
+    }
+    return it->second;
+  }
+
+  absl::Status CreateFunction(RegionId r, const Call* end) {
+    RegionFunction& f = funcs_[r];
+    f.created = true;
+    const std::vector<const Expr*>& outs = Outputs(r);
+    std::vector<const Expr*> fields;
+    std::vector<const Type*> field_types;
+    for (const Expr* out : outs) {
+      fields.push_back(memo_.at(out));
+      field_types.push_back(out->checked_type());
+    }
+    std::vector<const Var*> params;
+    std::vector<const Expr*> args;
+    std::vector<const Type*> param_types;
+    for (const auto& [var, value] : f.params) {
+      params.push_back(var);
+      args.push_back(value);
+      param_types.push_back(var->checked_type());
+    }
+    const Expr* body = fields[0];
+    const Type* ret_type = end->args()[0]->checked_type();
+    const Type* body_type = ret_type;
+    if (fields.size() > 1) {
+      body = builder_.MakeTuple(fields);
+      body_type = AllKnown(field_types) ? TupleTy(field_types) : nullptr;
+      body->set_checked_type(body_type);
+      ret_type = nullptr;  // TVM leaves it unset for tuple outputs
+    }
+    std::string_view target = set_.Target(r);
+    std::string name = FreshGlobalName(
+        mod_, SanitizeName(fmt::format("{}_{}_{}_{}", prefix_, target, set_.func_name(), r)));
+    const Function* fn =
+        builder_.MakeFunction(params, body, ret_type, RegionFunctionAttrs(target, name));
+    if (body_type != nullptr && AllKnown(param_types)) {
+      fn->set_checked_type(FuncTy(param_types, body_type));
+    }
+    CARVE_ASSIGN_OR_RETURN(fn, ApplyHook(target, fn));
+    const GlobalVar* gv = mod_.GetGlobalVar(name);
+    mod_.Add(gv, fn);
+    const Call* call = builder_.MakeCall(gv, args);
+    call->set_checked_type(body_type);
+    if (outs.size() == 1) {
+      f.outputs[outs[0]] = call;
+      return absl::OkStatus();
+    }
+    for (size_t i = 0; i < outs.size(); ++i) {
+      const TupleGetItem* item = builder_.MakeTupleGetItem(call, static_cast<int>(i));
+      item->set_checked_type(outs[i]->checked_type());
+      f.outputs[outs[i]] = item;
+    }
+    return absl::OkStatus();
+  }
+
+  // The target's `relay.ext.<target>.optimize` hook, when it has one.
+  absl::StatusOr<const Function*> ApplyHook(std::string_view target, const Function* fn) {
+    TargetSpecPtr spec = TargetRegistry::Global().Find(target);
+    if (spec == nullptr || spec->partition_hook() == nullptr) return fn;
+    return spec->partition_hook()(fn, mod_.arena());
+  }
+
+  static bool AllKnown(const std::vector<const Type*>& types) {
+    for (const Type* t : types) {
+      if (t == nullptr) return false;
+    }
+    return true;
+  }
+
+  Module& mod_;
+  const AnnotatedRegionSet& set_;
+  IRBuilder builder_;
+  std::string prefix_;
+  bool bind_constants_;
+  absl::flat_hash_map<const Call*, int> input_index_;
+  absl::flat_hash_map<const Expr*, const Expr*> memo_;
+  absl::flat_hash_set<const Expr*> active_;  // expanded, not yet rewritten
+  absl::flat_hash_map<RegionId, RegionFunction> funcs_;
+  absl::flat_hash_map<RegionId, std::vector<const Expr*>> outputs_;
+};
+
+// Replaces calls of renamed globals.
+class GlobalRenamer : public TypedMutator {
+ public:
+  GlobalRenamer(Arena* arena, const absl::flat_hash_map<const GlobalVar*, const GlobalVar*>& map)
+      : TypedMutator(arena), map_(map) {}
+
+ protected:
+  const Expr* Rewrite(const Expr* e) override {
+    if (const GlobalVar* gv = DynCast<GlobalVar>(e)) {
+      auto it = map_.find(gv);
+      return it == map_.end() ? e : it->second;
+    }
+    return RebuildTyped(e);
+  }
+
+ private:
+  const absl::flat_hash_map<const GlobalVar*, const GlobalVar*>& map_;
+};
+
+// TVM's NameMangleExtFuncs for the functions that carried `Compiler` before
+// this run (the new ones are named mangled from the start).
+void MangleExistingExternalFunctions(Module& mod, const std::string& prefix,
+                                     const std::vector<const GlobalVar*>& existing) {
+  if (existing.empty()) return;
+  Module fresh(mod.shared_arena());
+  absl::flat_hash_map<const GlobalVar*, const GlobalVar*> renamed;
+  for (const GlobalVar* gv : existing) {
+    std::string name = SanitizeName(fmt::format("{}_{}", prefix, gv->name()));
+    renamed[gv] = fresh.GetGlobalVar(FreshGlobalName(mod, name));
+  }
+  for (const auto& [gv, fn] : mod.Functions()) {
+    GlobalRenamer renamer(mod.arena(), renamed);
+    const Function* updated = Cast<Function>(renamer.Mutate(fn));
+    auto it = renamed.find(gv);
+    if (it == renamed.end()) {
+      fresh.Add(gv, updated);
+      continue;
+    }
+    IRBuilder b(mod.arena());
+    const Attrs* attrs =
+        WithAttr(updated->attrs(), attr::kGlobalSymbol, AttrValue::Str(it->second->name()));
+    fresh.Add(it->second, b.MakeFunction(updated->params(), updated->body(), updated->ret_type(),
+                                         attrs, updated->type_params(), updated->span()));
+  }
+  mod = std::move(fresh);
+}
+
+}  // namespace
+
+absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionOptions& options) {
+  CARVE_ASSIGN_OR_RETURN(std::string prefix, MangleModuleName(options.mod_name));
+  CARVE_ASSIGN_OR_RETURN(bool flattened, FlattenNestedTuples(mod));
+  CARVE_ASSIGN_OR_RETURN(bool removed, RemoveDefaultAnnotations(mod));
+  bool changed = flattened || removed;
+  std::vector<const GlobalVar*> existing;
+  for (const auto& [gv, fn] : mod.Functions()) {
+    if (fn->HasAttr(attr::kCompiler)) existing.push_back(gv);
+  }
+  for (const auto& [gv, fn] : mod.Functions()) {
+    CARVE_ASSIGN_OR_RETURN(AnnotatedRegionSet set,
+                           AnnotatedRegionSet::Create(fn, std::string(gv->name())));
+    if (set.size() == 0) continue;
+    if (std::optional<std::string> cycle = FindRegionCycle(set, fn)) {
+      return absl::FailedPreconditionError(
+          fmt::format("PartitionGraph: in @{}, annotated regions depend on each other: {}",
+                      gv->name(), *cycle));
+    }
+    Partitioner partitioner(mod, set, prefix, options.bind_constants);
+    CARVE_ASSIGN_OR_RETURN(const Function* updated, partitioner.Run(fn));
+    mod.Add(gv, updated);
+    changed = true;
+  }
+  MangleExistingExternalFunctions(mod, prefix, existing);
+  changed |= !existing.empty();
+  CARVE_RETURN_IF_ERROR(InferType(mod));
+  return changed;
+}
+
+PassPtr PartitionGraph(PartitionOptions options) {
+  std::string description =
+      fmt::format("PartitionGraph(mod_name={},bind_constants={})", options.mod_name,
+                  options.bind_constants ? "True" : "False");
+  return MakeModulePass("PartitionGraph", description,
+                        [options](Module& mod, PassContext&) -> absl::StatusOr<bool> {
+                          return PartitionModule(mod, options);
+                        });
+}
+
+}  // namespace carve

@@ -1,0 +1,89 @@
+// The passes `carve opt` pipelines can name, with TVM's signatures.
+#include <string>
+#include <vector>
+
+#include "passes/annotate_target.h"
+#include "passes/infer_type.h"
+#include "passes/merge_compiler_regions.h"
+#include "passes/partition_graph.h"
+#include "passes/pass_registry.h"
+#include "passes/target.h"
+#include "support/status_macros.h"
+
+namespace carve {
+namespace {
+
+PassParam Param(std::string name, PassParamKind kind, std::optional<std::string> def,
+                std::string help) {
+  return PassParam{std::move(name), kind, std::move(def), std::move(help)};
+}
+
+// A pass without arguments.
+PassInfo Simple(std::string name, std::string summary, std::function<PassPtr()> make) {
+  return PassInfo{std::move(name), std::move(summary), {},
+                  [make](const PassArgs&) -> absl::StatusOr<PassPtr> { return make(); }};
+}
+
+absl::StatusOr<std::vector<TargetSpecPtr>> Targets(const std::vector<std::string>& names) {
+  if (names.empty()) return absl::InvalidArgumentError("expected at least one target");
+  std::vector<TargetSpecPtr> targets;
+  for (const std::string& name : names) {
+    CARVE_ASSIGN_OR_RETURN(TargetSpecPtr spec, TargetRegistry::Global().Get(name));
+    targets.push_back(std::move(spec));
+  }
+  return targets;
+}
+
+PassInfo AnnotateTargetInfo() {
+  return PassInfo{
+      "AnnotateTarget",
+      "wrap each op in compiler_begin/compiler_end for the first target that takes it",
+      {Param("targets", PassParamKind::kStringList, std::nullopt, "target names, by priority"),
+       Param("include_non_call_ops", PassParamKind::kBool, "True",
+             "annotate tuples and projections too")},
+      [](const PassArgs& args) -> absl::StatusOr<PassPtr> {
+        CARVE_ASSIGN_OR_RETURN(std::vector<TargetSpecPtr> targets,
+                               Targets(args.Strings("targets")));
+        return AnnotateTarget(std::move(targets), args.Bool("include_non_call_ops"));
+      }};
+}
+
+PassInfo PartitionGraphInfo() {
+  return PassInfo{
+      "PartitionGraph",
+      "lift every annotated region into a global function for its target",
+      {Param("mod_name", PassParamKind::kString, "default", "names are tvmgen_<mod_name>_..."),
+       Param("bind_constants", PassParamKind::kBool, "True",
+             "bind constant inputs into the partitioned functions")},
+      [](const PassArgs& args) -> absl::StatusOr<PassPtr> {
+        PartitionOptions options{args.String("mod_name"), args.Bool("bind_constants")};
+        CARVE_RETURN_IF_ERROR(MangleModuleName(options.mod_name).status());
+        return PartitionGraph(options);
+      }};
+}
+
+PassPtr InferTypePass() {
+  return MakeModulePass("InferType", "", [](Module& mod, PassContext&) -> absl::StatusOr<bool> {
+    CARVE_RETURN_IF_ERROR(InferType(mod));
+    return false;
+  });
+}
+
+}  // namespace
+
+void RegisterBuiltinPasses(PassRegistry& registry) {
+  registry.Register(Simple("InferType", "type-check the module", InferTypePass));
+  registry.Register(AnnotateTargetInfo());
+  registry.Register(Simple("MergeCompilerRegions",
+                           "merge adjacent regions of one target (never into a cycle)",
+                           MergeCompilerRegions));
+  registry.Register(PartitionGraphInfo());
+  registry.Register(Simple("FlattenNestedTuples",
+                           "PartitionGraph's first step: compiler_end(tuple) -> tuple of ends",
+                           FlattenNestedTuplesPass));
+  registry.Register(Simple("RemoveDefaultAnnotations",
+                           "PartitionGraph's second step: drop `default` annotations",
+                           RemoveDefaultAnnotationsPass));
+}
+
+}  // namespace carve

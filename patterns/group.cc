@@ -1,0 +1,221 @@
+#include "patterns/group.h"
+
+#include "absl/container/flat_hash_set.h"
+#include "fmt/format.h"
+#include "ir/visit.h"
+#include "patterns/describe.h"
+
+namespace carve {
+namespace {
+
+constexpr uint32_t kNone = IndexedGraph::kNone;
+
+bool IsPartitionedFunction(const Expr* e) {
+  const auto* fn = DynCast<Function>(e);
+  return fn != nullptr && (fn->HasAttr("PartitionedFromPattern") || fn->HasAttr("Composite"));
+}
+
+// MatchExtractor's naming: one entry per body node, post-order.
+void AppendLabel(const Expr* e, std::string& label) {
+  switch (e->kind()) {
+    case ExprKind::kCall: {
+      const OpInfo* op = Cast<Call>(e)->op();
+      label += op != nullptr ? std::string(op->name) + "_" : "Call_";
+      return;
+    }
+    case ExprKind::kTuple: label += "Tuple_"; return;
+    case ExprKind::kTupleGetItem:
+      label += fmt::format("TupleGetItem{}_", Cast<TupleGetItem>(e)->index());
+      return;
+    case ExprKind::kFunction: label += "Function"; return;
+    case ExprKind::kLet: label += "Let_"; return;
+    case ExprKind::kIf: label += "If_"; return;
+    default: return;
+  }
+}
+
+}  // namespace
+
+PatternGrouper::PatternGrouper(std::shared_ptr<const CompiledPattern> pattern,
+                               const IndexedGraph& graph)
+    : pattern_(std::move(pattern)),
+      graph_(graph),
+      matcher_(pattern_, &graph),
+      group_of_(graph.size(), kNone),
+      pre_partitioned_(graph.size(), 0),
+      fuzzy_stamp_(graph.size(), 0),
+      input_stamp_(graph.size(), 0),
+      body_stamp_(graph.size(), 0) {}
+
+void PatternGrouper::Run() {
+  if (ran_) return;
+  ran_ = true;
+  const RootFilter& filter = pattern_->root_filter();
+  for (size_t k = graph_.size(); k-- > 0;) {
+    uint32_t i = static_cast<uint32_t>(k);
+    if (group_of_[i] != kNone || pre_partitioned_[i]) continue;
+    const Expr* e = graph_.node(i);
+    if (IsPartitionedFunction(e)) {
+      MarkPrePartitioned(i);
+      continue;
+    }
+    if (filter.Admits(e) && matcher_.Match(e)) TryRoot(i);
+  }
+}
+
+void PatternGrouper::MarkPrePartitioned(uint32_t function) {
+  std::vector<uint32_t> stack = {function};
+  pre_partitioned_[function] = 1;
+  while (!stack.empty()) {
+    uint32_t n = stack.back();
+    stack.pop_back();
+    for (uint32_t in : graph_.inputs(n)) {
+      if (!pre_partitioned_[in]) {
+        pre_partitioned_[in] = 1;
+        stack.push_back(in);
+      }
+    }
+  }
+}
+
+void PatternGrouper::TryRoot(uint32_t root) {
+  // Bindings by pattern node, in binding order (TVM's node_map).
+  std::vector<std::vector<const Expr*>> by_pattern(pattern_->size());
+  for (const Binding& b : matcher_.bindings()) by_pattern[b.pattern_id].push_back(b.expr);
+
+  ++candidate_;
+  Group group;
+  group.root = root;
+  group.bindings.assign(matcher_.bindings().begin(), matcher_.bindings().end());
+  group.inputs = SelectInputs(by_pattern, FuzzyNodes(by_pattern));
+  group.number = next_number_++;
+  Extract(root, group);
+  if (!Validate(group)) return;
+  uint32_t gid = static_cast<uint32_t>(groups_.size());
+  for (uint32_t n : group.nodes) group_of_[n] = gid;
+  groups_.push_back(std::move(group));
+}
+
+// Nodes matched by a dominator's parent or path, and every node of a
+// function matched by a function pattern: never inputs.
+std::vector<uint32_t> PatternGrouper::FuzzyNodes(
+    const std::vector<std::vector<const Expr*>>& by_pattern) {
+  std::vector<uint32_t> fuzzy;
+  for (uint32_t id = 0; id < pattern_->num_source_nodes(); ++id) {
+    PatternKind kind = pattern_->node(id).kind;
+    if (kind == PatternKind::kDominator) {
+      for (int k = 0; k < 2; ++k) {  // parent, path
+        for (const Expr* e : by_pattern[pattern_->children(id)[k]]) {
+          fuzzy.push_back(graph_.IndexOf(e));
+        }
+      }
+    } else if (kind == PatternKind::kFunction) {
+      for (const Expr* e : by_pattern[id]) {
+        PostOrderVisit(Cast<Function>(e)->body(),
+                       [&](const Expr* x) { fuzzy.push_back(graph_.IndexOf(x)); });
+      }
+    }
+  }
+  return fuzzy;
+}
+
+bool PatternGrouper::EmbedsConstant(const Expr* e, uint32_t pattern_id) const {
+  if (!Isa<Constant>(e)) return false;
+  const PatternNode* p = pattern_->node(pattern_id).node;
+  if (p->kind() == PatternKind::kConstant) return true;
+  const auto* ep = DynCast<ExprPattern>(p);
+  return ep != nullptr && Isa<Constant>(ep->expr());
+}
+
+std::vector<uint32_t> PatternGrouper::SelectInputs(
+    const std::vector<std::vector<const Expr*>>& by_pattern, const std::vector<uint32_t>& fuzzy) {
+  for (uint32_t f : fuzzy) {
+    if (f != kNone) fuzzy_stamp_[f] = candidate_;
+  }
+  std::vector<uint32_t> inputs;
+  auto add = [&](const Expr* e, uint32_t pattern_id) {
+    uint32_t i = graph_.IndexOf(e);
+    if (i == kNone || fuzzy_stamp_[i] == candidate_ || input_stamp_[i] == candidate_ ||
+        Isa<OpExpr>(e) || Isa<Function>(e) || EmbedsConstant(e, pattern_id)) {
+      return;
+    }
+    input_stamp_[i] = candidate_;
+    inputs.push_back(i);
+  };
+  for (uint32_t id = 0; id < pattern_->num_source_nodes(); ++id) {
+    const PatternNode* p = pattern_->node(id).node;
+    const auto* tuple = DynCast<TuplePattern>(p);
+    const auto* call = DynCast<CallPattern>(p);
+    if (tuple != nullptr && tuple->any_fields()) {
+      for (const Expr* m : by_pattern[id]) {
+        for (const Expr* f : Cast<Tuple>(m)->fields()) add(f, id);
+      }
+    } else if (call != nullptr && call->any_args()) {
+      for (const Expr* m : by_pattern[id]) {
+        for (const Expr* a : Cast<Call>(m)->args()) add(a, id);
+      }
+    } else if (pattern_->children(id).empty()) {
+      for (const Expr* m : by_pattern[id]) add(m, id);
+    }
+  }
+  return inputs;
+}
+
+// The body: every node reachable from the root without passing through an
+// input, in post-order (MatchExtractor's visit order), and its label.
+void PatternGrouper::Extract(uint32_t root, Group& group) {
+  std::vector<std::pair<const Expr*, bool>> stack = {{graph_.node(root), false}};
+  std::vector<const Expr*> kids;
+  // Occurrences of a recursive let variable inside a matched function are
+  // not graph nodes; remember them separately.
+  absl::flat_hash_set<const Expr*> off_graph;
+  while (!stack.empty()) {
+    auto [e, expanded] = stack.back();
+    uint32_t i = graph_.IndexOf(e);
+    if (i == kNone ? off_graph.contains(e) : body_stamp_[i] == candidate_) {
+      stack.pop_back();
+      continue;
+    }
+    if (!expanded) {
+      stack.back().second = true;
+      kids.clear();
+      ForEachChild(e, [&](const Expr* c) { kids.push_back(c); });
+      for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
+        uint32_t ci = graph_.IndexOf(*it);
+        if (ci == kNone || input_stamp_[ci] != candidate_) stack.emplace_back(*it, false);
+      }
+      continue;
+    }
+    stack.pop_back();
+    if (i == kNone) {
+      off_graph.insert(e);
+    } else {
+      body_stamp_[i] = candidate_;
+      group.nodes.push_back(i);
+    }
+    AppendLabel(e, group.label);
+  }
+}
+
+bool PatternGrouper::Validate(const Group& group) {
+  for (uint32_t n : group.nodes) {
+    const Expr* e = graph_.node(n);
+    if (Isa<OpExpr>(e) || Isa<Function>(e) || Isa<Constant>(e)) continue;
+    if (group_of_[n] != kNone) {
+      rejections_.push_back(
+          {group.root, fmt::format("{} already belongs to another group", DescribeExpr(e))});
+      return false;
+    }
+    if (n == group.root) continue;
+    for (uint32_t out : graph_.outputs(n)) {
+      if (body_stamp_[out] == candidate_ || graph_.PostDominates(group.root, out)) continue;
+      rejections_.push_back(
+          {group.root, fmt::format("{} inside the match is also used outside it, by {}",
+                                   DescribeExpr(e), DescribeExpr(graph_.node(out)))});
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace carve

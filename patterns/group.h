@@ -1,0 +1,84 @@
+// Grouping: which matches of a pattern in a graph become partitions or
+// rewrites, with TVM v0.16's rules (PatternGrouper, tvm-reference.md 2.4):
+//  - candidate roots are visited consumers first (reverse post-DFS order),
+//    so a larger match rooted later claims nodes before a smaller one inside
+//    it; only roots the pattern's RootFilter admits are tried;
+//  - nodes already in a group, and the bodies of functions carrying
+//    PartitionedFromPattern or Composite, are never candidate roots;
+//  - a match's inputs are, in pattern post-order, the expressions bound to
+//    leaf patterns and the args/fields of any-arity call/tuple patterns,
+//    de-duplicated, except ops, functions, nodes matched by a dominator's
+//    parent/path or inside a matched function pattern ("fuzzy"), and
+//    constants matched by `const` or an `is_expr` of a constant (embedded);
+//  - a match is rejected when an interior node (not an op, function or
+//    constant) is already in another group, or is used outside the group
+//    by a node the group's root does not post-dominate (when it does, the
+//    interior computation is duplicated);
+//  - every match consumes a FunctionVar_<g> number, rejected or not.
+// Cost: one IndexedGraph, one match attempt per admitted candidate root,
+// work proportional to the group for each match; no rescans.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "patterns/compile.h"
+#include "patterns/graph.h"
+#include "patterns/matcher.h"
+
+namespace carve {
+
+struct Group {
+  uint32_t root = 0;              // graph index of the root
+  int number = 0;                 // the <g> of FunctionVar_<g>_<k>
+  std::vector<uint32_t> inputs;   // graph indices, parameter order
+  std::vector<uint32_t> nodes;    // graph indices of the body, post-order (root last)
+  std::string label;              // PartitionedFromPattern, e.g. "nn.conv2d_nn.relu_"
+  std::vector<Binding> bindings;  // the match's bindings (pattern id, expr)
+};
+
+// Why a match was not turned into a group (for explanations).
+struct GroupRejection {
+  uint32_t root = 0;
+  std::string reason;
+};
+
+class PatternGrouper {
+ public:
+  PatternGrouper(std::shared_ptr<const CompiledPattern> pattern, const IndexedGraph& graph);
+
+  // Computes the groups (once).
+  void Run();
+  const std::vector<Group>& groups() const { return groups_; }
+  const std::vector<GroupRejection>& rejections() const { return rejections_; }
+  // The group index a node belongs to, or IndexedGraph::kNone.
+  uint32_t GroupOf(uint32_t node) const { return group_of_[node]; }
+
+ private:
+  void MarkPrePartitioned(uint32_t function);
+  void TryRoot(uint32_t root);
+  std::vector<uint32_t> FuzzyNodes(const std::vector<std::vector<const Expr*>>& by_pattern);
+  std::vector<uint32_t> SelectInputs(const std::vector<std::vector<const Expr*>>& by_pattern,
+                                     const std::vector<uint32_t>& fuzzy);
+  void Extract(uint32_t root, Group& group);
+  bool Validate(const Group& group);
+  bool EmbedsConstant(const Expr* e, uint32_t pattern_id) const;
+
+  std::shared_ptr<const CompiledPattern> pattern_;
+  const IndexedGraph& graph_;
+  Matcher matcher_;
+  std::vector<Group> groups_;
+  std::vector<GroupRejection> rejections_;
+  std::vector<uint32_t> group_of_;
+  std::vector<uint8_t> pre_partitioned_;
+  // Per-node marks for the candidate being built, compared with candidate_
+  // so that nothing is cleared between candidates.
+  std::vector<uint32_t> fuzzy_stamp_, input_stamp_, body_stamp_;
+  uint32_t candidate_ = 0;
+  int next_number_ = 0;
+  bool ran_ = false;
+};
+
+}  // namespace carve

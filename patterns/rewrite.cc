@@ -1,0 +1,148 @@
+#include "patterns/rewrite.h"
+
+#include "absl/container/flat_hash_map.h"
+#include "fmt/format.h"
+#include "ir/structural_equal.h"
+#include "patterns/graph.h"
+#include "patterns/group.h"
+#include "patterns/rebuild.h"
+#include "support/status_macros.h"
+
+namespace carve {
+
+const Expr* RewriteContext::First(uint32_t id) const {
+  for (const Binding& b : bindings_) {
+    if (b.pattern_id == id) return to_post_(b.expr);
+  }
+  return nullptr;
+}
+
+const Expr* RewriteContext::Capture(std::string_view name) const {
+  std::optional<uint32_t> id = pattern_.CaptureId(name);
+  return id ? First(*id) : nullptr;
+}
+
+const Expr* RewriteContext::Get(const Pattern& p) const {
+  std::optional<uint32_t> id = p ? pattern_.IdOf(p.get()) : std::nullopt;
+  return id ? First(*id) : nullptr;
+}
+
+std::vector<const Expr*> RewriteContext::GetAll(const Pattern& p) const {
+  std::vector<const Expr*> out;
+  std::optional<uint32_t> id = p ? pattern_.IdOf(p.get()) : std::nullopt;
+  if (!id) return out;
+  for (const Binding& b : bindings_) {
+    if (b.pattern_id == *id) out.push_back(to_post_(b.expr));
+  }
+  return out;
+}
+
+namespace {
+
+struct CompiledRule {
+  const RewriteRule* rule;
+  std::shared_ptr<const CompiledPattern> pattern;
+  bool done = false;
+  int64_t total = 0;
+  int64_t last_round = 0;
+};
+
+// One pass of one rule: group, then rebuild bottom-up calling the rule at
+// each group root. Returns the new expression and counts rewrites.
+absl::StatusOr<const Expr*> ApplyRuleOnce(CompiledRule& rule, const Expr* expr, Arena* arena,
+                                          int64_t* rewrites) {
+  IndexedGraph graph(expr);
+  PatternGrouper grouper(rule.pattern, graph);
+  grouper.Run();
+  if (grouper.groups().empty()) return expr;
+  IRBuilder b(arena);
+  absl::flat_hash_map<const Expr*, const Expr*> changed;
+  std::function<const Expr*(const Expr*)> to_post = [&](const Expr* c) {
+    auto it = changed.find(c);
+    return it == changed.end() ? c : it->second;
+  };
+  for (uint32_t i = 0; i < graph.size(); ++i) {
+    const Expr* pre = graph.node(i);
+    const Expr* post = changed.empty() ? pre : RebuildNode(pre, to_post, b);
+    uint32_t gid = grouper.GroupOf(i);
+    if (gid != IndexedGraph::kNone && grouper.groups()[gid].root == i) {
+      const Group& group = grouper.groups()[gid];
+      RewriteContext ctx(pre, post, *rule.pattern, group.bindings, to_post, b);
+      CARVE_ASSIGN_OR_RETURN(const Expr* out, rule.rule->rewrite(ctx));
+      if (out == nullptr) {
+        return absl::InternalError(
+            fmt::format("rewrite rule '{}' returned no expression", rule.rule->name));
+      }
+      if (out != post) ++*rewrites;
+      post = out;
+    }
+    if (post != pre) changed[pre] = post;
+  }
+  return to_post(expr);
+}
+
+bool SameExpr(const Expr* a, const Expr* b) { return a == b || StructuralEqual(a, b); }
+
+std::string Plural(int64_t n, std::string_view word) {
+  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
+}
+
+absl::Status NotConverged(const std::vector<CompiledRule>& rules, int rounds, bool by_rewrites) {
+  std::string firing;
+  for (const CompiledRule& r : rules) {
+    if (r.last_round == 0) continue;
+    if (!firing.empty()) firing += ", ";
+    firing += fmt::format("{} ({} in the last round, {} in total)", r.rule->name,
+                          Plural(r.last_round, "rewrite"), r.total);
+  }
+  return absl::ResourceExhaustedError(fmt::format(
+      "rewriting did not converge after {}{}; still firing: {}", Plural(rounds, "round"),
+      by_rewrites ? " (rewrite limit reached)" : "", firing.empty() ? "(none)" : firing));
+}
+
+}  // namespace
+
+absl::StatusOr<RewriteResult> RewriteExpr(const std::vector<RewriteRule>& rules, const Expr* expr,
+                                          Arena* arena, const RewriteOptions& options) {
+  std::vector<CompiledRule> compiled;
+  for (const RewriteRule& rule : rules) {
+    auto p = CompilePattern(rule.pattern);
+    if (!p.ok()) {
+      return absl::InvalidArgumentError(
+          fmt::format("rule '{}': {}", rule.name, std::string(p.status().message())));
+    }
+    if (rule.require_type && !options.retype) {
+      return absl::FailedPreconditionError(fmt::format(
+          "rule '{}' requires types, but no retype callback was given", rule.name));
+    }
+    compiled.push_back({&rule, *std::move(p)});
+  }
+  RewriteResult result;
+  const Expr* typed = nullptr;  // the expression last re-typed
+  int64_t total = 0;
+  for (int round = 1;; ++round) {
+    const Expr* start = expr;
+    for (CompiledRule& rule : compiled) {
+      rule.last_round = 0;
+      if (rule.done) continue;
+      if (rule.rule->require_type && typed != expr) {
+        CARVE_ASSIGN_OR_RETURN(expr, options.retype(expr));
+        typed = expr;
+      }
+      const Expr* before = expr;
+      CARVE_ASSIGN_OR_RETURN(expr, ApplyRuleOnce(rule, expr, arena, &rule.last_round));
+      rule.total += rule.last_round;
+      total += rule.last_round;
+      if (rule.rule->rewrite_once && !SameExpr(before, expr)) rule.done = true;
+    }
+    result.rounds = round;
+    if (SameExpr(start, expr)) break;
+    if (total >= options.max_rewrites) return NotConverged(compiled, round, true);
+    if (round >= options.max_rounds) return NotConverged(compiled, round, false);
+  }
+  result.expr = expr;
+  for (const CompiledRule& r : compiled) result.rewrites.emplace_back(r.rule->name, r.total);
+  return result;
+}
+
+}  // namespace carve

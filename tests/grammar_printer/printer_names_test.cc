@@ -1,0 +1,91 @@
+// Variable names: TVM's de-duplication (`%x`, `%x1`, ...), the `v` prefix,
+// and the characters replaced so that the text re-parses.
+#include "grammar/printer.h"
+#include "grammar/printer_text.h"
+#include "gtest/gtest.h"
+#include "tests/grammar_printer/printer_test_util.h"
+
+namespace carve {
+namespace {
+
+using print_internal::SanitizeName;
+using print_internal::VarNameHint;
+using testing::TestBuilder;
+
+constexpr PrintOptions kBare{false, true, false};
+
+// The printed parameter list of `def @f(<names>) { () }`.
+std::string Params(std::initializer_list<std::string_view> names) {
+  Module mod;
+  TestBuilder b(&mod);
+  std::vector<const Var*> params;
+  for (std::string_view n : names) params.push_back(b.Untyped(n));
+  b.Def("f", params, b.Tup({}));
+  std::string text = PrintModule(mod, kBare);
+  return text.substr(7, text.find(')') - 7);
+}
+
+TEST(PrinterNames, DuplicatesGetNumericSuffixes) {
+  EXPECT_EQ(Params({"x", "x", "x"}), "%x, %x1, %x2");
+  // `x1` is taken by a variable named so: the second `x` skips it.
+  EXPECT_EQ(Params({"x1", "x", "x"}), "%x1, %x, %x2");
+  EXPECT_EQ(Params({"x", "x", "x1"}), "%x, %x1, %x11");
+}
+
+TEST(PrinterNames, NamesNotStartingWithALetterGetAPrefix) {
+  EXPECT_EQ(Params({"1", "", "_a", ""}), "%v1, %v, %v_a, %v2");
+  EXPECT_EQ(VarNameHint("0x"), "v0x");
+  EXPECT_EQ(VarNameHint("data"), "data");
+}
+
+TEST(PrinterNames, UnreadableCharactersReplaced) {
+  EXPECT_EQ(SanitizeName("conv1.weight"), "conv1.weight");
+  EXPECT_EQ(SanitizeName("byoc-target_0_i0"), "byoc-target_0_i0");
+  EXPECT_EQ(SanitizeName("base/x"), "base/x");
+  EXPECT_EQ(SanitizeName("x.0"), "x_0");    // would read as a projection
+  EXPECT_EQ(SanitizeName("a-1"), "a_1");    // would read as a subtraction
+  EXPECT_EQ(SanitizeName("a b:c"), "a_b_c");
+  EXPECT_EQ(SanitizeName("x."), "x_");
+  EXPECT_EQ(SanitizeName("\x01\n"), "__");  // never a marker byte in the text
+  EXPECT_EQ(Params({"a b", "a_b"}), "%a_b, %a_b1");
+}
+
+// The name table spans the module: a second function's `%x` is `%x1`.
+TEST(PrinterNames, TableSpansTheModule) {
+  Module mod;
+  TestBuilder b(&mod);
+  const Var* x = b.Untyped("x");
+  b.Def("a", {x}, x);
+  const Var* x2 = b.Untyped("x");
+  b.Def("b", {x2}, x2);
+  EXPECT_EQ(PrintModule(mod, kBare),
+            "def @a(%x) {\n  %x\n}\n\ndef @b(%x1) {\n  %x1\n}\n");
+}
+
+// A Var bound twice in one function is renamed at its second binding.
+TEST(PrinterNames, VarBoundTwiceIsRenamed) {
+  Module mod;
+  TestBuilder b(&mod);
+  const Var* v = b.Untyped("v");
+  const Expr* inner = b.LetIn(v, b.Int(2), v);
+  b.Def("main", {}, b.LetIn(v, b.Int(1), b.Op("add", {inner, b.Int(3)})));
+  EXPECT_EQ(PrintModule(mod, kBare),
+            "def @main() {\n"
+            "  let %v = 1;\n"
+            "  %0 = (\n"
+            "    let %v1 = 2;\n"
+            "    %v1\n"
+            "  );\n"
+            "  add(%0, 3)\n"
+            "}\n");
+}
+
+TEST(PrinterNames, GlobalNamesSanitised) {
+  Module mod;
+  TestBuilder b(&mod);
+  b.Def("f g", {}, b.CallGlobal("f g", {}));
+  EXPECT_EQ(PrintModule(mod, kBare), "def @f_g() {\n  @f_g()\n}\n");
+}
+
+}  // namespace
+}  // namespace carve
