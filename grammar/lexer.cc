@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstring>
+#include <new>
 
 #include "fmt/format.h"
 #include "grammar/lexer_chars.h"
@@ -107,9 +108,11 @@ Lexer::Lexer(std::string_view text, uint32_t file_id, DiagnosticEngine* diags)
       end_(text.data() + text.size()) {}
 
 void Lexer::Fill(uint32_t k) {
-  if (k >= kMaxLookahead) k = kMaxLookahead - 1;
+  if (k > kMaxPeek) k = kMaxPeek;
   while (count_ <= k) {
-    ring_[(head_ + count_) % kMaxLookahead] = Lex();
+    // Constructed in place: copying a freshly written token costs a
+    // store-forwarding stall per token.
+    new (&ring_[(head_ + count_) & kRingMask]) Token(Lex());
     ++count_;
   }
 }
@@ -142,20 +145,8 @@ bool Lexer::SkipTrivia() {
       p = nl ? static_cast<const char*>(nl) + 1 : end_;
     } else if (p[1] == '*') {
       const char* open = p;
-      int depth = 1;
-      p += 2;
-      while (p < end_ && depth > 0) {
-        if (p[0] == '*' && p + 1 < end_ && p[1] == '/') {
-          --depth;
-          p += 2;
-        } else if (p[0] == '/' && p + 1 < end_ && p[1] == '*') {
-          ++depth;
-          p += 2;
-        } else {
-          ++p;
-        }
-      }
-      if (depth > 0) {
+      p = SkipBlockComment(p + 2);
+      if (p == nullptr) {
         space_before_ = true;
         Error(open, open + 2, "unterminated block comment");
         cur_ = end_;
@@ -168,6 +159,29 @@ bool Lexer::SkipTrivia() {
   if (p != cur_) space_before_ = true;
   cur_ = p;
   return true;
+}
+
+const char* Lexer::SkipBlockComment(const char* p) const {
+  // Every `/*` and `*/` contains a '*', so jump from star to star. `resume`
+  // is the first byte not consumed yet: a '/' before it closed a comment and
+  // cannot also open one (`*/*`).
+  int depth = 1;
+  const char* resume = p;
+  while (resume < end_) {
+    const void* hit = std::memchr(resume, '*', size_t(end_ - resume));
+    if (hit == nullptr) return nullptr;
+    const char* star = static_cast<const char*>(hit);
+    if (star > resume && star[-1] == '/') {
+      ++depth;
+      resume = star + 1;
+    } else if (star + 1 < end_ && star[1] == '/') {
+      resume = star + 2;
+      if (--depth == 0) return resume;
+    } else {
+      resume = star + 1;
+    }
+  }
+  return nullptr;
 }
 
 Token Lexer::Lex() {

@@ -131,25 +131,30 @@ struct Token {
 
 class Lexer {
  public:
-  // Tokens a caller may look ahead (Peek(k) for k < kMaxLookahead).
+  // Ring buffer size. Peek(k) is valid for k <= kMaxPeek; the slot of the
+  // token Next() returned is kept until the following Next().
   static constexpr uint32_t kMaxLookahead = 32;
+  static constexpr uint32_t kMaxPeek = kMaxLookahead - 2;
+  static_assert((kMaxLookahead & (kMaxLookahead - 1)) == 0, "a power of two");
 
   // `text` must outlive the lexer; `file_id` is the SourceManager id spans
   // refer to. `diags` may be null (errors then only yield kError tokens).
   Lexer(std::string_view text, uint32_t file_id, DiagnosticEngine* diags);
 
-  // The token `k` positions ahead (0 = the next one).
+  // The token `k` positions ahead (0 = the next one; k <= kMaxPeek).
   const Token& Peek(uint32_t k = 0) {
     if (k >= count_) Fill(k);
-    return ring_[(head_ + k) % kMaxLookahead];
+    return ring_[(head_ + k) & kRingMask];
   }
-  // Consumes and returns the next token.
-  Token Next() {
+  // Consumes the next token. The reference stays valid until the next call
+  // to Next(); copy what must live longer. (Hot paths should not copy whole
+  // tokens: a wide load of a just-written token stalls store forwarding.)
+  const Token& Next() {
     if (count_ == 0) Fill(0);
-    Token t = ring_[head_];
-    head_ = (head_ + 1) % kMaxLookahead;
+    uint32_t slot = head_;
+    head_ = (head_ + 1) & kRingMask;
     --count_;
-    return t;
+    return ring_[slot];
   }
 
   std::string_view text() const { return text_; }
@@ -181,6 +186,9 @@ class Lexer {
   // Skips whitespace and comments; false when an unterminated block comment
   // was reported.
   bool SkipTrivia();
+  // The end of a (nested) block comment whose body starts at `p`, or nullptr
+  // when it is unterminated.
+  const char* SkipBlockComment(const char* p) const;
   Token Make(TokenKind kind, const char* begin, const char* end);
   Token Error(const char* begin, const char* end, std::string message);
   Token LexPunctuation(const char* p);
@@ -206,6 +214,7 @@ class Lexer {
   const char* end_;
   bool space_before_ = true;
   TokenKind last_kind_ = TokenKind::kEof;  // kind of the last lexed token
+  static constexpr uint32_t kRingMask = kMaxLookahead - 1;
   Token ring_[kMaxLookahead];
   uint32_t head_ = 0;
   uint32_t count_ = 0;

@@ -23,8 +23,7 @@ const Expr* Parser::ParseAtomic() {
     case TokenKind::kLParen: return ParseParenthesized();
     case TokenKind::kError: {
       // A bad literal or name, already reported: stand in for it and go on.
-      Token bad = Next();
-      return Placeholder(SpanOf(bad));
+      return Placeholder(SpanOf(Next()));
     }
     default:
       if (IsUnsupportedKeyword(t.kind)) {
@@ -67,7 +66,7 @@ const Expr* Parser::ParseGlobalUse(const Token& t) {
 }
 
 const Expr* Parser::ParseOpName() {
-  Token first = Next();
+  TokenPos first = Next();
   uint32_t end = first.end;
   // Dotted names are written without spaces: `nn.conv2d`.
   while (At(TokenKind::kDot) && !Peek().space_before() && Peek(1).kind == TokenKind::kIdent &&
@@ -77,13 +76,15 @@ const Expr* Parser::ParseOpName() {
   }
   Span span{lex_.file_id(), first.begin, end};
   std::string_view name = lex_.text().substr(first.begin, end - first.begin);
-  if (const OpInfo* op = FindOp(name)) return GetOp(op);
+  auto it = op_cache_.find(name);
+  if (it != op_cache_.end()) return it->second;
+  if (const OpInfo* op = FindOp(name)) return op_cache_[name] = GetOp(op);
   Error(span, UnknownOpMessage(name));
   return Placeholder(span);
 }
 
 const Expr* Parser::ParseParenthesized() {
-  Token open = Next();
+  TokenPos open = Next();
   if (Accept(TokenKind::kRParen)) return b_.MakeTuple({}, SpanFrom(open));
   const size_t base = items_.size();
   bool trailing_comma = false;
@@ -116,8 +117,8 @@ const Expr* Parser::ParseParenthesized() {
 }
 
 const Expr* Parser::ParseIf() {
-  Token keyword = Next();
-  Token open = Peek();
+  TokenPos keyword = Next();
+  TokenPos open = Peek();
   if (!Expect(TokenKind::kLParen, "'(' after 'if'")) return nullptr;
   const Expr* cond = ParseExpr();
   if (cond == nullptr) return nullptr;
@@ -131,7 +132,7 @@ const Expr* Parser::ParseIf() {
 }
 
 const Expr* Parser::ParseFunctionLiteral() {
-  Token keyword = Next();
+  TokenPos keyword = Next();
   PushScope();
   const size_t type_var_mark = type_vars_.size();
   Signature sig;

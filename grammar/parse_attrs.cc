@@ -11,6 +11,9 @@
 namespace carve::parser_internal {
 namespace {
 
+// Bound on the memo of converted attribute sets.
+constexpr size_t kMaxCachedAttrs = 4096;
+
 bool IsInt(const AttrValue& v) { return v.kind() == AttrValue::Kind::kInt; }
 
 bool AllOf(const AttrValue& v, bool (*pred)(const AttrValue&)) {
@@ -204,7 +207,17 @@ const Attrs* Parser::OpAttrs(const OpInfo* op, const std::vector<ParsedAttr>& at
     if (cached == nullptr) cached = DefaultAttrs(op->attrs);
     return cached;
   }
-  return SchemaAttrs(op->attrs, op->name, attrs);
+  // Equal attribute texts of one op convert to the same (interned) set.
+  std::string_view text = lex_.text().substr(
+      attrs.front().key_span.begin, attrs.back().value_span.end - attrs.front().key_span.begin);
+  auto it = attrs_cache_.find(std::make_pair(op, text));
+  if (it != attrs_cache_.end()) return it->second;
+  const size_t errors = diags_.size();
+  const Attrs* result = SchemaAttrs(op->attrs, op->name, attrs);
+  if (diags_.size() == errors && attrs_cache_.size() < kMaxCachedAttrs) {
+    attrs_cache_.emplace(std::make_pair(op, text), result);
+  }
+  return result;
 }
 
 const Attrs* Parser::CallAttrs(const Expr* callee, const std::vector<ParsedAttr>& attrs) {

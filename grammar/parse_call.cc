@@ -13,7 +13,7 @@ namespace carve::parser_internal {
 constexpr size_t kMaxCachedLists = 4096;
 
 const Expr* Parser::ParseCallRest(const Expr* callee, uint32_t begin) {
-  Token open = Next();  // '('
+  TokenPos open = Next();  // '('
   const size_t base = items_.size();
   auto fail = [&]() -> const Expr* {
     items_.resize(base);
@@ -56,7 +56,7 @@ const Expr* Parser::ParseCallRest(const Expr* callee, uint32_t begin) {
 bool Parser::AtAttribute() {
   if (Peek().kind != TokenKind::kIdent) return false;
   uint32_t i = 1;
-  while (i + 2 < Lexer::kMaxLookahead && Peek(i).kind == TokenKind::kDot &&
+  while (i + 2 <= Lexer::kMaxPeek && Peek(i).kind == TokenKind::kDot &&
          Peek(i + 1).kind == TokenKind::kIdent) {
     i += 2;
   }
@@ -81,7 +81,7 @@ bool Parser::ParseAttributeList(std::vector<ParsedAttr>& out) {
 }
 
 std::optional<ParsedAttr> Parser::ParseAttribute() {
-  Token first = Next();
+  TokenPos first = Next();
   uint32_t end = first.end;
   while (At(TokenKind::kDot)) {
     Next();
@@ -102,25 +102,33 @@ std::optional<ParsedAttr> Parser::ParseAttribute() {
 std::optional<AttrValue> Parser::ParseAttrValue() {
   NestingGuard guard(*this, "attribute value");
   if (!guard.ok()) return std::nullopt;
-  Token t = Peek();
+  const Token& t = Peek();
   switch (t.kind) {
-    case TokenKind::kInt:
+    case TokenKind::kInt: {
+      AttrValue v = AttrValue::Int(t.int_value, t.dtype.bits);
       Next();
-      return AttrValue::Int(t.int_value, t.dtype.bits);
-    case TokenKind::kFloat:
+      return v;
+    }
+    case TokenKind::kFloat: {
+      AttrValue v = AttrValue::Float(t.float_value);
       Next();
-      return AttrValue::Float(t.float_value);
+      return v;
+    }
     case TokenKind::kTrue:
-    case TokenKind::kFalse:
+    case TokenKind::kFalse: {
+      AttrValue v = AttrValue::Bool(t.kind == TokenKind::kTrue);
       Next();
-      return AttrValue::Bool(t.kind == TokenKind::kTrue);
-    case TokenKind::kString:
+      return v;
+    }
+    case TokenKind::kString: {
+      AttrValue v = AttrValue::Str(lex_.StringValue(t, scratch_));
       Next();
-      return AttrValue::Str(lex_.StringValue(t, scratch_));
+      return v;
+    }
     case TokenKind::kLParen: {
-      Next();
+      TokenPos open = Next();
       std::optional<AttrValue> inner = ParseAttrValue();
-      if (!inner || !Expect(TokenKind::kRParen, "')' after the attribute value", &t)) {
+      if (!inner || !Expect(TokenKind::kRParen, "')' after the attribute value", &open)) {
         return std::nullopt;
       }
       return inner;
@@ -146,7 +154,7 @@ std::optional<AttrValue> Parser::ParseAttrValue() {
 }
 
 std::optional<AttrValue> Parser::ParseAttrList() {
-  Token open = Next();  // '['
+  TokenPos open = Next();  // '['
   const size_t base = list_items_.size();
   while (!At(TokenKind::kRBracket)) {
     std::optional<AttrValue> item = ParseAttrValue();

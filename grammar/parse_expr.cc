@@ -90,7 +90,7 @@ const Expr* Parser::ParseBlock(std::string_view what) {
     ErrorExpected(fmt::format("'{{' to start the {}", what));
     return nullptr;
   }
-  Token open = Next();
+  TokenPos open = Next();
   const Expr* body = ParseExpr(/*block=*/true);
   if (body == nullptr) {
     // Recovery stopped at this block's '}' (or at a `def` / the end).
@@ -102,31 +102,35 @@ const Expr* Parser::ParseBlock(std::string_view what) {
 }
 
 bool Parser::ParseLetBinding() {
-  Token let = Next();
+  const uint32_t begin = Next().begin;  // let
   if (!At(TokenKind::kLocal)) {
     ErrorExpected("a local variable such as '%x' after 'let'");
     return false;
   }
-  Token name = Next();
+  const Token& name = Next();
+  const std::string_view name_text = lex_.Name(name);
+  const Span name_span = SpanOf(name);
   const Type* type = nullptr;
   if (Accept(TokenKind::kColon) && (type = ParseType()) == nullptr) return false;
-  const Var* var = b_.MakeVar(lex_.Name(name), type, SpanOf(name));
+  const Var* var = b_.MakeVar(name_text, type, name_span);
   // Bound before its value, as in TVM, so let-bound functions can recurse.
   BindLocal(var->name(), var);
   if (!Expect(TokenKind::kEqual, "'=' after the let-bound variable")) return false;
   const Expr* value = ParseBinop();
   if (value == nullptr) return false;
   if (!Expect(TokenKind::kSemicolon, "';' after the let value")) return false;
-  pending_.push_back({var, value, let.begin});
+  pending_.push_back({var, value, begin});
   return true;
 }
 
 bool Parser::ParseGraphBinding() {
-  Token n = Next();
+  const Token& n = Next();
+  const int64_t number = n.int_value;
+  const Span span = SpanOf(n);
   Next();  // '='
   const Expr* value = ParseBinop();
   if (value == nullptr) return false;
-  BindGraph(n.int_value, value, SpanOf(n));
+  BindGraph(number, value, span);
   return Expect(TokenKind::kSemicolon, "';' after the graph binding");
 }
 
@@ -136,10 +140,12 @@ bool Parser::ParseFreeVar() {
     ErrorExpected("a local variable such as '%x' after 'free_var'");
     return false;
   }
-  Token name = Next();
+  const Token& name = Next();
+  const std::string_view name_text = lex_.Name(name);
+  const Span name_span = SpanOf(name);
   const Type* type = nullptr;
   if (Accept(TokenKind::kColon) && (type = ParseType()) == nullptr) return false;
-  const Var* var = b_.MakeVar(lex_.Name(name), type, SpanOf(name));
+  const Var* var = b_.MakeVar(name_text, type, name_span);
   BindLocal(var->name(), var);
   free_vars_.push_back(var);
   return Expect(TokenKind::kSemicolon, "';' after the free_var declaration");
@@ -165,12 +171,12 @@ const Expr* Parser::ParseBinop() {
                                         : Placeholder(span);
   };
   while (std::optional<InfixOp> infix = Infix(Peek().kind)) {
-    Token op_token = Next();
+    const Span op_span = SpanOf(Next());
     while (operators_.size() > operator_base && operators_.back().precedence >= infix->precedence) {
       reduce();
     }
     const OpExpr* op = GetOp(infix->op_name);
-    if (op == nullptr) Error(SpanOf(op_token), UnknownOpMessage(infix->op_name));
+    if (op == nullptr) Error(op_span, UnknownOpMessage(infix->op_name));
     operators_.push_back({op, infix->precedence});
     const Expr* rhs = ParsePostfix();
     if (rhs == nullptr) {
@@ -194,7 +200,7 @@ const Expr* Parser::ParsePostfix() {
       e = ParseCallRest(e, begin);
     } else if (At(TokenKind::kDot) && Peek(1).kind == TokenKind::kInt) {
       Next();
-      Token index = Next();
+      const Token& index = Next();
       if (index.int_value < 0 || index.dtype != DataType::Int(32)) {
         Error(SpanOf(index), fmt::format("invalid tuple index '{}'", lex_.TextOf(index)));
       }

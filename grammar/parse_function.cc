@@ -8,10 +8,9 @@
 namespace carve::parser_internal {
 
 bool Parser::ParseTypeParams(Signature& sig) {
-  Token open = Next();  // '['
+  TokenPos open = Next();  // '['
   while (At(TokenKind::kIdent)) {
-    Token name = Next();
-    const TypeVar* tv = NewTypeVar(lex_.TextOf(name));
+    const TypeVar* tv = NewTypeVar(lex_.TextOf(Next()));
     sig.type_params.push_back(tv);
     type_vars_.push_back(tv);
     if (!Accept(TokenKind::kComma)) break;
@@ -19,7 +18,7 @@ bool Parser::ParseTypeParams(Signature& sig) {
   return Expect(TokenKind::kRBracket, "']' after the type parameters", &open);
 }
 
-bool Parser::ParseParams(Signature& sig, const Token& open) {
+bool Parser::ParseParams(Signature& sig, const TokenPos& open) {
   while (!At(TokenKind::kRParen)) {
     if (AtAttribute()) {
       if (!ParseAttributeList(sig.attrs)) return false;
@@ -29,22 +28,23 @@ bool Parser::ParseParams(Signature& sig, const Token& open) {
       ErrorExpected("a parameter such as '%x', an attribute or ')'", &open);
       return false;
     }
-    Token name = Next();
+    const Token& name = Next();
+    const std::string_view param_name = lex_.Name(name);
+    const Span name_span = SpanOf(name);
     if (At(TokenKind::kLBrace)) {
       Error(SpanOf(Peek()), "parameter attributes ('{...}', e.g. virtual_device) are not supported");
       return false;
     }
     const Type* type = nullptr;
     if (Accept(TokenKind::kColon) && (type = ParseType()) == nullptr) return false;
-    std::string_view param_name = lex_.Name(name);
     for (const Var* p : sig.params) {
       if (p->name() == param_name) {
-        Error(SpanOf(name), fmt::format("duplicate parameter '%{}'", param_name),
+        Error(name_span, fmt::format("duplicate parameter '%{}'", param_name),
               {Note{p->span(), "first declared here"}});
         break;
       }
     }
-    const Var* var = b_.MakeVar(param_name, type, SpanOf(name));
+    const Var* var = b_.MakeVar(param_name, type, name_span);
     BindLocal(var->name(), var);
     sig.params.push_back(var);
     if (!Accept(TokenKind::kComma)) break;
@@ -58,7 +58,7 @@ bool Parser::ParseSignature(Signature& sig) {
     ErrorExpected("'(' to start the parameter list");
     return false;
   }
-  Token open = Next();
+  TokenPos open = Next();
   if (!ParseParams(sig, open)) return false;
   // TVM accepts `- >` with a space too.
   bool arrow = Accept(TokenKind::kArrow);

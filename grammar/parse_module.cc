@@ -81,7 +81,7 @@ const Expr* Parser::ParseStandaloneExpr() {
 
 bool Parser::ParseVersion(bool required) {
   if (At(TokenKind::kVersion)) {
-    Token t = Next();
+    const Token& t = Next();
     if (lex_.VersionText(t) == kVersion) return true;
     Error(SpanOf(t), fmt::format("unsupported text format version \"{}\" (carve reads \"{}\")",
                                  lex_.VersionText(t), kVersion));
@@ -111,19 +111,20 @@ void Parser::ParseDefinitions() {
 }
 
 void Parser::ParseDefinition() {
-  Token keyword = Next();
+  TokenPos keyword = Next();
   ResetDefinitionState();
   if (!At(TokenKind::kGlobal)) {
     ErrorExpected("a global name such as '@main' after 'def'");
     SynchronizeDefinition();
     return;
   }
-  Token name = Next();
-  std::string_view global = lex_.Name(name);
-  const GlobalVar* gv = module_.GetGlobalVar(global, SpanOf(name));
-  auto [previous, first] = definitions_.try_emplace(gv->name(), SpanOf(name));
+  const Token& name = Next();
+  const std::string_view global = lex_.Name(name);
+  const Span name_span = SpanOf(name);
+  const GlobalVar* gv = module_.GetGlobalVar(global, name_span);
+  auto [previous, first] = definitions_.try_emplace(gv->name(), name_span);
   if (!first) {
-    Error(SpanOf(name), fmt::format("redefinition of '@{}'", global),
+    Error(name_span, fmt::format("redefinition of '@{}'", global),
           {Note{previous->second, "previous definition is here"}});
   }
   PushScope();
@@ -157,7 +158,7 @@ void Parser::ParseBareExpression() {
 
 void Parser::ParseMetadataToken() {
   if (!At(TokenKind::kMetadata)) return;
-  Token t = Next();
+  const Token& t = Next();
   seen_metadata_offset_ = t.begin;
   if (metadata_.offset == t.begin && !metadata_.ok) {
     Error(Span{lex_.file_id(), t.begin, t.aux},

@@ -18,38 +18,17 @@ Parser::Parser(std::string_view text, uint32_t file_id, Module& module, Diagnost
 
 // ---- Tokens ----
 
-const Token& Parser::Peek(uint32_t k) {
-  if (!stopped_ && diags_.size() >= kMaxErrors) {
-    stopped_ = true;
-    diags_.Error(lex_.SpanAt(lex_.Peek().begin), "too many errors; stopping here");
-  }
-  return stopped_ ? eof_ : lex_.Peek(k);
+void Parser::Stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  diags_.Error(lex_.SpanAt(lex_.Peek().begin), "too many errors; stopping here");
 }
 
-Token Parser::Next() {
-  if (stopped_) return eof_;
-  Token t = lex_.Next();
-  prev_end_ = t.end;
-  return t;
-}
-
-bool Parser::Accept(TokenKind kind) {
-  if (Peek().kind != kind) return false;
-  Next();
-  return true;
-}
-
-bool Parser::Expect(TokenKind kind, std::string_view what, const Token* opener) {
-  if (Accept(kind)) return true;
-  ErrorExpected(what, opener);
-  return false;
-}
-
-Span Parser::SpanFrom(const Token& first) const {
+Span Parser::SpanFrom(const TokenPos& first) const {
   return Span{lex_.file_id(), first.begin, std::max(prev_end_, first.end)};
 }
 
-Note Parser::CloseNote(const Token& opener) const {
+Note Parser::CloseNote(const TokenPos& opener) const {
   return Note{SpanOf(opener), fmt::format("to close {} here", TokenKindName(opener.kind))};
 }
 
@@ -58,9 +37,10 @@ Note Parser::CloseNote(const Token& opener) const {
 void Parser::Error(Span span, std::string message, std::vector<Note> notes) {
   if (stopped_) return;
   diags_.Error(span, std::move(message), std::move(notes));
+  if (diags_.size() >= kMaxErrors) Stop();
 }
 
-void Parser::ErrorExpected(std::string_view what, const Token* opener) {
+void Parser::ErrorExpected(std::string_view what, const TokenPos* opener) {
   const Token& t = Peek();
   if (t.kind == TokenKind::kError) return;  // the lexer already explained it
   std::vector<Note> notes;

@@ -42,7 +42,7 @@ const Type* Parser::ParseType() {
 }
 
 const Type* Parser::ParseTupleType() {
-  Token open = Next();
+  TokenPos open = Next();
   const size_t base = type_items_.size();
   bool trailing_comma = false;
   while (!At(TokenKind::kRParen)) {
@@ -76,7 +76,7 @@ const Type* Parser::ParseFuncType() {
     return t;
   };
   if (At(TokenKind::kLBracket) && !ParseTypeParams(sig)) return finish(nullptr);
-  Token open = Peek();
+  TokenPos open = Peek();
   if (!Expect(TokenKind::kLParen, "'(' after 'fn' in a function type")) return finish(nullptr);
   const size_t base = type_items_.size();
   while (!At(TokenKind::kRParen)) {
@@ -107,28 +107,29 @@ const Type* Parser::ParseFuncType() {
 }
 
 const Type* Parser::ParseNamedType() {
-  Token name = Next();
-  std::string_view text = lex_.TextOf(name);
+  const Token& name = Next();
+  const std::string_view text = lex_.TextOf(name);
+  const Span name_span = SpanOf(name);
   if (text == "Tensor" && At(TokenKind::kLBracket)) return ParseTensorType();
   if (LooksLikeDType(text)) {
     if (std::optional<DataType> dtype = DataType::Parse(text)) return ScalarTy(*dtype);
-    Error(SpanOf(name), fmt::format("unknown dtype '{}'", text));
+    Error(name_span, fmt::format("unknown dtype '{}'", text));
     return nullptr;
   }
   if (const TypeVar* tv = FindTypeVar(text)) return tv;
   if (At(TokenKind::kLBracket)) {
-    Error(SpanOf(name), fmt::format("unknown type '{}' (carve does not support algebraic data "
+    Error(name_span, fmt::format("unknown type '{}' (carve does not support algebraic data "
                                     "types)",
                                     text));
   } else {
-    Error(SpanOf(name), fmt::format("unknown type '{}'", text));
+    Error(name_span, fmt::format("unknown type '{}'", text));
   }
   return nullptr;
 }
 
 const Type* Parser::ParseTensorType() {
-  Token bracket = Next();  // '['
-  Token open = Peek();
+  TokenPos bracket = Next();  // '['
+  TokenPos open = Peek();
   if (!Expect(TokenKind::kLParen, "'(' to start the tensor shape")) return nullptr;
   dims_.clear();
   while (!At(TokenKind::kRParen)) {
@@ -141,7 +142,7 @@ const Type* Parser::ParseTensorType() {
     ErrorExpected("a dtype such as 'float32'");
     return nullptr;
   }
-  Token dtype_token = Next();
+  const Token& dtype_token = Next();
   std::optional<DataType> dtype = DataType::Parse(lex_.TextOf(dtype_token));
   if (!dtype || dtype->is_void()) {
     Error(SpanOf(dtype_token), fmt::format("unknown dtype '{}'", lex_.TextOf(dtype_token)));
@@ -152,7 +153,7 @@ const Type* Parser::ParseTensorType() {
 }
 
 bool Parser::ParseDim(std::vector<Dim>& dims) {
-  Token t = Peek();
+  const Token& t = Peek();
   if (t.kind == TokenKind::kQuestion) {
     Next();
     dims.push_back(Dim::Any());

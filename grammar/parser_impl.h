@@ -42,6 +42,16 @@ struct MetadataState {
   Metadata contents;
 };
 
+// A token's kind and position: what a parser keeps of a token it has
+// consumed (an opening bracket for notes, a keyword for a span's start).
+// Cheap to copy, unlike a whole Token (see Lexer::Next).
+struct TokenPos {
+  TokenPos(const Token& t) : kind(t.kind), begin(t.begin), end(t.end) {}  // NOLINT: implicit
+  TokenKind kind;
+  uint32_t begin;
+  uint32_t end;
+};
+
 // One `key=value` attribute as written.
 struct ParsedAttr {
   std::string_view key;
@@ -75,20 +85,43 @@ class Parser {
   bool stopped() const { return stopped_; }
 
   // ---- Tokens, diagnostics, recovery (parse_state.cc) ----
-  const Token& Peek(uint32_t k = 0);
-  Token Next();
+  // After kMaxErrors diagnostics the parser sees only EOF.
+  const Token& Peek(uint32_t k = 0) { return stopped_ ? eof_ : lex_.Peek(k); }
+  // Consumes the next token (valid until the next Next()).
+  const Token& Next() {
+    if (stopped_) return eof_;
+    if (diags_.size() >= kMaxErrors) {
+      Stop();
+      return eof_;
+    }
+    const Token& t = lex_.Next();
+    prev_end_ = t.end;
+    return t;
+  }
   bool At(TokenKind kind) { return Peek().kind == kind; }
   // Consumes the next token when it is `kind`.
-  bool Accept(TokenKind kind);
+  bool Accept(TokenKind kind) {
+    if (Peek().kind != kind) return false;
+    Next();
+    return true;
+  }
   // Consumes `kind` or reports "expected {what}" (with "to close ... here"
   // when `opener` is given); false on error.
-  bool Expect(TokenKind kind, std::string_view what, const Token* opener = nullptr);
+  bool Expect(TokenKind kind, std::string_view what, const TokenPos* opener = nullptr) {
+    if (Accept(kind)) return true;
+    ErrorExpected(what, opener);
+    return false;
+  }
   void Error(Span span, std::string message, std::vector<Note> notes = {});
   // "expected {what}" at the next token (silent after a lexical error).
-  void ErrorExpected(std::string_view what, const Token* opener = nullptr);
+  void ErrorExpected(std::string_view what, const TokenPos* opener = nullptr);
+  // Reports "too many errors" and stops.
+  void Stop();
   Span SpanOf(const Token& t) const { return lex_.SpanOf(t); }
-  Span SpanFrom(const Token& first) const;
-  Note CloseNote(const Token& opener) const;
+  Span SpanOf(const TokenPos& t) const { return Span{lex_.file_id(), t.begin, t.end}; }
+  // From the start of `first` to the end of the last consumed token.
+  Span SpanFrom(const TokenPos& first) const;
+  Note CloseNote(const TokenPos& opener) const;
   // Skips to a statement boundary: past `;`, or before `}` / `def` / EOF,
   // balancing brackets. True when it stopped after a `;`.
   bool SynchronizeStatement();
@@ -148,7 +181,7 @@ class Parser {
 
   // ---- Signatures (parse_function.cc) ----
   bool ParseTypeParams(Signature& sig);
-  bool ParseParams(Signature& sig, const Token& open);
+  bool ParseParams(Signature& sig, const TokenPos& open);
   bool ParseSignature(Signature& sig);
   // Builds the function (the caller owns the parameter scope).
   const Function* FinishFunction(Signature& sig, const Expr* body, Span span);
@@ -261,6 +294,10 @@ class Parser {
   std::vector<const Constant*> meta_constants_;
   // Default attrs per op (op calls without attributes).
   absl::flat_hash_map<const OpInfo*, const Attrs*> default_attrs_;
+  // Op nodes by the name as written, and converted op attributes by op and
+  // attribute text: a large graph repeats a few of each many times.
+  absl::flat_hash_map<std::string_view, const OpExpr*> op_cache_;
+  absl::flat_hash_map<std::pair<const OpInfo*, std::string_view>, const Attrs*> attrs_cache_;
   std::string scratch_;
 };
 

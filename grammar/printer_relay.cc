@@ -9,18 +9,20 @@
 namespace carve::print_internal {
 
 void RelayTextPrinter::BuildGraph(const Expr* root) {
-  states_.clear();
+  index_.clear();
+  nodes_.clear();
   free_var_decls_.clear();
   std::vector<const Expr*> stack = {root};
-  State(root);
+  Index(root);
   auto edge = [&](const Expr* child) {
-    auto [it, inserted] = states_.try_emplace(child);
-    if (it->second.parents < 2) ++it->second.parents;
-    if (inserted) stack.push_back(child);
+    size_t size = nodes_.size();
+    NodeState& state = nodes_[Index(child)];
+    if (state.parents < 2) ++state.parents;
+    if (nodes_.size() > size) stack.push_back(child);
   };
-  // Binders are not graph nodes; registering them now keeps State() from
-  // inserting (and moving the table) while printing.
-  auto binder = [&](const Var* var) { states_.try_emplace(var); };
+  // Binders are not graph nodes; registering them now keeps the printing
+  // from inserting.
+  auto binder = [&](const Var* var) { Index(var); };
   while (!stack.empty()) {
     const Expr* e = stack.back();
     stack.pop_back();
@@ -100,7 +102,7 @@ Text RelayTextPrinter::Run() {
 
 void RelayTextPrinter::StepPrint() {
   Frame& f = frames_.back();
-  if (f.stage == 0 && !Visited(f.expr)) {
+  if (f.stage == 0 && !Visited(Index(f.expr))) {
     f.stage = 1;
     Push(Frame::kVisit, f.expr);
     return;
@@ -116,25 +118,27 @@ void RelayTextPrinter::StepVisit() {
   if (f.stage == 0) {
     f.stage = 1;
     f.base = dataflow_.size();
-    if (!Visited(f.expr)) dataflow_.emplace_back(f.expr, false);
+    uint32_t index = Index(f.expr);
+    if (!Visited(index)) dataflow_.push_back({f.expr, index, false});
   }
   while (dataflow_.size() > f.base) {
-    auto [e, expanded] = dataflow_.back();
-    if (Visited(e)) {
+    Pending top = dataflow_.back();
+    if (Visited(top.index)) {
       dataflow_.pop_back();
-    } else if (!expanded) {
-      dataflow_.back().second = true;
-      PushChildren(e);
-    } else if (Isa<Function>(e) || Isa<If>(e) || Isa<Let>(e)) {
+    } else if (!top.expanded) {
+      dataflow_.back().expanded = true;
+      PushChildren(top.expr);
+    } else if (Isa<Function>(top.expr) || Isa<If>(top.expr) || Isa<Let>(top.expr)) {
       // The leaf prints a body: its frame runs first, then this loop
-      // resumes and finds `e` visited.
-      Push(e->kind() == ExprKind::kFunction ? Frame::kFunction
-           : e->kind() == ExprKind::kIf     ? Frame::kIf
-                                            : Frame::kLet,
-           e);
+      // resumes and finds the node visited.
+      ExprKind kind = top.expr->kind();
+      Push(kind == ExprKind::kFunction ? Frame::kFunction
+           : kind == ExprKind::kIf     ? Frame::kIf
+                                       : Frame::kLet,
+           top.expr);
       return;
     } else {
-      VisitLeaf(e);
+      VisitLeaf(top.expr, top.index);
       dataflow_.pop_back();
     }
   }
@@ -192,7 +196,7 @@ void RelayTextPrinter::StepFunction() {
   Text result = Text::Doc(f.doc);
   if (!f.flag) {
     AppendTypeInfo(out, fn);
-    LeafDone(fn, result);
+    LeafDone(Index(fn), result);
   }
   ret_ = result;
   frames_.pop_back();
@@ -236,7 +240,7 @@ void RelayTextPrinter::StepIf() {
       AppendDedent(out);
       out->append("\n}");
       ret_ = Text::Doc(f.doc);
-      LeafDone(node, ret_);
+      LeafDone(Index(node), ret_);
       frames_.pop_back();
     }
   }
@@ -270,7 +274,7 @@ void RelayTextPrinter::StepLet() {
     AppendText(&docs_[f.doc], ret_);
     scopes_.pop_back();
     ret_ = Text::Doc(f.doc);
-    LeafDone(f.expr, ret_);
+    LeafDone(Index(f.expr), ret_);
     frames_.pop_back();
     return;
   } else {
@@ -318,7 +322,7 @@ Text RelayTextPrinter::FinishPrint(const Expr* e, bool try_inline) {
   Text printed = state.memo;
   if (Isa<Let>(e)) printed = WrapInParens(printed);
   Text temp = Text::Temp(next_temp_++);
-  State(e).memo = temp;
+  state.memo = temp;
   std::string* out = &docs_[scopes_.back()];
   AppendText(out, temp);
   out->append(" = ");
@@ -327,8 +331,8 @@ Text RelayTextPrinter::FinishPrint(const Expr* e, bool try_inline) {
   return temp;
 }
 
-void RelayTextPrinter::LeafDone(const Expr* e, Text text) {
-  NodeState& state = State(e);
+void RelayTextPrinter::LeafDone(uint32_t index, Text text) {
+  NodeState& state = nodes_[index];
   if ((state.flags & kVisited) == 0) {
     state.memo = text;
     state.flags |= kVisited;

@@ -87,10 +87,20 @@ class RelayTextPrinter {
     Text pending;                         // kLet: declaration of the current var
   };
 
+  // An entry of the dataflow walk's stack.
+  struct Pending {
+    const Expr* expr;
+    uint32_t index;  // into nodes_
+    bool expanded;   // children pushed
+  };
+
   // Dependency graph (TVM DependencyGraph): parent counts for IsUnique.
   void BuildGraph(const Expr* root);
-  NodeState& State(const Expr* e) { return states_[e]; }
-  bool Visited(const Expr* e) { return (State(e).flags & kVisited) != 0; }
+  // The slot of `e` in nodes_ (a new one for a node the graph did not reach).
+  uint32_t Index(const Expr* e);
+  // The state of `e`; the reference lives until the next Index() insertion.
+  NodeState& State(const Expr* e) { return nodes_[Index(e)]; }
+  bool Visited(uint32_t index) const { return (nodes_[index].flags & kVisited) != 0; }
 
   // The machine.
   Text Run();
@@ -103,13 +113,13 @@ class RelayTextPrinter {
   void StepScope();
   // TVM PrintExpr after VisitExpr: inline, reuse or bind `e`.
   Text FinishPrint(const Expr* e, bool try_inline);
-  // Records the text of a function/if/let leaf (TVM VisitLeaf's memo).
-  void LeafDone(const Expr* e, Text text);
+  // Records the text of a leaf (TVM VisitLeaf's memo).
+  void LeafDone(uint32_t index, Text text);
   // Emits `%N = text;` or `free_var ...;` into the innermost scope.
   void EmitLine(std::string_view prefix, Text text);
 
   // Leaves (printer_relay_leaf.cc).
-  void VisitLeaf(const Expr* e);
+  void VisitLeaf(const Expr* e, uint32_t index);
   void PushChildren(const Expr* e);
   Text CallText(const Call* call);
   Text TupleText(const Tuple* tuple);
@@ -129,11 +139,14 @@ class RelayTextPrinter {
   DocStore docs_;
   std::string arena_;  // texts of nodes and names
   std::vector<Frame> frames_;
-  std::vector<std::pair<const Expr*, bool>> dataflow_;  // (node, children pushed)
+  std::vector<Pending> dataflow_;
   std::vector<DocId> scopes_;                           // TVM doc_stack_
   std::vector<Text> scratch_;                           // arguments of one call
   Text ret_;                                            // a finished frame's result
-  absl::flat_hash_map<const Expr*, NodeState> states_;
+  // Node states, numbered by BuildGraph in depth-first order so that a walk
+  // touches them mostly in sequence; one hash lookup finds a node's slot.
+  absl::flat_hash_map<const Expr*, uint32_t> index_;
+  std::vector<NodeState> nodes_;
   absl::flat_hash_map<const Expr*, Text> free_var_decls_;  // for the free_var lines
   absl::flat_hash_map<std::string, int> names_;  // TVM name_alloc_map_
   absl::flat_hash_map<const Type*, std::string> type_texts_;

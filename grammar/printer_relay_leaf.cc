@@ -12,7 +12,7 @@
 
 namespace carve::print_internal {
 
-void RelayTextPrinter::VisitLeaf(const Expr* e) {
+void RelayTextPrinter::VisitLeaf(const Expr* e, uint32_t index) {
   Text text;
   switch (e->kind()) {
     case ExprKind::kVar:
@@ -26,14 +26,15 @@ void RelayTextPrinter::VisitLeaf(const Expr* e) {
     case ExprKind::kTupleGetItem: text = ProjectionText(Cast<TupleGetItem>(e)); break;
     default: return;  // functions, ifs and lets have frames
   }
-  LeafDone(e, text);
+  LeafDone(index, text);
 }
 
 // Pushed so that the callee comes off the stack first, then the arguments in
 // order (TVM pushes them reversed, then the op).
 void RelayTextPrinter::PushChildren(const Expr* e) {
   auto push = [this](const Expr* child) {
-    if (!Visited(child)) dataflow_.emplace_back(child, false);
+    uint32_t index = Index(child);
+    if (!Visited(index)) dataflow_.push_back({child, index, false});
   };
   switch (e->kind()) {
     case ExprKind::kCall: {

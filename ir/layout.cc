@@ -35,8 +35,7 @@ absl::StatusOr<std::vector<Dim>> ConvertShape(const Layout& from, const Layout& 
                                               std::span<const Dim> shape) {
   if (shape.size() != from.ndim()) {
     return absl::InvalidArgumentError(fmt::format("expected {}-d shape for layout {}, got {}",
-                                                  from.ndim(), from.name(),
-                                                  ShapeToString(shape)));
+                                                  from.ndim(), from.name(), ShapeToString(shape)));
   }
   for (size_t i = 0; i < shape.size(); ++i) {
     const LayoutAxis& axis = from.axes()[i];
@@ -115,8 +114,8 @@ absl::StatusOr<Layout> Layout::Parse(std::string_view text) {
   if (factor != 0) return LayoutError(text, "factor without a sub-axis at the end");
   for (const LayoutAxis& axis : layout.axes_) {
     if (!axis.is_primal() && !seen[static_cast<unsigned char>(axis.primal())]) {
-      return LayoutError(text, fmt::format("sub-axis {} without primal axis {}", axis.name,
-                                           axis.primal()));
+      return LayoutError(
+          text, fmt::format("sub-axis {} without primal axis {}", axis.name, axis.primal()));
     }
   }
   return layout;
@@ -157,8 +156,7 @@ absl::StatusOr<BijectiveLayout> BijectiveLayout::Make(const Layout& src, const L
   return BijectiveLayout(src, dst);
 }
 
-absl::StatusOr<BijectiveLayout> BijectiveLayout::Make(std::string_view src,
-                                                      std::string_view dst) {
+absl::StatusOr<BijectiveLayout> BijectiveLayout::Make(std::string_view src, std::string_view dst) {
   absl::StatusOr<Layout> s = Layout::Parse(src);
   if (!s.ok()) return s.status();
   absl::StatusOr<Layout> d = Layout::Parse(dst);
@@ -170,8 +168,7 @@ absl::StatusOr<std::vector<Dim>> BijectiveLayout::ForwardShape(std::span<const D
   return ConvertShape(src_, dst_, shape);
 }
 
-absl::StatusOr<std::vector<Dim>> BijectiveLayout::BackwardShape(
-    std::span<const Dim> shape) const {
+absl::StatusOr<std::vector<Dim>> BijectiveLayout::BackwardShape(std::span<const Dim> shape) const {
   return ConvertShape(dst_, src_, shape);
 }
 

@@ -36,8 +36,7 @@ absl::StatusOr<const TensorType*> TensorArg(const TypeRelCall& call, size_t i) {
   return t;
 }
 
-absl::StatusOr<std::vector<const TensorType*>> TensorTupleArg(const TypeRelCall& call,
-                                                              size_t i) {
+absl::StatusOr<std::vector<const TensorType*>> TensorTupleArg(const TypeRelCall& call, size_t i) {
   if (i >= call.args.size()) return Error("missing argument {} ({})", i, ArgName(call, i));
   const TupleType* tuple = DynCast<TupleType>(call.args[i]);
   if (tuple == nullptr) {
@@ -68,8 +67,7 @@ absl::Status ExpectType(const TensorType* actual, DataType dtype, std::span<cons
 absl::Status ExpectScalarOrVector(const TensorType* actual, DataType dtype, Dim extent,
                                   std::string_view what) {
   if (actual->dtype() != dtype) {
-    return Error("expected {} of dtype {}, got {}", what, DTypeName(dtype),
-                 TypeToString(actual));
+    return Error("expected {} of dtype {}, got {}", what, DTypeName(dtype), TypeToString(actual));
   }
   if (actual->rank() == 0) return absl::OkStatus();
   Dim shape[] = {extent};
@@ -243,8 +241,7 @@ absl::StatusOr<Shape> BroadcastShapes(std::span<const Dim> sa, std::span<const D
   return out;
 }
 
-absl::StatusOr<std::vector<int64_t>> PaddingTotals(std::span<const int64_t> padding,
-                                                   int spatial) {
+absl::StatusOr<std::vector<int64_t>> PaddingTotals(std::span<const int64_t> padding, int spatial) {
   std::vector<int64_t> totals(spatial);
   size_t n = padding.size();
   for (int i = 0; i < spatial; ++i) {
@@ -255,7 +252,8 @@ absl::StatusOr<std::vector<int64_t>> PaddingTotals(std::span<const int64_t> padd
     } else if (n == static_cast<size_t>(2 * spatial)) {
       totals[i] = padding[i] + padding[i + spatial];
     } else {
-      std::string forms = spatial == 1 ? "1 or 2" : fmt::format("1, {} or {}", spatial, 2 * spatial);
+      std::string forms =
+          spatial == 1 ? "1 or 2" : fmt::format("1, {} or {}", spatial, 2 * spatial);
       return Error("padding must have {} values, got {}", forms, IntsToString(padding));
     }
   }
@@ -293,8 +291,8 @@ absl::StatusOr<BijectiveLayout> LayoutTo(std::string_view layout, std::string_vi
 absl::StatusOr<Shape> ToCanonical(const TensorType* t, const BijectiveLayout& bij,
                                   std::string_view what) {
   if (t->rank() != bij.src().ndim()) {
-    return Error("expected {}-d {} in layout {}, got {}", bij.src().ndim(), what,
-                 bij.src().name(), ShapeToString(t->shape()));
+    return Error("expected {}-d {} in layout {}, got {}", bij.src().ndim(), what, bij.src().name(),
+                 ShapeToString(t->shape()));
   }
   absl::StatusOr<Shape> shape = bij.ForwardShape(t->shape());
   if (!shape.ok()) return Error("{}: {}", what, StatusText(shape.status()));

@@ -132,8 +132,7 @@ absl::StatusOr<Shape> BroadcastShapes(std::span<const Dim> a, std::span<const Di
 // Total padding per spatial axis from a conv/pool padding list: 1 value
 // (all sides), `spatial` values (both sides of each axis) or 2*`spatial`
 // values (all befores, then all afters).
-absl::StatusOr<std::vector<int64_t>> PaddingTotals(std::span<const int64_t> padding,
-                                                   int spatial);
+absl::StatusOr<std::vector<int64_t>> PaddingTotals(std::span<const int64_t> padding, int spatial);
 // Checks that `values` (strides, dilation, ...) has `n` entries, all
 // positive when `positive`.
 absl::Status ExpectCount(std::span<const int64_t> values, size_t n, std::string_view what,

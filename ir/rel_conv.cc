@@ -61,8 +61,8 @@ absl::Status CheckInputChannels(const ConvParams& p, Dim c, Dim weight_in, bool 
     return Error("input channels {} do not match weight input channels {}", c.value,
                  weight_in.value);
   }
-  return Error("input channels {} / groups {} = {} do not match weight input channels {}",
-               c.value, groups, FloorDiv(c.value, groups), weight_in.value);
+  return Error("input channels {} / groups {} = {} do not match weight input channels {}", c.value,
+               groups, FloorDiv(c.value, groups), weight_in.value);
 }
 
 // Checks the weight against the attrs and the input channels `c`; returns
@@ -94,8 +94,8 @@ absl::StatusOr<Dim> CheckWeight(const ConvParams& p, const ConvKind& kind, Dim c
 absl::StatusOr<const Type*> ConvRel(const TypeRelCall& call, const ConvKind& kind) {
   CARVE_ASSIGN_OR_RETURN(const TensorType* data, TensorArg(call, 0));
   CARVE_ASSIGN_OR_RETURN(const TensorType* weight, TensorArg(call, 1));
-  CARVE_ASSIGN_OR_RETURN(ConvParams p, ReadConvParams(call, kind.spatial, /*transposed=*/false,
-                                                      kind.padding_exact));
+  CARVE_ASSIGN_OR_RETURN(
+      ConvParams p, ReadConvParams(call, kind.spatial, /*transposed=*/false, kind.padding_exact));
   bool grouped = !kind.grouped_kernel_canon.empty() && p.groups > 1 &&
                  p.kernel_layout.find('G') != std::string_view::npos;
   std::string_view kernel_canon = grouped ? kind.grouped_kernel_canon : kind.kernel_canon;

@@ -54,8 +54,8 @@ absl::StatusOr<Dim> CheckWeight(const ConvParams& p, const ConvTransposeKind& ki
   bool assign = p.channels && p.kernel_size;
   if (p.channels) {
     // The assigned weight is (C, channels // groups, k...) for every rank.
-    int64_t want = assign || kind.groups_divide_channels ? FloorDiv(*p.channels, p.groups)
-                                                         : *p.channels;
+    int64_t want =
+        assign || kind.groups_divide_channels ? FloorDiv(*p.channels, p.groups) : *p.channels;
     if (!DimMatches(w.out_channels, D(want))) {
       return Error("weight output channels {} do not match channels {} / groups {}",
                    w.out_channels.value, *p.channels, p.groups);
@@ -64,8 +64,8 @@ absl::StatusOr<Dim> CheckWeight(const ConvParams& p, const ConvTransposeKind& ki
   if (!c.is_any() && !w.in_channels.is_any()) {
     int64_t want = assign || kind.groups_divide_channels ? c.value : FloorDiv(c.value, p.groups);
     if (want != w.in_channels.value) {
-      return Error("input channels {} do not match weight input channels {} (groups {})",
-                   c.value, w.in_channels.value, p.groups);
+      return Error("input channels {} do not match weight input channels {} (groups {})", c.value,
+                   w.in_channels.value, p.groups);
     }
   }
   return assign ? D(*p.channels) : w.out_channels;

@@ -79,8 +79,8 @@ absl::StatusOr<const Type*> BatchMatmul(const TypeRelCall& call) {
     return Error("reduction dims do not match: {} and {} (transpose_a={}, transpose_b={})",
                  ShapeToString(xs), ShapeToString(ys), transpose_a, transpose_b);
   }
-  Dim batch = xb.is_any() || yb.is_any() ? Dim::Any()
-                                         : Computed(std::max(xb.value, yb.value), {xb, yb});
+  Dim batch =
+      xb.is_any() || yb.is_any() ? Dim::Any() : Computed(std::max(xb.value, yb.value), {xb, yb});
   Dim out[] = {batch, xi, yj};
   return TensorTy(out_dtype.is_void() ? x->dtype() : out_dtype, out);
 }

@@ -39,8 +39,8 @@ absl::StatusOr<Dim> PoolOutputDim(Dim in, int64_t pad, int64_t pool, int64_t dil
   if (ceil_mode) numerator += stride - 1;
   int64_t out = numerator / stride + 1;
   if (out < 1) {
-    return Error("pool window {} (dilation {}) does not fit the padded input {}", pool,
-                 dilation, in.value + pad);
+    return Error("pool window {} (dilation {}) does not fit the padded input {}", pool, dilation,
+                 in.value + pad);
   }
   return Computed(out, {in});
 }

@@ -101,19 +101,17 @@ absl::StatusOr<const Type*> QnnQuantize(const TypeRelCall& call) {
   CARVE_ASSIGN_OR_RETURN(Dim extent, AxisExtent(data, axis));
   CARVE_RETURN_IF_ERROR(ExpectQParams(call, 1, 2, extent, "output_scale", "output_zero_point"));
   CARVE_ASSIGN_OR_RETURN(DataType out, attrs.DType("out_dtype"));
-  CARVE_RETURN_IF_ERROR(ExpectDType(out,
-                                    {DataType::Int(8), DataType::UInt(8), DataType::Int(16),
-                                     DataType::UInt(16), kI32},
-                                    "out_dtype"));
+  CARVE_RETURN_IF_ERROR(ExpectDType(
+      out, {DataType::Int(8), DataType::UInt(8), DataType::Int(16), DataType::UInt(16), kI32},
+      "out_dtype"));
   return TensorTy(out, data->shape());
 }
 
 absl::StatusOr<const Type*> QnnDequantize(const TypeRelCall& call) {
   CARVE_ASSIGN_OR_RETURN(const TensorType* data, TensorArg(call, 0));
-  CARVE_RETURN_IF_ERROR(ExpectDType(data->dtype(),
-                                    {DataType::Int(8), DataType::UInt(8), DataType::Int(16),
-                                     DataType::UInt(16), kI32},
-                                    "input"));
+  CARVE_RETURN_IF_ERROR(ExpectDType(
+      data->dtype(),
+      {DataType::Int(8), DataType::UInt(8), DataType::Int(16), DataType::UInt(16), kI32}, "input"));
   AttrReader attrs(call);
   CARVE_ASSIGN_OR_RETURN(int64_t axis, attrs.Int("axis"));
   CARVE_ASSIGN_OR_RETURN(Dim extent, AxisExtent(data, axis));
@@ -125,10 +123,9 @@ absl::StatusOr<const Type*> QnnDequantize(const TypeRelCall& call) {
 
 absl::StatusOr<const Type*> QnnRequantize(const TypeRelCall& call) {
   CARVE_ASSIGN_OR_RETURN(const TensorType* data, TensorArg(call, 0));
-  CARVE_RETURN_IF_ERROR(ExpectDType(data->dtype(),
-                                    {DataType::Int(8), DataType::UInt(8), DataType::Int(16),
-                                     kI32, DataType::Int(64)},
-                                    "input"));
+  CARVE_RETURN_IF_ERROR(ExpectDType(
+      data->dtype(),
+      {DataType::Int(8), DataType::UInt(8), DataType::Int(16), kI32, DataType::Int(64)}, "input"));
   AttrReader attrs(call);
   CARVE_ASSIGN_OR_RETURN(int64_t axis, attrs.Int("axis"));
   CARVE_ASSIGN_OR_RETURN(Dim extent, AxisExtent(data, axis));
@@ -171,8 +168,7 @@ absl::StatusOr<const Type*> QnnDense(const TypeRelCall& call) {
   CARVE_ASSIGN_OR_RETURN(std::optional<int64_t> units, attrs.OptInt("units"));
   if (!units) return Error("attribute 'units' must be set");
   CARVE_RETURN_IF_ERROR(ExpectScalarQParams(call, 4, 2, "input_scale", "input_zero_point"));
-  CARVE_RETURN_IF_ERROR(
-      ExpectQParams(call, 5, 3, D(*units), "kernel_scale", "kernel_zero_point"));
+  CARVE_RETURN_IF_ERROR(ExpectQParams(call, 5, 3, D(*units), "kernel_scale", "kernel_zero_point"));
   return OnFirstTwo(call, &Dense);
 }
 

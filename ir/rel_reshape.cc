@@ -65,7 +65,8 @@ absl::StatusOr<NewShape> WalkNewShape(std::span<const Dim> in, std::span<const i
       ns.derived_in[src] = true;
       ns.Push(in[src++], true);
     } else if (v == -1) {
-      if (ns.infer_index >= 0) return Error("newshape {} has more than one -1", IntsToString(newshape));
+      if (ns.infer_index >= 0)
+        return Error("newshape {} has more than one -1", IntsToString(newshape));
       ns.infer_index = static_cast<int>(ns.out.size());
       ns.Push(D(1), false);
       ++src;

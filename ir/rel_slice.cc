@@ -43,8 +43,8 @@ absl::StatusOr<SliceSpec> ReadSpec(const TypeRelCall& call, int64_t ndim) {
   }
   for (const auto* list : {&s.begin, &s.end, &s.strides}) {
     if (static_cast<int64_t>(list->size()) > ndim) {
-      return Error("begin, end and strides must have at most {} entries for rank {}, got {}",
-                   ndim, ndim, IntsToString(*list));
+      return Error("begin, end and strides must have at most {} entries for rank {}, got {}", ndim,
+                   ndim, IntsToString(*list));
     }
   }
   // Missing trailing entries take the whole axis.

@@ -231,8 +231,8 @@ absl::StatusOr<const Type*> Stack(const TypeRelCall& call) {
   for (const TensorType* t : ts) {
     for (int64_t i = 0; i < ndim; ++i) {
       if (!DimMatches(t->shape()[i], ts[0]->shape()[i])) {
-        return Error("tuple fields must have the same shape, got {} and {}",
-                     TypeToString(ts[0]), TypeToString(t));
+        return Error("tuple fields must have the same shape, got {} and {}", TypeToString(ts[0]),
+                     TypeToString(t));
       }
     }
   }

@@ -41,8 +41,7 @@ const Type* ExprTyper::Run(const Expr* root) {
     Step();
     if (unifier_.has_woken()) Drain();
   }
-  ReportUnresolved();
-  WriteBack();
+  ReportUnresolved(WriteBack());
   const Type* t = Resolved(root);
   return unifier_.Classify(t) == TypeUnifier::State::kComplete ? t : TypeUnifier::Poison();
 }
@@ -52,11 +51,11 @@ void ExprTyper::Push(const Expr* e) {
 }
 
 void ExprTyper::SetType(const Expr* e, const Type* t) {
-  auto [it, inserted] = types_.try_emplace(e, t);
+  auto [it, inserted] = types_.try_emplace(e, uint32_t(order_.size()));
   if (inserted) {
-    order_.push_back(e);
+    order_.emplace_back(e, t);
   } else {
-    it->second = t;
+    order_[it->second].second = t;
   }
 }
 
@@ -67,7 +66,7 @@ void ExprTyper::Done(const Expr* e, const Type* t) {
 
 const Type* ExprTyper::TypeOf(const Expr* e) const {
   auto it = types_.find(e);
-  return it == types_.end() ? TypeUnifier::Poison() : it->second;
+  return it == types_.end() ? TypeUnifier::Poison() : order_[it->second].second;
 }
 
 // One step of the node on top of the stack: either push its children (and
@@ -319,10 +318,9 @@ const Type* ExprTyper::TypeIf(const If* e) {
 void ExprTyper::BindLetVar(const Let* let) {
   const Var* var = let->var();
   const Type* value = TypeOf(let->value());
-  auto it = types_.find(var);
-  bool bound = it != types_.end();  // pre-bound for a function literal
+  bool bound = types_.contains(var);  // pre-bound for a function literal
   if (!bound) binders_.push_back(Binder{var, false});
-  const Type* declared = bound ? it->second : var->annotation();
+  const Type* declared = bound ? TypeOf(var) : var->annotation();
   if (declared == nullptr) return SetType(var, value);
   const Type* t = unifier_.Unify(declared, value);
   if (t == nullptr) {
@@ -420,9 +418,20 @@ void ExprTyper::Solve(uint32_t id) {
   }
 }
 
-void ExprTyper::ReportUnresolved() {
+const Expr* ExprTyper::WriteBack() {
+  const Expr* first_open = nullptr;
+  for (const auto& [e, type] : order_) {
+    const Type* t = unifier_.Resolve(type);
+    TypeUnifier::State state = unifier_.Classify(t);
+    e->set_checked_type(state == TypeUnifier::State::kComplete ? t : nullptr);
+    if (state == TypeUnifier::State::kHoles && first_open == nullptr) first_open = e;
+  }
+  return first_open;
+}
+
+void ExprTyper::ReportUnresolved(const Expr* first_open) {
   // Open holes after an error are its consequences, not news.
-  if (diags_.size() > errors_at_start_) return;
+  if (first_open == nullptr || diags_.size() > errors_at_start_) return;
   // The roots of the unknowns are the variables whose whole type is open (the
   // parameter of a function never called); a closure whose type merely
   // contains them is a consequence, reported only when there is no root.
@@ -438,19 +447,7 @@ void ExprTyper::ReportUnresolved() {
     }
     if (reported) return;
   }
-  for (const Expr* e : order_) {
-    if (unifier_.Classify(Resolved(e)) == TypeUnifier::State::kHoles) {
-      Error(e->span(), "cannot infer the type of this expression");
-      return;
-    }
-  }
-}
-
-void ExprTyper::WriteBack() {
-  for (const Expr* e : order_) {
-    const Type* t = Resolved(e);
-    e->set_checked_type(unifier_.Classify(t) == TypeUnifier::State::kComplete ? t : nullptr);
-  }
+  Error(first_open->span(), "cannot infer the type of this expression");
 }
 
 const Type* ExprTyper::Error(Span span, std::string message) {

@@ -89,8 +89,10 @@ class ExprTyper {
   bool WatchFirstHole(const Type* resolved, uint32_t id);
   void Drain();
   void Solve(uint32_t id);
-  void ReportUnresolved();
-  void WriteBack();
+  // Writes every node's resolved type (nullptr when incomplete) and returns
+  // the first node whose type still has holes, or nullptr.
+  const Expr* WriteBack();
+  void ReportUnresolved(const Expr* first_open);
   // Reports an error (up to a limit) and returns Poison.
   const Type* Error(Span span, std::string message);
   std::string Show(const Type* t) { return TypeToString(unifier_.Resolve(t)); }
@@ -99,9 +101,13 @@ class ExprTyper {
   DiagnosticEngine& diags_;
   size_t errors_at_start_ = 0;
   TypeUnifier unifier_;
-  absl::flat_hash_map<const Expr*, const Type*> types_;
-  std::vector<const Expr*> order_;  // typed nodes, in the order they were typed
-  std::vector<Binder> binders_;     // where unresolved holes are reported
+  // Typed nodes in the order they were typed, with their (unresolved)
+  // types; types_ maps a node to its position. Passes over all nodes walk
+  // the vector, not the hash map: a million random probes cost more than
+  // the inference itself.
+  std::vector<std::pair<const Expr*, const Type*>> order_;
+  absl::flat_hash_map<const Expr*, uint32_t> types_;
+  std::vector<Binder> binders_;  // where unresolved holes are reported
   std::vector<Frame> stack_;
   std::vector<Deferred> deferred_;
   std::vector<const Type*> scratch_;  // argument / field types of the current node

@@ -13,6 +13,7 @@
 #include "passes/region_verify.h"
 #include "passes/rewrite_util.h"
 #include "passes/target.h"
+#include "patterns/rebuild.h"
 #include "support/status_macros.h"
 
 namespace carve {
@@ -132,7 +133,7 @@ class Partitioner {
     if (fn != nullptr && fn->HasAttr(attr::kComposite)) return e;
     if (IsCompilerBegin(e)) return OpenInput(Cast<Call>(e));
     if (!IsCompilerEnd(e)) {
-      return RebuildNode(builder_, e, [this](const Expr* c) { return memo_.at(c); });
+      return RebuildNode(e, [this](const Expr* c) { return memo_.at(c); }, builder_);
     }
     RegionId r = set_.GetRegion(e);
     if (!funcs_[r].created) CARVE_RETURN_IF_ERROR(CreateFunction(r, Cast<Call>(e)));
@@ -299,7 +300,7 @@ void MangleExistingExternalFunctions(Module& mod, const std::string& prefix,
 
 }  // namespace
 
-absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionOptions& options) {
+absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionGraphOptions& options) {
   CARVE_ASSIGN_OR_RETURN(std::string prefix, MangleModuleName(options.mod_name));
   CARVE_ASSIGN_OR_RETURN(bool flattened, FlattenNestedTuples(mod));
   CARVE_ASSIGN_OR_RETURN(bool removed, RemoveDefaultAnnotations(mod));
@@ -328,7 +329,7 @@ absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionOptions& option
   return changed;
 }
 
-PassPtr PartitionGraph(PartitionOptions options) {
+PassPtr PartitionGraph(PartitionGraphOptions options) {
   std::string description =
       fmt::format("PartitionGraph(mod_name={},bind_constants={})", options.mod_name,
                   options.bind_constants ? "True" : "False");

@@ -33,7 +33,7 @@
 namespace carve {
 
 // Options of PartitionGraph (TVM's Python signature).
-struct PartitionOptions {
+struct PartitionGraphOptions {
   std::string mod_name = "default";
   bool bind_constants = true;
 };
@@ -51,10 +51,10 @@ absl::StatusOr<bool> FlattenNestedTuples(Module& mod);
 absl::StatusOr<bool> RemoveDefaultAnnotations(Module& mod);
 
 // The whole pass on `mod`.
-absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionOptions& options);
+absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionGraphOptions& options);
 
 // The pass.
-PassPtr PartitionGraph(PartitionOptions options = {});
+PassPtr PartitionGraph(PartitionGraphOptions options = {});
 PassPtr FlattenNestedTuplesPass();
 PassPtr RemoveDefaultAnnotationsPass();
 

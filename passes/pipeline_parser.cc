@@ -29,7 +29,7 @@ struct RawArg {
   Span span;
 };
 
-bool IsPunct(char c) { return c == '(' || c == ')' || c == ',' || c == '=' || c == '[' || c == ']'; }
+bool IsPunctChar(char c) { return c == '(' || c == ')' || c == ',' || c == '=' || c == '[' || c == ']'; }
 
 class PipelineParser {
  public:
@@ -58,7 +58,7 @@ class PipelineParser {
       char c = text_[i];
       if (std::isspace(static_cast<unsigned char>(c))) {
         ++i;
-      } else if (IsPunct(c)) {
+      } else if (IsPunctChar(c)) {
         tokens_.push_back({Token::kPunct, std::string(1, c), Pos(i), Pos(i + 1)});
         ++i;
       } else if (c == '"' || c == '\'') {
@@ -71,7 +71,7 @@ class PipelineParser {
         i = close + 1;
       } else {
         size_t j = i;
-        while (j < text_.size() && !IsPunct(text_[j]) && text_[j] != '"' && text_[j] != '\'' &&
+        while (j < text_.size() && !IsPunctChar(text_[j]) && text_[j] != '"' && text_[j] != '\'' &&
                !std::isspace(static_cast<unsigned char>(text_[j]))) {
           ++j;
         }
@@ -97,7 +97,7 @@ class PipelineParser {
     CARVE_ASSIGN_OR_RETURN(PassArgs bound, Bind(*info, name, args));
     absl::StatusOr<PassPtr> pass = info->create(bound);
     if (!pass.ok()) {
-      return SpanError(At(name), fmt::format("{}: {}", info->name, pass.status().message()));
+      return SpanError(At(name), fmt::format("{}: {}", info->name, std::string(pass.status().message())));
     }
     return pass;
   }

@@ -5,6 +5,7 @@
 #include "passes/annotate_target.h"
 #include "passes/infer_type.h"
 #include "passes/merge_compiler_regions.h"
+#include "passes/merge_composite.h"
 #include "passes/partition_graph.h"
 #include "passes/pass_registry.h"
 #include "passes/target.h"
@@ -48,6 +49,19 @@ PassInfo AnnotateTargetInfo() {
       }};
 }
 
+PassInfo MergeCompositeInfo() {
+  return PassInfo{
+      "MergeComposite",
+      "replace pattern-table matches by Composite functions",
+      {Param("pattern_table", PassParamKind::kStringList, std::nullopt,
+             "targets whose composite tables apply, in order")},
+      [](const PassArgs& args) -> absl::StatusOr<PassPtr> {
+        CARVE_ASSIGN_OR_RETURN(std::vector<TargetSpecPtr> targets,
+                               Targets(args.Strings("pattern_table")));
+        return MergeComposite(std::move(targets));
+      }};
+}
+
 PassInfo PartitionGraphInfo() {
   return PassInfo{
       "PartitionGraph",
@@ -56,7 +70,7 @@ PassInfo PartitionGraphInfo() {
        Param("bind_constants", PassParamKind::kBool, "True",
              "bind constant inputs into the partitioned functions")},
       [](const PassArgs& args) -> absl::StatusOr<PassPtr> {
-        PartitionOptions options{args.String("mod_name"), args.Bool("bind_constants")};
+        PartitionGraphOptions options{args.String("mod_name"), args.Bool("bind_constants")};
         CARVE_RETURN_IF_ERROR(MangleModuleName(options.mod_name).status());
         return PartitionGraph(options);
       }};
@@ -73,6 +87,7 @@ PassPtr InferTypePass() {
 
 void RegisterBuiltinPasses(PassRegistry& registry) {
   registry.Register(Simple("InferType", "type-check the module", InferTypePass));
+  registry.Register(MergeCompositeInfo());
   registry.Register(AnnotateTargetInfo());
   registry.Register(Simple("MergeCompilerRegions",
                            "merge adjacent regions of one target (never into a cycle)",

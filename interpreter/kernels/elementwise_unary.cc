@@ -16,6 +16,7 @@ namespace {
 
 enum class UnOp {
   kExp, kLog, kSqrt, kRsqrt, kErf, kTanh, kSigmoid, kSin, kCos, kTan, kAtan, kLog2, kLog10,
+  kSinh, kCosh, kAsin, kAcos, kAsinh, kAcosh, kAtanh,
   // Defined for every numeric dtype (identity on integers where it rounds).
   kNegative, kAbs, kFloor, kCeil, kRound, kTrunc, kSign,
 };
@@ -39,6 +40,13 @@ auto FloatExpr(const X& x) {
   if constexpr (kOp == UnOp::kAtan) return x.atan();
   if constexpr (kOp == UnOp::kLog2) return x.log() * S(1.0 / std::log(2.0));
   if constexpr (kOp == UnOp::kLog10) return x.log10();
+  if constexpr (kOp == UnOp::kSinh) return x.unaryExpr([](S v) { return std::sinh(v); });
+  if constexpr (kOp == UnOp::kCosh) return x.unaryExpr([](S v) { return std::cosh(v); });
+  if constexpr (kOp == UnOp::kAsin) return x.unaryExpr([](S v) { return std::asin(v); });
+  if constexpr (kOp == UnOp::kAcos) return x.unaryExpr([](S v) { return std::acos(v); });
+  if constexpr (kOp == UnOp::kAsinh) return x.unaryExpr([](S v) { return std::asinh(v); });
+  if constexpr (kOp == UnOp::kAcosh) return x.unaryExpr([](S v) { return std::acosh(v); });
+  if constexpr (kOp == UnOp::kAtanh) return x.unaryExpr([](S v) { return std::atanh(v); });
   if constexpr (kOp == UnOp::kNegative) return -x;
   if constexpr (kOp == UnOp::kAbs) return x.abs();
   if constexpr (kOp == UnOp::kFloor) return x.floor();
@@ -99,8 +107,73 @@ absl::StatusOr<std::vector<NDArray>> UnaryKernel(const KernelContext& ctx) {
   return std::vector<NDArray>{std::move(out)};
 }
 
+// isnan / isinf / isfinite: bool outputs; integers are always finite.
+enum class FpClass { kNan, kInf, kFinite };
+
+template <FpClass kClass>
+absl::StatusOr<std::vector<NDArray>> ClassifyKernel(const KernelContext& ctx) {
+  CARVE_RETURN_IF_ERROR(CheckArity(ctx, 1));
+  const NDArray& in = ctx.inputs[0];
+  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
+  if (!out.dtype().is_bool() || out.num_elements() != in.num_elements()) {
+    return KernelError(ctx, "output type {} does not match the input", TypeToString(ctx.out_type));
+  }
+  CARVE_RETURN_IF_ERROR(DispatchAll(ctx, in.dtype(), [&]<typename T>() {
+    const T* src = in.data<T>();
+    bool* dst = out.data<bool>();
+    for (int64_t i = 0, n = in.num_elements(); i < n; ++i) {
+      if constexpr (kIsFloat<T>) {
+        const ComputeT<T> v = ComputeT<T>(src[i]);
+        if constexpr (kClass == FpClass::kNan) dst[i] = std::isnan(v);
+        if constexpr (kClass == FpClass::kInf) dst[i] = std::isinf(v);
+        if constexpr (kClass == FpClass::kFinite) dst[i] = std::isfinite(v);
+      } else {
+        dst[i] = kClass == FpClass::kFinite;
+      }
+    }
+    return absl::OkStatus();
+  }));
+  return std::vector<NDArray>{std::move(out)};
+}
+
+// ~x for integers, !x for bool.
+absl::StatusOr<std::vector<NDArray>> BitwiseNot(const KernelContext& ctx) {
+  CARVE_RETURN_IF_ERROR(CheckArity(ctx, 1));
+  const NDArray& in = ctx.inputs[0];
+  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
+  CARVE_RETURN_IF_ERROR(DispatchAll(ctx, in.dtype(), [&]<typename T>() -> absl::Status {
+    if constexpr (kIsFloat<T>) {
+      return KernelError(ctx, "expects an integer or bool tensor, got {}",
+                         in.dtype().ToString());
+    } else {
+      const T* src = in.data<T>();
+      T* dst = out.data<T>();
+      for (int64_t i = 0, n = in.num_elements(); i < n; ++i) {
+        if constexpr (std::is_same_v<T, bool>) {
+          dst[i] = !src[i];
+        } else {
+          dst[i] = static_cast<T>(~src[i]);
+        }
+      }
+      return absl::OkStatus();
+    }
+  }));
+  return std::vector<NDArray>{std::move(out)};
+}
+
 }  // namespace
 
+CARVE_REGISTER_KERNEL("sinh", UnaryKernel<UnOp::kSinh>);
+CARVE_REGISTER_KERNEL("cosh", UnaryKernel<UnOp::kCosh>);
+CARVE_REGISTER_KERNEL("asin", UnaryKernel<UnOp::kAsin>);
+CARVE_REGISTER_KERNEL("acos", UnaryKernel<UnOp::kAcos>);
+CARVE_REGISTER_KERNEL("asinh", UnaryKernel<UnOp::kAsinh>);
+CARVE_REGISTER_KERNEL("acosh", UnaryKernel<UnOp::kAcosh>);
+CARVE_REGISTER_KERNEL("atanh", UnaryKernel<UnOp::kAtanh>);
+CARVE_REGISTER_KERNEL("isnan", ClassifyKernel<FpClass::kNan>);
+CARVE_REGISTER_KERNEL("isinf", ClassifyKernel<FpClass::kInf>);
+CARVE_REGISTER_KERNEL("isfinite", ClassifyKernel<FpClass::kFinite>);
+CARVE_REGISTER_KERNEL("bitwise_not", BitwiseNot);
 CARVE_REGISTER_KERNEL("exp", UnaryKernel<UnOp::kExp>);
 CARVE_REGISTER_KERNEL("fast_exp", UnaryKernel<UnOp::kExp>);
 CARVE_REGISTER_KERNEL("log", UnaryKernel<UnOp::kLog>);

@@ -143,8 +143,31 @@ Outputs Split(const KernelContext& ctx) {
   return outs;
 }
 
+// repeat: each element along `axis` repeated `repeats` times in place.
+Outputs Repeat(const KernelContext& ctx) {
+  CARVE_RETURN_IF_ERROR(CheckArity(ctx, 1));
+  const NDArray& in = ctx.inputs[0];
+  const int64_t repeats = AttrInt(ctx, "repeats", 1);
+  if (repeats < 1) return KernelError(ctx, "repeats must be positive, got {}", repeats);
+  CARVE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(ctx, AttrInt(ctx, "axis", 0), in.rank()));
+  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
+  if (out.rank() != in.rank() || out.shape()[axis] != in.shape()[axis] * repeats) {
+    return KernelError(ctx, "output type {} does not match", TypeToString(ctx.out_type));
+  }
+  std::vector<std::vector<int64_t>> maps(in.rank());
+  for (size_t d = 0; d < in.rank(); ++d) {
+    maps[d].resize(out.shape()[d]);
+    for (int64_t i = 0; i < out.shape()[d]; ++i) {
+      maps[d][i] = d == static_cast<size_t>(axis) ? i / repeats : i;
+    }
+  }
+  GatherAxes(in, out, maps, nullptr);
+  return std::vector<NDArray>{std::move(out)};
+}
+
 }  // namespace
 
+CARVE_REGISTER_KERNEL("repeat", Repeat);
 CARVE_REGISTER_KERNEL("reshape", ReshapeView);
 CARVE_REGISTER_KERNEL("reshape_like", ReshapeView);
 CARVE_REGISTER_KERNEL("nn.batch_flatten", ReshapeView);

@@ -4,7 +4,7 @@
 #include <pthread.h>
 
 #include <algorithm>
-#include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <functional>
 
@@ -37,6 +37,12 @@ void RunWithStack(size_t stack_bytes, std::function<void()> work) {
 
 constexpr size_t kSmallStack = 256 * 1024;
 
+double CpuSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+
 size_t CountLines(const std::string& text) {
   return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
 }
@@ -52,8 +58,8 @@ TEST(PrinterStress, MillionNestedCalls) {
   b.Def("main", {x}, e);
   std::string text;
   RunWithStack(kSmallStack, [&] { text = PrintModule(mod, kBare); });
-  EXPECT_EQ(CountLines(text), size_t(kN) + 1);
-  EXPECT_EQ(text.substr(0, 42), "def @main(%x: float32) {\n  %0 = add(%x, 1);");
+  EXPECT_EQ(CountLines(text), size_t(kN) + 2);
+  EXPECT_TRUE(text.starts_with("def @main(%x: float32) {\n  %0 = add(%x, 1);\n"));
   std::string tail = "  %999998 = add(%999997, 1);\n  add(%999998, 1)\n}\n";
   EXPECT_EQ(text.substr(text.size() - tail.size()), tail);
 }
@@ -70,8 +76,8 @@ TEST(PrinterStress, MillionLetChain) {
   b.Def("main", {}, body);
   std::string text;
   RunWithStack(kSmallStack, [&] { text = PrintModule(mod, kBare); });
-  EXPECT_EQ(CountLines(text), size_t(kN) + 2);
-  EXPECT_EQ(text.substr(0, 56), "def @main() {\n  let %a = 0;\n  let %a1 = negative(%a);\n");
+  EXPECT_EQ(CountLines(text), size_t(kN) + 3);
+  EXPECT_TRUE(text.starts_with("def @main() {\n  let %a = 0;\n  let %a1 = negative(%a);\n"));
   std::string tail = "  let %a999999 = negative(%a999998);\n  %a999999\n}\n";
   EXPECT_EQ(text.substr(text.size() - tail.size()), tail);
 }
@@ -92,8 +98,9 @@ TEST(PrinterStress, DeeplyNestedFunctionsAndIfs) {
   // The innermost `0` sits one level deeper than the deepest body.
   std::string innermost = "\n" + std::string(2 * (kDepth + 1), ' ') + "0\n";
   EXPECT_NE(text.find(innermost), std::string::npos);
-  EXPECT_EQ(text.substr(0, 42), "def @main(%c: bool) {\n  if (%c) {\n    fn ()");
-  EXPECT_EQ(text.substr(text.size() - 18), "  } else {\n    1\n  }\n}\n".substr(5));
+  EXPECT_TRUE(text.starts_with("def @main(%c: bool) {\n  if (%c) {\n    fn () {\n"));
+  std::string tail = "  } else {\n    1\n  }\n}\n";
+  EXPECT_EQ(text.substr(text.size() - tail.size()), tail);
 }
 
 // A ResNet-like module: conv2d -> bias_add -> relu blocks with residual adds,
@@ -122,14 +129,14 @@ TEST(PrinterStress, Throughput) {
   PrintOptions options;
   options.show_types = true;
   PrintModule(mod, options);  // warm up
-  auto start = std::chrono::steady_clock::now();
+  // CPU time, not wall time: other processes share the machine.
+  double start = CpuSeconds();
   std::string text = PrintModule(mod, options);
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double seconds = CpuSeconds() - start;
   double mb_per_s = double(text.size()) / 1e6 / seconds;
   std::printf("printed %.1f MB in %.1f ms: %.0f MB/s\n", text.size() / 1e6, seconds * 1e3,
               mb_per_s);
-  EXPECT_EQ(CountLines(text), size_t(4 * kBlocks) + 2);
+  EXPECT_EQ(CountLines(text), size_t(4 * kBlocks) + 3);
 #if defined(NDEBUG) && !defined(__SANITIZE_ADDRESS__)
   EXPECT_GT(mb_per_s, 50);
 #endif

@@ -128,13 +128,39 @@ TEST(RegistryTest, QnnArgNamesFollowTheRegistry) {
 }
 
 TEST(RegistryTest, ExtraOpsNamedByTheSpecAreRegistered) {
-  for (const char* name :
-       {"atan", "variance", "nn.max_pool3d", "nn.avg_pool3d", "nn.adaptive_max_pool2d",
-        "nn.conv3d_transpose", "nn.conv1d_transpose", "trunc_divide", "mod", "trunc_mod",
-        "left_shift", "right_shift", "bitwise_and", "bitwise_or", "bitwise_xor", "logical_xor",
-        "fast_exp", "fast_tanh", "fast_erf", "nn.fast_softmax", "nn.dropout",
-        "nn.global_max_pool2d", "nn.global_avg_pool2d", "isnan", "isinf", "isfinite", "copy",
-        "round", "argmax", "argmin", "qnn.add", "image.resize2d", "nn.depth_to_space"}) {
+  for (const char* name : {"atan",
+                           "variance",
+                           "nn.max_pool3d",
+                           "nn.avg_pool3d",
+                           "nn.adaptive_max_pool2d",
+                           "nn.conv3d_transpose",
+                           "nn.conv1d_transpose",
+                           "trunc_divide",
+                           "mod",
+                           "trunc_mod",
+                           "left_shift",
+                           "right_shift",
+                           "bitwise_and",
+                           "bitwise_or",
+                           "bitwise_xor",
+                           "logical_xor",
+                           "fast_exp",
+                           "fast_tanh",
+                           "fast_erf",
+                           "nn.fast_softmax",
+                           "nn.dropout",
+                           "nn.global_max_pool2d",
+                           "nn.global_avg_pool2d",
+                           "isnan",
+                           "isinf",
+                           "isfinite",
+                           "copy",
+                           "round",
+                           "argmax",
+                           "argmin",
+                           "qnn.add",
+                           "image.resize2d",
+                           "nn.depth_to_space"}) {
     EXPECT_NE(FindOp(name), nullptr) << name;
   }
 }
@@ -174,9 +200,9 @@ TEST(RegistryTest, EveryCorpusOpIsRegistered) {
 }
 
 TEST(RegistryTest, Flags) {
-  std::set<std::string> commutative = {"add",         "multiply",    "maximum",    "minimum",
+  std::set<std::string> commutative = {"add",         "multiply",    "maximum",     "minimum",
                                        "equal",       "not_equal",   "logical_and", "logical_or",
-                                       "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor"};
+                                       "logical_xor", "bitwise_and", "bitwise_or",  "bitwise_xor"};
   for (const OpInfo* op : AllOps()) {
     std::string name(op->name);
     EXPECT_EQ(op->commutative(), commutative.count(name) == 1) << name;
@@ -218,7 +244,8 @@ TEST(RegistryTest, NearestOp) {
   ASSERT_NE(NearestOp("conv2d"), nullptr);
   EXPECT_EQ(NearestOp("conv2d")->name, "nn.conv2d");
   EXPECT_EQ(NearestOp("qqqqqqqqqqqqqqqqqqqqqqqq"), nullptr);
-  EXPECT_EQ(UnknownOpMessage("nn.conv2"), "unknown operator 'nn.conv2' (did you mean 'nn.conv2d'?)");
+  EXPECT_EQ(UnknownOpMessage("nn.conv2"),
+            "unknown operator 'nn.conv2' (did you mean 'nn.conv2d'?)");
 }
 
 TEST(RegistryTest, FindAttrsSchema) {

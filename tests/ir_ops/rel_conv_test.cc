@@ -11,11 +11,11 @@ TEST(Conv2DRelTest, Nchw) {
                   {{"strides", Ints({2, 2})}, {"padding", Ints({3, 3})}}),
             "Tensor[(1, 64, 112, 112), float32]");
   // The corpus's typical Python-built call.
-  EXPECT_EQ(Infer("nn.conv2d", {T({1, 64, 56, 56}), T({64, 64, 3, 3})},
-                  {{"padding", Ints({1, 1, 1, 1})},
-                   {"channels", Int(64)},
-                   {"kernel_size", Ints({3, 3})}}),
-            "Tensor[(1, 64, 56, 56), float32]");
+  EXPECT_EQ(
+      Infer(
+          "nn.conv2d", {T({1, 64, 56, 56}), T({64, 64, 3, 3})},
+          {{"padding", Ints({1, 1, 1, 1})}, {"channels", Int(64)}, {"kernel_size", Ints({3, 3})}}),
+      "Tensor[(1, 64, 56, 56), float32]");
 }
 
 TEST(Conv2DRelTest, PaddingForms) {
@@ -63,11 +63,10 @@ TEST(Conv2DRelTest, DepthwiseAndGroups) {
                    {"kernel_size", Ints({3, 3})}}),
             "Tensor[(1, 32, 112, 112), float32]");
   // Depthwise NHWC/HWOI, channels read from the weight.
-  EXPECT_EQ(Infer("nn.conv2d", {T({1, 16, 16, 8}), T({3, 3, 8, 1})},
-                  {{"groups", Int(8)},
-                   {"data_layout", Str("NHWC")},
-                   {"kernel_layout", Str("HWOI")}}),
-            "Tensor[(1, 14, 14, 8), float32]");
+  EXPECT_EQ(
+      Infer("nn.conv2d", {T({1, 16, 16, 8}), T({3, 3, 8, 1})},
+            {{"groups", Int(8)}, {"data_layout", Str("NHWC")}, {"kernel_layout", Str("HWOI")}}),
+      "Tensor[(1, 14, 14, 8), float32]");
   // Grouped conv: weight I = C / groups.
   EXPECT_EQ(Infer("nn.conv2d", {T({1, 64, 28, 28}), T({128, 16, 3, 3})},
                   {{"groups", Int(4)}, {"padding", Ints({1, 1})}}),
@@ -98,12 +97,11 @@ TEST(Conv2DRelTest, ConsistencyErrors) {
             "error: expected 4-d input in layout NCHW, got (1, 3)");
   EXPECT_EQ(Infer("nn.conv2d", {T({1, 3, 8, 8}), T({16, 3, 3})}),
             "error: expected 4-d weight in layout OIHW, got (16, 3, 3)");
-  EXPECT_EQ(Infer("nn.conv2d", {T({1, 3, 8, 8}), T({16, 3, 3, 3})},
-                  {{"data_layout", Str("NCW")}}),
+  EXPECT_EQ(Infer("nn.conv2d", {T({1, 3, 8, 8}), T({16, 3, 3, 3})}, {{"data_layout", Str("NCW")}}),
             "error: data_layout NCW is not convertible to NCHW");
-  EXPECT_EQ(Infer("nn.conv2d", {T({1, 3, 8, 8}), T({16, 3, 3, 3})},
-                  {{"kernel_layout", Str("OIHW4")}}),
-            "error: kernel_layout: invalid layout 'OIHW4': factor without a sub-axis at the end");
+  EXPECT_EQ(
+      Infer("nn.conv2d", {T({1, 3, 8, 8}), T({16, 3, 3, 3})}, {{"kernel_layout", Str("OIHW4")}}),
+      "error: kernel_layout: invalid layout 'OIHW4': factor without a sub-axis at the end");
   EXPECT_EQ(Infer("nn.conv2d", {T({1, 3, 2, 2}), T({16, 3, 3, 3})}),
             "error: padded input height 2 is smaller than the dilated kernel 3");
   EXPECT_EQ(Infer("nn.conv2d", {T({1, 3, 8, 8}), Tup({T({1})})}),
@@ -112,9 +110,9 @@ TEST(Conv2DRelTest, ConsistencyErrors) {
 
 TEST(Conv2DRelTest, DTypes) {
   const DataType i8 = DataType::Int(8);
-  EXPECT_EQ(Infer("nn.conv2d", {T({1, 3, 8, 8}, i8), T({4, 3, 1, 1}, i8)},
-                  {{"out_dtype", Str("int32")}}),
-            "Tensor[(1, 4, 8, 8), int32]");
+  EXPECT_EQ(
+      Infer("nn.conv2d", {T({1, 3, 8, 8}, i8), T({4, 3, 1, 1}, i8)}, {{"out_dtype", Str("int32")}}),
+      "Tensor[(1, 4, 8, 8), int32]");
   EXPECT_EQ(Infer("nn.conv2d", {T({1, 3, 8, 8}, i8), T({4, 3, 1, 1}, i8)}),
             "Tensor[(1, 4, 8, 8), int8]");
 }
@@ -132,10 +130,10 @@ TEST(Conv2DRelTest, DynamicAndWideDims) {
 TEST(Conv1DRelTest, Basics) {
   EXPECT_EQ(Infer("nn.conv1d", {T({1, 4, 100}), T({8, 4, 5})}, {{"padding", Ints({2, 2})}}),
             "Tensor[(1, 8, 100), float32]");
-  EXPECT_EQ(Infer("nn.conv1d", {T({1, 100, 4}), T({5, 4, 8})},
-                  {{"data_layout", Str("NWC")}, {"kernel_layout", Str("WIO")},
-                   {"strides", Ints({2})}}),
-            "Tensor[(1, 48, 8), float32]");
+  EXPECT_EQ(
+      Infer("nn.conv1d", {T({1, 100, 4}), T({5, 4, 8})},
+            {{"data_layout", Str("NWC")}, {"kernel_layout", Str("WIO")}, {"strides", Ints({2})}}),
+      "Tensor[(1, 48, 8), float32]");
   // conv1d reads padding[0] + padding[1]: exactly two values.
   EXPECT_EQ(Infer("nn.conv1d", {T({1, 4, 100}), T({8, 4, 5})}, {{"padding", Ints({2})}}),
             "error: padding must have 2 values, got [2]");
@@ -179,9 +177,9 @@ TEST(ConvTransposeRelTest, Conv2DTranspose) {
             "Tensor[(1, 2, 7, 7), float32]");
   EXPECT_EQ(Infer("nn.conv2d_transpose", {T({1, 8, 5, 5}), T({4, 4, 3, 3})}),
             "error: input channels 8 do not match weight input channels 4 (groups 1)");
-  EXPECT_EQ(Infer("nn.conv2d_transpose", {T({1, 8, 5, 5}), T({8, 4, 3, 3})},
-                  {{"channels", Int(6)}}),
-            "error: weight output channels 4 do not match channels 6 / groups 1");
+  EXPECT_EQ(
+      Infer("nn.conv2d_transpose", {T({1, 8, 5, 5}), T({8, 4, 3, 3})}, {{"channels", Int(6)}}),
+      "error: weight output channels 4 do not match channels 6 / groups 1");
   EXPECT_EQ(Infer("nn.conv2d_transpose", {T({1, 5, 5, 8}), T({8, 4, 3, 3})},
                   {{"data_layout", Str("NHWC")}}),
             "Tensor[(1, 7, 7, 4), float32]");

@@ -40,10 +40,11 @@ TEST(ElementwiseRelTest, CastWhereAndConstants) {
             "error: x and y must have the same dtype, got float32 and int32");
   EXPECT_EQ(Infer("zeros", {}, {{"shape", Ints({2, 3})}, {"dtype", Str("float32")}}),
             "Tensor[(2, 3), float32]");
-  EXPECT_EQ(Infer("ones", {}, {{"shape", AttrValue::Array({AttrValue::Int(4, 64)})},
-                               {"dtype", Str("int64")}}),
+  EXPECT_EQ(Infer("ones", {},
+                  {{"shape", AttrValue::Array({AttrValue::Int(4, 64)})}, {"dtype", Str("int64")}}),
             "Tensor[(4i64), int64]");
-  EXPECT_EQ(Infer("zeros", {}, {{"dtype", Str("float32")}}), "error: attribute 'shape' must be set");
+  EXPECT_EQ(Infer("zeros", {}, {{"dtype", Str("float32")}}),
+            "error: attribute 'shape' must be set");
   EXPECT_EQ(Infer("full", {T({}, kI32)}, {{"shape", Ints({2})}}), "Tensor[(2), int32]");
   EXPECT_EQ(Infer("full", {T({1})}, {{"shape", Ints({2})}}),
             "error: fill_value must be a scalar, got Tensor[(1), float32]");
@@ -61,7 +62,8 @@ TEST(ReduceRelTest, AxisKeepdimsExclude) {
   EXPECT_EQ(Infer("prod", {x}, {{"axis", Ints({0, 1, 2})}, {"exclude", Bool(true)}}),
             "Tensor[(2, 3, 4), float32]");
   EXPECT_EQ(Infer("sum", {x}, {{"axis", Ints({3})}}), "error: axis 3 is out of range for rank 3");
-  EXPECT_EQ(Infer("sum", {x}, {{"axis", Ints({1, -2})}}), "error: duplicate axis 1 in axis [1, -2]");
+  EXPECT_EQ(Infer("sum", {x}, {{"axis", Ints({1, -2})}}),
+            "error: duplicate axis 1 in axis [1, -2]");
   EXPECT_EQ(Infer("sum", {T({kAny, 3})}, {{"axis", Ints({1})}}), "Tensor[(?), float32]");
 }
 
@@ -81,23 +83,22 @@ TEST(ReduceRelTest, ArgmaxAndVariance) {
 TEST(QnnRelTest, QuantizeDequantize) {
   EXPECT_EQ(Infer("qnn.quantize", {T({1, 5}), T({}), T({}, kI32)}, {{"out_dtype", Str("int8")}}),
             "Tensor[(1, 5), int8]");
-  EXPECT_EQ(Infer("qnn.quantize", {T({1, 4}), T({4}), T({4}, kI32)},
-                  {{"out_dtype", Str("uint8")}}),
+  EXPECT_EQ(Infer("qnn.quantize", {T({1, 4}), T({4}), T({4}, kI32)}, {{"out_dtype", Str("uint8")}}),
             "Tensor[(1, 4), uint8]");
   EXPECT_EQ(Infer("qnn.quantize", {T({1, 4}), T({3}), T({}, kI32)}, {{"out_dtype", Str("int8")}}),
             "error: expected output_scale to be a scalar or of type Tensor[(4), float32], got "
             "Tensor[(3), float32]");
-  EXPECT_EQ(Infer("qnn.quantize", {T({1, 4}, kI32), T({}), T({}, kI32)},
-                  {{"out_dtype", Str("int8")}}),
-            "error: expected input dtype in (float32), got int32");
+  EXPECT_EQ(
+      Infer("qnn.quantize", {T({1, 4}, kI32), T({}), T({}, kI32)}, {{"out_dtype", Str("int8")}}),
+      "error: expected input dtype in (float32), got int32");
   EXPECT_EQ(Infer("qnn.quantize", {T({1, 4}), T({}), T({}, kI32)}),
             "error: expected out_dtype dtype in (int8, uint8, int16, uint16, int32), got void");
   EXPECT_EQ(Infer("qnn.dequantize", {T({1, 4}, kU8), T({}), T({}, kI32)},
                   {{"out_dtype", Str("float32")}}),
             "Tensor[(1, 4), float32]");
-  EXPECT_EQ(Infer("qnn.dequantize", {T({1, 4}, kU8), T({}), T({}, kI8)},
-                  {{"out_dtype", Str("float32")}}),
-            "error: expected input_zero_point of dtype int32, got int8");
+  EXPECT_EQ(
+      Infer("qnn.dequantize", {T({1, 4}, kU8), T({}), T({}, kI8)}, {{"out_dtype", Str("float32")}}),
+      "error: expected input_zero_point of dtype int32, got int8");
 }
 
 TEST(QnnRelTest, Requantize) {
@@ -121,40 +122,39 @@ TEST(QnnRelTest, Conv2D) {
                   {"channels", Int(8)},
                   {"kernel_size", Ints({3, 3})},
                   {"padding", Ints({1, 1, 1, 1})}};
-  EXPECT_EQ(Infer("qnn.conv2d",
-                  {T({1, 4, 8, 8}, kU8), T({8, 4, 3, 3}, kI8), T({}, kI32), T({}, kI32), T({}),
-                   T({8})},
-                  attrs),
-            "Tensor[(1, 8, 8, 8), int32]");
-  EXPECT_EQ(Infer("qnn.conv2d",
-                  {T({1, 4, 8, 8}, kU8), T({8, 4, 3, 3}, kI8), T({}, kI32), T({}, kI32), T({}),
-                   T({4})},
-                  attrs),
-            "error: expected kernel_scale to be a scalar or of type Tensor[(8), float32], got "
-            "Tensor[(4), float32]");
-  EXPECT_EQ(Infer("qnn.conv2d",
-                  {T({1, 4, 8, 8}), T({8, 4, 3, 3}, kI8), T({}, kI32), T({}, kI32), T({}), T({})},
-                  attrs),
-            "error: expected input dtype in (int8, uint8, int16), got float32");
-  EXPECT_EQ(Infer("qnn.conv2d",
-                  {T({1, 4, 8, 8}, kU8), T({8, 4, 3, 3}, kI8), T({}, kI32), T({}, kI32), T({}),
-                   T({})}),
+  EXPECT_EQ(
+      Infer("qnn.conv2d",
+            {T({1, 4, 8, 8}, kU8), T({8, 4, 3, 3}, kI8), T({}, kI32), T({}, kI32), T({}), T({8})},
+            attrs),
+      "Tensor[(1, 8, 8, 8), int32]");
+  EXPECT_EQ(
+      Infer("qnn.conv2d",
+            {T({1, 4, 8, 8}, kU8), T({8, 4, 3, 3}, kI8), T({}, kI32), T({}, kI32), T({}), T({4})},
+            attrs),
+      "error: expected kernel_scale to be a scalar or of type Tensor[(8), float32], got "
+      "Tensor[(4), float32]");
+  EXPECT_EQ(
+      Infer("qnn.conv2d",
+            {T({1, 4, 8, 8}), T({8, 4, 3, 3}, kI8), T({}, kI32), T({}, kI32), T({}), T({})}, attrs),
+      "error: expected input dtype in (int8, uint8, int16), got float32");
+  EXPECT_EQ(Infer("qnn.conv2d", {T({1, 4, 8, 8}, kU8), T({8, 4, 3, 3}, kI8), T({}, kI32),
+                                 T({}, kI32), T({}), T({})}),
             "error: expected out_dtype dtype in (int16, int32, int64), got void");
   // Grouped (here depthwise) convs: the kernel scale has `channels` entries.
-  EXPECT_EQ(Infer("qnn.conv2d",
-                  {T({1, 8, 8, 8}, kU8), T({8, 1, 3, 3}, kI8), T({}, kI32), T({8}, kI32), T({}),
-                   T({8})},
-                  {{"out_dtype", Str("int32")},
-                   {"groups", Int(8)},
-                   {"channels", Int(8)},
-                   {"kernel_size", Ints({3, 3})}}),
-            "Tensor[(1, 8, 6, 6), int32]");
+  EXPECT_EQ(
+      Infer("qnn.conv2d",
+            {T({1, 8, 8, 8}, kU8), T({8, 1, 3, 3}, kI8), T({}, kI32), T({8}, kI32), T({}), T({8})},
+            {{"out_dtype", Str("int32")},
+             {"groups", Int(8)},
+             {"channels", Int(8)},
+             {"kernel_size", Ints({3, 3})}}),
+      "Tensor[(1, 8, 6, 6), int32]");
   // Shape errors come from the conv2d rule.
-  EXPECT_EQ(Infer("qnn.conv2d",
-                  {T({1, 4, 8, 8}, kU8), T({8, 3, 3, 3}, kI8), T({}, kI32), T({}, kI32), T({}),
-                   T({})},
-                  {{"out_dtype", Str("int32")}}),
-            "error: input channels 4 do not match weight input channels 3");
+  EXPECT_EQ(
+      Infer("qnn.conv2d",
+            {T({1, 4, 8, 8}, kU8), T({8, 3, 3, 3}, kI8), T({}, kI32), T({}, kI32), T({}), T({})},
+            {{"out_dtype", Str("int32")}}),
+      "error: input channels 4 do not match weight input channels 3");
 }
 
 TEST(QnnRelTest, DenseAndAdd) {
@@ -170,11 +170,11 @@ TEST(QnnRelTest, DenseAndAdd) {
                   {T({2, 16}, kI8), T({4, 16}, kI32), T({}, kI32), T({}, kI32), T({}), T({4})},
                   {{"units", Int(4)}, {"out_dtype", Str("int32")}}),
             "error: expected weight dtype in (int8, uint8), got int32");
-  EXPECT_EQ(Infer("qnn.add", {T({1, 4}, kU8), T({4}, kU8), T({}), T({}, kI32), T({}),
-                              T({}, kI32), T({}), T({}, kI32)}),
+  EXPECT_EQ(Infer("qnn.add", {T({1, 4}, kU8), T({4}, kU8), T({}), T({}, kI32), T({}), T({}, kI32),
+                              T({}), T({}, kI32)}),
             "Tensor[(1, 4), uint8]");
-  EXPECT_EQ(Infer("qnn.add", {T({1, 4}, kU8), T({4}, kU8), T({4}), T({4}, kI32), T({}),
-                              T({}, kI32), T({2}), T({}, kI32)}),
+  EXPECT_EQ(Infer("qnn.add", {T({1, 4}, kU8), T({4}, kU8), T({4}), T({4}, kI32), T({}), T({}, kI32),
+                              T({2}), T({}, kI32)}),
             "error: expected output_scale to be a scalar float32, got Tensor[(2), float32]");
 }
 

@@ -13,9 +13,10 @@ TEST(PoolRelTest, MaxPool2D) {
                    {"strides", Ints({2, 2})},
                    {"padding", Ints({1, 1, 1, 1})}}),
             "Tensor[(1, 64, 56, 56), float32]");
-  EXPECT_EQ(Infer("nn.max_pool2d", {T({1, 8, 8, 3})},
-                  {{"pool_size", Ints({2, 2})}, {"strides", Ints({2, 2})}, {"layout", Str("NHWC")}}),
-            "Tensor[(1, 4, 4, 3), float32]");
+  EXPECT_EQ(
+      Infer("nn.max_pool2d", {T({1, 8, 8, 3})},
+            {{"pool_size", Ints({2, 2})}, {"strides", Ints({2, 2})}, {"layout", Str("NHWC")}}),
+      "Tensor[(1, 4, 4, 3), float32]");
   EXPECT_EQ(Infer("nn.max_pool2d", {T({1, 2, 8, 8, 16})},
                   {{"pool_size", Ints({2, 2})}, {"layout", Str("NCHW16c")}}),
             "Tensor[(1, 2, 7, 7, 16), float32]");
@@ -23,8 +24,9 @@ TEST(PoolRelTest, MaxPool2D) {
 
 TEST(PoolRelTest, CeilMode) {
   auto pool = [](bool ceil) {
-    return Infer("nn.max_pool2d", {T({1, 1, 6, 7})},
-                 {{"pool_size", Ints({3, 3})}, {"strides", Ints({2, 2})}, {"ceil_mode", Bool(ceil)}});
+    return Infer(
+        "nn.max_pool2d", {T({1, 1, 6, 7})},
+        {{"pool_size", Ints({3, 3})}, {"strides", Ints({2, 2})}, {"ceil_mode", Bool(ceil)}});
   };
   EXPECT_EQ(pool(false), "Tensor[(1, 1, 2, 3), float32]");
   EXPECT_EQ(pool(true), "Tensor[(1, 1, 3, 3), float32]");
@@ -58,8 +60,9 @@ TEST(PoolRelTest, Errors) {
 }
 
 TEST(PoolRelTest, Pool1DAnd3DAndDynamic) {
-  EXPECT_EQ(Infer("nn.max_pool1d", {T({1, 4, 9})}, {{"pool_size", Ints({3})}, {"strides", Ints({3})}}),
-            "Tensor[(1, 4, 3), float32]");
+  EXPECT_EQ(
+      Infer("nn.max_pool1d", {T({1, 4, 9})}, {{"pool_size", Ints({3})}, {"strides", Ints({3})}}),
+      "Tensor[(1, 4, 3), float32]");
   EXPECT_EQ(Infer("nn.avg_pool3d", {T({1, 4, 8, 8, 8})},
                   {{"pool_size", Ints({2, 2, 2})},
                    {"strides", Ints({2, 2, 2})},
@@ -125,7 +128,8 @@ TEST(DenseRelTest, BatchMatmul) {
   EXPECT_EQ(Infer("nn.batch_matmul", {T({3, 4}), T({8, 4, 5})}),
             "error: expected 3-d inputs, got Tensor[(3, 4), float32] and Tensor[(8, 4, 5), "
             "float32]");
-  EXPECT_EQ(Infer("nn.batch_matmul", {T({kAny, 3, 4}), T({8, 4, 5})}), "Tensor[(?, 3, 5), float32]");
+  EXPECT_EQ(Infer("nn.batch_matmul", {T({kAny, 3, 4}), T({8, 4, 5})}),
+            "Tensor[(?, 3, 5), float32]");
 }
 
 TEST(NnRelTest, BiasAdd) {
@@ -173,13 +177,14 @@ TEST(NnRelTest, ActivationsAndSoftmax) {
   EXPECT_EQ(Infer("nn.softmax", {T({1, 10})}), "Tensor[(1, 10), float32]");
   EXPECT_EQ(Infer("nn.log_softmax", {T({1, 10})}, {{"axis", Int(2)}}),
             "error: axis 2 is out of range for rank 2");
-  EXPECT_EQ(Infer("nn.fast_softmax", {T({1, 10})}, {{"axis", Int(-2)}}), "Tensor[(1, 10), float32]");
+  EXPECT_EQ(Infer("nn.fast_softmax", {T({1, 10})}, {{"axis", Int(-2)}}),
+            "Tensor[(1, 10), float32]");
 }
 
 TEST(NnRelTest, PadFlattenDropout) {
   EXPECT_EQ(Infer("nn.pad", {T({1, 3, 4, 4}), T({})},
-                  {{"pad_width", AttrValue::Array({Ints({0, 0}), Ints({0, 0}), Ints({1, 1}),
-                                                   Ints({2, 0})})}}),
+                  {{"pad_width",
+                    AttrValue::Array({Ints({0, 0}), Ints({0, 0}), Ints({1, 1}), Ints({2, 0})})}}),
             "Tensor[(1, 3, 6, 6), float32]");
   EXPECT_EQ(Infer("nn.pad", {T({1, 3}), T({})}, {{"pad_width", AttrValue::Array({Ints({0, 0})})}}),
             "error: pad_width has 1 pairs but the input has rank 2");
@@ -194,8 +199,9 @@ TEST(NnRelTest, PadFlattenDropout) {
 }
 
 TEST(ImageRelTest, UpsamplingDepthToSpaceResize) {
-  EXPECT_EQ(Infer("nn.upsampling", {T({1, 3, 4, 5})}, {{"scale_h", Float(2)}, {"scale_w", Float(1.5)}}),
-            "Tensor[(1, 3, 8, 8), float32]");
+  EXPECT_EQ(
+      Infer("nn.upsampling", {T({1, 3, 4, 5})}, {{"scale_h", Float(2)}, {"scale_w", Float(1.5)}}),
+      "Tensor[(1, 3, 8, 8), float32]");
   EXPECT_EQ(Infer("nn.upsampling", {T({1, 4, 5, 3})},
                   {{"scale_h", Float(2)}, {"scale_w", Float(2)}, {"layout", Str("NHWC")}}),
             "Tensor[(1, 8, 10, 3), float32]");

@@ -65,8 +65,8 @@ inline std::string Infer(std::string_view op_name, std::initializer_list<const T
   TypeRelCall call{op, arg_vec, MakeAttrs(op, fields)};
   absl::StatusOr<const Type*> result = op->type_rel(call);
   if (!result.ok()) {
-    return "error: " + std::string(result.status().message().data(),
-                                   result.status().message().size());
+    return "error: " +
+           std::string(result.status().message().data(), result.status().message().size());
   }
   return TypeToString(*result);
 }

@@ -40,14 +40,16 @@ TEST(ReshapeRelTest, Errors) {
             "error: cannot reshape (2, 3) (6 elements) to (1, 4) (4 elements)");
   EXPECT_EQ(Reshape(T({2, 3}), {-1, -1}), "error: newshape [-1, -1] has more than one -1");
   EXPECT_EQ(Reshape(T({2, 3}), {-5}), "error: unsupported special value -5 in newshape");
-  EXPECT_EQ(Reshape(T({6}), {-4, 2}), "error: -4 in newshape [-4, 2] must be followed by two values");
+  EXPECT_EQ(Reshape(T({6}), {-4, 2}),
+            "error: -4 in newshape [-4, 2] must be followed by two values");
   EXPECT_EQ(Reshape(T({6}), {-4, -1, -1}), "error: -4 split dims cannot both be -1");
-  EXPECT_EQ(Reshape(T({6}), {-3}),
-            "error: newshape [-3] reads past the input shape (6,) at -3");
+  EXPECT_EQ(Reshape(T({6}), {-3}), "error: newshape [-3] reads past the input shape (6,) at -3");
   EXPECT_EQ(Infer("reshape", {T({2, 3})}), "error: attribute 'newshape' must be set");
 }
 
-std::string Slice(const TensorType* t, Fields fields) { return Infer("strided_slice", {t}, fields); }
+std::string Slice(const TensorType* t, Fields fields) {
+  return Infer("strided_slice", {t}, fields);
+}
 
 TEST(StridedSliceRelTest, Basics) {
   const TensorType* x = T({1, 10});
@@ -58,8 +60,8 @@ TEST(StridedSliceRelTest, Basics) {
   // Negative begin/end count from the end; out-of-range ends clamp.
   EXPECT_EQ(Slice(T({10}), {{"begin", Ints({-3})}, {"end", Ints({100})}, {"strides", Ints({1})}}),
             "Tensor[(3), float32]");
-  EXPECT_EQ(Slice(T({4, 10}), {{"begin", Ints({0, -4})}, {"end", Ints({4, -1})},
-                               {"strides", Ints({1, 1})}}),
+  EXPECT_EQ(Slice(T({4, 10}),
+                  {{"begin", Ints({0, -4})}, {"end", Ints({4, -1})}, {"strides", Ints({1, 1})}}),
             "Tensor[(4, 3), float32]");
 }
 
@@ -95,14 +97,16 @@ TEST(StridedSliceRelTest, AxesAndSizeMode) {
                                {"strides", Ints({3, 3})},
                                {"slice_mode", Str("size")}}),
             "Tensor[(2, 8), float32]");
-  EXPECT_EQ(Slice(T({4}), {{"begin", Ints({0})}, {"end", Ints({2})}, {"strides", Ints({1})},
+  EXPECT_EQ(Slice(T({4}), {{"begin", Ints({0})},
+                           {"end", Ints({2})},
+                           {"strides", Ints({1})},
                            {"slice_mode", Str("step")}}),
             "error: slice_mode must be \"end\" or \"size\", got \"step\"");
 }
 
 TEST(StridedSliceRelTest, DynamicAndRequired) {
-  EXPECT_EQ(Slice(T({kAny, 10}), {{"begin", Ints({0, 2})}, {"end", Ints({1, 4})},
-                                  {"strides", Ints({1, 1})}}),
+  EXPECT_EQ(Slice(T({kAny, 10}),
+                  {{"begin", Ints({0, 2})}, {"end", Ints({1, 4})}, {"strides", Ints({1, 1})}}),
             "Tensor[(?, 2), float32]");
   EXPECT_EQ(Slice(T({4}), {{"begin", Ints({0})}, {"end", Ints({2})}}),
             "error: attribute 'strides' must be set");
@@ -125,8 +129,9 @@ TEST(SplitRelTest, SectionsAndIndices) {
             "error: split indices [7, 3] must be positive and strictly ascending");
   EXPECT_EQ(Infer("split", {T({12})}, {{"indices_or_sections", Ints({3, 12})}}),
             "error: split index 12 is not below the extent 12 of dim 0");
-  EXPECT_EQ(Infer("split", {T({12})}), "error: indices_or_sections must be an integer or a list "
-                                       "of integers, got None");
+  EXPECT_EQ(Infer("split", {T({12})}),
+            "error: indices_or_sections must be an integer or a list "
+            "of integers, got None");
 }
 
 TEST(TransformRelTest, Transpose) {
@@ -186,8 +191,9 @@ TEST(TransformRelTest, Take) {
             "Tensor[(5, 2, 3, 7), float32]");
   EXPECT_EQ(Infer("take", {T({5, 6, 7}), T({4}, i64)}, {{"axis", Int(-1)}}),
             "Tensor[(5, 6, 4), float32]");
-  EXPECT_EQ(Infer("take", {T({4, 6, 7}), T({4, 3}, i64)}, {{"axis", Int(1)}, {"batch_dims", Int(1)}}),
-            "Tensor[(4, 3, 7), float32]");
+  EXPECT_EQ(
+      Infer("take", {T({4, 6, 7}), T({4, 3}, i64)}, {{"axis", Int(1)}, {"batch_dims", Int(1)}}),
+      "Tensor[(4, 3, 7), float32]");
   EXPECT_EQ(Infer("take", {T({5, 6}), T({2})}),
             "error: indices must be integers, got Tensor[(2), float32]");
   EXPECT_EQ(Infer("take", {T({5, 6}), T({2}, i64)}, {{"axis", Int(2)}}),

@@ -12,17 +12,28 @@ namespace {
 
 std::string TypeName(AttrType t) {
   switch (t) {
-    case AttrType::kInt: return "int";
-    case AttrType::kBool: return "bool";
-    case AttrType::kDouble: return "double";
-    case AttrType::kString: return "str";
-    case AttrType::kDType: return "dtype";
-    case AttrType::kInts: return "ints";
-    case AttrType::kIntsArray: return "ints_array";
-    case AttrType::kDoubles: return "doubles";
-    case AttrType::kInteger: return "Integer";
-    case AttrType::kIntOrInts: return "int_or_ints";
-    case AttrType::kAny: return "any";
+    case AttrType::kInt:
+      return "int";
+    case AttrType::kBool:
+      return "bool";
+    case AttrType::kDouble:
+      return "double";
+    case AttrType::kString:
+      return "str";
+    case AttrType::kDType:
+      return "dtype";
+    case AttrType::kInts:
+      return "ints";
+    case AttrType::kIntsArray:
+      return "ints_array";
+    case AttrType::kDoubles:
+      return "doubles";
+    case AttrType::kInteger:
+      return "Integer";
+    case AttrType::kIntOrInts:
+      return "int_or_ints";
+    case AttrType::kAny:
+      return "any";
   }
   return "?";
 }
@@ -50,9 +61,9 @@ TEST(SchemaTest, Conv2DAttrs) {
   ASSERT_NE(s, nullptr);
   std::vector<std::string> names;
   for (const AttrField& f : s->fields) names.emplace_back(f.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"strides", "padding", "dilation", "groups",
-                                             "channels", "kernel_size", "data_layout",
-                                             "kernel_layout", "out_layout", "out_dtype"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"strides", "padding", "dilation", "groups", "channels",
+                                             "kernel_size", "data_layout", "kernel_layout",
+                                             "out_layout", "out_dtype"}));
   const Attrs* d = DefaultAttrs(s);
   EXPECT_EQ(AttrValueToString(*d->Find("strides")), "[1, 1]");
   EXPECT_EQ(AttrValueToString(*d->Find("padding")), "[0, 0]");
@@ -89,10 +100,9 @@ TEST(SchemaTest, Conv2DTransposeAttrsHasItsOwnOrder) {
   ASSERT_NE(s, nullptr);
   std::vector<std::string> names;
   for (const AttrField& f : s->fields) names.emplace_back(f.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"channels", "kernel_size", "strides",
-                                             "output_padding", "padding", "dilation", "groups",
-                                             "data_layout", "kernel_layout", "out_layout",
-                                             "out_dtype"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"channels", "kernel_size", "strides", "output_padding",
+                                             "padding", "dilation", "groups", "data_layout",
+                                             "kernel_layout", "out_layout", "out_dtype"}));
   const Attrs* d = DefaultAttrs(s);
   EXPECT_EQ(AttrValueToString(*d->Find("output_padding")), "[0, 0]");
   EXPECT_EQ(d->GetString("kernel_layout"), "IOHW");
@@ -110,8 +120,7 @@ TEST(SchemaTest, RequiredFieldsAndNullDefaults) {
                         Case{"relay.attrs.TransposeAttrs", "axes", AttrType::kInts},
                         Case{"relay.attrs.StridedSliceAttrs", "axes", AttrType::kInts},
                         Case{"relay.attrs.StridedSliceAttrs", "strides", AttrType::kInts},
-                        Case{"relay.attrs.SplitAttrs", "indices_or_sections",
-                             AttrType::kIntOrInts},
+                        Case{"relay.attrs.SplitAttrs", "indices_or_sections", AttrType::kIntOrInts},
                         Case{"relay.attrs.PadAttrs", "pad_width", AttrType::kIntsArray},
                         Case{"relay.attrs.ClipAttrs", "a_min", AttrType::kDouble},
                         Case{"relay.attrs.CastAttrs", "dtype", AttrType::kDType},
@@ -170,8 +179,7 @@ TEST(SchemaTest, FullDescriptions) {
             "rounding_method:str=\"round\" cubic_alpha:double=-0.5f cubic_exclude:int=0 "
             "extrapolation_value:double=0f out_dtype:dtype=\"\"");
   EXPECT_EQ(Describe("relay.attrs.SplitAttrs"), "indices_or_sections:int_or_ints! axis:int=0");
-  EXPECT_EQ(Describe("relay.attrs.PadAttrs"),
-            "pad_width:ints_array! pad_mode:str=\"constant\"");
+  EXPECT_EQ(Describe("relay.attrs.PadAttrs"), "pad_width:ints_array! pad_mode:str=\"constant\"");
   EXPECT_EQ(Describe("relay.attrs.InitOpAttrs"), "shape:ints! dtype:dtype=\"\"");
   EXPECT_EQ(Describe("relay.attrs.VarianceAttrs"),
             "axis:ints=None keepdims:bool=False exclude:bool=False unbiased:bool=False");
@@ -187,8 +195,7 @@ TEST(SchemaTest, ArgReduceOrder) {
   ASSERT_NE(s, nullptr);
   std::vector<std::string> names;
   for (const AttrField& f : s->fields) names.emplace_back(f.name);
-  EXPECT_EQ(names,
-            (std::vector<std::string>{"axis", "keepdims", "select_last_index", "exclude"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"axis", "keepdims", "select_last_index", "exclude"}));
 }
 
 TEST(SchemaTest, FieldNamesAreUniqueAndRequiredFieldsHaveNoDefault) {
