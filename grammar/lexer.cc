@@ -253,12 +253,17 @@ Token Lexer::LexUnknown(const char* p) {
 }
 
 Token Lexer::LexMinus(const char* p) {
-  const char* q = p;
-  while (q < end_ && *q == '-') ++q;
-  if (q < end_) {
-    bool negative = (q - p) % 2 == 1;
-    if (IsDigit(*q)) return LexNumber(p, q, negative);
-    if (size_t n = InfNanLength(q)) return LexInfNan(p, q, n, negative);
+  // A run of '-' not followed by a number stays a run of minus tokens;
+  // remember its end, so that a long run is scanned once, not once per '-'.
+  if (p >= plain_minus_end_) {
+    const char* q = p;
+    while (q < end_ && *q == '-') ++q;
+    if (q < end_) {
+      bool negative = (q - p) % 2 == 1;
+      if (IsDigit(*q)) return LexNumber(p, q, negative);
+      if (size_t n = InfNanLength(q)) return LexInfNan(p, q, n, negative);
+    }
+    plain_minus_end_ = q;
   }
   if (p + 1 < end_ && p[1] == '>') return Make(TokenKind::kArrow, p, p + 2);
   return Make(TokenKind::kMinus, p, p + 1);

@@ -213,6 +213,7 @@ class Lexer {
   const char* cur_;
   const char* end_;
   bool space_before_ = true;
+  const char* plain_minus_end_ = nullptr;  // see LexMinus
   TokenKind last_kind_ = TokenKind::kEof;  // kind of the last lexed token
   static constexpr uint32_t kRingMask = kMaxLookahead - 1;
   Token ring_[kMaxLookahead];

@@ -79,7 +79,12 @@ const Expr* Parser::ParseOpName() {
   auto it = op_cache_.find(name);
   if (it != op_cache_.end()) return it->second;
   if (const OpInfo* op = FindOp(name)) return op_cache_[name] = GetOp(op);
-  Error(span, UnknownOpMessage(name));
+  if (name == "true" || name == "false") {
+    Error(span, fmt::format("unknown operator '{}' (did you mean '{}'?)", name,
+                            name == "true" ? "True" : "False"));
+  } else {
+    Error(span, UnknownOpMessage(name));
+  }
   return Placeholder(span);
 }
 
@@ -89,7 +94,7 @@ const Expr* Parser::ParseParenthesized() {
   const size_t base = items_.size();
   bool trailing_comma = false;
   for (;;) {
-    const Expr* e = ParseExpr();
+    const Expr* e = ParseExpr(ExprContext::kNested);
     if (e == nullptr) {
       items_.resize(base);
       return nullptr;

@@ -4,6 +4,7 @@
 // field's AttrType decides which literal forms it accepts.
 #include <algorithm>
 
+#include "absl/container/flat_hash_set.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 #include "grammar/parser_impl.h"
@@ -240,10 +241,10 @@ const Attrs* Parser::CallAttrs(const Expr* callee, const std::vector<ParsedAttr>
 const Attrs* Parser::DictAttrs(const std::vector<ParsedAttr>& attrs, const AttrsSchema* schema) {
   std::vector<AttrEntry> entries;
   entries.reserve(attrs.size());
+  absl::flat_hash_set<std::string_view> keys;
   for (const ParsedAttr& attr : attrs) {
     if (attr.key == "attrs_type_key") continue;
-    auto same_key = [&](const AttrEntry& e) { return e.key == attr.key; };
-    if (std::any_of(entries.begin(), entries.end(), same_key)) {
+    if (!keys.insert(attr.key).second) {
       Error(attr.key_span, fmt::format("duplicate attribute '{}'", attr.key));
       continue;
     }

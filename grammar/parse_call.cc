@@ -20,9 +20,11 @@ const Expr* Parser::ParseCallRest(const Expr* callee, uint32_t begin) {
     return nullptr;
   };
   bool has_attrs = false;
+  const Attrs* cached_attrs = nullptr;
   std::optional<Token> meta_attrs;
   while (!At(TokenKind::kRParen)) {
     if (AtAttribute()) {
+      if ((cached_attrs = SkipCachedAttrs(callee)) != nullptr) break;
       call_attrs_.clear();
       if (!ParseAttributeList(call_attrs_)) return fail();
       has_attrs = true;
@@ -33,14 +35,20 @@ const Expr* Parser::ParseCallRest(const Expr* callee, uint32_t begin) {
       meta_attrs = Next();  // a whole attrs object from the metadata section
       break;
     }
-    const Expr* arg = ParseExpr();
+    // The common argument is a lone name or literal: skip the layers of the
+    // expression grammar for it.
+    TokenKind after = Peek(1).kind;
+    const Expr* arg = after == TokenKind::kComma || after == TokenKind::kRParen ? ParseAtomic()
+                                                                              : ParseExpr(ExprContext::kArgument);
     if (arg == nullptr) return fail();
     items_.push_back(arg);
     if (!Accept(TokenKind::kComma)) break;
   }
   if (!Expect(TokenKind::kRParen, "')' after call arguments", &open)) return fail();
-  const Attrs* attrs = nullptr;
-  if (meta_attrs) {
+  const Attrs* attrs = cached_attrs;
+  if (cached_attrs != nullptr) {
+    // converted before
+  } else if (meta_attrs) {
     attrs = MetaCallAttrs(callee, *meta_attrs);
   } else {
     if (!has_attrs) call_attrs_.clear();
@@ -51,6 +59,33 @@ const Expr* Parser::ParseCallRest(const Expr* callee, uint32_t begin) {
       Span{lex_.file_id(), begin, prev_end_});
   items_.resize(base);
   return call;
+}
+
+const Attrs* Parser::SkipCachedAttrs(const Expr* callee) {
+  const OpExpr* op = DynCast<OpExpr>(callee);
+  if (op == nullptr || attrs_cache_.empty()) return nullptr;
+  // Find the call's ')' in the lookahead window, then the attribute text.
+  int depth = 0;
+  uint32_t k = 0;
+  for (; k <= Lexer::kMaxPeek; ++k) {
+    TokenKind kind = Peek(k).kind;
+    if (kind == TokenKind::kLBracket || kind == TokenKind::kLParen) {
+      ++depth;
+    } else if (kind == TokenKind::kRBracket) {
+      --depth;
+    } else if (kind == TokenKind::kRParen) {
+      if (depth-- == 0) break;
+    } else if (kind == TokenKind::kEof || kind == TokenKind::kError) {
+      return nullptr;
+    }
+  }
+  if (k == 0 || k > Lexer::kMaxPeek) return nullptr;
+  const uint32_t begin = Peek(0).begin;
+  std::string_view text = lex_.text().substr(begin, Peek(k - 1).end - begin);
+  auto it = attrs_cache_.find(std::make_pair(op->info(), text));
+  if (it == attrs_cache_.end()) return nullptr;
+  for (uint32_t i = 0; i < k; ++i) Next();
+  return it->second;
 }
 
 bool Parser::AtAttribute() {

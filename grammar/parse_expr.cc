@@ -38,7 +38,7 @@ std::optional<InfixOp> Infix(TokenKind kind) {
 
 }  // namespace
 
-const Expr* Parser::ParseExpr(bool block) {
+const Expr* Parser::ParseExpr(ExprContext context) {
   NestingGuard guard(*this, "expression");
   if (!guard.ok()) return nullptr;
   const size_t base = pending_.size();
@@ -50,6 +50,15 @@ const Expr* Parser::ParseExpr(bool block) {
     switch (Peek().kind) {
       case TokenKind::kLet: ok = ParseLetBinding(); break;
       case TokenKind::kFreeVar: ok = ParseFreeVar(); break;
+      case TokenKind::kLocal:
+        if (Peek(1).kind == TokenKind::kEqual) {
+          // `%x = v;`: a let without its keyword. Say so, and read it as one
+          // so that later uses of %x do not cascade.
+          Error(SpanOf(Peek(1)), "unexpected '=': bind a local variable with 'let %x = ...;'");
+          ok = ParseLetBinding();
+          break;
+        }
+        [[fallthrough]];
       case TokenKind::kGraph:
         if (Peek(1).kind == TokenKind::kEqual) {
           ok = ParseGraphBinding();
@@ -59,7 +68,8 @@ const Expr* Parser::ParseExpr(bool block) {
       default: {
         const uint32_t begin = Peek().begin;
         const Expr* item = At(TokenKind::kLBrace) ? ParseBlock("block") : ParseBinop();
-        if (item != nullptr && Accept(TokenKind::kSemicolon)) {
+        if (item != nullptr && context != ExprContext::kArgument &&
+            Accept(TokenKind::kSemicolon)) {
           // `e1; e2` sequences: Let with an anonymous variable.
           pending_.push_back({b_.MakeVar("", nullptr, item->span()), item, begin});
           continue;
@@ -73,7 +83,10 @@ const Expr* Parser::ParseExpr(bool block) {
     failed = true;
     // Only block bodies resynchronise: an argument or a parenthesised
     // expression fails as a whole and its block recovers.
-    if (!block || !SynchronizeStatement()) break;
+    if (context != ExprContext::kBlock || !SynchronizeStatement()) break;
+    // Recovered after a `;`; but `...; }` ends the block rather than
+    // lacking a final expression (that was the error already reported).
+    if (At(TokenKind::kRBrace) || At(TokenKind::kEof) || At(TokenKind::kMetadata)) break;
   }
   const Expr* body = failed ? nullptr : result;
   for (size_t i = pending_.size(); body != nullptr && i > base; --i) {
@@ -91,7 +104,7 @@ const Expr* Parser::ParseBlock(std::string_view what) {
     return nullptr;
   }
   TokenPos open = Next();
-  const Expr* body = ParseExpr(/*block=*/true);
+  const Expr* body = ParseExpr(ExprContext::kBlock);
   if (body == nullptr) {
     // Recovery stopped at this block's '}' (or at a `def` / the end).
     Accept(TokenKind::kRBrace);
@@ -102,7 +115,8 @@ const Expr* Parser::ParseBlock(std::string_view what) {
 }
 
 bool Parser::ParseLetBinding() {
-  const uint32_t begin = Next().begin;  // let
+  const uint32_t begin = Peek().begin;
+  Accept(TokenKind::kLet);  // absent for the `%x = v;` mistake
   if (!At(TokenKind::kLocal)) {
     ErrorExpected("a local variable such as '%x' after 'let'");
     return false;
@@ -129,8 +143,10 @@ bool Parser::ParseGraphBinding() {
   const Span span = SpanOf(n);
   Next();  // '='
   const Expr* value = ParseBinop();
+  // A failed value still binds the number, so its uses do not cascade into
+  // "undefined variable" errors.
+  BindGraph(number, value != nullptr ? value : Placeholder(span), span);
   if (value == nullptr) return false;
-  BindGraph(number, value, span);
   return Expect(TokenKind::kSemicolon, "';' after the graph binding");
 }
 

@@ -19,6 +19,7 @@ bool Parser::ParseTypeParams(Signature& sig) {
 }
 
 bool Parser::ParseParams(Signature& sig, const TokenPos& open) {
+  param_names_.clear();
   while (!At(TokenKind::kRParen)) {
     if (AtAttribute()) {
       if (!ParseAttributeList(sig.attrs)) return false;
@@ -37,14 +38,12 @@ bool Parser::ParseParams(Signature& sig, const TokenPos& open) {
     }
     const Type* type = nullptr;
     if (Accept(TokenKind::kColon) && (type = ParseType()) == nullptr) return false;
-    for (const Var* p : sig.params) {
-      if (p->name() == param_name) {
-        Error(name_span, fmt::format("duplicate parameter '%{}'", param_name),
-              {Note{p->span(), "first declared here"}});
-        break;
-      }
-    }
     const Var* var = b_.MakeVar(param_name, type, name_span);
+    auto [first, inserted] = param_names_.try_emplace(var->name(), var);
+    if (!inserted) {
+      Error(name_span, fmt::format("duplicate parameter '%{}'", param_name),
+            {Note{first->second->span(), "first declared here"}});
+    }
     BindLocal(var->name(), var);
     sig.params.push_back(var);
     if (!Accept(TokenKind::kComma)) break;

@@ -71,7 +71,7 @@ void Parser::ParseModuleText(bool require_version) {
 const Expr* Parser::ParseStandaloneExpr() {
   expr_mode_ = true;
   ParseVersion(/*required=*/false);
-  const Expr* e = ParseExpr(/*block=*/true);
+  const Expr* e = ParseExpr(ExprContext::kBlock);
   if (e != nullptr && !At(TokenKind::kEof) && !At(TokenKind::kMetadata)) {
     ErrorExpected("the end of the expression");
   }
@@ -142,7 +142,7 @@ void Parser::ParseDefinition() {
 }
 
 void Parser::ParseBareExpression() {
-  const Expr* body = ParseExpr(/*block=*/true);
+  const Expr* body = ParseExpr(ExprContext::kBlock);
   if (body == nullptr) return;
   if (!At(TokenKind::kEof) && !At(TokenKind::kMetadata)) {
     ErrorExpected("the end of the file after the expression");

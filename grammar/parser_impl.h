@@ -155,9 +155,15 @@ class Parser {
   void ResetDefinitionState();
 
   // ---- Statements and operators (parse_expr.cc) ----
-  // expr := item (';' item)*. `block` enables panic-mode recovery, which only
-  // block bodies (and the bare top-level expression) may do.
-  const Expr* ParseExpr(bool block = false);
+  // Where an expression sits, which decides how `;` and errors are handled.
+  enum class ExprContext {
+    kBlock,     // a `{...}` body or the top level: recovers from errors
+    kNested,    // inside parentheses or a condition: fails as a whole
+    kArgument,  // a call argument: `;` ends it (so `f(a; b)` is an error)
+  };
+  // expr := item (';' item)*, as the context allows. Only kBlock performs
+  // panic-mode recovery.
+  const Expr* ParseExpr(ExprContext context = ExprContext::kNested);
   // '{' expr '}' with its own scope.
   const Expr* ParseBlock(std::string_view what);
   bool ParseLetBinding();
@@ -192,6 +198,9 @@ class Parser {
   const Expr* ParseCallRest(const Expr* callee, uint32_t begin);
   // True at `name (. name)* =`.
   bool AtAttribute();
+  // At an op call's attributes whose text was converted before (and fits the
+  // lookahead window): consumes them and returns their attrs; else nullptr.
+  const Attrs* SkipCachedAttrs(const Expr* callee);
   bool ParseAttributeList(std::vector<ParsedAttr>& out);
   std::optional<ParsedAttr> ParseAttribute();
   std::optional<AttrValue> ParseAttrValue();
@@ -282,6 +291,8 @@ class Parser {
   // Type stack shared by nested tuple/function types; the shape being read.
   std::vector<const Type*> type_items_;
   std::vector<Dim> dims_;
+  // Parameter names of the signature being parsed (duplicate check).
+  absl::flat_hash_map<std::string_view, const Var*> param_names_;
   // `free_var` declarations (the parameters of a bare-expression @main).
   std::vector<const Var*> free_vars_;
   // Each `@name` use, for the undefined-global check.

@@ -8,80 +8,24 @@
 
 namespace carve::print_internal {
 
-void RelayTextPrinter::BuildGraph(const Expr* root) {
-  index_.clear();
-  nodes_.clear();
-  free_var_decls_.clear();
-  std::vector<const Expr*> stack = {root};
-  Index(root);
-  auto edge = [&](const Expr* child) {
-    size_t size = nodes_.size();
-    NodeState& state = nodes_[Index(child)];
-    if (state.parents < 2) ++state.parents;
-    if (nodes_.size() > size) stack.push_back(child);
-  };
-  // Binders are not graph nodes; registering them now keeps the printing
-  // from inserting.
-  auto binder = [&](const Var* var) { Index(var); };
-  while (!stack.empty()) {
-    const Expr* e = stack.back();
-    stack.pop_back();
-    switch (e->kind()) {
-      case ExprKind::kCall: {
-        auto* call = Cast<Call>(e);
-        edge(call->callee());
-        for (const Expr* arg : call->args()) edge(arg);
-        break;
-      }
-      case ExprKind::kTuple:
-        for (const Expr* field : Cast<Tuple>(e)->fields()) edge(field);
-        break;
-      case ExprKind::kTupleGetItem:
-        edge(Cast<TupleGetItem>(e)->tuple());
-        break;
-      case ExprKind::kIf: {
-        auto* node = Cast<If>(e);
-        edge(node->cond());
-        edge(node->then_branch());
-        edge(node->else_branch());
-        break;
-      }
-      case ExprKind::kFunction: {
-        auto* fn = Cast<Function>(e);
-        for (const Var* param : fn->params()) binder(param);
-        edge(fn->body());
-        break;
-      }
-      case ExprKind::kLet: {
-        auto* let = Cast<Let>(e);
-        binder(let->var());
-        edge(let->value());
-        edge(let->body());
-        break;
-      }
-      default:
-        break;
-    }
-  }
-}
-
 DocId RelayTextPrinter::PrintDefinition(const GlobalVar* global, const Function* fn) {
   BuildGraph(fn);
-  Push(Frame::kFunction, fn, /*flag=*/true);
+  Push(Frame::kFunction, fn, Slot(fn), /*flag=*/true);
   frames_.back().global = global;
   return Run().index;
 }
 
 DocId RelayTextPrinter::PrintStandalone(const Expr* expr) {
   BuildGraph(expr);
-  Push(Frame::kScope, expr);
+  Push(Frame::kScope, expr, Slot(expr));
   return Run().index;
 }
 
-void RelayTextPrinter::Push(Frame::Kind kind, const Expr* expr, bool flag) {
+void RelayTextPrinter::Push(Frame::Kind kind, const Expr* expr, uint32_t node, bool flag) {
   Frame frame;
   frame.kind = kind;
   frame.expr = expr;
+  frame.node = node;
   frame.flag = flag;
   frames_.push_back(frame);
 }
@@ -102,12 +46,12 @@ Text RelayTextPrinter::Run() {
 
 void RelayTextPrinter::StepPrint() {
   Frame& f = frames_.back();
-  if (f.stage == 0 && !Visited(Index(f.expr))) {
+  if (f.stage == 0 && !Visited(f.node)) {
     f.stage = 1;
-    Push(Frame::kVisit, f.expr);
+    Push(Frame::kVisit, f.expr, f.node);
     return;
   }
-  ret_ = FinishPrint(f.expr, f.flag);
+  ret_ = FinishPrint(f.expr, f.node, f.flag);
   frames_.pop_back();
 }
 
@@ -118,16 +62,15 @@ void RelayTextPrinter::StepVisit() {
   if (f.stage == 0) {
     f.stage = 1;
     f.base = dataflow_.size();
-    uint32_t index = Index(f.expr);
-    if (!Visited(index)) dataflow_.push_back({f.expr, index, false});
+    if (!Visited(f.node)) dataflow_.push_back({f.expr, f.node, false});
   }
   while (dataflow_.size() > f.base) {
     Pending top = dataflow_.back();
-    if (Visited(top.index)) {
+    if (Visited(top.node)) {
       dataflow_.pop_back();
     } else if (!top.expanded) {
       dataflow_.back().expanded = true;
-      PushChildren(top.expr);
+      PushChildren(top.expr, top.node);
     } else if (Isa<Function>(top.expr) || Isa<If>(top.expr) || Isa<Let>(top.expr)) {
       // The leaf prints a body: its frame runs first, then this loop
       // resumes and finds the node visited.
@@ -135,14 +78,14 @@ void RelayTextPrinter::StepVisit() {
       Push(kind == ExprKind::kFunction ? Frame::kFunction
            : kind == ExprKind::kIf     ? Frame::kIf
                                        : Frame::kLet,
-           top.expr);
+           top.expr, top.node);
       return;
     } else {
-      VisitLeaf(top.expr, top.index);
+      VisitLeaf(top.expr, top.node);
       dataflow_.pop_back();
     }
   }
-  ret_ = State(f.expr).memo;
+  ret_ = nodes_[f.node].memo;
   frames_.pop_back();
 }
 
@@ -151,9 +94,8 @@ void RelayTextPrinter::StepFunction() {
   Frame& f = frames_.back();
   auto* fn = Cast<Function>(f.expr);
   if (f.stage == 0) {
-    DocId id = docs_.New();
-    f.doc = id;
-    std::string* out = &docs_[id];
+    f.doc = docs_.New();
+    std::string* out = &docs_[f.doc];
     if (f.flag) {
       out->append("def ");
       AppendText(out, GlobalText(f.global));
@@ -173,7 +115,7 @@ void RelayTextPrinter::StepFunction() {
     for (const Var* param : fn->params()) {
       if (!first) out->append(", ");
       first = false;
-      AppendText(out, AllocVar(param, /*free=*/false));
+      AppendText(out, AllocVar(param, Slot(param), /*free=*/false));
     }
     AppendDictAttrs(out, fn->attrs(), &first);
     out->append(") ");
@@ -186,63 +128,58 @@ void RelayTextPrinter::StepFunction() {
     AppendIndent(out);
     out->push_back('\n');
     f.stage = 1;
-    Push(Frame::kScope, fn->body());
+    Push(Frame::kScope, fn->body(), Child(f.node, 0));
     return;
   }
   std::string* out = &docs_[f.doc];
   AppendText(out, ret_);
   AppendDedent(out);
   out->append("\n}");
-  Text result = Text::Doc(f.doc);
+  ret_ = Text::Doc(f.doc);
   if (!f.flag) {
     AppendTypeInfo(out, fn);
-    LeafDone(Index(fn), result);
+    LeafDone(f.node, ret_);
   }
-  ret_ = result;
   frames_.pop_back();
 }
 
-// TVM VisitExpr_(If): `if (cond) {` then `} else {` else `}`.
+// TVM VisitExpr_(If): `if (cond) {` then `} else {` else `}`; the condition
+// is printed first (and bound unless it is an atom).
 void RelayTextPrinter::StepIf() {
   Frame& f = frames_.back();
   auto* node = Cast<If>(f.expr);
+  std::string* out = f.stage == 0 ? nullptr : &docs_[f.doc];
   switch (f.stage) {
     case 0:
       f.doc = docs_.New();
       docs_[f.doc].append("if (");
       f.stage = 1;
-      Push(Frame::kPrint, node->cond());
+      Push(Frame::kPrint, node->cond(), Child(f.node, 0));
       return;
-    case 1: {
-      std::string* out = &docs_[f.doc];
+    case 1:
       AppendText(out, ret_);
       out->append(") {");
       AppendIndent(out);
       out->push_back('\n');
       f.stage = 2;
-      Push(Frame::kScope, node->then_branch());
+      Push(Frame::kScope, node->then_branch(), Child(f.node, 1));
       return;
-    }
-    case 2: {
-      std::string* out = &docs_[f.doc];
+    case 2:
       AppendText(out, ret_);
       AppendDedent(out);
       out->append("\n} else {");
       AppendIndent(out);
       out->push_back('\n');
       f.stage = 3;
-      Push(Frame::kScope, node->else_branch());
+      Push(Frame::kScope, node->else_branch(), Child(f.node, 2));
       return;
-    }
-    default: {
-      std::string* out = &docs_[f.doc];
+    default:
       AppendText(out, ret_);
       AppendDedent(out);
       out->append("\n}");
       ret_ = Text::Doc(f.doc);
-      LeafDone(Index(node), ret_);
+      LeafDone(f.node, ret_);
       frames_.pop_back();
-    }
   }
 }
 
@@ -252,8 +189,7 @@ void RelayTextPrinter::StepIf() {
 // land after the first line, and so on.
 void RelayTextPrinter::StepLet() {
   Frame& f = frames_.back();
-  if (f.stage == 2) {
-    auto* let = Cast<Let>(f.cursor);
+  if (f.stage == 2) {  // a value is printed
     std::string* out = &docs_[f.doc];
     out->append("let ");
     AppendText(out, f.pending);
@@ -264,29 +200,32 @@ void RelayTextPrinter::StepLet() {
       f.flag = true;
       scopes_.push_back(f.doc);
     }
-    f.cursor = let->body();
-    if (!Isa<Let>(f.cursor)) {
+    uint32_t body = Child(f.link_node, 1);
+    f.link = Cast<Let>(f.link)->body();
+    f.link_node = body;
+    if (!Isa<Let>(f.link)) {
       f.stage = 3;
-      Push(Frame::kScope, f.cursor);
+      Push(Frame::kScope, f.link, f.link_node);
       return;
     }
-  } else if (f.stage == 3) {
+  } else if (f.stage == 3) {  // the body is printed
     AppendText(&docs_[f.doc], ret_);
     scopes_.pop_back();
     ret_ = Text::Doc(f.doc);
-    LeafDone(Index(f.expr), ret_);
+    LeafDone(f.node, ret_);
     frames_.pop_back();
     return;
   } else {
     f.doc = docs_.New();
-    f.cursor = f.expr;
+    f.link = f.expr;
+    f.link_node = f.node;
   }
   // Next link: name its variable before printing its value (a recursive
   // function refers to itself).
-  auto* let = Cast<Let>(f.cursor);
-  f.pending = AllocVar(let->var(), /*free=*/false);
+  const Var* var = Cast<Let>(f.link)->var();
+  f.pending = AllocVar(var, Slot(var), /*free=*/false);
   f.stage = 2;
-  Push(Frame::kPrint, let->value(), /*try_inline=*/true);
+  Push(Frame::kPrint, Cast<Let>(f.link)->value(), Child(f.link_node, 0), /*try_inline=*/true);
 }
 
 // TVM PrintScope: a fresh document collects the bindings made while the tail
@@ -297,7 +236,7 @@ void RelayTextPrinter::StepScope() {
     f.doc = docs_.New();
     scopes_.push_back(f.doc);
     f.stage = 1;
-    Push(Frame::kPrint, f.expr, /*try_inline=*/true);
+    Push(Frame::kPrint, f.expr, f.node, /*try_inline=*/true);
     return;
   }
   AppendText(&docs_[f.doc], ret_);
@@ -306,8 +245,8 @@ void RelayTextPrinter::StepScope() {
   frames_.pop_back();
 }
 
-Text RelayTextPrinter::FinishPrint(const Expr* e, bool try_inline) {
-  NodeState& state = State(e);
+Text RelayTextPrinter::FinishPrint(const Expr* e, uint32_t node, bool try_inline) {
+  NodeState& state = nodes_[node];
   if (Isa<Var>(e)) {
     // References print the bare name; a free variable is declared on first use.
     if ((state.flags & kBound) == 0) {
@@ -321,18 +260,23 @@ Text RelayTextPrinter::FinishPrint(const Expr* e, bool try_inline) {
   state.flags |= kBound;
   Text printed = state.memo;
   if (Isa<Let>(e)) printed = WrapInParens(printed);
-  Text temp = Text::Temp(next_temp_++);
-  state.memo = temp;
+  state.memo = Text::Temp(next_temp_++);
   std::string* out = &docs_[scopes_.back()];
-  AppendText(out, temp);
+  AppendText(out, state.memo);
   out->append(" = ");
   AppendText(out, printed);
   out->append(";\n");
-  return temp;
+  // The node's text now lives in its binding, and nothing else refers to it
+  // (users print the `%N`); when it is the newest text in the arena, reuse the
+  // space. Along a chain this keeps the arena at the size of a few nodes.
+  if (printed.kind == Text::kArena && printed.index + printed.size == arena_.size()) {
+    arena_.resize(printed.index);
+  }
+  return state.memo;
 }
 
-void RelayTextPrinter::LeafDone(uint32_t index, Text text) {
-  NodeState& state = nodes_[index];
+void RelayTextPrinter::LeafDone(uint32_t node, Text text) {
+  NodeState& state = nodes_[node];
   if ((state.flags & kVisited) == 0) {
     state.memo = text;
     state.flags |= kVisited;

@@ -70,8 +70,9 @@ class RelayTextPrinter {
     kFreeVar = 4,  // TVM result_memo_: a var first met as a free variable
   };
   struct NodeState {
-    Text memo;            // text, %N or (vars) the name
-    uint8_t parents = 0;  // dependency-graph in-edges, saturated at 2
+    Text memo;                // text, %N or (vars) the name
+    uint32_t first_edge = 0;  // the slots of its children: edges_[first_edge...]
+    uint8_t parents = 0;      // dependency-graph in-edges, saturated at 2
     uint8_t flags = 0;
   };
   struct Frame {
@@ -79,32 +80,37 @@ class RelayTextPrinter {
     Kind kind;
     uint8_t stage = 0;
     bool flag = false;  // kPrint: try_inline; kFunction: top-level def; kLet: doc pushed
+    uint32_t node = 0;  // slot of `expr`
+    uint32_t link_node = 0;            // kLet: slot of `link`
     const Expr* expr = nullptr;
-    const Expr* cursor = nullptr;         // kLet: current link of the chain
-    const GlobalVar* global = nullptr;    // kFunction: the def's name
-    DocId doc = 0;                        // the document being built
-    size_t base = 0;                      // kVisit: bottom of its dataflow stack
-    Text pending;                         // kLet: declaration of the current var
+    const Expr* link = nullptr;        // kLet: current link of the chain
+    const GlobalVar* global = nullptr; // kFunction: the def's name
+    DocId doc = 0;                     // the document being built
+    size_t base = 0;                   // kVisit: bottom of its dataflow stack
+    Text pending;                      // kLet: declaration of the current var
   };
-
   // An entry of the dataflow walk's stack.
   struct Pending {
     const Expr* expr;
-    uint32_t index;  // into nodes_
-    bool expanded;   // children pushed
+    uint32_t node;
+    bool expanded;  // children pushed
   };
 
-  // Dependency graph (TVM DependencyGraph): parent counts for IsUnique.
+  // The graph (printer_relay_graph.cc): TVM's DependencyGraph, whose parent
+  // counts decide IsUnique, stored as slots. BuildGraph numbers the nodes
+  // reachable from `root` in depth-first order and records each node's
+  // children (call: callee then args; tuple: fields; projection: tuple; if:
+  // cond, then, else; function: body; let: value, body), so that printing
+  // walks slots and never hashes a pointer again, except to find binders.
   void BuildGraph(const Expr* root);
-  // The slot of `e` in nodes_ (a new one for a node the graph did not reach).
-  uint32_t Index(const Expr* e);
-  // The state of `e`; the reference lives until the next Index() insertion.
-  NodeState& State(const Expr* e) { return nodes_[Index(e)]; }
-  bool Visited(uint32_t index) const { return (nodes_[index].flags & kVisited) != 0; }
+  // The slot of `e` (a new one for a node the graph did not reach).
+  uint32_t Slot(const Expr* e);
+  uint32_t Child(uint32_t node, size_t k) const { return edges_[nodes_[node].first_edge + k]; }
+  bool Visited(uint32_t node) const { return (nodes_[node].flags & kVisited) != 0; }
 
-  // The machine.
+  // The machine (printer_relay.cc).
   Text Run();
-  void Push(Frame::Kind kind, const Expr* expr, bool flag = false);
+  void Push(Frame::Kind kind, const Expr* expr, uint32_t node, bool flag = false);
   void StepPrint();
   void StepVisit();
   void StepFunction();
@@ -112,28 +118,30 @@ class RelayTextPrinter {
   void StepLet();
   void StepScope();
   // TVM PrintExpr after VisitExpr: inline, reuse or bind `e`.
-  Text FinishPrint(const Expr* e, bool try_inline);
+  Text FinishPrint(const Expr* e, uint32_t node, bool try_inline);
   // Records the text of a leaf (TVM VisitLeaf's memo).
-  void LeafDone(uint32_t index, Text text);
-  // Emits `%N = text;` or `free_var ...;` into the innermost scope.
+  void LeafDone(uint32_t node, Text text);
+  // Emits `prefix text;` into the innermost scope.
   void EmitLine(std::string_view prefix, Text text);
+  Text WrapInParens(Text text);
 
   // Leaves (printer_relay_leaf.cc).
-  void VisitLeaf(const Expr* e, uint32_t index);
-  void PushChildren(const Expr* e);
-  Text CallText(const Call* call);
-  Text TupleText(const Tuple* tuple);
-  Text ProjectionText(const TupleGetItem* item);
+  void VisitLeaf(const Expr* e, uint32_t node);
+  void PushChildren(const Expr* e, uint32_t node);
+  Text CallText(const Call* call, uint32_t node);
+  Text TupleText(const Tuple* tuple, uint32_t node);
+  Text ProjectionText(const TupleGetItem* item, uint32_t node);
   Text ConstantText(const Constant* constant);
   Text GlobalText(const GlobalVar* global);
   Text ArenaText(std::string_view s);
+  // Appends the attributes of `call` to the arena (after its arguments).
+  void AppendAttrs(const Call* call, bool no_args);
   // TVM AllocVar: a unique `%name`, returns the declaration.
-  Text AllocVar(const Var* var, bool free);
+  Text AllocVar(const Var* var, uint32_t node, bool free);
   std::string UniqueName(std::string hint);
   void AppendTypeInfo(std::string* out, const Expr* e);
   void AppendType(std::string* out, const Type* type);
   void AppendText(std::string* out, Text text);
-  Text WrapInParens(Text text);
 
   bool show_types_;
   DocStore docs_;
@@ -143,13 +151,14 @@ class RelayTextPrinter {
   std::vector<DocId> scopes_;                           // TVM doc_stack_
   std::vector<Text> scratch_;                           // arguments of one call
   Text ret_;                                            // a finished frame's result
-  // Node states, numbered by BuildGraph in depth-first order so that a walk
-  // touches them mostly in sequence; one hash lookup finds a node's slot.
-  absl::flat_hash_map<const Expr*, uint32_t> index_;
+  absl::flat_hash_map<const Expr*, uint32_t> slots_;
   std::vector<NodeState> nodes_;
+  std::vector<uint32_t> edges_;
   absl::flat_hash_map<const Expr*, Text> free_var_decls_;  // for the free_var lines
   absl::flat_hash_map<std::string, int> names_;  // TVM name_alloc_map_
   absl::flat_hash_map<const Type*, std::string> type_texts_;
+  // Key: the attribute set and whether the callee is an op.
+  absl::flat_hash_map<std::pair<const Attrs*, bool>, std::string> attr_texts_;
   absl::flat_hash_map<const Expr*, uint32_t> meta_index_;
   std::vector<NDArray> constants_;
   uint32_t next_temp_ = 0;

@@ -12,44 +12,44 @@
 
 namespace carve::print_internal {
 
-void RelayTextPrinter::VisitLeaf(const Expr* e, uint32_t index) {
+void RelayTextPrinter::VisitLeaf(const Expr* e, uint32_t node) {
   Text text;
   switch (e->kind()) {
     case ExprKind::kVar:
-      AllocVar(Cast<Var>(e), /*free=*/true);  // sets the memo itself
+      AllocVar(Cast<Var>(e), node, /*free=*/true);  // sets the memo itself
       return;
     case ExprKind::kGlobalVar: text = GlobalText(Cast<GlobalVar>(e)); break;
     case ExprKind::kConstant: text = ConstantText(Cast<Constant>(e)); break;
     case ExprKind::kOp: text = ArenaText(Cast<OpExpr>(e)->name()); break;
-    case ExprKind::kCall: text = CallText(Cast<Call>(e)); break;
-    case ExprKind::kTuple: text = TupleText(Cast<Tuple>(e)); break;
-    case ExprKind::kTupleGetItem: text = ProjectionText(Cast<TupleGetItem>(e)); break;
+    case ExprKind::kCall: text = CallText(Cast<Call>(e), node); break;
+    case ExprKind::kTuple: text = TupleText(Cast<Tuple>(e), node); break;
+    case ExprKind::kTupleGetItem: text = ProjectionText(Cast<TupleGetItem>(e), node); break;
     default: return;  // functions, ifs and lets have frames
   }
-  LeafDone(index, text);
+  LeafDone(node, text);
 }
 
 // Pushed so that the callee comes off the stack first, then the arguments in
 // order (TVM pushes them reversed, then the op).
-void RelayTextPrinter::PushChildren(const Expr* e) {
-  auto push = [this](const Expr* child) {
-    uint32_t index = Index(child);
-    if (!Visited(index)) dataflow_.push_back({child, index, false});
+void RelayTextPrinter::PushChildren(const Expr* e, uint32_t node) {
+  auto push = [&](const Expr* child, size_t k) {
+    uint32_t slot = Child(node, k);
+    if (!Visited(slot)) dataflow_.push_back({child, slot, false});
   };
   switch (e->kind()) {
     case ExprKind::kCall: {
-      auto* call = Cast<Call>(e);
-      for (auto it = call->args().rbegin(); it != call->args().rend(); ++it) push(*it);
-      push(call->callee());
+      auto args = Cast<Call>(e)->args();
+      for (size_t k = args.size(); k > 0; --k) push(args[k - 1], k);
+      push(Cast<Call>(e)->callee(), 0);
       return;
     }
     case ExprKind::kTuple: {
       auto fields = Cast<Tuple>(e)->fields();
-      for (auto it = fields.rbegin(); it != fields.rend(); ++it) push(*it);
+      for (size_t k = fields.size(); k > 0; --k) push(fields[k - 1], k - 1);
       return;
     }
     case ExprKind::kTupleGetItem:
-      push(Cast<TupleGetItem>(e)->tuple());
+      push(Cast<TupleGetItem>(e)->tuple(), 0);
       return;
     default:
       return;
@@ -58,10 +58,13 @@ void RelayTextPrinter::PushChildren(const Expr* e) {
 
 // `callee(args, attrs) /* ty */`. The arguments are printed (and bound)
 // before the callee, so a bound callee gets the later number.
-Text RelayTextPrinter::CallText(const Call* call) {
+Text RelayTextPrinter::CallText(const Call* call, uint32_t node) {
   scratch_.clear();
-  for (const Expr* arg : call->args()) scratch_.push_back(FinishPrint(arg, false));
-  Text callee = FinishPrint(call->callee(), false);
+  auto args = call->args();
+  for (size_t k = 0; k < args.size(); ++k) {
+    scratch_.push_back(FinishPrint(args[k], Child(node, k + 1), false));
+  }
+  Text callee = FinishPrint(call->callee(), Child(node, 0), false);
   size_t start = arena_.size();
   AppendText(&arena_, callee);
   arena_.push_back('(');
@@ -71,16 +74,33 @@ Text RelayTextPrinter::CallText(const Call* call) {
     first = false;
     AppendText(&arena_, arg);
   }
-  AppendCallAttrs(&arena_, call, &first);
+  AppendAttrs(call, first);
   arena_.push_back(')');
   AppendTypeInfo(&arena_, call);
   return Text::Arena(start, arena_.size() - start);
 }
 
+// Attribute sets are interned and a graph holds few distinct ones, so each is
+// formatted once (as `, k=v, ...`) and copied afterwards.
+void RelayTextPrinter::AppendAttrs(const Call* call, bool no_args) {
+  if (call->attrs() == nullptr || call->attrs()->empty()) return;
+  auto [it, inserted] = attr_texts_.try_emplace({call->attrs(), call->op() != nullptr});
+  if (inserted) {
+    bool first = false;
+    AppendCallAttrs(&it->second, call, &first);
+  }
+  std::string_view text = it->second;
+  if (no_args && text.starts_with(", ")) text.remove_prefix(2);
+  arena_.append(text);
+}
+
 // `(a, b)`, `(a,)`, `()`.
-Text RelayTextPrinter::TupleText(const Tuple* tuple) {
+Text RelayTextPrinter::TupleText(const Tuple* tuple, uint32_t node) {
   scratch_.clear();
-  for (const Expr* field : tuple->fields()) scratch_.push_back(FinishPrint(field, false));
+  auto fields = tuple->fields();
+  for (size_t k = 0; k < fields.size(); ++k) {
+    scratch_.push_back(FinishPrint(fields[k], Child(node, k), false));
+  }
   size_t start = arena_.size();
   arena_.push_back('(');
   for (size_t i = 0; i < scratch_.size(); ++i) {
@@ -94,8 +114,8 @@ Text RelayTextPrinter::TupleText(const Tuple* tuple) {
 }
 
 // `%t.1`.
-Text RelayTextPrinter::ProjectionText(const TupleGetItem* item) {
-  Text tuple = FinishPrint(item->tuple(), false);
+Text RelayTextPrinter::ProjectionText(const TupleGetItem* item, uint32_t node) {
+  Text tuple = FinishPrint(item->tuple(), Child(node, 0), false);
   size_t start = arena_.size();
   AppendText(&arena_, tuple);
   arena_.push_back('.');
@@ -135,7 +155,7 @@ Text RelayTextPrinter::GlobalText(const GlobalVar* global) {
 
 // The name becomes the node's memo (what references print); the returned
 // declaration adds the annotation and the type comment.
-Text RelayTextPrinter::AllocVar(const Var* var, bool free) {
+Text RelayTextPrinter::AllocVar(const Var* var, uint32_t node, bool free) {
   size_t start = arena_.size();
   arena_.push_back('%');
   arena_.append(UniqueName(VarNameHint(var->name())));
@@ -148,7 +168,7 @@ Text RelayTextPrinter::AllocVar(const Var* var, bool free) {
   Text decl = Text::Arena(start, arena_.size() - start);
   // A Var bound a second time gets a new name (TVM would print
   // `%x-malformed-ir`); later references use it.
-  NodeState& state = State(var);
+  NodeState& state = nodes_[node];
   state.memo = name;
   state.flags |= kVisited;
   if (free) {

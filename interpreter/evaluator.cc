@@ -26,20 +26,44 @@ absl::StatusOr<std::vector<NDArray>> Interpreter::RunFlat(std::string_view globa
   return FlattenTensors(result);
 }
 
-absl::StatusOr<Value> Interpreter::Call(const Function* fn, std::span<const Value> args) {
+namespace {
+
+absl::StatusOr<Value> ClosedFunction(Interpreter& interp, const Function* fn) {
+  if (!interp.Info(fn).free_vars.empty()) {
+    return absl::InvalidArgumentError(fmt::format(
+        "cannot call a function with free variable %{}", interp.Info(fn).free_vars[0]->name()));
+  }
   Closure closure;
   closure.function = fn;
-  if (!Info(fn).free_vars.empty()) {
-    return absl::InvalidArgumentError(fmt::format(
-        "cannot call a function with free variable %{}", Info(fn).free_vars[0]->name()));
-  }
-  return Apply(Value::MakeClosure(std::move(closure)), args);
+  return Value::MakeClosure(std::move(closure));
+}
+
+}  // namespace
+
+absl::StatusOr<Value> Interpreter::Call(const Function* fn, std::span<const Value> args) {
+  CARVE_ASSIGN_OR_RETURN(Value callee, ClosedFunction(*this, fn));
+  return Invoke(callee, args, /*dispatch_external=*/true);
+}
+
+absl::StatusOr<Value> Interpreter::CallReference(const Function* fn,
+                                                 std::span<const Value> args) {
+  CARVE_ASSIGN_OR_RETURN(Value callee, ClosedFunction(*this, fn));
+  return Invoke(callee, args, /*dispatch_external=*/false);
 }
 
 absl::StatusOr<Value> Interpreter::Apply(const Value& callee, std::span<const Value> args) {
-  stats_ = InterpreterStats{};
+  return Invoke(callee, args, /*dispatch_external=*/true);
+}
+
+absl::StatusOr<Value> Interpreter::Invoke(const Value& callee, std::span<const Value> args,
+                                          bool dispatch_external) {
+  if (active_runs_ == 0) stats_ = InterpreterStats{};
+  ++active_runs_;
   Machine machine(*this);
-  return machine.Invoke(callee, std::vector<Value>(args.begin(), args.end()));
+  auto result =
+      machine.Invoke(callee, std::vector<Value>(args.begin(), args.end()), dispatch_external);
+  --active_runs_;
+  return result;
 }
 
 const FunctionInfo& Interpreter::Info(const Function* fn) {

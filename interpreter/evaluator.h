@@ -48,7 +48,8 @@ struct InterpreterOptions {
   const Eigen::ThreadPoolDevice* device = nullptr;
 };
 
-// Counters of the most recent Run / Call / Apply (for tests and benchmarks).
+// Counters of the most recent outermost Run / Call / Apply (calls made by
+// external handlers during a run add to it). For tests and benchmarks.
 struct InterpreterStats {
   int64_t kernel_calls = 0;
   int64_t function_calls = 0;     // activations entered (tail calls included)
@@ -79,6 +80,11 @@ class Interpreter {
   absl::StatusOr<Value> Call(const Function* fn, std::span<const Value> args);
   // Calls a closure or global value.
   absl::StatusOr<Value> Apply(const Value& callee, std::span<const Value> args);
+  // Evaluates a closed function's body on the reference kernels even when
+  // it carries Compiler / Composite (functions called inside it are still
+  // dispatched): what an external handler calls to fall back, or `--compare`
+  // calls to get the reference result of a composite.
+  absl::StatusOr<Value> CallReference(const Function* fn, std::span<const Value> args);
 
   const Module& module() const { return *mod_; }
   const InterpreterOptions& options() const { return opts_; }
@@ -92,9 +98,13 @@ class Interpreter {
  private:
   friend class Machine;
 
+  absl::StatusOr<Value> Invoke(const Value& callee, std::span<const Value> args,
+                               bool dispatch_external);
+
   const Module* mod_;
   InterpreterOptions opts_;
   InterpreterStats stats_;
+  int active_runs_ = 0;  // > 0 while a machine runs (handlers may re-enter)
   absl::flat_hash_map<const Function*, std::unique_ptr<FunctionInfo>> info_;
   absl::flat_hash_map<const OpInfo*, KernelFn> kernels_;
 };

@@ -60,16 +60,18 @@ FunctionInfo AnalyzeFunction(const Function* fn) {
   FunctionInfo info;
   info.function = fn;
   info.free_vars = FreeVars(fn);
+  // Parent-edge counts of every non-atom node reached; a node is expanded
+  // when it is first counted (so the map doubles as the visited set).
   absl::flat_hash_map<const Expr*, uint32_t> uses;
   absl::flat_hash_map<const Function*, const Var*> let_var_of;
   std::vector<const Function*> nested;
-  absl::flat_hash_set<const Expr*> visited;
   std::vector<const Expr*> stack = {fn->body()};
+  if (const Var* v = DynCast<Var>(fn->body())) ++info.var_reads[v];  // fn (%x) { %x }
+  if (fn->body()->is_atom()) stack.clear();
   uses[fn->body()] = 1;  // the body's value is returned
   while (!stack.empty()) {
     const Expr* e = stack.back();
     stack.pop_back();
-    if (!visited.insert(e).second) continue;
     if (const Function* f = DynCast<Function>(e)) {
       nested.push_back(f);  // a separate body: its reads are its captures
       continue;
@@ -81,8 +83,7 @@ FunctionInfo AnalyzeFunction(const Function* fn) {
       if (const Var* v = DynCast<Var>(c)) {
         ++info.var_reads[v];
       } else if (!c->is_atom()) {
-        ++uses[c];
-        if (!visited.contains(c)) stack.push_back(c);
+        if (uses[c]++ == 0) stack.push_back(c);
       }
     });
   }

@@ -11,6 +11,7 @@ namespace {
 
 // Bytes of tensor storage a value holds (closures count as nothing).
 int64_t ValueBytes(const Value& v) {
+  if (v.is_tensor()) return static_cast<int64_t>(v.tensor().nbytes());
   int64_t n = 0;
   for (const NDArray& t : FlattenTensors(v)) n += static_cast<int64_t>(t.nbytes());
   return n;
@@ -57,8 +58,9 @@ absl::Status CheckArguments(const Value& callee, const Function* fn, std::span<c
 
 }  // namespace
 
-absl::StatusOr<Value> Machine::Invoke(const Value& callee, std::vector<Value> args) {
-  CARVE_RETURN_IF_ERROR(Enter(callee, std::move(args), Span{}));
+absl::StatusOr<Value> Machine::Invoke(const Value& callee, std::vector<Value> args,
+                                      bool dispatch_external) {
+  CARVE_RETURN_IF_ERROR(Enter(callee, std::move(args), Span{}, dispatch_external));
   while (!tasks_.empty()) {
     Task task = tasks_.back();
     tasks_.pop_back();
@@ -271,7 +273,8 @@ absl::Status Machine::CallOp(const Call* call, const OpInfo* op, std::vector<Val
   return absl::OkStatus();
 }
 
-absl::Status Machine::Enter(const Value& callee, std::vector<Value> args, Span span) {
+absl::Status Machine::Enter(const Value& callee, std::vector<Value> args, Span span,
+                            bool dispatch_external) {
   const Function* fn = nullptr;
   if (callee.is_global()) {
     fn = interp_.mod_->Lookup(callee.global()->name());
@@ -290,7 +293,8 @@ absl::Status Machine::Enter(const Value& callee, std::vector<Value> args, Span s
 
   const std::string_view compiler = fn->GetStringAttr("Compiler");
   const std::string_view composite = fn->GetStringAttr("Composite");
-  if (const ExternalRegistry* ext = interp_.opts_.external) {
+  const ExternalRegistry* ext = dispatch_external ? interp_.opts_.external : nullptr;
+  if (ext != nullptr) {
     if (!compiler.empty()) {
       if (ExternalFn handler = ext->FindRuntime(compiler)) {
         return CallExternal(fn, handler, compiler, std::move(args), span);

@@ -24,7 +24,11 @@ class Machine {
   explicit Machine(Interpreter& interp) : interp_(interp) {}
 
   // Applies a closure or global value to `args` and runs to completion.
-  absl::StatusOr<Value> Invoke(const Value& callee, std::vector<Value> args);
+  // With `dispatch_external` false, the callee itself runs on the reference
+  // kernels even when it is a Compiler / Composite function (calls inside
+  // it still dispatch).
+  absl::StatusOr<Value> Invoke(const Value& callee, std::vector<Value> args,
+                               bool dispatch_external = true);
 
  private:
   // A bound variable or a memoised node value, with the reads left before
@@ -70,7 +74,8 @@ class Machine {
   absl::Status Apply(const Call* call);
   absl::Status CallOp(const Call* call, const OpInfo* op, std::vector<Value> args);
   // Calls a closure / global: external dispatch, or a new (or reused) frame.
-  absl::Status Enter(const Value& callee, std::vector<Value> args, Span span);
+  absl::Status Enter(const Value& callee, std::vector<Value> args, Span span,
+                     bool dispatch_external = true);
   absl::Status CallExternal(const Function* fn, const ExternalFn& handler,
                             std::string_view name, std::vector<Value> args, Span span);
   absl::Status Branch(const If* e);

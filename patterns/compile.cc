@@ -117,6 +117,29 @@ class PatternCompiler {
     return absl::OkStatus();
   }
 
+  static bool ReadsTypes(const PatternNode* p) {
+    switch (p->kind()) {
+      case PatternKind::kType:
+      case PatternKind::kDType:
+      case PatternKind::kShape: return true;
+      case PatternKind::kWhere: {
+        std::vector<const Predicate*> stack = {&Cast<WherePattern>(p)->predicate()};
+        while (!stack.empty()) {
+          const Predicate* q = stack.back();
+          stack.pop_back();
+          for (const PredicateTerm& t : q->terms()) {
+            if (t.kind != PredicateTerm::Kind::kLiteral && t.kind != PredicateTerm::Kind::kAttr) {
+              return true;
+            }
+          }
+          for (const auto& o : q->operands()) stack.push_back(o.get());
+        }
+        return false;
+      }
+      default: return false;
+    }
+  }
+
   uint32_t Add(const Pattern& p) {
     uint32_t id = static_cast<uint32_t>(out_->nodes_.size());
     CompiledNode n;
@@ -126,6 +149,7 @@ class PatternCompiler {
     out_->ids_.emplace(p.get(), id);
     handles_.push_back(p);
     if (n.kind == PatternKind::kDominator) out_->has_dominator_ = true;
+    if (ReadsTypes(p.get())) out_->needs_types_ = true;
     return id;
   }
 

@@ -87,6 +87,9 @@ class CompiledPattern {
   std::optional<uint32_t> CaptureId(std::string_view name) const;
   const RootFilter& root_filter() const { return root_filter_; }
   bool has_dominator() const { return has_dominator_; }
+  // True when matching reads inferred types (type/dtype/shape constraints,
+  // or dtype/shape/rank in a where clause).
+  bool needs_types() const { return needs_types_; }
 
  private:
   friend class PatternCompiler;
@@ -100,6 +103,7 @@ class CompiledPattern {
   std::vector<std::pair<std::string, uint32_t>> captures_;
   RootFilter root_filter_;
   bool has_dominator_ = false;
+  bool needs_types_ = false;
 };
 
 // Validates and freezes `pattern`. Errors: construction errors (unknown op),

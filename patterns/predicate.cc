@@ -1,5 +1,7 @@
 #include "patterns/predicate.h"
 
+#include <cmath>
+
 #include "fmt/format.h"
 #include "ir/type.h"
 #include "patterns/attr_match.h"
@@ -251,6 +253,33 @@ Truth EvaluatePredicate(const Predicate& p, const CaptureResolver& resolve, std:
   return Truth::kUnknown;
 }
 
+std::string AttrLiteralToString(const AttrValue& v) {
+  switch (v.kind()) {
+    case AttrValue::Kind::kInt: {
+      std::string_view suffix = v.int_bits() == 64   ? "i64"
+                                : v.int_bits() == 16 ? "i16"
+                                : v.int_bits() == 8  ? "i8"
+                                                     : "";
+      return fmt::format("{}{}", v.as_int(), suffix);
+    }
+    case AttrValue::Kind::kFloat: {
+      double d = v.as_float();
+      if (std::isinf(d)) return d > 0 ? "inff" : "-inff";
+      if (std::isnan(d)) return "nanf";
+      return fmt::format("{}f", d);  // shortest text that reads back exactly
+    }
+    case AttrValue::Kind::kArray: {
+      std::string out = "[";
+      for (size_t i = 0; i < v.as_array().size(); ++i) {
+        if (i > 0) out += ", ";
+        out += AttrLiteralToString(v.as_array()[i]);
+      }
+      return out + "]";
+    }
+    default: return AttrValueToString(v);  // None, True/False, quoted strings
+  }
+}
+
 std::string_view CompareOpSpelling(CompareOp op) {
   switch (op) {
     case CompareOp::kEq: return "==";
@@ -278,25 +307,6 @@ namespace {
 
 std::string CaptureText(const std::string& name) { return "?" + name; }
 
-// Literals print in DSL form: dtype-like bare words stay strings ("float32").
-std::string LiteralText(const AttrValue& v) {
-  if (v.kind() == AttrValue::Kind::kFloat) {
-    std::string s = FormatDouble(v.as_float());
-    if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
-    return s;
-  }
-  if (v.kind() == AttrValue::Kind::kInt) return fmt::format("{}", v.as_int());
-  if (v.kind() == AttrValue::Kind::kArray) {
-    std::string out = "[";
-    for (size_t i = 0; i < v.as_array().size(); ++i) {
-      if (i > 0) out += ", ";
-      out += LiteralText(v.as_array()[i]);
-    }
-    return out + "]";
-  }
-  return AttrValueToString(v);
-}
-
 // Precedence for printing: or < and < not < leaf.
 int Precedence(const Predicate& p) {
   switch (p.kind()) {
@@ -316,7 +326,7 @@ std::string Operand(const Predicate& p, int min_prec) {
 
 std::string TermToString(const PredicateTerm& t) {
   switch (t.kind) {
-    case PredicateTerm::Kind::kLiteral: return LiteralText(t.literal);
+    case PredicateTerm::Kind::kLiteral: return AttrLiteralToString(t.literal);
     case PredicateTerm::Kind::kAttr: return CaptureText(t.capture) + "." + t.key;
     case PredicateTerm::Kind::kDType: return "dtype(" + CaptureText(t.capture) + ")";
     case PredicateTerm::Kind::kShape: return "shape(" + CaptureText(t.capture) + ")";

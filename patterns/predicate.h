@@ -112,6 +112,9 @@ std::optional<AttrValue> EvaluateTerm(const PredicateTerm& t, const CaptureResol
 // by the DSL printer (grammar/pattern_printer.h).
 std::string PredicateToString(const Predicate& p);
 std::string TermToString(const PredicateTerm& t);
+// A literal in DSL syntax, exact and re-readable by the lexer: `1`, `3i64`,
+// `0.1f`, `True`, `"NCHW"`, `None`, `[1, 1]`.
+std::string AttrLiteralToString(const AttrValue& v);
 // "==", "!=", ...
 std::string_view CompareOpSpelling(CompareOp op);
 // "const", "var", ...

@@ -53,10 +53,9 @@ absl::StatusOr<std::vector<AxisSlice>> PlanSlice(const KernelContext& ctx,
   std::vector<int64_t> axes;
   if (auto a = AttrInts(ctx, "axes")) {
     axes = *a;
-    if (begin.size() != axes.size() || end.size() != axes.size() ||
-        (!size_mode && strides.size() != axes.size())) {
-      return KernelError(ctx, "begin, end and strides need {} entries (one per axis)",
-                         axes.size());
+    // Missing strides default to 1 (the Python wrapper's strides=[1]).
+    if (begin.size() != axes.size() || end.size() != axes.size()) {
+      return KernelError(ctx, "begin and end need {} entries (one per axis)", axes.size());
     }
   } else {
     if (static_cast<int64_t>(begin.size()) > rank) {

@@ -59,7 +59,8 @@ inline std::string Sexp(const Expr* e) {
     case ExprKind::kConstant: {
       const NDArray& a = Cast<Constant>(e)->data();
       if (a.rank() != 0) return "const" + a.dtype().ToString();
-      return fmt::format("{}:{}", a.dtype().ToString(), a.GetAsDouble(0));
+      if (a.dtype().is_float()) return fmt::format("{}:{:g}", a.dtype().ToString(), a.GetAsDouble(0));
+      return fmt::format("{}:{}", a.dtype().ToString(), int64_t(a.GetAsDouble(0)));
     }
     case ExprKind::kCall: {
       const Call* c = Cast<Call>(e);

@@ -239,6 +239,9 @@ TEST_F(EvalTest, WrongArgumentsNameTheParameter) {
   ASSERT_FALSE(dtype.ok());
   EXPECT_THAT(std::string(dtype.status().message()), HasSubstr("argument 'n'"));
   EXPECT_FALSE(Interpreter(mod_).Run("nope", {}).ok());
+  auto ok = Run({Tensor<float>({3}, {1, 2, 3}), Tensor<int32_t>({}, {1})});
+  CARVE_ASSERT_OK(ok);  // the body is the parameter itself
+  EXPECT_THAT(Values<float>(ok->tensor()), ElementsAre(1, 2, 3));
 }
 
 TEST_F(EvalTest, DynamicDimsAcceptAnyExtent) {

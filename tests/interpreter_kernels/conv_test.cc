@@ -4,6 +4,8 @@
 #define EIGEN_USE_THREADS
 #include <unsupported/Eigen/CXX11/Tensor>
 
+#include <array>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/interpreter_kernels/kernel_test_util.h"
@@ -40,72 +42,69 @@ std::vector<int64_t> OutExtents(const ConvCase& c) {
   return out;
 }
 
-// Unravels a flat index over `dims` (row-major).
-std::vector<int64_t> Unravel(int64_t flat, const std::vector<int64_t>& dims) {
-  std::vector<int64_t> idx(dims.size());
-  for (size_t i = dims.size(); i-- > 0;) {
-    idx[i] = flat % dims[i];
-    flat /= dims[i];
+// A case's spatial parameters padded to three axes (D, H, W) with unit
+// leading axes, so one loop nest serves 1-d, 2-d and 3-d.
+struct Spatial3 {
+  std::array<int64_t, 3> in{1, 1, 1}, kernel{1, 1, 1}, out{1, 1, 1};
+  std::array<int64_t, 3> stride{1, 1, 1}, dilation{1, 1, 1}, pad{0, 0, 0};
+};
+
+Spatial3 ToSpatial3(const ConvCase& c) {
+  Spatial3 s;
+  const std::vector<int64_t> out = OutExtents(c);
+  for (int i = 0; i < c.spatial; ++i) {
+    const int a = 3 - c.spatial + i;
+    s.in[a] = c.in[i];
+    s.kernel[a] = c.kernel[i];
+    s.out[a] = out[i];
+    s.stride[a] = c.stride[i];
+    s.dilation[a] = c.dilation[i];
+    s.pad[a] = c.pad_before[i];
   }
-  return idx;
+  return s;
 }
 
-int64_t Ravel(const std::vector<int64_t>& idx, const std::vector<int64_t>& dims) {
-  int64_t flat = 0;
-  for (size_t i = 0; i < dims.size(); ++i) flat = flat * dims[i] + idx[i];
-  return flat;
-}
-
-// The direct definition: for every output element, every input channel of
-// its group and every kernel tap, one multiply-add (out-of-range taps are
-// zero). Data NC+spatial, weight OI+spatial (IO+spatial when transposed).
+// The direct definition, as a scatter: every input element of every
+// channel, times every kernel tap of every output channel of its group,
+// lands on the output position it contributes to (forward: where
+// out * stride + tap * dilation - pad == in; transposed: out == in * stride
+// + tap * dilation - pad), if that position exists. Data NC+spatial, weight
+// OI+spatial (IO+spatial when transposed), output NC+spatial.
 std::vector<double> Reference(const ConvCase& c, const NDArray& data, const NDArray& weight) {
-  const std::vector<int64_t> out_sp = OutExtents(c);
+  const Spatial3 s = ToSpatial3(c);
+  const std::vector<double> x = AsDoubles(data), w = AsDoubles(weight);
   const int64_t cg = c.in_channels / c.groups, og = c.out_channels / c.groups;
-  std::vector<int64_t> out_dims{c.batch, c.out_channels};
-  out_dims.insert(out_dims.end(), out_sp.begin(), out_sp.end());
-  std::vector<int64_t> in_dims{c.batch, c.in_channels};
-  in_dims.insert(in_dims.end(), c.in.begin(), c.in.end());
-  int64_t taps = 1, in_points = 1;
-  for (int i = 0; i < c.spatial; ++i) taps *= c.kernel[i], in_points *= c.in[i];
-  int64_t out_count = 1;
-  for (int64_t d : out_dims) out_count *= d;
-  std::vector<double> out(static_cast<size_t>(out_count), 0.0);
-  const auto w_at = [&](int64_t a, int64_t b, const std::vector<int64_t>& k) {
-    std::vector<int64_t> idx{a, b};
-    idx.insert(idx.end(), k.begin(), k.end());
-    return weight.GetAsDouble(Ravel(idx, weight.shape()));
+  const int64_t in_size = s.in[0] * s.in[1] * s.in[2];
+  const int64_t out_size = s.out[0] * s.out[1] * s.out[2];
+  const int64_t taps = s.kernel[0] * s.kernel[1] * s.kernel[2];
+  std::vector<double> out(size_t(c.batch * c.out_channels * out_size), 0.0);
+  // The output coordinate fed by input coordinate i and tap k on axis a, or -1.
+  auto target = [&](int a, int64_t i, int64_t k) -> int64_t {
+    if (c.transposed) {
+      const int64_t y = i * s.stride[a] + k * s.dilation[a] - s.pad[a];
+      return y >= 0 && y < s.out[a] ? y : -1;
+    }
+    const int64_t num = i + s.pad[a] - k * s.dilation[a];
+    if (num < 0 || num % s.stride[a] != 0 || num / s.stride[a] >= s.out[a]) return -1;
+    return num / s.stride[a];
   };
   for (int64_t n = 0; n < c.batch; ++n) {
     for (int64_t ci = 0; ci < c.in_channels; ++ci) {
       const int64_t g = ci / cg;
-      for (int64_t p = 0; p < in_points; ++p) {
-        const std::vector<int64_t> ip = Unravel(p, c.in);
-        std::vector<int64_t> iidx{n, ci};
-        iidx.insert(iidx.end(), ip.begin(), ip.end());
-        const double x = data.GetAsDouble(Ravel(iidx, in_dims));
+      for (int64_t p = 0; p < in_size; ++p) {
+        const int64_t i0 = p / (s.in[1] * s.in[2]), i1 = p / s.in[2] % s.in[1], i2 = p % s.in[2];
+        const double xv = x[(n * c.in_channels + ci) * in_size + p];
         for (int64_t t = 0; t < taps; ++t) {
-          const std::vector<int64_t> k = Unravel(t, c.kernel);
+          const int64_t k0 = t / (s.kernel[1] * s.kernel[2]);
+          const int64_t k1 = t / s.kernel[2] % s.kernel[1], k2 = t % s.kernel[2];
+          const int64_t y0 = target(0, i0, k0), y1 = target(1, i1, k1), y2 = target(2, i2, k2);
+          if (y0 < 0 || y1 < 0 || y2 < 0) continue;
+          const int64_t q = (y0 * s.out[1] + y1) * s.out[2] + y2;
           for (int64_t oo = 0; oo < og; ++oo) {
-            // The output position this (input, tap) pair feeds; forward
-            // convolutions need it to be a whole stride step.
-            std::vector<int64_t> oidx{n, g * og + oo};
-            bool ok = true;
-            for (int i = 0; i < c.spatial && ok; ++i) {
-              int64_t y;
-              if (c.transposed) {
-                y = ip[i] * c.stride[i] + k[i] * c.dilation[i] - c.pad_before[i];
-              } else {
-                const int64_t num = ip[i] + c.pad_before[i] - k[i] * c.dilation[i];
-                ok = num >= 0 && num % c.stride[i] == 0;
-                y = num / c.stride[i];
-              }
-              ok = ok && y >= 0 && y < out_sp[i];
-              oidx.push_back(y);
-            }
-            if (!ok) continue;
-            const double w = c.transposed ? w_at(ci, oo, k) : w_at(g * og + oo, ci - g * cg, k);
-            out[Ravel(oidx, out_dims)] += x * w;
+            const int64_t o = g * og + oo;
+            const double wv = c.transposed ? w[(ci * og + oo) * taps + t]
+                                           : w[(o * cg + (ci - g * cg)) * taps + t];
+            out[(n * c.out_channels + o) * out_size + q] += xv * wv;
           }
         }
       }

@@ -65,7 +65,8 @@ TEST_F(BuildersTest, AltAndConstraints) {
   const TensorType* t = F32({10, 10});
   EXPECT_EQ(Cast<TypePattern>(HasType(t).get())->type(), t);
   EXPECT_EQ(Cast<DTypePattern>(HasDType("float16").get())->dtype(), DataType::Float(16));
-  const auto* shape = Cast<ShapePattern>(HasShape({10, 10}).get());
+  Pattern shape_pattern = HasShape({10, 10});
+  const auto* shape = Cast<ShapePattern>(shape_pattern.get());
   ASSERT_EQ(shape->dims().size(), 2u);
   EXPECT_EQ(shape->dims()[0], DimPattern(10));
   Pattern attr = IsOp("add").HasAttr({{"TOpPattern", AttrValue::Int(0)}});

@@ -12,6 +12,7 @@ std::vector<Command> AllCommands() {
   std::vector<Command> commands;
   AddFormatCommands(commands);
   AddTestCommands(commands);
+  AddPassCommands(commands);
   return commands;
 }
 

@@ -1,0 +1,219 @@
+// Throughput of the GEMM-backed nn kernels (dense, batch_matmul, conv2d)
+// against this machine's measured single-core fp32 FMA peak.
+//
+//   build-kernels/bench/kernels_bench --benchmark_min_time=1
+//
+// BM_FmaPeak measures the peak with independent FMA chains (enough of them
+// to cover FMA latency on both FMA pipes); every kernel benchmark reports
+// GFLOP/s and `peak_frac` = GFLOP/s / that peak. Kernels run through the
+// registry with a KernelContext, exactly as the evaluator calls them.
+#define EIGEN_USE_THREADS
+#include <immintrin.h>
+
+#include <chrono>
+#include <string>
+#include <string_view>
+#include <unsupported/Eigen/CXX11/Tensor>
+#include <vector>
+
+#include "benchmark/benchmark.h"
+#include "interpreter/kernel.h"
+#include "ir/attrs.h"
+#include "ir/ndarray.h"
+#include "ir/op.h"
+#include "ir/type.h"
+
+namespace carve {
+namespace {
+
+// Runs `iterations` rounds of kChains independent vector FMA chains and
+// returns the flops executed. The chains keep both FMA pipes busy despite
+// the 4-5 cycle FMA latency.
+#if defined(__AVX512F__)
+using Vec = __m512;
+constexpr int kLanes = 16;
+inline Vec Set1(float v) { return _mm512_set1_ps(v); }
+inline Vec Fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
+inline float Sum(Vec v) { return _mm512_reduce_add_ps(v); }
+#elif defined(__FMA__)
+using Vec = __m256;
+constexpr int kLanes = 8;
+inline Vec Set1(float v) { return _mm256_set1_ps(v); }
+inline Vec Fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
+inline float Sum(Vec v) {
+  alignas(32) float f[8];
+  _mm256_store_ps(f, v);
+  return f[0] + f[1] + f[2] + f[3] + f[4] + f[5] + f[6] + f[7];
+}
+#else
+#error "kernels_bench measures the FMA peak with AVX2/FMA or AVX-512 intrinsics"
+#endif
+
+constexpr int kChains = 12;
+
+double FmaRounds(int64_t iterations, float* sink) {
+  Vec acc[kChains];
+  for (int i = 0; i < kChains; ++i) acc[i] = Set1(float(i) * 1e-3f);
+  const Vec a = Set1(0.999999f), b = Set1(1e-7f);
+  for (int64_t it = 0; it < iterations; ++it) {
+    for (int i = 0; i < kChains; ++i) acc[i] = Fma(acc[i], a, b);
+  }
+  float s = 0;
+  for (int i = 0; i < kChains; ++i) s += Sum(acc[i]);
+  *sink = s;
+  return double(iterations) * kChains * kLanes * 2;
+}
+
+// The measured single-core fp32 peak in GFLOP/s (best of a few runs).
+double PeakGflops() {
+  static const double peak = [] {
+    double best = 0;
+    float sink = 0;
+    for (int run = 0; run < 5; ++run) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const double flops = FmaRounds(50'000'000, &sink);
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      best = std::max(best, flops / s * 1e-9);
+    }
+    benchmark::DoNotOptimize(sink);
+    return best;
+  }();
+  return peak;
+}
+
+void BM_FmaPeak(benchmark::State& state) {
+  float sink = 0;
+  double flops = 0;
+  for (auto _ : state) {
+    flops += FmaRounds(10'000'000, &sink);
+    benchmark::DoNotOptimize(sink);
+  }
+  state.counters["GFLOPs"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsRate);
+  state.counters["lanes"] = kLanes;
+}
+BENCHMARK(BM_FmaPeak)->Unit(benchmark::kMillisecond);
+
+// ---------------------------------------------------------------------------
+
+NDArray RandomTensor(DataType dtype, const std::vector<int64_t>& shape) {
+  NDArray a = NDArray::Empty(dtype, shape);
+  uint32_t x = 12345;
+  for (int64_t i = 0; i < a.num_elements(); ++i) {
+    x = x * 1664525u + 1013904223u;
+    a.SetFromDouble(i, double(x >> 8) / double(1 << 24) - 0.5);
+  }
+  return a;
+}
+
+const TensorType* TypeOf(DataType dtype, const std::vector<int64_t>& shape) {
+  std::vector<Dim> dims;
+  for (int64_t d : shape) dims.push_back(Dim{d, false});
+  return TensorTy(dtype, dims);
+}
+
+const Attrs* AttrsOf(std::string_view type_key,
+                     std::initializer_list<std::pair<std::string_view, AttrValue>> fields) {
+  const AttrsSchema* schema = FindAttrsSchema(type_key);
+  const Attrs* attrs = schema != nullptr ? DefaultAttrs(schema) : EmptyAttrs();
+  for (const auto& [k, v] : fields) attrs = WithAttr(attrs, k, v);
+  return attrs;
+}
+
+// Runs the kernel of `op` in the benchmark loop and reports throughput for
+// `flops` per call.
+void RunOp(benchmark::State& state, std::string_view op, std::vector<NDArray> inputs,
+           const Attrs* attrs, const Type* out_type, double flops, int threads) {
+  KernelFn fn = FindKernel(op);
+  if (fn == nullptr) {
+    state.SkipWithError("kernel not registered");
+    return;
+  }
+  Eigen::ThreadPool pool(std::max(threads, 1));
+  Eigen::ThreadPoolDevice device(&pool, std::max(threads, 1));
+  KernelContext ctx;
+  ctx.op = FindOp(op);
+  ctx.inputs = inputs;
+  ctx.attrs = attrs;
+  ctx.out_type = out_type;
+  ctx.device = threads > 1 ? &device : nullptr;
+  for (auto _ : state) {
+    auto out = fn(ctx);
+    if (!out.ok()) {
+      state.SkipWithError(std::string(out.status().message()).c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(out->front().raw_data());
+  }
+  const double gflops = flops * double(state.iterations()) * 1e-9;
+  state.counters["GFLOPs"] = benchmark::Counter(gflops, benchmark::Counter::kIsRate);
+  state.counters["peak_frac"] = benchmark::Counter(
+      gflops / PeakGflops() / double(threads), benchmark::Counter::kIsRate);
+}
+
+// args: M, K, N, threads. Y[M, N] = X[M, K] · W[N, K]ᵀ.
+void BM_Dense(benchmark::State& state) {
+  const int64_t m = state.range(0), k = state.range(1), n = state.range(2);
+  const DataType f32 = DataType::Float(32);
+  RunOp(state, "nn.dense", {RandomTensor(f32, {m, k}), RandomTensor(f32, {n, k})},
+        AttrsOf("relay.attrs.DenseAttrs", {}), TypeOf(f32, {m, n}), 2.0 * m * n * k,
+        int(state.range(3)));
+}
+BENCHMARK(BM_Dense)
+    ->ArgNames({"M", "K", "N", "threads"})
+    ->Args({512, 512, 512, 1})
+    ->Args({1024, 1024, 1024, 1})
+    ->Args({64, 2048, 1000, 1})
+    ->Args({1, 2048, 1000, 1})
+    ->Args({512, 512, 512, 2})
+    ->Unit(benchmark::kMillisecond);
+
+// args: batch, M, K, N, threads; B stored (batch, N, K) (transpose_b).
+void BM_BatchMatmul(benchmark::State& state) {
+  const int64_t b = state.range(0), m = state.range(1), k = state.range(2), n = state.range(3);
+  const DataType f32 = DataType::Float(32);
+  RunOp(state, "nn.batch_matmul", {RandomTensor(f32, {b, m, k}), RandomTensor(f32, {b, n, k})},
+        AttrsOf("relay.attrs.BatchMatmulAttrs", {{"transpose_b", AttrValue::Bool(true)}}),
+        TypeOf(f32, {b, m, n}), 2.0 * b * m * n * k, int(state.range(4)));
+}
+BENCHMARK(BM_BatchMatmul)
+    ->ArgNames({"B", "M", "K", "N", "threads"})
+    ->Args({1, 512, 512, 512, 1})
+    ->Args({12, 128, 64, 128, 1})
+    ->Args({8, 256, 256, 256, 2})
+    ->Unit(benchmark::kMillisecond);
+
+// args: layout (0 = NCHW/OIHW, 1 = NHWC/HWIO), C, H=W, O, kernel, threads;
+// batch 1, stride 1, "same" padding.
+void BM_Conv2D(benchmark::State& state) {
+  const bool nhwc = state.range(0) == 1;
+  const int64_t c = state.range(1), hw = state.range(2), o = state.range(3), k = state.range(4);
+  const int64_t pad = k / 2;
+  const DataType f32 = DataType::Float(32);
+  const std::vector<int64_t> data = nhwc ? std::vector<int64_t>{1, hw, hw, c}
+                                         : std::vector<int64_t>{1, c, hw, hw};
+  const std::vector<int64_t> weight = nhwc ? std::vector<int64_t>{k, k, c, o}
+                                           : std::vector<int64_t>{o, c, k, k};
+  const std::vector<int64_t> out = nhwc ? std::vector<int64_t>{1, hw, hw, o}
+                                        : std::vector<int64_t>{1, o, hw, hw};
+  RunOp(state, "nn.conv2d", {RandomTensor(f32, data), RandomTensor(f32, weight)},
+        AttrsOf("relay.attrs.Conv2DAttrs",
+                {{"padding", AttrValue::Ints({pad, pad, pad, pad})},
+                 {"kernel_size", AttrValue::Ints({k, k})},
+                 {"data_layout", AttrValue::Str(nhwc ? "NHWC" : "NCHW")},
+                 {"kernel_layout", AttrValue::Str(nhwc ? "HWIO" : "OIHW")}}),
+        TypeOf(f32, out), 2.0 * o * hw * hw * c * k * k, int(state.range(5)));
+}
+BENCHMARK(BM_Conv2D)
+    ->ArgNames({"nhwc", "C", "HW", "O", "k", "threads"})
+    ->Args({0, 64, 56, 64, 3, 1})
+    ->Args({1, 64, 56, 64, 3, 1})
+    ->Args({0, 64, 56, 256, 1, 1})
+    ->Args({1, 64, 56, 256, 1, 1})
+    ->Args({0, 64, 56, 64, 3, 2})
+    ->Args({1, 64, 56, 64, 3, 2})
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace carve
+
+BENCHMARK_MAIN();

@@ -1,0 +1,362 @@
+// The pattern DSL's entry points, items (pattern / rule / backend), token
+// helpers and error recovery.
+#include <fstream>
+#include <sstream>
+
+#include "fmt/format.h"
+#include "grammar/pattern_parser.h"
+#include "grammar/pattern_parser_impl.h"
+
+namespace carve {
+namespace pattern_dsl {
+namespace {
+
+// Words with a meaning in the DSL; they cannot name patterns.
+constexpr std::string_view kReserved[] = {
+    "pattern", "rule",     "backend", "ops",   "op",    "composite", "where",  "as",
+    "const",   "var",      "and",     "or",    "not",   "in",        "is",     "dominates",
+    "has_attr", "dtype",   "shape",   "rank",  "Tensor"};
+
+bool IsItemKeyword(std::string_view word) {
+  return word == "pattern" || word == "rule" || word == "backend";
+}
+
+}  // namespace
+
+DslParser::DslParser(std::string_view text, uint32_t file_id, DiagnosticEngine& diags,
+                     PatternLibrary& library, const PatternLibrary* imports)
+    : lex_(text, file_id, &diags), diags_(diags), library_(library), imports_(imports) {
+  eof_.kind = TokenKind::kEof;
+  eof_.begin = eof_.end = static_cast<uint32_t>(text.size());
+}
+
+// ---- Tokens and diagnostics ----
+
+Token DslParser::Next() {
+  if (stopped_) return eof_;
+  Token t = lex_.Next();
+  prev_end_ = t.end;
+  return t;
+}
+
+bool DslParser::Accept(TokenKind kind) {
+  if (Peek().kind != kind) return false;
+  Next();
+  return true;
+}
+
+bool DslParser::Expect(TokenKind kind, std::string_view what, const TokenPos* opener) {
+  if (Accept(kind)) return true;
+  ErrorExpected(what, opener);
+  return false;
+}
+
+bool DslParser::AtWord(std::string_view word, uint32_t k) {
+  const Token& t = Peek(k);
+  return t.kind == TokenKind::kIdent && Text(t) == word;
+}
+
+bool DslParser::AcceptWord(std::string_view word) {
+  if (!AtWord(word)) return false;
+  Next();
+  return true;
+}
+
+Span DslParser::SpanFrom(const TokenPos& first) const {
+  return Span{lex_.file_id(), first.begin, std::max(prev_end_, first.end)};
+}
+
+void DslParser::Error(Span span, std::string message, std::vector<Note> notes) {
+  if (stopped_) return;
+  diags_.Error(span, std::move(message), std::move(notes));
+  if (diags_.size() >= kMaxErrors) {
+    diags_.Error(span, "too many errors; stopping here");
+    stopped_ = true;
+  }
+}
+
+void DslParser::ErrorExpected(std::string_view what, const TokenPos* opener) {
+  const Token& t = Peek();
+  if (t.kind == TokenKind::kError) return;  // the lexer reported it
+  std::vector<Note> notes;
+  if (opener != nullptr) {
+    notes.push_back({SpanOf(*opener), fmt::format("to close {} here", TokenKindName(opener->kind))});
+  }
+  std::string got = t.kind == TokenKind::kEof ? "end of file" : fmt::format("'{}'", Text(t));
+  Error(SpanOf(t), fmt::format("expected {}, got {}", what, got), std::move(notes));
+}
+
+DslParser::NestingGuard::NestingGuard(DslParser& p) : parser_(p) {
+  ok_ = ++p.depth_ <= kMaxNesting;
+  if (!ok_ && p.depth_ == kMaxNesting + 1) {
+    p.Error(p.SpanOf(p.Peek()), fmt::format("pattern nested too deeply (the limit is {} levels)",
+                                            kMaxNesting));
+  }
+}
+
+void DslParser::Synchronize() {
+  int depth = 0;
+  for (;;) {
+    const Token& t = Peek();
+    switch (t.kind) {
+      case TokenKind::kEof: return;
+      case TokenKind::kLParen:
+      case TokenKind::kLBracket:
+      case TokenKind::kLBrace: ++depth; break;
+      case TokenKind::kRParen:
+      case TokenKind::kRBracket:
+        if (depth > 0) --depth;
+        break;
+      case TokenKind::kRBrace:
+        if (depth == 0) return;
+        --depth;
+        break;
+      case TokenKind::kSemicolon:
+        if (depth == 0) {
+          Next();
+          return;
+        }
+        break;
+      case TokenKind::kIdent:
+        if (depth == 0 && IsItemKeyword(Text(t)) && Peek(1).kind == TokenKind::kIdent) return;
+        break;
+      default: break;
+    }
+    Next();
+  }
+}
+
+// ---- Names ----
+
+std::optional<std::string> DslParser::ParseName(std::string_view what, Span* span) {
+  if (!At(TokenKind::kIdent)) {
+    ErrorExpected(what);
+    return std::nullopt;
+  }
+  TokenPos first = Peek();
+  std::string name(Text(Next()));
+  while (At(TokenKind::kDot) && Peek(1).kind == TokenKind::kIdent) {
+    Next();
+    name += ".";
+    name += Text(Next());
+  }
+  if (span != nullptr) *span = SpanFrom(first);
+  return name;
+}
+
+const OpInfo* DslParser::ParseOpName() {
+  Span span;
+  std::optional<std::string> name = ParseName("an operator name", &span);
+  if (!name) return nullptr;
+  const OpInfo* op = FindOp(*name);
+  if (op == nullptr) Error(span, UnknownOpMessage(*name));
+  return op;
+}
+
+bool DslParser::CheckNewName(const std::string& name, Span span) {
+  for (std::string_view r : kReserved) {
+    if (name == r) {
+      Error(span, fmt::format("'{}' is a reserved word of the pattern language", name));
+      return false;
+    }
+  }
+  if (FindOp(name) != nullptr) {
+    Error(span, fmt::format("'{}' names an operator; choose another pattern name", name));
+    return false;
+  }
+  if (const NamedPattern* prev = library_.FindPattern(name)) {
+    Error(span, fmt::format("pattern '{}' is already defined", name),
+          {{prev->span, "previous definition here"}});
+    return false;
+  }
+  return true;
+}
+
+// ---- Items ----
+
+void DslParser::ParseFile() {
+  while (!At(TokenKind::kEof) && !stopped_) {
+    size_t errors = diags_.size();
+    ParseItem();
+    if (diags_.size() > errors) Synchronize();
+  }
+}
+
+void DslParser::ParseItem() {
+  if (AtWord("pattern")) return ParsePatternItem();
+  if (AtWord("rule")) return ParseRuleItem();
+  if (AtWord("backend")) return ParseBackendItem();
+  ErrorExpected("'pattern', 'rule' or 'backend'");
+  Next();
+}
+
+Pattern DslParser::ParseNamedDefinition(const std::string& name, Span name_span) {
+  Scope scope;
+  scope.name = name;
+  scope_ = &scope;
+  Pattern p = ParseDef();
+  if (p && scope.self) scope.self->SetTarget(p);
+  scope_ = nullptr;
+  return p;
+}
+
+void DslParser::ParsePatternItem() {
+  Next();  // 'pattern'
+  Span span;
+  std::optional<std::string> name = ParseName("a pattern name", &span);
+  if (!name || !CheckNewName(*name, span) || !Expect(TokenKind::kEqual, "'='")) return;
+  Pattern p = ParseNamedDefinition(*name, span);
+  if (!p || !Expect(TokenKind::kSemicolon, "';' after the pattern")) return;
+  library_.AddPattern({*name, p, span});
+}
+
+void DslParser::ParseRuleItem() {
+  Next();  // 'rule'
+  Span span;
+  std::optional<std::string> name = ParseName("a rule name", &span);
+  if (!name || !Expect(TokenKind::kEqual, "'='")) return;
+  if (const RuleSpec* prev = library_.FindRule(*name)) {
+    Error(span, fmt::format("rule '{}' is already defined", *name),
+          {{prev->span, "previous definition here"}});
+    return;
+  }
+  Scope scope;
+  scope.name = *name;
+  scope_ = &scope;
+  Pattern lhs = ParseDef();
+  std::shared_ptr<const Template> rhs;
+  if (lhs && Expect(TokenKind::kFatArrow, "'=>' and the replacement")) rhs = ParseTemplate();
+  if (lhs && scope.self) scope.self->SetTarget(lhs);
+  scope_ = nullptr;
+  if (!lhs || !rhs || !Expect(TokenKind::kSemicolon, "';' after the rule")) return;
+  library_.AddRule({*name, lhs, rhs, span});
+}
+
+void DslParser::ParseBackendItem() {
+  Next();  // 'backend'
+  BackendSpec backend;
+  std::optional<std::string> name = ParseName("a backend name", &backend.span);
+  if (!name) return;
+  backend.name = *name;
+  if (library_.FindBackend(backend.name) != nullptr) {
+    Error(backend.span, fmt::format("backend '{}' is already defined", backend.name));
+  }
+  TokenPos open = Peek();
+  if (!Expect(TokenKind::kLBrace, "'{' to start the backend")) return;
+  current_backend_ = backend.name;
+  while (!At(TokenKind::kRBrace) && !At(TokenKind::kEof) && !stopped_) {
+    size_t errors = diags_.size();
+    if (!ParseBackendMember(backend) || diags_.size() > errors) Synchronize();
+  }
+  current_backend_.clear();
+  if (!Expect(TokenKind::kRBrace, "'}' to end the backend", &open)) return;
+  library_.AddBackend(std::move(backend));
+}
+
+bool DslParser::ParseBackendMember(BackendSpec& backend) {
+  auto add_op = [&](const OpInfo* op, std::shared_ptr<const Predicate> pred, Span span) {
+    if (backend.FindOp(op) != nullptr) {
+      Error(span, fmt::format("{} is already listed in backend '{}'", op->name, backend.name));
+      return;
+    }
+    backend.ops.push_back({op, std::move(pred), span});
+  };
+  if (AcceptWord("ops")) {
+    do {
+      TokenPos at = Peek();
+      const OpInfo* op = ParseOpName();
+      if (op == nullptr) return false;
+      add_op(op, nullptr, SpanFrom(at));
+    } while (Accept(TokenKind::kComma));
+    return Expect(TokenKind::kSemicolon, "';' after the op list");
+  }
+  if (AcceptWord("op")) {
+    TokenPos at = Peek();
+    const OpInfo* op = ParseOpName();
+    if (op == nullptr) return false;
+    Span span = SpanFrom(at);
+    std::shared_ptr<const Predicate> pred;
+    if (AcceptWord("where")) {
+      TokenPos where_at = Peek();
+      pred = ParsePredicate();
+      if (pred == nullptr) return false;
+      CheckPredicateCaptures(*pred, SpanFrom(where_at), /*self_only=*/true);
+    }
+    add_op(op, std::move(pred), span);
+    return Expect(TokenKind::kSemicolon, "';' after the op");
+  }
+  if (AcceptWord("composite")) {
+    Span span;
+    std::optional<std::string> name = ParseName("a composite name", &span);
+    if (!name || !Expect(TokenKind::kEqual, "'='")) return false;
+    std::string full = backend.name + "." + *name;
+    for (const NamedPattern& c : backend.composites) {
+      if (c.name == full) {
+        Error(span, fmt::format("composite '{}' is already defined", full),
+              {{c.span, "previous definition here"}});
+        return false;
+      }
+    }
+    Pattern p = ParseNamedDefinition(full, span);
+    if (!p) return false;
+    backend.composites.push_back({full, p, span});
+    return Expect(TokenKind::kSemicolon, "';' after the composite");
+  }
+  ErrorExpected("'ops', 'op', 'composite' or '}'");
+  return false;
+}
+
+Pattern DslParser::ParseStandalone() {
+  Scope scope;
+  scope_ = &scope;
+  Pattern p = ParseDef();
+  scope_ = nullptr;
+  if (p && !At(TokenKind::kEof)) {
+    ErrorExpected("the end of the pattern");
+    return Pattern();
+  }
+  return p;
+}
+
+}  // namespace pattern_dsl
+
+namespace {
+
+absl::StatusOr<PatternLibrary> ParseText(std::string_view source_name, std::string text) {
+  uint32_t file = SourceManager::Global().Add(std::string(source_name), std::move(text));
+  std::string_view stored = SourceManager::Global().Get(file)->text();
+  DiagnosticEngine diags;
+  PatternLibrary library;
+  pattern_dsl::DslParser parser(stored, file, diags, library, nullptr);
+  parser.ParseFile();
+  if (diags.has_errors()) return diags.ToStatus();
+  return library;
+}
+
+}  // namespace
+
+absl::StatusOr<PatternLibrary> ParsePatternFile(std::string_view source_name, std::string text) {
+  return ParseText(source_name, std::move(text));
+}
+
+absl::StatusOr<PatternLibrary> LoadPatternFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(fmt::format("cannot open '{}'", path));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return ParseText(path, buffer.str());
+}
+
+absl::StatusOr<Pattern> ParsePattern(std::string_view source_name, std::string text,
+                                     const PatternLibrary* library) {
+  uint32_t file = SourceManager::Global().Add(std::string(source_name), std::move(text));
+  std::string_view stored = SourceManager::Global().Get(file)->text();
+  DiagnosticEngine diags;
+  PatternLibrary scratch;  // owns literal constants of this pattern
+  pattern_dsl::DslParser parser(stored, file, diags, scratch, library);
+  Pattern p = parser.ParseStandalone();
+  if (diags.has_errors() || !p) return diags.ToStatus();
+  return p;
+}
+
+}  // namespace carve

@@ -1,0 +1,76 @@
+// RelayTextPrinter's view of the expression graph: TVM's DependencyGraph
+// (analysis/dependency_graph.cc) reduced to what the printer asks of it —
+// how many parents a node has (IsUnique) — plus the slot of every node and
+// of its children, so that the printing walk indexes arrays instead of
+// hashing pointers (which, on a 100k-node graph, is mostly cache misses).
+#include "grammar/printer_relay.h"
+
+namespace carve::print_internal {
+
+uint32_t RelayTextPrinter::Slot(const Expr* e) {
+  auto [it, inserted] = slots_.try_emplace(e, static_cast<uint32_t>(nodes_.size()));
+  if (inserted) nodes_.emplace_back();
+  return it->second;
+}
+
+void RelayTextPrinter::BuildGraph(const Expr* root) {
+  slots_.clear();
+  nodes_.clear();
+  edges_.clear();
+  free_var_decls_.clear();
+  std::vector<std::pair<const Expr*, uint32_t>> stack = {{root, Slot(root)}};
+  // One edge per child occurrence: multiply(%x, %x) gives %x two parents.
+  auto edge = [&](const Expr* child) {
+    size_t known = nodes_.size();
+    uint32_t slot = Slot(child);
+    NodeState& state = nodes_[slot];
+    if (state.parents < 2) ++state.parents;
+    edges_.push_back(slot);
+    if (nodes_.size() > known) stack.emplace_back(child, slot);
+  };
+  // Binders are not graph nodes (no edge), but get their slot now.
+  auto binder = [&](const Var* var) { Slot(var); };
+  while (!stack.empty()) {
+    auto [e, slot] = stack.back();
+    stack.pop_back();
+    nodes_[slot].first_edge = static_cast<uint32_t>(edges_.size());
+    switch (e->kind()) {
+      case ExprKind::kCall: {
+        auto* call = Cast<Call>(e);
+        edge(call->callee());
+        for (const Expr* arg : call->args()) edge(arg);
+        break;
+      }
+      case ExprKind::kTuple:
+        for (const Expr* field : Cast<Tuple>(e)->fields()) edge(field);
+        break;
+      case ExprKind::kTupleGetItem:
+        edge(Cast<TupleGetItem>(e)->tuple());
+        break;
+      case ExprKind::kIf: {
+        auto* node = Cast<If>(e);
+        edge(node->cond());
+        edge(node->then_branch());
+        edge(node->else_branch());
+        break;
+      }
+      case ExprKind::kFunction: {
+        auto* fn = Cast<Function>(e);
+        for (const Var* param : fn->params()) binder(param);
+        edge(fn->body());
+        break;
+      }
+      case ExprKind::kLet: {
+        auto* let = Cast<Let>(e);
+        binder(let->var());
+        edge(let->value());
+        edge(let->body());
+        break;
+      }
+      default:
+        break;
+    }
+  }
+}
+
+}  // namespace carve::print_internal

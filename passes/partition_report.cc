@@ -1,0 +1,246 @@
+#include "passes/partition_report.h"
+
+#include <map>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "fmt/format.h"
+#include "ir/visit.h"
+#include "passes/annotation.h"
+
+namespace carve {
+namespace {
+
+struct RegionInfo {
+  std::string name;
+  int ops = 0;
+  size_t inputs = 0;
+  size_t outputs = 0;
+};
+
+struct BackendStats {
+  int offloaded = 0;
+  std::map<std::string, int> offloaded_ops;
+  std::map<std::string, int> composites;
+  std::map<std::pair<std::string, std::string>, int> host;  // (op, reason) -> count
+  std::vector<RegionInfo> regions;
+  size_t inputs = 0;
+  size_t outputs = 0;
+  int64_t bytes = 0;
+  std::map<std::string, int> breaks;  // op -> count
+};
+
+int64_t TypeBytes(const Type* t) {
+  if (const auto* tt = DynCast<TensorType>(t)) {
+    return tt->is_static() ? tt->num_elements() * tt->dtype().bytes() : 0;
+  }
+  int64_t total = 0;
+  if (const auto* tuple = DynCast<TupleType>(t)) {
+    for (const Type* f : tuple->fields()) total += TypeBytes(f);
+  }
+  return total;
+}
+
+bool IsOp(const Expr* e) {
+  const Call* call = DynCast<Call>(e);
+  return call != nullptr && call->op() != nullptr && !IsCompilerAnnotation(call);
+}
+
+std::string FormatBytes(int64_t bytes) {
+  if (bytes >= (int64_t{1} << 20)) return fmt::format("{:.1f} MiB", bytes / 1048576.0);
+  if (bytes >= 1024) return fmt::format("{:.1f} KiB", bytes / 1024.0);
+  return fmt::format("{} B", bytes);
+}
+
+class ReportBuilder {
+ public:
+  ReportBuilder(const Module& mod, const std::vector<TargetSpecPtr>& backends)
+      : mod_(mod), backends_(backends), stats_(backends.size()) {}
+
+  std::string Build() {
+    for (const auto& [gv, fn] : mod_.Functions()) {
+      std::string_view compiler = fn->GetStringAttr(attr::kCompiler);
+      int b = BackendIndex(compiler);
+      if (b >= 0) {
+        AddRegion(stats_[b], gv, fn);
+      } else if (compiler.empty()) {
+        AddHostFunction(fn);
+      }
+    }
+    std::string out;
+    for (size_t b = 0; b < backends_.size(); ++b) out += Render(b);
+    return out;
+  }
+
+ private:
+  int BackendIndex(std::string_view name) const {
+    for (size_t i = 0; i < backends_.size(); ++i) {
+      if (backends_[i]->name() == name) return static_cast<int>(i);
+    }
+    return -1;
+  }
+
+  void AddRegion(BackendStats& s, const GlobalVar* gv, const Function* fn) {
+    RegionInfo region{std::string(gv->name())};
+    PostOrderVisit(fn, [&](const Expr* e) {
+      if (IsOp(e)) {
+        ++region.ops;
+        ++s.offloaded_ops[std::string(Cast<Call>(e)->op()->name)];
+      } else if (const Call* call = DynCast<Call>(e)) {
+        std::string_view composite = CompositeName(call);
+        if (!composite.empty()) ++s.composites[std::string(composite)];
+      }
+    });
+    region.inputs = fn->params().size();
+    const Tuple* tuple = DynCast<Tuple>(fn->body());
+    region.outputs = tuple != nullptr ? tuple->fields().size() : 1;
+    for (const Var* p : fn->params()) s.bytes += TypeBytes(p->checked_type());
+    s.bytes += TypeBytes(fn->body()->checked_type());
+    s.offloaded += region.ops;
+    s.inputs += region.inputs;
+    s.outputs += region.outputs;
+    total_ops_ += region.ops;
+    s.regions.push_back(std::move(region));
+    partition_backend_[gv] = BackendIndex(fn->GetStringAttr(attr::kCompiler));
+  }
+
+  void AddHostFunction(const Function* fn) { host_functions_.push_back(fn); }
+
+  // Host ops are classified after every partition is known (region breaks
+  // look at calls of partitions).
+  void ClassifyHost() {
+    for (const Function* fn : host_functions_) {
+      absl::flat_hash_map<const Expr*, std::string_view> in_composite;
+      absl::flat_hash_map<const Expr*, std::vector<const Expr*>> users;
+      std::vector<const Call*> ops;
+      PostOrderVisit(fn, [&](const Expr* e) {
+        ForEachChild(e, [&](const Expr* c) { users[c].push_back(e); });
+        if (const Call* call = DynCast<Call>(e)) {
+          std::string_view composite = CompositeName(call);
+          if (!composite.empty()) {
+            PostOrderVisit(Cast<Function>(call->callee())->body(), [&](const Expr* inner) {
+              in_composite.try_emplace(inner, composite);
+            });
+          }
+        }
+        if (IsOp(e)) ops.push_back(Cast<Call>(e));
+      });
+      for (const Call* call : ops) {
+        ++total_ops_;
+        auto it = in_composite.find(call);
+        for (size_t b = 0; b < backends_.size(); ++b) {
+          std::string reason = it != in_composite.end()
+                                   ? fmt::format("in composite {}", it->second)
+                                   : HostReason(call, b);
+          ++stats_[b].host[{std::string(call->op()->name), reason}];
+          if (BreaksRegion(call, static_cast<int>(b), users)) {
+            ++stats_[b].breaks[std::string(call->op()->name)];
+          }
+        }
+      }
+    }
+  }
+
+  std::string HostReason(const Call* call, size_t b) const {
+    const TargetSpec& spec = *backends_[b];
+    if (!spec.HasOpRule(call->op())) return "unsupported op";
+    OpVerdict verdict = spec.CheckCall(call);
+    if (!verdict.accepted()) return fmt::format("failed check: {}", verdict.detail);
+    for (size_t other = 0; other < b; ++other) {
+      if (backends_[other]->Accepts(call)) {
+        return fmt::format("claimed by {}", backends_[other]->name());
+      }
+    }
+    return "supported, kept on the host";
+  }
+
+  // True when `e` is (a projection of) a call of one of backend b's
+  // partitions.
+  bool IsPartitionCall(const Expr* e, int b) const {
+    if (const TupleGetItem* item = DynCast<TupleGetItem>(e)) e = item->tuple();
+    const Call* call = DynCast<Call>(e);
+    if (call == nullptr) return false;
+    const GlobalVar* gv = DynCast<GlobalVar>(call->callee());
+    auto it = gv == nullptr ? partition_backend_.end() : partition_backend_.find(gv);
+    return it != partition_backend_.end() && it->second == b;
+  }
+
+  bool BreaksRegion(
+      const Call* call, int b,
+      const absl::flat_hash_map<const Expr*, std::vector<const Expr*>>& users) const {
+    bool from_region = false;
+    for (const Expr* a : call->args()) from_region = from_region || IsPartitionCall(a, b);
+    if (!from_region) return false;
+    auto it = users.find(call);
+    if (it == users.end()) return false;
+    for (const Expr* u : it->second) {
+      if (IsPartitionCall(u, b)) return true;
+      if (!Isa<Tuple>(u)) continue;
+      auto next = users.find(u);
+      if (next == users.end()) continue;
+      for (const Expr* v : next->second) {
+        if (IsPartitionCall(v, b)) return true;
+      }
+    }
+    return false;
+  }
+
+  std::string Render(size_t b) {
+    if (b == 0) ClassifyHost();
+    const BackendStats& s = stats_[b];
+    double share = total_ops_ > 0 ? 100.0 * s.offloaded / total_ops_ : 0;
+    std::string out = fmt::format("backend {}: {} of {} ops offloaded ({:.1f}%) in {} region{}\n",
+                                  backends_[b]->name(), s.offloaded, total_ops_, share,
+                                  s.regions.size(), s.regions.size() == 1 ? "" : "s");
+    auto table = [&](const char* title, const std::map<std::string, int>& rows) {
+      if (rows.empty()) return;
+      out += fmt::format("  {}:\n", title);
+      for (const auto& [name, n] : rows) out += fmt::format("    {:<28} {:>6}\n", name, n);
+    };
+    table("offloaded ops", s.offloaded_ops);
+    table("composites", s.composites);
+    if (!s.host.empty()) {
+      out += "  not offloaded:\n";
+      for (const auto& [key, n] : s.host) {
+        out += fmt::format("    {:<28} {:>6}  {}\n", key.first, n, key.second);
+      }
+    }
+    if (!s.regions.empty()) {
+      out += "  regions:\n";
+      for (const RegionInfo& r : s.regions) {
+        out += fmt::format("    {}  {} op{}  {} input{}  {} output{}\n", r.name, r.ops,
+                           r.ops == 1 ? "" : "s", r.inputs, r.inputs == 1 ? "" : "s", r.outputs,
+                           r.outputs == 1 ? "" : "s");
+      }
+      out += fmt::format("  boundary tensors: {} inputs, {} outputs ({})\n", s.inputs, s.outputs,
+                         FormatBytes(s.bytes));
+    }
+    int breaks = 0;
+    std::vector<std::string> parts;
+    for (const auto& [op, n] : s.breaks) {
+      breaks += n;
+      parts.push_back(fmt::format("{} {}", op, n));
+    }
+    if (breaks > 0) {
+      out += fmt::format("  region breaks: {} host op{} between offloaded regions ({})\n", breaks,
+                         breaks == 1 ? "" : "s", fmt::join(parts, ", "));
+    }
+    return out;
+  }
+
+  const Module& mod_;
+  const std::vector<TargetSpecPtr>& backends_;
+  std::vector<BackendStats> stats_;
+  std::vector<const Function*> host_functions_;
+  absl::flat_hash_map<const GlobalVar*, int> partition_backend_;
+  int total_ops_ = 0;
+};
+
+}  // namespace
+
+std::string RenderPartitionReport(const Module& mod, const std::vector<TargetSpecPtr>& backends) {
+  return ReportBuilder(mod, backends).Build();
+}
+
+}  // namespace carve

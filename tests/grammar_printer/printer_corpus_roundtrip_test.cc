@@ -1,0 +1,96 @@
+// The whole corpus through parse -> InferType -> print: the text must be the
+// file TVM printed, byte for byte, apart from the metadata section (carve's
+// writer; compared as decoded tensors) and the compiler annotations carve
+// writes inline. Then printing is a fixpoint: parse(print(m)) prints the same.
+#include <string>
+
+#include "grammar/metadata.h"
+#include "grammar/parser.h"
+#include "grammar/printer.h"
+#include "gtest/gtest.h"
+#include "passes/infer_type.h"
+#include "support/diagnostics.h"
+#include "tests/grammar_printer/printer_test_util.h"
+
+namespace carve {
+namespace {
+
+using testing::CarveForm;
+using testing::CorpusText;
+using testing::ReadCorpus;
+
+PrintOptions WithTypes(bool types) {
+  PrintOptions options;
+  options.show_types = types;
+  return options;
+}
+
+absl::StatusOr<Module> ParseTyped(std::string_view name, std::string text) {
+  absl::StatusOr<Module> mod = ParseModule(name, std::move(text));
+  if (!mod.ok()) return mod.status();
+  absl::Status typed = InferType(*mod);
+  if (!typed.ok()) return typed;
+  return mod;
+}
+
+void ExpectSameConstants(const std::string& got_json, const std::string& want_json) {
+  if (want_json.empty()) {
+    EXPECT_TRUE(got_json.empty());
+    return;
+  }
+  absl::StatusOr<Metadata> got = ParseMetadata(got_json);
+  absl::StatusOr<Metadata> want = ParseMetadata(want_json);
+  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_TRUE(want.ok()) << want.status();
+  ASSERT_EQ(got->constants.size(), want->constants.size());
+  for (size_t i = 0; i < got->constants.size(); ++i) {
+    EXPECT_TRUE(got->constants[i].BitwiseEqual(want->constants[i])) << "constant " << i;
+  }
+}
+
+class PrinterCorpus : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PrinterCorpus, PrintsWhatTvmPrinted) {
+  std::string tvm = ReadCorpus(GetParam());
+  ASSERT_FALSE(tvm.empty());
+  absl::StatusOr<Module> mod = ParseTyped(GetParam(), tvm);
+  ASSERT_TRUE(mod.ok()) << RenderStatus(mod.status());
+  CorpusText want = CarveForm(tvm);
+  CorpusText got = CarveForm(PrintModule(*mod, WithTypes(true)));
+  EXPECT_EQ(got.program, want.program);
+  ExpectSameConstants(got.metadata, want.metadata);
+}
+
+TEST_P(PrinterCorpus, PrintingIsAFixpoint) {
+  for (bool types : {false, true}) {
+    SCOPED_TRACE(types ? "with types" : "without types");
+    absl::StatusOr<Module> mod = ParseTyped(GetParam(), ReadCorpus(GetParam()));
+    ASSERT_TRUE(mod.ok()) << RenderStatus(mod.status());
+    std::string once = PrintModule(*mod, WithTypes(types));
+    absl::StatusOr<Module> again = ParseTyped("printed", once);
+    ASSERT_TRUE(again.ok()) << RenderStatus(again.status()) << "\n" << once;
+    EXPECT_EQ(PrintModule(*again, WithTypes(types)), once);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Corpus, PrinterCorpus,
+    ::testing::Values("acl_max_pool2d_input.relay", "acl_max_pool2d_partitioned.relay",
+                      "conv_bound_constants.relay", "dcgan.relay", "demo_0_input.relay",
+                      "demo_1_merge_composite.relay", "demo_2_annotate_target.relay",
+                      "demo_3_merge_compiler_regions.relay", "demo_4_partition_graph.relay",
+                      "demo_seed_name_1_merge_composite.relay",
+                      "demo_seed_name_2_annotate_target.relay",
+                      "demo_seed_name_3_merge_compiler_regions.relay",
+                      "demo_seed_name_4_partition_graph.txt", "dqn.relay",
+                      "globals_recursion.relay", "infix_ops.relay", "lstm.relay", "mlp.relay",
+                      "mlp_bound_params.relay", "resnet18_cifar.relay",
+                      "scalars_let_if_fn.relay", "squeezenet1_0.relay", "squeezenet1_1.relay"),
+    [](const auto& info) {
+      std::string name = info.param.substr(0, info.param.find('.'));
+      for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+      return name;
+    });
+
+}  // namespace
+}  // namespace carve

@@ -1,0 +1,229 @@
+// `carve opt` (run a pass pipeline) and `carve partition` (the whole BYOC flow
+// for named backends).
+#include <filesystem>
+#include <memory>
+#include <sstream>
+
+#include "fmt/format.h"
+#include "grammar/printer.h"
+#include "interpreter/npy.h"
+#include "passes/annotate_target.h"
+#include "passes/bind_params.h"
+#include "passes/instruments.h"
+#include "passes/merge_compiler_regions.h"
+#include "passes/merge_composite.h"
+#include "passes/partition_graph.h"
+#include "passes/partition_report.h"
+#include "passes/pass_registry.h"
+#include "passes/target.h"
+#include "support/diagnostics.h"
+#include "support/status_macros.h"
+#include "tools/cli/cli.h"
+#include "tools/cli/load.h"
+
+namespace carve::cli {
+namespace {
+
+PrintOptions OutputOptions(const ParsedArgs& args) {
+  PrintOptions options;
+  options.show_types = args.Has("--types");
+  return options;
+}
+
+// The instruments the debugging options ask for; `timing` receives the
+// timing instrument when --pass-timing is given.
+PassContext MakeContext(const ParsedArgs& args, Env& env,
+                        std::shared_ptr<TimingInstrument>& timing) {
+  PassContext ctx;
+  PrintIRInstrument::Options print;
+  print.after_all = args.Has("--print-ir-after-all");
+  print.after_change = args.Has("--print-ir-after-change");
+  print.before = args.GetAll("--print-ir-before");
+  if (print.after_all || print.after_change || !print.before.empty()) {
+    PrintOptions options = OutputOptions(args);
+    ModulePrinter printer = [options](const Module& mod) { return PrintModule(mod, options); };
+    ctx.AddInstrument(std::make_shared<PrintIRInstrument>(print, printer, env.err));
+  }
+  if (args.Has("--verify-each")) ctx.AddInstrument(std::make_shared<VerifyInstrument>());
+  if (args.Has("--pass-timing")) {
+    timing = std::make_shared<TimingInstrument>();
+    ctx.AddInstrument(timing);
+  }
+  return ctx;
+}
+
+// Runs `pipeline` on `mod` with the instruments; prints the timing table on
+// stderr when asked for.
+absl::Status RunWithInstruments(const Pass& pipeline, Module& mod, const ParsedArgs& args,
+                                Env& env) {
+  std::shared_ptr<TimingInstrument> timing;
+  PassContext ctx = MakeContext(args, env, timing);
+  absl::StatusOr<bool> ran = RunPipeline(pipeline, mod, ctx);
+  if (timing != nullptr) *env.err << timing->Render();
+  return ran.status();
+}
+
+int WriteModule(const Module& mod, const ParsedArgs& args, Env& env) {
+  absl::Status written = env.write_file(args.GetOr("--output", "-"),
+                                        PrintModule(mod, OutputOptions(args)));
+  return written.ok() ? kExitOk : ReportError(env, written);
+}
+
+std::string PassList() {
+  std::string out = "passes:\n";
+  for (const PassInfo* info : PassRegistry::Global().All()) {
+    out += fmt::format("  {:<58} {}\n", SignatureText(*info), info->summary);
+  }
+  return out;
+}
+
+int RunOpt(const ParsedArgs& args, Env& env) {
+  if (args.Has("--list-passes")) {
+    *env.out << PassList();
+    return kExitOk;
+  }
+  if (args.positional().size() != 1 || !args.Has("--pipeline")) {
+    *env.err << "carve opt: expected FILE and -p PIPELINE\n"
+                "usage: carve opt FILE -p PIPELINE [-o OUT]\n";
+    return kExitUsage;
+  }
+  absl::StatusOr<PassPtr> pipeline = ParsePipeline(*args.Get("--pipeline"));
+  if (!pipeline.ok()) return ReportError(env, pipeline.status());
+  absl::StatusOr<Module> mod = LoadTypedModule(env, args.positional()[0]);
+  if (!mod.ok()) return ReportError(env, mod.status());
+  absl::Status ran = RunWithInstruments(**pipeline, *mod, args, env);
+  if (!ran.ok()) return ReportError(env, ran);
+  return WriteModule(*mod, args, env);
+}
+
+// DIR/NAME.npy for every .npy file in DIR, by NAME.
+absl::StatusOr<ParamMap> LoadParams(Env& env, const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::directory_iterator it(dir, ec);
+  if (ec) {
+    return absl::NotFoundError(fmt::format("cannot list parameters in '{}': {}", dir,
+                                           ec.message()));
+  }
+  ParamMap params;
+  for (const auto& entry : it) {
+    if (entry.path().extension() != ".npy") continue;
+    std::string path = entry.path().string();
+    CARVE_ASSIGN_OR_RETURN(std::string bytes, env.read_file(path));
+    absl::StatusOr<NDArray> array = ParseNpy(bytes);
+    if (!array.ok()) {
+      return absl::InvalidArgumentError(
+          fmt::format("{}: {}", path, std::string(array.status().message())));
+    }
+    params.emplace(entry.path().stem().string(), std::move(*array));
+  }
+  return params;
+}
+
+// TVM's partition_for_<backend>: the first backend's preparation passes,
+// MergeComposite, AnnotateTarget, MergeCompilerRegions (unless no backend
+// merges), PartitionGraph.
+absl::StatusOr<PassPtr> PartitionPipeline(const std::vector<TargetSpecPtr>& backends) {
+  std::vector<PassPtr> passes;
+  const PartitionRecipe& recipe = backends.front()->recipe();
+  if (!recipe.prep_pipeline.empty()) {
+    CARVE_ASSIGN_OR_RETURN(PassPtr prep, ParsePipeline(recipe.prep_pipeline));
+    for (const PassPtr& p : SequenceMembers(*prep)) passes.push_back(p);
+  }
+  passes.push_back(MergeComposite(backends));
+  passes.push_back(AnnotateTarget(backends, recipe.annotate_non_call_ops));
+  bool merge = false;
+  for (const TargetSpecPtr& b : backends) merge = merge || b->recipe().merge_regions;
+  if (merge) passes.push_back(MergeCompilerRegions());
+  passes.push_back(PartitionGraph());
+  return MakeSequential("Partition", std::move(passes));
+}
+
+absl::StatusOr<std::vector<TargetSpecPtr>> Backends(const std::string& list) {
+  std::vector<TargetSpecPtr> backends;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string::npos) comma = list.size();
+    std::string name = list.substr(start, comma - start);
+    if (!name.empty()) {
+      CARVE_ASSIGN_OR_RETURN(TargetSpecPtr spec, TargetRegistry::Global().Get(name));
+      backends.push_back(std::move(spec));
+    }
+    start = comma + 1;
+  }
+  if (backends.empty()) return absl::InvalidArgumentError("--backend names no backend");
+  return backends;
+}
+
+int RunPartition(const ParsedArgs& args, Env& env) {
+  if (args.positional().size() != 1 || !args.Has("--backend")) {
+    *env.err << "carve partition: expected FILE and --backend NAME\n"
+                "usage: carve partition FILE --backend NAME[,NAME...] [--params DIR] [--report]\n";
+    return kExitUsage;
+  }
+  absl::StatusOr<std::vector<TargetSpecPtr>> backends = Backends(*args.Get("--backend"));
+  if (!backends.ok()) return ReportError(env, backends.status());
+  absl::StatusOr<Module> mod = LoadTypedModule(env, args.positional()[0]);
+  if (!mod.ok()) return ReportError(env, mod.status());
+  if (std::optional<std::string> dir = args.Get("--params")) {
+    absl::StatusOr<ParamMap> params = LoadParams(env, *dir);
+    if (!params.ok()) return ReportError(env, params.status());
+    absl::StatusOr<bool> bound = BindParams(*mod, *params);
+    if (!bound.ok()) return ReportError(env, bound.status());
+  }
+  absl::StatusOr<PassPtr> pipeline = PartitionPipeline(*backends);
+  if (!pipeline.ok()) return ReportError(env, pipeline.status());
+  absl::Status ran = RunWithInstruments(**pipeline, *mod, args, env);
+  if (!ran.ok()) return ReportError(env, ran);
+  if (args.Has("--report")) {
+    absl::Status written =
+        env.write_file(args.GetOr("--output", "-"), RenderPartitionReport(*mod, *backends));
+    return written.ok() ? kExitOk : ReportError(env, written);
+  }
+  return WriteModule(*mod, args, env);
+}
+
+std::vector<OptionSpec> DebugOptions() {
+  return {
+      {"--print-ir-after-all", false, false, "", "print the module after every pass (stderr)"},
+      {"--print-ir-after-change", false, false, "", "print the module after passes that change it"},
+      {"--print-ir-before", true, true, "", "print the module before every pass named PASS"},
+      {"--pass-timing", false, false, "", "print a table of pass times (stderr)"},
+      {"--verify-each", false, false, "",
+       "type-check and check region acyclicity after every pass"},
+  };
+}
+
+}  // namespace
+
+void AddPassCommands(std::vector<Command>& commands) {
+  std::vector<OptionSpec> opt_options = {
+      {"--pipeline", true, false, "-p", "comma-separated passes, e.g. InferType,MergeComposite(dnnl)"},
+      {"--output", true, false, "-o", "write the module to OUT instead of standard output"},
+      {"--types", false, false, "", "print the inferred `/* ty=... */` comments"},
+      {"--list-passes", false, false, "", "list the passes a pipeline can name"},
+  };
+  for (OptionSpec& o : DebugOptions()) opt_options.push_back(std::move(o));
+  commands.push_back(Command{"opt",
+                             "carve opt FILE -p PIPELINE [-o OUT] [--print-ir-after-all] "
+                             "[--print-ir-after-change] [--print-ir-before=PASS] [--pass-timing] "
+                             "[--verify-each]",
+                             "run a pass pipeline and print the module",
+                             opt_options, RunOpt});
+  std::vector<OptionSpec> partition_options = {
+      {"--backend", true, false, "", "backend name(s), comma-separated, by priority"},
+      {"--params", true, false, "", "bind DIR/NAME.npy to the parameter %NAME of @main"},
+      {"--report", false, false, "", "print the partition report instead of the module"},
+      {"--output", true, false, "-o", "write to OUT instead of standard output"},
+      {"--types", false, false, "", "print the inferred `/* ty=... */` comments"},
+  };
+  for (OptionSpec& o : DebugOptions()) partition_options.push_back(std::move(o));
+  commands.push_back(Command{"partition",
+                             "carve partition FILE --backend NAME[,NAME...] [--params DIR] "
+                             "[--report]",
+                             "the whole BYOC flow for the named backend(s), like TVM's "
+                             "partition_for_<backend>",
+                             partition_options, RunPartition});
+}
+
+}  // namespace carve::cli

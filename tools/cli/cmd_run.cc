@@ -1,0 +1,111 @@
+// `carve run FILE [--input NAME=F.npy]... [--params DIR] [--seed N] [--out DIR] [--threads N]`:
+// evaluates @main on the reference interpreter.
+#define EIGEN_USE_THREADS
+#include <filesystem>
+#include <memory>
+#include <random>
+
+#include "fmt/format.h"
+#include "interpreter/evaluator.h"
+#include "interpreter/npy.h"
+#include "tools/cli/cli.h"
+#include "tools/cli/load.h"
+#include "tools/cli/run_inputs.h"
+#include "unsupported/Eigen/CXX11/Tensor"
+
+namespace carve::cli {
+namespace {
+
+std::string Summarize(size_t index, const NDArray& t) {
+  int64_t n = t.num_elements();
+  double lo = 0, hi = 0, sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double v = t.GetAsDouble(i);
+    if (i == 0 || v < lo) lo = v;
+    if (i == 0 || v > hi) hi = v;
+    sum += v;
+  }
+  std::vector<Dim> dims;
+  for (int64_t d : t.shape()) dims.push_back(Dim{d, false});
+  std::string first;
+  for (int64_t i = 0; i < std::min<int64_t>(n, 6); ++i) {
+    if (i) first += ", ";
+    first += fmt::format("{:.6g}", t.GetAsDouble(i));
+  }
+  if (n > 6) first += ", ...";
+  return fmt::format("out{}: {} min={:.6g} max={:.6g} mean={:.6g} first=[{}]\n", index,
+                     TypeToString(TensorTy(t.dtype(), dims)), lo, hi,
+                     n ? sum / double(n) : 0.0, first);
+}
+
+int RunRun(const ParsedArgs& args, Env& env) {
+  if (args.positional().size() != 1) {
+    *env.err << "carve run: expected exactly one FILE\n";
+    return kExitUsage;
+  }
+  absl::StatusOr<Module> mod = LoadTypedModule(env, args.positional()[0]);
+  if (!mod.ok()) return ReportError(env, mod.status());
+  const Function* main = mod->Lookup("main");
+  if (main == nullptr) return ReportError(env, absl::InvalidArgumentError("module has no @main"));
+  RunInputOptions input_options;
+  input_options.inputs = args.GetAll("--input");
+  input_options.params_dir = args.GetOr("--params", "");
+  std::string seed_text = args.GetOr("--seed", "0");
+  char* end = nullptr;
+  input_options.seed = std::strtoull(seed_text.c_str(), &end, 10);
+  if (end == seed_text.c_str() || *end != '\0') {
+    *env.err << fmt::format("carve run: --seed expects an integer, got '{}'\n", seed_text);
+    return kExitUsage;
+  }
+  absl::StatusOr<std::vector<NDArray>> inputs = PrepareRunInputs(*main, input_options);
+  if (!inputs.ok()) return ReportError(env, inputs.status());
+
+  int threads = std::max(1, std::atoi(args.GetOr("--threads", "1").c_str()));
+  std::unique_ptr<Eigen::ThreadPool> pool;
+  std::unique_ptr<Eigen::ThreadPoolDevice> device;
+  InterpreterOptions options;
+  if (threads > 1) {
+    pool = std::make_unique<Eigen::ThreadPool>(threads);
+    device = std::make_unique<Eigen::ThreadPoolDevice>(pool.get(), threads);
+    options.device = device.get();
+  }
+  Interpreter interpreter(*mod, options);
+  absl::StatusOr<std::vector<NDArray>> outputs = interpreter.RunFlat("main", *inputs);
+  if (!outputs.ok()) return ReportError(env, outputs.status());
+  std::string out_dir = args.GetOr("--out", "");
+  if (!out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(out_dir, ec);
+    if (ec) {
+      return ReportError(env, absl::PermissionDeniedError(fmt::format(
+                                  "cannot create '{}': {}", out_dir, ec.message())));
+    }
+  }
+  for (size_t i = 0; i < outputs->size(); ++i) {
+    *env.out << Summarize(i, (*outputs)[i]);
+    if (!out_dir.empty()) {
+      std::string path = (std::filesystem::path(out_dir) / fmt::format("out{}.npy", i)).string();
+      absl::Status s = WriteNpyFile(path, (*outputs)[i]);
+      if (!s.ok()) return ReportError(env, s);
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddRunCommands(std::vector<Command>& commands) {
+  commands.push_back(Command{
+      "run",
+      "carve run FILE [--input NAME=F.npy]... [--params DIR] [--seed N] [--out DIR] "
+      "[--threads N]",
+      "evaluate @main with the reference interpreter",
+      {{"--input", true, true, "", "NAME=F.npy: the value of parameter %NAME"},
+       {"--params", true, false, "", "DIR: bind DIR/NAME.npy to parameter %NAME"},
+       {"--seed", true, false, "", "seed of the generator filling the other inputs (0)"},
+       {"--out", true, false, "", "DIR: write the outputs as out0.npy, out1.npy, ..."},
+       {"--threads", true, false, "", "threads for the heavy kernels (1)"}},
+      RunRun});
+}
+
+}  // namespace carve::cli

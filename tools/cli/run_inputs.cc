@@ -1,0 +1,86 @@
+#include "tools/cli/run_inputs.h"
+
+#include <filesystem>
+#include <map>
+
+#include "fmt/format.h"
+#include "interpreter/npy.h"
+
+namespace carve::cli {
+namespace {
+
+// splitmix64: a tiny, portable generator (identical streams everywhere).
+uint64_t NextRandom(uint64_t& state) {
+  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+absl::StatusOr<NDArray> RandomTensor(const Var& param, uint64_t seed, size_t index) {
+  const TensorType* t = DynCast<TensorType>(param.annotation());
+  if (t == nullptr || !t->is_static() || !IsSupportedTensorDType(t->dtype())) {
+    return absl::InvalidArgumentError(fmt::format(
+        "cannot generate a value for %{} of type {}; pass --input {}=FILE.npy", param.name(),
+        TypeToString(param.annotation()), param.name()));
+  }
+  std::vector<int64_t> shape;
+  for (const Dim& d : t->shape()) shape.push_back(d.value);
+  NDArray a = NDArray::Empty(t->dtype(), shape);
+  uint64_t state = seed * 0x100000001B3ull + index;
+  for (int64_t i = 0; i < a.num_elements(); ++i) {
+    uint64_t r = NextRandom(state);
+    double u = double(r >> 11) * (1.0 / 9007199254740992.0);  // [0, 1)
+    DataType d = t->dtype();
+    double v = d.is_float() ? 2 * u - 1 : d.is_bool() ? double(r & 1) : double(r % 10);
+    a.SetFromDouble(i, v);
+  }
+  return a;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<NDArray>> PrepareRunInputs(const Function& main,
+                                                      const RunInputOptions& options) {
+  std::map<std::string, std::string> files;
+  for (const std::string& spec : options.inputs) {
+    size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return absl::InvalidArgumentError(
+          fmt::format("--input expects NAME=FILE.npy, got '{}'", spec));
+    }
+    std::string name = spec.substr(0, eq);
+    if (name[0] == '%') name = name.substr(1);
+    files[name] = spec.substr(eq + 1);
+  }
+  std::vector<NDArray> values;
+  for (size_t i = 0; i < main.params().size(); ++i) {
+    const Var* p = main.params()[i];
+    std::string name(p->name());
+    std::string path;
+    if (auto it = files.find(name); it != files.end()) {
+      path = it->second;
+      files.erase(it);
+    } else if (!options.params_dir.empty()) {
+      std::filesystem::path candidate = std::filesystem::path(options.params_dir) / (name + ".npy");
+      std::error_code ec;
+      if (std::filesystem::exists(candidate, ec)) path = candidate.string();
+    }
+    if (path.empty()) {
+      absl::StatusOr<NDArray> r = RandomTensor(*p, options.seed, i);
+      if (!r.ok()) return r.status();
+      values.push_back(*std::move(r));
+      continue;
+    }
+    absl::StatusOr<NDArray> a = ReadNpyFile(path);
+    if (!a.ok()) return a.status();
+    values.push_back(*std::move(a));
+  }
+  if (!files.empty()) {
+    return absl::InvalidArgumentError(
+        fmt::format("--input names no parameter of @main: '{}'", files.begin()->first));
+  }
+  return values;
+}
+
+}  // namespace carve::cli
