@@ -14,60 +14,114 @@ namespace carve {
 
 std::string_view TokenKindName(TokenKind kind) {
   switch (kind) {
-    case TokenKind::kEof: return "end of file";
-    case TokenKind::kError: return "invalid token";
-    case TokenKind::kIdent: return "identifier";
-    case TokenKind::kLocal: return "local variable";
-    case TokenKind::kGraph: return "graph variable";
-    case TokenKind::kGlobal: return "global name";
-    case TokenKind::kInt: return "integer literal";
-    case TokenKind::kFloat: return "float literal";
-    case TokenKind::kString: return "string literal";
-    case TokenKind::kMeta: return "meta reference";
-    case TokenKind::kVersion: return "version attribute";
-    case TokenKind::kMetadata: return "metadata section";
-    case TokenKind::kLet: return "'let'";
-    case TokenKind::kFn: return "'fn'";
-    case TokenKind::kDef: return "'def'";
-    case TokenKind::kIf: return "'if'";
-    case TokenKind::kElse: return "'else'";
-    case TokenKind::kType: return "'type'";
-    case TokenKind::kMatch: return "'match'";
-    case TokenKind::kExtern: return "'extern'";
-    case TokenKind::kFreeVar: return "'free_var'";
-    case TokenKind::kRef: return "'ref'";
-    case TokenKind::kRefRead: return "'ref_read'";
-    case TokenKind::kRefWrite: return "'ref_write'";
-    case TokenKind::kTrue: return "'True'";
-    case TokenKind::kFalse: return "'False'";
-    case TokenKind::kLParen: return "'('";
-    case TokenKind::kRParen: return "')'";
-    case TokenKind::kLBracket: return "'['";
-    case TokenKind::kRBracket: return "']'";
-    case TokenKind::kLBrace: return "'{'";
-    case TokenKind::kRBrace: return "'}'";
-    case TokenKind::kComma: return "','";
-    case TokenKind::kDot: return "'.'";
-    case TokenKind::kEllipsis: return "'...'";
-    case TokenKind::kEqual: return "'='";
-    case TokenKind::kSemicolon: return "';'";
-    case TokenKind::kColon: return "':'";
-    case TokenKind::kPlus: return "'+'";
-    case TokenKind::kMinus: return "'-'";
-    case TokenKind::kStar: return "'*'";
-    case TokenKind::kSlash: return "'/'";
-    case TokenKind::kLess: return "'<'";
-    case TokenKind::kLessEqual: return "'<='";
-    case TokenKind::kGreater: return "'>'";
-    case TokenKind::kGreaterEqual: return "'>='";
-    case TokenKind::kEqualEqual: return "'=='";
-    case TokenKind::kBangEqual: return "'!='";
-    case TokenKind::kBang: return "'!'";
-    case TokenKind::kQuestion: return "'?'";
-    case TokenKind::kPipe: return "'|'";
-    case TokenKind::kArrow: return "'->'";
-    case TokenKind::kFatArrow: return "'=>'";
-    case TokenKind::kUnderscore: return "'_'";
+    case TokenKind::kEof:
+      return "end of file";
+    case TokenKind::kError:
+      return "invalid token";
+    case TokenKind::kIdent:
+      return "identifier";
+    case TokenKind::kLocal:
+      return "local variable";
+    case TokenKind::kGraph:
+      return "graph variable";
+    case TokenKind::kGlobal:
+      return "global name";
+    case TokenKind::kInt:
+      return "integer literal";
+    case TokenKind::kFloat:
+      return "float literal";
+    case TokenKind::kString:
+      return "string literal";
+    case TokenKind::kMeta:
+      return "meta reference";
+    case TokenKind::kVersion:
+      return "version attribute";
+    case TokenKind::kMetadata:
+      return "metadata section";
+    case TokenKind::kLet:
+      return "'let'";
+    case TokenKind::kFn:
+      return "'fn'";
+    case TokenKind::kDef:
+      return "'def'";
+    case TokenKind::kIf:
+      return "'if'";
+    case TokenKind::kElse:
+      return "'else'";
+    case TokenKind::kType:
+      return "'type'";
+    case TokenKind::kMatch:
+      return "'match'";
+    case TokenKind::kExtern:
+      return "'extern'";
+    case TokenKind::kFreeVar:
+      return "'free_var'";
+    case TokenKind::kRef:
+      return "'ref'";
+    case TokenKind::kRefRead:
+      return "'ref_read'";
+    case TokenKind::kRefWrite:
+      return "'ref_write'";
+    case TokenKind::kTrue:
+      return "'True'";
+    case TokenKind::kFalse:
+      return "'False'";
+    case TokenKind::kLParen:
+      return "'('";
+    case TokenKind::kRParen:
+      return "')'";
+    case TokenKind::kLBracket:
+      return "'['";
+    case TokenKind::kRBracket:
+      return "']'";
+    case TokenKind::kLBrace:
+      return "'{'";
+    case TokenKind::kRBrace:
+      return "'}'";
+    case TokenKind::kComma:
+      return "','";
+    case TokenKind::kDot:
+      return "'.'";
+    case TokenKind::kEllipsis:
+      return "'...'";
+    case TokenKind::kEqual:
+      return "'='";
+    case TokenKind::kSemicolon:
+      return "';'";
+    case TokenKind::kColon:
+      return "':'";
+    case TokenKind::kPlus:
+      return "'+'";
+    case TokenKind::kMinus:
+      return "'-'";
+    case TokenKind::kStar:
+      return "'*'";
+    case TokenKind::kSlash:
+      return "'/'";
+    case TokenKind::kLess:
+      return "'<'";
+    case TokenKind::kLessEqual:
+      return "'<='";
+    case TokenKind::kGreater:
+      return "'>'";
+    case TokenKind::kGreaterEqual:
+      return "'>='";
+    case TokenKind::kEqualEqual:
+      return "'=='";
+    case TokenKind::kBangEqual:
+      return "'!='";
+    case TokenKind::kBang:
+      return "'!'";
+    case TokenKind::kQuestion:
+      return "'?'";
+    case TokenKind::kPipe:
+      return "'|'";
+    case TokenKind::kArrow:
+      return "'->'";
+    case TokenKind::kFatArrow:
+      return "'=>'";
+    case TokenKind::kUnderscore:
+      return "'_'";
   }
   return "token";
 }
@@ -79,13 +133,13 @@ struct Keyword {
   TokenKind kind;
 };
 constexpr Keyword kKeywords[] = {
-    {"let", TokenKind::kLet},         {"fn", TokenKind::kFn},
-    {"def", TokenKind::kDef},         {"if", TokenKind::kIf},
-    {"else", TokenKind::kElse},       {"type", TokenKind::kType},
-    {"match", TokenKind::kMatch},     {"extern", TokenKind::kExtern},
+    {"let", TokenKind::kLet},          {"fn", TokenKind::kFn},
+    {"def", TokenKind::kDef},          {"if", TokenKind::kIf},
+    {"else", TokenKind::kElse},        {"type", TokenKind::kType},
+    {"match", TokenKind::kMatch},      {"extern", TokenKind::kExtern},
     {"free_var", TokenKind::kFreeVar}, {"ref", TokenKind::kRef},
     {"ref_read", TokenKind::kRefRead}, {"ref_write", TokenKind::kRefWrite},
-    {"True", TokenKind::kTrue},       {"False", TokenKind::kFalse},
+    {"True", TokenKind::kTrue},        {"False", TokenKind::kFalse},
 };
 
 // The keyword spelled `word`, or kIdent. Keywords are short and start with a
@@ -196,31 +250,50 @@ Token Lexer::Lex() {
   }
   switch (c) {
     case '%':
-    case '@': return LexSigilName(p);
-    case '"': return LexString(p);
-    case '#': return LexHashAttribute(p);
-    case '-': return LexMinus(p);
-    default: return LexPunctuation(p);
+    case '@':
+      return LexSigilName(p);
+    case '"':
+      return LexString(p);
+    case '#':
+      return LexHashAttribute(p);
+    case '-':
+      return LexMinus(p);
+    default:
+      return LexPunctuation(p);
   }
 }
 
 Token Lexer::LexPunctuation(const char* p) {
   auto next_is = [&](char c) { return p + 1 < end_ && p[1] == c; };
   switch (*p) {
-    case '(': return Make(TokenKind::kLParen, p, p + 1);
-    case ')': return Make(TokenKind::kRParen, p, p + 1);
-    case '[': return Make(TokenKind::kLBracket, p, p + 1);
-    case ']': return Make(TokenKind::kRBracket, p, p + 1);
-    case '{': return Make(TokenKind::kLBrace, p, p + 1);
-    case '}': return Make(TokenKind::kRBrace, p, p + 1);
-    case ',': return Make(TokenKind::kComma, p, p + 1);
-    case ';': return Make(TokenKind::kSemicolon, p, p + 1);
-    case ':': return Make(TokenKind::kColon, p, p + 1);
-    case '+': return Make(TokenKind::kPlus, p, p + 1);
-    case '*': return Make(TokenKind::kStar, p, p + 1);
-    case '/': return Make(TokenKind::kSlash, p, p + 1);
-    case '?': return Make(TokenKind::kQuestion, p, p + 1);
-    case '|': return Make(TokenKind::kPipe, p, p + 1);
+    case '(':
+      return Make(TokenKind::kLParen, p, p + 1);
+    case ')':
+      return Make(TokenKind::kRParen, p, p + 1);
+    case '[':
+      return Make(TokenKind::kLBracket, p, p + 1);
+    case ']':
+      return Make(TokenKind::kRBracket, p, p + 1);
+    case '{':
+      return Make(TokenKind::kLBrace, p, p + 1);
+    case '}':
+      return Make(TokenKind::kRBrace, p, p + 1);
+    case ',':
+      return Make(TokenKind::kComma, p, p + 1);
+    case ';':
+      return Make(TokenKind::kSemicolon, p, p + 1);
+    case ':':
+      return Make(TokenKind::kColon, p, p + 1);
+    case '+':
+      return Make(TokenKind::kPlus, p, p + 1);
+    case '*':
+      return Make(TokenKind::kStar, p, p + 1);
+    case '/':
+      return Make(TokenKind::kSlash, p, p + 1);
+    case '?':
+      return Make(TokenKind::kQuestion, p, p + 1);
+    case '|':
+      return Make(TokenKind::kPipe, p, p + 1);
     case '.':
       if (next_is('.') && p + 2 < end_ && p[2] == '.') return Make(TokenKind::kEllipsis, p, p + 3);
       return Make(TokenKind::kDot, p, p + 1);
@@ -237,7 +310,8 @@ Token Lexer::LexPunctuation(const char* p) {
     case '!':
       if (next_is('=')) return Make(TokenKind::kBangEqual, p, p + 2);
       return Make(TokenKind::kBang, p, p + 1);
-    default: return LexUnknown(p);
+    default:
+      return LexUnknown(p);
   }
 }
 
@@ -247,8 +321,8 @@ Token Lexer::LexUnknown(const char* p) {
   const char* q = p + 1;
   while (q < end_ && !IsSpace(*q) && !CanStartToken(*q)) ++q;
   unsigned char c = static_cast<unsigned char>(*p);
-  std::string shown = c >= 0x20 && c < 0x7f ? fmt::format("'{}'", char(c))
-                                             : fmt::format("'\\x{:02x}'", c);
+  std::string shown =
+      c >= 0x20 && c < 0x7f ? fmt::format("'{}'", char(c)) : fmt::format("'\\x{:02x}'", c);
   return Error(p, q, fmt::format("unexpected character {}", shown));
 }
 
@@ -291,8 +365,9 @@ Token Lexer::LexSigilName(const char* p) {
     }
     if (q < end_ && IsIdentContinue(*q)) {
       while (q < end_ && IsIdentContinue(*q)) ++q;
-      return Error(p, q, fmt::format("invalid variable name '{}': a name cannot start with a digit",
-                                     std::string_view(p, size_t(q - p))));
+      return Error(p, q,
+                   fmt::format("invalid variable name '{}': a name cannot start with a digit",
+                               std::string_view(p, size_t(q - p))));
     }
     if (overflow) return Error(p, q, "graph variable number is too large");
     Token t = Make(TokenKind::kGraph, p, q);

@@ -165,7 +165,9 @@ class Lexer {
   std::string_view TextOf(const Token& t) const { return text_.substr(t.begin, t.end - t.begin); }
 
   // kLocal / kGlobal: the name without its sigil.
-  std::string_view Name(const Token& t) const { return text_.substr(t.begin + 1, t.end - t.begin - 1); }
+  std::string_view Name(const Token& t) const {
+    return text_.substr(t.begin + 1, t.end - t.begin - 1);
+  }
   // kMeta: the type key ("relay.Constant").
   std::string_view MetaKey(const Token& t) const {
     return text_.substr(t.begin + 5, t.aux - t.begin - 5);

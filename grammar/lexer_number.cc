@@ -17,10 +17,10 @@ struct Suffix {
   DataType dtype;
 };
 constexpr Suffix kSuffixes[] = {
-    {"i", DataType::Int(32)},    {"i8", DataType::Int(8)},     {"i16", DataType::Int(16)},
-    {"i32", DataType::Int(32)},  {"i64", DataType::Int(64)},   {"u8", DataType::UInt(8)},
-    {"u16", DataType::UInt(16)}, {"u32", DataType::UInt(32)},  {"u64", DataType::UInt(64)},
-    {"f", DataType::Float(32)},  {"f16", DataType::Float(16)}, {"f32", DataType::Float(32)},
+    {"i", DataType::Int(32)},     {"i8", DataType::Int(8)},     {"i16", DataType::Int(16)},
+    {"i32", DataType::Int(32)},   {"i64", DataType::Int(64)},   {"u8", DataType::UInt(8)},
+    {"u16", DataType::UInt(16)},  {"u32", DataType::UInt(32)},  {"u64", DataType::UInt(64)},
+    {"f", DataType::Float(32)},   {"f16", DataType::Float(16)}, {"f32", DataType::Float(32)},
     {"f64", DataType::Float(64)},
 };
 
@@ -112,8 +112,8 @@ Token Lexer::LexNumber(const char* begin, const char* digits, bool negative) {
   if (dtype.is_float()) {
     double v = ParseFloatDigits(std::string_view(digits, size_t(body_end - digits)));
     if (!FloatFits(v, dtype)) {
-      return Error(begin, p, fmt::format("{} literal '{}' is out of range", dtype.ToString(),
-                                         lexeme));
+      return Error(begin, p,
+                   fmt::format("{} literal '{}' is out of range", dtype.ToString(), lexeme));
     }
     Token t = Make(TokenKind::kFloat, begin, p);
     t.dtype = dtype;
@@ -125,8 +125,8 @@ Token Lexer::LexNumber(const char* begin, const char* digits, bool negative) {
                  fmt::format("integer literal '{}' cannot have a fraction or exponent", lexeme));
   }
   if (overflow || !IntFits(magnitude, negative, dtype)) {
-    return Error(begin, p, fmt::format("{} literal '{}' is out of range", dtype.ToString(),
-                                       lexeme));
+    return Error(begin, p,
+                 fmt::format("{} literal '{}' is out of range", dtype.ToString(), lexeme));
   }
   Token t = Make(TokenKind::kInt, begin, p);
   t.dtype = dtype;

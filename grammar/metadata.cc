@@ -2,13 +2,14 @@
 // 9). The document is untrusted, so every access checks the JSON type first
 // and every node reference is bounds-checked; nlohmann exceptions are caught
 // as a last line of defence.
+#include "grammar/metadata.h"
+
 #include <charconv>
 #include <cmath>
 #include <limits>
 #include <optional>
 
 #include "fmt/format.h"
-#include "grammar/metadata.h"
 #include "ir/op.h"
 #include "nlohmann/json.hpp"
 #include "support/status_macros.h"
@@ -92,8 +93,7 @@ class Reader {
 
 absl::StatusOr<const Json*> Reader::NodeAt(int64_t index) const {
   if (index < 0 || static_cast<uint64_t>(index) >= nodes_->size()) {
-    return Bad(fmt::format("node reference {} is out of range ({} nodes)", index,
-                           nodes_->size()));
+    return Bad(fmt::format("node reference {} is out of range ({} nodes)", index, nodes_->size()));
   }
   const Json& node = (*nodes_)[static_cast<size_t>(index)];
   if (!node.is_object()) return Bad(fmt::format("node {} is not an object", index));
@@ -195,8 +195,8 @@ absl::StatusOr<NDArray> Reader::ReadConstant(const Json& node) {
 
 absl::StatusOr<NDArray> Reader::Tensor(int64_t index) {
   if (index < 0 || static_cast<uint64_t>(index) >= tensors_->size()) {
-    return Bad(fmt::format("tensor index {} is out of range ({} b64ndarrays)", index,
-                           tensors_->size()));
+    return Bad(
+        fmt::format("tensor index {} is out of range ({} b64ndarrays)", index, tensors_->size()));
   }
   std::optional<NDArray>& slot = decoded_[static_cast<size_t>(index)];
   if (!slot) {
@@ -224,8 +224,7 @@ absl::StatusOr<MetaAttrs> Reader::ReadAttrs(const Json& node) const {
   if (!attrs->is_object()) return Bad(fmt::format("the attrs of a '{}' node", out.type_key));
   for (auto it = attrs->begin(); it != attrs->end(); ++it) {
     if (!it->is_string()) {
-      return Bad(fmt::format("field '{}' of a '{}' node is not a string", it.key(),
-                             out.type_key));
+      return Bad(fmt::format("field '{}' of a '{}' node is not a string", it.key(), out.type_key));
     }
     const std::string& raw = it->get_ref<const std::string&>();
     int field = schema ? schema->FieldIndex(it.key()) : -1;

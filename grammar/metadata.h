@@ -31,7 +31,7 @@ struct MetaAttrs {
 };
 
 struct Metadata {
-  std::vector<NDArray> constants;                      // meta[relay.Constant][i]
+  std::vector<NDArray> constants;                       // meta[relay.Constant][i]
   std::map<std::string, std::vector<MetaAttrs>> attrs;  // meta[<attrs type key>][i]
 };
 

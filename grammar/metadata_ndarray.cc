@@ -73,9 +73,8 @@ absl::StatusOr<NDArray> DecodeNDArray(std::string_view bytes) {
   int32_t device_type = 0, device_id = 0, ndim = 0;
   if (!Take(bytes, magic) || !Take(bytes, reserved)) return Truncated("the header");
   if (magic != kNDArrayMagic) {
-    return absl::InvalidArgumentError(
-        fmt::format("bad ndarray magic number 0x{:016X} (expected 0x{:016X})", magic,
-                    kNDArrayMagic));
+    return absl::InvalidArgumentError(fmt::format(
+        "bad ndarray magic number 0x{:016X} (expected 0x{:016X})", magic, kNDArrayMagic));
   }
   if (!Take(bytes, device_type) || !Take(bytes, device_id) || !Take(bytes, ndim)) {
     return Truncated("the header");
@@ -88,9 +87,9 @@ absl::StatusOr<NDArray> DecodeNDArray(std::string_view bytes) {
     return Truncated("the dtype");
   }
   if (!IsSupportedTensorDType(dtype)) {
-    return absl::InvalidArgumentError(fmt::format(
-        "unsupported ndarray dtype (code {}, bits {}, lanes {})", dtype.code, dtype.bits,
-        dtype.lanes));
+    return absl::InvalidArgumentError(
+        fmt::format("unsupported ndarray dtype (code {}, bits {}, lanes {})", dtype.code,
+                    dtype.bits, dtype.lanes));
   }
   std::vector<int64_t> shape(static_cast<size_t>(ndim));
   for (int64_t& d : shape) {
@@ -111,15 +110,15 @@ absl::StatusOr<NDArray> DecodeNDArray(std::string_view bytes) {
   }
   if (zero) elements = 0;
   if (too_big && !zero) {
-    return absl::InvalidArgumentError(fmt::format(
-        "ndarray shape ({}) needs more data than the {} bytes present", fmt::join(shape, ", "),
-        available));
+    return absl::InvalidArgumentError(
+        fmt::format("ndarray shape ({}) needs more data than the {} bytes present",
+                    fmt::join(shape, ", "), available));
   }
   int64_t expected = elements * dtype.bytes();
   if (byte_size != expected) {
-    return absl::InvalidArgumentError(fmt::format(
-        "ndarray size field says {} bytes, but a {} tensor of shape ({}) needs {}", byte_size,
-        dtype.ToString(), fmt::join(shape, ", "), expected));
+    return absl::InvalidArgumentError(
+        fmt::format("ndarray size field says {} bytes, but a {} tensor of shape ({}) needs {}",
+                    byte_size, dtype.ToString(), fmt::join(shape, ", "), expected));
   }
   if (available != byte_size) {
     return absl::InvalidArgumentError(fmt::format(
@@ -166,10 +165,9 @@ absl::StatusOr<std::string> Base64Decode(std::string_view text) {
       unsigned char c = static_cast<unsigned char>(text[i + k]);
       int8_t d = k >= 4 - pad ? 0 : kBase64Table[c];
       if (d < 0) {
-        return absl::InvalidArgumentError(
-            fmt::format("invalid base64 character '{}' at offset {}",
-                        c >= 0x20 && c < 0x7f ? std::string(1, char(c)) : fmt::format("\\x{:02x}", c),
-                        i + k));
+        return absl::InvalidArgumentError(fmt::format(
+            "invalid base64 character '{}' at offset {}",
+            c >= 0x20 && c < 0x7f ? std::string(1, char(c)) : fmt::format("\\x{:02x}", c), i + k));
       }
       v = v << 6 | uint32_t(d);
     }

@@ -139,8 +139,8 @@ class GraphBuilder {
     int64_t shape = Add({"Array"});
     for (int64_t d : array.shape()) {
       bool wide = d > INT32_MAX;
-      int64_t dim = Add(
-          {"IntImm", {{"dtype", wide ? "int64" : "int32"}, {"span", "0"}, {"value", Ref(d)}}});
+      int64_t dim =
+          Add({"IntImm", {{"dtype", wide ? "int64" : "int32"}, {"span", "0"}, {"value", Ref(d)}}});
       nodes_[shape].data.push_back(dim);
     }
     nodes_[type].attrs = {

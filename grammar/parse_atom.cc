@@ -13,14 +13,22 @@ const Expr* Parser::ParseAtomic() {
     case TokenKind::kTrue:
     case TokenKind::kFalse:
       return MakeLiteral(Next());
-    case TokenKind::kLocal: return ParseLocalUse(Next());
-    case TokenKind::kGraph: return ParseGraphUse(Next());
-    case TokenKind::kGlobal: return ParseGlobalUse(Next());
-    case TokenKind::kMeta: return ParseMetaExpr(Next());
-    case TokenKind::kIdent: return ParseOpName();
-    case TokenKind::kFn: return ParseFunctionLiteral();
-    case TokenKind::kIf: return ParseIf();
-    case TokenKind::kLParen: return ParseParenthesized();
+    case TokenKind::kLocal:
+      return ParseLocalUse(Next());
+    case TokenKind::kGraph:
+      return ParseGraphUse(Next());
+    case TokenKind::kGlobal:
+      return ParseGlobalUse(Next());
+    case TokenKind::kMeta:
+      return ParseMetaExpr(Next());
+    case TokenKind::kIdent:
+      return ParseOpName();
+    case TokenKind::kFn:
+      return ParseFunctionLiteral();
+    case TokenKind::kIf:
+      return ParseIf();
+    case TokenKind::kLParen:
+      return ParseParenthesized();
     case TokenKind::kError: {
       // A bad literal or name, already reported: stand in for it and go on.
       return Placeholder(SpanOf(Next()));

@@ -43,29 +43,46 @@ bool Nullable(AttrType type) {
 
 std::string_view Expectation(AttrType type) {
   switch (type) {
-    case AttrType::kInt: return "an integer";
-    case AttrType::kBool: return "a bool (True or False)";
-    case AttrType::kDouble: return "a number";
-    case AttrType::kString: return "a string";
-    case AttrType::kDType: return "a dtype string such as \"float32\"";
-    case AttrType::kInts: return "a list of integers";
-    case AttrType::kIntsArray: return "a list of lists of integers";
-    case AttrType::kDoubles: return "a list of numbers";
-    case AttrType::kInteger: return "an integer or None";
-    case AttrType::kIntOrInts: return "an integer or a list of integers";
-    case AttrType::kAny: return "a value";
+    case AttrType::kInt:
+      return "an integer";
+    case AttrType::kBool:
+      return "a bool (True or False)";
+    case AttrType::kDouble:
+      return "a number";
+    case AttrType::kString:
+      return "a string";
+    case AttrType::kDType:
+      return "a dtype string such as \"float32\"";
+    case AttrType::kInts:
+      return "a list of integers";
+    case AttrType::kIntsArray:
+      return "a list of lists of integers";
+    case AttrType::kDoubles:
+      return "a list of numbers";
+    case AttrType::kInteger:
+      return "an integer or None";
+    case AttrType::kIntOrInts:
+      return "an integer or a list of integers";
+    case AttrType::kAny:
+      return "a value";
   }
   return "a value";
 }
 
 std::string Describe(const AttrValue& v) {
   switch (v.kind()) {
-    case AttrValue::Kind::kNull: return "None";
-    case AttrValue::Kind::kInt: return "an integer";
-    case AttrValue::Kind::kBool: return "a bool";
-    case AttrValue::Kind::kFloat: return "a float";
-    case AttrValue::Kind::kString: return fmt::format("the string \"{}\"", v.as_string());
-    case AttrValue::Kind::kArray: return "a list";
+    case AttrValue::Kind::kNull:
+      return "None";
+    case AttrValue::Kind::kInt:
+      return "an integer";
+    case AttrValue::Kind::kBool:
+      return "a bool";
+    case AttrValue::Kind::kFloat:
+      return "a float";
+    case AttrValue::Kind::kString:
+      return fmt::format("the string \"{}\"", v.as_string());
+    case AttrValue::Kind::kArray:
+      return "a list";
   }
   return "a value";
 }
@@ -170,8 +187,8 @@ bool Parser::ConvertField(const AttrField& field, std::string_view owner, const 
                                        attr.value.as_string(), attr.key, owner));
     return false;
   }
-  Error(attr.value_span, fmt::format("attribute '{}' of '{}' expects {}, found {}", attr.key,
-                                     owner, Expectation(field.type), Describe(attr.value)));
+  Error(attr.value_span, fmt::format("attribute '{}' of '{}' expects {}, found {}", attr.key, owner,
+                                     Expectation(field.type), Describe(attr.value)));
   return false;
 }
 
@@ -272,9 +289,8 @@ const Attrs* Parser::MetaCallAttrs(const Expr* callee, const Token& meta) {
   const AttrsSchema* schema = FindAttrsSchema(object->type_key);
   if (op != nullptr && op->info()->attrs != nullptr) {
     if (schema != op->info()->attrs) {
-      Error(SpanOf(meta), fmt::format("'{}' takes attributes of type '{}', not '{}'",
-                                      op->name(), op->info()->attrs->type_key,
-                                      object->type_key));
+      Error(SpanOf(meta), fmt::format("'{}' takes attributes of type '{}', not '{}'", op->name(),
+                                      op->info()->attrs->type_key, object->type_key));
       return nullptr;
     }
     return SchemaAttrs(schema, op->name(), attrs);

@@ -38,8 +38,9 @@ const Expr* Parser::ParseCallRest(const Expr* callee, uint32_t begin) {
     // The common argument is a lone name or literal: skip the layers of the
     // expression grammar for it.
     TokenKind after = Peek(1).kind;
-    const Expr* arg = after == TokenKind::kComma || after == TokenKind::kRParen ? ParseAtomic()
-                                                                              : ParseExpr(ExprContext::kArgument);
+    const Expr* arg = after == TokenKind::kComma || after == TokenKind::kRParen
+                          ? ParseAtomic()
+                          : ParseExpr(ExprContext::kArgument);
     if (arg == nullptr) return fail();
     items_.push_back(arg);
     if (!Accept(TokenKind::kComma)) break;
@@ -54,9 +55,9 @@ const Expr* Parser::ParseCallRest(const Expr* callee, uint32_t begin) {
     if (!has_attrs) call_attrs_.clear();
     attrs = CallAttrs(callee, call_attrs_);
   }
-  const Call* call = b_.MakeCall(
-      callee, std::span<const Expr* const>(items_.data() + base, items_.size() - base), attrs,
-      Span{lex_.file_id(), begin, prev_end_});
+  const Call* call =
+      b_.MakeCall(callee, std::span<const Expr* const>(items_.data() + base, items_.size() - base),
+                  attrs, Span{lex_.file_id(), begin, prev_end_});
   items_.resize(base);
   return call;
 }
@@ -168,7 +169,8 @@ std::optional<AttrValue> Parser::ParseAttrValue() {
       }
       return inner;
     }
-    case TokenKind::kLBracket: return ParseAttrList();
+    case TokenKind::kLBracket:
+      return ParseAttrList();
     case TokenKind::kIdent:
       if (lex_.TextOf(t) == "None" || lex_.TextOf(t) == "nullptr") {
         Next();

@@ -22,17 +22,28 @@ struct InfixOp {
 // tvm-reference.md 1.6; all left-associative. nullopt for non-infix tokens.
 std::optional<InfixOp> Infix(TokenKind kind) {
   switch (kind) {
-    case TokenKind::kStar: return InfixOp{"multiply", 12};
-    case TokenKind::kSlash: return InfixOp{"divide", 12};
-    case TokenKind::kPlus: return InfixOp{"add", 10};
-    case TokenKind::kMinus: return InfixOp{"subtract", 10};
-    case TokenKind::kLess: return InfixOp{"less", 8};
-    case TokenKind::kLessEqual: return InfixOp{"less_equal", 8};
-    case TokenKind::kGreater: return InfixOp{"greater", 8};
-    case TokenKind::kGreaterEqual: return InfixOp{"greater_equal", 8};
-    case TokenKind::kEqualEqual: return InfixOp{"equal", 7};
-    case TokenKind::kBangEqual: return InfixOp{"not_equal", 7};
-    default: return std::nullopt;
+    case TokenKind::kStar:
+      return InfixOp{"multiply", 12};
+    case TokenKind::kSlash:
+      return InfixOp{"divide", 12};
+    case TokenKind::kPlus:
+      return InfixOp{"add", 10};
+    case TokenKind::kMinus:
+      return InfixOp{"subtract", 10};
+    case TokenKind::kLess:
+      return InfixOp{"less", 8};
+    case TokenKind::kLessEqual:
+      return InfixOp{"less_equal", 8};
+    case TokenKind::kGreater:
+      return InfixOp{"greater", 8};
+    case TokenKind::kGreaterEqual:
+      return InfixOp{"greater_equal", 8};
+    case TokenKind::kEqualEqual:
+      return InfixOp{"equal", 7};
+    case TokenKind::kBangEqual:
+      return InfixOp{"not_equal", 7};
+    default:
+      return std::nullopt;
   }
 }
 
@@ -46,40 +57,10 @@ const Expr* Parser::ParseExpr(ExprContext context) {
   bool failed = false;
   const Expr* result = nullptr;
   for (;;) {
-    bool ok = true;
-    switch (Peek().kind) {
-      case TokenKind::kLet: ok = ParseLetBinding(); break;
-      case TokenKind::kFreeVar: ok = ParseFreeVar(); break;
-      case TokenKind::kLocal:
-        if (Peek(1).kind == TokenKind::kEqual) {
-          // `%x = v;`: a let without its keyword. Say so, and read it as one
-          // so that later uses of %x do not cascade.
-          Error(SpanOf(Peek(1)), "unexpected '=': bind a local variable with 'let %x = ...;'");
-          ok = ParseLetBinding();
-          break;
-        }
-        [[fallthrough]];
-      case TokenKind::kGraph:
-        if (Peek(1).kind == TokenKind::kEqual) {
-          ok = ParseGraphBinding();
-          break;
-        }
-        [[fallthrough]];
-      default: {
-        const uint32_t begin = Peek().begin;
-        const Expr* item = At(TokenKind::kLBrace) ? ParseBlock("block") : ParseBinop();
-        if (item != nullptr && context != ExprContext::kArgument &&
-            Accept(TokenKind::kSemicolon)) {
-          // `e1; e2` sequences: Let with an anonymous variable.
-          pending_.push_back({b_.MakeVar("", nullptr, item->span()), item, begin});
-          continue;
-        }
-        if (item != nullptr) result = item;
-        ok = item != nullptr;
-      }
+    if (ParseStatement(context, &result)) {
+      if (result != nullptr) break;
+      continue;
     }
-    if (result != nullptr) break;
-    if (ok) continue;
     failed = true;
     // Only block bodies resynchronise: an argument or a parenthesised
     // expression fails as a whole and its block recovers.
@@ -96,6 +77,38 @@ const Expr* Parser::ParseExpr(ExprContext context) {
   pending_.resize(base);
   PopScope();
   return body;
+}
+
+bool Parser::ParseStatement(ExprContext context, const Expr** result) {
+  switch (Peek().kind) {
+    case TokenKind::kLet:
+      return ParseLetBinding();
+    case TokenKind::kFreeVar:
+      return ParseFreeVar();
+    case TokenKind::kGraph:
+      if (Peek(1).kind == TokenKind::kEqual) return ParseGraphBinding();
+      break;
+    case TokenKind::kLocal:
+      if (Peek(1).kind == TokenKind::kEqual) {
+        // `%x = v;`: a let without its keyword. Say so, and read it as one
+        // so that later uses of %x do not cascade.
+        Error(SpanOf(Peek(1)), "unexpected '=': bind a local variable with 'let %x = ...;'");
+        return ParseLetBinding();
+      }
+      break;
+    default:
+      break;
+  }
+  const uint32_t begin = Peek().begin;
+  const Expr* item = At(TokenKind::kLBrace) ? ParseBlock("block") : ParseBinop();
+  if (item == nullptr) return false;
+  if (context != ExprContext::kArgument && Accept(TokenKind::kSemicolon)) {
+    // `e1; e2` sequences: a Let with an anonymous variable.
+    pending_.push_back({b_.MakeVar("", nullptr, item->span()), item, begin});
+  } else {
+    *result = item;
+  }
+  return true;
 }
 
 const Expr* Parser::ParseBlock(std::string_view what) {
@@ -183,8 +196,8 @@ const Expr* Parser::ParseBinop() {
     operands_.pop_back();
     const Expr* lhs = operands_.back();
     Span span = lhs->span().Merge(rhs->span());
-    operands_.back() = op.op != nullptr ? b_.MakeCall(op.op, {lhs, rhs}, nullptr, span)
-                                        : Placeholder(span);
+    operands_.back() =
+        op.op != nullptr ? b_.MakeCall(op.op, {lhs, rhs}, nullptr, span) : Placeholder(span);
   };
   while (std::optional<InfixOp> infix = Infix(Peek().kind)) {
     const Span op_span = SpanOf(Next());

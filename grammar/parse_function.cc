@@ -33,7 +33,8 @@ bool Parser::ParseParams(Signature& sig, const TokenPos& open) {
     const std::string_view param_name = lex_.Name(name);
     const Span name_span = SpanOf(name);
     if (At(TokenKind::kLBrace)) {
-      Error(SpanOf(Peek()), "parameter attributes ('{...}', e.g. virtual_device) are not supported");
+      Error(SpanOf(Peek()),
+            "parameter attributes ('{...}', e.g. virtual_device) are not supported");
       return false;
     }
     const Type* type = nullptr;
@@ -71,8 +72,8 @@ bool Parser::ParseSignature(Signature& sig) {
 }
 
 const Function* Parser::FinishFunction(Signature& sig, const Expr* body, Span span) {
-  return b_.MakeFunction(sig.params, body, sig.ret_type, FunctionAttrs(sig.attrs),
-                         sig.type_params, span);
+  return b_.MakeFunction(sig.params, body, sig.ret_type, FunctionAttrs(sig.attrs), sig.type_params,
+                         span);
 }
 
 const Attrs* Parser::FunctionAttrs(const std::vector<ParsedAttr>& attrs) {

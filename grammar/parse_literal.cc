@@ -95,8 +95,8 @@ const MetaAttrs* Parser::MetaAttrsObject(const Token& t) {
   std::string key(lex_.MetaKey(t));
   auto it = metadata_.contents.attrs.find(key);
   if (it == metadata_.contents.attrs.end()) {
-    Error(SpanOf(t), fmt::format("'{}': the metadata section has no '{}' entries",
-                                 lex_.TextOf(t), key));
+    Error(SpanOf(t),
+          fmt::format("'{}': the metadata section has no '{}' entries", lex_.TextOf(t), key));
     return nullptr;
   }
   if (uint64_t(t.int_value) >= it->second.size()) {

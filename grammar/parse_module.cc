@@ -88,9 +88,9 @@ bool Parser::ParseVersion(bool required) {
     return false;
   }
   if (!required || At(TokenKind::kError)) return !required;
-  Error(lex_.SpanAt(Peek().begin), "expected text format semantic version",
-        {Note{lex_.SpanAt(0),
-              fmt::format("add '#[version = \"{}\"]' as the first line", kVersion)}});
+  Error(
+      lex_.SpanAt(Peek().begin), "expected text format semantic version",
+      {Note{lex_.SpanAt(0), fmt::format("add '#[version = \"{}\"]' as the first line", kVersion)}});
   return false;
 }
 

@@ -63,11 +63,10 @@ bool Parser::IsUnsupportedKeyword(TokenKind kind) const {
 }
 
 void Parser::ErrorUnsupported(const Token& t) {
-  bool reference = t.kind == TokenKind::kRef || t.kind == TokenKind::kRefRead ||
-                   t.kind == TokenKind::kRefWrite;
+  bool reference =
+      t.kind == TokenKind::kRef || t.kind == TokenKind::kRefRead || t.kind == TokenKind::kRefWrite;
   Error(SpanOf(t), fmt::format("carve does not support {} ('{}')",
-                               reference ? "references" : "algebraic data types",
-                               lex_.TextOf(t)));
+                               reference ? "references" : "algebraic data types", lex_.TextOf(t)));
 }
 
 // ---- Recovery ----

@@ -25,9 +25,12 @@ const Type* Parser::ParseType() {
   NestingGuard guard(*this, "type");
   if (!guard.ok()) return nullptr;
   switch (Peek().kind) {
-    case TokenKind::kLParen: return ParseTupleType();
-    case TokenKind::kFn: return ParseFuncType();
-    case TokenKind::kIdent: return ParseNamedType();
+    case TokenKind::kLParen:
+      return ParseTupleType();
+    case TokenKind::kFn:
+      return ParseFuncType();
+    case TokenKind::kIdent:
+      return ParseNamedType();
     case TokenKind::kUnderscore:
       Next();
       return NewIncompleteType();
@@ -119,8 +122,8 @@ const Type* Parser::ParseNamedType() {
   if (const TypeVar* tv = FindTypeVar(text)) return tv;
   if (At(TokenKind::kLBracket)) {
     Error(name_span, fmt::format("unknown type '{}' (carve does not support algebraic data "
-                                    "types)",
-                                    text));
+                                 "types)",
+                                 text));
   } else {
     Error(name_span, fmt::format("unknown type '{}'", text));
   }

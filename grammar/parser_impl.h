@@ -164,6 +164,9 @@ class Parser {
   // expr := item (';' item)*, as the context allows. Only kBlock performs
   // panic-mode recovery.
   const Expr* ParseExpr(ExprContext context = ExprContext::kNested);
+  // One statement: a binding (pushed to pending_) or, when `*result` is set,
+  // the sequence's final expression. False on error.
+  bool ParseStatement(ExprContext context, const Expr** result);
   // '{' expr '}' with its own scope.
   const Expr* ParseBlock(std::string_view what);
   bool ParseLetBinding();
@@ -250,8 +253,8 @@ class Parser {
   DiagnosticEngine& diags_;
   const MetadataState& metadata_;
   uint32_t seen_metadata_offset_ = MetadataState::kNone;
-  uint32_t prev_end_ = 0;    // end of the last consumed token
-  bool expr_mode_ = false;   // ParseExpr: globals must already be defined
+  uint32_t prev_end_ = 0;   // end of the last consumed token
+  bool expr_mode_ = false;  // ParseExpr: globals must already be defined
   int depth_ = 0;
   bool reported_depth_ = false;
   bool stopped_ = false;  // too many errors: the parser sees only EOF

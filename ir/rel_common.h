@@ -79,8 +79,9 @@ class AttrReader {
 
   // The raw value (null when absent everywhere).
   AttrValue Raw(std::string_view name) const;
-  bool IsNull(std::string_view name) const { return Raw(name).is_null(); }
 
+  // Scalar fields. Each fails on a value of another kind, and all but Bool
+  // on a null value ("attribute 'axis' must be set").
   absl::StatusOr<int64_t> Int(std::string_view name) const;
   absl::StatusOr<bool> Bool(std::string_view name) const;
   absl::StatusOr<double> Double(std::string_view name) const;
@@ -112,7 +113,7 @@ Dim Computed(int64_t v, std::initializer_list<Dim> from);
 // True when `a` and `b` may be equal (one is `?` or both have one value).
 inline bool DimMatches(Dim a, Dim b) { return a.is_any() || b.is_any() || a.value == b.value; }
 inline bool DimIs(Dim d, int64_t v) { return !d.is_any() && d.value == v; }
-// floordiv / floormod as TVM's indexdiv / indexmod.
+// Division rounding toward -inf (TVM's indexdiv); `b` must be nonzero.
 int64_t FloorDiv(int64_t a, int64_t b);
 // The message of `status` as a std::string (Debian's absl::string_view is
 // not formattable).

@@ -104,11 +104,17 @@ class CycleFinder {
   }
 
   // The search walks from consumers to producers; the message reads in
-  // dataflow order, producer first.
-  std::string Describe(const std::vector<Vertex>& cycle) const {
+  // dataflow order, producer first, starting at the lowest region id.
+  std::string Describe(std::vector<Vertex> cycle) const {
+    std::reverse(cycle.begin(), cycle.end());
+    auto first = std::min_element(cycle.begin(), cycle.end(), [](Vertex a, Vertex b) {
+      if (IsRegionVertex(a) != IsRegionVertex(b)) return IsRegionVertex(a);
+      return a < b;
+    });
+    std::rotate(cycle.begin(), first, cycle.end());
     std::vector<std::string> parts;
-    for (auto it = cycle.rbegin(); it != cycle.rend(); ++it) parts.push_back(DescribeVertex(*it));
-    parts.push_back(DescribeVertex(cycle.back()));
+    for (Vertex v : cycle) parts.push_back(DescribeVertex(v));
+    parts.push_back(DescribeVertex(cycle.front()));
     return fmt::format("{}", fmt::join(parts, " -> "));
   }
 

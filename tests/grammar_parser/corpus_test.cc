@@ -64,8 +64,8 @@ INSTANTIATE_TEST_SUITE_P(
                       "demo_seed_name_3_merge_compiler_regions.relay",
                       "demo_seed_name_4_partition_graph.txt", "dqn.relay",
                       "globals_recursion.relay", "infix_ops.relay", "lstm.relay", "mlp.relay",
-                      "mlp_bound_params.relay", "resnet18_cifar.relay",
-                      "scalars_let_if_fn.relay", "squeezenet1_0.relay", "squeezenet1_1.relay"),
+                      "mlp_bound_params.relay", "resnet18_cifar.relay", "scalars_let_if_fn.relay",
+                      "squeezenet1_0.relay", "squeezenet1_1.relay"),
     [](const auto& info) {
       std::string name = info.param.substr(0, info.param.find('.'));
       for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
@@ -87,9 +87,9 @@ TEST(CorpusStructure, ConvBoundConstants) {
   auto m = ParseCorpus("conv_bound_constants.relay");
   ASSERT_TRUE(m.ok()) << Diagnostics(m);
   EXPECT_EQ(m->size(), 1u);
-  EXPECT_EQ(CountOps(*m), (std::map<std::string, int>{
-                              {"cast", 2}, {"nn.bias_add", 1}, {"nn.conv2d", 1},
-                              {"nn.relu", 1}, {"take", 1}}));
+  EXPECT_EQ(CountOps(*m),
+            (std::map<std::string, int>{
+                {"cast", 2}, {"nn.bias_add", 1}, {"nn.conv2d", 1}, {"nn.relu", 1}, {"take", 1}}));
   const Call* conv = CallsOf(*m, "nn.conv2d").at(0);
   const Constant* weight = ConstArg(conv, 1);
   ASSERT_NE(weight, nullptr);
@@ -111,9 +111,9 @@ TEST(CorpusStructure, ConvBoundConstants) {
   for (const Call* cast : casts) {
     const Constant* c = ConstArg(cast, 0);
     ASSERT_NE(c, nullptr);
-    cast_inputs.emplace_back(c->data().dtype().ToString() + "->" +
-                                 std::string(cast->attrs()->GetString("dtype")),
-                             Values(c->data()));
+    cast_inputs.emplace_back(
+        c->data().dtype().ToString() + "->" + std::string(cast->attrs()->GetString("dtype")),
+        Values(c->data()));
   }
   EXPECT_THAT(cast_inputs, ::testing::UnorderedElementsAre(
                                ::testing::Pair("int8->float32", std::vector<double>{1, -2, 3, -4}),
@@ -151,8 +151,8 @@ TEST(CorpusStructure, SeedPartitionGraphKeepsDashedNames) {
   // Function attributes keep their text order.
   std::vector<std::string_view> keys;
   for (const AttrEntry& e : f->attrs()->entries()) keys.push_back(e.key);
-  EXPECT_EQ(keys, (std::vector<std::string_view>{"Compiler", "Primitive", "Inline",
-                                                 "global_symbol"}));
+  EXPECT_EQ(keys,
+            (std::vector<std::string_view>{"Compiler", "Primitive", "Inline", "global_symbol"}));
   EXPECT_EQ(f->attrs()->GetInt("Primitive"), 1);
   const Call* add = CallsOf(*m, "add").at(0);
   EXPECT_EQ(add->args()[0], f->params()[0]);
@@ -209,15 +209,15 @@ TEST(CorpusStructure, ScalarsOfEveryPrintedDType) {
   const Expr* e = m->Lookup("main")->body();
   while (const Let* let = DynCast<Let>(e)) {
     if (const Constant* c = DynCast<Constant>(let->value())) {
-      values.push_back(fmt::format("{} {}", c->data().dtype().ToString(),
-                                   c->data().GetAsDouble(0)));
+      values.push_back(
+          fmt::format("{} {}", c->data().dtype().ToString(), c->data().GetAsDouble(0)));
     }
     e = let->body();
   }
-  EXPECT_THAT(values, ::testing::ElementsAre("int32 42", "int16 -7", "int64 9000000000",
-                                             "float32 2.5", "float16 0.5", "float64 0.001",
-                                             "bool 1", "bool 0", "int8 -3", "uint8 200",
-                                             "float32 -inf"));
+  EXPECT_THAT(values,
+              ::testing::ElementsAre("int32 42", "int16 -7", "int64 9000000000", "float32 2.5",
+                                     "float16 0.5", "float64 0.001", "bool 1", "bool 0", "int8 -3",
+                                     "uint8 200", "float32 -inf"));
 }
 
 }  // namespace

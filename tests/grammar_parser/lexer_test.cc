@@ -55,11 +55,11 @@ TEST(Lexer, Names) {
 
 TEST(Lexer, ProjectionsAfterDots) {
   // `0.1` after a dot is two tuple indices, not a float.
-  EXPECT_THAT(Lex("%x.0.1"), ElementsAre("local variable:%x", "'.':.", "integer literal:0",
-                                         "'.':.", "integer literal:1"));
+  EXPECT_THAT(Lex("%x.0.1"), ElementsAre("local variable:%x", "'.':.", "integer literal:0", "'.':.",
+                                         "integer literal:1"));
   EXPECT_THAT(Lex("%a.b.0"), ElementsAre("local variable:%a.b", "'.':.", "integer literal:0"));
-  EXPECT_THAT(Lex("(%x).12"), ElementsAre("'(':(", "local variable:%x", "')':)", "'.':.",
-                                          "integer literal:12"));
+  EXPECT_THAT(Lex("(%x).12"),
+              ElementsAre("'(':(", "local variable:%x", "')':)", "'.':.", "integer literal:12"));
 }
 
 TEST(Lexer, KeywordsAndPunctuation) {
@@ -68,10 +68,9 @@ TEST(Lexer, KeywordsAndPunctuation) {
                           "'free_var':free_var", "'True':True", "'False':False", "'_':_",
                           "'match':match", "'ref':ref"));
   EXPECT_THAT(Lex("<= < = == => -> ... != ! ? | * / + ; : , [ ] { }"),
-              ElementsAre("'<=':<=", "'<':<", "'=':=", "'==':==", "'=>':=>", "'->':->",
-                          "'...':...", "'!=':!=", "'!':!", "'?':?", "'|':|", "'*':*", "'/':/",
-                          "'+':+", "';':;", "':'::", "',':,", "'[':[", "']':]", "'{':{",
-                          "'}':}"));
+              ElementsAre("'<=':<=", "'<':<", "'=':=", "'==':==", "'=>':=>", "'->':->", "'...':...",
+                          "'!=':!=", "'!':!", "'?':?", "'|':|", "'*':*", "'/':/", "'+':+", "';':;",
+                          "':'::", "',':,", "'[':[", "']':]", "'{':{", "'}':}"));
   // Spaced two-character operators are two tokens.
   EXPECT_THAT(Lex("< ="), ElementsAre("'<':<", "'=':="));
 }
@@ -165,7 +164,8 @@ TEST(Lexer, BadLiterals) {
   EXPECT_EQ(LexError("99999999999i32"), "int32 literal '99999999999i32' is out of range");
   EXPECT_EQ(LexError("32768i16"), "int16 literal '32768i16' is out of range");
   EXPECT_EQ(LexError("-1u8"), "uint8 literal '-1u8' is out of range");
-  EXPECT_EQ(LexError("99999999999999999999"), "int64 literal '99999999999999999999' is out of range");
+  EXPECT_EQ(LexError("99999999999999999999"),
+            "int64 literal '99999999999999999999' is out of range");
   EXPECT_EQ(LexError("5i7"), "invalid suffix 'i7' on numeric literal '5i7'");
   EXPECT_EQ(LexError("12abc"), "invalid suffix 'abc' on numeric literal '12abc'");
   EXPECT_EQ(LexError("1.5i32"), "integer literal '1.5i32' cannot have a fraction or exponent");

@@ -54,7 +54,8 @@ TEST(Base64, RejectsMalformedText) {
 
 TEST(NDArrayCodec, DecodesTvmBytes) {
   // b64ndarrays[3] of conv_bound_constants.relay: int8 (2, 2) = [1, -2, 3, -4].
-  auto bytes = Base64Decode("P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAgAAAAAIAQACAAAAAAAAAAIAAAAAAAAABAAAAAAAAAAB/gP8");
+  auto bytes = Base64Decode(
+      "P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAgAAAAAIAQACAAAAAAAAAAIAAAAAAAAABAAAAAAAAAAB/gP8");
   ASSERT_TRUE(bytes.ok());
   auto array = DecodeNDArray(*bytes);
   ASSERT_TRUE(array.ok()) << array.status();
@@ -66,10 +67,10 @@ TEST(NDArrayCodec, DecodesTvmBytes) {
 }
 
 TEST(NDArrayCodec, RoundTripsEveryDType) {
-  for (DataType dtype : {DataType::Bool(), DataType::Float(16), DataType::Float(32),
-                         DataType::Float(64), DataType::Int(8), DataType::Int(16),
-                         DataType::Int(32), DataType::Int(64), DataType::UInt(8),
-                         DataType::UInt(16), DataType::UInt(32), DataType::UInt(64)}) {
+  for (DataType dtype :
+       {DataType::Bool(), DataType::Float(16), DataType::Float(32), DataType::Float(64),
+        DataType::Int(8), DataType::Int(16), DataType::Int(32), DataType::Int(64),
+        DataType::UInt(8), DataType::UInt(16), DataType::UInt(32), DataType::UInt(64)}) {
     NDArray a = Filled(dtype, {2, 3});
     auto back = DecodeNDArray(EncodeNDArray(a));
     ASSERT_TRUE(back.ok()) << dtype.ToString() << ": " << back.status();

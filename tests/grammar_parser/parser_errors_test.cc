@@ -37,7 +37,8 @@ TEST(ParseErrors, TruncatedCall) {
 }
 
 TEST(ParseErrors, RenderedWithSourceLineCaretAndNote) {
-  auto m = ParseModule("t.relay", std::string(kHeader) + "def @main(%x: int32) {\n  add(%x, 1;\n}\n");
+  auto m =
+      ParseModule("t.relay", std::string(kHeader) + "def @main(%x: int32) {\n  add(%x, 1;\n}\n");
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(RenderStatus(m.status()),
             "t.relay:3:12: error: expected ')' after call arguments\n"
@@ -70,7 +71,8 @@ TEST(ParseErrors, UnbalancedBrackets) {
 TEST(ParseErrors, UnknownOperatorSuggestsTheNearest) {
   EXPECT_EQ(Errors("def @main(%x: int32) {\n  nn.conv2(%x)\n}\n"),
             "3:3: unknown operator 'nn.conv2' (did you mean 'nn.conv2d'?)\n");
-  EXPECT_EQ(Errors("def @main(%x: int32) { true }\n"), "2:24: unknown operator 'true' (did you mean 'True'?)\n");
+  EXPECT_EQ(Errors("def @main(%x: int32) { true }\n"),
+            "2:24: unknown operator 'true' (did you mean 'True'?)\n");
 }
 
 TEST(ParseErrors, AttributeErrors) {
@@ -78,8 +80,9 @@ TEST(ParseErrors, AttributeErrors) {
             "3:21: unknown attribute 'stride' for 'nn.conv2d' (did you mean 'strides'?)\n");
   EXPECT_EQ(Errors("def @main(%x: int32) { nn.softmax(%x, zzz=1) }\n"),
             "2:39: unknown attribute 'zzz' for 'nn.softmax' (its attributes are: axis)\n");
-  EXPECT_EQ(Errors("def @main(%x: int32) {\n  nn.conv2d(%x, %x, groups=\"two\")\n}\n"),
-            "3:28: attribute 'groups' of 'nn.conv2d' expects an integer, found the string \"two\"\n");
+  EXPECT_EQ(
+      Errors("def @main(%x: int32) {\n  nn.conv2d(%x, %x, groups=\"two\")\n}\n"),
+      "3:28: attribute 'groups' of 'nn.conv2d' expects an integer, found the string \"two\"\n");
   EXPECT_EQ(Errors("def @main(%x: int32) { nn.conv2d(%x, %x, padding=1.5f) }\n"),
             "2:50: attribute 'padding' of 'nn.conv2d' expects a list of integers, found a float\n");
   EXPECT_EQ(Errors("def @main(%x: int32) { nn.max_pool2d(%x, pool_size=[1], ceil_mode=2) }\n"),
@@ -177,10 +180,12 @@ TEST(ParseErrors, MetadataReferences) {
   EXPECT_EQ(Errors("def @main() { meta[relay.Constant][1] }\n" + metadata),
             "2:15: 'meta[relay.Constant][1]' is out of range: the metadata section has 1 "
             "relay.Constant entries\n");
-  EXPECT_EQ(Errors("def @main(%x) { annotation.compiler_begin(%x, meta[relay.attrs.CompilerAttrs][0]) }\n" +
-                   metadata),
-            "2:47: 'meta[relay.attrs.CompilerAttrs][0]': the metadata section has no "
-            "'relay.attrs.CompilerAttrs' entries\n");
+  EXPECT_EQ(
+      Errors(
+          "def @main(%x) { annotation.compiler_begin(%x, meta[relay.attrs.CompilerAttrs][0]) }\n" +
+          metadata),
+      "2:47: 'meta[relay.attrs.CompilerAttrs][0]': the metadata section has no "
+      "'relay.attrs.CompilerAttrs' entries\n");
   EXPECT_EQ(Errors("def @main() { meta[relay.Constant][0] }\n#[metadata]\n{\"root\": 1,"),
             "3:1: invalid metadata section: parse error at line 2, column 12: syntax error while "
             "parsing object key - unexpected end of input; expected string literal\n");
@@ -226,14 +231,14 @@ TEST(ParseErrors, DeepNestingIsAnErrorNotACrash) {
     std::vector<Diagnostic> diags = StatusToDiagnostics(m.status());
     return diags.size() == 1 ? diags[0].message : Locations(m.status());
   };
-  EXPECT_EQ(single_error("def @main() { " + std::string(n, '(') + "1" + std::string(n, ')') +
-                         " }"),
+  EXPECT_EQ(single_error("def @main() { " + std::string(n, '(') + "1" + std::string(n, ')') + " }"),
             "expression nested too deeply (the limit is 1000 levels)");
   std::string blocks;
   for (int i = 0; i < n; ++i) blocks += "{ ";
   blocks += "1";
   for (int i = 0; i < n; ++i) blocks += " }";
-  EXPECT_EQ(single_error("def @main() " + blocks), "expression nested too deeply (the limit is 1000 levels)");
+  EXPECT_EQ(single_error("def @main() " + blocks),
+            "expression nested too deeply (the limit is 1000 levels)");
   EXPECT_EQ(single_error("def @main(%x: " + std::string(n, '(') + "int32" + std::string(n, ')') +
                          ") { %x }"),
             "type nested too deeply (the limit is 1000 levels)");
@@ -288,8 +293,9 @@ TEST(ParseErrors, RandomBytesNeverCrash) {
 }
 
 TEST(ParseErrors, EmptyAndWhitespaceOnly) {
-  EXPECT_EQ(RawErrors(""), "1:1: expected text format semantic version\n"
-                           "  note 1:1: add '#[version = \"0.0.5\"]' as the first line\n");
+  EXPECT_EQ(RawErrors(""),
+            "1:1: expected text format semantic version\n"
+            "  note 1:1: add '#[version = \"0.0.5\"]' as the first line\n");
   EXPECT_EQ(Errors("   \n// nothing\n"), "OK");
   EXPECT_THAT(Errors("def"), HasSubstr("expected a global name such as '@main' after 'def'"));
 }

@@ -68,8 +68,7 @@ TEST(ParseOperators, PrecedenceTable) {
 }
 
 TEST(ParseOperators, PostfixBindsTighterThanInfix) {
-  EXPECT_EQ(E("free_var %t; free_var %f; %t.0 + %f(1)"),
-            "add(%t.0, %f(int32:1))");
+  EXPECT_EQ(E("free_var %t; free_var %f; %t.0 + %f(1)"), "add(%t.0, %f(int32:1))");
 }
 
 TEST(ParseOperators, LongChainsAreIterative) {
@@ -108,8 +107,7 @@ TEST(ParseStatements, LetChainsAndSequencing) {
   EXPECT_EQ(E("let %x = 1; let %y = add(%x, %x); %y"),
             "let %x = int32:1; let %y = add(%x, %x); %y");
   EXPECT_EQ(E("1; 2"), "let % = int32:1; int32:2");
-  EXPECT_EQ(E("let %x: int32 = 1; { let %x = 2; %x }"),
-            "let %x = int32:1; let %x = int32:2; %x");
+  EXPECT_EQ(E("let %x: int32 = 1; { let %x = 2; %x }"), "let %x = int32:1; let %x = int32:2; %x");
 }
 
 TEST(ParseStatements, GraphBindingsShareNodes) {
@@ -155,8 +153,7 @@ TEST(ParseExpressions, IfAndFunctions) {
   EXPECT_EQ(E("fn (%x) { %x }(1)"), "fn(%x){%x}(int32:1)");
   EXPECT_EQ(E("fn () { () }"), "fn(){()}");
   // A let-bound function sees itself (recursion through let, as TVM).
-  EXPECT_EQ(E("let %f = fn (%n) { %f(%n) }; %f(1)"),
-            "let %f = fn(%n){%f(%n)}; %f(int32:1)");
+  EXPECT_EQ(E("let %f = fn (%n) { %f(%n) }; %f(1)"), "let %f = fn(%n){%f(%n)}; %f(int32:1)");
 }
 
 TEST(ParseExpressions, FunctionTypesAndAttributes) {
@@ -176,8 +173,7 @@ TEST(ParseExpressions, FunctionTypesAndAttributes) {
     attrs.push_back(std::string(entry.key) + "=" + AttrValueToString(entry.value));
   }
   EXPECT_THAT(attrs, ::testing::ElementsAre("Composite=\"dnnl.conv\"", "Primitive=1",
-                                            "relay.reshape_only=1",
-                                            "note=\"a\\\"b\\\\c\\n\""));
+                                            "relay.reshape_only=1", "note=\"a\\\"b\\\\c\\n\""));
   EXPECT_EQ(fn->GetStringAttr("note"), "a\"b\\c\n");
 }
 
@@ -202,6 +198,24 @@ TEST(ParseTypes, AllForms) {
   EXPECT_EQ(type_of("fn (int32, float32) -> bool"), "fn (int32, float32) -> bool");
   EXPECT_EQ(type_of("fn () -> ()"), "fn () -> ()");
   EXPECT_EQ(type_of("_").substr(0, 1), "_");
+  EXPECT_EQ(type_of("fn [A](A) -> A"), "fn [A](A) -> A");
+}
+
+TEST(ParseTypes, TypeVariablesAndSpacedArrows) {
+  Module module;
+  auto e = ParseExpr("test", "fn [A, B](%x: A, %y: (B, A)) - > B { %y.0 }", module);
+  ASSERT_TRUE(e.ok()) << Diagnostics(e);
+  const Function* fn = Cast<Function>(*e);
+  ASSERT_EQ(fn->type_params().size(), 2u);
+  EXPECT_EQ(fn->ret_type(), fn->type_params()[1]);
+  const TupleType* pair = DynCast<TupleType>(fn->params()[1]->annotation());
+  ASSERT_NE(pair, nullptr);
+  EXPECT_EQ(pair->fields()[1], fn->type_params()[0]);
+  // Incomplete types are each distinct holes.
+  auto holes = ParseExpr("test", "fn (%a: _, %b: _) { %a }", module);
+  ASSERT_TRUE(holes.ok()) << Diagnostics(holes);
+  const Function* h = Cast<Function>(*holes);
+  EXPECT_NE(h->params()[0]->annotation(), h->params()[1]->annotation());
 }
 
 TEST(ParseCalls, OpAttributesFollowTheSchema) {
@@ -249,7 +263,7 @@ TEST(ParseCalls, AttributeConversions) {
   EXPECT_TRUE(dense->Find("units")->is_null());
   const Attrs* no_attrs = attrs("nn.dense(%x, %w)");
   ASSERT_NE(no_attrs, nullptr);
-  EXPECT_TRUE(no_attrs->Find("units")->is_null());  // required, left null
+  EXPECT_TRUE(no_attrs->Find("units")->is_null());                   // required, left null
   const Attrs* comma_free = attrs("clip(%x, a_min=0f a_max=(6f))");  // TVM: commas optional
   ASSERT_NE(comma_free, nullptr);
   EXPECT_EQ(comma_free->GetFloat("a_max"), 6.0);
@@ -359,6 +373,27 @@ TEST(ParseModules, SpansPointIntoTheSource) {
   EXPECT_EQ(file->text().substr(main->params()[0]->span().begin, 2), "%x");
   EXPECT_EQ(file->text().substr(add->args()[1]->span().begin, 1), "1");
   EXPECT_TRUE(main->span().valid());
+}
+
+TEST(ParseModules, Files) {
+  auto m = ParseModuleFile(testing_util::CorpusPath("mlp.relay"));
+  ASSERT_TRUE(m.ok()) << Diagnostics(m);
+  const Function* main = m->Lookup("main");
+  ASSERT_NE(main, nullptr);
+  const SourceFile* file = SourceManager::Global().Get(main->span().file);
+  ASSERT_NE(file, nullptr);
+  EXPECT_EQ(file->name(), testing_util::CorpusPath("mlp.relay"));
+  auto missing = ParseModuleFile("/nonexistent/model.relay");
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(missing.status().message(), "cannot open '/nonexistent/model.relay'");
+}
+
+TEST(ParseModules, CommentsAnywhere) {
+  auto m =
+      M("// leading\ndef /* a */ @main /* b */ ( /* c */ %x /* d */ : /* e */ int32 ) "
+        "/* f */ { /* g /* nested */ */ add /* h */ (%x, /* i */ 1) // j\n }");
+  ASSERT_TRUE(m.ok()) << Diagnostics(m);
+  EXPECT_EQ(Sexp(m->Lookup("main")->body()), "add(%x, int32:1)");
 }
 
 TEST(ParseModules, NestingUpToTheLimitIsFine) {

@@ -7,8 +7,8 @@
 
 #include "absl/status/statusor.h"
 #include "fmt/format.h"
-#include "ir/expr.h"
 #include "grammar/parser.h"
+#include "ir/expr.h"
 #include "support/diagnostics.h"
 
 namespace carve::testing_util {
@@ -53,13 +53,17 @@ inline std::string Locations(const absl::Status& status) {
 // `fn(%x){body}`. Not for deep trees.
 inline std::string Sexp(const Expr* e) {
   switch (e->kind()) {
-    case ExprKind::kVar: return "%" + std::string(Cast<Var>(e)->name());
-    case ExprKind::kGlobalVar: return "@" + std::string(Cast<GlobalVar>(e)->name());
-    case ExprKind::kOp: return std::string(Cast<OpExpr>(e)->name());
+    case ExprKind::kVar:
+      return "%" + std::string(Cast<Var>(e)->name());
+    case ExprKind::kGlobalVar:
+      return "@" + std::string(Cast<GlobalVar>(e)->name());
+    case ExprKind::kOp:
+      return std::string(Cast<OpExpr>(e)->name());
     case ExprKind::kConstant: {
       const NDArray& a = Cast<Constant>(e)->data();
       if (a.rank() != 0) return "const" + a.dtype().ToString();
-      if (a.dtype().is_float()) return fmt::format("{}:{:g}", a.dtype().ToString(), a.GetAsDouble(0));
+      if (a.dtype().is_float())
+        return fmt::format("{}:{:g}", a.dtype().ToString(), a.GetAsDouble(0));
       return fmt::format("{}:{}", a.dtype().ToString(), int64_t(a.GetAsDouble(0)));
     }
     case ExprKind::kCall: {

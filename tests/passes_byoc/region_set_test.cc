@@ -1,0 +1,191 @@
+// Ports of TVM v0.16 tests/python/relay/test_annotated_regions.py
+// (tvm-reference 6.5), plus malformed annotations and the cycle check.
+#include <algorithm>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "passes/annotated_region_set.h"
+#include "passes/annotation.h"
+#include "passes/region_verify.h"
+#include "tests/passes_byoc/byoc_test_util.h"
+
+namespace carve::testing {
+namespace {
+
+using ::testing::UnorderedElementsAreArray;
+
+// Builds graphs node by node, as the Python tests do.
+class RegionSetTest : public ::testing::Test {
+ protected:
+  const Var* V(std::string_view name) {
+    return b_.MakeVar(name, TensorTy(DataType::Float(32), {10, 10}));
+  }
+  const Call* Op(std::string_view op, std::initializer_list<const Expr*> args) {
+    return b_.MakeCall(GetOp(op), args);
+  }
+  const Call* Begin(const Expr* e, std::string_view t) { return MakeCompilerBegin(b_, e, t); }
+  const Call* End(const Expr* e, std::string_view t) { return MakeCompilerEnd(b_, e, t); }
+
+  // TVM's check_region: the region holding args[0] has this target, inputs,
+  // nodes and outputs (as sets).
+  void CheckRegion(const AnnotatedRegionSet& set, std::string_view target,
+                   std::vector<const Expr*> args, std::vector<const Expr*> nodes,
+                   std::vector<const Expr*> rets) {
+    AnnotatedRegionSet::RegionId id = set.GetRegion(args[0]);
+    ASSERT_NE(id, AnnotatedRegionSet::kNoRegion);
+    EXPECT_EQ(set.Target(id), target);
+    std::vector<const Expr*> ins(set.Ins(id).begin(), set.Ins(id).end());
+    std::vector<const Expr*> outs(set.Outs(id).begin(), set.Outs(id).end());
+    EXPECT_THAT(ins, UnorderedElementsAreArray(args));
+    EXPECT_THAT(set.Nodes(id), UnorderedElementsAreArray(nodes));
+    EXPECT_THAT(outs, UnorderedElementsAreArray(rets));
+  }
+
+  Module mod_;
+  IRBuilder b_{mod_.arena()};
+};
+
+TEST_F(RegionSetTest, Diamond) {
+  const Var* data = V("data");
+  const Call* cb_1 = Begin(data, "test_target");
+  const Call* o_1 = Op("abs", {cb_1});
+  const Call* ce_1 = End(o_1, "test_target");
+  const Call* ce_2 = End(o_1, "test_target");
+  const Call* cb_2 = Begin(ce_1, "test_target");
+  const Call* o_2 = Op("nn.relu", {cb_2});
+  const Call* ce_3 = End(o_2, "test_target");
+  const Call* cb_d = Begin(ce_2, "default");
+  const Call* x = Op("tanh", {cb_d});
+  const Call* ce_d = End(x, "default");
+  const Call* cb_3 = Begin(ce_3, "test_target");
+  const Call* cb_4 = Begin(ce_d, "test_target");
+  const Call* o_3 = Op("add", {cb_3, cb_4});
+  const Call* ce_4 = End(o_3, "test_target");
+  const Function* diamond = b_.MakeFunction(std::vector<const Var*>{data}, ce_4);
+
+  absl::StatusOr<AnnotatedRegionSet> set = AnnotatedRegionSet::Create(diamond);
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_EQ(set->size(), 4u);
+  CheckRegion(*set, "test_target", {cb_1}, {cb_1, o_1, ce_1, ce_2}, {ce_1, ce_2});
+  CheckRegion(*set, "test_target", {cb_2}, {cb_2, o_2, ce_3}, {ce_3});
+  CheckRegion(*set, "default", {cb_d}, {cb_d, x, ce_d}, {ce_d});
+  CheckRegion(*set, "test_target", {cb_3, cb_4}, {cb_3, cb_4, o_3, ce_4}, {ce_4});
+  // Ids count compiler_begins in TVM's visit order; merged ids disappear.
+  EXPECT_EQ(set->RegionIds(), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(set->GetRegion(cb_4), set->GetRegion(cb_3));
+  EXPECT_EQ(set->GetRegion(data), AnnotatedRegionSet::kNoRegion);
+}
+
+TEST_F(RegionSetTest, Merged) {
+  const Var* data = V("data");
+  const Call* cb_1 = Begin(data, "test_target");
+  const Call* o_1 = Op("abs", {cb_1});
+  const Call* ce_2 = End(o_1, "test_target");
+  const Call* o_2 = Op("nn.relu", {o_1});
+  const Call* ce_3 = End(o_2, "test_target");
+  const Call* cb_d = Begin(ce_2, "default");
+  const Call* x = Op("tanh", {cb_d});
+  const Call* ce_d = End(x, "default");
+  const Call* cb_3 = Begin(ce_3, "test_target");
+  const Call* cb_4 = Begin(ce_d, "test_target");
+  const Call* o_3 = Op("add", {cb_3, cb_4});
+  const Call* o_4 = Op("add", {cb_3, cb_4});
+  const Tuple* o_5 = b_.MakeTuple(std::vector<const Expr*>{o_3, o_4});
+  const Call* ce_4 = End(o_5, "test_target");
+  const Function* merged = b_.MakeFunction(std::vector<const Var*>{data}, ce_4);
+
+  absl::StatusOr<AnnotatedRegionSet> set = AnnotatedRegionSet::Create(merged);
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_EQ(set->size(), 3u);
+  CheckRegion(*set, "test_target", {cb_1}, {cb_1, o_1, o_2, ce_2, ce_3}, {ce_2, ce_3});
+  CheckRegion(*set, "default", {cb_d}, {cb_d, x, ce_d}, {ce_d});
+  CheckRegion(*set, "test_target", {cb_3, cb_4}, {cb_3, cb_4, o_3, o_4, o_5, ce_4}, {ce_4});
+}
+
+// The outputs of a region are listed in visit order (PartitionGraph's tuple
+// order): here relu's end is reached before abs's.
+TEST_F(RegionSetTest, OutputsInVisitOrder) {
+  const Var* data = V("data");
+  const Call* cb_1 = Begin(data, "t");
+  const Call* o_1 = Op("abs", {cb_1});
+  const Call* ce_2 = End(o_1, "t");
+  const Call* o_2 = Op("nn.relu", {o_1});
+  const Call* ce_3 = End(o_2, "t");
+  const Call* x = Op("tanh", {ce_2});
+  const Call* o_3 = Op("add", {Begin(ce_3, "t"), Begin(x, "t")});
+  const Function* fn = b_.MakeFunction(std::vector<const Var*>{data}, End(o_3, "t"));
+  absl::StatusOr<AnnotatedRegionSet> set = AnnotatedRegionSet::Create(fn);
+  ASSERT_TRUE(set.ok()) << set.status();
+  std::vector<const Call*> outs = set->Outs(set->GetRegion(o_1));
+  EXPECT_EQ(outs, (std::vector<const Call*>{ce_3, ce_2}));
+}
+
+TEST_F(RegionSetTest, EndWithoutRegionIsAnError) {
+  const Var* data = V("data");
+  const Function* fn = b_.MakeFunction(std::vector<const Var*>{data}, End(data, "t"));
+  absl::StatusOr<AnnotatedRegionSet> set = AnnotatedRegionSet::Create(fn);
+  ASSERT_FALSE(set.ok());
+  EXPECT_EQ(set.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(set.status().message()), ::testing::HasSubstr("closes no region"));
+}
+
+TEST_F(RegionSetTest, EndOfAnotherTargetIsAnError) {
+  const Var* data = V("data");
+  const Call* relu = Op("nn.relu", {Begin(data, "a")});
+  const Function* fn = b_.MakeFunction(std::vector<const Var*>{data}, End(relu, "b"));
+  absl::StatusOr<AnnotatedRegionSet> set = AnnotatedRegionSet::Create(fn);
+  ASSERT_FALSE(set.ok());
+  EXPECT_THAT(std::string(set.status().message()),
+              ::testing::HasSubstr("closes a region of target 'a'"));
+}
+
+TEST_F(RegionSetTest, PartlyAnnotatedInputsAreAnError) {
+  const Var* a = V("a");
+  const Var* c = V("c");
+  const Call* add = Op("add", {Begin(a, "t"), c});
+  const Function* fn = b_.MakeFunction(std::vector<const Var*>{a, c}, End(add, "t"));
+  absl::StatusOr<AnnotatedRegionSet> set = AnnotatedRegionSet::Create(fn);
+  ASSERT_FALSE(set.ok());
+  EXPECT_THAT(std::string(set.status().message()),
+              ::testing::HasSubstr("inconsistent annotations"));
+}
+
+// Hand-made annotations (what TVM's MergeCompilerRegions makes when a path
+// leaves the target through a node outside every region): one region holds
+// relu and add, while concatenate, outside, reads relu and feeds add.
+TEST(RegionCycle, FoundWithAWitness) {
+  Module mod = ParseTyped(R"(
+def @main(%x: Tensor[(2, 2), float32]) {
+  %0 = annotation.compiler_begin(%x, compiler="t");
+  %1 = nn.relu(%0);
+  %2 = annotation.compiler_end(%1, compiler="t");
+  %3 = (%2, %x);
+  %4 = annotation.compiler_begin(%3, compiler="default");
+  %5 = concatenate(%4);
+  %6 = annotation.compiler_end(%5, compiler="default");
+  %7 = annotation.compiler_begin(%6, compiler="t");
+  %8 = add(%1, %7);
+  annotation.compiler_end(%8, compiler="t")
+})");
+  absl::Status status = VerifyRegionsAcyclic(mod);
+  ASSERT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
+  EXPECT_THAT(std::string(status.message()),
+              ::testing::HasSubstr(
+                  "region 0 (t) -> tuple at test.relay:6:8 -> region 1 (default) -> region 0 (t)"));
+}
+
+TEST(RegionCycle, AcyclicRegionsPass) {
+  Module mod = ParseTyped(R"(
+def @main(%x: Tensor[(2, 2), float32]) {
+  %0 = annotation.compiler_begin(%x, compiler="t");
+  %1 = nn.relu(%0);
+  %2 = annotation.compiler_end(%1, compiler="t");
+  %3 = annotation.compiler_begin(%2, compiler="default");
+  %4 = tanh(%3);
+  annotation.compiler_end(%4, compiler="default")
+})");
+  EXPECT_TRUE(VerifyRegionsAcyclic(mod).ok());
+}
+
+}  // namespace
+}  // namespace carve::testing
