@@ -47,11 +47,9 @@ const Expr* Parser::ParseCallRest(const Expr* callee, uint32_t begin) {
   }
   if (!Expect(TokenKind::kRParen, "')' after call arguments", &open)) return fail();
   const Attrs* attrs = cached_attrs;
-  if (cached_attrs != nullptr) {
-    // converted before
-  } else if (meta_attrs) {
+  if (attrs == nullptr && meta_attrs) {
     attrs = MetaCallAttrs(callee, *meta_attrs);
-  } else {
+  } else if (attrs == nullptr) {
     if (!has_attrs) call_attrs_.clear();
     attrs = CallAttrs(callee, call_attrs_);
   }

@@ -276,7 +276,7 @@ bool DslParser::ParseBackendMember(BackendSpec& backend) {
     if (op == nullptr) return false;
     Span span = SpanFrom(at);
     std::shared_ptr<const Predicate> pred;
-    if (AcceptWord("where")) {
+    if (AcceptWord("where") || Accept(TokenKind::kIf)) {  // `if` reads well here too
       TokenPos where_at = Peek();
       pred = ParsePredicate();
       if (pred == nullptr) return false;

@@ -8,7 +8,7 @@
 //              | 'rule' NAME '=' def '=>' template ';'
 //              | 'backend' NAME '{' member* '}'
 //   member    := 'ops' OPNAME,+ ';'
-//              | 'op' OPNAME ('where' pred)? ';'          (`?` is the call)
+//              | 'op' OPNAME (('where' | 'if') pred)? ';'  (`?` is the call)
 //              | 'composite' NAME '=' def ';'             (named BACKEND.NAME)
 //   def       := alt ('where' pred)?
 //   alt       := postfix ('|' postfix)*                   (ordered choice)

@@ -29,10 +29,14 @@ DocId DocStore::New() {
   return static_cast<DocId>(docs_.size() - 1);
 }
 
-void DocStore::AppendRef(DocId doc, DocId target) {
-  char bytes[5] = {kRef};
+void AppendRef(std::string* doc, DocId target) {
+  char bytes[1 + sizeof(DocId)] = {DocStore::kRef};
   std::memcpy(bytes + 1, &target, sizeof(target));
-  docs_[doc].append(bytes, sizeof(bytes));
+  doc->append(bytes, sizeof(bytes));
+}
+
+void DocStore::AppendRef(DocId doc, DocId target) {
+  print_internal::AppendRef(&docs_[doc], target);
 }
 
 void DocStore::Render(DocId root, std::string* out) const {

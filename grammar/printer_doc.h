@@ -45,6 +45,8 @@ class DocStore {
   std::vector<std::string> docs_;
 };
 
+// Appends a reference to `target` to the bytes of a document.
+void AppendRef(std::string* doc, DocId target);
 // Appends the marker that indents (or dedents) a body in a document.
 inline void AppendIndent(std::string* doc) { doc->push_back(DocStore::kIndent); }
 inline void AppendDedent(std::string* doc) { doc->push_back(DocStore::kDedent); }

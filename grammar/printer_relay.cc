@@ -33,12 +33,24 @@ void RelayTextPrinter::Push(Frame::Kind kind, const Expr* expr, uint32_t node, b
 Text RelayTextPrinter::Run() {
   while (!frames_.empty()) {
     switch (frames_.back().kind) {
-      case Frame::kPrint: StepPrint(); break;
-      case Frame::kVisit: StepVisit(); break;
-      case Frame::kFunction: StepFunction(); break;
-      case Frame::kIf: StepIf(); break;
-      case Frame::kLet: StepLet(); break;
-      case Frame::kScope: StepScope(); break;
+      case Frame::kPrint:
+        StepPrint();
+        break;
+      case Frame::kVisit:
+        StepVisit();
+        break;
+      case Frame::kFunction:
+        StepFunction();
+        break;
+      case Frame::kIf:
+        StepIf();
+        break;
+      case Frame::kLet:
+        StepLet();
+        break;
+      case Frame::kScope:
+        StepScope();
+        break;
     }
   }
   return ret_;
@@ -112,10 +124,10 @@ void RelayTextPrinter::StepFunction() {
     }
     out->push_back('(');
     bool first = true;
-    for (const Var* param : fn->params()) {
+    for (size_t k = 0; k < fn->params().size(); ++k) {
       if (!first) out->append(", ");
       first = false;
-      AppendText(out, AllocVar(param, Slot(param), /*free=*/false));
+      AppendText(out, AllocVar(fn->params()[k], Child(f.node, k), /*free=*/false));
     }
     AppendDictAttrs(out, fn->attrs(), &first);
     out->append(") ");
@@ -128,7 +140,7 @@ void RelayTextPrinter::StepFunction() {
     AppendIndent(out);
     out->push_back('\n');
     f.stage = 1;
-    Push(Frame::kScope, fn->body(), Child(f.node, 0));
+    Push(Frame::kScope, fn->body(), Child(f.node, fn->params().size()));
     return;
   }
   std::string* out = &docs_[f.doc];
@@ -200,7 +212,7 @@ void RelayTextPrinter::StepLet() {
       f.flag = true;
       scopes_.push_back(f.doc);
     }
-    uint32_t body = Child(f.link_node, 1);
+    uint32_t body = Child(f.link_node, 2);
     f.link = Cast<Let>(f.link)->body();
     f.link_node = body;
     if (!Isa<Let>(f.link)) {
@@ -222,10 +234,10 @@ void RelayTextPrinter::StepLet() {
   }
   // Next link: name its variable before printing its value (a recursive
   // function refers to itself).
-  const Var* var = Cast<Let>(f.link)->var();
-  f.pending = AllocVar(var, Slot(var), /*free=*/false);
+  auto* let = Cast<Let>(f.link);
+  f.pending = AllocVar(let->var(), Child(f.link_node, 0), /*free=*/false);
   f.stage = 2;
-  Push(Frame::kPrint, Cast<Let>(f.link)->value(), Child(f.link_node, 0), /*try_inline=*/true);
+  Push(Frame::kPrint, let->value(), Child(f.link_node, 1), /*try_inline=*/true);
 }
 
 // TVM PrintScope: a fresh document collects the bindings made while the tail

@@ -27,6 +27,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "grammar/printer_doc.h"
+#include "grammar/printer_slots.h"
 #include "ir/expr.h"
 #include "ir/ndarray.h"
 
@@ -79,15 +80,15 @@ class RelayTextPrinter {
     enum Kind : uint8_t { kPrint, kVisit, kFunction, kIf, kLet, kScope };
     Kind kind;
     uint8_t stage = 0;
-    bool flag = false;  // kPrint: try_inline; kFunction: top-level def; kLet: doc pushed
-    uint32_t node = 0;  // slot of `expr`
-    uint32_t link_node = 0;            // kLet: slot of `link`
+    bool flag = false;       // kPrint: try_inline; kFunction: top-level def; kLet: doc pushed
+    uint32_t node = 0;       // slot of `expr`
+    uint32_t link_node = 0;  // kLet: slot of `link`
     const Expr* expr = nullptr;
-    const Expr* link = nullptr;        // kLet: current link of the chain
-    const GlobalVar* global = nullptr; // kFunction: the def's name
-    DocId doc = 0;                     // the document being built
-    size_t base = 0;                   // kVisit: bottom of its dataflow stack
-    Text pending;                      // kLet: declaration of the current var
+    const Expr* link = nullptr;         // kLet: current link of the chain
+    const GlobalVar* global = nullptr;  // kFunction: the def's name
+    DocId doc = 0;                      // the document being built
+    size_t base = 0;                    // kVisit: bottom of its dataflow stack
+    Text pending;                       // kLet: declaration of the current var
   };
   // An entry of the dataflow walk's stack.
   struct Pending {
@@ -98,10 +99,11 @@ class RelayTextPrinter {
 
   // The graph (printer_relay_graph.cc): TVM's DependencyGraph, whose parent
   // counts decide IsUnique, stored as slots. BuildGraph numbers the nodes
-  // reachable from `root` in depth-first order and records each node's
-  // children (call: callee then args; tuple: fields; projection: tuple; if:
-  // cond, then, else; function: body; let: value, body), so that printing
-  // walks slots and never hashes a pointer again, except to find binders.
+  // reachable from `root` in depth-first order and records the slots of each
+  // node's children (call: callee, args; tuple: fields; projection: tuple;
+  // if: cond, then, else; function: params, body; let: var, value, body), so
+  // that printing walks slots and never looks a pointer up again. Binders
+  // (params, let vars) are recorded but are not parents' edges.
   void BuildGraph(const Expr* root);
   // The slot of `e` (a new one for a node the graph did not reach).
   uint32_t Slot(const Expr* e);
@@ -148,14 +150,14 @@ class RelayTextPrinter {
   std::string arena_;  // texts of nodes and names
   std::vector<Frame> frames_;
   std::vector<Pending> dataflow_;
-  std::vector<DocId> scopes_;                           // TVM doc_stack_
-  std::vector<Text> scratch_;                           // arguments of one call
-  Text ret_;                                            // a finished frame's result
-  absl::flat_hash_map<const Expr*, uint32_t> slots_;
+  std::vector<DocId> scopes_;  // TVM doc_stack_
+  std::vector<Text> scratch_;  // arguments of one call
+  Text ret_;                   // a finished frame's result
+  SlotMap slots_;
   std::vector<NodeState> nodes_;
   std::vector<uint32_t> edges_;
   absl::flat_hash_map<const Expr*, Text> free_var_decls_;  // for the free_var lines
-  absl::flat_hash_map<std::string, int> names_;  // TVM name_alloc_map_
+  absl::flat_hash_map<std::string, int> names_;            // TVM name_alloc_map_
   absl::flat_hash_map<const Type*, std::string> type_texts_;
   // Key: the attribute set and whether the callee is an op.
   absl::flat_hash_map<std::pair<const Attrs*, bool>, std::string> attr_texts_;

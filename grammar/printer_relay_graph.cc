@@ -7,14 +7,22 @@
 
 namespace carve::print_internal {
 
+// SlotMap gives every 32-byte grain of addresses one entry.
+static_assert(
+    sizeof(Var) >= SlotMap::kMinObjectBytes && sizeof(GlobalVar) >= SlotMap::kMinObjectBytes &&
+    sizeof(Constant) >= SlotMap::kMinObjectBytes && sizeof(OpExpr) >= SlotMap::kMinObjectBytes &&
+    sizeof(Call) >= SlotMap::kMinObjectBytes && sizeof(Tuple) >= SlotMap::kMinObjectBytes &&
+    sizeof(TupleGetItem) >= SlotMap::kMinObjectBytes && sizeof(Let) >= SlotMap::kMinObjectBytes &&
+    sizeof(If) >= SlotMap::kMinObjectBytes && sizeof(Function) >= SlotMap::kMinObjectBytes);
+
 uint32_t RelayTextPrinter::Slot(const Expr* e) {
-  auto [it, inserted] = slots_.try_emplace(e, static_cast<uint32_t>(nodes_.size()));
+  auto [slot, inserted] = slots_.Insert(e, static_cast<uint32_t>(nodes_.size()));
   if (inserted) nodes_.emplace_back();
-  return it->second;
+  return slot;
 }
 
 void RelayTextPrinter::BuildGraph(const Expr* root) {
-  slots_.clear();
+  slots_.Clear();
   nodes_.clear();
   edges_.clear();
   free_var_decls_.clear();
@@ -28,8 +36,9 @@ void RelayTextPrinter::BuildGraph(const Expr* root) {
     edges_.push_back(slot);
     if (nodes_.size() > known) stack.emplace_back(child, slot);
   };
-  // Binders are not graph nodes (no edge), but get their slot now.
-  auto binder = [&](const Var* var) { Slot(var); };
+  // Binders are not children in TVM's graph (no parent), but are recorded
+  // with them so that printing finds their slots too.
+  auto binder = [&](const Var* var) { edges_.push_back(Slot(var)); };
   while (!stack.empty()) {
     auto [e, slot] = stack.back();
     stack.pop_back();

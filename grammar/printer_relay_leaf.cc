@@ -3,8 +3,6 @@
 // ops and globals), variable naming and type comments. Nothing here recurses
 // or pushes frames: children are printed through FinishPrint, which only
 // inlines, reuses or binds an already visited node.
-#include <cstring>
-
 #include "fmt/format.h"
 #include "grammar/printer_relay.h"
 #include "grammar/printer_text.h"
@@ -18,13 +16,26 @@ void RelayTextPrinter::VisitLeaf(const Expr* e, uint32_t node) {
     case ExprKind::kVar:
       AllocVar(Cast<Var>(e), node, /*free=*/true);  // sets the memo itself
       return;
-    case ExprKind::kGlobalVar: text = GlobalText(Cast<GlobalVar>(e)); break;
-    case ExprKind::kConstant: text = ConstantText(Cast<Constant>(e)); break;
-    case ExprKind::kOp: text = ArenaText(Cast<OpExpr>(e)->name()); break;
-    case ExprKind::kCall: text = CallText(Cast<Call>(e), node); break;
-    case ExprKind::kTuple: text = TupleText(Cast<Tuple>(e), node); break;
-    case ExprKind::kTupleGetItem: text = ProjectionText(Cast<TupleGetItem>(e), node); break;
-    default: return;  // functions, ifs and lets have frames
+    case ExprKind::kGlobalVar:
+      text = GlobalText(Cast<GlobalVar>(e));
+      break;
+    case ExprKind::kConstant:
+      text = ConstantText(Cast<Constant>(e));
+      break;
+    case ExprKind::kOp:
+      text = ArenaText(Cast<OpExpr>(e)->name());
+      break;
+    case ExprKind::kCall:
+      text = CallText(Cast<Call>(e), node);
+      break;
+    case ExprKind::kTuple:
+      text = TupleText(Cast<Tuple>(e), node);
+      break;
+    case ExprKind::kTupleGetItem:
+      text = ProjectionText(Cast<TupleGetItem>(e), node);
+      break;
+    default:
+      return;  // functions, ifs and lets have frames
   }
   LeafDone(node, text);
 }
@@ -217,12 +228,9 @@ void RelayTextPrinter::AppendText(std::string* out, Text text) {
       if (out == &arena_) out->reserve(out->size() + text.size);
       out->append(arena_.data() + text.index, text.size);
       return;
-    case Text::kDoc: {
-      char bytes[1 + sizeof(DocId)] = {DocStore::kRef};
-      std::memcpy(bytes + 1, &text.index, sizeof(DocId));
-      out->append(bytes, sizeof(bytes));
+    case Text::kDoc:
+      AppendRef(out, text.index);
       return;
-    }
     case Text::kTemp:
       out->push_back('%');
       AppendInt(out, text.index);

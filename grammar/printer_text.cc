@@ -24,9 +24,12 @@ void Separate(std::string* out, bool* first) {
 // The element type of an array field: what AttrValueToString uses.
 AttrType ElementType(AttrType type) {
   switch (type) {
-    case AttrType::kIntsArray: return AttrType::kInts;
-    case AttrType::kDoubles: return AttrType::kDouble;
-    default: return AttrType::kAny;
+    case AttrType::kIntsArray:
+      return AttrType::kInts;
+    case AttrType::kDoubles:
+      return AttrType::kDouble;
+    default:
+      return AttrType::kAny;
   }
 }
 
@@ -82,11 +85,21 @@ void AppendStringLiteral(std::string* out, std::string_view text) {
     }
     out->push_back('\\');
     switch (c) {
-      case '"': out->push_back('"'); break;
-      case '\\': out->push_back('\\'); break;
-      case '\t': out->push_back('t'); break;
-      case '\r': out->push_back('r'); break;
-      case '\n': out->push_back('n'); break;
+      case '"':
+        out->push_back('"');
+        break;
+      case '\\':
+        out->push_back('\\');
+        break;
+      case '\t':
+        out->push_back('t');
+        break;
+      case '\r':
+        out->push_back('r');
+        break;
+      case '\n':
+        out->push_back('n');
+        break;
       default:
         out->push_back('x');
         out->push_back(kHex[c >> 4]);

@@ -3,11 +3,15 @@
 #include <vector>
 
 #include "passes/annotate_target.h"
+#include "passes/cleanup_passes.h"
+#include "passes/convert_layout.h"
+#include "passes/fold_constant.h"
 #include "passes/infer_type.h"
 #include "passes/merge_compiler_regions.h"
 #include "passes/merge_composite.h"
 #include "passes/partition_graph.h"
 #include "passes/pass_registry.h"
+#include "passes/simplify_expr.h"
 #include "passes/target.h"
 #include "support/status_macros.h"
 
@@ -76,6 +80,37 @@ PassInfo PartitionGraphInfo() {
       }};
 }
 
+PassInfo FoldConstantInfo() {
+  return PassInfo{"FoldConstant",
+                  "evaluate calls whose arguments are constants (kernels from the tool)",
+                  {Param("fold_qnn", PassParamKind::kBool, "False", "fold qnn ops too")},
+                  [](const PassArgs& args) -> absl::StatusOr<PassPtr> {
+                    return FoldConstant(args.Bool("fold_qnn"));
+                  }};
+}
+
+PassInfo DeadCodeEliminationInfo() {
+  return PassInfo{"DeadCodeElimination",
+                  "drop let bindings whose variable is unused",
+                  {Param("ignore_impurity", PassParamKind::kBool, "False",
+                         "drop bindings of stateful values too")},
+                  [](const PassArgs& args) -> absl::StatusOr<PassPtr> {
+                    return DeadCodeElimination(args.Bool("ignore_impurity"));
+                  }};
+}
+
+PassInfo ConvertLayoutInfo() {
+  return PassInfo{"ConvertLayout",
+                  "move conv2d and 2-d pools to a data layout (NCHW or NHWC)",
+                  {Param("data_layout", PassParamKind::kString, std::nullopt, "NCHW or NHWC"),
+                   Param("kernel_layout", PassParamKind::kString, "default",
+                         "conv2d kernel layout (default: OIHW / HWIO)")},
+                  [](const PassArgs& args) -> absl::StatusOr<PassPtr> {
+                    return ConvertLayout({args.String("data_layout"),
+                                          args.String("kernel_layout")});
+                  }};
+}
+
 PassPtr InferTypePass() {
   return MakeModulePass("InferType", "", [](Module& mod, PassContext&) -> absl::StatusOr<bool> {
     CARVE_RETURN_IF_ERROR(InferType(mod));
@@ -93,6 +128,14 @@ void RegisterBuiltinPasses(PassRegistry& registry) {
                            "merge adjacent regions of one target (never into a cycle)",
                            MergeCompilerRegions));
   registry.Register(PartitionGraphInfo());
+  registry.Register(FoldConstantInfo());
+  registry.Register(DeadCodeEliminationInfo());
+  registry.Register(ConvertLayoutInfo());
+  registry.Register(Simple("SimplifyExpr", "algebraic simplifications as pattern rules",
+                           SimplifyExpr));
+  registry.Register(Simple("CanonicalizeOps", "bias_add -> add(x, expand_dims(bias))",
+                           CanonicalizeOps));
+  registry.Register(Simple("RemoveDropout", "nn.dropout(x).0 -> x", RemoveDropout));
   registry.Register(Simple("FlattenNestedTuples",
                            "PartitionGraph's first step: compiler_end(tuple) -> tuple of ends",
                            FlattenNestedTuplesPass));

@@ -1,64 +1,31 @@
 #include "interpreter/kernels/conv_engine.h"
 
 #include <algorithm>
+#include <type_traits>
 #include <memory>
 #include <utility>
 
+#include "interpreter/kernels/conv_internal.h"
 #include "interpreter/kernels/gemm.h"
+#include "interpreter/kernels/sgemm.h"
 
 namespace carve::nn_kernels {
 namespace {
+
+using conv_internal::GatherRow;
+using conv_internal::InCoord;
+using conv_internal::IsPointwise;
+using conv_internal::ValidRange;
 
 // im2col tiles hold at most this many elements (8 MiB of float): large
 // enough that every tile is a GEMM Eigen runs near peak, small enough to
 // bound memory on big images.
 constexpr int64_t kColBudget = int64_t{1} << 21;
 
-// The indices i in [0, count) with 0 <= i * stride + offset < extent, as a
-// half-open range [lo, hi).
-std::pair<int64_t, int64_t> ValidRange(int64_t offset, int64_t stride, int64_t extent,
-                                       int64_t count) {
-  int64_t lo = offset >= 0 ? 0 : (-offset + stride - 1) / stride;
-  int64_t last = extent - 1 - offset;
-  int64_t hi = last < 0 ? 0 : last / stride + 1;
-  hi = std::min(hi, count);
-  lo = std::min(lo, hi);
-  return {lo, hi};
-}
-
-// Writes dst[i] = src[i * stride + offset] for i in [0, count), zero where
-// the read falls outside [0, extent).
-template <typename T>
-void GatherRow(const T* src, int64_t offset, int64_t stride, int64_t extent, int64_t count,
-               T* dst) {
-  auto [lo, hi] = ValidRange(offset, stride, extent, count);
-  std::fill(dst, dst + lo, T(0));
-  if (stride == 1) {
-    std::copy(src + lo + offset, src + hi + offset, dst + lo);
-  } else {
-    for (int64_t i = lo; i < hi; ++i) dst[i] = src[i * stride + offset];
-  }
-  std::fill(dst + hi, dst + count, T(0));
-}
-
-// Input coordinate of output coordinate `o` and tap `k` on spatial axis a.
-inline int64_t InCoord(const ConvGeometry& g, int a, int64_t o, int64_t k) {
-  return o * g.stride[a] + k * g.dilation[a] - g.pad[a];
-}
-
 // Rows of output positions: r indexes (od, oh); each row holds OW outputs.
 int64_t RowsPerTile(const ConvGeometry& g, int64_t col_width) {
   int64_t per_row = std::max<int64_t>(1, g.out[2] * col_width);
   return std::clamp<int64_t>(kColBudget / per_row, 1, g.out[0] * g.out[1]);
-}
-
-bool IsPointwise(const ConvGeometry& g) {
-  for (int a = 0; a < 3; ++a) {
-    if (g.kernel[a] != 1 || g.stride[a] != 1 || g.pad[a] != 0 || g.in[a] != g.out[a]) {
-      return false;
-    }
-  }
-  return true;
 }
 
 // Channels-first im2col of output rows [r0, r1) for the Cg channel planes at
@@ -153,17 +120,7 @@ void ConvLastGemm(const ConvGeometry& g, const T* data, const T* weight, T* out,
                   const Eigen::ThreadPoolDevice* device) {
   const int64_t cg = g.in_per_group(), og = g.out_per_group(), k = g.kernel_size();
   const int64_t depth = k * cg;
-  // Weight as [groups][K * Cg][Og]: row (tap, c) of group grp holds the
-  // taps of its Og output channels.
-  std::unique_ptr<T[]> packed(new T[g.groups * depth * og]);
-  for (int64_t o = 0; o < g.out_channels; ++o) {
-    const int64_t grp = o / og, oo = o % og;
-    for (int64_t c = 0; c < cg; ++c) {
-      for (int64_t t = 0; t < k; ++t) {
-        packed[(grp * depth + t * cg + c) * og + oo] = weight[(o * cg + c) * k + t];
-      }
-    }
-  }
+  std::unique_ptr<T[]> packed = conv_internal::WeightChannelsLast(g, weight);
   if (IsPointwise(g)) {  // the input already is the [N * S, C] matrix
     for (int64_t grp = 0; grp < g.groups; ++grp) {
       Gemm<T>(g.batch * g.in_size(), og, cg, MatrixRef<T>{data + grp * cg, g.in_channels, false},
@@ -297,6 +254,10 @@ void ConvForward(const ConvGeometry& g, ChannelOrder order, const T* data, const
     } else {
       DepthwiseLast(g, data, weight, out, device);
     }
+    return;
+  }
+  if constexpr (std::is_same_v<T, float> && kPackedSgemm) {
+    conv_internal::ConvForwardPacked(g, order, data, weight, out, device);
     return;
   }
   if (order == ChannelOrder::kFirst) {

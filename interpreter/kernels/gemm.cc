@@ -1,9 +1,13 @@
 #include "interpreter/kernels/gemm.h"
 
+#include <type_traits>
+
 #define EIGEN_USE_THREADS
 #include <Eigen/Core>
 #include <algorithm>
 #include <unsupported/Eigen/CXX11/Tensor>
+
+#include "interpreter/kernels/sgemm.h"
 
 namespace carve::nn_kernels {
 namespace {
@@ -37,6 +41,15 @@ template <typename T>
 void GemmSerial(int64_t m, int64_t n, int64_t k, const MatrixRef<T>& a, const MatrixRef<T>& b,
                 T* c, int64_t ldc, bool accumulate) {
   if (m == 0 || n == 0) return;
+  // float products run on the packed kernel where the build has it; matrix-
+  // vector shapes stay with Eigen, whose GEMV streams the matrix once
+  // instead of packing it.
+  if constexpr (std::is_same_v<T, float>) {
+    if (kPackedSgemm && m > 1 && n > 1) {
+      PackedSgemmStrided(m, n, k, a, b, c, ldc, accumulate);
+      return;
+    }
+  }
   MutableMap<T> cm(c, m, n, Eigen::OuterStride<>(ldc));
   if (k == 0) {
     if (!accumulate) cm.setZero();

@@ -62,17 +62,17 @@ TEST(PrinterAttrValue, StringEscapesAsTvm) {
 
 // A schema with one field of each kind, to check selection and order.
 const AttrsSchema& TestSchema() {
-  static const AttrsSchema* schema = new AttrsSchema{
-      "relay.attrs.TestAttrs",
-      {
-          {"units", AttrType::kInteger, true, AttrValue()},
-          {"strides", AttrType::kInts, false, AttrValue::Ints({1, 1})},
-          {"alpha", AttrType::kDouble, false, AttrValue::Float(0.25)},
-          {"ceil_mode", AttrType::kBool, false, AttrValue::Bool(false)},
-          {"layout", AttrType::kString, false, AttrValue::Str("NCHW")},
-          {"out_dtype", AttrType::kDType, false, AttrValue::Str("")},
-          {"axis", AttrType::kInt, false, AttrValue::Int(1)},
-      }};
+  static const AttrsSchema* schema =
+      new AttrsSchema{"relay.attrs.TestAttrs",
+                      {
+                          {"units", AttrType::kInteger, true, AttrValue()},
+                          {"strides", AttrType::kInts, false, AttrValue::Ints({1, 1})},
+                          {"alpha", AttrType::kDouble, false, AttrValue::Float(0.25)},
+                          {"ceil_mode", AttrType::kBool, false, AttrValue::Bool(false)},
+                          {"layout", AttrType::kString, false, AttrValue::Str("NCHW")},
+                          {"out_dtype", AttrType::kDType, false, AttrValue::Str("")},
+                          {"axis", AttrType::kInt, false, AttrValue::Int(1)},
+                      }};
   return *schema;
 }
 
@@ -97,14 +97,14 @@ TEST(PrinterCallAttrs, DefaultsOmittedRequiredAlwaysPrinted) {
 }
 
 TEST(PrinterCallAttrs, NonDefaultFieldsInSchemaOrder) {
-  const Attrs* attrs = Instance({{"axis", AttrValue::Int(-1)},
-                                 {"out_dtype", AttrValue::Str("int32")},
-                                 {"layout", AttrValue::Str("NH\"WC")},
-                                 {"ceil_mode", AttrValue::Bool(true)},
-                                 {"alpha", AttrValue::Float(0.01)},
-                                 {"strides", AttrValue::Array({AttrValue::Int(1, 64),
-                                                               AttrValue::Int(1, 64)})},
-                                 {"units", AttrValue::Int(4, 64)}});
+  const Attrs* attrs =
+      Instance({{"axis", AttrValue::Int(-1)},
+                {"out_dtype", AttrValue::Str("int32")},
+                {"layout", AttrValue::Str("NH\"WC")},
+                {"ceil_mode", AttrValue::Bool(true)},
+                {"alpha", AttrValue::Float(0.01)},
+                {"strides", AttrValue::Array({AttrValue::Int(1, 64), AttrValue::Int(1, 64)})},
+                {"units", AttrValue::Int(4, 64)}});
   EXPECT_EQ(PrintCall(GetOp("nn.relu"), attrs),
             "free_var %x;\nnn.relu(%x, units=4i64, strides=[1i64, 1i64], alpha=0.01f, "
             "ceil_mode=True, layout=\"NH\\\"WC\", out_dtype=\"int32\", axis=-1)");
@@ -155,11 +155,12 @@ TEST(PrinterFunctionAttrs, DictionaryOrderAndValues) {
             "  %x\n"
             "}");
   // Attributes without parameters need no leading comma.
-  EXPECT_EQ(PrintExpr(b.Fn({}, b.Int(1), nullptr, testing::FnAttrs({{"Inline", AttrValue::Int(1)}})),
-                      PrintOptions{false, true, false}),
-            "fn (Inline=1) {\n"
-            "  1\n"
-            "}");
+  EXPECT_EQ(
+      PrintExpr(b.Fn({}, b.Int(1), nullptr, testing::FnAttrs({{"Inline", AttrValue::Int(1)}})),
+                PrintOptions{false, true, false}),
+      "fn (Inline=1) {\n"
+      "  1\n"
+      "}");
 }
 
 }  // namespace

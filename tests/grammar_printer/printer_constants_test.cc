@@ -85,8 +85,8 @@ TEST(PrinterMeta, SectionHoldsTheConstantsInOrder) {
   NDArray first = NDArray::Empty(DataType::Float(32), {2, 3});
   for (int i = 0; i < 6; ++i) first.SetFromDouble(i, i + 1);
   NDArray second = NDArray::Scalar(DataType::Int(8), -3);
-  const Expr* body = b.Tup({b.Tensor(first, F32({2, 3})),
-                            b.Tensor(second, ScalarTy(DataType::Int(8)))});
+  const Expr* body =
+      b.Tup({b.Tensor(first, F32({2, 3})), b.Tensor(second, ScalarTy(DataType::Int(8)))});
   b.Def("main", {}, body);
   std::string text = PrintModule(mod);
   std::string program =

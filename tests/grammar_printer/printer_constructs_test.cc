@@ -60,7 +60,7 @@ TEST_F(PrinterConstructs, SignatureWithTypesAttrsAndTypeParams) {
   const Attrs* attrs = testing::FnAttrs({{"Primitive", AttrValue::Int(1)}});
   std::vector<const Var*> params = {x, n};
   mod_.Add("f", mod_.builder().MakeFunction(params, x, F32({1, 3}), attrs,
-                                           std::span<const TypeVar* const>(&a, 1)));
+                                            std::span<const TypeVar* const>(&a, 1)));
   EXPECT_EQ(PrintModule(mod_, Bare()),
             "def @f[A](%x: Tensor[(1, 3), float32], %n, Primitive=1) -> Tensor[(1, 3), float32] {\n"
             "  %x\n"

@@ -43,8 +43,7 @@ TEST(PrinterCorpusBuilt, GlobalsRecursion) {
   const Var* m = b.Param("m", I32());
   const Var* zz = b.Param("zz", vec);
   const Expr* sum = b.CallGlobal("sum_to", {m, b.Int(0)}, I32());
-  const Expr* square2 =
-      b.CallGlobal("square", {b.CallGlobal("square", {zz}, vec)}, vec);
+  const Expr* square2 = b.CallGlobal("square", {b.CallGlobal("square", {zz}, vec)}, vec);
   b.Def("main", {m, zz}, b.Tup({sum, square2}, TupleOf({I32(), vec})), TupleOf({I32(), vec}));
 
   const Var* z = b.Param("z", vec);
@@ -52,9 +51,8 @@ TEST(PrinterCorpusBuilt, GlobalsRecursion) {
 
   const Var* i = b.Param("i", I32());
   const Var* acc = b.Param("acc", I32());
-  const Expr* recurse =
-      b.CallGlobal("sum_to",
-                   {b.Op("subtract", {i, b.Int(1)}, I32()), b.Op("add", {acc, i}, I32())}, I32());
+  const Expr* recurse = b.CallGlobal(
+      "sum_to", {b.Op("subtract", {i, b.Int(1)}, I32()), b.Op("add", {acc, i}, I32())}, I32());
   b.Def("sum_to", {i, acc}, b.IfElse(b.Op("equal", {i, b.Int(0)}, Bool()), acc, recurse), I32());
 
   EXPECT_EQ(PrintModule(mod, Typed()), ReadCorpus("globals_recursion.relay"));
@@ -77,7 +75,8 @@ const Function* CompositeConvBiasRelu(TestBuilder& b, const DemoTypes& t, int k,
   const Var* x = b.Param(name(0), t.data);
   const Var* w = b.Param(name(1), t.weight);
   const Var* bias = b.Param(name(2), t.bias);
-  const Expr* conv = b.Op("nn.conv2d", {x, w}, t.data, WithInts("nn.conv2d", "padding", {1, 1, 1, 1}));
+  const Expr* conv =
+      b.Op("nn.conv2d", {x, w}, t.data, WithInts("nn.conv2d", "padding", {1, 1, 1, 1}));
   const Expr* body = b.Op("nn.relu", {b.Op("nn.bias_add", {conv, bias}, t.data)}, t.data);
   const Attrs* attrs =
       FnAttrs({{"PartitionedFromPattern", AttrValue::Str("nn.conv2d_nn.bias_add_nn.relu_")},
@@ -126,15 +125,14 @@ TEST(PrinterCorpusBuilt, Demo2AnnotateTarget) {
   const Expr* conv0 = end(b.Apply(CompositeConvBiasRelu(b, t, 0, "byoc_target"),
                                   {begin(d, 15), begin(w, 16), begin(bb, 17)}, t.data),
                           18);
-  const Expr* reshape = b.Op("reshape", {begin(conv0, 19)}, t.out,
-                             WithInts("reshape", "newshape", {1, 56, 56, 32}));
+  const Expr* reshape =
+      b.Op("reshape", {begin(conv0, 19)}, t.out, WithInts("reshape", "newshape", {1, 56, 56, 32}));
   const Expr* else_branch = end(reshape, 20);
-  const Function* loop_fn =
-      b.Fn({iter, d, w, bb}, b.IfElse(cond, then_branch, else_branch), t.out);
-  const Expr* start = end(b.Apply(loop, {begin(b.Int(0), 21), begin(data, 22),
-                                         begin(weight, 23), begin(bias, 24)},
-                                  t.out),
-                          25);
+  const Function* loop_fn = b.Fn({iter, d, w, bb}, b.IfElse(cond, then_branch, else_branch), t.out);
+  const Expr* start =
+      end(b.Apply(loop, {begin(b.Int(0), 21), begin(data, 22), begin(weight, 23), begin(bias, 24)},
+                  t.out),
+          25);
   b.Def("main", {data, weight, bias}, b.LetIn(loop, loop_fn, start), t.out);
 
   EXPECT_EQ(PrintModule(mod, Typed()), expected.program);
@@ -233,7 +231,8 @@ TEST(PrinterCorpusBuilt, ScalarsLetIfFn) {
   const Var* v_u8 = let("u8", u8, b.Scalar(DataType::UInt(8), 200));
   const Var* v_ninf = let("ninf", F32(), b.Scalar(DataType::Float(32), -INFINITY));
   const Var* p = b.Param("p", F32());
-  const Var* v_sq = let("sq", FnOf({F32()}, F32()), b.Fn({p}, b.Op("multiply", {p, p}, F32()), F32()));
+  const Var* v_sq =
+      let("sq", FnOf({F32()}, F32()), b.Fn({p}, b.Op("multiply", {p, p}, F32()), F32()));
 
   const Expr* cond = b.Op("logical_and", {v_t, b.Op("less", {n, v_i32}, Bool())}, Bool());
   const Expr* branch = b.IfElse(cond, b.Apply(v_sq, {x}, F32()), b.Op("add", {x, v_f32}, F32()));

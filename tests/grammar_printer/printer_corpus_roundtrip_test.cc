@@ -84,8 +84,8 @@ INSTANTIATE_TEST_SUITE_P(
                       "demo_seed_name_3_merge_compiler_regions.relay",
                       "demo_seed_name_4_partition_graph.txt", "dqn.relay",
                       "globals_recursion.relay", "infix_ops.relay", "lstm.relay", "mlp.relay",
-                      "mlp_bound_params.relay", "resnet18_cifar.relay",
-                      "scalars_let_if_fn.relay", "squeezenet1_0.relay", "squeezenet1_1.relay"),
+                      "mlp_bound_params.relay", "resnet18_cifar.relay", "scalars_let_if_fn.relay",
+                      "squeezenet1_0.relay", "squeezenet1_1.relay"),
     [](const auto& info) {
       std::string name = info.param.substr(0, info.param.find('.'));
       for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';

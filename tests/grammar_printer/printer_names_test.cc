@@ -42,8 +42,8 @@ TEST(PrinterNames, UnreadableCharactersReplaced) {
   EXPECT_EQ(SanitizeName("conv1.weight"), "conv1.weight");
   EXPECT_EQ(SanitizeName("byoc-target_0_i0"), "byoc-target_0_i0");
   EXPECT_EQ(SanitizeName("base/x"), "base/x");
-  EXPECT_EQ(SanitizeName("x.0"), "x_0");    // would read as a projection
-  EXPECT_EQ(SanitizeName("a-1"), "a_1");    // would read as a subtraction
+  EXPECT_EQ(SanitizeName("x.0"), "x_0");  // would read as a projection
+  EXPECT_EQ(SanitizeName("a-1"), "a_1");  // would read as a subtraction
   EXPECT_EQ(SanitizeName("a b:c"), "a_b_c");
   EXPECT_EQ(SanitizeName("x."), "x_");
   EXPECT_EQ(SanitizeName("\x01\n"), "__");  // never a marker byte in the text
@@ -58,8 +58,7 @@ TEST(PrinterNames, TableSpansTheModule) {
   b.Def("a", {x}, x);
   const Var* x2 = b.Untyped("x");
   b.Def("b", {x2}, x2);
-  EXPECT_EQ(PrintModule(mod, kBare),
-            "def @a(%x) {\n  %x\n}\n\ndef @b(%x1) {\n  %x1\n}\n");
+  EXPECT_EQ(PrintModule(mod, kBare), "def @a(%x) {\n  %x\n}\n\ndef @b(%x1) {\n  %x1\n}\n");
 }
 
 // A Var bound twice in one function is renamed at its second binding.

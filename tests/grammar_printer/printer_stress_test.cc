@@ -4,8 +4,8 @@
 #include <pthread.h>
 
 #include <algorithm>
-#include <ctime>
 #include <cstdio>
+#include <ctime>
 #include <functional>
 
 #include "grammar/printer.h"
@@ -115,8 +115,8 @@ TEST(PrinterStress, Throughput) {
   const Var* x = b.Param("data", t);
   const Var* w = b.Param("weight", wt);
   const Var* bias = b.Param("bias", F32({64}));
-  const Attrs* conv = WithField(DefaultAttrs(FindOp("nn.conv2d")->attrs), "padding",
-                                AttrValue::Ints({1, 1, 1, 1}));
+  const Attrs* conv =
+      WithField(DefaultAttrs(FindOp("nn.conv2d")->attrs), "padding", AttrValue::Ints({1, 1, 1, 1}));
   conv = WithField(conv, "channels", AttrValue::Int(64));
   conv = WithField(conv, "kernel_size", AttrValue::Ints({3, 3}));
   const Expr* e = x;

@@ -76,7 +76,8 @@ TEST(CorpusRun, GlobalsAndRecursion) {
   auto mod = LoadTyped("globals_recursion.relay");
   CARVE_ASSERT_OK(mod);
   Interpreter interp(*mod);
-  auto out = interp.Run("main", {Tensor<int32_t>({}, {10}), Tensor<float>({4}, {1, 2, -3, 0.5})});
+  std::vector<Value> args = {Tensor<int32_t>({}, {10}), Tensor<float>({4}, {1, 2, -3, 0.5})};
+  auto out = interp.Run("main", args);
   CARVE_ASSERT_OK(out);
   ASSERT_TRUE(out->is_tuple());
   EXPECT_THAT(Values<int32_t>(out->fields()[0].tensor()), ElementsAre(55));

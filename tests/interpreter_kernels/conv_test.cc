@@ -320,6 +320,23 @@ TEST(Conv2D, LargeImageSpansSeveralIm2colTiles) {
   }
 }
 
+TEST(Conv2D, DeepReductionSpansDepthBlocks) {
+  // Cg * K = 48 * 9 = 432 crosses the packed GEMM's 384-deep blocks, and a
+  // block boundary falls inside a tap's channel run (channels-last).
+  for (const char* layout : {"NCHW", "NHWC"}) {
+    ConvCase c = Conv2DCase();
+    c.batch = 1;
+    c.in_channels = 96;
+    c.groups = 2;
+    c.out_channels = 22;
+    c.in = {9, 11};
+    c.kernel = {3, 3};
+    c.data_layout = layout;
+    c.kernel_layout = std::string(layout) == "NCHW" ? "OIHW" : "HWIO";
+    CheckConv(c, 1e-4);
+  }
+}
+
 TEST(Conv2D, ThreadPoolDeviceGivesTheSameResult) {
   Eigen::ThreadPool pool(2);
   Eigen::ThreadPoolDevice device(&pool, 2);

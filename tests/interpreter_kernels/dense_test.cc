@@ -60,6 +60,27 @@ TEST(Dense, VectorTimesMatrix) {
              1e-5);
 }
 
+TEST(Matmul, SpansEveryCacheBlockWithPartialTiles) {
+  // K = 1000 crosses the 384-deep blocks (the last one partial), M = 203
+  // crosses the 96-row blocks, N = 1100 crosses the 1024-column block; none
+  // is a multiple of the 6 x 16 register tile.
+  const int64_t m = 203, k = 1000, n = 1100;
+  for (bool ta : {false, true}) {
+    for (bool tb : {false, true}) {
+      NDArray a = Random<float>(ta ? std::vector<int64_t>{k, m} : std::vector<int64_t>{m, k}, 21);
+      NDArray b = Random<float>(tb ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n}, 22);
+      auto out = RunKernel1("nn.matmul", {a, b},
+                            MakeAttrs("relay.attrs.MatmulAttrs",
+                                      {{"transpose_a", Bool(ta)}, {"transpose_b", Bool(tb)}}),
+                            TypeOf(DataType::Float(32), {m, n}));
+      CARVE_ASSERT_OK(out);
+      std::vector<int64_t> a3{1, a.shape()[0], a.shape()[1]}, b3{1, b.shape()[0], b.shape()[1]};
+      ExpectNear(AsDoubles(*out), ReferenceBatchMatmul(a.Reshape(a3), b.Reshape(b3), ta, tb),
+                 1e-4, fmt::format("ta={} tb={}", ta, tb));
+    }
+  }
+}
+
 TEST(Dense, Int8WithInt32OutDtype) {
   NDArray x = Random<int8_t>({3, 40}, 5, -128, 127);
   NDArray w = Random<int8_t>({4, 40}, 6, -128, 127);

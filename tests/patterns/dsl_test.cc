@@ -70,7 +70,7 @@ TEST_F(DslTest, EveryConstructRoundTrips) {
       "nn.conv2d(_, _, kernel_size=[3, 3], padding=[1, 1, 1, 1])",
       "_(?a, ?b)",
       "add(...)",
-      "add(..., TOpPattern=1)",
+      "_(..., call_attr=\"x\")",
       "nn.relu?(nn.conv2d(_, _))",
       "nn.bias_add?(nn.conv2d(_, _), const)",
       "nn.relu(nn.bias_add?(nn.conv2d(_, _), _))",
@@ -209,13 +209,13 @@ TEST_F(DslTest, RecursivePatternsFromText) {
 
 TEST_F(DslTest, RulesRewriteWithTemplates) {
   auto lib = ParsePatternFile("rules.pat", R"(
-rule add_to_bias_add = add(nn.conv2d(_, _) as ?c, ?b : Tensor[(_), _]) => nn.bias_add(?c, ?b, axis=1);
+rule add_to_bias_add = add(nn.conv2d(_, _) as ?c, ?b : Tensor[(_), _]) => nn.bias_add(?c, ?b, axis=3);
 rule fold_relu = nn.relu(nn.relu(?x)) => nn.relu(?x);
 )");
   ASSERT_TRUE(lib.ok()) << RenderStatus(lib.status());
   const Var* data = V("data", F32({1, 3, 8, 8}));
   const Var* weight = V("weight", F32({4, 3, 3, 3}));
-  const Var* bias = V("bias", F32({4}));
+  const Var* bias = V("bias", F32({6}));  // broadcasts along the last axis
   const Expr* e = Op("nn.relu", {Op("nn.relu", {Op("add", {Op("nn.conv2d", {data, weight}), bias})})});
   Infer(e);
   std::vector<RewriteRule> rules = lib->RewriteRules();
@@ -230,7 +230,7 @@ rule fold_relu = nn.relu(nn.relu(?x)) => nn.relu(?x);
   auto r = RewriteExpr(rules, e, mod_.arena(), options);
   ASSERT_TRUE(r.ok()) << r.status();
   const Expr* expected = Op("nn.relu", {Op("nn.bias_add", {Op("nn.conv2d", {data, weight}), bias},
-                                           {{"axis", AttrValue::Int(1)}})});
+                                           {{"axis", AttrValue::Int(3)}})});
   ExpectSame(r->expr, expected);
 }
 
@@ -244,6 +244,9 @@ TEST_F(DslTest, BackendOpRulesAndCompositeTables) {
   EXPECT_TRUE(dnnl->Supports(Op("nn.max_pool2d", {x_})));
   EXPECT_FALSE(dnnl->Supports(Op("nn.max_pool2d", {x_}, {{"layout", AttrValue::Str("NHWC")}})));
   EXPECT_FALSE(dnnl->Supports(Op("nn.max_pool2d", {x_}, {{"ceil_mode", AttrValue::Bool(true)}})));
+  auto with_if = ParsePatternFile("if.pat", "backend b { op nn.relu if ?.alpha == 1; }");
+  ASSERT_TRUE(with_if.ok()) << RenderStatus(with_if.status());
+  EXPECT_NE(with_if->backends()[0].ops[0].predicate, nullptr);
   std::vector<CompositeEntry> table = dnnl->CompositeTable();
   ASSERT_EQ(table.size(), 2u);
   EXPECT_EQ(table[1].name, "dnnl.conv2d_relu");
@@ -262,7 +265,7 @@ TEST_F(DslTest, ErrorsCarryLineAndColumn) {
             "bad.pat:1:29: error: attribute groups cannot be \"x\"");
   EXPECT_EQ(FileError("pattern p = _ : floot32;"), "bad.pat:1:17: error: unknown dtype 'floot32'");
   EXPECT_EQ(FileError("pattern p = add(nn.relu(_) as ?x, ?x as ?x);"),
-            "bad.pat:1:38: error: capture ?x is already bound");
+            "bad.pat:1:41: error: capture ?x is already bound");
   EXPECT_EQ(FileError("pattern p = nn.relu(?x) where rank(?y) == 1;"),
             "bad.pat:1:31: error: unknown capture ?y in the where clause");
   EXPECT_EQ(FileError("backend b { op nn.relu where ?x.alpha == 1; }"),

@@ -1,0 +1,122 @@
+#include "backends/dnnl/dnnl_common.h"
+
+#include <cmath>
+
+#include "fmt/format.h"
+
+namespace carve::dnnl_backend {
+namespace {
+
+bool Near(double a, double b) { return std::abs(a - b) <= 1e-5 * std::max(1.0, std::abs(b)); }
+
+// The scalar constant input `index`, or nullopt when it is not a constant.
+std::optional<double> ConstScalar(const NodeBuildContext& ctx, size_t index) {
+  const NDArray& t = ctx.const_inputs[index];
+  if (!t.defined() || t.num_elements() != 1) return std::nullopt;
+  return t.GetAsDouble(0);
+}
+
+// True when the scalars of `act` are constants equal to `expected`.
+bool ConstantsAre(const ActivationSpec& act, const NodeBuildContext& ctx,
+                  std::initializer_list<double> expected) {
+  if (act.scalars.size() != expected.size()) return false;
+  size_t i = 0;
+  for (double e : expected) {
+    std::optional<double> v = ConstScalar(ctx, act.scalars[i++]);
+    if (!v || !Near(*v, e)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+const dnnl::engine& Engine() {
+  static const auto* engine = new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  return *engine;
+}
+
+std::optional<std::vector<int64_t>> LogicalStrides(std::string_view layout,
+                                                   const std::vector<int64_t>& shape,
+                                                   std::string_view logical) {
+  if (layout.size() != shape.size() || logical.size() != layout.size()) return std::nullopt;
+  std::vector<int64_t> physical(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;) physical[i - 1] = physical[i] * shape[i];
+  std::vector<int64_t> out;
+  for (char letter : logical) {
+    size_t pos = layout.find(letter);
+    if (pos == std::string_view::npos) return std::nullopt;
+    out.push_back(physical[pos]);
+  }
+  return out;
+}
+
+dnnl::memory::desc F32Desc(const std::vector<int64_t>& dims, const std::vector<int64_t>& strides) {
+  return dnnl::memory::desc(dnnl::memory::dims(dims.begin(), dims.end()),
+                            dnnl::memory::data_type::f32,
+                            dnnl::memory::dims(strides.begin(), strides.end()));
+}
+
+dnnl::memory::desc F32Plain(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
+  return F32Desc(dims, strides);
+}
+
+dnnl::memory Wrap(const dnnl::memory::desc& desc, const NDArray& tensor) {
+  return dnnl::memory(desc, Engine(), const_cast<void*>(tensor.raw_data()));
+}
+
+dnnl::memory Reorder(const dnnl::memory& mem, const dnnl::memory::desc& desc, dnnl::stream& s) {
+  if (mem.get_desc() == desc) return mem;
+  dnnl::memory src = mem;
+  dnnl::memory out(desc, Engine());
+  dnnl::reorder(src, out).execute(s, src, out);
+  return out;
+}
+
+absl::Status AppendActivation(const ActivationSpec& act, const NodeBuildContext& ctx,
+                              dnnl::post_ops& ops) {
+  using dnnl::algorithm;
+  switch (act.kind) {
+    case Activation::kNone: return absl::OkStatus();
+    case Activation::kRelu: ops.append_eltwise(1.f, algorithm::eltwise_relu, 0.f, 0.f); break;
+    case Activation::kSigmoid: ops.append_eltwise(1.f, algorithm::eltwise_logistic, 0.f, 0.f); break;
+    case Activation::kTanh: ops.append_eltwise(1.f, algorithm::eltwise_tanh, 0.f, 0.f); break;
+    case Activation::kClip:
+      ops.append_eltwise(1.f, algorithm::eltwise_clip, float(act.lo), float(act.hi));
+      break;
+    case Activation::kSwish: ops.append_eltwise(1.f, algorithm::eltwise_swish, 1.f, 0.f); break;
+    case Activation::kGeluErf:
+      if (!ConstantsAre(act, ctx, {std::sqrt(2.0), 1.0, 0.5})) {
+        return absl::UnimplementedError("an erf-GELU with other constants");
+      }
+      ops.append_eltwise(1.f, algorithm::eltwise_gelu_erf, 0.f, 0.f);
+      break;
+    case Activation::kGeluTanh:
+      if (!ConstantsAre(act, ctx, {3.0, 0.044715, std::sqrt(2.0 / M_PI), 1.0, 0.5})) {
+        return absl::UnimplementedError("a tanh-GELU with other constants");
+      }
+      ops.append_eltwise(1.f, algorithm::eltwise_gelu_tanh, 0.f, 0.f);
+      break;
+    case Activation::kMish:
+      if (!ConstantsAre(act, ctx, {1.0})) return absl::UnimplementedError("a mish with another constant");
+      ops.append_eltwise(1.f, algorithm::eltwise_mish, 0.f, 0.f);
+      break;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Guard(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const dnnl::error& e) {
+    std::string what = e.what();
+    if (e.status == dnnl_unimplemented) {
+      return absl::UnimplementedError(fmt::format("oneDNN: {}", what));
+    }
+    return absl::InternalError(fmt::format("oneDNN: {}", what));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace carve::dnnl_backend

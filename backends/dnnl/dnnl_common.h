@@ -1,0 +1,67 @@
+// Shared pieces of the dnnl backend's oneDNN kernels: the CPU engine, memory
+// descriptors for Relay layouts, post-ops for fused activations, and the
+// conversion of oneDNN's exceptions into statuses (carve never lets one
+// escape).
+//
+// Tensors are described to oneDNN by dims in its logical order (N, C, D, H,
+// W for data; [G,] O, I, D, H, W for weights) with the strides of the Relay
+// layout the tensor is stored in, so any permutation layout (NCHW, NHWC,
+// OIHW, HWIO, OHWI, IOHW, ...) is passed without a copy and without a
+// format-tag table.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "backends/kernels/fusion.h"
+#include "backends/runtime/node_kernel.h"
+#include "ir/ndarray.h"
+#include "oneapi/dnnl/dnnl.hpp"
+
+namespace carve::dnnl_backend {
+
+// The process's CPU engine.
+const dnnl::engine& Engine();
+
+// Row-major strides of `shape`, permuted into `logical` letter order: the
+// stride of logical axis L is the stride of L's position in `layout`
+// ("NHWC" data read as "NCHW"). nullopt when a letter of `logical` is not in
+// `layout` or the layout has letters `logical` lacks.
+std::optional<std::vector<int64_t>> LogicalStrides(std::string_view layout,
+                                                   const std::vector<int64_t>& shape,
+                                                   std::string_view logical);
+
+// A float32 descriptor with explicit dims and strides.
+dnnl::memory::desc F32Desc(const std::vector<int64_t>& dims, const std::vector<int64_t>& strides);
+// A float32 descriptor of a dense row-major tensor.
+dnnl::memory::desc F32Plain(const std::vector<int64_t>& dims);
+
+// A memory object over a tensor's storage (no copy).
+dnnl::memory Wrap(const dnnl::memory::desc& desc, const NDArray& tensor);
+
+// `mem` in `desc`: itself when the layouts agree, else a reordered copy.
+dnnl::memory Reorder(const dnnl::memory& mem, const dnnl::memory::desc& desc, dnnl::stream& s);
+
+// Appends the post-op of `act` (after a sum, if any) to `ops`, reading the
+// activation's scalar constants from the node's constant inputs.
+// Unimplemented when oneDNN has no exact equivalent (a GELU written with
+// other constants, a non-constant scalar): the caller then falls back to
+// carve's kernels.
+absl::Status AppendActivation(const ActivationSpec& act, const NodeBuildContext& ctx,
+                              dnnl::post_ops& ops);
+
+// Runs `fn`, turning a dnnl::error into a status (Unimplemented for
+// "unimplemented" primitives, Internal otherwise).
+absl::Status Guard(const std::function<void()>& fn);
+
+// A kernel factory returning Unimplemented when a node needs something the
+// oneDNN kernels do not do, so the backend can fall back.
+inline bool IsFallback(const absl::Status& s) { return s.code() == absl::StatusCode::kUnimplemented; }
+
+}  // namespace carve::dnnl_backend

@@ -1,0 +1,229 @@
+// oneDNN convolution and deconvolution (nn.conv{1,2,3}d, nn.conv{2,3}d_transpose)
+// with the composite's bias, sum and activation as one primitive
+// (convolution_forward with a bias and sum / eltwise post-ops), as TVM's DNNL
+// JSON runtime builds them.
+#include <optional>
+#include <unordered_map>
+
+#include "backends/dnnl/dnnl_common.h"
+#include "backends/dnnl/dnnl_kernels.h"
+#include "backends/json/attr_codec.h"
+#include "fmt/format.h"
+#include "support/status_macros.h"
+
+namespace carve::dnnl_backend {
+namespace {
+
+using dnnl::memory;
+
+struct ConvShapes {
+  int spatial = 2;
+  bool transpose = false;
+  int64_t groups = 1;
+  std::vector<int64_t> strides, dilates, pad_l, pad_r;
+  memory::desc src, weights, dst, bias;
+  bool has_bias = false;
+};
+
+std::string SpatialLetters(int spatial) { return std::string("DHW").substr(3 - spatial); }
+
+// TVM's get_pad_tuple: 1, `n` or 2n values.
+std::optional<std::pair<std::vector<int64_t>, std::vector<int64_t>>> SplitPadding(
+    const std::vector<int64_t>& p, int n) {
+  std::vector<int64_t> l(n), r(n);
+  if (p.size() == size_t(2 * n)) {
+    for (int i = 0; i < n; ++i) l[i] = p[i], r[i] = p[i + n];
+  } else if (p.size() == 1 || p.size() == size_t(n)) {
+    for (int i = 0; i < n; ++i) l[i] = r[i] = p[p.size() == 1 ? 0 : i];
+  } else {
+    return std::nullopt;
+  }
+  return std::make_pair(l, r);
+}
+
+absl::Status Unsupported(std::string what) { return absl::UnimplementedError(std::move(what)); }
+
+// Descriptors of data-like tensors: logical (N, C, spatial...) over `layout`.
+absl::StatusOr<memory::desc> DataDesc(std::string_view layout, const std::vector<int64_t>& shape,
+                                      int spatial) {
+  std::string logical = "NC" + SpatialLetters(spatial);
+  std::optional<std::vector<int64_t>> strides = LogicalStrides(layout, shape, logical);
+  if (!strides) return Unsupported(fmt::format("data layout {}", layout));
+  std::vector<int64_t> dims;
+  for (char c : logical) dims.push_back(shape[layout.find(c)]);
+  return F32Desc(dims, *strides);
+}
+
+// Weights: logical (O, I, spatial...) or, grouped, (G, O/G, I/G, spatial...).
+// Relay splits the group off O for convolutions (shape O x I/G) and off I
+// for transposed ones (shape I x O/G).
+absl::StatusOr<memory::desc> WeightsDesc(std::string_view layout, const std::vector<int64_t>& shape,
+                                         int spatial, int64_t groups, bool transpose) {
+  std::string logical = "OI" + SpatialLetters(spatial);
+  std::optional<std::vector<int64_t>> strides = LogicalStrides(layout, shape, logical);
+  if (!strides) return Unsupported(fmt::format("kernel layout {}", layout));
+  std::vector<int64_t> dims;
+  for (char c : logical) dims.push_back(shape[layout.find(c)]);
+  if (groups == 1) return F32Desc(dims, *strides);
+  // dims: conv (O, I/G, k...), transpose (O/G, I, k...).
+  int split = transpose ? 1 : 0;  // the axis holding all groups
+  int64_t per_group = dims[split] / groups;
+  std::vector<int64_t> gdims{groups}, gstrides{(*strides)[split] * per_group};
+  for (size_t i = 0; i < dims.size(); ++i) {
+    gdims.push_back(int(i) == split ? per_group : dims[i]);
+    gstrides.push_back((*strides)[i]);
+  }
+  return F32Desc(gdims, gstrides);
+}
+
+absl::StatusOr<ConvShapes> DescribeConv(const NodeBuildContext& ctx, const FusionSpec& spec) {
+  const JsonNode& node = ctx.node();
+  ConvShapes c;
+  const std::string& op = spec.anchor;
+  c.transpose = op.find("transpose") != std::string::npos;
+  c.spatial = op.find("1d") != std::string::npos ? 1 : op.find("3d") != std::string::npos ? 3 : 2;
+  for (size_t i : {spec.data, *spec.weight}) {
+    if (ctx.InputDType(i) != DataType::Float(32)) return Unsupported("non-float32 operands");
+  }
+  if (node.dtypes[0] != DataType::Float(32)) return Unsupported("a non-float32 output");
+  CARVE_ASSIGN_OR_RETURN(c.groups, NodeInt(node, "groups"));
+  CARVE_ASSIGN_OR_RETURN(c.strides, NodeInts(node, "strides"));
+  CARVE_ASSIGN_OR_RETURN(c.dilates, NodeInts(node, "dilation"));
+  CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> padding, NodeInts(node, "padding"));
+  auto pads = SplitPadding(padding, c.spatial);
+  if (!pads || c.strides.size() != size_t(c.spatial) || c.dilates.size() != size_t(c.spatial)) {
+    return Unsupported("strides / dilation / padding of another rank");
+  }
+  std::tie(c.pad_l, c.pad_r) = *pads;
+  for (int64_t& d : c.dilates) d -= 1;  // oneDNN counts extra taps
+  CARVE_ASSIGN_OR_RETURN(std::string data_layout, NodeString(node, "data_layout"));
+  CARVE_ASSIGN_OR_RETURN(std::string kernel_layout, NodeString(node, "kernel_layout"));
+  std::string out_layout = NodeString(node, "out_layout").value_or("");
+  if (out_layout.empty()) out_layout = data_layout;
+  if (c.transpose) {
+    // output_padding grows the output on the far side.
+    std::vector<int64_t> extra = NodeInts(node, "output_padding").value_or(std::vector<int64_t>{});
+    for (size_t i = 0; i < extra.size() && i < c.pad_r.size(); ++i) c.pad_r[i] -= extra[i];
+  }
+  std::vector<int64_t> out_shape = node.shapes[0];
+  CARVE_ASSIGN_OR_RETURN(c.src, DataDesc(data_layout, ctx.InputShape(spec.data), c.spatial));
+  CARVE_ASSIGN_OR_RETURN(c.dst, DataDesc(out_layout, out_shape, c.spatial));
+  CARVE_ASSIGN_OR_RETURN(c.weights, WeightsDesc(kernel_layout, ctx.InputShape(*spec.weight),
+                                                c.spatial, c.groups, c.transpose));
+  return c;
+}
+
+class DnnlConvKernel : public NodeKernel {
+ public:
+  absl::Status Build(const NodeBuildContext& ctx, const FusionSpec& spec) {
+    spec_ = spec;
+    if (spec.pad_value || !spec.anchor_extra.empty() || !spec.requantize.empty()) {
+      return Unsupported("a padded or quantized convolution");
+    }
+    CARVE_ASSIGN_OR_RETURN(ConvShapes c, DescribeConv(ctx, spec));
+    CARVE_ASSIGN_OR_RETURN(int64_t channel_axis, OutputChannelAxis(ctx.node(), spec));
+    int64_t channels = ctx.node().shapes[0][channel_axis];
+    channels_ = channels;
+    if (spec.bias) {
+      if (ctx.InputDType(*spec.bias) != DataType::Float(32)) return Unsupported("a non-f32 bias");
+      int64_t n = 1;
+      for (int64_t d : ctx.InputShape(*spec.bias)) n *= d;
+      if (n != channels) return Unsupported("a bias that is not per channel");
+      c.bias = F32Plain({channels});
+    }
+    if (spec.sum && ctx.InputShape(*spec.sum) != ctx.node().shapes[0]) {
+      return Unsupported("a sum operand of another shape");
+    }
+    dnnl::post_ops ops;
+    if (spec.sum) ops.append_sum(1.f);
+    CARVE_RETURN_IF_ERROR(AppendActivation(spec.activation, ctx, ops));
+    dnnl::primitive_attr attr;
+    attr.set_post_ops(ops);
+    user_src_ = c.src;
+    user_dst_ = c.dst;
+    user_weights_ = c.weights;
+    has_bias_ = spec.bias.has_value();
+    out_shape_ = ctx.node().shapes[0];
+    return Guard([&] { CreatePrimitive(c, attr, ctx); });
+  }
+
+  absl::StatusOr<std::vector<NDArray>> Run(std::span<const NDArray> inputs) override {
+    NDArray out = NDArray::Empty(DataType::Float(32), out_shape_);
+    CARVE_RETURN_IF_ERROR(Guard([&] { Execute(inputs, out); }));
+    return std::vector<NDArray>{out};
+  }
+
+ private:
+  void CreatePrimitive(const ConvShapes& c, const dnnl::primitive_attr& attr,
+                       const NodeBuildContext& ctx) {
+    auto any = [](const memory::desc& d) {
+      return memory::desc(d.dims(), memory::data_type::f32, memory::format_tag::any);
+    };
+    memory::desc bias = has_bias_ ? c.bias : memory::desc();
+    auto prop = dnnl::prop_kind::forward_inference;
+    if (c.transpose) {
+      dnnl::deconvolution_forward::desc d(prop, dnnl::algorithm::deconvolution_direct, any(c.src),
+                                          any(c.weights), bias, any(c.dst), c.strides, c.dilates,
+                                          c.pad_l, c.pad_r);
+      dnnl::deconvolution_forward::primitive_desc pd(d, attr, Engine());
+      src_ = pd.src_desc(), weights_ = pd.weights_desc(), dst_ = pd.dst_desc();
+      primitive_ = dnnl::deconvolution_forward(pd);
+    } else {
+      dnnl::convolution_forward::desc d(prop, dnnl::algorithm::convolution_direct, any(c.src),
+                                        any(c.weights), bias, any(c.dst), c.strides, c.dilates,
+                                        c.pad_l, c.pad_r);
+      dnnl::convolution_forward::primitive_desc pd(d, attr, Engine());
+      src_ = pd.src_desc(), weights_ = pd.weights_desc(), dst_ = pd.dst_desc();
+      primitive_ = dnnl::convolution_forward(pd);
+    }
+    stream_ = dnnl::stream(Engine());
+    // Constant weights are reordered into the primitive's layout once.
+    const NDArray& w = ctx.const_inputs[*spec_.weight];
+    if (w.defined()) {
+      weight_keep_ = w;
+      packed_weights_ = Reorder(Wrap(user_weights_, w), weights_, stream_);
+      stream_.wait();
+    }
+  }
+
+  void Execute(std::span<const NDArray> inputs, NDArray& out) {
+    memory src = Reorder(Wrap(user_src_, inputs[spec_.data]), src_, stream_);
+    memory weights = packed_weights_ ? packed_weights_
+                                     : Reorder(Wrap(user_weights_, inputs[*spec_.weight]), weights_, stream_);
+    memory user_dst = Wrap(user_dst_, out);
+    memory dst = user_dst_ == dst_ ? user_dst : memory(dst_, Engine());
+    if (spec_.sum) {
+      // The sum post-op accumulates into the destination.
+      memory addend = Wrap(user_dst_, inputs[*spec_.sum]);
+      dnnl::reorder(addend, dst).execute(stream_, addend, dst);
+    }
+    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights},
+                                         {DNNL_ARG_DST, dst}};
+    if (has_bias_) args[DNNL_ARG_BIAS] = Wrap(F32Plain({channels_}), inputs[*spec_.bias]);
+    primitive_.execute(stream_, args);
+    if (dst != user_dst) dnnl::reorder(dst, user_dst).execute(stream_, dst, user_dst);
+    stream_.wait();
+  }
+
+  FusionSpec spec_;
+  memory::desc user_src_, user_dst_, user_weights_;
+  memory::desc src_, weights_, dst_;
+  bool has_bias_ = false;
+  int64_t channels_ = 0;
+  std::vector<int64_t> out_shape_;
+  dnnl::primitive primitive_;
+  dnnl::stream stream_;
+  NDArray weight_keep_;
+  memory packed_weights_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<NodeKernel>> MakeDnnlConv(const NodeBuildContext& ctx,
+                                                         const FusionSpec& spec) {
+  auto kernel = std::make_unique<DnnlConvKernel>();
+  CARVE_RETURN_IF_ERROR(kernel->Build(ctx, spec));
+  return std::unique_ptr<NodeKernel>(std::move(kernel));
+}
+
+}  // namespace carve::dnnl_backend

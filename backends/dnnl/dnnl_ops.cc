@@ -1,0 +1,235 @@
+// oneDNN kernels for the dnnl backend's single ops: eltwise, softmax,
+// pooling and binary add / multiply.
+#include <unordered_map>
+
+#include "backends/dnnl/dnnl_common.h"
+#include "backends/dnnl/dnnl_kernels.h"
+#include "backends/json/attr_codec.h"
+#include "fmt/format.h"
+#include "support/status_macros.h"
+
+namespace carve::dnnl_backend {
+namespace {
+
+using dnnl::memory;
+
+// A primitive reading inputs (by DNNL_ARG, each a node input with its
+// descriptor) and writing one float32 output of the node's shape.
+class PrimitiveKernel : public NodeKernel {
+ public:
+  struct Arg {
+    int dnnl_arg;
+    size_t input;
+    memory::desc desc;
+  };
+
+  PrimitiveKernel(dnnl::primitive p, std::vector<Arg> args, memory::desc dst,
+                  std::vector<int64_t> out_shape, bool needs_workspace = false,
+                  memory::desc workspace = {})
+      : primitive_(std::move(p)),
+        args_(std::move(args)),
+        dst_(std::move(dst)),
+        out_shape_(std::move(out_shape)),
+        stream_(Engine()),
+        workspace_(needs_workspace ? memory(workspace, Engine()) : memory()) {}
+
+  absl::StatusOr<std::vector<NDArray>> Run(std::span<const NDArray> inputs) override {
+    NDArray out = NDArray::Empty(DataType::Float(32), out_shape_);
+    CARVE_RETURN_IF_ERROR(Guard([&] {
+      std::unordered_map<int, memory> args{{DNNL_ARG_DST, Wrap(dst_, out)}};
+      for (const Arg& a : args_) args[a.dnnl_arg] = Wrap(a.desc, inputs[a.input]);
+      if (workspace_) args[DNNL_ARG_WORKSPACE] = workspace_;
+      primitive_.execute(stream_, args);
+      stream_.wait();
+    }));
+    return std::vector<NDArray>{out};
+  }
+
+ private:
+  dnnl::primitive primitive_;
+  std::vector<Arg> args_;
+  memory::desc dst_;
+  std::vector<int64_t> out_shape_;
+  dnnl::stream stream_;
+  memory workspace_;
+};
+
+absl::Status RequireF32(const NodeBuildContext& ctx) {
+  for (size_t i = 0; i < ctx.node().inputs.size(); ++i) {
+    if (ctx.InputDType(i) != DataType::Float(32)) return absl::UnimplementedError("non-float32 operands");
+  }
+  if (ctx.node().dtypes[0] != DataType::Float(32)) return absl::UnimplementedError("a non-float32 output");
+  return absl::OkStatus();
+}
+
+template <typename Make>
+absl::StatusOr<std::unique_ptr<NodeKernel>> Create(Make make) {
+  std::unique_ptr<NodeKernel> kernel;
+  CARVE_RETURN_IF_ERROR(Guard([&] { kernel = make(); }));
+  return kernel;
+}
+
+struct EltwiseForm {
+  dnnl::algorithm algorithm;
+  float alpha = 0, beta = 0;
+};
+
+absl::StatusOr<EltwiseForm> EltwiseOf(const JsonNode& node) {
+  using dnnl::algorithm;
+  const std::string& op = node.name;
+  if (op == "nn.relu") return EltwiseForm{algorithm::eltwise_relu};
+  if (op == "tanh") return EltwiseForm{algorithm::eltwise_tanh};
+  if (op == "sigmoid") return EltwiseForm{algorithm::eltwise_logistic};
+  if (op == "exp") return EltwiseForm{algorithm::eltwise_exp};
+  if (op == "log") return EltwiseForm{algorithm::eltwise_log};
+  if (op == "sqrt") return EltwiseForm{algorithm::eltwise_sqrt};
+  if (op == "abs") return EltwiseForm{algorithm::eltwise_abs};
+  if (op == "round") return EltwiseForm{algorithm::eltwise_round};
+  if (op == "nn.leaky_relu") {
+    CARVE_ASSIGN_OR_RETURN(double alpha, NodeFloat(node, "alpha"));
+    return EltwiseForm{algorithm::eltwise_relu, float(alpha)};
+  }
+  if (op == "clip") {
+    CARVE_ASSIGN_OR_RETURN(double lo, NodeFloat(node, "a_min"));
+    CARVE_ASSIGN_OR_RETURN(double hi, NodeFloat(node, "a_max"));
+    return EltwiseForm{algorithm::eltwise_clip, float(lo), float(hi)};
+  }
+  return absl::UnimplementedError(fmt::format("{} is not an eltwise op", op));
+}
+
+// Pool geometry over a Relay pool layout ("NCHW", "NHWC", "NCDHW", ...).
+struct PoolPlan {
+  memory::desc src, dst;
+  std::vector<int64_t> kernel, strides, dilation, pad_l, pad_r;
+};
+
+absl::StatusOr<PoolPlan> PlanPool(const NodeBuildContext& ctx, bool global) {
+  const JsonNode& node = ctx.node();
+  CARVE_ASSIGN_OR_RETURN(std::string layout, NodeString(node, "layout"));
+  int spatial = int(layout.size()) - 2;
+  std::string logical = "NC" + std::string("DHW").substr(3 - spatial);
+  std::vector<int64_t> in = ctx.InputShape(0), out = node.shapes[0];
+  auto src_strides = LogicalStrides(layout, in, logical);
+  auto dst_strides = LogicalStrides(layout, out, logical);
+  if (!src_strides || !dst_strides || spatial < 1) {
+    return absl::UnimplementedError(fmt::format("pool layout {}", layout));
+  }
+  std::vector<int64_t> in_dims, out_dims;
+  for (char c : logical) in_dims.push_back(in[layout.find(c)]), out_dims.push_back(out[layout.find(c)]);
+  PoolPlan p;
+  p.src = F32Desc(in_dims, *src_strides);
+  p.dst = F32Desc(out_dims, *dst_strides);
+  std::vector<int64_t> padding;
+  if (global) {
+    p.kernel.assign(in_dims.begin() + 2, in_dims.end());
+    p.strides.assign(spatial, 1);
+    p.dilation.assign(spatial, 1);
+    padding.assign(spatial, 0);
+  } else {
+    CARVE_ASSIGN_OR_RETURN(p.kernel, NodeInts(node, "pool_size"));
+    CARVE_ASSIGN_OR_RETURN(p.strides, NodeInts(node, "strides"));
+    p.dilation = NodeInts(node, "dilation").value_or(std::vector<int64_t>(spatial, 1));
+    CARVE_ASSIGN_OR_RETURN(padding, NodeInts(node, "padding"));
+  }
+  if (p.kernel.size() != size_t(spatial) || p.strides.size() != size_t(spatial) ||
+      p.dilation.size() != size_t(spatial)) {
+    return absl::UnimplementedError("pool attributes of another rank");
+  }
+  p.pad_l.assign(spatial, 0);
+  for (int i = 0; i < spatial; ++i) {
+    p.pad_l[i] = padding.size() == size_t(2 * spatial) ? padding[i]
+                 : padding.size() == size_t(spatial) ? padding[i]
+                 : padding.empty()                   ? 0
+                                                     : padding[0];
+  }
+  // The far-side padding that yields Relay's output size (this also covers
+  // ceil_mode, which rounds the output size up).
+  p.pad_r.resize(spatial);
+  for (int i = 0; i < spatial; ++i) {
+    int64_t span = (p.kernel[i] - 1) * p.dilation[i] + 1;
+    p.pad_r[i] = (out_dims[i + 2] - 1) * p.strides[i] + span - in_dims[i + 2] - p.pad_l[i];
+  }
+  for (int64_t& d : p.dilation) d -= 1;
+  return p;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<NodeKernel>> MakeDnnlEltwise(const NodeBuildContext& ctx) {
+  CARVE_RETURN_IF_ERROR(RequireF32(ctx));
+  CARVE_ASSIGN_OR_RETURN(EltwiseForm form, EltwiseOf(ctx.node()));
+  memory::desc md = F32Plain(ctx.InputShape(0));
+  std::vector<int64_t> shape = ctx.node().shapes[0];
+  return Create([&] {
+    dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference, form.algorithm, md,
+                                  form.alpha, form.beta);
+    dnnl::eltwise_forward::primitive_desc pd(d, Engine());
+    return std::make_unique<PrimitiveKernel>(dnnl::eltwise_forward(pd),
+                                             std::vector<PrimitiveKernel::Arg>{{DNNL_ARG_SRC, 0, md}},
+                                             md, shape);
+  });
+}
+
+absl::StatusOr<std::unique_ptr<NodeKernel>> MakeDnnlSoftmax(const NodeBuildContext& ctx) {
+  CARVE_RETURN_IF_ERROR(RequireF32(ctx));
+  std::vector<int64_t> shape = ctx.InputShape(0);
+  CARVE_ASSIGN_OR_RETURN(int64_t axis, NodeInt(ctx.node(), "axis"));
+  if (axis < 0) axis += int64_t(shape.size());
+  if (axis < 0 || axis >= int64_t(shape.size())) return absl::InvalidArgumentError("softmax axis out of range");
+  memory::desc md = F32Plain(shape);
+  return Create([&] {
+    dnnl::softmax_forward::desc d(dnnl::prop_kind::forward_inference, md, int(axis));
+    dnnl::softmax_forward::primitive_desc pd(d, Engine());
+    return std::make_unique<PrimitiveKernel>(dnnl::softmax_forward(pd),
+                                             std::vector<PrimitiveKernel::Arg>{{DNNL_ARG_SRC, 0, md}},
+                                             md, shape);
+  });
+}
+
+absl::StatusOr<std::unique_ptr<NodeKernel>> MakeDnnlPool(const NodeBuildContext& ctx) {
+  CARVE_RETURN_IF_ERROR(RequireF32(ctx));
+  const std::string& op = ctx.node().name;
+  bool global = op.find("global") != std::string::npos;
+  bool max = op.find("max") != std::string::npos;
+  CARVE_ASSIGN_OR_RETURN(PoolPlan p, PlanPool(ctx, global));
+  dnnl::algorithm algorithm = dnnl::algorithm::pooling_max;
+  if (!max) {
+    bool include = NodeInt(ctx.node(), "count_include_pad").value_or(0) != 0;
+    algorithm = include ? dnnl::algorithm::pooling_avg_include_padding
+                        : dnnl::algorithm::pooling_avg_exclude_padding;
+  }
+  std::vector<int64_t> shape = ctx.node().shapes[0];
+  return Create([&] {
+    dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, algorithm, p.src, p.dst,
+                                     p.strides, p.kernel, p.dilation, p.pad_l, p.pad_r);
+    dnnl::pooling_v2_forward::primitive_desc pd(d, Engine());
+    return std::make_unique<PrimitiveKernel>(
+        dnnl::pooling_v2_forward(pd), std::vector<PrimitiveKernel::Arg>{{DNNL_ARG_SRC, 0, p.src}},
+        p.dst, shape);
+  });
+}
+
+absl::StatusOr<std::unique_ptr<NodeKernel>> MakeDnnlBinary(const NodeBuildContext& ctx) {
+  CARVE_RETURN_IF_ERROR(RequireF32(ctx));
+  const std::string& op = ctx.node().name;
+  std::vector<int64_t> out = ctx.node().shapes[0];
+  // oneDNN broadcasts the second operand only; both ops commute.
+  size_t full = ctx.InputShape(0) == out ? 0 : ctx.InputShape(1) == out ? 1 : 2;
+  if (full == 2) return absl::UnimplementedError("a broadcast of both operands");
+  std::vector<int64_t> other = ctx.InputShape(1 - full);
+  if (other.size() > out.size()) return absl::UnimplementedError("a broadcast operand of higher rank");
+  other.insert(other.begin(), out.size() - other.size(), 1);
+  memory::desc a = F32Plain(out), b = F32Plain(other);
+  dnnl::algorithm algorithm =
+      op == "add" ? dnnl::algorithm::binary_add : dnnl::algorithm::binary_mul;
+  return Create([&] {
+    dnnl::binary::desc d(algorithm, a, b, a);
+    dnnl::binary::primitive_desc pd(d, Engine());
+    return std::make_unique<PrimitiveKernel>(
+        dnnl::binary(pd),
+        std::vector<PrimitiveKernel::Arg>{{DNNL_ARG_SRC_0, full, a}, {DNNL_ARG_SRC_1, 1 - full, b}},
+        a, out);
+  });
+}
+
+}  // namespace carve::dnnl_backend

@@ -1,0 +1,84 @@
+// The dnnl runtime: the graphs of Compiler="dnnl" functions on Intel's
+// oneDNN library (Debian's libdnnl, C++ API), as TVM's DNNL JSON runtime.
+//
+// Convolutions, deconvolutions and dense layers (alone or as the anchors of
+// dnnl.conv2d_bias_relu, dnnl.dense_bias_gelu, dnnl.conv2d_bias_sum_relu,
+// ...) become one oneDNN primitive with the bias as its bias operand and the
+// sum and activation as post-ops (sum, eltwise relu / logistic / tanh / clip
+// / gelu_erf / gelu_tanh / swish / mish). Eltwise ops, softmax, pooling,
+// add / multiply and batch_matmul are oneDNN primitives too. Whatever oneDNN
+// cannot take exactly (another dtype, a broadcast it lacks, a GELU spelled
+// with other constants, the qnn chains) runs on carve's kernels instead:
+// composites on the fused Eigen kernels, ops on the reference kernels.
+#include "backends/dnnl/dnnl_common.h"
+#include "backends/dnnl/dnnl_kernels.h"
+#include "backends/kernels/eigen_backend.h"
+#include "backends/runtime/backend_runtime.h"
+#include "backends/runtime/json_runtime.h"
+
+namespace carve::dnnl_backend {
+namespace {
+
+using Factory = std::function<absl::StatusOr<std::unique_ptr<NodeKernel>>(const NodeBuildContext&)>;
+
+// `primary`, or `fallback` when `primary` reports a node it cannot take.
+NodeKernelFactory WithFallback(Factory primary, NodeKernelFactory fallback) {
+  return [primary, fallback](const NodeBuildContext& ctx) -> absl::StatusOr<std::unique_ptr<NodeKernel>> {
+    absl::StatusOr<std::unique_ptr<NodeKernel>> k = primary(ctx);
+    if (k.ok() || !IsFallback(k.status())) return k;
+    return fallback(ctx);
+  };
+}
+
+// Composite and single conv / dense nodes: the anchor with its chain.
+absl::StatusOr<std::unique_ptr<NodeKernel>> AnchorKernel(const NodeBuildContext& ctx,
+                                                         const FusionSpec& spec) {
+  const std::string& anchor = spec.anchor;
+  if (!spec.weight) return absl::UnimplementedError("an anchor without weights");
+  if (anchor == "nn.dense") return MakeDnnlDense(ctx, spec);
+  if (anchor.starts_with("nn.conv")) return MakeDnnlConv(ctx, spec);
+  return absl::UnimplementedError(anchor);
+}
+
+absl::StatusOr<std::unique_ptr<NodeKernel>> CompositeKernel(const NodeBuildContext& ctx) {
+  absl::StatusOr<FusionSpec> spec = DecodeFusion(ctx.node());
+  if (!spec.ok()) return absl::UnimplementedError(spec.status().message());
+  return AnchorKernel(ctx, *spec);
+}
+
+absl::StatusOr<std::unique_ptr<NodeKernel>> SingleAnchorKernel(const NodeBuildContext& ctx) {
+  FusionSpec spec;
+  spec.anchor = ctx.node().name;
+  spec.data = 0;
+  spec.weight = 1;
+  return AnchorKernel(ctx, spec);
+}
+
+std::shared_ptr<const BackendKernels> MakeDnnlKernels() {
+  auto kernels = std::make_shared<BackendKernels>("dnnl");
+  kernels->SetCompositeDefault(WithFallback(CompositeKernel, FusedOrChainFactory()));
+  NodeKernelFactory reference = MakeReferenceKernel;
+  for (const char* op : {"nn.conv1d", "nn.conv2d", "nn.conv3d", "nn.conv2d_transpose",
+                         "nn.conv3d_transpose", "nn.dense"}) {
+    kernels->Add(op, WithFallback(SingleAnchorKernel, reference));
+  }
+  for (const char* op : {"nn.relu", "tanh", "sigmoid", "exp", "log", "sqrt", "abs", "round", "clip",
+                         "nn.leaky_relu"}) {
+    kernels->Add(op, WithFallback(MakeDnnlEltwise, reference));
+  }
+  for (const char* op : {"nn.max_pool2d", "nn.avg_pool2d", "nn.max_pool3d", "nn.avg_pool3d",
+                         "nn.global_avg_pool2d"}) {
+    kernels->Add(op, WithFallback(MakeDnnlPool, reference));
+  }
+  kernels->Add("nn.softmax", WithFallback(MakeDnnlSoftmax, reference));
+  kernels->Add("add", WithFallback(MakeDnnlBinary, reference));
+  kernels->Add("multiply", WithFallback(MakeDnnlBinary, reference));
+  kernels->Add("nn.batch_matmul", WithFallback(MakeDnnlBatchMatmul, reference));
+  return kernels;
+}
+
+}  // namespace
+
+CARVE_REGISTER_BACKEND_RUNTIME(MakeDnnlKernels);
+
+}  // namespace carve::dnnl_backend

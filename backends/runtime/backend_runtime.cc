@@ -1,0 +1,153 @@
+#include "backends/runtime/backend_runtime.h"
+
+#include <algorithm>
+#include <map>
+
+#include "absl/container/flat_hash_map.h"
+#include "fmt/format.h"
+#include "interpreter/evaluator.h"
+#include "support/status_macros.h"
+
+namespace carve {
+namespace {
+
+// A function's runtime, valid while the arena holding the function lives
+// (a later module may reuse the address).
+struct CachedRuntime {
+  std::weak_ptr<Arena> arena;
+  SerializedFunction serialized;
+  std::unique_ptr<JsonRuntime> runtime;
+  std::mutex run_mu;  // kernels keep scratch state
+};
+
+class BackendRuntime {
+ public:
+  BackendRuntime(std::shared_ptr<const BackendKernels> kernels, BackendRuntimeOptions options)
+      : kernels_(std::move(kernels)), options_(std::move(options)) {}
+
+  absl::StatusOr<Value> Call(const ExternalCall& call) {
+    CARVE_ASSIGN_OR_RETURN(CachedRuntime * cached, Get(call));
+    std::vector<NDArray> inputs;
+    for (const Value& arg : call.args) {
+      for (NDArray& t : FlattenTensors(arg)) inputs.push_back(std::move(t));
+    }
+    std::lock_guard<std::mutex> lock(cached->run_mu);
+    NodeObserver observer;
+    if (options_.observer) {
+      observer = [&](uint32_t nid, const JsonNode&, std::span<const NDArray> in,
+                     std::span<const NDArray> out) {
+        options_.observer({call.function, &cached->serialized, nid, in, out});
+      };
+    }
+    CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> outputs, cached->runtime->Run(inputs, &observer));
+    const Type* ret = call.ret_type != nullptr ? call.ret_type : call.function->body()->checked_type();
+    return UnflattenResult(ret, outputs);
+  }
+
+ private:
+  absl::StatusOr<CachedRuntime*> Get(const ExternalCall& call) {
+    std::shared_ptr<Arena> arena =
+        call.interpreter != nullptr ? call.interpreter->module().shared_arena() : nullptr;
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = cache_.find(call.function);
+    if (it != cache_.end() && arena != nullptr && it->second->arena.lock() == arena) {
+      return it->second.get();
+    }
+    auto entry = std::make_unique<CachedRuntime>();
+    entry->arena = arena;
+    std::string symbol = ExternalSymbol(call.function, kernels_->backend());
+    CARVE_ASSIGN_OR_RETURN(entry->serialized, SerializeFunction(call.function, symbol));
+    // Run what the codegen emits: the graph as text, parsed back.
+    CARVE_ASSIGN_OR_RETURN(JsonGraph graph,
+                           ParseJsonGraph(WriteJsonGraph(entry->serialized.graph)));
+    std::map<std::string, NDArray, std::less<>> constants(entry->serialized.constants.begin(),
+                                                           entry->serialized.constants.end());
+    CARVE_ASSIGN_OR_RETURN(entry->runtime, JsonRuntime::Create(std::move(graph), constants,
+                                                               *kernels_, options_.runtime));
+    CachedRuntime* raw = entry.get();
+    cache_[call.function] = std::move(entry);
+    return raw;
+  }
+
+  std::shared_ptr<const BackendKernels> kernels_;
+  BackendRuntimeOptions options_;
+  std::mutex mu_;
+  absl::flat_hash_map<const Function*, std::unique_ptr<CachedRuntime>> cache_;
+};
+
+absl::StatusOr<Value> Unflatten(const Type* type, std::span<const NDArray> outputs, size_t& next) {
+  if (const TupleType* tuple = DynCast<TupleType>(type)) {
+    std::vector<Value> fields;
+    for (const Type* field : tuple->fields()) {
+      CARVE_ASSIGN_OR_RETURN(Value v, Unflatten(field, outputs, next));
+      fields.push_back(std::move(v));
+    }
+    return Value::Tuple(std::move(fields));
+  }
+  if (next >= outputs.size()) {
+    return absl::InternalError("the offloaded function returned too few tensors");
+  }
+  return Value(outputs[next++]);
+}
+
+}  // namespace
+
+BackendRuntimeRegistry& BackendRuntimeRegistry::Global() {
+  static auto* registry = new BackendRuntimeRegistry();
+  return *registry;
+}
+
+void BackendRuntimeRegistry::Register(std::shared_ptr<const BackendKernels> kernels) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& k : kernels_) {
+    if (k->backend() == kernels->backend()) {
+      k = std::move(kernels);
+      return;
+    }
+  }
+  kernels_.push_back(std::move(kernels));
+}
+
+std::shared_ptr<const BackendKernels> BackendRuntimeRegistry::Find(std::string_view backend) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& k : kernels_) {
+    if (k->backend() == backend) return k;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> BackendRuntimeRegistry::Names() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::string> out;
+  for (const auto& k : kernels_) out.push_back(k->backend());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+ExternalFn MakeBackendRuntime(std::shared_ptr<const BackendKernels> kernels,
+                              BackendRuntimeOptions options) {
+  auto runtime = std::make_shared<BackendRuntime>(std::move(kernels), std::move(options));
+  return [runtime](const ExternalCall& call) { return runtime->Call(call); };
+}
+
+void RegisterBackendRuntime(std::shared_ptr<const BackendKernels> kernels) {
+  BackendRuntimeRegistry::Global().Register(kernels);
+  ExternalRegistry::Global().RegisterRuntime(kernels->backend(), MakeBackendRuntime(kernels));
+}
+
+absl::StatusOr<Value> UnflattenResult(const Type* ret, std::span<const NDArray> outputs) {
+  if (ret == nullptr) {
+    if (outputs.size() == 1) return Value(outputs[0]);
+    std::vector<Value> fields(outputs.begin(), outputs.end());
+    return Value::Tuple(std::move(fields));
+  }
+  size_t next = 0;
+  CARVE_ASSIGN_OR_RETURN(Value v, Unflatten(ret, outputs, next));
+  if (next != outputs.size()) {
+    return absl::InternalError(fmt::format("the offloaded function returned {} tensors, its type "
+                                           "holds {}", outputs.size(), next));
+  }
+  return v;
+}
+
+}  // namespace carve

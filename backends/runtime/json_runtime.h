@@ -1,0 +1,74 @@
+// The JSON-graph runtime shared by the backends (TVM's JSONRuntimeBase): it
+// takes a graph the codegen emitted and its constants, prepares one kernel
+// per `kernel` node with the backend's factories, and runs the graph.
+//
+// Kernel nodes named by a composite need the backend's kernel for that
+// composite; op nodes without a backend kernel run on carve's reference
+// kernels (interpreter/kernels) with the node's decoded attributes, the way
+// a TVM backend leaves no op of its own partitions unimplemented.
+//
+// Calling convention (TVM's): one tensor per output of every `input` node, in
+// arg_nodes order; the result is one tensor per head.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "backends/json/json_graph.h"
+#include "backends/runtime/node_kernel.h"
+#include "ir/ndarray.h"
+
+namespace carve {
+
+// Called after every kernel node ran, with its inputs and outputs.
+using NodeObserver = std::function<void(uint32_t nid, const JsonNode& node,
+                                        std::span<const NDArray> inputs,
+                                        std::span<const NDArray> outputs)>;
+
+struct JsonRuntimeOptions {
+  // Thread pool for the reference kernels (may be null).
+  const Eigen::ThreadPoolDevice* device = nullptr;
+  // Run op nodes the backend has no kernel for on the reference kernels
+  // (else they are Unimplemented when the runtime is created).
+  bool reference_fallback = true;
+};
+
+class JsonRuntime {
+ public:
+  // Prepares every kernel node. `constants` must hold a tensor for every
+  // const node, of the node's shape and dtype.
+  static absl::StatusOr<std::unique_ptr<JsonRuntime>> Create(
+      JsonGraph graph, const std::map<std::string, NDArray, std::less<>>& constants,
+      const BackendKernels& kernels, JsonRuntimeOptions options = {});
+
+  // Runs the graph. Inputs are checked against the input nodes' shapes and
+  // dtypes. Not thread-safe (kernels keep scratch state).
+  absl::StatusOr<std::vector<NDArray>> Run(std::span<const NDArray> inputs,
+                                           const NodeObserver* observer = nullptr);
+
+  const JsonGraph& graph() const { return graph_; }
+  // Number of tensors Run expects.
+  size_t num_inputs() const { return input_entries_.size(); }
+
+ private:
+  JsonRuntime() = default;
+
+  JsonGraph graph_;
+  std::vector<uint32_t> row_ptr_;
+  std::vector<uint32_t> input_entries_;          // entry ids of input-node outputs
+  std::vector<std::pair<uint32_t, NDArray>> const_entries_;
+  std::vector<std::unique_ptr<NodeKernel>> kernels_;  // by node id (null for leaves)
+  // For each entry, the index of the last node reading it (to free
+  // intermediate tensors early); heads are never freed.
+  std::vector<int64_t> last_use_;
+};
+
+// A kernel that runs op node `ctx.node()` on the reference kernels.
+absl::StatusOr<std::unique_ptr<NodeKernel>> MakeReferenceKernel(const NodeBuildContext& ctx);
+
+}  // namespace carve

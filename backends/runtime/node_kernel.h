@@ -1,0 +1,96 @@
+// The kernel interface of the JSON-graph runtime. A backend supplies, per
+// node name (an op name such as "nn.softmax" or a composite name such as
+// "dnnl.conv2d_bias_relu"), a factory that prepares a kernel for one node
+// once (TVM's BuildEngine: decode attributes, create library primitives,
+// reorder constant weights) and is then run on every call.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "backends/json/json_graph.h"
+#include "ir/ndarray.h"
+#include "ir/type.h"
+
+namespace Eigen {
+class ThreadPoolDevice;
+}
+
+namespace carve {
+
+// What a kernel factory sees.
+struct NodeBuildContext {
+  const JsonGraph* graph = nullptr;
+  uint32_t nid = 0;
+  // One per input entry of the node: the constant's tensor when the entry
+  // is a const node's output, else an undefined NDArray.
+  std::vector<NDArray> const_inputs;
+  // Thread pool for the reference kernels (may be null).
+  const Eigen::ThreadPoolDevice* device = nullptr;
+
+  const JsonNode& node() const { return graph->nodes[nid]; }
+  // The shape and dtype of input `i` (from the producing node).
+  std::vector<int64_t> InputShape(size_t i) const;
+  DataType InputDType(size_t i) const;
+  // The node's output type: a TensorType, or a TupleType for several
+  // outputs (`?` dims stay dynamic).
+  const Type* OutputType() const;
+};
+
+// A prepared node. Run receives one tensor per input entry and returns one
+// per output. Kernels are used by one thread at a time.
+class NodeKernel {
+ public:
+  virtual ~NodeKernel() = default;
+  virtual absl::StatusOr<std::vector<NDArray>> Run(std::span<const NDArray> inputs) = 0;
+};
+
+using NodeKernelFactory =
+    std::function<absl::StatusOr<std::unique_ptr<NodeKernel>>(const NodeBuildContext& ctx)>;
+
+// A NodeKernel from a callable.
+class LambdaKernel : public NodeKernel {
+ public:
+  using Fn = std::function<absl::StatusOr<std::vector<NDArray>>(std::span<const NDArray>)>;
+  explicit LambdaKernel(Fn fn) : fn_(std::move(fn)) {}
+  absl::StatusOr<std::vector<NDArray>> Run(std::span<const NDArray> inputs) override {
+    return fn_(inputs);
+  }
+
+ private:
+  Fn fn_;
+};
+
+// The node kernels of one backend.
+class BackendKernels {
+ public:
+  explicit BackendKernels(std::string backend) : backend_(std::move(backend)) {}
+
+  const std::string& backend() const { return backend_; }
+  // Registers the factory of nodes named `name` (the last one wins).
+  void Add(std::string name, NodeKernelFactory factory);
+  // The factory for composite nodes without a factory of their own (a
+  // composite of a user-edited spec): typically one that decodes the
+  // composite's label into a fused kernel.
+  void SetCompositeDefault(NodeKernelFactory factory) { composite_default_ = std::move(factory); }
+  // The factory for a node: by name, else the composite default for nodes
+  // with a PartitionedFromPattern attribute; nullptr when neither applies.
+  const NodeKernelFactory* Find(const JsonNode& node) const;
+  // The factory registered for `name`, or nullptr.
+  const NodeKernelFactory* Find(std::string_view name) const;
+  // Names with a factory, sorted.
+  std::vector<std::string> Names() const;
+
+ private:
+  std::string backend_;
+  std::map<std::string, NodeKernelFactory, std::less<>> factories_;
+  NodeKernelFactory composite_default_;
+};
+
+}  // namespace carve

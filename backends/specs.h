@@ -1,0 +1,55 @@
+// The built-in backend specs: TVM v0.16's annotation rules and pattern
+// tables for bnns, arm_compute_lib, nnapi, dnnl and tensorrt, written in the
+// `.pat` DSL (backends/<name>/<name>.pat) and loaded at run time, so a user
+// can copy one, edit it and pass it with `--patterns`. This file turns the
+// DSL's `backend NAME { ... }` blocks into the TargetSpecs the passes use,
+// with each backend's partition recipe (TVM's `partition_for_<name>`, which
+// the DSL does not describe; see partition.h).
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "passes/target.h"
+#include "patterns/library.h"
+
+namespace carve {
+
+// The built-in backends, in the order `carve partition --help` lists them.
+std::span<const std::string_view> BuiltinBackendNames();
+
+// The directory holding <name>/<name>.pat: $CARVE_BACKENDS_DIR when set,
+// else the source tree's backends/ folder (compiled in).
+std::string BuiltinSpecDirectory();
+// BuiltinSpecDirectory()/<name>/<name>.pat.
+std::string BuiltinSpecPath(std::string_view name);
+
+// The recipe of a built-in backend, or the default one (MergeComposite,
+// AnnotateTarget, MergeCompilerRegions, PartitionGraph) for other names.
+PartitionRecipe RecipeFor(std::string_view backend);
+
+// A TargetSpec from a DSL backend: its op rules (with their `where`
+// conditions) and composite table in order, with `recipe`.
+TargetSpecPtr MakeTargetSpec(const BackendSpec& backend, PartitionRecipe recipe);
+
+// Every backend of `library` as a TargetSpec (recipes by name).
+std::vector<TargetSpecPtr> TargetSpecsOf(const PatternLibrary& library);
+
+// The spec of a built-in backend, parsed from its `.pat` file on first use
+// and cached. InvalidArgument for an unknown name (with the nearest one),
+// the file's diagnostics when it does not parse.
+absl::StatusOr<TargetSpecPtr> BuiltinBackendSpec(std::string_view name);
+
+// Loads a `.pat` file and registers each of its backends in `registry`
+// (replacing a built-in backend of the same name). Returns the names.
+absl::StatusOr<std::vector<std::string>> RegisterBackendFile(const std::string& path,
+                                                             TargetRegistry& registry);
+
+// Registers every built-in backend whose spec loads in `registry`; returns
+// the first error (the others are still registered).
+absl::Status RegisterBuiltinBackends(TargetRegistry& registry);
+
+}  // namespace carve

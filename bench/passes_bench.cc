@@ -1,0 +1,97 @@
+// The BYOC flow end to end on generated ResNet-like graphs: parse, InferType,
+// MergeComposite -> AnnotateTarget -> MergeCompilerRegions -> PartitionGraph
+// (each pass followed by its module InferType, as TVM), print.
+//
+//   BM_ByocFlow/N:         the dnnl_like table (every op offloaded: one region)
+//   BM_ByocFlowMixed/N:    only conv2d offloaded, so regions alternate with
+//                          host ops all along the graph (MergeCompilerRegions'
+//                          worst case for restriction sets)
+// items_per_second is ops per second; the per-pass times of the last run are
+// printed after the table (stderr).
+#include <chrono>
+#include <iostream>
+
+#include "benchmark/benchmark.h"
+#include "bench/relay_gen.h"
+#include "fmt/format.h"
+#include "grammar/parser.h"
+#include "grammar/printer.h"
+#include "passes/annotate_target.h"
+#include "passes/infer_type.h"
+#include "passes/instruments.h"
+#include "passes/merge_compiler_regions.h"
+#include "passes/merge_composite.h"
+#include "passes/partition_graph.h"
+#include "passes/target.h"
+
+namespace carve {
+namespace {
+
+TargetSpecPtr ConvOnlyTarget() {
+  static TargetSpecPtr spec = [] {
+    auto s = std::make_shared<TargetSpec>("conv_only");
+    (void)s->AddOp("nn.conv2d");
+    TargetRegistry::Global().Register(s);
+    return s;
+  }();
+  return spec;
+}
+
+void RunFlow(benchmark::State& state, const TargetSpecPtr& target) {
+  int64_t ops = state.range(0);
+  std::string text = bench::GenerateRelay(bench::GraphKind::kResNet, ops);
+  std::string timing;
+  size_t printed = 0;
+  for (auto _ : state) {
+    auto t0 = std::chrono::steady_clock::now();
+    absl::StatusOr<Module> mod = ParseModule("resnet.relay", text);
+    auto t1 = std::chrono::steady_clock::now();
+    if (!mod.ok() || !InferType(*mod).ok()) {
+      state.SkipWithError("parse or InferType failed");
+      return;
+    }
+    auto t2 = std::chrono::steady_clock::now();
+    PassContext ctx;
+    auto timer = std::make_shared<TimingInstrument>();
+    ctx.AddInstrument(timer);
+    PassPtr pipeline = MakeSequential(
+        "ByocFlow", {MergeComposite({target}), AnnotateTarget({target}), MergeCompilerRegions(),
+                     PartitionGraph()});
+    absl::StatusOr<bool> ran = RunPipeline(*pipeline, *mod, ctx);
+    if (!ran.ok()) {
+      state.SkipWithError(std::string(ran.status().message()).c_str());
+      return;
+    }
+    auto t3 = std::chrono::steady_clock::now();
+    std::string out = PrintModule(*mod);
+    auto t4 = std::chrono::steady_clock::now();
+    printed = out.size();
+    benchmark::DoNotOptimize(out.data());
+    auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+    timing = fmt::format("parse {:.0f} ms, InferType {:.0f} ms, passes {:.0f} ms, print {:.0f} ms\n",
+                         ms(t0, t1), ms(t1, t2), ms(t2, t3), ms(t3, t4)) +
+             timer->Render();
+  }
+  state.SetItemsProcessed(state.iterations() * ops);
+  state.counters["text_MB"] = static_cast<double>(text.size()) / 1e6;
+  state.counters["out_MB"] = static_cast<double>(printed) / 1e6;
+  std::cerr << "\n" << state.name() << "\n" << timing;
+}
+
+void BM_ByocFlow(benchmark::State& state) {
+  RunFlow(state, TargetRegistry::Global().Find("dnnl_like"));
+}
+
+void BM_ByocFlowMixed(benchmark::State& state) { RunFlow(state, ConvOnlyTarget()); }
+
+BENCHMARK(BM_ByocFlow)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_ByocFlowMixed)
+    ->Arg(100000)
+    ->Arg(1000000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+
+}  // namespace
+}  // namespace carve
+
+BENCHMARK_MAIN();

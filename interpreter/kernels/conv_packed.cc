@@ -1,0 +1,167 @@
+// Float convolutions on the packed sgemm (sgemm.h) with im2col fused into
+// packing: the im2col matrix is never materialised. Each packed panel is
+// gathered straight from the image, so the only extra pass over the data
+// is the packing the GEMM does anyway.
+//
+//   channels-first:  out[Og, S] = W[Og, Cg*K] · im2col[Cg*K, S]   (B packed from the image)
+//   channels-last:   out[S, Og] = im2col[S, K*Cg] · W[K*Cg, Og]   (A packed from the image)
+
+#include <algorithm>
+#include <array>
+#include <memory>
+
+#include "interpreter/kernels/conv_internal.h"
+#include "interpreter/kernels/sgemm.h"
+
+namespace carve::nn_kernels::conv_internal {
+namespace {
+
+// A run of consecutive panel columns that fall in one output row (od, oh):
+// panel columns [col, col + len) are output positions ow0 .. ow0 + len - 1.
+struct RowSegment {
+  int64_t col, len, od, oh, ow0;
+};
+
+// Splits output positions [q0, q0 + count) into per-output-row segments.
+int SplitIntoRows(const ConvGeometry& g, int64_t q0, int64_t count,
+                  std::array<RowSegment, kSgemmNR>& segs) {
+  int n = 0;
+  for (int64_t j = 0; j < count;) {
+    const int64_t q = q0 + j, r = q / g.out[2], ow = q % g.out[2];
+    const int64_t len = std::min(count - j, g.out[2] - ow);
+    segs[n++] = RowSegment{j, len, r / g.out[1], r % g.out[1], ow};
+    j += len;
+  }
+  return n;
+}
+
+// Packs B = im2col(image planes at `in`) rows [p0, p0 + kc) (p = (c, kd,
+// kh, kw)) x columns [j0, j0 + nc) (output positions) as NR-column panels.
+void PackImageColumns(const ConvGeometry& g, const float* in, int64_t p0, int64_t kc, int64_t j0,
+                      int64_t nc, float* out) {
+  const int64_t khw = g.kernel[1] * g.kernel[2], k = g.kernel_size();
+  std::array<RowSegment, kSgemmNR> segs;
+  for (int64_t jr = 0; jr < nc; jr += kSgemmNR, out += kSgemmNR * kc) {
+    const int64_t cols = std::min(kSgemmNR, nc - jr);
+    const int nsegs = SplitIntoRows(g, j0 + jr, cols, segs);
+    for (int64_t p = 0; p < kc; ++p) {
+      const int64_t row = p0 + p, c = row / k, t = row % k;
+      const int64_t kd = t / khw, kh = t % khw / g.kernel[2], kw = t % g.kernel[2];
+      const float* plane = in + c * g.in_size();
+      float* dst = out + p * kSgemmNR;
+      for (int s = 0; s < nsegs; ++s) {
+        const RowSegment& sg = segs[s];
+        const int64_t id = InCoord(g, 0, sg.od, kd), ih = InCoord(g, 1, sg.oh, kh);
+        if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1]) {
+          std::fill(dst + sg.col, dst + sg.col + sg.len, 0.f);
+          continue;
+        }
+        GatherRow(plane + (id * g.in[1] + ih) * g.in[2], InCoord(g, 2, sg.ow0, kw), g.stride[2],
+                  g.in[2], sg.len, dst + sg.col);
+      }
+      std::fill(dst + cols, dst + kSgemmNR, 0.f);
+    }
+  }
+}
+
+// Packs A = im2col rows [i0, i0 + mc) (output pixels of one channels-last
+// image) x depth [p0, p0 + kc) (p = (kd, kh, kw, c)) as MR-row panels. The
+// image pointer is offset to the group's first channel.
+void PackImageRows(const ConvGeometry& g, const float* image, int64_t i0, int64_t mc, int64_t p0,
+                   int64_t kc, float* out) {
+  const int64_t cg = g.in_per_group(), khw = g.kernel[1] * g.kernel[2];
+  for (int64_t ir = 0; ir < mc; ir += kSgemmMR, out += kSgemmMR * kc) {
+    const int rows = int(std::min(kSgemmMR, mc - ir));
+    std::array<int64_t, kSgemmMR> od{}, oh{}, ow{};
+    for (int r = 0; r < rows; ++r) {
+      const int64_t q = i0 + ir + r, row = q / g.out[2];
+      od[r] = row / g.out[1];
+      oh[r] = row % g.out[1];
+      ow[r] = q % g.out[2];
+    }
+    // Runs of one tap: channel c..c+run of that tap for each pixel.
+    for (int64_t p = p0; p < p0 + kc;) {
+      const int64_t t = p / cg, c = p % cg, run = std::min(cg - c, p0 + kc - p);
+      const int64_t kd = t / khw, kh = t % khw / g.kernel[2], kw = t % g.kernel[2];
+      const float* src[kSgemmMR] = {};
+      for (int r = 0; r < rows; ++r) {
+        const int64_t id = InCoord(g, 0, od[r], kd), ih = InCoord(g, 1, oh[r], kh);
+        const int64_t iw = InCoord(g, 2, ow[r], kw);
+        if (Inside(g, id, ih, iw)) {
+          src[r] = image + ((id * g.in[1] + ih) * g.in[2] + iw) * g.in_channels + c;
+        }
+      }
+      InterleaveRows(src, kSgemmMR, run, kSgemmMR, out + (p - p0) * kSgemmMR);
+      p += run;
+    }
+  }
+}
+
+void ConvFirst(const ConvGeometry& g, const float* data, const float* weight, float* out,
+               const Eigen::ThreadPoolDevice* device) {
+  const int64_t cg = g.in_per_group(), og = g.out_per_group(), os = g.out_size();
+  const int64_t depth = cg * g.kernel_size();
+  const bool pointwise = IsPointwise(g);
+  for (int64_t n = 0; n < g.batch; ++n) {
+    for (int64_t grp = 0; grp < g.groups; ++grp) {
+      const float* in = data + (n * g.in_channels + grp * cg) * g.in_size();
+      const MatrixRef<float> w{weight + grp * og * depth, depth, false};
+      auto pack_a = [&](int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* o) {
+        PackPanelsA(w, i0, mc, p0, kc, o);
+      };
+      auto pack_b = [&](int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* o) {
+        if (pointwise) {
+          PackPanelsB(MatrixRef<float>{in, g.in_size(), false}, p0, kc, j0, nc, o);
+        } else {
+          PackImageColumns(g, in, p0, kc, j0, nc, o);
+        }
+      };
+      ParallelPackedSgemm(device, og, os, depth, pack_a, pack_b,
+                          out + (n * g.out_channels + grp * og) * os, os, false);
+    }
+  }
+}
+
+void ConvLast(const ConvGeometry& g, const float* data, const float* weight, float* out,
+              const Eigen::ThreadPoolDevice* device) {
+  const int64_t cg = g.in_per_group(), og = g.out_per_group();
+  const int64_t depth = g.kernel_size() * cg;
+  std::unique_ptr<float[]> packed = WeightChannelsLast(g, weight);
+  const bool pointwise = IsPointwise(g);
+  // A pointwise convolution multiplies all images at once: [N * S, C].
+  const int64_t images = pointwise ? 1 : g.batch;
+  const int64_t rows = pointwise ? g.batch * g.in_size() : g.out_size();
+  for (int64_t n = 0; n < images; ++n) {
+    const float* image = data + n * g.in_size() * g.in_channels;
+    for (int64_t grp = 0; grp < g.groups; ++grp) {
+      const MatrixRef<float> w{packed.get() + grp * depth * og, og, false};
+      auto pack_a = [&](int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* o) {
+        if (pointwise) {
+          PackPanelsA(MatrixRef<float>{image + grp * cg, g.in_channels, false}, i0, mc, p0, kc,
+                      o);
+        } else {
+          PackImageRows(g, image + grp * cg, i0, mc, p0, kc, o);
+        }
+      };
+      auto pack_b = [&](int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* o) {
+        PackPanelsB(w, p0, kc, j0, nc, o);
+      };
+      ParallelPackedSgemm(device, rows, og, depth, pack_a, pack_b,
+                          out + n * g.out_size() * g.out_channels + grp * og, g.out_channels,
+                          false);
+    }
+  }
+}
+
+}  // namespace
+
+void ConvForwardPacked(const ConvGeometry& g, ChannelOrder order, const float* data,
+                       const float* weight, float* out, const Eigen::ThreadPoolDevice* device) {
+  if (order == ChannelOrder::kFirst) {
+    ConvFirst(g, data, weight, out, device);
+  } else {
+    ConvLast(g, data, weight, out, device);
+  }
+}
+
+}  // namespace carve::nn_kernels::conv_internal

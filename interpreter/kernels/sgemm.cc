@@ -1,0 +1,202 @@
+#include "interpreter/kernels/sgemm.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
+namespace carve::nn_kernels {
+namespace {
+
+constexpr int64_t MR = kSgemmMR, NR = kSgemmNR;
+
+#if defined(__AVX2__)
+// In-register transpose: afterwards v[t] holds lane t of the original
+// v[0..7].
+inline void Transpose8x8(__m256 v[8]) {
+  const __m256 t0 = _mm256_unpacklo_ps(v[0], v[1]), t1 = _mm256_unpackhi_ps(v[0], v[1]);
+  const __m256 t2 = _mm256_unpacklo_ps(v[2], v[3]), t3 = _mm256_unpackhi_ps(v[2], v[3]);
+  const __m256 t4 = _mm256_unpacklo_ps(v[4], v[5]), t5 = _mm256_unpackhi_ps(v[4], v[5]);
+  const __m256 t6 = _mm256_unpacklo_ps(v[6], v[7]), t7 = _mm256_unpackhi_ps(v[6], v[7]);
+  const __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+  const __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+  const __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+  const __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+  v[0] = _mm256_permute2f128_ps(s0, s4, 0x20);
+  v[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
+  v[2] = _mm256_permute2f128_ps(s2, s6, 0x20);
+  v[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
+  v[4] = _mm256_permute2f128_ps(s0, s4, 0x31);
+  v[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
+  v[6] = _mm256_permute2f128_ps(s2, s6, 0x31);
+  v[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
+}
+
+// Stores the first `lanes` (6 or 8) floats of v.
+inline void StoreLanes(float* dst, __m256 v, int lanes) {
+  if (lanes == 8) {
+    _mm256_storeu_ps(dst, v);
+    return;
+  }
+  _mm_storeu_ps(dst, _mm256_castps256_ps128(v));
+  _mm_storel_pi(reinterpret_cast<__m64*>(dst + 4), _mm256_extractf128_ps(v, 1));
+}
+#endif
+
+// Interleaves up to 8 rows (r[i], null = zeros) into the first `lanes`
+// columns of `out`, a panel of row width `width`.
+void InterleaveBlock(const float* const r[8], int lanes, int64_t len, int width, float* out) {
+  int64_t p = 0;
+#if defined(__AVX2__)
+  if (lanes == 6 || lanes == 8) {
+    for (; p + 8 <= len; p += 8) {
+      __m256 v[8];
+      for (int i = 0; i < 8; ++i) v[i] = r[i] != nullptr ? _mm256_loadu_ps(r[i] + p) : _mm256_setzero_ps();
+      Transpose8x8(v);
+      for (int t = 0; t < 8; ++t) StoreLanes(out + (p + t) * width, v[t], lanes);
+    }
+  }
+#endif
+  for (; p < len; ++p) {
+    for (int i = 0; i < lanes; ++i) out[p * width + i] = r[i] != nullptr ? r[i][p] : 0.f;
+  }
+}
+
+template <int kWidth>
+void CopyRowsFixed(const float* src, int64_t ld, int cols, int64_t len, float* out) {
+  if (cols == kWidth) {  // the common, fully populated panel: fixed-size copies
+    for (int64_t p = 0; p < len; ++p) std::memcpy(out + p * kWidth, src + p * ld, sizeof(float) * kWidth);
+    return;
+  }
+  for (int64_t p = 0; p < len; ++p) {
+    std::memcpy(out + p * kWidth, src + p * ld, sizeof(float) * cols);
+    std::fill(out + p * kWidth + cols, out + (p + 1) * kWidth, 0.f);
+  }
+}
+
+struct AlignedFree {
+  void operator()(float* p) const { std::free(p); }
+};
+
+}  // namespace
+
+void SgemmMicroKernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+                      bool accumulate) {
+#if defined(__AVX2__) && defined(__FMA__)
+  __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
+  __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+  for (int64_t p = 0; p < kc; ++p, a += MR, b += NR) {
+    const __m256 b0 = _mm256_load_ps(b), b1 = _mm256_load_ps(b + 8);
+    __m256 x = _mm256_broadcast_ss(a);
+    c00 = _mm256_fmadd_ps(x, b0, c00);
+    c01 = _mm256_fmadd_ps(x, b1, c01);
+    x = _mm256_broadcast_ss(a + 1);
+    c10 = _mm256_fmadd_ps(x, b0, c10);
+    c11 = _mm256_fmadd_ps(x, b1, c11);
+    x = _mm256_broadcast_ss(a + 2);
+    c20 = _mm256_fmadd_ps(x, b0, c20);
+    c21 = _mm256_fmadd_ps(x, b1, c21);
+    x = _mm256_broadcast_ss(a + 3);
+    c30 = _mm256_fmadd_ps(x, b0, c30);
+    c31 = _mm256_fmadd_ps(x, b1, c31);
+    x = _mm256_broadcast_ss(a + 4);
+    c40 = _mm256_fmadd_ps(x, b0, c40);
+    c41 = _mm256_fmadd_ps(x, b1, c41);
+    x = _mm256_broadcast_ss(a + 5);
+    c50 = _mm256_fmadd_ps(x, b0, c50);
+    c51 = _mm256_fmadd_ps(x, b1, c51);
+  }
+  const __m256 acc[MR][2] = {{c00, c01}, {c10, c11}, {c20, c21},
+                             {c30, c31}, {c40, c41}, {c50, c51}};
+  for (int64_t i = 0; i < MR; ++i) {
+    for (int h = 0; h < 2; ++h) {
+      float* dst = c + i * ldc + h * 8;
+      const __m256 v = accumulate ? _mm256_add_ps(acc[i][h], _mm256_loadu_ps(dst)) : acc[i][h];
+      _mm256_storeu_ps(dst, v);
+    }
+  }
+#else
+  float acc[MR][NR] = {};
+  for (int64_t p = 0; p < kc; ++p, a += MR, b += NR) {
+    for (int64_t i = 0; i < MR; ++i) {
+      for (int64_t j = 0; j < NR; ++j) acc[i][j] += a[i] * b[j];
+    }
+  }
+  for (int64_t i = 0; i < MR; ++i) {
+    for (int64_t j = 0; j < NR; ++j) c[i * ldc + j] = (accumulate ? c[i * ldc + j] : 0.f) + acc[i][j];
+  }
+#endif
+}
+
+float* SgemmScratch(int slot, int64_t floats) {
+  thread_local std::unique_ptr<float, AlignedFree> buffers[2];
+  thread_local int64_t sizes[2] = {0, 0};
+  if (sizes[slot] < floats) {
+    const size_t bytes = (size_t(floats) * sizeof(float) + 63) / 64 * 64;
+    buffers[slot].reset(static_cast<float*>(std::aligned_alloc(64, bytes)));
+    sizes[slot] = floats;
+  }
+  return buffers[slot].get();
+}
+
+void InterleaveRows(const float* const* rows, int nrows, int64_t len, int width, float* out) {
+  for (int col = 0; col < width; col += 8) {
+    const float* block[8] = {};
+    for (int i = 0; i < 8 && col + i < nrows; ++i) block[i] = rows[col + i];
+    InterleaveBlock(block, std::min(8, width - col), len, width, out + col);
+  }
+}
+
+void CopyRows(const float* src, int64_t ld, int cols, int64_t len, int width, float* out) {
+  if (width == MR) {
+    CopyRowsFixed<MR>(src, ld, cols, len, out);
+  } else {
+    CopyRowsFixed<NR>(src, ld, cols, len, out);
+  }
+}
+
+void PackPanelsA(const MatrixRef<float>& a, int64_t i0, int64_t mc, int64_t p0, int64_t kc,
+                 float* out) {
+  for (int64_t ir = 0; ir < mc; ir += MR, out += MR * kc) {
+    const int rows = int(std::min(MR, mc - ir));
+    if (a.transposed) {  // stored k x m: each depth step is a contiguous run of rows
+      CopyRows(a.data + p0 * a.ld + i0 + ir, a.ld, rows, kc, MR, out);
+      continue;
+    }
+    const float* row_ptrs[MR];
+    for (int r = 0; r < rows; ++r) row_ptrs[r] = a.data + (i0 + ir + r) * a.ld + p0;
+    InterleaveRows(row_ptrs, rows, kc, MR, out);
+  }
+}
+
+void PackPanelsB(const MatrixRef<float>& b, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
+                 float* out) {
+  for (int64_t jr = 0; jr < nc; jr += NR, out += NR * kc) {
+    const int cols = int(std::min(NR, nc - jr));
+    if (!b.transposed) {  // stored k x n: each depth step is a contiguous run
+      CopyRows(b.data + p0 * b.ld + j0 + jr, b.ld, cols, kc, NR, out);
+      continue;
+    }
+    const float* col_ptrs[NR];
+    for (int j = 0; j < cols; ++j) col_ptrs[j] = b.data + (j0 + jr + j) * b.ld + p0;
+    InterleaveRows(col_ptrs, cols, kc, NR, out);
+  }
+}
+
+void PackedSgemmStrided(int64_t m, int64_t n, int64_t k, const MatrixRef<float>& a,
+                        const MatrixRef<float>& b, float* c, int64_t ldc, bool accumulate) {
+  PackedSgemm(
+      m, n, k,
+      [&](int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* out) {
+        PackPanelsA(a, i0, mc, p0, kc, out);
+      },
+      [&](int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* out) {
+        PackPanelsB(b, p0, kc, j0, nc, out);
+      },
+      c, ldc, accumulate);
+}
+
+}  // namespace carve::nn_kernels

@@ -1,0 +1,157 @@
+// A packed single-precision GEMM for AVX2/FMA machines (the BLIS design):
+// op(A) is packed into MR-row panels and op(B) into NR-column panels, sized
+// so a micro-kernel streams a KC-deep A panel against a B panel held in L1
+// while the MC x KC block of A stays in L2 and the KC x NC block of B in L3.
+// The 6x16 micro-kernel keeps twelve 8-lane accumulators in registers.
+//
+// Packing is a callback, so operands that are never materialised can be
+// packed straight from their source: convolutions pack im2col panels
+// directly from the image (conv_packed.cc). Packing costs one pass over each
+// operand block; for GEMMs whose other side is small (a conv with 64 output
+// channels reuses each packed element only 128 flops' worth) the packers
+// use 8x8 register transposes rather than scalar scatters.
+//
+// On AVX-512 builds Eigen's own kernels are wider than this one, and
+// builds without FMA get Eigen's portable code; kPackedSgemm says which.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "interpreter/kernels/gemm.h"
+
+namespace carve::nn_kernels {
+
+#if defined(__AVX2__) && defined(__FMA__) && !defined(__AVX512F__)
+inline constexpr bool kPackedSgemm = true;
+#else
+inline constexpr bool kPackedSgemm = false;
+#endif
+
+// The register tile (MR rows x NR columns of C) and the cache blocks. KC x
+// NR floats of B (24 KiB) plus an A panel fit L1; MC x KC floats of A
+// (144 KiB) fit L2; KC x NC floats of B (1.5 MiB) sit in L3.
+inline constexpr int64_t kSgemmMR = 6;
+inline constexpr int64_t kSgemmNR = 16;
+inline constexpr int64_t kSgemmKC = 384;
+inline constexpr int64_t kSgemmMC = 96;
+inline constexpr int64_t kSgemmNC = 1024;
+
+// C[0:MR, 0:NR] (row stride ldc) = (accumulate ? C : 0) + Σ_p a[p][:] ⊗ b[p][:]
+// for packed panels a ([kc][MR]) and b ([kc][NR]); 64-byte aligned panels.
+void SgemmMicroKernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+                      bool accumulate);
+
+// Thread-local, 64-byte aligned scratch of at least `floats` floats; `slot`
+// 0 holds packed A, 1 packed B. Reused across calls.
+float* SgemmScratch(int slot, int64_t floats);
+
+// Packing primitives. Both write `len` consecutive panel rows of width W
+// (kSgemmMR or kSgemmNR): out[p * W + r] for p < len.
+//
+// InterleaveRows: source row r (contiguous along p) is rows[r], for
+// r < nrows (<= W); a null row reads zeros, and lanes nrows..W-1 are zero.
+void InterleaveRows(const float* const* rows, int nrows, int64_t len, int width, float* out);
+// CopyRows: out[p * W + j] = src[p * ld + j] for j < cols (<= W), zero
+// beyond.
+void CopyRows(const float* src, int64_t ld, int cols, int64_t len, int width, float* out);
+
+// Packers for strided row-major operands (see MatrixRef in gemm.h).
+// PackPanelsA: rows [i0, i0 + mc) x depth [p0, p0 + kc) of op(A) as MR-row
+// panels. PackPanelsB: depth [p0, p0 + kc) x columns [j0, j0 + nc) of op(B)
+// as NR-column panels.
+void PackPanelsA(const MatrixRef<float>& a, int64_t i0, int64_t mc, int64_t p0, int64_t kc,
+                 float* out);
+void PackPanelsB(const MatrixRef<float>& b, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
+                 float* out);
+
+// C (m x n, row stride ldc) = op(A) * op(B) (+ C when accumulate), with
+// op(A) packed by pack_a(i0, mc, p0, kc, out) and op(B) by
+// pack_b(p0, kc, j0, nc, out) in the panel formats above.
+template <typename PackA, typename PackB>
+void PackedSgemm(int64_t m, int64_t n, int64_t k, PackA&& pack_a, PackB&& pack_b, float* c,
+                 int64_t ldc, bool accumulate) {
+  constexpr int64_t MR = kSgemmMR, NR = kSgemmNR;
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0) {
+    for (int64_t i = 0; i < m && !accumulate; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.f);
+    return;
+  }
+  float* packed_a = SgemmScratch(0, kSgemmMC * kSgemmKC + 16);
+  float* packed_b = SgemmScratch(1, kSgemmKC * (kSgemmNC + NR) + 16);
+  alignas(64) float tile[MR * NR];
+  for (int64_t jc = 0; jc < n; jc += kSgemmNC) {
+    const int64_t nc = std::min(kSgemmNC, n - jc);
+    for (int64_t pc = 0; pc < k; pc += kSgemmKC) {
+      const int64_t kc = std::min(kSgemmKC, k - pc);
+      const bool add = accumulate || pc > 0;  // later depth blocks accumulate
+      pack_b(pc, kc, jc, nc, packed_b);
+      for (int64_t ic = 0; ic < m; ic += kSgemmMC) {
+        const int64_t mc = std::min(kSgemmMC, m - ic);
+        pack_a(ic, mc, pc, kc, packed_a);
+        for (int64_t jr = 0; jr < nc; jr += NR) {
+          const int64_t cols = std::min(NR, nc - jr);
+          for (int64_t ir = 0; ir < mc; ir += MR) {
+            const int64_t rows = std::min(MR, mc - ir);
+            float* ct = c + (ic + ir) * ldc + jc + jr;
+            const float* ap = packed_a + ir * kc;
+            const float* bp = packed_b + jr * kc;
+            if (rows == MR && cols == NR) {
+              SgemmMicroKernel(kc, ap, bp, ct, ldc, add);
+              continue;
+            }
+            // Edge tile: compute the full tile aside, keep the valid part.
+            SgemmMicroKernel(kc, ap, bp, tile, NR, false);
+            for (int64_t i = 0; i < rows; ++i) {
+              for (int64_t j = 0; j < cols; ++j) {
+                ct[i * ldc + j] = (add ? ct[i * ldc + j] : 0.f) + tile[i * NR + j];
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// PackedSgemm split into column (or row) panels run on the device's
+// threads; each thread packs into its own scratch.
+template <typename PackA, typename PackB>
+void ParallelPackedSgemm(const Eigen::ThreadPoolDevice* device, int64_t m, int64_t n, int64_t k,
+                         const PackA& pack_a, const PackB& pack_b, float* c, int64_t ldc,
+                         bool accumulate) {
+  const int threads = NumThreads(device);
+  if (threads <= 1 || double(m) * n * k < 4e6) {
+    PackedSgemm(m, n, k, pack_a, pack_b, c, ldc, accumulate);
+    return;
+  }
+  const bool split_cols = n >= m;
+  const int64_t extent = split_cols ? n : m, align = split_cols ? kSgemmNR : kSgemmMR;
+  const int64_t step = ((extent + threads - 1) / threads + align - 1) / align * align;
+  ParallelFor(device, (extent + step - 1) / step, 1e9, [&](int64_t begin, int64_t end) {
+    for (int64_t part = begin; part < end; ++part) {
+      const int64_t lo = part * step, len = std::min(step, extent - lo);
+      if (split_cols) {
+        PackedSgemm(
+            m, len, k, pack_a,
+            [&](int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* out) {
+              pack_b(p0, kc, lo + j0, nc, out);
+            },
+            c + lo, ldc, accumulate);
+      } else {
+        PackedSgemm(
+            len, n, k,
+            [&](int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* out) {
+              pack_a(lo + i0, mc, p0, kc, out);
+            },
+            pack_b, c + lo * ldc, ldc, accumulate);
+      }
+    }
+  });
+}
+
+// Strided-operand GEMM on the packed kernel (single-threaded).
+void PackedSgemmStrided(int64_t m, int64_t n, int64_t k, const MatrixRef<float>& a,
+                        const MatrixRef<float>& b, float* c, int64_t ldc, bool accumulate);
+
+}  // namespace carve::nn_kernels

@@ -1,0 +1,175 @@
+#include "passes/fold_constant.h"
+
+#include <mutex>
+#include <utility>
+
+#include "passes/annotation.h"
+#include "passes/rewrite_util.h"
+#include "support/status_macros.h"
+
+namespace carve {
+namespace {
+
+std::mutex& EvaluatorMutex() {
+  static std::mutex* mu = new std::mutex();
+  return *mu;
+}
+
+ConstantEvaluator& InstalledEvaluator() {
+  static ConstantEvaluator* evaluator = new ConstantEvaluator();
+  return *evaluator;
+}
+
+// A constant, or a tuple (of tuples) of constants.
+bool IsComplexConstant(const Expr* e) {
+  if (Isa<Constant>(e)) return true;
+  const Tuple* t = DynCast<Tuple>(e);
+  if (t == nullptr) return false;
+  for (const Expr* f : t->fields()) {
+    if (!IsComplexConstant(f)) return false;
+  }
+  return true;
+}
+
+void Flatten(const Expr* e, std::vector<NDArray>& out) {
+  if (const Constant* c = DynCast<Constant>(e)) {
+    out.push_back(c->data());
+    return;
+  }
+  for (const Expr* f : Cast<Tuple>(e)->fields()) Flatten(f, out);
+}
+
+// Ops whose result is a reshaped view of their only input.
+bool IsViewOp(const OpInfo* op) {
+  static const OpInfo* kViews[] = {FindOp("reshape"), FindOp("expand_dims"), FindOp("squeeze"),
+                                   FindOp("nn.batch_flatten"), FindOp("copy")};
+  for (const OpInfo* v : kViews) {
+    if (v != nullptr && v == op) return true;
+  }
+  return false;
+}
+
+std::vector<int64_t> StaticShape(const TensorType* t) {
+  std::vector<int64_t> shape;
+  for (const Dim& d : t->shape()) shape.push_back(d.value);
+  return shape;
+}
+
+class ConstantFolder : public TypedMutator {
+ public:
+  ConstantFolder(Arena* arena, const ConstantEvaluator& evaluator, bool fold_qnn)
+      : TypedMutator(arena), evaluator_(evaluator), fold_qnn_(fold_qnn) {}
+
+  const absl::Status& status() const { return status_; }
+
+ protected:
+  // TVM leaves primitive functions (partitions, fused ops) alone.
+  bool VisitChildren(const Expr* e) override {
+    const Function* fn = DynCast<Function>(e);
+    return fn == nullptr || !fn->HasAttr(attr::kPrimitive);
+  }
+
+  const Expr* Rewrite(const Expr* e) override {
+    const Function* fn = DynCast<Function>(e);
+    if (fn != nullptr && fn->HasAttr(attr::kPrimitive)) return e;
+    const Expr* post = RebuildTyped(e);
+    if (const TupleGetItem* item = DynCast<TupleGetItem>(post)) {
+      const Tuple* tuple = DynCast<Tuple>(item->tuple());
+      if (tuple != nullptr && IsComplexConstant(tuple)) return tuple->fields()[item->index()];
+      return post;
+    }
+    const Call* call = DynCast<Call>(post);
+    if (call == nullptr || !Foldable(call)) return post;
+    absl::StatusOr<const Expr*> folded = Fold(call);
+    if (!folded.ok()) {
+      if (folded.status().code() != absl::StatusCode::kUnimplemented && status_.ok()) {
+        status_ = folded.status();
+      }
+      return post;
+    }
+    return *folded == nullptr ? post : *folded;
+  }
+
+ private:
+  bool Foldable(const Call* call) const {
+    const OpInfo* op = call->op();
+    if (op == nullptr || call->args().empty() || IsCompilerAnnotation(call)) return false;
+    if (op->flags & kOpStateful) return false;
+    if ((op->flags & kOpNonComputational) && !(fold_qnn_ && op->name.starts_with("qnn."))) {
+      return false;
+    }
+    for (const Expr* a : call->args()) {
+      if (!IsComplexConstant(a)) return false;
+    }
+    return call->checked_type() != nullptr;
+  }
+
+  // The folded value, nullptr when it cannot be computed here.
+  absl::StatusOr<const Expr*> Fold(const Call* call) {
+    std::vector<NDArray> args;
+    for (const Expr* a : call->args()) Flatten(a, args);
+    const Type* type = call->checked_type();
+    const auto* tensor = DynCast<TensorType>(type);
+    if (IsViewOp(call->op()) && args.size() == 1 && tensor != nullptr && tensor->is_static()) {
+      return MakeConstant(args[0].Reshape(StaticShape(tensor)), tensor);
+    }
+    if (evaluator_ == nullptr) return nullptr;
+    CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> outs, evaluator_(call, args));
+    if (tensor != nullptr) {
+      if (outs.size() != 1) return absl::InternalError("FoldConstant: expected one result");
+      return MakeConstant(std::move(outs[0]), tensor);
+    }
+    const auto* tuple_type = DynCast<TupleType>(type);
+    if (tuple_type == nullptr || tuple_type->fields().size() != outs.size()) return nullptr;
+    std::vector<const Expr*> fields;
+    for (size_t i = 0; i < outs.size(); ++i) {
+      fields.push_back(MakeConstant(std::move(outs[i]), tuple_type->fields()[i]));
+    }
+    const Tuple* result = builder().MakeTuple(fields, call->span());
+    result->set_checked_type(type);
+    return result;
+  }
+
+  const Constant* MakeConstant(NDArray data, const Type* type) {
+    const Constant* c = builder().MakeConstant(std::move(data));
+    c->set_checked_type(type);
+    return c;
+  }
+
+  const ConstantEvaluator& evaluator_;
+  bool fold_qnn_;
+  absl::Status status_;
+};
+
+}  // namespace
+
+void SetConstantEvaluator(ConstantEvaluator evaluator) {
+  std::lock_guard<std::mutex> lock(EvaluatorMutex());
+  InstalledEvaluator() = std::move(evaluator);
+}
+
+ConstantEvaluator GetConstantEvaluator() {
+  std::lock_guard<std::mutex> lock(EvaluatorMutex());
+  return InstalledEvaluator();
+}
+
+absl::StatusOr<const Function*> FoldConstantFunction(const Function* fn,
+                                                     const ConstantEvaluator& evaluator,
+                                                     bool fold_qnn, Arena* arena) {
+  ConstantFolder folder(arena, evaluator, fold_qnn);
+  const Expr* out = folder.Mutate(fn);
+  CARVE_RETURN_IF_ERROR(folder.status());
+  return Cast<Function>(out);
+}
+
+PassPtr FoldConstant(bool fold_qnn) {
+  return MakeFunctionPass(
+      "FoldConstant", fold_qnn ? "FoldConstant(fold_qnn=True)" : "",
+      [fold_qnn](const Function* fn, const Module& mod,
+                 PassContext&) -> absl::StatusOr<const Function*> {
+        return FoldConstantFunction(fn, GetConstantEvaluator(), fold_qnn, mod.arena());
+      },
+      /*require_types=*/true);
+}
+
+}  // namespace carve

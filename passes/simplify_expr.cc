@@ -1,0 +1,164 @@
+#include "passes/simplify_expr.h"
+
+#include <optional>
+#include <string>
+
+#include "passes/rewrite_util.h"
+#include "patterns/builders.h"
+#include "support/status_macros.h"
+
+namespace carve {
+namespace {
+
+const TensorType* TensorOf(const Expr* e) { return DynCast<TensorType>(e->checked_type()); }
+
+// A new op call carrying `type` (rules keep the graph typed).
+const Expr* Typed(const Expr* e, const Type* type) {
+  e->set_checked_type(type);
+  return e;
+}
+
+const Attrs* OpAttrs(std::string_view op, std::initializer_list<AttrEntry> fields) {
+  const Attrs* attrs = DefaultAttrs(FindOp(op)->attrs);
+  for (const AttrEntry& f : fields) attrs = WithField(attrs, f.key, f.value);
+  return attrs;
+}
+
+AttrValue Ints(std::span<const Dim> dims) {
+  std::vector<AttrValue> items;
+  for (const Dim& d : dims) items.push_back(AttrValue::Int(d.value));
+  return AttrValue::Array(items);
+}
+
+// Any of the reshape-like ops applied to `p`.
+Pattern ReshapeLike(const Pattern& p) {
+  return IsOp("reshape")(p) | IsOp("expand_dims")(p) | IsOp("squeeze")(p) |
+         IsOp("nn.batch_flatten")(p);
+}
+
+// True when every element of `c` equals `value` and the op's result has x's
+// type (the constant does not broadcast x to a bigger shape).
+bool IsIdentityOperand(const RewriteContext& ctx, double value) {
+  const Expr* x = ctx.Capture("x");
+  const Constant* c = DynCast<Constant>(ctx.Capture("c"));
+  if (x == nullptr || c == nullptr || x->checked_type() != ctx.pre()->checked_type()) {
+    return false;
+  }
+  const NDArray& data = c->data();
+  for (int64_t i = 0; i < data.num_elements(); ++i) {
+    if (data.GetAsDouble(i) != value) return false;
+  }
+  return true;
+}
+
+absl::StatusOr<const Expr*> SimplifyReshape(const RewriteContext& ctx) {
+  const TensorType* out = TensorOf(ctx.pre());
+  const Expr* x = ctx.Capture("x");
+  if (out == nullptr || !out->is_static() || x == nullptr) return ctx.post();
+  if (x->checked_type() == out) return x;
+  const Call* reshape = ctx.builder().MakeCall(
+      GetOp("reshape"), {x}, OpAttrs("reshape", {{"newshape", Ints(out->shape())}}));
+  return Typed(reshape, out);
+}
+
+// transpose(x, a) has dims x[a[i]]; None means reversed.
+std::vector<int64_t> Axes(const Call* transpose, size_t rank) {
+  std::optional<std::vector<int64_t>> axes = transpose->attrs()->GetInts("axes");
+  std::vector<int64_t> out;
+  if (!axes.has_value() || axes->empty()) {
+    for (size_t i = 0; i < rank; ++i) out.push_back(static_cast<int64_t>(rank - 1 - i));
+    return out;
+  }
+  for (int64_t a : *axes) out.push_back(a < 0 ? a + static_cast<int64_t>(rank) : a);
+  return out;
+}
+
+absl::StatusOr<const Expr*> SimplifyTranspose(const RewriteContext& ctx) {
+  const Expr* x = ctx.Capture("x");
+  const Call* inner = DynCast<Call>(ctx.Capture("inner"));
+  const Call* outer = DynCast<Call>(ctx.post());
+  const TensorType* in = x == nullptr ? nullptr : TensorOf(x);
+  if (in == nullptr || inner == nullptr || outer == nullptr) return ctx.post();
+  std::vector<int64_t> a = Axes(inner, in->rank());
+  std::vector<int64_t> b = Axes(outer, in->rank());
+  std::vector<AttrValue> composed;
+  bool identity = true;
+  for (size_t i = 0; i < b.size(); ++i) {
+    int64_t axis = a[b[i]];
+    identity = identity && axis == static_cast<int64_t>(i);
+    composed.push_back(AttrValue::Int(axis));
+  }
+  if (identity) return x;
+  const Call* t = ctx.builder().MakeCall(
+      GetOp("transpose"), {x}, OpAttrs("transpose", {{"axes", AttrValue::Array(composed)}}));
+  return Typed(t, ctx.pre()->checked_type());
+}
+
+absl::StatusOr<const Expr*> SimplifyCast(const RewriteContext& ctx) {
+  const Expr* x = ctx.Capture("x");
+  return x != nullptr && x->checked_type() == ctx.pre()->checked_type() ? x : ctx.post();
+}
+
+RewriteRule Identity(std::string name, std::string_view op, double value) {
+  return RewriteRule{std::move(name), IsOp(op)(Capture("x"), Capture("c", IsConstant())),
+                     [value](const RewriteContext& ctx) -> absl::StatusOr<const Expr*> {
+                       return IsIdentityOperand(ctx, value) ? ctx.Capture("x") : ctx.post();
+                     }};
+}
+
+RewriteRule Concretize(std::string_view like, std::string_view init) {
+  return RewriteRule{
+      std::string("ConcretizeLike:") + std::string(like), IsOp(like)(Capture("x")),
+      [init](const RewriteContext& ctx) -> absl::StatusOr<const Expr*> {
+        const TensorType* t = TensorOf(ctx.pre());
+        if (t == nullptr || !t->is_static()) return ctx.post();
+        const Call* call = ctx.builder().MakeCall(
+            GetOp(init), std::span<const Expr* const>{},
+            OpAttrs(init, {{"shape", Ints(t->shape())},
+                           {"dtype", AttrValue::Str(t->dtype().ToString())}}));
+        return Typed(call, t);
+      }};
+}
+
+}  // namespace
+
+std::vector<RewriteRule> SimplifyExprRules() {
+  Pattern x = Capture("x");
+  Pattern inner_transpose = Capture("inner", IsOp("transpose")(x));
+  return {
+      // reshape-like(reshape-like(x)) -> reshape(x, newshape=<result shape>)
+      {"SimplifyReshape", ReshapeLike(ReshapeLike(x)), SimplifyReshape},
+      // transpose(transpose(x, a), b) -> transpose(x, a.b) | x
+      {"SimplifyTranspose", IsOp("transpose")(inner_transpose), SimplifyTranspose},
+      // cast(x, dtype(x)) -> x
+      {"SimplifyCast", IsOp("cast")(x), SimplifyCast},
+      // x + 0 | 0 + x -> x (add is commutative in the registry)
+      Identity("EliminateIdentity:add", "add", 0),
+      // x - 0 -> x
+      Identity("EliminateIdentity:subtract", "subtract", 0),
+      // x * 1 | 1 * x -> x
+      Identity("EliminateIdentity:multiply", "multiply", 1),
+      // x / 1 -> x
+      Identity("EliminateIdentity:divide", "divide", 1),
+      // zeros_like(x) -> zeros(shape(x), dtype(x)); ones_like likewise
+      Concretize("zeros_like", "zeros"),
+      Concretize("ones_like", "ones"),
+  };
+}
+
+absl::StatusOr<const Function*> SimplifyExprFunction(const Function* fn, Arena* arena) {
+  static const std::vector<RewriteRule> kRules = SimplifyExprRules();
+  CARVE_ASSIGN_OR_RETURN(RewriteResult result, RewriteExpr(kRules, fn, arena));
+  return Cast<Function>(result.expr);
+}
+
+PassPtr SimplifyExpr() {
+  return MakeFunctionPass(
+      "SimplifyExpr", "",
+      [](const Function* fn, const Module& mod, PassContext&) -> absl::StatusOr<const Function*> {
+        return SimplifyExprFunction(fn, mod.arena());
+      },
+      /*require_types=*/true);
+}
+
+}  // namespace carve
