@@ -30,8 +30,8 @@ namespace {
 
 absl::StatusOr<Value> ClosedFunction(Interpreter& interp, const Function* fn) {
   if (!interp.Info(fn).free_vars.empty()) {
-    return absl::InvalidArgumentError(fmt::format(
-        "cannot call a function with free variable %{}", interp.Info(fn).free_vars[0]->name()));
+    return absl::InvalidArgumentError(fmt::format("cannot call a function with free variable %{}",
+                                                  interp.Info(fn).free_vars[0]->name()));
   }
   Closure closure;
   closure.function = fn;
@@ -45,8 +45,7 @@ absl::StatusOr<Value> Interpreter::Call(const Function* fn, std::span<const Valu
   return Invoke(callee, args, /*dispatch_external=*/true);
 }
 
-absl::StatusOr<Value> Interpreter::CallReference(const Function* fn,
-                                                 std::span<const Value> args) {
+absl::StatusOr<Value> Interpreter::CallReference(const Function* fn, std::span<const Value> args) {
   CARVE_ASSIGN_OR_RETURN(Value callee, ClosedFunction(*this, fn));
   return Invoke(callee, args, /*dispatch_external=*/false);
 }
@@ -80,8 +79,8 @@ KernelFn Interpreter::Kernel(const OpInfo* op) {
 
 absl::Status CheckValueType(const Value& arg, const Type* type) {
   if (const TensorType* t = DynCast<TensorType>(type)) {
-    bool ok = arg.is_tensor() && arg.tensor().dtype() == t->dtype() &&
-              arg.tensor().rank() == t->rank();
+    bool ok =
+        arg.is_tensor() && arg.tensor().dtype() == t->dtype() && arg.tensor().rank() == t->rank();
     for (size_t d = 0; ok && d < t->rank(); ++d) {
       ok = t->shape()[d].is_any() || t->shape()[d].value == arg.tensor().shape()[d];
     }

@@ -52,9 +52,9 @@ struct InterpreterOptions {
 // external handlers during a run add to it). For tests and benchmarks.
 struct InterpreterStats {
   int64_t kernel_calls = 0;
-  int64_t function_calls = 0;     // activations entered (tail calls included)
-  int64_t tail_calls = 0;         // activations that replaced their caller's
-  int64_t max_frame_depth = 0;    // deepest frame stack
+  int64_t function_calls = 0;   // activations entered (tail calls included)
+  int64_t tail_calls = 0;       // activations that replaced their caller's
+  int64_t max_frame_depth = 0;  // deepest frame stack
   // Largest number of bytes held at once in memo tables and variable
   // bindings (shared values and bound variables; operands in flight are
   // not counted).

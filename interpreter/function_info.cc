@@ -43,7 +43,8 @@ std::vector<const Var*> FreeVars(const Function* fn) {
       continue;
     }
     if (const Let* l = DynCast<Let>(e)) bound.insert(l->var());
-    if (const Function* f = DynCast<Function>(e)) bound.insert(f->params().begin(), f->params().end());
+    if (const Function* f = DynCast<Function>(e))
+      bound.insert(f->params().begin(), f->params().end());
     children.clear();
     ForEachOperand(e, [&](const Expr* c) { children.push_back(c); });
     // Reverse, so that children are visited (and reads ordered) left to right.

@@ -74,7 +74,8 @@ absl::StatusOr<Value> Machine::Invoke(const Value& callee, std::vector<Value> ar
 
 absl::Status Machine::Step(const Task& task) {
   switch (task.op) {
-    case Op::kEval: return Eval(task.expr);
+    case Op::kEval:
+      return Eval(task.expr);
     case Op::kMemo: {
       Frame& f = frames_.back();
       const Value& v = values_.back();
@@ -83,14 +84,16 @@ absl::Status Machine::Step(const Task& task) {
       Retain(f, bytes);
       return absl::OkStatus();
     }
-    case Op::kApply: return Apply(Cast<Call>(task.expr));
+    case Op::kApply:
+      return Apply(Cast<Call>(task.expr));
     case Op::kBind: {
       const Let* let = Cast<Let>(task.expr);
       Bind(frames_.back(), let->var(), PopValue());
       tasks_.push_back({Op::kEval, let->body()});
       return absl::OkStatus();
     }
-    case Op::kBranch: return Branch(Cast<If>(task.expr));
+    case Op::kBranch:
+      return Branch(Cast<If>(task.expr));
     case Op::kMakeTuple: {
       size_t n = Cast<Tuple>(task.expr)->fields().size();
       std::vector<Value> fields(std::make_move_iterator(values_.end() - n),
@@ -99,8 +102,11 @@ absl::Status Machine::Step(const Task& task) {
       values_.push_back(Value::Tuple(std::move(fields)));
       return absl::OkStatus();
     }
-    case Op::kProject: return Project(Cast<TupleGetItem>(task.expr));
-    case Op::kReturn: PopFrame(); return absl::OkStatus();
+    case Op::kProject:
+      return Project(Cast<TupleGetItem>(task.expr));
+    case Op::kReturn:
+      PopFrame();
+      return absl::OkStatus();
     case Op::kObserve: {
       Observation& o = observations_[task.aux];
       ExternalCallEvent event;
@@ -119,15 +125,19 @@ absl::Status Machine::Step(const Task& task) {
 
 absl::Status Machine::Eval(const Expr* e) {
   switch (e->kind()) {
-    case ExprKind::kVar: return EvalVar(Cast<Var>(e));
-    case ExprKind::kConstant: values_.push_back(Cast<Constant>(e)->data()); return absl::OkStatus();
+    case ExprKind::kVar:
+      return EvalVar(Cast<Var>(e));
+    case ExprKind::kConstant:
+      values_.push_back(Cast<Constant>(e)->data());
+      return absl::OkStatus();
     case ExprKind::kGlobalVar:
       values_.push_back(Value::Global(Cast<GlobalVar>(e)));
       return absl::OkStatus();
     case ExprKind::kOp:
-      return AtSpan(e->span(), absl::UnimplementedError(fmt::format(
-                                   "operator '{}' used as a value", Cast<OpExpr>(e)->name())));
-    default: break;
+      return AtSpan(e->span(), absl::UnimplementedError(fmt::format("operator '{}' used as a value",
+                                                                    Cast<OpExpr>(e)->name())));
+    default:
+      break;
   }
   Frame& frame = frames_.back();
   if (frame.info->Uses(e) > 1) {
@@ -167,8 +177,10 @@ absl::Status Machine::Eval(const Expr* e) {
       tasks_.push_back({Op::kBranch, e});
       tasks_.push_back({Op::kEval, Cast<If>(e)->cond()});
       return absl::OkStatus();
-    case ExprKind::kFunction: return EvalFunction(Cast<Function>(e));
-    default: return absl::InternalError("unexpected expression kind");
+    case ExprKind::kFunction:
+      return EvalFunction(Cast<Function>(e));
+    default:
+      return absl::InternalError("unexpected expression kind");
   }
 }
 
@@ -176,8 +188,8 @@ absl::Status Machine::EvalVar(const Var* v) {
   Frame& frame = frames_.back();
   auto it = frame.env.find(v);
   if (it == frame.env.end()) {
-    return AtSpan(v->span(), absl::InvalidArgumentError(
-                                 fmt::format("unbound variable %{}", v->name())));
+    return AtSpan(v->span(),
+                  absl::InvalidArgumentError(fmt::format("unbound variable %{}", v->name())));
   }
   values_.push_back(it->second.value);
   if (--it->second.remaining == 0) {
@@ -233,8 +245,8 @@ absl::Status Machine::CallOp(const Call* call, const OpInfo* op, std::vector<Val
   if (!IsStaticType(out_type)) {
     // No (static) inferred type: apply the type relation to the runtime types.
     if (op->type_rel == nullptr) {
-      return AtSpan(call->span(), absl::FailedPreconditionError(fmt::format(
-                                      "{}: no output type (run InferType)", op->name)));
+      return AtSpan(call->span(), absl::FailedPreconditionError(
+                                      fmt::format("{}: no output type (run InferType)", op->name)));
     }
     std::vector<const Type*> arg_types;
     for (const Value& a : args) arg_types.push_back(RuntimeType(a));
@@ -256,17 +268,17 @@ absl::Status Machine::CallOp(const Call* call, const OpInfo* op, std::vector<Val
   if (!outputs.ok()) return AtSpan(call->span(), outputs.status());
   if (const TupleType* tt = DynCast<TupleType>(out_type)) {
     if (outputs->size() != tt->fields().size()) {
-      return AtSpan(call->span(), absl::InternalError(fmt::format(
-                                      "{}: kernel returned {} outputs for {}", op->name,
-                                      outputs->size(), TypeToString(out_type))));
+      return AtSpan(call->span(), absl::InternalError(
+                                      fmt::format("{}: kernel returned {} outputs for {}", op->name,
+                                                  outputs->size(), TypeToString(out_type))));
     }
     std::vector<Value> fields(outputs->begin(), outputs->end());
     values_.push_back(Value::Tuple(std::move(fields)));
   } else {
     if (outputs->size() != 1) {
-      return AtSpan(call->span(), absl::InternalError(fmt::format(
-                                      "{}: kernel returned {} outputs for one tensor", op->name,
-                                      outputs->size())));
+      return AtSpan(call->span(),
+                    absl::InternalError(fmt::format("{}: kernel returned {} outputs for one tensor",
+                                                    op->name, outputs->size())));
     }
     values_.push_back(std::move((*outputs)[0]));
   }
@@ -279,8 +291,8 @@ absl::Status Machine::Enter(const Value& callee, std::vector<Value> args, Span s
   if (callee.is_global()) {
     fn = interp_.mod_->Lookup(callee.global()->name());
     if (fn == nullptr) {
-      return AtSpan(span, absl::InvalidArgumentError(fmt::format(
-                              "call of undefined function @{}", callee.global()->name())));
+      return AtSpan(span, absl::InvalidArgumentError(fmt::format("call of undefined function @{}",
+                                                                 callee.global()->name())));
     }
   } else if (callee.is_closure()) {
     fn = callee.closure().function;

@@ -76,8 +76,8 @@ class Machine {
   // Calls a closure / global: external dispatch, or a new (or reused) frame.
   absl::Status Enter(const Value& callee, std::vector<Value> args, Span span,
                      bool dispatch_external = true);
-  absl::Status CallExternal(const Function* fn, const ExternalFn& handler,
-                            std::string_view name, std::vector<Value> args, Span span);
+  absl::Status CallExternal(const Function* fn, const ExternalFn& handler, std::string_view name,
+                            std::vector<Value> args, Span span);
   absl::Status Branch(const If* e);
   absl::Status Project(const TupleGetItem* e);
 

@@ -170,8 +170,8 @@ void ByteSwap(NDArray& a) {
 absl::StatusOr<std::string> NpyDescr(DataType dtype) {
   if (dtype.is_bool()) return std::string("|b1");
   if (!IsSupportedTensorDType(dtype)) {
-    return absl::InvalidArgumentError(fmt::format("cannot write dtype {} to .npy",
-                                                  dtype.ToString()));
+    return absl::InvalidArgumentError(
+        fmt::format("cannot write dtype {} to .npy", dtype.ToString()));
   }
   char kind = dtype.is_float() ? 'f' : dtype.is_int() ? 'i' : 'u';
   char order = dtype.bytes() == 1 ? '|' : '<';
@@ -189,15 +189,14 @@ absl::StatusOr<NDArray> ParseNpy(std::string_view bytes) {
   } else if (major == 2 || major == 3) {
     len_size = 4;
   } else {
-    return NpyError(fmt::format("unsupported format version {}.{}", major,
-                                static_cast<uint8_t>(bytes[7])));
+    return NpyError(
+        fmt::format("unsupported format version {}.{}", major, static_cast<uint8_t>(bytes[7])));
   }
   const size_t header_start = 8 + len_size;
   if (bytes.size() < header_start) return NpyError("truncated header length");
   const size_t header_len = ReadLittle(bytes, 8, len_size);
   if (bytes.size() - header_start < header_len) return NpyError("truncated header");
-  CARVE_ASSIGN_OR_RETURN(Header h,
-                         HeaderScanner(bytes.substr(header_start, header_len)).Scan());
+  CARVE_ASSIGN_OR_RETURN(Header h, HeaderScanner(bytes.substr(header_start, header_len)).Scan());
   if (*h.fortran_order) {
     return absl::InvalidArgumentError(
         ".npy file is in Fortran order; carve reads C-order arrays only "
@@ -250,7 +249,8 @@ absl::StatusOr<std::string> SerializeNpy(const NDArray& array) {
   out.push_back(static_cast<char>(v1 ? 1 : 2));
   out.push_back(0);
   const uint32_t len = static_cast<uint32_t>(dict.size());
-  for (size_t i = 0; i < (v1 ? 2u : 4u); ++i) out.push_back(static_cast<char>((len >> (8 * i)) & 0xff));
+  for (size_t i = 0; i < (v1 ? 2u : 4u); ++i)
+    out.push_back(static_cast<char>((len >> (8 * i)) & 0xff));
   out += dict;
   out.append(static_cast<const char*>(array.raw_data()), array.nbytes());
   return out;

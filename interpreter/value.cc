@@ -54,21 +54,25 @@ const Type* TensorTypeOf(const NDArray& a) {
 
 const Type* RuntimeType(const Value& v) {
   switch (v.kind()) {
-    case Value::Kind::kTensor: return TensorTypeOf(v.tensor());
+    case Value::Kind::kTensor:
+      return TensorTypeOf(v.tensor());
     case Value::Kind::kTuple: {
       std::vector<const Type*> fields;
       for (const Value& f : v.fields()) fields.push_back(RuntimeType(f));
       return TupleTy(fields);
     }
-    case Value::Kind::kClosure: return v.closure().function->checked_type();
-    case Value::Kind::kGlobal: return v.global()->checked_type();
+    case Value::Kind::kClosure:
+      return v.closure().function->checked_type();
+    case Value::Kind::kGlobal:
+      return v.global()->checked_type();
   }
   return nullptr;
 }
 
 std::string DescribeValue(const Value& v) {
   switch (v.kind()) {
-    case Value::Kind::kTensor: return TypeToString(TensorTypeOf(v.tensor()));
+    case Value::Kind::kTensor:
+      return TypeToString(TensorTypeOf(v.tensor()));
     case Value::Kind::kTuple: {
       std::string out = "(";
       auto fields = v.fields();
@@ -79,8 +83,10 @@ std::string DescribeValue(const Value& v) {
       if (fields.size() == 1) out += ",";
       return out + ")";
     }
-    case Value::Kind::kClosure: return "closure";
-    case Value::Kind::kGlobal: return fmt::format("@{}", v.global()->name());
+    case Value::Kind::kClosure:
+      return "closure";
+    case Value::Kind::kGlobal:
+      return fmt::format("@{}", v.global()->name());
   }
   return "?";
 }

@@ -51,8 +51,8 @@ class Value {
  private:
   explicit Value(const GlobalVar* gv) : data_(gv) {}
 
-  std::variant<NDArray, std::shared_ptr<const std::vector<Value>>,
-               std::shared_ptr<const Closure>, const GlobalVar*>
+  std::variant<NDArray, std::shared_ptr<const std::vector<Value>>, std::shared_ptr<const Closure>,
+               const GlobalVar*>
       data_;
 };
 

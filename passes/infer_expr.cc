@@ -230,9 +230,10 @@ const Type* ExprTyper::RunRelation(const Call* call) {
     return Error(call->span(), fmt::format("{}: no type relation is registered", op->name));
   }
   absl::StatusOr<const Type*> out = op->type_rel(TypeRelCall{op, scratch_, call->attrs()});
-  if (!out.ok())
-    return Error(call->span(),
-                 fmt::format("{}: {}", op->name, std::string(out.status().message())));
+  if (!out.ok()) {
+    std::string message(out.status().message());
+    return Error(call->span(), fmt::format("{}: {}", op->name, message));
+  }
   if (*out == nullptr) {
     return Error(call->span(), fmt::format("{}: the type relation gave no type", op->name));
   }
@@ -242,7 +243,6 @@ const Type* ExprTyper::RunRelation(const Call* call) {
 const Type* ExprTyper::TypeClosureCall(const Call* call) {
   const Type* callee_type = unifier_.Shallow(TypeOf(call->callee()));
   if (callee_type == TypeUnifier::Poison()) return callee_type;
-  std::string callee = DescribeCallee(call->callee());
   auto args = call->args();
   if (Isa<IncompleteType>(callee_type)) {
     // Not known yet (a let-bound closure without annotation called from its
@@ -251,18 +251,19 @@ const Type* ExprTyper::TypeClosureCall(const Call* call) {
     for (const Expr* a : args) scratch_.push_back(TypeOf(a));
     const Type* ret = unifier_.NewHole();
     if (unifier_.Unify(callee_type, FuncTy(scratch_, ret)) == nullptr) {
-      return Error(call->span(), fmt::format("{} would have to accept itself", callee));
+      return Error(call->span(),
+                   fmt::format("{} would have to accept itself", DescribeCallee(call->callee())));
     }
     return ret;
   }
   auto* ft = DynCast<FuncType>(callee_type);
   if (ft == nullptr) {
-    return Error(call->span(),
-                 fmt::format("{} has type {} and cannot be called", callee, Show(callee_type)));
+    return Error(call->span(), fmt::format("{} has type {} and cannot be called",
+                                           DescribeCallee(call->callee()), Show(callee_type)));
   }
   ft = static_cast<const FuncType*>(unifier_.Instantiate(ft));
   if (ft->params().size() != args.size()) {
-    return Error(call->span(), fmt::format("{} expects {}, got {}", callee,
+    return Error(call->span(), fmt::format("{} expects {}, got {}", DescribeCallee(call->callee()),
                                            Arguments(ft->params().size()), args.size()));
   }
   for (size_t k = 0; k < args.size(); ++k) {
@@ -270,8 +271,8 @@ const Type* ExprTyper::TypeClosureCall(const Call* call) {
     const Type* arg = TypeOf(args[k]);
     if (unifier_.Unify(param, arg) == nullptr) {
       return Error(call->span(),
-                   fmt::format("{}: argument {} has type {} but the parameter has type {}", callee,
-                               k, Show(arg), Show(param)));
+                   fmt::format("{}: argument {} has type {} but the parameter has type {}",
+                               DescribeCallee(call->callee()), k, Show(arg), Show(param)));
     }
   }
   return ft->ret();

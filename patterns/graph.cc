@@ -54,14 +54,14 @@ void PushSlots(const Expr* e, std::vector<Slot>& slots) {
 
 }  // namespace
 
-IndexedGraph::IndexedGraph(const Expr* root) { Build(root); }
+IndexedGraph::IndexedGraph(const Expr* root, size_t size_hint) { Build(root, size_hint); }
 
 uint32_t IndexedGraph::IndexOf(const Expr* e) const {
   auto it = index_.find(e);
   return it == index_.end() ? kNone : it->second;
 }
 
-void IndexedGraph::Build(const Expr* root) {
+void IndexedGraph::Build(const Expr* root, size_t size_hint) {
   struct Frame {
     const Expr* expr;
     uint32_t slots_begin;
@@ -72,7 +72,9 @@ void IndexedGraph::Build(const Expr* root) {
   std::vector<Slot> slots;
   std::vector<const Var*> let_vars_in_progress;
   std::vector<std::pair<uint32_t, uint32_t>> edges;  // (consumer, producer)
-  index_.reserve(1024);
+  index_.reserve(std::max<size_t>(size_hint, 1024));
+  nodes_.reserve(size_hint);
+  edges.reserve(size_hint * 2);
 
   auto open = [&](const Expr* e, uint32_t parent_slot) {
     uint32_t begin = static_cast<uint32_t>(slots.size());

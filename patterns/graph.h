@@ -31,7 +31,9 @@ class IndexedGraph {
  public:
   static constexpr uint32_t kNone = ~0u;
 
-  explicit IndexedGraph(const Expr* root);
+  // `size_hint`: the expected node count (e.g. the previous graph's), to
+  // size the tables once.
+  explicit IndexedGraph(const Expr* root, size_t size_hint = 0);
   IndexedGraph(const IndexedGraph&) = delete;
   IndexedGraph& operator=(const IndexedGraph&) = delete;
 
@@ -59,7 +61,7 @@ class IndexedGraph {
   std::span<const uint32_t> PostDominated(uint32_t i) const;
 
  private:
-  void Build(const Expr* root);
+  void Build(const Expr* root, size_t size_hint);
   void BuildEdges(const std::vector<std::pair<uint32_t, uint32_t>>& edges);
   void ComputePostDominators() const;
   uint32_t Lca(uint32_t a, uint32_t b) const;

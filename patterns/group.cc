@@ -1,6 +1,7 @@
 #include "patterns/group.h"
 
-#include "absl/container/flat_hash_set.h"
+#include <algorithm>
+
 #include "fmt/format.h"
 #include "ir/visit.h"
 #include "patterns/describe.h"
@@ -79,15 +80,18 @@ void PatternGrouper::MarkPrePartitioned(uint32_t function) {
 }
 
 void PatternGrouper::TryRoot(uint32_t root) {
-  // Bindings by pattern node, in binding order (TVM's node_map).
-  std::vector<std::vector<const Expr*>> by_pattern(pattern_->size());
-  for (const Binding& b : matcher_.bindings()) by_pattern[b.pattern_id].push_back(b.expr);
+  // Bindings by pattern node, in binding order (TVM's node_map). The
+  // per-node lists are reused across candidates.
+  by_pattern_.resize(pattern_->size());
+  for (auto& list : by_pattern_) list.clear();
+  for (const Binding& b : matcher_.bindings()) by_pattern_[b.pattern_id].push_back(b.expr);
 
   ++candidate_;
   Group group;
   group.root = root;
   group.bindings.assign(matcher_.bindings().begin(), matcher_.bindings().end());
-  group.inputs = SelectInputs(by_pattern, FuzzyNodes(by_pattern));
+  MarkFuzzyNodes();
+  group.inputs = SelectInputs();
   group.number = next_number_++;
   Extract(root, group);
   if (!Validate(group)) return;
@@ -97,26 +101,22 @@ void PatternGrouper::TryRoot(uint32_t root) {
 }
 
 // Nodes matched by a dominator's parent or path, and every node of a
-// function matched by a function pattern: never inputs.
-std::vector<uint32_t> PatternGrouper::FuzzyNodes(
-    const std::vector<std::vector<const Expr*>>& by_pattern) {
-  std::vector<uint32_t> fuzzy;
+// function matched by a function pattern, are never inputs.
+void PatternGrouper::MarkFuzzyNodes() {
+  auto mark = [this](const Expr* e) {
+    uint32_t i = graph_.IndexOf(e);
+    if (i != kNone) fuzzy_stamp_[i] = candidate_;
+  };
   for (uint32_t id = 0; id < pattern_->num_source_nodes(); ++id) {
     PatternKind kind = pattern_->node(id).kind;
     if (kind == PatternKind::kDominator) {
       for (int k = 0; k < 2; ++k) {  // parent, path
-        for (const Expr* e : by_pattern[pattern_->children(id)[k]]) {
-          fuzzy.push_back(graph_.IndexOf(e));
-        }
+        for (const Expr* e : by_pattern_[pattern_->children(id)[k]]) mark(e);
       }
     } else if (kind == PatternKind::kFunction) {
-      for (const Expr* e : by_pattern[id]) {
-        PostOrderVisit(Cast<Function>(e)->body(),
-                       [&](const Expr* x) { fuzzy.push_back(graph_.IndexOf(x)); });
-      }
+      for (const Expr* e : by_pattern_[id]) PostOrderVisit(Cast<Function>(e)->body(), mark);
     }
   }
-  return fuzzy;
 }
 
 bool PatternGrouper::EmbedsConstant(const Expr* e, uint32_t pattern_id) const {
@@ -127,11 +127,8 @@ bool PatternGrouper::EmbedsConstant(const Expr* e, uint32_t pattern_id) const {
   return ep != nullptr && Isa<Constant>(ep->expr());
 }
 
-std::vector<uint32_t> PatternGrouper::SelectInputs(
-    const std::vector<std::vector<const Expr*>>& by_pattern, const std::vector<uint32_t>& fuzzy) {
-  for (uint32_t f : fuzzy) {
-    if (f != kNone) fuzzy_stamp_[f] = candidate_;
-  }
+std::vector<uint32_t> PatternGrouper::SelectInputs() {
+  const auto& by_pattern = by_pattern_;
   std::vector<uint32_t> inputs;
   auto add = [&](const Expr* e, uint32_t pattern_id) {
     uint32_t i = graph_.IndexOf(e);
@@ -164,15 +161,20 @@ std::vector<uint32_t> PatternGrouper::SelectInputs(
 // The body: every node reachable from the root without passing through an
 // input, in post-order (MatchExtractor's visit order), and its label.
 void PatternGrouper::Extract(uint32_t root, Group& group) {
-  std::vector<std::pair<const Expr*, bool>> stack = {{graph_.node(root), false}};
-  std::vector<const Expr*> kids;
+  std::vector<std::pair<const Expr*, bool>>& stack = extract_stack_;
+  stack.assign(1, {graph_.node(root), false});
+  std::vector<const Expr*>& kids = kids_;
   // Occurrences of a recursive let variable inside a matched function are
-  // not graph nodes; remember them separately.
-  absl::flat_hash_set<const Expr*> off_graph;
+  // not graph nodes; remember them separately (rare, hence a linear list).
+  std::vector<const Expr*>& off_graph = off_graph_;
+  off_graph.clear();
+  auto off_graph_done = [&](const Expr* e) {
+    return std::find(off_graph.begin(), off_graph.end(), e) != off_graph.end();
+  };
   while (!stack.empty()) {
     auto [e, expanded] = stack.back();
     uint32_t i = graph_.IndexOf(e);
-    if (i == kNone ? off_graph.contains(e) : body_stamp_[i] == candidate_) {
+    if (i == kNone ? off_graph_done(e) : body_stamp_[i] == candidate_) {
       stack.pop_back();
       continue;
     }
@@ -188,7 +190,7 @@ void PatternGrouper::Extract(uint32_t root, Group& group) {
     }
     stack.pop_back();
     if (i == kNone) {
-      off_graph.insert(e);
+      off_graph.push_back(e);
     } else {
       body_stamp_[i] = candidate_;
       group.nodes.push_back(i);

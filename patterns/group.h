@@ -59,9 +59,8 @@ class PatternGrouper {
  private:
   void MarkPrePartitioned(uint32_t function);
   void TryRoot(uint32_t root);
-  std::vector<uint32_t> FuzzyNodes(const std::vector<std::vector<const Expr*>>& by_pattern);
-  std::vector<uint32_t> SelectInputs(const std::vector<std::vector<const Expr*>>& by_pattern,
-                                     const std::vector<uint32_t>& fuzzy);
+  void MarkFuzzyNodes();
+  std::vector<uint32_t> SelectInputs();
   void Extract(uint32_t root, Group& group);
   bool Validate(const Group& group);
   bool EmbedsConstant(const Expr* e, uint32_t pattern_id) const;
@@ -77,6 +76,10 @@ class PatternGrouper {
   // so that nothing is cleared between candidates.
   std::vector<uint32_t> fuzzy_stamp_, input_stamp_, body_stamp_;
   uint32_t candidate_ = 0;
+  // Scratch reused across candidates.
+  std::vector<std::vector<const Expr*>> by_pattern_;
+  std::vector<std::pair<const Expr*, bool>> extract_stack_;
+  std::vector<const Expr*> kids_, off_graph_;
   int next_number_ = 0;
   bool ran_ = false;
 };

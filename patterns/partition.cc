@@ -1,5 +1,7 @@
 #include "patterns/partition.h"
 
+#include <memory>
+
 #include "absl/container/flat_hash_map.h"
 #include "fmt/format.h"
 #include "patterns/graph.h"
@@ -34,42 +36,60 @@ const Function* MakeGroupFunction(const Group& group, const IndexedGraph& graph,
   return b.MakeFunction(params, mapped(graph.node(group.root)), nullptr, attrs);
 }
 
+// Partitions in an existing graph (so that a table of patterns reuses one
+// graph while nothing changes).
+const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& pattern,
+                             const IndexedGraph& graph, Arena* arena,
+                             const PartitionOptions& options, PartitionStats* stats) {
+  const Expr* root = graph.node(graph.root());
+  if (pattern->node(pattern->root()).kind == PatternKind::kFunction) return root;
+  PatternGrouper grouper(pattern, graph);
+  grouper.Run();
+  if (stats != nullptr) stats->groups = static_cast<int>(grouper.groups().size());
+  if (grouper.groups().empty()) return root;
+
+  // Post-order rewrite: rebuild nodes whose children changed, replace
+  // accepted group roots by calls of their functions.
+  IRBuilder b(arena);
+  GraphRebuilder rebuilder(graph, b);
+  for (uint32_t i = 0; i < graph.size(); ++i) {
+    rebuilder.Rebuild(i);
+    uint32_t gid = grouper.GroupOf(i);
+    if (gid == IndexedGraph::kNone || grouper.groups()[gid].root != i) continue;
+    const Expr* pre = graph.node(i);
+    if (options.check && !options.check(pre)) continue;
+    const Group& group = grouper.groups()[gid];
+    std::vector<const Expr*> args;
+    args.reserve(group.inputs.size());
+    for (uint32_t in : group.inputs) args.push_back(rebuilder.At(in));
+    const Expr* call = b.MakeCall(MakeGroupFunction(group, graph, options, b), args);
+    call->set_checked_type(pre->checked_type());
+    rebuilder.Set(i, call);
+    if (stats != nullptr) ++stats->partitioned;
+  }
+  return rebuilder.At(graph.root());
+}
+
+// False when the pattern can only match calls of ops absent from the graph
+// (their op nodes are graph nodes, so this is one lookup per op).
+bool MayMatch(const CompiledPattern& pattern, const IndexedGraph& graph) {
+  const RootFilter& f = pattern.root_filter();
+  for (int k = 0; k <= static_cast<int>(ExprKind::kFunction); ++k) {
+    if (f.HasKind(static_cast<ExprKind>(k))) return true;
+  }
+  for (const OpInfo* op : f.ops()) {
+    if (graph.IndexOf(GetOp(op)) != IndexedGraph::kNone) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 const Expr* Partition(const std::shared_ptr<const CompiledPattern>& pattern, const Expr* expr,
                       Arena* arena, const PartitionOptions& options, PartitionStats* stats) {
   if (pattern->node(pattern->root()).kind == PatternKind::kFunction) return expr;
   IndexedGraph graph(expr);
-  PatternGrouper grouper(pattern, graph);
-  grouper.Run();
-  if (stats != nullptr) stats->groups = static_cast<int>(grouper.groups().size());
-  if (grouper.groups().empty()) return expr;
-
-  // Post-order rewrite over the graph: rebuild nodes whose children changed,
-  // replace accepted group roots by calls of their functions.
-  IRBuilder b(arena);
-  std::vector<const Expr*> out(graph.nodes().begin(), graph.nodes().end());
-  absl::flat_hash_map<const Expr*, const Expr*> changed;
-  auto mapped = [&](const Expr* c) {
-    auto it = changed.find(c);
-    return it == changed.end() ? c : it->second;
-  };
-  for (uint32_t i = 0; i < graph.size(); ++i) {
-    const Expr* e = graph.node(i);
-    const Expr* r = changed.empty() ? e : RebuildNode(e, mapped, b);
-    uint32_t gid = grouper.GroupOf(i);
-    if (gid != IndexedGraph::kNone && grouper.groups()[gid].root == i &&
-        (!options.check || options.check(e))) {
-      const Group& group = grouper.groups()[gid];
-      std::vector<const Expr*> args;
-      for (uint32_t in : group.inputs) args.push_back(mapped(graph.node(in)));
-      r = b.MakeCall(MakeGroupFunction(group, graph, options, b), args);
-      r->set_checked_type(e->checked_type());
-      if (stats != nullptr) ++stats->partitioned;
-    }
-    if (r != e) changed[e] = r;
-  }
-  return mapped(expr);
+  return PartitionInGraph(pattern, graph, arena, options, stats);
 }
 
 absl::StatusOr<const Expr*> Partition(const Pattern& pattern, const Expr* expr, Arena* arena,
@@ -80,16 +100,28 @@ absl::StatusOr<const Expr*> Partition(const Pattern& pattern, const Expr* expr, 
 
 absl::StatusOr<const Expr*> PartitionComposites(const std::vector<CompositeEntry>& table,
                                                 const Expr* expr, Arena* arena) {
+  // One graph serves every entry until an entry changes the expression;
+  // entries whose root ops are absent cost one lookup per op.
+  std::unique_ptr<IndexedGraph> graph;
+  size_t size_hint = 0;
   for (const CompositeEntry& entry : table) {
+    auto compiled = CompilePattern(entry.pattern);
+    if (!compiled.ok()) {
+      return absl::InvalidArgumentError(fmt::format(
+          "composite '{}': {}", entry.name, std::string(compiled.status().message())));
+    }
+    if ((*compiled)->node((*compiled)->root()).kind == PatternKind::kFunction) continue;
+    if (graph == nullptr) graph = std::make_unique<IndexedGraph>(expr, size_hint);
+    if (!MayMatch(**compiled, *graph)) continue;
     PartitionOptions options;
     options.attrs.push_back({"Composite", AttrValue::Str(entry.name)});
     options.check = entry.check;
-    auto result = Partition(entry.pattern, expr, arena, options);
-    if (!result.ok()) {
-      return absl::InvalidArgumentError(
-          fmt::format("composite '{}': {}", entry.name, std::string(result.status().message())));
+    const Expr* out = PartitionInGraph(*compiled, *graph, arena, options, nullptr);
+    if (out != expr) {
+      size_hint = graph->size() + graph->size() / 8;
+      graph.reset();
+      expr = out;
     }
-    expr = *result;
   }
   return expr;
 }

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "patterns/graph.h"
+
 namespace carve {
 namespace {
 
@@ -75,6 +77,65 @@ const Expr* RebuildNode(const Expr* e, absl::FunctionRef<const Expr*(const Expr*
   const Expr* out = RebuildChanged(e, map, builder, changed);
   if (out != e) out->set_checked_type(e->checked_type());
   return out;
+}
+
+GraphRebuilder::GraphRebuilder(const IndexedGraph& graph, IRBuilder& builder)
+    : graph_(graph),
+      builder_(builder),
+      out_(graph.nodes().begin(), graph.nodes().end()),
+      changed_(graph.size(), 0) {}
+
+void GraphRebuilder::Set(uint32_t i, const Expr* e) {
+  if (e == out_[i]) return;
+  out_[i] = e;
+  changed_[i] = e != graph_.node(i);
+  changed_any_ |= changed_[i];
+}
+
+const Expr* GraphRebuilder::Mapped(const Expr* e) const {
+  uint32_t i = graph_.IndexOf(e);
+  return i == IndexedGraph::kNone ? e : out_[i];
+}
+
+// Inputs cover every child of calls, tuples, projections and ifs, the body
+// of functions and lets; a let's value is its variable's input.
+bool GraphRebuilder::ChildrenChanged(uint32_t i, const Expr* e) const {
+  for (uint32_t in : graph_.inputs(i)) {
+    if (changed_[in]) return true;
+  }
+  if (const auto* let = DynCast<Let>(e)) {
+    uint32_t var = graph_.IndexOf(let->var());
+    if (var != IndexedGraph::kNone) {
+      for (uint32_t in : graph_.inputs(var)) {
+        if (changed_[in]) return true;
+      }
+    }
+  }
+  return false;
+}
+
+const Expr* GraphRebuilder::Rebuild(uint32_t i) {
+  const Expr* e = graph_.node(i);
+  if (!changed_any_ || !ChildrenChanged(i, e)) return e;
+  auto inputs = graph_.inputs(i);
+  const Expr* r = nullptr;
+  if (const auto* call = DynCast<Call>(e); call && inputs.size() == call->args().size() + 1) {
+    std::vector<const Expr*> args(inputs.size() - 1);
+    for (size_t k = 1; k < inputs.size(); ++k) args[k - 1] = out_[inputs[k]];
+    r = builder_.MakeCall(out_[inputs[0]], args, call->attrs(), call->span());
+  } else if (const auto* tuple = DynCast<Tuple>(e); tuple && inputs.size() == tuple->fields().size()) {
+    std::vector<const Expr*> fields(inputs.size());
+    for (size_t k = 0; k < inputs.size(); ++k) fields[k] = out_[inputs[k]];
+    r = builder_.MakeTuple(fields, e->span());
+  } else if (const auto* get = DynCast<TupleGetItem>(e); get && inputs.size() == 1) {
+    r = builder_.MakeTupleGetItem(out_[inputs[0]], get->index(), get->span());
+  } else {
+    // Functions, lets, ifs and nodes with recursive references: by lookup.
+    r = RebuildNode(e, [this](const Expr* c) { return Mapped(c); }, builder_);
+  }
+  r->set_checked_type(e->checked_type());
+  Set(i, r);
+  return r;
 }
 
 }  // namespace carve

@@ -1,13 +1,15 @@
-// Rebuilding one node with replaced children: the single mutation primitive
-// the grouper-driven rewrites (partition.cc, rewrite.cc) share. Rebuilt
-// nodes keep the original's span and checked type (partitioning and
-// rewriting never change the type of a node they merely re-link), so later
-// `check` callbacks and type constraints still see typed nodes without a
-// whole-graph re-inference.
+// Rebuilding expressions after a grouper pass: the single mutation primitive
+// partition.cc and rewrite.cc share. Rebuilt nodes keep the original's span
+// and checked type (partitioning and rewriting re-link nodes without changing
+// what they compute), so later `check` callbacks and type constraints still
+// see typed nodes without a whole-graph re-inference.
 #pragma once
+
+#include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "ir/expr.h"
+#include "patterns/graph.h"
 
 namespace carve {
 
@@ -16,5 +18,34 @@ namespace carve {
 // their original.
 const Expr* RebuildNode(const Expr* e, absl::FunctionRef<const Expr*(const Expr*)> map,
                         IRBuilder& builder);
+
+// Rebuilds a graph bottom-up by node index: call Rebuild(i) (or Set(i, e))
+// for i = 0, 1, ... in order. Children are found through the graph's edges,
+// so the common case (calls, tuples, projections, ifs) does no hashing; a
+// node none of whose children changed is kept as is.
+class GraphRebuilder {
+ public:
+  GraphRebuilder(const IndexedGraph& graph, IRBuilder& builder);
+
+  // Node i rebuilt over its children's current versions; also records it.
+  const Expr* Rebuild(uint32_t i);
+  // Replaces node i (after Rebuild(i)).
+  void Set(uint32_t i, const Expr* e);
+  // The current version of node i.
+  const Expr* At(uint32_t i) const { return out_[i]; }
+  // The current version of any expression (itself when not in the graph).
+  const Expr* Mapped(const Expr* e) const;
+  // True when some node was replaced so far.
+  bool changed_any() const { return changed_any_; }
+
+ private:
+  bool ChildrenChanged(uint32_t i, const Expr* e) const;
+
+  const IndexedGraph& graph_;
+  IRBuilder& builder_;
+  std::vector<const Expr*> out_;
+  std::vector<uint8_t> changed_;
+  bool changed_any_ = false;
+};
 
 }  // namespace carve

@@ -1,6 +1,5 @@
 #include "patterns/rewrite.h"
 
-#include "absl/container/flat_hash_map.h"
 #include "fmt/format.h"
 #include "ir/structural_equal.h"
 #include "patterns/graph.h"
@@ -56,29 +55,25 @@ absl::StatusOr<const Expr*> ApplyRuleOnce(CompiledRule& rule, const Expr* expr, 
   grouper.Run();
   if (grouper.groups().empty()) return expr;
   IRBuilder b(arena);
-  absl::flat_hash_map<const Expr*, const Expr*> changed;
-  std::function<const Expr*(const Expr*)> to_post = [&](const Expr* c) {
-    auto it = changed.find(c);
-    return it == changed.end() ? c : it->second;
+  GraphRebuilder rebuilder(graph, b);
+  std::function<const Expr*(const Expr*)> to_post = [&](const Expr* e) {
+    return rebuilder.Mapped(e);
   };
   for (uint32_t i = 0; i < graph.size(); ++i) {
-    const Expr* pre = graph.node(i);
-    const Expr* post = changed.empty() ? pre : RebuildNode(pre, to_post, b);
+    const Expr* post = rebuilder.Rebuild(i);
     uint32_t gid = grouper.GroupOf(i);
-    if (gid != IndexedGraph::kNone && grouper.groups()[gid].root == i) {
-      const Group& group = grouper.groups()[gid];
-      RewriteContext ctx(pre, post, *rule.pattern, group.bindings, to_post, b);
-      CARVE_ASSIGN_OR_RETURN(const Expr* out, rule.rule->rewrite(ctx));
-      if (out == nullptr) {
-        return absl::InternalError(
-            fmt::format("rewrite rule '{}' returned no expression", rule.rule->name));
-      }
-      if (out != post) ++*rewrites;
-      post = out;
+    if (gid == IndexedGraph::kNone || grouper.groups()[gid].root != i) continue;
+    const Group& group = grouper.groups()[gid];
+    RewriteContext ctx(graph.node(i), post, *rule.pattern, group.bindings, to_post, b);
+    CARVE_ASSIGN_OR_RETURN(const Expr* out, rule.rule->rewrite(ctx));
+    if (out == nullptr) {
+      return absl::InternalError(
+          fmt::format("rewrite rule '{}' returned no expression", rule.rule->name));
     }
-    if (post != pre) changed[pre] = post;
+    if (out != post) ++*rewrites;
+    rebuilder.Set(i, out);
   }
-  return to_post(expr);
+  return rebuilder.At(graph.root());
 }
 
 bool SameExpr(const Expr* a, const Expr* b) { return a == b || StructuralEqual(a, b); }

@@ -42,7 +42,7 @@ absl::StatusOr<std::unique_ptr<NodeKernel>> AnchorKernel(const NodeBuildContext&
 
 absl::StatusOr<std::unique_ptr<NodeKernel>> CompositeKernel(const NodeBuildContext& ctx) {
   absl::StatusOr<FusionSpec> spec = DecodeFusion(ctx.node());
-  if (!spec.ok()) return absl::UnimplementedError(spec.status().message());
+  if (!spec.ok()) return absl::UnimplementedError(std::string(spec.status().message()));
   return AnchorKernel(ctx, *spec);
 }
 

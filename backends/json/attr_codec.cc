@@ -164,7 +164,7 @@ absl::StatusOr<const Attrs*> DecodeOpAttrs(const OpInfo* op, const JsonNode& nod
       continue;
     }
     absl::StatusOr<AttrValue> value = DecodeField(field, *v);
-    if (!value.ok()) return BadAttr(node, key, value.status().message());
+    if (!value.ok()) return BadAttr(node, key, std::string(value.status().message()));
     entries.push_back({field.name, *value});
   }
   return InternAttrs(op->attrs, entries);
@@ -179,14 +179,14 @@ absl::StatusOr<std::string> NodeString(const JsonNode& node, std::string_view ke
 absl::StatusOr<int64_t> NodeInt(const JsonNode& node, std::string_view key) {
   CARVE_ASSIGN_OR_RETURN(std::string s, NodeString(node, key));
   absl::StatusOr<int64_t> v = ParseInt(s);
-  if (!v.ok()) return BadAttr(node, key, v.status().message());
+  if (!v.ok()) return BadAttr(node, key, std::string(v.status().message()));
   return *v;
 }
 
 absl::StatusOr<double> NodeFloat(const JsonNode& node, std::string_view key) {
   CARVE_ASSIGN_OR_RETURN(std::string s, NodeString(node, key));
   absl::StatusOr<double> v = ParseFloat(s);
-  if (!v.ok()) return BadAttr(node, key, v.status().message());
+  if (!v.ok()) return BadAttr(node, key, std::string(v.status().message()));
   return *v;
 }
 
@@ -196,7 +196,7 @@ absl::StatusOr<std::vector<int64_t>> NodeInts(const JsonNode& node, std::string_
   if (IsNull(*v)) return out;
   for (const std::string& s : *v) {
     absl::StatusOr<int64_t> i = ParseInt(s);
-    if (!i.ok()) return BadAttr(node, key, i.status().message());
+    if (!i.ok()) return BadAttr(node, key, std::string(i.status().message()));
     out.push_back(*i);
   }
   return out;

@@ -60,37 +60,6 @@ absl::Status SetOutputs(const Expr* e, const Type* type, JsonNode& node) {
 // True for the leaves of a composite body: parameters and constants.
 bool IsLeaf(const Expr* e) { return Isa<Var>(e) || Isa<Constant>(e); }
 
-// The leaves of a composite body in post-order, visiting a call's computed
-// arguments before its leaf arguments, each leaf once. For the chains
-// backends fuse (anchor -> bias -> activation) this is the pattern's operand
-// order whatever the argument order of commutative ops in the matched
-// expression: [data, weight, bias, ...].
-std::vector<const Expr*> CompositeLeaves(const Function* composite) {
-  std::vector<const Expr*> leaves;
-  absl::flat_hash_set<const Expr*> done;
-  std::vector<std::pair<const Expr*, bool>> stack{{composite->body(), false}};
-  while (!stack.empty()) {
-    auto [e, expanded] = stack.back();
-    stack.pop_back();
-    if (done.contains(e)) continue;
-    if (IsLeaf(e) || expanded) {
-      done.insert(e);
-      if (IsLeaf(e)) leaves.push_back(e);
-      continue;
-    }
-    stack.push_back({e, true});
-    std::vector<const Expr*> computed, plain;
-    ForEachChild(e, [&](const Expr* c) {
-      if (Isa<OpExpr>(c)) return;
-      (IsLeaf(c) ? plain : computed).push_back(c);
-    });
-    // Pushed in reverse so that computed children, then leaves, pop in order.
-    for (size_t i = plain.size(); i-- > 0;) stack.push_back({plain[i], false});
-    for (size_t i = computed.size(); i-- > 0;) stack.push_back({computed[i], false});
-  }
-  return leaves;
-}
-
 // The composite body as one entry per node in post-order (see the header):
 // `nn.conv2d(i0,i1)`, `add(#0,i2)`, `Tuple(i0,i1)`, `TupleGetItem0(#2)`.
 absl::StatusOr<std::vector<std::string>> DescribeBody(const Function* composite,
@@ -329,6 +298,32 @@ size_t NonOpLabelLength(std::string_view rest) {
 }
 
 }  // namespace
+
+std::vector<const Expr*> CompositeLeaves(const Function* composite) {
+  std::vector<const Expr*> leaves;
+  absl::flat_hash_set<const Expr*> done;
+  std::vector<std::pair<const Expr*, bool>> stack{{composite->body(), false}};
+  while (!stack.empty()) {
+    auto [e, expanded] = stack.back();
+    stack.pop_back();
+    if (done.contains(e)) continue;
+    if (IsLeaf(e) || expanded) {
+      done.insert(e);
+      if (IsLeaf(e)) leaves.push_back(e);
+      continue;
+    }
+    stack.push_back({e, true});
+    std::vector<const Expr*> computed, plain;
+    ForEachChild(e, [&](const Expr* c) {
+      if (Isa<OpExpr>(c)) return;
+      (IsLeaf(c) ? plain : computed).push_back(c);
+    });
+    // Pushed in reverse so that computed children, then leaves, pop in order.
+    for (size_t i = plain.size(); i-- > 0;) stack.push_back({plain[i], false});
+    for (size_t i = computed.size(); i-- > 0;) stack.push_back({computed[i], false});
+  }
+  return leaves;
+}
 
 absl::StatusOr<SerializedFunction> SerializeFunction(const Function* fn, std::string symbol) {
   return Serializer(std::move(symbol)).Run(fn);

@@ -70,6 +70,14 @@ absl::StatusOr<SerializedFunction> SerializeFunction(const Function* fn, std::st
 // `fallback` (the global's name).
 std::string ExternalSymbol(const Function* fn, std::string_view fallback);
 
+// The leaves of a composite body (its parameters and embedded constants) in
+// post-order, visiting a call's computed arguments before its leaf
+// arguments, each leaf once: the order of a composite node's inputs. For the
+// chains backends fuse (anchor -> bias -> activation) this is the pattern's
+// operand order whatever the argument order of commutative ops in the
+// matched expression: [data, weight, bias, ...].
+std::vector<const Expr*> CompositeLeaves(const Function* composite);
+
 // The op call of a composite body whose attributes describe the composite:
 // the first call in post-order of an op that is neither elementwise,
 // broadcast nor injective (a conv, dense, pool, batch_matmul, norm ...),

@@ -118,7 +118,7 @@ absl::StatusOr<std::unique_ptr<JsonRuntime>> JsonRuntime::Create(
       if (!kernel.ok()) {
         return absl::Status(kernel.status().code(),
                             fmt::format("{}: node {} ('{}'): {}", kernels.backend(), nid,
-                                        node.name, kernel.status().message()));
+                                        node.name, std::string(kernel.status().message())));
       }
       rt->kernels_[nid] = *std::move(kernel);
     }
@@ -156,7 +156,7 @@ absl::StatusOr<std::vector<NDArray>> JsonRuntime::Run(std::span<const NDArray> i
     if (!outs.ok()) {
       return absl::Status(outs.status().code(), fmt::format("{}: node {} ('{}'): {}",
                                                             graph_.symbol, nid, node.name,
-                                                            outs.status().message()));
+                                                            std::string(outs.status().message())));
     }
     if (outs->size() != node.num_outputs) {
       return absl::InternalError(fmt::format("node {} ('{}') returned {} outputs, expected {}",

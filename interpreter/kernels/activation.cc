@@ -43,8 +43,7 @@ struct AxisSplit {
   int64_t outer, channels, inner;
 };
 AxisSplit SplitAt(std::span<const int64_t> shape, int64_t axis) {
-  return {ShapeProduct(shape, 0, axis), shape[axis],
-          ShapeProduct(shape, axis + 1, shape.size())};
+  return {ShapeProduct(shape, 0, axis), shape[axis], ShapeProduct(shape, axis + 1, shape.size())};
 }
 
 // Checks that `vec` is a 1-D tensor of `channels` elements of `dtype`.

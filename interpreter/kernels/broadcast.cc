@@ -37,8 +37,8 @@ absl::StatusOr<BroadcastPlan> BroadcastPlan::Make(
   int k = 0;
   for (std::span<const int64_t> shape : operands) {
     if (shape.size() > rank) {
-      return absl::InvalidArgumentError(fmt::format("cannot broadcast {} to {}",
-                                                    ShapeString(shape), ShapeString(out_shape)));
+      return absl::InvalidArgumentError(
+          fmt::format("cannot broadcast {} to {}", ShapeString(shape), ShapeString(out_shape)));
     }
     int64_t stride = 1;
     for (size_t i = shape.size(); i-- > 0;) {
@@ -46,8 +46,8 @@ absl::StatusOr<BroadcastPlan> BroadcastPlan::Make(
       if (shape[i] == out_shape[d]) {
         full[k][d] = shape[i] == 1 ? 0 : stride;
       } else if (shape[i] != 1) {
-        return absl::InvalidArgumentError(fmt::format(
-            "cannot broadcast {} to {}", ShapeString(shape), ShapeString(out_shape)));
+        return absl::InvalidArgumentError(
+            fmt::format("cannot broadcast {} to {}", ShapeString(shape), ShapeString(out_shape)));
       }
       stride *= shape[i];
     }

@@ -29,8 +29,8 @@ class BroadcastPlan {
 
   // Plans reading `operands` (each broadcastable to `out_shape`) while
   // writing `out_shape`. Fails when an operand does not broadcast.
-  static absl::StatusOr<BroadcastPlan> Make(std::span<const int64_t> out_shape,
-                                            std::initializer_list<std::span<const int64_t>> operands);
+  static absl::StatusOr<BroadcastPlan> Make(
+      std::span<const int64_t> out_shape, std::initializer_list<std::span<const int64_t>> operands);
 
   int num_operands() const { return num_operands_; }
   int64_t num_elements() const { return num_elements_; }

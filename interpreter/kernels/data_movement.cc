@@ -109,19 +109,27 @@ void PermuteCopyImpl(const NDArray& in, NDArray& out, std::span<const int64_t> p
 void GatherAxes(const NDArray& in, NDArray& out, std::span<const std::vector<int64_t>> maps,
                 const void* fill) {
   switch (in.dtype().bytes()) {
-    case 1: return GatherAxesImpl<1>(in, out, maps, fill);
-    case 2: return GatherAxesImpl<2>(in, out, maps, fill);
-    case 4: return GatherAxesImpl<4>(in, out, maps, fill);
-    default: return GatherAxesImpl<8>(in, out, maps, fill);
+    case 1:
+      return GatherAxesImpl<1>(in, out, maps, fill);
+    case 2:
+      return GatherAxesImpl<2>(in, out, maps, fill);
+    case 4:
+      return GatherAxesImpl<4>(in, out, maps, fill);
+    default:
+      return GatherAxesImpl<8>(in, out, maps, fill);
   }
 }
 
 void PermuteCopy(const NDArray& in, NDArray& out, std::span<const int64_t> perm) {
   switch (in.dtype().bytes()) {
-    case 1: return PermuteCopyImpl<1>(in, out, perm);
-    case 2: return PermuteCopyImpl<2>(in, out, perm);
-    case 4: return PermuteCopyImpl<4>(in, out, perm);
-    default: return PermuteCopyImpl<8>(in, out, perm);
+    case 1:
+      return PermuteCopyImpl<1>(in, out, perm);
+    case 2:
+      return PermuteCopyImpl<2>(in, out, perm);
+    case 4:
+      return PermuteCopyImpl<4>(in, out, perm);
+    default:
+      return PermuteCopyImpl<8>(in, out, perm);
   }
 }
 

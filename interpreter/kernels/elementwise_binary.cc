@@ -114,10 +114,31 @@ T ShiftRight(T a, T b) {
 }
 
 enum class BinOp {
-  kAdd, kSub, kMul, kDiv, kFloorDiv, kFloorMod, kTruncDiv, kTruncMod, kPow, kMax, kMin,
-  kLess, kLessEqual, kGreater, kGreaterEqual, kEqual, kNotEqual,
-  kLogicalAnd, kLogicalOr, kLogicalXor,
-  kBitAnd, kBitOr, kBitXor, kShiftLeft, kShiftRight,
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kFloorDiv,
+  kFloorMod,
+  kTruncDiv,
+  kTruncMod,
+  kPow,
+  kMax,
+  kMin,
+  kLess,
+  kLessEqual,
+  kGreater,
+  kGreaterEqual,
+  kEqual,
+  kNotEqual,
+  kLogicalAnd,
+  kLogicalOr,
+  kLogicalXor,
+  kBitAnd,
+  kBitOr,
+  kBitXor,
+  kShiftLeft,
+  kShiftRight,
 };
 
 constexpr bool IsComparison(BinOp op) { return op >= BinOp::kLess && op <= BinOp::kNotEqual; }

@@ -15,10 +15,34 @@ namespace carve {
 namespace {
 
 enum class UnOp {
-  kExp, kLog, kSqrt, kRsqrt, kErf, kTanh, kSigmoid, kSin, kCos, kTan, kAtan, kLog2, kLog10,
-  kSinh, kCosh, kAsin, kAcos, kAsinh, kAcosh, kAtanh,
+  kExp,
+  kLog,
+  kSqrt,
+  kRsqrt,
+  kErf,
+  kTanh,
+  kSigmoid,
+  kSin,
+  kCos,
+  kTan,
+  kAtan,
+  kLog2,
+  kLog10,
+  kSinh,
+  kCosh,
+  kAsin,
+  kAcos,
+  kAsinh,
+  kAcosh,
+  kAtanh,
   // Defined for every numeric dtype (identity on integers where it rounds).
-  kNegative, kAbs, kFloor, kCeil, kRound, kTrunc, kSign,
+  kNegative,
+  kAbs,
+  kFloor,
+  kCeil,
+  kRound,
+  kTrunc,
+  kSign,
 };
 
 constexpr bool FloatOnly(UnOp op) { return op < UnOp::kNegative; }
@@ -86,8 +110,7 @@ absl::StatusOr<std::vector<NDArray>> UnaryKernel(const KernelContext& ctx) {
   const NDArray& in = ctx.inputs[0];
   CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
   if (out.dtype() != in.dtype() || out.num_elements() != in.num_elements()) {
-    return KernelError(ctx, "output type {} does not match the input",
-                       TypeToString(ctx.out_type));
+    return KernelError(ctx, "output type {} does not match the input", TypeToString(ctx.out_type));
   }
   CARVE_RETURN_IF_ERROR(DispatchNumeric(ctx, in.dtype(), [&]<typename T>() -> absl::Status {
     if constexpr (kIsFloat<T>) {
@@ -143,8 +166,7 @@ absl::StatusOr<std::vector<NDArray>> BitwiseNot(const KernelContext& ctx) {
   CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
   CARVE_RETURN_IF_ERROR(DispatchAll(ctx, in.dtype(), [&]<typename T>() -> absl::Status {
     if constexpr (kIsFloat<T>) {
-      return KernelError(ctx, "expects an integer or bool tensor, got {}",
-                         in.dtype().ToString());
+      return KernelError(ctx, "expects an integer or bool tensor, got {}", in.dtype().ToString());
     } else {
       const T* src = in.data<T>();
       T* dst = out.data<T>();

@@ -61,14 +61,12 @@ absl::StatusOr<const TensorType*> OutTensorType(const KernelContext& ctx, size_t
       if (const TensorType* f = DynCast<TensorType>(tt->fields()[i])) return f;
     }
   }
-  return KernelError(ctx, "output type {} has no tensor field {}", TypeToString(ctx.out_type),
-                     i);
+  return KernelError(ctx, "output type {} has no tensor field {}", TypeToString(ctx.out_type), i);
 }
 
 absl::StatusOr<NDArray> AllocOutput(const KernelContext& ctx) {
   if (!Isa<TensorType>(ctx.out_type)) {
-    return KernelError(ctx, "expected a tensor output type, got {}",
-                       TypeToString(ctx.out_type));
+    return KernelError(ctx, "expected a tensor output type, got {}", TypeToString(ctx.out_type));
   }
   auto out = AllocTensor(ctx.out_type);
   if (!out.ok()) return KernelError(ctx, "{}", std::string(out.status().message()));
@@ -101,9 +99,12 @@ int64_t AttrInt(const KernelContext& ctx, std::string_view key, int64_t fallback
   if (v == nullptr) return fallback;
   switch (v->kind()) {
     case AttrValue::Kind::kInt:
-    case AttrValue::Kind::kBool: return v->as_int();
-    case AttrValue::Kind::kFloat: return static_cast<int64_t>(v->as_float());
-    default: return fallback;
+    case AttrValue::Kind::kBool:
+      return v->as_int();
+    case AttrValue::Kind::kFloat:
+      return static_cast<int64_t>(v->as_float());
+    default:
+      return fallback;
   }
 }
 
@@ -117,8 +118,10 @@ double AttrFloat(const KernelContext& ctx, std::string_view key, double fallback
   switch (v->kind()) {
     case AttrValue::Kind::kInt:
     case AttrValue::Kind::kBool:
-    case AttrValue::Kind::kFloat: return v->as_float();
-    default: return fallback;
+    case AttrValue::Kind::kFloat:
+      return v->as_float();
+    default:
+      return fallback;
   }
 }
 

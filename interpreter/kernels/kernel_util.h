@@ -65,11 +65,16 @@ inline constexpr bool kIsFloat =
 template <typename T>
 constexpr DataType DTypeOf() {
   using S = std::remove_const_t<T>;
-  if constexpr (std::is_same_v<S, bool>) return DataType::Bool();
-  else if constexpr (std::is_same_v<S, Half>) return DataType::Float(16);
-  else if constexpr (std::is_floating_point_v<S>) return DataType::Float(sizeof(S) * 8);
-  else if constexpr (std::is_signed_v<S>) return DataType::Int(sizeof(S) * 8);
-  else return DataType::UInt(sizeof(S) * 8);
+  if constexpr (std::is_same_v<S, bool>)
+    return DataType::Bool();
+  else if constexpr (std::is_same_v<S, Half>)
+    return DataType::Float(16);
+  else if constexpr (std::is_floating_point_v<S>)
+    return DataType::Float(sizeof(S) * 8);
+  else if constexpr (std::is_signed_v<S>)
+    return DataType::Int(sizeof(S) * 8);
+  else
+    return DataType::UInt(sizeof(S) * 8);
 }
 
 // ---------------------------------------------------------------------------
@@ -134,9 +139,10 @@ absl::StatusOr<int64_t> NormalizeAxis(const KernelContext& ctx, int64_t axis, in
 // the tensor's dtype; use a const T for read-only views.
 
 template <typename T>
-using FlatArray = Eigen::Map<
-    std::conditional_t<std::is_const_v<T>, const Eigen::Array<std::remove_const_t<T>, Eigen::Dynamic, 1>,
-                       Eigen::Array<T, Eigen::Dynamic, 1>>>;
+using FlatArray =
+    Eigen::Map<std::conditional_t<std::is_const_v<T>,
+                                  const Eigen::Array<std::remove_const_t<T>, Eigen::Dynamic, 1>,
+                                  Eigen::Array<T, Eigen::Dynamic, 1>>>;
 template <typename T>
 using RowMajorMatrix = Eigen::Map<std::conditional_t<
     std::is_const_v<T>,
@@ -281,8 +287,7 @@ std::string ShapeString(std::span<const int64_t> shape);
 template <typename T>
 absl::StatusOr<T> ReadScalar(const KernelContext& ctx, const NDArray& a, std::string_view what) {
   if (a.num_elements() != 1) {
-    return KernelError(ctx, "{} must hold one element, got shape {}", what,
-                       ShapeString(a.shape()));
+    return KernelError(ctx, "{} must hold one element, got shape {}", what, ShapeString(a.shape()));
   }
   T out{};
   CARVE_RETURN_IF_ERROR(DispatchAll(ctx, a.dtype(), [&]<typename S>() {

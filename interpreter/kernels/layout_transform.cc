@@ -13,8 +13,8 @@ namespace {
 absl::StatusOr<std::vector<NDArray>> LayoutTransform(const KernelContext& ctx) {
   CARVE_RETURN_IF_ERROR(CheckArity(ctx, 1));
   const NDArray& in = ctx.inputs[0];
-  auto bijection = BijectiveLayout::Make(AttrString(ctx, "src_layout", ""),
-                                         AttrString(ctx, "dst_layout", ""));
+  auto bijection =
+      BijectiveLayout::Make(AttrString(ctx, "src_layout", ""), AttrString(ctx, "dst_layout", ""));
   if (!bijection.ok()) return KernelError(ctx, "{}", std::string(bijection.status().message()));
   CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
   if (in.rank() != bijection->src().ndim() || out.rank() != bijection->dst().ndim() ||

@@ -7,7 +7,7 @@ namespace {
 
 // pad_width as one [before, after] pair per axis.
 absl::StatusOr<std::vector<std::pair<int64_t, int64_t>>> PadWidth(const KernelContext& ctx,
-                                                                   size_t rank) {
+                                                                  size_t rank) {
   const AttrValue* v = ctx.attrs ? ctx.attrs->Find("pad_width") : nullptr;
   if (v == nullptr || v->kind() != AttrValue::Kind::kArray || v->as_array().size() != rank) {
     return KernelError(ctx, "pad_width needs one [before, after] pair per axis ({} axes)", rank);

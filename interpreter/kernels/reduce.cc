@@ -87,9 +87,8 @@ struct AccTypeOf {
   using type = ComputeT<T>;
 };
 template <Red kOp, typename T>
-  requires((kOp == Red::kSum || kOp == Red::kMean || kOp == Red::kProd) &&
-           std::is_integral_v<T> && std::is_signed_v<T>)
-struct AccTypeOf<kOp, T> {
+requires((kOp == Red::kSum || kOp == Red::kMean || kOp == Red::kProd) && std::is_integral_v<T> &&
+         std::is_signed_v<T>) struct AccTypeOf<kOp, T> {
   using type = std::make_unsigned_t<T>;
 };
 template <Red kOp, typename T>

@@ -135,8 +135,7 @@ Outputs Take(const KernelContext& ctx) {
   const int64_t per_batch = ShapeProduct(indices.shape(), batch_dims, indices.rank());
   CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
   if (out.dtype() != data.dtype() || out.num_elements() != batch * outer * per_batch * inner) {
-    return KernelError(ctx, "output type {} does not match the inputs",
-                       TypeToString(ctx.out_type));
+    return KernelError(ctx, "output type {} does not match the inputs", TypeToString(ctx.out_type));
   }
   if (out.num_elements() == 0) return std::vector<NDArray>{std::move(out)};
   if (n == 0) return KernelError(ctx, "cannot take from an empty axis");

@@ -132,8 +132,8 @@ Outputs Split(const KernelContext& ctx) {
       ok = d == static_cast<size_t>(axis) || o.shape()[d] == in.shape()[d];
     }
     if (!ok || offset + o.shape()[axis] > in.shape()[axis]) {
-      return KernelError(ctx, "output type {} does not match input {}",
-                         TypeToString(ctx.out_type), ShapeString(in.shape()));
+      return KernelError(ctx, "output type {} does not match input {}", TypeToString(ctx.out_type),
+                         ShapeString(in.shape()));
     }
     const int64_t pitch = o.shape()[axis] * inner;
     CopyRows(static_cast<const std::byte*>(in.raw_data()) + offset * inner, in_pitch,

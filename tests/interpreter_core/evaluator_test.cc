@@ -62,9 +62,8 @@ TEST_F(EvalTest, LetIfTuplesAndProjections) {
   const Var* x = V("x", f32x3_);
   const Var* t = V("t", nullptr);
   const Expr* tuple = b_.MakeTuple(std::vector<const Expr*>{x, Op("negative", {x})});
-  const Expr* body = b_.MakeLet(
-      t, tuple,
-      b_.MakeIf(c, b_.MakeTupleGetItem(t, 0), b_.MakeTupleGetItem(t, 1)));
+  const Expr* body =
+      b_.MakeLet(t, tuple, b_.MakeIf(c, b_.MakeTupleGetItem(t, 0), b_.MakeTupleGetItem(t, 1)));
   mod_.Add("main", Fn({c, x}, body));
   auto yes = Run({Tensor<bool>({}, {true}), Tensor<float>({3}, {1, -2, 3})});
   auto no = Run({Tensor<bool>({}, {false}), Tensor<float>({3}, {1, -2, 3})});
@@ -94,9 +93,8 @@ TEST_F(EvalTest, ClosureCapturesItsEnvironment) {
   const Var* y = V("y", f32x3_);
   const Var* f = V("f", nullptr);
   const Expr* fz = CallFn(f, {z});
-  const Expr* body = b_.MakeLet(
-      f, Fn({y}, Op("add", {x, y})),
-      b_.MakeTuple(std::vector<const Expr*>{fz, CallFn(f, {fz})}));
+  const Expr* body = b_.MakeLet(f, Fn({y}, Op("add", {x, y})),
+                                b_.MakeTuple(std::vector<const Expr*>{fz, CallFn(f, {fz})}));
   mod_.Add("main", Fn({x, z}, body));
   auto out = Run({Tensor<float>({3}, {10, 20, 30}), Tensor<float>({3}, {1, 2, 3})});
   CARVE_ASSERT_OK(out);
@@ -126,9 +124,8 @@ void AddCountdown(Module& mod, IRBuilder& b) {
   const Var* acc = b.MakeVar("acc", i32);
   const Expr* one = b.MakeScalar(DataType::Int(32), 1);
   const Expr* zero = b.MakeScalar(DataType::Int(32), 0);
-  const Expr* recur = b.MakeCall(mod.GetGlobalVar("loop"),
-                                 {b.MakeCall(GetOp("subtract"), {i, one}),
-                                  b.MakeCall(GetOp("add"), {acc, one})});
+  const Expr* recur = b.MakeCall(mod.GetGlobalVar("loop"), {b.MakeCall(GetOp("subtract"), {i, one}),
+                                                            b.MakeCall(GetOp("add"), {acc, one})});
   const Expr* body = b.MakeIf(b.MakeCall(GetOp("equal"), {i, zero}), acc, recur);
   mod.Add("loop", b.MakeFunction(std::vector<const Var*>{i, acc}, body));
 }
@@ -247,8 +244,10 @@ TEST_F(EvalTest, WrongArgumentsNameTheParameter) {
 TEST_F(EvalTest, DynamicDimsAcceptAnyExtent) {
   std::vector<Dim> dims = {Dim::Any(), Dim{2, false}};
   const Var* x = V("x", TensorTy(DataType::Float(32), dims));
-  mod_.Add("main", Fn({x}, Op("sum", {x}, WithField(DefaultAttrs(FindOp("sum")->attrs), "axis",
-                                                     AttrValue::Ints({0})))));
+  mod_.Add(
+      "main",
+      Fn({x}, Op("sum", {x},
+                 WithField(DefaultAttrs(FindOp("sum")->attrs), "axis", AttrValue::Ints({0})))));
   auto out = Run({Tensor<float>({3, 2}, {1, 2, 3, 4, 5, 6})});
   CARVE_ASSERT_OK(out);
   EXPECT_THAT(Values<float>(out->tensor()), ElementsAre(9, 12));

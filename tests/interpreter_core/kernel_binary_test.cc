@@ -23,17 +23,16 @@ TEST(BinaryKernel, AddSameShape) {
 
 TEST(BinaryKernel, BroadcastRowAgainstColumn) {
   // (3, 1) - (1, 4) -> (3, 4): out[i][j] = a[i] - b[j].
-  auto out = RunOp1("subtract", {Tensor<int32_t>({3, 1}, {10, 20, 30}),
-                                 Tensor<int32_t>({1, 4}, {1, 2, 3, 4})});
+  auto out = RunOp1("subtract",
+                    {Tensor<int32_t>({3, 1}, {10, 20, 30}), Tensor<int32_t>({1, 4}, {1, 2, 3, 4})});
   CARVE_ASSERT_OK(out);
   EXPECT_EQ(out->shape(), (std::vector<int64_t>{3, 4}));
-  EXPECT_THAT(Values<int32_t>(*out),
-              ElementsAre(9, 8, 7, 6, 19, 18, 17, 16, 29, 28, 27, 26));
+  EXPECT_THAT(Values<int32_t>(*out), ElementsAre(9, 8, 7, 6, 19, 18, 17, 16, 29, 28, 27, 26));
 }
 
 TEST(BinaryKernel, BroadcastScalarAndRankExtension) {
-  auto out = RunOp1("multiply", {Tensor<double>({}, {2.5}), Tensor<double>({2, 1, 3},
-                                                                           {1, 2, 3, 4, 5, 6})});
+  auto out = RunOp1("multiply",
+                    {Tensor<double>({}, {2.5}), Tensor<double>({2, 1, 3}, {1, 2, 3, 4, 5, 6})});
   CARVE_ASSERT_OK(out);
   EXPECT_EQ(out->shape(), (std::vector<int64_t>{2, 1, 3}));
   EXPECT_THAT(Values<double>(*out), ElementsAre(2.5, 5, 7.5, 10, 12.5, 15));
@@ -45,8 +44,8 @@ TEST(BinaryKernel, BroadcastMiddleAxis) {
   for (int i = 0; i < 12; ++i) a[i] = i;
   auto out = RunOp1("add", {Tensor<float>({2, 3, 2}, a), Tensor<float>({3, 1}, {100, 200, 300})});
   CARVE_ASSERT_OK(out);
-  EXPECT_THAT(Values<float>(*out), ElementsAre(100, 101, 202, 203, 304, 305, 106, 107, 208, 209,
-                                               310, 311));
+  EXPECT_THAT(Values<float>(*out),
+              ElementsAre(100, 101, 202, 203, 304, 305, 106, 107, 208, 209, 310, 311));
 }
 
 TEST(BinaryKernel, IncompatibleShapesFail) {
@@ -57,8 +56,8 @@ TEST(BinaryKernel, IncompatibleShapesFail) {
 }
 
 TEST(BinaryKernel, IntegerDivideTruncates) {
-  auto out = RunOp1("divide", {Tensor<int32_t>({4}, {7, -7, 7, -7}),
-                               Tensor<int32_t>({4}, {2, 2, -2, -2})});
+  auto out = RunOp1("divide",
+                    {Tensor<int32_t>({4}, {7, -7, 7, -7}), Tensor<int32_t>({4}, {2, 2, -2, -2})});
   CARVE_ASSERT_OK(out);
   EXPECT_THAT(Values<int32_t>(*out), ElementsAre(3, -3, -3, 3));
 }

@@ -99,7 +99,8 @@ TEST(ReduceKernel, VarianceBiasedAndUnbiased) {
   auto unbiased = RunOp1("variance", {x, *mean}, {{"axis", Ints({1})}, {"unbiased", Bool(true)}});
   CARVE_ASSERT_OK(var);
   CARVE_ASSERT_OK(unbiased);
-  EXPECT_THAT(Values<float>(*var), Pointwise(DoubleNear(1e-5), std::vector<float>{2.f / 3, 26.f / 3}));
+  EXPECT_THAT(Values<float>(*var),
+              Pointwise(DoubleNear(1e-5), std::vector<float>{2.f / 3, 26.f / 3}));
   EXPECT_THAT(Values<float>(*unbiased), Pointwise(DoubleNear(1e-5), std::vector<float>{1, 13}));
 }
 

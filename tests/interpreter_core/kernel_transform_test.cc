@@ -57,8 +57,8 @@ TEST(TransformKernel, TransposeWithAxesAndDefault) {
   auto rev = RunOp1("transpose", {Tensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})});
   CARVE_ASSERT_OK(rev);
   EXPECT_THAT(Values<float>(*rev), ElementsAre(1, 4, 2, 5, 3, 6));
-  auto neg = RunOp1("transpose", {Tensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})},
-                    {{"axes", Ints({-1, 0})}});
+  auto neg =
+      RunOp1("transpose", {Tensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})}, {{"axes", Ints({-1, 0})}});
   CARVE_ASSERT_OK(neg);
   EXPECT_THAT(Values<float>(*neg), ElementsAre(1, 4, 2, 5, 3, 6));
 }
@@ -122,15 +122,17 @@ TEST(SliceKernel, StridedSliceBasicAndNegativeStride) {
 
 TEST(SliceKernel, StridedSliceAxesAndSizeMode) {
   auto x = Tensor<int32_t>({2, 3, 4}, Iota(24));
-  auto axes = RunOp1("strided_slice", {x},
-                     {{"begin", Ints({1})}, {"end", Ints({3})}, {"strides", Ints({1})},
-                      {"axes", Ints({2})}});
+  auto axes = RunOp1(
+      "strided_slice", {x},
+      {{"begin", Ints({1})}, {"end", Ints({3})}, {"strides", Ints({1})}, {"axes", Ints({2})}});
   CARVE_ASSERT_OK(axes);
   EXPECT_EQ(axes->shape(), (std::vector<int64_t>{2, 3, 2}));
   EXPECT_THAT(Values<int32_t>(*axes), ElementsAre(1, 2, 5, 6, 9, 10, 13, 14, 17, 18, 21, 22));
   // size mode: begin (1, 1), sizes (1, -1 = to the end); strides ignored.
   auto size = RunOp1("strided_slice", {x},
-                     {{"begin", Ints({1, 1})}, {"end", Ints({1, -1})}, {"strides", Ints({5})},
+                     {{"begin", Ints({1, 1})},
+                      {"end", Ints({1, -1})},
+                      {"strides", Ints({5})},
                       {"slice_mode", Str("size")}});
   CARVE_ASSERT_OK(size);
   EXPECT_EQ(size->shape(), (std::vector<int64_t>{1, 2, 4}));
@@ -174,12 +176,11 @@ AttrValue PadWidth(std::initializer_list<std::pair<int64_t, int64_t>> pairs) {
 
 TEST(PadKernel, ConstantEdgeReflect) {
   auto x = Tensor<float>({2, 3}, {1, 2, 3, 4, 5, 6});
-  auto constant = RunOp1("nn.pad", {x, Tensor<float>({}, {9})},
-                         {{"pad_width", PadWidth({{1, 0}, {0, 2}})}});
+  auto constant =
+      RunOp1("nn.pad", {x, Tensor<float>({}, {9})}, {{"pad_width", PadWidth({{1, 0}, {0, 2}})}});
   CARVE_ASSERT_OK(constant);
   EXPECT_EQ(constant->shape(), (std::vector<int64_t>{3, 5}));
-  EXPECT_THAT(Values<float>(*constant),
-              ElementsAre(9, 9, 9, 9, 9, 1, 2, 3, 9, 9, 4, 5, 6, 9, 9));
+  EXPECT_THAT(Values<float>(*constant), ElementsAre(9, 9, 9, 9, 9, 1, 2, 3, 9, 9, 4, 5, 6, 9, 9));
   auto edge = RunOp1("nn.pad", {x, Tensor<float>({}, {0})},
                      {{"pad_width", PadWidth({{0, 0}, {2, 1}})}, {"pad_mode", Str("edge")}});
   CARVE_ASSERT_OK(edge);
@@ -188,11 +189,10 @@ TEST(PadKernel, ConstantEdgeReflect) {
                         {{"pad_width", PadWidth({{1, 1}, {2, 2}})}, {"pad_mode", Str("reflect")}});
   CARVE_ASSERT_OK(reflect);
   EXPECT_EQ(reflect->shape(), (std::vector<int64_t>{4, 7}));
-  EXPECT_THAT(Values<float>(*reflect),
-              ElementsAre(6, 5, 4, 5, 6, 5, 4,  //
-                          3, 2, 1, 2, 3, 2, 1,  //
-                          6, 5, 4, 5, 6, 5, 4,  //
-                          3, 2, 1, 2, 3, 2, 1));
+  EXPECT_THAT(Values<float>(*reflect), ElementsAre(6, 5, 4, 5, 6, 5, 4,  //
+                                                   3, 2, 1, 2, 3, 2, 1,  //
+                                                   6, 5, 4, 5, 6, 5, 4,  //
+                                                   3, 2, 1, 2, 3, 2, 1));
 }
 
 TEST(PadKernel, IntegerPadValueFromAnotherDtype) {
@@ -205,8 +205,8 @@ TEST(PadKernel, IntegerPadValueFromAnotherDtype) {
 
 TEST(LayoutKernel, NchwToNhwcAndBack) {
   auto x = Tensor<int32_t>({1, 2, 2, 3}, Iota(12));
-  auto nhwc = RunOp1("layout_transform", {x},
-                     {{"src_layout", Str("NCHW")}, {"dst_layout", Str("NHWC")}});
+  auto nhwc =
+      RunOp1("layout_transform", {x}, {{"src_layout", Str("NCHW")}, {"dst_layout", Str("NHWC")}});
   CARVE_ASSERT_OK(nhwc);
   EXPECT_EQ(nhwc->shape(), (std::vector<int64_t>{1, 2, 3, 2}));
   EXPECT_THAT(Values<int32_t>(*nhwc), ElementsAre(0, 6, 1, 7, 2, 8, 3, 9, 4, 10, 5, 11));
@@ -219,8 +219,8 @@ TEST(LayoutKernel, NchwToNhwcAndBack) {
 TEST(LayoutKernel, NchwToNchw2cSplitsChannels) {
   // C = 4 into (C/2, H, W, 2): out[n, co, h, w, ci] = in[n, co * 2 + ci, h, w].
   auto x = Tensor<int32_t>({1, 4, 1, 2}, Iota(8));
-  auto out = RunOp1("layout_transform", {x},
-                    {{"src_layout", Str("NCHW")}, {"dst_layout", Str("NCHW2c")}});
+  auto out =
+      RunOp1("layout_transform", {x}, {{"src_layout", Str("NCHW")}, {"dst_layout", Str("NCHW2c")}});
   CARVE_ASSERT_OK(out);
   EXPECT_EQ(out->shape(), (std::vector<int64_t>{1, 2, 1, 2, 2}));
   EXPECT_THAT(Values<int32_t>(*out), ElementsAre(0, 2, 1, 3, 4, 6, 5, 7));
@@ -228,6 +228,20 @@ TEST(LayoutKernel, NchwToNchw2cSplitsChannels) {
                      {{"src_layout", Str("NCHW2c")}, {"dst_layout", Str("NCHW")}});
   CARVE_ASSERT_OK(back);
   EXPECT_THAT(Values<int32_t>(*back), ElementsAreArray(Iota(8)));
+}
+
+}  // namespace
+}  // namespace carve::testing
+
+namespace carve::testing {
+namespace {
+
+TEST(TransformKernel, RepeatAlongAnAxis) {
+  auto out = RunOp1("repeat", {Tensor<int32_t>({2, 2}, {1, 2, 3, 4})},
+                    {{"repeats", Int(2)}, {"axis", Int(1)}});
+  CARVE_ASSERT_OK(out);
+  EXPECT_EQ(out->shape(), (std::vector<int64_t>{2, 4}));
+  EXPECT_THAT(Values<int32_t>(*out), ::testing::ElementsAre(1, 1, 2, 2, 3, 3, 4, 4));
 }
 
 }  // namespace

@@ -55,7 +55,8 @@ TEST(UnaryKernel, LogSqrtRsqrtOnPositives) {
   EXPECT_THAT(Values<double>(*log),
               Pointwise(DoubleNear(1e-12), std::vector<double>{std::log(0.25), 0, std::log(16)}));
   EXPECT_THAT(Values<double>(*sqrt), ElementsAre(0.5, 1.0, 4.0));
-  EXPECT_THAT(Values<double>(*rsqrt), Pointwise(DoubleNear(1e-12), std::vector<double>{2, 1, 0.25}));
+  EXPECT_THAT(Values<double>(*rsqrt),
+              Pointwise(DoubleNear(1e-12), std::vector<double>{2, 1, 0.25}));
 }
 
 TEST(UnaryKernel, RoundHalfAwayFromZeroFloorCeil) {
@@ -128,8 +129,7 @@ TEST(ElementwiseKernel, CastFloatToIntTruncatesTowardZero) {
   auto out = RunOp1("cast", {Tensor<float>({5}, {-2.7f, -0.5f, 0.5f, 2.7f, 1e10f})},
                     {{"dtype", Str("int32")}});
   CARVE_ASSERT_OK(out);
-  EXPECT_THAT(Values<int32_t>(*out),
-              ElementsAre(-2, 0, 0, 2, std::numeric_limits<int32_t>::max()));
+  EXPECT_THAT(Values<int32_t>(*out), ElementsAre(-2, 0, 0, 2, std::numeric_limits<int32_t>::max()));
 }
 
 TEST(ElementwiseKernel, CastBetweenEveryDtypePair) {
@@ -183,8 +183,8 @@ TEST(ElementwiseKernel, WhereBroadcastsAllThree) {
 TEST(ElementwiseKernel, ZerosOnesFull) {
   auto zeros = RunOp1("zeros", {}, {{"shape", Ints({2, 2})}, {"dtype", Str("int64")}});
   auto ones = RunOp1("ones", {}, {{"shape", Ints({3})}, {"dtype", Str("float16")}});
-  auto full = RunOp1("full", {Tensor<float>({}, {2.75f})},
-                     {{"shape", Ints({2})}, {"dtype", Str("int32")}});
+  auto full =
+      RunOp1("full", {Tensor<float>({}, {2.75f})}, {{"shape", Ints({2})}, {"dtype", Str("int32")}});
   CARVE_ASSERT_OK(zeros);
   CARVE_ASSERT_OK(ones);
   CARVE_ASSERT_OK(full);
@@ -212,7 +212,8 @@ TEST(ActivationKernel, ReluLeakyPrelu) {
 
 TEST(ActivationKernel, BiasAddOnAxisAndNegativeAxis) {
   std::vector<float> x(12, 1.0f);
-  auto nchw = RunOp1("nn.bias_add", {Tensor<float>({1, 3, 2, 2}, x), Tensor<float>({3}, {1, 2, 3})});
+  auto nchw =
+      RunOp1("nn.bias_add", {Tensor<float>({1, 3, 2, 2}, x), Tensor<float>({3}, {1, 2, 3})});
   CARVE_ASSERT_OK(nchw);
   EXPECT_THAT(Values<float>(*nchw), ElementsAre(2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4));
   auto nhwc = RunOp1("nn.bias_add", {Tensor<float>({1, 2, 2, 3}, x), Tensor<float>({3}, {1, 2, 3})},
@@ -238,6 +239,44 @@ TEST(ElementwiseKernel, AnnotationsPassThrough) {
   auto out = RunOp1("annotation.compiler_begin", {x}, {{"compiler", Str("dnnl")}});
   CARVE_ASSERT_OK(out);
   EXPECT_THAT(Values<float>(*out), ElementsAre(1, 2));
+}
+
+}  // namespace
+}  // namespace carve::testing
+
+namespace carve::testing {
+namespace {
+
+TEST(UnaryKernel, HyperbolicInverseTrigAndClassification) {
+  auto x = Tensor<double>({3}, {-0.5, 0.0, 0.75});
+  auto sinh = RunOp1("sinh", {x});
+  auto atanh = RunOp1("atanh", {x});
+  CARVE_ASSERT_OK(sinh);
+  CARVE_ASSERT_OK(atanh);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_DOUBLE_EQ(sinh->data<double>()[i], std::sinh(x.data<double>()[i]));
+    EXPECT_DOUBLE_EQ(atanh->data<double>()[i], std::atanh(x.data<double>()[i]));
+  }
+  auto f = Tensor<float>({4}, {1.0f, NAN, INFINITY, -INFINITY});
+  auto isnan = RunOp1("isnan", {f});
+  auto isinf = RunOp1("isinf", {f});
+  auto isfinite = RunOp1("isfinite", {Tensor<int32_t>({1}, {3})});
+  CARVE_ASSERT_OK(isnan);
+  CARVE_ASSERT_OK(isinf);
+  CARVE_ASSERT_OK(isfinite);
+  EXPECT_THAT(Values<bool>(*isnan), ::testing::ElementsAre(false, true, false, false));
+  EXPECT_THAT(Values<bool>(*isinf), ::testing::ElementsAre(false, false, true, true));
+  EXPECT_THAT(Values<bool>(*isfinite), ::testing::ElementsAre(true));
+}
+
+TEST(UnaryKernel, BitwiseNot) {
+  auto i = RunOp1("bitwise_not", {Tensor<int8_t>({2}, {0, -3})});
+  auto b = RunOp1("bitwise_not", {Tensor<bool>({2}, {true, false})});
+  CARVE_ASSERT_OK(i);
+  CARVE_ASSERT_OK(b);
+  EXPECT_THAT(Values<int8_t>(*i), ::testing::ElementsAre(-1, 2));
+  EXPECT_THAT(Values<bool>(*b), ::testing::ElementsAre(false, true));
+  EXPECT_FALSE(RunOp1("bitwise_not", {Tensor<float>({1}, {1})}).ok());
 }
 
 }  // namespace

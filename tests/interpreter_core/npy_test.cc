@@ -1,12 +1,13 @@
 // .npy reading and writing: round trips for every dtype, numpy's exact
 // header bytes, versions 2 and 3, big-endian data, and malformed files
 // (which must fail with a message, never crash).
+#include "interpreter/npy.h"
+
 #include <cstdio>
 #include <random>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "interpreter/npy.h"
 #include "tests/interpreter_core/test_util.h"
 
 namespace carve::testing {
@@ -51,8 +52,7 @@ TEST(Npy, HeaderMatchesNumpyByteForByte) {
   // numpy.save(f, np.zeros((2, 3), np.float32)) writes this 128-byte header.
   std::string header = bytes->substr(0, 128);
   EXPECT_EQ(header.substr(0, 10), std::string("\x93NUMPY\x01\x00\x76\x00", 10));
-  EXPECT_EQ(header.substr(10, 59),
-            "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }");
+  EXPECT_EQ(header.substr(10, 59), "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }");
   EXPECT_EQ(header.back(), '\n');
   auto scalar = SerializeNpy(Tensor<int64_t>({}, {7}));
   auto vec = SerializeNpy(Tensor<uint8_t>({3}, {1, 2, 3}));
@@ -66,8 +66,8 @@ TEST(Npy, ReadsVersions2And3AndOddSpacing) {
   const float data[2] = {1.5f, -2.0f};
   std::string raw(reinterpret_cast<const char*>(data), sizeof(data));
   for (int major : {2, 3}) {
-    auto a = ParseNpy(MakeNpy("{\"descr\":'<f4',\"shape\":( 2 , ),'fortran_order':False}", raw,
-                              major));
+    auto a =
+        ParseNpy(MakeNpy("{\"descr\":'<f4',\"shape\":( 2 , ),'fortran_order':False}", raw, major));
     CARVE_ASSERT_OK(a);
     EXPECT_THAT(Values<float>(*a), ElementsAre(1.5f, -2.0f));
   }
@@ -89,8 +89,8 @@ TEST(Npy, NormalisesBoolBytes) {
 }
 
 TEST(Npy, RejectsFortranOrderClearly) {
-  auto a = ParseNpy(MakeNpy("{'descr': '<f4', 'fortran_order': True, 'shape': (1,), }",
-                            std::string(4, '\0')));
+  auto a = ParseNpy(
+      MakeNpy("{'descr': '<f4', 'fortran_order': True, 'shape': (1,), }", std::string(4, '\0')));
   ASSERT_FALSE(a.ok());
   EXPECT_THAT(std::string(a.status().message()), HasSubstr("Fortran order"));
 }
@@ -112,8 +112,7 @@ TEST(Npy, RejectsMalformedFiles) {
       {MakeNpy("{'descr': '<i2', 'shape': (2,), }", std::string(4, '\0')), "lacks"},
       {MakeNpy("{'descr': '<i2', 'fortran_order': False, 'shape': (-2,), }", ""), "dimension"},
       {MakeNpy("{'descr': '<i2', 'fortran_order': False, 'shape': [2], }", ""), "tuple"},
-      {MakeNpy("{'descr': '<i2', 'fortran_order': False, 'shape': (4294967296, 4294967296), }",
-               ""),
+      {MakeNpy("{'descr': '<i2', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", ""),
        "too large"},
       {MakeNpy("{'descr': '<i2', 'fortran_order': Maybe, 'shape': (2,), }", ""), "True or False"},
       {MakeNpy("{'descr': '<i2' 'fortran_order': False}", ""), "expected ','"},

@@ -116,8 +116,8 @@ absl::Status StatusOf(const absl::StatusOr<T>& s) {
 }  // namespace carve::testing
 
 // Asserts an absl::Status / StatusOr is OK, printing the message otherwise.
-#define CARVE_ASSERT_OK(expr)                                         \
-  do {                                                                \
-    const auto& carve_s_ = (expr);                                    \
+#define CARVE_ASSERT_OK(expr)                                           \
+  do {                                                                  \
+    const auto& carve_s_ = (expr);                                      \
     ASSERT_TRUE(carve_s_.ok()) << ::carve::testing::StatusOf(carve_s_); \
   } while (0)

@@ -18,6 +18,7 @@ std::vector<double> ReferenceBatchMatmul(const NDArray& a, const NDArray& b, boo
   const int64_t ba = a.shape()[0], bb = b.shape()[0], batch = std::max(ba, bb);
   const int64_t m = a.shape()[trans_a ? 2 : 1], k = a.shape()[trans_a ? 1 : 2];
   const int64_t n = b.shape()[trans_b ? 1 : 2];
+  const std::vector<double> av = AsDoubles(a), bv = AsDoubles(b);
   std::vector<double> out;
   for (int64_t i = 0; i < batch; ++i) {
     const int64_t ia = ba == 1 ? 0 : i, ib = bb == 1 ? 0 : i;
@@ -27,7 +28,7 @@ std::vector<double> ReferenceBatchMatmul(const NDArray& a, const NDArray& b, boo
         for (int64_t t = 0; t < k; ++t) {
           const int64_t ai = trans_a ? (ia * k + t) * m + r : (ia * m + r) * k + t;
           const int64_t bi = trans_b ? (ib * n + c) * k + t : (ib * k + t) * n + c;
-          sum += a.GetAsDouble(ai) * b.GetAsDouble(bi);
+          sum += av[ai] * bv[bi];
         }
         out.push_back(sum);
       }

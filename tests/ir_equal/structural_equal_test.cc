@@ -38,7 +38,9 @@ class StructuralEqualTest : public ::testing::Test {
     auto diff = StructuralDiffExprs(a, b, options);
     EXPECT_FALSE(diff.has_value()) << diff->lhs_path << ": " << diff->message;
     EXPECT_TRUE(StructuralEqual(b, a, options));
-    if (!options.ignore_types) EXPECT_EQ(StructuralHash(a), StructuralHash(b));
+    if (!options.ignore_types) {
+      EXPECT_EQ(StructuralHash(a), StructuralHash(b));
+    }
   }
   StructuralDiff ExpectDiff(const Expr* a, const Expr* b, const EqualOptions& options = {}) {
     auto diff = StructuralDiffExprs(a, b, options);

@@ -62,7 +62,9 @@ TEST_P(CorpusTest, InferredTypesMatchTvm) {
   // each function's type is the signature TVM printed on its `def` line.
   for (const auto& [gv, fn] : mod->Functions()) {
     PostOrderVisit(fn, [&, name = gv->name()](const Expr* e) {
-      if (!Isa<OpExpr>(e)) EXPECT_NE(e->checked_type(), nullptr) << "in @" << name;
+      if (!Isa<OpExpr>(e)) {
+        EXPECT_NE(e->checked_type(), nullptr) << "in @" << name;
+      }
     });
     std::vector<const Type*> params;
     for (const Var* p : fn->params()) params.push_back(p->annotation());

@@ -13,6 +13,8 @@ std::vector<Command> AllCommands() {
   AddFormatCommands(commands);
   AddTestCommands(commands);
   AddPassCommands(commands);
+  AddRunCommands(commands);
+  AddCodegenCommands(commands);
   return commands;
 }
 

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "passes/bind_params.h"
 #include "tools/cli/args.h"
 #include "tools/cli/env.h"
 
@@ -39,5 +41,18 @@ void AddTestCommands(std::vector<Command>& commands);     // test
 void AddPassCommands(std::vector<Command>& commands);     // opt, partition (cmd_opt.cc)
 void AddPatternCommands(std::vector<Command>& commands);  // match, why (cmd_match.cc)
 void AddRunCommands(std::vector<Command>& commands);      // run (cmd_run.cc)
+void AddCodegenCommands(std::vector<Command>& commands);  // codegen (cmd_codegen.cc)
+
+// `carve run FILE --compare BACKEND[,...]` (cmd_compare.cc); cmd_run.cc
+// hands over when --compare is given.
+int RunCompare(const ParsedArgs& args, Env& env);
+// Shared by codegen and run --compare (cmd_compare.cc): registers the
+// backends of every `--patterns F.pat` file; reads `--params DIR`.
+absl::Status RegisterPatternFiles(const ParsedArgs& args);
+absl::StatusOr<ParamMap> ReadParamsOption(Env& env, const ParsedArgs& args);
+// The parameters to bind before partitioning: `--params DIR`, plus the
+// @main inputs named by `--bind NAME,...` with the values `carve run` gives
+// them (`--input`, `--seed`), as TVM tests pass random weights as params.
+absl::StatusOr<ParamMap> BoundParams(Env& env, const ParsedArgs& args, const Function& main);
 
 }  // namespace carve::cli

@@ -39,6 +39,8 @@ std::string Summarize(size_t index, const NDArray& t) {
 }
 
 int RunRun(const ParsedArgs& args, Env& env) {
+  // --- `carve run --compare` lives in cmd_compare.cc (the backends' owner). ---
+  if (args.Has("--compare")) return RunCompare(args, env);
   if (args.positional().size() != 1) {
     *env.err << "carve run: expected exactly one FILE\n";
     return kExitUsage;
@@ -98,13 +100,22 @@ void AddRunCommands(std::vector<Command>& commands) {
   commands.push_back(Command{
       "run",
       "carve run FILE [--input NAME=F.npy]... [--params DIR] [--seed N] [--out DIR] "
-      "[--threads N]",
+      "[--threads N] [--compare BACKEND[,...] [--rtol R] [--atol A] [--bind NAME,...]]",
       "evaluate @main with the reference interpreter",
       {{"--input", true, true, "", "NAME=F.npy: the value of parameter %NAME"},
        {"--params", true, false, "", "DIR: bind DIR/NAME.npy to parameter %NAME"},
        {"--seed", true, false, "", "seed of the generator filling the other inputs (0)"},
        {"--out", true, false, "", "DIR: write the outputs as out0.npy, out1.npy, ..."},
-       {"--threads", true, false, "", "threads for the heavy kernels (1)"}},
+       {"--threads", true, false, "", "threads for the heavy kernels (1)"},
+       // --- `--compare` options (cmd_compare.cc) ---
+       {"--compare", true, false, "",
+        "BACKEND[,...]: also run partitioned for the backends and print the errors"},
+       {"--rtol", true, false, "", "relative tolerance of --compare (default per dtype)"},
+       {"--atol", true, false, "", "absolute tolerance of --compare (default per dtype)"},
+       {"--bind", true, true, "",
+        "NAME[,...]: with --compare, bind these inputs as constants before partitioning"},
+       {"--patterns", true, true, "", "F.pat: with --compare, load backend specs"},
+       {"--report", false, false, "", "with --compare, print the partition report first"}},
       RunRun});
 }
 

@@ -1,0 +1,225 @@
+#include "backends/partition.h"
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "backends/specs.h"
+#include "fmt/format.h"
+#include "interpreter/kernel.h"
+#include "ir/visit.h"
+#include "passes/annotate_target.h"
+#include "passes/fold_constant.h"
+#include "passes/infer_type.h"
+#include "passes/merge_compiler_regions.h"
+#include "passes/merge_composite.h"
+#include "passes/partition_graph.h"
+#include "passes/pass_registry.h"
+#include "support/status_macros.h"
+
+namespace carve {
+namespace {
+
+// Replaces parameters by argument expressions.
+class Substitute : public ExprMutator {
+ public:
+  Substitute(Arena* arena, absl::flat_hash_map<const Expr*, const Expr*> map)
+      : ExprMutator(arena), map_(std::move(map)) {}
+
+ protected:
+  const Expr* Rewrite(const Expr* e) override {
+    auto it = map_.find(e);
+    return it != map_.end() ? it->second : Rebuild(e);
+  }
+
+ private:
+  absl::flat_hash_map<const Expr*, const Expr*> map_;
+};
+
+// Inlines the calls of the named partitions (TVM's SubgraphRemover).
+class InlinePartitions : public ExprMutator {
+ public:
+  InlinePartitions(const Module& mod, const absl::flat_hash_set<std::string>& names)
+      : ExprMutator(mod.arena()), mod_(mod), names_(names) {}
+
+ protected:
+  const Expr* Rewrite(const Expr* e) override {
+    const Expr* rebuilt = Rebuild(e);
+    const Call* call = DynCast<Call>(rebuilt);
+    const GlobalVar* gv = call != nullptr ? DynCast<GlobalVar>(call->callee()) : nullptr;
+    if (gv == nullptr || !names_.contains(std::string(gv->name()))) return rebuilt;
+    const Function* fn = mod_.Lookup(gv);
+    absl::flat_hash_map<const Expr*, const Expr*> map;
+    for (size_t i = 0; i < fn->params().size() && i < call->args().size(); ++i) {
+      map[fn->params()[i]] = call->args()[i];
+    }
+    return Substitute(mod_.arena(), std::move(map)).Mutate(fn->body());
+  }
+
+ private:
+  const Module& mod_;
+  const absl::flat_hash_set<std::string>& names_;
+};
+
+// Inlines `names` into every remaining function and removes them.
+absl::StatusOr<bool> InlineBack(Module& mod, const absl::flat_hash_set<std::string>& names) {
+  if (names.empty()) return false;
+  for (const auto& [gv, fn] : mod.Functions()) {
+    if (names.contains(std::string(gv->name()))) continue;
+    const Expr* body = InlinePartitions(mod, names).Mutate(fn->body());
+    if (body == fn->body()) continue;
+    mod.Add(gv, mod.builder().MakeFunction(fn->params(), body, fn->ret_type(), fn->attrs(),
+                                           fn->type_params(), fn->span()));
+  }
+  for (const std::string& name : names) mod.Remove(name);
+  CARVE_RETURN_IF_ERROR(InferType(mod));
+  return true;
+}
+
+// The partitions of `backend`, by global name.
+std::vector<std::pair<std::string, const Function*>> Partitions(const Module& mod,
+                                                                std::string_view backend) {
+  std::vector<std::pair<std::string, const Function*>> out;
+  for (const auto& [gv, fn] : mod.Functions()) {
+    if (fn->GetStringAttr("Compiler") == backend) out.emplace_back(std::string(gv->name()), fn);
+  }
+  return out;
+}
+
+// True when the body of `fn` calls one of `ops`, composite bodies included.
+bool CallsAnyOf(const Function* fn, const absl::flat_hash_set<std::string_view>& ops) {
+  bool found = false;
+  PostOrderVisit(fn->body(), [&](const Expr* e) {
+    if (const Call* c = DynCast<Call>(e); c != nullptr && c->op() != nullptr) {
+      found = found || ops.contains(c->op()->name);
+    }
+  });
+  return found;
+}
+
+// prune_tensorrt_subgraphs' is_valid_subgraph in implicit batch mode.
+bool ValidTensorRtSubgraph(const Function* fn) {
+  std::optional<int64_t> batch;
+  for (const Var* p : fn->params()) {
+    std::vector<const Type*> types{p->checked_type()};
+    if (const TupleType* t = DynCast<TupleType>(types[0])) {
+      types.assign(t->fields().begin(), t->fields().end());
+    }
+    for (const Type* type : types) {
+      const TensorType* tensor = DynCast<TensorType>(type);
+      if (tensor == nullptr || tensor->rank() == 0) return false;  // no scalar inputs
+      if (tensor->shape()[0].is_any()) continue;
+      if (batch && *batch != tensor->shape()[0].value) return false;
+      batch = tensor->shape()[0].value;
+    }
+  }
+  return true;
+}
+
+absl::StatusOr<bool> Prune(Module& mod, std::string_view backend) {
+  if (backend == "dnnl") return PruneDnnlSubgraphs(mod);
+  if (backend == "tensorrt") return PruneTensorRtSubgraphs(mod);
+  return false;
+}
+
+absl::StatusOr<std::vector<NDArray>> EvaluateConstantCall(const Call* call,
+                                                          std::span<const NDArray> args) {
+  const OpInfo* op = call->op();
+  KernelFn fn = op != nullptr ? FindKernel(op->name) : nullptr;
+  if (fn == nullptr) return absl::UnimplementedError("no kernel");
+  KernelContext ctx;
+  ctx.op = op;
+  ctx.inputs = args;
+  ctx.attrs = call->attrs();
+  ctx.out_type = call->checked_type();
+  return fn(ctx);
+}
+
+}  // namespace
+
+void EnsureConstantEvaluator() {
+  if (GetConstantEvaluator() == nullptr) SetConstantEvaluator(EvaluateConstantCall);
+}
+
+absl::StatusOr<bool> PruneDnnlSubgraphs(Module& mod) {
+  static const absl::flat_hash_set<std::string_view> kCompute = {
+      "nn.conv1d", "nn.conv2d", "nn.conv3d", "nn.conv2d_transpose", "nn.conv3d_transpose",
+      "nn.dense", "nn.layer_norm", "nn.batch_matmul", "nn.global_avg_pool2d"};
+  auto partitions = Partitions(mod, "dnnl");
+  if (partitions.size() <= 1) return false;
+  absl::flat_hash_set<std::string> remove;
+  for (const auto& [name, fn] : partitions) {
+    if (!CallsAnyOf(fn, kCompute)) remove.insert(name);
+  }
+  return InlineBack(mod, remove);
+}
+
+absl::StatusOr<bool> PruneTensorRtSubgraphs(Module& mod) {
+  absl::flat_hash_set<std::string> remove;
+  for (const auto& [name, fn] : Partitions(mod, "tensorrt")) {
+    if (!ValidTensorRtSubgraph(fn)) remove.insert(name);
+  }
+  return InlineBack(mod, remove);
+}
+
+absl::StatusOr<std::vector<TargetSpecPtr>> ResolveBackends(std::string_view names) {
+  std::vector<TargetSpecPtr> out;
+  size_t start = 0;
+  while (start <= names.size()) {
+    size_t comma = names.find(',', start);
+    if (comma == std::string_view::npos) comma = names.size();
+    std::string_view name = names.substr(start, comma - start);
+    start = comma + 1;
+    if (name.empty()) continue;
+    if (TargetSpecPtr registered = TargetRegistry::Global().Find(name)) {
+      out.push_back(registered);
+      continue;
+    }
+    CARVE_ASSIGN_OR_RETURN(TargetSpecPtr spec, BuiltinBackendSpec(name));
+    out.push_back(std::move(spec));
+  }
+  if (out.empty()) return absl::InvalidArgumentError("no backend named");
+  return out;
+}
+
+absl::StatusOr<PassPtr> BackendPipeline(const std::vector<TargetSpecPtr>& backends,
+                                        const std::string& mod_name) {
+  std::vector<PassPtr> passes;
+  const PartitionRecipe& recipe = backends.front()->recipe();
+  if (!recipe.prep_pipeline.empty()) {
+    CARVE_ASSIGN_OR_RETURN(PassPtr prep, ParsePipeline(recipe.prep_pipeline));
+    for (const PassPtr& p : SequenceMembers(*prep)) passes.push_back(p);
+  }
+  passes.push_back(MergeComposite(backends));
+  passes.push_back(AnnotateTarget(backends, recipe.annotate_non_call_ops));
+  bool merge = false;
+  for (const TargetSpecPtr& b : backends) merge = merge || b->recipe().merge_regions;
+  if (merge) passes.push_back(MergeCompilerRegions());
+  PartitionGraphOptions options;
+  options.mod_name = mod_name;
+  passes.push_back(PartitionGraph(options));
+  return MakeSequential(fmt::format("partition_for_{}", backends.front()->name()),
+                        std::move(passes));
+}
+
+absl::StatusOr<Module> PartitionForBackends(Module mod, const std::vector<TargetSpecPtr>& backends,
+                                            const BackendPartitionOptions& options) {
+  if (backends.empty()) return absl::InvalidArgumentError("no backend named");
+  EnsureConstantEvaluator();
+  CARVE_RETURN_IF_ERROR(EnsureTyped(mod));
+  if (!options.params.empty()) CARVE_RETURN_IF_ERROR(BindParams(mod, options.params).status());
+  CARVE_ASSIGN_OR_RETURN(PassPtr pipeline, BackendPipeline(backends, options.mod_name));
+  PassContext local;
+  PassContext& ctx = options.context != nullptr ? *options.context : local;
+  CARVE_RETURN_IF_ERROR(RunPipeline(*pipeline, mod, ctx).status());
+  if (options.prune) {
+    for (const TargetSpecPtr& b : backends) CARVE_RETURN_IF_ERROR(Prune(mod, b->name()).status());
+  }
+  return mod;
+}
+
+absl::StatusOr<Module> PartitionForBackend(Module mod, std::string_view name,
+                                           const BackendPartitionOptions& options) {
+  CARVE_ASSIGN_OR_RETURN(std::vector<TargetSpecPtr> backends, ResolveBackends(name));
+  return PartitionForBackends(std::move(mod), backends, options);
+}
+
+}  // namespace carve

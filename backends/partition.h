@@ -1,0 +1,69 @@
+// Each backend's whole BYOC flow, as TVM's `partition_for_<backend>` does it
+// (tvm-reference 4):
+//
+//   bind params -> the backend's preparation passes -> MergeComposite ->
+//   AnnotateTarget -> [MergeCompilerRegions] -> PartitionGraph -> [prune]
+//
+// with the recipe of specs.h and the pruning TVM applies after partitioning:
+//   - dnnl (prune_dnnl_subgraphs): when there is more than one partition,
+//     partitions without a compute op (conv*, conv*_transpose, dense,
+//     layer_norm, batch_matmul, global_avg_pool2d) are inlined back;
+//   - tensorrt (prune_tensorrt_subgraphs, implicit batch mode): partitions
+//     with a scalar input, or inputs of different batch sizes, are inlined
+//     back.
+// Several backends may be named: the first one's recipe runs, their tables
+// and rules apply in priority order (as TVM's AnnotateTarget(["a", "b"])).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ir/module.h"
+#include "passes/bind_params.h"
+#include "passes/pass.h"
+#include "passes/target.h"
+
+namespace carve {
+
+struct BackendPartitionOptions {
+  // Bound into @main first (TVM's `params` argument).
+  ParamMap params;
+  // PartitionGraph's mod_name.
+  std::string mod_name = "default";
+  // Run the backend's pruning step (dnnl, tensorrt).
+  bool prune = true;
+  // Optional pass context (instruments for --print-ir-after-all, timing).
+  PassContext* context = nullptr;
+};
+
+// The flow for built-in backend `name` (its spec from backends/<name>/<name>.pat,
+// or a spec of that name registered in TargetRegistry::Global() by
+// `--patterns`, which takes precedence).
+absl::StatusOr<Module> PartitionForBackend(Module mod, std::string_view name,
+                                           const BackendPartitionOptions& options = {});
+
+// The flow for `backends`, in priority order.
+absl::StatusOr<Module> PartitionForBackends(Module mod, const std::vector<TargetSpecPtr>& backends,
+                                            const BackendPartitionOptions& options = {});
+
+// Resolves comma-separated backend names: registered specs first (a
+// `--patterns` file), then the built-in `.pat` files.
+absl::StatusOr<std::vector<TargetSpecPtr>> ResolveBackends(std::string_view names);
+
+// The pipeline PartitionForBackends runs after binding parameters (without
+// the pruning step), for tools that show it.
+absl::StatusOr<PassPtr> BackendPipeline(const std::vector<TargetSpecPtr>& backends,
+                                        const std::string& mod_name = "default");
+
+// The pruning steps, exposed for tests. Each returns whether it inlined a
+// partition back.
+absl::StatusOr<bool> PruneDnnlSubgraphs(Module& mod);
+absl::StatusOr<bool> PruneTensorRtSubgraphs(Module& mod);
+
+// Installs the interpreter's kernels as FoldConstant's evaluator when no
+// evaluator is installed (the passes do not link the interpreter).
+void EnsureConstantEvaluator();
+
+}  // namespace carve

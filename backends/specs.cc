@@ -1,0 +1,152 @@
+#include "backends/specs.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "fmt/format.h"
+#include "grammar/pattern_parser.h"
+#include "passes/edit_distance.h"
+#include "support/status_macros.h"
+
+#ifndef CARVE_BUILTIN_BACKENDS_DIR
+#define CARVE_BUILTIN_BACKENDS_DIR "backends"
+#endif
+
+namespace carve {
+namespace {
+
+constexpr std::string_view kBuiltins[] = {"bnns", "arm_compute_lib", "nnapi", "dnnl", "tensorrt"};
+
+// TVM v0.16's partition_for_<name> (tvm-reference 4), in the passes carve
+// has. Passes TVM runs that carve lacks, and why leaving them out does not
+// change which ops are offloaded on the models carve handles, are noted in
+// docs/backends.md.
+const std::map<std::string, PartitionRecipe, std::less<>>& Recipes() {
+  static const auto* recipes = new std::map<std::string, PartitionRecipe, std::less<>>{
+      // InferType, FoldConstant, (FoldScaleAxis, DynamicToStatic,
+      // AlterOpLayout), FoldConstant; no MergeCompilerRegions.
+      {"bnns", {"InferType,FoldConstant", true, false}},
+      // InferType; AnnotateTarget(include_non_call_ops=False); no merging.
+      {"arm_compute_lib", {"InferType", false, false}},
+      // test_dnnl.py's pipeline: CanonicalizeOps, InferType, (SimplifyInference),
+      // FoldConstant, (FoldScaleAxis), SimplifyExpr, FoldConstant, (Legalize).
+      {"dnnl", {"CanonicalizeOps,InferType,FoldConstant,SimplifyExpr,FoldConstant", true, true}},
+      // InferType, RemoveDropout, ConvertLayout(NCHW), FoldConstant.
+      {"tensorrt", {"InferType,RemoveDropout,ConvertLayout(NCHW),FoldConstant", true, true}},
+      // The NNAPI RFC's second option: AnnotateTarget over registered ops and
+      // patterns; NNAPI compiles a whole model, so regions are merged.
+      {"nnapi", {"InferType,FoldConstant", true, true}},
+  };
+  return *recipes;
+}
+
+struct SpecCache {
+  std::mutex mu;
+  std::map<std::string, TargetSpecPtr, std::less<>> specs;
+};
+
+SpecCache& Cache() {
+  static auto* cache = new SpecCache();
+  return *cache;
+}
+
+absl::Status UnknownBackend(std::string_view name) {
+  std::string hint;
+  size_t best = 4;
+  for (std::string_view b : kBuiltins) {
+    size_t d = EditDistance(name, b);
+    if (d < best) best = d, hint = fmt::format(" (did you mean '{}'?)", b);
+  }
+  return absl::InvalidArgumentError(fmt::format("unknown backend '{}'{}", name, hint));
+}
+
+}  // namespace
+
+std::span<const std::string_view> BuiltinBackendNames() { return kBuiltins; }
+
+std::string BuiltinSpecDirectory() {
+  if (const char* dir = std::getenv("CARVE_BACKENDS_DIR"); dir != nullptr && *dir != '\0') {
+    return dir;
+  }
+  return CARVE_BUILTIN_BACKENDS_DIR;
+}
+
+std::string BuiltinSpecPath(std::string_view name) {
+  return (std::filesystem::path(BuiltinSpecDirectory()) / std::string(name) /
+          fmt::format("{}.pat", name))
+      .string();
+}
+
+PartitionRecipe RecipeFor(std::string_view backend) {
+  auto it = Recipes().find(backend);
+  return it == Recipes().end() ? PartitionRecipe{"InferType", true, true} : it->second;
+}
+
+TargetSpecPtr MakeTargetSpec(const BackendSpec& backend, PartitionRecipe recipe) {
+  auto spec = std::make_shared<TargetSpec>(backend.name);
+  for (const BackendOpRule& rule : backend.ops) {
+    OpRule op;
+    op.op = rule.op;
+    op.where = rule.predicate;
+    if (rule.predicate != nullptr) op.description = PredicateToString(*rule.predicate);
+    spec->AddOp(std::move(op));
+  }
+  for (const NamedPattern& c : backend.composites) {
+    spec->AddComposite(CompositeRule{c.name, c.pattern, nullptr, ""});
+  }
+  spec->set_recipe(std::move(recipe));
+  return spec;
+}
+
+std::vector<TargetSpecPtr> TargetSpecsOf(const PatternLibrary& library) {
+  std::vector<TargetSpecPtr> out;
+  for (const BackendSpec& b : library.backends()) out.push_back(MakeTargetSpec(b, RecipeFor(b.name)));
+  return out;
+}
+
+absl::StatusOr<TargetSpecPtr> BuiltinBackendSpec(std::string_view name) {
+  bool builtin = false;
+  for (std::string_view b : kBuiltins) builtin = builtin || b == name;
+  if (!builtin) return UnknownBackend(name);
+  SpecCache& cache = Cache();
+  std::lock_guard<std::mutex> lock(cache.mu);
+  if (auto it = cache.specs.find(name); it != cache.specs.end()) return it->second;
+  CARVE_ASSIGN_OR_RETURN(PatternLibrary library, LoadPatternFile(BuiltinSpecPath(name)));
+  const BackendSpec* backend = library.FindBackend(name);
+  if (backend == nullptr) {
+    return absl::InvalidArgumentError(
+        fmt::format("{} defines no backend '{}'", BuiltinSpecPath(name), name));
+  }
+  TargetSpecPtr spec = MakeTargetSpec(*backend, RecipeFor(name));
+  cache.specs.emplace(std::string(name), spec);
+  return spec;
+}
+
+absl::StatusOr<std::vector<std::string>> RegisterBackendFile(const std::string& path,
+                                                             TargetRegistry& registry) {
+  CARVE_ASSIGN_OR_RETURN(PatternLibrary library, LoadPatternFile(path));
+  std::vector<std::string> names;
+  for (const TargetSpecPtr& spec : TargetSpecsOf(library)) {
+    names.push_back(spec->name());
+    registry.Register(spec);
+  }
+  return names;
+}
+
+absl::Status RegisterBuiltinBackends(TargetRegistry& registry) {
+  absl::Status first = absl::OkStatus();
+  for (std::string_view name : kBuiltins) {
+    absl::StatusOr<TargetSpecPtr> spec = BuiltinBackendSpec(name);
+    if (spec.ok()) {
+      registry.Register(*spec);
+    } else if (first.ok()) {
+      first = spec.status();
+    }
+  }
+  return first;
+}
+
+}  // namespace carve
