@@ -1,5 +1,7 @@
 #include "backends/partition.h"
 
+#include <optional>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "backends/specs.h"

@@ -13,6 +13,7 @@
 #include "ir/visit.h"
 #include "passes/infer_type.h"
 #include "patterns/builders.h"
+#include "patterns/graph.h"
 #include "patterns/partition.h"
 #include "patterns/query.h"
 #include "patterns/rewrite.h"
@@ -81,6 +82,16 @@ void BM_PartitionDnnlTable(benchmark::State& state) {
   SetOps(state, g.ops);
 }
 BENCHMARK(BM_PartitionDnnlTable)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond);
+
+void BM_IndexedGraph(benchmark::State& state) {
+  const Graph& g = GetGraph(state.range(0));
+  for (auto _ : state) {
+    IndexedGraph graph(g.main);
+    benchmark::DoNotOptimize(graph.PostDominator(0));
+  }
+  SetOps(state, g.ops);
+}
+BENCHMARK(BM_IndexedGraph)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond);
 
 void BM_FindMatches(benchmark::State& state) {
   const Graph& g = GetGraph(state.range(0));

@@ -19,7 +19,6 @@ bool Parser::ParseTypeParams(Signature& sig) {
 }
 
 bool Parser::ParseParams(Signature& sig, const TokenPos& open) {
-  param_names_.clear();
   while (!At(TokenKind::kRParen)) {
     if (AtAttribute()) {
       if (!ParseAttributeList(sig.attrs)) return false;
@@ -40,12 +39,11 @@ bool Parser::ParseParams(Signature& sig, const TokenPos& open) {
     const Type* type = nullptr;
     if (Accept(TokenKind::kColon) && (type = ParseType()) == nullptr) return false;
     const Var* var = b_.MakeVar(param_name, type, name_span);
-    auto [first, inserted] = param_names_.try_emplace(var->name(), var);
-    if (!inserted) {
+    // Parameters are bound in the signature's own scope.
+    if (const Var* first = BindLocal(var->name(), var)) {
       Error(name_span, fmt::format("duplicate parameter '%{}'", param_name),
-            {Note{first->second->span(), "first declared here"}});
+            {Note{first->span(), "first declared here"}});
     }
-    BindLocal(var->name(), var);
     sig.params.push_back(var);
     if (!Accept(TokenKind::kComma)) break;
   }

@@ -130,26 +130,40 @@ Parser::NestingGuard::~NestingGuard() {
 void Parser::PopScope() {
   size_t mark = scope_marks_.back();
   scope_marks_.pop_back();
+  if (mark == 0) {
+    // The outermost scope (a definition): drop everything at once rather
+    // than erasing, say, 50k parameters one by one.
+    locals_.clear();
+    undo_.clear();
+    return;
+  }
   while (undo_.size() > mark) {
-    auto [name, previous] = undo_.back();
+    Shadowed entry = undo_.back();
     undo_.pop_back();
-    if (previous != nullptr) {
-      locals_[name] = previous;
+    if (entry.previous.var != nullptr) {
+      locals_[entry.name] = entry.previous;
     } else {
-      locals_.erase(name);
+      locals_.erase(entry.name);
     }
   }
 }
 
-void Parser::BindLocal(std::string_view name, const Var* var) {
-  auto [it, inserted] = locals_.try_emplace(name, var);
-  undo_.emplace_back(name, inserted ? nullptr : it->second);
-  if (!inserted) it->second = var;
+const Var* Parser::BindLocal(std::string_view name, const Var* var) {
+  const uint32_t depth = static_cast<uint32_t>(scope_marks_.size());
+  auto [it, inserted] = locals_.try_emplace(name, Binding{var, depth});
+  if (inserted) {
+    undo_.push_back({name, Binding{nullptr, 0}});
+    return nullptr;
+  }
+  Binding previous = it->second;
+  undo_.push_back({name, previous});
+  it->second = Binding{var, depth};
+  return previous.depth == depth ? previous.var : nullptr;
 }
 
 const Var* Parser::LookupLocal(std::string_view name) const {
   auto it = locals_.find(name);
-  return it == locals_.end() ? nullptr : it->second;
+  return it == locals_.end() ? nullptr : it->second.var;
 }
 
 bool Parser::BindGraph(int64_t n, const Expr* e, Span span) {

@@ -14,6 +14,9 @@
 namespace carve::parser_internal {
 namespace {
 
+// Bound on the memo of tensor types.
+constexpr size_t kMaxCachedTypes = 4096;
+
 bool LooksLikeDType(std::string_view name) {
   return name.starts_with("int") || name.starts_with("uint") || name.starts_with("float") ||
          name.starts_with("bfloat") || name.starts_with("bool");
@@ -113,7 +116,7 @@ const Type* Parser::ParseNamedType() {
   const Token& name = Next();
   const std::string_view text = lex_.TextOf(name);
   const Span name_span = SpanOf(name);
-  if (text == "Tensor" && At(TokenKind::kLBracket)) return ParseTensorType();
+  if (text == "Tensor" && At(TokenKind::kLBracket)) return ParseTensorType(name_span.begin);
   if (LooksLikeDType(text)) {
     if (std::optional<DataType> dtype = DataType::Parse(text)) return ScalarTy(*dtype);
     Error(name_span, fmt::format("unknown dtype '{}'", text));
@@ -130,7 +133,31 @@ const Type* Parser::ParseNamedType() {
   return nullptr;
 }
 
-const Type* Parser::ParseTensorType() {
+const Type* Parser::ParseTensorType(uint32_t begin) {
+  // Models repeat a few tensor types thousands of times: memoise them by
+  // their text, found in the lookahead window.
+  uint32_t close = 0;
+  while (close < Lexer::kMaxPeek && Peek(close).kind != TokenKind::kRBracket &&
+         Peek(close).kind != TokenKind::kEof) {
+    ++close;
+  }
+  std::string_view text;
+  if (Peek(close).kind == TokenKind::kRBracket) {
+    text = lex_.text().substr(begin, Peek(close).end - begin);
+    auto it = type_cache_.find(text);
+    if (it != type_cache_.end()) {
+      for (uint32_t i = 0; i <= close; ++i) Next();
+      return it->second;
+    }
+  }
+  const Type* type = ParseTensorShapeAndDType();
+  if (type != nullptr && !text.empty() && type_cache_.size() < kMaxCachedTypes) {
+    type_cache_.emplace(text, type);
+  }
+  return type;
+}
+
+const Type* Parser::ParseTensorShapeAndDType() {
   TokenPos bracket = Next();  // '['
   TokenPos open = Peek();
   if (!Expect(TokenKind::kLParen, "'(' to start the tensor shape")) return nullptr;

@@ -20,6 +20,8 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
+#include "absl/strings/string_view.h"
 #include "grammar/lexer.h"
 #include "grammar/metadata.h"
 #include "grammar/parser.h"
@@ -50,6 +52,14 @@ struct TokenPos {
   TokenKind kind;
   uint32_t begin;
   uint32_t end;
+};
+
+// Hashes names with abseil's string hash (the std::hash that
+// absl::Hash<std::string_view> falls back to in Debian's build is slower).
+struct NameHash {
+  size_t operator()(std::string_view s) const {
+    return absl::Hash<absl::string_view>{}(absl::string_view(s.data(), s.size()));
+  }
 };
 
 // One `key=value` attribute as written.
@@ -226,7 +236,9 @@ class Parser {
   const Type* ParseType();
   const Type* ParseTupleType();
   const Type* ParseFuncType();
-  const Type* ParseTensorType();
+  // `[shape, dtype]` after the `Tensor` identifier that starts at `begin`.
+  const Type* ParseTensorType(uint32_t begin);
+  const Type* ParseTensorShapeAndDType();
   const Type* ParseNamedType();
   bool ParseDim(std::vector<Dim>& dims);
   const TypeVar* FindTypeVar(std::string_view name) const;
@@ -242,7 +254,9 @@ class Parser {
   // ---- Scopes ----
   void PushScope() { scope_marks_.push_back(undo_.size()); }
   void PopScope();
-  void BindLocal(std::string_view name, const Var* var);
+  // Binds `name` in the innermost scope; returns the binding it shadows
+  // when that one was made in the same scope (a duplicate), else nullptr.
+  const Var* BindLocal(std::string_view name, const Var* var);
   const Var* LookupLocal(std::string_view name) const;
   bool BindGraph(int64_t n, const Expr* e, Span span);
   const Expr* LookupGraph(int64_t n) const;
@@ -260,9 +274,18 @@ class Parser {
   bool stopped_ = false;  // too many errors: the parser sees only EOF
   Token eof_;
 
-  // Locals: name -> innermost binding, with an undo log per scope.
-  absl::flat_hash_map<std::string_view, const Var*> locals_;
-  std::vector<std::pair<std::string_view, const Var*>> undo_;
+  // Locals: name -> innermost binding and the scope depth it was made at,
+  // with an undo log per scope.
+  struct Binding {
+    const Var* var;
+    uint32_t depth;
+  };
+  absl::flat_hash_map<std::string_view, Binding, NameHash> locals_;
+  struct Shadowed {
+    std::string_view name;
+    Binding previous;  // var == nullptr: none
+  };
+  std::vector<Shadowed> undo_;
   std::vector<size_t> scope_marks_;
   // Type variables of the enclosing signatures, innermost last.
   std::vector<const TypeVar*> type_vars_;
@@ -289,13 +312,13 @@ class Parser {
   std::vector<ParsedAttr> call_attrs_;
   std::vector<AttrValue> list_items_;
   // List attribute values by their text (AttrValue arrays are never freed).
-  absl::flat_hash_map<std::string_view, AttrValue> list_cache_;
+  absl::flat_hash_map<std::string_view, AttrValue, NameHash> list_cache_;
+  // Tensor types by their text (`Tensor[(64, 64, 3, 3), float32]`).
+  absl::flat_hash_map<std::string_view, const Type*, NameHash> type_cache_;
   std::vector<AttrEntry> entries_;
   // Type stack shared by nested tuple/function types; the shape being read.
   std::vector<const Type*> type_items_;
   std::vector<Dim> dims_;
-  // Parameter names of the signature being parsed (duplicate check).
-  absl::flat_hash_map<std::string_view, const Var*> param_names_;
   // `free_var` declarations (the parameters of a bare-expression @main).
   std::vector<const Var*> free_vars_;
   // Each `@name` use, for the undefined-global check.
@@ -310,7 +333,7 @@ class Parser {
   absl::flat_hash_map<const OpInfo*, const Attrs*> default_attrs_;
   // Op nodes by the name as written, and converted op attributes by op and
   // attribute text: a large graph repeats a few of each many times.
-  absl::flat_hash_map<std::string_view, const OpExpr*> op_cache_;
+  absl::flat_hash_map<std::string_view, const OpExpr*, NameHash> op_cache_;
   absl::flat_hash_map<std::pair<const OpInfo*, std::string_view>, const Attrs*> attrs_cache_;
   std::string scratch_;
 };

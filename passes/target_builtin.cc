@@ -43,7 +43,8 @@ void AddAnchorPatterns(TargetSpec& spec, std::string_view anchor, std::string_vi
       if (!act.empty()) {
         p = IsOp(act)(p);
         std::string_view short_name = act.starts_with("nn.") ? act.substr(3) : act;
-        name += "_" + std::string(short_name);
+        name += "_";
+        name += short_name;
       }
       spec.AddComposite(CompositeRule{name, p, nullptr, ""});
     }

@@ -19,10 +19,12 @@ RootFilter RootFilter::Any() {
 bool RootFilter::admits_everything() const { return kinds_ == ~0u; }
 
 bool RootFilter::Admits(const Expr* e) const {
-  if (HasKind(e->kind())) return true;
-  if (ops_.empty() || e->kind() != ExprKind::kCall) return false;
-  const OpInfo* op = Cast<Call>(e)->op();
-  return op != nullptr && std::find(ops_.begin(), ops_.end(), op) != ops_.end();
+  return Admits(e->kind(), e->kind() == ExprKind::kCall ? Cast<Call>(e)->op() : nullptr);
+}
+
+bool RootFilter::Admits(ExprKind kind, const OpInfo* call_op) const {
+  if (HasKind(kind)) return true;
+  return call_op != nullptr && std::find(ops_.begin(), ops_.end(), call_op) != ops_.end();
 }
 
 void RootFilter::AddOp(const OpInfo* op) {

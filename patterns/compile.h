@@ -28,6 +28,8 @@ class RootFilter {
   // A filter that admits everything.
   static RootFilter Any();
   bool Admits(const Expr* e) const;
+  // Same, from a node's kind and (for op calls) its op.
+  bool Admits(ExprKind kind, const OpInfo* call_op) const;
   bool admits_everything() const;
   // Calls of these ops are admitted (besides the kinds in the mask).
   std::span<const OpInfo* const> ops() const { return ops_; }

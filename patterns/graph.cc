@@ -74,6 +74,8 @@ void IndexedGraph::Build(const Expr* root, size_t size_hint) {
   std::vector<std::pair<uint32_t, uint32_t>> edges;  // (consumer, producer)
   index_.reserve(std::max<size_t>(size_hint, 1024));
   nodes_.reserve(size_hint);
+  kinds_.reserve(size_hint);
+  call_ops_.reserve(size_hint);
   edges.reserve(size_hint * 2);
 
   auto open = [&](const Expr* e, uint32_t parent_slot) {
@@ -109,6 +111,8 @@ void IndexedGraph::Build(const Expr* root, size_t size_hint) {
     auto [it, inserted] = index_.emplace(f.expr, id);
     if (inserted) {
       nodes_.push_back(f.expr);
+      kinds_.push_back(f.expr->kind());
+      call_ops_.push_back(f.expr->kind() == ExprKind::kCall ? Cast<Call>(f.expr)->op() : nullptr);
       for (uint32_t s = f.slots_begin; s < slots.size(); ++s) {
         if (slots[s].is_input && slots[s].index != kNone) edges.emplace_back(id, slots[s].index);
       }

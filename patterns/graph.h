@@ -41,6 +41,10 @@ class IndexedGraph {
   // The root expression (the last node).
   uint32_t root() const { return static_cast<uint32_t>(nodes_.size() - 1); }
   const Expr* node(uint32_t i) const { return nodes_[i]; }
+  // The kind of node i, and for op calls their op (else nullptr), kept in
+  // dense arrays so that scans over all nodes do not touch the nodes.
+  ExprKind kind(uint32_t i) const { return kinds_[i]; }
+  const OpInfo* call_op(uint32_t i) const { return call_ops_[i]; }
   std::span<const Expr* const> nodes() const { return nodes_; }
   // The index of `e`, or kNone when `e` is not in the graph.
   uint32_t IndexOf(const Expr* e) const;
@@ -67,6 +71,8 @@ class IndexedGraph {
   uint32_t Lca(uint32_t a, uint32_t b) const;
 
   std::vector<const Expr*> nodes_;
+  std::vector<ExprKind> kinds_;
+  std::vector<const OpInfo*> call_ops_;
   absl::flat_hash_map<const Expr*, uint32_t> index_;
   std::vector<uint32_t> input_begin_, input_ids_;
   std::vector<uint32_t> output_begin_, output_ids_;

@@ -55,12 +55,12 @@ void PatternGrouper::Run() {
   for (size_t k = graph_.size(); k-- > 0;) {
     uint32_t i = static_cast<uint32_t>(k);
     if (group_of_[i] != kNone || pre_partitioned_[i]) continue;
-    const Expr* e = graph_.node(i);
-    if (IsPartitionedFunction(e)) {
+    ExprKind kind = graph_.kind(i);
+    if (kind == ExprKind::kFunction && IsPartitionedFunction(graph_.node(i))) {
       MarkPrePartitioned(i);
       continue;
     }
-    if (filter.Admits(e) && matcher_.Match(e)) TryRoot(i);
+    if (filter.Admits(kind, graph_.call_op(i)) && matcher_.Match(graph_.node(i))) TryRoot(i);
   }
 }
 
@@ -131,11 +131,9 @@ std::vector<uint32_t> PatternGrouper::SelectInputs() {
   const auto& by_pattern = by_pattern_;
   std::vector<uint32_t> inputs;
   auto add = [&](const Expr* e, uint32_t pattern_id) {
+    if (Isa<OpExpr>(e) || Isa<Function>(e) || EmbedsConstant(e, pattern_id)) return;
     uint32_t i = graph_.IndexOf(e);
-    if (i == kNone || fuzzy_stamp_[i] == candidate_ || input_stamp_[i] == candidate_ ||
-        Isa<OpExpr>(e) || Isa<Function>(e) || EmbedsConstant(e, pattern_id)) {
-      return;
-    }
+    if (i == kNone || fuzzy_stamp_[i] == candidate_ || input_stamp_[i] == candidate_) return;
     input_stamp_[i] = candidate_;
     inputs.push_back(i);
   };
@@ -159,43 +157,36 @@ std::vector<uint32_t> PatternGrouper::SelectInputs() {
 }
 
 // The body: every node reachable from the root without passing through an
-// input, in post-order (MatchExtractor's visit order), and its label.
+// input, in post-order (MatchExtractor's visit order: a call's callee then
+// args, a let's variable, value, body), and its label. Walks graph edges, so
+// no hashing except at lets.
 void PatternGrouper::Extract(uint32_t root, Group& group) {
-  std::vector<std::pair<const Expr*, bool>>& stack = extract_stack_;
-  stack.assign(1, {graph_.node(root), false});
-  std::vector<const Expr*>& kids = kids_;
-  // Occurrences of a recursive let variable inside a matched function are
-  // not graph nodes; remember them separately (rare, hence a linear list).
-  std::vector<const Expr*>& off_graph = off_graph_;
-  off_graph.clear();
-  auto off_graph_done = [&](const Expr* e) {
-    return std::find(off_graph.begin(), off_graph.end(), e) != off_graph.end();
-  };
+  std::vector<std::pair<uint32_t, bool>>& stack = extract_stack_;
+  stack.assign(1, {root, false});
+  std::vector<uint32_t>& kids = kids_;
   while (!stack.empty()) {
-    auto [e, expanded] = stack.back();
-    uint32_t i = graph_.IndexOf(e);
-    if (i == kNone ? off_graph_done(e) : body_stamp_[i] == candidate_) {
+    auto [i, expanded] = stack.back();
+    if (body_stamp_[i] == candidate_) {
       stack.pop_back();
       continue;
     }
     if (!expanded) {
       stack.back().second = true;
       kids.clear();
-      ForEachChild(e, [&](const Expr* c) { kids.push_back(c); });
+      if (const auto* let = DynCast<Let>(graph_.node(i))) {
+        uint32_t var = graph_.IndexOf(let->var());  // the var's input is the value
+        if (var != kNone) kids.push_back(var);
+      }
+      for (uint32_t in : graph_.inputs(i)) kids.push_back(in);
       for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
-        uint32_t ci = graph_.IndexOf(*it);
-        if (ci == kNone || input_stamp_[ci] != candidate_) stack.emplace_back(*it, false);
+        if (input_stamp_[*it] != candidate_) stack.emplace_back(*it, false);
       }
       continue;
     }
     stack.pop_back();
-    if (i == kNone) {
-      off_graph.push_back(e);
-    } else {
-      body_stamp_[i] = candidate_;
-      group.nodes.push_back(i);
-    }
-    AppendLabel(e, group.label);
+    body_stamp_[i] = candidate_;
+    group.nodes.push_back(i);
+    AppendLabel(graph_.node(i), group.label);
   }
 }
 

@@ -78,8 +78,8 @@ class PatternGrouper {
   uint32_t candidate_ = 0;
   // Scratch reused across candidates.
   std::vector<std::vector<const Expr*>> by_pattern_;
-  std::vector<std::pair<const Expr*, bool>> extract_stack_;
-  std::vector<const Expr*> kids_, off_graph_;
+  std::vector<std::pair<uint32_t, bool>> extract_stack_;
+  std::vector<uint32_t> kids_;
   int next_number_ = 0;
   bool ran_ = false;
 };

@@ -1,5 +1,6 @@
 #include "patterns/partition.h"
 
+#include <algorithm>
 #include <memory>
 
 #include "absl/container/flat_hash_map.h"
@@ -12,29 +13,73 @@
 namespace carve {
 namespace {
 
-// The function literal of a group: its body rebuilt over fresh parameters.
-const Function* MakeGroupFunction(const Group& group, const IndexedGraph& graph,
-                                  const PartitionOptions& options, IRBuilder& b) {
-  absl::flat_hash_map<const Expr*, const Expr*> map;
-  std::vector<const Var*> params;
-  for (size_t k = 0; k < group.inputs.size(); ++k) {
-    params.push_back(b.MakeVar(fmt::format("FunctionVar_{}_{}", group.number, k)));
-    map[graph.node(group.inputs[k])] = params.back();
+// Builds group bodies: the group's nodes rebuilt over fresh parameters.
+// Scratch arrays indexed by graph node are shared by all groups of a pass
+// (each group writes the entries of its inputs and nodes before reading
+// them), so a body costs no hashing for calls, tuples and projections.
+class BodyBuilder {
+ public:
+  BodyBuilder(const IndexedGraph& graph, IRBuilder& b)
+      : graph_(graph), b_(b), out_(graph.size(), nullptr), changed_(graph.size(), 0) {}
+
+  const Function* Build(const Group& group, const PartitionOptions& options) {
+    std::vector<const Var*> params;
+    params.reserve(group.inputs.size());
+    for (size_t k = 0; k < group.inputs.size(); ++k) {
+      params.push_back(b_.MakeVar(fmt::format("FunctionVar_{}_{}", group.number, k)));
+      out_[group.inputs[k]] = params.back();
+      changed_[group.inputs[k]] = 1;
+    }
+    for (uint32_t n : group.nodes) Rebuild(n, group);
+    const Attrs* attrs =
+        WithAttr(EmptyAttrs(), "PartitionedFromPattern", AttrValue::Str(group.label));
+    for (const AttrEntry& a : options.attrs) attrs = WithAttr(attrs, a.key, a.value);
+    return b_.MakeFunction(params, out_[group.root], nullptr, attrs);
   }
-  auto mapped = [&](const Expr* c) {
-    auto it = map.find(c);
-    return it == map.end() ? c : it->second;
-  };
-  for (uint32_t n : group.nodes) {
-    const Expr* e = graph.node(n);
-    const Expr* r = RebuildNode(e, mapped, b);
-    if (r != e) map[e] = r;
+
+ private:
+  void Rebuild(uint32_t n, const Group& group) {
+    const Expr* e = graph_.node(n);
+    bool changed = false;
+    for (uint32_t in : graph_.inputs(n)) changed |= changed_[in] != 0;
+    if (Isa<Let>(e)) changed = true;  // its value is not an input: rebuilt by lookup below
+    out_[n] = e;
+    changed_[n] = 0;
+    if (!changed) return;
+    auto inputs = graph_.inputs(n);
+    const Expr* r = nullptr;
+    if (const auto* call = DynCast<Call>(e); call && inputs.size() == call->args().size() + 1) {
+      std::vector<const Expr*> args(inputs.size() - 1);
+      for (size_t k = 1; k < inputs.size(); ++k) args[k - 1] = out_[inputs[k]];
+      r = b_.MakeCall(out_[inputs[0]], args, call->attrs(), call->span());
+    } else if (const auto* t = DynCast<Tuple>(e); t && inputs.size() == t->fields().size()) {
+      std::vector<const Expr*> fields(inputs.size());
+      for (size_t k = 0; k < inputs.size(); ++k) fields[k] = out_[inputs[k]];
+      r = b_.MakeTuple(fields, e->span());
+    } else if (const auto* g = DynCast<TupleGetItem>(e); g && inputs.size() == 1) {
+      r = b_.MakeTupleGetItem(out_[inputs[0]], g->index(), g->span());
+    } else {
+      r = RebuildNode(e, [&](const Expr* c) {
+        uint32_t i = graph_.IndexOf(c);
+        return i == IndexedGraph::kNone || !InGroup(i, group) ? c : out_[i];
+      }, b_);
+    }
+    r->set_checked_type(e->checked_type());
+    out_[n] = r;
+    changed_[n] = r != e;
   }
-  const Attrs* attrs =
-      WithAttr(EmptyAttrs(), "PartitionedFromPattern", AttrValue::Str(group.label));
-  for (const AttrEntry& a : options.attrs) attrs = WithAttr(attrs, a.key, a.value);
-  return b.MakeFunction(params, mapped(graph.node(group.root)), nullptr, attrs);
-}
+
+  // Inputs and body nodes of `group` hold this group's entries.
+  static bool InGroup(uint32_t i, const Group& group) {
+    return std::find(group.inputs.begin(), group.inputs.end(), i) != group.inputs.end() ||
+           std::find(group.nodes.begin(), group.nodes.end(), i) != group.nodes.end();
+  }
+
+  const IndexedGraph& graph_;
+  IRBuilder& b_;
+  std::vector<const Expr*> out_;
+  std::vector<uint8_t> changed_;
+};
 
 // Partitions in an existing graph (so that a table of patterns reuses one
 // graph while nothing changes).
@@ -52,6 +97,7 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
   // accepted group roots by calls of their functions.
   IRBuilder b(arena);
   GraphRebuilder rebuilder(graph, b);
+  BodyBuilder bodies(graph, b);
   for (uint32_t i = 0; i < graph.size(); ++i) {
     rebuilder.Rebuild(i);
     uint32_t gid = grouper.GroupOf(i);
@@ -62,7 +108,7 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
     std::vector<const Expr*> args;
     args.reserve(group.inputs.size());
     for (uint32_t in : group.inputs) args.push_back(rebuilder.At(in));
-    const Expr* call = b.MakeCall(MakeGroupFunction(group, graph, options, b), args);
+    const Expr* call = b.MakeCall(bodies.Build(group, options), args);
     call->set_checked_type(pre->checked_type());
     rebuilder.Set(i, call);
     if (stats != nullptr) ++stats->partitioned;

@@ -1,6 +1,7 @@
 #include "backends/dnnl/dnnl_common.h"
 
 #include <cmath>
+#include <numbers>
 
 #include "fmt/format.h"
 
@@ -93,7 +94,7 @@ absl::Status AppendActivation(const ActivationSpec& act, const NodeBuildContext&
       ops.append_eltwise(1.f, algorithm::eltwise_gelu_erf, 0.f, 0.f);
       break;
     case Activation::kGeluTanh:
-      if (!ConstantsAre(act, ctx, {3.0, 0.044715, std::sqrt(2.0 / M_PI), 1.0, 0.5})) {
+      if (!ConstantsAre(act, ctx, {3.0, 0.044715, std::sqrt(2.0 / std::numbers::pi), 1.0, 0.5})) {
         return absl::UnimplementedError("a tanh-GELU with other constants");
       }
       ops.append_eltwise(1.f, algorithm::eltwise_gelu_tanh, 0.f, 0.f);

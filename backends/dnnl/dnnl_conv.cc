@@ -3,6 +3,7 @@
 // (convolution_forward with a bias and sum / eltwise post-ops), as TVM's DNNL
 // JSON runtime builds them.
 #include <optional>
+#include <tuple>
 #include <unordered_map>
 
 #include "backends/dnnl/dnnl_common.h"

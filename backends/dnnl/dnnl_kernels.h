@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "backends/kernels/fusion.h"
@@ -30,5 +31,9 @@ absl::StatusOr<std::unique_ptr<NodeKernel>> MakeDnnlSoftmax(const NodeBuildConte
 absl::StatusOr<std::unique_ptr<NodeKernel>> MakeDnnlPool(const NodeBuildContext& ctx);
 // add / multiply with numpy broadcasting of one operand.
 absl::StatusOr<std::unique_ptr<NodeKernel>> MakeDnnlBinary(const NodeBuildContext& ctx);
+
+// The dnnl backend's node kernels (the above, each falling back to carve's
+// kernels), under the backend name `name`.
+std::shared_ptr<BackendKernels> MakeDnnlKernels(std::string name = "dnnl");
 
 }  // namespace carve::dnnl_backend

@@ -54,8 +54,10 @@ absl::StatusOr<std::unique_ptr<NodeKernel>> SingleAnchorKernel(const NodeBuildCo
   return AnchorKernel(ctx, spec);
 }
 
-std::shared_ptr<const BackendKernels> MakeDnnlKernels() {
-  auto kernels = std::make_shared<BackendKernels>("dnnl");
+}  // namespace
+
+std::shared_ptr<BackendKernels> MakeDnnlKernels(std::string name) {
+  auto kernels = std::make_shared<BackendKernels>(std::move(name));
   kernels->SetCompositeDefault(WithFallback(CompositeKernel, FusedOrChainFactory()));
   NodeKernelFactory reference = MakeReferenceKernel;
   for (const char* op : {"nn.conv1d", "nn.conv2d", "nn.conv3d", "nn.conv2d_transpose",
@@ -77,8 +79,12 @@ std::shared_ptr<const BackendKernels> MakeDnnlKernels() {
   return kernels;
 }
 
+namespace {
+
+std::shared_ptr<const BackendKernels> MakeDefaultDnnlKernels() { return MakeDnnlKernels(); }
+
 }  // namespace
 
-CARVE_REGISTER_BACKEND_RUNTIME(MakeDnnlKernels);
+CARVE_REGISTER_BACKEND_RUNTIME(MakeDefaultDnnlKernels);
 
 }  // namespace carve::dnnl_backend

@@ -57,7 +57,9 @@ absl::StatusOr<JsonEntry> ReadEntry(const Json& j, std::string_view what) {
   JsonEntry e;
   CARVE_ASSIGN_OR_RETURN(e.node, ReadIndex(j[0], what));
   CARVE_ASSIGN_OR_RETURN(e.index, ReadIndex(j[1], what));
-  if (j.size() == 3) CARVE_ASSIGN_OR_RETURN(e.version, ReadIndex(j[2], what));
+  if (j.size() == 3) {
+    CARVE_ASSIGN_OR_RETURN(e.version, ReadIndex(j[2], what));
+  }
   return e;
 }
 

@@ -1,5 +1,6 @@
 // MakeBodyKernel (fused_kernels.h): a composite evaluated node by node from
 // its `body` attribute on the reference kernels.
+#include <cstdlib>
 #include <string>
 #include <variant>
 #include <vector>

@@ -107,7 +107,9 @@ class FusedKernel : public NodeKernel {
     out_dtype_ = node.dtypes[0];
     CARVE_ASSIGN_OR_RETURN(const Attrs* anchor_attrs, DecodeOpAttrs(FindOp(spec_.anchor), node));
     const Type* data_type = TensorTypeOf(ctx.InputDType(spec_.data), ctx.InputShape(spec_.data));
-    if (spec_.pad_value) CARVE_ASSIGN_OR_RETURN(data_type, PreparePad(ctx, anchor_attrs, data_type));
+    if (spec_.pad_value) {
+      CARVE_ASSIGN_OR_RETURN(data_type, PreparePad(ctx, anchor_attrs, data_type));
+    }
     std::vector<const Type*> arg_types{data_type};
     if (spec_.weight) arg_types.push_back(InputType(ctx, *spec_.weight));
     for (size_t i : spec_.anchor_extra) arg_types.push_back(InputType(ctx, i));
@@ -138,7 +140,7 @@ class FusedKernel : public NodeKernel {
     const NDArray* expected_value = nullptr;
     NDArray zero;
     if (spec_.anchor == "qnn.conv2d") {
-      expected_value = &ctx.const_inputs[spec_.anchor_extra.at(1)];  // input zero point
+      expected_value = &ctx.const_inputs[spec_.anchor_extra.at(0)];  // input zero point
     }
     bool value_ok = value.defined() && value.num_elements() == 1 &&
                     (expected_value == nullptr ? IsZero(value)

@@ -58,7 +58,9 @@ absl::StatusOr<NDArray> QuantEpilogue::Apply(const NDArray& acc, std::span<const
   int64_t inner = 1;
   for (size_t i = channel_axis_ + 1; i < shape.size(); ++i) inner *= shape[i];
   std::vector<double> bias(1, 0.0);
-  if (spec_.bias) CARVE_ASSIGN_OR_RETURN(bias, ReadParam(inputs[*spec_.bias], channels, "the bias"));
+  if (spec_.bias) {
+    CARVE_ASSIGN_OR_RETURN(bias, ReadParam(inputs[*spec_.bias], channels, "the bias"));
+  }
   const std::vector<size_t>& rq = spec_.requantize;
   CARVE_ASSIGN_OR_RETURN(std::vector<double> in_scale, ReadParam(inputs[rq[0]], channels, "input_scale"));
   CARVE_ASSIGN_OR_RETURN(std::vector<double> in_zp, ReadParam(inputs[rq[1]], 1, "input_zero_point"));

@@ -113,8 +113,8 @@ absl::StatusOr<std::unique_ptr<JsonRuntime>> JsonRuntime::Create(
           factory != nullptr ? (*factory)(ctx)
           : options.reference_fallback
               ? MakeReferenceKernel(ctx)
-              : absl::UnimplementedError(fmt::format("no {} kernel for '{}'", kernels.backend(),
-                                                     node.name));
+              : absl::StatusOr<std::unique_ptr<NodeKernel>>(absl::UnimplementedError(
+                    fmt::format("no {} kernel for '{}'", kernels.backend(), node.name)));
       if (!kernel.ok()) {
         return absl::Status(kernel.status().code(),
                             fmt::format("{}: node {} ('{}'): {}", kernels.backend(), nid,

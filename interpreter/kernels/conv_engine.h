@@ -10,6 +10,10 @@
 // convolutions skip im2col and multiply the input in place. Convolutions
 // with one input channel per group (depthwise) run a direct loop instead,
 // since their GEMMs would be matrix-vector products.
+//
+// float convolutions on builds with the packed sgemm (sgemm.h) take the
+// same two shapes but never materialise im2col: conv_packed.cc packs its
+// panels straight from the image.
 #pragma once
 
 #include <array>

@@ -1,10 +1,11 @@
 #include "interpreter/kernels/gemm.h"
 
+#include <algorithm>
 #include <type_traits>
 
+// ThreadPoolDevice lives in the Tensor module, which needs EIGEN_USE_THREADS.
 #define EIGEN_USE_THREADS
 #include <Eigen/Core>
-#include <algorithm>
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include "interpreter/kernels/sgemm.h"

@@ -36,13 +36,12 @@ struct Built {
   NodeBuildContext ctx;
 };
 
-Built LastNode(const Module& mod) {
-  Built b;
+// Fills `b` in place (its context points into its own graph).
+void LastNode(const Module& mod, Built& b) {
   b.s = SerializeFunction(mod.Lookup("part"), "part").value();
   b.ctx.graph = &b.s.graph;
   b.ctx.nid = uint32_t(b.s.graph.nodes.size() - 1);
   b.ctx.const_inputs.resize(b.s.graph.nodes.back().inputs.size());
-  return b;
 }
 
 void ExpectMatches(const Module& mod, double rtol = 1e-4, double atol = 1e-5) {
@@ -75,7 +74,8 @@ TEST(DnnlTest, ConvBiasReluIsOnePrimitive) {
                 "dilation=[1, 2], channels=8, kernel_size=[3, 3]), %b))",
                 "%i0, %i1, %i2"),
       "Tensor[(2, 8, 7, 5), float32]");
-  Built b = LastNode(mod);
+  Built b;
+  LastNode(mod, b);
   FusionSpec spec = DecodeFusion(b.s.graph.nodes.back()).value();
   EXPECT_TRUE(dnnl_backend::MakeDnnlConv(b.ctx, spec).ok());
   ExpectMatches(mod);
@@ -87,7 +87,8 @@ TEST(DnnlTest, LayoutsGroupsAndRanks) {
                            "nn.conv2d(%i0, %i1, padding=[1, 1, 1, 1], groups=4, channels=4, "
                            "kernel_size=[3, 3], data_layout=\"NHWC\", kernel_layout=\"HWIO\")",
                            "Tensor[(1, 9, 9, 4), float32]");
-  Built b = LastNode(nhwc);
+  Built b;
+  LastNode(nhwc, b);
   FusionSpec spec;
   spec.anchor = "nn.conv2d";
   spec.weight = 1;
@@ -120,7 +121,8 @@ TEST(DnnlTest, DenseWithGeluAndSum) {
                 "1.41421f)), 1f)), 0.5f)",
                 "%i0, %i1, %i2"),
       "Tensor[(3, 16), float32]");
-  Built b = LastNode(gelu);
+  Built b;
+  LastNode(gelu, b);
   FusionSpec spec = DecodeFusion(b.s.graph.nodes.back()).value();
   // The erf-GELU constants are constants of the graph: oneDNN's gelu_erf.
   for (size_t i = 3; i < b.ctx.const_inputs.size(); ++i) {

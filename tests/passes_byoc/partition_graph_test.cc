@@ -9,6 +9,7 @@
 // cases below without SimplifyInference.
 #include "passes/partition_graph.h"
 
+#include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ir/visit.h"
@@ -92,7 +93,7 @@ def @tvmgen_default_ccompiler_main_0(%ccompiler_0_i0: Tensor[(8, 8), float32],
 
 // Only add is offloaded; log, exp and concatenate stay in @main.
 const char* kDefaultOps = R"(
-def @main(%x: Tensor[(8, 8), float32], %y: Tensor[(8, 8), float32]) {
+def @main(%x: Tensor[(8, 8), float32], %y: Tensor[(8, 8), float32]) {{
   %0 = annotation.compiler_begin(%x, compiler="{0}");
   %1 = annotation.compiler_begin(%y, compiler="{0}");
   %2 = add(%0, %1);
@@ -101,7 +102,7 @@ def @main(%x: Tensor[(8, 8), float32], %y: Tensor[(8, 8), float32]) {
   %5 = exp(%3);
   %6 = (%4, %5);
   concatenate(%6)
-})";
+}})";
 
 const char* kDefaultOpsExpected = R"(
 def @main(%x: Tensor[(8, 8), float32], %y: Tensor[(8, 8), float32]) {{

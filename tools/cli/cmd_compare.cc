@@ -6,7 +6,6 @@
 // inputs it actually received: the backend kernel's output against the
 // composite's Relay body run on the reference kernels. Exits 1 when an error
 // exceeds the tolerance (numpy's allclose: |x - ref| <= atol + rtol * |ref|).
-#define EIGEN_USE_THREADS
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -26,7 +25,6 @@
 #include "tools/cli/cli.h"
 #include "tools/cli/load.h"
 #include "tools/cli/run_inputs.h"
-#include "unsupported/Eigen/CXX11/Tensor"
 
 namespace carve::cli {
 namespace {
