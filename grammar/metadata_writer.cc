@@ -65,6 +65,9 @@ class JsonWriter {
 
 // One node of TVM's node graph, in the form the writer needs.
 struct JsonNode {
+  explicit JsonNode(std::string key,
+                    std::vector<std::pair<std::string, std::string>> node_attrs = {})
+      : type_key(std::move(key)), attrs(std::move(node_attrs)) {}
   std::string type_key;
   std::vector<std::pair<std::string, std::string>> attrs;  // sorted by key
   std::vector<std::string> keys;                           // Map keys
@@ -108,9 +111,11 @@ void WriteNode(JsonWriter& w, const JsonNode& node) {
 class GraphBuilder {
  public:
   std::vector<JsonNode> Build(const std::vector<NDArray>& constants) {
-    nodes_.push_back({""});
-    nodes_.push_back({"Map", {}, {"relay.Constant"}, {2}});
-    nodes_.push_back({"Array"});
+    nodes_.emplace_back("");
+    nodes_.emplace_back("Map");
+    nodes_.back().keys = {"relay.Constant"};
+    nodes_.back().data = {2};
+    nodes_.emplace_back("Array");
     for (size_t i = 0; i < constants.size(); ++i) {
       int64_t node = AddConstant(constants[i], i);  // grows nodes_: index after
       nodes_[2].data.push_back(node);
@@ -126,21 +131,21 @@ class GraphBuilder {
   std::string Ref(int64_t index) { return fmt::format("{}", index); }
 
   int64_t AddConstant(const NDArray& array, size_t tensor_index) {
-    int64_t self = Add({"relay.Constant"});
+    int64_t self = Add(JsonNode("relay.Constant"));
     if (virtual_device_ < 0) {
-      virtual_device_ = Add({"VirtualDevice"});
-      int64_t scope = Add({"runtime.String"});
+      virtual_device_ = Add(JsonNode("VirtualDevice"));
+      int64_t scope = Add(JsonNode("runtime.String"));
       nodes_[virtual_device_].attrs = {{"device_type_int", "-1"},
                                        {"memory_scope", Ref(scope)},
                                        {"target", "0"},
                                        {"virtual_device_id", "-1"}};
     }
-    int64_t type = Add({"relay.TensorType"});
-    int64_t shape = Add({"Array"});
+    int64_t type = Add(JsonNode("relay.TensorType"));
+    int64_t shape = Add(JsonNode("Array"));
     for (int64_t d : array.shape()) {
       bool wide = d > INT32_MAX;
-      int64_t dim =
-          Add({"IntImm", {{"dtype", wide ? "int64" : "int32"}, {"span", "0"}, {"value", Ref(d)}}});
+      int64_t dim = Add(JsonNode(
+          "IntImm", {{"dtype", wide ? "int64" : "int32"}, {"span", "0"}, {"value", Ref(d)}}));
       nodes_[shape].data.push_back(dim);
     }
     nodes_[type].attrs = {

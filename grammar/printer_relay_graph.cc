@@ -7,13 +7,14 @@
 
 namespace carve::print_internal {
 
-// SlotMap gives every 32-byte grain of addresses one entry.
-static_assert(
-    sizeof(Var) >= SlotMap::kMinObjectBytes && sizeof(GlobalVar) >= SlotMap::kMinObjectBytes &&
-    sizeof(Constant) >= SlotMap::kMinObjectBytes && sizeof(OpExpr) >= SlotMap::kMinObjectBytes &&
-    sizeof(Call) >= SlotMap::kMinObjectBytes && sizeof(Tuple) >= SlotMap::kMinObjectBytes &&
-    sizeof(TupleGetItem) >= SlotMap::kMinObjectBytes && sizeof(Let) >= SlotMap::kMinObjectBytes &&
-    sizeof(If) >= SlotMap::kMinObjectBytes && sizeof(Function) >= SlotMap::kMinObjectBytes);
+// SlotMap gives every 32-byte grain of addresses one entry: every node must
+// be at least that large.
+template <typename... Nodes>
+constexpr bool AllAtLeast(size_t bytes) {
+  return ((sizeof(Nodes) >= bytes) && ...);
+}
+static_assert(AllAtLeast<Var, GlobalVar, Constant, OpExpr, Call, Tuple, TupleGetItem, Let, If,
+                         Function>(SlotMap::kMinObjectBytes));
 
 uint32_t RelayTextPrinter::Slot(const Expr* e) {
   auto [slot, inserted] = slots_.Insert(e, static_cast<uint32_t>(nodes_.size()));

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -171,6 +172,17 @@ void InferSignatures(const FunctionList& fns, const std::vector<uint32_t>& infer
   }
 }
 
+// All diagnostics in source order (span-less ones, such as the error limit,
+// last), whatever order the functions were typed in.
+absl::Status SortedStatus(const DiagnosticEngine& engine) {
+  std::vector<Diagnostic> diags = engine.diagnostics();
+  std::stable_sort(diags.begin(), diags.end(), [](const Diagnostic& a, const Diagnostic& b) {
+    auto key = [](const Span& s) { return std::make_tuple(!s.valid(), s.file, s.begin); };
+    return key(a.span) < key(b.span);
+  });
+  return DiagnosticsToStatus(diags);
+}
+
 }  // namespace
 
 absl::Status InferType(Module& mod) {
@@ -190,7 +202,7 @@ absl::Status InferType(Module& mod) {
   for (uint32_t k = 0; k < fns.size(); ++k) {
     if (!std::binary_search(inferred.begin(), inferred.end(), k)) typer.Run(fns[k].second);
   }
-  return diags.ToStatus();
+  return SortedStatus(diags);
 }
 
 absl::StatusOr<const Type*> InferExprType(const Expr* e, const Module* mod) {
@@ -207,7 +219,7 @@ absl::StatusOr<const Type*> InferExprType(const Expr* e, const Module* mod) {
   }
   ExprTyper typer(env, diags);
   const Type* t = typer.Run(e);
-  CARVE_RETURN_IF_ERROR(diags.ToStatus());
+  CARVE_RETURN_IF_ERROR(SortedStatus(diags));
   return t;
 }
 

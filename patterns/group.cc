@@ -1,6 +1,7 @@
 #include "patterns/group.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "fmt/format.h"
 #include "ir/visit.h"
@@ -21,12 +22,17 @@ void AppendLabel(const Expr* e, std::string& label) {
   switch (e->kind()) {
     case ExprKind::kCall: {
       const OpInfo* op = Cast<Call>(e)->op();
-      label += op != nullptr ? std::string(op->name) + "_" : "Call_";
+      if (op == nullptr) {
+        label += "Call_";
+      } else {
+        label.append(op->name.data(), op->name.size());
+        label += '_';
+      }
       return;
     }
     case ExprKind::kTuple: label += "Tuple_"; return;
     case ExprKind::kTupleGetItem:
-      label += fmt::format("TupleGetItem{}_", Cast<TupleGetItem>(e)->index());
+      fmt::format_to(std::back_inserter(label), "TupleGetItem{}_", Cast<TupleGetItem>(e)->index());
       return;
     case ExprKind::kFunction: label += "Function"; return;
     case ExprKind::kLet: label += "Let_"; return;
@@ -62,6 +68,18 @@ void PatternGrouper::Run() {
     }
     if (filter.Admits(kind, graph_.call_op(i)) && matcher_.Match(graph_.node(i))) TryRoot(i);
   }
+  Finalize();
+}
+
+void PatternGrouper::Finalize() {
+  for (size_t k = 0; k < groups_.size(); ++k) {
+    const Extent& x = extents_[k];
+    Group& g = groups_[k];
+    g.inputs = {index_pool_.data() + x.inputs_begin, index_pool_.data() + x.nodes_begin};
+    g.nodes = {index_pool_.data() + x.nodes_begin, index_pool_.data() + x.nodes_end};
+    g.bindings = {binding_pool_.data() + x.bindings_begin, binding_pool_.data() + x.bindings_end};
+    g.label = std::string_view(label_pool_).substr(x.label_begin, x.label_end - x.label_begin);
+  }
 }
 
 void PatternGrouper::MarkPrePartitioned(uint32_t function) {
@@ -87,17 +105,31 @@ void PatternGrouper::TryRoot(uint32_t root) {
   for (const Binding& b : matcher_.bindings()) by_pattern_[b.pattern_id].push_back(b.expr);
 
   ++candidate_;
+  Extent x;
+  x.inputs_begin = static_cast<uint32_t>(index_pool_.size());
+  x.bindings_begin = static_cast<uint32_t>(binding_pool_.size());
+  x.label_begin = static_cast<uint32_t>(label_pool_.size());
+  MarkFuzzyNodes();
+  SelectInputs();
+  x.nodes_begin = static_cast<uint32_t>(index_pool_.size());
+  int number = next_number_++;  // consumed even when the group is rejected
+  Extract(root);
+  if (!Validate(root, x.nodes_begin)) {
+    index_pool_.resize(x.inputs_begin);
+    label_pool_.resize(x.label_begin);
+    return;
+  }
+  x.nodes_end = static_cast<uint32_t>(index_pool_.size());
+  x.label_end = static_cast<uint32_t>(label_pool_.size());
+  binding_pool_.insert(binding_pool_.end(), matcher_.bindings().begin(), matcher_.bindings().end());
+  x.bindings_end = static_cast<uint32_t>(binding_pool_.size());
+  uint32_t gid = static_cast<uint32_t>(groups_.size());
+  for (uint32_t k = x.nodes_begin; k < x.nodes_end; ++k) group_of_[index_pool_[k]] = gid;
   Group group;
   group.root = root;
-  group.bindings.assign(matcher_.bindings().begin(), matcher_.bindings().end());
-  MarkFuzzyNodes();
-  group.inputs = SelectInputs();
-  group.number = next_number_++;
-  Extract(root, group);
-  if (!Validate(group)) return;
-  uint32_t gid = static_cast<uint32_t>(groups_.size());
-  for (uint32_t n : group.nodes) group_of_[n] = gid;
-  groups_.push_back(std::move(group));
+  group.number = number;
+  groups_.push_back(group);
+  extents_.push_back(x);
 }
 
 // Nodes matched by a dominator's parent or path, and every node of a
@@ -127,15 +159,14 @@ bool PatternGrouper::EmbedsConstant(const Expr* e, uint32_t pattern_id) const {
   return ep != nullptr && Isa<Constant>(ep->expr());
 }
 
-std::vector<uint32_t> PatternGrouper::SelectInputs() {
+void PatternGrouper::SelectInputs() {
   const auto& by_pattern = by_pattern_;
-  std::vector<uint32_t> inputs;
   auto add = [&](const Expr* e, uint32_t pattern_id) {
     if (Isa<OpExpr>(e) || Isa<Function>(e) || EmbedsConstant(e, pattern_id)) return;
     uint32_t i = graph_.IndexOf(e);
     if (i == kNone || fuzzy_stamp_[i] == candidate_ || input_stamp_[i] == candidate_) return;
     input_stamp_[i] = candidate_;
-    inputs.push_back(i);
+    index_pool_.push_back(i);
   };
   for (uint32_t id = 0; id < pattern_->num_source_nodes(); ++id) {
     const PatternNode* p = pattern_->node(id).node;
@@ -153,14 +184,13 @@ std::vector<uint32_t> PatternGrouper::SelectInputs() {
       for (const Expr* m : by_pattern[id]) add(m, id);
     }
   }
-  return inputs;
 }
 
 // The body: every node reachable from the root without passing through an
 // input, in post-order (MatchExtractor's visit order: a call's callee then
 // args, a let's variable, value, body), and its label. Walks graph edges, so
 // no hashing except at lets.
-void PatternGrouper::Extract(uint32_t root, Group& group) {
+void PatternGrouper::Extract(uint32_t root) {
   std::vector<std::pair<uint32_t, bool>>& stack = extract_stack_;
   stack.assign(1, {root, false});
   std::vector<uint32_t>& kids = kids_;
@@ -185,26 +215,30 @@ void PatternGrouper::Extract(uint32_t root, Group& group) {
     }
     stack.pop_back();
     body_stamp_[i] = candidate_;
-    group.nodes.push_back(i);
-    AppendLabel(graph_.node(i), group.label);
+    index_pool_.push_back(i);
+    AppendLabel(graph_.node(i), label_pool_);
   }
 }
 
-bool PatternGrouper::Validate(const Group& group) {
-  for (uint32_t n : group.nodes) {
+bool PatternGrouper::Validate(uint32_t root, uint32_t nodes_begin) {
+  for (size_t k = nodes_begin; k < index_pool_.size(); ++k) {
+    uint32_t n = index_pool_[k];
+    ExprKind kind = graph_.kind(n);
+    if (kind == ExprKind::kOp || kind == ExprKind::kFunction || kind == ExprKind::kConstant) {
+      continue;
+    }
     const Expr* e = graph_.node(n);
-    if (Isa<OpExpr>(e) || Isa<Function>(e) || Isa<Constant>(e)) continue;
     if (group_of_[n] != kNone) {
       rejections_.push_back(
-          {group.root, fmt::format("{} already belongs to another group", DescribeExpr(e))});
+          {root, fmt::format("{} already belongs to another group", DescribeExpr(e))});
       return false;
     }
-    if (n == group.root) continue;
+    if (n == root) continue;
     for (uint32_t out : graph_.outputs(n)) {
-      if (body_stamp_[out] == candidate_ || graph_.PostDominates(group.root, out)) continue;
+      if (body_stamp_[out] == candidate_ || graph_.PostDominates(root, out)) continue;
       rejections_.push_back(
-          {group.root, fmt::format("{} inside the match is also used outside it, by {}",
-                                   DescribeExpr(e), DescribeExpr(graph_.node(out)))});
+          {root, fmt::format("{} inside the match is also used outside it, by {}",
+                             DescribeExpr(e), DescribeExpr(graph_.node(out)))});
       return false;
     }
   }

@@ -21,7 +21,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "patterns/compile.h"
@@ -30,13 +32,15 @@
 
 namespace carve {
 
+// One accepted match. The spans point into the grouper's storage and stay
+// valid as long as the grouper.
 struct Group {
-  uint32_t root = 0;              // graph index of the root
-  int number = 0;                 // the <g> of FunctionVar_<g>_<k>
-  std::vector<uint32_t> inputs;   // graph indices, parameter order
-  std::vector<uint32_t> nodes;    // graph indices of the body, post-order (root last)
-  std::string label;              // PartitionedFromPattern, e.g. "nn.conv2d_nn.relu_"
-  std::vector<Binding> bindings;  // the match's bindings (pattern id, expr)
+  uint32_t root = 0;                  // graph index of the root
+  int number = 0;                     // the <g> of FunctionVar_<g>_<k>
+  std::span<const uint32_t> inputs;   // graph indices, parameter order
+  std::span<const uint32_t> nodes;    // graph indices of the body, post-order (root last)
+  std::string_view label;             // PartitionedFromPattern, e.g. "nn.conv2d_nn.relu_"
+  std::span<const Binding> bindings;  // the match's bindings (pattern id, expr)
 };
 
 // Why a match was not turned into a group (for explanations).
@@ -57,18 +61,30 @@ class PatternGrouper {
   uint32_t GroupOf(uint32_t node) const { return group_of_[node]; }
 
  private:
+  // Where a group's parts live in the pools while groups are being found.
+  struct Extent {
+    uint32_t inputs_begin, nodes_begin, nodes_end, bindings_begin, bindings_end;
+    uint32_t label_begin, label_end;
+  };
+
   void MarkPrePartitioned(uint32_t function);
   void TryRoot(uint32_t root);
   void MarkFuzzyNodes();
-  std::vector<uint32_t> SelectInputs();
-  void Extract(uint32_t root, Group& group);
-  bool Validate(const Group& group);
+  void SelectInputs();
+  void Extract(uint32_t root);
+  bool Validate(uint32_t root, uint32_t nodes_begin);
   bool EmbedsConstant(const Expr* e, uint32_t pattern_id) const;
+  // Points the groups' spans into the (now final) pools.
+  void Finalize();
 
   std::shared_ptr<const CompiledPattern> pattern_;
   const IndexedGraph& graph_;
   Matcher matcher_;
   std::vector<Group> groups_;
+  std::vector<Extent> extents_;
+  std::vector<uint32_t> index_pool_;  // inputs then nodes, per group
+  std::vector<Binding> binding_pool_;
+  std::string label_pool_;
   std::vector<GroupRejection> rejections_;
   std::vector<uint32_t> group_of_;
   std::vector<uint8_t> pre_partitioned_;

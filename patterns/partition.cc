@@ -31,10 +31,7 @@ class BodyBuilder {
       changed_[group.inputs[k]] = 1;
     }
     for (uint32_t n : group.nodes) Rebuild(n, group);
-    const Attrs* attrs =
-        WithAttr(EmptyAttrs(), "PartitionedFromPattern", AttrValue::Str(group.label));
-    for (const AttrEntry& a : options.attrs) attrs = WithAttr(attrs, a.key, a.value);
-    return b_.MakeFunction(params, out_[group.root], nullptr, attrs);
+    return b_.MakeFunction(params, out_[group.root], nullptr, FunctionAttrs(group, options));
   }
 
  private:
@@ -48,14 +45,13 @@ class BodyBuilder {
     if (!changed) return;
     auto inputs = graph_.inputs(n);
     const Expr* r = nullptr;
+    scratch_.clear();
+    for (uint32_t in : inputs) scratch_.push_back(out_[in]);
     if (const auto* call = DynCast<Call>(e); call && inputs.size() == call->args().size() + 1) {
-      std::vector<const Expr*> args(inputs.size() - 1);
-      for (size_t k = 1; k < inputs.size(); ++k) args[k - 1] = out_[inputs[k]];
-      r = b_.MakeCall(out_[inputs[0]], args, call->attrs(), call->span());
+      r = b_.MakeCall(scratch_[0], std::span<const Expr* const>(scratch_).subspan(1),
+                      call->attrs(), call->span());
     } else if (const auto* t = DynCast<Tuple>(e); t && inputs.size() == t->fields().size()) {
-      std::vector<const Expr*> fields(inputs.size());
-      for (size_t k = 0; k < inputs.size(); ++k) fields[k] = out_[inputs[k]];
-      r = b_.MakeTuple(fields, e->span());
+      r = b_.MakeTuple(scratch_, e->span());
     } else if (const auto* g = DynCast<TupleGetItem>(e); g && inputs.size() == 1) {
       r = b_.MakeTupleGetItem(out_[inputs[0]], g->index(), g->span());
     } else {
@@ -69,6 +65,18 @@ class BodyBuilder {
     changed_[n] = r != e;
   }
 
+  // PartitionedFromPattern first, then the caller's attributes; interned
+  // once per distinct label (a graph repeats a few labels many times).
+  const Attrs* FunctionAttrs(const Group& group, const PartitionOptions& options) {
+    auto it = attrs_by_label_.find(group.label);
+    if (it != attrs_by_label_.end()) return it->second;
+    const Attrs* attrs =
+        WithAttr(EmptyAttrs(), "PartitionedFromPattern", AttrValue::Str(group.label));
+    for (const AttrEntry& a : options.attrs) attrs = WithAttr(attrs, a.key, a.value);
+    attrs_by_label_.emplace(group.label, attrs);
+    return attrs;
+  }
+
   // Inputs and body nodes of `group` hold this group's entries.
   static bool InGroup(uint32_t i, const Group& group) {
     return std::find(group.inputs.begin(), group.inputs.end(), i) != group.inputs.end() ||
@@ -79,6 +87,8 @@ class BodyBuilder {
   IRBuilder& b_;
   std::vector<const Expr*> out_;
   std::vector<uint8_t> changed_;
+  std::vector<const Expr*> scratch_;
+  absl::flat_hash_map<std::string_view, const Attrs*> attrs_by_label_;
 };
 
 // Partitions in an existing graph (so that a table of patterns reuses one
@@ -98,6 +108,7 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
   IRBuilder b(arena);
   GraphRebuilder rebuilder(graph, b);
   BodyBuilder bodies(graph, b);
+  std::vector<const Expr*> args;
   for (uint32_t i = 0; i < graph.size(); ++i) {
     rebuilder.Rebuild(i);
     uint32_t gid = grouper.GroupOf(i);
@@ -105,8 +116,7 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
     const Expr* pre = graph.node(i);
     if (options.check && !options.check(pre)) continue;
     const Group& group = grouper.groups()[gid];
-    std::vector<const Expr*> args;
-    args.reserve(group.inputs.size());
+    args.clear();
     for (uint32_t in : group.inputs) args.push_back(rebuilder.At(in));
     const Expr* call = b.MakeCall(bodies.Build(group, options), args);
     call->set_checked_type(pre->checked_type());

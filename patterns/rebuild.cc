@@ -119,14 +119,13 @@ const Expr* GraphRebuilder::Rebuild(uint32_t i) {
   if (!changed_any_ || !ChildrenChanged(i, e)) return e;
   auto inputs = graph_.inputs(i);
   const Expr* r = nullptr;
+  scratch_.clear();
+  for (uint32_t in : inputs) scratch_.push_back(out_[in]);
   if (const auto* call = DynCast<Call>(e); call && inputs.size() == call->args().size() + 1) {
-    std::vector<const Expr*> args(inputs.size() - 1);
-    for (size_t k = 1; k < inputs.size(); ++k) args[k - 1] = out_[inputs[k]];
-    r = builder_.MakeCall(out_[inputs[0]], args, call->attrs(), call->span());
+    r = builder_.MakeCall(scratch_[0], std::span<const Expr* const>(scratch_).subspan(1),
+                          call->attrs(), call->span());
   } else if (const auto* tuple = DynCast<Tuple>(e); tuple && inputs.size() == tuple->fields().size()) {
-    std::vector<const Expr*> fields(inputs.size());
-    for (size_t k = 0; k < inputs.size(); ++k) fields[k] = out_[inputs[k]];
-    r = builder_.MakeTuple(fields, e->span());
+    r = builder_.MakeTuple(scratch_, e->span());
   } else if (const auto* get = DynCast<TupleGetItem>(e); get && inputs.size() == 1) {
     r = builder_.MakeTupleGetItem(out_[inputs[0]], get->index(), get->span());
   } else {

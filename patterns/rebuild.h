@@ -45,6 +45,7 @@ class GraphRebuilder {
   IRBuilder& builder_;
   std::vector<const Expr*> out_;
   std::vector<uint8_t> changed_;
+  std::vector<const Expr*> scratch_;  // children of the node being rebuilt
   bool changed_any_ = false;
 };
 

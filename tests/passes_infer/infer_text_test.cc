@@ -67,6 +67,8 @@ def @main(%x: Tensor[(1, 3), float32], %y: Tensor[(4), float32]) {
             "         ^\n");
 }
 
+// Diagnostics come in source order, whatever order the functions are typed in
+// (@main before @f here: @main has no return type, so it is typed first).
 TEST(InferTextTest, SeveralFunctionsSeveralErrors) {
   absl::Status status = Check("two.relay", R"(#[version = "0.0.5"]
 def @f(%x: Tensor[(3), float32]) -> Tensor[(4), float32] {
@@ -78,13 +80,12 @@ def @main(%c: Tensor[(3), float32]) {
 )");
   std::vector<std::string> messages;
   for (const Diagnostic& d : StatusToDiagnostics(status)) messages.push_back(d.message);
-  EXPECT_THAT(messages,
-              ::testing::ElementsAre(
-                  "if: the condition must be a bool scalar, got Tensor[(3), float32]",
-                  "if: branches have different types: Tensor[(3), float32] and "
-                  "Tensor[(4), float32]",
-                  "function returns Tensor[(3), float32] but is declared to return "
-                  "Tensor[(4), float32]"));
+  EXPECT_THAT(messages, ::testing::ElementsAre(
+                            "function returns Tensor[(3), float32] but is declared to return "
+                            "Tensor[(4), float32]",
+                            "if: the condition must be a bool scalar, got Tensor[(3), float32]",
+                            "if: branches have different types: Tensor[(3), float32] and "
+                            "Tensor[(4), float32]"));
 }
 
 TEST(InferTextTest, GlobalsWithoutSignaturesAndForwardReferences) {
@@ -99,8 +100,7 @@ def @double(%y: Tensor[(2), float32]) {
 )",
                               &mod);
   ASSERT_TRUE(status.ok()) << RenderStatus(status);
-  EXPECT_THAT(PrintTyped(mod),
-              HasSubstr("@double(%0) /* ty=Tensor[(2), float32] */"));
+  EXPECT_THAT(PrintTyped(mod), HasSubstr("@double(%0) /* ty=Tensor[(2), float32] */"));
 }
 
 TEST(InferTextTest, RecursiveLetBoundClosureWithoutAnnotations) {
