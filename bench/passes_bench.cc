@@ -75,7 +75,7 @@ void RunFlow(benchmark::State& state, const TargetSpecPtr& target) {
   state.SetItemsProcessed(state.iterations() * ops);
   state.counters["text_MB"] = static_cast<double>(text.size()) / 1e6;
   state.counters["out_MB"] = static_cast<double>(printed) / 1e6;
-  std::cerr << "\n" << state.name() << "\n" << timing;
+  std::cerr << "\n" << timing;
 }
 
 void BM_ByocFlow(benchmark::State& state) {
