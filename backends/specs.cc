@@ -9,6 +9,7 @@
 #include "fmt/format.h"
 #include "grammar/pattern_parser.h"
 #include "passes/edit_distance.h"
+#include "patterns/matcher.h"
 #include "support/status_macros.h"
 
 #ifndef CARVE_BUILTIN_BACKENDS_DIR
@@ -90,7 +91,14 @@ TargetSpecPtr MakeTargetSpec(const BackendSpec& backend, PartitionRecipe recipe)
   for (const BackendOpRule& rule : backend.ops) {
     OpRule op;
     op.op = rule.op;
-    op.where = rule.predicate;
+    if (rule.pattern) {
+      // `op nn.conv2d(?x, const as ?w) where ...`: the call must match the
+      // pattern, whose where clause reads the arguments' captures.
+      Pattern pattern = rule.pattern;
+      op.check = [pattern](const Call* call) { return MatchPattern(pattern, call); };
+    } else {
+      op.where = rule.predicate;
+    }
     if (rule.predicate != nullptr) op.description = PredicateToString(*rule.predicate);
     spec->AddOp(std::move(op));
   }

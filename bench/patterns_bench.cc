@@ -95,8 +95,8 @@ BENCHMARK(BM_IndexedGraph)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisec
 
 void BM_FindMatches(benchmark::State& state) {
   const Graph& g = GetGraph(state.range(0));
-  auto pattern = CompilePattern(IsOp("nn.relu")(
-      IsOp("nn.bias_add")(IsOp("nn.conv2d")(Wildcard(), Wildcard()), Wildcard())));
+  auto pattern = CompilePattern(
+      IsOp("nn.relu")(IsOp("nn.bias_add")(IsOp("nn.conv2d")(Wildcard(), Wildcard()), Wildcard())));
   for (auto _ : state) {
     std::vector<FoundMatch> found = FindMatches(*pattern, g.main);
     benchmark::DoNotOptimize(found.data());

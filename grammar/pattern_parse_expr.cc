@@ -164,7 +164,9 @@ Pattern DslParser::WithCallAttrs(const Pattern& call, const std::vector<ParsedAt
 Pattern DslParser::ParsePrimary() {
   const Token& t = Peek();
   switch (t.kind) {
-    case TokenKind::kUnderscore: Next(); return Wildcard();
+    case TokenKind::kUnderscore:
+      Next();
+      return Wildcard();
     case TokenKind::kQuestion: {
       TokenPos at = Next();
       if (!At(TokenKind::kIdent)) {
@@ -177,11 +179,16 @@ Pattern DslParser::ParsePrimary() {
     case TokenKind::kInt:
     case TokenKind::kFloat:
     case TokenKind::kTrue:
-    case TokenKind::kFalse: return Literal(Next());
-    case TokenKind::kLParen: return ParseParenthesized();
-    case TokenKind::kIf: return ParseIf();
-    case TokenKind::kLet: return ParseLet();
-    case TokenKind::kFn: return ParseFunction();
+    case TokenKind::kFalse:
+      return Literal(Next());
+    case TokenKind::kLParen:
+      return ParseParenthesized();
+    case TokenKind::kIf:
+      return ParseIf();
+    case TokenKind::kLet:
+      return ParseLet();
+    case TokenKind::kFn:
+      return ParseFunction();
     case TokenKind::kIdent: {
       std::string_view word = Text(t);
       if (word == "const") {
@@ -205,7 +212,9 @@ Pattern DslParser::ParsePrimary() {
       if (word == "has_attr") return ParseHasAttr();
       return ParseNamedOrOp(t);
     }
-    default: ErrorExpected("a pattern"); return Pattern();
+    default:
+      ErrorExpected("a pattern");
+      return Pattern();
   }
 }
 
@@ -264,9 +273,7 @@ Pattern DslParser::CaptureAs(const Pattern& inner, const std::string& name, Span
   return p;
 }
 
-Pattern DslParser::Literal(const Token& t) {
-  return IsExpr(MakeConstant(t), library_.arena());
-}
+Pattern DslParser::Literal(const Token& t) { return IsExpr(MakeConstant(t), library_.arena()); }
 
 Pattern DslParser::ParseParenthesized() {
   TokenPos open = Next();

@@ -6,6 +6,7 @@
 #include "fmt/format.h"
 #include "grammar/pattern_parser.h"
 #include "grammar/pattern_parser_impl.h"
+#include "patterns/builders.h"
 
 namespace carve {
 namespace pattern_dsl {
@@ -13,9 +14,9 @@ namespace {
 
 // Words with a meaning in the DSL; they cannot name patterns.
 constexpr std::string_view kReserved[] = {
-    "pattern", "rule",     "backend", "ops",   "op",    "composite", "where",  "as",
-    "const",   "var",      "and",     "or",    "not",   "in",        "is",     "dominates",
-    "has_attr", "dtype",   "shape",   "rank",  "Tensor"};
+    "pattern", "rule",      "backend",  "ops",   "op",    "composite", "where",
+    "as",      "const",     "var",      "and",   "or",    "not",       "in",
+    "is",      "dominates", "has_attr", "dtype", "shape", "rank",      "Tensor"};
 
 bool IsItemKeyword(std::string_view word) {
   return word == "pattern" || word == "rule" || word == "backend";
@@ -80,7 +81,8 @@ void DslParser::ErrorExpected(std::string_view what, const TokenPos* opener) {
   if (t.kind == TokenKind::kError) return;  // the lexer reported it
   std::vector<Note> notes;
   if (opener != nullptr) {
-    notes.push_back({SpanOf(*opener), fmt::format("to close {} here", TokenKindName(opener->kind))});
+    notes.push_back(
+        {SpanOf(*opener), fmt::format("to close {} here", TokenKindName(opener->kind))});
   }
   std::string got = t.kind == TokenKind::kEof ? "end of file" : fmt::format("'{}'", Text(t));
   Error(SpanOf(t), fmt::format("expected {}, got {}", what, got), std::move(notes));
@@ -89,8 +91,8 @@ void DslParser::ErrorExpected(std::string_view what, const TokenPos* opener) {
 DslParser::NestingGuard::NestingGuard(DslParser& p) : parser_(p) {
   ok_ = ++p.depth_ <= kMaxNesting;
   if (!ok_ && p.depth_ == kMaxNesting + 1) {
-    p.Error(p.SpanOf(p.Peek()), fmt::format("pattern nested too deeply (the limit is {} levels)",
-                                            kMaxNesting));
+    p.Error(p.SpanOf(p.Peek()),
+            fmt::format("pattern nested too deeply (the limit is {} levels)", kMaxNesting));
   }
 }
 
@@ -99,10 +101,13 @@ void DslParser::Synchronize() {
   for (;;) {
     const Token& t = Peek();
     switch (t.kind) {
-      case TokenKind::kEof: return;
+      case TokenKind::kEof:
+        return;
       case TokenKind::kLParen:
       case TokenKind::kLBracket:
-      case TokenKind::kLBrace: ++depth; break;
+      case TokenKind::kLBrace:
+        ++depth;
+        break;
       case TokenKind::kRParen:
       case TokenKind::kRBracket:
         if (depth > 0) --depth;
@@ -120,7 +125,8 @@ void DslParser::Synchronize() {
       case TokenKind::kIdent:
         if (depth == 0 && IsItemKeyword(Text(t)) && Peek(1).kind == TokenKind::kIdent) return;
         break;
-      default: break;
+      default:
+        break;
     }
     Next();
   }
@@ -254,12 +260,13 @@ void DslParser::ParseBackendItem() {
 }
 
 bool DslParser::ParseBackendMember(BackendSpec& backend) {
-  auto add_op = [&](const OpInfo* op, std::shared_ptr<const Predicate> pred, Span span) {
+  auto add_op = [&](const OpInfo* op, std::shared_ptr<const Predicate> pred, Span span,
+                    Pattern pattern = Pattern()) {
     if (backend.FindOp(op) != nullptr) {
       Error(span, fmt::format("{} is already listed in backend '{}'", op->name, backend.name));
       return;
     }
-    backend.ops.push_back({op, std::move(pred), span});
+    backend.ops.push_back({op, std::move(pred), span, std::move(pattern)});
   };
   if (AcceptWord("ops")) {
     do {
@@ -274,15 +281,31 @@ bool DslParser::ParseBackendMember(BackendSpec& backend) {
     TokenPos at = Peek();
     const OpInfo* op = ParseOpName();
     if (op == nullptr) return false;
+    // `op nn.conv2d(?x, const as ?w) where ...`: argument patterns whose
+    // captures the where clause may test (TVM's checks read arguments).
+    Scope scope;
+    Pattern call;
+    if (At(TokenKind::kLParen)) {
+      scope_ = &scope;
+      call = ParseCallSuffix(IsOp(op), /*optional=*/false, at);
+      if (!call) {
+        scope_ = nullptr;
+        return false;
+      }
+    }
     Span span = SpanFrom(at);
     std::shared_ptr<const Predicate> pred;
     if (AcceptWord("where") || Accept(TokenKind::kIf)) {  // `if` reads well here too
       TokenPos where_at = Peek();
+      if (call) scope_ = &scope;
       pred = ParsePredicate();
+      if (pred != nullptr) CheckPredicateCaptures(*pred, SpanFrom(where_at), /*self_only=*/!call);
+      scope_ = nullptr;
       if (pred == nullptr) return false;
-      CheckPredicateCaptures(*pred, SpanFrom(where_at), /*self_only=*/true);
     }
-    add_op(op, std::move(pred), span);
+    scope_ = nullptr;
+    if (call && pred != nullptr) call = call.Where(pred);
+    add_op(op, std::move(pred), span, std::move(call));
     return Expect(TokenKind::kSemicolon, "';' after the op");
   }
   if (AcceptWord("composite")) {

@@ -188,13 +188,27 @@ std::shared_ptr<const Predicate> DslParser::ParseComparison() {
   }
   CompareOp op;
   switch (Peek().kind) {
-    case TokenKind::kEqualEqual: op = CompareOp::kEq; break;
-    case TokenKind::kBangEqual: op = CompareOp::kNe; break;
-    case TokenKind::kLess: op = CompareOp::kLt; break;
-    case TokenKind::kLessEqual: op = CompareOp::kLe; break;
-    case TokenKind::kGreater: op = CompareOp::kGt; break;
-    case TokenKind::kGreaterEqual: op = CompareOp::kGe; break;
-    default: ErrorExpected("a comparison ('==', '!=', '<', ...) or 'in'"); return nullptr;
+    case TokenKind::kEqualEqual:
+      op = CompareOp::kEq;
+      break;
+    case TokenKind::kBangEqual:
+      op = CompareOp::kNe;
+      break;
+    case TokenKind::kLess:
+      op = CompareOp::kLt;
+      break;
+    case TokenKind::kLessEqual:
+      op = CompareOp::kLe;
+      break;
+    case TokenKind::kGreater:
+      op = CompareOp::kGt;
+      break;
+    case TokenKind::kGreaterEqual:
+      op = CompareOp::kGe;
+      break;
+    default:
+      ErrorExpected("a comparison ('==', '!=', '<', ...) or 'in'");
+      return nullptr;
   }
   Next();
   std::optional<PredicateTerm> rhs = ParseTerm();
@@ -208,8 +222,9 @@ std::optional<PredicateTerm> DslParser::ParseTerm() {
     std::optional<std::string> cap = ParseCaptureRef();
     if (!cap) return std::nullopt;
     if (!Accept(TokenKind::kDot) || !At(TokenKind::kIdent)) {
-      Error(SpanFrom(at), "a capture is not a value here; write ?x.attr, dtype(?x), shape(?x), "
-                          "rank(?x) or '?x is const'");
+      Error(SpanFrom(at),
+            "a capture is not a value here; write ?x.attr, dtype(?x), shape(?x), "
+            "rank(?x) or '?x is const'");
       return std::nullopt;
     }
     return PredicateTerm::Attr(*cap, std::string(Text(Next())));
@@ -279,9 +294,14 @@ std::optional<AttrValue> DslParser::ParseAttrValue() {
       Token n = Next();
       return AttrValue::Int(n.int_value, n.dtype.bits);
     }
-    case TokenKind::kFloat: return AttrValue::Float(Next().float_value);
-    case TokenKind::kTrue: Next(); return AttrValue::Bool(true);
-    case TokenKind::kFalse: Next(); return AttrValue::Bool(false);
+    case TokenKind::kFloat:
+      return AttrValue::Float(Next().float_value);
+    case TokenKind::kTrue:
+      Next();
+      return AttrValue::Bool(true);
+    case TokenKind::kFalse:
+      Next();
+      return AttrValue::Bool(false);
     case TokenKind::kString: {
       std::string scratch;
       return AttrValue::Str(lex_.StringValue(Next(), scratch));
@@ -352,8 +372,8 @@ std::shared_ptr<const Template> DslParser::ParseTemplatePrimary() {
       }
       std::string name(Text(Next()));
       if (!scope_->own.contains(name) && !scope_->imported.contains(name)) {
-        Error(SpanFrom(at), fmt::format("the replacement uses ?{}, which the pattern does not bind",
-                                        name));
+        Error(SpanFrom(at),
+              fmt::format("the replacement uses ?{}, which the pattern does not bind", name));
         return nullptr;
       }
       return Template::CaptureRef(name);
@@ -361,7 +381,8 @@ std::shared_ptr<const Template> DslParser::ParseTemplatePrimary() {
     case TokenKind::kInt:
     case TokenKind::kFloat:
     case TokenKind::kTrue:
-    case TokenKind::kFalse: return Template::ConstantOf(MakeConstant(Next()), library_.arena());
+    case TokenKind::kFalse:
+      return Template::ConstantOf(MakeConstant(Next()), library_.arena());
     case TokenKind::kLParen: {
       TokenPos open = Next();
       std::vector<std::shared_ptr<const Template>> fields;
@@ -377,8 +398,11 @@ std::shared_ptr<const Template> DslParser::ParseTemplatePrimary() {
       if (fields.size() == 1 && !comma) return fields[0];
       return Template::MakeTuple(std::move(fields));
     }
-    case TokenKind::kIdent: break;
-    default: ErrorExpected("a replacement expression"); return nullptr;
+    case TokenKind::kIdent:
+      break;
+    default:
+      ErrorExpected("a replacement expression");
+      return nullptr;
   }
   const OpInfo* op = ParseOpName();
   if (op == nullptr) return nullptr;
@@ -391,10 +415,9 @@ std::shared_ptr<const Template> DslParser::ParseTemplatePrimary() {
       std::optional<ParsedAttr> a = ParseAttr();
       if (!a) return nullptr;
       int index = op->attrs ? op->attrs->FieldIndex(a->key) : -1;
-      absl::StatusOr<AttrValue> v =
-          index < 0 ? absl::InvalidArgumentError(fmt::format("{} has no attribute '{}'", op->name,
-                                                             a->key))
-                    : CoerceAttrValue(op->attrs->fields[index], a->value);
+      absl::StatusOr<AttrValue> v = index < 0 ? absl::InvalidArgumentError(fmt::format(
+                                                    "{} has no attribute '{}'", op->name, a->key))
+                                              : CoerceAttrValue(op->attrs->fields[index], a->value);
       if (!v.ok()) {
         Error(a->span, std::string(v.status().message()));
         return nullptr;

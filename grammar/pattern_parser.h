@@ -9,6 +9,9 @@
 //              | 'backend' NAME '{' member* '}'
 //   member    := 'ops' OPNAME,+ ';'
 //              | 'op' OPNAME (('where' | 'if') pred)? ';'  (`?` is the call)
+//              | 'op' OPNAME '(' args ')' (('where' | 'if') pred)? ';'
+//                                        (argument patterns; the predicate may
+//                                         test their captures)
 //              | 'composite' NAME '=' def ';'             (named BACKEND.NAME)
 //   def       := alt ('where' pred)?
 //   alt       := postfix ('|' postfix)*                   (ordered choice)
@@ -29,8 +32,8 @@
 //              | 'has_attr' '(' def (',' attr)* ')'      op attr maps, function attrs
 //   constraint:= 'Tensor' '[' '(' dim,* ')' ',' (DTYPE | '_') ']'   dim := INT | '_' | '?'
 //              | DTYPE | '(' tuple type ')'
-//   pred      := conj ('or' conj)* ; conj := neg ('and' neg)* ; neg := 'not' neg | cmp | '(' pred ')'
-//   cmp       := term (('=='|'!='|'<'|'<='|'>'|'>=') term | 'in' '[' term,* ']')
+//   pred      := conj ('or' conj)* ; conj := neg ('and' neg)* ; neg := 'not' neg | cmp | '(' pred
+//   ')' cmp       := term (('=='|'!='|'<'|'<='|'>'|'>=') term | 'in' '[' term,* ']')
 //              | capture 'is' ('const'|'var'|'call'|'tuple'|'fn')
 //   term      := capture '.' KEY | 'dtype' '(' capture ')' | 'rank' '(' capture ')'
 //              | 'shape' '(' capture ')' ('[' INT ']')? | literal | WORD (a string)

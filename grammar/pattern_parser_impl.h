@@ -41,10 +41,10 @@ struct ParsedAttr {
 
 // The captures of the definition being parsed.
 struct Scope {
-  std::string name;                                // the definition's name
-  absl::flat_hash_map<std::string, Pattern> own;   // bound here
+  std::string name;                                        // the definition's name
+  absl::flat_hash_map<std::string, Pattern> own;           // bound here
   absl::flat_hash_map<std::string, std::string> imported;  // capture -> pattern that binds it
-  std::shared_ptr<const RecursivePattern> self;    // created on first self-reference
+  std::shared_ptr<const RecursivePattern> self;            // created on first self-reference
 };
 
 class DslParser {

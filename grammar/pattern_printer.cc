@@ -26,9 +26,12 @@ std::string DimText(const Dim& d) {
 
 std::string DimPatternText(const DimPattern& d) {
   switch (d.kind) {
-    case DimPattern::Kind::kAny: return "_";
-    case DimPattern::Kind::kDynamic: return "?";
-    case DimPattern::Kind::kValue: return fmt::format("{}", d.value);
+    case DimPattern::Kind::kAny:
+      return "_";
+    case DimPattern::Kind::kDynamic:
+      return "?";
+    case DimPattern::Kind::kValue:
+      return fmt::format("{}", d.value);
   }
   return "_";
 }
@@ -76,10 +79,18 @@ std::string ScalarText(const NDArray& a) {
   }
   int64_t v = 0;
   switch (d.bits) {
-    case 8: v = d.is_int() ? a.data<int8_t>()[0] : a.data<uint8_t>()[0]; break;
-    case 16: v = d.is_int() ? a.data<int16_t>()[0] : a.data<uint16_t>()[0]; break;
-    case 32: v = d.is_int() ? a.data<int32_t>()[0] : int64_t(a.data<uint32_t>()[0]); break;
-    default: v = a.data<int64_t>()[0]; break;
+    case 8:
+      v = d.is_int() ? a.data<int8_t>()[0] : a.data<uint8_t>()[0];
+      break;
+    case 16:
+      v = d.is_int() ? a.data<int16_t>()[0] : a.data<uint16_t>()[0];
+      break;
+    case 32:
+      v = d.is_int() ? a.data<int32_t>()[0] : int64_t(a.data<uint32_t>()[0]);
+      break;
+    default:
+      v = a.data<int64_t>()[0];
+      break;
   }
   if (d.is_int() && d.bits == 32) return fmt::format("{}", v);
   if (d.bits == 64 && !d.is_int()) return fmt::format("{}u64", uint64_t(v));
@@ -162,8 +173,7 @@ class PatternPrinter {
                           dtype->dtype().ToString()),
               kPostfix};
     }
-    return {fmt::format("{} : Tensor[({}), _]", Print(s->inner().get(), kPostfix), dims),
-            kPostfix};
+    return {fmt::format("{} : Tensor[({}), _]", Print(s->inner().get(), kPostfix), dims), kPostfix};
   }
 
   bool Named(const PatternNode* p) const { return p != root_ && names_.contains(p); }
@@ -175,13 +185,16 @@ class PatternPrinter {
     PatternKind kind = p->kind();
     if (kind != PatternKind::kOp && kind != PatternKind::kCapture &&
         kind != PatternKind::kRecursive && !printed_nodes_.insert(p).second) {
-      return Fail(fmt::format("a shared {} sub-pattern has no capture or name; capture it "
-                              "(`p as ?x`) to print it",
-                              PatternKindName(kind)));
+      return Fail(
+          fmt::format("a shared {} sub-pattern has no capture or name; capture it "
+                      "(`p as ?x`) to print it",
+                      PatternKindName(kind)));
     }
     switch (kind) {
-      case PatternKind::kWildcard: return {"_", kPrimary};
-      case PatternKind::kOp: return {std::string(Cast<OperatorPattern>(p)->op()->name), kPrimary};
+      case PatternKind::kWildcard:
+        return {"_", kPrimary};
+      case PatternKind::kOp:
+        return {std::string(Cast<OperatorPattern>(p)->op()->name), kPrimary};
       case PatternKind::kExpr: {
         const auto* c = DynCast<Constant>(Cast<ExprPattern>(p)->expr());
         if (c == nullptr || !c->is_scalar()) {
@@ -193,12 +206,15 @@ class PatternPrinter {
         const std::string& name = Cast<VarPattern>(p)->name();
         return {name.empty() ? "var" : fmt::format("var(\"{}\")", name), kPrimary};
       }
-      case PatternKind::kConstant: return {"const", kPrimary};
-      case PatternKind::kCall: return CallText(Cast<CallPattern>(p), {}, false);
+      case PatternKind::kConstant:
+        return {"const", kPrimary};
+      case PatternKind::kCall:
+        return CallText(Cast<CallPattern>(p), {}, false);
       case PatternKind::kTuple: {
         const auto* t = Cast<TuplePattern>(p);
         if (t->any_fields()) return {"(...)", kPrimary};
-        std::string fields = Join(t->fields(), [&](const Pattern& f) { return Print(f.get(), kDef); });
+        std::string fields =
+            Join(t->fields(), [&](const Pattern& f) { return Print(f.get(), kDef); });
         return {"(" + fields + (t->fields().size() == 1 ? ",)" : ")"), kPrimary};
       }
       case PatternKind::kTupleGetItem: {
@@ -208,10 +224,10 @@ class PatternPrinter {
       }
       case PatternKind::kIf: {
         const auto* i = Cast<IfPattern>(p);
-        return {fmt::format("if ({}) {{ {} }} else {{ {} }}", Print(i->cond().get(), kDef),
-                            Print(i->then_branch().get(), kDef),
-                            Print(i->else_branch().get(), kDef)),
-                kPrimary};
+        return {
+            fmt::format("if ({}) {{ {} }} else {{ {} }}", Print(i->cond().get(), kDef),
+                        Print(i->then_branch().get(), kDef), Print(i->else_branch().get(), kDef)),
+            kPrimary};
       }
       case PatternKind::kLet: {
         const auto* l = Cast<LetPattern>(p);
@@ -226,7 +242,8 @@ class PatternPrinter {
         });
         return {fmt::format("fn ({}) {{ {} }}", params, Print(f->body().get(), kDef)), kPrimary};
       }
-      case PatternKind::kAlt: return Alternation(Cast<AltPattern>(p));
+      case PatternKind::kAlt:
+        return Alternation(Cast<AltPattern>(p));
       case PatternKind::kAttr: {
         const auto* a = Cast<AttrPattern>(p);
         const auto* call = DynCast<CallPattern>(a->inner().get());
@@ -238,7 +255,8 @@ class PatternPrinter {
       }
       case PatternKind::kType:
       case PatternKind::kDType:
-      case PatternKind::kShape: return Constraint(p);
+      case PatternKind::kShape:
+        return Constraint(p);
       case PatternKind::kDominator: {
         const auto* d = Cast<DominatorPattern>(p);
         return {fmt::format("dominates({}, {}, {})", Print(d->parent().get(), kDef),
@@ -252,7 +270,8 @@ class PatternPrinter {
       }
       case PatternKind::kWhere: {
         const auto* w = Cast<WherePattern>(p);
-        return {Print(w->inner().get(), kAlt) + " where " + PredicateToString(w->predicate()), kDef};
+        return {Print(w->inner().get(), kAlt) + " where " + PredicateToString(w->predicate()),
+                kDef};
       }
       case PatternKind::kRecursive: {
         Pattern target = Cast<RecursivePattern>(p)->target();
@@ -261,7 +280,8 @@ class PatternPrinter {
         return Fail(fmt::format("cannot print the recursive reference '{}' outside its pattern",
                                 Cast<RecursivePattern>(p)->name()));
       }
-      case PatternKind::kInvalid: return Fail(*p->error());
+      case PatternKind::kInvalid:
+        return Fail(*p->error());
     }
     return Fail("unknown pattern kind");
   }
@@ -300,13 +320,16 @@ std::string PrintTemplate(const Template& t) {
     return out;
   };
   switch (t.kind()) {
-    case Template::Kind::kCapture: return "?" + t.capture();
-    case Template::Kind::kCall: return fmt::format("{}({})", t.op()->name, operands(""));
+    case Template::Kind::kCapture:
+      return "?" + t.capture();
+    case Template::Kind::kCall:
+      return fmt::format("{}({})", t.op()->name, operands(""));
     case Template::Kind::kTuple:
       return "(" + operands("") + (t.operands().size() == 1 ? ",)" : ")");
     case Template::Kind::kTupleGetItem:
       return fmt::format("{}.{}", PrintTemplate(*t.operands()[0]), t.index());
-    case Template::Kind::kConstant: return ScalarText(t.constant()->data());
+    case Template::Kind::kConstant:
+      return ScalarText(t.constant()->data());
   }
   return "";
 }
@@ -328,6 +351,13 @@ absl::StatusOr<std::string> PrintPatternLibrary(const PatternLibrary& library) {
   for (const BackendSpec& b : library.backends()) {
     out += fmt::format("backend {} {{\n", b.name);
     for (size_t i = 0; i < b.ops.size();) {
+      if (b.ops[i].pattern) {  // `op nn.conv2d(?x, const) where ...`
+        auto text = PrintWithNames(b.ops[i].pattern, b.name, names);
+        if (!text.ok()) return text.status();
+        out += fmt::format("  op {};\n", *text);
+        ++i;
+        continue;
+      }
       if (b.ops[i].predicate != nullptr) {
         out += fmt::format("  op {} where {};\n", b.ops[i].op->name,
                            PredicateToString(*b.ops[i].predicate));

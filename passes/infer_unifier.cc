@@ -18,7 +18,7 @@ const Type* TypeUnifier::Poison() {
 uint32_t TypeUnifier::IndexOf(const IncompleteType* hole) {
   auto [it, inserted] = index_.try_emplace(hole, uint32_t(holes_.size()));
   if (inserted) {
-    holes_.push_back(HoleInfo{it->second});
+    holes_.push_back(HoleInfo{it->second, nullptr, {}});
     hole_types_.push_back(hole);
   }
   return it->second;

@@ -112,34 +112,54 @@ class ReportBuilder {
   void ClassifyHost() {
     for (const Function* fn : host_functions_) {
       absl::flat_hash_map<const Expr*, std::string_view> in_composite;
-      absl::flat_hash_map<const Expr*, std::vector<const Expr*>> users;
-      std::vector<const Call*> ops;
-      PostOrderVisit(fn, [&](const Expr* e) {
-        ForEachChild(e, [&](const Expr* c) { users[c].push_back(e); });
-        if (const Call* call = DynCast<Call>(e)) {
-          std::string_view composite = CompositeName(call);
-          if (!composite.empty()) {
-            PostOrderVisit(Cast<Function>(call->callee())->body(), [&](const Expr* inner) {
-              in_composite.try_emplace(inner, composite);
-            });
-          }
-        }
-        if (IsOp(e)) ops.push_back(Cast<Call>(e));
-      });
-      for (const Call* call : ops) {
-        ++total_ops_;
-        auto it = in_composite.find(call);
-        for (size_t b = 0; b < backends_.size(); ++b) {
+      std::vector<const Expr*> order = PostOrder(fn);
+      for (const Expr* e : order) {
+        const Call* call = DynCast<Call>(e);
+        std::string_view composite = call == nullptr ? "" : CompositeName(call);
+        if (composite.empty()) continue;
+        PostOrderVisit(Cast<Function>(call->callee())->body(),
+                       [&](const Expr* inner) { in_composite.try_emplace(inner, composite); });
+      }
+      for (size_t b = 0; b < backends_.size(); ++b) {
+        absl::flat_hash_set<const Expr*> breaks = RegionBreaks(order, static_cast<int>(b));
+        for (const Expr* e : order) {
+          if (!IsOp(e)) continue;
+          const Call* call = Cast<Call>(e);
+          if (b == 0) ++total_ops_;
+          auto it = in_composite.find(call);
           std::string reason = it != in_composite.end()
                                    ? fmt::format("in composite {}", it->second)
                                    : HostReason(call, b);
           ++stats_[b].host[{std::string(call->op()->name), reason}];
-          if (BreaksRegion(call, static_cast<int>(b), users)) {
-            ++stats_[b].breaks[std::string(call->op()->name)];
-          }
+          if (breaks.contains(call)) ++stats_[b].breaks[std::string(call->op()->name)];
         }
       }
     }
+  }
+
+  // Host nodes on a path from one of backend b's partitions to another:
+  // reachable from a partition's output and reaching a partition's input
+  // through host nodes only.
+  absl::flat_hash_set<const Expr*> RegionBreaks(const std::vector<const Expr*>& order, int b) {
+    absl::flat_hash_set<const Expr*> from;
+    for (const Expr* e : order) {
+      if (IsPartitionCall(e, b)) continue;
+      bool reached = false;
+      ForEachChild(e, [&](const Expr* c) {
+        reached = reached || IsPartitionCall(c, b) || from.contains(c);
+      });
+      if (reached) from.insert(e);
+    }
+    absl::flat_hash_set<const Expr*> to;
+    absl::flat_hash_set<const Expr*> breaks;
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      const Expr* e = *it;
+      bool feeds = IsPartitionCall(e, b) || to.contains(e);
+      if (!feeds) continue;
+      if (from.contains(e) && !IsPartitionCall(e, b)) breaks.insert(e);
+      ForEachChild(e, [&](const Expr* c) { to.insert(c); });
+    }
+    return breaks;
   }
 
   std::string HostReason(const Call* call, size_t b) const {
@@ -164,26 +184,6 @@ class ReportBuilder {
     const GlobalVar* gv = DynCast<GlobalVar>(call->callee());
     auto it = gv == nullptr ? partition_backend_.end() : partition_backend_.find(gv);
     return it != partition_backend_.end() && it->second == b;
-  }
-
-  bool BreaksRegion(
-      const Call* call, int b,
-      const absl::flat_hash_map<const Expr*, std::vector<const Expr*>>& users) const {
-    bool from_region = false;
-    for (const Expr* a : call->args()) from_region = from_region || IsPartitionCall(a, b);
-    if (!from_region) return false;
-    auto it = users.find(call);
-    if (it == users.end()) return false;
-    for (const Expr* u : it->second) {
-      if (IsPartitionCall(u, b)) return true;
-      if (!Isa<Tuple>(u)) continue;
-      auto next = users.find(u);
-      if (next == users.end()) continue;
-      for (const Expr* v : next->second) {
-        if (IsPartitionCall(v, b)) return true;
-      }
-    }
-    return false;
   }
 
   std::string Render(size_t b) {

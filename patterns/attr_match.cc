@@ -24,14 +24,17 @@ bool AttrValueMatches(const AttrValue& expected, const AttrValue& actual) {
   }
   if (expected.kind() != actual.kind()) return false;
   switch (expected.kind()) {
-    case AttrValue::Kind::kNull: return true;
-    case AttrValue::Kind::kString: return expected.as_string() == actual.as_string();
+    case AttrValue::Kind::kNull:
+      return true;
+    case AttrValue::Kind::kString:
+      return expected.as_string() == actual.as_string();
     case AttrValue::Kind::kArray: {
       auto a = expected.as_array();
       auto b = actual.as_array();
       return std::equal(a.begin(), a.end(), b.begin(), b.end(), AttrValueMatches);
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 

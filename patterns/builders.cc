@@ -134,7 +134,9 @@ Pattern operator/(const Pattern& a, const Pattern& b) { return IsOp("divide")(a,
 
 // --- Pattern's fluent methods ---
 
-Pattern Pattern::operator()(std::vector<Pattern> args) const { return IsCall(*this, std::move(args)); }
+Pattern Pattern::operator()(std::vector<Pattern> args) const {
+  return IsCall(*this, std::move(args));
+}
 
 Pattern Pattern::CallAnyArgs() const { return IsCallAnyArgs(*this); }
 

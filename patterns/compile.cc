@@ -123,7 +123,8 @@ class PatternCompiler {
     switch (p->kind()) {
       case PatternKind::kType:
       case PatternKind::kDType:
-      case PatternKind::kShape: return true;
+      case PatternKind::kShape:
+        return true;
       case PatternKind::kWhere: {
         std::vector<const Predicate*> stack = {&Cast<WherePattern>(p)->predicate()};
         while (!stack.empty()) {
@@ -138,7 +139,8 @@ class PatternCompiler {
         }
         return false;
       }
-      default: return false;
+      default:
+        return false;
     }
   }
 
@@ -161,8 +163,8 @@ class PatternCompiler {
       if (cap == nullptr) continue;
       std::optional<uint32_t> prev = out_->CaptureId(cap->name());
       if (prev) {
-        return absl::InvalidArgumentError(fmt::format(
-            "capture ?{} names two different sub-patterns", cap->name()));
+        return absl::InvalidArgumentError(
+            fmt::format("capture ?{} names two different sub-patterns", cap->name()));
       }
       out_->captures_.emplace_back(cap->name(), id);
     }
@@ -177,7 +179,8 @@ class PatternCompiler {
     while (!stack.empty()) {
       uint32_t n = stack.back();
       stack.pop_back();
-      if (const auto* cap = DynCast<CapturePattern>(out_->nodes_[n].node)) names.insert(cap->name());
+      if (const auto* cap = DynCast<CapturePattern>(out_->nodes_[n].node))
+        names.insert(cap->name());
       for (uint32_t c : out_->children(n)) {
         if (seen.insert(c).second) stack.push_back(c);
       }
@@ -297,16 +300,35 @@ class PatternCompiler {
     RootFilter f;
     switch (n.kind) {
       case PatternKind::kWildcard:
-      case PatternKind::kInvalid: return RootFilter::Any();
-      case PatternKind::kOp: f.AddKind(ExprKind::kOp); break;
-      case PatternKind::kExpr: f.AddKind(Cast<ExprPattern>(n.node)->expr()->kind()); break;
-      case PatternKind::kVar: f.AddKind(ExprKind::kVar); break;
-      case PatternKind::kConstant: f.AddKind(ExprKind::kConstant); break;
-      case PatternKind::kTuple: f.AddKind(ExprKind::kTuple); break;
-      case PatternKind::kTupleGetItem: f.AddKind(ExprKind::kTupleGetItem); break;
-      case PatternKind::kIf: f.AddKind(ExprKind::kIf); break;
-      case PatternKind::kLet: f.AddKind(ExprKind::kLet); break;
-      case PatternKind::kFunction: f.AddKind(ExprKind::kFunction); break;
+      case PatternKind::kInvalid:
+        return RootFilter::Any();
+      case PatternKind::kOp:
+        f.AddKind(ExprKind::kOp);
+        break;
+      case PatternKind::kExpr:
+        f.AddKind(Cast<ExprPattern>(n.node)->expr()->kind());
+        break;
+      case PatternKind::kVar:
+        f.AddKind(ExprKind::kVar);
+        break;
+      case PatternKind::kConstant:
+        f.AddKind(ExprKind::kConstant);
+        break;
+      case PatternKind::kTuple:
+        f.AddKind(ExprKind::kTuple);
+        break;
+      case PatternKind::kTupleGetItem:
+        f.AddKind(ExprKind::kTupleGetItem);
+        break;
+      case PatternKind::kIf:
+        f.AddKind(ExprKind::kIf);
+        break;
+      case PatternKind::kLet:
+        f.AddKind(ExprKind::kLet);
+        break;
+      case PatternKind::kFunction:
+        f.AddKind(ExprKind::kFunction);
+        break;
       case PatternKind::kCall:
         f = CalleeOps(out_->children(id)[0], {});
         for (uint32_t alt : out_->alternatives(id)) f.Union(RootOf(alt, seen));
@@ -314,14 +336,16 @@ class PatternCompiler {
       case PatternKind::kAlt:
         for (uint32_t c : out_->children(id)) f.Union(RootOf(c, seen));
         break;
-      case PatternKind::kDominator: return RootOf(out_->children(id)[2], seen);
+      case PatternKind::kDominator:
+        return RootOf(out_->children(id)[2], seen);
       case PatternKind::kAttr:
       case PatternKind::kType:
       case PatternKind::kDType:
       case PatternKind::kShape:
       case PatternKind::kCapture:
       case PatternKind::kWhere:
-      case PatternKind::kRecursive: return RootOf(out_->children(id)[0], seen);
+      case PatternKind::kRecursive:
+        return RootOf(out_->children(id)[0], seen);
     }
     return f;
   }

@@ -124,8 +124,9 @@ class PatternSet {
   };
 
   // Compiles every pattern; the first error names its pattern.
-  static absl::StatusOr<PatternSet> Build(const std::vector<std::pair<std::string, Pattern>>& patterns,
-                                          const CompileOptions& options = {});
+  static absl::StatusOr<PatternSet> Build(
+      const std::vector<std::pair<std::string, Pattern>>& patterns,
+      const CompileOptions& options = {});
 
   size_t size() const { return entries_.size(); }
   const Entry& entry(size_t i) const { return entries_[i]; }

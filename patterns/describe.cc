@@ -22,8 +22,10 @@ std::string Plural(size_t n, std::string_view word) {
 
 std::string DescribeExpr(const Expr* e) {
   switch (e->kind()) {
-    case ExprKind::kVar: return fmt::format("the variable %{}", Cast<Var>(e)->name());
-    case ExprKind::kGlobalVar: return fmt::format("the global @{}", Cast<GlobalVar>(e)->name());
+    case ExprKind::kVar:
+      return fmt::format("the variable %{}", Cast<Var>(e)->name());
+    case ExprKind::kGlobalVar:
+      return fmt::format("the global @{}", Cast<GlobalVar>(e)->name());
     case ExprKind::kConstant: {
       const NDArray& d = Cast<Constant>(e)->data();
       std::vector<Dim> dims;
@@ -31,7 +33,8 @@ std::string DescribeExpr(const Expr* e) {
       return fmt::format("a constant of type {} and shape {}", d.dtype().ToString(),
                          ShapeToString(dims));
     }
-    case ExprKind::kOp: return fmt::format("the operator {}", Cast<OpExpr>(e)->name());
+    case ExprKind::kOp:
+      return fmt::format("the operator {}", Cast<OpExpr>(e)->name());
     case ExprKind::kCall: {
       const auto* c = Cast<Call>(e);
       return fmt::format("a call of {} with {}", CalleeText(c->callee()),
@@ -41,8 +44,10 @@ std::string DescribeExpr(const Expr* e) {
       return fmt::format("a tuple of {}", Plural(Cast<Tuple>(e)->fields().size(), "field"));
     case ExprKind::kTupleGetItem:
       return fmt::format("the projection .{}", Cast<TupleGetItem>(e)->index());
-    case ExprKind::kLet: return fmt::format("a let of %{}", Cast<Let>(e)->var()->name());
-    case ExprKind::kIf: return "an if";
+    case ExprKind::kLet:
+      return fmt::format("a let of %{}", Cast<Let>(e)->var()->name());
+    case ExprKind::kIf:
+      return "an if";
     case ExprKind::kFunction:
       return fmt::format("a function literal with {}",
                          Plural(Cast<Function>(e)->params().size(), "param"));
@@ -52,15 +57,18 @@ std::string DescribeExpr(const Expr* e) {
 
 std::string DescribePattern(const PatternNode* p) {
   switch (p->kind()) {
-    case PatternKind::kWildcard: return "any expression";
-    case PatternKind::kOp: return fmt::format("the operator {}", Cast<OperatorPattern>(p)->op()->name);
-    case PatternKind::kExpr: return fmt::format("an expression equal to {}",
-                                                DescribeExpr(Cast<ExprPattern>(p)->expr()));
+    case PatternKind::kWildcard:
+      return "any expression";
+    case PatternKind::kOp:
+      return fmt::format("the operator {}", Cast<OperatorPattern>(p)->op()->name);
+    case PatternKind::kExpr:
+      return fmt::format("an expression equal to {}", DescribeExpr(Cast<ExprPattern>(p)->expr()));
     case PatternKind::kVar: {
       const std::string& name = Cast<VarPattern>(p)->name();
       return name.empty() ? "a variable" : fmt::format("a variable named %{}", name);
     }
-    case PatternKind::kConstant: return "a constant";
+    case PatternKind::kConstant:
+      return "a constant";
     case PatternKind::kCall: {
       const auto* c = Cast<CallPattern>(p);
       std::string callee = c->op() ? std::string(c->op()->name) : "any callee";
@@ -76,15 +84,19 @@ std::string DescribePattern(const PatternNode* p) {
       int index = Cast<TupleGetItemPattern>(p)->index();
       return index < 0 ? "a projection" : fmt::format("the projection .{}", index);
     }
-    case PatternKind::kIf: return "an if";
-    case PatternKind::kLet: return "a let";
-    case PatternKind::kFunction: return "a function literal";
+    case PatternKind::kIf:
+      return "an if";
+    case PatternKind::kLet:
+      return "a let";
+    case PatternKind::kFunction:
+      return "a function literal";
     case PatternKind::kCapture:
       return fmt::format("?{} ({})", Cast<CapturePattern>(p)->name(),
                          DescribePattern(Cast<CapturePattern>(p)->inner().get()));
     case PatternKind::kRecursive:
       return fmt::format("a recursive reference to {}", Cast<RecursivePattern>(p)->name());
-    default: return std::string(PatternKindName(p->kind()));
+    default:
+      return std::string(PatternKindName(p->kind()));
   }
 }
 

@@ -55,7 +55,7 @@ absl::StatusOr<Explanation> Explain(const Pattern& pattern, const Expr* node,
 
 Explanation ExplainInGraph(const std::shared_ptr<const CompiledPattern>& pattern, const Expr* root,
                            const Expr* node) {
-  IndexedGraph graph(root);
+  IndexedGraph graph(root, {.opaque_composites = true});  // as partition sees it
   uint32_t index = graph.IndexOf(node);
   Explanation out = Explain(pattern, node, &graph);
   if (index == IndexedGraph::kNone) return out;

@@ -34,11 +34,11 @@ struct Explanation {
     kClaimed,   // the node belongs to a group rooted elsewhere: claimed_by
   };
   Verdict verdict = Verdict::kNoMatch;
-  const Expr* node = nullptr;               // the node asked about
-  const Expr* failed_at = nullptr;          // kNoMatch: where the constraint failed
+  const Expr* node = nullptr;                // the node asked about
+  const Expr* failed_at = nullptr;           // kNoMatch: where the constraint failed
   const PatternNode* sub_pattern = nullptr;  // kNoMatch: the failing sub-pattern
   std::string reason;
-  std::vector<PathStep> path;  // kNoMatch: from node to failed_at
+  std::vector<PathStep> path;        // kNoMatch: from node to failed_at
   const Expr* claimed_by = nullptr;  // kClaimed: the other group's root
   // kMatched: the captures, in pattern post-order.
   std::vector<std::pair<std::string, const Expr*>> captures;
@@ -55,8 +55,8 @@ Explanation Explain(const std::shared_ptr<const CompiledPattern>& pattern, const
 
 // Explains `node` within the graph of `root` (a function body or function),
 // including the grouping rules partition and rewriting apply.
-Explanation ExplainInGraph(const std::shared_ptr<const CompiledPattern>& pattern,
-                           const Expr* root, const Expr* node);
+Explanation ExplainInGraph(const std::shared_ptr<const CompiledPattern>& pattern, const Expr* root,
+                           const Expr* node);
 
 // Names nodes in rendered explanations (e.g. the printer's `%12`). The
 // default names variables `%x` and describes other nodes in words.

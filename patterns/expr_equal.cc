@@ -13,8 +13,10 @@ bool Shallow(const Expr* a, const Expr* b, std::vector<std::pair<const Expr*, co
   auto push = [&](const Expr* x, const Expr* y) { todo.emplace_back(x, y); };
   switch (a->kind()) {
     case ExprKind::kVar:
-    case ExprKind::kOp: return a == b;
-    case ExprKind::kGlobalVar: return Cast<GlobalVar>(a)->name() == Cast<GlobalVar>(b)->name();
+    case ExprKind::kOp:
+      return a == b;
+    case ExprKind::kGlobalVar:
+      return Cast<GlobalVar>(a)->name() == Cast<GlobalVar>(b)->name();
     case ExprKind::kConstant:
       return Cast<Constant>(a)->data().BitwiseEqual(Cast<Constant>(b)->data());
     case ExprKind::kCall: {

@@ -23,7 +23,8 @@ void PushSlots(const Expr* e, std::vector<Slot>& slots) {
       return;
     }
     case ExprKind::kTuple:
-      for (const Expr* f : Cast<Tuple>(e)->fields()) slots.push_back({f, true, IndexedGraph::kNone});
+      for (const Expr* f : Cast<Tuple>(e)->fields())
+        slots.push_back({f, true, IndexedGraph::kNone});
       return;
     case ExprKind::kTupleGetItem:
       slots.push_back({Cast<TupleGetItem>(e)->tuple(), true, IndexedGraph::kNone});
@@ -48,31 +49,37 @@ void PushSlots(const Expr* e, std::vector<Slot>& slots) {
       slots.push_back({l->body(), true, IndexedGraph::kNone});
       return;
     }
-    default: return;
+    default:
+      return;
   }
 }
 
 }  // namespace
 
-IndexedGraph::IndexedGraph(const Expr* root, size_t size_hint) { Build(root, size_hint); }
-
-uint32_t IndexedGraph::IndexOf(const Expr* e) const {
-  auto it = index_.find(e);
-  return it == index_.end() ? kNone : it->second;
+bool IsCompositeFunction(const Expr* e) {
+  const auto* fn = DynCast<Function>(e);
+  return fn != nullptr && (fn->HasAttr("PartitionedFromPattern") || fn->HasAttr("Composite"));
 }
 
-void IndexedGraph::Build(const Expr* root, size_t size_hint) {
+IndexedGraph::IndexedGraph(const Expr* root, const IndexedGraphOptions& options) {
+  Build(root, options);
+}
+
+uint32_t IndexedGraph::IndexOf(const Expr* e) const { return index_.Find(e); }
+
+void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
+  size_t size_hint = options.size_hint;
   struct Frame {
     const Expr* expr;
     uint32_t slots_begin;
-    uint32_t next;            // next slot to visit (absolute index)
-    uint32_t parent_slot;     // where to write this node's index, or kNone
+    uint32_t next;         // next slot to visit (absolute index)
+    uint32_t parent_slot;  // where to write this node's index, or kNone
   };
   std::vector<Frame> stack;
   std::vector<Slot> slots;
   std::vector<const Var*> let_vars_in_progress;
   std::vector<std::pair<uint32_t, uint32_t>> edges;  // (consumer, producer)
-  index_.reserve(std::max<size_t>(size_hint, 1024));
+  index_ = NodeIndexMap(size_hint);
   nodes_.reserve(size_hint);
   kinds_.reserve(size_hint);
   call_ops_.reserve(size_hint);
@@ -80,7 +87,7 @@ void IndexedGraph::Build(const Expr* root, size_t size_hint) {
 
   auto open = [&](const Expr* e, uint32_t parent_slot) {
     uint32_t begin = static_cast<uint32_t>(slots.size());
-    PushSlots(e, slots);
+    if (!options.opaque_composites || !IsCompositeFunction(e)) PushSlots(e, slots);
     stack.push_back({e, begin, begin, parent_slot});
   };
   open(root, kNone);
@@ -98,18 +105,17 @@ void IndexedGraph::Build(const Expr* root, size_t size_hint) {
                               let_vars_in_progress.end()) {
         continue;  // a recursive reference: no node, no edge
       }
-      auto it = index_.find(kid);
-      if (it != index_.end()) {
-        slots[s].index = it->second;
+      uint32_t known = index_.Find(kid);
+      if (known != kNone) {
+        slots[s].index = known;
       } else {
         open(kid, s);
       }
       continue;
     }
     // All children done: number the node and record its input edges.
-    uint32_t id = static_cast<uint32_t>(nodes_.size());
-    auto [it, inserted] = index_.emplace(f.expr, id);
-    if (inserted) {
+    uint32_t id = index_.Insert(f.expr, static_cast<uint32_t>(nodes_.size()));
+    if (id == nodes_.size()) {
       nodes_.push_back(f.expr);
       kinds_.push_back(f.expr->kind());
       call_ops_.push_back(f.expr->kind() == ExprKind::kCall ? Cast<Call>(f.expr)->op() : nullptr);
@@ -121,8 +127,6 @@ void IndexedGraph::Build(const Expr* root, size_t size_hint) {
         uint32_t var = slots[f.slots_begin + 1].index;
         if (value != kNone && var != kNone) edges.emplace_back(var, value);
       }
-    } else {
-      id = it->second;  // reached twice before being numbered
     }
     uint32_t parent_slot = f.parent_slot;
     slots.resize(f.slots_begin);

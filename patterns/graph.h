@@ -11,10 +11,11 @@
 // variable inside its own value (recursive functions) are not nodes of the
 // value, so the graph stays acyclic.
 //
-// Build is one iterative DFS with one hash insertion per node and one lookup
-// per edge; the post-dominator tree is computed on first use (TVM's LCA
-// construction, consumers first) with an Euler tour, so PostDominates is O(1).
-// Not thread-safe (lazy members).
+// Build is one iterative DFS with one NodeIndexMap insertion per node and one
+// lookup per edge (a table laid out in address order, so that walks stay
+// cache-friendly on million-node graphs); the post-dominator tree is computed
+// on first use (TVM's LCA construction, consumers first) with an Euler tour,
+// so PostDominates is O(1). Not thread-safe (lazy members).
 #pragma once
 
 #include <cstdint>
@@ -22,18 +23,30 @@
 #include <span>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "ir/expr.h"
+#include "patterns/node_index_map.h"
 
 namespace carve {
+
+// True for the function literals partitioning creates (PartitionedFromPattern
+// or Composite attributes): the grouper never matches inside them.
+bool IsCompositeFunction(const Expr* e);
+
+struct IndexedGraphOptions {
+  // The expected node count (e.g. the previous graph's), to size tables once.
+  size_t size_hint = 0;
+  // Composite functions are leaves: their parameters and bodies are not
+  // nodes. Grouping never looks inside them (and the rest of the graph keeps
+  // its relative order), so partition and rewrite passes use this to keep
+  // their graphs from growing as composites accumulate.
+  bool opaque_composites = false;
+};
 
 class IndexedGraph {
  public:
   static constexpr uint32_t kNone = ~0u;
 
-  // `size_hint`: the expected node count (e.g. the previous graph's), to
-  // size the tables once.
-  explicit IndexedGraph(const Expr* root, size_t size_hint = 0);
+  explicit IndexedGraph(const Expr* root, const IndexedGraphOptions& options = {});
   IndexedGraph(const IndexedGraph&) = delete;
   IndexedGraph& operator=(const IndexedGraph&) = delete;
 
@@ -65,7 +78,7 @@ class IndexedGraph {
   std::span<const uint32_t> PostDominated(uint32_t i) const;
 
  private:
-  void Build(const Expr* root, size_t size_hint);
+  void Build(const Expr* root, const IndexedGraphOptions& options);
   void BuildEdges(const std::vector<std::pair<uint32_t, uint32_t>>& edges);
   void ComputePostDominators() const;
   uint32_t Lca(uint32_t a, uint32_t b) const;
@@ -73,7 +86,7 @@ class IndexedGraph {
   std::vector<const Expr*> nodes_;
   std::vector<ExprKind> kinds_;
   std::vector<const OpInfo*> call_ops_;
-  absl::flat_hash_map<const Expr*, uint32_t> index_;
+  NodeIndexMap index_;
   std::vector<uint32_t> input_begin_, input_ids_;
   std::vector<uint32_t> output_begin_, output_ids_;
 

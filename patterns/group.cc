@@ -12,11 +12,6 @@ namespace {
 
 constexpr uint32_t kNone = IndexedGraph::kNone;
 
-bool IsPartitionedFunction(const Expr* e) {
-  const auto* fn = DynCast<Function>(e);
-  return fn != nullptr && (fn->HasAttr("PartitionedFromPattern") || fn->HasAttr("Composite"));
-}
-
 // MatchExtractor's naming: one entry per body node, post-order.
 void AppendLabel(const Expr* e, std::string& label) {
   switch (e->kind()) {
@@ -30,14 +25,23 @@ void AppendLabel(const Expr* e, std::string& label) {
       }
       return;
     }
-    case ExprKind::kTuple: label += "Tuple_"; return;
+    case ExprKind::kTuple:
+      label += "Tuple_";
+      return;
     case ExprKind::kTupleGetItem:
       fmt::format_to(std::back_inserter(label), "TupleGetItem{}_", Cast<TupleGetItem>(e)->index());
       return;
-    case ExprKind::kFunction: label += "Function"; return;
-    case ExprKind::kLet: label += "Let_"; return;
-    case ExprKind::kIf: label += "If_"; return;
-    default: return;
+    case ExprKind::kFunction:
+      label += "Function";
+      return;
+    case ExprKind::kLet:
+      label += "Let_";
+      return;
+    case ExprKind::kIf:
+      label += "If_";
+      return;
+    default:
+      return;
   }
 }
 
@@ -62,7 +66,7 @@ void PatternGrouper::Run() {
     uint32_t i = static_cast<uint32_t>(k);
     if (group_of_[i] != kNone || pre_partitioned_[i]) continue;
     ExprKind kind = graph_.kind(i);
-    if (kind == ExprKind::kFunction && IsPartitionedFunction(graph_.node(i))) {
+    if (kind == ExprKind::kFunction && IsCompositeFunction(graph_.node(i))) {
       MarkPrePartitioned(i);
       continue;
     }
@@ -216,6 +220,11 @@ void PatternGrouper::Extract(uint32_t root) {
     stack.pop_back();
     body_stamp_[i] = candidate_;
     index_pool_.push_back(i);
+    if (graph_.kind(i) == ExprKind::kFunction && graph_.inputs(i).empty()) {
+      // An opaque composite (IndexedGraphOptions): its body still names the label.
+      PostOrderVisit(Cast<Function>(graph_.node(i))->body(),
+                     [this](const Expr* e) { AppendLabel(e, label_pool_); });
+    }
     AppendLabel(graph_.node(i), label_pool_);
   }
 }
@@ -236,9 +245,8 @@ bool PatternGrouper::Validate(uint32_t root, uint32_t nodes_begin) {
     if (n == root) continue;
     for (uint32_t out : graph_.outputs(n)) {
       if (body_stamp_[out] == candidate_ || graph_.PostDominates(root, out)) continue;
-      rejections_.push_back(
-          {root, fmt::format("{} inside the match is also used outside it, by {}",
-                             DescribeExpr(e), DescribeExpr(graph_.node(out)))});
+      rejections_.push_back({root, fmt::format("{} inside the match is also used outside it, by {}",
+                                               DescribeExpr(e), DescribeExpr(graph_.node(out)))});
       return false;
     }
   }

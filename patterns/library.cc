@@ -1,6 +1,7 @@
 #include "patterns/library.h"
 
 #include "patterns/compile.h"
+#include "patterns/matcher.h"
 
 namespace carve {
 
@@ -14,6 +15,7 @@ const BackendOpRule* BackendSpec::FindOp(const OpInfo* op) const {
 bool BackendSpec::Supports(const Call* call) const {
   const BackendOpRule* rule = call->op() ? FindOp(call->op()) : nullptr;
   if (rule == nullptr) return false;
+  if (rule->pattern) return MatchPattern(rule->pattern, call);
   if (rule->predicate == nullptr) return true;
   CaptureResolver self = [call](std::string_view name) -> const Expr* {
     return name.empty() ? call : nullptr;

@@ -38,6 +38,10 @@ struct BackendOpRule {
   const OpInfo* op = nullptr;
   std::shared_ptr<const Predicate> predicate;  // null: always supported
   Span span;
+  // Set for `op nn.conv2d(?x, const as ?w) where ...`: the call pattern with
+  // the where clause folded in, which the call must match (its captures let
+  // the predicate test arguments). Null: `?` alone is tested.
+  Pattern pattern;
 };
 
 struct BackendSpec {

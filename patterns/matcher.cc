@@ -16,18 +16,42 @@ std::string PathToString(std::span<const PathStep> path) {
   for (const PathStep& s : path) {
     if (!out.empty()) out += ", ";
     switch (s.kind) {
-      case PathStep::Kind::kCallee: out += "callee"; break;
-      case PathStep::Kind::kArg: out += fmt::format("arg {}", s.index); break;
-      case PathStep::Kind::kField: out += fmt::format("field {}", s.index); break;
-      case PathStep::Kind::kTuple: out += "tuple"; break;
-      case PathStep::Kind::kCond: out += "condition"; break;
-      case PathStep::Kind::kThen: out += "then branch"; break;
-      case PathStep::Kind::kElse: out += "else branch"; break;
-      case PathStep::Kind::kVar: out += "let variable"; break;
-      case PathStep::Kind::kValue: out += "let value"; break;
-      case PathStep::Kind::kBody: out += "body"; break;
-      case PathStep::Kind::kParam: out += fmt::format("param {}", s.index); break;
-      case PathStep::Kind::kDominatorInput: out += fmt::format("input %{}", s.index); break;
+      case PathStep::Kind::kCallee:
+        out += "callee";
+        break;
+      case PathStep::Kind::kArg:
+        out += fmt::format("arg {}", s.index);
+        break;
+      case PathStep::Kind::kField:
+        out += fmt::format("field {}", s.index);
+        break;
+      case PathStep::Kind::kTuple:
+        out += "tuple";
+        break;
+      case PathStep::Kind::kCond:
+        out += "condition";
+        break;
+      case PathStep::Kind::kThen:
+        out += "then branch";
+        break;
+      case PathStep::Kind::kElse:
+        out += "else branch";
+        break;
+      case PathStep::Kind::kVar:
+        out += "let variable";
+        break;
+      case PathStep::Kind::kValue:
+        out += "let value";
+        break;
+      case PathStep::Kind::kBody:
+        out += "body";
+        break;
+      case PathStep::Kind::kParam:
+        out += fmt::format("param {}", s.index);
+        break;
+      case PathStep::Kind::kDominatorInput:
+        out += fmt::format("input %{}", s.index);
+        break;
     }
   }
   return out;
@@ -114,10 +138,12 @@ bool Matcher::VisitKind(uint32_t id, const Expr* e) {
     return fmt::format("expected {}, got {}", DescribePattern(n.node), DescribeExpr(e));
   };
   switch (n.kind) {
-    case PatternKind::kWildcard: return true;
+    case PatternKind::kWildcard:
+      return true;
     case PatternKind::kOp: {
       const auto* op = DynCast<OpExpr>(e);
-      return (op != nullptr && op->info() == Cast<OperatorPattern>(n.node)->op()) || Fail(id, e, expected);
+      return (op != nullptr && op->info() == Cast<OperatorPattern>(n.node)->op()) ||
+             Fail(id, e, expected);
     }
     case PatternKind::kExpr:
       return ExprStructurallyEqual(Cast<ExprPattern>(n.node)->expr(), e) || Fail(id, e, expected);
@@ -126,9 +152,12 @@ bool Matcher::VisitKind(uint32_t id, const Expr* e) {
       const std::string& name = Cast<VarPattern>(n.node)->name();
       return (v != nullptr && (name.empty() || v->name() == name)) || Fail(id, e, expected);
     }
-    case PatternKind::kConstant: return Isa<Constant>(e) || Fail(id, e, expected);
-    case PatternKind::kCall: return VisitCall(id, e);
-    case PatternKind::kTuple: return VisitTuple(id, e);
+    case PatternKind::kConstant:
+      return Isa<Constant>(e) || Fail(id, e, expected);
+    case PatternKind::kCall:
+      return VisitCall(id, e);
+    case PatternKind::kTuple:
+      return VisitTuple(id, e);
     case PatternKind::kTupleGetItem: {
       const auto* g = DynCast<TupleGetItem>(e);
       int index = Cast<TupleGetItemPattern>(n.node)->index();
@@ -136,20 +165,27 @@ bool Matcher::VisitKind(uint32_t id, const Expr* e) {
       return VisitChild(pattern_->children(id)[0], g->tuple(), {PathStep::Kind::kTuple});
     }
     case PatternKind::kIf:
-    case PatternKind::kLet: return VisitLetOrIf(id, e);
-    case PatternKind::kFunction: return VisitFunction(id, e);
+    case PatternKind::kLet:
+      return VisitLetOrIf(id, e);
+    case PatternKind::kFunction:
+      return VisitFunction(id, e);
     case PatternKind::kAlt: {
       auto kids = pattern_->children(id);
       return Visit(kids[0], e) || Visit(kids[1], e);
     }
-    case PatternKind::kAttr: return VisitAttr(id, e);
+    case PatternKind::kAttr:
+      return VisitAttr(id, e);
     case PatternKind::kType:
     case PatternKind::kDType:
-    case PatternKind::kShape: return VisitTypeConstraint(id, e);
-    case PatternKind::kDominator: return VisitDominator(id, e);
+    case PatternKind::kShape:
+      return VisitTypeConstraint(id, e);
+    case PatternKind::kDominator:
+      return VisitDominator(id, e);
     case PatternKind::kCapture:
-    case PatternKind::kRecursive: return Visit(pattern_->children(id)[0], e);
-    case PatternKind::kWhere: return VisitWhere(id, e);
+    case PatternKind::kRecursive:
+      return Visit(pattern_->children(id)[0], e);
+    case PatternKind::kWhere:
+      return VisitWhere(id, e);
     case PatternKind::kInvalid:
       return Fail(id, e, [&] { return *n.node->error(); });
   }
@@ -183,12 +219,13 @@ bool Matcher::VisitCall(uint32_t id, const Expr* e) {
   // that an explanation reads "expected a call of nn.relu, got a call of add"
   // at the call itself.
   const OpInfo* want = pat->op();
-  bool callee_ok = want != nullptr && call->op() != want
-                       ? Fail(id, e, [&] {
-                           return fmt::format("expected {}, got {}", DescribePattern(pat),
-                                              DescribeExpr(e));
-                         })
-                       : VisitChild(kids[0], call->callee(), {PathStep::Kind::kCallee});
+  bool callee_ok =
+      want != nullptr && call->op() != want
+          ? Fail(id, e,
+                 [&] {
+                   return fmt::format("expected {}, got {}", DescribePattern(pat), DescribeExpr(e));
+                 })
+          : VisitChild(kids[0], call->callee(), {PathStep::Kind::kCallee});
   if (callee_ok) {
     if (pat->any_args()) return true;
     auto arg_pats = kids.subspan(1);
@@ -314,9 +351,8 @@ bool Matcher::VisitTypeConstraint(uint32_t id, const Expr* e) {
     want = "a tensor of the pattern's shape";
   }
   if (!ok) {
-    return Fail(id, e, [&] {
-      return fmt::format("type is {}, expected {}", TypeToString(t), want);
-    });
+    return Fail(id, e,
+                [&] { return fmt::format("type is {}, expected {}", TypeToString(t), want); });
   }
   return Visit(pattern_->children(id)[0], e);
 }

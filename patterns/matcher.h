@@ -39,8 +39,20 @@ struct Binding {
 
 // A step from the match root to a sub-expression ("arg 1", "field 0", ...).
 struct PathStep {
-  enum class Kind : uint8_t { kCallee, kArg, kField, kTuple, kCond, kThen, kElse, kVar, kValue,
-                              kBody, kParam, kDominatorInput };
+  enum class Kind : uint8_t {
+    kCallee,
+    kArg,
+    kField,
+    kTuple,
+    kCond,
+    kThen,
+    kElse,
+    kVar,
+    kValue,
+    kBody,
+    kParam,
+    kDominatorInput
+  };
   Kind kind;
   uint32_t index = 0;
 };
@@ -48,10 +60,10 @@ std::string PathToString(std::span<const PathStep> path);
 
 // The first failed constraint of an explained match attempt (explain.h).
 struct MatchFailure {
-  const Expr* expr = nullptr;    // the node the failing sub-pattern was matched against
-  uint32_t pattern_id = 0;       // the failing sub-pattern
-  std::string reason;            // "expected a constant, got the variable %w"
-  std::vector<PathStep> path;    // from the match root to `expr`
+  const Expr* expr = nullptr;  // the node the failing sub-pattern was matched against
+  uint32_t pattern_id = 0;     // the failing sub-pattern
+  std::string reason;          // "expected a constant, got the variable %w"
+  std::vector<PathStep> path;  // from the match root to `expr`
 };
 
 class Matcher {

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "fmt/format.h"
 #include "patterns/graph.h"
 #include "patterns/group.h"
@@ -48,17 +49,20 @@ class BodyBuilder {
     scratch_.clear();
     for (uint32_t in : inputs) scratch_.push_back(out_[in]);
     if (const auto* call = DynCast<Call>(e); call && inputs.size() == call->args().size() + 1) {
-      r = b_.MakeCall(scratch_[0], std::span<const Expr* const>(scratch_).subspan(1),
-                      call->attrs(), call->span());
+      r = b_.MakeCall(scratch_[0], std::span<const Expr* const>(scratch_).subspan(1), call->attrs(),
+                      call->span());
     } else if (const auto* t = DynCast<Tuple>(e); t && inputs.size() == t->fields().size()) {
       r = b_.MakeTuple(scratch_, e->span());
     } else if (const auto* g = DynCast<TupleGetItem>(e); g && inputs.size() == 1) {
       r = b_.MakeTupleGetItem(out_[inputs[0]], g->index(), g->span());
     } else {
-      r = RebuildNode(e, [&](const Expr* c) {
-        uint32_t i = graph_.IndexOf(c);
-        return i == IndexedGraph::kNone || !InGroup(i, group) ? c : out_[i];
-      }, b_);
+      r = RebuildNode(
+          e,
+          [&](const Expr* c) {
+            uint32_t i = graph_.IndexOf(c);
+            return i == IndexedGraph::kNone || !InGroup(i, group) ? c : out_[i];
+          },
+          b_);
     }
     r->set_checked_type(e->checked_type());
     out_[n] = r;
@@ -126,15 +130,25 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
   return rebuilder.At(graph.root());
 }
 
-// False when the pattern can only match calls of ops absent from the graph
-// (their op nodes are graph nodes, so this is one lookup per op).
-bool MayMatch(const CompiledPattern& pattern, const IndexedGraph& graph) {
+// The ops called in a graph whose composites are opaque: the only calls a
+// grouper may root a match at.
+absl::flat_hash_set<const OpInfo*> CalledOps(const IndexedGraph& graph) {
+  absl::flat_hash_set<const OpInfo*> ops;
+  for (uint32_t i = 0; i < graph.size(); ++i) {
+    if (graph.call_op(i) != nullptr) ops.insert(graph.call_op(i));
+  }
+  return ops;
+}
+
+// False when the pattern can only match calls of ops the graph does not
+// call, so that a table entry for absent ops costs nothing.
+bool MayMatch(const CompiledPattern& pattern, const absl::flat_hash_set<const OpInfo*>& ops) {
   const RootFilter& f = pattern.root_filter();
   for (int k = 0; k <= static_cast<int>(ExprKind::kFunction); ++k) {
     if (f.HasKind(static_cast<ExprKind>(k))) return true;
   }
   for (const OpInfo* op : f.ops()) {
-    if (graph.IndexOf(GetOp(op)) != IndexedGraph::kNone) return true;
+    if (ops.contains(op)) return true;
   }
   return false;
 }
@@ -144,7 +158,7 @@ bool MayMatch(const CompiledPattern& pattern, const IndexedGraph& graph) {
 const Expr* Partition(const std::shared_ptr<const CompiledPattern>& pattern, const Expr* expr,
                       Arena* arena, const PartitionOptions& options, PartitionStats* stats) {
   if (pattern->node(pattern->root()).kind == PatternKind::kFunction) return expr;
-  IndexedGraph graph(expr);
+  IndexedGraph graph(expr, {.opaque_composites = true});
   return PartitionInGraph(pattern, graph, arena, options, stats);
 }
 
@@ -159,16 +173,21 @@ absl::StatusOr<const Expr*> PartitionComposites(const std::vector<CompositeEntry
   // One graph serves every entry until an entry changes the expression;
   // entries whose root ops are absent cost one lookup per op.
   std::unique_ptr<IndexedGraph> graph;
+  absl::flat_hash_set<const OpInfo*> ops;
   size_t size_hint = 0;
   for (const CompositeEntry& entry : table) {
     auto compiled = CompilePattern(entry.pattern);
     if (!compiled.ok()) {
-      return absl::InvalidArgumentError(fmt::format(
-          "composite '{}': {}", entry.name, std::string(compiled.status().message())));
+      return absl::InvalidArgumentError(
+          fmt::format("composite '{}': {}", entry.name, std::string(compiled.status().message())));
     }
     if ((*compiled)->node((*compiled)->root()).kind == PatternKind::kFunction) continue;
-    if (graph == nullptr) graph = std::make_unique<IndexedGraph>(expr, size_hint);
-    if (!MayMatch(**compiled, *graph)) continue;
+    if (graph == nullptr) {
+      graph = std::make_unique<IndexedGraph>(
+          expr, IndexedGraphOptions{.size_hint = size_hint, .opaque_composites = true});
+      ops = CalledOps(*graph);
+    }
+    if (!MayMatch(**compiled, ops)) continue;
     PartitionOptions options;
     options.attrs.push_back({"Composite", AttrValue::Str(entry.name)});
     options.check = entry.check;

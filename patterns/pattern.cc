@@ -28,9 +28,12 @@ absl::Status Pattern::status() const {
 
 bool DimPattern::Matches(const Dim& d) const {
   switch (kind) {
-    case Kind::kAny: return true;
-    case Kind::kDynamic: return d.is_any();
-    case Kind::kValue: return !d.is_any() && d.value == value;
+    case Kind::kAny:
+      return true;
+    case Kind::kDynamic:
+      return d.is_any();
+    case Kind::kValue:
+      return !d.is_any() && d.value == value;
   }
   return false;
 }
@@ -77,27 +80,48 @@ InvalidPattern::InvalidPattern(std::string message) : PatternNode(kKind, {}) {
 
 std::string_view PatternKindName(PatternKind kind) {
   switch (kind) {
-    case PatternKind::kWildcard: return "wildcard";
-    case PatternKind::kOp: return "op";
-    case PatternKind::kExpr: return "expr";
-    case PatternKind::kVar: return "var";
-    case PatternKind::kConstant: return "constant";
-    case PatternKind::kCall: return "call";
-    case PatternKind::kTuple: return "tuple";
-    case PatternKind::kTupleGetItem: return "tuple item";
-    case PatternKind::kIf: return "if";
-    case PatternKind::kLet: return "let";
-    case PatternKind::kFunction: return "function";
-    case PatternKind::kAlt: return "alternation";
-    case PatternKind::kAttr: return "attr";
-    case PatternKind::kType: return "type";
-    case PatternKind::kDType: return "dtype";
-    case PatternKind::kShape: return "shape";
-    case PatternKind::kDominator: return "dominator";
-    case PatternKind::kCapture: return "capture";
-    case PatternKind::kWhere: return "where";
-    case PatternKind::kRecursive: return "recursive reference";
-    case PatternKind::kInvalid: return "invalid";
+    case PatternKind::kWildcard:
+      return "wildcard";
+    case PatternKind::kOp:
+      return "op";
+    case PatternKind::kExpr:
+      return "expr";
+    case PatternKind::kVar:
+      return "var";
+    case PatternKind::kConstant:
+      return "constant";
+    case PatternKind::kCall:
+      return "call";
+    case PatternKind::kTuple:
+      return "tuple";
+    case PatternKind::kTupleGetItem:
+      return "tuple item";
+    case PatternKind::kIf:
+      return "if";
+    case PatternKind::kLet:
+      return "let";
+    case PatternKind::kFunction:
+      return "function";
+    case PatternKind::kAlt:
+      return "alternation";
+    case PatternKind::kAttr:
+      return "attr";
+    case PatternKind::kType:
+      return "type";
+    case PatternKind::kDType:
+      return "dtype";
+    case PatternKind::kShape:
+      return "shape";
+    case PatternKind::kDominator:
+      return "dominator";
+    case PatternKind::kCapture:
+      return "capture";
+    case PatternKind::kWhere:
+      return "where";
+    case PatternKind::kRecursive:
+      return "recursive reference";
+    case PatternKind::kInvalid:
+      return "invalid";
   }
   return "pattern";
 }

@@ -313,7 +313,8 @@ class AttrPattern : public PatternNode {
 class TypePattern : public PatternNode {
  public:
   static constexpr PatternKind kKind = PatternKind::kType;
-  TypePattern(Pattern inner, const Type* type) : PatternNode(kKind, {std::move(inner)}), type_(type) {}
+  TypePattern(Pattern inner, const Type* type)
+      : PatternNode(kKind, {std::move(inner)}), type_(type) {}
   const Pattern& inner() const { return children()[0]; }
   const Type* type() const { return type_; }
 

@@ -24,11 +24,14 @@ bool SameAttrs(std::span<const AttrEntry> a, std::span<const AttrEntry> b) {
 // Compares what a node holds besides its children.
 bool SamePayload(const PatternNode* a, const PatternNode* b) {
   switch (a->kind()) {
-    case PatternKind::kOp: return Cast<OperatorPattern>(a)->op() == Cast<OperatorPattern>(b)->op();
+    case PatternKind::kOp:
+      return Cast<OperatorPattern>(a)->op() == Cast<OperatorPattern>(b)->op();
     case PatternKind::kExpr:
       return ExprStructurallyEqual(Cast<ExprPattern>(a)->expr(), Cast<ExprPattern>(b)->expr());
-    case PatternKind::kVar: return Cast<VarPattern>(a)->name() == Cast<VarPattern>(b)->name();
-    case PatternKind::kCall: return Cast<CallPattern>(a)->any_args() == Cast<CallPattern>(b)->any_args();
+    case PatternKind::kVar:
+      return Cast<VarPattern>(a)->name() == Cast<VarPattern>(b)->name();
+    case PatternKind::kCall:
+      return Cast<CallPattern>(a)->any_args() == Cast<CallPattern>(b)->any_args();
     case PatternKind::kTuple:
       return Cast<TuplePattern>(a)->any_fields() == Cast<TuplePattern>(b)->any_fields();
     case PatternKind::kTupleGetItem:
@@ -37,8 +40,10 @@ bool SamePayload(const PatternNode* a, const PatternNode* b) {
       return Cast<FunctionPattern>(a)->any_params() == Cast<FunctionPattern>(b)->any_params();
     case PatternKind::kAttr:
       return SameAttrs(Cast<AttrPattern>(a)->attrs(), Cast<AttrPattern>(b)->attrs());
-    case PatternKind::kType: return Cast<TypePattern>(a)->type() == Cast<TypePattern>(b)->type();
-    case PatternKind::kDType: return Cast<DTypePattern>(a)->dtype() == Cast<DTypePattern>(b)->dtype();
+    case PatternKind::kType:
+      return Cast<TypePattern>(a)->type() == Cast<TypePattern>(b)->type();
+    case PatternKind::kDType:
+      return Cast<DTypePattern>(a)->dtype() == Cast<DTypePattern>(b)->dtype();
     case PatternKind::kShape: {
       auto x = Cast<ShapePattern>(a)->dims();
       auto y = Cast<ShapePattern>(b)->dims();
@@ -48,8 +53,10 @@ bool SamePayload(const PatternNode* a, const PatternNode* b) {
       return Cast<CapturePattern>(a)->name() == Cast<CapturePattern>(b)->name();
     case PatternKind::kWhere:
       return PredicateEqual(Cast<WherePattern>(a)->predicate(), Cast<WherePattern>(b)->predicate());
-    case PatternKind::kInvalid: return *a->error() == *b->error();
-    default: return true;
+    case PatternKind::kInvalid:
+      return *a->error() == *b->error();
+    default:
+      return true;
   }
 }
 

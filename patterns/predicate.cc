@@ -128,11 +128,16 @@ const TensorType* TensorTypeOf(const Expr* e) {
 
 bool HasClass(const Expr* e, NodeClass cls) {
   switch (cls) {
-    case NodeClass::kConst: return Isa<Constant>(e);
-    case NodeClass::kVar: return Isa<Var>(e);
-    case NodeClass::kCall: return Isa<Call>(e);
-    case NodeClass::kTuple: return Isa<Tuple>(e);
-    case NodeClass::kFunction: return Isa<Function>(e);
+    case NodeClass::kConst:
+      return Isa<Constant>(e);
+    case NodeClass::kVar:
+      return Isa<Var>(e);
+    case NodeClass::kCall:
+      return Isa<Call>(e);
+    case NodeClass::kTuple:
+      return Isa<Tuple>(e);
+    case NodeClass::kFunction:
+      return Isa<Function>(e);
   }
   return false;
 }
@@ -145,11 +150,16 @@ Truth ApplyCompare(CompareOp op, const AttrValue& a, const AttrValue& b) {
   std::optional<int> c = CompareAttrValues(a, b);
   if (!c) return Truth::kUnknown;
   switch (op) {
-    case CompareOp::kLt: return FromBool(*c < 0);
-    case CompareOp::kLe: return FromBool(*c <= 0);
-    case CompareOp::kGt: return FromBool(*c > 0);
-    case CompareOp::kGe: return FromBool(*c >= 0);
-    default: return Truth::kUnknown;
+    case CompareOp::kLt:
+      return FromBool(*c < 0);
+    case CompareOp::kLe:
+      return FromBool(*c <= 0);
+    case CompareOp::kGt:
+      return FromBool(*c > 0);
+    case CompareOp::kGe:
+      return FromBool(*c >= 0);
+    default:
+      return Truth::kUnknown;
   }
 }
 
@@ -166,9 +176,9 @@ Truth EvaluateLeaf(const Predicate& p, const CaptureResolver& resolve, std::stri
     result = Truth::kFalse;
     for (size_t i = 1; i < terms.size() && result != Truth::kTrue; ++i) {
       std::optional<AttrValue> rhs = EvaluateTerm(terms[i], resolve);
-      Truth t = !rhs ? Truth::kUnknown
-                     : p.kind() == Predicate::Kind::kIn ? FromBool(AttrValueMatches(*rhs, *lhs))
-                                                        : ApplyCompare(p.compare_op(), *lhs, *rhs);
+      Truth t = !rhs                               ? Truth::kUnknown
+                : p.kind() == Predicate::Kind::kIn ? FromBool(AttrValueMatches(*rhs, *lhs))
+                                                   : ApplyCompare(p.compare_op(), *lhs, *rhs);
       if (t == Truth::kTrue || (t == Truth::kUnknown && result == Truth::kFalse)) result = t;
     }
   }
@@ -192,8 +202,10 @@ std::optional<AttrValue> EvaluateTerm(const PredicateTerm& t, const CaptureResol
   const TensorType* tt = TensorTypeOf(e);
   if (tt == nullptr) return std::nullopt;
   switch (t.kind) {
-    case PredicateTerm::Kind::kDType: return AttrValue::Str(tt->dtype().ToString());
-    case PredicateTerm::Kind::kRank: return AttrValue::Int(static_cast<int64_t>(tt->rank()));
+    case PredicateTerm::Kind::kDType:
+      return AttrValue::Str(tt->dtype().ToString());
+    case PredicateTerm::Kind::kRank:
+      return AttrValue::Int(static_cast<int64_t>(tt->rank()));
     case PredicateTerm::Kind::kShape: {
       std::vector<AttrValue> dims;
       for (const Dim& d : tt->shape()) dims.push_back(AttrValue::Int(d.value));
@@ -205,7 +217,8 @@ std::optional<AttrValue> EvaluateTerm(const PredicateTerm& t, const CaptureResol
       if (i < 0 || i >= rank) return std::nullopt;
       return AttrValue::Int(tt->shape()[i].value);
     }
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -248,7 +261,8 @@ Truth EvaluatePredicate(const Predicate& p, const CaptureResolver& resolve, std:
       return r;
     }
     case Predicate::Kind::kCompare:
-    case Predicate::Kind::kIn: return EvaluateLeaf(p, resolve, why);
+    case Predicate::Kind::kIn:
+      return EvaluateLeaf(p, resolve, why);
   }
   return Truth::kUnknown;
 }
@@ -276,29 +290,41 @@ std::string AttrLiteralToString(const AttrValue& v) {
       }
       return out + "]";
     }
-    default: return AttrValueToString(v);  // None, True/False, quoted strings
+    default:
+      return AttrValueToString(v);  // None, True/False, quoted strings
   }
 }
 
 std::string_view CompareOpSpelling(CompareOp op) {
   switch (op) {
-    case CompareOp::kEq: return "==";
-    case CompareOp::kNe: return "!=";
-    case CompareOp::kLt: return "<";
-    case CompareOp::kLe: return "<=";
-    case CompareOp::kGt: return ">";
-    case CompareOp::kGe: return ">=";
+    case CompareOp::kEq:
+      return "==";
+    case CompareOp::kNe:
+      return "!=";
+    case CompareOp::kLt:
+      return "<";
+    case CompareOp::kLe:
+      return "<=";
+    case CompareOp::kGt:
+      return ">";
+    case CompareOp::kGe:
+      return ">=";
   }
   return "==";
 }
 
 std::string_view NodeClassSpelling(NodeClass cls) {
   switch (cls) {
-    case NodeClass::kConst: return "const";
-    case NodeClass::kVar: return "var";
-    case NodeClass::kCall: return "call";
-    case NodeClass::kTuple: return "tuple";
-    case NodeClass::kFunction: return "fn";
+    case NodeClass::kConst:
+      return "const";
+    case NodeClass::kVar:
+      return "var";
+    case NodeClass::kCall:
+      return "call";
+    case NodeClass::kTuple:
+      return "tuple";
+    case NodeClass::kFunction:
+      return "fn";
   }
   return "const";
 }
@@ -310,10 +336,14 @@ std::string CaptureText(const std::string& name) { return "?" + name; }
 // Precedence for printing: or < and < not < leaf.
 int Precedence(const Predicate& p) {
   switch (p.kind()) {
-    case Predicate::Kind::kOr: return 1;
-    case Predicate::Kind::kAnd: return 2;
-    case Predicate::Kind::kNot: return 3;
-    default: return 4;
+    case Predicate::Kind::kOr:
+      return 1;
+    case Predicate::Kind::kAnd:
+      return 2;
+    case Predicate::Kind::kNot:
+      return 3;
+    default:
+      return 4;
   }
 }
 
@@ -326,13 +356,18 @@ std::string Operand(const Predicate& p, int min_prec) {
 
 std::string TermToString(const PredicateTerm& t) {
   switch (t.kind) {
-    case PredicateTerm::Kind::kLiteral: return AttrLiteralToString(t.literal);
-    case PredicateTerm::Kind::kAttr: return CaptureText(t.capture) + "." + t.key;
-    case PredicateTerm::Kind::kDType: return "dtype(" + CaptureText(t.capture) + ")";
-    case PredicateTerm::Kind::kShape: return "shape(" + CaptureText(t.capture) + ")";
+    case PredicateTerm::Kind::kLiteral:
+      return AttrLiteralToString(t.literal);
+    case PredicateTerm::Kind::kAttr:
+      return CaptureText(t.capture) + "." + t.key;
+    case PredicateTerm::Kind::kDType:
+      return "dtype(" + CaptureText(t.capture) + ")";
+    case PredicateTerm::Kind::kShape:
+      return "shape(" + CaptureText(t.capture) + ")";
     case PredicateTerm::Kind::kShapeDim:
       return fmt::format("shape({})[{}]", CaptureText(t.capture), t.index);
-    case PredicateTerm::Kind::kRank: return "rank(" + CaptureText(t.capture) + ")";
+    case PredicateTerm::Kind::kRank:
+      return "rank(" + CaptureText(t.capture) + ")";
   }
   return "";
 }
@@ -343,7 +378,8 @@ std::string PredicateToString(const Predicate& p) {
       return Operand(*p.operands()[0], 2) + " and " + Operand(*p.operands()[1], 3);
     case Predicate::Kind::kOr:
       return Operand(*p.operands()[0], 1) + " or " + Operand(*p.operands()[1], 2);
-    case Predicate::Kind::kNot: return "not " + Operand(*p.operands()[0], 3);
+    case Predicate::Kind::kNot:
+      return "not " + Operand(*p.operands()[0], 3);
     case Predicate::Kind::kIs:
       return fmt::format("{} is {}", CaptureText(p.capture()), NodeClassSpelling(p.node_class()));
     case Predicate::Kind::kCompare:

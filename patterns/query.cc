@@ -14,7 +14,8 @@ std::vector<FoundMatch> FindMatches(const std::shared_ptr<const CompiledPattern>
   for (const Expr* e : graph.nodes()) {
     if (!pattern->root_filter().Admits(e) || !matcher.Match(e)) continue;
     FoundMatch m{e, {}};
-    for (const auto& [name, id] : pattern->captures()) m.captures.emplace_back(name, matcher.Bound(id));
+    for (const auto& [name, id] : pattern->captures())
+      m.captures.emplace_back(name, matcher.Bound(id));
     out.push_back(std::move(m));
   }
   return out;

@@ -65,7 +65,8 @@ const Expr* RebuildChanged(const Expr* e, absl::FunctionRef<const Expr*(const Ex
                                       fn->span())
                      : e;
     }
-    default: return e;
+    default:
+      return e;
   }
 }
 
@@ -124,13 +125,15 @@ const Expr* GraphRebuilder::Rebuild(uint32_t i) {
   if (const auto* call = DynCast<Call>(e); call && inputs.size() == call->args().size() + 1) {
     r = builder_.MakeCall(scratch_[0], std::span<const Expr* const>(scratch_).subspan(1),
                           call->attrs(), call->span());
-  } else if (const auto* tuple = DynCast<Tuple>(e); tuple && inputs.size() == tuple->fields().size()) {
+  } else if (const auto* tuple = DynCast<Tuple>(e);
+             tuple && inputs.size() == tuple->fields().size()) {
     r = builder_.MakeTuple(scratch_, e->span());
   } else if (const auto* get = DynCast<TupleGetItem>(e); get && inputs.size() == 1) {
     r = builder_.MakeTupleGetItem(out_[inputs[0]], get->index(), get->span());
   } else {
     // Functions, lets, ifs and nodes with recursive references: by lookup.
-    r = RebuildNode(e, [this](const Expr* c) { return Mapped(c); }, builder_);
+    r = RebuildNode(
+        e, [this](const Expr* c) { return Mapped(c); }, builder_);
   }
   r->set_checked_type(e->checked_type());
   Set(i, r);

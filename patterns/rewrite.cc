@@ -1,5 +1,7 @@
 #include "patterns/rewrite.h"
 
+#include <algorithm>
+
 #include "fmt/format.h"
 #include "ir/structural_equal.h"
 #include "patterns/graph.h"
@@ -50,7 +52,7 @@ struct CompiledRule {
 // each group root. Returns the new expression and counts rewrites.
 absl::StatusOr<const Expr*> ApplyRuleOnce(CompiledRule& rule, const Expr* expr, Arena* arena,
                                           int64_t* rewrites) {
-  IndexedGraph graph(expr);
+  IndexedGraph graph(expr, {.opaque_composites = true});
   PatternGrouper grouper(rule.pattern, graph);
   grouper.Run();
   if (grouper.groups().empty()) return expr;
@@ -107,8 +109,8 @@ absl::StatusOr<RewriteResult> RewriteExpr(const std::vector<RewriteRule>& rules,
           fmt::format("rule '{}': {}", rule.name, std::string(p.status().message())));
     }
     if (rule.require_type && !options.retype) {
-      return absl::FailedPreconditionError(fmt::format(
-          "rule '{}' requires types, but no retype callback was given", rule.name));
+      return absl::FailedPreconditionError(
+          fmt::format("rule '{}' requires types, but no retype callback was given", rule.name));
     }
     compiled.push_back({&rule, *std::move(p)});
   }
@@ -138,6 +140,30 @@ absl::StatusOr<RewriteResult> RewriteExpr(const std::vector<RewriteRule>& rules,
   result.expr = expr;
   for (const CompiledRule& r : compiled) result.rewrites.emplace_back(r.rule->name, r.total);
   return result;
+}
+
+absl::StatusOr<RewriteResult> RewriteModule(const std::vector<RewriteRule>& rules, Module& mod,
+                                            const RewriteOptions& options) {
+  RewriteResult total;
+  for (const RewriteRule& rule : rules) total.rewrites.emplace_back(rule.name, 0);
+  for (const auto& [gv, fn] : mod.Functions()) {
+    auto r = RewriteExpr(rules, fn, mod.arena(), options);
+    if (!r.ok()) {
+      return absl::Status(r.status().code(),
+                          fmt::format("@{}: {}", gv->name(), std::string(r.status().message())));
+    }
+    if (r->expr != fn) {
+      const auto* rewritten = DynCast<Function>(r->expr);
+      if (rewritten == nullptr) {
+        return absl::FailedPreconditionError(
+            fmt::format("@{}: the rules rewrote the function into a non-function", gv->name()));
+      }
+      mod.Add(gv, rewritten);
+    }
+    total.rounds = std::max(total.rounds, r->rounds);
+    for (size_t i = 0; i < rules.size(); ++i) total.rewrites[i].second += r->rewrites[i].second;
+  }
+  return total;
 }
 
 }  // namespace carve

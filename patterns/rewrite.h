@@ -29,6 +29,7 @@
 
 #include "absl/status/statusor.h"
 #include "ir/expr.h"
+#include "ir/module.h"
 #include "patterns/compile.h"
 #include "patterns/matcher.h"
 #include "patterns/pattern.h"
@@ -41,7 +42,11 @@ class RewriteContext {
   RewriteContext(const Expr* pre, const Expr* post, const CompiledPattern& pattern,
                  std::span<const Binding> bindings,
                  const std::function<const Expr*(const Expr*)>& to_post, IRBuilder& builder)
-      : pre_(pre), post_(post), pattern_(pattern), bindings_(bindings), to_post_(to_post),
+      : pre_(pre),
+        post_(post),
+        pattern_(pattern),
+        bindings_(bindings),
+        to_post_(to_post),
         builder_(builder) {}
 
   // The matched root before and after its inputs were rewritten.
@@ -102,5 +107,11 @@ struct RewriteResult {
 // in the last round, 100 in total), ...").
 absl::StatusOr<RewriteResult> RewriteExpr(const std::vector<RewriteRule>& rules, const Expr* expr,
                                           Arena* arena, const RewriteOptions& options = {});
+
+// Rewrites every function of `mod` (in name order) to a fixpoint, replacing
+// the changed ones; new nodes go to the module's arena. Counts and rounds
+// are summed / maximised over the functions; errors name the function.
+absl::StatusOr<RewriteResult> RewriteModule(const std::vector<RewriteRule>& rules, Module& mod,
+                                            const RewriteOptions& options = {});
 
 }  // namespace carve

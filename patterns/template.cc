@@ -52,7 +52,8 @@ std::vector<std::string> Template::Captures() const {
     const Template* t = stack.back();
     stack.pop_back();
     if (t->kind_ == Kind::kCapture) out.push_back(t->capture_);
-    for (auto it = t->operands_.rbegin(); it != t->operands_.rend(); ++it) stack.push_back(it->get());
+    for (auto it = t->operands_.rbegin(); it != t->operands_.rend(); ++it)
+      stack.push_back(it->get());
   }
   return out;
 }
@@ -60,8 +61,8 @@ std::vector<std::string> Template::Captures() const {
 absl::StatusOr<AttrValue> CoerceAttrValue(const AttrField& field, const AttrValue& v) {
   using K = AttrValue::Kind;
   auto mismatch = [&] {
-    return absl::InvalidArgumentError(fmt::format("attribute {} cannot be {}", field.name,
-                                                  AttrValueToString(v)));
+    return absl::InvalidArgumentError(
+        fmt::format("attribute {} cannot be {}", field.name, AttrValueToString(v)));
   };
   if (v.is_null()) return v;
   switch (field.type) {
@@ -87,7 +88,8 @@ absl::StatusOr<AttrValue> CoerceAttrValue(const AttrField& field, const AttrValu
     case AttrType::kDoubles:
       if (v.kind() == K::kArray) return v;
       return mismatch();
-    default: return v;
+    default:
+      return v;
   }
 }
 
@@ -132,9 +134,12 @@ absl::StatusOr<const Expr*> InstantiateTemplate(const Template& t, const Rewrite
       CARVE_ASSIGN_OR_RETURN(const Attrs* attrs, CallAttrs(t));
       return b.MakeCall(GetOp(t.op()), operands, attrs);
     }
-    case Template::Kind::kTuple: return b.MakeTuple(operands);
-    case Template::Kind::kTupleGetItem: return b.MakeTupleGetItem(operands[0], t.index());
-    case Template::Kind::kConstant: return t.constant();
+    case Template::Kind::kTuple:
+      return b.MakeTuple(operands);
+    case Template::Kind::kTupleGetItem:
+      return b.MakeTupleGetItem(operands[0], t.index());
+    case Template::Kind::kConstant:
+      return t.constant();
   }
   return absl::InternalError("bad template");
 }

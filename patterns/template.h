@@ -28,7 +28,8 @@ class Template {
   static std::shared_ptr<const Template> OpCall(const OpInfo* op,
                                                 std::vector<std::shared_ptr<const Template>> args,
                                                 std::vector<AttrEntry> attrs);
-  static std::shared_ptr<const Template> MakeTuple(std::vector<std::shared_ptr<const Template>> fields);
+  static std::shared_ptr<const Template> MakeTuple(
+      std::vector<std::shared_ptr<const Template>> fields);
   static std::shared_ptr<const Template> GetItem(std::shared_ptr<const Template> tuple, int index);
   // A constant; `keep_alive` owns its arena.
   static std::shared_ptr<const Template> ConstantOf(const Constant* value,

@@ -52,26 +52,31 @@ pattern acl_widen = cast(_) as ?widen;
 backend arm_compute_lib {
   ops reshape;
 
-  // conv2d, on its own: the checks above on the call itself (output rank,
-  // batch and dtype are the data's). TVM also checks the kernel's rank and
-  // dtype and, for depthwise convs, the kernel's size; an `op` rule cannot
-  // read arguments in the DSL yet (reported), so this reads kernel_size.
-  op nn.conv2d where ?.data_layout == "NHWC" and ?.out_dtype in ["", float32]
-                 and rank(?) == 4 and shape(?)[0] == 1 and dtype(?) == float32
-                 and (?.groups == 1
-                      or (?.groups == shape(?)[3] and ?.kernel_size in [[3, 3], [5, 5]]
-                          and ?.strides in [[1, 1], [2, 2]]));
-  op nn.dense where dtype(?) == float32 and ?.out_dtype in ["", float32];
-  op nn.max_pool2d where ?.layout == "NHWC" and dtype(?) in [float32, uint8, int8]
-                     and ?.dilation == [1, 1];
-  op nn.avg_pool2d where ?.layout == "NHWC" and dtype(?) == float32 and ?.dilation == [1, 1];
-  op nn.global_max_pool2d where ?.layout == "NHWC" and dtype(?) in [float32, uint8, int8];
-  op nn.global_avg_pool2d where ?.layout == "NHWC" and dtype(?) == float32;
-  op maximum where dtype(?) == float32;
-  op add where dtype(?) == float32;
-  // qnn.add: int8 / uint8. TVM also rejects per-channel quantization
-  // parameters, which an `op` rule cannot read yet.
-  op qnn.add where dtype(?) in [uint8, int8];
+  // conv2d and dense on their own: the checks of the patterns above.
+  op nn.conv2d(?data, ?weight)
+    where ?.data_layout == "NHWC" and ?.out_dtype in ["", float32]
+      and rank(?data) == 4 and shape(?data)[0] == 1 and dtype(?data) == float32
+      and rank(?weight) == 4 and dtype(?weight) == float32
+      and (?.groups == 1
+           or (?.groups == shape(?data)[3] and shape(?weight)[0] in [3, 5]
+               and shape(?weight)[0] == shape(?weight)[1] and ?.strides in [[1, 1], [2, 2]]));
+  op nn.dense(?x, ?w) where dtype(?x) == float32 and rank(?w) == 2 and dtype(?w) == float32
+                        and ?.out_dtype in ["", float32];
+  op nn.max_pool2d(?x) where ?.layout == "NHWC" and dtype(?x) in [float32, uint8, int8]
+                         and ?.dilation == [1, 1];
+  op nn.avg_pool2d(?x) where ?.layout == "NHWC" and dtype(?x) == float32 and ?.dilation == [1, 1];
+  op nn.global_max_pool2d(?x) where ?.layout == "NHWC" and dtype(?x) in [float32, uint8, int8];
+  op nn.global_avg_pool2d(?x) where ?.layout == "NHWC" and dtype(?x) == float32;
+  // maximum: TVM tests the first argument's dtype (twice).
+  op maximum(?a, _) where dtype(?a) == float32;
+  op add(?a, ?b) where dtype(?a) == float32 and dtype(?b) == float32;
+  // qnn.add: int8 / uint8 operands, no per-channel quantization (every scale
+  // and zero point one value).
+  op qnn.add(?a, ?b, ?s0, ?z0, ?s1, ?z1, ?s2, ?z2)
+    where dtype(?a) in [uint8, int8] and dtype(?b) in [uint8, int8]
+      and (rank(?s0) == 0 or shape(?s0)[0] == 1) and (rank(?z0) == 0 or shape(?z0)[0] == 1)
+      and (rank(?s1) == 0 or shape(?s1)[0] == 1) and (rank(?z1) == 0 or shape(?z1)[0] == 1)
+      and (rank(?s2) == 0 or shape(?s2)[0] == 1) and (rank(?z2) == 0 or shape(?z2)[0] == 1);
 
   // The table, in TVM's priority order. TVM lists qnn_conv2d twice (after
   // qnn_dense again); a table holds one entry per name here, and the second

@@ -35,26 +35,29 @@ pattern bnns_dense_bias = add(bnns_dense, _);
 backend bnns {
   ops nn.batch_matmul;
 
-  // Pools: float32 input of rank 3 or 4 in NCHW (output rank and dtype are
-  // the input's).
-  op nn.max_pool2d where rank(?) >= 3 and rank(?) <= 4 and dtype(?) == float32 and ?.layout == "NCHW";
-  op nn.avg_pool2d where rank(?) >= 3 and rank(?) <= 4 and dtype(?) == float32 and ?.layout == "NCHW";
-  op nn.global_max_pool2d
-    where rank(?) >= 3 and rank(?) <= 4 and dtype(?) == float32 and ?.layout == "NCHW";
-  op nn.global_avg_pool2d
-    where rank(?) >= 3 and rank(?) <= 4 and dtype(?) == float32 and ?.layout == "NCHW";
+  // Pools: float32 input of rank 3 or 4 in NCHW.
+  op nn.max_pool2d(?x) where rank(?x) >= 3 and rank(?x) <= 4 and dtype(?x) == float32
+                         and ?.layout == "NCHW";
+  op nn.avg_pool2d(?x) where rank(?x) >= 3 and rank(?x) <= 4 and dtype(?x) == float32
+                         and ?.layout == "NCHW";
+  op nn.global_max_pool2d(?x) where rank(?x) >= 3 and rank(?x) <= 4 and dtype(?x) == float32
+                                and ?.layout == "NCHW";
+  op nn.global_avg_pool2d(?x) where rank(?x) >= 3 and rank(?x) <= 4 and dtype(?x) == float32
+                                and ?.layout == "NCHW";
 
-  // conv2d_check on a single conv2d. TVM also requires the weight to be a
-  // constant; an `op` rule cannot test an argument in the DSL yet (reported),
-  // so a conv2d with a variable weight is offloaded on its own here.
-  op nn.conv2d where rank(?) == 4 and dtype(?) == float32 and ?.data_layout == "NCHW"
-                 and ?.out_dtype in ["", float32];
-  // dense (TVM also requires a constant weight, as above).
-  op nn.dense where dtype(?) == float32 and ?.out_dtype in ["", float32];
-  // instance_norm: float32 of rank 3 (axis 0) or 4 (axis 1). TVM also requires
-  // constant gamma and beta, as above.
-  op nn.instance_norm where dtype(?) == float32
-                        and ((rank(?) == 3 and ?.axis == 0) or (rank(?) == 4 and ?.axis == 1));
+  // conv2d_check and dense, as for the patterns above.
+  op nn.conv2d(?data, ?weight)
+    where rank(?data) == 4 and dtype(?data) == float32
+      and ?weight is const and rank(?weight) == 4 and dtype(?weight) == float32
+      and ?.data_layout == "NCHW" and ?.out_dtype in ["", float32];
+  op nn.dense(?x, ?w)
+    where dtype(?x) == float32 and ?w is const and rank(?w) == 2 and dtype(?w) == float32
+      and ?.out_dtype in ["", float32];
+  // instance_norm: float32 of rank 3 (axis 0) or 4 (axis 1), constant gamma
+  // and beta.
+  op nn.instance_norm(?x, ?gamma, ?beta)
+    where dtype(?x) == float32 and ?gamma is const and ?beta is const
+      and ((rank(?x) == 3 and ?.axis == 0) or (rank(?x) == 4 and ?.axis == 1));
 
   // The table, in TVM's priority order.
   composite conv2d_bias_relu = nn.relu(bnns_conv2d_bias);

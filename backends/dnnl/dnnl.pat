@@ -32,38 +32,37 @@ pattern dnnl_dense_bias = add(dnnl_dense, _);
 // [multiply(act_scl)] -> [add(sum_scl * cast(sum_src))] -> [add(dst_zp)] -> cast.
 
 backend dnnl {
-  // Single ops. TVM rejects a call when any argument is int64 and a pool with
-  // ceil_mode=True; an `op` rule cannot read argument types in the DSL yet
-  // (reported), so the int64 test reads the call's own dtype, which is its
-  // arguments' for these ops. nn.batch_norm returns a tuple and has no dtype
-  // to test.
-  ops nn.batch_norm;
-  op nn.conv1d where dtype(?) != int64;
-  op nn.conv2d where dtype(?) != int64;
-  op nn.conv3d where dtype(?) != int64;
-  op nn.conv2d_transpose where dtype(?) != int64;
-  op nn.conv3d_transpose where dtype(?) != int64;
-  op nn.dense where dtype(?) != int64;
-  op nn.max_pool2d where dtype(?) != int64 and ?.ceil_mode == False;
-  op nn.avg_pool2d where dtype(?) != int64 and ?.ceil_mode == False;
-  op nn.global_avg_pool2d where dtype(?) != int64;
-  op nn.max_pool3d where dtype(?) != int64 and ?.ceil_mode == False;
-  op nn.avg_pool3d where dtype(?) != int64 and ?.ceil_mode == False;
-  op abs where dtype(?) != int64;
-  op clip where dtype(?) != int64;
-  op exp where dtype(?) != int64;
-  op log where dtype(?) != int64;
-  op sqrt where dtype(?) != int64;
-  op round where dtype(?) != int64;
-  op nn.relu where dtype(?) != int64;
-  op nn.leaky_relu where dtype(?) != int64;
-  op tanh where dtype(?) != int64;
-  op sigmoid where dtype(?) != int64;
-  op nn.softmax where dtype(?) != int64;
-  op add where dtype(?) != int64;
-  op multiply where dtype(?) != int64;
-  op nn.layer_norm where dtype(?) != int64;
-  op nn.batch_matmul where dtype(?) != int64;
+  // Single ops: TVM rejects a call when any argument is int64, and a pool
+  // with ceil_mode=True.
+  op nn.batch_norm(?a, ?b, ?c, ?d, ?e)
+    where dtype(?a) != int64 and dtype(?b) != int64 and dtype(?c) != int64 and dtype(?d) != int64
+      and dtype(?e) != int64;
+  op nn.conv1d(?a, ?b) where dtype(?a) != int64 and dtype(?b) != int64;
+  op nn.conv2d(?a, ?b) where dtype(?a) != int64 and dtype(?b) != int64;
+  op nn.conv3d(?a, ?b) where dtype(?a) != int64 and dtype(?b) != int64;
+  op nn.conv2d_transpose(?a, ?b) where dtype(?a) != int64 and dtype(?b) != int64;
+  op nn.conv3d_transpose(?a, ?b) where dtype(?a) != int64 and dtype(?b) != int64;
+  op nn.dense(?a, ?b) where dtype(?a) != int64 and dtype(?b) != int64;
+  op nn.max_pool2d(?a) where dtype(?a) != int64 and ?.ceil_mode == False;
+  op nn.avg_pool2d(?a) where dtype(?a) != int64 and ?.ceil_mode == False;
+  op nn.global_avg_pool2d(?a) where dtype(?a) != int64;
+  op nn.max_pool3d(?a) where dtype(?a) != int64 and ?.ceil_mode == False;
+  op nn.avg_pool3d(?a) where dtype(?a) != int64 and ?.ceil_mode == False;
+  op abs(?a) where dtype(?a) != int64;
+  op clip(?a) where dtype(?a) != int64;
+  op exp(?a) where dtype(?a) != int64;
+  op log(?a) where dtype(?a) != int64;
+  op sqrt(?a) where dtype(?a) != int64;
+  op round(?a) where dtype(?a) != int64;
+  op nn.relu(?a) where dtype(?a) != int64;
+  op nn.leaky_relu(?a) where dtype(?a) != int64;
+  op tanh(?a) where dtype(?a) != int64;
+  op sigmoid(?a) where dtype(?a) != int64;
+  op nn.softmax(?a) where dtype(?a) != int64;
+  op add(?a, ?b) where dtype(?a) != int64 and dtype(?b) != int64;
+  op multiply(?a, ?b) where dtype(?a) != int64 and dtype(?b) != int64;
+  op nn.layer_norm(?a, ?b, ?c) where dtype(?a) != int64 and dtype(?b) != int64 and dtype(?c) != int64;
+  op nn.batch_matmul(?a, ?b) where dtype(?a) != int64 and dtype(?b) != int64;
 
   // The table, in TVM's priority order.
   composite qnn.conv2d = cast(add?(add?(multiply?(clip(multiply(add?(cast(qnn.conv2d(_, const, 0, 0, const, const)), const), const)), const), multiply(const, cast(_))), const));

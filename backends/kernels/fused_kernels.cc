@@ -198,8 +198,7 @@ class FusedKernel : public NodeKernel {
         sum_op_ = op;
       }
     }
-    if (!CanApplyEpilogue(Epilogue{.channel_axis = axis, .activation = spec_.activation.kind},
-                          out_shape, acc->dtype())) {
+    if (!CanApplyEpilogue(epilogue_, out_shape, acc->dtype())) {
       return absl::UnimplementedError(fmt::format(
           "fused kernels compute float32 or float64, not {}", acc->dtype().ToString()));
     }

@@ -15,6 +15,10 @@ namespace carve::nn_kernels::conv_internal {
 // half-open range [lo, hi).
 inline std::pair<int64_t, int64_t> ValidRange(int64_t offset, int64_t stride, int64_t extent,
                                               int64_t count) {
+  if (stride == 1) {  // hot in packing loops: no divisions
+    const int64_t hi = std::clamp<int64_t>(extent - offset, 0, count);
+    return {std::clamp<int64_t>(-offset, 0, hi), hi};
+  }
   int64_t lo = offset >= 0 ? 0 : (-offset + stride - 1) / stride;
   const int64_t last = extent - 1 - offset;
   int64_t hi = last < 0 ? 0 : last / stride + 1;

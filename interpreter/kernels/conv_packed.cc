@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <memory>
+#include <vector>
 
 #include "interpreter/kernels/conv_internal.h"
 #include "interpreter/kernels/sgemm.h"
@@ -35,31 +36,80 @@ int SplitIntoRows(const ConvGeometry& g, int64_t q0, int64_t count,
   return n;
 }
 
+// A position in the im2col depth order (c, kd, kh, kw), advanced one row at
+// a time without divisions (packing visits every row of every panel).
+struct DepthCursor {
+  int64_t c = 0, kd = 0, kh = 0, kw = 0;
+  DepthCursor(const ConvGeometry& g, int64_t row) {
+    const int64_t k = g.kernel_size(), t = row % k;
+    c = row / k;
+    kd = t / (g.kernel[1] * g.kernel[2]);
+    kh = t / g.kernel[2] % g.kernel[1];
+    kw = t % g.kernel[2];
+  }
+  void Next(const ConvGeometry& g) {
+    if (++kw < g.kernel[2]) return;
+    kw = 0;
+    if (++kh < g.kernel[1]) return;
+    kh = 0;
+    if (++kd < g.kernel[0]) return;
+    kd = 0;
+    ++c;
+  }
+};
+
 // Packs B = im2col(image planes at `in`) rows [p0, p0 + kc) (p = (c, kd,
 // kh, kw)) x columns [j0, j0 + nc) (output positions) as NR-column panels.
+// Per panel segment the vertical taps (kd, kh) reduce to a row offset and
+// the horizontal taps kw to a valid window, so the per-row work is a
+// bounded copy.
 void PackImageColumns(const ConvGeometry& g, const float* in, int64_t p0, int64_t kc, int64_t j0,
                       int64_t nc, float* out) {
-  const int64_t khw = g.kernel[1] * g.kernel[2], k = g.kernel_size();
+  struct Window {
+    int64_t offset, lo, hi;
+  };
+  std::vector<int64_t> row_offset(size_t(g.kernel[0] * g.kernel[1]));
+  std::vector<Window> window(size_t(g.kernel[2]));
   std::array<RowSegment, kSgemmNR> segs;
   for (int64_t jr = 0; jr < nc; jr += kSgemmNR, out += kSgemmNR * kc) {
     const int64_t cols = std::min(kSgemmNR, nc - jr);
     const int nsegs = SplitIntoRows(g, j0 + jr, cols, segs);
-    for (int64_t p = 0; p < kc; ++p) {
-      const int64_t row = p0 + p, c = row / k, t = row % k;
-      const int64_t kd = t / khw, kh = t % khw / g.kernel[2], kw = t % g.kernel[2];
-      const float* plane = in + c * g.in_size();
-      float* dst = out + p * kSgemmNR;
-      for (int s = 0; s < nsegs; ++s) {
-        const RowSegment& sg = segs[s];
-        const int64_t id = InCoord(g, 0, sg.od, kd), ih = InCoord(g, 1, sg.oh, kh);
-        if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1]) {
-          std::fill(dst + sg.col, dst + sg.col + sg.len, 0.f);
+    for (int s = 0; s < nsegs; ++s) {
+      const RowSegment& sg = segs[s];
+      for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+        for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+          const int64_t id = InCoord(g, 0, sg.od, kd), ih = InCoord(g, 1, sg.oh, kh);
+          const bool inside = id >= 0 && id < g.in[0] && ih >= 0 && ih < g.in[1];
+          row_offset[kd * g.kernel[1] + kh] = inside ? (id * g.in[1] + ih) * g.in[2] : -1;
+        }
+      }
+      for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+        const int64_t offset = InCoord(g, 2, sg.ow0, kw);
+        const auto [lo, hi] = ValidRange(offset, g.stride[2], g.in[2], sg.len);
+        window[kw] = Window{offset, lo, hi};
+      }
+      const bool unit_stride = g.stride[2] == 1;
+      DepthCursor at(g, p0);
+      for (int64_t p = 0; p < kc; ++p, at.Next(g)) {
+        float* dst = out + p * kSgemmNR + sg.col;
+        const int64_t ro = row_offset[at.kd * g.kernel[1] + at.kh];
+        if (ro < 0) {
+          std::fill(dst, dst + sg.len, 0.f);
           continue;
         }
-        GatherRow(plane + (id * g.in[1] + ih) * g.in[2], InCoord(g, 2, sg.ow0, kw), g.stride[2],
-                  g.in[2], sg.len, dst + sg.col);
+        const float* src = in + at.c * g.in_size() + ro;
+        const Window& w = window[at.kw];
+        if (unit_stride && w.lo == 0 && w.hi == sg.len) {  // interior: one straight copy
+          for (int64_t i = 0; i < sg.len; ++i) dst[i] = src[w.offset + i];
+          continue;
+        }
+        std::fill(dst, dst + w.lo, 0.f);
+        for (int64_t i = w.lo; i < w.hi; ++i) dst[i] = src[w.offset + i * g.stride[2]];
+        std::fill(dst + w.hi, dst + sg.len, 0.f);
       }
-      std::fill(dst + cols, dst + kSgemmNR, 0.f);
+    }
+    for (int64_t p = 0; p < kc && cols < kSgemmNR; ++p) {
+      std::fill(out + p * kSgemmNR + cols, out + (p + 1) * kSgemmNR, 0.f);
     }
   }
 }

@@ -62,10 +62,10 @@ TEST(Dense, VectorTimesMatrix) {
 }
 
 TEST(Matmul, SpansEveryCacheBlockWithPartialTiles) {
-  // K = 1000 crosses the 384-deep blocks (the last one partial), M = 203
-  // crosses the 96-row blocks, N = 1100 crosses the 1024-column block; none
+  // K = 800 crosses the 384-deep blocks (the last one partial), M = 101
+  // crosses the 96-row blocks, N = 1030 crosses the 1024-column block; none
   // is a multiple of the 6 x 16 register tile.
-  const int64_t m = 203, k = 1000, n = 1100;
+  const int64_t m = 101, k = 800, n = 1030;
   for (bool ta : {false, true}) {
     for (bool tb : {false, true}) {
       NDArray a = Random<float>(ta ? std::vector<int64_t>{k, m} : std::vector<int64_t>{m, k}, 21);

@@ -1,8 +1,9 @@
 // The pattern IR and its builders (TVM test_dataflow_pattern.py node tests:
 // test_expr_pattern ... test_LetPattern), construction errors, compilation.
+#include "patterns/builders.h"
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "patterns/builders.h"
 #include "patterns/compile.h"
 #include "patterns/predicate.h"
 #include "tests/patterns/pattern_test_util.h"

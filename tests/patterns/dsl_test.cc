@@ -31,7 +31,9 @@ class DslTest : public PatternTest {
     auto again = ParsePattern("printed.pat", *printed);
     EXPECT_TRUE(again.ok()) << RenderStatus(again.status()) << "\nprinted: " << *printed;
     std::string why;
-    if (again.ok()) EXPECT_TRUE(PatternEqual(p, *again, &why)) << why << "\nprinted: " << *printed;
+    if (again.ok()) {
+      EXPECT_TRUE(PatternEqual(p, *again, &why)) << why << "\nprinted: " << *printed;
+    }
     return *printed;
   }
   // The first rendered error line of parsing `text` as a file.
@@ -216,7 +218,8 @@ rule fold_relu = nn.relu(nn.relu(?x)) => nn.relu(?x);
   const Var* data = V("data", F32({1, 3, 8, 8}));
   const Var* weight = V("weight", F32({4, 3, 3, 3}));
   const Var* bias = V("bias", F32({6}));  // broadcasts along the last axis
-  const Expr* e = Op("nn.relu", {Op("nn.relu", {Op("add", {Op("nn.conv2d", {data, weight}), bias})})});
+  const Expr* e =
+      Op("nn.relu", {Op("nn.relu", {Op("add", {Op("nn.conv2d", {data, weight}), bias})})});
   Infer(e);
   std::vector<RewriteRule> rules = lib->RewriteRules();
   EXPECT_TRUE(rules[0].require_type);
@@ -258,7 +261,8 @@ TEST_F(DslTest, ErrorsCarryLineAndColumn) {
             "'nn.conv2d'?)");
   EXPECT_EQ(FileError("pattern a = _;\nrule r = nn.relu(?x) => nn.relu(?y);"),
             "bad.pat:2:33: error: the replacement uses ?y, which the pattern does not bind");
-  EXPECT_EQ(FileError("pattern p = nn.relu(_;"), "bad.pat:1:22: error: expected ',' or ')', got ';'");
+  EXPECT_EQ(FileError("pattern p = nn.relu(_;"),
+            "bad.pat:1:22: error: expected ',' or ')', got ';'");
   EXPECT_EQ(FileError("pattern p = nn.conv2d(_, _, grups=1);"),
             "bad.pat:1:29: error: nn.conv2d has no attribute 'grups'");
   EXPECT_EQ(FileError("pattern p = nn.conv2d(_, _, groups=\"x\");"),
@@ -272,21 +276,25 @@ TEST_F(DslTest, ErrorsCarryLineAndColumn) {
             "bad.pat:1:30: error: an op rule can only test '?' (the call), not ?x");
   EXPECT_EQ(FileError("pattern add = _;"),
             "bad.pat:1:9: error: 'add' names an operator; choose another pattern name");
-  EXPECT_EQ(FileError("pattern p = _;\npattern p = _;"), "bad.pat:2:9: error: pattern 'p' is already defined");
+  EXPECT_EQ(FileError("pattern p = _;\npattern p = _;"),
+            "bad.pat:2:9: error: pattern 'p' is already defined");
   EXPECT_EQ(FileError("pattern a = nn.relu(?x);\npattern b = add(?x, a);"),
             "bad.pat:2:21: error: capture ?x is also bound inside pattern 'a'");
   EXPECT_EQ(FileError("backend b { ops nn.relu, tanhh; }"),
             "bad.pat:1:26: error: unknown operator 'tanhh' (did you mean 'tanh'?)");
-  EXPECT_EQ(FileError("nonsense"), "bad.pat:1:1: error: expected 'pattern', 'rule' or 'backend', got 'nonsense'");
-  EXPECT_EQ(PatternError("nn.relu(_) extra"), "bad.pat:1:12: error: expected the end of the pattern, got 'extra'");
+  EXPECT_EQ(FileError("nonsense"),
+            "bad.pat:1:1: error: expected 'pattern', 'rule' or 'backend', got 'nonsense'");
+  EXPECT_EQ(PatternError("nn.relu(_) extra"),
+            "bad.pat:1:12: error: expected the end of the pattern, got 'extra'");
   EXPECT_EQ(PatternError("fn (_) { _"), "bad.pat:1:11: error: expected '}', got end of file");
   EXPECT_EQ(PatternError("nn.relu?()"),
             "bad.pat:1:1: error: an optional call needs its optional input as first argument");
 }
 
 TEST_F(DslTest, SeveralErrorsAreReportedInOneRun) {
-  auto lib = ParsePatternFile("multi.pat", "pattern a = nn.rlu(_);\npattern b = _;\n"
-                                           "pattern c = tanh(;\nrule r = _ => ?z;\n");
+  auto lib = ParsePatternFile("multi.pat",
+                              "pattern a = nn.rlu(_);\npattern b = _;\n"
+                              "pattern c = tanh(;\nrule r = _ => ?z;\n");
   ASSERT_FALSE(lib.ok());
   std::vector<Diagnostic> diags = StatusToDiagnostics(lib.status());
   ASSERT_EQ(diags.size(), 3u) << RenderStatus(lib.status());

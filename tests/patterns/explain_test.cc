@@ -1,9 +1,10 @@
 // Explanations: the first failed constraint as data, the rendering `carve
 // why` prints, and grouping verdicts.
+#include "patterns/explain.h"
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "patterns/builders.h"
-#include "patterns/explain.h"
 #include "patterns/predicate.h"
 #include "patterns/query.h"
 #include "tests/patterns/pattern_test_util.h"
@@ -88,7 +89,8 @@ TEST_F(ExplainTest, MatchesListCaptures) {
   ASSERT_TRUE(e.matched());
   EXPECT_THAT(e.captures, ElementsAre(std::pair<std::string, const Expr*>("a", x_),
                                       std::pair<std::string, const Expr*>("b", one)));
-  EXPECT_THAT(RenderExplanation(e, "p"), HasSubstr("p matches at a call of add with 2 args (?a = %x, ?b = a constant"));
+  EXPECT_THAT(RenderExplanation(e, "p"),
+              HasSubstr("p matches at a call of add with 2 args (?a = %x, ?b = a constant"));
 }
 
 TEST_F(ExplainTest, GroupingVerdicts) {

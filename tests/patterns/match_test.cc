@@ -83,8 +83,10 @@ TEST_F(MatchTest, LetPatterns) {
 }
 
 TEST_F(MatchTest, Optional) {
-  Pattern pattern = IsOp("nn.relu")(IsOp("nn.conv2d")(Wildcard(), Wildcard()).Optional(
-      [](const Pattern& p) { return IsOp("nn.bias_add")(p, Wildcard()); }));
+  Pattern pattern =
+      IsOp("nn.relu")(IsOp("nn.conv2d")(Wildcard(), Wildcard()).Optional([](const Pattern& p) {
+        return IsOp("nn.bias_add")(p, Wildcard());
+      }));
   const Call* conv = Op("nn.conv2d", {x_, w_});
   EXPECT_TRUE(MatchPattern(pattern, Op("nn.relu", {conv})));
   EXPECT_TRUE(MatchPattern(pattern, Op("nn.relu", {Op("nn.bias_add", {conv, b_var_})})));
@@ -102,14 +104,15 @@ TEST_F(MatchTest, Optional) {
 }
 
 TEST_F(MatchTest, NoMatchOptional) {
-  Pattern pattern = IsOp("nn.relu")(IsOp("nn.conv2d")(Wildcard(), Wildcard()).Optional(
-      [](const Pattern& p) { return IsOp("nn.bias_add")(p, Wildcard()); }));
+  Pattern pattern =
+      IsOp("nn.relu")(IsOp("nn.conv2d")(Wildcard(), Wildcard()).Optional([](const Pattern& p) {
+        return IsOp("nn.bias_add")(p, Wildcard());
+      }));
   EXPECT_FALSE(MatchPattern(pattern, Op("tanh", {Op("nn.conv2d", {x_, w_})})));
   EXPECT_FALSE(MatchPattern(pattern, Op("tanh", {Op("nn.dense", {x_, w_})})));
-  EXPECT_FALSE(
-      MatchPattern(pattern, Op("nn.relu", {Op("nn.bias_add", {Op("nn.dense", {x_, w_}), b_var_})})));
-  EXPECT_FALSE(
-      MatchPattern(pattern, Op("nn.relu", {Op("add", {Op("nn.conv2d", {x_, w_}), w_})})));
+  EXPECT_FALSE(MatchPattern(
+      pattern, Op("nn.relu", {Op("nn.bias_add", {Op("nn.dense", {x_, w_}), b_var_})})));
+  EXPECT_FALSE(MatchPattern(pattern, Op("nn.relu", {Op("add", {Op("nn.conv2d", {x_, w_}), w_})})));
 }
 
 TEST_F(MatchTest, ConstantsOnlyAfterBinding) {
@@ -135,8 +138,8 @@ TEST_F(MatchTest, Tuples) {
 
 TEST_F(MatchTest, NoMatchTuples) {
   const OpExpr* z = GetOp("add");
-  EXPECT_FALSE(MatchPattern(IsTuple({IsVar("x"), Wildcard(), IsOp("add"), Wildcard()}),
-                            Tup({x_, y_, z})));
+  EXPECT_FALSE(
+      MatchPattern(IsTuple({IsVar("x"), Wildcard(), IsOp("add"), Wildcard()}), Tup({x_, y_, z})));
   Pattern tp = IsTuple({IsVar("x"), Wildcard(), IsOp("add")});
   EXPECT_FALSE(MatchPattern(IsTupleGetItem(tp, 1), Get(Tup({x_, y_, z}), 2)));
 }
@@ -179,11 +182,11 @@ TEST_F(MatchTest, FunctionAttrs) {
 }
 
 TEST_F(MatchTest, CallAttrs) {
-  Pattern layout = IsOp("nn.conv2d")(Wildcard(), Wildcard())
-                       .HasAttr({{"data_layout", AttrValue::Str("NCHW")}});
+  Pattern layout =
+      IsOp("nn.conv2d")(Wildcard(), Wildcard()).HasAttr({{"data_layout", AttrValue::Str("NCHW")}});
   EXPECT_TRUE(MatchPattern(layout, Op("nn.conv2d", {x_, y_})));
-  Pattern kernel = IsOp("nn.conv2d")(Wildcard(), Wildcard())
-                       .HasAttr({{"kernel_size", AttrValue::Ints({3, 3})}});
+  Pattern kernel =
+      IsOp("nn.conv2d")(Wildcard(), Wildcard()).HasAttr({{"kernel_size", AttrValue::Ints({3, 3})}});
   EXPECT_TRUE(
       MatchPattern(kernel, Op("nn.conv2d", {x_, y_}, {{"kernel_size", AttrValue::Ints({3, 3})}})));
   // Non-op calls with dictionary attrs; an empty dict matches any call.
@@ -201,10 +204,10 @@ TEST_F(MatchTest, NoMatchCallAttrs) {
   auto conv_with = [&](std::string_view key, AttrValue v) {
     return IsOp("nn.conv2d")(Wildcard(), Wildcard()).HasAttr({{key, v}});
   };
-  EXPECT_FALSE(MatchPattern(conv_with("data_layout", AttrValue::Str("NHWC")),
-                            Op("nn.conv2d", {x_, y_})));
-  EXPECT_FALSE(MatchPattern(conv_with("RandomAttr", AttrValue::Str("NCHW")),
-                            Op("nn.conv2d", {x_, y_})));
+  EXPECT_FALSE(
+      MatchPattern(conv_with("data_layout", AttrValue::Str("NHWC")), Op("nn.conv2d", {x_, y_})));
+  EXPECT_FALSE(
+      MatchPattern(conv_with("RandomAttr", AttrValue::Str("NCHW")), Op("nn.conv2d", {x_, y_})));
   EXPECT_FALSE(MatchPattern(conv_with("kernel_size", AttrValue::Ints({3, 3})),
                             Op("nn.conv2d", {x_, y_}, {{"kernel_size", AttrValue::Ints({2, 1})}})));
   Pattern call_attr = Wildcard()(Wildcard()).HasAttr({{"call_attr", AttrValue::Str("attr")}});
@@ -222,7 +225,8 @@ TEST_F(MatchTest, DTypeAttrAsString) {
 }
 
 TEST_F(MatchTest, NumbersCompareByValueAcrossWidthsAndKinds) {
-  Pattern groups = IsOp("nn.conv2d")(Wildcard(), Wildcard()).HasAttr({{"groups", AttrValue::Int(1, 64)}});
+  Pattern groups =
+      IsOp("nn.conv2d")(Wildcard(), Wildcard()).HasAttr({{"groups", AttrValue::Int(1, 64)}});
   EXPECT_TRUE(MatchPattern(groups, Op("nn.conv2d", {x_, y_})));
   Pattern alpha = IsOp("nn.leaky_relu")(Wildcard()).HasAttr({{"alpha", AttrValue::Int(0)}});
   EXPECT_TRUE(MatchPattern(alpha, Op("nn.leaky_relu", {x_}, {{"alpha", AttrValue::Float(0)}})));
@@ -285,9 +289,8 @@ TEST_F(MatchTest, AlternationIsOrdered) {
 
 TEST_F(MatchTest, RecursivePatternsMatchChainsAndStopAtTheDepthLimit) {
   Pattern dense = IsOp("nn.dense")(Wildcard(), Wildcard());
-  Pattern casts = Recursive("casts", [&](const Pattern& self) {
-    return IsOp("nn.relu")(self | dense);
-  });
+  Pattern casts =
+      Recursive("casts", [&](const Pattern& self) { return IsOp("nn.relu")(self | dense); });
   const Expr* e = Op("nn.dense", {x_, w_});
   for (int i = 0; i < 6; ++i) e = Op("nn.relu", {e});
   EXPECT_TRUE(MatchPattern(casts, e));

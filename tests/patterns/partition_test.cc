@@ -1,13 +1,14 @@
 // Partition, ported from TVM's test_dataflow_pattern.py partition tests
 // (test_double_partition ... test_partition_parallel_branch_with_same_input),
 // plus MergeComposite's table semantics on the corpus BYOC demo.
+#include "patterns/partition.h"
+
 #include <fstream>
 #include <sstream>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "patterns/builders.h"
-#include "patterns/partition.h"
 #include "tests/patterns/pattern_test_util.h"
 
 namespace carve::testing {
@@ -94,8 +95,8 @@ class PartitionDominatorTest : public PartitionTest {
   }
   const Expr* Deeper(const Expr* i, const Expr* w) {
     const Call* conv = Op("nn.conv2d", {i, w});
-    return Op("add", {Op("tanh", {Op("nn.relu", {Op("nn.relu", {conv})})}),
-                      Op("nn.leaky_relu", {conv})});
+    return Op("add",
+              {Op("tanh", {Op("nn.relu", {Op("nn.relu", {conv})})}), Op("nn.leaky_relu", {conv})});
   }
   const Expr* Single(const Expr* i, const Expr* w) {
     const Call* relu = Op("nn.relu", {Op("nn.relu", {Op("nn.conv2d", {i, w})})});
@@ -211,9 +212,9 @@ TEST_F(PartitionTest, FuzzyFunctionArgs) {
   Pattern pattern = IsFunctionAnyParams(Wildcard() + Wildcard()).CallAnyArgs() + Wildcard();
   const Var *y = V("y"), *z = V("z");
   const Var *xp = V("xp"), *yp = V("yp"), *zp = V("zp");
-  std::vector<const Function*> fns = {
-      Fn({xp}, Op("add", {xp, xp})), Fn({xp, yp}, Op("add", {xp, yp})),
-      Fn({xp, yp, zp}, Op("add", {Op("add", {xp, yp}), zp}))};
+  std::vector<const Function*> fns = {Fn({xp}, Op("add", {xp, xp})),
+                                      Fn({xp, yp}, Op("add", {xp, yp})),
+                                      Fn({xp, yp, zp}, Op("add", {Op("add", {xp, yp}), zp}))};
   std::vector<const Expr*> actual = {x_, y, z};
   for (const Function* fn : fns) {
     size_t n = fn->params().size();
@@ -284,8 +285,8 @@ TEST_F(PartitionTest, BothOptionalPlacementsGiveTheSamePartition) {
                          .Optional([](const Pattern& p) { return IsOp("nn.relu")(p); });
   const Expr* relu = ConvBiasRelu(x_, w_, b_);
   const Var *xf = V("x"), *wf = V("w"), *bf = V("b");
-  const Function* f = Composite({xf, wf, bf}, ConvBiasRelu(xf, wf, bf),
-                                "nn.conv2d_nn.bias_add_nn.relu_");
+  const Function* f =
+      Composite({xf, wf, bf}, ConvBiasRelu(xf, wf, bf), "nn.conv2d_nn.bias_add_nn.relu_");
   EXPECT_TRUE(MatchPattern(pattern1, relu));
   ExpectSame(Part(pattern1, relu), CallOf(f, {x_, w_, b_}));
   EXPECT_TRUE(MatchPattern(pattern2, relu));
@@ -303,11 +304,12 @@ TEST_F(PartitionTest, CalledFunctionPatterns) {
                                    "nn.conv2d_FunctionCall_add_");
     return Op("add", {CallOf(f2, {x_, w_, b_}), b_});
   };
-  Pattern exact = IsFunction({wc_x1, wc_w1}, IsOp("nn.conv2d")(wc_x1, wc_w1))(Wildcard(), Wildcard()) +
-                  Wildcard();
+  Pattern exact =
+      IsFunction({wc_x1, wc_w1}, IsOp("nn.conv2d")(wc_x1, wc_w1))(Wildcard(), Wildcard()) +
+      Wildcard();
   ExpectSame(Part(exact, expr), expected());
-  Pattern fuzzy_body = IsFunction({Wildcard(), Wildcard()}, Wildcard())(Wildcard(), Wildcard()) +
-                       Wildcard();
+  Pattern fuzzy_body =
+      IsFunction({Wildcard(), Wildcard()}, Wildcard())(Wildcard(), Wildcard()) + Wildcard();
   ExpectSame(Part(fuzzy_body, expr), expected());
   // A function pattern alone is not partitioned (it is not called).
   EXPECT_EQ(Part(IsFunctionAnyParams(Wildcard()), func), func);
@@ -322,7 +324,8 @@ TEST_F(PartitionTest, AlternativeFunctionPatterns) {
   const Function* func = Fn({x1, w1}, Op("nn.relu", {Op("nn.conv2d", {x1, w1})}));
   const Expr* expr = Op("add", {CallOf(func, {x_, w_}), b_});
   const Var *x2 = V("x2"), *w2 = V("w2");
-  const Function* f2 = Composite({x2, w2}, CallOf(func, {x2, w2}), "nn.conv2d_nn.relu_FunctionCall_");
+  const Function* f2 =
+      Composite({x2, w2}, CallOf(func, {x2, w2}), "nn.conv2d_nn.relu_FunctionCall_");
   ExpectSame(Part(pattern, expr), Op("add", {CallOf(f2, {x_, w_}), b_}));
 }
 
@@ -335,8 +338,9 @@ TEST_F(PartitionTest, ConstantEmbeddingVersusLifting) {
   const Expr* reluc = ConvBiasRelu(x_, wc, b_);
   auto lifted = [&](const Expr* weight) {
     const Var *xf = V("x"), *wf = V("w"), *bf = V("b");
-    return CallOf(Composite({xf, wf, bf}, ConvBiasRelu(xf, wf, bf), "nn.conv2d_nn.bias_add_nn.relu_"),
-                  {x_, weight, b_});
+    return CallOf(
+        Composite({xf, wf, bf}, ConvBiasRelu(xf, wf, bf), "nn.conv2d_nn.bias_add_nn.relu_"),
+        {x_, weight, b_});
   };
   auto embedded = [&] {
     const Var *xf = V("x"), *bf = V("b");
@@ -363,14 +367,15 @@ TEST_F(PartitionTest, ConstantEmbeddingVersusLifting) {
 }
 
 TEST_F(PartitionTest, ParallelBranchesShareOneParameter) {
-  Pattern pattern = IsOp("add")(IsOp("multiply")(Wildcard(), Wildcard()),
-                                IsOp("add")(Wildcard(), Wildcard()));
+  Pattern pattern =
+      IsOp("add")(IsOp("multiply")(Wildcard(), Wildcard()), IsOp("add")(Wildcard(), Wildcard()));
   const Var *l = V("left"), *r = V("right");
   const Call* conv = Op("nn.conv2d", {x_, w_});
   const Expr* add = Op("add", {Op("multiply", {l, conv}), Op("add", {conv, r})});
   const Var *lf = V("leftf"), *mf = V("midf"), *rf = V("rightf");
-  const Function* f = Composite(
-      {lf, mf, rf}, Op("add", {Op("multiply", {lf, mf}), Op("add", {mf, rf})}), "multiply_add_add_");
+  const Function* f =
+      Composite({lf, mf, rf}, Op("add", {Op("multiply", {lf, mf}), Op("add", {mf, rf})}),
+                "multiply_add_add_");
   ExpectSame(Part(pattern, add), CallOf(f, {l, conv, r}));
 }
 
@@ -464,7 +469,8 @@ TEST_F(PartitionTest, CompositeTableOnTheByocDemoMatchesTvm) {
 TEST_F(PartitionTest, CompositeTableErrorsNameTheEntry) {
   std::vector<CompositeEntry> table = {{"t.bad", IsOp("nn.rleu")(Wildcard()), {}}};
   auto out = PartitionComposites(table, x_, mod_.arena());
-  EXPECT_THAT(std::string(out.status().message()), HasSubstr("composite 't.bad': unknown operator"));
+  EXPECT_THAT(std::string(out.status().message()),
+              HasSubstr("composite 't.bad': unknown operator"));
 }
 
 }  // namespace

@@ -24,9 +24,7 @@ namespace carve::testing {
 
 class PatternTest : public ::testing::Test {
  protected:
-  const Var* V(std::string_view name, const Type* type = nullptr) {
-    return b_.MakeVar(name, type);
-  }
+  const Var* V(std::string_view name, const Type* type = nullptr) { return b_.MakeVar(name, type); }
   const Call* Op(std::string_view op, std::vector<const Expr*> args,
                  std::vector<std::pair<std::string_view, AttrValue>> attrs = {}) {
     const OpExpr* callee = GetOp(op);

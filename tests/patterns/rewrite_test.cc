@@ -1,10 +1,12 @@
 // The rewrite driver, ported from TVM's test_dataflow_pattern.py rewrite tests
 // (test_rewrite ... test_rewrite_with_pattern_recursion), plus carve's
 // non-convergence report and re-typing between rounds.
+#include "patterns/rewrite.h"
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "patterns/builders.h"
-#include "patterns/rewrite.h"
+#include "patterns/query.h"
 #include "tests/patterns/pattern_test_util.h"
 
 namespace carve::testing {
@@ -22,8 +24,7 @@ class RewriteTest : public PatternTest {
   }
   // A rule built from a lambda over the context.
   static RewriteRule Rule(std::string name, Pattern p,
-                          std::function<const Expr*(const RewriteContext&)> f,
-                          bool once = false) {
+                          std::function<const Expr*(const RewriteContext&)> f, bool once = false) {
     RewriteRule r;
     r.name = std::move(name);
     r.pattern = std::move(p);
@@ -60,12 +61,12 @@ TEST_F(RewriteTest, InlinesACompositeFunction) {
   const Var* b = V("b");
   const Function* f = Fn({x_, y_}, Op("add", {x_, y_}), FnAttr("Composite", "add"));
   const Call* c_abs = Op("abs", {CallOf(f, {a, b})});
-  RewriteRule inline_add =
-      Rule("inline", Wildcard().HasAttr({{"Composite", AttrValue::Str("add")}})(Wildcard(), Wildcard()),
-           [this](const RewriteContext& c) {
-             const auto* post = Cast<Call>(c.post());
-             return Op("add", {post->args()[0], post->args()[1]});
-           });
+  RewriteRule inline_add = Rule(
+      "inline", Wildcard().HasAttr({{"Composite", AttrValue::Str("add")}})(Wildcard(), Wildcard()),
+      [this](const RewriteContext& c) {
+        const auto* post = Cast<Call>(c.post());
+        return Op("add", {post->args()[0], post->args()[1]});
+      });
   const Expr* out = Rewrite({inline_add}, c_abs);
   EXPECT_TRUE(MatchPattern(IsOp("abs")(IsOp("add")(Wildcard(), Wildcard())), out));
 }
@@ -78,7 +79,8 @@ TEST_F(RewriteTest, IdentityCallbackLeavesTheGraphUnchanged) {
   Pattern a = Wildcard(), b = Wildcard();
   Pattern p0 = IsOp("add")(a, b);
   Pattern p1 = IsOp("add")(p0, a);
-  RewriteRule identity = Rule("id", IsOp("add")(p0, p1), [](const RewriteContext& c) { return c.post(); });
+  RewriteRule identity =
+      Rule("id", IsOp("add")(p0, p1), [](const RewriteContext& c) { return c.post(); });
   EXPECT_EQ(Rewrite({identity}, out), out);
 }
 
@@ -96,8 +98,8 @@ class BatchNormTest : public RewriteTest {
   }
   const Expr* BN(const Expr* x, const Expr* gamma, const Expr* beta, const Expr* mean,
                  const Expr* var, double eps = 1e-5) {
-    return Get(Op("nn.batch_norm", {x, gamma, beta, mean, var}, {{"epsilon", AttrValue::Float(eps)}}),
-               0);
+    return Get(
+        Op("nn.batch_norm", {x, gamma, beta, mean, var}, {{"epsilon", AttrValue::Float(eps)}}), 0);
   }
   const Expr* Formula(const Expr* x, bool plus = true) {
     const Expr* norm = Op("divide", {Op("multiply", {gamma_, Op("subtract", {x, mean_})}),
@@ -132,8 +134,7 @@ TEST_F(BatchNormTest, CommutedAndReassociatedForms) {
   const Expr* sub = Op("subtract", {x_, mean_});
   const Expr* sqrt = Op("sqrt", {Op("add", {var_, Const(1e-5)})});
   // beta + gamma * (x - mean) / sqrt(var + eps)
-  const Expr* commuted =
-      Op("add", {beta_, Op("divide", {Op("multiply", {gamma_, sub}), sqrt})});
+  const Expr* commuted = Op("add", {beta_, Op("divide", {Op("multiply", {gamma_, sub}), sqrt})});
   ExpectSame(Rewrite({BatchNormRule()}, commuted), expected);
   // gamma * ((x - mean) / sqrt(var + eps)) + beta
   const Expr* sub2 = Op("subtract", {x_, mean_});
@@ -147,7 +148,8 @@ TEST_F(RewriteTest, QuadrupleDominatorRemoval) {
   Pattern inp = Wildcard(), weight = Wildcard();
   Pattern elemwise = Wildcard().HasAttr({{"TOpPattern", AttrValue::Int(0)}})(Wildcard()) |
                      IsOp("add")(Wildcard(), Wildcard());
-  Pattern p = Dominates(IsOp("nn.conv2d")(inp, weight), elemwise, IsOp("add")(Wildcard(), Wildcard()));
+  Pattern p =
+      Dominates(IsOp("nn.conv2d")(inp, weight), elemwise, IsOp("add")(Wildcard(), Wildcard()));
   RewriteRule rule = Rule("remove", p, [&](const RewriteContext& c) {
     return Op("nn.conv2d", {c.Get(inp), c.Get(weight)});
   });
@@ -159,8 +161,8 @@ TEST_F(RewriteTest, QuadrupleDominatorRemoval) {
   };
   auto deeper = [&](const Expr* i) {
     const Call* conv = Op("nn.conv2d", {i, wt});
-    return Op("add", {Op("tanh", {Op("nn.relu", {Op("nn.relu", {conv})})}),
-                      Op("nn.leaky_relu", {conv})});
+    return Op("add",
+              {Op("tanh", {Op("nn.relu", {Op("nn.relu", {conv})})}), Op("nn.leaky_relu", {conv})});
   };
   auto single = [&](const Expr* i) {
     const Call* relu = Op("nn.relu", {Op("nn.relu", {Op("nn.conv2d", {i, wt})})});
@@ -184,14 +186,12 @@ TEST_F(RewriteTest, AlgebraicSimplificationWithSixRules) {
   const Constant* onef = Const(1.0);
   auto zero_p = [&] { return IsExpr(ConstI(0)) | IsExpr(Const(0.0)); };
   auto one_p = [&] { return IsExpr(ConstI(1)) | IsExpr(Const(1.0)); };
-  auto keep = [](Pattern x) {
-    return [x](const RewriteContext& c) { return c.Get(x); };
-  };
+  auto keep = [](Pattern x) { return [x](const RewriteContext& c) { return c.Get(x); }; };
   Pattern ax = Wildcard(), sx = Wildcard(), mx = Wildcard(), dx = Wildcard();
   Pattern mz = zero_p(), zd = zero_p();
   std::vector<RewriteRule> rules = {
-      Rule("add_zero", ax + zero_p(), keep(ax)),  Rule("sub_zero", sx - zero_p(), keep(sx)),
-      Rule("mul_one", mx * one_p(), keep(mx)),    Rule("div_one", dx / one_p(), keep(dx)),
+      Rule("add_zero", ax + zero_p(), keep(ax)),   Rule("sub_zero", sx - zero_p(), keep(sx)),
+      Rule("mul_one", mx * one_p(), keep(mx)),     Rule("div_one", dx / one_p(), keep(dx)),
       Rule("mul_zero", mz * Wildcard(), keep(mz)), Rule("zero_div", zd / Wildcard(), keep(zd)),
   };
   auto simplify = [&](const Expr* e) { return Rewrite(rules, e); };
@@ -233,20 +233,21 @@ class RewriteOnceTest : public RewriteTest {
  protected:
   // Drops the last field of a concatenate's tuple; a single field is unwrapped.
   RewriteRule ConcatRule(bool once) {
-    return Rule("concat", IsOp("concatenate").CallAnyArgs(),
-                [this](const RewriteContext& c) -> const Expr* {
-                  const auto* tuple = Cast<Tuple>(Cast<Call>(c.post())->args()[0]);
-                  auto fields = tuple->fields();
-                  if (fields.size() == 1) return fields[0];
-                  std::vector<const Expr*> kept(fields.begin(), fields.end() - 1);
-                  return Concat(kept);
-                },
-                once);
+    return Rule(
+        "concat", IsOp("concatenate").CallAnyArgs(),
+        [this](const RewriteContext& c) -> const Expr* {
+          const auto* tuple = Cast<Tuple>(Cast<Call>(c.post())->args()[0]);
+          auto fields = tuple->fields();
+          if (fields.size() == 1) return fields[0];
+          std::vector<const Expr*> kept(fields.begin(), fields.end() - 1);
+          return Concat(kept);
+        },
+        once);
   }
   RewriteRule ReluAfterSoftmax(bool once) {
-    return Rule("relu", IsOp("nn.softmax").CallAnyArgs(),
-                [this](const RewriteContext& c) -> const Expr* { return Op("nn.relu", {c.post()}); },
-                once);
+    return Rule(
+        "relu", IsOp("nn.softmax").CallAnyArgs(),
+        [this](const RewriteContext& c) -> const Expr* { return Op("nn.relu", {c.post()}); }, once);
   }
   const Expr* Concat(std::vector<const Expr*> fields) {
     return Op("concatenate", {Tup(std::move(fields))}, {{"axis", AttrValue::Int(0)}});
@@ -269,13 +270,18 @@ TEST_F(RewriteOnceTest, TwoRules) {
 
 TEST_F(RewriteTest, RecursivePatternsRewriteOnce) {
   const Var* data = V("data", F32({2, 8}));
-  const Expr* feat = Op("nn.dense", {data, b_.MakeConstant(NDArray::Empty(DataType::Float(32), {4, 8}))});
+  const Expr* feat =
+      Op("nn.dense", {data, b_.MakeConstant(NDArray::Empty(DataType::Float(32), {4, 8}))});
   for (int i = 0; i < 6; ++i) feat = Op("cast", {feat}, {{"dtype", AttrValue::Str("float32")}});
   const Expr* expected = Op("nn.relu", {feat});
   Pattern dense = IsOp("nn.dense")(Wildcard(), Wildcard());
-  auto relu_after = [this](const RewriteContext& c) -> const Expr* { return Op("nn.relu", {c.post()}); };
-  Pattern call_args = Recursive("a", [&](const Pattern& self) { return IsOp("cast")(self | dense); });
-  Pattern alt_right = Recursive("b", [&](const Pattern& self) { return IsOp("cast")(dense | self); });
+  auto relu_after = [this](const RewriteContext& c) -> const Expr* {
+    return Op("nn.relu", {c.post()});
+  };
+  Pattern call_args =
+      Recursive("a", [&](const Pattern& self) { return IsOp("cast")(self | dense); });
+  Pattern alt_right =
+      Recursive("b", [&](const Pattern& self) { return IsOp("cast")(dense | self); });
   for (const Pattern& p : {call_args, alt_right}) {
     ExpectSame(Rewrite({Rule("r", p, relu_after, /*once=*/true)}, feat), expected);
   }
@@ -283,15 +289,15 @@ TEST_F(RewriteTest, RecursivePatternsRewriteOnce) {
 
 TEST_F(RewriteTest, NonConvergenceIsAnErrorNamingTheRule) {
   // relu(%x) => relu(relu(%x)) never stops (one rewrite per round).
-  RewriteRule grow = Rule("grow", IsOp("nn.relu")(IsVar()), [this](const RewriteContext& c) {
-    return Op("nn.relu", {c.post()});
-  });
+  RewriteRule grow = Rule("grow", IsOp("nn.relu")(IsVar()),
+                          [this](const RewriteContext& c) { return Op("nn.relu", {c.post()}); });
   RewriteOptions options;
   options.max_rounds = 7;
   auto r = RewriteExpr({AddToSubtract(), grow}, Op("nn.relu", {x_}), mod_.arena(), options);
   ASSERT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(std::string(r.status().message()), HasSubstr("did not converge after 7 rounds"));
-  EXPECT_THAT(std::string(r.status().message()), HasSubstr("grow (1 rewrite in the last round, 7 in total)"));
+  EXPECT_THAT(std::string(r.status().message()),
+              HasSubstr("grow (1 rewrite in the last round, 7 in total)"));
   EXPECT_THAT(std::string(r.status().message()), ::testing::Not(HasSubstr("add_to_sub")));
 }
 
@@ -300,9 +306,8 @@ TEST_F(RewriteTest, RequireTypeRunsTheRetypeCallbackBetweenPasses) {
   const Expr* e = Op("nn.relu", {Op("exp", {a})});
   // exp(t) where t is float32  =>  negative(t); needs the type of the arg.
   Pattern arg = Wildcard();
-  RewriteRule rule = Rule("exp_f32", IsOp("exp")(arg.HasDType("float32")), [&](const RewriteContext& c) {
-    return Op("negative", {c.Get(arg)});
-  });
+  RewriteRule rule = Rule("exp_f32", IsOp("exp")(arg.HasDType("float32")),
+                          [&](const RewriteContext& c) { return Op("negative", {c.Get(arg)}); });
   rule.require_type = true;
   auto missing = RewriteExpr({rule}, e, mod_.arena());
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kFailedPrecondition);
@@ -319,6 +324,23 @@ TEST_F(RewriteTest, RequireTypeRunsTheRetypeCallbackBetweenPasses) {
   ExpectSame(r->expr, Op("nn.relu", {Op("negative", {a})}));
   EXPECT_EQ(calls, 2);  // once before each pass that follows a change
   EXPECT_EQ(r->rewrites[0].second, 1);
+}
+
+TEST_F(RewriteTest, WholeModules) {
+  Module mod;
+  IRBuilder b = mod.builder();
+  const Var* a = b.MakeVar("a");
+  const Var* c = b.MakeVar("c");
+  mod.Add("main", b.MakeFunction(std::vector<const Var*>{a}, Op("add", {a, a})));
+  mod.Add("other", b.MakeFunction(std::vector<const Var*>{c}, Op("nn.relu", {Op("add", {c, c})})));
+  auto r = RewriteModule({AddToSubtract()}, mod);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->rewrites[0].second, 2);
+  EXPECT_TRUE(FindMatches(IsOp("add")(Wildcard(), Wildcard()), mod)->empty());
+  auto subs = FindMatches(IsOp("subtract")(Wildcard(), Wildcard()), mod);
+  ASSERT_EQ(subs->size(), 2u);
+  EXPECT_EQ((*subs)[0].function, "main");
+  EXPECT_EQ((*subs)[1].function, "other");
 }
 
 TEST_F(RewriteTest, CallbackErrorsPropagate) {

@@ -6,9 +6,11 @@
 
 #include "fmt/format.h"
 #include "grammar/printer.h"
+#include "interpreter/kernel.h"
 #include "interpreter/npy.h"
 #include "passes/annotate_target.h"
 #include "passes/bind_params.h"
+#include "passes/fold_constant.h"
 #include "passes/instruments.h"
 #include "passes/merge_compiler_regions.h"
 #include "passes/merge_composite.h"
@@ -23,6 +25,28 @@
 
 namespace carve::cli {
 namespace {
+
+// FoldConstant computes with the interpreter's kernels (passes/ does not link
+// the interpreter; the tool connects them).
+void InstallConstantEvaluator() {
+  static const bool installed = [] {
+    SetConstantEvaluator([](const Call* call, std::span<const NDArray> args)
+                             -> absl::StatusOr<std::vector<NDArray>> {
+      KernelFn kernel = FindKernel(call->op()->name);
+      if (kernel == nullptr) {
+        return absl::UnimplementedError(fmt::format("no kernel for {}", call->op()->name));
+      }
+      KernelContext ctx;
+      ctx.op = call->op();
+      ctx.inputs = args;
+      ctx.attrs = call->attrs();
+      ctx.out_type = call->checked_type();
+      return kernel(ctx);
+    });
+    return true;
+  }();
+  (void)installed;
+}
 
 PrintOptions OutputOptions(const ParsedArgs& args) {
   PrintOptions options;
@@ -89,6 +113,7 @@ int RunOpt(const ParsedArgs& args, Env& env) {
   }
   absl::StatusOr<PassPtr> pipeline = ParsePipeline(*args.Get("--pipeline"));
   if (!pipeline.ok()) return ReportError(env, pipeline.status());
+  InstallConstantEvaluator();
   absl::StatusOr<Module> mod = LoadTypedModule(env, args.positional()[0]);
   if (!mod.ok()) return ReportError(env, mod.status());
   absl::Status ran = RunWithInstruments(**pipeline, *mod, args, env);
@@ -173,6 +198,7 @@ int RunPartition(const ParsedArgs& args, Env& env) {
   }
   absl::StatusOr<PassPtr> pipeline = PartitionPipeline(*backends);
   if (!pipeline.ok()) return ReportError(env, pipeline.status());
+  InstallConstantEvaluator();
   absl::Status ran = RunWithInstruments(**pipeline, *mod, args, env);
   if (!ran.ok()) return ReportError(env, ran);
   if (args.Has("--report")) {

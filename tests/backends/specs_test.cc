@@ -1,0 +1,125 @@
+// The built-in backend specs: they load, print back and re-parse, and hold
+// TVM's tables in TVM's order.
+#include "backends/specs.h"
+
+#include <cstdio>
+#include <fstream>
+
+#include "backends/partition.h"
+#include "gmock/gmock.h"
+#include "grammar/pattern_parser.h"
+#include "grammar/pattern_printer.h"
+#include "gtest/gtest.h"
+#include "patterns/pattern_equal.h"
+#include "support/diagnostics.h"
+
+namespace carve {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::vector<std::string> CompositeNames(const TargetSpec& spec) {
+  std::vector<std::string> out;
+  for (const CompositeRule& c : spec.composites()) out.push_back(c.name);
+  return out;
+}
+
+TargetSpecPtr Spec(std::string_view name) {
+  absl::StatusOr<TargetSpecPtr> spec = BuiltinBackendSpec(name);
+  EXPECT_TRUE(spec.ok()) << RenderStatus(spec.status());
+  return spec.ok() ? *spec : std::make_shared<TargetSpec>("missing");
+}
+
+TEST(SpecsTest, BnnsTableInTvmOrder) {
+  EXPECT_THAT(CompositeNames(*Spec("bnns")),
+              ElementsAre("bnns.conv2d_bias_relu", "bnns.conv2d_relu", "bnns.conv2d_bias_sigmoid",
+                          "bnns.conv2d_sigmoid", "bnns.conv2d_bias", "bnns.dense_bias_gelu",
+                          "bnns.dense_bias"));
+  std::vector<std::string> ops;
+  for (const OpInfo* op : Spec("bnns")->SupportedOps()) ops.emplace_back(op->name);
+  EXPECT_THAT(ops, ElementsAre("nn.avg_pool2d", "nn.batch_matmul", "nn.conv2d", "nn.dense",
+                               "nn.global_avg_pool2d", "nn.global_max_pool2d",
+                               "nn.instance_norm", "nn.max_pool2d"));
+  EXPECT_FALSE(Spec("bnns")->recipe().merge_regions);
+}
+
+TEST(SpecsTest, AclTable) {
+  EXPECT_THAT(CompositeNames(*Spec("arm_compute_lib")),
+              ElementsAre("arm_compute_lib.conv2d", "arm_compute_lib.qnn_conv2d",
+                          "arm_compute_lib.dense", "arm_compute_lib.qnn_dense",
+                          "arm_compute_lib.avg_pool2d", "arm_compute_lib.l2_pool2d"));
+  EXPECT_FALSE(Spec("arm_compute_lib")->recipe().annotate_non_call_ops);
+}
+
+TEST(SpecsTest, DnnlTable) {
+  std::vector<std::string> names = CompositeNames(*Spec("dnnl"));
+  ASSERT_EQ(names.size(), 86u);  // 94 in TVM, 8 of which can never match
+  EXPECT_EQ(names[0], "dnnl.qnn.conv2d");
+  EXPECT_EQ(names[1], "dnnl.qnn.dense");
+  EXPECT_EQ(names[2], "dnnl.conv2d_bias_sum_relu");
+  EXPECT_EQ(names[3], "dnnl.conv2d_bias_sum");
+  EXPECT_EQ(names[4], "dnnl.conv2d_bias_relu");
+  EXPECT_EQ(names[5], "dnnl.dense_bias_relu");
+  EXPECT_EQ(names[6], "dnnl.conv1d_bias_tanh");
+  EXPECT_EQ(names.back(), "dnnl.dense_mish");
+  EXPECT_TRUE(Spec("dnnl")->recipe().merge_regions);
+}
+
+TEST(SpecsTest, TensorRtTableKeepsTvmArity) {
+  std::vector<std::string> names = CompositeNames(*Spec("tensorrt"));
+  ASSERT_GE(names.size(), 50u);
+  EXPECT_EQ(names[0], "tensorrt.nn.conv3d");
+  EXPECT_EQ(names[4], "tensorrt.squeeze");
+  EXPECT_EQ(names.back(), "tensorrt.nn.batch_norm");
+  EXPECT_TRUE(Spec("tensorrt")->SupportedOps().empty());
+}
+
+TEST(SpecsTest, NnapiTable) {
+  EXPECT_THAT(CompositeNames(*Spec("nnapi")),
+              ElementsAre("nnapi.conv2d_relu", "nnapi.conv2d_relu6", "nnapi.conv2d_relu1",
+                          "nnapi.conv2d", "nnapi.dense_relu", "nnapi.dense_relu6", "nnapi.dense"));
+}
+
+TEST(SpecsTest, SpecFilesPrintBackAndReparse) {
+  for (std::string_view name : BuiltinBackendNames()) {
+    absl::StatusOr<PatternLibrary> lib = LoadPatternFile(BuiltinSpecPath(name));
+    ASSERT_TRUE(lib.ok()) << RenderStatus(lib.status());
+    absl::StatusOr<std::string> printed = PrintPatternLibrary(*lib);
+    ASSERT_TRUE(printed.ok()) << printed.status();
+    absl::StatusOr<PatternLibrary> again = ParsePatternFile("printed.pat", *printed);
+    ASSERT_TRUE(again.ok()) << RenderStatus(again.status()) << *printed;
+    const BackendSpec* a = lib->FindBackend(name);
+    const BackendSpec* b = again->FindBackend(name);
+    ASSERT_NE(b, nullptr);
+    ASSERT_EQ(a->composites.size(), b->composites.size());
+    for (size_t i = 0; i < a->composites.size(); ++i) {
+      std::string why;
+      EXPECT_TRUE(PatternEqual(a->composites[i].pattern, b->composites[i].pattern, &why))
+          << a->composites[i].name << ": " << why;
+    }
+  }
+}
+
+TEST(SpecsTest, UnknownBackendsSuggestTheNearestName) {
+  absl::StatusOr<TargetSpecPtr> spec = BuiltinBackendSpec("dnl");
+  ASSERT_FALSE(spec.ok());
+  EXPECT_THAT(std::string(spec.status().message()), HasSubstr("did you mean 'dnnl'?"));
+}
+
+TEST(SpecsTest, APatternsFileReplacesABuiltinBackend) {
+  std::string path = ::testing::TempDir() + "/my_bnns.pat";
+  std::ofstream(path) << "backend mybnns { ops nn.relu; composite relu_relu = nn.relu(nn.relu(_)); }\n";
+  TargetRegistry registry;
+  absl::StatusOr<std::vector<std::string>> names = RegisterBackendFile(path, registry);
+  ASSERT_TRUE(names.ok()) << RenderStatus(names.status());
+  EXPECT_THAT(*names, ElementsAre("mybnns"));
+  TargetSpecPtr spec = registry.Find("mybnns");
+  ASSERT_NE(spec, nullptr);
+  EXPECT_THAT(CompositeNames(*spec), ElementsAre("mybnns.relu_relu"));
+  EXPECT_TRUE(spec->recipe().merge_regions);  // the default recipe
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace carve
