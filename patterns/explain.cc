@@ -73,7 +73,7 @@ Explanation ExplainInGraph(const std::shared_ptr<const CompiledPattern>& pattern
     out.verdict = Explanation::Verdict::kRejected;
     out.reason = "the match was not used";
     for (const GroupRejection& r : grouper.rejections()) {
-      if (r.root == index) out.reason = r.reason;
+      if (r.root == index) out.reason = r.Reason(namer);
     }
   }
   return out;

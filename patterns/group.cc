@@ -47,6 +47,14 @@ void AppendLabel(const Expr* e, std::string& label) {
 
 }  // namespace
 
+std::string GroupRejection::Reason(const NodeNamer& namer) const {
+  if (kind == Kind::kOverlap) {
+    return fmt::format("{} already belongs to another group", DescribeExpr(node, namer));
+  }
+  return fmt::format("{} inside the match is also used outside it, by {}",
+                     DescribeExpr(node, namer), DescribeExpr(user, namer));
+}
+
 PatternGrouper::PatternGrouper(std::shared_ptr<const CompiledPattern> pattern,
                                const IndexedGraph& graph)
     : pattern_(std::move(pattern)),
@@ -238,15 +246,13 @@ bool PatternGrouper::Validate(uint32_t root, uint32_t nodes_begin) {
     }
     const Expr* e = graph_.node(n);
     if (group_of_[n] != kNone) {
-      rejections_.push_back(
-          {root, fmt::format("{} already belongs to another group", DescribeExpr(e))});
+      rejections_.push_back({root, GroupRejection::Kind::kOverlap, e, nullptr});
       return false;
     }
     if (n == root) continue;
     for (uint32_t out : graph_.outputs(n)) {
       if (body_stamp_[out] == candidate_ || graph_.PostDominates(root, out)) continue;
-      rejections_.push_back({root, fmt::format("{} inside the match is also used outside it, by {}",
-                                               DescribeExpr(e), DescribeExpr(graph_.node(out)))});
+      rejections_.push_back({root, GroupRejection::Kind::kEscapes, e, graph_.node(out)});
       return false;
     }
   }

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "patterns/compile.h"
+#include "patterns/describe.h"
 #include "patterns/graph.h"
 #include "patterns/matcher.h"
 
@@ -44,9 +45,20 @@ struct Group {
 };
 
 // Why a match was not turned into a group (for explanations).
+// Why a match did not become a group. Kept as data and rendered on demand
+// (Reason()): a pass over a large graph may reject many candidates and only
+// explanations read the text.
 struct GroupRejection {
+  enum class Kind : uint8_t {
+    kOverlap,  // `node` already belongs to another group
+    kEscapes,  // `node` is also used by `user`, outside the group
+  };
   uint32_t root = 0;
-  std::string reason;
+  Kind kind = Kind::kOverlap;
+  const Expr* node = nullptr;
+  const Expr* user = nullptr;  // kEscapes
+  // `namer` (describe.h) names the nodes, as in explanations.
+  std::string Reason(const NodeNamer& namer = {}) const;
 };
 
 class PatternGrouper {
