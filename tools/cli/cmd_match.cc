@@ -1,6 +1,7 @@
 // `carve match PATTERN FILE` and `carve why PATTERN FILE --at %N`.
 //
-// PATTERN is DSL text (patterns.md section 2) or `@file.pat:name`, naming a
+// PATTERN is DSL text (patterns.md section 2), `-` (that text on standard
+// input) or `@file.pat:name`, naming a
 // pattern, a rule (its left side) or a backend composite of that file;
 // `@BACKEND:name` reads a built-in backend's spec (`@dnnl:conv2d_relu`).
 // Nodes are named as `carve fmt FILE` prints them (grammar/pattern_node_names.h),
@@ -113,8 +114,15 @@ absl::StatusOr<NamedQuery> LoadNamedPattern(Env& env, std::string_view ref) {
   return FindInLibrary(std::make_shared<const PatternLibrary>(std::move(lib)), file, name);
 }
 
+// PATTERN: `@file.pat:name`, `-` (the pattern's text on standard input), or
+// the pattern's text.
 absl::StatusOr<NamedQuery> LoadQuery(Env& env, const std::string& arg) {
   if (arg.starts_with('@')) return LoadNamedPattern(env, std::string_view(arg).substr(1));
+  if (arg == "-") {
+    CARVE_ASSIGN_OR_RETURN(std::string text, ReadInput(env, "-"));
+    CARVE_ASSIGN_OR_RETURN(Pattern p, ParsePattern("<stdin>", std::move(text)));
+    return NamedQuery{"pattern", std::move(p), nullptr};
+  }
   CARVE_ASSIGN_OR_RETURN(Pattern p, ParsePattern("<pattern>", arg));
   return NamedQuery{"pattern", std::move(p), nullptr};
 }
