@@ -68,6 +68,10 @@ Pattern DslParser::ParsePostfix() {
       Next();
       Next();
       p = IsTupleGetItem(p);
+    } else if (At(TokenKind::kDot)) {
+      Next();
+      ErrorExpected("a field index or '_' after '.'");
+      return Pattern();
     } else if (AtWord("as")) {
       Next();
       TokenPos at = Peek();

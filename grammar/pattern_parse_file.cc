@@ -7,6 +7,8 @@
 #include "grammar/pattern_parser.h"
 #include "grammar/pattern_parser_impl.h"
 #include "patterns/builders.h"
+#include "patterns/captures.h"
+#include "patterns/compile.h"
 
 namespace carve {
 namespace pattern_dsl {
@@ -231,7 +233,17 @@ void DslParser::ParseRuleItem() {
   scope_ = &scope;
   Pattern lhs = ParseDef();
   std::shared_ptr<const Template> rhs;
-  if (lhs && Expect(TokenKind::kFatArrow, "'=>' and the replacement")) rhs = ParseTemplate();
+  if (lhs && Expect(TokenKind::kFatArrow, "'=>' and the replacement")) {
+    if (lhs.status().ok()) {
+      // A recursive rule's reference is set below; compile a pattern whose
+      // target is already known.
+      if (scope.self) scope.self->SetTarget(lhs);
+      if (auto compiled = CompilePattern(lhs); compiled.ok()) {
+        scope.always_bound = CapturesBoundOnEveryMatch(**compiled);
+      }
+    }
+    rhs = ParseTemplate();
+  }
   if (lhs && scope.self) scope.self->SetTarget(lhs);
   scope_ = nullptr;
   if (!lhs || !rhs || !Expect(TokenKind::kSemicolon, "';' after the rule")) return;

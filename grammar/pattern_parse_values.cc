@@ -376,6 +376,13 @@ std::shared_ptr<const Template> DslParser::ParseTemplatePrimary() {
               fmt::format("the replacement uses ?{}, which the pattern does not bind", name));
         return nullptr;
       }
+      if (scope_->always_bound && !scope_->always_bound->contains(name)) {
+        Error(SpanFrom(at), fmt::format("the replacement uses ?{}, which the pattern binds only "
+                                        "on some matches (in one alternative or on a dominator's "
+                                        "path)",
+                                        name));
+        return nullptr;
+      }
       return Template::CaptureRef(name);
     }
     case TokenKind::kInt:

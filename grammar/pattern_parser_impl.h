@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "grammar/lexer.h"
 #include "patterns/library.h"
 #include "patterns/pattern.h"
@@ -45,6 +46,9 @@ struct Scope {
   absl::flat_hash_map<std::string, Pattern> own;           // bound here
   absl::flat_hash_map<std::string, std::string> imported;  // capture -> pattern that binds it
   std::shared_ptr<const RecursivePattern> self;            // created on first self-reference
+  // For a rule's replacement: the captures its pattern binds on every match
+  // (patterns/captures.h); unset while the pattern is being parsed.
+  std::optional<absl::flat_hash_set<std::string>> always_bound;
 };
 
 class DslParser {

@@ -28,6 +28,9 @@ std::string DescribeExpr(const Expr* e) {
       return fmt::format("the global @{}", Cast<GlobalVar>(e)->name());
     case ExprKind::kConstant: {
       const NDArray& d = Cast<Constant>(e)->data();
+      if (d.rank() == 0) {
+        return fmt::format("the {} constant {}", d.dtype().ToString(), d.GetAsDouble(0));
+      }
       std::vector<Dim> dims;
       for (int64_t x : d.shape()) dims.push_back(Dim{x, false});
       return fmt::format("a constant of type {} and shape {}", d.dtype().ToString(),
@@ -55,14 +58,35 @@ std::string DescribeExpr(const Expr* e) {
   return "an expression";
 }
 
+std::string DescribeExpr(const Expr* e, const NodeNamer& namer) {
+  NodeRef ref = namer ? namer(e) : NodeRef{};
+  if (ref.handle.empty()) return DescribeExpr(e);
+  if (!ref.role.empty()) return fmt::format("{} ({})", ref.handle, ref.role);
+  switch (e->kind()) {
+    case ExprKind::kVar:
+      return fmt::format("{} (a variable)", ref.handle);
+    case ExprKind::kGlobalVar:
+      return fmt::format("{} (a global)", ref.handle);
+    case ExprKind::kOp:
+      return fmt::format("{} (an operator)", ref.handle);
+    case ExprKind::kLet:
+      return fmt::format("{} (a let)", ref.handle);
+    default:
+      return fmt::format("{} ({})", ref.handle, DescribeExpr(e));
+  }
+}
+
 std::string DescribePattern(const PatternNode* p) {
   switch (p->kind()) {
     case PatternKind::kWildcard:
       return "any expression";
     case PatternKind::kOp:
       return fmt::format("the operator {}", Cast<OperatorPattern>(p)->op()->name);
-    case PatternKind::kExpr:
-      return fmt::format("an expression equal to {}", DescribeExpr(Cast<ExprPattern>(p)->expr()));
+    case PatternKind::kExpr: {
+      const Expr* want = Cast<ExprPattern>(p)->expr();
+      if (Isa<Constant>(want) && Cast<Constant>(want)->data().rank() == 0) return DescribeExpr(want);
+      return fmt::format("an expression equal to {}", DescribeExpr(want));
+    }
     case PatternKind::kVar: {
       const std::string& name = Cast<VarPattern>(p)->name();
       return name.empty() ? "a variable" : fmt::format("a variable named %{}", name);

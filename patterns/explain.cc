@@ -24,9 +24,10 @@ std::string DefaultName(const Expr* e) {
 }  // namespace
 
 Explanation Explain(const std::shared_ptr<const CompiledPattern>& pattern, const Expr* node,
-                    const IndexedGraph* graph) {
+                    const IndexedGraph* graph, const NodeNamer& namer) {
   Matcher matcher(pattern, graph);
   matcher.set_explain(true);
+  matcher.set_namer(namer);
   Explanation out;
   out.node = node;
   if (matcher.Match(node)) {
@@ -54,10 +55,10 @@ absl::StatusOr<Explanation> Explain(const Pattern& pattern, const Expr* node,
 }
 
 Explanation ExplainInGraph(const std::shared_ptr<const CompiledPattern>& pattern, const Expr* root,
-                           const Expr* node) {
+                           const Expr* node, const NodeNamer& namer) {
   IndexedGraph graph(root, {.opaque_composites = true});  // as partition sees it
   uint32_t index = graph.IndexOf(node);
-  Explanation out = Explain(pattern, node, &graph);
+  Explanation out = Explain(pattern, node, &graph, namer);
   if (index == IndexedGraph::kNone) return out;
   PatternGrouper grouper(pattern, graph);
   grouper.Run();
@@ -72,7 +73,7 @@ Explanation ExplainInGraph(const std::shared_ptr<const CompiledPattern>& pattern
     out.verdict = Explanation::Verdict::kRejected;
     out.reason = "the match was not used";
     for (const GroupRejection& r : grouper.rejections()) {
-      if (r.root == index) out.reason = r.reason;
+      if (r.root == index) out.reason = r.Reason(namer);
     }
   }
   return out;
@@ -80,7 +81,10 @@ Explanation ExplainInGraph(const std::shared_ptr<const CompiledPattern>& pattern
 
 std::string RenderExplanation(const Explanation& e, std::string_view pattern_name,
                               const NodeNamer& namer) {
-  auto name = [&](const Expr* x) { return namer ? namer(x) : DefaultName(x); };
+  auto name = [&](const Expr* x) {
+    std::string handle = namer ? namer(x).handle : "";
+    return handle.empty() ? DefaultName(x) : handle;
+  };
   std::string at = fmt::format("{} at {}", pattern_name, name(e.node));
   switch (e.verdict) {
     case Explanation::Verdict::kMatched: {

@@ -21,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "ir/expr.h"
 #include "patterns/compile.h"
+#include "patterns/describe.h"
 #include "patterns/matcher.h"
 #include "patterns/pattern.h"
 
@@ -48,21 +49,21 @@ struct Explanation {
 
 // Explains a match attempt of `pattern` at `node`. `graph` (optional) is the
 // graph `node` lives in, for dominator patterns.
+// `namer` (optional) names the nodes the reason mentions.
 absl::StatusOr<Explanation> Explain(const Pattern& pattern, const Expr* node,
                                     const IndexedGraph* graph = nullptr);
 Explanation Explain(const std::shared_ptr<const CompiledPattern>& pattern, const Expr* node,
-                    const IndexedGraph* graph = nullptr);
+                    const IndexedGraph* graph = nullptr, const NodeNamer& namer = {});
 
 // Explains `node` within the graph of `root` (a function body or function),
 // including the grouping rules partition and rewriting apply.
 Explanation ExplainInGraph(const std::shared_ptr<const CompiledPattern>& pattern, const Expr* root,
-                           const Expr* node);
-
-// Names nodes in rendered explanations (e.g. the printer's `%12`). The
-// default names variables `%x` and describes other nodes in words.
-using NodeNamer = std::function<std::string(const Expr*)>;
+                           const Expr* node, const NodeNamer& namer = {});
 
 // "NAME at NODE: PATH: REASON" / "NAME matches at NODE (captures ...)".
+// `namer` names the nodes (e.g. the printer's `%12`, see describe.h); without
+// one, or for nodes it has no handle for, variables are named `%x` and other
+// nodes described in words.
 std::string RenderExplanation(const Explanation& explanation, std::string_view pattern_name,
                               const NodeNamer& namer = {});
 

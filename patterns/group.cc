@@ -47,6 +47,14 @@ void AppendLabel(const Expr* e, std::string& label) {
 
 }  // namespace
 
+std::string GroupRejection::Reason(const NodeNamer& namer) const {
+  if (kind == Kind::kOverlap) {
+    return fmt::format("{} already belongs to another group", DescribeExpr(node, namer));
+  }
+  return fmt::format("{} inside the match is also used outside it, by {}",
+                     DescribeExpr(node, namer), DescribeExpr(user, namer));
+}
+
 PatternGrouper::PatternGrouper(std::shared_ptr<const CompiledPattern> pattern,
                                const IndexedGraph& graph)
     : pattern_(std::move(pattern)),
@@ -54,9 +62,7 @@ PatternGrouper::PatternGrouper(std::shared_ptr<const CompiledPattern> pattern,
       matcher_(pattern_, &graph),
       group_of_(graph.size(), kNone),
       pre_partitioned_(graph.size(), 0),
-      fuzzy_stamp_(graph.size(), 0),
-      input_stamp_(graph.size(), 0),
-      body_stamp_(graph.size(), 0) {}
+      marks_(graph.size(), 0) {}
 
 void PatternGrouper::Run() {
   if (ran_) return;
@@ -141,7 +147,7 @@ void PatternGrouper::TryRoot(uint32_t root) {
 void PatternGrouper::MarkFuzzyNodes() {
   auto mark = [this](const Expr* e) {
     uint32_t i = graph_.IndexOf(e);
-    if (i != kNone) fuzzy_stamp_[i] = candidate_;
+    if (i != kNone) SetMark(i, kFuzzy);
   };
   for (uint32_t id = 0; id < pattern_->num_source_nodes(); ++id) {
     PatternKind kind = pattern_->node(id).kind;
@@ -168,8 +174,8 @@ void PatternGrouper::SelectInputs() {
   auto add = [&](const Expr* e, uint32_t pattern_id) {
     if (Isa<OpExpr>(e) || Isa<Function>(e) || EmbedsConstant(e, pattern_id)) return;
     uint32_t i = graph_.IndexOf(e);
-    if (i == kNone || fuzzy_stamp_[i] == candidate_ || input_stamp_[i] == candidate_) return;
-    input_stamp_[i] = candidate_;
+    if (i == kNone || Marked(i, kFuzzy) || Marked(i, kInput)) return;
+    SetMark(i, kInput);
     index_pool_.push_back(i);
   };
   for (uint32_t id = 0; id < pattern_->num_source_nodes(); ++id) {
@@ -200,7 +206,7 @@ void PatternGrouper::Extract(uint32_t root) {
   std::vector<uint32_t>& kids = kids_;
   while (!stack.empty()) {
     auto [i, expanded] = stack.back();
-    if (body_stamp_[i] == candidate_) {
+    if (Marked(i, kBody)) {
       stack.pop_back();
       continue;
     }
@@ -213,12 +219,12 @@ void PatternGrouper::Extract(uint32_t root) {
       }
       for (uint32_t in : graph_.inputs(i)) kids.push_back(in);
       for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
-        if (input_stamp_[*it] != candidate_) stack.emplace_back(*it, false);
+        if (!Marked(*it, kInput)) stack.emplace_back(*it, false);
       }
       continue;
     }
     stack.pop_back();
-    body_stamp_[i] = candidate_;
+    SetMark(i, kBody);
     index_pool_.push_back(i);
     if (graph_.kind(i) == ExprKind::kFunction && graph_.inputs(i).empty()) {
       // An opaque composite (IndexedGraphOptions): its body still names the label.
@@ -238,15 +244,13 @@ bool PatternGrouper::Validate(uint32_t root, uint32_t nodes_begin) {
     }
     const Expr* e = graph_.node(n);
     if (group_of_[n] != kNone) {
-      rejections_.push_back(
-          {root, fmt::format("{} already belongs to another group", DescribeExpr(e))});
+      rejections_.push_back({root, GroupRejection::Kind::kOverlap, e, nullptr});
       return false;
     }
     if (n == root) continue;
     for (uint32_t out : graph_.outputs(n)) {
-      if (body_stamp_[out] == candidate_ || graph_.PostDominates(root, out)) continue;
-      rejections_.push_back({root, fmt::format("{} inside the match is also used outside it, by {}",
-                                               DescribeExpr(e), DescribeExpr(graph_.node(out)))});
+      if (Marked(out, kBody) || graph_.PostDominates(root, out)) continue;
+      rejections_.push_back({root, GroupRejection::Kind::kEscapes, e, graph_.node(out)});
       return false;
     }
   }

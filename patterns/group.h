@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "patterns/compile.h"
+#include "patterns/describe.h"
 #include "patterns/graph.h"
 #include "patterns/matcher.h"
 
@@ -44,9 +45,20 @@ struct Group {
 };
 
 // Why a match was not turned into a group (for explanations).
+// Why a match did not become a group. Kept as data and rendered on demand
+// (Reason()): a pass over a large graph may reject many candidates and only
+// explanations read the text.
 struct GroupRejection {
+  enum class Kind : uint8_t {
+    kOverlap,  // `node` already belongs to another group
+    kEscapes,  // `node` is also used by `user`, outside the group
+  };
   uint32_t root = 0;
-  std::string reason;
+  Kind kind = Kind::kOverlap;
+  const Expr* node = nullptr;
+  const Expr* user = nullptr;  // kEscapes
+  // `namer` (describe.h) names the nodes, as in explanations.
+  std::string Reason(const NodeNamer& namer = {}) const;
 };
 
 class PatternGrouper {
@@ -90,7 +102,19 @@ class PatternGrouper {
   std::vector<uint8_t> pre_partitioned_;
   // Per-node marks for the candidate being built, compared with candidate_
   // so that nothing is cleared between candidates.
-  std::vector<uint32_t> fuzzy_stamp_, input_stamp_, body_stamp_;
+  // One word per node: the candidate number above kMarkBits, and which marks
+  // it holds for that candidate (one array instead of three: less memory
+  // traffic on large graphs).
+  enum Mark : uint64_t { kFuzzy = 1, kInput = 2, kBody = 4 };
+  static constexpr int kMarkBits = 3;
+  bool Marked(uint32_t i, Mark m) const {
+    return (marks_[i] >> kMarkBits) == candidate_ && (marks_[i] & m) != 0;
+  }
+  void SetMark(uint32_t i, Mark m) {
+    uint64_t& w = marks_[i];
+    w = (w >> kMarkBits) == candidate_ ? (w | m) : ((uint64_t{candidate_} << kMarkBits) | m);
+  }
+  std::vector<uint64_t> marks_;
   uint32_t candidate_ = 0;
   // Scratch reused across candidates.
   std::vector<std::vector<const Expr*>> by_pattern_;

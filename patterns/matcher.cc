@@ -105,7 +105,7 @@ bool Matcher::Visit(uint32_t id, const Expr* e) {
     if (bound_[id] == e) return true;
     return Fail(id, e, [&] {
       return fmt::format("this sub-pattern is shared and already matched {}, not {}",
-                         DescribeExpr(bound_[id]), DescribeExpr(e));
+                         Describe(bound_[id]), Describe(e));
     });
   }
   if (depth_ >= kMaxDepth) {
@@ -135,7 +135,7 @@ bool Matcher::VisitChild(uint32_t id, const Expr* e, PathStep step) {
 bool Matcher::VisitKind(uint32_t id, const Expr* e) {
   const CompiledNode& n = pattern_->node(id);
   auto expected = [&] {
-    return fmt::format("expected {}, got {}", DescribePattern(n.node), DescribeExpr(e));
+    return fmt::format("expected {}, got {}", DescribePattern(n.node), Describe(e));
   };
   switch (n.kind) {
     case PatternKind::kWildcard:
@@ -210,7 +210,7 @@ bool Matcher::VisitCall(uint32_t id, const Expr* e) {
   const auto* pat = Cast<CallPattern>(pattern_->node(id).node);
   if (call == nullptr) {
     return Fail(id, e, [&] {
-      return fmt::format("expected {}, got {}", DescribePattern(pat), DescribeExpr(e));
+      return fmt::format("expected {}, got {}", DescribePattern(pat), Describe(e));
     });
   }
   auto kids = pattern_->children(id);
@@ -223,7 +223,7 @@ bool Matcher::VisitCall(uint32_t id, const Expr* e) {
       want != nullptr && call->op() != want
           ? Fail(id, e,
                  [&] {
-                   return fmt::format("expected {}, got {}", DescribePattern(pat), DescribeExpr(e));
+                   return fmt::format("expected {}, got {}", DescribePattern(pat), Describe(e));
                  })
           : VisitChild(kids[0], call->callee(), {PathStep::Kind::kCallee});
   if (callee_ok) {
@@ -231,7 +231,7 @@ bool Matcher::VisitCall(uint32_t id, const Expr* e) {
     auto arg_pats = kids.subspan(1);
     if (arg_pats.size() != call->args().size()) {
       return Fail(id, e, [&] {
-        return fmt::format("expected {}, got {}", DescribePattern(pat), DescribeExpr(e));
+        return fmt::format("expected {}, got {}", DescribePattern(pat), Describe(e));
       });
     }
     if (MatchArgs(arg_pats, call->args(), false)) return true;
@@ -254,7 +254,7 @@ bool Matcher::VisitTuple(uint32_t id, const Expr* e) {
   auto kids = pattern_->children(id);
   if (tuple == nullptr || (!pat->any_fields() && kids.size() != tuple->fields().size())) {
     return Fail(id, e, [&] {
-      return fmt::format("expected {}, got {}", DescribePattern(pat), DescribeExpr(e));
+      return fmt::format("expected {}, got {}", DescribePattern(pat), Describe(e));
     });
   }
   if (pat->any_fields()) return true;
@@ -273,7 +273,7 @@ bool Matcher::VisitFunction(uint32_t id, const Expr* e) {
   size_t num_params = kids.size() - 1;
   if (fn == nullptr || (!pat->any_params() && num_params != fn->params().size())) {
     return Fail(id, e, [&] {
-      return fmt::format("expected {}, got {}", DescribePattern(pat), DescribeExpr(e));
+      return fmt::format("expected {}, got {}", DescribePattern(pat), Describe(e));
     });
   }
   if (!pat->any_params()) {
@@ -290,13 +290,13 @@ bool Matcher::VisitLetOrIf(uint32_t id, const Expr* e) {
   auto kids = pattern_->children(id);
   if (pattern_->node(id).kind == PatternKind::kIf) {
     const auto* i = DynCast<If>(e);
-    if (i == nullptr) return Fail(id, e, [&] { return "expected an if, got " + DescribeExpr(e); });
+    if (i == nullptr) return Fail(id, e, [&] { return "expected an if, got " + Describe(e); });
     return VisitChild(kids[0], i->cond(), {PathStep::Kind::kCond}) &&
            VisitChild(kids[1], i->then_branch(), {PathStep::Kind::kThen}) &&
            VisitChild(kids[2], i->else_branch(), {PathStep::Kind::kElse});
   }
   const auto* l = DynCast<Let>(e);
-  if (l == nullptr) return Fail(id, e, [&] { return "expected a let, got " + DescribeExpr(e); });
+  if (l == nullptr) return Fail(id, e, [&] { return "expected a let, got " + Describe(e); });
   return VisitChild(kids[0], l->var(), {PathStep::Kind::kVar}) &&
          VisitChild(kids[1], l->value(), {PathStep::Kind::kValue}) &&
          VisitChild(kids[2], l->body(), {PathStep::Kind::kBody});
@@ -308,14 +308,14 @@ bool Matcher::VisitAttr(uint32_t id, const Expr* e) {
   if (!Isa<Call>(e) && !Isa<Function>(e) && !Isa<OpExpr>(e)) {
     return Fail(id, e, [&] {
       return "attributes can only be checked on calls, functions and ops, not on " +
-             DescribeExpr(e);
+             Describe(e);
     });
   }
   for (const AttrEntry& want : pat->attrs()) {
     std::optional<AttrValue> have = NodeAttr(e, want.key);
     if (!have) {
       return Fail(id, e, [&] {
-        return fmt::format("{} has no attribute '{}'", DescribeExpr(e), want.key);
+        return fmt::format("{} has no attribute '{}'", Describe(e), want.key);
       });
     }
     if (!AttrValueMatches(want.value, *have)) {
@@ -333,7 +333,7 @@ bool Matcher::VisitTypeConstraint(uint32_t id, const Expr* e) {
   const Type* t = e->checked_type();
   if (t == nullptr) {
     return Fail(id, e, [&] {
-      return DescribeExpr(e) + " has no inferred type (run InferType before matching types)";
+      return Describe(e) + " has no inferred type (run InferType before matching types)";
     });
   }
   const auto* tensor = DynCast<TensorType>(t);
@@ -396,11 +396,12 @@ bool Matcher::VisitDominator(uint32_t id, const Expr* e) {
   });
 }
 
-// TVM's MatchesPath, iteratively: every input of `start` (but a call's callee
-// and its var/constant args) must match `parent` or match `path` and, in
-// turn, satisfy MatchesPath. `parent` is memoized (it binds one node); `path`
-// is not. Nodes already verified are not re-walked: once `parent` is bound
-// their verdict cannot change.
+// TVM's MatchesPath, iteratively: every input of `start` but a call's callee
+// must match `parent` or match `path` and, in turn, satisfy MatchesPath; a
+// node without such inputs (a variable, a constant) fails, as in TVM v0.16,
+// so a path never runs into a graph input. `parent` is memoized (it binds
+// one node); `path` is not. Nodes already verified are not re-walked: once
+// `parent` is bound their verdict cannot change.
 bool Matcher::MatchesPath(uint32_t parent, uint32_t path, uint32_t start) {
   struct Frame {
     uint32_t node;
@@ -416,8 +417,7 @@ bool Matcher::MatchesPath(uint32_t parent, uint32_t path, uint32_t start) {
       uint32_t in = inputs[f.next++];
       const Expr* node = graph_->node(f.node);
       const Expr* input = graph_->node(in);
-      if (const auto* call = DynCast<Call>(node);
-          call != nullptr && (input == call->callee() || Isa<Constant>(input) || Isa<Var>(input))) {
+      if (const auto* call = DynCast<Call>(node); call != nullptr && input == call->callee()) {
         continue;
       }
       ++f.counted;

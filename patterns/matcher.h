@@ -27,6 +27,7 @@
 
 #include "ir/expr.h"
 #include "patterns/compile.h"
+#include "patterns/describe.h"
 #include "patterns/graph.h"
 
 namespace carve {
@@ -95,6 +96,8 @@ class Matcher {
   // Record the deepest failure of each attempt (slower; for explanations).
   void set_explain(bool on) { explain_ = on; }
   const std::optional<MatchFailure>& failure() const { return failure_; }
+  // How failure reasons refer to nodes (explain mode); default: in words.
+  void set_namer(NodeNamer namer) { namer_ = std::move(namer); }
 
  private:
   bool Visit(uint32_t id, const Expr* e);
@@ -118,6 +121,7 @@ class Matcher {
   template <typename F>
   bool Fail(uint32_t id, const Expr* e, F&& reason);
   const IndexedGraph* GraphFor(const Expr* e);
+  std::string Describe(const Expr* e) const { return DescribeExpr(e, namer_); }
 
   std::shared_ptr<const CompiledPattern> pattern_;
   const IndexedGraph* graph_;
@@ -131,6 +135,7 @@ class Matcher {
   bool explain_ = false;
   std::vector<PathStep> path_;
   std::optional<MatchFailure> failure_;
+  NodeNamer namer_;
 };
 
 // Convenience for tests and one-off queries: compiles `pattern` and matches

@@ -1,7 +1,9 @@
 #include "patterns/partition.h"
 
 #include <algorithm>
+#include <charconv>
 #include <memory>
+#include <optional>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -18,6 +20,17 @@ namespace {
 // Scratch arrays indexed by graph node are shared by all groups of a pass
 // (each group writes the entries of its inputs and nodes before reading
 // them), so a body costs no hashing for calls, tuples and projections.
+// `FunctionVar_<g>_<k>`, without fmt's parsing: one per parameter of every
+// composite, so it is on the hot path of large partitions.
+std::string_view ParamName(int group, size_t k) {
+  static thread_local char buffer[48] = "FunctionVar_";
+  constexpr size_t kPrefix = 12;
+  char* end = std::to_chars(buffer + kPrefix, buffer + sizeof(buffer), group).ptr;
+  *end++ = '_';
+  end = std::to_chars(end, buffer + sizeof(buffer), k).ptr;
+  return std::string_view(buffer, static_cast<size_t>(end - buffer));
+}
+
 class BodyBuilder {
  public:
   BodyBuilder(const IndexedGraph& graph, IRBuilder& b)
@@ -27,7 +40,7 @@ class BodyBuilder {
     std::vector<const Var*> params;
     params.reserve(group.inputs.size());
     for (size_t k = 0; k < group.inputs.size(); ++k) {
-      params.push_back(b_.MakeVar(fmt::format("FunctionVar_{}_{}", group.number, k)));
+      params.push_back(b_.MakeVar(ParamName(group.number, k)));
       out_[group.inputs[k]] = params.back();
       changed_[group.inputs[k]] = 1;
     }
@@ -95,11 +108,45 @@ class BodyBuilder {
   absl::flat_hash_map<std::string_view, const Attrs*> attrs_by_label_;
 };
 
+// How many calls of each op a graph holds, kept up to date across the
+// entries of a composite table without rebuilding the graph, so that an
+// entry whose root op is gone is skipped before any graph is built.
+using OpCounts = absl::flat_hash_map<const OpInfo*, int64_t>;
+
+OpCounts CountOps(const IndexedGraph& graph) {
+  OpCounts counts;
+  for (uint32_t i = 0; i < graph.size(); ++i) {
+    if (graph.call_op(i) != nullptr) ++counts[graph.call_op(i)];
+  }
+  return counts;
+}
+
+// The calls a partitioned group takes out of the graph: its body nodes used
+// only inside the group (an interior node with a use outside stays, as the
+// group duplicates it).
+void RemoveGroupOps(const IndexedGraph& graph, const Group& group, OpCounts& counts) {
+  auto in_group = [&](uint32_t n) {
+    return std::find(group.nodes.begin(), group.nodes.end(), n) != group.nodes.end();
+  };
+  for (uint32_t n : group.nodes) {
+    const OpInfo* op = graph.call_op(n);
+    if (op == nullptr) continue;
+    bool only_inside = n == group.root;
+    if (!only_inside) {
+      auto outs = graph.outputs(n);
+      only_inside = std::all_of(outs.begin(), outs.end(), in_group);
+    }
+    if (only_inside) --counts[op];
+  }
+}
+
 // Partitions in an existing graph (so that a table of patterns reuses one
-// graph while nothing changes).
+// graph while nothing changes). `counts` (optional) is updated for the calls
+// the accepted groups remove.
 const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& pattern,
                              const IndexedGraph& graph, Arena* arena,
-                             const PartitionOptions& options, PartitionStats* stats) {
+                             const PartitionOptions& options, PartitionStats* stats,
+                             OpCounts* counts = nullptr) {
   const Expr* root = graph.node(graph.root());
   if (pattern->node(pattern->root()).kind == PatternKind::kFunction) return root;
   PatternGrouper grouper(pattern, graph);
@@ -126,29 +173,21 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
     call->set_checked_type(pre->checked_type());
     rebuilder.Set(i, call);
     if (stats != nullptr) ++stats->partitioned;
+    if (counts != nullptr) RemoveGroupOps(graph, group, *counts);
   }
   return rebuilder.At(graph.root());
 }
 
-// The ops called in a graph whose composites are opaque: the only calls a
-// grouper may root a match at.
-absl::flat_hash_set<const OpInfo*> CalledOps(const IndexedGraph& graph) {
-  absl::flat_hash_set<const OpInfo*> ops;
-  for (uint32_t i = 0; i < graph.size(); ++i) {
-    if (graph.call_op(i) != nullptr) ops.insert(graph.call_op(i));
-  }
-  return ops;
-}
-
-// False when the pattern can only match calls of ops the graph does not
-// call, so that a table entry for absent ops costs nothing.
-bool MayMatch(const CompiledPattern& pattern, const absl::flat_hash_set<const OpInfo*>& ops) {
+// False when the pattern can only match calls of ops the graph no longer
+// calls, so that a table entry for absent ops costs nothing.
+bool MayMatch(const CompiledPattern& pattern, const OpCounts& counts) {
   const RootFilter& f = pattern.root_filter();
   for (int k = 0; k <= static_cast<int>(ExprKind::kFunction); ++k) {
     if (f.HasKind(static_cast<ExprKind>(k))) return true;
   }
   for (const OpInfo* op : f.ops()) {
-    if (ops.contains(op)) return true;
+    auto it = counts.find(op);
+    if (it != counts.end() && it->second > 0) return true;
   }
   return false;
 }
@@ -170,10 +209,11 @@ absl::StatusOr<const Expr*> Partition(const Pattern& pattern, const Expr* expr, 
 
 absl::StatusOr<const Expr*> PartitionComposites(const std::vector<CompositeEntry>& table,
                                                 const Expr* expr, Arena* arena) {
-  // One graph serves every entry until an entry changes the expression;
-  // entries whose root ops are absent cost one lookup per op.
+  // One graph serves every entry until an entry changes the expression; the
+  // op counts follow the changes, so an entry whose root ops are gone costs a
+  // few lookups and no graph.
   std::unique_ptr<IndexedGraph> graph;
-  absl::flat_hash_set<const OpInfo*> ops;
+  std::optional<OpCounts> counts;
   size_t size_hint = 0;
   for (const CompositeEntry& entry : table) {
     auto compiled = CompilePattern(entry.pattern);
@@ -182,16 +222,17 @@ absl::StatusOr<const Expr*> PartitionComposites(const std::vector<CompositeEntry
           fmt::format("composite '{}': {}", entry.name, std::string(compiled.status().message())));
     }
     if ((*compiled)->node((*compiled)->root()).kind == PatternKind::kFunction) continue;
+    if (counts && !MayMatch(**compiled, *counts)) continue;
     if (graph == nullptr) {
       graph = std::make_unique<IndexedGraph>(
           expr, IndexedGraphOptions{.size_hint = size_hint, .opaque_composites = true});
-      ops = CalledOps(*graph);
+      if (!counts) counts = CountOps(*graph);
+      if (!MayMatch(**compiled, *counts)) continue;
     }
-    if (!MayMatch(**compiled, ops)) continue;
     PartitionOptions options;
     options.attrs.push_back({"Composite", AttrValue::Str(entry.name)});
     options.check = entry.check;
-    const Expr* out = PartitionInGraph(*compiled, *graph, arena, options, nullptr);
+    const Expr* out = PartitionInGraph(*compiled, *graph, arena, options, nullptr, &*counts);
     if (out != expr) {
       size_hint = graph->size() + graph->size() / 8;
       graph.reset();

@@ -98,6 +98,19 @@ TEST_F(DominatorTest, NotMatched) {
   // No conv at all.
   const Call* r = Relu(Relu(input_));
   EXPECT_FALSE(MatchPattern(Diamond(), Add(r, Op("tanh", {r}))));
+  // A path node with a graph input (TVM v0.16's MatchesPath: the variable
+  // matches neither the parent nor the path, so the walk fails; variables
+  // and constants are not skipped).
+  const Call* conv3 = Conv(input_, weight_);
+  const Call* biased = Add(Relu(conv3), V("b"));
+  EXPECT_FALSE(MatchPattern(FuzzyDiamond(), Add(Op("tanh", {biased}), Leaky(conv3))));
+  // ... and a wildcard path reaching a variable fails too (it has no inputs).
+  Pattern any_path = Dominates(IsOp("nn.conv2d")(Wildcard(), Wildcard()), Wildcard(),
+                               IsOp("add")(Wildcard(), Wildcard()));
+  const Call* conv4 = Conv(input_, weight_);
+  EXPECT_FALSE(MatchPattern(any_path, Add(Relu(conv4), Add(Leaky(conv4), V("c")))));
+  const Call* conv5 = Conv(input_, weight_);
+  EXPECT_TRUE(MatchPattern(any_path, Add(Relu(conv5), Leaky(conv5))));
 }
 
 TEST_F(DominatorTest, TypedDominator) {

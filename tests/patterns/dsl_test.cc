@@ -291,6 +291,80 @@ TEST_F(DslTest, ErrorsCarryLineAndColumn) {
             "bad.pat:1:1: error: an optional call needs its optional input as first argument");
 }
 
+// One malformed use of each construct of patterns.md section 2, with the
+// exact position of the error.
+TEST_F(DslTest, EachConstructHasAnErrorAtItsPosition) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"?", "bad.pat:1:2: error: expected a capture name after '?', got end of file"},
+      {"var(x)", "bad.pat:1:5: error: expected a variable name in quotes, got 'x'"},
+      {"1.5", "bad.pat:1:1: error: float literal '1.5' needs a suffix: write '1.5f'"},
+      {"nn.relu(_", "bad.pat:1:10: error: expected ',' or ')', got end of file"},
+      {"nn.relu(_, alpha=)", "bad.pat:1:18: error: expected a value, got ')'"},
+      {"nn.relu?(_", "bad.pat:1:11: error: expected ',' or ')', got end of file"},
+      {"(_, _", "bad.pat:1:6: error: expected ')', got end of file"},
+      {"_.x", "bad.pat:1:3: error: expected a field index or '_' after '.', got 'x'"},
+      {"if (_) { _ }", "bad.pat:1:13: error: expected 'else', got end of file"},
+      {"let ?v = _ ?v", "bad.pat:1:12: error: expected ';' after the let value, got '?'"},
+      {"fn (_) _", "bad.pat:1:8: error: expected '{' before the function body, got '_'"},
+      {"_ |", "bad.pat:1:4: error: expected a pattern, got end of file"},
+      {"_ as x", "bad.pat:1:6: error: expected '?name' after 'as', got 'x'"},
+      {"_ : Tensor[(1, 2) float32]", "bad.pat:1:19: error: expected ',', got 'float32'"},
+      {"_ : Tensor[(1, x), float32]", "bad.pat:1:16: error: expected a dimension (an extent, '_' or '?')"},
+      {"dominates(_, _)", "bad.pat:1:15: error: expected ',', got ')'"},
+      {"has_attr(_, 1)", "bad.pat:1:13: error: expected an attribute name, got '1'"},
+      {"nn.relu(?x) where rank(?x ==", "bad.pat:1:27: error: expected ')', got '=='"},
+      {"nn.relu(?x) where dtype(?x) in [float32", "bad.pat:1:40: error: expected ']', got end of file"},
+      {"nn.relu(?x) where ?x is fish", "bad.pat:1:25: error: expected 'const', 'var', 'call', 'tuple' or 'fn' after 'is', got 'fish'"},
+  };
+  for (const auto& [text, error] : cases) {
+    SCOPED_TRACE(text);
+    EXPECT_EQ(PatternError(text), error);
+  }
+  const std::pair<const char*, const char*> file_cases[] = {
+      {"pattern = _;", "bad.pat:1:9: error: expected a pattern name, got '='"},
+      {"pattern p _;", "bad.pat:1:11: error: expected '=', got '_'"},
+      {"pattern p = _", "bad.pat:1:14: error: expected ';' after the pattern, got end of file"},
+      {"rule r = nn.relu(?x);", "bad.pat:1:21: error: expected '=>' and the replacement, got ';'"},
+      {"rule r = nn.relu(?x) => nn.relu(?x, alpha=);", "bad.pat:1:43: error: expected a value, got ')'"},
+      {"backend b ops nn.relu;", "bad.pat:1:11: error: expected '{' to start the backend, got 'ops'"},
+      {"backend b { ops ; }", "bad.pat:1:17: error: expected an operator name, got ';'"},
+      {"backend b { op nn.relu where; }", "bad.pat:1:29: error: expected a value, got ';'"},
+      {"backend b { composite c nn.relu(_); }", "bad.pat:1:25: error: expected '=', got 'nn'"},
+      {"backend b { frob; }", "bad.pat:1:13: error: expected 'ops', 'op', 'composite' or '}', got 'frob'"},
+      {"backend b { ops nn.relu; ", "bad.pat:1:26: error: expected '}' to end the backend, got end of file"},
+  };
+  for (const auto& [text, error] : file_cases) {
+    SCOPED_TRACE(text);
+    EXPECT_EQ(FileError(text), error);
+  }
+}
+
+TEST_F(DslTest, UnknownOpsSuggestTheNearestOp) {
+  EXPECT_EQ(PatternError("nn.reluu(_)"),
+            "bad.pat:1:1: error: unknown operator or pattern 'nn.reluu' (did you mean 'nn.relu'?)");
+  EXPECT_EQ(PatternError("nn.relu(nn.bias_ad(_, _))"),
+            "bad.pat:1:9: error: unknown operator or pattern 'nn.bias_ad' (did you mean "
+            "'nn.bias_add'?)");
+  EXPECT_EQ(FileError("backend b {\n  ops nn.relu,\n      conv2d;\n}"),
+            "bad.pat:3:7: error: unknown operator 'conv2d' (did you mean 'nn.conv2d'?)");
+}
+
+TEST_F(DslTest, RuleReplacementsMayOnlyUseBoundCaptures) {
+  // Rejected when the file is loaded, at the unbound capture.
+  EXPECT_EQ(FileError("rule r = add(?a, ?b) => subtract(?a, ?c);"),
+            "bad.pat:1:38: error: the replacement uses ?c, which the pattern does not bind");
+  // A capture bound only inside one alternative is not bound on every match.
+  EXPECT_EQ(FileError("rule r = nn.relu(?x) | tanh(_) => exp(?x);"),
+            "bad.pat:1:39: error: the replacement uses ?x, which the pattern binds only on some "
+            "matches (in one alternative or on a dominator's path)");
+  // An optional call binds its input either way.
+  EXPECT_TRUE(ParsePatternFile("ok.pat", "rule r = nn.relu?(exp(?x)) => exp(?x);").ok());
+  // Captures of a named pattern the rule uses are bound.
+  auto lib = ParsePatternFile("ok.pat", "pattern cb = nn.bias_add(?c, ?b);\n"
+                                        "rule r = nn.relu(cb) => add(?c, ?b);");
+  EXPECT_TRUE(lib.ok()) << RenderStatus(lib.status());
+}
+
 TEST_F(DslTest, SeveralErrorsAreReportedInOneRun) {
   auto lib = ParsePatternFile("multi.pat",
                               "pattern a = nn.rlu(_);\npattern b = _;\n"

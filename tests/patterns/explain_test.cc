@@ -36,9 +36,20 @@ TEST_F(ExplainTest, ReportsTheFailingSubPatternWithItsPath) {
   EXPECT_EQ(e.sub_pattern, weight.get());
   EXPECT_EQ(e.reason, "expected a constant, got the variable %w");
   EXPECT_EQ(PathToString(e.path), "arg 0, arg 1");
-  auto namer = [&](const Expr* n) { return n == relu ? std::string("%12") : std::string("?"); };
+  auto namer = [&](const Expr* n) { return NodeRef{n == relu ? "%12" : "", ""}; };
   EXPECT_EQ(RenderExplanation(e, "dnnl.conv2d_relu", namer),
             "dnnl.conv2d_relu at %12: arg 0, arg 1: expected a constant, got the variable %w");
+  // With the printer's names and roles, as `carve why` renders it.
+  auto printed = [&](const Expr* n) -> NodeRef {
+    if (n == relu) return {"%12", ""};
+    if (n == w_) return {"%w", "a parameter"};
+    return {};
+  };
+  auto compiled = CompilePattern(p);
+  ASSERT_TRUE(compiled.ok());
+  EXPECT_EQ(RenderExplanation(Explain(*compiled, relu, nullptr, printed), "dnnl.conv2d_relu",
+                              printed),
+            "dnnl.conv2d_relu at %12: arg 0, arg 1: expected a constant, got %w (a parameter)");
 }
 
 TEST_F(ExplainTest, WrongOpIsReportedAtTheCall) {
@@ -90,7 +101,7 @@ TEST_F(ExplainTest, MatchesListCaptures) {
   EXPECT_THAT(e.captures, ElementsAre(std::pair<std::string, const Expr*>("a", x_),
                                       std::pair<std::string, const Expr*>("b", one)));
   EXPECT_THAT(RenderExplanation(e, "p"),
-              HasSubstr("p matches at a call of add with 2 args (?a = %x, ?b = a constant"));
+              HasSubstr("p matches at a call of add with 2 args (?a = %x, ?b = the float32 constant 1"));
 }
 
 TEST_F(ExplainTest, GroupingVerdicts) {

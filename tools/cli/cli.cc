@@ -13,6 +13,7 @@ std::vector<Command> AllCommands() {
   AddFormatCommands(commands);
   AddTestCommands(commands);
   AddPassCommands(commands);
+  AddPatternCommands(commands);
   AddRunCommands(commands);
   AddCodegenCommands(commands);
   return commands;
