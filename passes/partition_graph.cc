@@ -10,6 +10,7 @@
 #include "passes/annotated_region_set.h"
 #include "passes/annotation.h"
 #include "passes/infer_type.h"
+#include "passes/type_annotations.h"
 #include "passes/region_verify.h"
 #include "passes/rewrite_util.h"
 #include "passes/target.h"
@@ -325,7 +326,7 @@ absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionGraphOptions& o
   }
   MangleExistingExternalFunctions(mod, prefix, existing);
   changed |= !existing.empty();
-  CARVE_RETURN_IF_ERROR(InferType(mod));
+  CARVE_RETURN_IF_ERROR(InferTypeAndAnnotate(mod).status());
   return changed;
 }
 

@@ -4,6 +4,7 @@
 
 #include "passes/annotation.h"
 #include "passes/infer_type.h"
+#include "passes/type_annotations.h"
 #include "support/status_macros.h"
 
 namespace carve {
@@ -47,7 +48,7 @@ class FunctionPass : public Pass {
     }
     // TVM types the whole module after every function pass; one InferType
     // per pass (not per function) keeps that linear.
-    CARVE_RETURN_IF_ERROR(InferType(mod));
+    CARVE_RETURN_IF_ERROR(InferTypeAndAnnotate(mod).status());
     return changed;
   }
 

@@ -7,6 +7,7 @@
 #include "passes/convert_layout.h"
 #include "passes/fold_constant.h"
 #include "passes/infer_type.h"
+#include "passes/type_annotations.h"
 #include "passes/merge_compiler_regions.h"
 #include "passes/merge_composite.h"
 #include "passes/partition_graph.h"
@@ -113,8 +114,8 @@ PassInfo ConvertLayoutInfo() {
 
 PassPtr InferTypePass() {
   return MakeModulePass("InferType", "", [](Module& mod, PassContext&) -> absl::StatusOr<bool> {
-    CARVE_RETURN_IF_ERROR(InferType(mod));
-    return false;
+    // TVM's InferType also fills missing annotations, a visible change.
+    return InferTypeAndAnnotate(mod);
   });
 }
 
