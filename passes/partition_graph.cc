@@ -134,7 +134,9 @@ class Partitioner {
     if (fn != nullptr && fn->HasAttr(attr::kComposite)) return e;
     if (IsCompilerBegin(e)) return OpenInput(Cast<Call>(e));
     if (!IsCompilerEnd(e)) {
-      return RebuildNode(e, [this](const Expr* c) { return memo_.at(c); }, builder_);
+      const Expr* out = RebuildNode(e, [this](const Expr* c) { return memo_.at(c); }, builder_);
+      if (out != e && out->checked_type() == nullptr) out->set_checked_type(e->checked_type());
+      return out;
     }
     RegionId r = set_.GetRegion(e);
     if (!funcs_[r].created) CARVE_RETURN_IF_ERROR(CreateFunction(r, Cast<Call>(e)));
@@ -326,7 +328,9 @@ absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionGraphOptions& o
   }
   MangleExistingExternalFunctions(mod, prefix, existing);
   changed |= !existing.empty();
-  CARVE_RETURN_IF_ERROR(InferTypeAndAnnotate(mod).status());
+  // TVM re-types the module after every region; every node built here is
+  // typed (unless a hook changed types), so this is one scan.
+  CARVE_RETURN_IF_ERROR(RetypeIfNeeded(mod).status());
   return changed;
 }
 

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "ir/visit.h"
 #include "passes/annotation.h"
 #include "passes/infer_type.h"
 #include "passes/type_annotations.h"
@@ -46,9 +47,11 @@ class FunctionPass : public Pass {
         changed = true;
       }
     }
-    // TVM types the whole module after every function pass; one InferType
-    // per pass (not per function) keeps that linear.
-    CARVE_RETURN_IF_ERROR(InferTypeAndAnnotate(mod).status());
+    // TVM types the whole module after every function pass. Passes that keep
+    // types give every node they build its type, so the module is re-typed
+    // only when some node has none (MergeComposite's composites); then once
+    // per pass, not per function.
+    if (changed) CARVE_RETURN_IF_ERROR(RetypeIfNeeded(mod).status());
     return changed;
   }
 

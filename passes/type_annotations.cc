@@ -42,11 +42,36 @@ class Annotator : public TypedMutator {
   }
 };
 
-// True when some node of `fn` lacks an annotation TVM would fill.
-bool AnyMissing(const Function* fn) {
-  bool missing = false;
-  PostOrderVisit(fn, [&](const Expr* e) { missing = missing || NeedsAnnotation(e); });
-  return missing;
+struct Scan {
+  bool untyped = false;  // some node has no checked type
+  bool missing = false;  // some annotation TVM would fill is missing
+};
+
+Scan ScanFunction(const Function* fn) {
+  Scan scan;
+  PostOrderVisit(fn, [&scan](const Expr* e) {
+    if (e->checked_type() == nullptr) {
+      scan.untyped = scan.untyped || (!Isa<OpExpr>(e) && !Isa<GlobalVar>(e));
+      return;
+    }
+    scan.missing = scan.missing || NeedsAnnotation(e);
+  });
+  return scan;
+}
+
+bool AnyMissing(const Function* fn) { return ScanFunction(fn).missing; }
+
+absl::StatusOr<bool> Fill(Module& mod, const std::vector<const GlobalVar*>& functions) {
+  bool changed = false;
+  for (const GlobalVar* gv : functions) {
+    const Function* fn = mod.Lookup(gv->name());
+    Annotator annotator(mod.arena());
+    const Expr* out = annotator.Mutate(fn);
+    if (out == fn) continue;
+    mod.Add(gv, Cast<Function>(out));
+    changed = true;
+  }
+  return changed;
 }
 
 }  // namespace
@@ -67,6 +92,18 @@ absl::StatusOr<bool> FillMissingTypeAnnotations(Module& mod) {
 absl::StatusOr<bool> InferTypeAndAnnotate(Module& mod) {
   CARVE_RETURN_IF_ERROR(InferType(mod));
   return FillMissingTypeAnnotations(mod);
+}
+
+absl::StatusOr<bool> RetypeIfNeeded(Module& mod) {
+  bool untyped = false;
+  std::vector<const GlobalVar*> missing;
+  for (const auto& [gv, fn] : mod.Functions()) {
+    Scan scan = ScanFunction(fn);
+    untyped = untyped || scan.untyped;
+    if (scan.missing) missing.push_back(gv);
+  }
+  if (untyped) return InferTypeAndAnnotate(mod);
+  return Fill(mod, missing);
 }
 
 }  // namespace carve

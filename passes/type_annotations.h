@@ -20,4 +20,11 @@ absl::StatusOr<bool> FillMissingTypeAnnotations(Module& mod);
 // pass leaves behind. Returns whether annotations were added.
 absl::StatusOr<bool> InferTypeAndAnnotate(Module& mod);
 
+// What TVM's module InferType at the end of a pass leaves behind, at the
+// cost of one scan when the pass typed every node it built: InferType runs
+// only when some node of `mod` has no checked type (ops and global names
+// aside), then missing annotations are filled. Returns whether annotations
+// were added.
+absl::StatusOr<bool> RetypeIfNeeded(Module& mod);
+
 }  // namespace carve
