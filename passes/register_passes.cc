@@ -115,7 +115,10 @@ PassInfo ConvertLayoutInfo() {
 PassPtr InferTypePass() {
   return MakeModulePass("InferType", "", [](Module& mod, PassContext&) -> absl::StatusOr<bool> {
     // TVM's InferType also fills missing annotations, a visible change.
-    return InferTypeAndAnnotate(mod);
+    // Modules reach passes typed (tools type what they load, passes type
+    // what they build), so a module whose every node has its type is not
+    // inferred again: re-inferring would give the same types.
+    return RetypeIfNeeded(mod);
   });
 }
 
