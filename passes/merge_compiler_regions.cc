@@ -322,7 +322,8 @@ PassPtr MergeCompilerRegions() {
                           [](const Function* fn, const Module& mod,
                              PassContext&) -> absl::StatusOr<const Function*> {
                             return MergeCompilerRegionsFunction(fn, mod.arena());
-                          });
+                          },
+                          /*require_types=*/false, /*keeps_types=*/true);
 }
 
 }  // namespace carve

@@ -81,6 +81,9 @@ class Partitioner {
     }
   }
 
+  // True when a target's hook rewrote a partition (types may have changed).
+  bool hooked() const { return hooked_; }
+
   absl::StatusOr<const Function*> Run(const Function* fn) {
     struct Frame {
       const Expr* e;
@@ -201,7 +204,8 @@ class Partitioner {
       body = builder_.MakeTuple(fields);
       body_type = AllKnown(field_types) ? TupleTy(field_types) : nullptr;
       body->set_checked_type(body_type);
-      ret_type = nullptr;  // TVM leaves it unset for tuple outputs
+      // TVM leaves it unset here and its InferType fills it: the same.
+      ret_type = body_type;
     }
     std::string_view target = set_.Target(r);
     std::string name = FreshGlobalName(
@@ -232,6 +236,7 @@ class Partitioner {
   absl::StatusOr<const Function*> ApplyHook(std::string_view target, const Function* fn) {
     TargetSpecPtr spec = TargetRegistry::Global().Find(target);
     if (spec == nullptr || spec->partition_hook() == nullptr) return fn;
+    hooked_ = true;
     return spec->partition_hook()(fn, mod_.arena());
   }
 
@@ -247,6 +252,7 @@ class Partitioner {
   IRBuilder builder_;
   std::string prefix_;
   bool bind_constants_;
+  bool hooked_ = false;
   absl::flat_hash_map<const Call*, int> input_index_;
   absl::flat_hash_map<const Expr*, const Expr*> memo_;
   absl::flat_hash_set<const Expr*> active_;  // expanded, not yet rewritten
@@ -303,11 +309,11 @@ void MangleExistingExternalFunctions(Module& mod, const std::string& prefix,
 
 }  // namespace
 
-absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionGraphOptions& options) {
+absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionGraphOptions& options,
+                                     bool input_annotated) {
   CARVE_ASSIGN_OR_RETURN(std::string prefix, MangleModuleName(options.mod_name));
-  CARVE_ASSIGN_OR_RETURN(bool flattened, FlattenNestedTuples(mod));
-  CARVE_ASSIGN_OR_RETURN(bool removed, RemoveDefaultAnnotations(mod));
-  bool changed = flattened || removed;
+  CARVE_ASSIGN_OR_RETURN(bool changed, PrepareForPartitioning(mod));
+  bool hooked = false;
   std::vector<const GlobalVar*> existing;
   for (const auto& [gv, fn] : mod.Functions()) {
     if (fn->HasAttr(attr::kCompiler)) existing.push_back(gv);
@@ -325,12 +331,13 @@ absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionGraphOptions& o
     CARVE_ASSIGN_OR_RETURN(const Function* updated, partitioner.Run(fn));
     mod.Add(gv, updated);
     changed = true;
+    hooked = hooked || partitioner.hooked();
   }
   MangleExistingExternalFunctions(mod, prefix, existing);
   changed |= !existing.empty();
-  // TVM re-types the module after every region; every node built here is
-  // typed (unless a hook changed types), so this is one scan.
-  CARVE_RETURN_IF_ERROR(RetypeIfNeeded(mod).status());
+  // TVM re-types the module after every region. Every node built here is
+  // typed and every function annotated, so only a hook's rewrite needs it.
+  if (hooked || !input_annotated) CARVE_RETURN_IF_ERROR(RetypeIfNeeded(mod).status());
   return changed;
 }
 
@@ -339,8 +346,10 @@ PassPtr PartitionGraph(PartitionGraphOptions options) {
       fmt::format("PartitionGraph(mod_name={},bind_constants={})", options.mod_name,
                   options.bind_constants ? "True" : "False");
   return MakeModulePass("PartitionGraph", description,
-                        [options](Module& mod, PassContext&) -> absl::StatusOr<bool> {
-                          return PartitionModule(mod, options);
+                        [options](Module& mod, PassContext& ctx) -> absl::StatusOr<bool> {
+                          bool annotated = ctx.input_annotated();
+                          ctx.set_output_annotated();
+                          return PartitionModule(mod, options, annotated);
                         });
 }
 

@@ -28,11 +28,12 @@ class ModulePass : public Pass {
 class FunctionPass : public Pass {
  public:
   FunctionPass(std::string name, std::string description, FunctionTransform fn,
-               bool require_types)
+               bool require_types, bool keeps_types)
       : name_(std::move(name)),
         description_(std::move(description)),
         fn_(std::move(fn)),
-        require_types_(require_types) {}
+        require_types_(require_types),
+        keeps_types_(keeps_types) {}
   const std::string& name() const override { return name_; }
   std::string Describe() const override { return description_.empty() ? name_ : description_; }
 
@@ -51,7 +52,13 @@ class FunctionPass : public Pass {
     // types give every node they build its type, so the module is re-typed
     // only when some node has none (MergeComposite's composites); then once
     // per pass, not per function.
-    if (changed) CARVE_RETURN_IF_ERROR(RetypeIfNeeded(mod).status());
+    bool known = ctx.input_annotated();
+    if (changed && !keeps_types_) {
+      CARVE_RETURN_IF_ERROR(RetypeIfNeeded(mod).status());
+    } else if (!known) {
+      CARVE_RETURN_IF_ERROR(FillMissingTypeAnnotations(mod).status());
+    }
+    ctx.set_output_annotated();
     return changed;
   }
 
@@ -60,6 +67,7 @@ class FunctionPass : public Pass {
   std::string description_;
   FunctionTransform fn_;
   bool require_types_;
+  bool keeps_types_;
 };
 
 class Sequential : public Pass {
@@ -79,6 +87,7 @@ class Sequential : public Pass {
 
   absl::StatusOr<bool> Run(Module& mod, PassContext& ctx) const override {
     bool changed = false;
+    ctx.set_output_annotated(ctx.input_annotated());
     for (const PassPtr& p : passes_) {
       CARVE_ASSIGN_OR_RETURN(bool c, ctx.Run(*p, mod));
       changed |= c;
@@ -104,7 +113,11 @@ absl::StatusOr<bool> PassContext::Run(const Pass& pass, Module& mod) {
     CARVE_RETURN_IF_ERROR(instrument->BeforePass(pass, mod, depth_));
   }
   ++depth_;
+  bool outer_input = input_annotated_;
+  input_annotated_ = annotated_;
+  annotated_ = false;
   absl::StatusOr<bool> changed = pass.Run(mod, *this);
+  input_annotated_ = outer_input;
   --depth_;
   if (!changed.ok()) return changed.status();
   for (const auto& instrument : instruments_) {
@@ -134,9 +147,9 @@ PassPtr MakeModulePass(std::string name, std::string description, ModuleTransfor
 }
 
 PassPtr MakeFunctionPass(std::string name, std::string description, FunctionTransform fn,
-                         bool require_types) {
+                         bool require_types, bool keeps_types) {
   return std::make_shared<FunctionPass>(std::move(name), std::move(description), std::move(fn),
-                                        require_types);
+                                        require_types, keeps_types);
 }
 
 PassPtr MakeSequential(std::string name, std::vector<PassPtr> passes) {

@@ -113,7 +113,8 @@ PassInfo ConvertLayoutInfo() {
 }
 
 PassPtr InferTypePass() {
-  return MakeModulePass("InferType", "", [](Module& mod, PassContext&) -> absl::StatusOr<bool> {
+  return MakeModulePass("InferType", "", [](Module& mod, PassContext& ctx) -> absl::StatusOr<bool> {
+    ctx.set_output_annotated();
     // TVM's InferType also fills missing annotations, a visible change.
     // Modules reach passes typed (tools type what they load, passes type
     // what they build), so a module whose every node has its type is not
