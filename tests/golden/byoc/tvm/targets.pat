@@ -19,3 +19,20 @@ backend test_if_else { ops equal, tanh, sigmoid, erf; }
 backend test_while_let { ops less, add, zeros_like; }
 // test_pass_partition_graph.py's "ccompiler" annotator
 backend ccompiler { ops add, subtract, multiply; }
+
+// test_pass_merge_composite.py's pattern tables (TVM names them without a
+// target prefix; here they are `<backend>.<name>`).
+backend mc {
+  composite add_sub_mul = multiply(add(?a, ?b), subtract(?a, ?b));
+  composite bn_relu = nn.relu(nn.batch_norm(_, _, _, _, _).0);
+  composite add_relu = nn.relu(add(_, _));
+}
+// test_merge_order: the first entry of the table wins.
+backend order_a {
+  composite add_relu = nn.relu(add(_, _));
+  composite add = add(_, _);
+}
+backend order_b {
+  composite add = add(_, _);
+  composite add_relu = nn.relu(add(_, _));
+}
