@@ -2,7 +2,6 @@
 
 #include <utility>
 
-#include "ir/visit.h"
 #include "passes/annotation.h"
 #include "passes/infer_type.h"
 #include "passes/type_annotations.h"
