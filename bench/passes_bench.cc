@@ -1,6 +1,9 @@
 // The BYOC flow end to end on generated ResNet-like graphs: parse, InferType,
 // MergeComposite -> AnnotateTarget -> MergeCompilerRegions -> PartitionGraph
-// (each pass followed by its module InferType, as TVM), print.
+// (each pass leaving the module typed and annotated as TVM's trailing
+// InferType would), print. The CLI equivalent, with the .pat table:
+//   carve opt r100k.relay --patterns bench/dnnl_like.pat --pass-timing -p
+//     InferType,MergeComposite(dnnl),AnnotateTarget(dnnl),MergeCompilerRegions,PartitionGraph
 //
 //   BM_ByocFlow/N:         the dnnl_like table (every op offloaded: one region)
 //   BM_ByocFlowMixed/N:    only conv2d offloaded, so regions alternate with

@@ -143,7 +143,7 @@ class Annotator : public ExprMutator {
     if (pre->HasAttr(attr::kComposite)) return pre;
     const Function* post = Cast<Function>(Rebuild(pre));
     const Expr* body = InsertEnd(post->body());
-    if (body == post->body()) return post;
+    if (body == post->body()) return Typed(pre, post);
     return Typed(pre, builder().MakeFunction(post->params(), body, post->ret_type(),
                                              post->attrs(), post->type_params(), post->span()));
   }
@@ -256,7 +256,7 @@ PassPtr AnnotateTarget(std::vector<TargetSpecPtr> targets, bool include_non_call
           const Function* fn, const Module& mod, PassContext&) -> absl::StatusOr<const Function*> {
         return AnnotateTargetFunction(fn, targets, include_non_call_ops, mod.arena());
       },
-      /*require_types=*/true);
+      /*require_types=*/true, /*keeps_types=*/true);
 }
 
 }  // namespace carve

@@ -1,5 +1,6 @@
 #include "passes/annotated_region_set.h"
 
+#include <span>
 #include <utility>
 
 #include "fmt/format.h"
@@ -53,11 +54,13 @@ class AnnotatedRegionSet::Creator {
     switch (e->kind()) {
       case ExprKind::kLet: {
         auto* let = Cast<Let>(e);
-        return AddToArgRegion(e, {let->var(), let->value(), let->body()});
+        const Expr* args[] = {let->var(), let->value(), let->body()};
+        return AddToArgRegion(e, args);
       }
       case ExprKind::kIf: {
         auto* i = Cast<If>(e);
-        return AddToArgRegion(e, {i->cond(), i->then_branch(), i->else_branch()});
+        const Expr* args[] = {i->cond(), i->then_branch(), i->else_branch()};
+        return AddToArgRegion(e, args);
       }
       case ExprKind::kFunction:
         scopes_.push_back(Cast<Function>(e));
@@ -71,12 +74,12 @@ class AnnotatedRegionSet::Creator {
     switch (e->kind()) {
       case ExprKind::kCall:
         return VisitCall(Cast<Call>(e));
-      case ExprKind::kTuple: {
-        auto fields = Cast<Tuple>(e)->fields();
-        return AddToArgRegion(e, std::vector<const Expr*>(fields.begin(), fields.end()));
+      case ExprKind::kTuple:
+        return AddToArgRegion(e, Cast<Tuple>(e)->fields());
+      case ExprKind::kTupleGetItem: {
+        const Expr* tuple = Cast<TupleGetItem>(e)->tuple();
+        return AddToArgRegion(e, std::span<const Expr* const>(&tuple, 1));
       }
-      case ExprKind::kTupleGetItem:
-        return AddToArgRegion(e, {Cast<TupleGetItem>(e)->tuple()});
       case ExprKind::kFunction:
         scopes_.pop_back();
         return absl::OkStatus();
@@ -87,8 +90,7 @@ class AnnotatedRegionSet::Creator {
 
   absl::Status VisitCall(const Call* call) {
     if (!IsCompilerAnnotation(call)) {
-      return AddToArgRegion(call,
-                            std::vector<const Expr*>(call->args().begin(), call->args().end()));
+      return AddToArgRegion(call, call->args());
     }
     if (call->args().size() != 1) {
       return SpanError(call->span(), "an annotation must have exactly one argument",
@@ -124,7 +126,7 @@ class AnnotatedRegionSet::Creator {
 
   // TVM's AddToArgRegion: `e` joins the regions of its non-end arguments,
   // which merge into the first one's.
-  absl::Status AddToArgRegion(const Expr* e, const std::vector<const Expr*>& args) {
+  absl::Status AddToArgRegion(const Expr* e, std::span<const Expr* const> args) {
     RegionId region = kNoRegion;
     for (const Expr* arg : args) {
       if (IsCompilerEnd(arg)) continue;

@@ -5,6 +5,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "fmt/format.h"
 #include "passes/infer_type.h"
+#include "passes/type_annotations.h"
 #include "passes/rewrite_util.h"
 #include "support/diagnostics.h"
 #include "support/status_macros.h"
@@ -90,7 +91,7 @@ absl::StatusOr<bool> BindParams(Module& mod, const ParamMap& params, std::string
   CARVE_ASSIGN_OR_RETURN(const Function* bound, BindParamsByName(fn, params, mod.arena()));
   if (bound == fn) return false;
   mod.Add(function, bound);
-  CARVE_RETURN_IF_ERROR(InferType(mod));
+  CARVE_RETURN_IF_ERROR(InferTypeAndAnnotate(mod).status());
   return true;
 }
 

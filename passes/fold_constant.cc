@@ -74,8 +74,12 @@ class ConstantFolder : public TypedMutator {
     if (fn != nullptr && fn->HasAttr(attr::kPrimitive)) return e;
     const Expr* post = RebuildTyped(e);
     if (const TupleGetItem* item = DynCast<TupleGetItem>(post)) {
+      // TVM projects any tuple literal, constant or not: (a, b).1 -> b.
       const Tuple* tuple = DynCast<Tuple>(item->tuple());
-      if (tuple != nullptr && IsComplexConstant(tuple)) return tuple->fields()[item->index()];
+      if (tuple != nullptr && item->index() >= 0 &&
+          static_cast<size_t>(item->index()) < tuple->fields().size()) {
+        return tuple->fields()[item->index()];
+      }
       return post;
     }
     const Call* call = DynCast<Call>(post);

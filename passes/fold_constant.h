@@ -1,6 +1,6 @@
 // FoldConstant (TVM v0.16 src/relay/transforms/fold_constant.cc): replaces op
 // calls whose arguments are all constants (or tuples of constants) by their
-// value, projections of constant tuples by the field, and let-bound
+// value, projections of tuple literals by the field, and let-bound
 // constants by the constant.
 //
 // Skipped, as in TVM: calls without arguments, calls of non-ops, stateful

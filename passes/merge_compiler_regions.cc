@@ -79,18 +79,19 @@ class RegionMerger {
       Frame& top = stack.back();
       const Expr* e = top.e;
       if (!top.expanded) {
-        if (state_[e] == kDone) {
+        auto [slot, inserted] = state_.try_emplace(e, kActive);
+        if (!inserted && slot->second == kDone) {
           stack.pop_back();
           continue;
         }
+        slot->second = kActive;
         top.expanded = true;
-        state_[e] = kActive;
         if (const Let* let = DynCast<Let>(e)) lets_.Record(let);
         if (IsComposite(e)) continue;  // no annotations inside composites
         kids.clear();
         ForEachChild(e, [&](const Expr* c) { kids.push_back(c); });
         for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
-          if (state_[*it] == kNew) stack.push_back(Frame{*it});
+          if (State(*it) == kNew) stack.push_back(Frame{*it});
         }
         continue;
       }
@@ -107,6 +108,11 @@ class RegionMerger {
     return absl::OkStatus();
   }
 
+  uint8_t State(const Expr* e) const {
+    auto it = state_.find(e);
+    return it == state_.end() ? kNew : it->second;
+  }
+
   // The next input producer of a region frame still to visit, or nullptr
   // when all were visited. TVM visits the producers in other regions; this
   // also visits producers outside every region, so that everything upstream
@@ -117,7 +123,7 @@ class RegionMerger {
       const Expr* producer = begin->args()[0];
       RegionId p = set_.GetRegion(producer);
       if (p != kNone && processed_.contains(p)) continue;
-      uint8_t st = state_[producer];
+      uint8_t st = State(producer);
       if (st == kDone) continue;
       if (st == kActive) {
         return SpanError(begin->span(),
@@ -322,7 +328,8 @@ PassPtr MergeCompilerRegions() {
                           [](const Function* fn, const Module& mod,
                              PassContext&) -> absl::StatusOr<const Function*> {
                             return MergeCompilerRegionsFunction(fn, mod.arena());
-                          });
+                          },
+                          /*require_types=*/false, /*keeps_types=*/true);
 }
 
 }  // namespace carve

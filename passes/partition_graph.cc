@@ -10,6 +10,7 @@
 #include "passes/annotated_region_set.h"
 #include "passes/annotation.h"
 #include "passes/infer_type.h"
+#include "passes/type_annotations.h"
 #include "passes/region_verify.h"
 #include "passes/rewrite_util.h"
 #include "passes/target.h"
@@ -80,6 +81,9 @@ class Partitioner {
     }
   }
 
+  // True when a target's hook rewrote a partition (types may have changed).
+  bool hooked() const { return hooked_; }
+
   absl::StatusOr<const Function*> Run(const Function* fn) {
     struct Frame {
       const Expr* e;
@@ -133,7 +137,9 @@ class Partitioner {
     if (fn != nullptr && fn->HasAttr(attr::kComposite)) return e;
     if (IsCompilerBegin(e)) return OpenInput(Cast<Call>(e));
     if (!IsCompilerEnd(e)) {
-      return RebuildNode(e, [this](const Expr* c) { return memo_.at(c); }, builder_);
+      const Expr* out = RebuildNode(e, [this](const Expr* c) { return memo_.at(c); }, builder_);
+      if (out != e && out->checked_type() == nullptr) out->set_checked_type(e->checked_type());
+      return out;
     }
     RegionId r = set_.GetRegion(e);
     if (!funcs_[r].created) CARVE_RETURN_IF_ERROR(CreateFunction(r, Cast<Call>(e)));
@@ -198,7 +204,8 @@ class Partitioner {
       body = builder_.MakeTuple(fields);
       body_type = AllKnown(field_types) ? TupleTy(field_types) : nullptr;
       body->set_checked_type(body_type);
-      ret_type = nullptr;  // TVM leaves it unset for tuple outputs
+      // TVM leaves it unset here and its InferType fills it: the same.
+      ret_type = body_type;
     }
     std::string_view target = set_.Target(r);
     std::string name = FreshGlobalName(
@@ -229,6 +236,7 @@ class Partitioner {
   absl::StatusOr<const Function*> ApplyHook(std::string_view target, const Function* fn) {
     TargetSpecPtr spec = TargetRegistry::Global().Find(target);
     if (spec == nullptr || spec->partition_hook() == nullptr) return fn;
+    hooked_ = true;
     return spec->partition_hook()(fn, mod_.arena());
   }
 
@@ -244,6 +252,7 @@ class Partitioner {
   IRBuilder builder_;
   std::string prefix_;
   bool bind_constants_;
+  bool hooked_ = false;
   absl::flat_hash_map<const Call*, int> input_index_;
   absl::flat_hash_map<const Expr*, const Expr*> memo_;
   absl::flat_hash_set<const Expr*> active_;  // expanded, not yet rewritten
@@ -300,11 +309,11 @@ void MangleExistingExternalFunctions(Module& mod, const std::string& prefix,
 
 }  // namespace
 
-absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionGraphOptions& options) {
+absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionGraphOptions& options,
+                                     bool input_annotated) {
   CARVE_ASSIGN_OR_RETURN(std::string prefix, MangleModuleName(options.mod_name));
-  CARVE_ASSIGN_OR_RETURN(bool flattened, FlattenNestedTuples(mod));
-  CARVE_ASSIGN_OR_RETURN(bool removed, RemoveDefaultAnnotations(mod));
-  bool changed = flattened || removed;
+  CARVE_ASSIGN_OR_RETURN(bool changed, PrepareForPartitioning(mod));
+  bool hooked = false;
   std::vector<const GlobalVar*> existing;
   for (const auto& [gv, fn] : mod.Functions()) {
     if (fn->HasAttr(attr::kCompiler)) existing.push_back(gv);
@@ -322,10 +331,13 @@ absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionGraphOptions& o
     CARVE_ASSIGN_OR_RETURN(const Function* updated, partitioner.Run(fn));
     mod.Add(gv, updated);
     changed = true;
+    hooked = hooked || partitioner.hooked();
   }
   MangleExistingExternalFunctions(mod, prefix, existing);
   changed |= !existing.empty();
-  CARVE_RETURN_IF_ERROR(InferType(mod));
+  // TVM re-types the module after every region. Every node built here is
+  // typed and every function annotated, so only a hook's rewrite needs it.
+  if (hooked || !input_annotated) CARVE_RETURN_IF_ERROR(RetypeIfNeeded(mod).status());
   return changed;
 }
 
@@ -334,8 +346,10 @@ PassPtr PartitionGraph(PartitionGraphOptions options) {
       fmt::format("PartitionGraph(mod_name={},bind_constants={})", options.mod_name,
                   options.bind_constants ? "True" : "False");
   return MakeModulePass("PartitionGraph", description,
-                        [options](Module& mod, PassContext&) -> absl::StatusOr<bool> {
-                          return PartitionModule(mod, options);
+                        [options](Module& mod, PassContext& ctx) -> absl::StatusOr<bool> {
+                          bool annotated = ctx.input_annotated();
+                          ctx.set_output_annotated();
+                          return PartitionModule(mod, options, annotated);
                         });
 }
 

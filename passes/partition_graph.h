@@ -49,9 +49,14 @@ std::string SanitizeName(std::string_view name);
 // Steps 1 and 2 on every function of `mod`; return whether they changed it.
 absl::StatusOr<bool> FlattenNestedTuples(Module& mod);
 absl::StatusOr<bool> RemoveDefaultAnnotations(Module& mod);
+// FlattenNestedTuples then RemoveDefaultAnnotations, in one walk.
+absl::StatusOr<bool> PrepareForPartitioning(Module& mod);
 
 // The whole pass on `mod`.
-absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionGraphOptions& options);
+// `input_annotated`: `mod` is known to carry every annotation InferType fills
+// (PassContext::input_annotated), so the result needs no scan.
+absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionGraphOptions& options,
+                                     bool input_annotated = false);
 
 // The pass.
 PassPtr PartitionGraph(PartitionGraphOptions options = {});

@@ -48,6 +48,32 @@ class DefaultAnnotationRemover : public TypedMutator {
   }
 };
 
+// Both steps in one walk (PartitionGraph runs them back to back): a default
+// end of a tuple becomes a fresh tuple of the fields, as flattening and
+// then removing would leave it.
+class PartitionPrep : public TypedMutator {
+ public:
+  using TypedMutator::TypedMutator;
+
+ protected:
+  const Expr* Rewrite(const Expr* e) override {
+    const Expr* post = RebuildTyped(e);
+    if (!IsCompilerAnnotation(e)) return post;
+    const Expr* arg = Cast<Call>(post)->args()[0];
+    const Tuple* tuple = IsCompilerEnd(e) ? DynCast<Tuple>(arg) : nullptr;
+    bool is_default = AnnotationTarget(e) == kDefaultTarget;
+    if (tuple == nullptr) return is_default ? arg : post;
+    std::string_view target = AnnotationTarget(e);
+    std::vector<const Expr*> fields;
+    for (const Expr* f : tuple->fields()) {
+      fields.push_back(is_default ? f : MakeCompilerEnd(builder(), f, target));
+    }
+    const Tuple* out = builder().MakeTuple(fields, tuple->span());
+    out->set_checked_type(tuple->checked_type());
+    return out;
+  }
+};
+
 template <typename Mutator>
 bool RewriteFunctions(Module& mod) {
   bool changed = false;
@@ -90,6 +116,10 @@ absl::StatusOr<bool> FlattenNestedTuples(Module& mod) {
 
 absl::StatusOr<bool> RemoveDefaultAnnotations(Module& mod) {
   return RewriteFunctions<DefaultAnnotationRemover>(mod);
+}
+
+absl::StatusOr<bool> PrepareForPartitioning(Module& mod) {
+  return RewriteFunctions<PartitionPrep>(mod);
 }
 
 PassPtr FlattenNestedTuplesPass() {

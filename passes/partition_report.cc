@@ -1,5 +1,6 @@
 #include "passes/partition_report.h"
 
+#include <cstddef>
 #include <map>
 #include <utility>
 
@@ -87,6 +88,7 @@ class ReportBuilder {
       if (IsOp(e)) {
         ++region.ops;
         ++s.offloaded_ops[std::string(Cast<Call>(e)->op()->name)];
+        offloaded_calls_.emplace_back(Cast<Call>(e), &s - stats_.data());
       } else if (const Call* call = DynCast<Call>(e)) {
         std::string_view composite = CompositeName(call);
         if (!composite.empty()) ++s.composites[std::string(composite)];
@@ -110,6 +112,14 @@ class ReportBuilder {
   // Host ops are classified after every partition is known (region breaks
   // look at calls of partitions).
   void ClassifyHost() {
+    // Ops another backend took are "not offloaded" from this one's view.
+    for (const auto& [call, owner] : offloaded_calls_) {
+      for (size_t b = 0; b < backends_.size(); ++b) {
+        if (static_cast<ptrdiff_t>(b) == owner) continue;
+        std::string reason = ElsewhereReason(call, b, owner);
+        ++stats_[b].host[{std::string(call->op()->name), reason}];
+      }
+    }
     for (const Function* fn : host_functions_) {
       absl::flat_hash_map<const Expr*, std::string_view> in_composite;
       std::vector<const Expr*> order = PostOrder(fn);
@@ -175,6 +185,17 @@ class ReportBuilder {
     return "supported, kept on the host";
   }
 
+  // Why backend b does not run `call`, which backend `owner` runs.
+  std::string ElsewhereReason(const Call* call, size_t b, ptrdiff_t owner) const {
+    const TargetSpec& spec = *backends_[b];
+    if (!spec.HasOpRule(call->op())) return "unsupported op";
+    OpVerdict verdict = spec.CheckCall(call);
+    if (!verdict.accepted()) return fmt::format("failed check: {}", verdict.detail);
+    const std::string& name = backends_[owner]->name();
+    return static_cast<ptrdiff_t>(b) > owner ? fmt::format("claimed by {}", name)
+                                             : fmt::format("offloaded to {}", name);
+  }
+
   // True when `e` is (a projection of) a call of one of backend b's
   // partitions.
   bool IsPartitionCall(const Expr* e, int b) const {
@@ -234,6 +255,8 @@ class ReportBuilder {
   std::vector<BackendStats> stats_;
   std::vector<const Function*> host_functions_;
   absl::flat_hash_map<const GlobalVar*, int> partition_backend_;
+  // Every op inside a partition, with the index of its backend.
+  std::vector<std::pair<const Call*, ptrdiff_t>> offloaded_calls_;
   int total_ops_ = 0;
 };
 

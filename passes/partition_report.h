@@ -19,7 +19,10 @@
 // ops. A host op is "not offloaded" because its op has no rule in the
 // backend ("unsupported op"), a rule's condition failed ("failed check:
 // <condition>"), an earlier backend took it ("claimed by <backend>"), or it
-// sits in a composite that stayed on the host. A region break is a host op
+// sits in a composite that stayed on the host. Ops another backend offloaded
+// are listed the same way: "unsupported op", "failed check", "claimed by
+// <earlier backend>", or "offloaded to <later backend>" (a backend later in
+// the list took an op this one also accepts, e.g. inside its composite). A region break is a host op
 // that reads from an offloaded region and feeds one.
 #pragma once
 

@@ -4,6 +4,7 @@
 
 #include "passes/annotation.h"
 #include "passes/infer_type.h"
+#include "passes/type_annotations.h"
 #include "support/status_macros.h"
 
 namespace carve {
@@ -26,11 +27,12 @@ class ModulePass : public Pass {
 class FunctionPass : public Pass {
  public:
   FunctionPass(std::string name, std::string description, FunctionTransform fn,
-               bool require_types)
+               bool require_types, bool keeps_types)
       : name_(std::move(name)),
         description_(std::move(description)),
         fn_(std::move(fn)),
-        require_types_(require_types) {}
+        require_types_(require_types),
+        keeps_types_(keeps_types) {}
   const std::string& name() const override { return name_; }
   std::string Describe() const override { return description_.empty() ? name_ : description_; }
 
@@ -45,9 +47,17 @@ class FunctionPass : public Pass {
         changed = true;
       }
     }
-    // TVM types the whole module after every function pass; one InferType
-    // per pass (not per function) keeps that linear.
-    CARVE_RETURN_IF_ERROR(InferType(mod));
+    // TVM types the whole module after every function pass. Passes that keep
+    // types give every node they build its type, so the module is re-typed
+    // only when some node has none (MergeComposite's composites); then once
+    // per pass, not per function.
+    bool known = ctx.input_annotated();
+    if (changed && !keeps_types_) {
+      CARVE_RETURN_IF_ERROR(RetypeIfNeeded(mod).status());
+    } else if (!known) {
+      CARVE_RETURN_IF_ERROR(FillMissingTypeAnnotations(mod).status());
+    }
+    ctx.set_output_annotated();
     return changed;
   }
 
@@ -56,6 +66,7 @@ class FunctionPass : public Pass {
   std::string description_;
   FunctionTransform fn_;
   bool require_types_;
+  bool keeps_types_;
 };
 
 class Sequential : public Pass {
@@ -75,6 +86,7 @@ class Sequential : public Pass {
 
   absl::StatusOr<bool> Run(Module& mod, PassContext& ctx) const override {
     bool changed = false;
+    ctx.set_output_annotated(ctx.input_annotated());
     for (const PassPtr& p : passes_) {
       CARVE_ASSIGN_OR_RETURN(bool c, ctx.Run(*p, mod));
       changed |= c;
@@ -100,7 +112,11 @@ absl::StatusOr<bool> PassContext::Run(const Pass& pass, Module& mod) {
     CARVE_RETURN_IF_ERROR(instrument->BeforePass(pass, mod, depth_));
   }
   ++depth_;
+  bool outer_input = input_annotated_;
+  input_annotated_ = annotated_;
+  annotated_ = false;
   absl::StatusOr<bool> changed = pass.Run(mod, *this);
+  input_annotated_ = outer_input;
   --depth_;
   if (!changed.ok()) return changed.status();
   for (const auto& instrument : instruments_) {
@@ -130,9 +146,9 @@ PassPtr MakeModulePass(std::string name, std::string description, ModuleTransfor
 }
 
 PassPtr MakeFunctionPass(std::string name, std::string description, FunctionTransform fn,
-                         bool require_types) {
+                         bool require_types, bool keeps_types) {
   return std::make_shared<FunctionPass>(std::move(name), std::move(description), std::move(fn),
-                                        require_types);
+                                        require_types, keeps_types);
 }
 
 PassPtr MakeSequential(std::string name, std::vector<PassPtr> passes) {

@@ -57,9 +57,19 @@ class PassContext {
   // error (a failed verification) stops the run.
   absl::StatusOr<bool> Run(const Pass& pass, Module& mod);
 
+  // Whether the module the running pass received is known to carry every
+  // annotation TVM's InferType fills (see type_annotations.h). A pass whose
+  // output is known to carry them says so with set_output_annotated(); for
+  // any other pass the knowledge is lost. Lets passes skip a scan.
+  // (A sequence passes the knowledge along its members.)
+  bool input_annotated() const { return input_annotated_; }
+  void set_output_annotated(bool annotated = true) { annotated_ = annotated; }
+
  private:
   std::vector<std::shared_ptr<PassInstrument>> instruments_;
   int depth_ = 0;
+  bool input_annotated_ = false;  // of the running pass
+  bool annotated_ = false;        // of the module as it is now
 };
 
 // Runs a pipeline: the members of a sequence one by one as top-level passes
@@ -82,9 +92,12 @@ using FunctionTransform = std::function<absl::StatusOr<const Function*>(
 // function pass may optimize (see IsOptimizableFunction), in name order, then
 // types the whole module once (TVM re-types after every function pass).
 // With `require_types`, the module is typed first when a function lacks
-// types (TVM's `required = {"InferType"}`).
+// types (TVM's `required = {"InferType"}`). With `keeps_types`, the
+// transform promises to give every node it builds its checked type and to
+// build no unannotated variable or function, so the module is left as the
+// InferType would leave it without even a scan.
 PassPtr MakeFunctionPass(std::string name, std::string description, FunctionTransform fn,
-                         bool require_types = false);
+                         bool require_types = false, bool keeps_types = false);
 
 // TVM's Sequential: runs `passes` in order; changed when any pass changed.
 PassPtr MakeSequential(std::string name, std::vector<PassPtr> passes);

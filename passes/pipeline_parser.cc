@@ -97,7 +97,10 @@ class PipelineParser {
     CARVE_ASSIGN_OR_RETURN(PassArgs bound, Bind(*info, name, args));
     absl::StatusOr<PassPtr> pass = info->create(bound);
     if (!pass.ok()) {
-      return SpanError(At(name), fmt::format("{}: {}", info->name, std::string(pass.status().message())));
+      // Factories usually name their pass already ("AnnotateTarget: ...").
+      std::string message(pass.status().message());
+      if (!message.starts_with(info->name + ":")) message = fmt::format("{}: {}", info->name, message);
+      return SpanError(At(name), message);
     }
     return pass;
   }

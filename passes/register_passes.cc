@@ -7,6 +7,7 @@
 #include "passes/convert_layout.h"
 #include "passes/fold_constant.h"
 #include "passes/infer_type.h"
+#include "passes/type_annotations.h"
 #include "passes/merge_compiler_regions.h"
 #include "passes/merge_composite.h"
 #include "passes/partition_graph.h"
@@ -112,9 +113,13 @@ PassInfo ConvertLayoutInfo() {
 }
 
 PassPtr InferTypePass() {
-  return MakeModulePass("InferType", "", [](Module& mod, PassContext&) -> absl::StatusOr<bool> {
-    CARVE_RETURN_IF_ERROR(InferType(mod));
-    return false;
+  return MakeModulePass("InferType", "", [](Module& mod, PassContext& ctx) -> absl::StatusOr<bool> {
+    ctx.set_output_annotated();
+    // TVM's InferType also fills missing annotations, a visible change.
+    // Modules reach passes typed (tools type what they load, passes type
+    // what they build), so a module whose every node has its type is not
+    // inferred again: re-inferring would give the same types.
+    return RetypeIfNeeded(mod);
   });
 }
 

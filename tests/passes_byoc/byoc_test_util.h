@@ -12,20 +12,23 @@
 #include "ir/structural_equal.h"
 #include "passes/infer_type.h"
 #include "passes/pass.h"
+#include "passes/type_annotations.h"
 #include "passes/target.h"
 #include "support/diagnostics.h"
 
 namespace carve::testing {
 
-// Parses and types `text` (a module, `#[version]` header optional).
+// Parses and types `text` (a module, `#[version]` header optional), filling
+// missing annotations as TVM's InferType does (tests compare with modules
+// TVM typed: `transform.InferType()(expected())`).
 inline Module ParseTyped(std::string_view text) {
   std::string source = text.starts_with("#[version") ? std::string(text)
                                                       : "#[version = \"0.0.5\"]\n" + std::string(text);
   absl::StatusOr<Module> mod = ParseModule("test.relay", source);
   EXPECT_TRUE(mod.ok()) << RenderStatus(mod.status());
   if (!mod.ok()) return Module();
-  absl::Status typed = InferType(*mod);
-  EXPECT_TRUE(typed.ok()) << RenderStatus(typed);
+  absl::StatusOr<bool> typed = InferTypeAndAnnotate(*mod);
+  EXPECT_TRUE(typed.ok()) << RenderStatus(typed.status());
   return *mod;
 }
 

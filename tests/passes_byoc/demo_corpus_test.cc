@@ -86,3 +86,32 @@ TEST(DemoCorpusFlow, SeedTargetNameIsSanitized) {
 
 }  // namespace
 }  // namespace carve::testing
+
+namespace carve::testing {
+namespace {
+
+// Where TVM prints no metadata (steps 1 and 4), carve's printed result of
+// the step is TVM's text byte for byte, types included. (Steps 2 and 3 hold
+// compiler_begin/end, whose attrs TVM prints as meta[relay.attrs.
+// CompilerAttrs][i] references and carve prints inline as compiler="...".)
+TEST(DemoCorpusText, MergeCompositeAndPartitionGraphPrintAsTvm) {
+  PrintOptions options;
+  options.show_types = true;
+  Module mod = ParseTyped(ReadCorpus("demo_0_input.relay"));
+  std::vector<PassPtr> steps = DemoSteps("byoc_target");
+  RunOk(steps[0], mod);
+  EXPECT_EQ(PrintModule(mod, options), ReadCorpus("demo_1_merge_composite.relay"));
+  for (int i = 1; i < 4; ++i) RunOk(steps[i], mod);
+  EXPECT_EQ(PrintModule(mod, options), ReadCorpus("demo_4_partition_graph.relay"));
+}
+
+TEST(DemoCorpusText, SeedNameMergeCompositePrintsAsTvm) {
+  PrintOptions options;
+  options.show_types = true;
+  Module mod = ParseTyped(ReadCorpus("demo_0_input.relay"));
+  RunOk(DemoSteps("byoc-target")[0], mod);
+  EXPECT_EQ(PrintModule(mod, options), ReadCorpus("demo_seed_name_1_merge_composite.relay"));
+}
+
+}  // namespace
+}  // namespace carve::testing

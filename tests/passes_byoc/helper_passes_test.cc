@@ -8,6 +8,7 @@
 #include "passes/cleanup_passes.h"
 #include "passes/convert_layout.h"
 #include "passes/fold_constant.h"
+#include "passes/pass_registry.h"
 #include "passes/simplify_expr.h"
 #include "tests/passes_byoc/byoc_test_util.h"
 
@@ -42,8 +43,16 @@ def @main(%x: Tensor[(2), float32], %w: Tensor[(2), float32]) { add(%x, %w) })")
 }
 
 TEST(BindParams, Errors) {
-  Module dup = ParseTyped("def @main(%x: Tensor[(2), float32], %x: Tensor[(2), float32]) { %x }");
-  absl::StatusOr<bool> twice = BindParams(dup, {{"x", Filled({2}, 1)}});
+  // The parser rejects duplicate parameter names, so build the function
+  // directly (TVM's bind_params_by_name fails on it).
+  Module dup = ParseTyped("def @main(%x: Tensor[(2), float32]) { %x }");
+  IRBuilder b = dup.builder();
+  const Var* x0 = b.MakeVar("x", TensorTy(DataType::Float(32), {2}));
+  const Var* x1 = b.MakeVar("x", TensorTy(DataType::Float(32), {2}));
+  std::vector<const Var*> params = {x0, x1};
+  const Function* two = b.MakeFunction(params, x0);
+  absl::StatusOr<const Function*> twice =
+      BindParamsByName(two, {{"x", Filled({2}, 1)}}, dup.arena());
   ASSERT_FALSE(twice.ok());
   EXPECT_THAT(std::string(twice.status().message()), HasSubstr("several parameters"));
   Module mod = ParseTyped("def @main(%x: Tensor[(2), float32]) { %x }");
@@ -238,6 +247,59 @@ def @main(%x: Tensor[(1, 16, 16, 8), float32], %w: Tensor[(3, 3, 8, 8), float32]
   absl::StatusOr<PassPtr> pass = ConvertLayout({"NHWC", "default"});
   ASSERT_TRUE(pass.ok());
   EXPECT_FALSE(RunOk(*pass, mod));
+}
+
+}  // namespace
+}  // namespace carve::testing
+
+namespace carve::testing {
+namespace {
+
+// TVM's InferType fills what was left unannotated: parameters and let
+// variables get their inferred types, functions their return types.
+TEST(TypeAnnotations, InferTypeFillsMissingAnnotations) {
+  absl::StatusOr<Module> mod = ParseModule("t.relay", R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(2, 2), float32]) {
+  let %f = fn (%y) { tanh(%y) };
+  let %z = %f(%x);
+  %z
+})");
+  ASSERT_TRUE(mod.ok()) << RenderStatus(mod.status());
+  absl::StatusOr<bool> filled = InferTypeAndAnnotate(*mod);
+  ASSERT_TRUE(filled.ok()) << RenderStatus(filled.status());
+  EXPECT_TRUE(*filled);
+  EXPECT_EQ(Show(*mod), R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(2, 2), float32]) -> Tensor[(2, 2), float32] {
+  let %f: fn (Tensor[(2, 2), float32]) -> Tensor[(2, 2), float32] = fn (%y: Tensor[(2, 2), float32]) -> Tensor[(2, 2), float32] {
+    tanh(%y)
+  };
+  let %z: Tensor[(2, 2), float32] = %f(%x);
+  %z
+}
+)");
+  // A second time there is nothing to fill, and a typed module is not
+  // inferred again.
+  absl::StatusOr<bool> again = RetypeIfNeeded(*mod);
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(*again);
+}
+
+// A pass that keeps types still leaves the annotations TVM's trailing
+// InferType would add, when the module it got lacked them.
+TEST(TypeAnnotations, FirstPassOfAPipelineFillsThem) {
+  absl::StatusOr<Module> mod = ParseModule("t.relay", R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(2, 2), float32]) {
+  add(%x, %x)
+})");
+  ASSERT_TRUE(mod.ok());
+  ASSERT_TRUE(InferType(*mod).ok());
+  ASSERT_EQ(mod->Lookup("main")->ret_type(), nullptr);
+  absl::StatusOr<PassPtr> pipeline = ParsePipeline("AnnotateTarget(byoc_target)");
+  ASSERT_TRUE(pipeline.ok());
+  PassContext ctx;
+  ASSERT_TRUE(RunPipeline(**pipeline, *mod, ctx).ok());
+  ASSERT_NE(mod->Lookup("main")->ret_type(), nullptr);
+  EXPECT_EQ(PrintType(mod->Lookup("main")->ret_type()), "Tensor[(2, 2), float32]");
 }
 
 }  // namespace

@@ -101,7 +101,13 @@ TEST(Instruments, PrintIrAfterChangeAndBefore) {
         return std::string("<module>");
       },
       &out));
-  Module mod = ParseTyped(kAnnotatable);
+  // Two adds in a row: MergeCompilerRegions merges their regions.
+  Module mod = ParseTyped(R"(
+def @main(%x: Tensor[(4), float32]) {
+  %0 = add(%x, %x);
+  %1 = add(%0, %x);
+  tanh(%1)
+})");
   absl::StatusOr<PassPtr> pipeline =
       ParsePipeline("InferType,AnnotateTarget(byoc_target),MergeCompilerRegions,PartitionGraph");
   ASSERT_TRUE(pipeline.ok());

@@ -1,13 +1,11 @@
 // `carve opt` (run a pass pipeline) and `carve partition` (the whole BYOC flow
 // for named backends).
-#include <filesystem>
 #include <memory>
 #include <sstream>
 
 #include "fmt/format.h"
 #include "grammar/printer.h"
 #include "interpreter/kernel.h"
-#include "interpreter/npy.h"
 #include "passes/annotate_target.h"
 #include "passes/bind_params.h"
 #include "passes/fold_constant.h"
@@ -93,6 +91,16 @@ int WriteModule(const Module& mod, const ParsedArgs& args, Env& env) {
   return written.ok() ? kExitOk : ReportError(env, written);
 }
 
+// The typed module of the FILE argument, with --params DIR bound to @main's
+// parameters (TVM's bind_params_by_name).
+absl::StatusOr<Module> LoadModuleWithParams(Env& env, const ParsedArgs& args) {
+  CARVE_ASSIGN_OR_RETURN(Module mod, LoadTypedModule(env, args.positional()[0]));
+  if (!args.Has("--params")) return mod;
+  CARVE_ASSIGN_OR_RETURN(ParamMap params, ReadParamsOption(env, args));
+  CARVE_RETURN_IF_ERROR(BindParams(mod, params).status());
+  return mod;
+}
+
 std::string PassList() {
   std::string out = "passes:\n";
   for (const PassInfo* info : PassRegistry::Global().All()) {
@@ -108,40 +116,21 @@ int RunOpt(const ParsedArgs& args, Env& env) {
   }
   if (args.positional().size() != 1 || !args.Has("--pipeline")) {
     *env.err << "carve opt: expected FILE and -p PIPELINE\n"
-                "usage: carve opt FILE -p PIPELINE [-o OUT]\n";
+                "usage: carve opt FILE -p PIPELINE [--patterns F.pat]... [-o OUT]\n";
     return kExitUsage;
+  }
+  // Backends from --patterns first: the pipeline names them.
+  if (absl::Status loaded = RegisterPatternFiles(args); !loaded.ok()) {
+    return ReportError(env, loaded);
   }
   absl::StatusOr<PassPtr> pipeline = ParsePipeline(*args.Get("--pipeline"));
   if (!pipeline.ok()) return ReportError(env, pipeline.status());
   InstallConstantEvaluator();
-  absl::StatusOr<Module> mod = LoadTypedModule(env, args.positional()[0]);
+  absl::StatusOr<Module> mod = LoadModuleWithParams(env, args);
   if (!mod.ok()) return ReportError(env, mod.status());
   absl::Status ran = RunWithInstruments(**pipeline, *mod, args, env);
   if (!ran.ok()) return ReportError(env, ran);
   return WriteModule(*mod, args, env);
-}
-
-// DIR/NAME.npy for every .npy file in DIR, by NAME.
-absl::StatusOr<ParamMap> LoadParams(Env& env, const std::string& dir) {
-  std::error_code ec;
-  std::filesystem::directory_iterator it(dir, ec);
-  if (ec) {
-    return absl::NotFoundError(fmt::format("cannot list parameters in '{}': {}", dir,
-                                           ec.message()));
-  }
-  ParamMap params;
-  for (const auto& entry : it) {
-    if (entry.path().extension() != ".npy") continue;
-    std::string path = entry.path().string();
-    CARVE_ASSIGN_OR_RETURN(std::string bytes, env.read_file(path));
-    absl::StatusOr<NDArray> array = ParseNpy(bytes);
-    if (!array.ok()) {
-      return absl::InvalidArgumentError(
-          fmt::format("{}: {}", path, std::string(array.status().message())));
-    }
-    params.emplace(entry.path().stem().string(), std::move(*array));
-  }
-  return params;
 }
 
 // TVM's partition_for_<backend>: the first backend's preparation passes,
@@ -186,16 +175,13 @@ int RunPartition(const ParsedArgs& args, Env& env) {
                 "usage: carve partition FILE --backend NAME[,NAME...] [--params DIR] [--report]\n";
     return kExitUsage;
   }
+  if (absl::Status loaded = RegisterPatternFiles(args); !loaded.ok()) {
+    return ReportError(env, loaded);
+  }
   absl::StatusOr<std::vector<TargetSpecPtr>> backends = Backends(*args.Get("--backend"));
   if (!backends.ok()) return ReportError(env, backends.status());
-  absl::StatusOr<Module> mod = LoadTypedModule(env, args.positional()[0]);
+  absl::StatusOr<Module> mod = LoadModuleWithParams(env, args);
   if (!mod.ok()) return ReportError(env, mod.status());
-  if (std::optional<std::string> dir = args.Get("--params")) {
-    absl::StatusOr<ParamMap> params = LoadParams(env, *dir);
-    if (!params.ok()) return ReportError(env, params.status());
-    absl::StatusOr<bool> bound = BindParams(*mod, *params);
-    if (!bound.ok()) return ReportError(env, bound.status());
-  }
   absl::StatusOr<PassPtr> pipeline = PartitionPipeline(*backends);
   if (!pipeline.ok()) return ReportError(env, pipeline.status());
   InstallConstantEvaluator();
@@ -228,10 +214,13 @@ void AddPassCommands(std::vector<Command>& commands) {
       {"--output", true, false, "-o", "write the module to OUT instead of standard output"},
       {"--types", false, false, "", "print the inferred `/* ty=... */` comments"},
       {"--list-passes", false, false, "", "list the passes a pipeline can name"},
+      {"--patterns", true, true, "", "F.pat: load backend specs (replacing built-in ones)"},
+      {"--params", true, false, "", "bind DIR/NAME.npy to the parameter %NAME of @main"},
   };
   for (OptionSpec& o : DebugOptions()) opt_options.push_back(std::move(o));
   commands.push_back(Command{"opt",
-                             "carve opt FILE -p PIPELINE [-o OUT] [--print-ir-after-all] "
+                             "carve opt FILE -p PIPELINE [--patterns F.pat]... [--params DIR] [-o OUT] "
+                             "[--print-ir-after-all] "
                              "[--print-ir-after-change] [--print-ir-before=PASS] [--pass-timing] "
                              "[--verify-each]",
                              "run a pass pipeline and print the module",
@@ -240,13 +229,14 @@ void AddPassCommands(std::vector<Command>& commands) {
       {"--backend", true, false, "", "backend name(s), comma-separated, by priority"},
       {"--params", true, false, "", "bind DIR/NAME.npy to the parameter %NAME of @main"},
       {"--report", false, false, "", "print the partition report instead of the module"},
+      {"--patterns", true, true, "", "F.pat: load backend specs (replacing built-in ones)"},
       {"--output", true, false, "-o", "write to OUT instead of standard output"},
       {"--types", false, false, "", "print the inferred `/* ty=... */` comments"},
   };
   for (OptionSpec& o : DebugOptions()) partition_options.push_back(std::move(o));
   commands.push_back(Command{"partition",
                              "carve partition FILE --backend NAME[,NAME...] [--params DIR] "
-                             "[--report]",
+                             "[--patterns F.pat]... [--report]",
                              "the whole BYOC flow for the named backend(s), like TVM's "
                              "partition_for_<backend>",
                              partition_options, RunPartition});
