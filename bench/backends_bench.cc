@@ -103,13 +103,18 @@ void Run(benchmark::State& state, const Workload& w, const std::string& impl) {
     state.SkipWithError(std::string(s.status().message()).c_str());
     return;
   }
-  auto rt = JsonRuntime::Create(s->graph, {}, *Kernels(impl));
+  // The GELU's scalars are const nodes of the graph.
+  std::map<std::string, NDArray, std::less<>> constants(s->constants.begin(), s->constants.end());
+  auto rt = JsonRuntime::Create(s->graph, constants, *Kernels(impl));
   if (!rt.ok()) {
     state.SkipWithError(std::string(rt.status().message()).c_str());
     return;
   }
   std::vector<NDArray> inputs;
-  for (uint32_t nid : s->graph.ArgNodes()) inputs.push_back(Random(s->graph.nodes[nid].shapes[0], nid));
+  for (uint32_t nid : s->graph.ArgNodes()) {
+    const JsonNode& node = s->graph.nodes[nid];
+    if (node.op == "input") inputs.push_back(Random(node.shapes[0], nid));
+  }
   for (auto _ : state) {
     auto out = (*rt)->Run(inputs);
     if (!out.ok()) {
