@@ -5,7 +5,9 @@
 //   Fused    carve's fused kernel: reference anchor + one-pass epilogue
 //   OpByOp   the composite's body node by node on the reference kernels
 //
-//   build-backends/bench/backends_bench --benchmark_min_time=1
+//   build/bench/backends_bench --benchmark_min_time=1
+//
+// Weights and biases are constants of the graph (bound params).
 //
 // Everything runs on one thread (OMP_NUM_THREADS defaults to 1 here, and the
 // Eigen kernels get no thread pool), so the ratios compare kernels, not core
@@ -103,8 +105,17 @@ void Run(benchmark::State& state, const Workload& w, const std::string& impl) {
     state.SkipWithError(std::string(s.status().message()).c_str());
     return;
   }
-  // The GELU's scalars are const nodes of the graph.
+  // The GELU's scalars are const nodes of the graph; weights and bias become
+  // constants too, as the bound params of partition_for_<backend> (oneDNN
+  // packs constant weights once).
   std::map<std::string, NDArray, std::less<>> constants(s->constants.begin(), s->constants.end());
+  for (uint32_t nid : s->graph.ArgNodes()) {
+    JsonNode& node = s->graph.nodes[nid];
+    if (node.op != "input" || nid == 0) continue;
+    node.op = "const";
+    node.name = fmt::format("weight_{}", nid);
+    constants.emplace(node.name, Random(node.shapes[0], nid));
+  }
   auto rt = JsonRuntime::Create(s->graph, constants, *Kernels(impl));
   if (!rt.ok()) {
     state.SkipWithError(std::string(rt.status().message()).c_str());
