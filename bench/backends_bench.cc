@@ -9,9 +9,12 @@
 //
 // Weights and biases are constants of the graph (bound params).
 //
-// Everything runs on one thread (OMP_NUM_THREADS defaults to 1 here, and the
+// Everything runs on one thread (OMP_NUM_THREADS defaults to 1 here, set
+// before libgomp loads by re-executing the benchmark, and the
 // Eigen kernels get no thread pool), so the ratios compare kernels, not core
 // counts. Counters: GFLOP/s of the anchor (2 * MACs).
+#include <unistd.h>
+
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -154,7 +157,13 @@ void RegisterAll() {
 }  // namespace carve
 
 int main(int argc, char** argv) {
-  setenv("OMP_NUM_THREADS", "1", /*overwrite=*/0);
+  // libgomp reads OMP_NUM_THREADS when it is loaded, before main: set it and
+  // start again, or oneDNN runs one OpenMP thread per core, whose spinning
+  // barriers dominate on a loaded machine.
+  if (std::getenv("OMP_NUM_THREADS") == nullptr) {
+    setenv("OMP_NUM_THREADS", "1", /*overwrite=*/1);
+    execv("/proc/self/exe", argv);  // returns only on failure: run as is
+  }
   carve::RegisterAll();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
