@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ir/expr.h"
+#include "ir/type.h"
 
 namespace carve {
 namespace {
@@ -54,6 +55,28 @@ bool ConcatenateCheck(const Expr* root) {
                       [](const Expr* f) { return DynCast<Constant>(f) != nullptr; });
 }
 
+// strided_slice in implicit batch mode: the batch axis untouched (begin 0,
+// end -1 or the batch size), positive strides, every output dim >= 1.
+bool StridedSliceCheck(const Expr* root) {
+  const Call* call = AsCall(root);
+  if (call == nullptr || call->args().empty()) return false;
+  const TensorType* in = DynCast<TensorType>(call->args()[0]->checked_type());
+  const TensorType* out = DynCast<TensorType>(call->checked_type());
+  if (in == nullptr || out == nullptr || in->rank() == 0) return false;
+  std::optional<std::vector<int64_t>> begin = Ints(call, "begin"), end = Ints(call, "end");
+  std::optional<std::vector<int64_t>> strides = Ints(call, "strides");
+  if (begin && !begin->empty() && (*begin)[0] != 0) return false;
+  if (end && !end->empty() && (*end)[0] != -1 &&
+      (in->shape()[0].is_any() || (*end)[0] != in->shape()[0].value)) {
+    return false;
+  }
+  if (strides && std::any_of(strides->begin(), strides->end(), [](int64_t v) { return v <= 0; })) {
+    return false;
+  }
+  return std::all_of(out->shape().begin(), out->shape().end(),
+                     [](const Dim& d) { return d.is_any() || d.value >= 1; });
+}
+
 }  // namespace
 
 RootCheck TensorRtCompositeCheck(std::string_view name) {
@@ -65,6 +88,7 @@ RootCheck TensorRtCompositeCheck(std::string_view name) {
   }
   if (name == "nn.avg_pool2d") return AvgPoolCheck;
   if (name == "concatenate") return ConcatenateCheck;
+  if (name == "strided_slice") return StridedSliceCheck;
   return nullptr;
 }
 

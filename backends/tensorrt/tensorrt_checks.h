@@ -18,7 +18,9 @@ namespace carve {
 //   sum/prod/max/min/mean   axis given and non-empty, 0 not among the axes,
 //                   no `exclude`;
 //   nn.avg_pool2d   no count_include_pad with asymmetric 4-value padding;
-//   concatenate     no constant field.
+//   concatenate     no constant field;
+//   strided_slice   begin[0] 0, end[0] -1 or the batch size, positive
+//                   strides, no empty output dim.
 RootCheck TensorRtCompositeCheck(std::string_view name);
 
 }  // namespace carve
