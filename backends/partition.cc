@@ -212,10 +212,18 @@ absl::StatusOr<Module> PartitionForBackends(Module mod, const std::vector<Target
   PassContext local;
   PassContext& ctx = options.context != nullptr ? *options.context : local;
   CARVE_RETURN_IF_ERROR(RunPipeline(*pipeline, mod, ctx).status());
-  if (options.prune) {
-    for (const TargetSpecPtr& b : backends) CARVE_RETURN_IF_ERROR(Prune(mod, b->name()).status());
-  }
+  if (options.prune) CARVE_RETURN_IF_ERROR(PruneBackendPartitions(mod, backends).status());
   return mod;
+}
+
+absl::StatusOr<bool> PruneBackendPartitions(Module& mod,
+                                            const std::vector<TargetSpecPtr>& backends) {
+  bool changed = false;
+  for (const TargetSpecPtr& b : backends) {
+    CARVE_ASSIGN_OR_RETURN(bool pruned, Prune(mod, b->name()));
+    changed = changed || pruned;
+  }
+  return changed;
 }
 
 absl::StatusOr<Module> PartitionForBackend(Module mod, std::string_view name,

@@ -57,6 +57,12 @@ absl::StatusOr<std::vector<TargetSpecPtr>> ResolveBackends(std::string_view name
 absl::StatusOr<PassPtr> BackendPipeline(const std::vector<TargetSpecPtr>& backends,
                                         const std::string& mod_name = "default");
 
+// The pruning step of every backend of `backends` that has one (dnnl,
+// tensorrt), as PartitionForBackends runs it after PartitionGraph; for tools
+// that run the pipeline themselves (`carve partition`). Returns whether a
+// partition was inlined back.
+absl::StatusOr<bool> PruneBackendPartitions(Module& mod, const std::vector<TargetSpecPtr>& backends);
+
 // The pruning steps, exposed for tests. Each returns whether it inlined a
 // partition back.
 absl::StatusOr<bool> PruneDnnlSubgraphs(Module& mod);

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "fmt/format.h"
+#include "backends/tensorrt/tensorrt_checks.h"
 #include "grammar/pattern_parser.h"
 #include "passes/edit_distance.h"
 #include "patterns/matcher.h"
@@ -103,7 +104,9 @@ TargetSpecPtr MakeTargetSpec(const BackendSpec& backend, PartitionRecipe recipe)
     spec->AddOp(std::move(op));
   }
   for (const NamedPattern& c : backend.composites) {
-    spec->AddComposite(CompositeRule{c.name, c.pattern, nullptr, ""});
+    // TensorRT checks the DSL cannot state exactly (tensorrt_checks.h).
+    RootCheck check = backend.name == "tensorrt" ? TensorRtCompositeCheck(c.name) : nullptr;
+    spec->AddComposite(CompositeRule{c.name, c.pattern, std::move(check), ""});
   }
   spec->set_recipe(std::move(recipe));
   return spec;

@@ -9,15 +9,16 @@
 // Copy this file, edit it and pass it with `--patterns` to try other rules.
 
 // conv2d: NHWC, out_dtype "" or float32, float32 data of shape (1, H, W, C),
-// a float32 kernel of rank 4. A depthwise conv (groups == input channels)
-// needs a square 3x3 or 5x5 kernel (kernel shape[0] and [1], as TVM reads
+// a float32 kernel of rank 4. A depthwise conv (TVM's is_depthwise_conv2d:
+// input channels == output channels == groups) needs a square 3x3 or 5x5
+// kernel (kernel shape[0] and [1], as TVM reads
 // them) and strides (1, 1) or (2, 2); other grouped convs are rejected.
 pattern acl_conv2d = nn.conv2d((nn.pad(_, _) | _) as ?data, const as ?weight) as ?conv
   where ?conv.data_layout == "NHWC" and ?conv.out_dtype in ["", float32]
     and rank(?data) == 4 and shape(?data)[0] == 1 and dtype(?data) == float32
     and rank(?weight) == 4 and dtype(?weight) == float32
     and (?conv.groups == 1
-         or (?conv.groups == shape(?data)[3] and shape(?weight)[0] in [3, 5]
+         or (?conv.groups == shape(?data)[3] and shape(?conv)[3] == ?conv.groups and shape(?weight)[0] in [3, 5]
              and shape(?weight)[0] == shape(?weight)[1] and ?conv.strides in [[1, 1], [2, 2]]));
 
 // qnn.conv2d: the same for uint8 / int8 data and kernel, out_dtype "" or
@@ -30,7 +31,7 @@ pattern acl_qnn_conv2d =
     and rank(?qweight) == 4 and dtype(?qweight) in [uint8, int8]
     and (rank(?kzp) == 0 or shape(?kzp)[0] == 1) and (rank(?kscale) == 0 or shape(?kscale)[0] == 1)
     and (?qconv.groups == 1
-         or (?qconv.groups == shape(?qdata)[3] and shape(?qweight)[0] in [3, 5]
+         or (?qconv.groups == shape(?qdata)[3] and shape(?qconv)[3] == ?qconv.groups and shape(?qweight)[0] in [3, 5]
              and shape(?qweight)[0] == shape(?qweight)[1] and ?qconv.strides in [[1, 1], [2, 2]]));
 
 // dense: float32 data, a float32 kernel of rank 2, out_dtype "" or float32.
@@ -58,7 +59,7 @@ backend arm_compute_lib {
       and rank(?data) == 4 and shape(?data)[0] == 1 and dtype(?data) == float32
       and rank(?weight) == 4 and dtype(?weight) == float32
       and (?.groups == 1
-           or (?.groups == shape(?data)[3] and shape(?weight)[0] in [3, 5]
+           or (?.groups == shape(?data)[3] and shape(?)[3] == ?.groups and shape(?weight)[0] in [3, 5]
                and shape(?weight)[0] == shape(?weight)[1] and ?.strides in [[1, 1], [2, 2]]));
   op nn.dense(?x, ?w) where dtype(?x) == float32 and rank(?w) == 2 and dtype(?w) == float32
                         and ?.out_dtype in ["", float32];

@@ -68,6 +68,9 @@ backend dnnl {
   composite qnn.conv2d = cast(add?(add?(multiply?(clip(multiply(add?(cast(qnn.conv2d(_, const, 0, 0, const, const)), const), const)), const), multiply(const, cast(_))), const));
   composite qnn.dense = cast(add?(add?(multiply?(clip(multiply(add?(cast(qnn.dense(_, const, 0, 0, const, const)), const), const)), const), multiply(const, cast(_))), const));
 
+  // dense -> add(bias) -> add(sum input), no predicate.
+  composite dense_bias_sum = add(dnnl_dense_bias, _);
+
   // The sum predicate: the second add's operands have one shape; the first
   // add's input is an nn.conv2d whose `channels` is the bias's size.
   composite conv2d_bias_sum_relu = nn.relu(add(dnnl_conv2d_bias as ?biased, ?sum))

@@ -5,37 +5,43 @@
 
 #include "fmt/format.h"
 #include "interpreter/kernels/gemm.h"
+#include "unsupported/Eigen/SpecialFunctions"
 
 namespace carve {
 namespace {
 
+// The activation over a contiguous span, with Eigen's vectorized functions
+// (the same ones the reference elementwise kernels use, so a fused composite
+// rounds like the ops run one by one). The switch is outside the loop.
 template <typename T>
-struct Act {
-  Activation kind;
-  T lo, hi, div, add, mul, pow, c1, c2;
-
-  T operator()(T x) const {
-    switch (kind) {
-      case Activation::kNone: return x;
-      case Activation::kRelu: return x > T(0) ? x : T(0);
-      case Activation::kSigmoid: return T(1) / (T(1) + std::exp(-x));
-      case Activation::kTanh: return std::tanh(x);
-      case Activation::kClip: return std::min(std::max(x, lo), hi);
-      case Activation::kGeluErf: return x * (std::erf(x / div) + add) * mul;
-      case Activation::kGeluTanh: {
-        T cube = pow == T(3) ? x * x * x : std::pow(x, pow);
-        return x * (std::tanh(c2 * (x + c1 * cube)) + add) * mul;
-      }
-      case Activation::kSwish: return x / (T(1) + std::exp(-x));
-      case Activation::kMish: return x * std::tanh(std::log(std::exp(x) + add));
+void Activate(const Epilogue& e, T* data, int64_t n) {
+  using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
+  Eigen::Map<Array> x(data, n);
+  const T lo = T(e.lo), hi = T(e.hi), div = T(e.div), add = T(e.add), mul = T(e.mul);
+  switch (e.activation) {
+    case Activation::kNone: return;
+    case Activation::kRelu: x = x.max(T(0)); return;
+    case Activation::kSigmoid: x = x.logistic(); return;
+    case Activation::kTanh: x = x.tanh(); return;
+    case Activation::kClip: x = x.max(lo).min(hi); return;
+    case Activation::kGeluErf: x = x * ((x / div).erf() + add) * mul; return;
+    case Activation::kGeluTanh: {
+      const T c1 = T(e.c1), c2 = T(e.c2), p = T(e.pow);
+      Array cube = p == T(3) ? Array(x * x * x) : Array(x.pow(p));
+      x = x * ((c2 * (x + c1 * cube)).tanh() + add) * mul;
+      return;
     }
-    return x;
+    case Activation::kSwish: x = x * x.logistic(); return;
+    case Activation::kMish: x = x * (x.exp() + add).log().tanh(); return;
   }
-};
+}
 
-// out viewed as [outer, channels, inner].
+// out viewed as [outer, channels, inner]. Work is split into contiguous
+// rows: [channels] rows of a channels-last output (bias as a vector), else
+// [inner] rows of one channel (bias as a scalar).
 template <typename T>
 void Apply(const Epilogue& e, NDArray& out, const Eigen::ThreadPoolDevice* device) {
+  using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
   const std::vector<int64_t>& shape = out.shape();
   int64_t channels = shape.empty() ? 1 : shape[e.channel_axis];
   int64_t inner = 1;
@@ -45,19 +51,21 @@ void Apply(const Epilogue& e, NDArray& out, const Eigen::ThreadPoolDevice* devic
   const T* bias = e.bias.defined() ? e.bias.data<T>() : nullptr;
   bool bias_per_channel = bias != nullptr && e.bias.num_elements() == channels;
   const T* sum = e.sum.defined() ? e.sum.data<T>() : nullptr;
-  Act<T> act{e.activation, T(e.lo), T(e.hi), T(e.div), T(e.add), T(e.mul), T(e.pow), T(e.c1), T(e.c2)};
-  nn_kernels::ParallelFor(device, outer * channels, double(inner) * 4,
-                          [&](int64_t begin, int64_t end) {
+  bool channels_last = inner == 1;
+  int64_t rows = channels_last ? outer : outer * channels;
+  int64_t len = channels_last ? channels : inner;
+  nn_kernels::ParallelFor(device, rows, double(len) * 8, [&](int64_t begin, int64_t end) {
     for (int64_t row = begin; row < end; ++row) {
-      int64_t c = row % channels;
-      T b = bias == nullptr ? T(0) : bias[bias_per_channel ? c : 0];
-      T* dst = y + row * inner;
-      const T* add = sum == nullptr ? nullptr : sum + row * inner;
-      for (int64_t j = 0; j < inner; ++j) {
-        T v = dst[j] + b;
-        if (add != nullptr) v += add[j];
-        dst[j] = act(v);
+      Eigen::Map<Array> dst(y + row * len, len);
+      if (bias != nullptr) {
+        if (channels_last && bias_per_channel) {
+          dst += Eigen::Map<const Array>(bias, len);
+        } else {
+          dst += bias[bias_per_channel ? row % channels : 0];
+        }
       }
+      if (sum != nullptr) dst += Eigen::Map<const Array>(sum + row * len, len);
+      Activate(e, dst.data(), len);
     }
   });
 }

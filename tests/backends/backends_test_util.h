@@ -46,6 +46,17 @@ inline NDArray RandomF32(std::vector<int64_t> shape, uint32_t seed, float lo = -
   return t;
 }
 
+// A tensor of float `dtype` (float16/32/64) with values uniform in [lo, hi).
+inline NDArray RandomFloats(DataType dtype, std::vector<int64_t> shape, uint32_t seed,
+                            float lo = -1, float hi = 1) {
+  if (dtype == DataType::Float(32)) return RandomF32(std::move(shape), seed, lo, hi);
+  NDArray t = NDArray::Empty(dtype, shape);
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  for (int64_t i = 0; i < t.num_elements(); ++i) t.SetFromDouble(i, dist(gen));
+  return t;
+}
+
 // A tensor of `dtype` with integers uniform in [lo, hi].
 inline NDArray RandomInts(DataType dtype, std::vector<int64_t> shape, uint32_t seed, int lo, int hi) {
   NDArray t = NDArray::Empty(dtype, shape);
@@ -67,7 +78,8 @@ inline std::vector<NDArray> RandomInputs(const Module& mod, uint32_t seed = 1) {
     if (!t->dtype().is_float()) {
       out.push_back(RandomInts(t->dtype(), shape, seed++, 0, 10));
     } else {
-      out.push_back(shape.empty() ? RandomF32(shape, seed++, 0.1f, 1.0f) : RandomF32(shape, seed++));
+      out.push_back(shape.empty() ? RandomFloats(t->dtype(), shape, seed++, 0.1f, 1.0f)
+                                  : RandomFloats(t->dtype(), shape, seed++));
     }
   }
   return out;

@@ -73,7 +73,9 @@ TEST(DnnlTest, ConvBiasReluIsOnePrimitive) {
                 "nn.relu(add(nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 0, 2, 1], "
                 "dilation=[1, 2], channels=8, kernel_size=[3, 3]), %b))",
                 "%i0, %i1, %i2"),
-      "Tensor[(2, 8, 7, 5), float32]");
+      // H: (11 + 1 + 2 - 3) / 2 + 1 = 6; W: (11 + 0 + 1 - 5) / 2 + 1 = 4
+      // (dilation 2 makes the kernel 5 wide).
+      "Tensor[(2, 8, 6, 4), float32]");
   Built b;
   LastNode(mod, b);
   FusionSpec spec = DecodeFusion(b.s.graph.nodes.back()).value();
@@ -174,7 +176,8 @@ TEST(DnnlTest, SingleOps) {
   ExpectMatches(DnnlModule({x, "Tensor[(3, 1, 1), float32]"}, "add(%i0, %i1)", x));
   ExpectMatches(DnnlModule({"Tensor[(3, 1, 1), float32]", x}, "multiply(%i0, %i1)", x));
   ExpectMatches(DnnlModule({"Tensor[(2, 4, 5), float32]", "Tensor[(2, 6, 5), float32]"},
-                           "nn.batch_matmul(%i0, %i1)", "Tensor[(2, 4, 6), float32]"));
+                           "nn.batch_matmul(%i0, %i1, transpose_b=True)",
+                           "Tensor[(2, 4, 6), float32]"));
   ExpectMatches(DnnlModule({"Tensor[(2, 5, 4), float32]", "Tensor[(1, 5, 6), float32]"},
                            "nn.batch_matmul(%i0, %i1, transpose_a=True, transpose_b=False)",
                            "Tensor[(2, 4, 6), float32]"));

@@ -177,7 +177,8 @@ TEST(FusedKernelTest, PadIsFoldedIntoTheConvolution) {
        "%1 = nn.pad(%p0, %p1, pad_width=[[0, 0], [1, 1], [2, 0], [0, 0]]);\n"
        "%2 = nn.conv2d(%1, %p2, data_layout=\"NHWC\", kernel_layout=\"HWIO\");\n"
        "%3 = nn.bias_add(%2, %p3, axis=3);\nnn.relu(%3)",
-       "Tensor[(1, 7, 8, 4), float32]"});
+       // Padded to (1, 9, 9, 3); a 3x3 kernel without padding gives 7x7.
+       "Tensor[(1, 7, 7, 4), float32]"});
 }
 
 TEST(FusedKernelTest, QuantizedConvRequantizesWithinOneStep) {

@@ -211,15 +211,25 @@ def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32]) 
   EXPECT_THAT(TopLevel(mod, "tensorrt"),
               ElementsAre("tensorrt.nn.conv2d+tensorrt.nn.global_avg_pool2d+"
                           "tensorrt.nn.max_pool2d+tensorrt.nn.relu"));
-  Module batches = Partition(R"(
+  // Two independent sigmoids stay two partitions (no dataflow edge to merge
+  // along), each valid on its own.
+  Module separate = Partition(R"(
 def @main(%x: Tensor[(2, 4), float32], %y: Tensor[(3, 4), float32]) {
   %0 = sigmoid(%x);
   %1 = sigmoid(%y);
   concatenate((%0, %1), axis=0)
 }
 )",
+                              "tensorrt");
+  EXPECT_THAT(TopLevel(separate, "tensorrt"), ElementsAre("tensorrt.sigmoid", "tensorrt.sigmoid"));
+  Module batches = Partition(R"(
+def @main(%x: Tensor[(2, 4), float32], %y: Tensor[(1, 4), float32]) {
+  %0 = sigmoid(%x);
+  add(%0, %y)
+}
+)",
                              "tensorrt");
-  // The two sigmoids end in one region with inputs of batch 2 and 3: pruned.
+  // sigmoid and add end in one region with inputs of batch 2 and 1: pruned.
   EXPECT_THAT(TopLevel(batches, "tensorrt"), IsEmpty()) << testing::Show(batches);
 }
 

@@ -12,6 +12,7 @@
 #include "passes/instruments.h"
 #include "passes/merge_compiler_regions.h"
 #include "passes/merge_composite.h"
+#include "backends/partition.h"
 #include "passes/partition_graph.h"
 #include "passes/partition_report.h"
 #include "passes/pass_registry.h"
@@ -187,6 +188,9 @@ int RunPartition(const ParsedArgs& args, Env& env) {
   InstallConstantEvaluator();
   absl::Status ran = RunWithInstruments(**pipeline, *mod, args, env);
   if (!ran.ok()) return ReportError(env, ran);
+  // prune_dnnl_subgraphs / prune_tensorrt_subgraphs, as partition_for_<name>.
+  absl::StatusOr<bool> pruned = PruneBackendPartitions(*mod, *backends);
+  if (!pruned.ok()) return ReportError(env, pruned.status());
   if (args.Has("--report")) {
     absl::Status written =
         env.write_file(args.GetOr("--output", "-"), RenderPartitionReport(*mod, *backends));
