@@ -10,12 +10,7 @@ namespace carve {
 namespace {
 
 // Bytes of tensor storage a value holds (closures count as nothing).
-int64_t ValueBytes(const Value& v) {
-  if (v.is_tensor()) return static_cast<int64_t>(v.tensor().nbytes());
-  int64_t n = 0;
-  for (const NDArray& t : FlattenTensors(v)) n += static_cast<int64_t>(t.nbytes());
-  return n;
-}
+int64_t ValueBytes(const Value& v) { return v.TensorBytes(); }
 
 // True for a tensor type without `?` dims, or a tuple of such types.
 bool IsStaticType(const Type* t) {

@@ -16,6 +16,13 @@
 namespace carve::cli {
 namespace {
 
+// One element for the summary: integers and bools exactly, floats with six
+// significant digits.
+std::string FormatElement(const NDArray& t, double v) {
+  if (t.dtype().is_float()) return fmt::format("{:.6g}", v);
+  return fmt::format("{}", static_cast<int64_t>(v));
+}
+
 std::string Summarize(size_t index, const NDArray& t) {
   int64_t n = t.num_elements();
   double lo = 0, hi = 0, sum = 0;
@@ -30,12 +37,12 @@ std::string Summarize(size_t index, const NDArray& t) {
   std::string first;
   for (int64_t i = 0; i < std::min<int64_t>(n, 6); ++i) {
     if (i) first += ", ";
-    first += fmt::format("{:.6g}", t.GetAsDouble(i));
+    first += FormatElement(t, t.GetAsDouble(i));
   }
   if (n > 6) first += ", ...";
-  return fmt::format("out{}: {} min={:.6g} max={:.6g} mean={:.6g} first=[{}]\n", index,
-                     TypeToString(TensorTy(t.dtype(), dims)), lo, hi,
-                     n ? sum / double(n) : 0.0, first);
+  return fmt::format("out{}: {} min={} max={} mean={:.6g} first=[{}]\n", index,
+                     TypeToString(TensorTy(t.dtype(), dims)), FormatElement(t, lo),
+                     FormatElement(t, hi), n ? sum / double(n) : 0.0, first);
 }
 
 int RunRun(const ParsedArgs& args, Env& env) {
