@@ -7,9 +7,22 @@ about 4.1 G multiply-adds: the model the interpreter's latency figure is
 measured on (`carve run bench/resnet50.relay`).
 
     python3 bench/gen_resnet50.py > bench/resnet50.relay
+    python3 bench/gen_resnet50.py --params /tmp/resnet50_params > /dev/null
+
+With --params DIR it also writes one .npy per weight (for
+`carve run --params DIR`): He-initialised conv / dense weights and identity
+batch norms, so activations stay O(1) through all 53 layers (carve run's
+default uniform [-1, 1) weights overflow float32 in a net this deep).
 """
+import array
+import math
+import os
+import random
+import struct
+import sys
 
 params = ["%data: Tensor[(1, 3, 224, 224), float32]"]
+shapes = {}
 lines = []
 counter = [0]
 
@@ -22,6 +35,7 @@ def fresh():
 
 def param(name, shape):
     dims = ", ".join(str(d) for d in shape)
+    shapes[name] = shape
     params.append(f"%{name}: Tensor[({dims}), float32]")
     return f"%{name}"
 
@@ -87,3 +101,28 @@ print('#[version = "0.0.5"]')
 print("def @main(" + ", ".join(params) + ") {")
 print("\n".join(lines))
 print("}")
+
+
+def write_npy(path, shape, values):
+    shape_text = "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': %s, }" % shape_text
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        array.array("f", values).tofile(f)
+
+
+if len(sys.argv) == 3 and sys.argv[1] == "--params":
+    out_dir = sys.argv[2]
+    os.makedirs(out_dir, exist_ok=True)
+    rng = random.Random(0)
+    for name, shape in shapes.items():
+        count = math.prod(shape)
+        if name.endswith("_weight"):
+            bound = math.sqrt(6.0 / math.prod(shape[1:]))  # He-uniform on the fan-in
+            values = [rng.uniform(-bound, bound) for _ in range(count)]
+        elif name.endswith(("_gamma", "_moving_var")):
+            values = [1.0] * count
+        else:  # beta, moving_mean, bias
+            values = [0.0] * count
+        write_npy(os.path.join(out_dir, name + ".npy"), shape, values)

@@ -1,6 +1,11 @@
-// `carve run FILE [--input NAME=F.npy]... [--params DIR] [--seed N] [--out DIR] [--threads N]`:
+// `carve run FILE [--input NAME=F.npy]... [--params DIR] [--seed N] [--out DIR] [--threads N]
+// [--stats]`:
 // evaluates @main on the reference interpreter.
 #define EIGEN_USE_THREADS
+#include <sys/resource.h>
+#include <time.h>
+
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <random>
@@ -15,6 +20,26 @@
 
 namespace carve::cli {
 namespace {
+
+// Process CPU time (all threads) and wall time, for --stats.
+struct RunClock {
+  double cpu = 0, wall = 0;
+  static RunClock Now() {
+    timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    RunClock c;
+    c.cpu = double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
+    c.wall = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+                 .count();
+    return c;
+  }
+};
+
+int64_t PeakRssBytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return int64_t(usage.ru_maxrss) * 1024;  // Linux reports KiB
+}
 
 // One element for the summary: integers and bools exactly, floats with six
 // significant digits.
@@ -79,8 +104,23 @@ int RunRun(const ParsedArgs& args, Env& env) {
     options.device = device.get();
   }
   Interpreter interpreter(*mod, options);
-  absl::StatusOr<std::vector<NDArray>> outputs = interpreter.RunFlat("main", *inputs);
-  if (!outputs.ok()) return ReportError(env, outputs.status());
+  // The interpreter owns the inputs, so each is freed after its last use.
+  std::vector<Value> values(std::make_move_iterator(inputs->begin()),
+                            std::make_move_iterator(inputs->end()));
+  inputs->clear();
+  const RunClock run_start = RunClock::Now();
+  absl::StatusOr<Value> result = interpreter.RunConsuming("main", std::move(values));
+  const RunClock run_end = RunClock::Now();
+  if (!result.ok()) return ReportError(env, result.status());
+  const std::vector<NDArray> outputs = FlattenTensors(*result);
+  if (args.Has("--stats")) {
+    const InterpreterStats& st = interpreter.stats();
+    *env.err << fmt::format(
+        "run_cpu_seconds: {:.4f}\nrun_wall_seconds: {:.4f}\nkernel_calls: {}\n"
+        "peak_live_bytes: {}\npeak_rss_bytes: {}\n",
+        run_end.cpu - run_start.cpu, run_end.wall - run_start.wall, st.kernel_calls, st.peak_retained_bytes,
+        PeakRssBytes());
+  }
   std::string out_dir = args.GetOr("--out", "");
   if (!out_dir.empty()) {
     std::error_code ec;
@@ -90,11 +130,11 @@ int RunRun(const ParsedArgs& args, Env& env) {
                                   "cannot create '{}': {}", out_dir, ec.message())));
     }
   }
-  for (size_t i = 0; i < outputs->size(); ++i) {
-    *env.out << Summarize(i, (*outputs)[i]);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    *env.out << Summarize(i, outputs[i]);
     if (!out_dir.empty()) {
       std::string path = (std::filesystem::path(out_dir) / fmt::format("out{}.npy", i)).string();
-      absl::Status s = WriteNpyFile(path, (*outputs)[i]);
+      absl::Status s = WriteNpyFile(path, outputs[i]);
       if (!s.ok()) return ReportError(env, s);
     }
   }
@@ -107,13 +147,16 @@ void AddRunCommands(std::vector<Command>& commands) {
   commands.push_back(Command{
       "run",
       "carve run FILE [--input NAME=F.npy]... [--params DIR] [--seed N] [--out DIR] "
-      "[--threads N] [--compare BACKEND[,...] [--rtol R] [--atol A] [--bind NAME,...]]",
+      "[--threads N] [--stats] [--compare BACKEND[,...] [--rtol R] [--atol A] [--bind NAME,...]]",
       "evaluate @main with the reference interpreter",
       {{"--input", true, true, "", "NAME=F.npy: the value of parameter %NAME"},
        {"--params", true, false, "", "DIR: bind DIR/NAME.npy to parameter %NAME"},
        {"--seed", true, false, "", "seed of the generator filling the other inputs (0)"},
        {"--out", true, false, "", "DIR: write the outputs as out0.npy, out1.npy, ..."},
        {"--threads", true, false, "", "threads for the heavy kernels (1)"},
+       {"--stats", false, false, "",
+        "print the run's CPU and wall time, kernel calls, peak live tensor bytes and peak RSS "
+        "to stderr"},
        // --- `--compare` options (cmd_compare.cc) ---
        {"--compare", true, false, "",
         "BACKEND[,...]: also run partitioned for the backends and print the errors"},
