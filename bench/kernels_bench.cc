@@ -232,6 +232,32 @@ BENCHMARK(BM_Conv2D)
     ->Args({0, 64, 28, 128, 3, 1})
     ->Args({1, 64, 28, 128, 3, 1})
     ->Unit(benchmark::kMillisecond);
+// ResNet-50 layers (NCHW): stride-2 3x3 and 1x1 convs, deep 1x1 stages,
+// the 7x7 stem on 3 channels.
+void BM_Conv2DStrided(benchmark::State& state) {
+  const int64_t c = state.range(0), hw = state.range(1), o = state.range(2), k = state.range(3),
+                s = state.range(4);
+  const int64_t pad = k / 2, out_hw = (hw + 2 * pad - k) / s + 1;
+  const DataType f32 = DataType::Float(32);
+  RunOp(state, "nn.conv2d", {RandomTensor(f32, {1, c, hw, hw}), RandomTensor(f32, {o, c, k, k})},
+        AttrsOf("relay.attrs.Conv2DAttrs", {{"strides", AttrValue::Ints({s, s})},
+                                            {"padding", AttrValue::Ints({pad, pad, pad, pad})},
+                                            {"kernel_size", AttrValue::Ints({k, k})}}),
+        TypeOf(f32, {1, o, out_hw, out_hw}), 2.0 * o * out_hw * out_hw * c * k * k, 1);
+}
+BENCHMARK(BM_Conv2DStrided)
+    ->ArgNames({"C", "HW", "O", "k", "stride"})
+    ->Args({3, 224, 64, 7, 2})
+    ->Args({256, 56, 64, 1, 1})
+    ->Args({128, 56, 128, 3, 2})
+    ->Args({512, 28, 128, 1, 1})
+    ->Args({256, 14, 256, 3, 1})
+    ->Args({1024, 14, 256, 1, 1})
+    ->Args({512, 7, 512, 3, 1})
+    ->Args({512, 7, 2048, 1, 1})
+    ->Args({1024, 14, 2048, 1, 2})
+    ->Unit(benchmark::kMillisecond);
+
 BENCHMARK(BM_Conv2D)
     ->ArgNames({"nhwc", "C", "HW", "O", "k", "threads"})
     ->Args({0, 64, 56, 64, 3, 2})

@@ -113,19 +113,20 @@ struct Requantizer {
 
   // The requantized value of q (channel c) as int32, before narrowing.
   int32_t operator()(int64_t q, int64_t c) const {
-    const int32_t q32 = WrapInt32(q);
     if (compute == ComputeKind::kInt64) {
-      const int64_t x = int64_t(q32) - At(in_zp, c);
+      const int64_t x = int64_t(WrapInt32(q)) - At(in_zp, c);
       return WrapInt32(int64_t(WrapInt32(ApplyFixedPoint(x, At(fixed, c), upward))) + out_zp);
     }
+    // The float path casts the input itself to F (an int64 input is not
+    // first narrowed to int32 as in the fixed-point path).
     const double m = At(in_scale, c) / out_scale;
-    return compute == ComputeKind::kFloat32 ? RoundFloat<float>(q32, At(in_zp, c), m)
-                                            : RoundFloat<double>(q32, At(in_zp, c), m);
+    return compute == ComputeKind::kFloat32 ? RoundFloat<float>(q, At(in_zp, c), m)
+                                            : RoundFloat<double>(q, At(in_zp, c), m);
   }
 
   // v = (F(q) - F(zp_in)) * F(M) + F(zp_out), rounded, as TVM's float path.
   template <typename F>
-  int32_t RoundFloat(int32_t q, int64_t zp_in, double m) const {
+  int32_t RoundFloat(int64_t q, int64_t zp_in, double m) const {
     const F v = (F(q) - F(zp_in)) * F(m) + F(out_zp);
     return ConvertTo<int32_t>(upward ? std::floor(v + F(0.5)) : std::round(v));
   }

@@ -198,6 +198,30 @@ ConvCase Conv2DCase() {
 
 TEST(Conv2D, NchwOihwAsymmetricPaddingStrideDilation) { CheckConv(Conv2DCase()); }
 
+// Small output planes (7x7 = 49 positions) run the channels-first product
+// transposed (conv_packed.cc): with groups, batch 2, asymmetric padding and
+// dilation, on one and two threads.
+TEST(Conv2D, SmallPlanesRunTheTransposedProduct) {
+  Eigen::ThreadPool pool(2);
+  Eigen::ThreadPoolDevice device(&pool, 2);
+  ConvCase c;
+  c.batch = 2;
+  c.in_channels = 20;
+  c.out_channels = 32;
+  c.groups = 2;
+  c.in = {8, 7};
+  c.kernel = {3, 3};
+  c.stride = {1, 1};
+  c.dilation = {2, 1};
+  c.padding_attr = {2, 1, 1, 1};
+  c.pad_before = {2, 1};
+  c.pad_after = {1, 1};
+  c.data_layout = "NCHW";
+  c.kernel_layout = "OIHW";
+  CheckConv(c);
+  CheckConv(c, 1e-4, &device);
+}
+
 TEST(Conv2D, EveryDataAndKernelLayoutPair) {
   for (const char* data : {"NCHW", "NHWC"}) {
     for (const char* kernel : {"OIHW", "HWIO", "OHWI", "HWOI"}) {
