@@ -3,6 +3,8 @@
 // scalars / let / if / closures with metadata constants, and the demo after
 // PartitionGraph, whose Compiler and Composite functions run on the
 // reference kernels, on registered handlers, and under an observer.
+#define EIGEN_USE_THREADS
+#include <cmath>
 #include <random>
 
 #include "gmock/gmock.h"
@@ -11,6 +13,7 @@
 #include "interpreter/evaluator.h"
 #include "passes/infer_type.h"
 #include "tests/interpreter_core/test_util.h"
+#include "unsupported/Eigen/CXX11/Tensor"
 
 namespace carve::testing {
 namespace {
@@ -146,6 +149,43 @@ TEST(CorpusRun, ScalarsLetIfClosuresAndMetadata) {
   auto flat2 = interp.RunFlat("main", args2);
   CARVE_ASSERT_OK(flat2);
   EXPECT_EQ((*flat2)[0].GetAsDouble(0), 5.5);
+}
+
+// `--threads`: a whole model (ResNet-18 on CIFAR shapes: conv, batch_norm,
+// dense, softmax, pooling) gives bit-identical outputs on one and two
+// threads.
+TEST(CorpusRun, ResNet18IdenticalOnOneAndTwoThreads) {
+  auto mod = LoadTyped("resnet18_cifar.relay");
+  CARVE_ASSERT_OK(mod);
+  const Function* main = mod->Lookup("main");
+  ASSERT_NE(main, nullptr);
+  std::vector<Value> args;
+  for (size_t i = 0; i < main->params().size(); ++i) {
+    const TensorType* t = DynCast<TensorType>(main->params()[i]->checked_type());
+    ASSERT_NE(t, nullptr);
+    std::vector<int64_t> shape;
+    for (const Dim& d : t->shape()) shape.push_back(d.value);
+    NDArray a = Random(shape, uint32_t(100 + i), 0.5f);
+    // Batch-norm variances must be positive (else NaN everywhere, which
+    // would compare equal bit for bit and prove nothing).
+    if (main->params()[i]->name().ends_with("moving_var")) {
+      for (int64_t e = 0; e < a.num_elements(); ++e) {
+        a.data<float>()[e] = std::fabs(a.data<float>()[e]) + 0.5f;
+      }
+    }
+    args.push_back(a);
+  }
+  auto one = Interpreter(*mod).Run("main", args);
+  CARVE_ASSERT_OK(one);
+  Eigen::ThreadPool pool(2);
+  Eigen::ThreadPoolDevice device(&pool, 2);
+  InterpreterOptions opts;
+  opts.device = &device;
+  auto two = Interpreter(*mod, opts).Run("main", args);
+  CARVE_ASSERT_OK(two);
+  ASSERT_TRUE(one->is_tensor());
+  EXPECT_TRUE(one->tensor().BitwiseEqual(two->tensor()));
+  EXPECT_TRUE(std::isfinite(one->tensor().GetAsDouble(0)));
 }
 
 class PartitionedDemo : public ::testing::Test {
