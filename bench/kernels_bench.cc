@@ -13,7 +13,6 @@
 // a KernelContext, exactly as the evaluator calls them.
 #define EIGEN_USE_THREADS
 #include <immintrin.h>
-
 #include <time.h>
 
 #include <string>
@@ -209,12 +208,12 @@ void BM_Conv2D(benchmark::State& state) {
   const int64_t c = state.range(1), hw = state.range(2), o = state.range(3), k = state.range(4);
   const int64_t pad = k / 2;
   const DataType f32 = DataType::Float(32);
-  const std::vector<int64_t> data = nhwc ? std::vector<int64_t>{1, hw, hw, c}
-                                         : std::vector<int64_t>{1, c, hw, hw};
-  const std::vector<int64_t> weight = nhwc ? std::vector<int64_t>{k, k, c, o}
-                                           : std::vector<int64_t>{o, c, k, k};
-  const std::vector<int64_t> out = nhwc ? std::vector<int64_t>{1, hw, hw, o}
-                                        : std::vector<int64_t>{1, o, hw, hw};
+  const std::vector<int64_t> data =
+      nhwc ? std::vector<int64_t>{1, hw, hw, c} : std::vector<int64_t>{1, c, hw, hw};
+  const std::vector<int64_t> weight =
+      nhwc ? std::vector<int64_t>{k, k, c, o} : std::vector<int64_t>{o, c, k, k};
+  const std::vector<int64_t> out =
+      nhwc ? std::vector<int64_t>{1, hw, hw, o} : std::vector<int64_t>{1, o, hw, hw};
   RunOp(state, "nn.conv2d", {RandomTensor(f32, data), RandomTensor(f32, weight)},
         AttrsOf("relay.attrs.Conv2DAttrs",
                 {{"padding", AttrValue::Ints({pad, pad, pad, pad})},

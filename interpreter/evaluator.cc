@@ -19,8 +19,7 @@ absl::StatusOr<Value> Interpreter::Run(std::string_view global, std::span<const 
   return Apply(Value::Global(gv), args);
 }
 
-absl::StatusOr<Value> Interpreter::RunConsuming(std::string_view global,
-                                                std::vector<Value> args) {
+absl::StatusOr<Value> Interpreter::RunConsuming(std::string_view global, std::vector<Value> args) {
   const GlobalVar* gv = mod_->FindGlobalVar(global);
   if (gv == nullptr || mod_->Lookup(global) == nullptr) {
     return absl::NotFoundError(fmt::format("no function @{} in the module", global));

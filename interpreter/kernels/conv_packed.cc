@@ -228,8 +228,7 @@ void ConvLast(const ConvGeometry& g, const float* data, const float* weight, flo
       const MatrixRef<float> w{packed.get() + grp * depth * og, og, false};
       auto pack_a = [&](int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* o) {
         if (pointwise) {
-          PackPanelsA(MatrixRef<float>{image + grp * cg, g.in_channels, false}, i0, mc, p0, kc,
-                      o);
+          PackPanelsA(MatrixRef<float>{image + grp * cg, g.in_channels, false}, i0, mc, p0, kc, o);
         } else {
           PackImageRows(g, image + grp * cg, i0, mc, p0, kc, o);
         }

@@ -65,9 +65,12 @@ auto FloatExpr(const X& x) {
   using S = typename X::Scalar;
   if constexpr (kApproximated<kOp, T>) {
     static_assert(std::is_same_v<S, float>);
-    if constexpr (kOp == UnOp::kFastExp) return x.unaryExpr([](float v) { return fast_math::FastExp(v); });
-    if constexpr (kOp == UnOp::kFastTanh) return x.unaryExpr([](float v) { return fast_math::FastTanh(v); });
-    if constexpr (kOp == UnOp::kFastErf) return x.unaryExpr([](float v) { return fast_math::FastErf(v); });
+    if constexpr (kOp == UnOp::kFastExp)
+      return x.unaryExpr([](float v) { return fast_math::FastExp(v); });
+    if constexpr (kOp == UnOp::kFastTanh)
+      return x.unaryExpr([](float v) { return fast_math::FastTanh(v); });
+    if constexpr (kOp == UnOp::kFastErf)
+      return x.unaryExpr([](float v) { return fast_math::FastErf(v); });
   }
   if constexpr (kOp == UnOp::kFastExp && !kApproximated<kOp, T>) return x.exp();
   if constexpr (kOp == UnOp::kFastTanh && !kApproximated<kOp, T>) return x.tanh();

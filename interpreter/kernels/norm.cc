@@ -160,10 +160,10 @@ absl::StatusOr<std::vector<NDArray>> InstanceNorm(const KernelContext& ctx) {
   CARVE_RETURN_IF_ERROR(DispatchFloat(ctx, data.dtype(), [&]<typename T>() -> absl::Status {
     auto channel_of = [&](int64_t e) { return e / v.inner % v.extent; };
     CARVE_ASSIGN_OR_RETURN(
-        result, NormalizeGroups<T>(
-                    ctx, batch * v.extent, v.extent,
-                    [&](int64_t e) { return e / batch_stride * v.extent + channel_of(e); },
-                    channel_of));
+        result,
+        NormalizeGroups<T>(
+            ctx, batch * v.extent, v.extent,
+            [&](int64_t e) { return e / batch_stride * v.extent + channel_of(e); }, channel_of));
     return absl::OkStatus();
   }));
   return result;

@@ -24,8 +24,7 @@ struct ChannelMap {
   int64_t operator()(int64_t e) const { return e / inner % extent; }
 };
 
-absl::StatusOr<ChannelMap> ChannelsOf(const KernelContext& ctx, const NDArray& data,
-                                      int64_t axis) {
+absl::StatusOr<ChannelMap> ChannelsOf(const KernelContext& ctx, const NDArray& data, int64_t axis) {
   if (data.rank() == 0) return ChannelMap{};
   CARVE_ASSIGN_OR_RETURN(int64_t a, NormalizeAxis(ctx, axis, int64_t(data.rank())));
   const AxisView v = ViewAround(data.shape(), a);
@@ -37,8 +36,7 @@ template <typename V>
 absl::StatusOr<std::vector<V>> PerChannel(const KernelContext& ctx, const NDArray& t,
                                           int64_t channels, std::string_view what) {
   if (t.num_elements() != 1 && t.num_elements() != channels) {
-    return KernelError(ctx, "{} has {} values, expected 1 or {}", what, t.num_elements(),
-                       channels);
+    return KernelError(ctx, "{} has {} values, expected 1 or {}", what, t.num_elements(), channels);
   }
   CARVE_ASSIGN_OR_RETURN(Buffer<V> b, Buffer<V>::Of(ctx, t));
   return std::vector<V>(b.data(), b.data() + b.size());
@@ -174,8 +172,8 @@ absl::StatusOr<std::vector<NDArray>> Dequantize(const KernelContext& ctx) {
   CARVE_ASSIGN_OR_RETURN(auto zp, PerChannel<int64_t>(ctx, ctx.inputs[2], ch.extent, "zero point"));
   CARVE_ASSIGN_OR_RETURN(Buffer<int64_t> q, Buffer<int64_t>::Of(ctx, data));
   // float16 results are clipped to its finite range before the cast.
-  const float limit = out.dtype() == DataType::Float(16) ? 65504.0f
-                                                         : std::numeric_limits<float>::max();
+  const float limit =
+      out.dtype() == DataType::Float(16) ? 65504.0f : std::numeric_limits<float>::max();
   std::vector<float> x(size_t(q.size()));
   for (int64_t e = 0; e < q.size(); ++e) {
     const int64_t c = ch(e);
@@ -215,8 +213,8 @@ absl::StatusOr<Requantizer> ReadRequantizer(const KernelContext& ctx, const NDAr
   CARVE_ASSIGN_OR_RETURN(auto in_scale,
                          PerChannel<float>(ctx, ctx.inputs[first], ch.extent, "input scale"));
   r.in_scale.assign(in_scale.begin(), in_scale.end());
-  CARVE_ASSIGN_OR_RETURN(r.in_zp, PerChannel<int64_t>(ctx, ctx.inputs[first + 1], ch.extent,
-                                                      "input zero point"));
+  CARVE_ASSIGN_OR_RETURN(
+      r.in_zp, PerChannel<int64_t>(ctx, ctx.inputs[first + 1], ch.extent, "input zero point"));
   CARVE_ASSIGN_OR_RETURN(auto out_scale,
                          PerChannel<float>(ctx, ctx.inputs[first + 2], 1, "output scale"));
   r.out_scale = out_scale[0];
@@ -254,8 +252,8 @@ absl::StatusOr<std::vector<NDArray>> QnnAdd(const KernelContext& ctx) {
   int64_t out_zp = 0;
   for (int side = 0; side < 2; ++side) {
     const NDArray& t = ctx.inputs[side];
-    CARVE_ASSIGN_OR_RETURN(ChannelMap ch,
-                           ChannelsOf(ctx, t, AttrInt(ctx, side == 0 ? "lhs_axis" : "rhs_axis", -1)));
+    CARVE_ASSIGN_OR_RETURN(
+        ChannelMap ch, ChannelsOf(ctx, t, AttrInt(ctx, side == 0 ? "lhs_axis" : "rhs_axis", -1)));
     // Inputs 2..7 are (lhs_scale, lhs_zp, rhs_scale, rhs_zp, out_scale,
     // out_zp); gather this side's four in requantize order.
     const NDArray params[4] = {ctx.inputs[2 + 2 * side], ctx.inputs[3 + 2 * side], ctx.inputs[6],
@@ -272,14 +270,15 @@ absl::StatusOr<std::vector<NDArray>> QnnAdd(const KernelContext& ctx) {
       widened[side][e] = same ? WrapInt32(q.data()[e]) : r(q.data()[e], ch(e));
     }
   }
-  CARVE_ASSIGN_OR_RETURN(BroadcastPlan plan, BroadcastPlan::Make(out.shape(),
-                                                                 {ctx.inputs[0].shape(),
-                                                                  ctx.inputs[1].shape()}));
+  CARVE_ASSIGN_OR_RETURN(
+      BroadcastPlan plan,
+      BroadcastPlan::Make(out.shape(), {ctx.inputs[0].shape(), ctx.inputs[1].shape()}));
   std::vector<int64_t> sum(size_t(out.num_elements()));
   plan.ForEachRun([&](int64_t o, const int64_t* off, int64_t n, const int64_t* stride) {
     for (int64_t i = 0; i < n; ++i) {
       const int64_t s = int64_t(WrapInt32(widened[0][off[0] + i * stride[0]] +
-                                          widened[1][off[1] + i * stride[1]])) - out_zp;
+                                          widened[1][off[1] + i * stride[1]])) -
+                        out_zp;
       sum[o + i] = Narrow(WrapInt32(s), out.dtype());
     }
   });

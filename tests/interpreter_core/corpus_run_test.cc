@@ -95,9 +95,9 @@ TEST(CorpusRun, SeedDemoWhileLoopHandComputed) {
     return a;
   };
   Interpreter interp(*mod);
-  auto out = interp.Run("main", std::vector<Value>{filled({1, 32, 56, 56}, 1.0f),
-                                                   filled({32, 32, 3, 3}, 0.125f),
-                                                   filled({32}, 0.5f)});
+  auto out =
+      interp.Run("main", std::vector<Value>{filled({1, 32, 56, 56}, 1.0f),
+                                            filled({32, 32, 3, 3}, 0.125f), filled({32}, 0.5f)});
   CARVE_ASSERT_OK(out);
   const NDArray& t = out->tensor();
   ASSERT_THAT(t.shape(), ElementsAre(1, 56, 56, 32));

@@ -109,8 +109,8 @@ TEST(Sweep, ReductionsOverEveryAxisSubset) {
         sq[o] += diff * diff;
       }
       const AttrList attrs = {{"axis", IntList(axes)}};
-      const std::string what = ::testing::PrintToString(shape) + " axes " +
-                               ::testing::PrintToString(axes);
+      const std::string what =
+          ::testing::PrintToString(shape) + " axes " + ::testing::PrintToString(axes);
       auto s = RunOp1("sum", {in}, attrs);
       auto m = RunOp1("max", {in}, attrs);
       auto mean = RunOp1("mean", {in}, {{"axis", IntList(axes)}, {"keepdims", Bool(true)}});

@@ -29,40 +29,63 @@ std::vector<Case> Cases() {
   const DataType f32 = DataType::Float(32), f64 = DataType::Float(64), i32 = DataType::Int(32);
   std::vector<Case> cases;
   // Products large enough to be split (> 4M multiply-adds), odd sizes.
-  cases.push_back({"dense f32", "nn.dense", {Random<float>({257, 300}, 1), Random<float>({211, 300}, 2)},
-                   MakeAttrs("relay.attrs.DenseAttrs", {}), TypeOf(f32, {257, 211})});
-  cases.push_back({"dense f32 wide", "nn.dense", {Random<float>({7, 900}, 3), Random<float>({1001, 900}, 4)},
-                   MakeAttrs("relay.attrs.DenseAttrs", {}), TypeOf(f32, {7, 1001})});
-  cases.push_back({"dense f64", "nn.dense", {Random<double>({200, 300}, 5), Random<double>({190, 300}, 6)},
-                   MakeAttrs("relay.attrs.DenseAttrs", {}), TypeOf(f64, {200, 190})});
-  cases.push_back({"dense i32", "nn.dense",
-                   {Random<int32_t>({150, 200}, 7, -50, 50), Random<int32_t>({170, 200}, 8, -50, 50)},
-                   MakeAttrs("relay.attrs.DenseAttrs", {}), TypeOf(i32, {150, 170})});
-  cases.push_back({"batch_matmul", "nn.batch_matmul",
+  cases.push_back({"dense f32",
+                   "nn.dense",
+                   {Random<float>({257, 300}, 1), Random<float>({211, 300}, 2)},
+                   MakeAttrs("relay.attrs.DenseAttrs", {}),
+                   TypeOf(f32, {257, 211})});
+  cases.push_back({"dense f32 wide",
+                   "nn.dense",
+                   {Random<float>({7, 900}, 3), Random<float>({1001, 900}, 4)},
+                   MakeAttrs("relay.attrs.DenseAttrs", {}),
+                   TypeOf(f32, {7, 1001})});
+  cases.push_back({"dense f64",
+                   "nn.dense",
+                   {Random<double>({200, 300}, 5), Random<double>({190, 300}, 6)},
+                   MakeAttrs("relay.attrs.DenseAttrs", {}),
+                   TypeOf(f64, {200, 190})});
+  cases.push_back(
+      {"dense i32",
+       "nn.dense",
+       {Random<int32_t>({150, 200}, 7, -50, 50), Random<int32_t>({170, 200}, 8, -50, 50)},
+       MakeAttrs("relay.attrs.DenseAttrs", {}),
+       TypeOf(i32, {150, 170})});
+  cases.push_back({"batch_matmul",
+                   "nn.batch_matmul",
                    {Random<float>({6, 130, 70}, 9), Random<float>({6, 150, 70}, 10)},
                    MakeAttrs("relay.attrs.BatchMatmulAttrs", {{"transpose_b", Bool(true)}}),
                    TypeOf(f32, {6, 130, 150})});
-  cases.push_back({"conv2d NCHW", "nn.conv2d",
+  cases.push_back({"conv2d NCHW",
+                   "nn.conv2d",
                    {Random<float>({2, 24, 31, 29}, 11), Random<float>({40, 24, 3, 3}, 12)},
-                   Conv({{"padding", Ints({1, 0, 2, 1})}}), TypeOf(f32, {2, 40, 32, 28})});
-  cases.push_back({"conv2d NHWC strided", "nn.conv2d",
+                   Conv({{"padding", Ints({1, 0, 2, 1})}}),
+                   TypeOf(f32, {2, 40, 32, 28})});
+  cases.push_back({"conv2d NHWC strided",
+                   "nn.conv2d",
                    {Random<float>({1, 33, 35, 24}, 13), Random<float>({3, 3, 24, 48}, 14)},
                    Conv({{"strides", Ints({2, 2})},
                          {"padding", Ints({1, 1, 1, 1})},
                          {"data_layout", Str("NHWC")},
                          {"kernel_layout", Str("HWIO")}}),
                    TypeOf(f32, {1, 17, 18, 48})});
-  cases.push_back({"conv2d depthwise", "nn.conv2d",
+  cases.push_back({"conv2d depthwise",
+                   "nn.conv2d",
                    {Random<float>({1, 32, 40, 40}, 15), Random<float>({32, 1, 3, 3}, 16)},
                    Conv({{"padding", Ints({1, 1, 1, 1})}, {"groups", Int(32)}}),
                    TypeOf(f32, {1, 32, 40, 40})});
-  cases.push_back({"conv2d grouped dilated", "nn.conv2d",
+  cases.push_back({"conv2d grouped dilated",
+                   "nn.conv2d",
                    {Random<float>({1, 16, 30, 30}, 17), Random<float>({32, 4, 3, 3}, 18)},
                    Conv({{"dilation", Ints({2, 2})}, {"groups", Int(4)}}),
                    TypeOf(f32, {1, 32, 26, 26})});
-  cases.push_back({"softmax", "nn.softmax", {Random<float>({64, 1000}, 19)},
-                   MakeAttrs("relay.attrs.SoftmaxAttrs", {}), TypeOf(f32, {64, 1000})});
-  cases.push_back({"max_pool2d", "nn.max_pool2d", {Random<float>({2, 64, 56, 56}, 20)},
+  cases.push_back({"softmax",
+                   "nn.softmax",
+                   {Random<float>({64, 1000}, 19)},
+                   MakeAttrs("relay.attrs.SoftmaxAttrs", {}),
+                   TypeOf(f32, {64, 1000})});
+  cases.push_back({"max_pool2d",
+                   "nn.max_pool2d",
+                   {Random<float>({2, 64, 56, 56}, 20)},
                    MakeAttrs("relay.attrs.MaxPool2DAttrs", {{"pool_size", Ints({3, 3})},
                                                             {"strides", Ints({2, 2})},
                                                             {"padding", Ints({1, 1, 1, 1})}}),

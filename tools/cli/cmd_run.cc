@@ -30,8 +30,8 @@ struct RunClock {
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     RunClock c;
     c.cpu = double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
-    c.wall = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-                 .count();
+    c.wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
     return c;
   }
 };
@@ -130,16 +130,16 @@ int RunRun(const ParsedArgs& args, Env& env) {
     *env.err << fmt::format(
         "run_cpu_seconds: {:.4f}\nrun_wall_seconds: {:.4f}\nkernel_calls: {}\n"
         "peak_live_bytes: {}\npeak_rss_bytes: {}\n",
-        run_end.cpu - run_start.cpu, run_end.wall - run_start.wall, st.kernel_calls, st.peak_retained_bytes,
-        PeakRssBytes());
+        run_end.cpu - run_start.cpu, run_end.wall - run_start.wall, st.kernel_calls,
+        st.peak_retained_bytes, PeakRssBytes());
   }
   std::string out_dir = args.GetOr("--out", "");
   if (!out_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(out_dir, ec);
     if (ec) {
-      return ReportError(env, absl::PermissionDeniedError(fmt::format(
-                                  "cannot create '{}': {}", out_dir, ec.message())));
+      return ReportError(env, absl::PermissionDeniedError(
+                                  fmt::format("cannot create '{}': {}", out_dir, ec.message())));
     }
   }
   for (size_t i = 0; i < outputs.size(); ++i) {

@@ -36,13 +36,12 @@ absl::flat_hash_set<const Var*> VarianceParams(const Function& main) {
   return out;
 }
 
-absl::StatusOr<NDArray> RandomTensor(const Var& param, uint64_t seed, size_t index,
-                                     bool variance) {
+absl::StatusOr<NDArray> RandomTensor(const Var& param, uint64_t seed, size_t index, bool variance) {
   const TensorType* t = DynCast<TensorType>(param.annotation());
   if (t == nullptr || !t->is_static() || !IsSupportedTensorDType(t->dtype())) {
-    return absl::InvalidArgumentError(fmt::format(
-        "cannot generate a value for %{} of type {}; pass --input {}=FILE.npy", param.name(),
-        TypeToString(param.annotation()), param.name()));
+    return absl::InvalidArgumentError(
+        fmt::format("cannot generate a value for %{} of type {}; pass --input {}=FILE.npy",
+                    param.name(), TypeToString(param.annotation()), param.name()));
   }
   std::vector<int64_t> shape;
   for (const Dim& d : t->shape()) shape.push_back(d.value);
@@ -52,7 +51,7 @@ absl::StatusOr<NDArray> RandomTensor(const Var& param, uint64_t seed, size_t ind
     uint64_t r = NextRandom(state);
     double u = double(r >> 11) * (1.0 / 9007199254740992.0);  // [0, 1)
     DataType d = t->dtype();
-    double v = d.is_float() ? (variance ? u + 0.5 : 2 * u - 1)
+    double v = d.is_float()  ? (variance ? u + 0.5 : 2 * u - 1)
                : d.is_bool() ? double(r & 1)
                              : double(r % 10);
     a.SetFromDouble(i, v);
