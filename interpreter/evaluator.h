@@ -59,6 +59,10 @@ struct InterpreterStats {
   // bindings (shared values and bound variables; operands in flight are
   // not counted).
   int64_t peak_retained_bytes = 0;
+  // Largest live set seen by a kernel: the retained bytes plus the running
+  // kernel's outputs (a lower bound: inputs consumed by that kernel without
+  // being retained are not counted).
+  int64_t peak_live_bytes = 0;
 };
 
 class Interpreter {

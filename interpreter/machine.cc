@@ -261,6 +261,13 @@ absl::Status Machine::CallOp(const Call* call, const OpInfo* op, std::vector<Val
   ++interp_.stats_.kernel_calls;
   auto outputs = kernel(ctx);
   if (!outputs.ok()) return AtSpan(call->span(), outputs.status());
+  // Live now: the retained values plus the fresh outputs. Inputs consumed
+  // here without being retained are not counted (telling them apart from
+  // retained ones would need buffer identities), so this is a lower bound.
+  int64_t output_bytes = 0;
+  for (const NDArray& t : *outputs) output_bytes += static_cast<int64_t>(t.nbytes());
+  interp_.stats_.peak_live_bytes =
+      std::max(interp_.stats_.peak_live_bytes, retained_bytes_ + output_bytes);
   if (const TupleType* tt = DynCast<TupleType>(out_type)) {
     if (outputs->size() != tt->fields().size()) {
       return AtSpan(call->span(), absl::InternalError(

@@ -116,6 +116,11 @@ TEST(CorpusRun, SeedDemoWhileLoopHandComputed) {
   }
   // Three iterations: two recursive calls, then the else branch.
   EXPECT_EQ(interp.stats().tail_calls, 3);
+  // Live at a conv: the bound data, weight and bias plus the new output;
+  // never the three iterations' activations at once.
+  const int64_t plane_bytes = 32 * 56 * 56 * 4, weight_bytes = 32 * 32 * 9 * 4;
+  EXPECT_GE(interp.stats().peak_live_bytes, 2 * plane_bytes + weight_bytes);
+  EXPECT_LE(interp.stats().peak_live_bytes, 3 * plane_bytes + weight_bytes + 128);
 }
 
 TEST(CorpusRun, GlobalsAndRecursion) {

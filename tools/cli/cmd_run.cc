@@ -5,9 +5,11 @@
 #include <malloc.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <random>
 
@@ -44,6 +46,15 @@ struct RunClock {
 void KeepFreedTensorMemory() {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
+}
+
+// Resident bytes now (the binary, libraries and the loaded module before
+// any tensor exists: the part of the peak RSS that is not tensor data).
+int64_t CurrentRssBytes() {
+  std::ifstream statm("/proc/self/statm");
+  int64_t size = 0, resident = 0;
+  statm >> size >> resident;
+  return resident * int64_t(sysconf(_SC_PAGESIZE));
 }
 
 int64_t PeakRssBytes() {
@@ -91,6 +102,7 @@ int RunRun(const ParsedArgs& args, Env& env) {
   KeepFreedTensorMemory();
   absl::StatusOr<Module> mod = LoadTypedModule(env, args.positional()[0]);
   if (!mod.ok()) return ReportError(env, mod.status());
+  const int64_t baseline_rss = CurrentRssBytes();
   const Function* main = mod->Lookup("main");
   if (main == nullptr) return ReportError(env, absl::InvalidArgumentError("module has no @main"));
   RunInputOptions input_options;
@@ -129,9 +141,9 @@ int RunRun(const ParsedArgs& args, Env& env) {
     const InterpreterStats& st = interpreter.stats();
     *env.err << fmt::format(
         "run_cpu_seconds: {:.4f}\nrun_wall_seconds: {:.4f}\nkernel_calls: {}\n"
-        "peak_live_bytes: {}\npeak_rss_bytes: {}\n",
+        "peak_live_bytes: {}\nbaseline_rss_bytes: {}\npeak_rss_bytes: {}\n",
         run_end.cpu - run_start.cpu, run_end.wall - run_start.wall, st.kernel_calls,
-        st.peak_retained_bytes, PeakRssBytes());
+        st.peak_live_bytes, baseline_rss, PeakRssBytes());
   }
   std::string out_dir = args.GetOr("--out", "");
   if (!out_dir.empty()) {
@@ -167,8 +179,8 @@ void AddRunCommands(std::vector<Command>& commands) {
        {"--out", true, false, "", "DIR: write the outputs as out0.npy, out1.npy, ..."},
        {"--threads", true, false, "", "threads for the heavy kernels (1)"},
        {"--stats", false, false, "",
-        "print the run's CPU and wall time, kernel calls, peak live tensor bytes and peak RSS "
-        "to stderr"},
+        "print the run's CPU and wall time, kernel calls, peak live tensor bytes, RSS before "
+        "any tensor and peak RSS to stderr"},
        // --- `--compare` options (cmd_compare.cc) ---
        {"--compare", true, false, "",
         "BACKEND[,...]: also run partitioned for the backends and print the errors"},
