@@ -57,8 +57,8 @@ absl::StatusOr<std::vector<NDArray>> BatchNorm(const KernelContext& ctx) {
   const AxisView v = ViewAround(data.shape(), axis);
   CARVE_RETURN_IF_ERROR(DispatchFloat(ctx, data.dtype(), [&]<typename T>() -> absl::Status {
     using C = ComputeT<T>;
-    // SimplifyInference's form: out = x * s + t with s = gamma / sqrt(var +
-    // eps) and t = beta - mean * s.
+    // SimplifyInference's form, in its operation order: out = x * s + t with
+    // s = (1 / sqrt(var + eps)) * gamma and t = (-mean) * s + beta.
     CARVE_ASSIGN_OR_RETURN(auto gamma,
                            ChannelVector<C>(ctx, 1, v.extent, AttrBool(ctx, "scale", true), 1));
     CARVE_ASSIGN_OR_RETURN(auto beta,
@@ -68,8 +68,8 @@ absl::StatusOr<std::vector<NDArray>> BatchNorm(const KernelContext& ctx) {
     const C eps = EpsilonOf<T>(ctx);
     std::vector<C> s(static_cast<size_t>(v.extent)), t(static_cast<size_t>(v.extent));
     for (int64_t c = 0; c < v.extent; ++c) {
-      s[c] = gamma[c] / std::sqrt(var[c] + eps);
-      t[c] = beta[c] - mean[c] * s[c];
+      s[c] = (C(1) / std::sqrt(var[c] + eps)) * gamma[c];
+      t[c] = (-mean[c]) * s[c] + beta[c];
     }
     CARVE_ASSIGN_OR_RETURN(Buffer<C> x, Buffer<C>::Of(ctx, data));
     std::unique_ptr<C[]> y(new C[std::max<int64_t>(x.size(), 1)]);
