@@ -118,13 +118,19 @@ int RunRun(const ParsedArgs& args, Env& env) {
   absl::StatusOr<std::vector<NDArray>> inputs = PrepareRunInputs(*main, input_options);
   if (!inputs.ok()) return ReportError(env, inputs.status());
 
-  int threads = std::max(1, std::atoi(args.GetOr("--threads", "1").c_str()));
+  const std::string threads_text = args.GetOr("--threads", "1");
+  const long threads = std::strtol(threads_text.c_str(), &end, 10);
+  if (end == threads_text.c_str() || *end != '\0' || threads < 1 || threads > 1024) {
+    *env.err << fmt::format("carve run: --threads expects a positive integer, got '{}'\n",
+                            threads_text);
+    return kExitUsage;
+  }
   std::unique_ptr<Eigen::ThreadPool> pool;
   std::unique_ptr<Eigen::ThreadPoolDevice> device;
   InterpreterOptions options;
   if (threads > 1) {
-    pool = std::make_unique<Eigen::ThreadPool>(threads);
-    device = std::make_unique<Eigen::ThreadPoolDevice>(pool.get(), threads);
+    pool = std::make_unique<Eigen::ThreadPool>(int(threads));
+    device = std::make_unique<Eigen::ThreadPoolDevice>(pool.get(), int(threads));
     options.device = device.get();
   }
   Interpreter interpreter(*mod, options);
