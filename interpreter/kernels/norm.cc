@@ -216,9 +216,13 @@ absl::StatusOr<std::vector<NDArray>> Softmax(const KernelContext& ctx) {
     CARVE_ASSIGN_OR_RETURN(Buffer<C> x, Buffer<C>::Of(ctx, data));
     std::unique_ptr<C[]> y(new C[std::max<int64_t>(x.size(), 1)]);
     const int64_t block = v.extent * v.inner;
+    // TVM approximates exp only for float32 (float16 fast_softmax is exact).
+    const SoftmaxKind kind = kKind == SoftmaxKind::kFastSoftmax && !std::is_same_v<T, float>
+                                 ? SoftmaxKind::kSoftmax
+                                 : kKind;
     ParallelFor(ctx.device, v.outer, double(block) * 20, [&](int64_t begin, int64_t end) {
       for (int64_t o = begin; o < end; ++o) {
-        SoftmaxBlock<C>(x.data() + o * block, y.get() + o * block, v.extent, v.inner, kKind);
+        SoftmaxBlock<C>(x.data() + o * block, y.get() + o * block, v.extent, v.inner, kind);
       }
     });
     return StoreResult(ctx, y.get(), out);
