@@ -264,6 +264,53 @@ BENCHMARK(BM_Conv2D)
     ->MeasureProcessCPUTime()
     ->Unit(benchmark::kMillisecond);
 
+// Memory-bound data movement, reported as bytes read + written per CPU
+// second: sum over a leading / trailing axis of (4096, 4096), and
+// transposes (a 2-D matrix and NCHW -> NHWC).
+void RunMoved(benchmark::State& state, std::string_view op, NDArray in, const Attrs* attrs,
+              const Type* out_type, double bytes) {
+  KernelFn fn = FindKernel(op);
+  KernelContext ctx;
+  ctx.op = FindOp(op);
+  std::vector<NDArray> inputs = {std::move(in)};
+  ctx.inputs = inputs;
+  ctx.attrs = attrs;
+  ctx.out_type = out_type;
+  for (auto _ : state) {
+    auto out = fn(ctx);
+    if (!out.ok()) {
+      state.SkipWithError(std::string(out.status().message()).c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(out->front().raw_data());
+  }
+  state.counters["GBps"] =
+      benchmark::Counter(bytes * double(state.iterations()) * 1e-9, benchmark::Counter::kIsRate);
+}
+
+void BM_SumAxis(benchmark::State& state) {
+  const int64_t axis = state.range(0), n = 4096;
+  const DataType f32 = DataType::Float(32);
+  RunMoved(state, "sum", RandomTensor(f32, {n, n}),
+           AttrsOf("relay.attrs.ReduceAttrs", {{"axis", AttrValue::Ints({axis})}}),
+           TypeOf(f32, {n}), 4.0 * n * (n + 1));
+}
+BENCHMARK(BM_SumAxis)->ArgName("axis")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+void BM_Transpose(benchmark::State& state) {
+  const DataType f32 = DataType::Float(32);
+  if (state.range(0) == 0) {
+    RunMoved(state, "transpose", RandomTensor(f32, {2048, 2048}),
+             AttrsOf("relay.attrs.TransposeAttrs", {{"axes", AttrValue::Ints({1, 0})}}),
+             TypeOf(f32, {2048, 2048}), 8.0 * 2048 * 2048);
+  } else {
+    RunMoved(state, "transpose", RandomTensor(f32, {1, 64, 112, 112}),
+             AttrsOf("relay.attrs.TransposeAttrs", {{"axes", AttrValue::Ints({0, 2, 3, 1})}}),
+             TypeOf(f32, {1, 112, 112, 64}), 8.0 * 64 * 112 * 112);
+  }
+}
+BENCHMARK(BM_Transpose)->ArgName("nchw_to_nhwc")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
 }  // namespace
 }  // namespace carve
 

@@ -106,7 +106,7 @@ PermutePlan SimplifyPermute(std::span<const int64_t> in_shape, std::span<const i
 template <typename W>
 void TransposePlane(const W* src, W* dst, int64_t na, int64_t out_stride_a, int64_t nl,
                     int64_t in_stride_l) {
-  constexpr int64_t kTile = 32;
+  constexpr int64_t kTile = 16;
   for (int64_t a0 = 0; a0 < na; a0 += kTile) {
     const int64_t a1 = std::min(na, a0 + kTile);
     for (int64_t l0 = 0; l0 < nl; l0 += kTile) {
