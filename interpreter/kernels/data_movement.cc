@@ -139,25 +139,29 @@ void Transpose8x8(const W* src, int64_t src_ld, W* dst, int64_t dst_ld) {
 template <typename W>
 void TransposePlane(const W* src, W* dst, int64_t na, int64_t out_stride_a, int64_t nl,
                     int64_t in_stride_l) {
-  constexpr int64_t kTile = 16;
-  for (int64_t a0 = 0; a0 < na; a0 += kTile) {
-    const int64_t a1 = std::min(na, a0 + kTile);
-    for (int64_t l0 = 0; l0 < nl; l0 += kTile) {
-      const int64_t l1 = std::min(nl, l0 + kTile);
-      if constexpr (sizeof(W) == 4) {
-        if (a1 - a0 == kTile && l1 - l0 == kTile) {
-          for (int64_t a = a0; a < a1; a += 8) {
-            for (int64_t l = l0; l < l1; l += 8) {
-              Transpose8x8(src + l * in_stride_l + a, in_stride_l, dst + a * out_stride_a + l,
+  // 64x64 blocks keep both sides' pages and lines resident; inside them,
+  // 8x8 register transposes (4-byte elements) or scalar copies.
+  constexpr int64_t kBlock = 64, kTile = 8;
+  for (int64_t ab = 0; ab < na; ab += kBlock) {
+    const int64_t ae = std::min(na, ab + kBlock);
+    for (int64_t lb = 0; lb < nl; lb += kBlock) {
+      const int64_t le = std::min(nl, lb + kBlock);
+      for (int64_t a0 = ab; a0 < ae; a0 += kTile) {
+        const int64_t a1 = std::min(ae, a0 + kTile);
+        for (int64_t l0 = lb; l0 < le; l0 += kTile) {
+          const int64_t l1 = std::min(le, l0 + kTile);
+          if constexpr (sizeof(W) == 4) {
+            if (a1 - a0 == kTile && l1 - l0 == kTile) {
+              Transpose8x8(src + l0 * in_stride_l + a0, in_stride_l, dst + a0 * out_stride_a + l0,
                            out_stride_a);
+              continue;
             }
           }
-          continue;
+          for (int64_t a = a0; a < a1; ++a) {
+            W* o = dst + a * out_stride_a;
+            for (int64_t l = l0; l < l1; ++l) o[l] = src[l * in_stride_l + a];
+          }
         }
-      }
-      for (int64_t a = a0; a < a1; ++a) {
-        W* o = dst + a * out_stride_a;
-        for (int64_t l = l0; l < l1; ++l) o[l] = src[l * in_stride_l + a];
       }
     }
   }
