@@ -13,7 +13,6 @@
 // a KernelContext, exactly as the evaluator calls them.
 #define EIGEN_USE_THREADS
 #include <immintrin.h>
-
 #include <time.h>
 
 #include <string>
@@ -209,12 +208,12 @@ void BM_Conv2D(benchmark::State& state) {
   const int64_t c = state.range(1), hw = state.range(2), o = state.range(3), k = state.range(4);
   const int64_t pad = k / 2;
   const DataType f32 = DataType::Float(32);
-  const std::vector<int64_t> data = nhwc ? std::vector<int64_t>{1, hw, hw, c}
-                                         : std::vector<int64_t>{1, c, hw, hw};
-  const std::vector<int64_t> weight = nhwc ? std::vector<int64_t>{k, k, c, o}
-                                           : std::vector<int64_t>{o, c, k, k};
-  const std::vector<int64_t> out = nhwc ? std::vector<int64_t>{1, hw, hw, o}
-                                        : std::vector<int64_t>{1, o, hw, hw};
+  const std::vector<int64_t> data =
+      nhwc ? std::vector<int64_t>{1, hw, hw, c} : std::vector<int64_t>{1, c, hw, hw};
+  const std::vector<int64_t> weight =
+      nhwc ? std::vector<int64_t>{k, k, c, o} : std::vector<int64_t>{o, c, k, k};
+  const std::vector<int64_t> out =
+      nhwc ? std::vector<int64_t>{1, hw, hw, o} : std::vector<int64_t>{1, o, hw, hw};
   RunOp(state, "nn.conv2d", {RandomTensor(f32, data), RandomTensor(f32, weight)},
         AttrsOf("relay.attrs.Conv2DAttrs",
                 {{"padding", AttrValue::Ints({pad, pad, pad, pad})},
@@ -232,12 +231,85 @@ BENCHMARK(BM_Conv2D)
     ->Args({0, 64, 28, 128, 3, 1})
     ->Args({1, 64, 28, 128, 3, 1})
     ->Unit(benchmark::kMillisecond);
+// ResNet-50 layers (NCHW): stride-2 3x3 and 1x1 convs, deep 1x1 stages,
+// the 7x7 stem on 3 channels.
+void BM_Conv2DStrided(benchmark::State& state) {
+  const int64_t c = state.range(0), hw = state.range(1), o = state.range(2), k = state.range(3),
+                s = state.range(4);
+  const int64_t pad = k / 2, out_hw = (hw + 2 * pad - k) / s + 1;
+  const DataType f32 = DataType::Float(32);
+  RunOp(state, "nn.conv2d", {RandomTensor(f32, {1, c, hw, hw}), RandomTensor(f32, {o, c, k, k})},
+        AttrsOf("relay.attrs.Conv2DAttrs", {{"strides", AttrValue::Ints({s, s})},
+                                            {"padding", AttrValue::Ints({pad, pad, pad, pad})},
+                                            {"kernel_size", AttrValue::Ints({k, k})}}),
+        TypeOf(f32, {1, o, out_hw, out_hw}), 2.0 * o * out_hw * out_hw * c * k * k, 1);
+}
+BENCHMARK(BM_Conv2DStrided)
+    ->ArgNames({"C", "HW", "O", "k", "stride"})
+    ->Args({3, 224, 64, 7, 2})
+    ->Args({256, 56, 64, 1, 1})
+    ->Args({128, 56, 128, 3, 2})
+    ->Args({512, 28, 128, 1, 1})
+    ->Args({256, 14, 256, 3, 1})
+    ->Args({1024, 14, 256, 1, 1})
+    ->Args({512, 7, 512, 3, 1})
+    ->Args({512, 7, 2048, 1, 1})
+    ->Args({1024, 14, 2048, 1, 2})
+    ->Unit(benchmark::kMillisecond);
+
 BENCHMARK(BM_Conv2D)
     ->ArgNames({"nhwc", "C", "HW", "O", "k", "threads"})
     ->Args({0, 64, 56, 64, 3, 2})
     ->Args({1, 64, 56, 64, 3, 2})
     ->MeasureProcessCPUTime()
     ->Unit(benchmark::kMillisecond);
+
+// Memory-bound data movement, reported as bytes read + written per CPU
+// second: sum over a leading / trailing axis of (4096, 4096), and
+// transposes (a 2-D matrix and NCHW -> NHWC).
+void RunMoved(benchmark::State& state, std::string_view op, NDArray in, const Attrs* attrs,
+              const Type* out_type, double bytes) {
+  KernelFn fn = FindKernel(op);
+  KernelContext ctx;
+  ctx.op = FindOp(op);
+  std::vector<NDArray> inputs = {std::move(in)};
+  ctx.inputs = inputs;
+  ctx.attrs = attrs;
+  ctx.out_type = out_type;
+  for (auto _ : state) {
+    auto out = fn(ctx);
+    if (!out.ok()) {
+      state.SkipWithError(std::string(out.status().message()).c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(out->front().raw_data());
+  }
+  state.counters["GBps"] =
+      benchmark::Counter(bytes * double(state.iterations()) * 1e-9, benchmark::Counter::kIsRate);
+}
+
+void BM_SumAxis(benchmark::State& state) {
+  const int64_t axis = state.range(0), n = 4096;
+  const DataType f32 = DataType::Float(32);
+  RunMoved(state, "sum", RandomTensor(f32, {n, n}),
+           AttrsOf("relay.attrs.ReduceAttrs", {{"axis", AttrValue::Ints({axis})}}),
+           TypeOf(f32, {n}), 4.0 * n * (n + 1));
+}
+BENCHMARK(BM_SumAxis)->ArgName("axis")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+void BM_Transpose(benchmark::State& state) {
+  const DataType f32 = DataType::Float(32);
+  if (state.range(0) == 0) {
+    RunMoved(state, "transpose", RandomTensor(f32, {2048, 2048}),
+             AttrsOf("relay.attrs.TransposeAttrs", {{"axes", AttrValue::Ints({1, 0})}}),
+             TypeOf(f32, {2048, 2048}), 8.0 * 2048 * 2048);
+  } else {
+    RunMoved(state, "transpose", RandomTensor(f32, {1, 64, 112, 112}),
+             AttrsOf("relay.attrs.TransposeAttrs", {{"axes", AttrValue::Ints({0, 2, 3, 1})}}),
+             TypeOf(f32, {1, 112, 112, 64}), 8.0 * 64 * 112 * 112);
+  }
+}
+BENCHMARK(BM_Transpose)->ArgName("nchw_to_nhwc")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace carve

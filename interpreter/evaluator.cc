@@ -19,6 +19,14 @@ absl::StatusOr<Value> Interpreter::Run(std::string_view global, std::span<const 
   return Apply(Value::Global(gv), args);
 }
 
+absl::StatusOr<Value> Interpreter::RunConsuming(std::string_view global, std::vector<Value> args) {
+  const GlobalVar* gv = mod_->FindGlobalVar(global);
+  if (gv == nullptr || mod_->Lookup(global) == nullptr) {
+    return absl::NotFoundError(fmt::format("no function @{} in the module", global));
+  }
+  return Invoke(Value::Global(gv), std::move(args), /*dispatch_external=*/true);
+}
+
 absl::StatusOr<std::vector<NDArray>> Interpreter::RunFlat(std::string_view global,
                                                           std::span<const NDArray> args) {
   std::vector<Value> values(args.begin(), args.end());
@@ -42,25 +50,24 @@ absl::StatusOr<Value> ClosedFunction(Interpreter& interp, const Function* fn) {
 
 absl::StatusOr<Value> Interpreter::Call(const Function* fn, std::span<const Value> args) {
   CARVE_ASSIGN_OR_RETURN(Value callee, ClosedFunction(*this, fn));
-  return Invoke(callee, args, /*dispatch_external=*/true);
+  return Invoke(callee, std::vector<Value>(args.begin(), args.end()), /*dispatch_external=*/true);
 }
 
 absl::StatusOr<Value> Interpreter::CallReference(const Function* fn, std::span<const Value> args) {
   CARVE_ASSIGN_OR_RETURN(Value callee, ClosedFunction(*this, fn));
-  return Invoke(callee, args, /*dispatch_external=*/false);
+  return Invoke(callee, std::vector<Value>(args.begin(), args.end()), /*dispatch_external=*/false);
 }
 
 absl::StatusOr<Value> Interpreter::Apply(const Value& callee, std::span<const Value> args) {
-  return Invoke(callee, args, /*dispatch_external=*/true);
+  return Invoke(callee, std::vector<Value>(args.begin(), args.end()), /*dispatch_external=*/true);
 }
 
-absl::StatusOr<Value> Interpreter::Invoke(const Value& callee, std::span<const Value> args,
+absl::StatusOr<Value> Interpreter::Invoke(const Value& callee, std::vector<Value> args,
                                           bool dispatch_external) {
   if (active_runs_ == 0) stats_ = InterpreterStats{};
   ++active_runs_;
   Machine machine(*this);
-  auto result =
-      machine.Invoke(callee, std::vector<Value>(args.begin(), args.end()), dispatch_external);
+  auto result = machine.Invoke(callee, std::move(args), dispatch_external);
   --active_runs_;
   return result;
 }

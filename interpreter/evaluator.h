@@ -59,6 +59,10 @@ struct InterpreterStats {
   // bindings (shared values and bound variables; operands in flight are
   // not counted).
   int64_t peak_retained_bytes = 0;
+  // Largest live set seen by a kernel: the retained bytes plus the running
+  // kernel's outputs (a lower bound: inputs consumed by that kernel without
+  // being retained are not counted).
+  int64_t peak_live_bytes = 0;
 };
 
 class Interpreter {
@@ -71,6 +75,10 @@ class Interpreter {
 
   // Calls the global function `@global` (e.g. "main") with `args`.
   absl::StatusOr<Value> Run(std::string_view global, std::span<const Value> args);
+  // Same, taking ownership of the arguments: each is released after its
+  // last use inside the callee (the caller keeps no reference), so a
+  // model's weights are freed layer by layer as the run consumes them.
+  absl::StatusOr<Value> RunConsuming(std::string_view global, std::vector<Value> args);
   // Same, with tensor arguments, returning the output tensors flattened
   // depth first (TVM's output order): what `carve run` prints and writes.
   absl::StatusOr<std::vector<NDArray>> RunFlat(std::string_view global,
@@ -98,7 +106,7 @@ class Interpreter {
  private:
   friend class Machine;
 
-  absl::StatusOr<Value> Invoke(const Value& callee, std::span<const Value> args,
+  absl::StatusOr<Value> Invoke(const Value& callee, std::vector<Value> args,
                                bool dispatch_external);
 
   const Module* mod_;

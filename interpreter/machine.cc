@@ -10,12 +10,7 @@ namespace carve {
 namespace {
 
 // Bytes of tensor storage a value holds (closures count as nothing).
-int64_t ValueBytes(const Value& v) {
-  if (v.is_tensor()) return static_cast<int64_t>(v.tensor().nbytes());
-  int64_t n = 0;
-  for (const NDArray& t : FlattenTensors(v)) n += static_cast<int64_t>(t.nbytes());
-  return n;
-}
+int64_t ValueBytes(const Value& v) { return v.TensorBytes(); }
 
 // True for a tensor type without `?` dims, or a tuple of such types.
 bool IsStaticType(const Type* t) {
@@ -266,6 +261,13 @@ absl::Status Machine::CallOp(const Call* call, const OpInfo* op, std::vector<Val
   ++interp_.stats_.kernel_calls;
   auto outputs = kernel(ctx);
   if (!outputs.ok()) return AtSpan(call->span(), outputs.status());
+  // Live now: the retained values plus the fresh outputs. Inputs consumed
+  // here without being retained are not counted (telling them apart from
+  // retained ones would need buffer identities), so this is a lower bound.
+  int64_t output_bytes = 0;
+  for (const NDArray& t : *outputs) output_bytes += static_cast<int64_t>(t.nbytes());
+  interp_.stats_.peak_live_bytes =
+      std::max(interp_.stats_.peak_live_bytes, retained_bytes_ + output_bytes);
   if (const TupleType* tt = DynCast<TupleType>(out_type)) {
     if (outputs->size() != tt->fields().size()) {
       return AtSpan(call->span(), absl::InternalError(

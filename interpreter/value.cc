@@ -7,21 +7,59 @@ namespace carve {
 Value Value::Tuple(std::vector<Value> fields) {
   Value v;
   if (!fields.empty()) {
-    v.data_ = std::make_shared<const std::vector<Value>>(std::move(fields));
+    auto node = std::make_shared<TupleNode>();
+    for (const Value& f : fields) node->tensor_bytes += f.TensorBytes();
+    node->fields = std::move(fields);
+    v.data_ = std::move(node);
   }
   return v;
 }
 
 Value Value::MakeClosure(Closure closure) {
   Value v;
-  v.data_ = std::make_shared<const Closure>(std::move(closure));
+  v.data_ = std::make_shared<Closure>(std::move(closure));
   return v;
 }
 
 std::span<const Value> Value::fields() const {
-  const auto& p = std::get<std::shared_ptr<const std::vector<Value>>>(data_);
+  const auto& p = std::get<std::shared_ptr<TupleNode>>(data_);
   if (p == nullptr) return {};
-  return *p;
+  return p->fields;
+}
+
+int64_t Value::TensorBytes() const {
+  if (const NDArray* t = std::get_if<NDArray>(&data_)) return static_cast<int64_t>(t->nbytes());
+  if (const auto* p = std::get_if<std::shared_ptr<TupleNode>>(&data_)) {
+    return *p ? (*p)->tensor_bytes : 0;
+  }
+  return 0;
+}
+
+void Value::DestroyNested() {
+  // Unlink nested nodes level by level: each popped value owns a node whose
+  // own nested nodes were moved out first, so its destruction is shallow.
+  std::vector<Value> pending;
+  UnlinkChildren(pending);
+  while (!pending.empty()) {
+    Value v = std::move(pending.back());
+    pending.pop_back();
+    v.UnlinkChildren(pending);
+  }
+}
+
+void Value::UnlinkChildren(std::vector<Value>& out) {
+  auto take = [&out](Value& child) {
+    if (child.is_tuple() || child.is_closure()) out.push_back(std::move(child));
+  };
+  if (auto* t = std::get_if<std::shared_ptr<TupleNode>>(&data_)) {
+    if (*t != nullptr && t->use_count() == 1) {
+      for (Value& f : (*t)->fields) take(f);
+    }
+  } else if (auto* c = std::get_if<std::shared_ptr<Closure>>(&data_)) {
+    if (*c != nullptr && c->use_count() == 1) {
+      for (auto& captured : (*c)->captured) take(captured.second);
+    }
+  }
 }
 
 std::vector<NDArray> FlattenTensors(const Value& v) {
@@ -69,16 +107,19 @@ const Type* RuntimeType(const Value& v) {
   return nullptr;
 }
 
-std::string DescribeValue(const Value& v) {
+namespace {
+
+std::string Describe(const Value& v, int depth) {
   switch (v.kind()) {
     case Value::Kind::kTensor:
       return TypeToString(TensorTypeOf(v.tensor()));
     case Value::Kind::kTuple: {
+      if (depth >= 4 && !v.fields().empty()) return "(...)";
       std::string out = "(";
       auto fields = v.fields();
       for (size_t i = 0; i < fields.size(); ++i) {
         if (i) out += ", ";
-        out += DescribeValue(fields[i]);
+        out += Describe(fields[i], depth + 1);
       }
       if (fields.size() == 1) out += ",";
       return out + ")";
@@ -90,5 +131,9 @@ std::string DescribeValue(const Value& v) {
   }
   return "?";
 }
+
+}  // namespace
+
+std::string DescribeValue(const Value& v) { return Describe(v, 0); }
 
 }  // namespace carve

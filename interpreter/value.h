@@ -3,7 +3,10 @@
 // reference to a module-level function.
 //
 // Values are cheap to copy: tensors share their buffer, tuples and closures
-// are shared immutable nodes.
+// are shared immutable nodes. Destroying the last reference to a deeply
+// nested value (a tuple accumulated by a 1M-iteration loop, a chain of
+// closures capturing closures) is iterative: the destructor unlinks nested
+// nodes onto a worklist instead of recursing.
 #pragma once
 
 #include <memory>
@@ -22,15 +25,23 @@ namespace carve {
 class Value;
 
 struct Closure;
+struct TupleNode;
 
 class Value {
  public:
   enum class Kind : uint8_t { kTensor, kTuple, kClosure, kGlobal };
 
   // The empty tuple `()`.
-  Value() : data_(std::shared_ptr<const std::vector<Value>>()) {}
+  Value() : data_(std::shared_ptr<TupleNode>()) {}
   // A tensor.
   Value(NDArray tensor) : data_(std::move(tensor)) {}  // NOLINT: implicit by design
+  Value(const Value&) = default;
+  Value(Value&&) noexcept = default;
+  Value& operator=(const Value&) = default;
+  Value& operator=(Value&&) noexcept = default;
+  ~Value() {
+    if (!is_tensor() && !is_global()) DestroyNested();
+  }
   static Value Tuple(std::vector<Value> fields);
   static Value MakeClosure(Closure closure);
   // A module-level function, by name (`@f` used as a value).
@@ -45,14 +56,24 @@ class Value {
   // Accessors; the kind must match.
   const NDArray& tensor() const { return std::get<NDArray>(data_); }
   std::span<const Value> fields() const;
-  const Closure& closure() const { return *std::get<std::shared_ptr<const Closure>>(data_); }
+  const Closure& closure() const { return *std::get<std::shared_ptr<Closure>>(data_); }
   const GlobalVar* global() const { return std::get<const GlobalVar*>(data_); }
+
+  // Bytes of tensor storage reachable through tuples (closures count as
+  // nothing); O(1): tuples cache the sum of their fields.
+  int64_t TensorBytes() const;
 
  private:
   explicit Value(const GlobalVar* gv) : data_(gv) {}
+  // The destructor's iterative part, for tuples and closures.
+  void DestroyNested();
+  // When this value holds the last reference to a tuple or closure node,
+  // moves that node's nested tuple / closure values into `out`.
+  void UnlinkChildren(std::vector<Value>& out);
 
-  std::variant<NDArray, std::shared_ptr<const std::vector<Value>>, std::shared_ptr<const Closure>,
-               const GlobalVar*>
+  // Tuple and closure nodes are mutable only so that the destructor can
+  // unlink their children; they are never modified while shared.
+  std::variant<NDArray, std::shared_ptr<TupleNode>, std::shared_ptr<Closure>, const GlobalVar*>
       data_;
 };
 
@@ -67,6 +88,11 @@ struct Closure {
   const Var* self = nullptr;
 };
 
+struct TupleNode {
+  std::vector<Value> fields;
+  int64_t tensor_bytes = 0;  // Σ fields' TensorBytes()
+};
+
 // The tensors of `v` in order, tuples flattened depth first (TVM's output
 // order). Closures and globals contribute nothing.
 std::vector<NDArray> FlattenTensors(const Value& v);
@@ -76,7 +102,8 @@ std::vector<NDArray> FlattenTensors(const Value& v);
 const Type* RuntimeType(const Value& v);
 
 // A short description for messages: "Tensor[(1, 3), float32]", "(…, …)",
-// "closure", "@name".
+// "closure", "@name". Tuples nested deeper than a few levels print as
+// "(...)", so the text stays short and the walk shallow.
 std::string DescribeValue(const Value& v);
 
 }  // namespace carve

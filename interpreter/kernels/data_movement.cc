@@ -1,6 +1,11 @@
 #include "interpreter/kernels/data_movement.h"
 
+#include <algorithm>
 #include <cstring>
+
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
 
 #include "interpreter/kernels/kernel_util.h"
 
@@ -75,31 +80,134 @@ void GatherAxesImpl(const NDArray& in, NDArray& out, std::span<const std::vector
   });
 }
 
+// A permutation copy in its simplest form: output axes with extent 1
+// dropped and runs of axes that stay adjacent in the input merged.
+struct PermutePlan {
+  std::vector<int64_t> extent;     // output extents
+  std::vector<int64_t> in_stride;  // input stride of each output axis
+};
+
+PermutePlan SimplifyPermute(std::span<const int64_t> in_shape, std::span<const int64_t> perm) {
+  const std::vector<int64_t> in_strides = RowMajorStrides(in_shape);
+  PermutePlan plan;
+  for (size_t d = 0; d < perm.size(); ++d) {
+    const int64_t n = in_shape[perm[d]], stride = in_strides[perm[d]];
+    if (n == 1) continue;
+    if (!plan.extent.empty() && plan.in_stride.back() == stride * n) {
+      plan.extent.back() *= n;  // the previous axis is the outer part of this one
+      plan.in_stride.back() = stride;
+      continue;
+    }
+    plan.extent.push_back(n);
+    plan.in_stride.push_back(stride);
+  }
+  return plan;
+}
+
+// dst[j * dst_ld + i] = src[i * src_ld + j] for an 8x8 block of 4-byte
+// elements, through registers on AVX2.
+template <typename W>
+void Transpose8x8(const W* src, int64_t src_ld, W* dst, int64_t dst_ld) {
+#if defined(__AVX2__)
+  __m256 v[8];
+  for (int i = 0; i < 8; ++i) {
+    v[i] = _mm256_loadu_ps(reinterpret_cast<const float*>(src + i * src_ld));
+  }
+  const __m256 t0 = _mm256_unpacklo_ps(v[0], v[1]), t1 = _mm256_unpackhi_ps(v[0], v[1]);
+  const __m256 t2 = _mm256_unpacklo_ps(v[2], v[3]), t3 = _mm256_unpackhi_ps(v[2], v[3]);
+  const __m256 t4 = _mm256_unpacklo_ps(v[4], v[5]), t5 = _mm256_unpackhi_ps(v[4], v[5]);
+  const __m256 t6 = _mm256_unpacklo_ps(v[6], v[7]), t7 = _mm256_unpackhi_ps(v[6], v[7]);
+  const __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+  const __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+  const __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+  const __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+  const __m256 r[8] = {_mm256_permute2f128_ps(s0, s4, 0x20), _mm256_permute2f128_ps(s1, s5, 0x20),
+                       _mm256_permute2f128_ps(s2, s6, 0x20), _mm256_permute2f128_ps(s3, s7, 0x20),
+                       _mm256_permute2f128_ps(s0, s4, 0x31), _mm256_permute2f128_ps(s1, s5, 0x31),
+                       _mm256_permute2f128_ps(s2, s6, 0x31), _mm256_permute2f128_ps(s3, s7, 0x31)};
+  for (int j = 0; j < 8; ++j) _mm256_storeu_ps(reinterpret_cast<float*>(dst + j * dst_ld), r[j]);
+#else
+  for (int i = 0; i < 8; ++i) {
+    for (int j = 0; j < 8; ++j) dst[j * dst_ld + i] = src[i * src_ld + j];
+  }
+#endif
+}
+
+// Copies the plane of output axes (a, last) at offsets (in_base, out_base)
+// in square tiles: the input is contiguous along a and the output along
+// last, so a tile touches few cache lines on both sides.
+template <typename W>
+void TransposePlane(const W* src, W* dst, int64_t na, int64_t out_stride_a, int64_t nl,
+                    int64_t in_stride_l) {
+  // 64x64 blocks keep both sides' pages and lines resident; inside them,
+  // 8x8 register transposes (4-byte elements) or scalar copies.
+  constexpr int64_t kBlock = 64, kTile = 8;
+  for (int64_t ab = 0; ab < na; ab += kBlock) {
+    const int64_t ae = std::min(na, ab + kBlock);
+    for (int64_t lb = 0; lb < nl; lb += kBlock) {
+      const int64_t le = std::min(nl, lb + kBlock);
+      for (int64_t a0 = ab; a0 < ae; a0 += kTile) {
+        const int64_t a1 = std::min(ae, a0 + kTile);
+        for (int64_t l0 = lb; l0 < le; l0 += kTile) {
+          const int64_t l1 = std::min(le, l0 + kTile);
+          if constexpr (sizeof(W) == 4) {
+            if (a1 - a0 == kTile && l1 - l0 == kTile) {
+              Transpose8x8(src + l0 * in_stride_l + a0, in_stride_l, dst + a0 * out_stride_a + l0,
+                           out_stride_a);
+              continue;
+            }
+          }
+          for (int64_t a = a0; a < a1; ++a) {
+            W* o = dst + a * out_stride_a;
+            for (int64_t l = l0; l < l1; ++l) o[l] = src[l * in_stride_l + a];
+          }
+        }
+      }
+    }
+  }
+}
+
 template <int kBytes>
 void PermuteCopyImpl(const NDArray& in, NDArray& out, std::span<const int64_t> perm) {
   using W = Word<kBytes>;
   const W* src = static_cast<const W*>(in.raw_data());
   W* dst = static_cast<W*>(out.raw_data());
-  const size_t rank = out.rank();
-  if (rank == 0) {
-    *dst = *src;
+  if (out.num_elements() == 0) return;
+  const PermutePlan plan = SimplifyPermute(in.shape(), perm);
+  const size_t rank = plan.extent.size();
+  if (rank <= 1) {  // the identity order: one straight copy
+    std::memcpy(dst, src, size_t(out.num_elements()) * kBytes);
     return;
   }
-  const std::vector<int64_t> in_strides = RowMajorStrides(in.shape());
-  std::vector<int64_t> strides(rank);  // input stride of each output axis
-  for (size_t d = 0; d < rank; ++d) strides[d] = in_strides[perm[d]];
-  const int64_t n = out.shape()[rank - 1];
-  const int64_t step = strides[rank - 1];
-  int64_t row = 0;
-  ForEachRow(out.shape(), [&](const std::vector<int64_t>& index) {
-    int64_t base = 0;
-    for (size_t d = 0; d + 1 < rank; ++d) base += index[d] * strides[d];
-    W* o = dst + row * n;
-    ++row;
-    if (step == 1) {
-      std::memcpy(o, src + base, n * kBytes);
+  const std::vector<int64_t> out_strides = RowMajorStrides(plan.extent);
+  const int64_t n = plan.extent[rank - 1], step = plan.in_stride[rank - 1];
+  // The output axis that is contiguous in the input (stride 1), if not the
+  // last one: that pair of axes is copied as tiled planes.
+  size_t a = rank;
+  for (size_t d = 0; d + 1 < rank; ++d) {
+    if (plan.in_stride[d] == 1) a = d;
+  }
+  std::vector<int64_t> outer_extent;
+  std::vector<size_t> outer_axes;
+  for (size_t d = 0; d + 1 < rank; ++d) {
+    if (d != a) {
+      outer_axes.push_back(d);
+      outer_extent.push_back(plan.extent[d]);
+    }
+  }
+  outer_extent.push_back(1);  // ForEachRow visits all axes but the last
+  ForEachRow(outer_extent, [&](const std::vector<int64_t>& index) {
+    int64_t in_base = 0, out_base = 0;
+    for (size_t k = 0; k < outer_axes.size(); ++k) {
+      in_base += index[k] * plan.in_stride[outer_axes[k]];
+      out_base += index[k] * out_strides[outer_axes[k]];
+    }
+    if (a < rank) {
+      TransposePlane(src + in_base, dst + out_base, plan.extent[a], out_strides[a], n, step);
+    } else if (step == 1) {
+      std::memcpy(dst + out_base, src + in_base, n * kBytes);
     } else {
-      for (int64_t i = 0; i < n; ++i) o[i] = src[base + i * step];
+      for (int64_t i = 0; i < n; ++i) dst[out_base + i] = src[in_base + i * step];
     }
   });
 }

@@ -2,12 +2,13 @@
 // variants). Transcendental functions run on Eigen's vectorised array
 // paths; float16 is widened to float, computed, and rounded once.
 //
-// The fast_* ops are TVM's approximations of exp/tanh/erf; carve computes the
-// same functions at full precision, which is within those approximations'
-// error bounds.
+// The fast_* ops are TVM's approximations of exp/tanh/erf, computed with
+// TOPI's formulas for the dtypes TVM approximates (fast_math.h) and exactly
+// for the others.
 #include <cmath>
 #include <type_traits>
 
+#include "interpreter/kernels/fast_math.h"
 #include "interpreter/kernels/kernel_util.h"
 #include "unsupported/Eigen/SpecialFunctions"
 
@@ -35,6 +36,9 @@ enum class UnOp {
   kAsinh,
   kAcosh,
   kAtanh,
+  kFastExp,   // fast_math.h for float32, exp otherwise
+  kFastTanh,  // fast_math.h for float32, tanh otherwise
+  kFastErf,   // fast_math.h for float32 and float16, erf otherwise
   // Defined for every numeric dtype (identity on integers where it rounds).
   kNegative,
   kAbs,
@@ -47,10 +51,30 @@ enum class UnOp {
 
 constexpr bool FloatOnly(UnOp op) { return op < UnOp::kNegative; }
 
-// `x` is an Eigen array expression of a float type.
-template <UnOp kOp, typename X>
+// True when TVM evaluates fast op kOp on dtype T with its approximation.
+template <UnOp kOp, typename T>
+constexpr bool kApproximated = (kOp == UnOp::kFastExp || kOp == UnOp::kFastTanh ||
+                                kOp == UnOp::kFastErf) &&
+                               (std::is_same_v<T, float> ||
+                                (kOp == UnOp::kFastErf && std::is_same_v<T, Half>));
+
+// `x` is an Eigen array expression of a float type, computing op kOp on
+// tensors of dtype T.
+template <UnOp kOp, typename T, typename X>
 auto FloatExpr(const X& x) {
   using S = typename X::Scalar;
+  if constexpr (kApproximated<kOp, T>) {
+    static_assert(std::is_same_v<S, float>);
+    if constexpr (kOp == UnOp::kFastExp)
+      return x.unaryExpr([](float v) { return fast_math::FastExp(v); });
+    if constexpr (kOp == UnOp::kFastTanh)
+      return x.unaryExpr([](float v) { return fast_math::FastTanh(v); });
+    if constexpr (kOp == UnOp::kFastErf)
+      return x.unaryExpr([](float v) { return fast_math::FastErf(v); });
+  }
+  if constexpr (kOp == UnOp::kFastExp && !kApproximated<kOp, T>) return x.exp();
+  if constexpr (kOp == UnOp::kFastTanh && !kApproximated<kOp, T>) return x.tanh();
+  if constexpr (kOp == UnOp::kFastErf && !kApproximated<kOp, T>) return x.erf();
   if constexpr (kOp == UnOp::kExp) return x.exp();
   if constexpr (kOp == UnOp::kLog) return x.log();
   if constexpr (kOp == UnOp::kSqrt) return x.sqrt();
@@ -116,7 +140,7 @@ absl::StatusOr<std::vector<NDArray>> UnaryKernel(const KernelContext& ctx) {
     if constexpr (kIsFloat<T>) {
       using C = ComputeT<T>;
       auto x = FlatMap<const T>(in).template cast<C>();
-      FlatMap<T>(out) = FloatExpr<kOp>(x).template cast<T>();
+      FlatMap<T>(out) = FloatExpr<kOp, T>(x).template cast<T>();
       return absl::OkStatus();
     } else if constexpr (FloatOnly(kOp)) {
       return KernelError(ctx, "expects a floating-point tensor, got {}", in.dtype().ToString());
@@ -197,16 +221,16 @@ CARVE_REGISTER_KERNEL("isinf", ClassifyKernel<FpClass::kInf>);
 CARVE_REGISTER_KERNEL("isfinite", ClassifyKernel<FpClass::kFinite>);
 CARVE_REGISTER_KERNEL("bitwise_not", BitwiseNot);
 CARVE_REGISTER_KERNEL("exp", UnaryKernel<UnOp::kExp>);
-CARVE_REGISTER_KERNEL("fast_exp", UnaryKernel<UnOp::kExp>);
+CARVE_REGISTER_KERNEL("fast_exp", UnaryKernel<UnOp::kFastExp>);
 CARVE_REGISTER_KERNEL("log", UnaryKernel<UnOp::kLog>);
 CARVE_REGISTER_KERNEL("log2", UnaryKernel<UnOp::kLog2>);
 CARVE_REGISTER_KERNEL("log10", UnaryKernel<UnOp::kLog10>);
 CARVE_REGISTER_KERNEL("sqrt", UnaryKernel<UnOp::kSqrt>);
 CARVE_REGISTER_KERNEL("rsqrt", UnaryKernel<UnOp::kRsqrt>);
 CARVE_REGISTER_KERNEL("erf", UnaryKernel<UnOp::kErf>);
-CARVE_REGISTER_KERNEL("fast_erf", UnaryKernel<UnOp::kErf>);
+CARVE_REGISTER_KERNEL("fast_erf", UnaryKernel<UnOp::kFastErf>);
 CARVE_REGISTER_KERNEL("tanh", UnaryKernel<UnOp::kTanh>);
-CARVE_REGISTER_KERNEL("fast_tanh", UnaryKernel<UnOp::kTanh>);
+CARVE_REGISTER_KERNEL("fast_tanh", UnaryKernel<UnOp::kFastTanh>);
 CARVE_REGISTER_KERNEL("sigmoid", UnaryKernel<UnOp::kSigmoid>);
 CARVE_REGISTER_KERNEL("sin", UnaryKernel<UnOp::kSin>);
 CARVE_REGISTER_KERNEL("cos", UnaryKernel<UnOp::kCos>);

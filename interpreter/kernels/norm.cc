@@ -4,8 +4,10 @@
 
 #include <cmath>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
+#include "interpreter/kernels/fast_math.h"
 #include "interpreter/kernels/gemm.h"
 #include "interpreter/kernels/nn_util.h"
 
@@ -55,8 +57,8 @@ absl::StatusOr<std::vector<NDArray>> BatchNorm(const KernelContext& ctx) {
   const AxisView v = ViewAround(data.shape(), axis);
   CARVE_RETURN_IF_ERROR(DispatchFloat(ctx, data.dtype(), [&]<typename T>() -> absl::Status {
     using C = ComputeT<T>;
-    // SimplifyInference's form: out = x * s + t with s = gamma / sqrt(var +
-    // eps) and t = beta - mean * s.
+    // SimplifyInference's form, in its operation order: out = x * s + t with
+    // s = (1 / sqrt(var + eps)) * gamma and t = (-mean) * s + beta.
     CARVE_ASSIGN_OR_RETURN(auto gamma,
                            ChannelVector<C>(ctx, 1, v.extent, AttrBool(ctx, "scale", true), 1));
     CARVE_ASSIGN_OR_RETURN(auto beta,
@@ -66,8 +68,8 @@ absl::StatusOr<std::vector<NDArray>> BatchNorm(const KernelContext& ctx) {
     const C eps = EpsilonOf<T>(ctx);
     std::vector<C> s(static_cast<size_t>(v.extent)), t(static_cast<size_t>(v.extent));
     for (int64_t c = 0; c < v.extent; ++c) {
-      s[c] = gamma[c] / std::sqrt(var[c] + eps);
-      t[c] = beta[c] - mean[c] * s[c];
+      s[c] = (C(1) / std::sqrt(var[c] + eps)) * gamma[c];
+      t[c] = (-mean[c]) * s[c] + beta[c];
     }
     CARVE_ASSIGN_OR_RETURN(Buffer<C> x, Buffer<C>::Of(ctx, data));
     std::unique_ptr<C[]> y(new C[std::max<int64_t>(x.size(), 1)]);
@@ -158,16 +160,25 @@ absl::StatusOr<std::vector<NDArray>> InstanceNorm(const KernelContext& ctx) {
   CARVE_RETURN_IF_ERROR(DispatchFloat(ctx, data.dtype(), [&]<typename T>() -> absl::Status {
     auto channel_of = [&](int64_t e) { return e / v.inner % v.extent; };
     CARVE_ASSIGN_OR_RETURN(
-        result, NormalizeGroups<T>(
-                    ctx, batch * v.extent, v.extent,
-                    [&](int64_t e) { return e / batch_stride * v.extent + channel_of(e); },
-                    channel_of));
+        result,
+        NormalizeGroups<T>(
+            ctx, batch * v.extent, v.extent,
+            [&](int64_t e) { return e / batch_stride * v.extent + channel_of(e); }, channel_of));
     return absl::OkStatus();
   }));
   return result;
 }
 
-enum class SoftmaxKind { kSoftmax, kLogSoftmax };
+// kFastSoftmax is TOPI's softmax with fast_exp (fast_math.h) for float32.
+enum class SoftmaxKind { kSoftmax, kLogSoftmax, kFastSoftmax };
+
+template <typename C>
+C SoftmaxExp(C v, SoftmaxKind kind) {
+  if constexpr (std::is_same_v<C, float>) {
+    if (kind == SoftmaxKind::kFastSoftmax) return fast_math::FastExp(v);
+  }
+  return std::exp(v);
+}
 
 // Numerically stable softmax along one axis: each outer block is processed
 // as `extent` rows of `inner` contiguous lanes, so any axis vectorises.
@@ -179,7 +190,7 @@ void SoftmaxBlock(const C* x, C* y, int64_t extent, int64_t inner, SoftmaxKind k
   }
   for (int64_t r = 0; r < extent; ++r) {
     for (int64_t i = 0; i < inner; ++i) {
-      const C e = std::exp(x[r * inner + i] - max[i]);
+      const C e = SoftmaxExp<C>(x[r * inner + i] - max[i], kind);
       y[r * inner + i] = e;
       sum[i] += e;
     }
@@ -187,7 +198,7 @@ void SoftmaxBlock(const C* x, C* y, int64_t extent, int64_t inner, SoftmaxKind k
   for (int64_t r = 0; r < extent; ++r) {
     for (int64_t i = 0; i < inner; ++i) {
       const int64_t k = r * inner + i;
-      y[k] = kind == SoftmaxKind::kSoftmax ? y[k] / sum[i] : x[k] - max[i] - std::log(sum[i]);
+      y[k] = kind != SoftmaxKind::kLogSoftmax ? y[k] / sum[i] : x[k] - max[i] - std::log(sum[i]);
     }
   }
 }
@@ -205,9 +216,13 @@ absl::StatusOr<std::vector<NDArray>> Softmax(const KernelContext& ctx) {
     CARVE_ASSIGN_OR_RETURN(Buffer<C> x, Buffer<C>::Of(ctx, data));
     std::unique_ptr<C[]> y(new C[std::max<int64_t>(x.size(), 1)]);
     const int64_t block = v.extent * v.inner;
+    // TVM approximates exp only for float32 (float16 fast_softmax is exact).
+    const SoftmaxKind kind = kKind == SoftmaxKind::kFastSoftmax && !std::is_same_v<T, float>
+                                 ? SoftmaxKind::kSoftmax
+                                 : kKind;
     ParallelFor(ctx.device, v.outer, double(block) * 20, [&](int64_t begin, int64_t end) {
       for (int64_t o = begin; o < end; ++o) {
-        SoftmaxBlock<C>(x.data() + o * block, y.get() + o * block, v.extent, v.inner, kKind);
+        SoftmaxBlock<C>(x.data() + o * block, y.get() + o * block, v.extent, v.inner, kind);
       }
     });
     return StoreResult(ctx, y.get(), out);
@@ -223,7 +238,5 @@ CARVE_REGISTER_KERNEL("nn.batch_norm", nk::BatchNorm);
 CARVE_REGISTER_KERNEL("nn.layer_norm", nk::LayerNorm);
 CARVE_REGISTER_KERNEL("nn.instance_norm", nk::InstanceNorm);
 CARVE_REGISTER_KERNEL("nn.softmax", nk::Softmax<nk::SoftmaxKind::kSoftmax>);
-// fast_softmax differs from softmax only by TVM's fast_exp approximation;
-// the exact exponential is within that approximation's error.
-CARVE_REGISTER_KERNEL("nn.fast_softmax", nk::Softmax<nk::SoftmaxKind::kSoftmax>);
+CARVE_REGISTER_KERNEL("nn.fast_softmax", nk::Softmax<nk::SoftmaxKind::kFastSoftmax>);
 CARVE_REGISTER_KERNEL("nn.log_softmax", nk::Softmax<nk::SoftmaxKind::kLogSoftmax>);

@@ -24,8 +24,7 @@ struct ChannelMap {
   int64_t operator()(int64_t e) const { return e / inner % extent; }
 };
 
-absl::StatusOr<ChannelMap> ChannelsOf(const KernelContext& ctx, const NDArray& data,
-                                      int64_t axis) {
+absl::StatusOr<ChannelMap> ChannelsOf(const KernelContext& ctx, const NDArray& data, int64_t axis) {
   if (data.rank() == 0) return ChannelMap{};
   CARVE_ASSIGN_OR_RETURN(int64_t a, NormalizeAxis(ctx, axis, int64_t(data.rank())));
   const AxisView v = ViewAround(data.shape(), a);
@@ -37,8 +36,7 @@ template <typename V>
 absl::StatusOr<std::vector<V>> PerChannel(const KernelContext& ctx, const NDArray& t,
                                           int64_t channels, std::string_view what) {
   if (t.num_elements() != 1 && t.num_elements() != channels) {
-    return KernelError(ctx, "{} has {} values, expected 1 or {}", what, t.num_elements(),
-                       channels);
+    return KernelError(ctx, "{} has {} values, expected 1 or {}", what, t.num_elements(), channels);
   }
   CARVE_ASSIGN_OR_RETURN(Buffer<V> b, Buffer<V>::Of(ctx, t));
   return std::vector<V>(b.data(), b.data() + b.size());
@@ -113,19 +111,20 @@ struct Requantizer {
 
   // The requantized value of q (channel c) as int32, before narrowing.
   int32_t operator()(int64_t q, int64_t c) const {
-    const int32_t q32 = WrapInt32(q);
     if (compute == ComputeKind::kInt64) {
-      const int64_t x = int64_t(q32) - At(in_zp, c);
+      const int64_t x = int64_t(WrapInt32(q)) - At(in_zp, c);
       return WrapInt32(int64_t(WrapInt32(ApplyFixedPoint(x, At(fixed, c), upward))) + out_zp);
     }
+    // The float path casts the input itself to F (an int64 input is not
+    // first narrowed to int32 as in the fixed-point path).
     const double m = At(in_scale, c) / out_scale;
-    return compute == ComputeKind::kFloat32 ? RoundFloat<float>(q32, At(in_zp, c), m)
-                                            : RoundFloat<double>(q32, At(in_zp, c), m);
+    return compute == ComputeKind::kFloat32 ? RoundFloat<float>(q, At(in_zp, c), m)
+                                            : RoundFloat<double>(q, At(in_zp, c), m);
   }
 
   // v = (F(q) - F(zp_in)) * F(M) + F(zp_out), rounded, as TVM's float path.
   template <typename F>
-  int32_t RoundFloat(int32_t q, int64_t zp_in, double m) const {
+  int32_t RoundFloat(int64_t q, int64_t zp_in, double m) const {
     const F v = (F(q) - F(zp_in)) * F(m) + F(out_zp);
     return ConvertTo<int32_t>(upward ? std::floor(v + F(0.5)) : std::round(v));
   }
@@ -173,8 +172,8 @@ absl::StatusOr<std::vector<NDArray>> Dequantize(const KernelContext& ctx) {
   CARVE_ASSIGN_OR_RETURN(auto zp, PerChannel<int64_t>(ctx, ctx.inputs[2], ch.extent, "zero point"));
   CARVE_ASSIGN_OR_RETURN(Buffer<int64_t> q, Buffer<int64_t>::Of(ctx, data));
   // float16 results are clipped to its finite range before the cast.
-  const float limit = out.dtype() == DataType::Float(16) ? 65504.0f
-                                                         : std::numeric_limits<float>::max();
+  const float limit =
+      out.dtype() == DataType::Float(16) ? 65504.0f : std::numeric_limits<float>::max();
   std::vector<float> x(size_t(q.size()));
   for (int64_t e = 0; e < q.size(); ++e) {
     const int64_t c = ch(e);
@@ -214,8 +213,8 @@ absl::StatusOr<Requantizer> ReadRequantizer(const KernelContext& ctx, const NDAr
   CARVE_ASSIGN_OR_RETURN(auto in_scale,
                          PerChannel<float>(ctx, ctx.inputs[first], ch.extent, "input scale"));
   r.in_scale.assign(in_scale.begin(), in_scale.end());
-  CARVE_ASSIGN_OR_RETURN(r.in_zp, PerChannel<int64_t>(ctx, ctx.inputs[first + 1], ch.extent,
-                                                      "input zero point"));
+  CARVE_ASSIGN_OR_RETURN(
+      r.in_zp, PerChannel<int64_t>(ctx, ctx.inputs[first + 1], ch.extent, "input zero point"));
   CARVE_ASSIGN_OR_RETURN(auto out_scale,
                          PerChannel<float>(ctx, ctx.inputs[first + 2], 1, "output scale"));
   r.out_scale = out_scale[0];
@@ -253,8 +252,8 @@ absl::StatusOr<std::vector<NDArray>> QnnAdd(const KernelContext& ctx) {
   int64_t out_zp = 0;
   for (int side = 0; side < 2; ++side) {
     const NDArray& t = ctx.inputs[side];
-    CARVE_ASSIGN_OR_RETURN(ChannelMap ch,
-                           ChannelsOf(ctx, t, AttrInt(ctx, side == 0 ? "lhs_axis" : "rhs_axis", -1)));
+    CARVE_ASSIGN_OR_RETURN(
+        ChannelMap ch, ChannelsOf(ctx, t, AttrInt(ctx, side == 0 ? "lhs_axis" : "rhs_axis", -1)));
     // Inputs 2..7 are (lhs_scale, lhs_zp, rhs_scale, rhs_zp, out_scale,
     // out_zp); gather this side's four in requantize order.
     const NDArray params[4] = {ctx.inputs[2 + 2 * side], ctx.inputs[3 + 2 * side], ctx.inputs[6],
@@ -271,14 +270,15 @@ absl::StatusOr<std::vector<NDArray>> QnnAdd(const KernelContext& ctx) {
       widened[side][e] = same ? WrapInt32(q.data()[e]) : r(q.data()[e], ch(e));
     }
   }
-  CARVE_ASSIGN_OR_RETURN(BroadcastPlan plan, BroadcastPlan::Make(out.shape(),
-                                                                 {ctx.inputs[0].shape(),
-                                                                  ctx.inputs[1].shape()}));
+  CARVE_ASSIGN_OR_RETURN(
+      BroadcastPlan plan,
+      BroadcastPlan::Make(out.shape(), {ctx.inputs[0].shape(), ctx.inputs[1].shape()}));
   std::vector<int64_t> sum(size_t(out.num_elements()));
   plan.ForEachRun([&](int64_t o, const int64_t* off, int64_t n, const int64_t* stride) {
     for (int64_t i = 0; i < n; ++i) {
       const int64_t s = int64_t(WrapInt32(widened[0][off[0] + i * stride[0]] +
-                                          widened[1][off[1] + i * stride[1]])) - out_zp;
+                                          widened[1][off[1] + i * stride[1]])) -
+                        out_zp;
       sum[o + i] = Narrow(WrapInt32(s), out.dtype());
     }
   });

@@ -15,10 +15,23 @@ namespace {
 
 using Outputs = absl::StatusOr<std::vector<NDArray>>;
 
+// Which input elements each output combines. When the reduced axes are
+// adjacent once extent-1 axes are dropped (every reduction over one axis,
+// a trailing or leading block of axes, or all of them), the input is viewed
+// as [outer, count, inner] and the output as [outer, inner], and no index
+// tables are built; otherwise output o combines base[o] + roff[r] for the
+// reduced positions r in row-major order.
 struct ReducePlan {
-  std::vector<int64_t> base;  // input offset of each output's first element
-  std::vector<int64_t> roff;  // offset of each reduced position from base
-  bool contiguous = false;    // roff[r] == r: each output reads one run
+  bool blocked = false;
+  int64_t outer = 1, count = 1, inner = 1;  // the blocked view
+  std::vector<int64_t> base, roff;          // the general case
+
+  int64_t outputs() const { return blocked ? outer * inner : int64_t(base.size()); }
+  int64_t reduced() const { return blocked ? count : int64_t(roff.size()); }
+  int64_t Base(int64_t o) const {
+    return blocked ? (o / inner) * count * inner + o % inner : base[o];
+  }
+  int64_t Offset(int64_t r) const { return blocked ? r * inner : roff[r]; }
 };
 
 // Offsets of every position of `axes` (row-major over them) in `shape`.
@@ -58,22 +71,40 @@ absl::StatusOr<std::vector<bool>> ReducedAxes(const KernelContext& ctx, int64_t 
   return reduced;
 }
 
+// Fills the blocked view when the reduced axes with extent > 1 are adjacent.
+bool MakeBlocked(std::span<const int64_t> shape, const std::vector<bool>& reduced,
+                 ReducePlan& plan) {
+  int state = 0;  // 0: before the reduced block, 1: inside it, 2: after it
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1) continue;
+    if (reduced[d]) {
+      if (state == 2) return false;
+      state = 1;
+      plan.count *= shape[d];
+    } else {
+      if (state == 1) state = 2;
+      (state == 0 ? plan.outer : plan.inner) *= shape[d];
+    }
+  }
+  plan.blocked = true;
+  return true;
+}
+
 absl::StatusOr<ReducePlan> MakePlan(const KernelContext& ctx, const NDArray& in,
                                     int64_t out_elements) {
   CARVE_ASSIGN_OR_RETURN(std::vector<bool> reduced, ReducedAxes(ctx, in.rank()));
-  std::vector<int64_t> kept_axes, reduced_axes;
-  for (size_t d = 0; d < in.rank(); ++d) (reduced[d] ? reduced_axes : kept_axes).push_back(d);
-  const std::vector<int64_t> strides = RowMajorStrides(in.shape());
   ReducePlan plan;
-  plan.base = Offsets(in.shape(), strides, kept_axes);
-  plan.roff = Offsets(in.shape(), strides, reduced_axes);
-  if (static_cast<int64_t>(plan.base.size()) != out_elements) {
+  if (!MakeBlocked(in.shape(), reduced, plan)) {
+    plan = ReducePlan{};
+    std::vector<int64_t> kept_axes, reduced_axes;
+    for (size_t d = 0; d < in.rank(); ++d) (reduced[d] ? reduced_axes : kept_axes).push_back(d);
+    const std::vector<int64_t> strides = RowMajorStrides(in.shape());
+    plan.base = Offsets(in.shape(), strides, kept_axes);
+    plan.roff = Offsets(in.shape(), strides, reduced_axes);
+  }
+  if (plan.outputs() != out_elements) {
     return KernelError(ctx, "output type {} does not match the reduction of {}",
                        TypeToString(ctx.out_type), ShapeString(in.shape()));
-  }
-  plan.contiguous = true;
-  for (size_t r = 0; plan.contiguous && r < plan.roff.size(); ++r) {
-    plan.contiguous = plan.roff[r] == static_cast<int64_t>(r);
   }
   return plan;
 }
@@ -135,6 +166,59 @@ T Finish(A acc, int64_t count) {
   }
 }
 
+// out[o] = combine over r of in[Base(o) + Offset(r)], each output's terms
+// in row-major order of the reduced positions. The blocked view runs rows:
+// inner == 1 reads one contiguous run per output; otherwise the `inner`
+// accumulators of an outer block advance together over contiguous rows, so
+// a reduction over a leading axis streams memory instead of striding.
+template <Red kOp, typename T>
+void Reduce(const ReducePlan& plan, const T* src, T* dst) {
+  using A = AccT<kOp, T>;
+  const int64_t count = plan.reduced();
+  if (!plan.blocked) {
+    for (int64_t o = 0; o < plan.outputs(); ++o) {
+      const T* p = src + plan.base[o];
+      A acc = Identity<kOp, A>();
+      for (int64_t r = 0; r < count; ++r) acc = Combine<kOp, A>(acc, A(p[plan.roff[r]]));
+      dst[o] = Finish<kOp, T, A>(acc, count);
+    }
+    return;
+  }
+  if (plan.inner == 1) {
+    // Eight rows at a time: each output still sums its row in order, but
+    // eight independent chains hide the add latency.
+    constexpr int64_t kRows = 8;
+    int64_t o = 0;
+    for (; o + kRows <= plan.outer; o += kRows) {
+      A acc[kRows];
+      for (int64_t k = 0; k < kRows; ++k) acc[k] = Identity<kOp, A>();
+      const T* p = src + o * count;
+      for (int64_t r = 0; r < count; ++r) {
+        for (int64_t k = 0; k < kRows; ++k) acc[k] = Combine<kOp, A>(acc[k], A(p[k * count + r]));
+      }
+      for (int64_t k = 0; k < kRows; ++k) dst[o + k] = Finish<kOp, T, A>(acc[k], count);
+    }
+    for (; o < plan.outer; ++o) {
+      const T* p = src + o * count;
+      A acc = Identity<kOp, A>();
+      for (int64_t r = 0; r < count; ++r) acc = Combine<kOp, A>(acc, A(p[r]));
+      dst[o] = Finish<kOp, T, A>(acc, count);
+    }
+    return;
+  }
+  std::vector<A> acc(size_t(plan.inner));
+  for (int64_t o = 0; o < plan.outer; ++o) {
+    std::fill(acc.begin(), acc.end(), Identity<kOp, A>());
+    const T* block = src + o * count * plan.inner;
+    for (int64_t r = 0; r < count; ++r) {
+      const T* row = block + r * plan.inner;
+      for (int64_t i = 0; i < plan.inner; ++i) acc[i] = Combine<kOp, A>(acc[i], A(row[i]));
+    }
+    T* out = dst + o * plan.inner;
+    for (int64_t i = 0; i < plan.inner; ++i) out[i] = Finish<kOp, T, A>(acc[i], count);
+  }
+}
+
 template <Red kOp>
 Outputs ReduceKernel(const KernelContext& ctx) {
   CARVE_RETURN_IF_ERROR(CheckArity(ctx, 1));
@@ -142,21 +226,8 @@ Outputs ReduceKernel(const KernelContext& ctx) {
   CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
   if (out.dtype() != in.dtype()) return KernelError(ctx, "output dtype differs from input");
   CARVE_ASSIGN_OR_RETURN(ReducePlan plan, MakePlan(ctx, in, out.num_elements()));
-  const int64_t count = plan.roff.size();
   return DispatchAll(ctx, in.dtype(), [&]<typename T>() -> Outputs {
-    using A = AccT<kOp, T>;
-    const T* src = in.data<T>();
-    T* dst = out.data<T>();
-    for (size_t o = 0; o < plan.base.size(); ++o) {
-      const T* p = src + plan.base[o];
-      A acc = Identity<kOp, A>();
-      if (plan.contiguous) {
-        for (int64_t r = 0; r < count; ++r) acc = Combine<kOp, A>(acc, A(p[r]));
-      } else {
-        for (int64_t r = 0; r < count; ++r) acc = Combine<kOp, A>(acc, A(p[plan.roff[r]]));
-      }
-      dst[o] = Finish<kOp, T, A>(acc, count);
-    }
+    Reduce<kOp, T>(plan, in.data<T>(), out.data<T>());
     return std::vector<NDArray>{out};
   });
 }
@@ -169,18 +240,18 @@ Outputs ArgReduceKernel(const KernelContext& ctx) {
   const NDArray& in = ctx.inputs[0];
   CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
   CARVE_ASSIGN_OR_RETURN(ReducePlan plan, MakePlan(ctx, in, out.num_elements()));
-  if (plan.roff.empty()) return KernelError(ctx, "cannot reduce an empty axis");
+  if (plan.reduced() == 0) return KernelError(ctx, "cannot reduce an empty axis");
   const bool last = AttrBool(ctx, "select_last_index", false);
-  std::vector<int64_t> result(plan.base.size());
+  std::vector<int64_t> result(size_t(plan.outputs()));
   CARVE_RETURN_IF_ERROR(DispatchAll(ctx, in.dtype(), [&]<typename T>() {
     using C = ComputeT<T>;
     const T* src = in.data<T>();
-    for (size_t o = 0; o < plan.base.size(); ++o) {
-      const T* p = src + plan.base[o];
-      C best = C(p[plan.roff[0]]);
+    for (int64_t o = 0; o < plan.outputs(); ++o) {
+      const T* p = src + plan.Base(o);
+      C best = C(p[plan.Offset(0)]);
       int64_t best_r = 0;
-      for (size_t r = 1; r < plan.roff.size(); ++r) {
-        C v = C(p[plan.roff[r]]);
+      for (int64_t r = 1; r < plan.reduced(); ++r) {
+        C v = C(p[plan.Offset(r)]);
         bool better = kMax ? (v > best || (last && v == best)) : (v < best || (last && v == best));
         if (better) {
           best = v;
@@ -211,17 +282,18 @@ Outputs Variance(const KernelContext& ctx) {
     return KernelError(ctx, "mean {} {} does not match the reduction", ShapeString(mean.shape()),
                        mean.dtype().ToString());
   }
-  const int64_t divisor = int64_t(plan.roff.size()) - (AttrBool(ctx, "unbiased", false) ? 1 : 0);
+  const int64_t divisor = plan.reduced() - (AttrBool(ctx, "unbiased", false) ? 1 : 0);
   CARVE_RETURN_IF_ERROR(DispatchFloat(ctx, in.dtype(), [&]<typename T>() {
     using C = ComputeT<T>;
     const T* src = in.data<T>();
     const T* m = mean.data<T>();
     const bool scalar_mean = mean.num_elements() == 1;
-    for (size_t o = 0; o < plan.base.size(); ++o) {
+    for (int64_t o = 0; o < plan.outputs(); ++o) {
       const C mu = C(m[scalar_mean ? 0 : o]);
+      const T* p = src + plan.Base(o);
       C acc = 0;
-      for (int64_t r : plan.roff) {
-        C d = C(src[plan.base[o] + r]) - mu;
+      for (int64_t r = 0; r < plan.reduced(); ++r) {
+        C d = C(p[plan.Offset(r)]) - mu;
         acc += d * d;
       }
       out.data<T>()[o] = T(acc / C(divisor));

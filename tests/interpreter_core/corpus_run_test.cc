@@ -3,6 +3,8 @@
 // scalars / let / if / closures with metadata constants, and the demo after
 // PartitionGraph, whose Compiler and Composite functions run on the
 // reference kernels, on registered handlers, and under an observer.
+#define EIGEN_USE_THREADS
+#include <cmath>
 #include <random>
 
 #include "gmock/gmock.h"
@@ -11,6 +13,7 @@
 #include "interpreter/evaluator.h"
 #include "passes/infer_type.h"
 #include "tests/interpreter_core/test_util.h"
+#include "unsupported/Eigen/CXX11/Tensor"
 
 namespace carve::testing {
 namespace {
@@ -74,6 +77,52 @@ TEST(CorpusRun, SeedDemoWhileLoop) {
   EXPECT_EQ(interp.stats().max_frame_depth, 1);
 }
 
+// The demo on inputs chosen so that every value is exact in float32 and can
+// be worked out by hand: data = 1, weight = 1/8, bias = 1/2. Every channel
+// of a layer then holds the same plane, and a conv output pixel is
+// 32 channels * 1/8 * (sum of the 3x3 window of the previous plane, zero
+// outside) = 4 * window sum. Interior: 4*9*1 + 0.5 = 36.5, then
+// 36*36.5 + 0.5 = 1314.5, then 36*1314.5 + 0.5 = 47322.5. Layer 1 has
+// corner 4*4 + 0.5 = 16.5 and edge 4*6 + 0.5 = 24.5, so layer 2's corner is
+// 4*(16.5 + 2*24.5 + 36.5) + 0.5 = 408.5 and the final corner 11024.5.
+// The result is reshaped, not transposed, so the flat order stays NCHW.
+TEST(CorpusRun, SeedDemoWhileLoopHandComputed) {
+  auto mod = LoadTyped("demo_0_input.relay");
+  CARVE_ASSERT_OK(mod);
+  auto filled = [](std::vector<int64_t> shape, float v) {
+    NDArray a = NDArray::Empty(DataType::Float(32), shape);
+    for (int64_t i = 0; i < a.num_elements(); ++i) a.data<float>()[i] = v;
+    return a;
+  };
+  Interpreter interp(*mod);
+  auto out =
+      interp.Run("main", std::vector<Value>{filled({1, 32, 56, 56}, 1.0f),
+                                            filled({32, 32, 3, 3}, 0.125f), filled({32}, 0.5f)});
+  CARVE_ASSERT_OK(out);
+  const NDArray& t = out->tensor();
+  ASSERT_THAT(t.shape(), ElementsAre(1, 56, 56, 32));
+  const float* v = t.data<float>();
+  const int64_t plane = 56 * 56;
+  for (int64_t c = 0; c < 32; ++c) {
+    const float* p = v + c * plane;
+    EXPECT_EQ(p[0], 11024.5f) << "corner, channel " << c;
+    EXPECT_EQ(p[55], 11024.5f);
+    EXPECT_EQ(p[plane - 1], 11024.5f);
+    EXPECT_EQ(p[1], 18636.5f) << "edge next to the corner";
+    EXPECT_EQ(p[56 + 1], 31506.5f);
+    EXPECT_EQ(p[2 * 56 + 2], 43930.5f);
+    EXPECT_EQ(p[27 * 56 + 27], 47322.5f) << "interior";
+    EXPECT_EQ(p[3 * 56 + 52], 47322.5f);
+  }
+  // Three iterations: two recursive calls, then the else branch.
+  EXPECT_EQ(interp.stats().tail_calls, 3);
+  // Live at a conv: the bound data, weight and bias plus the new output;
+  // never the three iterations' activations at once.
+  const int64_t plane_bytes = 32 * 56 * 56 * 4, weight_bytes = 32 * 32 * 9 * 4;
+  EXPECT_GE(interp.stats().peak_live_bytes, 2 * plane_bytes + weight_bytes);
+  EXPECT_LE(interp.stats().peak_live_bytes, 3 * plane_bytes + weight_bytes + 128);
+}
+
 TEST(CorpusRun, GlobalsAndRecursion) {
   auto mod = LoadTyped("globals_recursion.relay");
   CARVE_ASSERT_OK(mod);
@@ -105,6 +154,43 @@ TEST(CorpusRun, ScalarsLetIfClosuresAndMetadata) {
   auto flat2 = interp.RunFlat("main", args2);
   CARVE_ASSERT_OK(flat2);
   EXPECT_EQ((*flat2)[0].GetAsDouble(0), 5.5);
+}
+
+// `--threads`: a whole model (ResNet-18 on CIFAR shapes: conv, batch_norm,
+// dense, softmax, pooling) gives bit-identical outputs on one and two
+// threads.
+TEST(CorpusRun, ResNet18IdenticalOnOneAndTwoThreads) {
+  auto mod = LoadTyped("resnet18_cifar.relay");
+  CARVE_ASSERT_OK(mod);
+  const Function* main = mod->Lookup("main");
+  ASSERT_NE(main, nullptr);
+  std::vector<Value> args;
+  for (size_t i = 0; i < main->params().size(); ++i) {
+    const TensorType* t = DynCast<TensorType>(main->params()[i]->checked_type());
+    ASSERT_NE(t, nullptr);
+    std::vector<int64_t> shape;
+    for (const Dim& d : t->shape()) shape.push_back(d.value);
+    NDArray a = Random(shape, uint32_t(100 + i), 0.5f);
+    // Batch-norm variances must be positive (else NaN everywhere, which
+    // would compare equal bit for bit and prove nothing).
+    if (main->params()[i]->name().ends_with("moving_var")) {
+      for (int64_t e = 0; e < a.num_elements(); ++e) {
+        a.data<float>()[e] = std::fabs(a.data<float>()[e]) + 0.5f;
+      }
+    }
+    args.push_back(a);
+  }
+  auto one = Interpreter(*mod).Run("main", args);
+  CARVE_ASSERT_OK(one);
+  Eigen::ThreadPool pool(2);
+  Eigen::ThreadPoolDevice device(&pool, 2);
+  InterpreterOptions opts;
+  opts.device = &device;
+  auto two = Interpreter(*mod, opts).Run("main", args);
+  CARVE_ASSERT_OK(two);
+  ASSERT_TRUE(one->is_tensor());
+  EXPECT_TRUE(one->tensor().BitwiseEqual(two->tensor()));
+  EXPECT_TRUE(std::isfinite(one->tensor().GetAsDouble(0)));
 }
 
 class PartitionedDemo : public ::testing::Test {

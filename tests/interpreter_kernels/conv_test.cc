@@ -2,9 +2,8 @@
 // references (one multiply-add per tap, no im2col) on odd shapes: asymmetric
 // padding, strides, dilation, groups, depthwise, batches, every layout pair.
 #define EIGEN_USE_THREADS
-#include <unsupported/Eigen/CXX11/Tensor>
-
 #include <array>
+#include <unsupported/Eigen/CXX11/Tensor>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -35,9 +34,8 @@ std::vector<int64_t> OutExtents(const ConvCase& c) {
   for (int i = 0; i < c.spatial; ++i) {
     const int64_t dk = (c.kernel[i] - 1) * c.dilation[i] + 1;
     const int64_t pads = c.pad_before[i] + c.pad_after[i];
-    out.push_back(c.transposed
-                      ? (c.in[i] - 1) * c.stride[i] + dk - pads + c.output_padding[i]
-                      : (c.in[i] + pads - dk) / c.stride[i] + 1);
+    out.push_back(c.transposed ? (c.in[i] - 1) * c.stride[i] + dk - pads + c.output_padding[i]
+                               : (c.in[i] + pads - dk) / c.stride[i] + 1);
   }
   return out;
 }
@@ -139,8 +137,8 @@ const Attrs* ConvAttrs(const ConvCase& c) {
 
 // Builds random inputs in logical layouts, runs the kernel on the case's
 // layouts and compares with the reference.
-void CheckConv(const ConvCase& c, double tol = 1e-4, const Eigen::ThreadPoolDevice* device = nullptr,
-               uint32_t seed = 1) {
+void CheckConv(const ConvCase& c, double tol = 1e-4,
+               const Eigen::ThreadPoolDevice* device = nullptr, uint32_t seed = 1) {
   const std::string sp = Spatial(c.spatial);
   const std::string data_logical = "NC" + sp;
   const std::string weight_logical = (c.transposed ? "IO" : "OI") + sp;
@@ -197,6 +195,30 @@ ConvCase Conv2DCase() {
 }
 
 TEST(Conv2D, NchwOihwAsymmetricPaddingStrideDilation) { CheckConv(Conv2DCase()); }
+
+// Small output planes (7x7 = 49 positions) run the channels-first product
+// transposed (conv_packed.cc): with groups, batch 2, asymmetric padding and
+// dilation, on one and two threads.
+TEST(Conv2D, SmallPlanesRunTheTransposedProduct) {
+  Eigen::ThreadPool pool(2);
+  Eigen::ThreadPoolDevice device(&pool, 2);
+  ConvCase c;
+  c.batch = 2;
+  c.in_channels = 20;
+  c.out_channels = 32;
+  c.groups = 2;
+  c.in = {8, 7};
+  c.kernel = {3, 3};
+  c.stride = {1, 1};
+  c.dilation = {2, 1};
+  c.padding_attr = {2, 1, 1, 1};
+  c.pad_before = {2, 1};
+  c.pad_after = {1, 1};
+  c.data_layout = "NCHW";
+  c.kernel_layout = "OIHW";
+  CheckConv(c);
+  CheckConv(c, 1e-4, &device);
+}
 
 TEST(Conv2D, EveryDataAndKernelLayoutPair) {
   for (const char* data : {"NCHW", "NHWC"}) {

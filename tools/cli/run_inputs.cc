@@ -3,8 +3,10 @@
 #include <filesystem>
 #include <map>
 
+#include "absl/container/flat_hash_set.h"
 #include "fmt/format.h"
 #include "interpreter/npy.h"
+#include "ir/visit.h"
 
 namespace carve::cli {
 namespace {
@@ -17,12 +19,29 @@ uint64_t NextRandom(uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-absl::StatusOr<NDArray> RandomTensor(const Var& param, uint64_t seed, size_t index) {
+// Parameters of `main` passed directly as an op argument the registry names
+// `moving_var` (nn.batch_norm's variance).
+absl::flat_hash_set<const Var*> VarianceParams(const Function& main) {
+  absl::flat_hash_set<const Var*> params(main.params().begin(), main.params().end());
+  absl::flat_hash_set<const Var*> out;
+  PostOrderVisit(main.body(), [&](const Expr* e) {
+    const Call* call = DynCast<Call>(e);
+    if (call == nullptr || call->op() == nullptr) return;
+    const auto& names = call->op()->arg_names;
+    for (size_t i = 0; i < call->args().size() && i < names.size(); ++i) {
+      const Var* v = DynCast<Var>(call->args()[i]);
+      if (names[i] == "moving_var" && v != nullptr && params.contains(v)) out.insert(v);
+    }
+  });
+  return out;
+}
+
+absl::StatusOr<NDArray> RandomTensor(const Var& param, uint64_t seed, size_t index, bool variance) {
   const TensorType* t = DynCast<TensorType>(param.annotation());
   if (t == nullptr || !t->is_static() || !IsSupportedTensorDType(t->dtype())) {
-    return absl::InvalidArgumentError(fmt::format(
-        "cannot generate a value for %{} of type {}; pass --input {}=FILE.npy", param.name(),
-        TypeToString(param.annotation()), param.name()));
+    return absl::InvalidArgumentError(
+        fmt::format("cannot generate a value for %{} of type {}; pass --input {}=FILE.npy",
+                    param.name(), TypeToString(param.annotation()), param.name()));
   }
   std::vector<int64_t> shape;
   for (const Dim& d : t->shape()) shape.push_back(d.value);
@@ -32,7 +51,9 @@ absl::StatusOr<NDArray> RandomTensor(const Var& param, uint64_t seed, size_t ind
     uint64_t r = NextRandom(state);
     double u = double(r >> 11) * (1.0 / 9007199254740992.0);  // [0, 1)
     DataType d = t->dtype();
-    double v = d.is_float() ? 2 * u - 1 : d.is_bool() ? double(r & 1) : double(r % 10);
+    double v = d.is_float()  ? (variance ? u + 0.5 : 2 * u - 1)
+               : d.is_bool() ? double(r & 1)
+                             : double(r % 10);
     a.SetFromDouble(i, v);
   }
   return a;
@@ -53,6 +74,7 @@ absl::StatusOr<std::vector<NDArray>> PrepareRunInputs(const Function& main,
     if (name[0] == '%') name = name.substr(1);
     files[name] = spec.substr(eq + 1);
   }
+  const absl::flat_hash_set<const Var*> variances = VarianceParams(main);
   std::vector<NDArray> values;
   for (size_t i = 0; i < main.params().size(); ++i) {
     const Var* p = main.params()[i];
@@ -67,7 +89,7 @@ absl::StatusOr<std::vector<NDArray>> PrepareRunInputs(const Function& main,
       if (std::filesystem::exists(candidate, ec)) path = candidate.string();
     }
     if (path.empty()) {
-      absl::StatusOr<NDArray> r = RandomTensor(*p, options.seed, i);
+      absl::StatusOr<NDArray> r = RandomTensor(*p, options.seed, i, variances.contains(p));
       if (!r.ok()) return r.status();
       values.push_back(*std::move(r));
       continue;

@@ -21,7 +21,11 @@ struct RunInputOptions {
 // One tensor per parameter of `main`, in order. Generated values are
 // uniform in [-1, 1) for floats, [0, 10) for integers, fair coins for bool,
 // from a generator seeded with `seed` and advanced per parameter, so the
-// same seed gives the same inputs on every machine.
+// same seed gives the same inputs on every machine. A float parameter that
+// @main passes as the variance of an nn.batch_norm (an argument the op
+// registry names `moving_var`) is
+// drawn from [0.5, 1.5) instead: a variance is positive, and a negative one
+// would turn the whole output into NaN.
 absl::StatusOr<std::vector<NDArray>> PrepareRunInputs(const Function& main,
                                                       const RunInputOptions& options);
 
