@@ -2,6 +2,7 @@
 #include <string>
 #include <vector>
 
+#include "fmt/format.h"
 #include "passes/annotate_target.h"
 #include "passes/cleanup_passes.h"
 #include "passes/convert_layout.h"
@@ -12,6 +13,7 @@
 #include "passes/merge_composite.h"
 #include "passes/partition_graph.h"
 #include "passes/pass_registry.h"
+#include "passes/rewrite_pass.h"
 #include "passes/simplify_expr.h"
 #include "passes/target.h"
 #include "support/status_macros.h"
@@ -112,6 +114,30 @@ PassInfo ConvertLayoutInfo() {
                   }};
 }
 
+PassInfo RewriteInfo() {
+  return PassInfo{
+      "Rewrite",
+      "apply the `rule` definitions of a .pat file (default: the --patterns files) to a fixpoint",
+      {Param("file", PassParamKind::kString, "", "the .pat file (default: the --patterns files)"),
+       Param("rules", PassParamKind::kStringList, "", "rule names, in order (default: all)"),
+       Param("max_rounds", PassParamKind::kInt, "100", "fail after this many rounds"),
+       Param("max_rewrites", PassParamKind::kInt, "16777216",
+             "fail after this many rewrites in a function")},
+      [](const PassArgs& args) -> absl::StatusOr<PassPtr> {
+        RewritePassOptions options;
+        options.file = args.String("file");
+        options.rules = args.Strings("rules");
+        int64_t rounds = args.Int("max_rounds");
+        if (rounds < 1 || rounds > 1000000000) {
+          return absl::InvalidArgumentError(
+              fmt::format("max_rounds must be between 1 and 1000000000, got {}", rounds));
+        }
+        options.max_rounds = static_cast<int>(rounds);
+        options.max_rewrites = args.Int("max_rewrites");
+        return RewritePass(options);
+      }};
+}
+
 PassPtr InferTypePass() {
   return MakeModulePass("InferType", "", [](Module& mod, PassContext& ctx) -> absl::StatusOr<bool> {
     ctx.set_output_annotated();
@@ -136,6 +162,7 @@ void RegisterBuiltinPasses(PassRegistry& registry) {
   registry.Register(FoldConstantInfo());
   registry.Register(DeadCodeEliminationInfo());
   registry.Register(ConvertLayoutInfo());
+  registry.Register(RewriteInfo());
   registry.Register(Simple("SimplifyExpr", "algebraic simplifications as pattern rules",
                            SimplifyExpr));
   registry.Register(Simple("CanonicalizeOps", "bias_add -> add(x, expand_dims(bias))",

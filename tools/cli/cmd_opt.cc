@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "fmt/format.h"
+#include "grammar/pattern_parser.h"
 #include "grammar/printer.h"
 #include "interpreter/kernel.h"
 #include "passes/annotate_target.h"
@@ -16,6 +17,7 @@
 #include "passes/partition_graph.h"
 #include "passes/partition_report.h"
 #include "passes/pass_registry.h"
+#include "passes/rewrite_pass.h"
 #include "passes/target.h"
 #include "support/diagnostics.h"
 #include "support/status_macros.h"
@@ -110,6 +112,18 @@ std::string PassList() {
   return out;
 }
 
+// Where the Rewrite pass finds rule files: read through `env` (so golden
+// tests can name their virtual `%s`), defaulting to the --patterns files.
+RuleFiles RuleFilesFor(const ParsedArgs& args, Env& env) {
+  RuleFileLoader load =
+      [&env](const std::string& path) -> absl::StatusOr<std::shared_ptr<const PatternLibrary>> {
+    CARVE_ASSIGN_OR_RETURN(std::string text, env.read_file(path));
+    CARVE_ASSIGN_OR_RETURN(PatternLibrary library, ParsePatternFile(path, std::move(text)));
+    return std::make_shared<const PatternLibrary>(std::move(library));
+  };
+  return RuleFiles{std::move(load), args.GetAll("--patterns")};
+}
+
 int RunOpt(const ParsedArgs& args, Env& env) {
   if (args.Has("--list-passes")) {
     *env.out << PassList();
@@ -124,6 +138,7 @@ int RunOpt(const ParsedArgs& args, Env& env) {
   if (absl::Status loaded = RegisterPatternFiles(args); !loaded.ok()) {
     return ReportError(env, loaded);
   }
+  ScopedRuleFiles rule_files(RuleFilesFor(args, env));
   absl::StatusOr<PassPtr> pipeline = ParsePipeline(*args.Get("--pipeline"));
   if (!pipeline.ok()) return ReportError(env, pipeline.status());
   InstallConstantEvaluator();
@@ -218,7 +233,8 @@ void AddPassCommands(std::vector<Command>& commands) {
       {"--output", true, false, "-o", "write the module to OUT instead of standard output"},
       {"--types", false, false, "", "print the inferred `/* ty=... */` comments"},
       {"--list-passes", false, false, "", "list the passes a pipeline can name"},
-      {"--patterns", true, true, "", "F.pat: load backend specs (replacing built-in ones)"},
+      {"--patterns", true, true, "",
+       "F.pat: load backend specs (replacing built-in ones); its rules are Rewrite's default"},
       {"--params", true, false, "", "bind DIR/NAME.npy to the parameter %NAME of @main"},
   };
   for (OptionSpec& o : DebugOptions()) opt_options.push_back(std::move(o));
