@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "backends/nnapi/nnapi_cost.h"
 #include "backends/specs.h"
 #include "fmt/format.h"
 #include "interpreter/kernel.h"
@@ -119,6 +120,10 @@ bool ValidTensorRtSubgraph(const Function* fn) {
 absl::StatusOr<bool> Prune(Module& mod, std::string_view backend) {
   if (backend == "dnnl") return PruneDnnlSubgraphs(mod);
   if (backend == "tensorrt") return PruneTensorRtSubgraphs(mod);
+  if (backend == "nnapi") {
+    CARVE_ASSIGN_OR_RETURN(int64_t min_flops, NnapiMinOffloadFlops());
+    return PruneNnapiSubgraphs(mod, min_flops);
+  }
   return false;
 }
 
@@ -158,6 +163,14 @@ absl::StatusOr<bool> PruneTensorRtSubgraphs(Module& mod) {
   absl::flat_hash_set<std::string> remove;
   for (const auto& [name, fn] : Partitions(mod, "tensorrt")) {
     if (!ValidTensorRtSubgraph(fn)) remove.insert(name);
+  }
+  return InlineBack(mod, remove);
+}
+
+absl::StatusOr<bool> PruneNnapiSubgraphs(Module& mod, int64_t min_flops) {
+  absl::flat_hash_set<std::string> remove;
+  for (const auto& [name, fn] : Partitions(mod, "nnapi")) {
+    if (NnapiStaticCost(fn) < min_flops) remove.insert(name);
   }
   return InlineBack(mod, remove);
 }

@@ -10,7 +10,10 @@
 //     layer_norm, batch_matmul, global_avg_pool2d) are inlined back;
 //   - tensorrt (prune_tensorrt_subgraphs, implicit batch mode): partitions
 //     with a scalar input, or inputs of different batch sizes, are inlined
-//     back.
+//     back;
+//   - nnapi (carve's static-cost annotator, backends/nnapi/nnapi_cost.h):
+//     partitions whose static cost is below $CARVE_NNAPI_MIN_FLOPS (default
+//     kNnapiDefaultMinFlops) are inlined back.
 // Several backends may be named: the first one's recipe runs, their tables
 // and rules apply in priority order (as TVM's AnnotateTarget(["a", "b"])).
 #pragma once
@@ -58,7 +61,7 @@ absl::StatusOr<PassPtr> BackendPipeline(const std::vector<TargetSpecPtr>& backen
                                         const std::string& mod_name = "default");
 
 // The pruning step of every backend of `backends` that has one (dnnl,
-// tensorrt), as PartitionForBackends runs it after PartitionGraph; for tools
+// tensorrt, nnapi), as PartitionForBackends runs it after PartitionGraph; for tools
 // that run the pipeline themselves (`carve partition`). Returns whether a
 // partition was inlined back.
 absl::StatusOr<bool> PruneBackendPartitions(Module& mod, const std::vector<TargetSpecPtr>& backends);
@@ -67,6 +70,8 @@ absl::StatusOr<bool> PruneBackendPartitions(Module& mod, const std::vector<Targe
 // partition back.
 absl::StatusOr<bool> PruneDnnlSubgraphs(Module& mod);
 absl::StatusOr<bool> PruneTensorRtSubgraphs(Module& mod);
+// nnapi partitions whose NnapiStaticCost is below `min_flops`.
+absl::StatusOr<bool> PruneNnapiSubgraphs(Module& mod, int64_t min_flops);
 
 // Installs the interpreter's kernels as FoldConstant's evaluator when no
 // evaluator is installed (the passes do not link the interpreter).

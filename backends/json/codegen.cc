@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "backends/nnapi/nnapi_model.h"
 #include "fmt/format.h"
 #include "interpreter/npy.h"
 #include "support/status_macros.h"
@@ -34,6 +35,14 @@ absl::StatusOr<std::map<std::string, std::string>> ArtifactFiles(
     files[f.graph.symbol + ".json"] = WriteJsonGraph(f.graph);
     for (const auto& [name, tensor] : f.constants) {
       CARVE_ASSIGN_OR_RETURN(files[name + ".npy"], SerializeNpy(tensor));
+    }
+    if (a.compiler == "nnapi") {
+      // The NNAPI converter's model description (backends/nnapi/nnapi_model.h).
+      CARVE_ASSIGN_OR_RETURN(NnapiModel model, ConvertToNnapiModel(f));
+      files[NnapiModelFileName(f.graph.symbol)] = WriteNnapiModel(model);
+      for (const auto& [name, tensor] : model.constants) {
+        CARVE_ASSIGN_OR_RETURN(files[name + ".npy"], SerializeNpy(tensor));
+      }
     }
   }
   return files;

@@ -9,7 +9,9 @@
 // float32 / float16. This spec takes the RFC's second option over that op
 // set: NNAPI operations with their fused activation codes (NONE, RELU, RELU1,
 // RELU6) as composites, single elementwise and pooling operations as op
-// rules. NNAPI compiles a whole model, so the recipe merges regions.
+// rules. NNAPI compiles a whole model, so the recipe merges regions. After
+// partitioning, carve's static cost (the RFC's first option; nnapi_cost.h)
+// inlines partitions below $CARVE_NNAPI_MIN_FLOPS (default 4096) back.
 //
 // Copy this file, edit it and pass it with `--patterns` to try other rules.
 
