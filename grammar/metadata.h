@@ -49,6 +49,27 @@ absl::StatusOr<Metadata> ParseMetadata(std::string_view json_text);
 // ParseMetadata read it back. Deterministic byte for byte; no trailing newline.
 std::string WriteMetadata(const std::vector<NDArray>& constants);
 
+// What a printed module puts in its `#[metadata]` section: constants
+// (`meta[relay.Constant][i]`) and attrs objects (`meta[<type key>][i]`, e.g.
+// relay.attrs.CompilerAttrs), with the order in which each type key was first
+// referenced (TVM's meta table is a std::unordered_map<String, Array>, so the
+// keys' order in the Map follows its iteration order; see WriteMetadata).
+struct MetadataTables {
+  std::vector<NDArray> constants;
+  // Per attrs type key, its objects in index order; each object's fields are
+  // (name, value as TVM's JSON writer prints it) in alphabetical order.
+  std::map<std::string, std::vector<std::vector<std::pair<std::string, std::string>>>> attrs;
+  // Every type key above ("relay.Constant" included), in first-use order.
+  std::vector<std::string> first_use;
+};
+
+// The section for `tables`. The root Map lists the keys in the order TVM v0.16
+// (libstdc++) iterates its std::unordered_map: for at most two keys, the
+// reverse of first use (every insertion into a small table goes to the front
+// of its list). Node indices follow TVM's depth-first indexing: the Map, then
+// for each key its Array and the Array's elements (with their own nodes).
+std::string WriteMetadata(const MetadataTables& tables);
+
 // TVM's NDArray binary format, little endian (tvm-reference.md 9).
 std::string EncodeNDArray(const NDArray& array);
 absl::StatusOr<NDArray> DecodeNDArray(std::string_view bytes);

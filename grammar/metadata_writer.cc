@@ -11,6 +11,8 @@
 namespace carve {
 namespace {
 
+constexpr char kConstantKey[] = "relay.Constant";
+
 // A minimal emulation of dmlc::JSONWriter's layout rules.
 class JsonWriter {
  public:
@@ -105,20 +107,32 @@ void WriteNode(JsonWriter& w, const JsonNode& node) {
   w.EndObject();
 }
 
-// Builds the node list in TVM's depth-first indexing order: the Map, its
-// Array, then each constant followed by the nodes it introduces (the shared
-// VirtualDevice and its memory-scope String come with the first constant).
+// Builds the node list in TVM's depth-first indexing order: the Map, then per
+// key its Array and each element followed by the nodes it introduces (for
+// constants, the shared VirtualDevice and its memory-scope String come with
+// the first constant).
 class GraphBuilder {
  public:
-  std::vector<JsonNode> Build(const std::vector<NDArray>& constants) {
+  std::vector<JsonNode> Build(const MetadataTables& tables, const std::vector<std::string>& keys) {
     nodes_.emplace_back("");
     nodes_.emplace_back("Map");
-    nodes_.back().keys = {"relay.Constant"};
-    nodes_.back().data = {2};
-    nodes_.emplace_back("Array");
-    for (size_t i = 0; i < constants.size(); ++i) {
-      int64_t node = AddConstant(constants[i], i);  // grows nodes_: index after
-      nodes_[2].data.push_back(node);
+    nodes_[1].keys = keys;
+    for (const std::string& key : keys) {
+      int64_t array = Add(JsonNode("Array"));
+      nodes_[1].data.push_back(array);
+      if (key == kConstantKey) {
+        for (size_t i = 0; i < tables.constants.size(); ++i) {
+          int64_t node = AddConstant(tables.constants[i], i);  // grows nodes_
+          nodes_[array].data.push_back(node);
+        }
+        continue;
+      }
+      auto it = tables.attrs.find(key);
+      if (it == tables.attrs.end()) continue;
+      for (const auto& fields : it->second) {
+        int64_t node = Add(JsonNode(key, fields));
+        nodes_[array].data.push_back(node);
+      }
     }
     return std::move(nodes_);
   }
@@ -161,10 +175,26 @@ class GraphBuilder {
   int64_t virtual_device_ = -1;
 };
 
+// The Map's key order: TVM's std::unordered_map<String, Array> iterated by
+// libstdc++, where each new key is linked at the front of the element list
+// (an empty bucket's node goes first; a non-empty bucket's node goes right
+// after the bucket's predecessor, which for a table of two is the list head).
+// So two keys come out in reverse first-use order; carve never writes more.
+std::vector<std::string> MapKeyOrder(const std::vector<std::string>& first_use) {
+  return std::vector<std::string>(first_use.rbegin(), first_use.rend());
+}
+
 }  // namespace
 
 std::string WriteMetadata(const std::vector<NDArray>& constants) {
-  std::vector<JsonNode> nodes = GraphBuilder().Build(constants);
+  MetadataTables tables;
+  tables.constants = constants;
+  tables.first_use = {kConstantKey};
+  return WriteMetadata(tables);
+}
+
+std::string WriteMetadata(const MetadataTables& tables) {
+  std::vector<JsonNode> nodes = GraphBuilder().Build(tables, MapKeyOrder(tables.first_use));
   JsonWriter w;
   w.BeginObject(true);
   w.Key("root");
@@ -175,7 +205,7 @@ std::string WriteMetadata(const std::vector<NDArray>& constants) {
   w.EndArray();
   w.Key("b64ndarrays");
   w.BeginArray(true);
-  for (const NDArray& array : constants) {
+  for (const NDArray& array : tables.constants) {
     w.Item();
     w.String(Base64Encode(EncodeNDArray(array)));
   }

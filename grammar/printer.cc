@@ -29,12 +29,12 @@ std::string Finish(RelayTextPrinter& printer, DocId root, const PrintOptions& op
   size_t bytes = docs.TotalBytes();
   out.reserve(bytes + bytes / 4);  // room for the indentation
   docs.Render(root, &out);
-  const std::vector<NDArray>& constants = printer.constants();
-  if (!constants.empty()) {
+  const MetadataTables& metadata = printer.metadata();
+  if (!metadata.first_use.empty()) {
     out.push_back('\n');
     if (options.show_metadata) {
       out.append("#[metadata]\n");
-      out.append(WriteMetadata(constants));
+      out.append(WriteMetadata(metadata));
     } else {
       out.append(kMetadataOmitted);
     }
@@ -45,7 +45,7 @@ std::string Finish(RelayTextPrinter& printer, DocId root, const PrintOptions& op
 }  // namespace
 
 std::string PrintModule(const Module& mod, const PrintOptions& options) {
-  RelayTextPrinter printer(options.show_types);
+  RelayTextPrinter printer(options.show_types, options.meta_attrs && options.show_metadata);
   DocStore& docs = printer.docs();
   DocId root = docs.New();
   if (options.header) docs[root].append(kHeader);
@@ -61,7 +61,7 @@ std::string PrintModule(const Module& mod, const PrintOptions& options) {
 }
 
 std::string PrintExpr(const Expr* expr, const PrintOptions& options) {
-  RelayTextPrinter printer(options.show_types);
+  RelayTextPrinter printer(options.show_types, options.meta_attrs && options.show_metadata);
   DocStore& docs = printer.docs();
   DocId root = docs.New();
   if (options.header) docs[root].append(kHeader);

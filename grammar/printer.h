@@ -6,8 +6,9 @@
 // is bound to `%N = ...;` unless it is the single-use tail of a scope (or a
 // single-use let value); `%N` numbers run across the whole print in the order
 // TVM allocates them. Differences from TVM, all for text that re-parses:
-//  - `annotation.compiler_begin/end` attributes print inline
-//    (`compiler="dnnl"`) instead of as `meta[relay.attrs.CompilerAttrs][i]`;
+//  - by default `annotation.compiler_begin/end` attributes print inline
+//    (`compiler="dnnl"`) instead of as `meta[relay.attrs.CompilerAttrs][i]`
+//    (PrintOptions::meta_attrs selects TVM's form);
 //  - variable and global names are restricted to characters carve's parser
 //    reads (others become `_`);
 //  - a node shared between two global functions, or a Var bound twice, is
@@ -35,6 +36,13 @@ struct PrintOptions {
   bool show_metadata = true;
   // Start with `#[version = "0.0.5"]`.
   bool header = true;
+  // Print the attributes of `annotation.compiler_begin/end` calls as TVM
+  // does: `meta[relay.attrs.CompilerAttrs][i]` (one index per call, numbered
+  // when the call's text is built, as TVM's GetMetaNode), with each object
+  // listed in the `#[metadata]` section. When false they print inline
+  // (`compiler="dnnl"`). Like TVM (whose PrintCallAttrs uses meta references
+  // only with show_meta_data), ignored when show_metadata is false.
+  bool meta_attrs = false;
 };
 
 // The whole module: functions sorted by name, separated by a blank line.

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "grammar/metadata.h"
 #include "grammar/printer_doc.h"
 #include "grammar/printer_slots.h"
 #include "ir/expr.h"
@@ -51,7 +52,10 @@ struct Text {
 
 class RelayTextPrinter {
  public:
-  explicit RelayTextPrinter(bool show_types) : show_types_(show_types) {}
+  // `meta_attrs`: print compiler_begin/end attrs as meta references
+  // (PrintOptions::meta_attrs).
+  explicit RelayTextPrinter(bool show_types, bool meta_attrs = false)
+      : show_types_(show_types), meta_attrs_(meta_attrs) {}
 
   // `def @name(...) -> R {...}` for a global function; returns its document.
   // Each definition is printed with fresh node memos (see printer.h) but the
@@ -62,7 +66,10 @@ class RelayTextPrinter {
 
   DocStore& docs() { return docs_; }
   // The tensors printed as meta[relay.Constant][i], in index order.
-  const std::vector<NDArray>& constants() const { return constants_; }
+  const std::vector<NDArray>& constants() const { return metadata_.constants; }
+  // Everything printed as `meta[...][i]`: constants and (with meta_attrs)
+  // attrs objects, for WriteMetadata. Empty when nothing was.
+  const MetadataTables& metadata() const { return metadata_; }
 
  private:
   enum Flag : uint8_t {
@@ -138,6 +145,11 @@ class RelayTextPrinter {
   Text ArenaText(std::string_view s);
   // Appends the attributes of `call` to the arena (after its arguments).
   void AppendAttrs(const Call* call, bool no_args);
+  // With meta_attrs: appends `meta[<type key>][i]` for a call whose attrs TVM
+  // prints as a meta reference, recording the object; false for other calls.
+  bool AppendMetaAttrs(const Call* call, bool no_args);
+  // Records the first use of a metadata type key (the section's Map order).
+  void NoteMetaKey(std::string_view key);
   // TVM AllocVar: a unique `%name`, returns the declaration.
   Text AllocVar(const Var* var, uint32_t node, bool free);
   std::string UniqueName(std::string hint);
@@ -146,6 +158,7 @@ class RelayTextPrinter {
   void AppendText(std::string* out, Text text);
 
   bool show_types_;
+  bool meta_attrs_;
   DocStore docs_;
   std::string arena_;  // texts of nodes and names
   std::vector<Frame> frames_;
@@ -162,7 +175,8 @@ class RelayTextPrinter {
   // Key: the attribute set and whether the callee is an op.
   absl::flat_hash_map<std::pair<const Attrs*, bool>, std::string> attr_texts_;
   absl::flat_hash_map<const Expr*, uint32_t> meta_index_;
-  std::vector<NDArray> constants_;
+  MetadataTables metadata_;  // constants and meta attrs objects
+  absl::flat_hash_map<const Call*, uint32_t> meta_attrs_index_;
   uint32_t next_temp_ = 0;
 };
 

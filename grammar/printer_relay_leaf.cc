@@ -3,6 +3,8 @@
 // ops and globals), variable naming and type comments. Nothing here recurses
 // or pushes frames: children are printed through FinishPrint, which only
 // inlines, reuses or binds an already visited node.
+#include <algorithm>
+
 #include "fmt/format.h"
 #include "grammar/printer_relay.h"
 #include "grammar/printer_text.h"
@@ -95,6 +97,7 @@ Text RelayTextPrinter::CallText(const Call* call, uint32_t node) {
 // formatted once (as `, k=v, ...`) and copied afterwards.
 void RelayTextPrinter::AppendAttrs(const Call* call, bool no_args) {
   if (call->attrs() == nullptr || call->attrs()->empty()) return;
+  if (meta_attrs_ && AppendMetaAttrs(call, no_args)) return;
   auto [it, inserted] = attr_texts_.try_emplace({call->attrs(), call->op() != nullptr});
   if (inserted) {
     bool first = false;
@@ -103,6 +106,87 @@ void RelayTextPrinter::AppendAttrs(const Call* call, bool no_args) {
   std::string_view text = it->second;
   if (no_args && text.starts_with(", ")) text.remove_prefix(2);
   arena_.append(text);
+}
+
+namespace {
+
+// The attrs type TVM prints as a meta reference: annotation.compiler_begin/end
+// declare no attrs type in TVM's op registry, so their CompilerAttrs differ
+// from the declared (none) and PrintCallAttrs falls back to GetMetaNode.
+constexpr std::string_view kMetaAttrsKey = "relay.attrs.CompilerAttrs";
+
+// A field value as dmlc's JSON writer leaves it inside its quotes.
+std::string JsonFieldValue(const AttrValue& value) {
+  switch (value.kind()) {
+    case AttrValue::Kind::kString: {
+      std::string out;
+      for (char c : value.as_string()) {
+        switch (c) {
+          case '\r':
+            out += "\\r";
+            break;
+          case '\n':
+            out += "\\n";
+            break;
+          case '\t':
+            out += "\\t";
+            break;
+          case '\\':
+            out += "\\\\";
+            break;
+          case '"':
+            out += "\\\"";
+            break;
+          default:
+            out.push_back(c);
+        }
+      }
+      return out;
+    }
+    case AttrValue::Kind::kBool:
+      return value.as_bool() ? "1" : "0";
+    case AttrValue::Kind::kInt:
+      return fmt::format("{}", value.as_int());
+    case AttrValue::Kind::kNull:
+      return "null";
+    default: {
+      std::string out;
+      AppendAttrValue(&out, value);
+      return out;
+    }
+  }
+}
+
+}  // namespace
+
+void RelayTextPrinter::NoteMetaKey(std::string_view key) { metadata_.first_use.emplace_back(key); }
+
+// TVM GetMetaNode: one object per call (TVM's passes give every annotation
+// its own CompilerAttrs), numbered when the call's text is built.
+bool RelayTextPrinter::AppendMetaAttrs(const Call* call, bool no_args) {
+  const AttrsSchema* schema = call->attrs()->schema();
+  if (call->op() == nullptr || schema == nullptr || schema->type_key != kMetaAttrsKey) {
+    return false;
+  }
+  std::string key(schema->type_key);
+  auto& objects = metadata_.attrs[key];
+  auto [it, inserted] = meta_attrs_index_.try_emplace(call, uint32_t(objects.size()));
+  if (inserted) {
+    if (objects.empty()) NoteMetaKey(key);
+    std::vector<std::pair<std::string, std::string>> fields;
+    for (const AttrEntry& entry : call->attrs()->entries()) {
+      fields.emplace_back(std::string(entry.key), JsonFieldValue(entry.value));
+    }
+    std::sort(fields.begin(), fields.end());
+    objects.push_back(std::move(fields));
+  }
+  if (!no_args) arena_.append(", ");
+  arena_.append("meta[");
+  arena_.append(key);
+  arena_.append("][");
+  AppendInt(&arena_, it->second);
+  arena_.push_back(']');
+  return true;
 }
 
 // `(a, b)`, `(a,)`, `()`.
@@ -141,8 +225,12 @@ Text RelayTextPrinter::ConstantText(const Constant* constant) {
   if (IsSimpleScalar(constant->data())) {
     AppendScalar(&arena_, constant->data());
   } else {
-    auto [it, inserted] = meta_index_.try_emplace(constant, constants_.size());
-    if (inserted) constants_.push_back(constant->data());
+    std::vector<NDArray>& constants = metadata_.constants;
+    auto [it, inserted] = meta_index_.try_emplace(constant, constants.size());
+    if (inserted) {
+      if (constants.empty()) NoteMetaKey("relay.Constant");
+      constants.push_back(constant->data());
+    }
     arena_.append("meta[relay.Constant][");
     AppendInt(&arena_, it->second);
     arena_.push_back(']');

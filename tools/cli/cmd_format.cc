@@ -24,6 +24,7 @@ int RunFmt(const ParsedArgs& args, Env& env) {
   PrintOptions options;
   options.show_types = types;
   options.show_metadata = !args.Has("--no-metadata");
+  options.meta_attrs = args.Has("--meta-attrs");
   std::string text = PrintModule(*mod, options);
   absl::Status written = env.write_file(args.GetOr("--output", "-"), text);
   if (!written.ok()) return ReportError(env, written);
@@ -102,7 +103,9 @@ void AddFormatCommands(std::vector<Command>& commands) {
       "parse and print canonical Relay text",
       {{"--output", true, false, "-o", "write to OUT instead of standard output"},
        {"--types", false, false, "", "add the inferred `/* ty=... */` comments"},
-       {"--no-metadata", false, false, "", "omit the #[metadata] section"}},
+       {"--no-metadata", false, false, "", "omit the #[metadata] section"},
+       {"--meta-attrs", false, false, "",
+        "print compiler_begin/end attrs as meta[relay.attrs.CompilerAttrs][i] (TVM's form)"}},
       RunFmt});
   commands.push_back(Command{
       "check",

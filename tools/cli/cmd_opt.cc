@@ -52,6 +52,7 @@ void InstallConstantEvaluator() {
 PrintOptions OutputOptions(const ParsedArgs& args) {
   PrintOptions options;
   options.show_types = args.Has("--types");
+  options.meta_attrs = args.Has("--meta-attrs");
   return options;
 }
 
@@ -232,6 +233,8 @@ void AddPassCommands(std::vector<Command>& commands) {
       {"--pipeline", true, false, "-p", "comma-separated passes, e.g. InferType,MergeComposite(dnnl)"},
       {"--output", true, false, "-o", "write the module to OUT instead of standard output"},
       {"--types", false, false, "", "print the inferred `/* ty=... */` comments"},
+      {"--meta-attrs", false, false, "",
+       "print compiler_begin/end attrs as meta[relay.attrs.CompilerAttrs][i] (TVM's form)"},
       {"--list-passes", false, false, "", "list the passes a pipeline can name"},
       {"--patterns", true, true, "",
        "F.pat: load backend specs (replacing built-in ones); its rules are Rewrite's default"},
@@ -252,6 +255,8 @@ void AddPassCommands(std::vector<Command>& commands) {
       {"--patterns", true, true, "", "F.pat: load backend specs (replacing built-in ones)"},
       {"--output", true, false, "-o", "write to OUT instead of standard output"},
       {"--types", false, false, "", "print the inferred `/* ty=... */` comments"},
+      {"--meta-attrs", false, false, "",
+       "print compiler_begin/end attrs as meta[relay.attrs.CompilerAttrs][i] (TVM's form)"},
   };
   for (OptionSpec& o : DebugOptions()) partition_options.push_back(std::move(o));
   commands.push_back(Command{"partition",
