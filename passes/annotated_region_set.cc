@@ -27,7 +27,7 @@ class AnnotatedRegionSet::Creator {
     while (!stack.empty()) {
       Frame& top = stack.back();
       if (!top.expanded) {
-        if (visited_.contains(top.e)) {
+        if (visited_.Contains(top.e)) {
           stack.pop_back();
           continue;
         }
@@ -37,13 +37,13 @@ class AnnotatedRegionSet::Creator {
         kids.clear();
         ForEachChild(e, [&](const Expr* c) { kids.push_back(c); });
         for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
-          if (!visited_.contains(*it)) stack.push_back({*it, false});
+          if (!visited_.Contains(*it)) stack.push_back({*it, false});
         }
         continue;
       }
       const Expr* e = top.e;
       stack.pop_back();
-      if (!visited_.insert(e).second) continue;
+      if (!visited_.TryEmplace(e, 1).second) continue;
       CARVE_RETURN_IF_ERROR(PostVisit(e));
     }
     return absl::OkStatus();
@@ -156,7 +156,7 @@ class AnnotatedRegionSet::Creator {
   }
 
   AnnotatedRegionSet& set_;
-  absl::flat_hash_set<const Expr*> visited_;
+  AddressMap<uint8_t> visited_;
   std::vector<const Function*> scopes_;
 };
 
@@ -181,8 +181,8 @@ AnnotatedRegionSet::RegionId AnnotatedRegionSet::Find(RegionId id) const {
 }
 
 AnnotatedRegionSet::RegionId AnnotatedRegionSet::GetRegion(const Expr* e) const {
-  auto it = region_of_.find(e);
-  return it == region_of_.end() ? kNoRegion : Find(it->second);
+  const RegionId* r = region_of_.Find(e);
+  return r == nullptr ? kNoRegion : Find(*r);
 }
 
 std::vector<AnnotatedRegionSet::RegionId> AnnotatedRegionSet::RegionIds() const {
@@ -246,10 +246,10 @@ void AnnotatedRegionSet::MergeRegions(RegionId src, RegionId dst) {
   // read from `src` stay consumers of the merged region.
   List kept;
   ForEachItem(regions_[src].consumers, [&](const Expr* begin) {
-    RegionId owner = Find(region_of_.at(begin));
+    RegionId owner = Find(*region_of_.Find(begin));
     if (owner == src || owner == dst) {
-      removed_.insert(begin);
-      removed_.insert(Cast<Call>(begin)->args()[0]);
+      removed_.TryEmplace(begin, 1);
+      removed_.TryEmplace(Cast<Call>(begin)->args()[0], 1);
     } else {
       Append(kept, begin);
     }
@@ -268,7 +268,7 @@ void AnnotatedRegionSet::MergeRegions(RegionId src, RegionId dst) {
 std::vector<const Call*> AnnotatedRegionSet::Ins(RegionId id) const {
   std::vector<const Call*> out;
   ForEachItem(regions_[Find(id)].ins, [&](const Expr* e) {
-    if (!removed_.contains(e)) out.push_back(Cast<Call>(e));
+    if (!removed_.Contains(e)) out.push_back(Cast<Call>(e));
   });
   return out;
 }
@@ -276,7 +276,7 @@ std::vector<const Call*> AnnotatedRegionSet::Ins(RegionId id) const {
 std::vector<const Call*> AnnotatedRegionSet::Outs(RegionId id) const {
   std::vector<const Call*> out;
   ForEachItem(regions_[Find(id)].outs, [&](const Expr* e) {
-    if (!removed_.contains(e)) out.push_back(Cast<Call>(e));
+    if (!removed_.Contains(e)) out.push_back(Cast<Call>(e));
   });
   return out;
 }
