@@ -64,7 +64,7 @@ class AddressMap {
   };
 
   static size_t Capacity(size_t expected) {
-    size_t c = 256;
+    size_t c = 16;  // small: mutators are also made per composite body
     while (c < 2 * expected) c *= 2;
     return c;
   }

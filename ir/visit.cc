@@ -62,10 +62,9 @@ const Expr* ExprMutator::Mutate(const Expr* root) {
     }
     const Expr* node = e;
     stack.pop_back();
-    if (!memo_.Contains(node)) {
-      const Expr* rewritten = Rewrite(node);
-      memo_.TryEmplace(node, rewritten);
-    }
+    // Not memoized: checked at the top of this iteration.
+    const Expr* rewritten = Rewrite(node);
+    memo_.TryEmplace(node, rewritten);
   }
   return *memo_.Find(root);
 }
