@@ -80,6 +80,9 @@ class AnnotatedRegionSet::Creator {
         const Expr* tuple = Cast<TupleGetItem>(e)->tuple();
         return AddToArgRegion(e, std::span<const Expr* const>(&tuple, 1));
       }
+      case ExprKind::kLet:
+        set_.lets_.Record(Cast<Let>(e));
+        return absl::OkStatus();
       case ExprKind::kFunction:
         scopes_.pop_back();
         return absl::OkStatus();
@@ -164,6 +167,7 @@ absl::StatusOr<AnnotatedRegionSet> AnnotatedRegionSet::Create(const Expr* root,
                                                                std::string func_name) {
   AnnotatedRegionSet set;
   set.func_name_ = std::move(func_name);
+  set.root_ = root;
   Creator creator(set);
   CARVE_RETURN_IF_ERROR(creator.Run(root));
   return set;

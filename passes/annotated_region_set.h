@@ -30,6 +30,7 @@
 #include "absl/status/statusor.h"
 #include "ir/address_map.h"
 #include "ir/expr.h"
+#include "passes/dataflow_deps.h"
 
 namespace carve {
 
@@ -49,6 +50,10 @@ class AnnotatedRegionSet {
                                                    std::string func_name = "default");
 
   const std::string& func_name() const { return func_name_; }
+  // The expression the set was built from, and the lets in it (recorded
+  // during construction, so that analyses over the same root need no walk).
+  const Expr* root() const { return root_; }
+  const LetBindings& lets() const { return lets_; }
 
   // The region holding `e`, or kNoRegion.
   RegionId GetRegion(const Expr* e) const;
@@ -101,6 +106,8 @@ class AnnotatedRegionSet {
   void ForEachItem(const List& list, F&& f) const;
 
   std::string func_name_;
+  const Expr* root_ = nullptr;
+  LetBindings lets_;
   std::vector<Region> regions_;
   mutable std::vector<RegionId> parent_;  // union-find; a root is a live region
   size_t live_regions_ = 0;
