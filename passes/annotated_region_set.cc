@@ -36,8 +36,10 @@ class AnnotatedRegionSet::Creator {
         CARVE_RETURN_IF_ERROR(PreVisit(e));
         kids.clear();
         ForEachChild(e, [&](const Expr* c) { kids.push_back(c); });
+        // Atoms (ops, variables, constants) neither join nor open regions:
+        // they are not visited at all.
         for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
-          if (!visited_.Contains(*it)) stack.push_back({*it, false});
+          if (!(*it)->is_atom() && !visited_.Contains(*it)) stack.push_back({*it, false});
         }
         continue;
       }

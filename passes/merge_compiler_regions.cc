@@ -96,8 +96,10 @@ class RegionMerger {
         if (IsComposite(e)) continue;  // no annotations inside composites
         kids.clear();
         ForEachChild(e, [&](const Expr* c) { kids.push_back(c); });
+        // Atoms decide nothing; one that is a region input is visited when
+        // its region asks for its producers (NextProducer).
         for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
-          if (State(*it) == kNew) stack.push_back(Frame{*it});
+          if (!(*it)->is_atom() && State(*it) == kNew) stack.push_back(Frame{*it});
         }
         continue;
       }
