@@ -1,6 +1,8 @@
 #include "ir/rel_common.h"
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 namespace carve::rel {
 namespace {
@@ -275,8 +277,10 @@ absl::Status ExpectCount(std::span<const int64_t> values, size_t n, std::string_
 
 // ---- Layouts ------------------------------------------------------------
 
-absl::StatusOr<BijectiveLayout> LayoutTo(std::string_view layout, std::string_view canonical,
-                                         std::string_view what) {
+namespace {
+
+absl::StatusOr<BijectiveLayout> ParseLayoutTo(std::string_view layout, std::string_view canonical,
+                                              std::string_view what) {
   absl::StatusOr<Layout> parsed = Layout::Parse(layout);
   if (!parsed.ok()) return Error("{}: {}", what, StatusText(parsed.status()));
   absl::StatusOr<Layout> canon = Layout::Parse(canonical);
@@ -286,6 +290,29 @@ absl::StatusOr<BijectiveLayout> LayoutTo(std::string_view layout, std::string_vi
                  canonical);
   }
   return BijectiveLayout::Make(*parsed, *canon);
+}
+
+}  // namespace
+
+// Memoized per thread: a graph has a handful of distinct layouts, and every
+// conv2d asks for three (parsing them was about 15k instructions per call).
+absl::StatusOr<BijectiveLayout> LayoutTo(std::string_view layout, std::string_view canonical,
+                                         std::string_view what) {
+  struct Entry {
+    std::string layout, canonical, what;
+    absl::StatusOr<BijectiveLayout> result;
+  };
+  constexpr size_t kMaxEntries = 32;
+  thread_local std::vector<Entry> cache;
+  for (const Entry& e : cache) {
+    if (e.layout == layout && e.canonical == canonical && e.what == what) return e.result;
+  }
+  absl::StatusOr<BijectiveLayout> result = ParseLayoutTo(layout, canonical, what);
+  if (cache.size() < kMaxEntries) {
+    cache.push_back(
+        Entry{std::string(layout), std::string(canonical), std::string(what), result});
+  }
+  return result;
 }
 
 absl::StatusOr<Shape> ToCanonical(const TensorType* t, const BijectiveLayout& bij,

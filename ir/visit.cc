@@ -9,31 +9,27 @@ size_t NumChildren(const Expr* e) {
 }
 
 void PostOrderVisit(const Expr* root, absl::FunctionRef<void(const Expr*)> f) {
-  absl::flat_hash_set<const Expr*> done;
-  // (node, children pushed)
-  std::vector<std::pair<const Expr*, bool>> stack;
-  stack.emplace_back(root, false);
+  // done: 1 once expanded (children pushed), 2 once visited.
+  AddressMap<uint8_t> state;
+  std::vector<const Expr*> stack;
+  stack.push_back(root);
   std::vector<const Expr*> kids;
   while (!stack.empty()) {
-    auto& [e, expanded] = stack.back();
-    if (done.contains(e)) {
+    const Expr* e = stack.back();
+    auto [st, inserted] = state.TryEmplace(e, 1);
+    if (!inserted) {
       stack.pop_back();
-      continue;
-    }
-    if (!expanded) {
-      expanded = true;
-      kids.clear();
-      ForEachChild(e, [&](const Expr* c) { kids.push_back(c); });
-      const Expr* self = e;
-      (void)self;
-      for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
-        if (!done.contains(*it)) stack.emplace_back(*it, false);
+      if (*st == 1) {
+        *st = 2;
+        f(e);
       }
       continue;
     }
-    const Expr* node = e;
-    stack.pop_back();
-    if (done.insert(node).second) f(node);
+    kids.clear();
+    ForEachChild(e, [&](const Expr* c) { kids.push_back(c); });
+    for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
+      if (!state.Contains(*it)) stack.push_back(*it);
+    }
   }
 }
 
@@ -49,7 +45,7 @@ const Expr* ExprMutator::Mutate(const Expr* root) {
   std::vector<const Expr*> kids;
   while (!stack.empty()) {
     auto& [e, expanded] = stack.back();
-    if (memo_.contains(e)) {
+    if (memo_.Contains(e)) {
       stack.pop_back();
       continue;
     }
@@ -59,21 +55,23 @@ const Expr* ExprMutator::Mutate(const Expr* root) {
         kids.clear();
         ForEachChild(e, [&](const Expr* c) { kids.push_back(c); });
         for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
-          if (!memo_.contains(*it)) stack.emplace_back(*it, false);
+          if (!memo_.Contains(*it)) stack.emplace_back(*it, false);
         }
       }
       continue;
     }
     const Expr* node = e;
     stack.pop_back();
-    if (!memo_.contains(node)) memo_[node] = Rewrite(node);
+    // Not memoized: checked at the top of this iteration.
+    const Expr* rewritten = Rewrite(node);
+    memo_.TryEmplace(node, rewritten);
   }
-  return memo_.at(root);
+  return *memo_.Find(root);
 }
 
 const Expr* ExprMutator::Mutated(const Expr* original) const {
-  auto it = memo_.find(original);
-  return it == memo_.end() ? original : it->second;
+  const Expr* const* m = memo_.Find(original);
+  return m == nullptr ? original : *m;
 }
 
 const Expr* ExprMutator::Rebuild(const Expr* e) {

@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/functional/function_ref.h"
+#include "ir/address_map.h"
 #include "ir/expr.h"
 
 namespace carve {
@@ -89,7 +90,7 @@ class ExprMutator {
 
  private:
   IRBuilder builder_;
-  absl::flat_hash_map<const Expr*, const Expr*> memo_;
+  AddressMap<const Expr*> memo_;
 };
 
 }  // namespace carve

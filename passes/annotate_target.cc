@@ -4,7 +4,7 @@
 #include <string_view>
 #include <utility>
 
-#include "absl/container/flat_hash_map.h"
+#include "ir/address_map.h"
 #include "fmt/format.h"
 #include "ir/visit.h"
 #include "passes/annotation.h"
@@ -66,7 +66,7 @@ class Annotator : public ExprMutator {
     if (IsCompilerBegin(pre)) return post;  // its consumer handles it
     if (IsCompilerEnd(pre)) {
       // An earlier run's annotation: remember the target of its input.
-      target_of_.try_emplace(post->args()[0], AnnotationTarget(post));
+      target_of_.TryEmplace(post->args()[0], AnnotationTarget(post));
       return post;
     }
     if (!pre->args().empty() && IsCompilerBegin(pre->args()[0]) &&
@@ -195,23 +195,23 @@ class Annotator : public ExprMutator {
       }
       return IsCompilerEnd(inner) ? AnnotationTarget(inner) : kDefaultTarget;
     }
-    auto it = target_of_.find(arg);
-    if (it == target_of_.end()) {
+    const std::string_view* found = target_of_.Find(arg);
+    if (found == nullptr) {
       closed = arg;  // a graph input
       return kDefaultTarget;
     }
-    closed = IsNullaryValue(arg) ? arg : MakeCompilerEnd(builder(), arg, it->second);
-    return it->second;
+    std::string_view target = *found;
+    closed = IsNullaryValue(arg) ? arg : MakeCompilerEnd(builder(), arg, target);
+    return target;
   }
 
   // TVM's InsertCompilerEndAndPropogateTarget, for values leaving their
   // region (bodies, if parts, inputs of non-annotated nodes).
   const Expr* InsertEnd(const Expr* e) {
-    auto it = target_of_.find(e);
-    if (it != target_of_.end()) {
+    if (const std::string_view* found = target_of_.Find(e)) {
       bool closable = Isa<TupleGetItem>(e) || ((Isa<Tuple>(e) || Isa<Call>(e)) && !IsNullaryValue(e));
       if (!closable) return e;
-      std::string_view target = it->second;
+      std::string_view target = *found;
       const Call* end = MakeCompilerEnd(builder(), e, target);
       target_of_[end] = target;
       return end;
@@ -219,8 +219,8 @@ class Annotator : public ExprMutator {
     if (IsCompilerEnd(e) && AnnotationTarget(e) == kDefaultTarget) {
       // A default end of an earlier run: re-close with the input's target.
       const Expr* inner = Cast<Call>(e)->args()[0];
-      auto found = target_of_.find(inner);
-      std::string_view target = found == target_of_.end() ? kDefaultTarget : found->second;
+      const std::string_view* found = target_of_.Find(inner);
+      std::string_view target = found == nullptr ? kDefaultTarget : *found;
       const Call* end = MakeCompilerEnd(builder(), inner, target);
       target_of_[end] = target;
       return end;
@@ -231,7 +231,7 @@ class Annotator : public ExprMutator {
   const std::vector<TargetSpecPtr>& targets_;
   bool include_non_call_ops_;
   // The target chosen for each rewritten node (TVM's op_expr_to_target_).
-  absl::flat_hash_map<const Expr*, std::string_view> target_of_;
+  AddressMap<std::string_view> target_of_;
 };
 
 }  // namespace

@@ -27,7 +27,7 @@ class AnnotatedRegionSet::Creator {
     while (!stack.empty()) {
       Frame& top = stack.back();
       if (!top.expanded) {
-        if (visited_.contains(top.e)) {
+        if (visited_.Contains(top.e)) {
           stack.pop_back();
           continue;
         }
@@ -36,14 +36,16 @@ class AnnotatedRegionSet::Creator {
         CARVE_RETURN_IF_ERROR(PreVisit(e));
         kids.clear();
         ForEachChild(e, [&](const Expr* c) { kids.push_back(c); });
+        // Atoms (ops, variables, constants) neither join nor open regions:
+        // they are not visited at all.
         for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
-          if (!visited_.contains(*it)) stack.push_back({*it, false});
+          if (!(*it)->is_atom() && !visited_.Contains(*it)) stack.push_back({*it, false});
         }
         continue;
       }
       const Expr* e = top.e;
       stack.pop_back();
-      if (!visited_.insert(e).second) continue;
+      if (!visited_.TryEmplace(e, 1).second) continue;
       CARVE_RETURN_IF_ERROR(PostVisit(e));
     }
     return absl::OkStatus();
@@ -80,6 +82,9 @@ class AnnotatedRegionSet::Creator {
         const Expr* tuple = Cast<TupleGetItem>(e)->tuple();
         return AddToArgRegion(e, std::span<const Expr* const>(&tuple, 1));
       }
+      case ExprKind::kLet:
+        set_.lets_.Record(Cast<Let>(e));
+        return absl::OkStatus();
       case ExprKind::kFunction:
         scopes_.pop_back();
         return absl::OkStatus();
@@ -156,7 +161,7 @@ class AnnotatedRegionSet::Creator {
   }
 
   AnnotatedRegionSet& set_;
-  absl::flat_hash_set<const Expr*> visited_;
+  AddressMap<uint8_t> visited_;
   std::vector<const Function*> scopes_;
 };
 
@@ -164,6 +169,7 @@ absl::StatusOr<AnnotatedRegionSet> AnnotatedRegionSet::Create(const Expr* root,
                                                                std::string func_name) {
   AnnotatedRegionSet set;
   set.func_name_ = std::move(func_name);
+  set.root_ = root;
   Creator creator(set);
   CARVE_RETURN_IF_ERROR(creator.Run(root));
   return set;
@@ -181,8 +187,8 @@ AnnotatedRegionSet::RegionId AnnotatedRegionSet::Find(RegionId id) const {
 }
 
 AnnotatedRegionSet::RegionId AnnotatedRegionSet::GetRegion(const Expr* e) const {
-  auto it = region_of_.find(e);
-  return it == region_of_.end() ? kNoRegion : Find(it->second);
+  const RegionId* r = region_of_.Find(e);
+  return r == nullptr ? kNoRegion : Find(*r);
 }
 
 std::vector<AnnotatedRegionSet::RegionId> AnnotatedRegionSet::RegionIds() const {
@@ -246,10 +252,10 @@ void AnnotatedRegionSet::MergeRegions(RegionId src, RegionId dst) {
   // read from `src` stay consumers of the merged region.
   List kept;
   ForEachItem(regions_[src].consumers, [&](const Expr* begin) {
-    RegionId owner = Find(region_of_.at(begin));
+    RegionId owner = Find(*region_of_.Find(begin));
     if (owner == src || owner == dst) {
-      removed_.insert(begin);
-      removed_.insert(Cast<Call>(begin)->args()[0]);
+      removed_.TryEmplace(begin, 1);
+      removed_.TryEmplace(Cast<Call>(begin)->args()[0], 1);
     } else {
       Append(kept, begin);
     }
@@ -268,7 +274,7 @@ void AnnotatedRegionSet::MergeRegions(RegionId src, RegionId dst) {
 std::vector<const Call*> AnnotatedRegionSet::Ins(RegionId id) const {
   std::vector<const Call*> out;
   ForEachItem(regions_[Find(id)].ins, [&](const Expr* e) {
-    if (!removed_.contains(e)) out.push_back(Cast<Call>(e));
+    if (!removed_.Contains(e)) out.push_back(Cast<Call>(e));
   });
   return out;
 }
@@ -276,7 +282,7 @@ std::vector<const Call*> AnnotatedRegionSet::Ins(RegionId id) const {
 std::vector<const Call*> AnnotatedRegionSet::Outs(RegionId id) const {
   std::vector<const Call*> out;
   ForEachItem(regions_[Find(id)].outs, [&](const Expr* e) {
-    if (!removed_.contains(e)) out.push_back(Cast<Call>(e));
+    if (!removed_.Contains(e)) out.push_back(Cast<Call>(e));
   });
   return out;
 }

@@ -28,7 +28,9 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
+#include "ir/address_map.h"
 #include "ir/expr.h"
+#include "passes/dataflow_deps.h"
 
 namespace carve {
 
@@ -48,6 +50,10 @@ class AnnotatedRegionSet {
                                                    std::string func_name = "default");
 
   const std::string& func_name() const { return func_name_; }
+  // The expression the set was built from, and the lets in it (recorded
+  // during construction, so that analyses over the same root need no walk).
+  const Expr* root() const { return root_; }
+  const LetBindings& lets() const { return lets_; }
 
   // The region holding `e`, or kNoRegion.
   RegionId GetRegion(const Expr* e) const;
@@ -56,6 +62,9 @@ class AnnotatedRegionSet {
   // The live region ids, ascending.
   std::vector<RegionId> RegionIds() const;
   size_t size() const { return live_regions_; }
+  // One more than the largest id ever made (ids are dense from 0, with gaps
+  // for merged regions): the size of arrays indexed by region id.
+  size_t NumRegionIds() const { return regions_.size(); }
 
   std::string_view Target(RegionId id) const { return regions_[id].target; }
   // The function literal (or the root function) whose body holds the region.
@@ -97,14 +106,18 @@ class AnnotatedRegionSet {
   void ForEachItem(const List& list, F&& f) const;
 
   std::string func_name_;
+  const Expr* root_ = nullptr;
+  LetBindings lets_;
   std::vector<Region> regions_;
   mutable std::vector<RegionId> parent_;  // union-find; a root is a live region
   size_t live_regions_ = 0;
-  absl::flat_hash_map<const Expr*, RegionId> region_of_;
+  // Each node's region as assigned (resolve it with Find); address-ordered so
+  // that walks touch it almost sequentially.
+  AddressMap<RegionId> region_of_;
   std::vector<const Expr*> items_;
   std::vector<int32_t> next_;
   // Inputs and outputs dropped by merges (TVM removes them from the lists).
-  absl::flat_hash_set<const Expr*> removed_;
+  AddressMap<uint8_t> removed_;
 };
 
 }  // namespace carve

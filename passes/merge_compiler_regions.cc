@@ -29,7 +29,13 @@ bool IsComposite(const Expr* e) {
 // Decides the merges. See the header for the algorithm.
 class RegionMerger {
  public:
-  explicit RegionMerger(AnnotatedRegionSet& set) : set_(set) {}
+  explicit RegionMerger(AnnotatedRegionSet& set)
+      : set_(set),
+        processed_(set.NumRegionIds(), 0),
+        pending_(set.NumRegionIds(), 0),
+        restrict_(set.NumRegionIds()),
+        region_upstream_(set.NumRegionIds()),
+        region_known_(set.NumRegionIds(), 0) {}
 
   absl::Status Run(const Expr* root) {
     CountPendingEdges();
@@ -73,25 +79,27 @@ class RegionMerger {
         Frame frame = std::move(stack.back());
         stack.pop_back();
         RegionId r = set_.GetRegion(frame.end);
-        if (!processed_.contains(r)) Process(r, frame.inputs);
+        if (!processed_[r]) Process(r, frame.inputs);
         continue;
       }
       Frame& top = stack.back();
       const Expr* e = top.e;
       if (!top.expanded) {
-        auto [slot, inserted] = state_.try_emplace(e, kActive);
-        if (!inserted && slot->second == kDone) {
+        auto [slot, inserted] = state_.TryEmplace(e, kActive);
+        if (!inserted && *slot == kDone) {
           stack.pop_back();
           continue;
         }
-        slot->second = kActive;
+        *slot = kActive;
         top.expanded = true;
         if (const Let* let = DynCast<Let>(e)) lets_.Record(let);
         if (IsComposite(e)) continue;  // no annotations inside composites
         kids.clear();
         ForEachChild(e, [&](const Expr* c) { kids.push_back(c); });
+        // Atoms decide nothing; one that is a region input is visited when
+        // its region asks for its producers (NextProducer).
         for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
-          if (State(*it) == kNew) stack.push_back(Frame{*it});
+          if (!(*it)->is_atom() && State(*it) == kNew) stack.push_back(Frame{*it});
         }
         continue;
       }
@@ -99,7 +107,7 @@ class RegionMerger {
       state_[e] = kDone;
       if (!IsCompilerEnd(e)) continue;
       RegionId r = set_.GetRegion(e);
-      if (processed_.contains(r)) continue;
+      if (processed_[r]) continue;
       Frame frame;
       frame.end = Cast<Call>(e);
       frame.inputs = set_.Ins(r);
@@ -109,8 +117,8 @@ class RegionMerger {
   }
 
   uint8_t State(const Expr* e) const {
-    auto it = state_.find(e);
-    return it == state_.end() ? kNew : it->second;
+    const uint8_t* st = state_.Find(e);
+    return st == nullptr ? uint8_t{kNew} : *st;
   }
 
   // The next input producer of a region frame still to visit, or nullptr
@@ -122,7 +130,7 @@ class RegionMerger {
       const Call* begin = frame.inputs[frame.next++];
       const Expr* producer = begin->args()[0];
       RegionId p = set_.GetRegion(producer);
-      if (p != kNone && processed_.contains(p)) continue;
+      if (p != kNone && processed_[p]) continue;
       uint8_t st = State(producer);
       if (st == kDone) continue;
       if (st == kActive) {
@@ -166,9 +174,9 @@ class RegionMerger {
       int64_t carried = pending_[p];
       set_.MergeRegions(p, r);
       pending_[r] += carried;
-      restrict_.erase(p);
+      RegionList().swap(restrict_[p]);
     }
-    processed_.insert(r);
+    processed_[r] = 1;
     Canonicalize(restrict);
     Prune(restrict, r);
     if (pending_[r] > 0) restrict_[r] = std::move(restrict);
@@ -177,17 +185,14 @@ class RegionMerger {
   // Marks one input edge from `p` as visited; a region nobody will read from
   // again can leave every restriction set.
   void Consume(RegionId p) {
-    if (--pending_[p] == 0) restrict_.erase(p);
+    if (--pending_[p] == 0) RegionList().swap(restrict_[p]);
   }
 
   // What a region contributes to the restrictions of a region reading it
   // indirectly or from another target: its own restrictions (every live
   // region upstream of it), computed on demand for a region not decided yet.
-  RegionList RegionUpstream(RegionId p) {
-    if (processed_.contains(p)) {
-      auto it = restrict_.find(p);
-      return it == restrict_.end() ? RegionList{} : it->second;
-    }
+  const RegionList& RegionUpstream(RegionId p) {
+    if (processed_[p]) return restrict_[p];
     return Upstream(RegionKey(p));
   }
 
@@ -196,6 +201,10 @@ class RegionMerger {
   static uintptr_t Key(const Expr* e) { return reinterpret_cast<uintptr_t>(e); }
   static uintptr_t RegionKey(RegionId r) { return (static_cast<uintptr_t>(r) << 1) | 1; }
   static bool IsRegionKey(uintptr_t k) { return k & 1; }
+  static const void* KeyPtr(uintptr_t k) { return reinterpret_cast<const void*>(k); }
+  bool Known(uintptr_t k) const {
+    return IsRegionKey(k) ? region_known_[k >> 1] != 0 : upstream_.Contains(KeyPtr(k));
+  }
 
   // The dependencies of a key: a node's (see dataflow_deps.h), or the input
   // producers of a region.
@@ -217,7 +226,7 @@ class RegionMerger {
     std::vector<Item> stack = {{key, false}};
     while (!stack.empty()) {
       Item& top = stack.back();
-      if (upstream_.contains(top.key)) {
+      if (Known(top.key)) {
         stack.pop_back();
         continue;
       }
@@ -227,8 +236,8 @@ class RegionMerger {
         ForEachKeyDependency(k, [&](const Expr* d) {
           RegionId g = set_.GetRegion(d);
           if (g == kNone) {
-            if (!upstream_.contains(Key(d))) stack.push_back({Key(d), false});
-          } else if (!processed_.contains(g) && !upstream_.contains(RegionKey(g))) {
+            if (!upstream_.Contains(d)) stack.push_back({Key(d), false});
+          } else if (!processed_[g] && !region_known_[g]) {
             stack.push_back({RegionKey(g), false});
           }
         });
@@ -239,8 +248,7 @@ class RegionMerger {
       ForEachKeyDependency(k, [&](const Expr* d) {
         RegionId g = set_.GetRegion(d);
         if (g == kNone) {
-          auto it = upstream_.find(Key(d));
-          if (it != upstream_.end()) Append(result, it->second);
+          if (const RegionList* up = upstream_.Find(d)) Append(result, *up);
           return;
         }
         if (IsRegionKey(k) && g == static_cast<RegionId>(k >> 1)) return;
@@ -249,18 +257,19 @@ class RegionMerger {
       });
       Canonicalize(result);
       Prune(result, kNone);
-      upstream_[k] = std::move(result);
+      if (IsRegionKey(k)) {
+        region_known_[k >> 1] = 1;
+        region_upstream_[k >> 1] = std::move(result);
+      } else {
+        upstream_[KeyPtr(k)] = std::move(result);
+      }
     }
-    return upstream_.at(key);
+    return IsRegionKey(key) ? region_upstream_[key >> 1] : *upstream_.Find(KeyPtr(key));
   }
 
-  RegionList RegionUpstreamIfKnown(RegionId g) {
-    if (processed_.contains(g)) {
-      auto it = restrict_.find(g);
-      return it == restrict_.end() ? RegionList{} : it->second;
-    }
-    auto it = upstream_.find(RegionKey(g));
-    return it == upstream_.end() ? RegionList{} : it->second;
+  const RegionList& RegionUpstreamIfKnown(RegionId g) {
+    if (processed_[g]) return restrict_[g];
+    return region_upstream_[g];  // empty unless known
   }
 
   static void Append(RegionList& to, const RegionList& from) {
@@ -282,12 +291,15 @@ class RegionMerger {
   }
 
   AnnotatedRegionSet& set_;
-  absl::flat_hash_map<const Expr*, uint8_t> state_;
+  AddressMap<uint8_t> state_;
   LetBindings lets_;
-  absl::flat_hash_set<RegionId> processed_;
-  absl::flat_hash_map<RegionId, int64_t> pending_;
-  absl::flat_hash_map<RegionId, RegionList> restrict_;  // decided regions with readers left
-  absl::flat_hash_map<uintptr_t, RegionList> upstream_;
+  // Indexed by region id.
+  std::vector<uint8_t> processed_;
+  std::vector<int64_t> pending_;
+  std::vector<RegionList> restrict_;  // decided regions with readers left (else empty)
+  AddressMap<RegionList> upstream_;   // nodes outside regions, by node
+  std::vector<RegionList> region_upstream_;  // undecided regions, by id
+  std::vector<uint8_t> region_known_;
 };
 
 // Removes compiler_begin(compiler_end(x)) pairs inside one region.

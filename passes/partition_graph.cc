@@ -74,7 +74,10 @@ class Partitioner {
         set_(set),
         builder_(mod.arena()),
         prefix_(std::move(prefix)),
-        bind_constants_(bind_constants) {
+        bind_constants_(bind_constants),
+        funcs_(set.NumRegionIds()),
+        outputs_(set.NumRegionIds()),
+        has_outputs_(set.NumRegionIds(), 0) {
     for (RegionId r : set_.RegionIds()) {
       std::vector<const Call*> ins = set_.Ins(r);
       for (size_t k = 0; k < ins.size(); ++k) input_index_[ins[k]] = static_cast<int>(k);
@@ -94,12 +97,12 @@ class Partitioner {
     while (!stack.empty()) {
       Frame& top = stack.back();
       const Expr* e = top.e;
-      if (memo_.contains(e)) {
+      if (memo_.Contains(e)) {
         stack.pop_back();
         continue;
       }
       if (!top.expanded) {
-        if (!active_.insert(e).second) {
+        if (!active_.TryEmplace(e, 1).second) {
           // Only regions that feed each other can lead back to a node
           // being expanded; FindRegionCycle reports those first.
           return absl::FailedPreconditionError(
@@ -110,7 +113,7 @@ class Partitioner {
         kids.clear();
         ExpandChildren(e, kids);
         for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
-          if (!memo_.contains(*it)) stack.push_back({*it, false});
+          if (!memo_.Contains(*it)) stack.push_back({*it, false});
         }
         continue;
       }
@@ -118,7 +121,7 @@ class Partitioner {
       CARVE_ASSIGN_OR_RETURN(const Expr* out, PostVisit(e));
       memo_[e] = out;
     }
-    return Cast<Function>(memo_.at(fn));
+    return Cast<Function>(At(fn));
   }
 
  private:
@@ -137,7 +140,7 @@ class Partitioner {
     if (fn != nullptr && fn->HasAttr(attr::kComposite)) return e;
     if (IsCompilerBegin(e)) return OpenInput(Cast<Call>(e));
     if (!IsCompilerEnd(e)) {
-      const Expr* out = RebuildNode(e, [this](const Expr* c) { return memo_.at(c); }, builder_);
+      const Expr* out = RebuildNode(e, [this](const Expr* c) { return At(c); }, builder_);
       if (out != e && out->checked_type() == nullptr) out->set_checked_type(e->checked_type());
       return out;
     }
@@ -154,12 +157,12 @@ class Partitioner {
     RegionId r = set_.GetRegion(begin);
     RegionFunction& f = funcs_[r];
     if (auto it = f.inputs.find(source); it != f.inputs.end()) return it->second;
-    const Expr* value = memo_.at(begin->args()[0]);
+    const Expr* value = At(begin->args()[0]);
     if (bind_constants_ && IsConstantValue(value)) {
       f.inputs[source] = value;
       return value;
     }
-    std::string name = fmt::format("{}_{}_i{}", set_.Target(r), r, input_index_.at(begin));
+    std::string name = fmt::format("{}_{}_i{}", set_.Target(r), r, *input_index_.Find(begin));
     const Var* var = builder_.MakeVar(name, begin->checked_type());
     var->set_checked_type(begin->checked_type());
     f.params.emplace_back(var, value);
@@ -169,14 +172,15 @@ class Partitioner {
 
   // The distinct values the region's compiler_ends read, in output order.
   const std::vector<const Expr*>& Outputs(RegionId r) {
-    auto [it, inserted] = outputs_.try_emplace(r);
-    if (inserted) {
+    std::vector<const Expr*>& outs = outputs_[r];
+    if (!has_outputs_[r]) {
+      has_outputs_[r] = 1;
       absl::flat_hash_set<const Expr*> seen;
       for (const Call* end : set_.Outs(r)) {
-        if (seen.insert(end->args()[0]).second) it->second.push_back(end->args()[0]);
+        if (seen.insert(end->args()[0]).second) outs.push_back(end->args()[0]);
       }
     }
-    return it->second;
+    return outs;
   }
 
   absl::Status CreateFunction(RegionId r, const Call* end) {
@@ -186,7 +190,7 @@ class Partitioner {
     std::vector<const Expr*> fields;
     std::vector<const Type*> field_types;
     for (const Expr* out : outs) {
-      fields.push_back(memo_.at(out));
+      fields.push_back(At(out));
       field_types.push_back(out->checked_type());
     }
     std::vector<const Var*> params;
@@ -253,11 +257,16 @@ class Partitioner {
   std::string prefix_;
   bool bind_constants_;
   bool hooked_ = false;
-  absl::flat_hash_map<const Call*, int> input_index_;
-  absl::flat_hash_map<const Expr*, const Expr*> memo_;
-  absl::flat_hash_set<const Expr*> active_;  // expanded, not yet rewritten
-  absl::flat_hash_map<RegionId, RegionFunction> funcs_;
-  absl::flat_hash_map<RegionId, std::vector<const Expr*>> outputs_;
+  // The rewritten version of a visited node (it must be there).
+  const Expr* At(const Expr* e) const { return *memo_.Find(e); }
+
+  AddressMap<int> input_index_;
+  AddressMap<const Expr*> memo_;
+  AddressMap<uint8_t> active_;  // expanded, not yet rewritten
+  // Indexed by region id.
+  std::vector<RegionFunction> funcs_;
+  std::vector<std::vector<const Expr*>> outputs_;
+  std::vector<uint8_t> has_outputs_;
 };
 
 // Replaces calls of renamed globals.

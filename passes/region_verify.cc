@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -25,10 +26,13 @@ bool IsRegionVertex(Vertex v) { return v & 1; }
 
 class CycleFinder {
  public:
-  CycleFinder(const AnnotatedRegionSet& set, const Expr* root) : set_(set), root_(root) {
+  CycleFinder(const AnnotatedRegionSet& set, const Expr* root)
+      : set_(set), root_(root), lets_(set.lets()) {
+    if (root == set.root()) return;  // the set recorded the lets of this root
     PostOrderVisit(root, [this](const Expr* e) {
-      if (const Let* let = DynCast<Let>(e)) lets_.Record(let);
+      if (const Let* let = DynCast<Let>(e)) own_lets_.Record(let);
     });
+    lets_ = own_lets_;
   }
 
   std::optional<std::string> Find() {
@@ -126,7 +130,8 @@ class CycleFinder {
 
   const AnnotatedRegionSet& set_;
   const Expr* root_;
-  LetBindings lets_;
+  LetBindings own_lets_;
+  std::reference_wrapper<const LetBindings> lets_;
   absl::flat_hash_map<Vertex, uint8_t> color_;
 };
 
