@@ -42,11 +42,20 @@ class Expr {
   // Var, GlobalVar, Constant and Op are atoms: the printer always inlines them.
   bool is_atom() const { return kind_ <= ExprKind::kOp; }
 
+  // A scratch byte for the one traversal that runs at a time (InferType
+  // marks the nodes it has typed here instead of in a side table: a hash map
+  // of a million nodes costs more memory than the nodes). Zero between
+  // traversals: a pass that sets it clears it before returning. It lives in
+  // padding, so it costs no space.
+  uint8_t scratch_mark() const { return mark_; }
+  void set_scratch_mark(uint8_t mark) const { mark_ = mark; }
+
  protected:
   Expr(ExprKind kind, Span span) : kind_(kind), span_(span) {}
 
  private:
   ExprKind kind_;
+  mutable uint8_t mark_ = 0;
   Span span_;
   mutable const Type* checked_type_ = nullptr;
 };

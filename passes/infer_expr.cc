@@ -26,7 +26,6 @@ std::string DescribeCallee(const Expr* callee) {
 void ExprTyper::Reset() {
   errors_at_start_ = diags_.size();
   unifier_.Clear();
-  types_.clear();
   order_.clear();
   binders_.clear();
   stack_.clear();
@@ -41,22 +40,27 @@ const Type* ExprTyper::Run(const Expr* root) {
     Step();
     if (unifier_.has_woken()) Drain();
   }
-  ReportUnresolved(WriteBack());
+  ReportUnresolved(ResolveAll());
   const Type* t = Resolved(root);
+  Finish();
   return unifier_.Classify(t) == TypeUnifier::State::kComplete ? t : TypeUnifier::Poison();
 }
 
+// The scratch mark of a node typed in the current run.
+constexpr uint8_t kTyped = 1;
+
+bool ExprTyper::IsTyped(const Expr* e) { return e->scratch_mark() == kTyped; }
+
 void ExprTyper::Push(const Expr* e) {
-  if (!types_.contains(e)) stack_.push_back(Frame{e, 0});
+  if (!IsTyped(e)) stack_.push_back(Frame{e, 0});
 }
 
 void ExprTyper::SetType(const Expr* e, const Type* t) {
-  auto [it, inserted] = types_.try_emplace(e, uint32_t(order_.size()));
-  if (inserted) {
-    order_.emplace_back(e, t);
-  } else {
-    order_[it->second].second = t;
+  if (!IsTyped(e)) {
+    e->set_scratch_mark(kTyped);
+    order_.push_back(e);
   }
+  e->set_checked_type(t);
 }
 
 void ExprTyper::Done(const Expr* e, const Type* t) {
@@ -65,8 +69,7 @@ void ExprTyper::Done(const Expr* e, const Type* t) {
 }
 
 const Type* ExprTyper::TypeOf(const Expr* e) const {
-  auto it = types_.find(e);
-  return it == types_.end() ? TypeUnifier::Poison() : order_[it->second].second;
+  return IsTyped(e) ? e->checked_type() : TypeUnifier::Poison();
 }
 
 // One step of the node on top of the stack: either push its children (and
@@ -74,7 +77,7 @@ const Type* ExprTyper::TypeOf(const Expr* e) const {
 void ExprTyper::Step() {
   size_t i = stack_.size() - 1;
   const Expr* e = stack_[i].e;
-  if (stack_[i].stage == 0 && types_.contains(e)) {  // shared node, already typed
+  if (stack_[i].stage == 0 && IsTyped(e)) {  // shared node, already typed
     stack_.pop_back();
     return;
   }
@@ -159,8 +162,12 @@ void ExprTyper::StepFunction(size_t i) {
   if (stack_[i].stage++ == 0) {
     // Parameters without annotations are holes, filled from the call site.
     for (const Var* p : fn->params()) {
-      SetType(p, p->annotation() ? p->annotation() : unifier_.NewHole());
-      binders_.push_back(Binder{p, false});
+      const Type* t = p->annotation() ? p->annotation() : unifier_.NewHole();
+      SetType(p, t);
+      // A complete annotation can never be reported as unresolved.
+      if (unifier_.Classify(t) != TypeUnifier::State::kComplete) {
+        binders_.push_back(Binder{p, false});
+      }
     }
     return Push(fn->body());
   }
@@ -229,7 +236,16 @@ const Type* ExprTyper::RunRelation(const Call* call) {
   if (op->type_rel == nullptr) {
     return Error(call->span(), fmt::format("{}: no type relation is registered", op->name));
   }
+  // Errors are not cached: their message is built again, which is rare.
+  RelationKey key{op, call->attrs(), scratch_.size(), {}};
+  bool cacheable = scratch_.size() <= key.args.size();
+  if (cacheable) {
+    std::copy(scratch_.begin(), scratch_.end(), key.args.begin());
+    auto it = relation_cache_.find(key);
+    if (it != relation_cache_.end()) return it->second;
+  }
   absl::StatusOr<const Type*> out = op->type_rel(TypeRelCall{op, scratch_, call->attrs()});
+  if (out.ok() && *out != nullptr && cacheable) relation_cache_.emplace(key, *out);
   if (!out.ok()) {
     std::string message(out.status().message());
     return Error(call->span(), fmt::format("{}: {}", op->name, message));
@@ -319,7 +335,7 @@ const Type* ExprTyper::TypeIf(const If* e) {
 void ExprTyper::BindLetVar(const Let* let) {
   const Var* var = let->var();
   const Type* value = TypeOf(let->value());
-  bool bound = types_.contains(var);  // pre-bound for a function literal
+  bool bound = IsTyped(var);  // pre-bound for a function literal
   if (!bound) binders_.push_back(Binder{var, false});
   const Type* declared = bound ? TypeOf(var) : var->annotation();
   if (declared == nullptr) return SetType(var, value);
@@ -419,15 +435,26 @@ void ExprTyper::Solve(uint32_t id) {
   }
 }
 
-const Expr* ExprTyper::WriteBack() {
+const Expr* ExprTyper::ResolveAll() {
   const Expr* first_open = nullptr;
-  for (const auto& [e, type] : order_) {
-    const Type* t = unifier_.Resolve(type);
-    TypeUnifier::State state = unifier_.Classify(t);
-    e->set_checked_type(state == TypeUnifier::State::kComplete ? t : nullptr);
-    if (state == TypeUnifier::State::kHoles && first_open == nullptr) first_open = e;
+  for (const Expr* e : order_) {
+    const Type* t = unifier_.Resolve(e->checked_type());
+    e->set_checked_type(t);
+    if (first_open == nullptr && unifier_.Classify(t) == TypeUnifier::State::kHoles) {
+      first_open = e;
+    }
   }
   return first_open;
+}
+
+void ExprTyper::Finish() {
+  for (const Expr* e : order_) {
+    if (unifier_.Classify(e->checked_type()) != TypeUnifier::State::kComplete) {
+      e->set_checked_type(nullptr);
+    }
+    e->set_scratch_mark(0);
+  }
+  order_.clear();
 }
 
 void ExprTyper::ReportUnresolved(const Expr* first_open) {

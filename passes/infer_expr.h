@@ -8,6 +8,7 @@
 // of MergeComposite get their types from the call site, wherever the call is.
 #pragma once
 
+#include <array>
 #include <string_view>
 #include <vector>
 
@@ -89,9 +90,13 @@ class ExprTyper {
   bool WatchFirstHole(const Type* resolved, uint32_t id);
   void Drain();
   void Solve(uint32_t id);
-  // Writes every node's resolved type (nullptr when incomplete) and returns
-  // the first node whose type still has holes, or nullptr.
-  const Expr* WriteBack();
+  // Replaces every typed node's type by its resolution and returns the first
+  // node whose type still has holes, or nullptr.
+  const Expr* ResolveAll();
+  // Ends a run: clears the nodes' marks and the types that are not complete
+  // (nullptr = inference failed there).
+  void Finish();
+  static bool IsTyped(const Expr* e);
   void ReportUnresolved(const Expr* first_open);
   // Reports an error (up to a limit) and returns Poison.
   const Type* Error(Span span, std::string message);
@@ -101,17 +106,32 @@ class ExprTyper {
   DiagnosticEngine& diags_;
   size_t errors_at_start_ = 0;
   TypeUnifier unifier_;
-  // Typed nodes in the order they were typed, with their (unresolved)
-  // types; types_ maps a node to its position. Passes over all nodes walk
-  // the vector, not the hash map: a million random probes cost more than
-  // the inference itself.
-  std::vector<std::pair<const Expr*, const Type*>> order_;
-  absl::flat_hash_map<const Expr*, uint32_t> types_;
+  // Typed nodes in the order they were typed. While Run is typing, a node's
+  // (unresolved) type lives in its own checked_type field and its scratch
+  // mark says it was typed in this run; WriteBack resolves the types and
+  // clears the marks. Node-side storage instead of a hash map keeps the
+  // typer at 8 bytes per node, and a pass over all nodes walks this vector.
+  std::vector<const Expr*> order_;
   std::vector<Binder> binders_;  // where unresolved holes are reported
   std::vector<Frame> stack_;
   std::vector<Deferred> deferred_;
   std::vector<const Type*> scratch_;  // argument / field types of the current node
   std::vector<std::string_view> unknown_globals_;
+  // Relation results by (op, attrs, argument types): relations are pure and
+  // types and attrs are interned, so a network that repeats a layer shape
+  // runs each relation once per distinct shape.
+  struct RelationKey {
+    const OpInfo* op;
+    const Attrs* attrs;
+    size_t num_args;
+    std::array<const Type*, 3> args;
+    bool operator==(const RelationKey&) const = default;
+    template <typename H>
+    friend H AbslHashValue(H h, const RelationKey& k) {
+      return H::combine(std::move(h), k.op, k.attrs, k.num_args, k.args[0], k.args[1], k.args[2]);
+    }
+  };
+  absl::flat_hash_map<RelationKey, const Type*> relation_cache_;
 };
 
 }  // namespace carve
