@@ -38,7 +38,7 @@ bool Parser::ParseParams(Signature& sig, const TokenPos& open) {
     }
     const Type* type = nullptr;
     if (Accept(TokenKind::kColon) && (type = ParseType()) == nullptr) return false;
-    const Var* var = b_.MakeVar(param_name, type, name_span);
+    const Var* var = b_.MakeVarWithStableName(param_name, type, name_span);
     // Parameters are bound in the signature's own scope.
     if (const Var* first = BindLocal(var->name(), var)) {
       Error(name_span, fmt::format("duplicate parameter '%{}'", param_name),

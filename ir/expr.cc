@@ -1,6 +1,9 @@
 #include "ir/expr.h"
 
+#include <cstring>
 #include <mutex>
+#include <new>
+#include <type_traits>
 
 #include "absl/container/flat_hash_map.h"
 
@@ -36,8 +39,33 @@ bool IsOpCall(const Expr* e, std::string_view name) {
   return call != nullptr && call->op() != nullptr && call->op()->name == name;
 }
 
+namespace {
+
+static_assert(std::is_trivially_destructible_v<Call> && std::is_trivially_destructible_v<Tuple>);
+static_assert(sizeof(Call) % alignof(const Expr*) == 0 && sizeof(Tuple) % alignof(const Expr*) == 0,
+              "operands follow the node");
+
+// Operand counts are 32-bit: a node with 2^32 operands would need 32 GiB for
+// its operand array alone, and the parser's inputs are below 4 GiB.
+uint32_t CheckedCount(size_t n) { return static_cast<uint32_t>(n); }
+
+// Copies the operands into the storage right after `node`.
+template <typename Node>
+void CopyOperands(const Node* node, std::span<const Expr* const> operands) {
+  if (operands.empty()) return;
+  auto* dst = reinterpret_cast<const Expr**>(const_cast<Node*>(node) + 1);
+  std::memcpy(dst, operands.data(), sizeof(const Expr*) * operands.size());
+}
+
+}  // namespace
+
 const Var* IRBuilder::MakeVar(std::string_view name, const Type* annotation, Span span) {
   return arena_->New<Var>(arena_->CopyString(name), annotation, span);
+}
+
+const Var* IRBuilder::MakeVarWithStableName(std::string_view name, const Type* annotation,
+                                             Span span) {
+  return arena_->New<Var>(name, annotation, span);
 }
 
 const GlobalVar* IRBuilder::MakeGlobalVar(std::string_view name, Span span) {
@@ -59,11 +87,18 @@ const Call* IRBuilder::MakeCall(const Expr* callee, std::span<const Expr* const>
       attrs = DefaultAttrs(op->info()->attrs);
     }
   }
-  return arena_->New<Call>(callee, arena_->CopyArray(args), attrs, span);
+  void* mem = arena_->Allocate(sizeof(Call) + sizeof(const Expr*) * args.size(), alignof(Call));
+  auto* call = new (mem) Call(callee, CheckedCount(args.size()), attrs, span);
+  CopyOperands(call, args);
+  return call;
 }
 
 const Tuple* IRBuilder::MakeTuple(std::span<const Expr* const> fields, Span span) {
-  return arena_->New<Tuple>(arena_->CopyArray(fields), span);
+  void* mem =
+      arena_->Allocate(sizeof(Tuple) + sizeof(const Expr*) * fields.size(), alignof(Tuple));
+  auto* tuple = new (mem) Tuple(CheckedCount(fields.size()), span);
+  CopyOperands(tuple, fields);
+  return tuple;
 }
 
 const TupleGetItem* IRBuilder::MakeTupleGetItem(const Expr* tuple, int index, Span span) {

@@ -109,13 +109,16 @@ class OpExpr : public Expr {
   const OpInfo* info_;
 };
 
+// Calls and tuples keep their operands right after the node, in the same
+// arena allocation (IRBuilder places them), which saves a pointer and a
+// second allocation per node: a graph holds a million of them.
 class Call : public Expr {
  public:
   static constexpr ExprKind kKind = ExprKind::kCall;
-  Call(const Expr* callee, std::span<const Expr* const> args, const Attrs* attrs, Span span)
-      : Expr(kKind, span), callee_(callee), args_(args), attrs_(attrs) {}
   const Expr* callee() const { return callee_; }
-  std::span<const Expr* const> args() const { return args_; }
+  std::span<const Expr* const> args() const {
+    return {reinterpret_cast<const Expr* const*>(this + 1), num_args_};
+  }
   // For op calls with an attrs schema: the full schema instance. Otherwise
   // nullptr (no attributes) or a dictionary.
   const Attrs* attrs() const { return attrs_; }
@@ -123,19 +126,27 @@ class Call : public Expr {
   const OpInfo* op() const;
 
  private:
+  friend class IRBuilder;
+  Call(const Expr* callee, uint32_t num_args, const Attrs* attrs, Span span)
+      : Expr(kKind, span), callee_(callee), attrs_(attrs), num_args_(num_args) {}
+
   const Expr* callee_;
-  std::span<const Expr* const> args_;
   const Attrs* attrs_;
+  uint32_t num_args_;
 };
 
 class Tuple : public Expr {
  public:
   static constexpr ExprKind kKind = ExprKind::kTuple;
-  Tuple(std::span<const Expr* const> fields, Span span) : Expr(kKind, span), fields_(fields) {}
-  std::span<const Expr* const> fields() const { return fields_; }
+  std::span<const Expr* const> fields() const {
+    return {reinterpret_cast<const Expr* const*>(this + 1), num_fields_};
+  }
 
  private:
-  std::span<const Expr* const> fields_;
+  friend class IRBuilder;
+  Tuple(uint32_t num_fields, Span span) : Expr(kKind, span), num_fields_(num_fields) {}
+
+  uint32_t num_fields_;
 };
 
 class TupleGetItem : public Expr {
@@ -240,6 +251,10 @@ class IRBuilder {
   Arena* arena() const { return arena_; }
 
   const Var* MakeVar(std::string_view name, const Type* annotation = nullptr, Span span = {});
+  // Same without copying `name`, which must outlive every module that can
+  // reach the variable: the parser passes views into source texts, which
+  // SourceManager keeps for the life of the process.
+  const Var* MakeVarWithStableName(std::string_view name, const Type* annotation, Span span);
   const GlobalVar* MakeGlobalVar(std::string_view name, Span span = {});
   const Constant* MakeConstant(NDArray data, Span span = {});
   const Constant* MakeScalar(DataType dtype, double value, Span span = {});
