@@ -35,7 +35,7 @@ void ExprTyper::Reset() {
 
 const Type* ExprTyper::Run(const Expr* root) {
   Reset();
-  stack_.push_back(Frame{root, 0});
+  stack_.push_back(Frame(root));
   while (!stack_.empty()) {
     Step();
     if (unifier_.has_woken()) Drain();
@@ -52,7 +52,7 @@ constexpr uint8_t kTyped = 1;
 bool ExprTyper::IsTyped(const Expr* e) { return e->scratch_mark() == kTyped; }
 
 void ExprTyper::Push(const Expr* e) {
-  if (!IsTyped(e)) stack_.push_back(Frame{e, 0});
+  if (!IsTyped(e)) stack_.push_back(Frame(e));
 }
 
 void ExprTyper::SetType(const Expr* e, const Type* t) {
@@ -76,8 +76,8 @@ const Type* ExprTyper::TypeOf(const Expr* e) const {
 // advance its stage) or, once they are typed, compute its type and pop it.
 void ExprTyper::Step() {
   size_t i = stack_.size() - 1;
-  const Expr* e = stack_[i].e;
-  if (stack_[i].stage == 0 && IsTyped(e)) {  // shared node, already typed
+  const Expr* e = stack_[i].e();
+  if (stack_[i].stage() == 0 && IsTyped(e)) {  // shared node, already typed
     stack_.pop_back();
     return;
   }
@@ -95,7 +95,7 @@ void ExprTyper::Step() {
       return StepCall(i);
     case ExprKind::kTuple: {
       auto* t = Cast<Tuple>(e);
-      if (stack_[i].stage++ == 0) {
+      if (stack_[i].Advance() == 0) {
         for (size_t k = t->fields().size(); k-- > 0;) Push(t->fields()[k]);
         return;
       }
@@ -105,14 +105,14 @@ void ExprTyper::Step() {
     }
     case ExprKind::kTupleGetItem: {
       auto* g = Cast<TupleGetItem>(e);
-      if (stack_[i].stage++ == 0) return Push(g->tuple());
+      if (stack_[i].Advance() == 0) return Push(g->tuple());
       return Done(e, TypeProjection(g));
     }
     case ExprKind::kLet:
       return StepLet(i);
     case ExprKind::kIf: {
       auto* x = Cast<If>(e);
-      if (stack_[i].stage++ == 0) {
+      if (stack_[i].Advance() == 0) {
         Push(x->else_branch());
         Push(x->then_branch());
         Push(x->cond());
@@ -126,8 +126,8 @@ void ExprTyper::Step() {
 }
 
 void ExprTyper::StepCall(size_t i) {
-  auto* call = Cast<Call>(stack_[i].e);
-  if (stack_[i].stage++ == 0) {
+  auto* call = Cast<Call>(stack_[i].e());
+  if (stack_[i].Advance() == 0) {
     for (size_t k = call->args().size(); k-- > 0;) Push(call->args()[k]);
     // Operators are not values: they have no type of their own here.
     if (!Isa<OpExpr>(call->callee())) Push(call->callee());
@@ -137,8 +137,8 @@ void ExprTyper::StepCall(size_t i) {
 }
 
 void ExprTyper::StepLet(size_t i) {
-  auto* let = Cast<Let>(stack_[i].e);
-  switch (stack_[i].stage++) {
+  auto* let = Cast<Let>(stack_[i].e());
+  switch (stack_[i].Advance()) {
     case 0:
       // A function literal may call itself through the variable (the seed's
       // `let %while_loop = fn (...) {... %while_loop(...) ...}`), so the
@@ -158,8 +158,8 @@ void ExprTyper::StepLet(size_t i) {
 }
 
 void ExprTyper::StepFunction(size_t i) {
-  auto* fn = Cast<Function>(stack_[i].e);
-  if (stack_[i].stage++ == 0) {
+  auto* fn = Cast<Function>(stack_[i].e());
+  if (stack_[i].Advance() == 0) {
     // Parameters without annotations are holes, filled from the call site.
     for (const Var* p : fn->params()) {
       const Type* t = p->annotation() ? p->annotation() : unifier_.NewHole();

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <array>
+#include <deque>
 #include <string_view>
 #include <vector>
 
@@ -48,9 +49,21 @@ class ExprTyper {
   const std::vector<std::string_view>& unknown_globals() const { return unknown_globals_; }
 
  private:
-  struct Frame {
-    const Expr* e;
-    uint8_t stage;  // how many steps of the node are done
+  // A node on the explicit stack and how many of its steps are done, packed
+  // in one word (nodes are 8-aligned; no node has more than 7 steps): a
+  // chain of a million calls puts a million frames on the stack.
+  class Frame {
+   public:
+    explicit Frame(const Expr* e) : bits_(reinterpret_cast<uintptr_t>(e)) {}
+    const Expr* e() const { return reinterpret_cast<const Expr*>(bits_ & ~kStageMask); }
+    unsigned stage() const { return static_cast<unsigned>(bits_ & kStageMask); }
+    // Moves to the next step; returns the stage before the move.
+    unsigned Advance() { return static_cast<unsigned>(bits_++ & kStageMask); }
+
+   private:
+    static constexpr uintptr_t kStageMask = 7;
+    static_assert(alignof(Expr) > kStageMask);
+    uintptr_t bits_;
   };
   // An op call or projection waiting for its input types.
   struct Deferred {
@@ -111,7 +124,8 @@ class ExprTyper {
   // mark says it was typed in this run; WriteBack resolves the types and
   // clears the marks. Node-side storage instead of a hash map keeps the
   // typer at 8 bytes per node, and a pass over all nodes walks this vector.
-  std::vector<const Expr*> order_;
+  // A deque: it grows without copying or doubling its footprint.
+  std::deque<const Expr*> order_;
   std::vector<Binder> binders_;  // where unresolved holes are reported
   std::vector<Frame> stack_;
   std::vector<Deferred> deferred_;
