@@ -130,9 +130,9 @@ Parser::NestingGuard::~NestingGuard() {
 void Parser::PopScope() {
   size_t mark = scope_marks_.back();
   scope_marks_.pop_back();
-  if (mark == 0) {
-    // The outermost scope (a definition): drop everything at once rather
-    // than erasing, say, 50k parameters one by one.
+  if (mark == kDropWhole) {
+    // Every binding is this scope's (a definition's): drop everything at
+    // once rather than erasing, say, 50k parameters one by one.
     locals_.clear();
     undo_.clear();
     shadowed_.clear();
@@ -162,10 +162,12 @@ const Var* Parser::BindLocal(std::string_view name, const Var* var) {
     inserted = true;
     construct(Binding{var, depth});
   });
-  undo_.push_back(var);
+  // A scope dropped whole needs no undo entries for its own bindings.
+  const bool logged = depth > 0 && scope_marks_.back() != kDropWhole;
+  if (logged) undo_.push_back(var);
   if (inserted) return nullptr;
   Binding previous{it->var, it->depth};
-  shadowed_.push_back(Shadowed{undo_.size() - 1, previous});
+  if (logged) shadowed_.push_back(Shadowed{undo_.size() - 1, previous});
   it->var = var;
   it->depth = depth;
   return previous.depth == depth ? previous.var : nullptr;

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -74,7 +75,8 @@ struct ParsedAttr {
 // A function signature as written: `[T, U](%x: T, key=value) -> R`.
 struct Signature {
   std::vector<const TypeVar*> type_params;
-  std::vector<const Var*> params;
+  std::vector<const Var*> params;  // while parsing them
+  std::span<const Var* const> param_list;  // then, in the arena
   std::vector<ParsedAttr> attrs;
   const Type* ret_type = nullptr;
 };
@@ -253,7 +255,10 @@ class Parser {
   NDArray ScalarArray(DataType dtype, uint64_t bits);
 
   // ---- Scopes ----
-  void PushScope() { scope_marks_.push_back(undo_.size()); }
+  // A scope opened while no local is bound (a definition's) owns every
+  // binding made until it closes: it is dropped whole instead of undone.
+  static constexpr size_t kDropWhole = SIZE_MAX;
+  void PushScope() { scope_marks_.push_back(locals_.empty() ? kDropWhole : undo_.size()); }
   void PopScope();
   // Binds `name` in the innermost scope; returns the binding it shadows
   // when that one was made in the same scope (a duplicate), else nullptr.
@@ -309,7 +314,9 @@ class Parser {
   // Type variables of the enclosing signatures, innermost last.
   std::vector<const TypeVar*> type_vars_;
   // `%N` bindings of the current definition, dense by N; huge N overflow.
-  std::vector<const Expr*> graph_;
+  // A deque grows without doubling its footprint (100k bindings are
+  // common).
+  std::deque<const Expr*> graph_;
   absl::flat_hash_map<int64_t, const Expr*> graph_overflow_;
   // Pending let/sequence bindings of the statement loops, innermost last.
   struct PendingLet {

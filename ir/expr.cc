@@ -1,5 +1,6 @@
 #include "ir/expr.h"
 
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <new>
@@ -39,25 +40,34 @@ bool IsOpCall(const Expr* e, std::string_view name) {
   return call != nullptr && call->op() != nullptr && call->op()->name == name;
 }
 
-namespace {
-
 static_assert(std::is_trivially_destructible_v<Call> && std::is_trivially_destructible_v<Tuple>);
+template <typename... Nodes>
+constexpr bool AllAtLeast(size_t bytes) {
+  return ((sizeof(Nodes) >= bytes) && ...);
+}
+// Tuple alone is padded at allocation (see NewWithOperands).
+static_assert(AllAtLeast<Var, GlobalVar, Constant, OpExpr, Call, TupleGetItem, Let, If, Function>(
+    kMinNodeAllocation));
 static_assert(sizeof(Call) % alignof(const Expr*) == 0 && sizeof(Tuple) % alignof(const Expr*) == 0,
               "operands follow the node");
 
-// Operand counts are 32-bit: a node with 2^32 operands would need 32 GiB for
-// its operand array alone, and the parser's inputs are below 4 GiB.
-uint32_t CheckedCount(size_t n) { return static_cast<uint32_t>(n); }
-
-// Copies the operands into the storage right after `node`.
-template <typename Node>
-void CopyOperands(const Node* node, std::span<const Expr* const> operands) {
-  if (operands.empty()) return;
-  auto* dst = reinterpret_cast<const Expr**>(const_cast<Node*>(node) + 1);
-  std::memcpy(dst, operands.data(), sizeof(const Expr*) * operands.size());
+template <typename Node, typename... Args>
+const Node* IRBuilder::NewWithOperands(std::span<const Expr* const> operands, Args&&... args) {
+  const bool large = operands.size() >= Expr::kLargeCount;
+  const size_t words = operands.size() + (large ? 1 : 0);
+  void* mem = arena_->Allocate(
+      std::max(kMinNodeAllocation, sizeof(Node) + sizeof(const Expr*) * words), alignof(Node));
+  auto* node = new (mem) Node(std::forward<Args>(args)...);
+  auto* slots = reinterpret_cast<uintptr_t*>(node + 1);
+  if (large) {
+    node->operand_count_ = Expr::kLargeCount;
+    *slots++ = operands.size();
+  } else {
+    node->operand_count_ = static_cast<uint16_t>(operands.size());
+  }
+  if (!operands.empty()) std::memcpy(slots, operands.data(), sizeof(const Expr*) * operands.size());
+  return node;
 }
-
-}  // namespace
 
 const Var* IRBuilder::MakeVar(std::string_view name, const Type* annotation, Span span) {
   return arena_->New<Var>(arena_->CopyString(name), annotation, span);
@@ -87,18 +97,11 @@ const Call* IRBuilder::MakeCall(const Expr* callee, std::span<const Expr* const>
       attrs = DefaultAttrs(op->info()->attrs);
     }
   }
-  void* mem = arena_->Allocate(sizeof(Call) + sizeof(const Expr*) * args.size(), alignof(Call));
-  auto* call = new (mem) Call(callee, CheckedCount(args.size()), attrs, span);
-  CopyOperands(call, args);
-  return call;
+  return NewWithOperands<Call>(args, callee, attrs, span);
 }
 
 const Tuple* IRBuilder::MakeTuple(std::span<const Expr* const> fields, Span span) {
-  void* mem =
-      arena_->Allocate(sizeof(Tuple) + sizeof(const Expr*) * fields.size(), alignof(Tuple));
-  auto* tuple = new (mem) Tuple(CheckedCount(fields.size()), span);
-  CopyOperands(tuple, fields);
-  return tuple;
+  return NewWithOperands<Tuple>(fields, span);
 }
 
 const TupleGetItem* IRBuilder::MakeTupleGetItem(const Expr* tuple, int index, Span span) {

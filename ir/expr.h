@@ -53,9 +53,23 @@ class Expr {
  protected:
   Expr(ExprKind kind, Span span) : kind_(kind), span_(span) {}
 
+  // Operand lists of Call and Tuple follow the node in its allocation (see
+  // IRBuilder). A count below kLargeCount lives here, in the header's
+  // padding; a larger one in the word before the operands.
+  static constexpr uint16_t kLargeCount = UINT16_MAX;
+  template <typename Node>
+  static std::span<const Expr* const> OperandsOf(const Node* node) {
+    auto* base = reinterpret_cast<const Expr* const*>(node + 1);
+    uint16_t count = node->operand_count_;
+    if (count != kLargeCount) return {base, count};
+    return {base + 1, static_cast<size_t>(reinterpret_cast<const uintptr_t*>(base)[0])};
+  }
+
  private:
+  friend class IRBuilder;
   ExprKind kind_;
   mutable uint8_t mark_ = 0;
+  uint16_t operand_count_ = 0;
   Span span_;
   mutable const Type* checked_type_ = nullptr;
 };
@@ -110,15 +124,13 @@ class OpExpr : public Expr {
 };
 
 // Calls and tuples keep their operands right after the node, in the same
-// arena allocation (IRBuilder places them), which saves a pointer and a
-// second allocation per node: a graph holds a million of them.
+// arena allocation (IRBuilder places them), which saves a pointer, a count
+// and a second allocation per node: a graph holds a million of them.
 class Call : public Expr {
  public:
   static constexpr ExprKind kKind = ExprKind::kCall;
   const Expr* callee() const { return callee_; }
-  std::span<const Expr* const> args() const {
-    return {reinterpret_cast<const Expr* const*>(this + 1), num_args_};
-  }
+  std::span<const Expr* const> args() const { return OperandsOf(this); }
   // For op calls with an attrs schema: the full schema instance. Otherwise
   // nullptr (no attributes) or a dictionary.
   const Attrs* attrs() const { return attrs_; }
@@ -127,26 +139,21 @@ class Call : public Expr {
 
  private:
   friend class IRBuilder;
-  Call(const Expr* callee, uint32_t num_args, const Attrs* attrs, Span span)
-      : Expr(kKind, span), callee_(callee), attrs_(attrs), num_args_(num_args) {}
+  Call(const Expr* callee, const Attrs* attrs, Span span)
+      : Expr(kKind, span), callee_(callee), attrs_(attrs) {}
 
   const Expr* callee_;
   const Attrs* attrs_;
-  uint32_t num_args_;
 };
 
 class Tuple : public Expr {
  public:
   static constexpr ExprKind kKind = ExprKind::kTuple;
-  std::span<const Expr* const> fields() const {
-    return {reinterpret_cast<const Expr* const*>(this + 1), num_fields_};
-  }
+  std::span<const Expr* const> fields() const { return OperandsOf(this); }
 
  private:
   friend class IRBuilder;
-  Tuple(uint32_t num_fields, Span span) : Expr(kKind, span), num_fields_(num_fields) {}
-
-  uint32_t num_fields_;
+  explicit Tuple(Span span) : Expr(kKind, span) {}
 };
 
 class TupleGetItem : public Expr {
@@ -222,6 +229,11 @@ class Function : public Expr {
   std::span<const TypeVar* const> type_params_;
 };
 
+// Every node's allocation spans at least this many bytes (nodes smaller
+// than that, an empty Tuple, get padding), so tables may key on address
+// grains of this size (grammar/printer_slots.h).
+inline constexpr size_t kMinNodeAllocation = 32;
+
 // LLVM-style casting.
 template <typename T>
 bool Isa(const Expr* e) {
@@ -271,6 +283,10 @@ class IRBuilder {
   const Let* MakeLet(const Var* var, const Expr* value, const Expr* body, Span span = {});
   const If* MakeIf(const Expr* cond, const Expr* then_branch, const Expr* else_branch,
                    Span span = {});
+  // Allocates a Call or Tuple node with its operands after it.
+  template <typename Node, typename... Args>
+  const Node* NewWithOperands(std::span<const Expr* const> operands, Args&&... args);
+
   const Function* MakeFunction(std::span<const Var* const> params, const Expr* body,
                                const Type* ret_type = nullptr, const Attrs* attrs = nullptr,
                                std::span<const TypeVar* const> type_params = {},

@@ -4,6 +4,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "fmt/format.h"
+#include "ir/visit.h"
 
 namespace carve {
 namespace {
@@ -27,6 +28,7 @@ void ExprTyper::Reset() {
   errors_at_start_ = diags_.size();
   unifier_.Clear();
   order_.clear();
+  recording_ = false;
   binders_.clear();
   stack_.clear();
   deferred_.clear();
@@ -42,7 +44,7 @@ const Type* ExprTyper::Run(const Expr* root) {
   }
   ReportUnresolved(ResolveAll());
   const Type* t = Resolved(root);
-  Finish();
+  Finish(root);
   return unifier_.Classify(t) == TypeUnifier::State::kComplete ? t : TypeUnifier::Poison();
 }
 
@@ -58,7 +60,10 @@ void ExprTyper::Push(const Expr* e) {
 void ExprTyper::SetType(const Expr* e, const Type* t) {
   if (!IsTyped(e)) {
     e->set_scratch_mark(kTyped);
-    order_.push_back(e);
+    // Until a type is not complete (a hole, Poison), every type set is
+    // final and nothing needs to be resolved later.
+    recording_ = recording_ || unifier_.Classify(t) != TypeUnifier::State::kComplete;
+    if (recording_) order_.push_back(e);
   }
   e->set_checked_type(t);
 }
@@ -447,12 +452,24 @@ const Expr* ExprTyper::ResolveAll() {
   return first_open;
 }
 
-void ExprTyper::Finish() {
+void ExprTyper::Finish(const Expr* root) {
+  // Clear the marks of every typed node: they are all reachable from the
+  // root through typed nodes (operators, never typed, have no children).
+  clear_stack_.assign(1, root);
+  root->set_scratch_mark(0);
+  while (!clear_stack_.empty()) {
+    const Expr* e = clear_stack_.back();
+    clear_stack_.pop_back();
+    ForEachChild(e, [this](const Expr* child) {
+      if (!IsTyped(child)) return;
+      child->set_scratch_mark(0);
+      clear_stack_.push_back(child);
+    });
+  }
   for (const Expr* e : order_) {
     if (unifier_.Classify(e->checked_type()) != TypeUnifier::State::kComplete) {
       e->set_checked_type(nullptr);
     }
-    e->set_scratch_mark(0);
   }
   order_.clear();
 }

@@ -103,12 +103,12 @@ class ExprTyper {
   bool WatchFirstHole(const Type* resolved, uint32_t id);
   void Drain();
   void Solve(uint32_t id);
-  // Replaces every typed node's type by its resolution and returns the first
-  // node whose type still has holes, or nullptr.
+  // Replaces every recorded node's type by its resolution and returns the
+  // first node whose type still has holes, or nullptr.
   const Expr* ResolveAll();
   // Ends a run: clears the nodes' marks and the types that are not complete
   // (nullptr = inference failed there).
-  void Finish();
+  void Finish(const Expr* root);
   static bool IsTyped(const Expr* e);
   void ReportUnresolved(const Expr* first_open);
   // Reports an error (up to a limit) and returns Poison.
@@ -119,15 +119,21 @@ class ExprTyper {
   DiagnosticEngine& diags_;
   size_t errors_at_start_ = 0;
   TypeUnifier unifier_;
-  // Typed nodes in the order they were typed. While Run is typing, a node's
-  // (unresolved) type lives in its own checked_type field and its scratch
-  // mark says it was typed in this run; WriteBack resolves the types and
-  // clears the marks. Node-side storage instead of a hash map keeps the
-  // typer at 8 bytes per node, and a pass over all nodes walks this vector.
-  // A deque: it grows without copying or doubling its footprint.
+  // While Run is typing, a node's (unresolved) type lives in its own
+  // checked_type field and its scratch mark says it was typed in this run;
+  // Finish clears the marks. Node-side storage instead of a hash map keeps
+  // the typer's memory to its stacks.
+  //
+  // The nodes typed since the first type that was not complete, in typing
+  // order: the only ones whose types ResolveAll must resolve (a fully
+  // annotated program records none). A deque grows without copying.
   std::deque<const Expr*> order_;
+  bool recording_ = false;
+  std::vector<const Expr*> clear_stack_;
   std::vector<Binder> binders_;  // where unresolved holes are reported
-  std::vector<Frame> stack_;
+  // A deque, which gives memory back as it shrinks: the stack is deepest
+  // early on (down a chain), the typed-node list largest at the end.
+  std::deque<Frame> stack_;
   std::vector<Deferred> deferred_;
   std::vector<const Type*> scratch_;  // argument / field types of the current node
   std::vector<std::string_view> unknown_globals_;
