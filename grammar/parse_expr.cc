@@ -139,7 +139,7 @@ bool Parser::ParseLetBinding() {
   const Span name_span = SpanOf(name);
   const Type* type = nullptr;
   if (Accept(TokenKind::kColon) && (type = ParseType()) == nullptr) return false;
-  const Var* var = b_.MakeVar(name_text, type, name_span);
+  const Var* var = b_.MakeVarWithStableName(name_text, type, name_span);
   // Bound before its value, as in TVM, so let-bound functions can recurse.
   BindLocal(var->name(), var);
   if (!Expect(TokenKind::kEqual, "'=' after the let-bound variable")) return false;
@@ -174,7 +174,7 @@ bool Parser::ParseFreeVar() {
   const Span name_span = SpanOf(name);
   const Type* type = nullptr;
   if (Accept(TokenKind::kColon) && (type = ParseType()) == nullptr) return false;
-  const Var* var = b_.MakeVar(name_text, type, name_span);
+  const Var* var = b_.MakeVarWithStableName(name_text, type, name_span);
   BindLocal(var->name(), var);
   free_vars_.push_back(var);
   return Expect(TokenKind::kSemicolon, "';' after the free_var declaration");

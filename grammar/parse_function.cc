@@ -38,7 +38,7 @@ bool Parser::ParseParams(Signature& sig, const TokenPos& open) {
     }
     const Type* type = nullptr;
     if (Accept(TokenKind::kColon) && (type = ParseType()) == nullptr) return false;
-    const Var* var = b_.MakeVar(param_name, type, name_span);
+    const Var* var = b_.MakeVarWithStableName(param_name, type, name_span);
     // Parameters are bound in the signature's own scope.
     if (const Var* first = BindLocal(var->name(), var)) {
       Error(name_span, fmt::format("duplicate parameter '%{}'", param_name),
@@ -58,6 +58,11 @@ bool Parser::ParseSignature(Signature& sig) {
   }
   TokenPos open = Next();
   if (!ParseParams(sig, open)) return false;
+  // The parameter list goes to the arena now, before the body: a
+  // definition may have 50k parameters, and the vector would otherwise
+  // live (and be copied) alongside the whole body's IR.
+  sig.param_list = b_.arena()->CopyArray(std::span<const Var* const>(sig.params));
+  std::vector<const Var*>().swap(sig.params);
   // TVM accepts `- >` with a space too.
   bool arrow = Accept(TokenKind::kArrow);
   if (!arrow && At(TokenKind::kMinus) && Peek(1).kind == TokenKind::kGreater) {
@@ -70,8 +75,11 @@ bool Parser::ParseSignature(Signature& sig) {
 }
 
 const Function* Parser::FinishFunction(Signature& sig, const Expr* body, Span span) {
-  return b_.MakeFunction(sig.params, body, sig.ret_type, FunctionAttrs(sig.attrs), sig.type_params,
-                         span);
+  // Not IRBuilder::MakeFunction, which would copy the parameter list again.
+  Arena* arena = b_.arena();
+  return arena->New<Function>(sig.param_list, body, sig.ret_type, FunctionAttrs(sig.attrs),
+                              arena->CopyArray(std::span<const TypeVar* const>(sig.type_params)),
+                              span);
 }
 
 const Attrs* Parser::FunctionAttrs(const std::vector<ParsedAttr>& attrs) {

@@ -130,40 +130,52 @@ Parser::NestingGuard::~NestingGuard() {
 void Parser::PopScope() {
   size_t mark = scope_marks_.back();
   scope_marks_.pop_back();
-  if (mark == 0) {
-    // The outermost scope (a definition): drop everything at once rather
-    // than erasing, say, 50k parameters one by one.
+  if (mark == kDropWhole) {
+    // Every binding is this scope's (a definition's): drop everything at
+    // once rather than erasing, say, 50k parameters one by one.
     locals_.clear();
     undo_.clear();
+    shadowed_.clear();
     return;
   }
   while (undo_.size() > mark) {
-    Shadowed entry = undo_.back();
+    size_t index = undo_.size() - 1;
+    std::string_view name = undo_.back()->name();
     undo_.pop_back();
-    if (entry.previous.var != nullptr) {
-      locals_[entry.name] = entry.previous;
+    if (!shadowed_.empty() && shadowed_.back().undo_index == index) {
+      const Binding& previous = shadowed_.back().previous;
+      auto it = locals_.find(name);
+      it->var = previous.var;
+      it->depth = previous.depth;
+      shadowed_.pop_back();
     } else {
-      locals_.erase(entry.name);
+      locals_.erase(name);
     }
   }
 }
 
 const Var* Parser::BindLocal(std::string_view name, const Var* var) {
+  // `name` is var->name(): the set is keyed by the bound variable's name.
   const uint32_t depth = static_cast<uint32_t>(scope_marks_.size());
-  auto [it, inserted] = locals_.try_emplace(name, Binding{var, depth});
-  if (inserted) {
-    undo_.push_back({name, Binding{nullptr, 0}});
-    return nullptr;
-  }
-  Binding previous = it->second;
-  undo_.push_back({name, previous});
-  it->second = Binding{var, depth};
+  bool inserted = false;
+  auto it = locals_.lazy_emplace(name, [&](const auto& construct) {
+    inserted = true;
+    construct(Binding{var, depth});
+  });
+  // A scope dropped whole needs no undo entries for its own bindings.
+  const bool logged = depth > 0 && scope_marks_.back() != kDropWhole;
+  if (logged) undo_.push_back(var);
+  if (inserted) return nullptr;
+  Binding previous{it->var, it->depth};
+  if (logged) shadowed_.push_back(Shadowed{undo_.size() - 1, previous});
+  it->var = var;
+  it->depth = depth;
   return previous.depth == depth ? previous.var : nullptr;
 }
 
 const Var* Parser::LookupLocal(std::string_view name) const {
   auto it = locals_.find(name);
-  return it == locals_.end() ? nullptr : it->second.var;
+  return it == locals_.end() ? nullptr : it->var;
 }
 
 bool Parser::BindGraph(int64_t n, const Expr* e, Span span) {
@@ -174,8 +186,8 @@ bool Parser::BindGraph(int64_t n, const Expr* e, Span span) {
     return false;
   }
   // Dense storage for the numbers printers produce (at most one per binding,
-  // so below the text size); a map for anything else.
-  if (n >= 0 && uint64_t(n) <= lex_.text().size()) {
+  // and a binding takes more than 4 bytes of text); a map for anything else.
+  if (n >= 0 && uint64_t(n) <= lex_.text().size() / 4) {
     if (graph_.size() <= size_t(n)) graph_.resize(size_t(n) + 1, nullptr);
     graph_[size_t(n)] = e;
   } else {

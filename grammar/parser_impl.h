@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "absl/strings/string_view.h"
 #include "grammar/lexer.h"
@@ -73,7 +75,8 @@ struct ParsedAttr {
 // A function signature as written: `[T, U](%x: T, key=value) -> R`.
 struct Signature {
   std::vector<const TypeVar*> type_params;
-  std::vector<const Var*> params;
+  std::vector<const Var*> params;  // while parsing them
+  std::span<const Var* const> param_list;  // then, in the arena
   std::vector<ParsedAttr> attrs;
   const Type* ret_type = nullptr;
 };
@@ -252,7 +255,10 @@ class Parser {
   NDArray ScalarArray(DataType dtype, uint64_t bits);
 
   // ---- Scopes ----
-  void PushScope() { scope_marks_.push_back(undo_.size()); }
+  // A scope opened while no local is bound (a definition's) owns every
+  // binding made until it closes: it is dropped whole instead of undone.
+  static constexpr size_t kDropWhole = SIZE_MAX;
+  void PushScope() { scope_marks_.push_back(locals_.empty() ? kDropWhole : undo_.size()); }
   void PopScope();
   // Binds `name` in the innermost scope; returns the binding it shadows
   // when that one was made in the same scope (a duplicate), else nullptr.
@@ -274,23 +280,43 @@ class Parser {
   bool stopped_ = false;  // too many errors: the parser sees only EOF
   Token eof_;
 
-  // Locals: name -> innermost binding and the scope depth it was made at,
-  // with an undo log per scope.
+  // Locals: the innermost binding of each name and the scope depth it was
+  // made at, keyed by the variable's own name (a 16-byte slot per name: a
+  // definition may have 50k parameters), with an undo log per scope.
   struct Binding {
-    const Var* var;
-    uint32_t depth;
+    mutable const Var* var;  // mutable: rebinding keeps the name, so the hash
+    mutable uint32_t depth;
   };
-  absl::flat_hash_map<std::string_view, Binding, NameHash> locals_;
+  struct BindingHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view name) const { return NameHash{}(name); }
+    size_t operator()(const Binding& b) const { return NameHash{}(b.var->name()); }
+  };
+  struct BindingEq {
+    using is_transparent = void;
+    static std::string_view Key(std::string_view name) { return name; }
+    static std::string_view Key(const Binding& b) { return b.var->name(); }
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      return Key(a) == Key(b);
+    }
+  };
+  absl::flat_hash_set<Binding, BindingHash, BindingEq> locals_;
+  // Each binding of the open scopes, in order; a binding that shadowed one
+  // also records what it shadowed (rare, so kept apart).
+  std::vector<const Var*> undo_;
   struct Shadowed {
-    std::string_view name;
-    Binding previous;  // var == nullptr: none
+    size_t undo_index;
+    Binding previous;
   };
-  std::vector<Shadowed> undo_;
+  std::vector<Shadowed> shadowed_;
   std::vector<size_t> scope_marks_;
   // Type variables of the enclosing signatures, innermost last.
   std::vector<const TypeVar*> type_vars_;
   // `%N` bindings of the current definition, dense by N; huge N overflow.
-  std::vector<const Expr*> graph_;
+  // A deque grows without doubling its footprint (100k bindings are
+  // common).
+  std::deque<const Expr*> graph_;
   absl::flat_hash_map<int64_t, const Expr*> graph_overflow_;
   // Pending let/sequence bindings of the statement loops, innermost last.
   struct PendingLet {

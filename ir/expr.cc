@@ -1,6 +1,10 @@
 #include "ir/expr.h"
 
+#include <algorithm>
+#include <cstring>
 #include <mutex>
+#include <new>
+#include <type_traits>
 
 #include "absl/container/flat_hash_map.h"
 
@@ -36,8 +40,42 @@ bool IsOpCall(const Expr* e, std::string_view name) {
   return call != nullptr && call->op() != nullptr && call->op()->name == name;
 }
 
+static_assert(std::is_trivially_destructible_v<Call> && std::is_trivially_destructible_v<Tuple>);
+template <typename... Nodes>
+constexpr bool AllAtLeast(size_t bytes) {
+  return ((sizeof(Nodes) >= bytes) && ...);
+}
+// Tuple alone is padded at allocation (see NewWithOperands).
+static_assert(AllAtLeast<Var, GlobalVar, Constant, OpExpr, Call, TupleGetItem, Let, If, Function>(
+    kMinNodeAllocation));
+static_assert(sizeof(Call) % alignof(const Expr*) == 0 && sizeof(Tuple) % alignof(const Expr*) == 0,
+              "operands follow the node");
+
+template <typename Node, typename... Args>
+const Node* IRBuilder::NewWithOperands(std::span<const Expr* const> operands, Args&&... args) {
+  const bool large = operands.size() >= Expr::kLargeCount;
+  const size_t words = operands.size() + (large ? 1 : 0);
+  void* mem = arena_->Allocate(
+      std::max(kMinNodeAllocation, sizeof(Node) + sizeof(const Expr*) * words), alignof(Node));
+  auto* node = new (mem) Node(std::forward<Args>(args)...);
+  auto* slots = reinterpret_cast<uintptr_t*>(node + 1);
+  if (large) {
+    node->operand_count_ = Expr::kLargeCount;
+    *slots++ = operands.size();
+  } else {
+    node->operand_count_ = static_cast<uint16_t>(operands.size());
+  }
+  if (!operands.empty()) std::memcpy(slots, operands.data(), sizeof(const Expr*) * operands.size());
+  return node;
+}
+
 const Var* IRBuilder::MakeVar(std::string_view name, const Type* annotation, Span span) {
   return arena_->New<Var>(arena_->CopyString(name), annotation, span);
+}
+
+const Var* IRBuilder::MakeVarWithStableName(std::string_view name, const Type* annotation,
+                                             Span span) {
+  return arena_->New<Var>(name, annotation, span);
 }
 
 const GlobalVar* IRBuilder::MakeGlobalVar(std::string_view name, Span span) {
@@ -59,11 +97,11 @@ const Call* IRBuilder::MakeCall(const Expr* callee, std::span<const Expr* const>
       attrs = DefaultAttrs(op->info()->attrs);
     }
   }
-  return arena_->New<Call>(callee, arena_->CopyArray(args), attrs, span);
+  return NewWithOperands<Call>(args, callee, attrs, span);
 }
 
 const Tuple* IRBuilder::MakeTuple(std::span<const Expr* const> fields, Span span) {
-  return arena_->New<Tuple>(arena_->CopyArray(fields), span);
+  return NewWithOperands<Tuple>(fields, span);
 }
 
 const TupleGetItem* IRBuilder::MakeTupleGetItem(const Expr* tuple, int index, Span span) {

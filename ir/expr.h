@@ -42,11 +42,34 @@ class Expr {
   // Var, GlobalVar, Constant and Op are atoms: the printer always inlines them.
   bool is_atom() const { return kind_ <= ExprKind::kOp; }
 
+  // A scratch byte for the one traversal that runs at a time (InferType
+  // marks the nodes it has typed here instead of in a side table: a hash map
+  // of a million nodes costs more memory than the nodes). Zero between
+  // traversals: a pass that sets it clears it before returning. It lives in
+  // padding, so it costs no space.
+  uint8_t scratch_mark() const { return mark_; }
+  void set_scratch_mark(uint8_t mark) const { mark_ = mark; }
+
  protected:
   Expr(ExprKind kind, Span span) : kind_(kind), span_(span) {}
 
+  // Operand lists of Call and Tuple follow the node in its allocation (see
+  // IRBuilder). A count below kLargeCount lives here, in the header's
+  // padding; a larger one in the word before the operands.
+  static constexpr uint16_t kLargeCount = UINT16_MAX;
+  template <typename Node>
+  static std::span<const Expr* const> OperandsOf(const Node* node) {
+    auto* base = reinterpret_cast<const Expr* const*>(node + 1);
+    uint16_t count = node->operand_count_;
+    if (count != kLargeCount) return {base, count};
+    return {base + 1, static_cast<size_t>(reinterpret_cast<const uintptr_t*>(base)[0])};
+  }
+
  private:
+  friend class IRBuilder;
   ExprKind kind_;
+  mutable uint8_t mark_ = 0;
+  uint16_t operand_count_ = 0;
   Span span_;
   mutable const Type* checked_type_ = nullptr;
 };
@@ -100,13 +123,14 @@ class OpExpr : public Expr {
   const OpInfo* info_;
 };
 
+// Calls and tuples keep their operands right after the node, in the same
+// arena allocation (IRBuilder places them), which saves a pointer, a count
+// and a second allocation per node: a graph holds a million of them.
 class Call : public Expr {
  public:
   static constexpr ExprKind kKind = ExprKind::kCall;
-  Call(const Expr* callee, std::span<const Expr* const> args, const Attrs* attrs, Span span)
-      : Expr(kKind, span), callee_(callee), args_(args), attrs_(attrs) {}
   const Expr* callee() const { return callee_; }
-  std::span<const Expr* const> args() const { return args_; }
+  std::span<const Expr* const> args() const { return OperandsOf(this); }
   // For op calls with an attrs schema: the full schema instance. Otherwise
   // nullptr (no attributes) or a dictionary.
   const Attrs* attrs() const { return attrs_; }
@@ -114,19 +138,22 @@ class Call : public Expr {
   const OpInfo* op() const;
 
  private:
+  friend class IRBuilder;
+  Call(const Expr* callee, const Attrs* attrs, Span span)
+      : Expr(kKind, span), callee_(callee), attrs_(attrs) {}
+
   const Expr* callee_;
-  std::span<const Expr* const> args_;
   const Attrs* attrs_;
 };
 
 class Tuple : public Expr {
  public:
   static constexpr ExprKind kKind = ExprKind::kTuple;
-  Tuple(std::span<const Expr* const> fields, Span span) : Expr(kKind, span), fields_(fields) {}
-  std::span<const Expr* const> fields() const { return fields_; }
+  std::span<const Expr* const> fields() const { return OperandsOf(this); }
 
  private:
-  std::span<const Expr* const> fields_;
+  friend class IRBuilder;
+  explicit Tuple(Span span) : Expr(kKind, span) {}
 };
 
 class TupleGetItem : public Expr {
@@ -202,6 +229,11 @@ class Function : public Expr {
   std::span<const TypeVar* const> type_params_;
 };
 
+// Every node's allocation spans at least this many bytes (nodes smaller
+// than that, an empty Tuple, get padding), so tables may key on address
+// grains of this size (grammar/printer_slots.h).
+inline constexpr size_t kMinNodeAllocation = 32;
+
 // LLVM-style casting.
 template <typename T>
 bool Isa(const Expr* e) {
@@ -231,6 +263,10 @@ class IRBuilder {
   Arena* arena() const { return arena_; }
 
   const Var* MakeVar(std::string_view name, const Type* annotation = nullptr, Span span = {});
+  // Same without copying `name`, which must outlive every module that can
+  // reach the variable: the parser passes views into source texts, which
+  // SourceManager keeps for the life of the process.
+  const Var* MakeVarWithStableName(std::string_view name, const Type* annotation, Span span);
   const GlobalVar* MakeGlobalVar(std::string_view name, Span span = {});
   const Constant* MakeConstant(NDArray data, Span span = {});
   const Constant* MakeScalar(DataType dtype, double value, Span span = {});
@@ -247,6 +283,10 @@ class IRBuilder {
   const Let* MakeLet(const Var* var, const Expr* value, const Expr* body, Span span = {});
   const If* MakeIf(const Expr* cond, const Expr* then_branch, const Expr* else_branch,
                    Span span = {});
+  // Allocates a Call or Tuple node with its operands after it.
+  template <typename Node, typename... Args>
+  const Node* NewWithOperands(std::span<const Expr* const> operands, Args&&... args);
+
   const Function* MakeFunction(std::span<const Var* const> params, const Expr* body,
                                const Type* ret_type = nullptr, const Attrs* attrs = nullptr,
                                std::span<const TypeVar* const> type_params = {},

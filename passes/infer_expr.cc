@@ -4,6 +4,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "fmt/format.h"
+#include "ir/visit.h"
 
 namespace carve {
 namespace {
@@ -26,8 +27,8 @@ std::string DescribeCallee(const Expr* callee) {
 void ExprTyper::Reset() {
   errors_at_start_ = diags_.size();
   unifier_.Clear();
-  types_.clear();
   order_.clear();
+  recording_ = false;
   binders_.clear();
   stack_.clear();
   deferred_.clear();
@@ -36,27 +37,35 @@ void ExprTyper::Reset() {
 
 const Type* ExprTyper::Run(const Expr* root) {
   Reset();
-  stack_.push_back(Frame{root, 0});
+  stack_.push_back(Frame(root));
   while (!stack_.empty()) {
     Step();
     if (unifier_.has_woken()) Drain();
   }
-  ReportUnresolved(WriteBack());
+  ReportUnresolved(ResolveAll());
   const Type* t = Resolved(root);
+  Finish(root);
   return unifier_.Classify(t) == TypeUnifier::State::kComplete ? t : TypeUnifier::Poison();
 }
 
+// The scratch mark of a node typed in the current run.
+constexpr uint8_t kTyped = 1;
+
+bool ExprTyper::IsTyped(const Expr* e) { return e->scratch_mark() == kTyped; }
+
 void ExprTyper::Push(const Expr* e) {
-  if (!types_.contains(e)) stack_.push_back(Frame{e, 0});
+  if (!IsTyped(e)) stack_.push_back(Frame(e));
 }
 
 void ExprTyper::SetType(const Expr* e, const Type* t) {
-  auto [it, inserted] = types_.try_emplace(e, uint32_t(order_.size()));
-  if (inserted) {
-    order_.emplace_back(e, t);
-  } else {
-    order_[it->second].second = t;
+  if (!IsTyped(e)) {
+    e->set_scratch_mark(kTyped);
+    // Until a type is not complete (a hole, Poison), every type set is
+    // final and nothing needs to be resolved later.
+    recording_ = recording_ || unifier_.Classify(t) != TypeUnifier::State::kComplete;
+    if (recording_) order_.push_back(e);
   }
+  e->set_checked_type(t);
 }
 
 void ExprTyper::Done(const Expr* e, const Type* t) {
@@ -65,16 +74,15 @@ void ExprTyper::Done(const Expr* e, const Type* t) {
 }
 
 const Type* ExprTyper::TypeOf(const Expr* e) const {
-  auto it = types_.find(e);
-  return it == types_.end() ? TypeUnifier::Poison() : order_[it->second].second;
+  return IsTyped(e) ? e->checked_type() : TypeUnifier::Poison();
 }
 
 // One step of the node on top of the stack: either push its children (and
 // advance its stage) or, once they are typed, compute its type and pop it.
 void ExprTyper::Step() {
   size_t i = stack_.size() - 1;
-  const Expr* e = stack_[i].e;
-  if (stack_[i].stage == 0 && types_.contains(e)) {  // shared node, already typed
+  const Expr* e = stack_[i].e();
+  if (stack_[i].stage() == 0 && IsTyped(e)) {  // shared node, already typed
     stack_.pop_back();
     return;
   }
@@ -92,7 +100,7 @@ void ExprTyper::Step() {
       return StepCall(i);
     case ExprKind::kTuple: {
       auto* t = Cast<Tuple>(e);
-      if (stack_[i].stage++ == 0) {
+      if (stack_[i].Advance() == 0) {
         for (size_t k = t->fields().size(); k-- > 0;) Push(t->fields()[k]);
         return;
       }
@@ -102,14 +110,14 @@ void ExprTyper::Step() {
     }
     case ExprKind::kTupleGetItem: {
       auto* g = Cast<TupleGetItem>(e);
-      if (stack_[i].stage++ == 0) return Push(g->tuple());
+      if (stack_[i].Advance() == 0) return Push(g->tuple());
       return Done(e, TypeProjection(g));
     }
     case ExprKind::kLet:
       return StepLet(i);
     case ExprKind::kIf: {
       auto* x = Cast<If>(e);
-      if (stack_[i].stage++ == 0) {
+      if (stack_[i].Advance() == 0) {
         Push(x->else_branch());
         Push(x->then_branch());
         Push(x->cond());
@@ -123,8 +131,8 @@ void ExprTyper::Step() {
 }
 
 void ExprTyper::StepCall(size_t i) {
-  auto* call = Cast<Call>(stack_[i].e);
-  if (stack_[i].stage++ == 0) {
+  auto* call = Cast<Call>(stack_[i].e());
+  if (stack_[i].Advance() == 0) {
     for (size_t k = call->args().size(); k-- > 0;) Push(call->args()[k]);
     // Operators are not values: they have no type of their own here.
     if (!Isa<OpExpr>(call->callee())) Push(call->callee());
@@ -134,8 +142,8 @@ void ExprTyper::StepCall(size_t i) {
 }
 
 void ExprTyper::StepLet(size_t i) {
-  auto* let = Cast<Let>(stack_[i].e);
-  switch (stack_[i].stage++) {
+  auto* let = Cast<Let>(stack_[i].e());
+  switch (stack_[i].Advance()) {
     case 0:
       // A function literal may call itself through the variable (the seed's
       // `let %while_loop = fn (...) {... %while_loop(...) ...}`), so the
@@ -155,12 +163,16 @@ void ExprTyper::StepLet(size_t i) {
 }
 
 void ExprTyper::StepFunction(size_t i) {
-  auto* fn = Cast<Function>(stack_[i].e);
-  if (stack_[i].stage++ == 0) {
+  auto* fn = Cast<Function>(stack_[i].e());
+  if (stack_[i].Advance() == 0) {
     // Parameters without annotations are holes, filled from the call site.
     for (const Var* p : fn->params()) {
-      SetType(p, p->annotation() ? p->annotation() : unifier_.NewHole());
-      binders_.push_back(Binder{p, false});
+      const Type* t = p->annotation() ? p->annotation() : unifier_.NewHole();
+      SetType(p, t);
+      // A complete annotation can never be reported as unresolved.
+      if (unifier_.Classify(t) != TypeUnifier::State::kComplete) {
+        binders_.push_back(Binder{p, false});
+      }
     }
     return Push(fn->body());
   }
@@ -229,7 +241,16 @@ const Type* ExprTyper::RunRelation(const Call* call) {
   if (op->type_rel == nullptr) {
     return Error(call->span(), fmt::format("{}: no type relation is registered", op->name));
   }
+  // Errors are not cached: their message is built again, which is rare.
+  RelationKey key{op, call->attrs(), scratch_.size(), {}};
+  bool cacheable = scratch_.size() <= key.args.size();
+  if (cacheable) {
+    std::copy(scratch_.begin(), scratch_.end(), key.args.begin());
+    auto it = relation_cache_.find(key);
+    if (it != relation_cache_.end()) return it->second;
+  }
   absl::StatusOr<const Type*> out = op->type_rel(TypeRelCall{op, scratch_, call->attrs()});
+  if (out.ok() && *out != nullptr && cacheable) relation_cache_.emplace(key, *out);
   if (!out.ok()) {
     std::string message(out.status().message());
     return Error(call->span(), fmt::format("{}: {}", op->name, message));
@@ -319,7 +340,7 @@ const Type* ExprTyper::TypeIf(const If* e) {
 void ExprTyper::BindLetVar(const Let* let) {
   const Var* var = let->var();
   const Type* value = TypeOf(let->value());
-  bool bound = types_.contains(var);  // pre-bound for a function literal
+  bool bound = IsTyped(var);  // pre-bound for a function literal
   if (!bound) binders_.push_back(Binder{var, false});
   const Type* declared = bound ? TypeOf(var) : var->annotation();
   if (declared == nullptr) return SetType(var, value);
@@ -419,15 +440,38 @@ void ExprTyper::Solve(uint32_t id) {
   }
 }
 
-const Expr* ExprTyper::WriteBack() {
+const Expr* ExprTyper::ResolveAll() {
   const Expr* first_open = nullptr;
-  for (const auto& [e, type] : order_) {
-    const Type* t = unifier_.Resolve(type);
-    TypeUnifier::State state = unifier_.Classify(t);
-    e->set_checked_type(state == TypeUnifier::State::kComplete ? t : nullptr);
-    if (state == TypeUnifier::State::kHoles && first_open == nullptr) first_open = e;
+  for (const Expr* e : order_) {
+    const Type* t = unifier_.Resolve(e->checked_type());
+    e->set_checked_type(t);
+    if (first_open == nullptr && unifier_.Classify(t) == TypeUnifier::State::kHoles) {
+      first_open = e;
+    }
   }
   return first_open;
+}
+
+void ExprTyper::Finish(const Expr* root) {
+  // Clear the marks of every typed node: they are all reachable from the
+  // root through typed nodes (operators, never typed, have no children).
+  clear_stack_.assign(1, root);
+  root->set_scratch_mark(0);
+  while (!clear_stack_.empty()) {
+    const Expr* e = clear_stack_.back();
+    clear_stack_.pop_back();
+    ForEachChild(e, [this](const Expr* child) {
+      if (!IsTyped(child)) return;
+      child->set_scratch_mark(0);
+      clear_stack_.push_back(child);
+    });
+  }
+  for (const Expr* e : order_) {
+    if (unifier_.Classify(e->checked_type()) != TypeUnifier::State::kComplete) {
+      e->set_checked_type(nullptr);
+    }
+  }
+  order_.clear();
 }
 
 void ExprTyper::ReportUnresolved(const Expr* first_open) {

@@ -8,6 +8,8 @@
 // of MergeComposite get their types from the call site, wherever the call is.
 #pragma once
 
+#include <array>
+#include <deque>
 #include <string_view>
 #include <vector>
 
@@ -47,9 +49,21 @@ class ExprTyper {
   const std::vector<std::string_view>& unknown_globals() const { return unknown_globals_; }
 
  private:
-  struct Frame {
-    const Expr* e;
-    uint8_t stage;  // how many steps of the node are done
+  // A node on the explicit stack and how many of its steps are done, packed
+  // in one word (nodes are 8-aligned; no node has more than 7 steps): a
+  // chain of a million calls puts a million frames on the stack.
+  class Frame {
+   public:
+    explicit Frame(const Expr* e) : bits_(reinterpret_cast<uintptr_t>(e)) {}
+    const Expr* e() const { return reinterpret_cast<const Expr*>(bits_ & ~kStageMask); }
+    unsigned stage() const { return static_cast<unsigned>(bits_ & kStageMask); }
+    // Moves to the next step; returns the stage before the move.
+    unsigned Advance() { return static_cast<unsigned>(bits_++ & kStageMask); }
+
+   private:
+    static constexpr uintptr_t kStageMask = 7;
+    static_assert(alignof(Expr) > kStageMask);
+    uintptr_t bits_;
   };
   // An op call or projection waiting for its input types.
   struct Deferred {
@@ -89,9 +103,13 @@ class ExprTyper {
   bool WatchFirstHole(const Type* resolved, uint32_t id);
   void Drain();
   void Solve(uint32_t id);
-  // Writes every node's resolved type (nullptr when incomplete) and returns
-  // the first node whose type still has holes, or nullptr.
-  const Expr* WriteBack();
+  // Replaces every recorded node's type by its resolution and returns the
+  // first node whose type still has holes, or nullptr.
+  const Expr* ResolveAll();
+  // Ends a run: clears the nodes' marks and the types that are not complete
+  // (nullptr = inference failed there).
+  void Finish(const Expr* root);
+  static bool IsTyped(const Expr* e);
   void ReportUnresolved(const Expr* first_open);
   // Reports an error (up to a limit) and returns Poison.
   const Type* Error(Span span, std::string message);
@@ -101,17 +119,39 @@ class ExprTyper {
   DiagnosticEngine& diags_;
   size_t errors_at_start_ = 0;
   TypeUnifier unifier_;
-  // Typed nodes in the order they were typed, with their (unresolved)
-  // types; types_ maps a node to its position. Passes over all nodes walk
-  // the vector, not the hash map: a million random probes cost more than
-  // the inference itself.
-  std::vector<std::pair<const Expr*, const Type*>> order_;
-  absl::flat_hash_map<const Expr*, uint32_t> types_;
+  // While Run is typing, a node's (unresolved) type lives in its own
+  // checked_type field and its scratch mark says it was typed in this run;
+  // Finish clears the marks. Node-side storage instead of a hash map keeps
+  // the typer's memory to its stacks.
+  //
+  // The nodes typed since the first type that was not complete, in typing
+  // order: the only ones whose types ResolveAll must resolve (a fully
+  // annotated program records none). A deque grows without copying.
+  std::deque<const Expr*> order_;
+  bool recording_ = false;
+  std::vector<const Expr*> clear_stack_;
   std::vector<Binder> binders_;  // where unresolved holes are reported
-  std::vector<Frame> stack_;
+  // A deque, which gives memory back as it shrinks: the stack is deepest
+  // early on (down a chain), the typed-node list largest at the end.
+  std::deque<Frame> stack_;
   std::vector<Deferred> deferred_;
   std::vector<const Type*> scratch_;  // argument / field types of the current node
   std::vector<std::string_view> unknown_globals_;
+  // Relation results by (op, attrs, argument types): relations are pure and
+  // types and attrs are interned, so a network that repeats a layer shape
+  // runs each relation once per distinct shape.
+  struct RelationKey {
+    const OpInfo* op;
+    const Attrs* attrs;
+    size_t num_args;
+    std::array<const Type*, 3> args;
+    bool operator==(const RelationKey&) const = default;
+    template <typename H>
+    friend H AbslHashValue(H h, const RelationKey& k) {
+      return H::combine(std::move(h), k.op, k.attrs, k.num_args, k.args[0], k.args[1], k.args[2]);
+    }
+  };
+  absl::flat_hash_map<RelationKey, const Type*> relation_cache_;
 };
 
 }  // namespace carve

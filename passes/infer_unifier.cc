@@ -42,6 +42,21 @@ const Type* TypeUnifier::Shallow(const Type* t) {
   return info.binding != nullptr ? info.binding : hole_types_[root];
 }
 
+bool TypeUnifier::ResolveAll(std::span<const Type* const> types,
+                             absl::InlinedVector<const Type*, 8>& out) {
+  // Most types are already resolved (a function of 50k annotated
+  // parameters): copy nothing until the first one that changes.
+  for (size_t i = 0; i < types.size(); ++i) {
+    const Type* r = Resolve(types[i]);
+    if (r == types[i]) continue;
+    out.assign(types.begin(), types.begin() + i);
+    out.push_back(r);
+    for (size_t k = i + 1; k < types.size(); ++k) out.push_back(Resolve(types[k]));
+    return true;
+  }
+  return false;
+}
+
 const Type* TypeUnifier::Resolve(const Type* t) {
   if (t == nullptr) return nullptr;
   switch (t->kind()) {
@@ -59,24 +74,17 @@ const Type* TypeUnifier::Resolve(const Type* t) {
     case TypeKind::kTuple: {
       auto fields = static_cast<const TupleType*>(t)->fields();
       absl::InlinedVector<const Type*, 8> out;
-      bool changed = false;
-      for (const Type* f : fields) {
-        out.push_back(Resolve(f));
-        changed |= out.back() != f;
-      }
-      return changed ? TupleTy(out) : t;
+      if (!ResolveAll(fields, out)) return t;
+      return TupleTy(out);
     }
     case TypeKind::kFunc: {
       auto* ft = static_cast<const FuncType*>(t);
       absl::InlinedVector<const Type*, 8> params;
-      bool changed = false;
-      for (const Type* p : ft->params()) {
-        params.push_back(Resolve(p));
-        changed |= params.back() != p;
-      }
+      bool changed = ResolveAll(ft->params(), params);
       const Type* ret = Resolve(ft->ret());
-      changed |= ret != ft->ret();
-      return changed ? FuncTy(params, ret, ft->type_params()) : t;
+      if (!changed && ret == ft->ret()) return t;
+      if (!changed) params.assign(ft->params().begin(), ft->params().end());
+      return FuncTy(params, ret, ft->type_params());
     }
   }
   return t;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "ir/type.h"
 
 namespace carve {
@@ -73,6 +74,9 @@ class TypeUnifier {
   // Index of `hole` in holes_, registering holes created elsewhere (`_`
   // annotations written in the program) on first sight.
   uint32_t IndexOf(const IncompleteType* hole);
+  // Resolves each of `types`; when any changes, writes all of them to `out`
+  // and returns true (else leaves `out` alone).
+  bool ResolveAll(std::span<const Type* const> types, absl::InlinedVector<const Type*, 8>& out);
   uint32_t Find(uint32_t i);
   bool Occurs(uint32_t root, const Type* resolved);
   void Bind(uint32_t root, const Type* t);

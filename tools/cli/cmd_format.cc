@@ -41,11 +41,36 @@ int64_t PeakRssBytes() {
   return 0;
 }
 
+// Visits every node reachable from `root` once (in no particular order),
+// telling visited nodes by their scratch mark, and clears the marks again.
+// --stats measures the memory of `check`, so counting must not add a
+// visited set the size of the graph to the peak it reports.
+template <typename F>
+void ForEachNodeOnce(const Expr* root, F&& f) {
+  std::vector<const Expr*> stack;
+  for (uint8_t pass : {1, 0}) {  // mark and visit, then clear
+    auto seen = [pass](const Expr* e) { return e->scratch_mark() == pass; };
+    stack.assign(1, root);
+    root->set_scratch_mark(pass);
+    if (pass == 1) f(root);
+    while (!stack.empty()) {
+      const Expr* e = stack.back();
+      stack.pop_back();
+      ForEachChild(e, [&](const Expr* child) {
+        if (seen(child)) return;
+        child->set_scratch_mark(pass);
+        if (pass == 1) f(child);
+        stack.push_back(child);
+      });
+    }
+  }
+}
+
 // Operator calls in a module (for --stats).
 int64_t CountCalls(const Module& mod) {
   int64_t calls = 0;
   for (const auto& [gv, fn] : mod.Functions()) {
-    PostOrderVisit(fn, [&calls](const Expr* e) { calls += Isa<Call>(e) ? 1 : 0; });
+    ForEachNodeOnce(fn, [&calls](const Expr* e) { calls += Isa<Call>(e) ? 1 : 0; });
   }
   return calls;
 }

@@ -21,15 +21,27 @@ Env RealEnv() {
       ss << std::cin.rdbuf();
       return ss.str();
     }
-    std::ifstream f(path, std::ios::binary);
+    std::ifstream f(path, std::ios::binary | std::ios::ate);
     if (!f) {
       return absl::NotFoundError(
           fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
     }
-    std::ostringstream ss;
-    ss << f.rdbuf();
+    // One buffer of the file's size: a stringstream would grow by doubling
+    // and then copy, holding about three times the text at its peak.
+    std::streamoff size = f.tellg();
+    std::string text;
+    if (size > 0) {
+      text.resize(static_cast<size_t>(size));
+      f.seekg(0);
+      f.read(text.data(), size);
+      if (f.gcount() != size) text.resize(static_cast<size_t>(f.gcount()));
+    }
+    // Whatever the size query missed (a file that grew, a pipe).
+    std::ostringstream rest;
+    if (f.good()) rest << f.rdbuf();
     if (f.bad()) return absl::DataLossError(fmt::format("error reading '{}'", path));
-    return ss.str();
+    text += rest.str();
+    return text;
   };
   env.write_file = [](const std::string& path, const std::string& text) -> absl::Status {
     if (path == "-") {
