@@ -4,9 +4,10 @@
 // --backend dnnl` find them), and the interpreter's kernels become
 // FoldConstant's evaluator (backend recipes fold constants).
 //
-// Registration happens once at start-up; a spec of the same name already
-// registered (a test's, or one loaded with --patterns later) is not
-// replaced, and a spec file that does not load leaves only that backend
+// The specs are parsed once, on the registry's first lookup or registration
+// (commands that never consult a target never pay for them); a spec of the
+// same name registered by a test or loaded with --patterns replaces the
+// built-in one, and a spec file that does not load leaves only that backend
 // unregistered: `carve partition --backend NAME` then reports the file's
 // diagnostics through BuiltinBackendSpec.
 #include "backends/partition.h"
@@ -17,12 +18,14 @@ namespace {
 
 bool RegisterBuiltins() {
   EnsureConstantEvaluator();
-  TargetRegistry& registry = TargetRegistry::Global();
-  for (std::string_view name : BuiltinBackendNames()) {
-    if (registry.Find(name) != nullptr) continue;
-    absl::StatusOr<TargetSpecPtr> spec = BuiltinBackendSpec(name);
-    if (spec.ok()) registry.Register(*spec);
-  }
+  // The specs are parsed on the first target lookup, not at start-up.
+  TargetRegistry::Global().AddProvider([](TargetRegistry& registry) {
+    for (std::string_view name : BuiltinBackendNames()) {
+      if (registry.Find(name) != nullptr) continue;
+      absl::StatusOr<TargetSpecPtr> spec = BuiltinBackendSpec(name);
+      if (spec.ok()) registry.Register(*spec);
+    }
+  });
   return true;
 }
 

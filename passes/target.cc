@@ -91,7 +91,23 @@ TargetRegistry& TargetRegistry::Global() {
   return *registry;
 }
 
+void TargetRegistry::AddProvider(Provider provider) {
+  std::lock_guard<std::mutex> lock(mu_);
+  providers_.push_back(std::move(provider));
+}
+
+void TargetRegistry::RunProviders() const {
+  std::vector<Provider> pending;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (providers_.empty()) return;
+    pending.swap(providers_);
+  }
+  for (Provider& provider : pending) provider(const_cast<TargetRegistry&>(*this));
+}
+
 void TargetRegistry::Register(TargetSpecPtr spec) {
+  RunProviders();  // a user's spec replaces a built-in one, never the reverse
   std::lock_guard<std::mutex> lock(mu_);
   for (TargetSpecPtr& existing : specs_) {
     if (existing->name() == spec->name()) {
@@ -103,6 +119,7 @@ void TargetRegistry::Register(TargetSpecPtr spec) {
 }
 
 TargetSpecPtr TargetRegistry::Find(std::string_view name) const {
+  RunProviders();
   std::lock_guard<std::mutex> lock(mu_);
   for (const TargetSpecPtr& spec : specs_) {
     if (spec->name() == name) return spec;
@@ -123,6 +140,7 @@ absl::StatusOr<TargetSpecPtr> TargetRegistry::Get(std::string_view name) const {
 }
 
 std::vector<std::string> TargetRegistry::Names() const {
+  RunProviders();
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<std::string> names;
   for (const TargetSpecPtr& spec : specs_) names.push_back(spec->name());

@@ -144,9 +144,19 @@ class TargetRegistry {
   // Registered names, sorted.
   std::vector<std::string> Names() const;
 
+  // Adds a provider that registers specs the first time the registry is
+  // consulted. Built-in backends load their `.pat` specs this way, so a
+  // command that never looks a target up (fmt, check, run) never parses them.
+  using Provider = std::function<void(TargetRegistry&)>;
+  void AddProvider(Provider provider);
+
  private:
+  // Runs the pending providers (each once; re-entrant calls see none left).
+  void RunProviders() const;
+
   mutable std::mutex mu_;
   std::vector<TargetSpecPtr> specs_;
+  mutable std::vector<Provider> providers_;
 };
 
 // The seed demo's target under `name`: single ops reshape and add; patterns
