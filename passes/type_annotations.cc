@@ -61,16 +61,18 @@ Scan ScanFunction(const Function* fn) {
 
 bool AnyMissing(const Function* fn) { return ScanFunction(fn).missing; }
 
+// Writes the missing annotations of `fn` (bound to `gv`); true when any was.
+bool Annotate(Module& mod, const GlobalVar* gv, const Function* fn) {
+  Annotator annotator(mod.arena());
+  const Expr* out = annotator.Mutate(fn);
+  if (out == fn) return false;
+  mod.Add(gv, Cast<Function>(out));
+  return true;
+}
+
 absl::StatusOr<bool> Fill(Module& mod, const std::vector<const GlobalVar*>& functions) {
   bool changed = false;
-  for (const GlobalVar* gv : functions) {
-    const Function* fn = mod.Lookup(gv->name());
-    Annotator annotator(mod.arena());
-    const Expr* out = annotator.Mutate(fn);
-    if (out == fn) continue;
-    mod.Add(gv, Cast<Function>(out));
-    changed = true;
-  }
+  for (const GlobalVar* gv : functions) changed |= Annotate(mod, gv, mod.Lookup(gv->name()));
   return changed;
 }
 
@@ -79,12 +81,7 @@ absl::StatusOr<bool> Fill(Module& mod, const std::vector<const GlobalVar*>& func
 absl::StatusOr<bool> FillMissingTypeAnnotations(Module& mod) {
   bool changed = false;
   for (const auto& [gv, fn] : mod.Functions()) {
-    if (!AnyMissing(fn)) continue;
-    Annotator annotator(mod.arena());
-    const Expr* out = annotator.Mutate(fn);
-    if (out == fn) continue;
-    mod.Add(gv, Cast<Function>(out));
-    changed = true;
+    if (AnyMissing(fn)) changed |= Annotate(mod, gv, fn);
   }
   return changed;
 }
