@@ -4,16 +4,31 @@
 // Nodes live in arenas and are allocated in roughly the order a traversal
 // meets them, so their addresses increase along a walk. A general-purpose
 // hash table scatters consecutive nodes over the whole table: on a
-// million-node graph every lookup misses the caches. This table keeps the
-// address order instead (slot = address / 16, with the high bits folded in),
-// so a walk touches it almost sequentially; keys and values share a slot, so
-// a lookup is one cache line. Open addressing with linear probing, load at
-// most 1/2. No erase. (patterns/node_index_map.h is the same idea for
-// uint32 indices.)
+// million-node graph every lookup misses the caches. This table is instead a
+// sparse array over the address space: a 2 KB page of addresses owns a block
+// of 64 slots, one per 32 bytes (keys are addresses of distinct nodes, every
+// node is at least 32 bytes, so no two keys share a slot and there is no
+// probing; keys closer than that go to an overflow table);
+// a small table finds a page's block, and the last block is remembered. A
+// walk touches the blocks in address order, sequentially, and the key and
+// value share a slot, so a lookup is one cache line.
+//
+// (An earlier version folded addresses into one linear-probing table; on the
+// graphs the BYOC passes build, nodes of different arena pages folded onto
+// the same slots and filled the gaps between each other, so lookups probed
+// long runs: hundreds of instructions each.)
+//
+// Maps start as a small linear-probing table (mutators are also made per
+// composite body, a handful of nodes) and switch to pages past
+// kSmallLimit entries. No erase. Pointers to values stay valid while the map
+// is paged; in the small table, until the next insertion. (patterns/
+// node_index_map.h is a similar idea for uint32 indices.)
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -22,31 +37,50 @@ namespace carve {
 template <typename V>
 class AddressMap {
  public:
-  explicit AddressMap(size_t expected = 0) { Rehash(Capacity(expected)); }
+  explicit AddressMap(size_t expected = 0) {
+    if (expected > kSmallLimit) {
+      paged_ = true;
+      pages_.assign(PageTableCapacity(expected), PageEntry{});
+    } else {
+      small_.assign(kSmallMin, Slot_{});
+    }
+  }
 
   // The value of `key`, or nullptr.
   V* Find(const void* key) {
-    for (size_t s = Slot(key);; s = (s + 1) & mask_) {
-      if (slots_[s].key == key) return &slots_[s].value;
-      if (slots_[s].key == nullptr) return nullptr;
-    }
+    if (!paged_) return SmallFind(key);
+    Slot_* block = BlockOf(Page(key));
+    if (block == nullptr) return nullptr;
+    Slot_& s = block[Unit(key)];
+    if (s.key == key) return &s.value;
+    if (s.key == nullptr || overflow_.empty()) return nullptr;
+    auto it = overflow_.find(key);
+    return it == overflow_.end() ? nullptr : &it->second;
   }
   const V* Find(const void* key) const { return const_cast<AddressMap*>(this)->Find(key); }
   bool Contains(const void* key) const { return Find(key) != nullptr; }
 
   // Inserts key -> value unless present; returns the stored value and
-  // whether it was inserted. The pointer is valid until the next insertion.
+  // whether it was inserted.
   std::pair<V*, bool> TryEmplace(const void* key, V value) {
-    if (2 * (size_ + 1) > slots_.size()) Rehash(slots_.size() * 2);
-    for (size_t s = Slot(key);; s = (s + 1) & mask_) {
-      if (slots_[s].key == key) return {&slots_[s].value, false};
-      if (slots_[s].key == nullptr) {
-        slots_[s].key = key;
-        slots_[s].value = std::move(value);
-        ++size_;
-        return {&slots_[s].value, true};
+    if (!paged_) {
+      if (size_ + 1 > kSmallLimit) {
+        ToPaged();
+      } else {
+        return SmallEmplace(key, std::move(value));
       }
     }
+    Slot_& s = MakeBlock(Page(key))[Unit(key)];
+    if (s.key == key) return {&s.value, false};
+    if (s.key != nullptr) {  // two keys closer than 32 bytes: not nodes, but allowed
+      auto [it, inserted] = overflow_.try_emplace(key, std::move(value));
+      size_ += inserted;
+      return {&it->second, inserted};
+    }
+    s.key = key;
+    s.value = std::move(value);
+    ++size_;
+    return {&s.value, true};
   }
 
   // The value of `key`, default-constructed when absent.
@@ -54,7 +88,7 @@ class AddressMap {
 
   size_t size() const { return size_; }
   void Reserve(size_t expected) {
-    if (Capacity(expected) > slots_.size()) Rehash(Capacity(expected));
+    if (expected > kSmallLimit && !paged_) ToPaged();
   }
 
  private:
@@ -62,34 +96,121 @@ class AddressMap {
     const void* key = nullptr;
     V value{};
   };
+  struct PageEntry {
+    uintptr_t page = 0;  // 0: empty (page 0 holds no node)
+    Slot_* block = nullptr;
+  };
+  static constexpr unsigned kPageBits = 11;  // 2 KB of addresses per block
+  static constexpr unsigned kUnitBits = 5;   // 32 bytes per slot
+  static constexpr size_t kBlockSlots = size_t{1} << (kPageBits - kUnitBits);
+  static constexpr size_t kSmallMin = 16;
+  static constexpr size_t kSmallLimit = 128;  // entries; the small table has <= 256 slots
 
-  static size_t Capacity(size_t expected) {
-    size_t c = 16;  // small: mutators are also made per composite body
-    while (c < 2 * expected) c *= 2;
+  static uintptr_t Page(const void* key) { return reinterpret_cast<uintptr_t>(key) >> kPageBits; }
+  static size_t Unit(const void* key) {
+    return (reinterpret_cast<uintptr_t>(key) >> kUnitBits) & (kBlockSlots - 1);
+  }
+  static size_t Mix(uintptr_t x, size_t mask) {
+    return static_cast<size_t>((static_cast<uint64_t>(x) * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+  }
+  static size_t PageTableCapacity(size_t expected_nodes) {
+    size_t c = 64;
+    while (c < expected_nodes / 16) c *= 2;
     return c;
   }
 
-  size_t Slot(const void* key) const {
-    uintptr_t a = reinterpret_cast<uintptr_t>(key) >> 4;
-    return (a ^ (a >> shift_)) & mask_;
+  // The block of `page`, or nullptr.
+  Slot_* BlockOf(uintptr_t page) {
+    if (page == last_page_) return last_block_;
+    size_t mask = pages_.size() - 1;
+    for (size_t i = Mix(page, mask);; i = (i + 1) & mask) {
+      if (pages_[i].page == page) {
+        last_page_ = page;
+        last_block_ = pages_[i].block;
+        return last_block_;
+      }
+      if (pages_[i].page == 0) return nullptr;
+    }
   }
 
-  void Rehash(size_t capacity) {
-    std::vector<Slot_> old = std::move(slots_);
-    slots_.assign(capacity, Slot_{});
-    mask_ = capacity - 1;
-    shift_ = 0;
-    while ((size_t{1} << shift_) < capacity) ++shift_;
+  // The block of `page`, made when absent.
+  Slot_* MakeBlock(uintptr_t page) {
+    if (Slot_* block = BlockOf(page)) return block;
+    if (2 * (blocks_.size() + 1) > pages_.size()) GrowPageTable();
+    blocks_.push_back(std::make_unique<Slot_[]>(kBlockSlots));
+    Slot_* block = blocks_.back().get();
+    InsertPage(page, block);
+    last_page_ = page;
+    last_block_ = block;
+    return block;
+  }
+
+  void InsertPage(uintptr_t page, Slot_* block) {
+    size_t mask = pages_.size() - 1;
+    size_t i = Mix(page, mask);
+    while (pages_[i].page != 0) i = (i + 1) & mask;
+    pages_[i] = PageEntry{page, block};
+  }
+
+  void GrowPageTable() {
+    std::vector<PageEntry> old = std::move(pages_);
+    pages_.assign(old.empty() ? 64 : old.size() * 2, PageEntry{});
+    for (const PageEntry& e : old) {
+      if (e.page != 0) InsertPage(e.page, e.block);
+    }
+  }
+
+  void ToPaged() {
+    std::vector<Slot_> old = std::move(small_);
+    small_ = {};
+    paged_ = true;
+    if (pages_.empty()) pages_.assign(64, PageEntry{});
     size_ = 0;
     for (Slot_& s : old) {
       if (s.key != nullptr) TryEmplace(s.key, std::move(s.value));
     }
   }
 
-  std::vector<Slot_> slots_;
-  size_t mask_ = 0;
-  unsigned shift_ = 0;
+  // The small table: linear probing, load at most 1/2.
+  V* SmallFind(const void* key) {
+    size_t mask = small_.size() - 1;
+    for (size_t s = Mix(reinterpret_cast<uintptr_t>(key) >> kUnitBits, mask);; s = (s + 1) & mask) {
+      if (small_[s].key == key) return &small_[s].value;
+      if (small_[s].key == nullptr) return nullptr;
+    }
+  }
+
+  std::pair<V*, bool> SmallEmplace(const void* key, V value) {
+    if (2 * (size_ + 1) > small_.size()) SmallRehash(small_.size() * 2);
+    size_t mask = small_.size() - 1;
+    for (size_t s = Mix(reinterpret_cast<uintptr_t>(key) >> kUnitBits, mask);; s = (s + 1) & mask) {
+      if (small_[s].key == key) return {&small_[s].value, false};
+      if (small_[s].key == nullptr) {
+        small_[s].key = key;
+        small_[s].value = std::move(value);
+        ++size_;
+        return {&small_[s].value, true};
+      }
+    }
+  }
+
+  void SmallRehash(size_t capacity) {
+    std::vector<Slot_> old = std::move(small_);
+    small_.assign(capacity, Slot_{});
+    size_ = 0;
+    for (Slot_& s : old) {
+      if (s.key != nullptr) SmallEmplace(s.key, std::move(s.value));
+    }
+  }
+
+  bool paged_ = false;
   size_t size_ = 0;
+  std::vector<Slot_> small_;
+  std::vector<PageEntry> pages_;
+  std::vector<std::unique_ptr<Slot_[]>> blocks_;
+  std::unordered_map<const void*, V> overflow_;
+  uintptr_t last_page_ = 0;
+  Slot_* last_block_ = nullptr;
 };
 
 }  // namespace carve
