@@ -1,5 +1,9 @@
 #include "ir/visit.h"
 
+#include <span>
+
+#include "absl/container/inlined_vector.h"
+
 namespace carve {
 
 size_t NumChildren(const Expr* e) {
@@ -79,25 +83,36 @@ const Expr* ExprMutator::Rebuild(const Expr* e) {
     case ExprKind::kCall: {
       auto* c = Cast<Call>(e);
       const Expr* callee = Mutated(c->callee());
-      bool changed = callee != c->callee();
-      std::vector<const Expr*> args;
-      args.reserve(c->args().size());
-      for (const Expr* a : c->args()) {
-        args.push_back(Mutated(a));
-        changed |= args.back() != a;
+      std::span<const Expr* const> old_args = c->args();
+      // Most nodes of a walk are unchanged: look for a changed operand
+      // before copying any (no allocation on the unchanged path).
+      size_t first = 0;
+      const Expr* first_new = nullptr;
+      for (; first < old_args.size(); ++first) {
+        first_new = Mutated(old_args[first]);
+        if (first_new != old_args[first]) break;
       }
-      if (!changed) return e;
+      if (callee == c->callee() && first == old_args.size()) return e;
+      absl::InlinedVector<const Expr*, 8> args(old_args.begin(), old_args.end());
+      if (first < args.size()) {
+        args[first] = first_new;
+        for (size_t i = first + 1; i < args.size(); ++i) args[i] = Mutated(args[i]);
+      }
       return builder_.MakeCall(callee, args, c->attrs(), c->span());
     }
     case ExprKind::kTuple: {
       auto* t = Cast<Tuple>(e);
-      bool changed = false;
-      std::vector<const Expr*> fields;
-      for (const Expr* f : t->fields()) {
-        fields.push_back(Mutated(f));
-        changed |= fields.back() != f;
+      std::span<const Expr* const> old_fields = t->fields();
+      size_t first = 0;
+      const Expr* first_new = nullptr;
+      for (; first < old_fields.size(); ++first) {
+        first_new = Mutated(old_fields[first]);
+        if (first_new != old_fields[first]) break;
       }
-      if (!changed) return e;
+      if (first == old_fields.size()) return e;
+      absl::InlinedVector<const Expr*, 8> fields(old_fields.begin(), old_fields.end());
+      fields[first] = first_new;
+      for (size_t i = first + 1; i < fields.size(); ++i) fields[i] = Mutated(fields[i]);
       return builder_.MakeTuple(fields, t->span());
     }
     case ExprKind::kTupleGetItem: {
