@@ -27,7 +27,7 @@ class AnnotatedRegionSet::Creator {
     while (!stack.empty()) {
       Frame& top = stack.back();
       if (!top.expanded) {
-        if (visited_.Contains(top.e)) {
+        if (Visited(top.e)) {
           stack.pop_back();
           continue;
         }
@@ -39,13 +39,15 @@ class AnnotatedRegionSet::Creator {
         // Atoms (ops, variables, constants) neither join nor open regions:
         // they are not visited at all.
         for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
-          if (!(*it)->is_atom() && !visited_.Contains(*it)) stack.push_back({*it, false});
+          if (!(*it)->is_atom() && !Visited(*it)) stack.push_back({*it, false});
         }
         continue;
       }
       const Expr* e = top.e;
       stack.pop_back();
-      if (!visited_.TryEmplace(e, 1).second) continue;
+      uint8_t& visited = set_.nodes_[e].visited;
+      if (visited) continue;
+      visited = 1;
       CARVE_RETURN_IF_ERROR(PostVisit(e));
     }
     return absl::OkStatus();
@@ -102,6 +104,9 @@ class AnnotatedRegionSet::Creator {
                        absl::StatusCode::kFailedPrecondition);
     }
     std::string_view target = AnnotationTarget(call);
+    if (target == kDefaultTarget || (IsCompilerEnd(call) && Isa<Tuple>(call->args()[0]))) {
+      set_.needs_partition_prep_ = true;
+    }
     if (IsCompilerBegin(call)) {
       RegionId id = set_.MakeRegion(target, scopes_.empty() ? nullptr : scopes_.back());
       set_.AddNode(id, call);
@@ -160,8 +165,12 @@ class AnnotatedRegionSet::Creator {
     return absl::OkStatus();
   }
 
+  bool Visited(const Expr* e) const {
+    const NodeEntry* entry = set_.nodes_.Find(e);
+    return entry != nullptr && entry->visited;
+  }
+
   AnnotatedRegionSet& set_;
-  AddressMap<uint8_t> visited_;
   std::vector<const Function*> scopes_;
 };
 
@@ -187,8 +196,8 @@ AnnotatedRegionSet::RegionId AnnotatedRegionSet::Find(RegionId id) const {
 }
 
 AnnotatedRegionSet::RegionId AnnotatedRegionSet::GetRegion(const Expr* e) const {
-  const RegionId* r = region_of_.Find(e);
-  return r == nullptr ? kNoRegion : Find(*r);
+  const NodeEntry* entry = nodes_.Find(e);
+  return entry == nullptr || entry->region == kNoRegion ? kNoRegion : Find(entry->region);
 }
 
 std::vector<AnnotatedRegionSet::RegionId> AnnotatedRegionSet::RegionIds() const {
@@ -211,7 +220,7 @@ AnnotatedRegionSet::RegionId AnnotatedRegionSet::MakeRegion(std::string_view tar
 }
 
 void AnnotatedRegionSet::AddNode(RegionId id, const Expr* e) {
-  region_of_[e] = id;
+  nodes_[e].region = id;
   Append(regions_[id].nodes, e);
   ++regions_[id].num_nodes;
 }
@@ -238,11 +247,6 @@ void AnnotatedRegionSet::Splice(List& into, const List& from, std::vector<int32_
   into.tail = from.tail;
 }
 
-template <typename F>
-void AnnotatedRegionSet::ForEachItem(const List& list, F&& f) const {
-  for (int32_t i = list.head; i >= 0; i = next_[i]) f(items_[i]);
-}
-
 void AnnotatedRegionSet::MergeRegions(RegionId src, RegionId dst) {
   src = Find(src);
   dst = Find(dst);
@@ -252,10 +256,10 @@ void AnnotatedRegionSet::MergeRegions(RegionId src, RegionId dst) {
   // read from `src` stay consumers of the merged region.
   List kept;
   ForEachItem(regions_[src].consumers, [&](const Expr* begin) {
-    RegionId owner = Find(*region_of_.Find(begin));
+    RegionId owner = Find(nodes_.Find(begin)->region);
     if (owner == src || owner == dst) {
-      removed_.TryEmplace(begin, 1);
-      removed_.TryEmplace(Cast<Call>(begin)->args()[0], 1);
+      nodes_[begin].removed = 1;
+      nodes_[Cast<Call>(begin)->args()[0]].removed = 1;
     } else {
       Append(kept, begin);
     }
@@ -274,7 +278,7 @@ void AnnotatedRegionSet::MergeRegions(RegionId src, RegionId dst) {
 std::vector<const Call*> AnnotatedRegionSet::Ins(RegionId id) const {
   std::vector<const Call*> out;
   ForEachItem(regions_[Find(id)].ins, [&](const Expr* e) {
-    if (!removed_.Contains(e)) out.push_back(Cast<Call>(e));
+    if (!nodes_.Find(e)->removed) out.push_back(Cast<Call>(e));
   });
   return out;
 }
@@ -282,7 +286,7 @@ std::vector<const Call*> AnnotatedRegionSet::Ins(RegionId id) const {
 std::vector<const Call*> AnnotatedRegionSet::Outs(RegionId id) const {
   std::vector<const Call*> out;
   ForEachItem(regions_[Find(id)].outs, [&](const Expr* e) {
-    if (!removed_.Contains(e)) out.push_back(Cast<Call>(e));
+    if (!nodes_.Find(e)->removed) out.push_back(Cast<Call>(e));
   });
   return out;
 }

@@ -54,6 +54,12 @@ class AnnotatedRegionSet {
   // during construction, so that analyses over the same root need no walk).
   const Expr* root() const { return root_; }
   const LetBindings& lets() const { return lets_; }
+  // Whether some annotation is of the `default` target or some compiler_end
+  // reads a tuple: exactly when PartitionGraph's preparation steps
+  // (FlattenNestedTuples, RemoveDefaultAnnotations) would change the
+  // expression. When false they are the identity, so PartitionGraph reuses
+  // this set instead of preparing and building it again.
+  bool needs_partition_prep() const { return needs_partition_prep_; }
 
   // The region holding `e`, or kNoRegion.
   RegionId GetRegion(const Expr* e) const;
@@ -71,6 +77,13 @@ class AnnotatedRegionSet {
   const Function* Scope(RegionId id) const { return regions_[id].scope; }
   // The region's compiler_begin calls (its inputs), in TVM's order.
   std::vector<const Call*> Ins(RegionId id) const;
+  // Calls f(begin) for each of Ins(id), without building the list.
+  template <typename F>
+  void ForEachIn(RegionId id, F&& f) const {
+    ForEachItem(regions_[Find(id)].ins, [&](const Expr* e) {
+      if (!nodes_.Find(e)->removed) f(static_cast<const Call*>(e));
+    });
+  }
   // The region's compiler_end calls (its outputs), in TVM's order.
   std::vector<const Call*> Outs(RegionId id) const;
   // Every node of the region (annotations included), in no particular order.
@@ -103,21 +116,30 @@ class AnnotatedRegionSet {
   void Append(List& list, const Expr* e);
   static void Splice(List& into, const List& from, std::vector<int32_t>& next);
   template <typename F>
-  void ForEachItem(const List& list, F&& f) const;
+  void ForEachItem(const List& list, F&& f) const {
+    for (int32_t i = list.head; i >= 0; i = next_[i]) f(items_[i]);
+  }
 
   std::string func_name_;
   const Expr* root_ = nullptr;
   LetBindings lets_;
+  bool needs_partition_prep_ = false;
   std::vector<Region> regions_;
   mutable std::vector<RegionId> parent_;  // union-find; a root is a live region
   size_t live_regions_ = 0;
-  // Each node's region as assigned (resolve it with Find); address-ordered so
-  // that walks touch it almost sequentially.
-  AddressMap<RegionId> region_of_;
+  // What the set knows of one visited node: its region as assigned (resolve
+  // it with Find), whether construction visited it, whether a merge dropped
+  // it from the inputs or outputs (TVM removes them from the lists). One
+  // table, address-ordered, so that the construction walk's visited test
+  // and its region lookups touch one slot.
+  struct NodeEntry {
+    RegionId region = kNoRegion;
+    uint8_t visited = 0;
+    uint8_t removed = 0;
+  };
+  AddressMap<NodeEntry> nodes_;
   std::vector<const Expr*> items_;
   std::vector<int32_t> next_;
-  // Inputs and outputs dropped by merges (TVM removes them from the lists).
-  AddressMap<uint8_t> removed_;
 };
 
 }  // namespace carve

@@ -46,10 +46,10 @@ class RegionMerger {
   // pending_[r]: input edges of unvisited regions that read from region r.
   void CountPendingEdges() {
     for (RegionId r : set_.RegionIds()) {
-      for (const Call* begin : set_.Ins(r)) {
+      set_.ForEachIn(r, [&](const Call* begin) {
         RegionId p = set_.GetRegion(begin->args()[0]);
         if (p != kNone && p != r) ++pending_[p];
-      }
+      });
     }
   }
 
@@ -211,7 +211,8 @@ class RegionMerger {
   template <typename F>
   void ForEachKeyDependency(uintptr_t key, F&& f) {
     if (IsRegionKey(key)) {
-      for (const Call* begin : set_.Ins(static_cast<RegionId>(key >> 1))) f(begin->args()[0]);
+      set_.ForEachIn(static_cast<RegionId>(key >> 1),
+                     [&](const Call* begin) { f(begin->args()[0]); });
       return;
     }
     ForEachDependency(reinterpret_cast<const Expr*>(key), lets_, f);

@@ -79,8 +79,8 @@ class Partitioner {
         outputs_(set.NumRegionIds()),
         has_outputs_(set.NumRegionIds(), 0) {
     for (RegionId r : set_.RegionIds()) {
-      std::vector<const Call*> ins = set_.Ins(r);
-      for (size_t k = 0; k < ins.size(); ++k) input_index_[ins[k]] = static_cast<int>(k);
+      int k = 0;
+      set_.ForEachIn(r, [&](const Call* begin) { input_index_[begin] = k++; });
     }
   }
 
@@ -321,15 +321,30 @@ void MangleExistingExternalFunctions(Module& mod, const std::string& prefix,
 absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionGraphOptions& options,
                                      bool input_annotated) {
   CARVE_ASSIGN_OR_RETURN(std::string prefix, MangleModuleName(options.mod_name));
-  CARVE_ASSIGN_OR_RETURN(bool changed, PrepareForPartitioning(mod));
+  bool changed = false;
   bool hooked = false;
   std::vector<const GlobalVar*> existing;
   for (const auto& [gv, fn] : mod.Functions()) {
     if (fn->HasAttr(attr::kCompiler)) existing.push_back(gv);
   }
-  for (const auto& [gv, fn] : mod.Functions()) {
-    CARVE_ASSIGN_OR_RETURN(AnnotatedRegionSet set,
-                           AnnotatedRegionSet::Create(fn, std::string(gv->name())));
+  for (const auto& [gv, original] : mod.Functions()) {
+    // The preparation steps run first (FlattenNestedTuples,
+    // RemoveDefaultAnnotations). When the set of the function as it stands
+    // shows they would change nothing, it is the set of the prepared
+    // function: no rewrite, no second build.
+    const Function* fn = original;
+    absl::StatusOr<AnnotatedRegionSet> built =
+        AnnotatedRegionSet::Create(fn, std::string(gv->name()));
+    if (!built.ok() || built->needs_partition_prep()) {
+      fn = PrepareFunctionForPartitioning(original, mod.arena());
+      if (fn != original) {
+        mod.Add(gv, fn);
+        changed = true;
+      }
+      built = AnnotatedRegionSet::Create(fn, std::string(gv->name()));
+    }
+    CARVE_RETURN_IF_ERROR(built.status());
+    AnnotatedRegionSet& set = *built;
     if (set.size() == 0) continue;
     if (std::optional<std::string> cycle = FindRegionCycle(set, fn)) {
       return absl::FailedPreconditionError(

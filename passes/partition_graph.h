@@ -51,6 +51,8 @@ absl::StatusOr<bool> FlattenNestedTuples(Module& mod);
 absl::StatusOr<bool> RemoveDefaultAnnotations(Module& mod);
 // FlattenNestedTuples then RemoveDefaultAnnotations, in one walk.
 absl::StatusOr<bool> PrepareForPartitioning(Module& mod);
+// Both steps on one function (the function itself when nothing changes).
+const Function* PrepareFunctionForPartitioning(const Function* fn, Arena* arena);
 
 // The whole pass on `mod`.
 // `input_annotated`: `mod` is known to carry every annotation InferType fills

@@ -122,6 +122,11 @@ absl::StatusOr<bool> PrepareForPartitioning(Module& mod) {
   return RewriteFunctions<PartitionPrep>(mod);
 }
 
+const Function* PrepareFunctionForPartitioning(const Function* fn, Arena* arena) {
+  PartitionPrep prep(arena);
+  return Cast<Function>(prep.Mutate(fn));
+}
+
 PassPtr FlattenNestedTuplesPass() {
   return MakeModulePass("FlattenNestedTuples", "",
                         [](Module& mod, PassContext&) { return FlattenNestedTuples(mod); });
