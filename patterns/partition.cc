@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "fmt/format.h"
+#include "ir/type.h"
 #include "patterns/graph.h"
 #include "patterns/group.h"
 #include "patterns/rebuild.h"
@@ -36,16 +37,33 @@ class BodyBuilder {
   BodyBuilder(const IndexedGraph& graph, IRBuilder& b)
       : graph_(graph), b_(b), out_(graph.size(), nullptr), changed_(graph.size(), 0) {}
 
-  const Function* Build(const Group& group, const PartitionOptions& options) {
-    std::vector<const Var*> params;
-    params.reserve(group.inputs.size());
+  // `args` are the call's arguments (group.inputs rebuilt). With
+  // options.typed, and when every argument and the root have types, the
+  // parameters take their argument's type (as annotation and checked type),
+  // the function returns the root's type and has its function type.
+  const Function* Build(const Group& group, const PartitionOptions& options,
+                        std::span<const Expr* const> args) {
+    bool typed = options.typed && graph_.node(group.root)->checked_type() != nullptr;
+    for (size_t k = 0; typed && k < args.size(); ++k) typed = args[k]->checked_type() != nullptr;
+    params_.clear();
+    param_types_.clear();
     for (size_t k = 0; k < group.inputs.size(); ++k) {
-      params.push_back(b_.MakeVar(ParamName(group.number, k)));
-      out_[group.inputs[k]] = params.back();
+      const Type* t = typed ? args[k]->checked_type() : nullptr;
+      const Var* p = b_.MakeVar(ParamName(group.number, k), t);
+      if (typed) {
+        p->set_checked_type(t);
+        param_types_.push_back(t);
+      }
+      params_.push_back(p);
+      out_[group.inputs[k]] = p;
       changed_[group.inputs[k]] = 1;
     }
     for (uint32_t n : group.nodes) Rebuild(n, group);
-    return b_.MakeFunction(params, out_[group.root], nullptr, FunctionAttrs(group, options));
+    const Expr* body = out_[group.root];
+    const Type* ret = typed ? body->checked_type() : nullptr;
+    const Function* fn = b_.MakeFunction(params_, body, ret, FunctionAttrs(group, options));
+    if (typed) fn->set_checked_type(FuncTy(param_types_, ret));
+    return fn;
   }
 
  private:
@@ -105,6 +123,8 @@ class BodyBuilder {
   std::vector<const Expr*> out_;
   std::vector<uint8_t> changed_;
   std::vector<const Expr*> scratch_;
+  std::vector<const Var*> params_;
+  std::vector<const Type*> param_types_;
   absl::flat_hash_map<std::string_view, const Attrs*> attrs_by_label_;
 };
 
@@ -169,7 +189,7 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
     const Group& group = grouper.groups()[gid];
     args.clear();
     for (uint32_t in : group.inputs) args.push_back(rebuilder.At(in));
-    const Expr* call = b.MakeCall(bodies.Build(group, options), args);
+    const Expr* call = b.MakeCall(bodies.Build(group, options, args), args);
     call->set_checked_type(pre->checked_type());
     rebuilder.Set(i, call);
     if (stats != nullptr) ++stats->partitioned;
@@ -208,7 +228,7 @@ absl::StatusOr<const Expr*> Partition(const Pattern& pattern, const Expr* expr, 
 }
 
 absl::StatusOr<const Expr*> PartitionComposites(const std::vector<CompositeEntry>& table,
-                                                const Expr* expr, Arena* arena) {
+                                                const Expr* expr, Arena* arena, bool typed) {
   // One graph serves every entry until an entry changes the expression; the
   // op counts follow the changes, so an entry whose root ops are gone costs a
   // few lookups and no graph.
@@ -232,6 +252,7 @@ absl::StatusOr<const Expr*> PartitionComposites(const std::vector<CompositeEntry
     PartitionOptions options;
     options.attrs.push_back({"Composite", AttrValue::Str(entry.name)});
     options.check = entry.check;
+    options.typed = typed;
     const Expr* out = PartitionInGraph(*compiled, *graph, arena, options, nullptr, &*counts);
     if (out != expr) {
       size_hint = graph->size() + graph->size() / 8;

@@ -466,6 +466,32 @@ TEST_F(PartitionTest, CompositeTableOnTheByocDemoMatchesTvm) {
   EXPECT_THAT(printed, HasSubstr("%9 = %8(%d1, %w1, %b1);"));
 }
 
+// typed: parameters annotated with their arguments' types, the root's type
+// returned, as InferType after MergeComposite leaves them.
+TEST_F(PartitionTest, CompositeTableTypedBuildsTypedComposites) {
+  auto in = ParseModule("typed.relay", R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 8), float32], %y: Tensor[(1, 8), float32]) {
+  %0 = add(%x, %y);
+  nn.relu(%0)
+}
+)");
+  ASSERT_TRUE(in.ok()) << RenderStatus(in.status());
+  ASSERT_TRUE(InferType(*in).ok());
+  std::vector<CompositeEntry> table = {
+      {"t.add_relu", IsOp("nn.relu")(IsOp("add")(Wildcard(), Wildcard())), {}}};
+  auto out = PartitionComposites(table, in->Lookup("main"), in->arena(), /*typed=*/true);
+  ASSERT_TRUE(out.ok()) << out.status();
+  const auto* call = Cast<Call>(Cast<Function>(*out)->body());
+  const auto* fn = Cast<Function>(call->callee());
+  ASSERT_NE(fn->checked_type(), nullptr);
+  ASSERT_NE(fn->ret_type(), nullptr);
+  EXPECT_EQ(fn->ret_type(), call->checked_type());
+  for (const Var* p : fn->params()) {
+    EXPECT_EQ(p->annotation(), p->checked_type());
+    EXPECT_NE(p->annotation(), nullptr);
+  }
+}
+
 TEST_F(PartitionTest, CompositeTableErrorsNameTheEntry) {
   std::vector<CompositeEntry> table = {{"t.bad", IsOp("nn.rleu")(Wildcard()), {}}};
   auto out = PartitionComposites(table, x_, mod_.arena());
