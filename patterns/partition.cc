@@ -141,22 +141,28 @@ OpCounts CountOps(const IndexedGraph& graph) {
   return counts;
 }
 
-// The calls a partitioned group takes out of the graph: its body nodes used
-// only inside the group (an interior node with a use outside stays, as the
-// group duplicates it).
-void RemoveGroupOps(const IndexedGraph& graph, const Group& group, OpCounts& counts) {
-  auto in_group = [&](uint32_t n) {
-    return std::find(group.nodes.begin(), group.nodes.end(), n) != group.nodes.end();
-  };
-  for (uint32_t n : group.nodes) {
-    const OpInfo* op = graph.call_op(n);
-    if (op == nullptr) continue;
-    bool only_inside = n == group.root;
-    if (!only_inside) {
-      auto outs = graph.outputs(n);
-      only_inside = std::all_of(outs.begin(), outs.end(), in_group);
+// The calls a partitioned group takes out of the graph: its root and the
+// body nodes the rebuilt graph no longer reaches. An interior node stays
+// (the group duplicates it) when a node outside the group uses it, or when
+// an interior node that stays does.
+void RemoveGroupOps(const IndexedGraph& graph, const Group& group, OpCounts& counts,
+                    std::vector<uint8_t>& stays) {
+  // Body nodes are in post-order: consumers inside the group come later.
+  stays.assign(group.nodes.size(), 0);
+  for (size_t k = group.nodes.size(); k-- > 0;) {
+    uint32_t n = group.nodes[k];
+    if (n == group.root) continue;
+    for (uint32_t out : graph.outputs(n)) {
+      auto it = std::find(group.nodes.begin(), group.nodes.end(), out);
+      if (it == group.nodes.end() || (out != group.root && stays[it - group.nodes.begin()])) {
+        stays[k] = 1;
+        break;
+      }
     }
-    if (only_inside) --counts[op];
+  }
+  for (size_t k = 0; k < group.nodes.size(); ++k) {
+    const OpInfo* op = graph.call_op(group.nodes[k]);
+    if (op != nullptr && !stays[k]) --counts[op];
   }
 }
 
@@ -180,6 +186,7 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
   GraphRebuilder rebuilder(graph, b);
   BodyBuilder bodies(graph, b);
   std::vector<const Expr*> args;
+  std::vector<uint8_t> stays;
   for (uint32_t i = 0; i < graph.size(); ++i) {
     rebuilder.Rebuild(i);
     uint32_t gid = grouper.GroupOf(i);
@@ -193,23 +200,87 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
     call->set_checked_type(pre->checked_type());
     rebuilder.Set(i, call);
     if (stats != nullptr) ++stats->partitioned;
-    if (counts != nullptr) RemoveGroupOps(graph, group, *counts);
+    if (counts != nullptr) RemoveGroupOps(graph, group, *counts, stays);
   }
   return rebuilder.At(graph.root());
 }
 
+// The ops every match of pattern node `id` calls: a call pattern with an op
+// callee needs a call of that op whose args match the arg patterns (args of
+// a graph node are graph nodes, so these calls are counted too); an
+// alternation needs what both sides need; wrappers what their inner pattern
+// needs. Anything else (and recursion) needs nothing, conservatively.
+std::vector<const OpInfo*> RequiredOps(const CompiledPattern& p, uint32_t id,
+                                       std::vector<uint32_t>& open) {
+  if (std::find(open.begin(), open.end(), id) != open.end()) return {};
+  open.push_back(id);
+  std::vector<const OpInfo*> ops;
+  auto kids = p.children(id);
+  switch (p.node(id).kind) {
+    case PatternKind::kCall: {
+      const OpInfo* op = Cast<CallPattern>(p.node(id).node)->op();
+      if (op == nullptr) break;
+      ops.push_back(op);
+      if (!Cast<CallPattern>(p.node(id).node)->any_args()) {
+        for (uint32_t arg : kids.subspan(1)) {
+          for (const OpInfo* o : RequiredOps(p, arg, open)) ops.push_back(o);
+        }
+      }
+      // Re-associated alternatives (multiply/divide) are tried when the op
+      // differs: a match needs only what every form needs.
+      for (uint32_t alt : p.alternatives(id)) {
+        std::vector<const OpInfo*> other = RequiredOps(p, alt, open);
+        std::erase_if(ops, [&](const OpInfo* o) {
+          return std::find(other.begin(), other.end(), o) == other.end();
+        });
+      }
+      break;
+    }
+    case PatternKind::kAlt: {
+      ops = RequiredOps(p, kids[0], open);
+      std::vector<const OpInfo*> other = RequiredOps(p, kids[1], open);
+      std::erase_if(ops, [&](const OpInfo* o) {
+        return std::find(other.begin(), other.end(), o) == other.end();
+      });
+      break;
+    }
+    case PatternKind::kAttr:
+    case PatternKind::kType:
+    case PatternKind::kDType:
+    case PatternKind::kShape:
+    case PatternKind::kCapture:
+    case PatternKind::kWhere:
+      ops = RequiredOps(p, kids[0], open);
+      break;
+    default:
+      break;
+  }
+  open.pop_back();
+  return ops;
+}
+
+std::vector<const OpInfo*> RequiredOps(const CompiledPattern& p) {
+  std::vector<uint32_t> open;
+  return RequiredOps(p, p.root(), open);
+}
+
 // False when the pattern can only match calls of ops the graph no longer
-// calls, so that a table entry for absent ops costs nothing.
-bool MayMatch(const CompiledPattern& pattern, const OpCounts& counts) {
+// calls (its root op, or an op every match needs), so that a table entry for
+// absent ops costs nothing.
+bool MayMatch(const CompiledPattern& pattern, const std::vector<const OpInfo*>& required,
+              const OpCounts& counts) {
+  auto present = [&](const OpInfo* op) {
+    auto it = counts.find(op);
+    return it != counts.end() && it->second > 0;
+  };
+  for (const OpInfo* op : required) {
+    if (!present(op)) return false;
+  }
   const RootFilter& f = pattern.root_filter();
   for (int k = 0; k <= static_cast<int>(ExprKind::kFunction); ++k) {
     if (f.HasKind(static_cast<ExprKind>(k))) return true;
   }
-  for (const OpInfo* op : f.ops()) {
-    auto it = counts.find(op);
-    if (it != counts.end() && it->second > 0) return true;
-  }
-  return false;
+  return std::any_of(f.ops().begin(), f.ops().end(), present);
 }
 
 }  // namespace
@@ -242,12 +313,13 @@ absl::StatusOr<const Expr*> PartitionComposites(const std::vector<CompositeEntry
           fmt::format("composite '{}': {}", entry.name, std::string(compiled.status().message())));
     }
     if ((*compiled)->node((*compiled)->root()).kind == PatternKind::kFunction) continue;
-    if (counts && !MayMatch(**compiled, *counts)) continue;
+    std::vector<const OpInfo*> required = RequiredOps(**compiled);
+    if (counts && !MayMatch(**compiled, required, *counts)) continue;
     if (graph == nullptr) {
       graph = std::make_unique<IndexedGraph>(
           expr, IndexedGraphOptions{.size_hint = size_hint, .opaque_composites = true});
       if (!counts) counts = CountOps(*graph);
-      if (!MayMatch(**compiled, *counts)) continue;
+      if (!MayMatch(**compiled, required, *counts)) continue;
     }
     PartitionOptions options;
     options.attrs.push_back({"Composite", AttrValue::Str(entry.name)});
