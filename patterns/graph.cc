@@ -136,6 +136,100 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
   BuildEdges(edges);
 }
 
+std::unique_ptr<IndexedGraph> IndexedGraph::Derive(const IndexedGraph& old,
+                                                   std::span<const Expr* const> current,
+                                                   std::span<const uint32_t> replaced_at,
+                                                   std::span<const uint32_t> replaced_inputs) {
+  size_t n = old.size();
+  uint32_t root = old.root();
+  for (uint32_t i = 0; i < n; ++i) {
+    ExprKind kind = old.kind(i);
+    if (kind == ExprKind::kLet) return nullptr;
+    if (kind == ExprKind::kFunction && i != root && !old.inputs(i).empty()) return nullptr;
+  }
+  // The root function's parameters are children but not inputs.
+  std::vector<uint32_t> params;
+  if (old.kind(root) == ExprKind::kFunction && replaced_at[root] == kNone) {
+    for (const Var* p : Cast<Function>(old.node(root))->params()) {
+      uint32_t id = old.IndexOf(p);
+      if (id == kNone) return nullptr;
+      params.push_back(id);
+    }
+    if (old.inputs(root).size() != 1) return nullptr;
+  }
+
+  std::unique_ptr<IndexedGraph> g(new IndexedGraph());
+  g->index_ = NodeIndexMap(n);
+  g->nodes_.reserve(n);
+  g->kinds_.reserve(n);
+  g->call_ops_.reserve(n);
+  std::vector<std::pair<uint32_t, uint32_t>> edges;
+  edges.reserve(old.input_ids_.size());
+  std::vector<uint32_t> new_id(n, kNone);
+  constexpr uint32_t kFresh = kNone - 1;  // a replaced node's composite function
+
+  // A node's children in the new expression's visit order, as (old id or
+  // kFresh, is_input): a replaced node's callee then its args, the root
+  // function's parameters then its body, otherwise the old inputs (which
+  // are exactly the children of calls, tuples, projections and ifs).
+  auto num_children = [&](uint32_t u) -> size_t {
+    if (replaced_at[u] != kNone) return 1 + Cast<Call>(current[u])->args().size();
+    if (u == root && !params.empty()) return params.size() + 1;
+    return old.inputs(u).size();
+  };
+  auto child = [&](uint32_t u, size_t k) -> std::pair<uint32_t, bool> {
+    if (replaced_at[u] != kNone) {
+      return {k == 0 ? kFresh : replaced_inputs[replaced_at[u] + k - 1], true};
+    }
+    if (u == root && !params.empty()) {
+      return k < params.size() ? std::pair{params[k], false} : std::pair{old.inputs(u)[0], true};
+    }
+    return {old.inputs(u)[k], true};
+  };
+  auto add = [&](const Expr* e, ExprKind kind, const OpInfo* op) {
+    uint32_t id = static_cast<uint32_t>(g->nodes_.size());
+    g->index_.Insert(e, id);
+    g->nodes_.push_back(e);
+    g->kinds_.push_back(kind);
+    g->call_ops_.push_back(op);
+    return id;
+  };
+
+  struct Frame {
+    uint32_t u;
+    uint32_t next;
+    uint32_t fresh;  // the new id of a replaced node's function
+  };
+  std::vector<Frame> stack;
+  stack.push_back({root, 0, kNone});
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    uint32_t u = f.u;
+    if (f.next < num_children(u)) {
+      auto [c, is_input] = child(u, f.next++);
+      if (c == kFresh) {
+        const Expr* fn = Cast<Call>(current[u])->callee();
+        f.fresh = add(fn, ExprKind::kFunction, nullptr);
+      } else if (new_id[c] == kNone) {
+        stack.push_back({c, 0, kNone});
+      }
+      continue;
+    }
+    bool replaced = replaced_at[u] != kNone;
+    uint32_t id = add(current[u], replaced ? ExprKind::kCall : old.kind(u),
+                      replaced ? Cast<Call>(current[u])->op() : old.call_op(u));
+    new_id[u] = id;
+    size_t count = num_children(u);
+    for (size_t k = 0; k < count; ++k) {
+      auto [c, is_input] = child(u, k);
+      if (is_input) edges.emplace_back(id, c == kFresh ? f.fresh : new_id[c]);
+    }
+    stack.pop_back();
+  }
+  g->BuildEdges(edges);
+  return g;
+}
+
 void IndexedGraph::BuildEdges(const std::vector<std::pair<uint32_t, uint32_t>>& edges) {
   size_t n = nodes_.size();
   input_begin_.assign(n + 1, 0);

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -47,6 +48,20 @@ class IndexedGraph {
   static constexpr uint32_t kNone = ~0u;
 
   explicit IndexedGraph(const Expr* root, const IndexedGraphOptions& options = {});
+
+  // A rebuild of an opaque-composites graph `old` (partition.cc): node i
+  // became `current[i]`; where replaced_at[i] != kNone, current[i] is a call
+  // of a fresh composite function whose args are the current versions of
+  // replaced_inputs[replaced_at[i] ...] (as many as the call has args).
+  // Returns the graph a fresh IndexedGraph(current[old.root()],
+  // {.opaque_composites = true}) would build, node for node, computed from
+  // `old`'s edges instead of a walk over the expressions; nullptr when `old`
+  // holds lets or functions other than the root and opaque composites (a
+  // fresh build handles those).
+  static std::unique_ptr<IndexedGraph> Derive(const IndexedGraph& old,
+                                              std::span<const Expr* const> current,
+                                              std::span<const uint32_t> replaced_at,
+                                              std::span<const uint32_t> replaced_inputs);
   IndexedGraph(const IndexedGraph&) = delete;
   IndexedGraph& operator=(const IndexedGraph&) = delete;
 
@@ -78,6 +93,7 @@ class IndexedGraph {
   std::span<const uint32_t> PostDominated(uint32_t i) const;
 
  private:
+  IndexedGraph() = default;
   void Build(const Expr* root, const IndexedGraphOptions& options);
   void BuildEdges(const std::vector<std::pair<uint32_t, uint32_t>>& edges);
   void ComputePostDominators() const;

@@ -166,13 +166,21 @@ void RemoveGroupOps(const IndexedGraph& graph, const Group& group, OpCounts& cou
   }
 }
 
+// What a partition changed in its graph, for IndexedGraph::Derive.
+struct GraphEdit {
+  std::vector<const Expr*> current;       // by old node: its new version
+  std::vector<uint32_t> replaced_at;      // by old node: into replaced_inputs, or kNone
+  std::vector<uint32_t> replaced_inputs;  // the composite calls' inputs (old nodes)
+};
+
 // Partitions in an existing graph (so that a table of patterns reuses one
 // graph while nothing changes). `counts` (optional) is updated for the calls
-// the accepted groups remove.
+// the accepted groups remove; `edit` (optional) receives the changes when
+// the expression changed.
 const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& pattern,
                              const IndexedGraph& graph, Arena* arena,
                              const PartitionOptions& options, PartitionStats* stats,
-                             OpCounts* counts = nullptr) {
+                             OpCounts* counts = nullptr, GraphEdit* edit = nullptr) {
   const Expr* root = graph.node(graph.root());
   if (pattern->node(pattern->root()).kind == PatternKind::kFunction) return root;
   PatternGrouper grouper(pattern, graph);
@@ -187,6 +195,10 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
   BodyBuilder bodies(graph, b);
   std::vector<const Expr*> args;
   std::vector<uint8_t> stays;
+  if (edit != nullptr) {
+    edit->replaced_at.assign(graph.size(), IndexedGraph::kNone);
+    edit->replaced_inputs.clear();
+  }
   for (uint32_t i = 0; i < graph.size(); ++i) {
     rebuilder.Rebuild(i);
     uint32_t gid = grouper.GroupOf(i);
@@ -201,8 +213,15 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
     rebuilder.Set(i, call);
     if (stats != nullptr) ++stats->partitioned;
     if (counts != nullptr) RemoveGroupOps(graph, group, *counts, stays);
+    if (edit != nullptr) {
+      edit->replaced_at[i] = static_cast<uint32_t>(edit->replaced_inputs.size());
+      edit->replaced_inputs.insert(edit->replaced_inputs.end(), group.inputs.begin(),
+                                   group.inputs.end());
+    }
   }
-  return rebuilder.At(graph.root());
+  const Expr* out = rebuilder.At(graph.root());
+  if (edit != nullptr) edit->current = std::move(rebuilder).Release();
+  return out;
 }
 
 // The ops every match of pattern node `id` calls: a call pattern with an op
@@ -303,7 +322,10 @@ absl::StatusOr<const Expr*> PartitionComposites(const std::vector<CompositeEntry
   // One graph serves every entry until an entry changes the expression; the
   // op counts follow the changes, so an entry whose root ops are gone costs a
   // few lookups and no graph.
-  std::unique_ptr<IndexedGraph> graph;
+  // After a change, the next graph is derived from the previous one and the
+  // edit (IndexedGraph::Derive), when an entry needs it.
+  std::unique_ptr<IndexedGraph> graph, previous;
+  GraphEdit edit;
   std::optional<OpCounts> counts;
   size_t size_hint = 0;
   for (const CompositeEntry& entry : table) {
@@ -315,6 +337,10 @@ absl::StatusOr<const Expr*> PartitionComposites(const std::vector<CompositeEntry
     if ((*compiled)->node((*compiled)->root()).kind == PatternKind::kFunction) continue;
     std::vector<const OpInfo*> required = RequiredOps(**compiled);
     if (counts && !MayMatch(**compiled, required, *counts)) continue;
+    if (graph == nullptr && previous != nullptr) {
+      graph = IndexedGraph::Derive(*previous, edit.current, edit.replaced_at, edit.replaced_inputs);
+      previous.reset();
+    }
     if (graph == nullptr) {
       graph = std::make_unique<IndexedGraph>(
           expr, IndexedGraphOptions{.size_hint = size_hint, .opaque_composites = true});
@@ -325,10 +351,10 @@ absl::StatusOr<const Expr*> PartitionComposites(const std::vector<CompositeEntry
     options.attrs.push_back({"Composite", AttrValue::Str(entry.name)});
     options.check = entry.check;
     options.typed = typed;
-    const Expr* out = PartitionInGraph(*compiled, *graph, arena, options, nullptr, &*counts);
+    const Expr* out = PartitionInGraph(*compiled, *graph, arena, options, nullptr, &*counts, &edit);
     if (out != expr) {
       size_hint = graph->size() + graph->size() / 8;
-      graph.reset();
+      previous = std::move(graph);
       expr = out;
     }
   }
