@@ -95,6 +95,7 @@ class IndexedGraph {
  private:
   IndexedGraph() = default;
   void Build(const Expr* root, const IndexedGraphOptions& options);
+  void BuildWithMap(const Expr* root, const IndexedGraphOptions& options);
   void BuildEdges(const std::vector<std::pair<uint32_t, uint32_t>>& edges);
   void ComputePostDominators() const;
   uint32_t Lca(uint32_t a, uint32_t b) const;
