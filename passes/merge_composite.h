@@ -6,8 +6,9 @@
 // composites but can take composite calls as inputs), each composite gets
 // PartitionedFromPattern and Composite="<target>.<name>", and an entry's
 // check sees the typed root. Unlike TVM, the function is not re-typed after
-// each pattern (rebuilt nodes keep their types); the module is typed once at
-// the end.
+// each pattern: rebuilt nodes keep their types and composites are built
+// typed (parameters annotated with their argument's type, the root's type as
+// return type), which is what the module InferType after the pass yields.
 #pragma once
 
 #include <span>

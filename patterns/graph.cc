@@ -68,6 +68,111 @@ IndexedGraph::IndexedGraph(const Expr* root, const IndexedGraphOptions& options)
 uint32_t IndexedGraph::IndexOf(const Expr* e) const { return index_.Find(e); }
 
 void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
+  // One DFS numbers the nodes, telling visited nodes by their scratch mark,
+  // so the index map is filled afterwards in node order (nearly sequential
+  // in memory, and sized once) and consulted only for edges to nodes met
+  // before (shared ones); the marks are cleared at the end.
+  size_t size_hint = options.size_hint;
+  struct Frame {
+    const Expr* expr;
+    uint32_t slots_begin;
+    uint32_t next;         // next slot to visit (absolute index)
+    uint32_t parent_slot;  // where to write this node's index, or kNone
+  };
+  // An edge whose producer was numbered before its consumer was reached:
+  // resolved through the index map once it is built.
+  constexpr uint32_t kLater = kNone - 1;
+  std::vector<Frame> stack;
+  std::vector<Slot> slots;
+  std::vector<const Var*> let_vars_in_progress;
+  std::vector<std::pair<uint32_t, uint32_t>> edges;  // (consumer, producer or kLater)
+  std::vector<const Expr*> later;                     // producers of kLater edges, in order
+  nodes_.reserve(size_hint);
+  kinds_.reserve(size_hint);
+  call_ops_.reserve(size_hint);
+  edges.reserve(size_hint * 2);
+
+  auto open = [&](const Expr* e, uint32_t parent_slot) {
+    e->set_scratch_mark(1);
+    uint32_t begin = static_cast<uint32_t>(slots.size());
+    if (!options.opaque_composites || !IsCompositeFunction(e)) PushSlots(e, slots);
+    stack.push_back({e, begin, begin, parent_slot});
+  };
+  auto edge = [&](uint32_t consumer, const Slot& producer) {
+    edges.emplace_back(consumer, producer.index);
+    if (producer.index == kLater) later.push_back(producer.expr);
+  };
+  open(root, kNone);
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    const auto* let = DynCast<Let>(f.expr);
+    if (f.next < slots.size()) {
+      uint32_t s = f.next++;
+      uint32_t rel = s - f.slots_begin;
+      if (let != nullptr && rel == 0) let_vars_in_progress.push_back(let->var());
+      if (let != nullptr && rel == 1) let_vars_in_progress.pop_back();
+      const Expr* kid = slots[s].expr;
+      if (const auto* v = DynCast<Var>(kid);
+          v != nullptr && std::find(let_vars_in_progress.begin(), let_vars_in_progress.end(), v) !=
+                              let_vars_in_progress.end()) {
+        continue;  // a recursive reference: no node, no edge
+      }
+      if (kid->scratch_mark() != 0) {
+        slots[s].index = kLater;  // numbered before (the graph is acyclic)
+      } else {
+        open(kid, s);
+      }
+      continue;
+    }
+    // All children done: number the node and record its input edges.
+    uint32_t id = static_cast<uint32_t>(nodes_.size());
+    nodes_.push_back(f.expr);
+    kinds_.push_back(f.expr->kind());
+    call_ops_.push_back(f.expr->kind() == ExprKind::kCall ? Cast<Call>(f.expr)->op() : nullptr);
+    for (uint32_t s = f.slots_begin; s < slots.size(); ++s) {
+      if (slots[s].is_input && slots[s].index != kNone) edge(id, slots[s]);
+    }
+    if (let != nullptr) {
+      const Slot& value = slots[f.slots_begin];
+      const Slot& var = slots[f.slots_begin + 1];
+      if (value.index != kNone && var.index != kNone) {
+        edges.emplace_back(var.index, value.index);
+        if (var.index == kLater) later.push_back(var.expr);
+        if (value.index == kLater) later.push_back(value.expr);
+      }
+    }
+    uint32_t parent_slot = f.parent_slot;
+    slots.resize(f.slots_begin);
+    stack.pop_back();
+    if (parent_slot != kNone) slots[parent_slot].index = id;
+  }
+  index_ = NodeIndexMap(nodes_.size());
+  for (uint32_t i = 0; i < nodes_.size(); ++i) {
+    index_.Insert(nodes_[i], i);
+    nodes_[i]->set_scratch_mark(0);
+  }
+  size_t k = 0;
+  bool stale = false;
+  for (auto& [consumer, producer] : edges) {
+    if (consumer == kLater) consumer = index_.Find(later[k++]);
+    if (producer == kLater) producer = index_.Find(later[k++]);
+    stale = stale || consumer == kNone || producer == kNone;
+  }
+  if (stale) {
+    // A node was marked by someone else (a traversal that did not clear
+    // its marks) and taken for visited: number again without marks.
+    nodes_.clear();
+    kinds_.clear();
+    call_ops_.clear();
+    BuildWithMap(root, options);
+    return;
+  }
+  BuildEdges(edges);
+}
+
+// The same numbering with the index map consulted for every child (no
+// scratch marks): the fallback when a node carries a stale mark.
+void IndexedGraph::BuildWithMap(const Expr* root, const IndexedGraphOptions& options) {
   size_t size_hint = options.size_hint;
   struct Frame {
     const Expr* expr;
@@ -134,6 +239,101 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
     if (parent_slot != kNone) slots[parent_slot].index = id;
   }
   BuildEdges(edges);
+}
+
+
+std::unique_ptr<IndexedGraph> IndexedGraph::Derive(const IndexedGraph& old,
+                                                   std::span<const Expr* const> current,
+                                                   std::span<const uint32_t> replaced_at,
+                                                   std::span<const uint32_t> replaced_inputs) {
+  size_t n = old.size();
+  uint32_t root = old.root();
+  for (uint32_t i = 0; i < n; ++i) {
+    ExprKind kind = old.kind(i);
+    if (kind == ExprKind::kLet) return nullptr;
+    if (kind == ExprKind::kFunction && i != root && !old.inputs(i).empty()) return nullptr;
+  }
+  // The root function's parameters are children but not inputs.
+  std::vector<uint32_t> params;
+  if (old.kind(root) == ExprKind::kFunction && replaced_at[root] == kNone) {
+    for (const Var* p : Cast<Function>(old.node(root))->params()) {
+      uint32_t id = old.IndexOf(p);
+      if (id == kNone) return nullptr;
+      params.push_back(id);
+    }
+    if (old.inputs(root).size() != 1) return nullptr;
+  }
+
+  std::unique_ptr<IndexedGraph> g(new IndexedGraph());
+  g->index_ = NodeIndexMap(n);
+  g->nodes_.reserve(n);
+  g->kinds_.reserve(n);
+  g->call_ops_.reserve(n);
+  std::vector<std::pair<uint32_t, uint32_t>> edges;
+  edges.reserve(old.input_ids_.size());
+  std::vector<uint32_t> new_id(n, kNone);
+  constexpr uint32_t kFresh = kNone - 1;  // a replaced node's composite function
+
+  // A node's children in the new expression's visit order, as (old id or
+  // kFresh, is_input): a replaced node's callee then its args, the root
+  // function's parameters then its body, otherwise the old inputs (which
+  // are exactly the children of calls, tuples, projections and ifs).
+  auto num_children = [&](uint32_t u) -> size_t {
+    if (replaced_at[u] != kNone) return 1 + Cast<Call>(current[u])->args().size();
+    if (u == root && !params.empty()) return params.size() + 1;
+    return old.inputs(u).size();
+  };
+  auto child = [&](uint32_t u, size_t k) -> std::pair<uint32_t, bool> {
+    if (replaced_at[u] != kNone) {
+      return {k == 0 ? kFresh : replaced_inputs[replaced_at[u] + k - 1], true};
+    }
+    if (u == root && !params.empty()) {
+      return k < params.size() ? std::pair{params[k], false} : std::pair{old.inputs(u)[0], true};
+    }
+    return {old.inputs(u)[k], true};
+  };
+  auto add = [&](const Expr* e, ExprKind kind, const OpInfo* op) {
+    uint32_t id = static_cast<uint32_t>(g->nodes_.size());
+    g->index_.Insert(e, id);
+    g->nodes_.push_back(e);
+    g->kinds_.push_back(kind);
+    g->call_ops_.push_back(op);
+    return id;
+  };
+
+  struct Frame {
+    uint32_t u;
+    uint32_t next;
+    uint32_t fresh;  // the new id of a replaced node's function
+  };
+  std::vector<Frame> stack;
+  stack.push_back({root, 0, kNone});
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    uint32_t u = f.u;
+    if (f.next < num_children(u)) {
+      auto [c, is_input] = child(u, f.next++);
+      if (c == kFresh) {
+        const Expr* fn = Cast<Call>(current[u])->callee();
+        f.fresh = add(fn, ExprKind::kFunction, nullptr);
+      } else if (new_id[c] == kNone) {
+        stack.push_back({c, 0, kNone});
+      }
+      continue;
+    }
+    bool replaced = replaced_at[u] != kNone;
+    uint32_t id = add(current[u], replaced ? ExprKind::kCall : old.kind(u),
+                      replaced ? Cast<Call>(current[u])->op() : old.call_op(u));
+    new_id[u] = id;
+    size_t count = num_children(u);
+    for (size_t k = 0; k < count; ++k) {
+      auto [c, is_input] = child(u, k);
+      if (is_input) edges.emplace_back(id, c == kFresh ? f.fresh : new_id[c]);
+    }
+    stack.pop_back();
+  }
+  g->BuildEdges(edges);
+  return g;
 }
 
 void IndexedGraph::BuildEdges(const std::vector<std::pair<uint32_t, uint32_t>>& edges) {

@@ -11,14 +11,19 @@
 // variable inside its own value (recursive functions) are not nodes of the
 // value, so the graph stays acyclic.
 //
-// Build is one iterative DFS with one NodeIndexMap insertion per node and one
-// lookup per edge (a table laid out in address order, so that walks stay
-// cache-friendly on million-node graphs); the post-dominator tree is computed
-// on first use (TVM's LCA construction, consumers first) with an Euler tour,
-// so PostDominates is O(1). Not thread-safe (lazy members).
+// Build is one iterative DFS that tells visited nodes by their scratch mark
+// (Expr::scratch_mark, cleared before it returns), then fills the
+// NodeIndexMap once in node order (a table laid out in address order, so
+// that walks stay cache-friendly on million-node graphs) and looks up only
+// edges to nodes met before; Derive numbers a partition's result from the
+// previous graph. The post-dominator tree is computed on first use (TVM's
+// LCA construction, consumers first) with an Euler tour, so PostDominates is
+// O(1). Not thread-safe (lazy members), and building writes the nodes'
+// scratch marks: two threads must not build graphs over shared nodes at once.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -47,6 +52,20 @@ class IndexedGraph {
   static constexpr uint32_t kNone = ~0u;
 
   explicit IndexedGraph(const Expr* root, const IndexedGraphOptions& options = {});
+
+  // A rebuild of an opaque-composites graph `old` (partition.cc): node i
+  // became `current[i]`; where replaced_at[i] != kNone, current[i] is a call
+  // of a fresh composite function whose args are the current versions of
+  // replaced_inputs[replaced_at[i] ...] (as many as the call has args).
+  // Returns the graph a fresh IndexedGraph(current[old.root()],
+  // {.opaque_composites = true}) would build, node for node, computed from
+  // `old`'s edges instead of a walk over the expressions; nullptr when `old`
+  // holds lets or functions other than the root and opaque composites (a
+  // fresh build handles those).
+  static std::unique_ptr<IndexedGraph> Derive(const IndexedGraph& old,
+                                              std::span<const Expr* const> current,
+                                              std::span<const uint32_t> replaced_at,
+                                              std::span<const uint32_t> replaced_inputs);
   IndexedGraph(const IndexedGraph&) = delete;
   IndexedGraph& operator=(const IndexedGraph&) = delete;
 
@@ -78,7 +97,9 @@ class IndexedGraph {
   std::span<const uint32_t> PostDominated(uint32_t i) const;
 
  private:
+  IndexedGraph() = default;
   void Build(const Expr* root, const IndexedGraphOptions& options);
+  void BuildWithMap(const Expr* root, const IndexedGraphOptions& options);
   void BuildEdges(const std::vector<std::pair<uint32_t, uint32_t>>& edges);
   void ComputePostDominators() const;
   uint32_t Lca(uint32_t a, uint32_t b) const;

@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "fmt/format.h"
+#include "ir/type.h"
 #include "patterns/graph.h"
 #include "patterns/group.h"
 #include "patterns/rebuild.h"
@@ -36,16 +37,33 @@ class BodyBuilder {
   BodyBuilder(const IndexedGraph& graph, IRBuilder& b)
       : graph_(graph), b_(b), out_(graph.size(), nullptr), changed_(graph.size(), 0) {}
 
-  const Function* Build(const Group& group, const PartitionOptions& options) {
-    std::vector<const Var*> params;
-    params.reserve(group.inputs.size());
+  // `args` are the call's arguments (group.inputs rebuilt). With
+  // options.typed, and when every argument and the root have types, the
+  // parameters take their argument's type (as annotation and checked type),
+  // the function returns the root's type and has its function type.
+  const Function* Build(const Group& group, const PartitionOptions& options,
+                        std::span<const Expr* const> args) {
+    bool typed = options.typed && graph_.node(group.root)->checked_type() != nullptr;
+    for (size_t k = 0; typed && k < args.size(); ++k) typed = args[k]->checked_type() != nullptr;
+    params_.clear();
+    param_types_.clear();
     for (size_t k = 0; k < group.inputs.size(); ++k) {
-      params.push_back(b_.MakeVar(ParamName(group.number, k)));
-      out_[group.inputs[k]] = params.back();
+      const Type* t = typed ? args[k]->checked_type() : nullptr;
+      const Var* p = b_.MakeVar(ParamName(group.number, k), t);
+      if (typed) {
+        p->set_checked_type(t);
+        param_types_.push_back(t);
+      }
+      params_.push_back(p);
+      out_[group.inputs[k]] = p;
       changed_[group.inputs[k]] = 1;
     }
     for (uint32_t n : group.nodes) Rebuild(n, group);
-    return b_.MakeFunction(params, out_[group.root], nullptr, FunctionAttrs(group, options));
+    const Expr* body = out_[group.root];
+    const Type* ret = typed ? body->checked_type() : nullptr;
+    const Function* fn = b_.MakeFunction(params_, body, ret, FunctionAttrs(group, options));
+    if (typed) fn->set_checked_type(FuncTy(param_types_, ret));
+    return fn;
   }
 
  private:
@@ -105,6 +123,8 @@ class BodyBuilder {
   std::vector<const Expr*> out_;
   std::vector<uint8_t> changed_;
   std::vector<const Expr*> scratch_;
+  std::vector<const Var*> params_;
+  std::vector<const Type*> param_types_;
   absl::flat_hash_map<std::string_view, const Attrs*> attrs_by_label_;
 };
 
@@ -121,32 +141,46 @@ OpCounts CountOps(const IndexedGraph& graph) {
   return counts;
 }
 
-// The calls a partitioned group takes out of the graph: its body nodes used
-// only inside the group (an interior node with a use outside stays, as the
-// group duplicates it).
-void RemoveGroupOps(const IndexedGraph& graph, const Group& group, OpCounts& counts) {
-  auto in_group = [&](uint32_t n) {
-    return std::find(group.nodes.begin(), group.nodes.end(), n) != group.nodes.end();
-  };
-  for (uint32_t n : group.nodes) {
-    const OpInfo* op = graph.call_op(n);
-    if (op == nullptr) continue;
-    bool only_inside = n == group.root;
-    if (!only_inside) {
-      auto outs = graph.outputs(n);
-      only_inside = std::all_of(outs.begin(), outs.end(), in_group);
+// The calls a partitioned group takes out of the graph: its root and the
+// body nodes the rebuilt graph no longer reaches. An interior node stays
+// (the group duplicates it) when a node outside the group uses it, or when
+// an interior node that stays does.
+void RemoveGroupOps(const IndexedGraph& graph, const Group& group, OpCounts& counts,
+                    std::vector<uint8_t>& stays) {
+  // Body nodes are in post-order: consumers inside the group come later.
+  stays.assign(group.nodes.size(), 0);
+  for (size_t k = group.nodes.size(); k-- > 0;) {
+    uint32_t n = group.nodes[k];
+    if (n == group.root) continue;
+    for (uint32_t out : graph.outputs(n)) {
+      auto it = std::find(group.nodes.begin(), group.nodes.end(), out);
+      if (it == group.nodes.end() || (out != group.root && stays[it - group.nodes.begin()])) {
+        stays[k] = 1;
+        break;
+      }
     }
-    if (only_inside) --counts[op];
+  }
+  for (size_t k = 0; k < group.nodes.size(); ++k) {
+    const OpInfo* op = graph.call_op(group.nodes[k]);
+    if (op != nullptr && !stays[k]) --counts[op];
   }
 }
 
+// What a partition changed in its graph, for IndexedGraph::Derive.
+struct GraphEdit {
+  std::vector<const Expr*> current;       // by old node: its new version
+  std::vector<uint32_t> replaced_at;      // by old node: into replaced_inputs, or kNone
+  std::vector<uint32_t> replaced_inputs;  // the composite calls' inputs (old nodes)
+};
+
 // Partitions in an existing graph (so that a table of patterns reuses one
 // graph while nothing changes). `counts` (optional) is updated for the calls
-// the accepted groups remove.
+// the accepted groups remove; `edit` (optional) receives the changes when
+// the expression changed.
 const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& pattern,
                              const IndexedGraph& graph, Arena* arena,
                              const PartitionOptions& options, PartitionStats* stats,
-                             OpCounts* counts = nullptr) {
+                             OpCounts* counts = nullptr, GraphEdit* edit = nullptr) {
   const Expr* root = graph.node(graph.root());
   if (pattern->node(pattern->root()).kind == PatternKind::kFunction) return root;
   PatternGrouper grouper(pattern, graph);
@@ -160,6 +194,11 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
   GraphRebuilder rebuilder(graph, b);
   BodyBuilder bodies(graph, b);
   std::vector<const Expr*> args;
+  std::vector<uint8_t> stays;
+  if (edit != nullptr) {
+    edit->replaced_at.assign(graph.size(), IndexedGraph::kNone);
+    edit->replaced_inputs.clear();
+  }
   for (uint32_t i = 0; i < graph.size(); ++i) {
     rebuilder.Rebuild(i);
     uint32_t gid = grouper.GroupOf(i);
@@ -169,27 +208,98 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
     const Group& group = grouper.groups()[gid];
     args.clear();
     for (uint32_t in : group.inputs) args.push_back(rebuilder.At(in));
-    const Expr* call = b.MakeCall(bodies.Build(group, options), args);
+    const Expr* call = b.MakeCall(bodies.Build(group, options, args), args);
     call->set_checked_type(pre->checked_type());
     rebuilder.Set(i, call);
     if (stats != nullptr) ++stats->partitioned;
-    if (counts != nullptr) RemoveGroupOps(graph, group, *counts);
+    if (counts != nullptr) RemoveGroupOps(graph, group, *counts, stays);
+    if (edit != nullptr) {
+      edit->replaced_at[i] = static_cast<uint32_t>(edit->replaced_inputs.size());
+      edit->replaced_inputs.insert(edit->replaced_inputs.end(), group.inputs.begin(),
+                                   group.inputs.end());
+    }
   }
-  return rebuilder.At(graph.root());
+  const Expr* out = rebuilder.At(graph.root());
+  if (edit != nullptr) edit->current = std::move(rebuilder).Release();
+  return out;
+}
+
+// The ops every match of pattern node `id` calls: a call pattern with an op
+// callee needs a call of that op whose args match the arg patterns (args of
+// a graph node are graph nodes, so these calls are counted too); an
+// alternation needs what both sides need; wrappers what their inner pattern
+// needs. Anything else (and recursion) needs nothing, conservatively.
+std::vector<const OpInfo*> RequiredOps(const CompiledPattern& p, uint32_t id,
+                                       std::vector<uint32_t>& open) {
+  if (std::find(open.begin(), open.end(), id) != open.end()) return {};
+  open.push_back(id);
+  std::vector<const OpInfo*> ops;
+  auto kids = p.children(id);
+  switch (p.node(id).kind) {
+    case PatternKind::kCall: {
+      const OpInfo* op = Cast<CallPattern>(p.node(id).node)->op();
+      if (op == nullptr) break;
+      ops.push_back(op);
+      if (!Cast<CallPattern>(p.node(id).node)->any_args()) {
+        for (uint32_t arg : kids.subspan(1)) {
+          for (const OpInfo* o : RequiredOps(p, arg, open)) ops.push_back(o);
+        }
+      }
+      // Re-associated alternatives (multiply/divide) are tried when the op
+      // differs: a match needs only what every form needs.
+      for (uint32_t alt : p.alternatives(id)) {
+        std::vector<const OpInfo*> other = RequiredOps(p, alt, open);
+        std::erase_if(ops, [&](const OpInfo* o) {
+          return std::find(other.begin(), other.end(), o) == other.end();
+        });
+      }
+      break;
+    }
+    case PatternKind::kAlt: {
+      ops = RequiredOps(p, kids[0], open);
+      std::vector<const OpInfo*> other = RequiredOps(p, kids[1], open);
+      std::erase_if(ops, [&](const OpInfo* o) {
+        return std::find(other.begin(), other.end(), o) == other.end();
+      });
+      break;
+    }
+    case PatternKind::kAttr:
+    case PatternKind::kType:
+    case PatternKind::kDType:
+    case PatternKind::kShape:
+    case PatternKind::kCapture:
+    case PatternKind::kWhere:
+      ops = RequiredOps(p, kids[0], open);
+      break;
+    default:
+      break;
+  }
+  open.pop_back();
+  return ops;
+}
+
+std::vector<const OpInfo*> RequiredOps(const CompiledPattern& p) {
+  std::vector<uint32_t> open;
+  return RequiredOps(p, p.root(), open);
 }
 
 // False when the pattern can only match calls of ops the graph no longer
-// calls, so that a table entry for absent ops costs nothing.
-bool MayMatch(const CompiledPattern& pattern, const OpCounts& counts) {
+// calls (its root op, or an op every match needs), so that a table entry for
+// absent ops costs nothing.
+bool MayMatch(const CompiledPattern& pattern, const std::vector<const OpInfo*>& required,
+              const OpCounts& counts) {
+  auto present = [&](const OpInfo* op) {
+    auto it = counts.find(op);
+    return it != counts.end() && it->second > 0;
+  };
+  for (const OpInfo* op : required) {
+    if (!present(op)) return false;
+  }
   const RootFilter& f = pattern.root_filter();
   for (int k = 0; k <= static_cast<int>(ExprKind::kFunction); ++k) {
     if (f.HasKind(static_cast<ExprKind>(k))) return true;
   }
-  for (const OpInfo* op : f.ops()) {
-    auto it = counts.find(op);
-    if (it != counts.end() && it->second > 0) return true;
-  }
-  return false;
+  return std::any_of(f.ops().begin(), f.ops().end(), present);
 }
 
 }  // namespace
@@ -208,11 +318,14 @@ absl::StatusOr<const Expr*> Partition(const Pattern& pattern, const Expr* expr, 
 }
 
 absl::StatusOr<const Expr*> PartitionComposites(const std::vector<CompositeEntry>& table,
-                                                const Expr* expr, Arena* arena) {
+                                                const Expr* expr, Arena* arena, bool typed) {
   // One graph serves every entry until an entry changes the expression; the
   // op counts follow the changes, so an entry whose root ops are gone costs a
   // few lookups and no graph.
-  std::unique_ptr<IndexedGraph> graph;
+  // After a change, the next graph is derived from the previous one and the
+  // edit (IndexedGraph::Derive), when an entry needs it.
+  std::unique_ptr<IndexedGraph> graph, previous;
+  GraphEdit edit;
   std::optional<OpCounts> counts;
   size_t size_hint = 0;
   for (const CompositeEntry& entry : table) {
@@ -222,20 +335,26 @@ absl::StatusOr<const Expr*> PartitionComposites(const std::vector<CompositeEntry
           fmt::format("composite '{}': {}", entry.name, std::string(compiled.status().message())));
     }
     if ((*compiled)->node((*compiled)->root()).kind == PatternKind::kFunction) continue;
-    if (counts && !MayMatch(**compiled, *counts)) continue;
+    std::vector<const OpInfo*> required = RequiredOps(**compiled);
+    if (counts && !MayMatch(**compiled, required, *counts)) continue;
+    if (graph == nullptr && previous != nullptr) {
+      graph = IndexedGraph::Derive(*previous, edit.current, edit.replaced_at, edit.replaced_inputs);
+      previous.reset();
+    }
     if (graph == nullptr) {
       graph = std::make_unique<IndexedGraph>(
           expr, IndexedGraphOptions{.size_hint = size_hint, .opaque_composites = true});
       if (!counts) counts = CountOps(*graph);
-      if (!MayMatch(**compiled, *counts)) continue;
+      if (!MayMatch(**compiled, required, *counts)) continue;
     }
     PartitionOptions options;
     options.attrs.push_back({"Composite", AttrValue::Str(entry.name)});
     options.check = entry.check;
-    const Expr* out = PartitionInGraph(*compiled, *graph, arena, options, nullptr, &*counts);
+    options.typed = typed;
+    const Expr* out = PartitionInGraph(*compiled, *graph, arena, options, nullptr, &*counts, &edit);
     if (out != expr) {
       size_hint = graph->size() + graph->size() / 8;
-      graph.reset();
+      previous = std::move(graph);
       expr = out;
     }
   }

@@ -8,7 +8,8 @@
 //
 // The function's attributes are PartitionedFromPattern first, then the
 // caller's (dictionary insertion order = print order, as in TVM). Parameters
-// are untyped (InferType fills them from the call site). A group is rewritten
+// are untyped (InferType fills them from the call site) unless
+// PartitionOptions::typed. A group is rewritten
 // only when `check` accepts its root (the original, typed node); a rejected
 // group still claims its nodes. Rebuilt consumers keep their checked types,
 // and the new call gets its root's type, so a following pattern's checks see
@@ -31,6 +32,11 @@ struct PartitionOptions {
   std::vector<AttrEntry> attrs;
   // Receives each group's root (before rewriting); false keeps it as is.
   std::function<bool(const Expr* root)> check;
+  // Types each function as the module InferType TVM runs after
+  // MergeComposite would: a parameter takes its argument's type (as checked
+  // type and, as TVM's Resolver does, as annotation), the function returns
+  // its root's type. Left untyped when an argument or the root has no type.
+  bool typed = false;
 };
 
 struct PartitionStats {
@@ -59,7 +65,9 @@ struct CompositeEntry {
 // Applies the entries in order, each a Partition with Composite=<name>:
 // earlier entries win, later ones cannot match inside earlier composites but
 // can take composite calls as inputs (TVM's MergeComposite semantics).
+// `typed`: PartitionOptions::typed for every entry.
 absl::StatusOr<const Expr*> PartitionComposites(const std::vector<CompositeEntry>& table,
-                                                const Expr* expr, Arena* arena);
+                                                const Expr* expr, Arena* arena,
+                                                bool typed = false);
 
 }  // namespace carve

@@ -5,6 +5,7 @@
 // see typed nodes without a whole-graph re-inference.
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include "absl/functional/function_ref.h"
@@ -35,6 +36,8 @@ class GraphRebuilder {
   const Expr* At(uint32_t i) const { return out_[i]; }
   // The current version of any expression (itself when not in the graph).
   const Expr* Mapped(const Expr* e) const;
+  // Every node's current version, by index (leaves the rebuilder empty).
+  std::vector<const Expr*> Release() && { return std::move(out_); }
   // True when some node was replaced so far.
   bool changed_any() const { return changed_any_; }
 

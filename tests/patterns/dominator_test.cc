@@ -1,5 +1,7 @@
 // Dominator patterns and the post-dominator tree (TVM: test_at_most_one_parent,
 // test_match_dominator, test_not_match_dominator(2), test_(no_)match_typed_dominator).
+#include <algorithm>
+
 #include "gtest/gtest.h"
 #include "patterns/builders.h"
 #include "patterns/graph.h"
@@ -51,6 +53,25 @@ TEST_F(DominatorTest, PostDominatorTree) {
   EXPECT_EQ(g.outputs(iconv).size(), 2u);
   ASSERT_EQ(g.inputs(iout).size(), 3u);  // callee, relu2, leaky
   EXPECT_EQ(g.node(g.inputs(iout)[0]), GetOp("add"));
+}
+
+// Numbering uses scratch marks and clears them; a node that carries a stale
+// mark from elsewhere gets the same graph (through the map-only numbering).
+TEST_F(DominatorTest, IndexedGraphIgnoresStaleScratchMarks) {
+  const Call* conv = Conv(input_, weight_);
+  const Call* out = Add(Relu(Relu(conv)), Leaky(conv));
+  IndexedGraph clean(out);
+  for (const Expr* e : clean.nodes()) EXPECT_EQ(e->scratch_mark(), 0);
+  conv->set_scratch_mark(7);
+  IndexedGraph stale(out);
+  conv->set_scratch_mark(0);
+  ASSERT_EQ(stale.size(), clean.size());
+  for (uint32_t i = 0; i < clean.size(); ++i) {
+    EXPECT_EQ(stale.node(i), clean.node(i));
+    EXPECT_EQ(stale.IndexOf(clean.node(i)), i);
+    EXPECT_TRUE(std::ranges::equal(stale.inputs(i), clean.inputs(i)));
+    EXPECT_TRUE(std::ranges::equal(stale.outputs(i), clean.outputs(i)));
+  }
 }
 
 TEST_F(DominatorTest, AtMostOneParent) {

@@ -466,6 +466,61 @@ TEST_F(PartitionTest, CompositeTableOnTheByocDemoMatchesTvm) {
   EXPECT_THAT(printed, HasSubstr("%9 = %8(%d1, %w1, %b1);"));
 }
 
+// An interior node of a composite that is also used outside it (the root
+// post-dominates the use) stays in the graph with everything it computes
+// from, so a later entry still matches there (TVM applies each entry to the
+// rebuilt function). The table skips entries whose ops are gone; a conv2d
+// kept alive through an escaping bias_add is not gone.
+TEST_F(PartitionTest, CompositeTableLaterEntryMatchesUnderAnEscapingInterior) {
+  auto in = ParseModule("esc.relay", R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 8, 8, 8), float32], %w: Tensor[(8, 8, 3, 3), float32], %b: Tensor[(8), float32]) {
+  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=8, kernel_size=[3, 3]);
+  %1 = nn.bias_add(%0, %b);
+  %2 = nn.relu(%1);
+  add(%1, %2)
+}
+)");
+  ASSERT_TRUE(in.ok()) << RenderStatus(in.status());
+  ASSERT_TRUE(InferType(*in).ok());
+  Pattern conv = IsOp("nn.conv2d")(Wildcard(), Wildcard());
+  std::vector<CompositeEntry> table = {
+      {"t.sum", IsOp("add")(IsOp("nn.bias_add")(conv, Wildcard()), Wildcard()), {}},
+      {"t.conv", IsOp("nn.conv2d")(Wildcard(), Wildcard()), {}}};
+  auto out = PartitionComposites(table, in->Lookup("main"), in->arena());
+  ASSERT_TRUE(out.ok()) << out.status();
+  in->Add("main", Cast<Function>(*out));
+  std::string printed = PrintModule(*in);
+  EXPECT_THAT(printed, HasSubstr("Composite=\"t.sum\""));
+  EXPECT_THAT(printed, HasSubstr("Composite=\"t.conv\""));
+  EXPECT_THAT(printed, HasSubstr("%3 = %2(%x, %w);\n  %4 = nn.bias_add(%3, %b);"));
+}
+
+// typed: parameters annotated with their arguments' types, the root's type
+// returned, as InferType after MergeComposite leaves them.
+TEST_F(PartitionTest, CompositeTableTypedBuildsTypedComposites) {
+  auto in = ParseModule("typed.relay", R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 8), float32], %y: Tensor[(1, 8), float32]) {
+  %0 = add(%x, %y);
+  nn.relu(%0)
+}
+)");
+  ASSERT_TRUE(in.ok()) << RenderStatus(in.status());
+  ASSERT_TRUE(InferType(*in).ok());
+  std::vector<CompositeEntry> table = {
+      {"t.add_relu", IsOp("nn.relu")(IsOp("add")(Wildcard(), Wildcard())), {}}};
+  auto out = PartitionComposites(table, in->Lookup("main"), in->arena(), /*typed=*/true);
+  ASSERT_TRUE(out.ok()) << out.status();
+  const auto* call = Cast<Call>(Cast<Function>(*out)->body());
+  const auto* fn = Cast<Function>(call->callee());
+  ASSERT_NE(fn->checked_type(), nullptr);
+  ASSERT_NE(fn->ret_type(), nullptr);
+  EXPECT_EQ(fn->ret_type(), call->checked_type());
+  for (const Var* p : fn->params()) {
+    EXPECT_EQ(p->annotation(), p->checked_type());
+    EXPECT_NE(p->annotation(), nullptr);
+  }
+}
+
 TEST_F(PartitionTest, CompositeTableErrorsNameTheEntry) {
   std::vector<CompositeEntry> table = {{"t.bad", IsOp("nn.rleu")(Wildcard()), {}}};
   auto out = PartitionComposites(table, x_, mod_.arena());
