@@ -171,6 +171,51 @@ void Lexer::Fill(uint32_t k) {
   }
 }
 
+uint32_t Lexer::ScanGroup(uint32_t from, char close, uint32_t limit) const {
+  const char* p = text_.data() + from;
+  const char* stop = text_.size() - from > limit ? p + limit : end_;
+  int depth = 0;
+  for (; p < stop; ++p) {
+    switch (*p) {
+      case '(':
+      case '[':
+        ++depth;
+        break;
+      case ')':
+      case ']':
+        if (depth == 0) {
+          return *p == close ? static_cast<uint32_t>(p - text_.data()) : 0;
+        }
+        --depth;
+        break;
+      case '"':
+        for (++p; p < stop && *p != '"'; ++p) {
+          if (*p == '\\') ++p;
+        }
+        if (p >= stop) return 0;
+        break;
+      case '/':
+      case '#':
+      case '{':
+      case '}':
+      case ';':
+        return 0;
+      default:
+        break;
+    }
+  }
+  return 0;
+}
+
+bool Lexer::SkipTo(uint32_t offset) {
+  if (count_ > 0 && ring_[(head_ + count_ - 1) & kRingMask].end > offset) return false;
+  count_ = 0;
+  cur_ = text_.data() + offset;
+  space_before_ = false;
+  last_kind_ = TokenKind::kError;  // anything but kDot
+  return true;
+}
+
 Token Lexer::Make(TokenKind kind, const char* begin, const char* end) {
   Token t;
   t.kind = kind;

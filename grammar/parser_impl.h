@@ -361,6 +361,8 @@ class Parser {
   // attribute text: a large graph repeats a few of each many times.
   absl::flat_hash_map<std::string_view, const OpExpr*, NameHash> op_cache_;
   absl::flat_hash_map<std::pair<const OpInfo*, std::string_view>, const Attrs*> attrs_cache_;
+  // False while converting attributes whose text produced a diagnostic.
+  bool attrs_clean_ = true;
   std::string scratch_;
 };
 
