@@ -171,11 +171,27 @@ void Lexer::Fill(uint32_t k) {
   }
 }
 
+namespace {
+
+// Bytes ScanGroup must look at: 1 for brackets and quotes, 2 for the bytes
+// that make it give up.
+constexpr std::array<uint8_t, 256> MakeScanTable() {
+  std::array<uint8_t, 256> t{};
+  for (char c : std::string_view("()[]\"")) t[uint8_t(c)] = 1;
+  for (char c : std::string_view("/#{};")) t[uint8_t(c)] = 2;
+  return t;
+}
+constexpr std::array<uint8_t, 256> kScanTable = MakeScanTable();
+
+}  // namespace
+
 uint32_t Lexer::ScanGroup(uint32_t from, char close, uint32_t limit) const {
   const char* p = text_.data() + from;
   const char* stop = text_.size() - from > limit ? p + limit : end_;
   int depth = 0;
-  for (; p < stop; ++p) {
+  for (;; ++p) {
+    while (p < stop && kScanTable[uint8_t(*p)] == 0) ++p;
+    if (p >= stop) return 0;
     switch (*p) {
       case '(':
       case '[':
@@ -194,17 +210,30 @@ uint32_t Lexer::ScanGroup(uint32_t from, char close, uint32_t limit) const {
         }
         if (p >= stop) return 0;
         break;
-      case '/':
-      case '#':
-      case '{':
-      case '}':
-      case ';':
-        return 0;
       default:
-        break;
+        return 0;
     }
   }
-  return 0;
+}
+
+uint32_t Lexer::ScanDottedName(uint32_t from) const {
+  const char* p = text_.data() + from;
+  const char* q = p;
+  while (q < end_ && IsIdentContinue(*q)) ++q;
+  // Each `.word` glued on must lex as '.' then an identifier (not a
+  // keyword, `_`, `inff`/`nanf` or `meta[`).
+  while (q + 1 < end_ && *q == '.' && IsIdentStart(q[1])) {
+    const char* w = q + 1;
+    const char* e = w + 1;
+    while (e < end_ && IsIdentContinue(*e)) ++e;
+    std::string_view word(w, size_t(e - w));
+    if (word == "_" || KeywordKind(word) != TokenKind::kIdent ||
+        InfNanLength(w) == word.size() || (word == "meta" && e < end_ && *e == '[')) {
+      break;
+    }
+    q = e;
+  }
+  return static_cast<uint32_t>(q - text_.data());
 }
 
 bool Lexer::SkipTo(uint32_t offset) {
@@ -284,8 +313,19 @@ const char* Lexer::SkipBlockComment(const char* p) const {
 }
 
 Token Lexer::Lex() {
-  if (!SkipTrivia()) return Make(TokenKind::kError, end_, end_);
+  // Fast path: spaces and newlines only (the indentation of printed text).
   const char* p = cur_;
+  const char* const end = end_;
+  if (p < end && IsSpace(*p)) {
+    do ++p;
+    while (p < end && IsSpace(*p));
+    space_before_ = true;
+    cur_ = p;
+  }
+  if (p < end && *p == '/' && p + 1 < end && (p[1] == '/' || p[1] == '*')) {
+    if (!SkipTrivia()) return Make(TokenKind::kError, end_, end_);
+    p = cur_;
+  }
   if (p == end_) return Make(TokenKind::kEof, p, p);
   char c = *p;
   if (IsIdentStart(c)) return LexIdentifier(p);
@@ -404,6 +444,9 @@ Token Lexer::LexSigilName(const char* p) {
   if (q < end_ && IsDigit(*q) && sigil == '%') {
     uint64_t n = 0;
     bool overflow = false;
+    // Up to 18 digits cannot overflow; longer numbers take the checked loop.
+    const char* fast_end = end_ - q > 18 ? q + 18 : end_;
+    while (q < fast_end && IsDigit(*q)) n = n * 10 + uint64_t(*q++ - '0');
     while (q < end_ && IsDigit(*q)) {
       overflow |= n > (uint64_t(INT64_MAX) - 9) / 10;
       n = n * 10 + uint64_t(*q++ - '0');

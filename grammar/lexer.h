@@ -166,6 +166,10 @@ class Lexer {
   // checked: the caller only uses the result to look the text up in a memo
   // of texts parsed before, whose tokens the same bytes reproduce.
   uint32_t ScanGroup(uint32_t from, char close, uint32_t limit = 1024) const;
+  // Raw-text fast path for op names: the end of the dotted name whose first
+  // identifier starts at `from` (`nn.conv2d`), joining `.word` only where
+  // the tokens would be '.' and an identifier written without spaces.
+  uint32_t ScanDottedName(uint32_t from) const;
   // Drops the lookahead and resumes lexing at byte `offset`, which must be a
   // token boundary that no peeked token crosses and that does not follow a
   // '.' token (tuple indices). False (and nothing changes) when a peeked

@@ -152,7 +152,8 @@ class RelayTextPrinter {
   void NoteMetaKey(std::string_view key);
   // TVM AllocVar: a unique `%name`, returns the declaration.
   Text AllocVar(const Var* var, uint32_t node, bool free);
-  std::string UniqueName(std::string hint);
+  // Appends a unique `name` (TVM GetUniqueName of its name hint).
+  void AppendUniqueName(std::string_view name);
   void AppendTypeInfo(std::string* out, const Expr* e);
   void AppendType(std::string* out, const Type* type);
   void AppendText(std::string* out, Text text);

@@ -257,7 +257,7 @@ Text RelayTextPrinter::GlobalText(const GlobalVar* global) {
 Text RelayTextPrinter::AllocVar(const Var* var, uint32_t node, bool free) {
   size_t start = arena_.size();
   arena_.push_back('%');
-  arena_.append(UniqueName(VarNameHint(var->name())));
+  AppendUniqueName(var->name());
   Text name = Text::Arena(start, arena_.size() - start);
   if (var->annotation() != nullptr) {
     arena_.append(": ");
@@ -277,18 +277,45 @@ Text RelayTextPrinter::AllocVar(const Var* var, uint32_t node, bool free) {
   return decl;
 }
 
-// TVM GetUniqueName: `x`, then `x1`, `x2`, ... skipping names already taken.
-std::string RelayTextPrinter::UniqueName(std::string hint) {
-  auto it = names_.find(hint);
-  if (it != names_.end()) {
-    std::string candidate;
-    do {
-      candidate = fmt::format("{}{}", hint, ++it->second);
-    } while (names_.contains(candidate));
-    hint = std::move(candidate);
+namespace {
+
+// True when VarNameHint(name) is `name` itself: a letter, then letters,
+// digits, `_` and `/` (the names of almost every variable).
+bool IsPlainHint(std::string_view name) {
+  if (name.empty()) return false;
+  char c0 = name[0];
+  if (!((c0 >= 'a' && c0 <= 'z') || (c0 >= 'A' && c0 <= 'Z'))) return false;
+  for (char c : name) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '/';
+    if (!ok) return false;
   }
-  names_[hint] = 0;
-  return hint;
+  return true;
+}
+
+}  // namespace
+
+// TVM GetUniqueName of the variable's name hint, appended to the arena: `x`,
+// then `x1`, `x2`, ... skipping names already taken.
+void RelayTextPrinter::AppendUniqueName(std::string_view name) {
+  std::string storage;
+  std::string_view hint = name;
+  if (!IsPlainHint(name)) {
+    storage = VarNameHint(name);
+    hint = storage;
+  }
+  auto it = names_.find(absl::string_view(hint.data(), hint.size()));
+  if (it == names_.end()) {
+    names_.emplace(std::string(hint), 0);
+    arena_.append(hint);
+    return;
+  }
+  std::string candidate;
+  do {
+    candidate = fmt::format("{}{}", hint, ++it->second);
+  } while (names_.contains(candidate));
+  names_[candidate] = 0;
+  arena_.append(candidate);
 }
 
 void RelayTextPrinter::AppendTypeInfo(std::string* out, const Expr* e) {
