@@ -78,6 +78,8 @@ struct Signature {
   std::vector<const Var*> params;  // while parsing them
   std::span<const Var* const> param_list;  // then, in the arena
   std::vector<ParsedAttr> attrs;
+  bool attrs_clean = true;               // `attrs` were read without a diagnostic
+  const Attrs* cached_attrs = nullptr;   // the attributes, found by their text
   const Type* ret_type = nullptr;
 };
 
@@ -207,7 +209,10 @@ class Parser {
   bool ParseSignature(Signature& sig);
   // Builds the function (the caller owns the parameter scope).
   const Function* FinishFunction(Signature& sig, const Expr* body, Span span);
-  const Attrs* FunctionAttrs(const std::vector<ParsedAttr>& attrs);
+  const Attrs* FunctionAttrs(const Signature& sig);
+  // At function attributes whose text was converted before: skips them and
+  // returns their attrs; else nullptr.
+  const Attrs* SkipCachedFunctionAttrs();
 
   // ---- Calls and attribute values (parse_call.cc) ----
   // The call after its callee (which began at byte `begin`), from its '('.
@@ -361,6 +366,9 @@ class Parser {
   // attribute text: a large graph repeats a few of each many times.
   absl::flat_hash_map<std::string_view, const OpExpr*, NameHash> op_cache_;
   absl::flat_hash_map<std::pair<const OpInfo*, std::string_view>, const Attrs*> attrs_cache_;
+  // Function attributes by their text (`Composite="dnnl.conv2d_relu"` is
+  // repeated by every composite function of a partitioned graph).
+  absl::flat_hash_map<std::string_view, const Attrs*, NameHash> fn_attrs_cache_;
   // False while converting attributes whose text produced a diagnostic.
   bool attrs_clean_ = true;
   std::string scratch_;

@@ -4,12 +4,15 @@
 // re-read after every push, since pushing may move the frames.
 #include "grammar/printer_relay.h"
 
+#include <cstring>
+
 #include "grammar/printer_text.h"
 
 namespace carve::print_internal {
 
 DocId RelayTextPrinter::PrintDefinition(const GlobalVar* global, const Function* fn) {
   BuildGraph(fn);
+  names_.reserve(names_.size() + graph_vars_);
   Push(Frame::kFunction, fn, Slot(fn), /*flag=*/true);
   frames_.back().global = global;
   return Run().index;
@@ -129,7 +132,7 @@ void RelayTextPrinter::StepFunction() {
       first = false;
       AppendText(out, AllocVar(fn->params()[k], Child(f.node, k), /*free=*/false));
     }
-    AppendDictAttrs(out, fn->attrs(), &first);
+    AppendFunctionAttrs(out, fn->attrs(), first);
     out->append(") ");
     if (fn->ret_type() != nullptr) {
       out->append("-> ");
@@ -274,8 +277,10 @@ Text RelayTextPrinter::FinishPrint(const Expr* e, uint32_t node, bool try_inline
   if (Isa<Let>(e)) printed = WrapInParens(printed);
   state.memo = Text::Temp(next_temp_++);
   std::string* out = &docs_[scopes_.back()];
-  AppendText(out, state.memo);
-  out->append(" = ");
+  char line_start[24];
+  char* p = WriteTemp(line_start, state.memo.index);
+  std::memcpy(p, " = ", 3);
+  out->append(line_start, size_t(p + 3 - line_start));
   AppendText(out, printed);
   out->append(";\n");
   // The node's text now lives in its binding, and nothing else refers to it

@@ -20,7 +20,10 @@
 // bindings of the call's arguments.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +52,12 @@ struct Text {
   static Text Doc(DocId id) { return Text{id, 0, kDoc}; }
   static Text Temp(uint32_t n) { return Text{n, 0, kTemp}; }
 };
+
+// Writes `%n` (a temporary's name) at `p`, which has room for 11 bytes;
+// returns the end.
+char* WriteTemp(char* p, uint32_t n);
+// Appends `%n`.
+void AppendTemp(std::string* out, uint32_t n);
 
 class RelayTextPrinter {
  public:
@@ -154,6 +163,10 @@ class RelayTextPrinter {
   Text AllocVar(const Var* var, uint32_t node, bool free);
   // Appends a unique `name` (TVM GetUniqueName of its name hint).
   void AppendUniqueName(std::string_view name);
+  // Copies `name` into name_chunks_ (stable storage for the keys of names_).
+  std::string_view StoreName(std::string_view name);
+  // Appends `fn`'s attributes, each preceded by ", " unless `first`.
+  void AppendFunctionAttrs(std::string* out, const Attrs* attrs, bool first);
   void AppendTypeInfo(std::string* out, const Expr* e);
   void AppendType(std::string* out, const Type* type);
   void AppendText(std::string* out, Text text);
@@ -171,14 +184,54 @@ class RelayTextPrinter {
   std::vector<NodeState> nodes_;
   std::vector<uint32_t> edges_;
   absl::flat_hash_map<const Expr*, Text> free_var_decls_;  // for the free_var lines
-  absl::flat_hash_map<std::string, int> names_;            // TVM name_alloc_map_
-  absl::flat_hash_map<const Type*, std::string> type_texts_;
+  // TVM name_alloc_map_, keyed by views of name_chunks_ (no string per name).
+  // A multiply-xorshift hash over 8-byte words: names are short, and
+  // abseil's string hash (a library call) dominated naming 400k variables.
+  struct NameHash {
+    size_t operator()(std::string_view s) const {
+      uint64_t h = uint64_t(s.size()) * 0x9e3779b97f4a7c15ull;
+      const char* p = s.data();
+      size_t n = s.size();
+      for (; n >= 8; p += 8, n -= 8) {
+        uint64_t w;
+        std::memcpy(&w, p, 8);
+        h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+        h ^= h >> 29;
+      }
+      if (n > 0) {
+        uint64_t w = 0;
+        std::memcpy(&w, p, n);
+        h = (h ^ w) * 0x94d049bb133111ebull;
+        h ^= h >> 31;
+      }
+      h *= 0x9e3779b97f4a7c15ull;
+      return static_cast<size_t>(h ^ (h >> 32));
+    }
+  };
+  absl::flat_hash_map<std::string_view, int, NameHash> names_;
+  std::vector<std::unique_ptr<char[]>> name_chunks_;
+  char* name_pos_ = nullptr;
+  char* name_end_ = nullptr;
+  // The printed text of each (interned) type, formatted once into
+  // type_text_; a small direct-mapped cache in front of the map.
+  struct TypeText {
+    const Type* type = nullptr;
+    uint32_t offset = 0;
+    uint32_t size = 0;
+  };
+  absl::flat_hash_map<const Type*, TypeText> type_index_;
+  std::string type_text_;
+  std::array<TypeText, 64> type_slots_{};
+  // Function (dictionary) attributes, formatted once per attribute set as
+  // `, k=v, ...`.
+  absl::flat_hash_map<const Attrs*, std::string> dict_texts_;
   // Key: the attribute set and whether the callee is an op.
   absl::flat_hash_map<std::pair<const Attrs*, bool>, std::string> attr_texts_;
   absl::flat_hash_map<const Expr*, uint32_t> meta_index_;
   MetadataTables metadata_;  // constants and meta attrs objects
   absl::flat_hash_map<const Call*, uint32_t> meta_attrs_index_;
   uint32_t next_temp_ = 0;
+  uint32_t graph_vars_ = 0;  // variables BuildGraph met (to size names_)
 };
 
 }  // namespace carve::print_internal
