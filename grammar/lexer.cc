@@ -152,6 +152,28 @@ TokenKind KeywordKind(std::string_view word) {
   return TokenKind::kIdent;
 }
 
+// The token of each byte that is a whole token by itself (kEof for the
+// others), so that `(`, `,` and `;` skip the punctuation switch.
+constexpr std::array<TokenKind, 256> MakeSinglePunct() {
+  std::array<TokenKind, 256> t{};
+  t[uint8_t('(')] = TokenKind::kLParen;
+  t[uint8_t(')')] = TokenKind::kRParen;
+  t[uint8_t('[')] = TokenKind::kLBracket;
+  t[uint8_t(']')] = TokenKind::kRBracket;
+  t[uint8_t('{')] = TokenKind::kLBrace;
+  t[uint8_t('}')] = TokenKind::kRBrace;
+  t[uint8_t(',')] = TokenKind::kComma;
+  t[uint8_t(';')] = TokenKind::kSemicolon;
+  t[uint8_t(':')] = TokenKind::kColon;
+  t[uint8_t('+')] = TokenKind::kPlus;
+  t[uint8_t('*')] = TokenKind::kStar;
+  t[uint8_t('/')] = TokenKind::kSlash;  // comments were skipped before
+  t[uint8_t('?')] = TokenKind::kQuestion;
+  t[uint8_t('|')] = TokenKind::kPipe;
+  return t;
+}
+constexpr std::array<TokenKind, 256> kSinglePunct = MakeSinglePunct();
+
 }  // namespace
 
 Lexer::Lexer(std::string_view text, uint32_t file_id, DiagnosticEngine* diags)
@@ -328,6 +350,9 @@ Token Lexer::Lex() {
   }
   if (p == end_) return Make(TokenKind::kEof, p, p);
   char c = *p;
+  if (TokenKind single = kSinglePunct[uint8_t(c)]; single != TokenKind::kEof) {
+    return Make(single, p, p + 1);
+  }
   if (IsIdentStart(c)) return LexIdentifier(p);
   if (IsDigit(c)) {
     if (last_kind_ == TokenKind::kDot) return LexTupleIndex(p);

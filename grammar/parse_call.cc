@@ -74,14 +74,30 @@ const Attrs* Parser::SkipCachedAttrs(const Expr* callee) {
   // look the attribute text up. A text in the memo was parsed before without
   // any diagnostic, so the same bytes need not be lexed again.
   const uint32_t begin = Peek(0).begin;
-  const uint32_t close = lex_.ScanGroup(begin, ')');
-  if (close == 0) return nullptr;
-  uint32_t end = close;
-  const std::string_view all = lex_.text();
-  while (end > begin && IsSpace(all[end - 1])) --end;
-  auto it = attrs_cache_.find(std::make_pair(op->info(), all.substr(begin, end - begin)));
-  if (it == attrs_cache_.end() || !lex_.SkipTo(end)) return nullptr;
-  return it->second;
+  if (const uint32_t close = lex_.ScanGroup(begin, ')'); close != 0) {
+    uint32_t end = close;
+    const std::string_view all = lex_.text();
+    while (end > begin && IsSpace(all[end - 1])) --end;
+    auto it = attrs_cache_.find(std::make_pair(op->info(), all.substr(begin, end - begin)));
+    if (it != attrs_cache_.end() && lex_.SkipTo(end)) return it->second;
+  }
+  // Not memoised: lex the lookahead window up to the call's ')' as the
+  // parser always has, so that lexical errors in it are reported in the
+  // same order.
+  int depth = 0;
+  for (uint32_t k = 0; k <= Lexer::kMaxPeek; ++k) {
+    TokenKind kind = Peek(k).kind;
+    if (kind == TokenKind::kLBracket || kind == TokenKind::kLParen) {
+      ++depth;
+    } else if (kind == TokenKind::kRBracket) {
+      --depth;
+    } else if (kind == TokenKind::kRParen) {
+      if (depth-- == 0) break;
+    } else if (kind == TokenKind::kEof || kind == TokenKind::kError) {
+      break;
+    }
+  }
+  return nullptr;
 }
 
 bool Parser::AtAttribute() {

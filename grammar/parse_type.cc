@@ -146,6 +146,12 @@ const Type* Parser::ParseTensorType(uint32_t begin) {
       return it->second;
     }
   }
+  // Not memoised: lex the lookahead window up to the ']' as the parser
+  // always has, so that lexical errors in it are reported in the same order.
+  for (uint32_t k = 0; k < Lexer::kMaxPeek && Peek(k).kind != TokenKind::kRBracket &&
+                       Peek(k).kind != TokenKind::kEof;
+       ++k) {
+  }
   const Type* type = ParseTensorShapeAndDType();
   if (type != nullptr && !text.empty() && prev_end_ == begin + text.size() &&
       type_cache_.size() < kMaxCachedTypes) {
