@@ -13,7 +13,7 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -271,6 +271,10 @@ class Parser {
   const Var* LookupLocal(std::string_view name) const;
   bool BindGraph(int64_t n, const Expr* e, Span span);
   const Expr* LookupGraph(int64_t n) const;
+  // Whether `%n` is kept in graph_ (else graph_overflow_).
+  bool IsDenseGraphNumber(int64_t n) const {
+    return n >= 0 && uint64_t(n) <= lex_.text().size() / 4;
+  }
 
   Lexer lex_;
   Module& module_;
@@ -319,9 +323,29 @@ class Parser {
   // Type variables of the enclosing signatures, innermost last.
   std::vector<const TypeVar*> type_vars_;
   // `%N` bindings of the current definition, dense by N; huge N overflow.
-  // A deque grows without doubling its footprint (100k bindings are
-  // common).
-  std::deque<const Expr*> graph_;
+  // Chunks of 4096 grow without doubling the footprint (100k bindings are
+  // common) and index with a shift and a mask (a deque divides).
+  class GraphTable {
+   public:
+    const Expr* Get(size_t n) const {
+      size_t chunk = n >> kChunkBits;
+      if (chunk >= chunks_.size() || chunks_[chunk] == nullptr) return nullptr;
+      return chunks_[chunk][n & (kChunkSize - 1)];
+    }
+    void Set(size_t n, const Expr* e) {
+      size_t chunk = n >> kChunkBits;
+      if (chunk >= chunks_.size()) chunks_.resize(chunk + 1);
+      if (chunks_[chunk] == nullptr) chunks_[chunk] = std::make_unique<const Expr*[]>(kChunkSize);
+      chunks_[chunk][n & (kChunkSize - 1)] = e;
+    }
+    void Clear() { chunks_.clear(); }
+
+   private:
+    static constexpr size_t kChunkBits = 12;
+    static constexpr size_t kChunkSize = size_t{1} << kChunkBits;
+    std::vector<std::unique_ptr<const Expr*[]>> chunks_;
+  };
+  GraphTable graph_;
   absl::flat_hash_map<int64_t, const Expr*> graph_overflow_;
   // Pending let/sequence bindings of the statement loops, innermost last.
   struct PendingLet {

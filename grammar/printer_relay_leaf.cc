@@ -15,16 +15,16 @@
 namespace carve::print_internal {
 
 char* WriteTemp(char* p, uint32_t n) {
-  char digits[10];
-  char* d = digits + sizeof(digits);
+  *p++ = '%';
+  int length = 1;
+  for (uint32_t rest = n; rest >= 10; rest /= 10) ++length;
+  char* end = p + length;
+  char* q = end;
   do {
-    *--d = static_cast<char>('0' + n % 10);
+    *--q = static_cast<char>('0' + n % 10);
     n /= 10;
   } while (n != 0);
-  *p++ = '%';
-  size_t count = size_t(digits + sizeof(digits) - d);
-  std::memcpy(p, d, count);
-  return p + count;
+  return end;
 }
 
 void AppendTemp(std::string* out, uint32_t n) {
