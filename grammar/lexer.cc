@@ -455,10 +455,21 @@ Token Lexer::LexMinus(const char* p) {
 
 Token Lexer::LexIdentifier(const char* p) {
   const char* q = p + 1;
-  while (q < end_ && IsIdentContinue(*q)) ++q;
+  const char* const end = end_;
+  while (q < end && IsIdentContinue(*q)) ++q;
   std::string_view word(p, size_t(q - p));
+  // Only words starting with one of "lfdietmrTFn_" can be anything but a
+  // plain identifier (`_`, keywords, meta[, inff, nanf).
+  switch (*p) {
+    case 'a': case 'b': case 'c': case 'g': case 'h': case 'j': case 'k': case 'o':
+    case 'p': case 'q': case 's': case 'u': case 'v': case 'w': case 'x': case 'y':
+    case 'z':
+      return Make(TokenKind::kIdent, p, q);
+    default:
+      break;
+  }
   if (word.size() == 1 && word[0] == '_') return Make(TokenKind::kUnderscore, p, q);
-  if (word == "meta" && q < end_ && *q == '[') return LexMeta(p);
+  if (word == "meta" && q < end && *q == '[') return LexMeta(p);
   if (size_t n = InfNanLength(p); n == word.size()) return LexInfNan(p, p, n, false);
   return Make(KeywordKind(word), p, q);
 }
@@ -466,41 +477,54 @@ Token Lexer::LexIdentifier(const char* p) {
 Token Lexer::LexSigilName(const char* p) {
   const char sigil = *p;
   const char* q = p + 1;
-  if (q < end_ && IsDigit(*q) && sigil == '%') {
+  const char* const end = end_;
+  if (q < end && IsDigit(*q) && sigil == '%') {
+    // Up to 18 digits cannot overflow; anything longer, or a name that
+    // starts with a digit, takes the checked path.
+    const char* fast_end = end - q > 18 ? q + 18 : end;
     uint64_t n = 0;
-    bool overflow = false;
-    // Up to 18 digits cannot overflow; longer numbers take the checked loop.
-    const char* fast_end = end_ - q > 18 ? q + 18 : end_;
     while (q < fast_end && IsDigit(*q)) n = n * 10 + uint64_t(*q++ - '0');
-    while (q < end_ && IsDigit(*q)) {
-      overflow |= n > (uint64_t(INT64_MAX) - 9) / 10;
-      n = n * 10 + uint64_t(*q++ - '0');
-    }
-    if (q < end_ && IsIdentContinue(*q)) {
-      while (q < end_ && IsIdentContinue(*q)) ++q;
-      return Error(p, q,
-                   fmt::format("invalid variable name '{}': a name cannot start with a digit",
-                               std::string_view(p, size_t(q - p))));
-    }
-    if (overflow) return Error(p, q, "graph variable number is too large");
+    if (q < end && IsIdentContinue(*q)) return LexGraphChecked(p);
     Token t = Make(TokenKind::kGraph, p, q);
     t.int_value = static_cast<int64_t>(n);
     return t;
   }
-  if (q >= end_ || !IsIdentStart(*q)) {
-    return Error(p, q, fmt::format("expected a name after '{}'", sigil));
-  }
+  if (q >= end || !IsIdentStart(*q)) return SigilNameError(p, q);
   ++q;
   for (;;) {
-    while (q < end_ && IsIdentContinue(*q)) ++q;
+    while (q < end && IsIdentContinue(*q)) ++q;
     // `.` or `-` glued between name characters continues the name.
-    if (q + 1 < end_ && (*q == '.' || *q == '-') && IsIdentStart(q[1])) {
+    if (q + 1 < end && (*q == '.' || *q == '-') && IsIdentStart(q[1])) {
       q += 2;
       continue;
     }
     break;
   }
   return Make(sigil == '%' ? TokenKind::kLocal : TokenKind::kGlobal, p, q);
+}
+
+Token Lexer::SigilNameError(const char* p, const char* q) {
+  return Error(p, q, fmt::format("expected a name after '{}'", *p));
+}
+
+Token Lexer::LexGraphChecked(const char* p) {
+  const char* q = p + 1;
+  uint64_t n = 0;
+  bool overflow = false;
+  while (q < end_ && IsDigit(*q)) {
+    overflow |= n > (uint64_t(INT64_MAX) - 9) / 10;
+    n = n * 10 + uint64_t(*q++ - '0');
+  }
+  if (q < end_ && IsIdentContinue(*q)) {
+    while (q < end_ && IsIdentContinue(*q)) ++q;
+    return Error(p, q,
+                 fmt::format("invalid variable name '{}': a name cannot start with a digit",
+                             std::string_view(p, size_t(q - p))));
+  }
+  if (overflow) return Error(p, q, "graph variable number is too large");
+  Token t = Make(TokenKind::kGraph, p, q);
+  t.int_value = static_cast<int64_t>(n);
+  return t;
 }
 
 Token Lexer::LexMeta(const char* p) {

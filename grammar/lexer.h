@@ -215,6 +215,10 @@ class Lexer {
   Token LexPunctuation(const char* p);
   Token LexIdentifier(const char* p);
   Token LexSigilName(const char* p);
+  // The cold paths of LexSigilName: a bad name after the sigil, and `%N`
+  // with more than 18 digits or followed by name characters.
+  [[gnu::noinline, gnu::cold]] Token SigilNameError(const char* p, const char* q);
+  [[gnu::noinline, gnu::cold]] Token LexGraphChecked(const char* p);
   Token LexMeta(const char* p);
   Token LexString(const char* p);
   Token LexHashAttribute(const char* p);
