@@ -60,10 +60,15 @@ void DocStore::AppendRef(DocId doc, DocId target) {
 }
 
 void DocStore::Render(DocId root, std::string* out) const {
-  std::vector<OpenDoc> stack;
-  const std::string& first = docs_[root];
-  stack.push_back({first.data(), first.data() + first.size()});
   size_t indent = 0;
+  RenderRange(root, 0, &indent, out);
+}
+
+void DocStore::RenderRange(DocId start, size_t from, size_t* indent_io, std::string* out) const {
+  std::vector<OpenDoc> stack;
+  const std::string& first = docs_[start];
+  stack.push_back({first.data() + from, first.data() + first.size()});
+  size_t indent = *indent_io;
   while (!stack.empty()) {
     OpenDoc& top = stack.back();
     const char* run = top.pos;
@@ -97,6 +102,7 @@ void DocStore::Render(DocId root, std::string* out) const {
       }
     }
   }
+  *indent_io = indent;
 }
 
 size_t DocStore::TotalBytes() const {

@@ -23,6 +23,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -74,6 +75,16 @@ class RelayTextPrinter {
   DocId PrintStandalone(const Expr* expr);
 
   DocStore& docs() { return docs_; }
+
+  // Streaming (PrintModuleTo): while a definition prints, whenever its body's
+  // document holds `chunk` bytes of finished lines, the definition's head (once)
+  // and those lines are rendered into `*out`, `flush` is called (it empties
+  // `*out`), and the body's document is emptied and reused. So the body never
+  // holds more than about `chunk` bytes at a time.
+  void SetStream(std::string* out, size_t chunk, std::function<void()> flush);
+  // Streaming: renders into the stream's output what is left of `def` (the
+  // document PrintDefinition returned).
+  void FinishDefinition(DocId def);
   // The tensors printed as meta[relay.Constant][i], in index order.
   const std::vector<NDArray>& constants() const { return metadata_.constants; }
   // Everything printed as `meta[...][i]`: constants and (with meta_attrs)
@@ -142,6 +153,14 @@ class RelayTextPrinter {
   // Emits `prefix text;` into the innermost scope.
   void EmitLine(std::string_view prefix, Text text);
   Text WrapInParens(Text text);
+  // Streaming: renders the body's finished lines if they fill a chunk.
+  void MaybeFlushBody() {
+    if (stream_body_ != kNoDoc && scopes_.size() == 1 &&
+        docs_[stream_body_].size() >= stream_chunk_) {
+      FlushBody();
+    }
+  }
+  void FlushBody();
 
   // Leaves (printer_relay_leaf.cc).
   void VisitLeaf(const Expr* e, uint32_t node);
@@ -232,6 +251,15 @@ class RelayTextPrinter {
   absl::flat_hash_map<const Call*, uint32_t> meta_attrs_index_;
   uint32_t next_temp_ = 0;
   uint32_t graph_vars_ = 0;  // variables BuildGraph met (to size names_)
+  // Streaming state (SetStream).
+  static constexpr DocId kNoDoc = ~DocId{0};
+  std::string* stream_out_ = nullptr;
+  size_t stream_chunk_ = 0;
+  std::function<void()> stream_flush_;
+  size_t stream_indent_ = 0;   // indentation at the end of the rendered text
+  DocId stream_def_ = kNoDoc;  // the definition being printed
+  size_t stream_def_pos_ = 0;  // its bytes already rendered
+  DocId stream_body_ = kNoDoc;  // its body's scope, while open
 };
 
 }  // namespace carve::print_internal
