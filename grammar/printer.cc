@@ -76,8 +76,13 @@ void PrintModuleTo(const Module& mod, const PrintOptions& options,
   for (const auto& [global, fn] : mod.Functions()) {
     if (!first) out.push_back('\n');  // before any of the definition is rendered
     first = false;
+    // A definition's documents are referred to by its own documents only
+    // (node memos are fresh for each definition): once rendered, they go, and
+    // the next definition reuses their memory instead of touching new pages.
+    DocId mark = printer.docs().size();
     DocId definition = printer.PrintDefinition(global, fn);
     printer.FinishDefinition(definition);
+    printer.docs().Truncate(mark);
     out.push_back('\n');
     if (out.size() >= chunk) flush();
   }
