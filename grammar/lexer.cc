@@ -152,6 +152,28 @@ TokenKind KeywordKind(std::string_view word) {
   return TokenKind::kIdent;
 }
 
+// The token of each byte that is a whole token by itself (kEof for the
+// others), so that `(`, `,` and `;` skip the punctuation switch.
+constexpr std::array<TokenKind, 256> MakeSinglePunct() {
+  std::array<TokenKind, 256> t{};
+  t[uint8_t('(')] = TokenKind::kLParen;
+  t[uint8_t(')')] = TokenKind::kRParen;
+  t[uint8_t('[')] = TokenKind::kLBracket;
+  t[uint8_t(']')] = TokenKind::kRBracket;
+  t[uint8_t('{')] = TokenKind::kLBrace;
+  t[uint8_t('}')] = TokenKind::kRBrace;
+  t[uint8_t(',')] = TokenKind::kComma;
+  t[uint8_t(';')] = TokenKind::kSemicolon;
+  t[uint8_t(':')] = TokenKind::kColon;
+  t[uint8_t('+')] = TokenKind::kPlus;
+  t[uint8_t('*')] = TokenKind::kStar;
+  t[uint8_t('/')] = TokenKind::kSlash;  // comments were skipped before
+  t[uint8_t('?')] = TokenKind::kQuestion;
+  t[uint8_t('|')] = TokenKind::kPipe;
+  return t;
+}
+constexpr std::array<TokenKind, 256> kSinglePunct = MakeSinglePunct();
+
 }  // namespace
 
 Lexer::Lexer(std::string_view text, uint32_t file_id, DiagnosticEngine* diags)
@@ -169,6 +191,80 @@ void Lexer::Fill(uint32_t k) {
     new (&ring_[(head_ + count_) & kRingMask]) Token(Lex());
     ++count_;
   }
+}
+
+namespace {
+
+// Bytes ScanGroup must look at: 1 for brackets and quotes, 2 for the bytes
+// that make it give up.
+constexpr std::array<uint8_t, 256> MakeScanTable() {
+  std::array<uint8_t, 256> t{};
+  for (char c : std::string_view("()[]\"")) t[uint8_t(c)] = 1;
+  for (char c : std::string_view("/#{};")) t[uint8_t(c)] = 2;
+  return t;
+}
+constexpr std::array<uint8_t, 256> kScanTable = MakeScanTable();
+
+}  // namespace
+
+uint32_t Lexer::ScanGroup(uint32_t from, char close, uint32_t limit) const {
+  const char* p = text_.data() + from;
+  const char* stop = text_.size() - from > limit ? p + limit : end_;
+  int depth = 0;
+  for (;; ++p) {
+    while (p < stop && kScanTable[uint8_t(*p)] == 0) ++p;
+    if (p >= stop) return 0;
+    switch (*p) {
+      case '(':
+      case '[':
+        ++depth;
+        break;
+      case ')':
+      case ']':
+        if (depth == 0) {
+          return *p == close ? static_cast<uint32_t>(p - text_.data()) : 0;
+        }
+        --depth;
+        break;
+      case '"':
+        for (++p; p < stop && *p != '"'; ++p) {
+          if (*p == '\\') ++p;
+        }
+        if (p >= stop) return 0;
+        break;
+      default:
+        return 0;
+    }
+  }
+}
+
+uint32_t Lexer::ScanDottedName(uint32_t from) const {
+  const char* p = text_.data() + from;
+  const char* q = p;
+  while (q < end_ && IsIdentContinue(*q)) ++q;
+  // Each `.word` glued on must lex as '.' then an identifier (not a
+  // keyword, `_`, `inff`/`nanf` or `meta[`).
+  while (q + 1 < end_ && *q == '.' && IsIdentStart(q[1])) {
+    const char* w = q + 1;
+    const char* e = w + 1;
+    while (e < end_ && IsIdentContinue(*e)) ++e;
+    std::string_view word(w, size_t(e - w));
+    if (word == "_" || KeywordKind(word) != TokenKind::kIdent ||
+        InfNanLength(w) == word.size() || (word == "meta" && e < end_ && *e == '[')) {
+      break;
+    }
+    q = e;
+  }
+  return static_cast<uint32_t>(q - text_.data());
+}
+
+bool Lexer::SkipTo(uint32_t offset) {
+  if (count_ > 0 && ring_[(head_ + count_ - 1) & kRingMask].end > offset) return false;
+  count_ = 0;
+  cur_ = text_.data() + offset;
+  space_before_ = false;
+  last_kind_ = TokenKind::kError;  // anything but kDot
+  return true;
 }
 
 Token Lexer::Make(TokenKind kind, const char* begin, const char* end) {
@@ -239,10 +335,24 @@ const char* Lexer::SkipBlockComment(const char* p) const {
 }
 
 Token Lexer::Lex() {
-  if (!SkipTrivia()) return Make(TokenKind::kError, end_, end_);
+  // Fast path: spaces and newlines only (the indentation of printed text).
   const char* p = cur_;
+  const char* const end = end_;
+  if (p < end && IsSpace(*p)) {
+    do ++p;
+    while (p < end && IsSpace(*p));
+    space_before_ = true;
+    cur_ = p;
+  }
+  if (p < end && *p == '/' && p + 1 < end && (p[1] == '/' || p[1] == '*')) {
+    if (!SkipTrivia()) return Make(TokenKind::kError, end_, end_);
+    p = cur_;
+  }
   if (p == end_) return Make(TokenKind::kEof, p, p);
   char c = *p;
+  if (TokenKind single = kSinglePunct[uint8_t(c)]; single != TokenKind::kEof) {
+    return Make(single, p, p + 1);
+  }
   if (IsIdentStart(c)) return LexIdentifier(p);
   if (IsDigit(c)) {
     if (last_kind_ == TokenKind::kDot) return LexTupleIndex(p);
@@ -345,10 +455,21 @@ Token Lexer::LexMinus(const char* p) {
 
 Token Lexer::LexIdentifier(const char* p) {
   const char* q = p + 1;
-  while (q < end_ && IsIdentContinue(*q)) ++q;
+  const char* const end = end_;
+  while (q < end && IsIdentContinue(*q)) ++q;
   std::string_view word(p, size_t(q - p));
+  // Only words starting with one of "lfdietmrTFn_" can be anything but a
+  // plain identifier (`_`, keywords, meta[, inff, nanf).
+  switch (*p) {
+    case 'a': case 'b': case 'c': case 'g': case 'h': case 'j': case 'k': case 'o':
+    case 'p': case 'q': case 's': case 'u': case 'v': case 'w': case 'x': case 'y':
+    case 'z':
+      return Make(TokenKind::kIdent, p, q);
+    default:
+      break;
+  }
   if (word.size() == 1 && word[0] == '_') return Make(TokenKind::kUnderscore, p, q);
-  if (word == "meta" && q < end_ && *q == '[') return LexMeta(p);
+  if (word == "meta" && q < end && *q == '[') return LexMeta(p);
   if (size_t n = InfNanLength(p); n == word.size()) return LexInfNan(p, p, n, false);
   return Make(KeywordKind(word), p, q);
 }
@@ -356,38 +477,54 @@ Token Lexer::LexIdentifier(const char* p) {
 Token Lexer::LexSigilName(const char* p) {
   const char sigil = *p;
   const char* q = p + 1;
-  if (q < end_ && IsDigit(*q) && sigil == '%') {
+  const char* const end = end_;
+  if (q < end && IsDigit(*q) && sigil == '%') {
+    // Up to 18 digits cannot overflow; anything longer, or a name that
+    // starts with a digit, takes the checked path.
+    const char* fast_end = end - q > 18 ? q + 18 : end;
     uint64_t n = 0;
-    bool overflow = false;
-    while (q < end_ && IsDigit(*q)) {
-      overflow |= n > (uint64_t(INT64_MAX) - 9) / 10;
-      n = n * 10 + uint64_t(*q++ - '0');
-    }
-    if (q < end_ && IsIdentContinue(*q)) {
-      while (q < end_ && IsIdentContinue(*q)) ++q;
-      return Error(p, q,
-                   fmt::format("invalid variable name '{}': a name cannot start with a digit",
-                               std::string_view(p, size_t(q - p))));
-    }
-    if (overflow) return Error(p, q, "graph variable number is too large");
+    while (q < fast_end && IsDigit(*q)) n = n * 10 + uint64_t(*q++ - '0');
+    if (q < end && IsIdentContinue(*q)) return LexGraphChecked(p);
     Token t = Make(TokenKind::kGraph, p, q);
     t.int_value = static_cast<int64_t>(n);
     return t;
   }
-  if (q >= end_ || !IsIdentStart(*q)) {
-    return Error(p, q, fmt::format("expected a name after '{}'", sigil));
-  }
+  if (q >= end || !IsIdentStart(*q)) return SigilNameError(p, q);
   ++q;
   for (;;) {
-    while (q < end_ && IsIdentContinue(*q)) ++q;
+    while (q < end && IsIdentContinue(*q)) ++q;
     // `.` or `-` glued between name characters continues the name.
-    if (q + 1 < end_ && (*q == '.' || *q == '-') && IsIdentStart(q[1])) {
+    if (q + 1 < end && (*q == '.' || *q == '-') && IsIdentStart(q[1])) {
       q += 2;
       continue;
     }
     break;
   }
   return Make(sigil == '%' ? TokenKind::kLocal : TokenKind::kGlobal, p, q);
+}
+
+Token Lexer::SigilNameError(const char* p, const char* q) {
+  return Error(p, q, fmt::format("expected a name after '{}'", *p));
+}
+
+Token Lexer::LexGraphChecked(const char* p) {
+  const char* q = p + 1;
+  uint64_t n = 0;
+  bool overflow = false;
+  while (q < end_ && IsDigit(*q)) {
+    overflow |= n > (uint64_t(INT64_MAX) - 9) / 10;
+    n = n * 10 + uint64_t(*q++ - '0');
+  }
+  if (q < end_ && IsIdentContinue(*q)) {
+    while (q < end_ && IsIdentContinue(*q)) ++q;
+    return Error(p, q,
+                 fmt::format("invalid variable name '{}': a name cannot start with a digit",
+                             std::string_view(p, size_t(q - p))));
+  }
+  if (overflow) return Error(p, q, "graph variable number is too large");
+  Token t = Make(TokenKind::kGraph, p, q);
+  t.int_value = static_cast<int64_t>(n);
+  return t;
 }
 
 Token Lexer::LexMeta(const char* p) {

@@ -157,6 +157,25 @@ class Lexer {
     return ring_[slot];
   }
 
+  // Raw-text fast path for memoised constructs (the parser's type and
+  // attribute caches): the byte offset of the `close` byte (')' or ']') that
+  // ends the bracketed group starting at `from` (depth 0 there), or 0 when
+  // the group cannot be found cheaply: a comment, '#', '{', '}' or ';', an
+  // unbalanced bracket, the end of the text, or more than `limit` bytes. A
+  // string literal is skipped whole. Whether the text is valid is not
+  // checked: the caller only uses the result to look the text up in a memo
+  // of texts parsed before, whose tokens the same bytes reproduce.
+  uint32_t ScanGroup(uint32_t from, char close, uint32_t limit = 1024) const;
+  // Raw-text fast path for op names: the end of the dotted name whose first
+  // identifier starts at `from` (`nn.conv2d`), joining `.word` only where
+  // the tokens would be '.' and an identifier written without spaces.
+  uint32_t ScanDottedName(uint32_t from) const;
+  // Drops the lookahead and resumes lexing at byte `offset`, which must be a
+  // token boundary that no peeked token crosses and that does not follow a
+  // '.' token (tuple indices). False (and nothing changes) when a peeked
+  // token ends after `offset`.
+  bool SkipTo(uint32_t offset);
+
   std::string_view text() const { return text_; }
   uint32_t file_id() const { return file_; }
   Span SpanOf(const Token& t) const { return Span{file_, t.begin, t.end}; }
@@ -196,6 +215,10 @@ class Lexer {
   Token LexPunctuation(const char* p);
   Token LexIdentifier(const char* p);
   Token LexSigilName(const char* p);
+  // The cold paths of LexSigilName: a bad name after the sigil, and `%N`
+  // with more than 18 digits or followed by name characters.
+  [[gnu::noinline, gnu::cold]] Token SigilNameError(const char* p, const char* q);
+  [[gnu::noinline, gnu::cold]] Token LexGraphChecked(const char* p);
   Token LexMeta(const char* p);
   Token LexString(const char* p);
   Token LexHashAttribute(const char* p);

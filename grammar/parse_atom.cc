@@ -74,6 +74,17 @@ const Expr* Parser::ParseGlobalUse(const Token& t) {
 }
 
 const Expr* Parser::ParseOpName() {
+  // Fast path: a name seen before is found by a raw scan of the text, and
+  // its `.` and identifier tokens are skipped without lexing them.
+  if (!op_cache_.empty()) {
+    const uint32_t begin = Peek().begin;
+    const uint32_t name_end = lex_.ScanDottedName(begin);
+    auto it = op_cache_.find(lex_.text().substr(begin, name_end - begin));
+    if (it != op_cache_.end() && lex_.SkipTo(name_end)) {
+      prev_end_ = name_end;
+      return it->second;
+    }
+  }
   TokenPos first = Next();
   uint32_t end = first.end;
   // Dotted names are written without spaces: `nn.conv2d`.

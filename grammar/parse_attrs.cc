@@ -232,7 +232,7 @@ const Attrs* Parser::OpAttrs(const OpInfo* op, const std::vector<ParsedAttr>& at
   if (it != attrs_cache_.end()) return it->second;
   const size_t errors = diags_.size();
   const Attrs* result = SchemaAttrs(op->attrs, op->name, attrs);
-  if (diags_.size() == errors && attrs_cache_.size() < kMaxCachedAttrs) {
+  if (diags_.size() == errors && attrs_clean_ && attrs_cache_.size() < kMaxCachedAttrs) {
     attrs_cache_.emplace(std::make_pair(op, text), result);
   }
   return result;

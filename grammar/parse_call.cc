@@ -5,6 +5,7 @@
 // Attribute values are first read generically (AttrValue); parse_attrs.cc
 // converts them against the callee's schema.
 #include "fmt/format.h"
+#include "grammar/lexer_chars.h"
 #include "grammar/parser_impl.h"
 
 namespace carve::parser_internal {
@@ -26,7 +27,11 @@ const Expr* Parser::ParseCallRest(const Expr* callee, uint32_t begin) {
     if (AtAttribute()) {
       if ((cached_attrs = SkipCachedAttrs(callee)) != nullptr) break;
       call_attrs_.clear();
+      const size_t errors = diags_.size();
       if (!ParseAttributeList(call_attrs_)) return fail();
+      // OpAttrs memoises only texts read without any diagnostic (a lexical
+      // error reads as None), since SkipCachedAttrs skips their tokens.
+      attrs_clean_ = diags_.size() == errors;
       has_attrs = true;
       break;
     }
@@ -52,6 +57,7 @@ const Expr* Parser::ParseCallRest(const Expr* callee, uint32_t begin) {
   } else if (attrs == nullptr) {
     if (!has_attrs) call_attrs_.clear();
     attrs = CallAttrs(callee, call_attrs_);
+    attrs_clean_ = true;
   }
   const Call* call =
       b_.MakeCall(callee, std::span<const Expr* const>(items_.data() + base, items_.size() - base),
@@ -63,10 +69,23 @@ const Expr* Parser::ParseCallRest(const Expr* callee, uint32_t begin) {
 const Attrs* Parser::SkipCachedAttrs(const Expr* callee) {
   const OpExpr* op = DynCast<OpExpr>(callee);
   if (op == nullptr || attrs_cache_.empty()) return nullptr;
-  // Find the call's ')' in the lookahead window, then the attribute text.
+  // Find the call's ')' in the raw text (not through the lexer: the tokens
+  // of a repeated attribute text are most of a large graph's tokens), then
+  // look the attribute text up. A text in the memo was parsed before without
+  // any diagnostic, so the same bytes need not be lexed again.
+  const uint32_t begin = Peek(0).begin;
+  if (const uint32_t close = lex_.ScanGroup(begin, ')'); close != 0) {
+    uint32_t end = close;
+    const std::string_view all = lex_.text();
+    while (end > begin && IsSpace(all[end - 1])) --end;
+    auto it = attrs_cache_.find(std::make_pair(op->info(), all.substr(begin, end - begin)));
+    if (it != attrs_cache_.end() && lex_.SkipTo(end)) return it->second;
+  }
+  // Not memoised: lex the lookahead window up to the call's ')' as the
+  // parser always has, so that lexical errors in it are reported in the
+  // same order.
   int depth = 0;
-  uint32_t k = 0;
-  for (; k <= Lexer::kMaxPeek; ++k) {
+  for (uint32_t k = 0; k <= Lexer::kMaxPeek; ++k) {
     TokenKind kind = Peek(k).kind;
     if (kind == TokenKind::kLBracket || kind == TokenKind::kLParen) {
       ++depth;
@@ -75,16 +94,10 @@ const Attrs* Parser::SkipCachedAttrs(const Expr* callee) {
     } else if (kind == TokenKind::kRParen) {
       if (depth-- == 0) break;
     } else if (kind == TokenKind::kEof || kind == TokenKind::kError) {
-      return nullptr;
+      break;
     }
   }
-  if (k == 0 || k > Lexer::kMaxPeek) return nullptr;
-  const uint32_t begin = Peek(0).begin;
-  std::string_view text = lex_.text().substr(begin, Peek(k - 1).end - begin);
-  auto it = attrs_cache_.find(std::make_pair(op->info(), text));
-  if (it == attrs_cache_.end()) return nullptr;
-  for (uint32_t i = 0; i < k; ++i) Next();
-  return it->second;
+  return nullptr;
 }
 
 bool Parser::AtAttribute() {

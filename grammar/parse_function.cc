@@ -3,6 +3,7 @@
 //   param   := %x (':' type)?
 // Function attributes follow the parameters and keep their text order.
 #include "fmt/format.h"
+#include "grammar/lexer_chars.h"
 #include "grammar/parser_impl.h"
 
 namespace carve::parser_internal {
@@ -21,7 +22,10 @@ bool Parser::ParseTypeParams(Signature& sig) {
 bool Parser::ParseParams(Signature& sig, const TokenPos& open) {
   while (!At(TokenKind::kRParen)) {
     if (AtAttribute()) {
+      if ((sig.cached_attrs = SkipCachedFunctionAttrs()) != nullptr) break;
+      const size_t errors = diags_.size();
       if (!ParseAttributeList(sig.attrs)) return false;
+      sig.attrs_clean = diags_.size() == errors;
       break;
     }
     if (!At(TokenKind::kLocal)) {
@@ -77,14 +81,41 @@ bool Parser::ParseSignature(Signature& sig) {
 const Function* Parser::FinishFunction(Signature& sig, const Expr* body, Span span) {
   // Not IRBuilder::MakeFunction, which would copy the parameter list again.
   Arena* arena = b_.arena();
-  return arena->New<Function>(sig.param_list, body, sig.ret_type, FunctionAttrs(sig.attrs),
+  return arena->New<Function>(sig.param_list, body, sig.ret_type, FunctionAttrs(sig),
                               arena->CopyArray(std::span<const TypeVar* const>(sig.type_params)),
                               span);
 }
 
-const Attrs* Parser::FunctionAttrs(const std::vector<ParsedAttr>& attrs) {
+// Bound on the memo of function attribute texts.
+constexpr size_t kMaxCachedFunctionAttrs = 4096;
+
+const Attrs* Parser::FunctionAttrs(const Signature& sig) {
+  if (sig.cached_attrs != nullptr) return sig.cached_attrs;
+  const std::vector<ParsedAttr>& attrs = sig.attrs;
   if (attrs.empty()) return EmptyAttrs();
-  return DictAttrs(attrs, nullptr);
+  const size_t errors = diags_.size();
+  const Attrs* result = DictAttrs(attrs, nullptr);
+  if (sig.attrs_clean && diags_.size() == errors &&
+      fn_attrs_cache_.size() < kMaxCachedFunctionAttrs) {
+    const uint32_t begin = attrs.front().key_span.begin;
+    fn_attrs_cache_.emplace(
+        lex_.text().substr(begin, attrs.back().value_span.end - begin), result);
+  }
+  return result;
+}
+
+const Attrs* Parser::SkipCachedFunctionAttrs() {
+  if (fn_attrs_cache_.empty()) return nullptr;
+  // As SkipCachedAttrs: the text up to the signature's ')', found raw.
+  const uint32_t begin = Peek(0).begin;
+  const uint32_t close = lex_.ScanGroup(begin, ')');
+  if (close == 0) return nullptr;
+  uint32_t end = close;
+  const std::string_view all = lex_.text();
+  while (end > begin && IsSpace(all[end - 1])) --end;
+  auto it = fn_attrs_cache_.find(all.substr(begin, end - begin));
+  if (it == fn_attrs_cache_.end() || !lex_.SkipTo(end)) return nullptr;
+  return it->second;
 }
 
 }  // namespace carve::parser_internal

@@ -187,9 +187,8 @@ bool Parser::BindGraph(int64_t n, const Expr* e, Span span) {
   }
   // Dense storage for the numbers printers produce (at most one per binding,
   // and a binding takes more than 4 bytes of text); a map for anything else.
-  if (n >= 0 && uint64_t(n) <= lex_.text().size() / 4) {
-    if (graph_.size() <= size_t(n)) graph_.resize(size_t(n) + 1, nullptr);
-    graph_[size_t(n)] = e;
+  if (IsDenseGraphNumber(n)) {
+    graph_.Set(size_t(n), e);
   } else {
     graph_overflow_[n] = e;
   }
@@ -197,13 +196,13 @@ bool Parser::BindGraph(int64_t n, const Expr* e, Span span) {
 }
 
 const Expr* Parser::LookupGraph(int64_t n) const {
-  if (n >= 0 && size_t(n) < graph_.size()) return graph_[size_t(n)];
+  if (IsDenseGraphNumber(n)) return graph_.Get(size_t(n));
   auto it = graph_overflow_.find(n);
   return it == graph_overflow_.end() ? nullptr : it->second;
 }
 
 void Parser::ResetDefinitionState() {
-  graph_.clear();
+  graph_.Clear();
   graph_overflow_.clear();
 }
 

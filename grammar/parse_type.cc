@@ -135,23 +135,26 @@ const Type* Parser::ParseNamedType() {
 
 const Type* Parser::ParseTensorType(uint32_t begin) {
   // Models repeat a few tensor types thousands of times: memoise them by
-  // their text, found in the lookahead window.
-  uint32_t close = 0;
-  while (close < Lexer::kMaxPeek && Peek(close).kind != TokenKind::kRBracket &&
-         Peek(close).kind != TokenKind::kEof) {
-    ++close;
-  }
+  // their text, found by a raw scan for the closing ']' (a memoised text was
+  // parsed before without error, so its tokens need not be lexed again).
   std::string_view text;
-  if (Peek(close).kind == TokenKind::kRBracket) {
-    text = lex_.text().substr(begin, Peek(close).end - begin);
+  if (uint32_t close = lex_.ScanGroup(Peek().begin + 1, ']', 256); close != 0) {
+    text = lex_.text().substr(begin, close + 1 - begin);
     auto it = type_cache_.find(text);
-    if (it != type_cache_.end()) {
-      for (uint32_t i = 0; i <= close; ++i) Next();
+    if (it != type_cache_.end() && lex_.SkipTo(close + 1)) {
+      prev_end_ = close + 1;
       return it->second;
     }
   }
+  // Not memoised: lex the lookahead window up to the ']' as the parser
+  // always has, so that lexical errors in it are reported in the same order.
+  for (uint32_t k = 0; k < Lexer::kMaxPeek && Peek(k).kind != TokenKind::kRBracket &&
+                       Peek(k).kind != TokenKind::kEof;
+       ++k) {
+  }
   const Type* type = ParseTensorShapeAndDType();
-  if (type != nullptr && !text.empty() && type_cache_.size() < kMaxCachedTypes) {
+  if (type != nullptr && !text.empty() && prev_end_ == begin + text.size() &&
+      type_cache_.size() < kMaxCachedTypes) {
     type_cache_.emplace(text, type);
   }
   return type;

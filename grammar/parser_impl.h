@@ -13,7 +13,7 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -78,6 +78,8 @@ struct Signature {
   std::vector<const Var*> params;  // while parsing them
   std::span<const Var* const> param_list;  // then, in the arena
   std::vector<ParsedAttr> attrs;
+  bool attrs_clean = true;               // `attrs` were read without a diagnostic
+  const Attrs* cached_attrs = nullptr;   // the attributes, found by their text
   const Type* ret_type = nullptr;
 };
 
@@ -207,7 +209,10 @@ class Parser {
   bool ParseSignature(Signature& sig);
   // Builds the function (the caller owns the parameter scope).
   const Function* FinishFunction(Signature& sig, const Expr* body, Span span);
-  const Attrs* FunctionAttrs(const std::vector<ParsedAttr>& attrs);
+  const Attrs* FunctionAttrs(const Signature& sig);
+  // At function attributes whose text was converted before: skips them and
+  // returns their attrs; else nullptr.
+  const Attrs* SkipCachedFunctionAttrs();
 
   // ---- Calls and attribute values (parse_call.cc) ----
   // The call after its callee (which began at byte `begin`), from its '('.
@@ -266,6 +271,10 @@ class Parser {
   const Var* LookupLocal(std::string_view name) const;
   bool BindGraph(int64_t n, const Expr* e, Span span);
   const Expr* LookupGraph(int64_t n) const;
+  // Whether `%n` is kept in graph_ (else graph_overflow_).
+  bool IsDenseGraphNumber(int64_t n) const {
+    return n >= 0 && uint64_t(n) <= lex_.text().size() / 4;
+  }
 
   Lexer lex_;
   Module& module_;
@@ -314,9 +323,29 @@ class Parser {
   // Type variables of the enclosing signatures, innermost last.
   std::vector<const TypeVar*> type_vars_;
   // `%N` bindings of the current definition, dense by N; huge N overflow.
-  // A deque grows without doubling its footprint (100k bindings are
-  // common).
-  std::deque<const Expr*> graph_;
+  // Chunks of 4096 grow without doubling the footprint (100k bindings are
+  // common) and index with a shift and a mask (a deque divides).
+  class GraphTable {
+   public:
+    const Expr* Get(size_t n) const {
+      size_t chunk = n >> kChunkBits;
+      if (chunk >= chunks_.size() || chunks_[chunk] == nullptr) return nullptr;
+      return chunks_[chunk][n & (kChunkSize - 1)];
+    }
+    void Set(size_t n, const Expr* e) {
+      size_t chunk = n >> kChunkBits;
+      if (chunk >= chunks_.size()) chunks_.resize(chunk + 1);
+      if (chunks_[chunk] == nullptr) chunks_[chunk] = std::make_unique<const Expr*[]>(kChunkSize);
+      chunks_[chunk][n & (kChunkSize - 1)] = e;
+    }
+    void Clear() { chunks_.clear(); }
+
+   private:
+    static constexpr size_t kChunkBits = 12;
+    static constexpr size_t kChunkSize = size_t{1} << kChunkBits;
+    std::vector<std::unique_ptr<const Expr*[]>> chunks_;
+  };
+  GraphTable graph_;
   absl::flat_hash_map<int64_t, const Expr*> graph_overflow_;
   // Pending let/sequence bindings of the statement loops, innermost last.
   struct PendingLet {
@@ -361,6 +390,11 @@ class Parser {
   // attribute text: a large graph repeats a few of each many times.
   absl::flat_hash_map<std::string_view, const OpExpr*, NameHash> op_cache_;
   absl::flat_hash_map<std::pair<const OpInfo*, std::string_view>, const Attrs*> attrs_cache_;
+  // Function attributes by their text (`Composite="dnnl.conv2d_relu"` is
+  // repeated by every composite function of a partitioned graph).
+  absl::flat_hash_map<std::string_view, const Attrs*, NameHash> fn_attrs_cache_;
+  // False while converting attributes whose text produced a diagnostic.
+  bool attrs_clean_ = true;
   std::string scratch_;
 };
 

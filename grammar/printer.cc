@@ -60,6 +60,45 @@ std::string PrintModule(const Module& mod, const PrintOptions& options) {
   return Finish(printer, root, options);
 }
 
+void PrintModuleTo(const Module& mod, const PrintOptions& options,
+                   const std::function<void(std::string_view)>& write, size_t chunk) {
+  RelayTextPrinter printer(options.show_types, options.meta_attrs && options.show_metadata);
+  std::string out;
+  out.reserve(chunk + chunk / 4);
+  auto flush = [&out, &write] {
+    if (!out.empty()) write(out);
+    out.clear();
+  };
+  printer.SetStream(&out, chunk, flush);
+  // As PrintModule's root document, rendered as it goes.
+  if (options.header) out.append(kHeader);
+  bool first = true;
+  for (const auto& [global, fn] : mod.Functions()) {
+    if (!first) out.push_back('\n');  // before any of the definition is rendered
+    first = false;
+    // A definition's documents are referred to by its own documents only
+    // (node memos are fresh for each definition): once rendered, they go, and
+    // the next definition reuses their memory instead of touching new pages.
+    DocId mark = printer.docs().size();
+    DocId definition = printer.PrintDefinition(global, fn);
+    printer.FinishDefinition(definition);
+    printer.docs().Truncate(mark);
+    out.push_back('\n');
+    if (out.size() >= chunk) flush();
+  }
+  const MetadataTables& metadata = printer.metadata();
+  if (!metadata.first_use.empty()) {
+    out.push_back('\n');
+    if (options.show_metadata) {
+      out.append("#[metadata]\n");
+      out.append(WriteMetadata(metadata));
+    } else {
+      out.append(kMetadataOmitted);
+    }
+  }
+  flush();
+}
+
 std::string PrintExpr(const Expr* expr, const PrintOptions& options) {
   RelayTextPrinter printer(options.show_types, options.meta_attrs && options.show_metadata);
   DocStore& docs = printer.docs();

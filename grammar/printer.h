@@ -18,7 +18,10 @@
 // functions and ifs) prints without deep C++ recursion.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include "ir/expr.h"
 #include "ir/module.h"
@@ -47,6 +50,14 @@ struct PrintOptions {
 
 // The whole module: functions sorted by name, separated by a blank line.
 std::string PrintModule(const Module& mod, const PrintOptions& options = {});
+
+// PrintModule's text in pieces of about `chunk` bytes (the last may be
+// shorter), each passed to `write` as it is rendered, so that the whole text
+// is never held in memory: a definition's body is rendered whenever `chunk`
+// bytes of its lines are finished. The pieces joined are PrintModule's text.
+void PrintModuleTo(const Module& mod, const PrintOptions& options,
+                   const std::function<void(std::string_view)>& write,
+                   size_t chunk = size_t{1} << 20);
 
 // One expression (TVM's `expr.astext()`): `free_var %x: T;` lines declare the
 // free variables, then the expression in graph normal form. No trailing

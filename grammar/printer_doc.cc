@@ -1,6 +1,7 @@
 #include "grammar/printer_doc.h"
 
 #include <array>
+#include <cstdint>
 #include <cstring>
 
 namespace carve::print_internal {
@@ -16,6 +17,25 @@ constexpr std::array<bool, 256> MakeSpecialTable() {
   return table;
 }
 constexpr std::array<bool, 256> kSpecial = MakeSpecialTable();
+
+// The first byte in [p, end) that kSpecial marks (or end). Markers and
+// newlines are all below 0x0b, so eight bytes are tested at once for any
+// byte below 0x0b, and only a word that has one is looked at byte by byte.
+const char* FindSpecial(const char* p, const char* end) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull;
+  constexpr uint64_t kHigh = 0x8080808080808080ull;
+  for (;;) {
+    while (end - p >= 8) {
+      uint64_t w;
+      std::memcpy(&w, p, sizeof(w));
+      if (((w - kOnes * 0x0b) & ~w & kHigh) != 0) break;
+      p += 8;
+    }
+    const char* limit = end - p >= 8 ? p + 8 : end;
+    while (p < limit && !kSpecial[static_cast<unsigned char>(*p)]) ++p;
+    if (p < limit || p == end) return p;
+  }
+}
 
 struct OpenDoc {
   const char* pos;
@@ -40,15 +60,20 @@ void DocStore::AppendRef(DocId doc, DocId target) {
 }
 
 void DocStore::Render(DocId root, std::string* out) const {
-  std::vector<OpenDoc> stack;
-  const std::string& first = docs_[root];
-  stack.push_back({first.data(), first.data() + first.size()});
   size_t indent = 0;
+  RenderRange(root, 0, &indent, out);
+}
+
+void DocStore::RenderRange(DocId start, size_t from, size_t* indent_io, std::string* out) const {
+  std::vector<OpenDoc> stack;
+  const std::string& first = docs_[start];
+  stack.push_back({first.data() + from, first.data() + first.size()});
+  size_t indent = *indent_io;
   while (!stack.empty()) {
     OpenDoc& top = stack.back();
     const char* run = top.pos;
     const char* p = run;
-    while (p < top.end && !kSpecial[static_cast<unsigned char>(*p)]) ++p;
+    p = FindSpecial(p, top.end);
     out->append(run, p);
     if (p == top.end) {
       stack.pop_back();
@@ -77,6 +102,7 @@ void DocStore::Render(DocId root, std::string* out) const {
       }
     }
   }
+  *indent_io = indent;
 }
 
 size_t DocStore::TotalBytes() const {

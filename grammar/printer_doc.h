@@ -38,6 +38,15 @@ class DocStore {
   // Appends `root` with every reference expanded and every newline indented,
   // without recursion (a stack of open documents).
   void Render(DocId root, std::string* out) const;
+  // Appends the bytes of `doc` from offset `from` to its current end, every
+  // reference expanded; `*indent` is the indentation in effect before, and
+  // is left as it is after (so a document can be rendered in pieces).
+  void RenderRange(DocId doc, size_t from, size_t* indent, std::string* out) const;
+  // The number of documents (the id the next New() returns).
+  DocId size() const { return static_cast<DocId>(docs_.size()); }
+  // Drops the documents from `first` on (their memory goes back to the
+  // allocator for the next ones); nothing may refer to them any more.
+  void Truncate(DocId first) { docs_.resize(first); }
   // Sum of the document sizes: a lower bound of the rendered size.
   size_t TotalBytes() const;
 

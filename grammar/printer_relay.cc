@@ -4,15 +4,41 @@
 // re-read after every push, since pushing may move the frames.
 #include "grammar/printer_relay.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "grammar/printer_text.h"
 
 namespace carve::print_internal {
 
 DocId RelayTextPrinter::PrintDefinition(const GlobalVar* global, const Function* fn) {
   BuildGraph(fn);
+  names_.reserve(names_.size() + graph_vars_);
   Push(Frame::kFunction, fn, Slot(fn), /*flag=*/true);
   frames_.back().global = global;
   return Run().index;
+}
+
+void RelayTextPrinter::SetStream(std::string* out, size_t chunk, std::function<void()> flush) {
+  stream_out_ = out;
+  stream_chunk_ = chunk;
+  stream_flush_ = std::move(flush);
+}
+
+void RelayTextPrinter::FlushBody() {
+  docs_.RenderRange(stream_def_, stream_def_pos_, &stream_indent_, stream_out_);
+  stream_def_pos_ = docs_[stream_def_].size();
+  std::string& body = docs_[stream_body_];
+  docs_.RenderRange(stream_body_, 0, &stream_indent_, stream_out_);
+  body.clear();  // keeps its capacity: the next lines reuse the same pages
+  stream_flush_();
+}
+
+void RelayTextPrinter::FinishDefinition(DocId def) {
+  size_t from = def == stream_def_ ? stream_def_pos_ : 0;
+  docs_.RenderRange(def, from, &stream_indent_, stream_out_);
+  stream_def_ = kNoDoc;
+  stream_def_pos_ = 0;
 }
 
 DocId RelayTextPrinter::PrintStandalone(const Expr* expr) {
@@ -129,7 +155,7 @@ void RelayTextPrinter::StepFunction() {
       first = false;
       AppendText(out, AllocVar(fn->params()[k], Child(f.node, k), /*free=*/false));
     }
-    AppendDictAttrs(out, fn->attrs(), &first);
+    AppendFunctionAttrs(out, fn->attrs(), first);
     out->append(") ");
     if (fn->ret_type() != nullptr) {
       out->append("-> ");
@@ -246,6 +272,20 @@ void RelayTextPrinter::StepScope() {
   Frame& f = frames_.back();
   if (f.stage == 0) {
     f.doc = docs_.New();
+    if (frames_.size() == 2) {
+      // A definition's body holds most of its text: reserve for about 48
+      // bytes a node rather than grow by doubling, which copies the text and
+      // touches twice its size in fresh pages (untouched reserve is free).
+      // Streamed, it holds one chunk (and the line that fills it) at a time.
+      size_t bytes = nodes_.size() * 48;
+      if (stream_out_ != nullptr && frames_[0].kind == Frame::kFunction && frames_[0].flag) {
+        stream_def_ = frames_[0].doc;
+        stream_def_pos_ = 0;
+        stream_body_ = f.doc;
+        bytes = std::min(bytes, stream_chunk_ + stream_chunk_ / 8);
+      }
+      docs_[f.doc].reserve(bytes);
+    }
     scopes_.push_back(f.doc);
     f.stage = 1;
     Push(Frame::kPrint, f.expr, f.node, /*try_inline=*/true);
@@ -253,6 +293,7 @@ void RelayTextPrinter::StepScope() {
   }
   AppendText(&docs_[f.doc], ret_);
   scopes_.pop_back();
+  if (f.doc == stream_body_) stream_body_ = kNoDoc;
   ret_ = Text::Doc(f.doc);
   frames_.pop_back();
 }
@@ -274,8 +315,10 @@ Text RelayTextPrinter::FinishPrint(const Expr* e, uint32_t node, bool try_inline
   if (Isa<Let>(e)) printed = WrapInParens(printed);
   state.memo = Text::Temp(next_temp_++);
   std::string* out = &docs_[scopes_.back()];
-  AppendText(out, state.memo);
-  out->append(" = ");
+  char line_start[24];
+  char* p = WriteTemp(line_start, state.memo.index);
+  std::memcpy(p, " = ", 3);
+  out->append(line_start, size_t(p + 3 - line_start));
   AppendText(out, printed);
   out->append(";\n");
   // The node's text now lives in its binding, and nothing else refers to it
@@ -284,6 +327,7 @@ Text RelayTextPrinter::FinishPrint(const Expr* e, uint32_t node, bool try_inline
   if (printed.kind == Text::kArena && printed.index + printed.size == arena_.size()) {
     arena_.resize(printed.index);
   }
+  MaybeFlushBody();
   return state.memo;
 }
 
@@ -300,6 +344,7 @@ void RelayTextPrinter::EmitLine(std::string_view prefix, Text text) {
   out->append(prefix);
   AppendText(out, text);
   out->append(";\n");
+  MaybeFlushBody();
 }
 
 Text RelayTextPrinter::WrapInParens(Text text) {

@@ -20,7 +20,11 @@
 // bindings of the call's arguments.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +54,12 @@ struct Text {
   static Text Temp(uint32_t n) { return Text{n, 0, kTemp}; }
 };
 
+// Writes `%n` (a temporary's name) at `p`, which has room for 11 bytes;
+// returns the end.
+char* WriteTemp(char* p, uint32_t n);
+// Appends `%n`.
+void AppendTemp(std::string* out, uint32_t n);
+
 class RelayTextPrinter {
  public:
   // `meta_attrs`: print compiler_begin/end attrs as meta references
@@ -65,6 +75,16 @@ class RelayTextPrinter {
   DocId PrintStandalone(const Expr* expr);
 
   DocStore& docs() { return docs_; }
+
+  // Streaming (PrintModuleTo): while a definition prints, whenever its body's
+  // document holds `chunk` bytes of finished lines, the definition's head (once)
+  // and those lines are rendered into `*out`, `flush` is called (it empties
+  // `*out`), and the body's document is emptied and reused. So the body never
+  // holds more than about `chunk` bytes at a time.
+  void SetStream(std::string* out, size_t chunk, std::function<void()> flush);
+  // Streaming: renders into the stream's output what is left of `def` (the
+  // document PrintDefinition returned).
+  void FinishDefinition(DocId def);
   // The tensors printed as meta[relay.Constant][i], in index order.
   const std::vector<NDArray>& constants() const { return metadata_.constants; }
   // Everything printed as `meta[...][i]`: constants and (with meta_attrs)
@@ -133,6 +153,14 @@ class RelayTextPrinter {
   // Emits `prefix text;` into the innermost scope.
   void EmitLine(std::string_view prefix, Text text);
   Text WrapInParens(Text text);
+  // Streaming: renders the body's finished lines if they fill a chunk.
+  void MaybeFlushBody() {
+    if (stream_body_ != kNoDoc && scopes_.size() == 1 &&
+        docs_[stream_body_].size() >= stream_chunk_) {
+      FlushBody();
+    }
+  }
+  void FlushBody();
 
   // Leaves (printer_relay_leaf.cc).
   void VisitLeaf(const Expr* e, uint32_t node);
@@ -152,7 +180,12 @@ class RelayTextPrinter {
   void NoteMetaKey(std::string_view key);
   // TVM AllocVar: a unique `%name`, returns the declaration.
   Text AllocVar(const Var* var, uint32_t node, bool free);
-  std::string UniqueName(std::string hint);
+  // Appends a unique `name` (TVM GetUniqueName of its name hint).
+  void AppendUniqueName(std::string_view name);
+  // Copies `name` into name_chunks_ (stable storage for the keys of names_).
+  std::string_view StoreName(std::string_view name);
+  // Appends `fn`'s attributes, each preceded by ", " unless `first`.
+  void AppendFunctionAttrs(std::string* out, const Attrs* attrs, bool first);
   void AppendTypeInfo(std::string* out, const Expr* e);
   void AppendType(std::string* out, const Type* type);
   void AppendText(std::string* out, Text text);
@@ -170,14 +203,63 @@ class RelayTextPrinter {
   std::vector<NodeState> nodes_;
   std::vector<uint32_t> edges_;
   absl::flat_hash_map<const Expr*, Text> free_var_decls_;  // for the free_var lines
-  absl::flat_hash_map<std::string, int> names_;            // TVM name_alloc_map_
-  absl::flat_hash_map<const Type*, std::string> type_texts_;
+  // TVM name_alloc_map_, keyed by views of name_chunks_ (no string per name).
+  // A multiply-xorshift hash over 8-byte words: names are short, and
+  // abseil's string hash (a library call) dominated naming 400k variables.
+  struct NameHash {
+    size_t operator()(std::string_view s) const {
+      uint64_t h = uint64_t(s.size()) * 0x9e3779b97f4a7c15ull;
+      const char* p = s.data();
+      size_t n = s.size();
+      for (; n >= 8; p += 8, n -= 8) {
+        uint64_t w;
+        std::memcpy(&w, p, 8);
+        h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+        h ^= h >> 29;
+      }
+      if (n > 0) {
+        uint64_t w = 0;
+        std::memcpy(&w, p, n);
+        h = (h ^ w) * 0x94d049bb133111ebull;
+        h ^= h >> 31;
+      }
+      h *= 0x9e3779b97f4a7c15ull;
+      return static_cast<size_t>(h ^ (h >> 32));
+    }
+  };
+  absl::flat_hash_map<std::string_view, int, NameHash> names_;
+  std::vector<std::unique_ptr<char[]>> name_chunks_;
+  char* name_pos_ = nullptr;
+  char* name_end_ = nullptr;
+  // The printed text of each (interned) type, formatted once into
+  // type_text_; a small direct-mapped cache in front of the map.
+  struct TypeText {
+    const Type* type = nullptr;
+    uint32_t offset = 0;
+    uint32_t size = 0;
+  };
+  absl::flat_hash_map<const Type*, TypeText> type_index_;
+  std::string type_text_;
+  std::array<TypeText, 64> type_slots_{};
+  // Function (dictionary) attributes, formatted once per attribute set as
+  // `, k=v, ...`.
+  absl::flat_hash_map<const Attrs*, std::string> dict_texts_;
   // Key: the attribute set and whether the callee is an op.
   absl::flat_hash_map<std::pair<const Attrs*, bool>, std::string> attr_texts_;
   absl::flat_hash_map<const Expr*, uint32_t> meta_index_;
   MetadataTables metadata_;  // constants and meta attrs objects
   absl::flat_hash_map<const Call*, uint32_t> meta_attrs_index_;
   uint32_t next_temp_ = 0;
+  uint32_t graph_vars_ = 0;  // variables BuildGraph met (to size names_)
+  // Streaming state (SetStream).
+  static constexpr DocId kNoDoc = ~DocId{0};
+  std::string* stream_out_ = nullptr;
+  size_t stream_chunk_ = 0;
+  std::function<void()> stream_flush_;
+  size_t stream_indent_ = 0;   // indentation at the end of the rendered text
+  DocId stream_def_ = kNoDoc;  // the definition being printed
+  size_t stream_def_pos_ = 0;  // its bytes already rendered
+  DocId stream_body_ = kNoDoc;  // its body's scope, while open
 };
 
 }  // namespace carve::print_internal

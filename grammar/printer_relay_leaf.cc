@@ -4,6 +4,8 @@
 // or pushes frames: children are printed through FinishPrint, which only
 // inlines, reuses or binds an already visited node.
 #include <algorithm>
+#include <cstring>
+#include <tuple>
 
 #include "fmt/format.h"
 #include "grammar/printer_relay.h"
@@ -11,6 +13,24 @@
 #include "ir/type.h"
 
 namespace carve::print_internal {
+
+char* WriteTemp(char* p, uint32_t n) {
+  *p++ = '%';
+  int length = 1;
+  for (uint32_t rest = n; rest >= 10; rest /= 10) ++length;
+  char* end = p + length;
+  char* q = end;
+  do {
+    *--q = static_cast<char>('0' + n % 10);
+    n /= 10;
+  } while (n != 0);
+  return end;
+}
+
+void AppendTemp(std::string* out, uint32_t n) {
+  char buffer[16];
+  out->append(buffer, size_t(WriteTemp(buffer, n) - buffer));
+}
 
 void RelayTextPrinter::VisitLeaf(const Expr* e, uint32_t node) {
   Text text;
@@ -257,7 +277,7 @@ Text RelayTextPrinter::GlobalText(const GlobalVar* global) {
 Text RelayTextPrinter::AllocVar(const Var* var, uint32_t node, bool free) {
   size_t start = arena_.size();
   arena_.push_back('%');
-  arena_.append(UniqueName(VarNameHint(var->name())));
+  AppendUniqueName(var->name());
   Text name = Text::Arena(start, arena_.size() - start);
   if (var->annotation() != nullptr) {
     arena_.append(": ");
@@ -277,18 +297,79 @@ Text RelayTextPrinter::AllocVar(const Var* var, uint32_t node, bool free) {
   return decl;
 }
 
-// TVM GetUniqueName: `x`, then `x1`, `x2`, ... skipping names already taken.
-std::string RelayTextPrinter::UniqueName(std::string hint) {
-  auto it = names_.find(hint);
-  if (it != names_.end()) {
-    std::string candidate;
-    do {
-      candidate = fmt::format("{}{}", hint, ++it->second);
-    } while (names_.contains(candidate));
-    hint = std::move(candidate);
+namespace {
+
+// True when VarNameHint(name) is `name` itself: a letter, then letters,
+// digits, `_` and `/` (the names of almost every variable).
+bool IsPlainHint(std::string_view name) {
+  if (name.empty()) return false;
+  char c0 = name[0];
+  if (!((c0 >= 'a' && c0 <= 'z') || (c0 >= 'A' && c0 <= 'Z'))) return false;
+  for (char c : name) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '/';
+    if (!ok) return false;
   }
-  names_[hint] = 0;
-  return hint;
+  return true;
+}
+
+}  // namespace
+
+// TVM GetUniqueName of the variable's name hint, appended to the arena: `x`,
+// then `x1`, `x2`, ... skipping names already taken.
+void RelayTextPrinter::AppendUniqueName(std::string_view name) {
+  std::string storage;
+  std::string_view hint = name;
+  decltype(names_)::iterator it;
+  if (IsPlainHint(name)) {
+    // The key may view the name itself: IR nodes outlive the printer.
+    bool inserted;
+    std::tie(it, inserted) = names_.try_emplace(name, 0);
+    if (inserted) {
+      arena_.append(name);
+      return;
+    }
+  } else {
+    storage = VarNameHint(name);
+    hint = storage;
+    it = names_.find(hint);
+    if (it == names_.end()) {
+      names_.emplace(StoreName(hint), 0);
+      arena_.append(hint);
+      return;
+    }
+  }
+  std::string candidate;
+  do {
+    candidate = fmt::format("{}{}", hint, ++it->second);
+  } while (names_.contains(std::string_view(candidate)));
+  names_[StoreName(candidate)] = 0;
+  arena_.append(candidate);
+}
+
+std::string_view RelayTextPrinter::StoreName(std::string_view name) {
+  if (size_t(name_end_ - name_pos_) < name.size()) {
+    size_t size = std::max<size_t>(name.size(), 64 * 1024);
+    name_chunks_.push_back(std::make_unique<char[]>(size));
+    name_pos_ = name_chunks_.back().get();
+    name_end_ = name_pos_ + size;
+  }
+  char* stored = name_pos_;
+  if (!name.empty()) std::memcpy(stored, name.data(), name.size());
+  name_pos_ += name.size();
+  return std::string_view(stored, name.size());
+}
+
+void RelayTextPrinter::AppendFunctionAttrs(std::string* out, const Attrs* attrs, bool first) {
+  if (attrs == nullptr || attrs->entries().empty()) return;
+  auto [it, inserted] = dict_texts_.try_emplace(attrs);
+  if (inserted) {
+    bool no_separator = false;
+    AppendDictAttrs(&it->second, attrs, &no_separator);
+  }
+  std::string_view text = it->second;
+  if (first && text.starts_with(", ")) text.remove_prefix(2);
+  out->append(text);
 }
 
 void RelayTextPrinter::AppendTypeInfo(std::string* out, const Expr* e) {
@@ -301,9 +382,18 @@ void RelayTextPrinter::AppendTypeInfo(std::string* out, const Expr* e) {
 // Types are interned, so one string per distinct type. Kept apart from the
 // arena: a type is often first met while a node's text is being written there.
 void RelayTextPrinter::AppendType(std::string* out, const Type* type) {
-  auto [it, inserted] = type_texts_.try_emplace(type);
-  if (inserted) it->second = TypeToString(type);
-  out->append(it->second);
+  TypeText& slot = type_slots_[(reinterpret_cast<uintptr_t>(type) >> 4) & (type_slots_.size() - 1)];
+  if (slot.type != type) {
+    auto [it, inserted] = type_index_.try_emplace(type);
+    if (inserted) {
+      std::string text = TypeToString(type);
+      it->second = TypeText{type, static_cast<uint32_t>(type_text_.size()),
+                            static_cast<uint32_t>(text.size())};
+      type_text_.append(text);
+    }
+    slot = it->second;
+  }
+  out->append(type_text_.data() + slot.offset, slot.size);
 }
 
 void RelayTextPrinter::AppendText(std::string* out, Text text) {
@@ -320,8 +410,7 @@ void RelayTextPrinter::AppendText(std::string* out, Text text) {
       AppendRef(out, text.index);
       return;
     case Text::kTemp:
-      out->push_back('%');
-      AppendInt(out, text.index);
+      AppendTemp(out, text.index);
       return;
   }
 }

@@ -64,8 +64,31 @@ const AttrValue* FieldValue(const Attrs* attrs, const AttrField& field, size_t i
 }  // namespace
 
 void AppendInt(std::string* out, int64_t value) {
-  fmt::format_int text(value);
-  out->append(text.data(), text.size());
+  // Two digits per step from a table, then one append.
+  static constexpr char kPairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
+  char buffer[24];
+  char* end = buffer + sizeof(buffer);
+  char* p = end;
+  uint64_t u = value < 0 ? uint64_t(0) - uint64_t(value) : uint64_t(value);
+  while (u >= 100) {
+    const char* pair = kPairs + 2 * (u % 100);
+    u /= 100;
+    p -= 2;
+    p[0] = pair[0];
+    p[1] = pair[1];
+  }
+  if (u >= 10) {
+    p -= 2;
+    p[0] = kPairs[2 * u];
+    p[1] = kPairs[2 * u + 1];
+  } else {
+    *--p = static_cast<char>('0' + u);
+  }
+  if (value < 0) *--p = '-';
+  out->append(p, static_cast<size_t>(end - p));
 }
 
 void AppendDouble(std::string* out, double value) {

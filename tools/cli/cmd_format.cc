@@ -25,8 +25,11 @@ int RunFmt(const ParsedArgs& args, Env& env) {
   options.show_types = types;
   options.show_metadata = !args.Has("--no-metadata");
   options.meta_attrs = args.Has("--meta-attrs");
-  std::string text = PrintModule(*mod, options);
-  absl::Status written = env.write_file(args.GetOr("--output", "-"), text);
+  // Streamed in 1 MB pieces: the text is never held whole (issue 2).
+  absl::Status written =
+      WriteOutputChunks(env, args.GetOr("--output", "-"), [&](const ChunkWriter& write) {
+        PrintModuleTo(*mod, options, write);
+      });
   if (!written.ok()) return ReportError(env, written);
   return kExitOk;
 }

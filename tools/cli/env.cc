@@ -1,5 +1,8 @@
 #include "tools/cli/env.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -58,11 +61,48 @@ Env RealEnv() {
     if (!f) return absl::DataLossError(fmt::format("error writing '{}'", path));
     return absl::OkStatus();
   };
+  env.write_file_chunks = [](const std::string& path,
+                             const ChunkProducer& produce) -> absl::Status {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) {
+      return absl::PermissionDeniedError(
+          fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+    }
+    bool failed = false;
+    produce([fd, &failed](std::string_view piece) {
+      while (!failed && !piece.empty()) {
+        ssize_t n = ::write(fd, piece.data(), piece.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+          failed = true;
+          break;
+        }
+        piece.remove_prefix(static_cast<size_t>(n));
+      }
+    });
+    if (::close(fd) != 0) failed = true;
+    if (failed) return absl::DataLossError(fmt::format("error writing '{}'", path));
+    return absl::OkStatus();
+  };
   return env;
 }
 
 absl::StatusOr<std::string> ReadInput(const Env& env, const std::string& path) {
   return env.read_file(path);
+}
+
+absl::Status WriteOutputChunks(const Env& env, const std::string& path,
+                               const ChunkProducer& produce) {
+  if (path == "-") {
+    produce([&env](std::string_view piece) {
+      env.out->write(piece.data(), static_cast<std::streamsize>(piece.size()));
+    });
+    return absl::OkStatus();
+  }
+  if (env.write_file_chunks) return env.write_file_chunks(path, produce);
+  std::string text;
+  produce([&text](std::string_view piece) { text.append(piece); });
+  return env.write_file(path, text);
 }
 
 }  // namespace carve::cli

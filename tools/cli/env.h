@@ -6,11 +6,17 @@
 #include <functional>
 #include <iosfwd>
 #include <string>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
 namespace carve::cli {
+
+// Receives consecutive pieces of a text being written.
+using ChunkWriter = std::function<void(std::string_view)>;
+// Produces a text by calling its argument with consecutive pieces.
+using ChunkProducer = std::function<void(const ChunkWriter&)>;
 
 struct Env {
   std::istream* in = nullptr;
@@ -20,6 +26,10 @@ struct Env {
   std::function<absl::StatusOr<std::string>(const std::string& path)> read_file;
   // Writes a whole file ("-" writes `out`).
   std::function<absl::Status(const std::string& path, const std::string& text)> write_file;
+  // Writes a file (never "-") piece by piece as `produce` makes it; when
+  // unset, WriteOutputChunks collects the text and calls write_file.
+  std::function<absl::Status(const std::string& path, const ChunkProducer& produce)>
+      write_file_chunks;
 };
 
 // An Env on the process's streams and file system.
@@ -27,5 +37,10 @@ Env RealEnv();
 
 // Reads `path` through `env` ("-" = standard input).
 absl::StatusOr<std::string> ReadInput(const Env& env, const std::string& path);
+
+// Writes the text `produce` makes to `path` ("-" = env.out) without holding
+// all of it: the pieces go to env.out or env.write_file_chunks as they come.
+absl::Status WriteOutputChunks(const Env& env, const std::string& path,
+                               const ChunkProducer& produce);
 
 }  // namespace carve::cli
