@@ -379,10 +379,12 @@ int main(int argc, char** argv) {
         cmd.insert(cmd.end(), {"match", ref, match_module.string()});
         break;
       }
-      default:
-        cmd.insert(cmd.end(), {"match", Mutate(patterns[rng.Below(patterns.size())], rng),
-                               match_module.string(), "--captures"});
+      default: {
+        std::string text = Mutate(patterns[rng.Below(patterns.size())], rng);
+        if (text.starts_with('-')) text[0] = ' ';  // not an option (that is exit 2)
+        cmd.insert(cmd.end(), {"match", text, match_module.string(), "--captures"});
         break;
+      }
     }
     auto start = std::chrono::steady_clock::now();
     RunResult r = Run(cmd, work / "stderr.txt", o.timeout_s);
