@@ -193,6 +193,24 @@ int64_t FloorDiv(int64_t a, int64_t b) {
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
+absl::StatusOr<int64_t> CheckedMul(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) return Error("shape arithmetic {} * {} overflows int64", a, b);
+  return r;
+}
+
+absl::StatusOr<int64_t> CheckedAdd(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) return Error("shape arithmetic {} + {} overflows int64", a, b);
+  return r;
+}
+
+absl::StatusOr<int64_t> CheckedSub(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_sub_overflow(a, b, &r)) return Error("shape arithmetic {} - {} overflows int64", a, b);
+  return r;
+}
+
 std::string StatusText(const absl::Status& status) {
   return std::string(status.message().data(), status.message().size());
 }
@@ -248,11 +266,11 @@ absl::StatusOr<std::vector<int64_t>> PaddingTotals(std::span<const int64_t> padd
   size_t n = padding.size();
   for (int i = 0; i < spatial; ++i) {
     if (n == 1) {
-      totals[i] = 2 * padding[0];
+      CARVE_ASSIGN_OR_RETURN(totals[i], CheckedMul(2, padding[0]));
     } else if (n == static_cast<size_t>(spatial)) {
-      totals[i] = 2 * padding[i];
+      CARVE_ASSIGN_OR_RETURN(totals[i], CheckedMul(2, padding[i]));
     } else if (n == static_cast<size_t>(2 * spatial)) {
-      totals[i] = padding[i] + padding[i + spatial];
+      CARVE_ASSIGN_OR_RETURN(totals[i], CheckedAdd(padding[i], padding[i + spatial]));
     } else {
       std::string forms =
           spatial == 1 ? "1 or 2" : fmt::format("1, {} or {}", spatial, 2 * spatial);

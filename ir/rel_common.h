@@ -115,6 +115,12 @@ inline bool DimMatches(Dim a, Dim b) { return a.is_any() || b.is_any() || a.valu
 inline bool DimIs(Dim d, int64_t v) { return !d.is_any() && d.value == v; }
 // Division rounding toward -inf (TVM's indexdiv); `b` must be nonzero.
 int64_t FloorDiv(int64_t a, int64_t b);
+// Checked arithmetic on dims and on the attrs that scale them: the result, or
+// an error when it leaves int64 (no tensor is that large, and the overflow
+// itself would be undefined behaviour).
+absl::StatusOr<int64_t> CheckedMul(int64_t a, int64_t b);
+absl::StatusOr<int64_t> CheckedAdd(int64_t a, int64_t b);
+absl::StatusOr<int64_t> CheckedSub(int64_t a, int64_t b);
 // The message of `status` as a std::string (Debian's absl::string_view is
 // not formattable).
 std::string StatusText(const absl::Status& status);

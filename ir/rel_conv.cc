@@ -37,13 +37,15 @@ struct WeightView {
   Shape kernel;
 };
 
-WeightView ViewWeight(const Shape& w, bool grouped) {
+absl::StatusOr<WeightView> ViewWeight(const Shape& w, bool grouped) {
   WeightView view;
   size_t k0 = grouped ? 3 : 2;
   if (grouped) {
-    view.out_channels = w[0].is_any() || w[1].is_any()
-                            ? Dim::Any()
-                            : Computed(w[0].value * w[1].value, {w[0], w[1]});
+    view.out_channels = Dim::Any();
+    if (!w[0].is_any() && !w[1].is_any()) {
+      CARVE_ASSIGN_OR_RETURN(int64_t product, CheckedMul(w[0].value, w[1].value));
+      view.out_channels = Computed(product, {w[0], w[1]});
+    }
     view.in_channels = w[2];
   } else {
     view.out_channels = w[0];
@@ -104,7 +106,7 @@ absl::StatusOr<const Type*> ConvRel(const TypeRelCall& call, const ConvKind& kin
   CARVE_ASSIGN_OR_RETURN(auto out_bij, LayoutTo(p.out_layout, kind.data_canon, "out_layout"));
   CARVE_ASSIGN_OR_RETURN(Shape dshape, ToCanonical(data, in_bij, "input"));
   CARVE_ASSIGN_OR_RETURN(Shape wshape, ToCanonical(weight, k_bij, "weight"));
-  WeightView w = ViewWeight(wshape, grouped);
+  CARVE_ASSIGN_OR_RETURN(WeightView w, ViewWeight(wshape, grouped));
   CARVE_ASSIGN_OR_RETURN(Dim out_channels, CheckWeight(p, kind, dshape[1], w));
   Shape out = {dshape[0], out_channels};
   for (int i = 0; i < kind.spatial; ++i) {

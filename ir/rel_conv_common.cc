@@ -41,19 +41,24 @@ std::string_view SpatialAxisName(int spatial, int i) {
 
 absl::StatusOr<Dim> ConvOutputDim(const ConvParams& p, int i, Dim in, Dim kernel) {
   if (in.is_any() || kernel.is_any()) return Dim::Any();
-  int64_t dilated = (kernel.value - 1) * p.dilation[i] + 1;
-  int64_t padded = in.value + p.pad_totals[i];
+  CARVE_ASSIGN_OR_RETURN(int64_t dilated, CheckedMul(kernel.value - 1, p.dilation[i]));
+  CARVE_ASSIGN_OR_RETURN(dilated, CheckedAdd(dilated, 1));
+  CARVE_ASSIGN_OR_RETURN(int64_t padded, CheckedAdd(in.value, p.pad_totals[i]));
   if (padded < dilated) {
     return Error("padded input {} {} is smaller than the dilated kernel {}",
                  SpatialAxisName(p.spatial, i), padded, dilated);
   }
-  return Computed(FloorDiv(padded - dilated, p.strides[i]) + 1, {in, kernel});
+  return Computed(FloorDiv(padded - dilated, p.strides[i]) + 1, {in, kernel});  // strides >= 1
 }
 
 absl::StatusOr<Dim> ConvTransposeOutputDim(const ConvParams& p, int i, Dim in, Dim kernel) {
   if (in.is_any() || kernel.is_any()) return Dim::Any();
-  int64_t dilated = (kernel.value - 1) * p.dilation[i] + 1;
-  int64_t out = (in.value - 1) * p.strides[i] + dilated - p.pad_totals[i] + p.output_padding[i];
+  CARVE_ASSIGN_OR_RETURN(int64_t dilated, CheckedMul(kernel.value - 1, p.dilation[i]));
+  CARVE_ASSIGN_OR_RETURN(dilated, CheckedAdd(dilated, 1));
+  CARVE_ASSIGN_OR_RETURN(int64_t out, CheckedMul(in.value - 1, p.strides[i]));
+  CARVE_ASSIGN_OR_RETURN(out, CheckedAdd(out, dilated));
+  CARVE_ASSIGN_OR_RETURN(out, CheckedSub(out, p.pad_totals[i]));
+  CARVE_ASSIGN_OR_RETURN(out, CheckedAdd(out, p.output_padding[i]));
   if (out < 1) {
     return Error("output {} {} is not positive (input {}, padding {})",
                  SpatialAxisName(p.spatial, i), out, in.value, p.pad_totals[i]);

@@ -29,13 +29,15 @@ struct TransposeWeight {
   Shape kernel;
 };
 
-TransposeWeight ViewWeight(const Shape& w, bool grouped) {
+absl::StatusOr<TransposeWeight> ViewWeight(const Shape& w, bool grouped) {
   TransposeWeight view;
   size_t k0 = grouped ? 3 : 2;
   if (grouped) {
-    view.in_channels = w[0].is_any() || w[1].is_any()
-                           ? Dim::Any()
-                           : Computed(w[0].value * w[1].value, {w[0], w[1]});
+    view.in_channels = Dim::Any();
+    if (!w[0].is_any() && !w[1].is_any()) {
+      CARVE_ASSIGN_OR_RETURN(int64_t product, CheckedMul(w[0].value, w[1].value));
+      view.in_channels = Computed(product, {w[0], w[1]});
+    }
     view.out_channels = w[2];
   } else {
     view.in_channels = w[0];
@@ -85,7 +87,7 @@ absl::StatusOr<const Type*> ConvTransposeRel(const TypeRelCall& call,
   CARVE_ASSIGN_OR_RETURN(auto out_bij, LayoutTo(p.out_layout, kind.data_canon, "out_layout"));
   CARVE_ASSIGN_OR_RETURN(Shape dshape, ToCanonical(data, in_bij, "input"));
   CARVE_ASSIGN_OR_RETURN(Shape wshape, ToCanonical(weight, k_bij, "weight"));
-  TransposeWeight w = ViewWeight(wshape, grouped);
+  CARVE_ASSIGN_OR_RETURN(TransposeWeight w, ViewWeight(wshape, grouped));
   CARVE_ASSIGN_OR_RETURN(Dim out_channels, CheckWeight(p, kind, dshape[1], w));
   Shape out = {dshape[0], out_channels};
   for (int i = 0; i < kind.spatial; ++i) {

@@ -61,9 +61,14 @@ absl::StatusOr<const Type*> DepthToSpace(const TypeRelCall& call) {
   CARVE_ASSIGN_OR_RETURN(int64_t b, BlockSize(call));
   CARVE_ASSIGN_OR_RETURN(Nchw in, ReadNchw(call, data));
   Shape out = in.shape;
-  if (!out[1].is_any()) out[1].value = FloorDiv(out[1].value, b * b);
-  if (!out[2].is_any()) out[2].value *= b;
-  if (!out[3].is_any()) out[3].value *= b;
+  CARVE_ASSIGN_OR_RETURN(int64_t b2, CheckedMul(b, b));
+  if (!out[1].is_any()) out[1].value = FloorDiv(out[1].value, b2);
+  if (!out[2].is_any()) {
+    CARVE_ASSIGN_OR_RETURN(out[2].value, CheckedMul(out[2].value, b));
+  }
+  if (!out[3].is_any()) {
+    CARVE_ASSIGN_OR_RETURN(out[3].value, CheckedMul(out[3].value, b));
+  }
   return Finish(in, out, data->dtype());
 }
 
@@ -72,7 +77,10 @@ absl::StatusOr<const Type*> SpaceToDepth(const TypeRelCall& call) {
   CARVE_ASSIGN_OR_RETURN(int64_t b, BlockSize(call));
   CARVE_ASSIGN_OR_RETURN(Nchw in, ReadNchw(call, data));
   Shape out = in.shape;
-  if (!out[1].is_any()) out[1].value *= b * b;
+  CARVE_ASSIGN_OR_RETURN(int64_t b2, CheckedMul(b, b));
+  if (!out[1].is_any()) {
+    CARVE_ASSIGN_OR_RETURN(out[1].value, CheckedMul(out[1].value, b2));
+  }
   if (!out[2].is_any()) out[2].value = FloorDiv(out[2].value, b);
   if (!out[3].is_any()) out[3].value = FloorDiv(out[3].value, b);
   return Finish(in, out, data->dtype());

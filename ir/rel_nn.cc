@@ -89,7 +89,8 @@ absl::StatusOr<const Type*> BatchFlatten(const TypeRelCall& call) {
       flat = d;
       break;
     }
-    flat = Computed(flat.value * d.value, {flat, d});
+    CARVE_ASSIGN_OR_RETURN(int64_t product, CheckedMul(flat.value, d.value));
+    flat = Computed(product, {flat, d});
   }
   Dim shape[] = {data->shape()[0], flat};
   return TensorTy(data->dtype(), shape);
@@ -123,7 +124,8 @@ absl::StatusOr<const Type*> Pad(const TypeRelCall& call) {
       out.push_back(d);
       continue;
     }
-    int64_t extent = d.value + pad_width[i][0] + pad_width[i][1];
+    CARVE_ASSIGN_OR_RETURN(int64_t before, CheckedAdd(d.value, pad_width[i][0]));
+    CARVE_ASSIGN_OR_RETURN(int64_t extent, CheckedAdd(before, pad_width[i][1]));
     if (extent < 0) return Error("padding makes dim {} negative ({})", i, extent);
     out.push_back(Dim{extent, d.wide});  // TVM pads in the dim's own dtype
   }

@@ -35,12 +35,17 @@ absl::StatusOr<std::vector<int>> SpatialAxes(const TensorType* data, std::string
 absl::StatusOr<Dim> PoolOutputDim(Dim in, int64_t pad, int64_t pool, int64_t dilation,
                                   int64_t stride, bool ceil_mode) {
   if (in.is_any()) return in;
-  int64_t numerator = in.value + pad - ((pool - 1) * dilation + 1);
-  if (ceil_mode) numerator += stride - 1;
+  CARVE_ASSIGN_OR_RETURN(int64_t padded, CheckedAdd(in.value, pad));
+  CARVE_ASSIGN_OR_RETURN(int64_t window, CheckedMul(pool - 1, dilation));
+  CARVE_ASSIGN_OR_RETURN(window, CheckedAdd(window, 1));
+  CARVE_ASSIGN_OR_RETURN(int64_t numerator, CheckedSub(padded, window));
+  if (ceil_mode) {
+    CARVE_ASSIGN_OR_RETURN(numerator, CheckedAdd(numerator, stride - 1));
+  }
   int64_t out = numerator / stride + 1;
   if (out < 1) {
     return Error("pool window {} (dilation {}) does not fit the padded input {}", pool, dilation,
-                 in.value + pad);
+                 padded);
   }
   return Computed(out, {in});
 }

@@ -86,7 +86,8 @@ absl::StatusOr<Dim> KernelScaleExtent(const TypeRelCall& call, const TensorType*
   Dim wi = weight->shape()[i], wo = weight->shape()[o];
   if (DimIs(data->shape()[c], groups) && DimIs(wi, *channels)) {
     if (wi.is_any() || wo.is_any()) return Dim::Any();
-    return Computed(wi.value * wo.value, {wi, wo});
+    CARVE_ASSIGN_OR_RETURN(int64_t product, CheckedMul(wi.value, wo.value));
+    return Computed(product, {wi, wo});
   }
   return D(*channels);
 }

@@ -80,7 +80,12 @@ absl::StatusOr<NewShape> WalkNewShape(std::span<const Dim> in, std::span<const i
       Dim a = in[src], b = in[src + 1];
       ns.derived_in[src] = ns.derived_in[src + 1] = true;
       src += 2;
-      ns.Push(a.is_any() || b.is_any() ? Dim::Any() : Computed(a.value * b.value, {a, b}), true);
+      if (a.is_any() || b.is_any()) {
+        ns.Push(Dim::Any(), true);
+      } else {
+        CARVE_ASSIGN_OR_RETURN(int64_t merged, CheckedMul(a.value, b.value));
+        ns.Push(Computed(merged, {a, b}), true);
+      }
     } else if (v == -4) {
       CARVE_RETURN_IF_ERROR(need(1, v));
       ns.derived_in[src] = true;
@@ -104,7 +109,7 @@ absl::Status InferDim(std::span<const Dim> in, NewShape& ns) {
       ns.out[ns.infer_index] = Dim::Any();
       return absl::OkStatus();
     }
-    numerator *= in[i].value;
+    CARVE_ASSIGN_OR_RETURN(numerator, CheckedMul(numerator, in[i].value));
     wide |= in[i].wide;
   }
   for (size_t i = 0; i < ns.out.size(); ++i) {
@@ -121,11 +126,11 @@ absl::Status InferDim(std::span<const Dim> in, NewShape& ns) {
 }
 
 // Product of the dims, or nullopt when one is `?`.
-std::optional<int64_t> NumElements(std::span<const Dim> shape) {
+absl::StatusOr<std::optional<int64_t>> NumElements(std::span<const Dim> shape) {
   int64_t n = 1;
   for (Dim d : shape) {
     if (d.is_any()) return std::nullopt;
-    n *= d.value;
+    CARVE_ASSIGN_OR_RETURN(n, CheckedMul(n, d.value));
   }
   return n;
 }
@@ -139,8 +144,8 @@ absl::StatusOr<const Type*> Reshape(const TypeRelCall& call) {
   CARVE_ASSIGN_OR_RETURN(bool allowzero, attrs.Bool("allowzero"));
   CARVE_ASSIGN_OR_RETURN(NewShape ns, WalkNewShape(data->shape(), newshape, allowzero));
   CARVE_RETURN_IF_ERROR(InferDim(data->shape(), ns));
-  std::optional<int64_t> in_count = NumElements(data->shape());
-  std::optional<int64_t> out_count = NumElements(ns.out);
+  CARVE_ASSIGN_OR_RETURN(std::optional<int64_t> in_count, NumElements(data->shape()));
+  CARVE_ASSIGN_OR_RETURN(std::optional<int64_t> out_count, NumElements(ns.out));
   if (in_count && out_count && *in_count != *out_count) {
     return Error("cannot reshape {} ({} elements) to {} ({} elements)",
                  ShapeToString(data->shape()), *in_count, ShapeToString(ns.out), *out_count);

@@ -88,9 +88,10 @@ absl::StatusOr<Dim> SlicedDim(Dim d, int64_t begin, int64_t end, int64_t stride,
     return Error("slice [{}, {}) with stride {} is empty in the wrong direction on axis {}", begin,
                  end, stride, axis);
   }
-  int64_t step = stride < 0 ? -stride : stride;
-  int64_t interval = e > b ? e - b : b - e;
-  return Dim{(interval + step - 1) / step, d.wide};
+  // In uint64: -stride and interval + step - 1 overflow int64 for extreme strides.
+  uint64_t step = stride < 0 ? 0 - uint64_t(stride) : uint64_t(stride);
+  uint64_t interval = e > b ? uint64_t(e) - uint64_t(b) : uint64_t(b) - uint64_t(e);
+  return Dim{int64_t(interval == 0 ? 0 : (interval - 1) / step + 1), d.wide};
 }
 
 }  // namespace

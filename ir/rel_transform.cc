@@ -121,7 +121,8 @@ absl::StatusOr<const Type*> Concatenate(const TypeRelCall& call) {
       dynamic = true;
       concat = Dim::Any();
     } else if (k > 0 && !dynamic) {
-      concat = Computed(concat.value + d.value, {concat, d});
+      CARVE_ASSIGN_OR_RETURN(int64_t sum, CheckedAdd(concat.value, d.value));
+      concat = Computed(sum, {concat, d});
     }
   }
   Shape out(ndim);
@@ -263,7 +264,10 @@ absl::StatusOr<const Type*> Repeat(const TypeRelCall& call) {
   if (repeats < 1) return Error("repeats must be positive, got {}", repeats);
   CARVE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(raw_axis, data->rank()));
   Shape out(data->shape().begin(), data->shape().end());
-  if (!out[axis].is_any()) out[axis] = Computed(out[axis].value * repeats, {out[axis]});
+  if (!out[axis].is_any()) {
+    CARVE_ASSIGN_OR_RETURN(int64_t extent, CheckedMul(out[axis].value, repeats));
+    out[axis] = Computed(extent, {out[axis]});
+  }
   return TensorTy(data->dtype(), out);
 }
 

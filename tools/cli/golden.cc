@@ -1,6 +1,7 @@
 #include "tools/cli/golden.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <sstream>
 
@@ -117,6 +118,16 @@ std::vector<std::string> SplitPipeline(const std::string& run) {
   return stages;
 }
 
+// The line or column number of an `expected-*@...` directive. Absurd values
+// saturate (the expectation then names no line and fails) rather than
+// throwing from std::stoi or overflowing `int`.
+int DirectiveNumber(const std::string& digits) {
+  constexpr int64_t kMax = int64_t(1) << 30;
+  int64_t v = 0;
+  for (char ch : digits) v = std::min<int64_t>(v * 10 + (ch - '0'), kMax);
+  return int(v);
+}
+
 void ParseDirectives(const std::vector<std::string>& lines, size_t begin, size_t end, Case& c) {
   static const RE2 kRun(R"(//\s*RUN:\s*(.*))");
   static const RE2 kCheck(R"(//\s*(CHECK(?:-NEXT|-NOT|-EMPTY)?):\s?(.*))");
@@ -142,13 +153,13 @@ void ParseDirectives(const std::vector<std::string>& lines, size_t begin, size_t
       if (num.empty()) {
         d.line = here;
       } else if (sign == "+") {
-        d.line = here + std::stoi(num);
+        d.line = here + DirectiveNumber(num);
       } else if (sign == "-") {
-        d.line = here - std::stoi(num);
+        d.line = here - DirectiveNumber(num);
       } else {
-        d.line = std::stoi(num);
+        d.line = DirectiveNumber(num);
       }
-      d.column = col.empty() ? 0 : std::stoi(col);
+      d.column = col.empty() ? 0 : DirectiveNumber(col);
       c.diags.push_back(d);
     }
   }
