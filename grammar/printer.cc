@@ -21,14 +21,10 @@ constexpr char kMetadataOmitted[] =
     " * option to `True` when invoking `astext`. \n"
     " */";
 
-// Renders `root` and appends what follows the program: nothing, the
-// `#[metadata]` section or the note that it was left out.
-std::string Finish(RelayTextPrinter& printer, DocId root, const PrintOptions& options) {
-  const DocStore& docs = printer.docs();
-  std::string out;
-  size_t bytes = docs.TotalBytes();
-  out.reserve(bytes + bytes / 4);  // room for the indentation
-  docs.Render(root, &out);
+// Appends what follows the program: nothing, the `#[metadata]` section or the
+// note that it was left out.
+void AppendMetadataTrailer(const RelayTextPrinter& printer, const PrintOptions& options,
+                           std::string& out) {
   const MetadataTables& metadata = printer.metadata();
   if (!metadata.first_use.empty()) {
     out.push_back('\n');
@@ -39,6 +35,16 @@ std::string Finish(RelayTextPrinter& printer, DocId root, const PrintOptions& op
       out.append(kMetadataOmitted);
     }
   }
+}
+
+// Renders `root` and appends the metadata trailer.
+std::string Finish(RelayTextPrinter& printer, DocId root, const PrintOptions& options) {
+  const DocStore& docs = printer.docs();
+  std::string out;
+  size_t bytes = docs.TotalBytes();
+  out.reserve(bytes + bytes / 4);  // room for the indentation
+  docs.Render(root, &out);
+  AppendMetadataTrailer(printer, options, out);
   return out;
 }
 
@@ -86,16 +92,7 @@ void PrintModuleTo(const Module& mod, const PrintOptions& options,
     out.push_back('\n');
     if (out.size() >= chunk) flush();
   }
-  const MetadataTables& metadata = printer.metadata();
-  if (!metadata.first_use.empty()) {
-    out.push_back('\n');
-    if (options.show_metadata) {
-      out.append("#[metadata]\n");
-      out.append(WriteMetadata(metadata));
-    } else {
-      out.append(kMetadataOmitted);
-    }
-  }
+  AppendMetadataTrailer(printer, options, out);
   flush();
 }
 
