@@ -34,10 +34,17 @@ const std::map<std::string, PartitionRecipe, std::less<>>& Recipes() {
       // InferType; AnnotateTarget(include_non_call_ops=False); no merging.
       {"arm_compute_lib", {"InferType", false, false}},
       // test_dnnl.py's pipeline: CanonicalizeOps, InferType, (SimplifyInference),
-      // FoldConstant, (FoldScaleAxis), SimplifyExpr, FoldConstant, (Legalize).
-      {"dnnl", {"CanonicalizeOps,InferType,FoldConstant,SimplifyExpr,FoldConstant", true, true}},
-      // InferType, RemoveDropout, ConvertLayout(NCHW), FoldConstant.
-      {"tensorrt", {"InferType,RemoveDropout,ConvertLayout(NCHW),FoldConstant", true, true}},
+      // FoldConstant, (FoldScaleAxis), SimplifyExpr, FoldConstant, (Legalize),
+      // (AlterOpLayout), rewrite_layer_norm, rewrite_dense_bias_gelu_reshape_last
+      // (DnnlRewrites), (legalize_qnn_for_dnnl).
+      {"dnnl",
+       {"CanonicalizeOps,InferType,FoldConstant,SimplifyExpr,FoldConstant,DnnlRewrites", true,
+        true}},
+      // InferType, RemoveDropout, RemoveUnusedFunctions (registered by
+      // backend_passes.h), ConvertLayout(NCHW), FoldConstant.
+      {"tensorrt",
+       {"InferType,RemoveDropout,RemoveUnusedFunctions,ConvertLayout(NCHW),FoldConstant", true,
+        true}},
       // The NNAPI RFC's second option: AnnotateTarget over registered ops and
       // patterns; NNAPI compiles a whole model, so regions are merged.
       {"nnapi", {"InferType,FoldConstant", true, true}},
