@@ -189,6 +189,43 @@ absl::StatusOr<bool> PruneNnapiSubgraphs(Module& mod, int64_t min_flops) {
   return InlineBack(mod, remove);
 }
 
+absl::Status CheckRunnablePartition(const Module& mod) {
+  const Function* main = mod.Lookup("main");
+  if (main == nullptr) return absl::OkStatus();
+  absl::flat_hash_set<const Var*> bound(main->params().begin(), main->params().end());
+  absl::flat_hash_map<const Var*, const Var*> let_of;  // free variable -> the let it feeds
+  std::vector<const Var*> used;
+  PostOrderVisit(main->body(), [&](const Expr* e) {
+    if (const Let* let = DynCast<Let>(e)) {
+      bound.insert(let->var());
+      if (const Var* v = DynCast<Var>(let->value())) let_of.emplace(v, let->var());
+    } else if (const Function* fn = DynCast<Function>(e)) {
+      bound.insert(fn->params().begin(), fn->params().end());
+    } else if (const Var* v = DynCast<Var>(e)) {
+      used.push_back(v);
+    }
+  });
+  std::vector<std::string> free;
+  absl::flat_hash_set<const Var*> seen;
+  for (const Var* v : used) {
+    if (bound.contains(v) || !seen.insert(v).second) continue;
+    auto it = let_of.find(v);
+    free.push_back(it == let_of.end()
+                       ? fmt::format("%{}", v->name())
+                       : fmt::format("%{} (the value of let %{})", v->name(), it->second->name()));
+  }
+  if (free.empty()) return absl::OkStatus();
+  std::string list;
+  for (const std::string& f : free) list += (list.empty() ? "" : ", ") + f;
+  return absl::FailedPreconditionError(fmt::format(
+      "the partitioned @main reads {} that nothing binds, so it cannot run: TVM v0.16's "
+      "AnnotateTarget marks a let-bound value as the start of a region but never ends it, and "
+      "PartitionGraph leaves that region's input as a free variable (carve partition prints the "
+      "same module as TVM); write the value without `let` (as a dataflow graph, %0 = ...) to "
+      "compare this backend",
+      list));
+}
+
 absl::StatusOr<std::vector<TargetSpecPtr>> ResolveBackends(std::string_view names) {
   std::vector<TargetSpecPtr> out;
   size_t start = 0;
