@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "fmt/format.h"
+#include "backends/dnnl/dnnl_checks.h"
 #include "backends/tensorrt/tensorrt_checks.h"
 #include "grammar/pattern_parser.h"
 #include "passes/edit_distance.h"
@@ -111,8 +112,11 @@ TargetSpecPtr MakeTargetSpec(const BackendSpec& backend, PartitionRecipe recipe)
     spec->AddOp(std::move(op));
   }
   for (const NamedPattern& c : backend.composites) {
-    // TensorRT checks the DSL cannot state exactly (tensorrt_checks.h).
-    RootCheck check = backend.name == "tensorrt" ? TensorRtCompositeCheck(c.name) : nullptr;
+    // TensorRT and DNNL checks the DSL cannot state exactly (tensorrt_checks.h,
+    // dnnl_checks.h).
+    RootCheck check = backend.name == "tensorrt" ? TensorRtCompositeCheck(c.name)
+                      : backend.name == "dnnl"   ? DnnlCompositeCheck(c.name)
+                                                 : nullptr;
     spec->AddComposite(CompositeRule{c.name, c.pattern, std::move(check), ""});
   }
   spec->set_recipe(std::move(recipe));
