@@ -42,10 +42,11 @@ const std::map<std::string, PartitionRecipe, std::less<>>& Recipes() {
        {"CanonicalizeOps,InferType,FoldConstant,SimplifyExpr,FoldConstant,DnnlRewrites", true,
         true}},
       // InferType, RemoveDropout, RemoveUnusedFunctions (registered by
-      // backend_passes.h), ConvertLayout(NCHW), FoldConstant.
-      {"tensorrt",
-       {"InferType,RemoveDropout,RemoveUnusedFunctions,ConvertLayout(NCHW),FoldConstant", true,
-        true}},
+      // backend_passes.h), (ConvertLayout), FoldConstant. ConvertLayout is an
+      // opt_level 3 pass: partition_for_tensorrt's Sequential skips it under
+      // TVM's default PassContext (opt_level 2), and with it the
+      // CanonicalizeOps it requires; carve follows the default.
+      {"tensorrt", {"InferType,RemoveDropout,RemoveUnusedFunctions,FoldConstant", true, true}},
       // The NNAPI RFC's second option: AnnotateTarget over registered ops and
       // patterns; NNAPI compiles a whole model, so regions are merged.
       {"nnapi", {"InferType,FoldConstant", true, true}},
