@@ -32,9 +32,10 @@ absl::flat_hash_set<std::string> ReachableFromMain(const Module& mod) {
 }
 
 PassInfo Simple(std::string name, std::string summary, ModuleTransform fn) {
-  return PassInfo{name, summary, {}, [name, summary, fn](const PassArgs&) -> absl::StatusOr<PassPtr> {
-                    return MakeModulePass(name, summary, fn);
-                  }};
+  return PassInfo{
+      name, summary, {}, [name, summary, fn](const PassArgs&) -> absl::StatusOr<PassPtr> {
+        return MakeModulePass(name, summary, fn);
+      }};
 }
 
 }  // namespace
@@ -52,17 +53,17 @@ bool RemoveUnreachableFunctions(Module& mod) {
 
 void RegisterBackendPasses(PassRegistry& registry) {
   if (registry.Find("RemoveUnusedFunctions") == nullptr) {
-    registry.Register(Simple("RemoveUnusedFunctions", "drop the global functions @main does not reach",
+    registry.Register(Simple("RemoveUnusedFunctions",
+                             "drop the global functions @main does not reach",
                              [](Module& mod, PassContext&) -> absl::StatusOr<bool> {
                                return RemoveUnreachableFunctions(mod);
                              }));
   }
   if (registry.Find("DnnlRewrites") == nullptr) {
-    registry.Register(Simple("DnnlRewrites",
-                             "dnnl.py's rewrite_layer_norm and rewrite_dense_bias_gelu_reshape_last on @main",
-                             [](Module& mod, PassContext&) -> absl::StatusOr<bool> {
-                               return RunDnnlRewrites(mod);
-                             }));
+    registry.Register(Simple(
+        "DnnlRewrites",
+        "dnnl.py's rewrite_layer_norm and rewrite_dense_bias_gelu_reshape_last on @main",
+        [](Module& mod, PassContext&) -> absl::StatusOr<bool> { return RunDnnlRewrites(mod); }));
   }
 }
 

@@ -52,15 +52,17 @@ absl::StatusOr<const Expr*> ReshapeLast(const RewriteContext& ctx, bool gelu) {
   if (reshape == nullptr || reshape->attrs() == nullptr) return ctx.post();
   const AttrValue* newshape = reshape->attrs()->Find("newshape");
   if (newshape == nullptr) return ctx.post();
-  const Expr* out = MakeOpCall(b, "add", {ctx.Capture("bias"),
-                                          MakeOpCall(b, "nn.dense", {ctx.Capture("data"),
-                                                                     ctx.Capture("weight")})});
+  const Expr* out =
+      MakeOpCall(b, "add",
+                 {ctx.Capture("bias"),
+                  MakeOpCall(b, "nn.dense", {ctx.Capture("data"), ctx.Capture("weight")})});
   if (gelu) {
     const Expr* added = out;
     const Expr* erf = MakeOpCall(b, "erf", {MakeOpCall(b, "divide", {added, ctx.Capture("c1")})});
-    out = MakeOpCall(b, "multiply",
-                     {MakeOpCall(b, "multiply", {added, MakeOpCall(b, "add", {erf, ctx.Capture("c2")})}),
-                      ctx.Capture("c3")});
+    out = MakeOpCall(
+        b, "multiply",
+        {MakeOpCall(b, "multiply", {added, MakeOpCall(b, "add", {erf, ctx.Capture("c2")})}),
+         ctx.Capture("c3")});
   }
   const Attrs* attrs = WithField(DefaultAttrs(FindOp("reshape")->attrs), "newshape", *newshape);
   return MakeOpCall(b, "reshape", {out}, attrs);
@@ -68,7 +70,8 @@ absl::StatusOr<const Expr*> ReshapeLast(const RewriteContext& ctx, bool gelu) {
 
 absl::StatusOr<Pattern> Named(const PatternLibrary& library, std::string_view name) {
   const NamedPattern* p = library.FindPattern(name);
-  if (p == nullptr) return absl::InternalError(std::string("dnnl rewrites: no pattern ") + std::string(name));
+  if (p == nullptr)
+    return absl::InternalError(std::string("dnnl rewrites: no pattern ") + std::string(name));
   return p->pattern;
 }
 
@@ -91,7 +94,8 @@ absl::StatusOr<bool> RunDnnlRewrites(Module& mod) {
   CARVE_ASSIGN_OR_RETURN(Pattern layer_norm, Named(**library, "layer_norm"));
   CARVE_ASSIGN_OR_RETURN(Pattern gelu, Named(**library, "dense_reshape_bias_gelu"));
   CARVE_ASSIGN_OR_RETURN(Pattern bias, Named(**library, "dense_reshape_bias"));
-  CARVE_ASSIGN_OR_RETURN(bool normed, RewriteMain(mod, {{"LayerNormRewrite", layer_norm, LayerNorm}}));
+  CARVE_ASSIGN_OR_RETURN(bool normed,
+                         RewriteMain(mod, {{"LayerNormRewrite", layer_norm, LayerNorm}}));
   CARVE_ASSIGN_OR_RETURN(
       bool reordered,
       RewriteMain(mod, {{"DenseReshapeBiasGeluRewrite", gelu,
