@@ -15,6 +15,7 @@
 #include "passes/pass_registry.h"
 #include "passes/rewrite_pass.h"
 #include "passes/simplify_expr.h"
+#include "passes/simplify_inference.h"
 #include "passes/target.h"
 #include "support/status_macros.h"
 
@@ -168,6 +169,8 @@ void RegisterBuiltinPasses(PassRegistry& registry) {
   registry.Register(Simple("CanonicalizeOps", "bias_add -> add(x, expand_dims(bias))",
                            CanonicalizeOps));
   registry.Register(Simple("RemoveDropout", "nn.dropout(x).0 -> x", RemoveDropout));
+  registry.Register(Simple("SimplifyInference", "batch/layer/instance norm -> arithmetic, no dropout",
+                           SimplifyInference));
   registry.Register(Simple("FlattenNestedTuples",
                            "PartitionGraph's first step: compiler_end(tuple) -> tuple of ends",
                            FlattenNestedTuplesPass));
