@@ -34,13 +34,14 @@ const std::map<std::string, PartitionRecipe, std::less<>>& Recipes() {
       {"bnns", {"InferType,FoldConstant", true, false}},
       // InferType; AnnotateTarget(include_non_call_ops=False); no merging.
       {"arm_compute_lib", {"InferType", false, false}},
-      // test_dnnl.py's pipeline: CanonicalizeOps, InferType, (SimplifyInference),
+      // test_dnnl.py's pipeline: CanonicalizeOps, InferType, SimplifyInference,
       // FoldConstant, (FoldScaleAxis), SimplifyExpr, FoldConstant, (Legalize),
       // (AlterOpLayout), rewrite_layer_norm, rewrite_dense_bias_gelu_reshape_last
       // (DnnlRewrites), (legalize_qnn_for_dnnl).
       {"dnnl",
-       {"CanonicalizeOps,InferType,FoldConstant,SimplifyExpr,FoldConstant,DnnlRewrites", true,
-        true}},
+       {"CanonicalizeOps,InferType,SimplifyInference,FoldConstant,SimplifyExpr,FoldConstant,"
+        "DnnlRewrites",
+        true, true}},
       // InferType, RemoveDropout, RemoveUnusedFunctions (registered by
       // backend_passes.h), (ConvertLayout), FoldConstant. ConvertLayout is an
       // opt_level 3 pass: partition_for_tensorrt's Sequential skips it under
