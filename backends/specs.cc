@@ -35,7 +35,9 @@ const std::map<std::string, PartitionRecipe, std::less<>>& Recipes() {
       // InferType; AnnotateTarget(include_non_call_ops=False); no merging.
       {"arm_compute_lib", {"InferType", false, false}},
       // test_dnnl.py's pipeline: CanonicalizeOps, InferType, SimplifyInference,
-      // FoldConstant, (FoldScaleAxis), SimplifyExpr, FoldConstant, (Legalize),
+      // FoldConstant, (FoldScaleAxis), SimplifyExpr, FoldConstant, (Legalize,
+      // FoldConstant: the DnnlLegalize pass, left out until the interpreter's
+      // convolutions take GOIHW / GIOHW weights, or run --compare would fail),
       // (AlterOpLayout), rewrite_layer_norm, rewrite_dense_bias_gelu_reshape_last
       // (DnnlRewrites), (legalize_qnn_for_dnnl).
       {"dnnl",

@@ -8,6 +8,7 @@
 #include "passes/convert_layout.h"
 #include "passes/fold_constant.h"
 #include "passes/infer_type.h"
+#include "passes/legalize.h"
 #include "passes/type_annotations.h"
 #include "passes/merge_compiler_regions.h"
 #include "passes/merge_composite.h"
@@ -171,6 +172,8 @@ void RegisterBuiltinPasses(PassRegistry& registry) {
   registry.Register(Simple("RemoveDropout", "nn.dropout(x).0 -> x", RemoveDropout));
   registry.Register(Simple("SimplifyInference", "batch/layer/instance norm -> arithmetic, no dropout",
                            SimplifyInference));
+  registry.Register(Simple("DnnlLegalize", "Legalize with dnnl's group conv -> GOIHW / GIOHW",
+                           DnnlLegalize));
   registry.Register(Simple("FlattenNestedTuples",
                            "PartitionGraph's first step: compiler_end(tuple) -> tuple of ends",
                            FlattenNestedTuplesPass));

@@ -1,0 +1,60 @@
+// DnnlLegalize: dnnl.legalize_group_conv applied to every grouped conv2d /
+// conv2d_transpose, as TVM's Legalize does under partition_for_dnnl.
+#include "passes/legalize.h"
+
+#include <vector>
+
+#include "passes/rewrite_util.h"
+
+namespace carve {
+namespace {
+
+class GroupConvLegalizer : public TypedMutator {
+ public:
+  using TypedMutator::TypedMutator;
+
+ protected:
+  const Expr* Rewrite(const Expr* e) override {
+    const Expr* post = RebuildTyped(e);
+    bool conv = IsOpCall(post, "nn.conv2d");
+    if (!conv && !IsOpCall(post, "nn.conv2d_transpose")) return post;
+    const Call* call = Cast<Call>(post);
+    int64_t groups = call->attrs()->GetInt("groups", 1);
+    if (groups <= 1 || call->args().size() != 2) return post;
+    // dnnl.py reads the weight's shape from its (pre-rewrite) type.
+    const auto* weight_type = DynCast<TensorType>(Cast<Call>(e)->args()[1]->checked_type());
+    if (weight_type == nullptr || weight_type->rank() != 4 || !weight_type->is_static()) {
+      return post;
+    }
+    auto shape = weight_type->shape();
+    // Python's floor division of two non-negative dims.
+    std::vector<AttrValue> newshape = {AttrValue::Int(groups),
+                                       AttrValue::Int(shape[0].value / groups),
+                                       AttrValue::Int(shape[1].value), AttrValue::Int(shape[2].value),
+                                       AttrValue::Int(shape[3].value)};
+    const Attrs* reshape_attrs =
+        WithField(DefaultAttrs(FindOp("reshape")->attrs), "newshape", AttrValue::Array(newshape));
+    const Expr* weight = builder().MakeCall(GetOp("reshape"), {call->args()[1]}, reshape_attrs);
+    const Attrs* attrs =
+        WithField(call->attrs(), "kernel_layout", AttrValue::Str(conv ? "GOIHW" : "GIOHW"));
+    return builder().MakeCall(call->callee(), {call->args()[0], weight}, attrs, call->span());
+  }
+};
+
+}  // namespace
+
+absl::StatusOr<const Function*> DnnlLegalizeFunction(const Function* fn, Arena* arena) {
+  GroupConvLegalizer legalizer(arena);
+  return Cast<Function>(legalizer.Mutate(fn));
+}
+
+PassPtr DnnlLegalize() {
+  return MakeFunctionPass(
+      "DnnlLegalize", "",
+      [](const Function* fn, const Module& mod, PassContext&) -> absl::StatusOr<const Function*> {
+        return DnnlLegalizeFunction(fn, mod.arena());
+      },
+      /*require_types=*/true);
+}
+
+}  // namespace carve
