@@ -28,10 +28,10 @@ class GroupConvLegalizer : public TypedMutator {
     }
     auto shape = weight_type->shape();
     // Python's floor division of two non-negative dims.
-    std::vector<AttrValue> newshape = {AttrValue::Int(groups),
-                                       AttrValue::Int(shape[0].value / groups),
-                                       AttrValue::Int(shape[1].value), AttrValue::Int(shape[2].value),
-                                       AttrValue::Int(shape[3].value)};
+    std::vector<AttrValue> newshape = {
+        AttrValue::Int(groups), AttrValue::Int(shape[0].value / groups),
+        AttrValue::Int(shape[1].value), AttrValue::Int(shape[2].value),
+        AttrValue::Int(shape[3].value)};
     const Attrs* reshape_attrs =
         WithField(DefaultAttrs(FindOp("reshape")->attrs), "newshape", AttrValue::Array(newshape));
     const Expr* weight = builder().MakeCall(GetOp("reshape"), {call->args()[1]}, reshape_attrs);

@@ -26,9 +26,8 @@ class InferenceSimplifier : public TypedMutator {
       return RewriteItem(Cast<TupleGetItem>(e)->tuple(), item, post);
     }
     if (const auto* call = DynCast<Call>(post)) {
-      const TensorType* data_type = TensorTypeOf(Cast<Call>(e)->args().empty()
-                                                     ? nullptr
-                                                     : Cast<Call>(e)->args()[0]);
+      const TensorType* data_type =
+          TensorTypeOf(Cast<Call>(e)->args().empty() ? nullptr : Cast<Call>(e)->args()[0]);
       if (data_type == nullptr) return post;
       if (IsOpCall(call, "nn.layer_norm")) return LayerNorm(call, data_type);
       if (IsOpCall(call, "nn.instance_norm")) return InstanceNorm(call, data_type);
@@ -41,8 +40,7 @@ class InferenceSimplifier : public TypedMutator {
   // a batch_norm (running statistics) keep the call alive.
   // `original_tuple` is the projected expression before mutation: the data
   // type comes from there (TVM's ty_map_), since a rebuilt operand is untyped.
-  const Expr* RewriteItem(const Expr* original_tuple, const TupleGetItem* item,
-                          const Expr* post) {
+  const Expr* RewriteItem(const Expr* original_tuple, const TupleGetItem* item, const Expr* post) {
     if (item->index() != 0) return post;
     if (IsOpCall(item->tuple(), "nn.dropout")) return Cast<Call>(item->tuple())->args()[0];
     if (!IsOpCall(item->tuple(), "nn.batch_norm")) return post;
@@ -100,8 +98,7 @@ class InferenceSimplifier : public TypedMutator {
     AttrValue axis_value = AttrValue::Array(items);
     const Attrs* mean_attrs = WithField(DefaultAttrs(FindOp("mean")->attrs), "axis", axis_value);
     mean_attrs = WithField(mean_attrs, "keepdims", AttrValue::Bool(true));
-    const Attrs* var_attrs =
-        WithField(DefaultAttrs(FindOp("variance")->attrs), "axis", axis_value);
+    const Attrs* var_attrs = WithField(DefaultAttrs(FindOp("variance")->attrs), "axis", axis_value);
     var_attrs = WithField(var_attrs, "keepdims", AttrValue::Bool(true));
     const Expr* mean = Op("mean", {data}, mean_attrs);
     const Expr* var = Op("variance", {data, mean}, var_attrs);
@@ -125,8 +122,8 @@ class InferenceSimplifier : public TypedMutator {
     int64_t ndim = static_cast<int64_t>(data_type->rank());
     int64_t written_axis = call->attrs()->GetInt("axis", -1);
     // TVM reduces over the axis as written (possibly negative).
-    const Expr* out = Normalize(call->args()[0], {written_axis},
-                                Epsilon(data_type->dtype(), call->attrs()));
+    const Expr* out =
+        Normalize(call->args()[0], {written_axis}, Epsilon(data_type->dtype(), call->attrs()));
     return ScaleAndCenter(call, out, ndim, NormalizeAxis(written_axis, ndim));
   }
 
