@@ -170,7 +170,7 @@ void RegisterBuiltinPasses(PassRegistry& registry) {
   registry.Register(Simple("CanonicalizeOps", "bias_add -> add(x, expand_dims(bias))",
                            CanonicalizeOps));
   registry.Register(Simple("RemoveDropout", "nn.dropout(x).0 -> x", RemoveDropout));
-  registry.Register(Simple("SimplifyInference", "batch/layer/instance norm -> arithmetic, no dropout",
+  registry.Register(Simple("SimplifyInference", "norms -> arithmetic, no dropout",
                            SimplifyInference));
   registry.Register(Simple("DnnlLegalize", "Legalize with dnnl's group conv -> GOIHW / GIOHW",
                            DnnlLegalize));
