@@ -7,6 +7,7 @@
 #include "passes/cleanup_passes.h"
 #include "passes/convert_layout.h"
 #include "passes/fold_constant.h"
+#include "passes/fold_scale_axis.h"
 #include "passes/infer_type.h"
 #include "passes/legalize.h"
 #include "passes/type_annotations.h"
@@ -174,6 +175,10 @@ void RegisterBuiltinPasses(PassRegistry& registry) {
                            SimplifyInference));
   registry.Register(Simple("DnnlLegalize", "Legalize with dnnl's group conv -> GOIHW / GIOHW",
                            DnnlLegalize));
+  registry.Register(Simple("BackwardFoldScaleAxis", "fold a multiply into the conv/dense before it",
+                           BackwardFoldScaleAxis));
+  registry.Register(Simple("ForwardFoldScaleAxis", "fold a multiply into the conv/dense after it",
+                           ForwardFoldScaleAxis));
   registry.Register(Simple("FlattenNestedTuples",
                            "PartitionGraph's first step: compiler_end(tuple) -> tuple of ends",
                            FlattenNestedTuplesPass));
