@@ -104,10 +104,10 @@ PassInfo DeadCodeEliminationInfo() {
 
 PassInfo ConvertLayoutInfo() {
   return PassInfo{"ConvertLayout",
-                  "move conv2d and 2-d pools to a data layout (NCHW or NHWC)",
+                  "move conv2d to a data layout (NCHW or NHWC); ops after it follow",
                   {Param("data_layout", PassParamKind::kString, std::nullopt, "NCHW or NHWC"),
                    Param("kernel_layout", PassParamKind::kString, "default",
-                         "conv2d kernel layout (default: OIHW / HWIO)")},
+                         "conv2d kernel layout (default: OIHW / HWIO, HWOI depthwise)")},
                   [](const PassArgs& args) -> absl::StatusOr<PassPtr> {
                     return ConvertLayout({args.String("data_layout"),
                                           args.String("kernel_layout")});
