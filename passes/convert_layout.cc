@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 
 #include "fmt/format.h"
 #include "ir/layout.h"
@@ -80,11 +81,37 @@ class LayoutConverter : public TypedMutator {
   LayoutConverter(Arena* arena, const DesiredLayout& desired)
       : TypedMutator(arena), desired_(desired) {}
 
+  // Records the batch_norm calls that some node other than a projection
+  // reads (they keep their layout).
+  void ScanBatchNormUses(const Expr* root) {
+    PostOrderVisit(root, [this](const Expr* e) {
+      if (Isa<TupleGetItem>(e)) return;
+      ForEachChild(e, [this](const Expr* c) {
+        if (IsOpCall(c, "nn.batch_norm")) blocked_.insert(c);
+      });
+    });
+  }
+
  protected:
   const Expr* Rewrite(const Expr* e) override {
     if (const Call* call = DynCast<Call>(e); call != nullptr && call->op() != nullptr) {
       const Expr* out = RewriteCall(call);
       if (out != nullptr) return out;
+    }
+    if (const TupleGetItem* item = DynCast<TupleGetItem>(e)) {
+      auto it = tuple_alt_.find(item->tuple());
+      if (it != tuple_alt_.end()) {
+        // A field of a batch_norm that follows its input: field 0 (the data)
+        // is in the new layout, the per-channel fields are unchanged.
+        Alt copy = it->second;
+        const TupleGetItem* field =
+            builder().MakeTupleGetItem(Mutated(item->tuple()), item->index(), item->span());
+        if (item->index() != 0) {
+          field->set_checked_type(item->checked_type());
+          return field;
+        }
+        return Record(item, field, copy.old_layout, copy.new_layout);
+      }
     }
     const Expr* post = RebuildNode(
         e, [this](const Expr* c) { return Realize(c); }, builder());
@@ -180,6 +207,7 @@ class LayoutConverter : public TypedMutator {
       return AdaptPool(call);
     }
     if (name == "concatenate") return AdaptConcat(call);
+    if (name == "nn.batch_norm") return AdaptBatchNorm(call);
     if (call->args().size() == 1 && op->pattern == OpPattern::kElemWise) {
       const Alt* alt = FindAlt(call->args()[0]);
       if (alt == nullptr) return nullptr;
@@ -295,6 +323,33 @@ class LayoutConverter : public TypedMutator {
     return Record(call, Remake(call, args, call->attrs(), old_out, ret), old_out, ret);
   }
 
+  // TVM's BatchNormLayout: batch_norm follows its data's new layout (axis
+  // renumbered); its fields are read through projections (a batch_norm used
+  // otherwise keeps its layout: a tuple cannot be transformed back).
+  const Expr* AdaptBatchNorm(const Call* call) {
+    const Alt* alt = FindAlt(call->args()[0]);
+    if (alt == nullptr || call->attrs() == nullptr || !IsPlain4d(alt->new_layout) ||
+        blocked_.contains(call)) {
+      return nullptr;
+    }
+    for (size_t i = 1; i < call->args().size(); ++i) {
+      if (FindAlt(call->args()[i]) != nullptr) return nullptr;
+    }
+    Alt copy = *alt;
+    int64_t axis = call->attrs()->GetInt("axis", 1);
+    if (axis < 0) axis += static_cast<int64_t>(copy.old_layout.size());
+    if (axis < 0 || axis >= static_cast<int64_t>(copy.old_layout.size())) return nullptr;
+    size_t new_axis = copy.new_layout.find(copy.old_layout[static_cast<size_t>(axis)]);
+    if (new_axis == std::string::npos) return nullptr;
+    std::vector<const Expr*> args;
+    for (const Expr* a : call->args()) args.push_back(Mutated(a));
+    const Attrs* attrs =
+        WithField(call->attrs(), "axis", AttrValue::Int(static_cast<int64_t>(new_axis)));
+    const Call* out = builder().MakeCall(call->callee(), args, attrs, call->span());
+    tuple_alt_[call] = copy;
+    return out;
+  }
+
   // TVM's ConcatenateLayout: when every field is in the same new layout, the
   // concatenation stays in it (its axis renumbered).
   const Expr* AdaptConcat(const Call* call) {
@@ -326,6 +381,10 @@ class LayoutConverter : public TypedMutator {
 
   const DesiredLayout& desired_;
   absl::flat_hash_map<const Expr*, Alt> alt_;
+  // batch_norm calls in a new layout (their field 0 is).
+  absl::flat_hash_map<const Expr*, Alt> tuple_alt_;
+  // batch_norm calls read other than through a projection.
+  absl::flat_hash_set<const Expr*> blocked_;
   std::map<std::tuple<const Expr*, std::string, std::string>, const Expr*> transforms_;
 };
 
@@ -338,6 +397,7 @@ absl::StatusOr<const Function*> ConvertLayoutFunction(const Function* fn,
   // pass sequence runs first.
   CARVE_ASSIGN_OR_RETURN(const Function* canonical, CanonicalizeOpsFunction(fn, arena));
   LayoutConverter converter(arena, desired);
+  converter.ScanBatchNormUses(canonical);
   return Cast<Function>(converter.Mutate(canonical));
 }
 

@@ -11,8 +11,10 @@
 //   - Ops with a layout rule follow their inputs' new layout: 2-d pools
 //     without out_layout, unary elementwise ops, broadcast binary ops (the
 //     lower-rank operand expanded with expand_dims and transformed, TVM's
-//     BinaryBroadcastLayout; an all-ones or rank-0 operand untouched), and
-//     concatenate of fields that share one new layout (axis renumbered).
+//     BinaryBroadcastLayout; an all-ones or rank-0 operand untouched),
+//     concatenate of fields that share one new layout (axis renumbered),
+//     and batch_norm read through projections (axis renumbered; field 0
+//     follows, the per-channel fields do not change).
 //   - Any other consumer, and the function result, reads an alternated
 //     value through layout_transform(new -> old), one per value and
 //     direction (TVM's transform memo), so consumers are unchanged.
