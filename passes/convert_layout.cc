@@ -1,6 +1,7 @@
 #include "passes/convert_layout.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -208,6 +209,9 @@ class LayoutConverter : public TypedMutator {
     }
     if (name == "concatenate") return AdaptConcat(call);
     if (name == "nn.batch_norm") return AdaptBatchNorm(call);
+    if (name == "sum" || name == "mean" || name == "max" || name == "min" || name == "prod") {
+      return AdaptReduce(call);
+    }
     if (call->args().size() == 1 && op->pattern == OpPattern::kElemWise) {
       const Alt* alt = FindAlt(call->args()[0]);
       if (alt == nullptr) return nullptr;
@@ -348,6 +352,53 @@ class LayoutConverter : public TypedMutator {
     const Call* out = builder().MakeCall(call->callee(), args, attrs, call->span());
     tuple_alt_[call] = copy;
     return out;
+  }
+
+  // TVM's ReduceInferCorrectLayout: the reduced axes are renumbered in the
+  // input's new layout (in that layout's order; an axis of None becomes the
+  // explicit list); the result keeps the axes that are not reduced (all of
+  // them with keepdims), so it stays alternated only when those differ.
+  const Expr* AdaptReduce(const Call* call) {
+    const Alt* alt = FindAlt(call->args()[0]);
+    if (alt == nullptr || call->attrs() == nullptr) return nullptr;
+    Alt copy = *alt;
+    const Attrs* attrs = call->attrs();
+    bool keepdims = attrs->GetInt("keepdims", 0) != 0;
+    bool exclude = attrs->GetInt("exclude", 0) != 0;
+    int64_t rank = static_cast<int64_t>(copy.old_layout.size());
+    std::vector<bool> listed(static_cast<size_t>(rank), false);
+    std::optional<std::vector<int64_t>> axes = attrs->GetInts("axis");
+    for (int64_t a = 0; a < rank; ++a) listed[static_cast<size_t>(a)] = !axes.has_value();
+    if (axes.has_value()) {
+      for (int64_t a : *axes) {
+        if (a < 0) a += rank;
+        if (a < 0 || a >= rank) return nullptr;
+        listed[static_cast<size_t>(a)] = true;
+      }
+    }
+    std::string reduced;  // letters of the reduced axes
+    for (int64_t a = 0; a < rank; ++a) {
+      bool r = axes.has_value() && exclude ? !listed[static_cast<size_t>(a)] : listed[static_cast<size_t>(a)];
+      if (r) reduced += copy.old_layout[static_cast<size_t>(a)];
+    }
+    auto out_layout = [&](const std::string& layout) {
+      std::string out;
+      for (char c : layout) {
+        if (keepdims || reduced.find(c) == std::string::npos) out += c;
+      }
+      return out;
+    };
+    std::vector<AttrValue> new_axes;
+    for (size_t i = 0; i < copy.new_layout.size(); ++i) {
+      bool r = reduced.find(copy.new_layout[i]) != std::string::npos;
+      if (r != (axes.has_value() && exclude)) new_axes.push_back(AttrValue::Int(static_cast<int64_t>(i)));
+    }
+    const Attrs* new_attrs = WithField(attrs, "axis", AttrValue::Array(new_axes));
+    std::string old_out = out_layout(copy.old_layout);
+    std::string new_out = out_layout(copy.new_layout);
+    return Record(call,
+                  Remake(call, {Mutated(call->args()[0])}, new_attrs, old_out, new_out),
+                  old_out, new_out);
   }
 
   // TVM's ConcatenateLayout: when every field is in the same new layout, the

@@ -13,8 +13,10 @@
 //     lower-rank operand expanded with expand_dims and transformed, TVM's
 //     BinaryBroadcastLayout; an all-ones or rank-0 operand untouched),
 //     concatenate of fields that share one new layout (axis renumbered),
-//     and batch_norm read through projections (axis renumbered; field 0
-//     follows, the per-channel fields do not change).
+//     batch_norm read through projections (axis renumbered; field 0
+//     follows, the per-channel fields do not change), and the reductions
+//     sum, mean, max, min, prod (axes renumbered; the result follows while
+//     its kept axes differ between the layouts).
 //   - Any other consumer, and the function result, reads an alternated
 //     value through layout_transform(new -> old), one per value and
 //     direction (TVM's transform memo), so consumers are unchanged.
