@@ -221,7 +221,10 @@ class LayoutConverter : public TypedMutator {
                            copy.new_layout),
                     copy.old_layout, copy.new_layout);
     }
-    if (call->args().size() == 2 && op->pattern == OpPattern::kBroadcast) {
+    // nn.prelu and nn.bias_add broadcast along an axis attribute, not
+    // numpy-style: they have no rule here.
+    if (call->args().size() == 2 && op->pattern == OpPattern::kBroadcast &&
+        name != "nn.prelu" && name != "nn.bias_add") {
       return AdaptBroadcast(call);
     }
     return nullptr;
