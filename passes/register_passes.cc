@@ -95,10 +95,13 @@ PassInfo FoldConstantInfo() {
 PassInfo DeadCodeEliminationInfo() {
   return PassInfo{"DeadCodeElimination",
                   "drop let bindings whose variable is unused",
-                  {Param("ignore_impurity", PassParamKind::kBool, "False",
+                  {Param("inline_once", PassParamKind::kBool, "False",
+                         "inline bindings used exactly once"),
+                   Param("ignore_impurity", PassParamKind::kBool, "False",
                          "drop bindings of stateful values too")},
                   [](const PassArgs& args) -> absl::StatusOr<PassPtr> {
-                    return DeadCodeElimination(args.Bool("ignore_impurity"));
+                    return DeadCodeElimination(args.Bool("ignore_impurity"),
+                                               args.Bool("inline_once"));
                   }};
 }
 
