@@ -36,19 +36,20 @@ Pattern ReshapeLike(const Pattern& p) {
          IsOp("nn.batch_flatten")(p);
 }
 
-// True when every element of `c` equals `value` and the op's result has x's
-// type (the constant does not broadcast x to a bigger shape).
+// TVM's EliminateIdentityRewrite: the other operand is zeros()/ones(),
+// zeros_like/ones_like, or a constant with a single element (TVM's IsScalar:
+// every extent 1) equal to `value`; and the op's result has x's type (the
+// operand does not broadcast x to a bigger shape).
 bool IsIdentityOperand(const RewriteContext& ctx, double value) {
   const Expr* x = ctx.Capture("x");
-  const Constant* c = DynCast<Constant>(ctx.Capture("c"));
-  if (x == nullptr || c == nullptr || x->checked_type() != ctx.pre()->checked_type()) {
+  const Expr* operand = ctx.Capture("c");
+  if (x == nullptr || operand == nullptr || x->checked_type() != ctx.pre()->checked_type()) {
     return false;
   }
+  const Constant* c = DynCast<Constant>(operand);
+  if (c == nullptr) return true;  // zeros/ones or *_like: matched by the pattern
   const NDArray& data = c->data();
-  for (int64_t i = 0; i < data.num_elements(); ++i) {
-    if (data.GetAsDouble(i) != value) return false;
-  }
-  return true;
+  return data.num_elements() == 1 && data.GetAsDouble(0) == value;
 }
 
 absl::StatusOr<const Expr*> SimplifyReshape(const RewriteContext& ctx) {
@@ -100,7 +101,9 @@ absl::StatusOr<const Expr*> SimplifyCast(const RewriteContext& ctx) {
 }
 
 RewriteRule Identity(std::string name, std::string_view op, double value) {
-  return RewriteRule{std::move(name), IsOp(op)(Capture("x"), Capture("c", IsConstant())),
+  std::string fill = value == 0 ? "zeros" : "ones";
+  Pattern operand = IsConstant() | IsCall(IsOp(fill), {}) | IsOp(fill + "_like")(Wildcard());
+  return RewriteRule{std::move(name), IsOp(op)(Capture("x"), Capture("c", operand)),
                      [value](const RewriteContext& ctx) -> absl::StatusOr<const Expr*> {
                        return IsIdentityOperand(ctx, value) ? ctx.Capture("x") : ctx.post();
                      }};

@@ -207,6 +207,16 @@ def @main(%x: Tensor[(3), float32], %zeros: Tensor[(2, 3), float32]) { add(%x, %
   EXPECT_EQ(CountOps(mod, "add"), 1);
 }
 
+// TVM's EliminateIdentityRewrite takes a constant operand only when it has
+// a single element (IsScalar): an all-zero tensor of x's own shape is kept.
+TEST(SimplifyExpr, NonScalarZeroConstantIsKept) {
+  Module mod = ParseTyped(R"(
+def @main(%x: Tensor[(2, 3), float32], %zeros: Tensor[(2, 3), float32]) { add(%x, %zeros) })");
+  ASSERT_TRUE(BindParams(mod, {{"zeros", Filled({2, 3}, 0)}}).ok());
+  EXPECT_FALSE(RunOk(SimplifyExpr(), mod)) << Show(mod);
+  EXPECT_EQ(CountOps(mod, "add"), 1);
+}
+
 // conv -> relu -> conv in NCHW becomes NHWC with one transform in, one out.
 // bias_add is canonicalized first (TVM's ConvertLayout requires
 // CanonicalizeOps); its (C, 1, 1) bias is expanded to NCHW and transformed;
