@@ -209,6 +209,7 @@ class LayoutConverter : public TypedMutator {
     }
     if (name == "concatenate") return AdaptConcat(call);
     if (name == "nn.batch_norm") return AdaptBatchNorm(call);
+    if (name == "nn.pad") return AdaptPad(call);
     if (name == "sum" || name == "mean" || name == "max" || name == "min" || name == "prod") {
       return AdaptReduce(call);
     }
@@ -402,6 +403,32 @@ class LayoutConverter : public TypedMutator {
     return Record(call,
                   Remake(call, {Mutated(call->args()[0])}, new_attrs, old_out, new_out),
                   old_out, new_out);
+  }
+
+  // TVM's PadInferCorrectLayout: pad follows its data's new layout, its
+  // pad_width rows permuted to it (the pad value is a scalar).
+  const Expr* AdaptPad(const Call* call) {
+    const Alt* alt = FindAlt(call->args()[0]);
+    if (alt == nullptr || call->attrs() == nullptr || FindAlt(call->args()[1]) != nullptr) {
+      return nullptr;
+    }
+    Alt copy = *alt;
+    const AttrValue* widths = call->attrs()->Find("pad_width");
+    if (widths == nullptr || widths->kind() != AttrValue::Kind::kArray ||
+        widths->as_array().size() != copy.old_layout.size()) {
+      return nullptr;
+    }
+    std::vector<AttrValue> rows;
+    for (char axis : copy.new_layout) {
+      size_t old_index = copy.old_layout.find(axis);
+      if (old_index == std::string::npos) return nullptr;
+      rows.push_back(widths->as_array()[old_index]);
+    }
+    const Attrs* attrs = WithField(call->attrs(), "pad_width", AttrValue::Array(rows));
+    return Record(call,
+                  Remake(call, {Mutated(call->args()[0]), Mutated(call->args()[1])}, attrs,
+                         copy.old_layout, copy.new_layout),
+                  copy.old_layout, copy.new_layout);
   }
 
   // TVM's ConcatenateLayout: when every field is in the same new layout, the

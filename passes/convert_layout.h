@@ -16,7 +16,8 @@
 //     batch_norm read through projections (axis renumbered; field 0
 //     follows, the per-channel fields do not change), and the reductions
 //     sum, mean, max, min, prod (axes renumbered; the result follows while
-//     its kept axes differ between the layouts).
+//     its kept axes differ between the layouts), and nn.pad (pad_width rows
+//     permuted).
 //   - Any other consumer, and the function result, reads an alternated
 //     value through layout_transform(new -> old), one per value and
 //     direction (TVM's transform memo), so consumers are unchanged.
