@@ -10,6 +10,7 @@
 // built-in one, and a spec file that does not load leaves only that backend
 // unregistered: `carve partition --backend NAME` then reports the file's
 // diagnostics through BuiltinBackendSpec.
+#include "backends/backend_passes.h"
 #include "backends/partition.h"
 #include "backends/specs.h"
 
@@ -18,6 +19,8 @@ namespace {
 
 bool RegisterBuiltins() {
   EnsureConstantEvaluator();
+  // Recipe steps the pass registry lacks (RemoveUnusedFunctions, DnnlRewrites).
+  RegisterBackendPasses(PassRegistry::Global());
   // The specs are parsed on the first target lookup, not at start-up.
   TargetRegistry::Global().AddProvider([](TargetRegistry& registry) {
     for (std::string_view name : BuiltinBackendNames()) {

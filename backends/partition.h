@@ -73,6 +73,15 @@ absl::StatusOr<bool> PruneTensorRtSubgraphs(Module& mod);
 // nnapi partitions whose NnapiStaticCost is below `min_flops`.
 absl::StatusOr<bool> PruneNnapiSubgraphs(Module& mod, int64_t min_flops);
 
+// Fails (FailedPrecondition) when @main of a partitioned module reads a
+// variable nothing binds, naming each such variable and the `let` it feeds.
+// TVM v0.16's AnnotateTarget gives a let-bound value a compiler_begin but no
+// compiler_end, so PartitionGraph leaves the region's input in @main as a
+// free variable; `carve partition` prints that module as TVM does, and tools
+// that run the partitioned module (`carve run --compare`) call this first to
+// explain why it cannot run.
+absl::Status CheckRunnablePartition(const Module& mod);
+
 // Installs the interpreter's kernels as FoldConstant's evaluator when no
 // evaluator is installed (the passes do not link the interpreter).
 void EnsureConstantEvaluator();

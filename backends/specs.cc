@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "fmt/format.h"
+#include "backends/dnnl/dnnl_checks.h"
 #include "backends/tensorrt/tensorrt_checks.h"
 #include "grammar/pattern_parser.h"
 #include "passes/edit_distance.h"
@@ -34,10 +35,18 @@ const std::map<std::string, PartitionRecipe, std::less<>>& Recipes() {
       // InferType; AnnotateTarget(include_non_call_ops=False); no merging.
       {"arm_compute_lib", {"InferType", false, false}},
       // test_dnnl.py's pipeline: CanonicalizeOps, InferType, (SimplifyInference),
-      // FoldConstant, (FoldScaleAxis), SimplifyExpr, FoldConstant, (Legalize).
-      {"dnnl", {"CanonicalizeOps,InferType,FoldConstant,SimplifyExpr,FoldConstant", true, true}},
-      // InferType, RemoveDropout, ConvertLayout(NCHW), FoldConstant.
-      {"tensorrt", {"InferType,RemoveDropout,ConvertLayout(NCHW),FoldConstant", true, true}},
+      // FoldConstant, (FoldScaleAxis), SimplifyExpr, FoldConstant, (Legalize),
+      // (AlterOpLayout), rewrite_layer_norm, rewrite_dense_bias_gelu_reshape_last
+      // (DnnlRewrites), (legalize_qnn_for_dnnl).
+      {"dnnl",
+       {"CanonicalizeOps,InferType,FoldConstant,SimplifyExpr,FoldConstant,DnnlRewrites", true,
+        true}},
+      // InferType, RemoveDropout, RemoveUnusedFunctions (registered by
+      // backend_passes.h), (ConvertLayout), FoldConstant. ConvertLayout is an
+      // opt_level 3 pass: partition_for_tensorrt's Sequential skips it under
+      // TVM's default PassContext (opt_level 2), and with it the
+      // CanonicalizeOps it requires; carve follows the default.
+      {"tensorrt", {"InferType,RemoveDropout,RemoveUnusedFunctions,FoldConstant", true, true}},
       // The NNAPI RFC's second option: AnnotateTarget over registered ops and
       // patterns; NNAPI compiles a whole model, so regions are merged.
       {"nnapi", {"InferType,FoldConstant", true, true}},
@@ -104,8 +113,11 @@ TargetSpecPtr MakeTargetSpec(const BackendSpec& backend, PartitionRecipe recipe)
     spec->AddOp(std::move(op));
   }
   for (const NamedPattern& c : backend.composites) {
-    // TensorRT checks the DSL cannot state exactly (tensorrt_checks.h).
-    RootCheck check = backend.name == "tensorrt" ? TensorRtCompositeCheck(c.name) : nullptr;
+    // TensorRT and DNNL checks the DSL cannot state exactly (tensorrt_checks.h,
+    // dnnl_checks.h).
+    RootCheck check = backend.name == "tensorrt" ? TensorRtCompositeCheck(c.name)
+                      : backend.name == "dnnl"   ? DnnlCompositeCheck(c.name)
+                                                 : nullptr;
     spec->AddComposite(CompositeRule{c.name, c.pattern, std::move(check), ""});
   }
   spec->set_recipe(std::move(recipe));

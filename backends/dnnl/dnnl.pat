@@ -71,39 +71,25 @@ backend dnnl {
   // dense -> add(bias) -> add(sum input), no predicate.
   composite dense_bias_sum = add(dnnl_dense_bias, _);
 
-  // The sum predicate: the second add's operands have one shape; the first
-  // add's input is an nn.conv2d whose `channels` is the bias's size.
-  composite conv2d_bias_sum_relu = nn.relu(add(dnnl_conv2d_bias as ?biased, ?sum))
-      where shape(?biased) == shape(?sum) and ((rank(?bias) == 1 and shape(?bias)[0] == ?conv.channels)
-           or (rank(?bias) == 3 and shape(?bias)[0] == ?conv.channels and shape(?bias)[1] == 1
-               and shape(?bias)[2] == 1)
-           or (rank(?bias) == 4 and shape(?bias)[0] == 1 and shape(?bias)[1] == ?conv.channels
-               and shape(?bias)[2] == 1 and shape(?bias)[3] == 1));
-  composite conv2d_bias_sum = add(dnnl_conv2d_bias as ?biased, ?sum)
-      where shape(?biased) == shape(?sum) and ((rank(?bias) == 1 and shape(?bias)[0] == ?conv.channels)
-           or (rank(?bias) == 3 and shape(?bias)[0] == ?conv.channels and shape(?bias)[1] == 1
-               and shape(?bias)[2] == 1)
-           or (rank(?bias) == 4 and shape(?bias)[0] == 1 and shape(?bias)[1] == ?conv.channels
-               and shape(?bias)[2] == 1 and shape(?bias)[3] == 1));
+  // The sum predicate (the second add's operands have one shape; the first
+  // add's input is an nn.conv2d whose `channels` is the product of the bias's
+  // shape) is a C++ check: backends/dnnl/dnnl_checks.h.
+  composite conv2d_bias_sum_relu = nn.relu(add(dnnl_conv2d_bias as ?biased, ?sum));
+  composite conv2d_bias_sum = add(dnnl_conv2d_bias as ?biased, ?sum);
 
   // Generated: for with_bias in (True, False), eltwise in (nn.relu, tanh,
   // sigmoid, clip, gelu, swish, mish, None), op in (conv1d, conv2d, conv3d,
   // conv2d_transpose, conv3d_transpose, dense). gelu is
   // x * (erf(x / c1) + c2) * c3, swish x * sigmoid(x), mish
   // x * tanh(log(exp(x) + c)), the constants wildcards as in TVM. TVM's bias
-  // predicate only looks at roots nn.relu(add(...)) and add(...), and accepts
-  // only an nn.conv2d anchor whose `channels` is the bias's size (the product
-  // of its shape; here: shapes (C), (C, 1, 1) and (1, C, 1, 1), the ones
-  // CanonicalizeOps makes); the other anchors' entries of those two forms
-  // can never match, and are left here as comments.
+  // predicate (a C++ check, backends/dnnl/dnnl_checks.h) only looks at roots
+  // nn.relu(add(...)) and add(...), and accepts only an nn.conv2d anchor
+  // whose `channels` is the product of the bias's shape; the other anchors'
+  // entries of those two forms can never match, and are left here as
+  // comments.
   // never matches in TVM: its bias predicate accepts only nn.conv2d (see above)
   // composite conv1d_bias_relu = nn.relu(dnnl_conv1d_bias);
-  composite conv2d_bias_relu = nn.relu(dnnl_conv2d_bias)
-        where (rank(?bias) == 1 and shape(?bias)[0] == ?conv.channels)
-          or (rank(?bias) == 3 and shape(?bias)[0] == ?conv.channels and shape(?bias)[1] == 1
-              and shape(?bias)[2] == 1)
-          or (rank(?bias) == 4 and shape(?bias)[0] == 1 and shape(?bias)[1] == ?conv.channels
-              and shape(?bias)[2] == 1 and shape(?bias)[3] == 1);
+  composite conv2d_bias_relu = nn.relu(dnnl_conv2d_bias);
   // never matches in TVM: its bias predicate accepts only nn.conv2d (see above)
   // composite conv3d_bias_relu = nn.relu(dnnl_conv3d_bias);
   // never matches in TVM: its bias predicate accepts only nn.conv2d (see above)
@@ -149,12 +135,7 @@ backend dnnl {
   composite dense_bias_mish = multiply(dnnl_dense_bias, tanh(log(add(exp(dnnl_dense_bias), _))));
   // never matches in TVM: its bias predicate accepts only nn.conv2d (see above)
   // composite conv1d_bias = dnnl_conv1d_bias;
-  composite conv2d_bias = dnnl_conv2d_bias
-        where (rank(?bias) == 1 and shape(?bias)[0] == ?conv.channels)
-          or (rank(?bias) == 3 and shape(?bias)[0] == ?conv.channels and shape(?bias)[1] == 1
-              and shape(?bias)[2] == 1)
-          or (rank(?bias) == 4 and shape(?bias)[0] == 1 and shape(?bias)[1] == ?conv.channels
-              and shape(?bias)[2] == 1 and shape(?bias)[3] == 1);
+  composite conv2d_bias = dnnl_conv2d_bias;
   // never matches in TVM: its bias predicate accepts only nn.conv2d (see above)
   // composite conv3d_bias = dnnl_conv3d_bias;
   // never matches in TVM: its bias predicate accepts only nn.conv2d (see above)

@@ -5,13 +5,16 @@
 // partition_for_tensorrt runs InferType, RemoveDropout, RemoveUnusedFunctions,
 // ConvertLayout (conv*d to NC*), FoldConstant, MergeComposite(tensorrt),
 // AnnotateTarget(tensorrt), MergeCompilerRegions, PartitionGraph, InferType,
-// then prune_tensorrt_subgraphs. (carve's recipe: backends/specs.cc.)
+// then prune_tensorrt_subgraphs. ConvertLayout is an opt_level 3 pass and
+// does not run under TVM's default PassContext; carve's recipe
+// (backends/specs.cc) leaves it out.
 //
 // TVM's options are taken at their defaults: TensorRT version 6.0.1 (no
 // runtime), implicit batch mode, no fp16, remove_no_mac_subgraphs off.
-// TVM's standard predicate (every argument float32 with static dims) becomes
-// `dtype(..) == float32` on each argument; static dims are not tested (a
-// predicate cannot quantify over dims).
+// TVM's standard predicate (every argument float32 with static dims but the
+// first) becomes `dtype(..) == float32` on each argument; the static dims
+// are tested by the C++ check of every tensorrt composite (a predicate cannot
+// quantify over dims).
 //
 // Arity mismatches (tvm-reference 4.4): tensorrt.squeeze is written with two
 // arguments, tensorrt.nn.pad, tensorrt.nn.conv3d_transpose and
@@ -101,18 +104,18 @@ backend tensorrt {
   // TensorRT >= 7.0.0, above TVM's default version 6.0.1: never offloaded by default:
   // composite erf = erf(?a)
   //       where dtype(?a) == float32;
-  // reduce: axes given, no exclude, batch axis kept (the DSL cannot search an attribute list, so: the output's first dim is the input's).
+  // reduce: axes given, no exclude; TVM rejects axis 0 (only 0: a negative axis naming the batch passes), which the C++ check tests (tensorrt_checks.cc).
   composite sum = sum(?a) as ?c
-        where dtype(?a) == float32 and ?c.axis != None and ?c.exclude == False and shape(?c)[0] == shape(?a)[0];
+        where dtype(?a) == float32 and ?c.axis != None and ?c.exclude == False;
   composite prod = prod(?a) as ?c
-        where dtype(?a) == float32 and ?c.axis != None and ?c.exclude == False and shape(?c)[0] == shape(?a)[0];
+        where dtype(?a) == float32 and ?c.axis != None and ?c.exclude == False;
   composite max = max(?a) as ?c
-        where dtype(?a) == float32 and ?c.axis != None and ?c.exclude == False and shape(?c)[0] == shape(?a)[0];
+        where dtype(?a) == float32 and ?c.axis != None and ?c.exclude == False;
   composite min = min(?a) as ?c
-        where dtype(?a) == float32 and ?c.axis != None and ?c.exclude == False and shape(?c)[0] == shape(?a)[0];
+        where dtype(?a) == float32 and ?c.axis != None and ?c.exclude == False;
   // tensorrt.max is listed twice in TVM's table; the second entry is dropped here (it can only match what the first one did).
   composite mean = mean(?a) as ?c
-        where dtype(?a) == float32 and ?c.axis != None and ?c.exclude == False and shape(?c)[0] == shape(?a)[0];
+        where dtype(?a) == float32 and ?c.axis != None and ?c.exclude == False;
   // a literal tuple; TVM also rejects constant fields, which a predicate cannot test field by field yet.
   composite concatenate = concatenate((...) as ?t) as ?c
         where dtype(?c) == float32 and ?c.axis != 0;
@@ -120,17 +123,19 @@ backend tensorrt {
         where dtype(?a) == float32 and ?c.axis != 0;
   composite layout_transform = layout_transform(?a) as ?c
         where dtype(?a) == float32 and ((?c.src_layout == "NCHW" and ?c.dst_layout == "NHWC") or (?c.src_layout == "NHWC" and ?c.dst_layout == "NCHW") or (?c.src_layout == "NDHWC" and ?c.dst_layout == "NCDHW") or (?c.src_layout == "NCDHW" and ?c.dst_layout == "NDHWC"));
-  // axes[0] == 0 (the DSL cannot index an attribute list, so: the output's first dim is the input's).
+  // axes[0] == 0: the DSL cannot index an attribute list, the C++ check tests it.
   composite transpose = transpose(?a) as ?c
-        where dtype(?a) == float32 and shape(?c)[0] == shape(?a)[0];
+        where dtype(?a) == float32;
   // explicit dims, batch dim kept (static shapes: the output's first dim is the input's).
   composite reshape = reshape(?a) as ?c
         where dtype(?a) == float32 and rank(?a) >= 1 and rank(?c) >= 1 and shape(?a)[0] == shape(?c)[0];
   composite split = split(?a) as ?c
         where dtype(?a) == float32 and ?c.axis != 0;
-  // TensorRT >= 5.1.5; the batch dim untouched (TVM also requires positive strides and sizes >= 1).
+  // TensorRT >= 5.1.5; begin[0] 0, end[0] -1 or the batch size (a stride may
+  // still shrink the batch: TVM does not look at it), positive strides, sizes
+  // >= 1: attribute lists, tested by the C++ check.
   composite strided_slice = strided_slice(?a) as ?c
-        where dtype(?a) == float32 and rank(?a) >= 1 and rank(?c) >= 1 and shape(?a)[0] == shape(?c)[0];
+        where dtype(?a) == float32 and rank(?a) >= 1;
   // output size 1x1.
   composite nn.adaptive_avg_pool2d = nn.adaptive_avg_pool2d(?a) as ?c
         where dtype(?a) == float32 and ?c.output_size in [[1, 1], [1]];
@@ -152,18 +157,19 @@ backend tensorrt {
         where dtype(?a) == float32 and ?c.axis != 0;
   composite nn.max_pool2d = nn.max_pool2d(?a) as ?c
         where dtype(?a) == float32 and ?c.layout == "NCHW";
-  // no count_include_pad with asymmetric padding (the DSL cannot index an attribute list: symmetric paddings up to 3 are listed).
+  // no count_include_pad with an asymmetric 4-value padding (top != bottom or
+  // left != right): the DSL cannot index an attribute list, the C++ check tests it.
   composite nn.avg_pool2d = nn.avg_pool2d(?a) as ?c
-        where dtype(?a) == float32 and ?c.layout == "NCHW"
-          and (?c.count_include_pad == False
-               or ?c.padding in [[0, 0], [1, 1], [2, 2], [3, 3], [0, 0, 0, 0], [1, 1, 1, 1], [2, 2, 2, 2],
-                                 [3, 3, 3, 3]]);
+        where dtype(?a) == float32 and ?c.layout == "NCHW";
   composite nn.global_max_pool2d = nn.global_max_pool2d(?a) as ?c
         where dtype(?a) == float32 and ?c.layout == "NCHW";
   composite nn.global_avg_pool2d = nn.global_avg_pool2d(?a) as ?c
         where dtype(?a) == float32 and ?c.layout == "NCHW";
   // rank <= 5 (rank 5 needs TensorRT >= 6.0.1), axis 1 or 3.
-  composite nn.batch_norm = (nn.batch_norm(?a, const, const, const, const) as ?c).0
-        where dtype(?a) == float32 and rank(?a) <= 5 and (?c.axis == 1 or ?c.axis == 3);
+  // TVM's standard predicate reads all five arguments: every one float32.
+  composite nn.batch_norm = (nn.batch_norm(?a, const as ?g, const as ?b, const as ?m, const as ?v) as ?c).0
+        where dtype(?a) == float32 and dtype(?g) == float32 and dtype(?b) == float32
+          and dtype(?m) == float32 and dtype(?v) == float32
+          and rank(?a) <= 5 and (?c.axis == 1 or ?c.axis == 3);
 
 }

@@ -77,10 +77,34 @@ bool StridedSliceCheck(const Expr* root) {
                      [](const Dim& d) { return d.is_any() || d.value >= 1; });
 }
 
-}  // namespace
+// Static dims but the first (implicit batch mode lets the batch be `?`),
+// tuples field by field: the shape half of TVM's is_supported_trt_type (the
+// dtype half is in the file's predicates).
+bool StaticBeyondBatch(const Type* type) {
+  if (const TupleType* tuple = DynCast<TupleType>(type)) {
+    return std::all_of(tuple->fields().begin(), tuple->fields().end(), StaticBeyondBatch);
+  }
+  const TensorType* tensor = DynCast<TensorType>(type);
+  if (tensor == nullptr) return false;
+  for (size_t i = 1; i < tensor->shape().size(); ++i) {
+    if (tensor->shape()[i].is_any()) return false;
+  }
+  return true;
+}
 
-RootCheck TensorRtCompositeCheck(std::string_view name) {
-  if (name.starts_with("tensorrt.")) name.remove_prefix(9);
+// TVM's get_args: a call's arguments; through a projection, the projected
+// call's (batch_norm reads all five).
+bool StandardCheck(const Expr* root) {
+  const Expr* e = root;
+  while (const TupleGetItem* item = DynCast<TupleGetItem>(e)) e = item->tuple();
+  const Call* call = AsCall(e);
+  if (call == nullptr) return true;
+  return std::all_of(call->args().begin(), call->args().end(), [](const Expr* arg) {
+    return arg->checked_type() != nullptr && StaticBeyondBatch(arg->checked_type());
+  });
+}
+
+RootCheck SpecificCheck(std::string_view name) {
   if (name == "reshape") return ReshapeCheck;
   if (name == "transpose") return TransposeCheck;
   if (name == "sum" || name == "prod" || name == "max" || name == "min" || name == "mean") {
@@ -90,6 +114,15 @@ RootCheck TensorRtCompositeCheck(std::string_view name) {
   if (name == "concatenate") return ConcatenateCheck;
   if (name == "strided_slice") return StridedSliceCheck;
   return nullptr;
+}
+
+}  // namespace
+
+RootCheck TensorRtCompositeCheck(std::string_view name) {
+  if (name.starts_with("tensorrt.")) name.remove_prefix(9);
+  RootCheck specific = SpecificCheck(name);
+  if (!specific) return StandardCheck;
+  return [specific](const Expr* root) { return StandardCheck(root) && specific(root); };
 }
 
 }  // namespace carve

@@ -2,7 +2,7 @@
 // search attribute lists), in C++: TVM v0.16's tensorrt.py checkers for
 // implicit batch mode, applied to the composites of a backend named
 // `tensorrt` (built-in or a `--patterns` copy) on top of the file's `where`
-// clauses, which approximate them.
+// clauses, which state the rest.
 #pragma once
 
 #include <string_view>
@@ -11,8 +11,9 @@
 
 namespace carve {
 
-// The extra check of composite `name` ("tensorrt.reshape", ...), or an empty
-// function when the file's predicate is exact:
+// The extra check of composite `name` ("tensorrt.reshape", ...): for every
+// composite, the arguments' dims static but the first (tuples field by
+// field; TVM's standard predicate), and for some ops:
 //   reshape         newshape has no special value below -1 (-2, -3, -4);
 //   transpose       axes[0] == 0 (axes given; reversing moves the batch);
 //   sum/prod/max/min/mean   axis given and non-empty, 0 not among the axes,

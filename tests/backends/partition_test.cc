@@ -196,6 +196,79 @@ def @main(%x: Tensor[(1, 8, 8, 8), float32], %w: Tensor[(8, 8, 1, 1), float32]) 
   EXPECT_TRUE(relu_in_main) << testing::Show(mod);
 }
 
+// prune_dnnl_subgraphs rewrites @main only and then keeps what @main reaches
+// (TVM's SubgraphRemover + RemoveUnusedFunctions): a compute-free partition
+// called from @helper stays, one called from @main is inlined, and a function
+// nothing calls is dropped.
+TEST(DnnlPartitionTest, PruneInlinesIntoMainOnlyAndDropsUnreachable) {
+  Module mod = testing::ParseTyped(R"(
+def @main(%x: Tensor[(1, 8), float32]) -> Tensor[(1, 8), float32] {
+  %0 = @dnnl_a(%x);
+  @helper(%0)
+}
+def @helper(%y: Tensor[(1, 8), float32]) -> Tensor[(1, 8), float32] {
+  @dnnl_b(%y)
+}
+def @dnnl_a(%i: Tensor[(1, 8), float32], Compiler="dnnl", Primitive=1, Inline=1,
+            global_symbol="dnnl_a") -> Tensor[(1, 8), float32] {
+  nn.relu(%i)
+}
+def @dnnl_b(%i: Tensor[(1, 8), float32], Compiler="dnnl", Primitive=1, Inline=1,
+            global_symbol="dnnl_b") -> Tensor[(1, 8), float32] {
+  tanh(%i)
+}
+def @unused(%u: Tensor[(1, 8), float32]) -> Tensor[(1, 8), float32] {
+  %u
+}
+)");
+  absl::StatusOr<bool> pruned = PruneDnnlSubgraphs(mod);
+  ASSERT_TRUE(pruned.ok()) << RenderStatus(pruned.status());
+  EXPECT_TRUE(*pruned);
+  std::vector<std::string> names;
+  for (const auto& [gv, fn] : mod.Functions()) names.emplace_back(gv->name());
+  EXPECT_THAT(names, ElementsAre("dnnl_b", "helper", "main")) << testing::Show(mod);
+  bool relu_in_main = false;
+  PostOrderVisit(mod.Lookup("main")->body(), [&](const Expr* e) {
+    relu_in_main = relu_in_main || IsOpCall(e, "nn.relu");
+  });
+  EXPECT_TRUE(relu_in_main) << testing::Show(mod);
+}
+
+// With @main and one other function, prune_dnnl_subgraphs does nothing.
+TEST(DnnlPartitionTest, PruneKeepsASinglePartition) {
+  Module mod = testing::ParseTyped(R"(
+def @main(%x: Tensor[(1, 8), float32]) -> Tensor[(1, 8), float32] {
+  @dnnl_a(%x)
+}
+def @dnnl_a(%i: Tensor[(1, 8), float32], Compiler="dnnl", Primitive=1, Inline=1,
+            global_symbol="dnnl_a") -> Tensor[(1, 8), float32] {
+  nn.relu(%i)
+}
+)");
+  absl::StatusOr<bool> pruned = PruneDnnlSubgraphs(mod);
+  ASSERT_TRUE(pruned.ok()) << RenderStatus(pruned.status());
+  EXPECT_FALSE(*pruned);
+  EXPECT_NE(mod.Lookup("dnnl_a"), nullptr);
+}
+
+// A let-bound value partitioned as TVM does it: @main reads free variables,
+// and CheckRunnablePartition names them with their lets.
+TEST(CheckRunnablePartitionTest, NamesFreeVariablesAndTheirLets) {
+  Module mod = testing::ParseTyped(R"(
+def @main(%x: Tensor[(1, 8), float32]) -> Tensor[(1, 8), float32] {
+  let %a: Tensor[(1, 8), float32] = nn.relu(%x);
+  %a
+}
+)");
+  EXPECT_TRUE(CheckRunnablePartition(mod).ok());
+  absl::StatusOr<Module> partitioned = PartitionForBackend(mod, "tensorrt");
+  ASSERT_TRUE(partitioned.ok()) << RenderStatus(partitioned.status());
+  absl::Status status = CheckRunnablePartition(*partitioned);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << testing::Show(*partitioned);
+  EXPECT_THAT(std::string(status.message()),
+              ::testing::HasSubstr("%tensorrt_1_i0 (the value of let %a)"));
+}
+
 // test_tensorrt: one-op composites merged into one region; squeeze's arity
 // keeps it on the host; inputs of different batch sizes are pruned.
 TEST(TensorRtPartitionTest, CompositesMergeAndArityMismatchesStayOnHost) {

@@ -1,0 +1,108 @@
+#include "backends/dnnl/dnnl_rewrites.h"
+
+#include <string>
+#include <vector>
+
+#include "grammar/pattern_parser.h"
+#include "ir/attrs.h"
+#include "ir/op.h"
+#include "passes/infer_type.h"
+#include "patterns/rewrite.h"
+#include "support/status_macros.h"
+
+namespace carve {
+namespace {
+
+// The patterns of dnnl.py's LayerNormRewrite and DenseReshapeBiasGeluRewrite
+// in the .pat DSL. A named pattern used twice is one node, as a Python
+// pattern object used twice is (ln_mu feeds subtract and variance, ln_diff
+// the power and the divide). TVM's `const(2)` is an int32 2, `const(2.0)`,
+// `const(1e-5)` and `const(1e-6)` float32 scalars.
+constexpr char kPatterns[] = R"(
+pattern ln_x = _ as ?x;
+pattern ln_mu = mean(ln_x);
+pattern ln_diff = subtract(ln_x, ln_mu);
+pattern ln_added_eps = add(mean(power(ln_diff | cast(ln_diff), 2 | 2f)) | variance(ln_x, ln_mu),
+                           1e-05f | 1e-06f);
+pattern layer_norm = add(multiply(divide(ln_diff, sqrt(ln_added_eps))
+                                    | multiply(ln_diff, rsqrt(ln_added_eps)), ?gamma), ?beta);
+pattern dense_reshape_bias = add(?bias, reshape(nn.dense(?data, ?weight)) as ?reshape);
+pattern dense_reshape_bias_gelu =
+    multiply(multiply(dense_reshape_bias, add(erf(divide(dense_reshape_bias, ?c1)), ?c2)), ?c3);
+)";
+
+const Call* MakeOpCall(IRBuilder& b, std::string_view op, std::initializer_list<const Expr*> args,
+                       const Attrs* attrs = nullptr) {
+  const OpInfo* info = FindOp(op);
+  if (attrs == nullptr && info->attrs != nullptr) attrs = DefaultAttrs(info->attrs);
+  return b.MakeCall(GetOp(info), args, attrs);
+}
+
+absl::StatusOr<const Expr*> LayerNorm(const RewriteContext& ctx) {
+  return MakeOpCall(ctx.builder(), "nn.layer_norm",
+                    {ctx.Capture("x"), ctx.Capture("gamma"), ctx.Capture("beta")});
+}
+
+// dense -> add(bias, .) [-> GELU with the matched constants] -> reshape with
+// the matched reshape's newshape (allowzero back at its default, as TVM's
+// relay.op.reshape(x, newshape) builds it).
+absl::StatusOr<const Expr*> ReshapeLast(const RewriteContext& ctx, bool gelu) {
+  IRBuilder& b = ctx.builder();
+  const Call* reshape = DynCast<Call>(ctx.Capture("reshape"));
+  if (reshape == nullptr || reshape->attrs() == nullptr) return ctx.post();
+  const AttrValue* newshape = reshape->attrs()->Find("newshape");
+  if (newshape == nullptr) return ctx.post();
+  const Expr* out =
+      MakeOpCall(b, "add",
+                 {ctx.Capture("bias"),
+                  MakeOpCall(b, "nn.dense", {ctx.Capture("data"), ctx.Capture("weight")})});
+  if (gelu) {
+    const Expr* added = out;
+    const Expr* erf = MakeOpCall(b, "erf", {MakeOpCall(b, "divide", {added, ctx.Capture("c1")})});
+    out = MakeOpCall(
+        b, "multiply",
+        {MakeOpCall(b, "multiply", {added, MakeOpCall(b, "add", {erf, ctx.Capture("c2")})}),
+         ctx.Capture("c3")});
+  }
+  const Attrs* attrs = WithField(DefaultAttrs(FindOp("reshape")->attrs), "newshape", *newshape);
+  return MakeOpCall(b, "reshape", {out}, attrs);
+}
+
+absl::StatusOr<Pattern> Named(const PatternLibrary& library, std::string_view name) {
+  const NamedPattern* p = library.FindPattern(name);
+  if (p == nullptr)
+    return absl::InternalError(std::string("dnnl rewrites: no pattern ") + std::string(name));
+  return p->pattern;
+}
+
+absl::StatusOr<bool> RewriteMain(Module& mod, std::vector<RewriteRule> rules) {
+  const Function* main = mod.Lookup("main");
+  if (main == nullptr) return false;
+  CARVE_ASSIGN_OR_RETURN(RewriteResult result, RewriteExpr(rules, main, mod.arena()));
+  if (result.expr == main) return false;
+  mod.Add("main", Cast<Function>(result.expr));
+  CARVE_RETURN_IF_ERROR(InferType(mod));
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> RunDnnlRewrites(Module& mod) {
+  static const absl::StatusOr<PatternLibrary>* library =
+      new absl::StatusOr<PatternLibrary>(ParsePatternFile("<dnnl rewrites>", kPatterns));
+  if (!library->ok()) return library->status();
+  CARVE_ASSIGN_OR_RETURN(Pattern layer_norm, Named(**library, "layer_norm"));
+  CARVE_ASSIGN_OR_RETURN(Pattern gelu, Named(**library, "dense_reshape_bias_gelu"));
+  CARVE_ASSIGN_OR_RETURN(Pattern bias, Named(**library, "dense_reshape_bias"));
+  CARVE_ASSIGN_OR_RETURN(bool normed,
+                         RewriteMain(mod, {{"LayerNormRewrite", layer_norm, LayerNorm}}));
+  CARVE_ASSIGN_OR_RETURN(
+      bool reordered,
+      RewriteMain(mod, {{"DenseReshapeBiasGeluRewrite", gelu,
+                         [](const RewriteContext& ctx) { return ReshapeLast(ctx, true); }},
+                        {"DenseReshapeBiasRewrite", bias,
+                         [](const RewriteContext& ctx) { return ReshapeLast(ctx, false); }}}));
+  return normed || reordered;
+}
+
+}  // namespace carve
