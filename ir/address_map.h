@@ -10,8 +10,17 @@
 // node is at least 32 bytes, so no two keys share a slot and there is no
 // probing; keys closer than that go to an overflow table);
 // a small table finds a page's block, and the last block is remembered. A
-// walk touches the blocks in address order, sequentially, and the key and
-// value share a slot, so a lookup is one cache line.
+// walk touches the blocks in address order, sequentially.
+//
+// A slot does not store its key: the block's page and the slot's position
+// give the key up to its offset inside the 32 bytes, so a one-byte tag (the
+// offset plus one; zero when empty) completes it. Tags and values live in
+// separate arrays of the block. A map of bytes costs 2 bytes per 32 bytes of
+// arena (it cost 16 with the key in every slot), a map of pointers 9: at 1M
+// ops the BYOC passes' tables were most of their first-touched memory.
+// Blocks are allocated in chunks that never move (no doubling copy), 16
+// blocks first and doubling up to about 256 KB: few large allocations,
+// which do not fragment the heap between the arena's blocks.
 //
 // (An earlier version folded addresses into one linear-probing table; on the
 // graphs the BYOC passes build, nodes of different arena pages folded onto
@@ -25,6 +34,7 @@
 // node_index_map.h is a similar idea for uint32 indices.)
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -49,11 +59,12 @@ class AddressMap {
   // The value of `key`, or nullptr.
   V* Find(const void* key) {
     if (!paged_) return SmallFind(key);
-    Slot_* block = BlockOf(Page(key));
+    Block* block = BlockOf(Page(key));
     if (block == nullptr) return nullptr;
-    Slot_& s = block[Unit(key)];
-    if (s.key == key) return &s.value;
-    if (s.key == nullptr || overflow_.empty()) return nullptr;
+    size_t u = Unit(key);
+    uint8_t tag = block->tag[u];
+    if (tag == Tag(key)) return &block->value[u];
+    if (tag == 0 || overflow_.empty()) return nullptr;
     auto it = overflow_.find(key);
     return it == overflow_.end() ? nullptr : &it->second;
   }
@@ -70,17 +81,19 @@ class AddressMap {
         return SmallEmplace(key, std::move(value));
       }
     }
-    Slot_& s = MakeBlock(Page(key))[Unit(key)];
-    if (s.key == key) return {&s.value, false};
-    if (s.key != nullptr) {  // two keys closer than 32 bytes: not nodes, but allowed
+    Block* block = MakeBlock(Page(key));
+    size_t u = Unit(key);
+    uint8_t tag = Tag(key);
+    if (block->tag[u] == tag) return {&block->value[u], false};
+    if (block->tag[u] != 0) {  // two keys closer than 32 bytes: not nodes, but allowed
       auto [it, inserted] = overflow_.try_emplace(key, std::move(value));
       size_ += inserted;
       return {&it->second, inserted};
     }
-    s.key = key;
-    s.value = std::move(value);
+    block->tag[u] = tag;
+    block->value[u] = std::move(value);
     ++size_;
-    return {&s.value, true};
+    return {&block->value[u], true};
   }
 
   // The value of `key`, default-constructed when absent.
@@ -96,19 +109,32 @@ class AddressMap {
     const void* key = nullptr;
     V value{};
   };
-  struct PageEntry {
-    uintptr_t page = 0;  // 0: empty (page 0 holds no node)
-    size_t block = 0;    // index of the block's first slot in slots_
-  };
   static constexpr unsigned kPageBits = 11;  // 2 KB of addresses per block
   static constexpr unsigned kUnitBits = 5;   // 32 bytes per slot
   static constexpr size_t kBlockSlots = size_t{1} << (kPageBits - kUnitBits);
   static constexpr size_t kSmallMin = 16;
   static constexpr size_t kSmallLimit = 128;  // entries; the small table has <= 256 slots
+  // A block: tag[u] is 0 when slot u is empty, else 1 + the key's offset
+  // inside its 32 bytes.
+  struct Block {
+    uint8_t tag[kBlockSlots] = {};
+    V value[kBlockSlots] = {};
+  };
+  // Blocks per chunk: 16 in the first, doubling up to about 256 KB.
+  static constexpr size_t kFirstChunkBlocks = 16;
+  static constexpr size_t kMaxChunkBlocks =
+      sizeof(Block) * 16 >= (size_t{256} << 10) ? 16 : (size_t{256} << 10) / sizeof(Block);
+  struct PageEntry {
+    uintptr_t page = 0;   // 0: empty (page 0 holds no node)
+    Block* block = nullptr;
+  };
 
   static uintptr_t Page(const void* key) { return reinterpret_cast<uintptr_t>(key) >> kPageBits; }
   static size_t Unit(const void* key) {
     return (reinterpret_cast<uintptr_t>(key) >> kUnitBits) & (kBlockSlots - 1);
+  }
+  static uint8_t Tag(const void* key) {
+    return static_cast<uint8_t>(1 + (reinterpret_cast<uintptr_t>(key) & ((1u << kUnitBits) - 1)));
   }
   static size_t Mix(uintptr_t x, size_t mask) {
     return static_cast<size_t>((static_cast<uint64_t>(x) * 0x9E3779B97F4A7C15ull) >> 32) & mask;
@@ -120,36 +146,37 @@ class AddressMap {
   }
 
   // The block of `page`, or nullptr.
-  Slot_* BlockOf(uintptr_t page) {
-    if (page == last_page_) return slots_.data() + last_block_;
+  Block* BlockOf(uintptr_t page) {
+    if (page == last_page_) return last_block_;
     size_t mask = pages_.size() - 1;
     for (size_t i = Mix(page, mask);; i = (i + 1) & mask) {
       if (pages_[i].page == page) {
         last_page_ = page;
         last_block_ = pages_[i].block;
-        return slots_.data() + last_block_;
+        return last_block_;
       }
       if (pages_[i].page == 0) return nullptr;
     }
   }
 
   // The block of `page`, made when absent.
-  Slot_* MakeBlock(uintptr_t page) {
-    if (Slot_* block = BlockOf(page)) return block;
-    size_t num_blocks = slots_.size() / kBlockSlots;
-    if (2 * (num_blocks + 1) > pages_.size()) GrowPageTable();
-    // All blocks live in one vector: one large allocation, returned to the
-    // system when the map goes (many small ones fragmented the heap between
-    // the arena's blocks and raised peak memory by a fifth).
-    size_t block = slots_.size();
-    slots_.resize(block + kBlockSlots);
+  Block* MakeBlock(uintptr_t page) {
+    if (Block* block = BlockOf(page)) return block;
+    if (2 * (num_blocks_ + 1) > pages_.size()) GrowPageTable();
+    if (chunk_used_ == chunk_size_) {
+      chunk_size_ = chunks_.empty() ? kFirstChunkBlocks : std::min(2 * chunk_size_, kMaxChunkBlocks);
+      chunks_.push_back(std::make_unique<Block[]>(chunk_size_));
+      chunk_used_ = 0;
+    }
+    Block* block = &chunks_.back()[chunk_used_++];
+    ++num_blocks_;
     InsertPage(page, block);
     last_page_ = page;
     last_block_ = block;
-    return slots_.data() + block;
+    return block;
   }
 
-  void InsertPage(uintptr_t page, size_t block) {
+  void InsertPage(uintptr_t page, Block* block) {
     size_t mask = pages_.size() - 1;
     size_t i = Mix(page, mask);
     while (pages_[i].page != 0) i = (i + 1) & mask;
@@ -211,10 +238,13 @@ class AddressMap {
   size_t size_ = 0;
   std::vector<Slot_> small_;
   std::vector<PageEntry> pages_;
-  std::vector<Slot_> slots_;  // the blocks, kBlockSlots each
+  std::vector<std::unique_ptr<Block[]>> chunks_;  // the blocks; the last has chunk_size_
+  size_t chunk_size_ = 0;
+  size_t chunk_used_ = 0;
+  size_t num_blocks_ = 0;
   std::unordered_map<const void*, V> overflow_;
   uintptr_t last_page_ = 0;
-  size_t last_block_ = 0;
+  Block* last_block_ = nullptr;
 };
 
 }  // namespace carve

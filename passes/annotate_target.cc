@@ -35,7 +35,7 @@ class Annotator : public ExprMutator {
   const Expr* Rewrite(const Expr* e) override {
     switch (e->kind()) {
       case ExprKind::kCall:
-        return RewriteCall(Cast<Call>(e), Cast<Call>(Typed(e, Rebuild(e))));
+        return RewriteCall(Cast<Call>(e));
       case ExprKind::kTuple:
         return RewriteTuple(Cast<Tuple>(Typed(e, Rebuild(e))));
       case ExprKind::kTupleGetItem:
@@ -62,21 +62,29 @@ class Annotator : public ExprMutator {
     return post;
   }
 
-  const Expr* RewriteCall(const Call* pre, const Call* post) {
-    if (IsCompilerBegin(pre)) return post;  // its consumer handles it
+  const Expr* RewriteCall(const Call* pre) {
+    if (IsCompilerBegin(pre)) return Typed(pre, Rebuild(pre));  // its consumer handles it
     if (IsCompilerEnd(pre)) {
       // An earlier run's annotation: remember the target of its input.
+      const Call* post = Cast<Call>(Typed(pre, Rebuild(pre)));
       target_of_.TryEmplace(post->args()[0], AnnotationTarget(post));
       return post;
     }
     if (!pre->args().empty() && IsCompilerBegin(pre->args()[0]) &&
         AnnotationTarget(pre->args()[0]) != kDefaultTarget) {
-      return post;  // claimed by an earlier run for a real target
+      return Typed(pre, Rebuild(pre));  // claimed by an earlier run for a real target
     }
     std::string_view target = ChooseTarget(pre);
-    if (!include_non_call_ops_ && Isa<Var>(pre->callee())) return CloseArgs(pre, post);
-    auto [unused, args] = AnnotateArgs(post->args(), target);
-    const Call* call = builder().MakeCall(post->callee(), args, post->attrs(), post->span());
+    // The call is made once, over its annotated arguments: the mutated
+    // arguments come from the memo (Rebuild would first make a call over
+    // them that nothing keeps: one garbage node per op).
+    const Expr* callee = Mutated(pre->callee());
+    std::vector<const Expr*> mutated;
+    mutated.reserve(pre->args().size());
+    for (const Expr* a : pre->args()) mutated.push_back(Mutated(a));
+    if (!include_non_call_ops_ && Isa<Var>(pre->callee())) return CloseArgs(pre, callee, mutated);
+    auto [unused, args] = AnnotateArgs(mutated, target);
+    const Call* call = builder().MakeCall(callee, args, pre->attrs(), pre->span());
     call->set_checked_type(pre->checked_type());
     target_of_[call] = target;
     return call;
@@ -103,10 +111,10 @@ class Annotator : public ExprMutator {
 
   // A call of a local function when non-call ops are not annotated: its
   // inputs are closed, the call itself stays outside every region.
-  const Expr* CloseArgs(const Call* pre, const Call* post) {
+  const Expr* CloseArgs(const Call* pre, const Expr* callee, std::span<const Expr* const> mutated) {
     std::vector<const Expr*> args;
-    for (const Expr* a : post->args()) args.push_back(InsertEnd(a));
-    const Call* call = builder().MakeCall(post->callee(), args, post->attrs(), post->span());
+    for (const Expr* a : mutated) args.push_back(InsertEnd(a));
+    const Call* call = builder().MakeCall(callee, args, pre->attrs(), pre->span());
     call->set_checked_type(pre->checked_type());
     return call;
   }

@@ -62,7 +62,13 @@ bool IsTruthy(const AttrValue* v) {
 
 bool IsCompilerBegin(const Expr* e) { return IsCallOf(e, BeginOp()); }
 bool IsCompilerEnd(const Expr* e) { return IsCallOf(e, EndOp()); }
-bool IsCompilerAnnotation(const Expr* e) { return IsCompilerBegin(e) || IsCompilerEnd(e); }
+// One look at the callee (the region walks ask this of every node).
+bool IsCompilerAnnotation(const Expr* e) {
+  const Call* call = DynCast<Call>(e);
+  if (call == nullptr) return false;
+  const OpInfo* op = call->op();
+  return op != nullptr && (op == BeginOp() || op == EndOp());
+}
 
 std::string_view AnnotationTarget(const Expr* e) {
   if (!IsCompilerAnnotation(e)) return {};

@@ -1,6 +1,8 @@
 // CanonicalizeOps: bias_add -> add(x, expand_dims(bias)), as TVM's
 // canonicalize_ops.cc (ExpandBiasToMatchAxis).
 #include "passes/cleanup_passes.h"
+
+#include <vector>
 #include "passes/rewrite_util.h"
 
 namespace carve {
@@ -26,7 +28,15 @@ class BiasAddCanonicalizer : public TypedMutator {
       const OpInfo* expand_dims = FindOp("expand_dims");
       const Attrs* attrs = WithField(DefaultAttrs(expand_dims->attrs), "axis", AttrValue::Int(1));
       attrs = WithField(attrs, "num_newaxis", AttrValue::Int(pad));
-      bias = builder().MakeCall(GetOp(expand_dims), {bias}, attrs, call->span());
+      const Call* expanded = builder().MakeCall(GetOp(expand_dims), {bias}, attrs, call->span());
+      // Typed here so that a pass running right after (ConvertLayout) reads
+      // the bias rank without a re-inference.
+      if (const auto* bias_type = DynCast<TensorType>(bias->checked_type())) {
+        std::vector<Dim> shape(bias_type->shape().begin(), bias_type->shape().end());
+        shape.insert(shape.end(), static_cast<size_t>(pad), Dim{1, false});
+        expanded->set_checked_type(TensorTy(bias_type->dtype(), shape));
+      }
+      bias = expanded;
     }
     const Call* add = builder().MakeCall(GetOp("add"), {call->args()[0], bias}, nullptr,
                                          call->span());

@@ -6,8 +6,10 @@
 //     axis=a)` becomes `add(x, expand_dims(b, axis=1, num_newaxis=rank-a-1))`
 //     (no expand_dims when a is the last axis).
 //   - DeadCodeElimination: drops `let` bindings whose variable is never used
-//     (values with a stateful op are kept unless ignore_impurity). Dataflow
-//     nodes nobody uses do not exist in a graph, so lets are all there is.
+//     (values with a stateful op are kept unless ignore_impurity); with
+//     inline_once, a binding used exactly once is inlined at its use (TVM
+//     does so for impure values too). Dataflow nodes nobody uses do not exist
+//     in a graph, so lets are all there is.
 // Each is a function pass followed by one InferType, like TVM's.
 #pragma once
 
@@ -25,7 +27,8 @@ absl::StatusOr<const Function*> CanonicalizeOpsFunction(const Function* fn, Aren
 PassPtr CanonicalizeOps();
 
 absl::StatusOr<const Function*> DeadCodeEliminationFunction(const Function* fn,
-                                                            bool ignore_impurity, Arena* arena);
-PassPtr DeadCodeElimination(bool ignore_impurity = false);
+                                                            bool ignore_impurity, Arena* arena,
+                                                            bool inline_once = false);
+PassPtr DeadCodeElimination(bool ignore_impurity = false, bool inline_once = false);
 
 }  // namespace carve

@@ -1,24 +1,26 @@
-// ConvertLayout (TVM v0.16 src/relay/transforms/convert_layout.cc, for the
-// ops backends ask for): moves nn.conv2d and the 2-d pools (max, avg, global
-// max, global avg) to a desired data layout, NCHW <-> NHWC.
+// ConvertLayout (TVM v0.16 src/relay/transforms/convert_layout.cc with
+// desired layouts {"nn.conv2d": [data, kernel]}): a forward rewrite in which
+// every value is either in its original layout or "alternated" into a new
+// one, as TVM's LayoutRewriter.
 //
-//   1. Each such op whose layout differs gets layout_transform on its data
-//      input (and on the conv kernel, to the desired kernel layout), its
-//      layout attributes rewritten, and a layout_transform back on its
-//      result, so consumers are unchanged.
-//   2. Rules (patterns/rewrite.h, to a fixpoint) then move the transforms
-//      out of the way, as TVM's layout inference does:
-//        op(layout_transform(x, A->B)) -> layout_transform(op(x), A->B)
-//          for unary elementwise ops;
-//        bias_add(layout_transform(x, A->B), b, axis) ->
-//          layout_transform(bias_add(x, b, axis in A), A->B);
-//        binop(layout_transform(x, A->B), layout_transform(y, A->B)) and
-//        binop(layout_transform(x, A->B), scalar) -> layout_transform(binop(..))
-//          for broadcast binary ops;
-//        layout_transform(layout_transform(x, A->B), B->A) -> x.
-// A chain conv -> relu -> conv in NCHW becomes NHWC end to end with one
-// transform in and one out (kernels transformed; FoldConstant folds constant
-// ones).
+//   - CanonicalizeOps runs first (TVM's required pass): bias_add becomes
+//     add(x, expand_dims(b)).
+//   - nn.conv2d in NCHW/NHWC is converted to the desired data layout and
+//     kernel layout ("default": OIHW for NCHW, HWIO for NHWC, HWOI for a
+//     depthwise NHWC conv), its inputs transformed from their current layout.
+//   - Ops with a layout rule follow their inputs' new layout: 2-d pools
+//     without out_layout, unary elementwise ops, broadcast binary ops (the
+//     lower-rank operand expanded with expand_dims and transformed, TVM's
+//     BinaryBroadcastLayout; an all-ones or rank-0 operand untouched),
+//     concatenate of fields that share one new layout (axis renumbered),
+//     batch_norm read through projections (axis renumbered; field 0
+//     follows, the per-channel fields do not change), and the reductions
+//     sum, mean, max, min, prod (axes renumbered; the result follows while
+//     its kept axes differ between the layouts), and nn.pad (pad_width rows
+//     permuted).
+//   - Any other consumer, and the function result, reads an alternated
+//     value through layout_transform(new -> old), one per value and
+//     direction (TVM's transform memo), so consumers are unchanged.
 #pragma once
 
 #include <string>

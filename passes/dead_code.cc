@@ -1,4 +1,8 @@
 // DeadCodeElimination: drops let bindings whose variable is unused.
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "absl/container/flat_hash_map.h"
 #include "passes/cleanup_passes.h"
 #include "passes/rewrite_util.h"
@@ -34,47 +38,109 @@ bool HasStatefulCall(const Expr* e) {
   return found;
 }
 
+// Which let-bound variables occur in `e` (for the recursion guard).
+bool Mentions(const Expr* e, const Var* v) {
+  bool found = false;
+  PostOrderVisit(e, [&](const Expr* n) { found = found || n == v; });
+  return found;
+}
+
 class UnusedLetRemover : public TypedMutator {
  public:
   UnusedLetRemover(Arena* arena, const absl::flat_hash_map<const Var*, int>& uses,
-                   bool ignore_impurity)
-      : TypedMutator(arena), uses_(uses), ignore_impurity_(ignore_impurity) {}
+                   bool ignore_impurity, bool inline_once)
+      : TypedMutator(arena),
+        uses_(uses),
+        ignore_impurity_(ignore_impurity),
+        inline_once_(inline_once) {}
 
  protected:
+  // A let chain is walked by RewriteLetChain: an inlined value must be
+  // rebuilt before the body that reads its variable.
+  bool VisitChildren(const Expr* e) override { return !Isa<Let>(e); }
+
   const Expr* Rewrite(const Expr* e) override {
-    const Expr* post = RebuildTyped(e);
-    const Let* let = DynCast<Let>(post);
-    if (let == nullptr || uses_.contains(Cast<Let>(e)->var())) return post;
-    if (!ignore_impurity_ && HasStatefulCall(let->value())) return post;
-    return let->body();
+    if (const Var* v = DynCast<Var>(e)) {
+      auto it = inlined_.find(v);
+      return it == inlined_.end() ? e : it->second;
+    }
+    if (const Let* let = DynCast<Let>(e)) return RewriteLetChain(let);
+    return RebuildTyped(e);
   }
 
  private:
+  int Uses(const Var* v) const {
+    auto it = uses_.find(v);
+    return it == uses_.end() ? 0 : it->second;
+  }
+
+  // Walks the spine iteratively; values are rebuilt by a nested Mutate
+  // (nesting bounded by the text's block depth).
+  const Expr* RewriteLetChain(const Let* head) {
+    std::vector<std::pair<const Let*, const Expr*>> kept;
+    const Expr* cur = head;
+    while (const Let* l = DynCast<Let>(cur)) {
+      cur = l->body();
+      int uses = Uses(l->var());
+      if (uses == 0 && (ignore_impurity_ || !HasStatefulCall(l->value()))) continue;
+      const Expr* value = Mutate(l->value());
+      if (inline_once_ && uses == 1 &&
+          !(Isa<Function>(l->value()) && Mentions(l->value(), l->var()))) {
+        inlined_.emplace(l->var(), value);
+        continue;
+      }
+      kept.emplace_back(l, value);
+    }
+    const Expr* body = Mutate(cur);
+    for (auto it = kept.rbegin(); it != kept.rend(); ++it) {
+      const Let* l = it->first;
+      if (it->second == l->value() && body == l->body()) {
+        body = l;
+        continue;
+      }
+      const Let* rebuilt = builder().MakeLet(l->var(), it->second, body, l->span());
+      rebuilt->set_checked_type(l->checked_type());
+      body = rebuilt;
+    }
+    return body;
+  }
+
   const absl::flat_hash_map<const Var*, int>& uses_;
   bool ignore_impurity_;
+  bool inline_once_;
+  absl::flat_hash_map<const Var*, const Expr*> inlined_;
 };
 
 }  // namespace
 
 absl::StatusOr<const Function*> DeadCodeEliminationFunction(const Function* fn,
-                                                            bool ignore_impurity, Arena* arena) {
+                                                            bool ignore_impurity, Arena* arena,
+                                                            bool inline_once) {
   // Removing a binding can leave the bindings its value used unused: repeat
   // until nothing changes (one round per level of such chains).
   while (true) {
     absl::flat_hash_map<const Var*, int> uses = CountUses(fn);
-    UnusedLetRemover remover(arena, uses, ignore_impurity);
+    UnusedLetRemover remover(arena, uses, ignore_impurity, inline_once);
     const Function* next = Cast<Function>(remover.Mutate(fn));
     if (next == fn) return fn;
     fn = next;
   }
 }
 
-PassPtr DeadCodeElimination(bool ignore_impurity) {
+PassPtr DeadCodeElimination(bool ignore_impurity, bool inline_once) {
+  std::string description;
+  if (inline_once && ignore_impurity) {
+    description = "DeadCodeElimination(inline_once=True,ignore_impurity=True)";
+  } else if (inline_once) {
+    description = "DeadCodeElimination(inline_once=True)";
+  } else if (ignore_impurity) {
+    description = "DeadCodeElimination(ignore_impurity=True)";
+  }
   return MakeFunctionPass(
-      "DeadCodeElimination", ignore_impurity ? "DeadCodeElimination(ignore_impurity=True)" : "",
-      [ignore_impurity](const Function* fn, const Module& mod,
-                        PassContext&) -> absl::StatusOr<const Function*> {
-        return DeadCodeEliminationFunction(fn, ignore_impurity, mod.arena());
+      "DeadCodeElimination", description,
+      [ignore_impurity, inline_once](const Function* fn, const Module& mod,
+                                     PassContext&) -> absl::StatusOr<const Function*> {
+        return DeadCodeEliminationFunction(fn, ignore_impurity, mod.arena(), inline_once);
       });
 }
 

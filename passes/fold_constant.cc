@@ -2,6 +2,9 @@
 
 #include <mutex>
 #include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
 
 #include "passes/annotation.h"
 #include "passes/rewrite_util.h"
@@ -63,8 +66,11 @@ class ConstantFolder : public TypedMutator {
   const absl::Status& status() const { return status_; }
 
  protected:
-  // TVM leaves primitive functions (partitions, fused ops) alone.
+  // TVM leaves primitive functions (partitions, fused ops) alone. A let
+  // chain is walked by FoldLetChain, which must fold each value before the
+  // body sees its variable.
   bool VisitChildren(const Expr* e) override {
+    if (Isa<Let>(e)) return false;
     const Function* fn = DynCast<Function>(e);
     return fn == nullptr || !fn->HasAttr(attr::kPrimitive);
   }
@@ -72,7 +78,20 @@ class ConstantFolder : public TypedMutator {
   const Expr* Rewrite(const Expr* e) override {
     const Function* fn = DynCast<Function>(e);
     if (fn != nullptr && fn->HasAttr(attr::kPrimitive)) return e;
+    if (const Var* v = DynCast<Var>(e)) {
+      auto it = inlined_.find(v);
+      return it == inlined_.end() ? e : it->second;
+    }
+    if (const Let* let = DynCast<Let>(e)) return FoldLetChain(let);
     const Expr* post = RebuildTyped(e);
+    if (const If* branch = DynCast<If>(post)) {
+      // TVM picks the branch of a constant condition (its first byte, as
+      // TVM reads it).
+      const Constant* cond = DynCast<Constant>(branch->cond());
+      if (cond == nullptr || cond->data().nbytes() == 0) return post;
+      bool taken = *static_cast<const unsigned char*>(cond->data().raw_data()) != 0;
+      return taken ? branch->then_branch() : branch->else_branch();
+    }
     if (const TupleGetItem* item = DynCast<TupleGetItem>(post)) {
       // TVM projects any tuple literal, constant or not: (a, b).1 -> b.
       const Tuple* tuple = DynCast<Tuple>(item->tuple());
@@ -95,6 +114,36 @@ class ConstantFolder : public TypedMutator {
   }
 
  private:
+  // TVM's let handling: a let whose value folds to a constant is dropped and
+  // the constant replaces its variable in the body (a tuple of constants is
+  // kept bound). The spine of the chain is walked iteratively; values are
+  // folded by a nested Mutate (nesting bounded by the text's block depth).
+  const Expr* FoldLetChain(const Let* head) {
+    std::vector<std::pair<const Let*, const Expr*>> kept;
+    const Expr* cur = head;
+    while (const Let* l = DynCast<Let>(cur)) {
+      const Expr* value = Mutate(l->value());
+      if (Isa<Constant>(value)) {
+        inlined_.emplace(l->var(), value);
+      } else {
+        kept.emplace_back(l, value);
+      }
+      cur = l->body();
+    }
+    const Expr* body = Mutate(cur);
+    for (auto it = kept.rbegin(); it != kept.rend(); ++it) {
+      const Let* l = it->first;
+      if (it->second == l->value() && body == l->body()) {
+        body = l;
+        continue;
+      }
+      const Let* rebuilt = builder().MakeLet(l->var(), it->second, body, l->span());
+      rebuilt->set_checked_type(l->checked_type());
+      body = rebuilt;
+    }
+    return body;
+  }
+
   bool Foldable(const Call* call) const {
     const OpInfo* op = call->op();
     if (op == nullptr || call->args().empty() || IsCompilerAnnotation(call)) return false;
@@ -142,6 +191,8 @@ class ConstantFolder : public TypedMutator {
 
   const ConstantEvaluator& evaluator_;
   bool fold_qnn_;
+  // Let-bound variables whose value folded to a constant.
+  absl::flat_hash_map<const Var*, const Expr*> inlined_;
   absl::Status status_;
 };
 

@@ -313,12 +313,17 @@ class InternalAnnotationRemover : public ExprMutator {
   bool VisitChildren(const Expr* e) override { return !IsComposite(e); }
 
   const Expr* Rewrite(const Expr* e) override {
+    // A removed pair is decided before anything is rebuilt: rebuilding the
+    // begin first made a node per internal edge that nothing kept.
+    if (IsCompilerBegin(e)) {
+      const Expr* arg = Cast<Call>(e)->args()[0];
+      if (IsCompilerEnd(arg) && set_.GetRegion(e) == set_.GetRegion(arg)) {
+        return Mutated(Cast<Call>(arg)->args()[0]);  // what the rebuilt end reads
+      }
+    }
     const Expr* post = Rebuild(e);
     if (post != e && post->checked_type() == nullptr) post->set_checked_type(e->checked_type());
-    if (!IsCompilerBegin(e)) return post;
-    const Expr* arg = Cast<Call>(e)->args()[0];
-    if (!IsCompilerEnd(arg) || set_.GetRegion(e) != set_.GetRegion(arg)) return post;
-    return Cast<Call>(Mutated(arg))->args()[0];
+    return post;
   }
 
  private:

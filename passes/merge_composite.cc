@@ -4,13 +4,20 @@
 #include <utility>
 
 #include "fmt/format.h"
+#include "passes/annotation.h"
+#include "passes/type_annotations.h"
 #include "patterns/partition.h"
+#include "support/status_macros.h"
 
 namespace carve {
 
-absl::StatusOr<const Function*> MergeCompositeFunction(const Function* fn,
-                                                       std::span<const CompositeRule> table,
-                                                       Arena* arena) {
+namespace {
+
+// MergeCompositeFunction; `untyped` is set when some composite was left
+// untyped (an argument or its root had no type).
+absl::StatusOr<const Function*> MergeComposites(const Function* fn,
+                                                std::span<const CompositeRule> table, Arena* arena,
+                                                bool& untyped) {
   std::vector<CompositeEntry> entries;
   entries.reserve(table.size());
   for (const CompositeRule& rule : table) {
@@ -19,12 +26,24 @@ absl::StatusOr<const Function*> MergeCompositeFunction(const Function* fn,
   // Composites are built typed (PartitionOptions::typed), as the module
   // InferType TVM runs after the pass would type them, so no re-typing walk
   // over the function follows.
-  absl::StatusOr<const Expr*> result = PartitionComposites(entries, fn, arena, /*typed=*/true);
+  PartitionStats stats;
+  absl::StatusOr<const Expr*> result =
+      PartitionComposites(entries, fn, arena, /*typed=*/true, &stats);
   if (!result.ok()) {
     return absl::Status(result.status().code(),
                         fmt::format("MergeComposite: {}", std::string(result.status().message())));
   }
+  untyped = untyped || stats.untyped > 0;
   return Cast<Function>(*result);
+}
+
+}  // namespace
+
+absl::StatusOr<const Function*> MergeCompositeFunction(const Function* fn,
+                                                       std::span<const CompositeRule> table,
+                                                       Arena* arena) {
+  bool untyped = false;
+  return MergeComposites(fn, table, arena, untyped);
 }
 
 PassPtr MergeComposite(std::vector<TargetSpecPtr> targets) {
@@ -36,13 +55,33 @@ PassPtr MergeComposite(std::vector<TargetSpecPtr> targets) {
     description += (i == 0 ? "" : ",") + t->name();
   }
   description += ")";
-  return MakeFunctionPass(
+  // A function pass (the functions a function pass visits, the module typed
+  // first), written out so that the scan for untyped nodes after it
+  // (RetypeIfNeeded: a walk over every node) runs only when some composite
+  // was left untyped. Every other node it builds keeps its original's type.
+  return MakeModulePass(
       "MergeComposite", description,
-      [table = std::move(table)](const Function* fn, const Module& mod,
-                                 PassContext&) -> absl::StatusOr<const Function*> {
-        return MergeCompositeFunction(fn, table, mod.arena());
-      },
-      /*require_types=*/true);
+      [table = std::move(table)](Module& mod, PassContext& ctx) -> absl::StatusOr<bool> {
+        CARVE_RETURN_IF_ERROR(EnsureTyped(mod));
+        bool changed = false;
+        bool untyped = false;
+        for (const auto& [gv, fn] : mod.Functions()) {
+          if (!IsOptimizableFunction(fn)) continue;
+          CARVE_ASSIGN_OR_RETURN(const Function* updated,
+                                 MergeComposites(fn, table, mod.arena(), untyped));
+          if (updated != fn) {
+            mod.Add(gv, updated);
+            changed = true;
+          }
+        }
+        if (changed && untyped) {
+          CARVE_RETURN_IF_ERROR(RetypeIfNeeded(mod).status());
+        } else if (!ctx.input_annotated()) {
+          CARVE_RETURN_IF_ERROR(FillMissingTypeAnnotations(mod).status());
+        }
+        ctx.set_output_annotated();
+        return changed;
+      });
 }
 
 }  // namespace carve

@@ -98,19 +98,22 @@ PassInfo FoldConstantInfo() {
 PassInfo DeadCodeEliminationInfo() {
   return PassInfo{"DeadCodeElimination",
                   "drop let bindings whose variable is unused",
-                  {Param("ignore_impurity", PassParamKind::kBool, "False",
+                  {Param("inline_once", PassParamKind::kBool, "False",
+                         "inline bindings used exactly once"),
+                   Param("ignore_impurity", PassParamKind::kBool, "False",
                          "drop bindings of stateful values too")},
                   [](const PassArgs& args) -> absl::StatusOr<PassPtr> {
-                    return DeadCodeElimination(args.Bool("ignore_impurity"));
+                    return DeadCodeElimination(args.Bool("ignore_impurity"),
+                                               args.Bool("inline_once"));
                   }};
 }
 
 PassInfo ConvertLayoutInfo() {
   return PassInfo{"ConvertLayout",
-                  "move conv2d and 2-d pools to a data layout (NCHW or NHWC)",
+                  "move conv2d to a data layout (NCHW or NHWC); ops after it follow",
                   {Param("data_layout", PassParamKind::kString, std::nullopt, "NCHW or NHWC"),
                    Param("kernel_layout", PassParamKind::kString, "default",
-                         "conv2d kernel layout (default: OIHW / HWIO)")},
+                         "conv2d kernel layout (default: OIHW / HWIO, HWOI depthwise)")},
                   [](const PassArgs& args) -> absl::StatusOr<PassPtr> {
                     return ConvertLayout({args.String("data_layout"),
                                           args.String("kernel_layout")});

@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "passes/rewrite_util.h"
 #include "patterns/builders.h"
@@ -36,19 +37,20 @@ Pattern ReshapeLike(const Pattern& p) {
          IsOp("nn.batch_flatten")(p);
 }
 
-// True when every element of `c` equals `value` and the op's result has x's
-// type (the constant does not broadcast x to a bigger shape).
+// TVM's EliminateIdentityRewrite: the other operand is zeros()/ones(),
+// zeros_like/ones_like, or a constant with a single element (TVM's IsScalar:
+// every extent 1) equal to `value`; and the op's result has x's type (the
+// operand does not broadcast x to a bigger shape).
 bool IsIdentityOperand(const RewriteContext& ctx, double value) {
   const Expr* x = ctx.Capture("x");
-  const Constant* c = DynCast<Constant>(ctx.Capture("c"));
-  if (x == nullptr || c == nullptr || x->checked_type() != ctx.pre()->checked_type()) {
+  const Expr* operand = ctx.Capture("c");
+  if (x == nullptr || operand == nullptr || x->checked_type() != ctx.pre()->checked_type()) {
     return false;
   }
+  const Constant* c = DynCast<Constant>(operand);
+  if (c == nullptr) return true;  // zeros/ones or *_like: matched by the pattern
   const NDArray& data = c->data();
-  for (int64_t i = 0; i < data.num_elements(); ++i) {
-    if (data.GetAsDouble(i) != value) return false;
-  }
-  return true;
+  return data.num_elements() == 1 && data.GetAsDouble(0) == value;
 }
 
 absl::StatusOr<const Expr*> SimplifyReshape(const RewriteContext& ctx) {
@@ -99,8 +101,72 @@ absl::StatusOr<const Expr*> SimplifyCast(const RewriteContext& ctx) {
   return x != nullptr && x->checked_type() == ctx.pre()->checked_type() ? x : ctx.post();
 }
 
+// TVM's SimplifyRSqrt: n / sqrt(x) -> n * rsqrt(x) (EliminateIdentity then
+// drops a numerator of 1).
+absl::StatusOr<const Expr*> SimplifyRSqrt(const RewriteContext& ctx) {
+  const Expr* x = ctx.Capture("x");
+  const Expr* n = ctx.Capture("n");
+  if (x == nullptr || n == nullptr) return ctx.post();
+  const Call* rsqrt = ctx.builder().MakeCall(GetOp("rsqrt"), {x}, nullptr);
+  rsqrt->set_checked_type(x->checked_type());
+  const Call* product = ctx.builder().MakeCall(GetOp("multiply"), {n, rsqrt}, nullptr);
+  return Typed(product, ctx.pre()->checked_type());
+}
+
+// The scalar a zeros/ones/full operand stands for (TVM's FullElementwise),
+// nullptr when `e` is none of them.
+const Expr* FillValue(const Expr* e, DataType dtype, IRBuilder& b) {
+  const Call* call = DynCast<Call>(e);
+  if (call == nullptr || call->op() == nullptr) return nullptr;
+  std::string_view name = call->op()->name;
+  double value;
+  if ((name == "zeros" || name == "ones") && call->args().empty()) {
+    value = name == "zeros" ? 0 : 1;
+  } else if ((name == "zeros_like" || name == "ones_like") && call->args().size() == 1) {
+    value = name == "zeros_like" ? 0 : 1;
+  } else if ((name == "full" && call->args().size() == 1) ||
+             (name == "full_like" && call->args().size() == 2)) {
+    const Constant* fill = DynCast<Constant>(call->args().back());
+    if (fill == nullptr || fill->data().num_elements() != 1 || fill->data().rank() != 0) {
+      return nullptr;
+    }
+    return fill;
+  } else {
+    return nullptr;
+  }
+  const Constant* c = b.MakeConstant(NDArray::Scalar(dtype, value));
+  c->set_checked_type(TensorTy(dtype, std::span<const Dim>{}));
+  return c;
+}
+
+// TVM's FullElementwise: a broadcast op with a zeros/ones/full operand that
+// does not broadcast the other operand x takes the fill value as a scalar.
+absl::StatusOr<const Expr*> FullElementwise(const RewriteContext& ctx) {
+  const Call* post = Cast<Call>(ctx.post());
+  const Call* pre = Cast<Call>(ctx.pre());
+  const OpInfo* op = post->op();
+  const TensorType* out = TensorOf(pre);
+  if (op == nullptr || op->pattern != OpPattern::kBroadcast || post->args().size() != 2 ||
+      out == nullptr) {
+    return ctx.post();
+  }
+  for (size_t side = 0; side < 2; ++side) {
+    size_t other = 1 - side;
+    if (pre->args()[other]->checked_type() != out) continue;
+    const Expr* value = FillValue(post->args()[side], out->dtype(), ctx.builder());
+    if (value == nullptr) continue;
+    std::vector<const Expr*> args(2);
+    args[side] = value;
+    args[other] = post->args()[other];
+    return Typed(ctx.builder().MakeCall(post->callee(), args, post->attrs(), post->span()), out);
+  }
+  return ctx.post();
+}
+
 RewriteRule Identity(std::string name, std::string_view op, double value) {
-  return RewriteRule{std::move(name), IsOp(op)(Capture("x"), Capture("c", IsConstant())),
+  std::string fill = value == 0 ? "zeros" : "ones";
+  Pattern operand = IsConstant() | IsCall(IsOp(fill), {}) | IsOp(fill + "_like")(Wildcard());
+  return RewriteRule{std::move(name), IsOp(op)(Capture("x"), Capture("c", operand)),
                      [value](const RewriteContext& ctx) -> absl::StatusOr<const Expr*> {
                        return IsIdentityOperand(ctx, value) ? ctx.Capture("x") : ctx.post();
                      }};
@@ -132,6 +198,8 @@ std::vector<RewriteRule> SimplifyExprRules() {
       {"SimplifyTranspose", IsOp("transpose")(inner_transpose), SimplifyTranspose},
       // cast(x, dtype(x)) -> x
       {"SimplifyCast", IsOp("cast")(x), SimplifyCast},
+      // n / sqrt(x) -> n * rsqrt(x)
+      {"SimplifyRSqrt", IsOp("divide")(Capture("n"), IsOp("sqrt")(x)), SimplifyRSqrt},
       // x + 0 | 0 + x -> x (add is commutative in the registry)
       Identity("EliminateIdentity:add", "add", 0),
       // x - 0 -> x
@@ -140,6 +208,8 @@ std::vector<RewriteRule> SimplifyExprRules() {
       Identity("EliminateIdentity:multiply", "multiply", 1),
       // x / 1 -> x
       Identity("EliminateIdentity:divide", "divide", 1),
+      // op(x, zeros()) -> op(x, 0f) and the like, when x keeps its shape
+      {"FullElementwise", IsCallAnyArgs(Wildcard()), FullElementwise},
       // zeros_like(x) -> zeros(shape(x), dtype(x)); ones_like likewise
       Concretize("zeros_like", "zeros"),
       Concretize("ones_like", "ones"),

@@ -208,10 +208,16 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
     const Group& group = grouper.groups()[gid];
     args.clear();
     for (uint32_t in : group.inputs) args.push_back(rebuilder.At(in));
-    const Expr* call = b.MakeCall(bodies.Build(group, options, args), args);
+    const Function* fn = bodies.Build(group, options, args);
+    const Expr* call = b.MakeCall(fn, args);
     call->set_checked_type(pre->checked_type());
     rebuilder.Set(i, call);
-    if (stats != nullptr) ++stats->partitioned;
+    if (stats != nullptr) {
+      ++stats->partitioned;
+      if (options.typed && (fn->checked_type() == nullptr || call->checked_type() == nullptr)) {
+        ++stats->untyped;
+      }
+    }
     if (counts != nullptr) RemoveGroupOps(graph, group, *counts, stays);
     if (edit != nullptr) {
       edit->replaced_at[i] = static_cast<uint32_t>(edit->replaced_inputs.size());
@@ -318,7 +324,8 @@ absl::StatusOr<const Expr*> Partition(const Pattern& pattern, const Expr* expr, 
 }
 
 absl::StatusOr<const Expr*> PartitionComposites(const std::vector<CompositeEntry>& table,
-                                                const Expr* expr, Arena* arena, bool typed) {
+                                                const Expr* expr, Arena* arena, bool typed,
+                                                PartitionStats* stats) {
   // One graph serves every entry until an entry changes the expression; the
   // op counts follow the changes, so an entry whose root ops are gone costs a
   // few lookups and no graph.
@@ -351,7 +358,14 @@ absl::StatusOr<const Expr*> PartitionComposites(const std::vector<CompositeEntry
     options.attrs.push_back({"Composite", AttrValue::Str(entry.name)});
     options.check = entry.check;
     options.typed = typed;
-    const Expr* out = PartitionInGraph(*compiled, *graph, arena, options, nullptr, &*counts, &edit);
+    PartitionStats entry_stats;
+    const Expr* out =
+        PartitionInGraph(*compiled, *graph, arena, options, &entry_stats, &*counts, &edit);
+    if (stats != nullptr) {
+      stats->groups += entry_stats.groups;
+      stats->partitioned += entry_stats.partitioned;
+      stats->untyped += entry_stats.untyped;
+    }
     if (out != expr) {
       size_hint = graph->size() + graph->size() / 8;
       previous = std::move(graph);

@@ -42,6 +42,7 @@ struct PartitionOptions {
 struct PartitionStats {
   int groups = 0;       // groups found
   int partitioned = 0;  // groups rewritten (check passed)
+  int untyped = 0;      // of those, with options.typed, functions left untyped
 };
 
 // Partitions every match of `pattern` in `expr` (a function, or any
@@ -65,9 +66,11 @@ struct CompositeEntry {
 // Applies the entries in order, each a Partition with Composite=<name>:
 // earlier entries win, later ones cannot match inside earlier composites but
 // can take composite calls as inputs (TVM's MergeComposite semantics).
-// `typed`: PartitionOptions::typed for every entry.
+// `typed`: PartitionOptions::typed for every entry. `stats` (optional)
+// receives the sums over the entries.
 absl::StatusOr<const Expr*> PartitionComposites(const std::vector<CompositeEntry>& table,
                                                 const Expr* expr, Arena* arena,
-                                                bool typed = false);
+                                                bool typed = false,
+                                                PartitionStats* stats = nullptr);
 
 }  // namespace carve

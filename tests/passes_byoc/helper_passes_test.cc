@@ -207,7 +207,20 @@ def @main(%x: Tensor[(3), float32], %zeros: Tensor[(2, 3), float32]) { add(%x, %
   EXPECT_EQ(CountOps(mod, "add"), 1);
 }
 
+// TVM's EliminateIdentityRewrite takes a constant operand only when it has
+// a single element (IsScalar): an all-zero tensor of x's own shape is kept.
+TEST(SimplifyExpr, NonScalarZeroConstantIsKept) {
+  Module mod = ParseTyped(R"(
+def @main(%x: Tensor[(2, 3), float32], %zeros: Tensor[(2, 3), float32]) { add(%x, %zeros) })");
+  ASSERT_TRUE(BindParams(mod, {{"zeros", Filled({2, 3}, 0)}}).ok());
+  EXPECT_FALSE(RunOk(SimplifyExpr(), mod)) << Show(mod);
+  EXPECT_EQ(CountOps(mod, "add"), 1);
+}
+
 // conv -> relu -> conv in NCHW becomes NHWC with one transform in, one out.
+// bias_add is canonicalized first (TVM's ConvertLayout requires
+// CanonicalizeOps); its (C, 1, 1) bias is expanded to NCHW and transformed;
+// the residual add and the pool follow NHWC.
 TEST(ConvertLayout, ConvChainToNhwc) {
   Module mod = ParseTyped(R"(
 def @main(%x: Tensor[(1, 8, 16, 16), float32], %w1: Tensor[(8, 8, 3, 3), float32],
@@ -228,15 +241,18 @@ def @main(%x: Tensor[(1, 8, 16, 16), float32], %w1: Tensor[(8, 8, 3, 3), float32
   %0 = layout_transform(%x, src_layout="NCHW", dst_layout="NHWC");
   %1 = layout_transform(%w1, src_layout="OIHW", dst_layout="HWIO");
   %2 = nn.conv2d(%0, %1, padding=[1, 1, 1, 1], data_layout="NHWC", kernel_layout="HWIO");
-  %3 = nn.bias_add(%2, %b, axis=3);
-  %4 = nn.relu(%3);
-  %5 = layout_transform(%w2, src_layout="OIHW", dst_layout="HWIO");
-  %6 = nn.conv2d(%4, %5, padding=[1, 1, 1, 1], data_layout="NHWC", kernel_layout="HWIO");
-  %7 = add(%6, %4);
-  %8 = nn.max_pool2d(%7, pool_size=[2, 2], strides=[2, 2], layout="NHWC");
-  layout_transform(%8, src_layout="NHWC", dst_layout="NCHW")
+  %3 = expand_dims(%b, axis=1, num_newaxis=2);
+  %4 = expand_dims(%3, axis=0);
+  %5 = layout_transform(%4, src_layout="NCHW", dst_layout="NHWC");
+  %6 = add(%2, %5);
+  %7 = nn.relu(%6);
+  %8 = layout_transform(%w2, src_layout="OIHW", dst_layout="HWIO");
+  %9 = nn.conv2d(%7, %8, padding=[1, 1, 1, 1], data_layout="NHWC", kernel_layout="HWIO");
+  %10 = add(%9, %7);
+  %11 = nn.max_pool2d(%10, pool_size=[2, 2], strides=[2, 2], layout="NHWC");
+  layout_transform(%11, src_layout="NHWC", dst_layout="NCHW")
 })");
-  EXPECT_TRUE(SameModule(mod, expected, /*with_types=*/true));
+  EXPECT_TRUE(SameModule(mod, expected, /*with_types=*/true)) << Show(mod);
 }
 
 TEST(ConvertLayout, AlreadyInLayoutIsUnchanged) {
