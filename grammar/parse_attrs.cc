@@ -243,16 +243,21 @@ const Attrs* Parser::CallAttrs(const Expr* callee, const std::vector<ParsedAttr>
   if (attrs.empty()) return nullptr;
   // A non-op callee's attrs are a dictionary; TVM's printer adds
   // `attrs_type_key` so that their values can be read by that schema.
+  // The key itself is kept, last (where TVM prints it), so that the call
+  // prints back as it was written, whether or not carve knows the type.
   const AttrsSchema* schema = nullptr;
+  const AttrValue* type_key = nullptr;
   for (const ParsedAttr& attr : attrs) {
     if (attr.key != "attrs_type_key") continue;
     if (attr.value.kind() != AttrValue::Kind::kString) {
       Error(attr.value_span, "attrs_type_key expects a string such as \"relay.attrs.DenseAttrs\"");
     } else {
       schema = FindAttrsSchema(attr.value.as_string());
+      type_key = &attr.value;
     }
   }
-  return DictAttrs(attrs, schema);
+  const Attrs* dict = DictAttrs(attrs, schema);
+  return type_key == nullptr ? dict : WithAttr(dict, "attrs_type_key", *type_key);
 }
 
 const Attrs* Parser::DictAttrs(const std::vector<ParsedAttr>& attrs, const AttrsSchema* schema) {
