@@ -131,6 +131,26 @@ void DimIdentity::VisitCall(const Call* call) {
   auto set = [&](std::vector<int64_t> dims) {
     if (out_type != nullptr && dims.size() == out_type->rank()) toks_[call].dims = std::move(dims);
   };
+  // ConcatenateRel / StackRel: the first field's objects, a new extent along
+  // the axis (the sum, or the stacked count).
+  if ((IsRel(op, &rel::Concatenate) || IsRel(op, &rel::Stack)) && attrs != nullptr &&
+      args.size() == 1 && out_type != nullptr) {
+    const Toks* fields = Lookup(args[0]);
+    if (!fields->tuple || fields->fields.empty() || fields->fields[0].tuple) return;
+    std::vector<int64_t> first = fields->fields[0].dims;
+    bool stack = IsRel(op, &rel::Stack);
+    size_t out_rank = first.size() + (stack ? 1 : 0);
+    if (out_rank != out_type->rank()) return;
+    int64_t axis = NormAxis(attrs->GetInt("axis"), out_rank);
+    if (axis < 0 || axis >= int64_t(out_rank)) return;
+    if (stack) {
+      first.insert(first.begin() + axis, next_++);
+    } else {
+      first[axis] = next_++;
+    }
+    set(std::move(first));
+    return;
+  }
   const TensorType* data = args.empty() ? nullptr : TensorOf(args[0]);
   if (data == nullptr) return;
   size_t rank = data->rank();
@@ -316,6 +336,73 @@ void DimIdentity::VisitCall(const Call* call) {
       if (!reduced[i]) out.push_back(d[i]);
       else if (keep) out.push_back(next_++);
     }
+    set(std::move(out));
+    return;
+  }
+  // ExpandDimsRel / SqueezeRel: the kept extents keep their objects.
+  if (IsRel(op, &rel::ExpandDims) && attrs != nullptr) {
+    int64_t axis = attrs->GetInt("axis");
+    int64_t count = attrs->GetInt("num_newaxis", 1);
+    int64_t pivot = axis < 0 ? axis + int64_t(rank) + count : axis;
+    if (pivot < 0 || pivot > int64_t(rank) || count < 0) return;
+    std::vector<int64_t> d = arg_dims(0);
+    std::vector<int64_t> out(d.begin(), d.begin() + pivot);
+    for (int64_t i = 0; i < count; ++i) out.push_back(next_++);
+    out.insert(out.end(), d.begin() + pivot, d.end());
+    set(std::move(out));
+    return;
+  }
+  if (IsRel(op, &rel::Squeeze) && attrs != nullptr) {
+    std::vector<bool> drop(rank, false);
+    auto axes = attrs->GetInts("axis");
+    for (size_t i = 0; i < rank; ++i) drop[i] = !axes && data->shape()[i].value == 1;
+    if (axes) {
+      for (int64_t a : *axes) {
+        a = NormAxis(a, rank);
+        if (a < 0 || a >= int64_t(rank)) return;
+        drop[a] = true;
+      }
+    }
+    std::vector<int64_t> d = arg_dims(0), out;
+    for (size_t i = 0; i < rank; ++i) {
+      if (!drop[i]) out.push_back(d[i]);
+    }
+    set(std::move(out));
+    return;
+  }
+  // SplitRel: every part keeps the data's objects but along the axis.
+  if (IsRel(op, &rel::Split) && attrs != nullptr) {
+    auto* tuple = DynCast<TupleType>(call->checked_type());
+    int64_t axis = NormAxis(attrs->GetInt("axis"), rank);
+    if (tuple == nullptr || axis < 0 || axis >= int64_t(rank)) return;
+    std::vector<int64_t> d = arg_dims(0);
+    Toks out;
+    out.tuple = true;
+    for (size_t i = 0; i < tuple->fields().size(); ++i) {
+      std::vector<int64_t> part = d;
+      part[axis] = next_++;
+      out.fields.push_back(Toks{false, std::move(part), {}});
+    }
+    toks_[call] = std::move(out);
+    return;
+  }
+  // TakeRel: data extents around the axis, the indices' extents in between
+  // (only the indices' without an axis).
+  if (IsRel(op, &rel::Take) && attrs != nullptr && args.size() >= 2) {
+    const TensorType* indices = TensorOf(args[1]);
+    const AttrValue* axis_value = attrs->Find("axis");
+    if (indices == nullptr || attrs->GetInt("batch_dims") != 0) return;
+    std::vector<int64_t> ind = arg_dims(1);
+    if (axis_value == nullptr || axis_value->is_null()) {
+      set(std::move(ind));
+      return;
+    }
+    int64_t axis = NormAxis(axis_value->as_int(), rank);
+    if (axis < 0 || axis >= int64_t(rank)) return;
+    std::vector<int64_t> d = arg_dims(0);
+    std::vector<int64_t> out(d.begin(), d.begin() + axis);
+    out.insert(out.end(), ind.begin(), ind.end());
+    out.insert(out.end(), d.begin() + axis + 1, d.end());
     set(std::move(out));
     return;
   }
