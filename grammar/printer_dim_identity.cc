@@ -172,9 +172,9 @@ void DimIdentity::VisitCall(const Call* call) {
     toks_[call] = std::move(out);
     return;
   }
-  // ConcreteBroadcast: from the last dim, equal extents keep the lhs object,
-  // an extent 1 takes the other side's, extra leading dims come from the
-  // longer shape.
+  // ConcreteBroadcast: from the last dim, an extent 1 takes the other side's
+  // object (the rhs's when both are 1), a `?` the other side's, equal
+  // extents the lhs's; extra leading dims come from the longer shape.
   if ((IsRel(op, &rel::Broadcast) || IsRel(op, &rel::BroadcastComp) || IsRel(op, &rel::QnnAdd)) &&
       args.size() >= 2 && TensorOf(args[1]) != nullptr) {
     const TensorType* rhs = TensorOf(args[1]);
@@ -185,7 +185,8 @@ void DimIdentity::VisitCall(const Call* call) {
       int64_t pick;
       if (i <= n1 && i <= n2) {
         int64_t s1 = data->shape()[n1 - i].value, s2 = rhs->shape()[n2 - i].value;
-        pick = (s1 == s2 || s2 == 1) ? a[n1 - i] : s1 == 1 ? b[n2 - i] : next_++;
+        bool any1 = s1 == Dim::kAny;
+        pick = s1 == 1 ? b[n2 - i] : s2 == 1 ? a[n1 - i] : any1 ? b[n2 - i] : a[n1 - i];
       } else {
         pick = n1 > n2 ? a[n1 - i] : b[n2 - i];
       }
