@@ -159,9 +159,20 @@ void DimIdentity::VisitCall(const Call* call) {
   // Array (IdentityRel, CastRel, IdentityCompRel, qnn quantize / dequantize
   // / requantize).
   if (IsRel(op, &rel::Identity) || IsRel(op, &rel::IdentityComp) || IsRel(op, &rel::Cast) ||
-      IsRel(op, &rel::Softmax) || IsRel(op, &rel::QnnQuantize) ||
-      IsRel(op, &rel::QnnDequantize) || IsRel(op, &rel::QnnRequantize)) {
+      IsRel(op, &rel::Softmax)) {
     set(arg_dims(0));
+    return;
+  }
+  // QNN's AssignType: a per-channel (non-scalar) input scale and zero point
+  // are given the type (data[axis],).
+  if ((IsRel(op, &rel::QnnQuantize) || IsRel(op, &rel::QnnDequantize) ||
+       IsRel(op, &rel::QnnRequantize)) && attrs != nullptr) {
+    std::vector<int64_t> d = arg_dims(0);
+    int64_t axis = NormAxis(attrs->GetInt("axis", -1), rank);
+    if (axis >= 0 && axis < int64_t(rank)) {
+      for (size_t i = 1; i < 3 && i < args.size(); ++i) Assign(args[i], {d[axis]});
+    }
+    set(std::move(d));
     return;
   }
   if (IsRel(op, &rel::Dropout)) {
@@ -227,6 +238,8 @@ void DimIdentity::VisitCall(const Call* call) {
     if (units != nullptr && !units->is_null()) {
       last = next_++;
       Assign(args[1], {last, d[rank - 1]});
+      // QnnDenseRel: a per-channel kernel scale is (units,).
+      if (IsRel(op, &rel::QnnDense) && args.size() == 6) Assign(args[5], {last});
     } else {
       std::vector<int64_t> w = arg_dims(1);
       if (w.empty()) return;
