@@ -66,7 +66,13 @@ const DimIdentity::Toks* DimIdentity::Lookup(const Expr* e) {
 void DimIdentity::Assign(const Expr* arg, std::vector<int64_t> toks) {
   // The solver resolves the argument to the relation's type (the type a
   // relation reports is the unifier's winner); only constants are printed
-  // with their type in the metadata, so only they need recording.
+  // with their type in the metadata, so only they need recording. A
+  // let-bound variable shares its value's type.
+  for (int hops = 0; hops < 64 && Isa<Var>(arg); ++hops) {
+    auto it = let_values_.find(Cast<Var>(arg));
+    if (it == let_values_.end()) break;
+    arg = it->second;
+  }
   if (auto* constant = DynCast<Constant>(arg)) {
     if (toks.size() == constant->data().rank()) assigned_[constant] = std::move(toks);
   }
