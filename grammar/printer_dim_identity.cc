@@ -259,8 +259,13 @@ void DimIdentity::VisitCall(const Call* call) {
   // weight is (channels, C / groups, kernel...) in the kernel layout (a
   // depthwise weight starts with the data's C); the output's channel
   // extent is the channels object (else the weight's O), N is the data's.
+  // The transposed forms (Conv2DTransposeRel, ...) build the weight as
+  // (C, channels / groups, kernel...) in IOHW terms, and without channels the
+  // output's channel extent is the weight's O.
+  bool transposed = IsRel(op, &rel::Conv1DTranspose) || IsRel(op, &rel::Conv2DTranspose) ||
+                    IsRel(op, &rel::Conv3DTranspose);
   bool conv = IsRel(op, &rel::Conv1D) || IsRel(op, &rel::Conv2D) || IsRel(op, &rel::Conv3D) ||
-              IsRel(op, &rel::QnnConv2D);
+              IsRel(op, &rel::QnnConv2D) || transposed;
   if (conv && attrs != nullptr && args.size() >= 2) {
     std::string_view spatial = rank == 3 ? "W" : rank == 4 ? "HW" : "DHW";
     std::string_view dl = attrs->GetString("data_layout");
@@ -279,11 +284,16 @@ void DimIdentity::VisitCall(const Call* call) {
         kernel->as_array().size() == spatial.size()) {
       out_c = next_++;
       int64_t groups = attrs->GetInt("groups", 1);
-      bool depthwise = groups > 1 && data->shape()[c].value == groups &&
+      bool depthwise = !transposed && groups > 1 && data->shape()[c].value == groups &&
                        channels->as_int() == groups;
       std::vector<int64_t> w(rank);
-      w[ko] = depthwise ? d[c] : out_c;
-      w[ki] = next_++;
+      if (transposed) {
+        w[ki] = d[c];
+        w[ko] = next_++;
+      } else {
+        w[ko] = depthwise ? d[c] : out_c;
+        w[ki] = next_++;
+      }
       for (size_t s = 0; s < spatial.size(); ++s) {
         int k = Pos(kl, spatial[s], rank);
         if (k < 0) return;
