@@ -255,6 +255,26 @@ void DimIdentity::VisitCall(const Call* call) {
     set(std::move(d));
     return;
   }
+  // MatmulRel: the reduced extent is a[-1] (a[-2] transposed); with `units`
+  // tensor_b is (reduce, units) or, transposed, (units, reduce).
+  if (IsRel(op, &rel::Matmul) && attrs != nullptr && args.size() >= 2 && rank >= 2) {
+    std::vector<int64_t> d = arg_dims(0);
+    bool ta = attrs->GetInt("transpose_a") != 0, tb = attrs->GetInt("transpose_b") != 0;
+    int64_t reduce = ta ? d[rank - 2] : d[rank - 1];
+    if (ta) d[rank - 2] = d[rank - 1];
+    const AttrValue* units = attrs->Find("units");
+    if (units != nullptr && !units->is_null()) {
+      int64_t u = next_++;
+      Assign(args[1], tb ? std::vector<int64_t>{u, reduce} : std::vector<int64_t>{reduce, u});
+      d[rank - 1] = u;
+    } else {
+      std::vector<int64_t> w = arg_dims(1);
+      if (w.size() != 2) return;
+      d[rank - 1] = tb ? w[0] : w[1];
+    }
+    set(std::move(d));
+    return;
+  }
   // Conv2DRel and its 1-d / 3-d forms: with channels and kernel_size the
   // weight is (channels, C / groups, kernel...) in the kernel layout (a
   // depthwise weight starts with the data's C); the output's channel
