@@ -292,6 +292,10 @@ const Attrs* Parser::MetaCallAttrs(const Expr* callee, const Token& meta) {
   }
   const OpExpr* op = DynCast<OpExpr>(callee);
   const AttrsSchema* schema = FindAttrsSchema(object->type_key);
+  // TVM writes an op's attrs as a meta reference only when the op registers
+  // no attrs type (annotation.compiler_begin/end); remember that the text
+  // did, so that it prints back the same way.
+  if (op != nullptr && !op->info()->attrs_type_registered) module_.set_meta_compiler_attrs(true);
   if (op != nullptr && op->info()->attrs != nullptr) {
     if (schema != op->info()->attrs) {
       Error(SpanOf(meta), fmt::format("'{}' takes attributes of type '{}', not '{}'", op->name(),

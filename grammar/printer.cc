@@ -57,10 +57,16 @@ std::vector<const Expr*> Roots(const Module& mod) {
   return roots;
 }
 
+// TVM's meta form for compiler_begin/end attrs when asked for, or when the
+// module's text used it; only with the metadata section (as TVM).
+bool UseMetaAttrs(const Module& mod, const PrintOptions& options) {
+  return (options.meta_attrs || mod.meta_compiler_attrs()) && options.show_metadata;
+}
+
 }  // namespace
 
 std::string PrintModule(const Module& mod, const PrintOptions& options) {
-  RelayTextPrinter printer(options.show_types, options.meta_attrs && options.show_metadata);
+  RelayTextPrinter printer(options.show_types, UseMetaAttrs(mod, options));
   DocStore& docs = printer.docs();
   DocId root = docs.New();
   if (options.header) docs[root].append(kHeader);
@@ -77,7 +83,7 @@ std::string PrintModule(const Module& mod, const PrintOptions& options) {
 
 void PrintModuleTo(const Module& mod, const PrintOptions& options,
                    const std::function<void(std::string_view)>& write, size_t chunk) {
-  RelayTextPrinter printer(options.show_types, options.meta_attrs && options.show_metadata);
+  RelayTextPrinter printer(options.show_types, UseMetaAttrs(mod, options));
   std::string out;
   out.reserve(chunk + chunk / 4);
   auto flush = [&out, &write] {
