@@ -56,6 +56,11 @@ std::string WriteMetadata(const std::vector<NDArray>& constants);
 // keys' order in the Map follows its iteration order; see WriteMetadata).
 struct MetadataTables {
   std::vector<NDArray> constants;
+  // Per constant, one token per dim of its shape: dims with equal tokens are
+  // one IntImm object in TVM (written once, then referred to by index; see
+  // grammar/printer_dim_identity.h). A constant without tokens (or with the
+  // wrong count) gets a new IntImm node for each dim.
+  std::vector<std::vector<int64_t>> constant_dims;
   // Per attrs type key, its objects in index order; each object's fields are
   // (name, value as TVM's JSON writer prints it) in alphabetical order.
   std::map<std::string, std::vector<std::vector<std::pair<std::string, std::string>>>> attrs;

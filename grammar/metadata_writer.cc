@@ -2,6 +2,7 @@
 // writer: two-space indentation, ", " separators, objects of one member and
 // arrays of at most ten numbers on one line), so that a printed module's
 // metadata is byte-identical to TVM's for the same constants.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -122,7 +123,9 @@ class GraphBuilder {
       nodes_[1].data.push_back(array);
       if (key == kConstantKey) {
         for (size_t i = 0; i < tables.constants.size(); ++i) {
-          int64_t node = AddConstant(tables.constants[i], i);  // grows nodes_
+          const std::vector<int64_t>* dims =
+              i < tables.constant_dims.size() ? &tables.constant_dims[i] : nullptr;
+          int64_t node = AddConstant(tables.constants[i], i, dims);  // grows nodes_
           nodes_[array].data.push_back(node);
         }
         continue;
@@ -144,7 +147,11 @@ class GraphBuilder {
   }
   std::string Ref(int64_t index) { return fmt::format("{}", index); }
 
-  int64_t AddConstant(const NDArray& array, size_t tensor_index) {
+  // `dims`: the tokens of the shape's IntImm objects (a token seen before
+  // refers to that node), or nullptr.
+  int64_t AddConstant(const NDArray& array, size_t tensor_index,
+                      const std::vector<int64_t>* dims) {
+    if (dims != nullptr && dims->size() != array.shape().size()) dims = nullptr;
     int64_t self = Add(JsonNode("relay.Constant"));
     if (virtual_device_ < 0) {
       virtual_device_ = Add(JsonNode("VirtualDevice"));
@@ -156,10 +163,19 @@ class GraphBuilder {
     }
     int64_t type = Add(JsonNode("relay.TensorType"));
     int64_t shape = Add(JsonNode("Array"));
-    for (int64_t d : array.shape()) {
+    for (size_t i = 0; i < array.shape().size(); ++i) {
+      int64_t d = array.shape()[i];
+      if (dims != nullptr) {
+        auto it = dim_nodes_.find((*dims)[i]);
+        if (it != dim_nodes_.end()) {
+          nodes_[shape].data.push_back(it->second);
+          continue;
+        }
+      }
       bool wide = d > INT32_MAX;
       int64_t dim = Add(JsonNode(
           "IntImm", {{"dtype", wide ? "int64" : "int32"}, {"span", "0"}, {"value", Ref(d)}}));
+      if (dims != nullptr) dim_nodes_.emplace((*dims)[i], dim);
       nodes_[shape].data.push_back(dim);
     }
     nodes_[type].attrs = {
@@ -173,6 +189,7 @@ class GraphBuilder {
 
   std::vector<JsonNode> nodes_;
   int64_t virtual_device_ = -1;
+  std::map<int64_t, int64_t> dim_nodes_;  // dim token -> its IntImm node
 };
 
 // The Map's key order: TVM's std::unordered_map<String, Array> iterated by

@@ -243,16 +243,21 @@ const Attrs* Parser::CallAttrs(const Expr* callee, const std::vector<ParsedAttr>
   if (attrs.empty()) return nullptr;
   // A non-op callee's attrs are a dictionary; TVM's printer adds
   // `attrs_type_key` so that their values can be read by that schema.
+  // The key itself is kept, last (where TVM prints it), so that the call
+  // prints back as it was written, whether or not carve knows the type.
   const AttrsSchema* schema = nullptr;
+  const AttrValue* type_key = nullptr;
   for (const ParsedAttr& attr : attrs) {
     if (attr.key != "attrs_type_key") continue;
     if (attr.value.kind() != AttrValue::Kind::kString) {
       Error(attr.value_span, "attrs_type_key expects a string such as \"relay.attrs.DenseAttrs\"");
     } else {
       schema = FindAttrsSchema(attr.value.as_string());
+      type_key = &attr.value;
     }
   }
-  return DictAttrs(attrs, schema);
+  const Attrs* dict = DictAttrs(attrs, schema);
+  return type_key == nullptr ? dict : WithAttr(dict, "attrs_type_key", *type_key);
 }
 
 const Attrs* Parser::DictAttrs(const std::vector<ParsedAttr>& attrs, const AttrsSchema* schema) {
@@ -287,6 +292,10 @@ const Attrs* Parser::MetaCallAttrs(const Expr* callee, const Token& meta) {
   }
   const OpExpr* op = DynCast<OpExpr>(callee);
   const AttrsSchema* schema = FindAttrsSchema(object->type_key);
+  // TVM writes an op's attrs as a meta reference only when the op registers
+  // no attrs type (annotation.compiler_begin/end); remember that the text
+  // did, so that it prints back the same way.
+  if (op != nullptr && !op->info()->attrs_type_registered) module_.set_meta_compiler_attrs(true);
   if (op != nullptr && op->info()->attrs != nullptr) {
     if (schema != op->info()->attrs) {
       Error(SpanOf(meta), fmt::format("'{}' takes attributes of type '{}', not '{}'", op->name(),

@@ -23,12 +23,13 @@ constexpr char kMetadataOmitted[] =
 
 // Appends what follows the program: nothing, the `#[metadata]` section or the
 // note that it was left out.
-void AppendMetadataTrailer(const RelayTextPrinter& printer, const PrintOptions& options,
-                           std::string& out) {
+void AppendMetadataTrailer(RelayTextPrinter& printer, const PrintOptions& options,
+                           std::span<const Expr* const> roots, std::string& out) {
   const MetadataTables& metadata = printer.metadata();
   if (!metadata.first_use.empty()) {
     out.push_back('\n');
     if (options.show_metadata) {
+      printer.ComputeConstantDims(roots);
       out.append("#[metadata]\n");
       out.append(WriteMetadata(metadata));
     } else {
@@ -38,20 +39,34 @@ void AppendMetadataTrailer(const RelayTextPrinter& printer, const PrintOptions& 
 }
 
 // Renders `root` and appends the metadata trailer.
-std::string Finish(RelayTextPrinter& printer, DocId root, const PrintOptions& options) {
+std::string Finish(RelayTextPrinter& printer, DocId root, const PrintOptions& options,
+                   std::span<const Expr* const> roots) {
   const DocStore& docs = printer.docs();
   std::string out;
   size_t bytes = docs.TotalBytes();
   out.reserve(bytes + bytes / 4);  // room for the indentation
   docs.Render(root, &out);
-  AppendMetadataTrailer(printer, options, out);
+  AppendMetadataTrailer(printer, options, roots, out);
   return out;
+}
+
+// The module's definitions, as the roots of the constants' dim analysis.
+std::vector<const Expr*> Roots(const Module& mod) {
+  std::vector<const Expr*> roots;
+  for (const auto& [global, fn] : mod.Functions()) roots.push_back(fn);
+  return roots;
+}
+
+// TVM's meta form for compiler_begin/end attrs when asked for, or when the
+// module's text used it; only with the metadata section (as TVM).
+bool UseMetaAttrs(const Module& mod, const PrintOptions& options) {
+  return (options.meta_attrs || mod.meta_compiler_attrs()) && options.show_metadata;
 }
 
 }  // namespace
 
 std::string PrintModule(const Module& mod, const PrintOptions& options) {
-  RelayTextPrinter printer(options.show_types, options.meta_attrs && options.show_metadata);
+  RelayTextPrinter printer(options.show_types, UseMetaAttrs(mod, options));
   DocStore& docs = printer.docs();
   DocId root = docs.New();
   if (options.header) docs[root].append(kHeader);
@@ -63,12 +78,12 @@ std::string PrintModule(const Module& mod, const PrintOptions& options) {
     docs.AppendRef(root, definition);
     docs[root].push_back('\n');
   }
-  return Finish(printer, root, options);
+  return Finish(printer, root, options, Roots(mod));
 }
 
 void PrintModuleTo(const Module& mod, const PrintOptions& options,
                    const std::function<void(std::string_view)>& write, size_t chunk) {
-  RelayTextPrinter printer(options.show_types, options.meta_attrs && options.show_metadata);
+  RelayTextPrinter printer(options.show_types, UseMetaAttrs(mod, options));
   std::string out;
   out.reserve(chunk + chunk / 4);
   auto flush = [&out, &write] {
@@ -92,7 +107,7 @@ void PrintModuleTo(const Module& mod, const PrintOptions& options,
     out.push_back('\n');
     if (out.size() >= chunk) flush();
   }
-  AppendMetadataTrailer(printer, options, out);
+  AppendMetadataTrailer(printer, options, Roots(mod), out);
   flush();
 }
 
@@ -103,7 +118,7 @@ std::string PrintExpr(const Expr* expr, const PrintOptions& options) {
   if (options.header) docs[root].append(kHeader);
   DocId body = printer.PrintStandalone(expr);
   docs.AppendRef(root, body);
-  return Finish(printer, root, options);
+  return Finish(printer, root, options, {&expr, 1});
 }
 
 std::string PrintType(const Type* type) { return TypeToString(type); }

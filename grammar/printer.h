@@ -8,7 +8,8 @@
 // TVM allocates them. Differences from TVM, all for text that re-parses:
 //  - by default `annotation.compiler_begin/end` attributes print inline
 //    (`compiler="dnnl"`) instead of as `meta[relay.attrs.CompilerAttrs][i]`
-//    (PrintOptions::meta_attrs selects TVM's form);
+//    (PrintOptions::meta_attrs selects TVM's form, and so does a module
+//    whose text wrote them that way: Module::meta_compiler_attrs);
 //  - variable and global names are restricted to characters carve's parser
 //    reads (others become `_`);
 //  - a node shared between two global functions, or a Var bound twice, is

@@ -25,6 +25,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -90,6 +91,10 @@ class RelayTextPrinter {
   // Everything printed as `meta[...][i]`: constants and (with meta_attrs)
   // attrs objects, for WriteMetadata. Empty when nothing was.
   const MetadataTables& metadata() const { return metadata_; }
+  // Fills metadata().constant_dims: which shape dims of the printed
+  // constants are one object in TVM, found by DimIdentity over `roots` (the
+  // printed definitions or expression).
+  void ComputeConstantDims(std::span<const Expr* const> roots);
 
  private:
   enum Flag : uint8_t {
@@ -248,6 +253,7 @@ class RelayTextPrinter {
   absl::flat_hash_map<std::pair<const Attrs*, bool>, std::string> attr_texts_;
   absl::flat_hash_map<const Expr*, uint32_t> meta_index_;
   MetadataTables metadata_;  // constants and meta attrs objects
+  std::vector<const Constant*> meta_constants_;  // metadata_.constants' nodes
   absl::flat_hash_map<const Call*, uint32_t> meta_attrs_index_;
   uint32_t next_temp_ = 0;
   uint32_t graph_vars_ = 0;  // variables BuildGraph met (to size names_)

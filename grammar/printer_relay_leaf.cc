@@ -9,6 +9,7 @@
 
 #include "fmt/format.h"
 #include "grammar/printer_relay.h"
+#include "grammar/printer_dim_identity.h"
 #include "grammar/printer_text.h"
 #include "ir/type.h"
 
@@ -239,6 +240,16 @@ Text RelayTextPrinter::ProjectionText(const TupleGetItem* item, uint32_t node) {
   return Text::Arena(start, arena_.size() - start);
 }
 
+void RelayTextPrinter::ComputeConstantDims(std::span<const Expr* const> roots) {
+  if (meta_constants_.empty()) return;
+  DimIdentity identity;
+  for (const Expr* root : roots) identity.Analyse(root);
+  metadata_.constant_dims.clear();
+  for (const Constant* constant : meta_constants_) {
+    metadata_.constant_dims.push_back(identity.ConstantDims(constant));
+  }
+}
+
 // An inline scalar, or `meta[relay.Constant][i]` numbered by first visit.
 Text RelayTextPrinter::ConstantText(const Constant* constant) {
   size_t start = arena_.size();
@@ -250,6 +261,7 @@ Text RelayTextPrinter::ConstantText(const Constant* constant) {
     if (inserted) {
       if (constants.empty()) NoteMetaKey("relay.Constant");
       constants.push_back(constant->data());
+      meta_constants_.push_back(constant);
     }
     arena_.append("meta[relay.Constant][");
     AppendInt(&arena_, it->second);

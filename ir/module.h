@@ -42,10 +42,19 @@ class Module {
   // GlobalVars mentioned but never defined, sorted by name.
   std::vector<const GlobalVar*> UndefinedGlobals() const;
 
+  // Whether the text the module was read from wrote the attributes of
+  // annotation.compiler_begin/end calls as TVM prints them
+  // (`meta[relay.attrs.CompilerAttrs][i]`). The printer then writes them
+  // that way too, so that TVM's text prints back byte for byte; carve's own
+  // default is the inline `compiler="..."` form.
+  bool meta_compiler_attrs() const { return meta_compiler_attrs_; }
+  void set_meta_compiler_attrs(bool on) { meta_compiler_attrs_ = on; }
+
  private:
   std::shared_ptr<Arena> arena_;
   absl::btree_map<std::string_view, const GlobalVar*> globals_;
   absl::btree_map<std::string_view, const Function*> functions_;
+  bool meta_compiler_attrs_ = false;
 };
 
 }  // namespace carve

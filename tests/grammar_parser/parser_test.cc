@@ -283,10 +283,13 @@ TEST(ParseCalls, NonOpCalleesKeepDictionaries) {
   const Attrs* attrs = Cast<Call>(*e)->attrs();
   ASSERT_NE(attrs, nullptr);
   EXPECT_EQ(attrs->schema(), nullptr);
-  ASSERT_EQ(attrs->entries().size(), 2u);
+  ASSERT_EQ(attrs->entries().size(), 3u);
   EXPECT_EQ(attrs->entries()[0].key, "units");
   EXPECT_TRUE(attrs->entries()[0].value.is_null());
   EXPECT_EQ(attrs->entries()[1].value, AttrValue::Int(1));
+  // The type key stays, last, as TVM prints it (test_call_attrs).
+  EXPECT_EQ(attrs->entries()[2].key, "attrs_type_key");
+  EXPECT_EQ(attrs->entries()[2].value, AttrValue::Str("relay.attrs.DenseAttrs"));
 }
 
 TEST(ParseCalls, CompilerAttrsInlineOrFromMetadata) {

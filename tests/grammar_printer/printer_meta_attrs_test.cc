@@ -153,5 +153,23 @@ TEST(PrinterMetaAttrs, WithoutMetadataPrintsInline) {
   EXPECT_EQ(text.find("relay.attrs.CompilerAttrs"), std::string::npos) << text;
 }
 
+// A module parsed from text that wrote the attrs as meta references prints
+// them that way by default (so TVM's text prints back unchanged); one whose
+// text wrote them inline keeps carve's inline default.
+TEST(PrinterMetaAttrs, ParsedModulesKeepTheirTextsForm) {
+  std::string meta_text = PrintMeta(BuildMixed(true));
+  absl::StatusOr<Module> meta = ParseModule("meta", meta_text);
+  ASSERT_TRUE(meta.ok()) << meta.status();
+  EXPECT_TRUE(meta->meta_compiler_attrs());
+  EXPECT_EQ(PrintModule(*meta), meta_text);
+
+  std::string inline_text = PrintModule(BuildMixed(true));
+  EXPECT_EQ(inline_text.find("relay.attrs.CompilerAttrs"), std::string::npos) << inline_text;
+  absl::StatusOr<Module> plain = ParseModule("inline", inline_text);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_FALSE(plain->meta_compiler_attrs());
+  EXPECT_EQ(PrintModule(*plain), inline_text);
+}
+
 }  // namespace
 }  // namespace carve
