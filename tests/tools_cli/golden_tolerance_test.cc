@@ -97,7 +97,9 @@ TEST(ParseToleranceTest, RejectsMalformedSpecs) {
 class GoldenToleranceFileTest : public testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::path(testing::TempDir()) / "golden_tolerance";
+    // One folder per test: ctest runs the tests of this file in parallel.
+    dir_ = std::filesystem::path(testing::TempDir()) / "golden_tolerance" /
+           testing::UnitTest::GetInstance()->current_test_info()->name();
     std::filesystem::create_directories(dir_);
     path_ = (dir_ / "t.relay").string();
   }
