@@ -97,8 +97,8 @@ std::string CompareLine(std::string_view expected, std::string_view actual,
       return fmt::format("'{}' against '{}': a number against text", e[i].text, a[i].text);
     }
     if (!e[i].number) {
-      if (e[i].text != a[i].text) return fmt::format("text '{}' against '{}'", e[i].text, a[i].text);
-      continue;
+      if (e[i].text == a[i].text) continue;
+      return fmt::format("text '{}' against '{}'", e[i].text, a[i].text);
     }
     if (!Close(e[i].value, a[i].value, tol)) {
       return fmt::format("{} against {}: outside rtol={} atol={}", e[i].text, a[i].text, tol.rtol,
@@ -173,7 +173,8 @@ std::string CompareTolerant(std::string_view expected, std::string_view actual,
 std::string CompareTolerant(std::string_view expected, std::string_view actual,
                             const NumericTolerance& tol) {
   const size_t lines = Lines(actual).size();
-  return CompareTolerant(expected, actual, std::vector<std::optional<NumericTolerance>>(lines, tol));
+  return CompareTolerant(expected, actual,
+                         std::vector<std::optional<NumericTolerance>>(lines, tol));
 }
 
 }  // namespace carve::cli
