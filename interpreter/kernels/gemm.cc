@@ -36,17 +36,37 @@ void Assign(MutableMap<T>& c, const Lhs& a, const Rhs& b, bool accumulate) {
   }
 }
 
-// One single-threaded Eigen GEMM; the four transpose combinations are
-// distinct expression types, so each gets its own product.
+// How a product is computed, chosen once from the whole product's shape so
+// that every panel of a split runs the same arithmetic: a panel of one row
+// or column must not fall back to GEMV when the whole product did not.
+// float products run on the packed kernel where the build has it; matrix-
+// vector shapes stay with Eigen, whose GEMV streams the matrix once instead
+// of packing it.
+template <typename T>
+bool UsesPackedKernel(int64_t m, int64_t n) {
+  if constexpr (std::is_same_v<T, float>) return kPackedSgemm && m > 1 && n > 1;
+  return false;
+}
+
+// True when splitting C into panels leaves every element's arithmetic
+// unchanged: the packed kernel computes each element the same way wherever
+// it falls (sgemm.h), and integer sums are exact in any order. Eigen's
+// float and double GEBP / GEMV are not (their tail rows and columns take
+// other code paths, measured to change the last bits under column splits
+// and odd row splits), so those products run whole.
+template <typename T>
+bool SplitKeepsBits(bool packed) {
+  return packed || std::is_integral_v<T>;
+}
+
+// One single-threaded product; the four transpose combinations are
+// distinct Eigen expression types, so each gets its own product.
 template <typename T>
 void GemmSerial(int64_t m, int64_t n, int64_t k, const MatrixRef<T>& a, const MatrixRef<T>& b,
-                T* c, int64_t ldc, bool accumulate) {
+                T* c, int64_t ldc, bool accumulate, bool packed) {
   if (m == 0 || n == 0) return;
-  // float products run on the packed kernel where the build has it; matrix-
-  // vector shapes stay with Eigen, whose GEMV streams the matrix once
-  // instead of packing it.
   if constexpr (std::is_same_v<T, float>) {
-    if (kPackedSgemm && m > 1 && n > 1) {
+    if (packed) {
       PackedSgemmStrided(m, n, k, a, b, c, ldc, accumulate);
       return;
     }
@@ -100,13 +120,14 @@ template <typename T>
 void Gemm(int64_t m, int64_t n, int64_t k, MatrixRef<T> a, MatrixRef<T> b, T* c, int64_t ldc,
           bool accumulate, const Eigen::ThreadPoolDevice* device) {
   const int threads = NumThreads(device);
+  const bool packed = UsesPackedKernel<T>(m, n);
   // Below ~1 MFLOP a split costs more in packing and wake-ups than it saves.
-  if (threads <= 1 || double(m) * n * k < 1e6) {
-    GemmSerial(m, n, k, a, b, c, ldc, accumulate);
+  if (threads <= 1 || double(m) * n * k < 1e6 || !SplitKeepsBits<T>(packed)) {
+    GemmSerial(m, n, k, a, b, c, ldc, accumulate, packed);
     return;
   }
-  // Panels along the longer side of C, aligned to 16 so Eigen's register
-  // blocks stay whole; each panel packs the shared operand once.
+  // Panels along the longer side of C, aligned to 16 so register blocks
+  // stay whole; each panel packs the shared operand once.
   const bool split_rows = m >= n;
   const int64_t extent = split_rows ? m : n;
   const int64_t panels = std::min<int64_t>(threads, (extent + 15) / 16);
@@ -116,9 +137,9 @@ void Gemm(int64_t m, int64_t n, int64_t k, MatrixRef<T> a, MatrixRef<T> b, T* c,
     for (int64_t p = begin; p < end; ++p) {
       const int64_t lo = p * step, len = std::min(step, extent - lo);
       if (split_rows) {
-        GemmSerial(len, n, k, RowsFrom(a, lo), b, c + lo * ldc, ldc, accumulate);
+        GemmSerial(len, n, k, RowsFrom(a, lo), b, c + lo * ldc, ldc, accumulate, packed);
       } else {
-        GemmSerial(m, len, k, a, ColsFrom(b, lo), c + lo, ldc, accumulate);
+        GemmSerial(m, len, k, a, ColsFrom(b, lo), c + lo, ldc, accumulate, packed);
       }
     }
   });

@@ -24,9 +24,11 @@ struct MatrixRef {
 
 // C = op(A) * op(B) (or C += ... when `accumulate`), with op(A) m x k,
 // op(B) k x n and C row-major m x n with row stride `ldc`. With a device the
-// product is split into row (or column) panels run on its threads; each
-// panel is itself an Eigen GEMM. Instantiated for float, double, int32_t and
-// int64_t.
+// product is split into row (or column) panels run on its threads, but only
+// where the split cannot change a bit of the result (the packed float
+// kernel, integer types); other products run whole, so results are
+// bit-identical for every thread count. Instantiated for float, double,
+// int32_t and int64_t.
 template <typename T>
 void Gemm(int64_t m, int64_t n, int64_t k, MatrixRef<T> a, MatrixRef<T> b, T* c, int64_t ldc,
           bool accumulate, const Eigen::ThreadPoolDevice* device);

@@ -62,7 +62,26 @@ struct AlignedFree {
 
 void SgemmMicroKernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                       bool accumulate) {
-#if defined(__AVX2__) && defined(__FMA__)
+#if defined(__AVX512F__)
+  __m512 acc[MR][2];
+  for (int i = 0; i < MR; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+  for (int64_t p = 0; p < kc; ++p, a += MR, b += NR) {
+    const __m512 b0 = _mm512_load_ps(b), b1 = _mm512_load_ps(b + 16);
+#pragma GCC unroll 6
+    for (int i = 0; i < MR; ++i) {
+      const __m512 x = _mm512_set1_ps(a[i]);
+      acc[i][0] = _mm512_fmadd_ps(x, b0, acc[i][0]);
+      acc[i][1] = _mm512_fmadd_ps(x, b1, acc[i][1]);
+    }
+  }
+  for (int64_t i = 0; i < MR; ++i) {
+    for (int h = 0; h < 2; ++h) {
+      float* dst = c + i * ldc + h * 16;
+      const __m512 v = accumulate ? _mm512_add_ps(acc[i][h], _mm512_loadu_ps(dst)) : acc[i][h];
+      _mm512_storeu_ps(dst, v);
+    }
+  }
+#elif defined(__AVX2__) && defined(__FMA__)
   __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
   __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
   for (int64_t p = 0; p < kc; ++p, a += MR, b += NR) {

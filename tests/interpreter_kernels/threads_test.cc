@@ -78,6 +78,67 @@ std::vector<Case> Cases() {
                    {Random<float>({1, 16, 30, 30}, 17), Random<float>({32, 4, 3, 3}, 18)},
                    Conv({{"dilation", Ints({2, 2})}, {"groups", Int(4)}}),
                    TypeOf(f32, {1, 32, 26, 26})});
+  // Shapes whose split leaves a panel of one row or one column, or a
+  // partial register tile, next to full ones: every element must come out
+  // of the same arithmetic as in the unsplit product (no GEMV for a 1-row
+  // panel, no tail code path with another summation order).
+  cases.push_back({"dense f32 one-row panel",
+                   "nn.dense",
+                   {Random<float>({33, 1000}, 21), Random<float>({32, 1000}, 22)},
+                   MakeAttrs("relay.attrs.DenseAttrs", {}),
+                   TypeOf(f32, {33, 32})});
+  cases.push_back({"dense f32 one-column panel",
+                   "nn.dense",
+                   {Random<float>({32, 1000}, 23), Random<float>({33, 1000}, 24)},
+                   MakeAttrs("relay.attrs.DenseAttrs", {}),
+                   TypeOf(f32, {32, 33})});
+  cases.push_back({"dense f32 vector",
+                   "nn.dense",
+                   {Random<float>({1, 1024}, 25), Random<float>({4099, 1024}, 26)},
+                   MakeAttrs("relay.attrs.DenseAttrs", {}),
+                   TypeOf(f32, {1, 4099})});
+  cases.push_back({"dense f32 odd tails, deep",
+                   "nn.dense",
+                   {Random<float>({97, 1111}, 27), Random<float>({53, 1111}, 28)},
+                   MakeAttrs("relay.attrs.DenseAttrs", {}),
+                   TypeOf(f32, {97, 53})});
+  cases.push_back({"dense f64 odd",
+                   "nn.dense",
+                   {Random<double>({43, 200}, 29), Random<double>({301, 200}, 30)},
+                   MakeAttrs("relay.attrs.DenseAttrs", {}),
+                   TypeOf(f64, {43, 301})});
+  cases.push_back({"batch_matmul one-row panel",
+                   "nn.batch_matmul",
+                   {Random<float>({1, 65, 300}, 31), Random<float>({1, 61, 300}, 32)},
+                   MakeAttrs("relay.attrs.BatchMatmulAttrs", {{"transpose_b", Bool(true)}}),
+                   TypeOf(f32, {1, 65, 61})});
+  cases.push_back({"conv2d NCHW odd channels",
+                   "nn.conv2d",
+                   {Random<float>({1, 19, 37, 41}, 33), Random<float>({33, 19, 3, 3}, 34)},
+                   Conv({{"padding", Ints({1, 1, 1, 1})}}),
+                   TypeOf(f32, {1, 33, 37, 41})});
+  cases.push_back({"conv2d NCHW 7x7 image",
+                   "nn.conv2d",
+                   {Random<float>({1, 256, 7, 7}, 35), Random<float>({130, 256, 3, 3}, 36)},
+                   Conv({{"padding", Ints({1, 1, 1, 1})}}),
+                   TypeOf(f32, {1, 130, 7, 7})});
+  cases.push_back({"conv2d NCHW pointwise",
+                   "nn.conv2d",
+                   {Random<float>({1, 64, 29, 31}, 37), Random<float>({65, 64, 1, 1}, 38)},
+                   Conv({}),
+                   TypeOf(f32, {1, 65, 29, 31})});
+  cases.push_back({"conv2d NHWC odd",
+                   "nn.conv2d",
+                   {Random<float>({1, 23, 27, 17}, 39), Random<float>({3, 3, 17, 35}, 40)},
+                   Conv({{"padding", Ints({1, 1, 1, 1})},
+                         {"data_layout", Str("NHWC")},
+                         {"kernel_layout", Str("HWIO")}}),
+                   TypeOf(f32, {1, 23, 27, 35})});
+  cases.push_back({"conv2d NCHW f64",
+                   "nn.conv2d",
+                   {Random<double>({1, 16, 30, 29}, 41), Random<double>({24, 16, 3, 3}, 42)},
+                   Conv({{"padding", Ints({1, 1, 1, 1})}}),
+                   TypeOf(f64, {1, 24, 30, 29})});
   cases.push_back({"softmax",
                    "nn.softmax",
                    {Random<float>({64, 1000}, 19)},
@@ -102,6 +163,22 @@ TEST(Threads, OneAndTwoThreadsGiveIdenticalBits) {
     auto two = RunKernel1(c.op, c.inputs, c.attrs, c.out_type, &device);
     CARVE_ASSERT_OK(two);
     EXPECT_TRUE(one->BitwiseEqual(*two)) << c.name;
+  }
+}
+
+// Other thread counts split at other places (three panels of a 97-row
+// product end at rows 48 and 96, not 64): still the same bits.
+TEST(Threads, ThreeAndFiveThreadsGiveIdenticalBits) {
+  for (int threads : {3, 5}) {
+    Eigen::ThreadPool pool(threads);
+    Eigen::ThreadPoolDevice device(&pool, threads);
+    for (const Case& c : Cases()) {
+      auto one = RunKernel1(c.op, c.inputs, c.attrs, c.out_type, nullptr);
+      CARVE_ASSERT_OK(one);
+      auto many = RunKernel1(c.op, c.inputs, c.attrs, c.out_type, &device);
+      CARVE_ASSERT_OK(many);
+      EXPECT_TRUE(one->BitwiseEqual(*many)) << c.name << " on " << threads << " threads";
+    }
   }
 }
 

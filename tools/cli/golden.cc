@@ -8,6 +8,7 @@
 #include "fmt/format.h"
 #include "re2/re2.h"
 #include "tools/cli/cli.h"
+#include "tools/cli/golden_compare.h"
 
 namespace carve::cli {
 namespace {
@@ -63,6 +64,10 @@ struct Case {
   std::vector<CheckLine> checks;
   std::vector<ExpectedDiag> diags;
   std::optional<int> exit_code;
+  // From `// TOLERANCE: rtol=R atol=A`: numbers in this case's part of the
+  // .expected file compare within the tolerance (golden_compare.h).
+  std::optional<NumericTolerance> tolerance;
+  std::string directive_error;  // a malformed directive fails the case
 };
 
 // Splits a RUN pipeline stage into words, honouring '...' and "..." quotes.
@@ -132,11 +137,12 @@ void ParseDirectives(const std::vector<std::string>& lines, size_t begin, size_t
   static const RE2 kRun(R"(//\s*RUN:\s*(.*))");
   static const RE2 kCheck(R"(//\s*(CHECK(?:-NEXT|-NOT|-EMPTY)?):\s?(.*))");
   static const RE2 kExit(R"(//\s*EXIT:\s*(\d+))");
+  static const RE2 kTolerance(R"(//\s*TOLERANCE:(.*))");
   static const RE2 kDiag(
       R"(expected-(error|warning|note)(?:@([+-]?)(\d+)(?::(\d+))?)?\s*\{\{(.*)\}\})");
   for (size_t i = begin; i < end; ++i) {
     const std::string& line = lines[i];
-    std::string run, kind, text, sev, sign, num, col, msg;
+    std::string run, kind, text, sev, sign, num, col, msg, spec;
     int code = 0;
     if (RE2::PartialMatch(line, kRun, &run)) {
       c.runs.push_back(Trim(run));
@@ -144,6 +150,14 @@ void ParseDirectives(const std::vector<std::string>& lines, size_t begin, size_t
       c.checks.push_back(CheckLine{kind, TrimRight(text), int(i + 1)});
     } else if (RE2::PartialMatch(line, kExit, &code)) {
       c.exit_code = code;
+    } else if (RE2::PartialMatch(line, kTolerance, &spec)) {
+      absl::StatusOr<NumericTolerance> tol = ParseTolerance(spec);
+      if (tol.ok()) {
+        c.tolerance = *tol;
+      } else {
+        c.directive_error +=
+            fmt::format("  line {}: {}\n", i + 1, std::string(tol.status().message()));
+      }
     }
     if (RE2::PartialMatch(line, kDiag, &sev, &sign, &num, &col, &msg)) {
       ExpectedDiag d;
@@ -393,6 +407,7 @@ GoldenResult RunGoldenFile(const std::string& path, const GoldenOptions& options
   std::string expected_path = path + ".expected";
   bool uses_expected_file = false;
   std::vector<std::string> outputs;
+  std::vector<std::optional<NumericTolerance>> tolerances;  // per output
   for (size_t k = 0; k < cases.size(); ++k) {
     Case& c = cases[k];
     if (c.runs.empty()) continue;
@@ -404,7 +419,7 @@ GoldenResult RunGoldenFile(const std::string& path, const GoldenOptions& options
       output += r.text;
       exit_code = r.exit_code;
     }
-    std::string failure;
+    std::string failure = c.directive_error;
     int want_exit = c.exit_code.value_or(c.diags.empty() ? 0 : 1);
     if (exit_code != want_exit) {
       failure += fmt::format("  exit code {} (expected {})\n", exit_code, want_exit);
@@ -417,6 +432,7 @@ GoldenResult RunGoldenFile(const std::string& path, const GoldenOptions& options
     if (c.checks.empty() && c.diags.empty()) {
       uses_expected_file = true;
       outputs.push_back(output);
+      tolerances.push_back(c.tolerance);
     }
     if (!failure.empty()) {
       ++result.failed;
@@ -428,13 +444,27 @@ GoldenResult RunGoldenFile(const std::string& path, const GoldenOptions& options
   }
   if (uses_expected_file) {
     std::string actual;
+    std::vector<std::optional<NumericTolerance>> line_tolerance;
     for (size_t i = 0; i < outputs.size(); ++i) {
       if (i) actual += std::string(kCaseSeparator) + "\n";
       actual += outputs[i];
+      // Lines started so far (a separator line counts with the case before).
+      const size_t lines = size_t(std::count(actual.begin(), actual.end(), '\n')) + 1;
+      line_tolerance.resize(lines, tolerances[i]);
     }
     absl::StatusOr<std::string> expected = env.read_file(expected_path);
+    const bool tolerant = std::any_of(tolerances.begin(), tolerances.end(),
+                                      [](const auto& t) { return t.has_value(); });
+    // "" when the expected text matches (within the cases' tolerances).
+    auto mismatch = [&]() -> std::string {
+      if (!tolerant) return *expected == actual ? "" : FirstDifference(*expected, actual);
+      std::string why = CompareTolerant(*expected, actual, line_tolerance);
+      return why.empty() ? "" : "  first difference at " + why + "\n";
+    };
     if (options.update) {
-      if (!expected.ok() || *expected != actual) {
+      // Within tolerance the file stays as it is, so --update on another
+      // ISA does not churn the last digits.
+      if (!expected.ok() || !mismatch().empty()) {
         absl::Status s = env.write_file(expected_path, actual);
         if (!s.ok()) {
           ++result.failed;
@@ -446,10 +476,9 @@ GoldenResult RunGoldenFile(const std::string& path, const GoldenOptions& options
       ++result.failed;
       result.report += fmt::format("{}: missing {} (run `carve test --update`)\n", path,
                                    expected_path);
-    } else if (*expected != actual) {
+    } else if (std::string why = mismatch(); !why.empty()) {
       ++result.failed;
-      result.report += fmt::format("{}: output differs from {}\n{}", path, expected_path,
-                                   FirstDifference(*expected, actual));
+      result.report += fmt::format("{}: output differs from {}\n{}", path, expected_path, why);
     }
   }
   return result;
