@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "fmt/format.h"
+#include "ir/op.h"
 #include "patterns/attr_match.h"
 #include "patterns/describe.h"
 #include "patterns/expr_equal.h"
@@ -205,6 +206,19 @@ bool Matcher::MatchArgs(std::span<const uint32_t> pats, std::span<const Expr* co
   return true;
 }
 
+namespace {
+
+// TVM v0.16's matcher retries swapped arguments for add and multiply only,
+// not for the other commutative ops of the registry (maximum, equal, ...):
+// `maximum(?x, const)` does not match `maximum(c, x)` in TVM, so not here.
+bool CommutesInPatterns(const OpInfo* op) {
+  static const OpInfo* const add = FindOp("add");
+  static const OpInfo* const multiply = FindOp("multiply");
+  return op != nullptr && (op == add || op == multiply);
+}
+
+}  // namespace
+
 bool Matcher::VisitCall(uint32_t id, const Expr* e) {
   const auto* call = DynCast<Call>(e);
   const auto* pat = Cast<CallPattern>(pattern_->node(id).node);
@@ -235,9 +249,7 @@ bool Matcher::VisitCall(uint32_t id, const Expr* e) {
       });
     }
     if (MatchArgs(arg_pats, call->args(), false)) return true;
-    // Commutativity is an op fact from the registry, never an op name here.
-    const OpInfo* op = pat->op();
-    return op != nullptr && op->commutative() && arg_pats.size() == 2 &&
+    return CommutesInPatterns(pat->op()) && arg_pats.size() == 2 &&
            MatchArgs(arg_pats, call->args(), true);
   }
   Rollback(mark);
@@ -318,7 +330,9 @@ bool Matcher::VisitAttr(uint32_t id, const Expr* e) {
         return fmt::format("{} has no attribute '{}'", Describe(e), want.key);
       });
     }
-    if (!AttrValueMatches(want.value, *have)) {
+    bool same = Isa<Function>(e) ? AttrValuesStructurallyEqual(want.value, *have)
+                                 : CallAttrMatches(want.value, *have);
+    if (!same) {
       return Fail(id, e, [&] {
         return fmt::format("attribute {} is {}, expected {}", want.key, AttrValueToString(*have),
                            AttrValueToString(want.value));
