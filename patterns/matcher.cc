@@ -196,9 +196,12 @@ bool Matcher::VisitKind(uint32_t id, const Expr* e) {
 bool Matcher::MatchArgs(std::span<const uint32_t> pats, std::span<const Expr* const> args,
                         bool swap) {
   size_t mark = trail_.size();
-  for (size_t i = 0; i < pats.size(); ++i) {
-    size_t arg = swap ? pats.size() - 1 - i : i;
-    if (!VisitChild(pats[i], args[arg], {PathStep::Kind::kArg, static_cast<uint32_t>(arg)})) {
+  // Arguments left to right; swapped, the patterns run in reverse (TVM
+  // matches the reversed pattern list against the args), which decides what
+  // shared sub-patterns and alternations bind first.
+  for (size_t arg = 0; arg < pats.size(); ++arg) {
+    uint32_t pat = pats[swap ? pats.size() - 1 - arg : arg];
+    if (!VisitChild(pat, args[arg], {PathStep::Kind::kArg, static_cast<uint32_t>(arg)})) {
       Rollback(mark);
       return false;
     }

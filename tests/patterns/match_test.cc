@@ -41,6 +41,15 @@ TEST_F(MatchTest, CommutativeOpsMatchSwappedArgs) {
   EXPECT_FALSE(MatchPattern(eq, Op("equal", {y_, x_})));
 }
 
+// Swapped, TVM matches the reversed pattern list against the args in order:
+// `s | var("x")` meets x first and binds s to x, so `s` then fails on y.
+// Visiting `s` first would bind it to y, and `var("x")` would match x.
+TEST_F(MatchTest, SwappedArgsVisitTheReversedPatternsLeftToRight) {
+  Pattern s = IsVar();
+  Pattern add = IsOp("add")(s, s | IsVar("x"));
+  EXPECT_FALSE(MatchPattern(add, Op("add", {x_, y_})));
+}
+
 TEST_F(MatchTest, NonCommutativeOpsDoNotSwap) {
   Pattern sub = IsOp("subtract")(IsVar("x"), IsVar("y"));
   EXPECT_TRUE(MatchPattern(sub, Op("subtract", {x_, y_})));
