@@ -38,6 +38,47 @@ bool AttrValueMatches(const AttrValue& expected, const AttrValue& actual) {
   }
 }
 
+bool CallAttrMatches(const AttrValue& expected, const AttrValue& actual) {
+  using K = AttrValue::Kind;
+  switch (actual.kind()) {
+    case K::kInt:
+    case K::kBool:
+      return IsIntegral(expected) && expected.as_int() == actual.as_int();
+    case K::kFloat:
+      return expected.kind() == K::kFloat && expected.as_float() == actual.as_float();
+    case K::kString:
+      return expected.kind() == K::kString && expected.as_string() == actual.as_string();
+    case K::kArray:
+      return AttrValuesStructurallyEqual(expected, actual);
+    case K::kNull:
+      return expected.is_null();
+  }
+  return false;
+}
+
+bool AttrValuesStructurallyEqual(const AttrValue& a, const AttrValue& b) {
+  using K = AttrValue::Kind;
+  if (a.kind() != b.kind()) return false;
+  switch (a.kind()) {
+    case K::kNull:
+      return true;
+    case K::kInt:
+      return a.as_int() == b.as_int() && a.int_bits() == b.int_bits();
+    case K::kBool:
+      return a.as_int() == b.as_int();
+    case K::kFloat:
+      return a.as_float() == b.as_float();
+    case K::kString:
+      return a.as_string() == b.as_string();
+    case K::kArray: {
+      auto x = a.as_array();
+      auto y = b.as_array();
+      return std::equal(x.begin(), x.end(), y.begin(), y.end(), AttrValuesStructurallyEqual);
+    }
+  }
+  return false;
+}
+
 std::optional<int> CompareAttrValues(const AttrValue& a, const AttrValue& b) {
   if (IsNumber(a) && IsNumber(b)) {
     if (IsIntegral(a) && IsIntegral(b)) {

@@ -1,5 +1,6 @@
 // Attribute comparisons for patterns and predicates, with TVM's matcher
-// semantics (MatchRetValue in dataflow_matcher.cc): numbers compare by value
+// semantics where the matcher uses them (CallAttrMatches, below). `where`
+// clauses use AttrValueMatches: numbers compare by value
 // whatever their width or kind (1 == 1i64 == True == 1.0), strings by
 // content, arrays element by element with the same rules, None only with
 // None. Dtype-valued fields are stored as strings, so `dtype="float32"`
@@ -15,8 +16,21 @@
 
 namespace carve {
 
-// True when `actual` equals the pattern value `expected`.
+// True when `actual` equals the pattern value `expected` (the lenient
+// comparison of `where` clauses).
 bool AttrValueMatches(const AttrValue& expected, const AttrValue& actual);
+
+// TVM's MatchRetValue, for has_attr on calls and op attr maps: the kind of
+// the actual value decides. An int (or bool) field matches an int pattern
+// value of any width (not 1.0); a double field only a float pattern value
+// (not 0); a string (or dtype) field a string; an array field is compared
+// structurally (AttrValuesStructurallyEqual).
+bool CallAttrMatches(const AttrValue& expected, const AttrValue& actual);
+
+// TVM's StructuralEqual over attribute values, for function attrs and
+// array-valued call attrs: same kind, ints of the same width (3 != 3i64),
+// arrays element by element.
+bool AttrValuesStructurallyEqual(const AttrValue& a, const AttrValue& b);
 
 // Three-way comparison for `<`, `<=`, ...: negative, zero or positive; nullopt
 // when the values are not ordered (different kinds, arrays, None).

@@ -58,7 +58,7 @@ void PushSlots(const Expr* e, std::vector<Slot>& slots) {
 
 bool IsCompositeFunction(const Expr* e) {
   const auto* fn = DynCast<Function>(e);
-  return fn != nullptr && (fn->HasAttr("PartitionedFromPattern") || fn->HasAttr("Composite"));
+  return fn != nullptr && fn->HasAttr("PartitionedFromPattern");
 }
 
 IndexedGraph::IndexedGraph(const Expr* root, const IndexedGraphOptions& options) {

@@ -33,8 +33,10 @@
 
 namespace carve {
 
-// True for the function literals partitioning creates (PartitionedFromPattern
-// or Composite attributes): the grouper never matches inside them.
+// True for the function literals partitioning creates (a PartitionedFromPattern
+// attribute): the grouper never matches inside them. As TVM's PatternGrouper,
+// a function with only a Composite attribute (written by hand) is matched
+// inside like any other.
 bool IsCompositeFunction(const Expr* e);
 
 struct IndexedGraphOptions {

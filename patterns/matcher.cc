@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "fmt/format.h"
+#include "ir/op.h"
 #include "patterns/attr_match.h"
 #include "patterns/describe.h"
 #include "patterns/expr_equal.h"
@@ -195,15 +196,31 @@ bool Matcher::VisitKind(uint32_t id, const Expr* e) {
 bool Matcher::MatchArgs(std::span<const uint32_t> pats, std::span<const Expr* const> args,
                         bool swap) {
   size_t mark = trail_.size();
-  for (size_t i = 0; i < pats.size(); ++i) {
-    size_t arg = swap ? pats.size() - 1 - i : i;
-    if (!VisitChild(pats[i], args[arg], {PathStep::Kind::kArg, static_cast<uint32_t>(arg)})) {
+  // Arguments left to right; swapped, the patterns run in reverse (TVM
+  // matches the reversed pattern list against the args), which decides what
+  // shared sub-patterns and alternations bind first.
+  for (size_t arg = 0; arg < pats.size(); ++arg) {
+    uint32_t pat = pats[swap ? pats.size() - 1 - arg : arg];
+    if (!VisitChild(pat, args[arg], {PathStep::Kind::kArg, static_cast<uint32_t>(arg)})) {
       Rollback(mark);
       return false;
     }
   }
   return true;
 }
+
+namespace {
+
+// TVM v0.16's matcher retries swapped arguments for add and multiply only,
+// not for the other commutative ops of the registry (maximum, equal, ...):
+// `maximum(?x, const)` does not match `maximum(c, x)` in TVM, so not here.
+bool CommutesInPatterns(const OpInfo* op) {
+  static const OpInfo* const add = FindOp("add");
+  static const OpInfo* const multiply = FindOp("multiply");
+  return op != nullptr && (op == add || op == multiply);
+}
+
+}  // namespace
 
 bool Matcher::VisitCall(uint32_t id, const Expr* e) {
   const auto* call = DynCast<Call>(e);
@@ -235,9 +252,7 @@ bool Matcher::VisitCall(uint32_t id, const Expr* e) {
       });
     }
     if (MatchArgs(arg_pats, call->args(), false)) return true;
-    // Commutativity is an op fact from the registry, never an op name here.
-    const OpInfo* op = pat->op();
-    return op != nullptr && op->commutative() && arg_pats.size() == 2 &&
+    return CommutesInPatterns(pat->op()) && arg_pats.size() == 2 &&
            MatchArgs(arg_pats, call->args(), true);
   }
   Rollback(mark);
@@ -318,7 +333,9 @@ bool Matcher::VisitAttr(uint32_t id, const Expr* e) {
         return fmt::format("{} has no attribute '{}'", Describe(e), want.key);
       });
     }
-    if (!AttrValueMatches(want.value, *have)) {
+    bool same = Isa<Function>(e) ? AttrValuesStructurallyEqual(want.value, *have)
+                                 : CallAttrMatches(want.value, *have);
+    if (!same) {
       return Fail(id, e, [&] {
         return fmt::format("attribute {} is {}, expected {}", want.key, AttrValueToString(*have),
                            AttrValueToString(want.value));

@@ -32,9 +32,22 @@ TEST_F(MatchTest, CommutativeOpsMatchSwappedArgs) {
   Pattern mul = IsOp("multiply")(IsVar("x"), IsVar("y"));
   EXPECT_TRUE(MatchPattern(mul, Op("multiply", {x_, y_})));
   EXPECT_TRUE(MatchPattern(mul, Op("multiply", {y_, x_})));
-  // carve takes commutativity from the registry: maximum commutes too.
+  // As TVM v0.16: only add and multiply retry swapped args, not the other
+  // commutative ops of the registry.
   Pattern max = IsOp("maximum")(IsVar("x"), IsVar("y"));
-  EXPECT_TRUE(MatchPattern(max, Op("maximum", {y_, x_})));
+  EXPECT_TRUE(MatchPattern(max, Op("maximum", {x_, y_})));
+  EXPECT_FALSE(MatchPattern(max, Op("maximum", {y_, x_})));
+  Pattern eq = IsOp("equal")(IsVar("x"), IsVar("y"));
+  EXPECT_FALSE(MatchPattern(eq, Op("equal", {y_, x_})));
+}
+
+// Swapped, TVM matches the reversed pattern list against the args in order:
+// `s | var("x")` meets x first and binds s to x, so `s` then fails on y.
+// Visiting `s` first would bind it to y, and `var("x")` would match x.
+TEST_F(MatchTest, SwappedArgsVisitTheReversedPatternsLeftToRight) {
+  Pattern s = IsVar();
+  Pattern add = IsOp("add")(s, s | IsVar("x"));
+  EXPECT_FALSE(MatchPattern(add, Op("add", {x_, y_})));
 }
 
 TEST_F(MatchTest, NonCommutativeOpsDoNotSwap) {
@@ -224,12 +237,29 @@ TEST_F(MatchTest, DTypeAttrAsString) {
   EXPECT_FALSE(MatchPattern(cast, Op("cast", {x_}, {{"dtype", AttrValue::Str("int8")}})));
 }
 
-TEST_F(MatchTest, NumbersCompareByValueAcrossWidthsAndKinds) {
+// TVM's MatchRetValue: the field's kind decides. An int field compares by
+// value across widths, but not with a float; a double field only with a
+// float; an array field structurally (element widths must agree).
+TEST_F(MatchTest, AttrNumbersCompareAsTvmMatchRetValue) {
   Pattern groups =
       IsOp("nn.conv2d")(Wildcard(), Wildcard()).HasAttr({{"groups", AttrValue::Int(1, 64)}});
   EXPECT_TRUE(MatchPattern(groups, Op("nn.conv2d", {x_, y_})));
+  Pattern groups_f =
+      IsOp("nn.conv2d")(Wildcard(), Wildcard()).HasAttr({{"groups", AttrValue::Float(1)}});
+  EXPECT_FALSE(MatchPattern(groups_f, Op("nn.conv2d", {x_, y_})));
+  const Call* leaky = Op("nn.leaky_relu", {x_}, {{"alpha", AttrValue::Float(0)}});
   Pattern alpha = IsOp("nn.leaky_relu")(Wildcard()).HasAttr({{"alpha", AttrValue::Int(0)}});
-  EXPECT_TRUE(MatchPattern(alpha, Op("nn.leaky_relu", {x_}, {{"alpha", AttrValue::Float(0)}})));
+  EXPECT_FALSE(MatchPattern(alpha, leaky));
+  Pattern alpha_f = IsOp("nn.leaky_relu")(Wildcard()).HasAttr({{"alpha", AttrValue::Float(0)}});
+  EXPECT_TRUE(MatchPattern(alpha_f, leaky));
+  const Call* conv = Op("nn.conv2d", {x_, y_}, {{"kernel_size", AttrValue::Ints({3, 3})}});
+  Pattern k = IsOp("nn.conv2d")(Wildcard(), Wildcard()).HasAttr({{"kernel_size", AttrValue::Ints({3, 3})}});
+  EXPECT_TRUE(MatchPattern(k, conv));
+  Pattern k21 = IsOp("nn.conv2d")(Wildcard(), Wildcard()).HasAttr({{"kernel_size", AttrValue::Ints({2, 1})}});
+  EXPECT_FALSE(MatchPattern(k21, conv));
+  Pattern k64 = IsOp("nn.conv2d")(Wildcard(), Wildcard())
+                    .HasAttr({{"kernel_size", AttrValue::Array({AttrValue::Int(3, 64), AttrValue::Int(3, 64)})}});
+  EXPECT_FALSE(MatchPattern(k64, conv));
 }
 
 class DiamondTest : public PatternTest {
