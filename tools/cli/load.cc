@@ -1,7 +1,7 @@
 #include "tools/cli/load.h"
 
 #include "grammar/parser.h"
-#include "passes/infer_type.h"
+#include "passes/type_annotations.h"
 #include "support/status_macros.h"
 
 namespace carve::cli {
@@ -13,7 +13,10 @@ absl::StatusOr<Module> LoadModule(Env& env, const std::string& path) {
 
 absl::StatusOr<Module> LoadTypedModule(Env& env, const std::string& path) {
   CARVE_ASSIGN_OR_RETURN(Module mod, LoadModule(env, path));
-  CARVE_RETURN_IF_ERROR(InferType(mod));
+  // TVM's parser ends with InferType, whose resolver fills missing
+  // annotations (a parameter written without a type, a function without a
+  // return type), so everything downstream sees them as TVM's users do.
+  CARVE_RETURN_IF_ERROR(InferTypeAndAnnotate(mod).status());
   return mod;
 }
 
