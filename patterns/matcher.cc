@@ -4,7 +4,6 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "fmt/format.h"
-#include "ir/op.h"
 #include "patterns/attr_match.h"
 #include "patterns/describe.h"
 #include "patterns/expr_equal.h"
@@ -209,19 +208,6 @@ bool Matcher::MatchArgs(std::span<const uint32_t> pats, std::span<const Expr* co
   return true;
 }
 
-namespace {
-
-// TVM v0.16's matcher retries swapped arguments for add and multiply only,
-// not for the other commutative ops of the registry (maximum, equal, ...):
-// `maximum(?x, const)` does not match `maximum(c, x)` in TVM, so not here.
-bool CommutesInPatterns(const OpInfo* op) {
-  static const OpInfo* const add = FindOp("add");
-  static const OpInfo* const multiply = FindOp("multiply");
-  return op != nullptr && (op == add || op == multiply);
-}
-
-}  // namespace
-
 bool Matcher::VisitCall(uint32_t id, const Expr* e) {
   const auto* call = DynCast<Call>(e);
   const auto* pat = Cast<CallPattern>(pattern_->node(id).node);
@@ -252,7 +238,10 @@ bool Matcher::VisitCall(uint32_t id, const Expr* e) {
       });
     }
     if (MatchArgs(arg_pats, call->args(), false)) return true;
-    return CommutesInPatterns(pat->op()) && arg_pats.size() == 2 &&
+    // Commutativity is an op fact from the registry, never an op name here
+    // (shared/spec/patterns.md; TVM retries only add and multiply).
+    const OpInfo* op = pat->op();
+    return op != nullptr && op->commutative() && arg_pats.size() == 2 &&
            MatchArgs(arg_pats, call->args(), true);
   }
   Rollback(mark);
