@@ -43,26 +43,40 @@ class Annotator : public TypedMutator {
 };
 
 struct Scan {
-  bool untyped = false;  // some node has no checked type
-  bool missing = false;  // some annotation TVM would fill is missing
+  bool untyped = false;         // some node has no checked type
+  bool missing = false;         // some annotation TVM would fill is missing
+  bool missing_inside = false;  // ... other than the function's own return type
 };
 
 Scan ScanFunction(const Function* fn) {
   Scan scan;
-  PostOrderVisit(fn, [&scan](const Expr* e) {
+  PostOrderVisit(fn, [&scan, fn](const Expr* e) {
     if (e->checked_type() == nullptr) {
       scan.untyped = scan.untyped || (!Isa<OpExpr>(e) && !Isa<GlobalVar>(e));
       return;
     }
-    scan.missing = scan.missing || NeedsAnnotation(e);
+    if (NeedsAnnotation(e)) {
+      scan.missing = true;
+      scan.missing_inside = scan.missing_inside || e != fn;
+    }
   });
   return scan;
 }
 
-bool AnyMissing(const Function* fn) { return ScanFunction(fn).missing; }
-
 // Writes the missing annotations of `fn` (bound to `gv`); true when any was.
-bool Annotate(Module& mod, const GlobalVar* gv, const Function* fn) {
+// A function that lacks only its return type (the common case of a
+// hand-written @main) gets a new function node over the same body: no
+// whole-body mutator, whose memo table would cost as much as the graph.
+bool Annotate(Module& mod, const GlobalVar* gv, const Function* fn, const Scan& scan) {
+  if (!scan.missing) return false;
+  if (!scan.missing_inside) {
+    const Function* typed = IRBuilder(mod.arena()).MakeFunction(
+        fn->params(), fn->body(), fn->body()->checked_type(), fn->attrs(), fn->type_params(),
+        fn->span());
+    typed->set_checked_type(fn->checked_type());
+    mod.Add(gv, typed);
+    return true;
+  }
   Annotator annotator(mod.arena());
   const Expr* out = annotator.Mutate(fn);
   if (out == fn) return false;
@@ -70,19 +84,11 @@ bool Annotate(Module& mod, const GlobalVar* gv, const Function* fn) {
   return true;
 }
 
-absl::StatusOr<bool> Fill(Module& mod, const std::vector<const GlobalVar*>& functions) {
-  bool changed = false;
-  for (const GlobalVar* gv : functions) changed |= Annotate(mod, gv, mod.Lookup(gv->name()));
-  return changed;
-}
-
 }  // namespace
 
 absl::StatusOr<bool> FillMissingTypeAnnotations(Module& mod) {
   bool changed = false;
-  for (const auto& [gv, fn] : mod.Functions()) {
-    if (AnyMissing(fn)) changed |= Annotate(mod, gv, fn);
-  }
+  for (const auto& [gv, fn] : mod.Functions()) changed |= Annotate(mod, gv, fn, ScanFunction(fn));
   return changed;
 }
 
@@ -93,14 +99,15 @@ absl::StatusOr<bool> InferTypeAndAnnotate(Module& mod) {
 
 absl::StatusOr<bool> RetypeIfNeeded(Module& mod) {
   bool untyped = false;
-  std::vector<const GlobalVar*> missing;
+  std::vector<std::pair<const GlobalVar*, Scan>> scans;
   for (const auto& [gv, fn] : mod.Functions()) {
-    Scan scan = ScanFunction(fn);
-    untyped = untyped || scan.untyped;
-    if (scan.missing) missing.push_back(gv);
+    scans.emplace_back(gv, ScanFunction(fn));
+    untyped = untyped || scans.back().second.untyped;
   }
   if (untyped) return InferTypeAndAnnotate(mod);
-  return Fill(mod, missing);
+  bool changed = false;
+  for (const auto& [gv, scan] : scans) changed |= Annotate(mod, gv, mod.Lookup(gv->name()), scan);
+  return changed;
 }
 
 }  // namespace carve

@@ -86,7 +86,7 @@ int RunCheck(const ParsedArgs& args, Env& env) {
   int exit_code = kExitOk;
   int64_t calls = 0;
   for (const std::string& path : args.positional()) {
-    absl::StatusOr<Module> mod = LoadTypedModule(env, path);
+    absl::StatusOr<Module> mod = LoadCheckedModule(env, path);
     if (!mod.ok()) {
       exit_code = ReportError(env, mod.status());
     } else if (args.Has("--stats")) {

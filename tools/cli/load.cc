@@ -1,6 +1,7 @@
 #include "tools/cli/load.h"
 
 #include "grammar/parser.h"
+#include "passes/infer_type.h"
 #include "passes/type_annotations.h"
 #include "support/status_macros.h"
 
@@ -17,6 +18,12 @@ absl::StatusOr<Module> LoadTypedModule(Env& env, const std::string& path) {
   // annotations (a parameter written without a type, a function without a
   // return type), so everything downstream sees them as TVM's users do.
   CARVE_RETURN_IF_ERROR(InferTypeAndAnnotate(mod).status());
+  return mod;
+}
+
+absl::StatusOr<Module> LoadCheckedModule(Env& env, const std::string& path) {
+  CARVE_ASSIGN_OR_RETURN(Module mod, LoadModule(env, path));
+  CARVE_RETURN_IF_ERROR(InferType(mod));
   return mod;
 }
 
