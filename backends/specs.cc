@@ -36,14 +36,13 @@ const std::map<std::string, PartitionRecipe, std::less<>>& Recipes() {
       {"arm_compute_lib", {"InferType", false, false}},
       // test_dnnl.py's pipeline: CanonicalizeOps, InferType, SimplifyInference,
       // FoldConstant, FoldScaleAxis (Backward-, ForwardFoldScaleAxis, FoldConstant),
-      // SimplifyExpr, FoldConstant, (Legalize,
-      // FoldConstant: the DnnlLegalize pass, left out until the interpreter's
-      // convolutions take GOIHW / GIOHW weights, or run --compare would fail),
-      // (AlterOpLayout), rewrite_layer_norm, rewrite_dense_bias_gelu_reshape_last
+      // SimplifyExpr, FoldConstant, Legalize with legalize_group_conv
+      // (DnnlLegalize), FoldConstant, (AlterOpLayout), rewrite_layer_norm, rewrite_dense_bias_gelu_reshape_last
       // (DnnlRewrites), (legalize_qnn_for_dnnl).
       {"dnnl",
        {"CanonicalizeOps,InferType,SimplifyInference,FoldConstant,BackwardFoldScaleAxis,"
-        "ForwardFoldScaleAxis,FoldConstant,SimplifyExpr,FoldConstant,DnnlRewrites",
+        "ForwardFoldScaleAxis,FoldConstant,SimplifyExpr,FoldConstant,DnnlLegalize,FoldConstant,"
+        "DnnlRewrites",
         true, true}},
       // InferType, RemoveDropout, RemoveUnusedFunctions (registered by
       // backend_passes.h), (ConvertLayout), FoldConstant. ConvertLayout is an

@@ -61,6 +61,16 @@ absl::StatusOr<memory::desc> DataDesc(std::string_view layout, const std::vector
 absl::StatusOr<memory::desc> WeightsDesc(std::string_view layout, const std::vector<int64_t>& shape,
                                          int spatial, int64_t groups, bool transpose) {
   std::string logical = "OI" + SpatialLetters(spatial);
+  if (groups > 1 && layout.find('G') != std::string_view::npos) {
+    // Already grouped (dnnl's legalize_group_conv: GOIHW, GIOHW): G, O and
+    // I hold oneDNN's (G, O/G, I/G) directly, conv and deconv alike.
+    std::string grouped = "G" + logical;
+    std::optional<std::vector<int64_t>> strides = LogicalStrides(layout, shape, grouped);
+    if (!strides) return Unsupported(fmt::format("kernel layout {}", layout));
+    std::vector<int64_t> dims;
+    for (char c : grouped) dims.push_back(shape[layout.find(c)]);
+    return F32Desc(dims, *strides);
+  }
   std::optional<std::vector<int64_t>> strides = LogicalStrides(layout, shape, logical);
   if (!strides) return Unsupported(fmt::format("kernel layout {}", layout));
   std::vector<int64_t> dims;

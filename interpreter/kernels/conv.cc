@@ -1,7 +1,9 @@
 // Kernels for nn.conv1d/2d/3d and nn.conv1d/2d/3d_transpose (ops.md §7).
 // Any data/kernel/out layout that is a permutation of the canonical letters
-// works (NCHW, NHWC, OIHW, HWIO, OHWI, HWOI, ...); split layouts
-// (NCHW16c) and grouped G-layouts are reported as Unimplemented.
+// works (NCHW, NHWC, OIHW, HWIO, OHWI, HWOI, ...), and so do conv2d's and
+// conv2d_transpose's grouped G-layouts (GOIHW / GIOHW, what dnnl's
+// legalize_group_conv produces) when groups > 1; split layouts (NCHW16c)
+// are reported as Unimplemented.
 
 #include "interpreter/kernels/conv.h"
 
@@ -24,7 +26,21 @@ struct ConvAttrs {
   std::vector<int64_t> output_padding;              // transposed convolutions only
   int64_t groups = 1;
   std::string data_layout, kernel_layout, out_layout;
+  // TVM's Conv2DRel / Conv2DTransposeRel read a 2-d kernel layout holding a
+  // 'G' as GOIHW / GIOHW when groups > 1: a 5-d weight (G, O/G, I/G, kh, kw)
+  // or (G, I/G, O/G, kh, kw) whose row-major order is that of OIHW / IOHW,
+  // so the kernels read it through the canonical order with G first.
+  bool grouped_kernel = false;
 };
+
+// The weight's canonical axis order: OI / IO then the spatial letters,
+// prefixed by G for a grouped kernel layout.
+std::string KernelAxes(const ConvAttrs& a, int spatial, bool transposed) {
+  std::string axes = a.grouped_kernel ? "G" : "";
+  axes += transposed ? "IO" : "OI";
+  axes += SpatialLetters(spatial);
+  return axes;
+}
 
 absl::StatusOr<ConvAttrs> DecodeConvAttrs(const KernelContext& ctx, int spatial,
                                           bool transposed) {
@@ -43,6 +59,8 @@ absl::StatusOr<ConvAttrs> DecodeConvAttrs(const KernelContext& ctx, int spatial,
   a.kernel_layout = std::string(AttrString(ctx, "kernel_layout", (transposed ? "IO" : "OI") + sp));
   a.out_layout = std::string(AttrString(ctx, "out_layout", ""));
   if (a.out_layout.empty()) a.out_layout = a.data_layout;
+  a.grouped_kernel =
+      spatial == 2 && a.groups > 1 && a.kernel_layout.find('G') != std::string::npos;
   if (a.groups < 1) return KernelError(ctx, "groups must be positive");
   for (int i = 0; i < spatial; ++i) {
     if (a.strides[i] < 1 || a.dilation[i] < 1) {
@@ -55,6 +73,14 @@ absl::StatusOr<ConvAttrs> DecodeConvAttrs(const KernelContext& ctx, int spatial,
 // Extent of the tensor axis holding layout letter `letter`.
 int64_t Extent(const NDArray& t, const std::string& layout, char letter) {
   return t.shape()[layout.find(letter)];
+}
+
+// Extent of the weight's `letter` axis in the ungrouped view: a grouped
+// layout's `whole` axis (O for conv2d, I for conv2d_transpose) spans all
+// groups, G times its per-group extent.
+int64_t WeightExtent(const NDArray& w, const ConvAttrs& a, char letter, char whole) {
+  const int64_t e = Extent(w, a.kernel_layout, letter);
+  return a.grouped_kernel && letter == whole ? e * Extent(w, a.kernel_layout, 'G') : e;
 }
 
 // Fills the spatial arrays of `g` (right-aligned into D, H, W) from the
@@ -77,11 +103,14 @@ absl::Status CheckLayouts(const KernelContext& ctx, const ConvAttrs& a, int spat
                           const NDArray& weight, const NDArray& out) {
   const std::string sp = SpatialLetters(spatial);
   CARVE_RETURN_IF_ERROR(LayoutPermutation(ctx, a.data_layout, "NC" + sp).status());
-  CARVE_RETURN_IF_ERROR(LayoutPermutation(ctx, a.kernel_layout, "OI" + sp).status());
+  CARVE_RETURN_IF_ERROR(
+      LayoutPermutation(ctx, a.kernel_layout, KernelAxes(a, spatial, transposed)).status());
   CARVE_RETURN_IF_ERROR(LayoutPermutation(ctx, a.out_layout, "NC" + sp).status());
   const size_t rank = spatial + 2;
-  if (data.rank() != rank || weight.rank() != rank || out.rank() != rank) {
-    return KernelError(ctx, "needs rank-{} data, weight and output", rank);
+  const size_t weight_rank = rank + (a.grouped_kernel ? 1 : 0);
+  if (data.rank() != rank || weight.rank() != weight_rank || out.rank() != rank) {
+    return KernelError(ctx, "needs rank-{} data and output and a rank-{} weight", rank,
+                       weight_rank);
   }
   return absl::OkStatus();
 }
@@ -204,8 +233,8 @@ absl::StatusOr<std::vector<NDArray>> RunConv(const KernelContext& ctx, int spati
   g.out_channels = Extent(out, a.out_layout, 'C');
   g.groups = a.groups;
   FillSpatial(g, a, spatial, data, weight, out);
-  CARVE_RETURN_IF_ERROR(CheckGeometry(ctx, g, a, spatial, Extent(weight, a.kernel_layout, 'I'),
-                                      Extent(weight, a.kernel_layout, 'O'), false));
+  CARVE_RETURN_IF_ERROR(CheckGeometry(ctx, g, a, spatial, WeightExtent(weight, a, 'I', 'O'),
+                                      WeightExtent(weight, a, 'O', 'O'), false));
   const std::string sp = SpatialLetters(spatial);
   // Channels-last data (NHWC, NWC, NDHWC) keeps its order: its im2col rows
   // are contiguous channel runs. Everything else computes channels-first.
@@ -213,7 +242,7 @@ absl::StatusOr<std::vector<NDArray>> RunConv(const KernelContext& ctx, int spati
       a.data_layout.back() == 'C' ? ChannelOrder::kLast : ChannelOrder::kFirst;
   const std::string canonical = order == ChannelOrder::kFirst ? "NC" + sp : "N" + sp + "C";
   CARVE_RETURN_IF_ERROR(VisitAccType(ctx, out.dtype(), [&]<typename Acc>() -> absl::Status {
-    CARVE_ASSIGN_OR_RETURN(Buffer<Acc> w, CanonicalWeight<Acc>(ctx, weight, a.kernel_layout, "OI" + sp,
+    CARVE_ASSIGN_OR_RETURN(Buffer<Acc> w, CanonicalWeight<Acc>(ctx, weight, a.kernel_layout, KernelAxes(a, spatial, false),
                                                                zero_points, g.out_channels));
     const int64_t data_zp = zero_points == nullptr ? 0 : zero_points->data;
     return RunTyped<Acc>(ctx, data, a, canonical, w, data_zp, out,
@@ -236,12 +265,12 @@ absl::StatusOr<std::vector<NDArray>> RunConvTranspose(const KernelContext& ctx, 
   g.out_channels = Extent(out, a.out_layout, 'C');
   g.groups = a.groups;
   FillSpatial(g, a, spatial, data, weight, out);
-  CARVE_RETURN_IF_ERROR(CheckGeometry(ctx, g, a, spatial, Extent(weight, a.kernel_layout, 'I'),
-                                      Extent(weight, a.kernel_layout, 'O'), true));
+  CARVE_RETURN_IF_ERROR(CheckGeometry(ctx, g, a, spatial, WeightExtent(weight, a, 'I', 'I'),
+                                      WeightExtent(weight, a, 'O', 'I'), true));
   const std::string sp = SpatialLetters(spatial);
   CARVE_RETURN_IF_ERROR(VisitAccType(ctx, out.dtype(), [&]<typename Acc>() -> absl::Status {
     CARVE_ASSIGN_OR_RETURN(Buffer<Acc> w, CanonicalWeight<Acc>(ctx, weight, a.kernel_layout,
-                                                               "IO" + sp, nullptr, 0));
+                                                               KernelAxes(a, spatial, true), nullptr, 0));
     return RunTyped<Acc>(ctx, data, a, "NC" + sp, w, 0, out, [&](const Acc* d, const Acc* wt, Acc* o) {
       ConvTransposeForward<Acc>(g, d, wt, o, ctx.device);
     });

@@ -135,6 +135,18 @@ const Attrs* ConvAttrs(const ConvCase& c) {
   return attrs;
 }
 
+// `weight` (OI.. or IO..) viewed with its first axis split into (groups,
+// rest): the 5-d G-first weight dnnl's legalize_group_conv makes with a
+// reshape, which keeps the row-major order.
+NDArray SplitGroups(const NDArray& weight, int64_t groups) {
+  std::vector<int64_t> shape = weight.shape();
+  shape[0] /= groups;
+  shape.insert(shape.begin(), groups);
+  NDArray out = NDArray::Empty(weight.dtype(), shape);
+  for (int64_t i = 0; i < weight.num_elements(); ++i) out.SetFromDouble(i, weight.GetAsDouble(i));
+  return out;
+}
+
 // Builds random inputs in logical layouts, runs the kernel on the case's
 // layouts and compares with the reference.
 void CheckConv(const ConvCase& c, double tol = 1e-4,
@@ -168,9 +180,12 @@ void CheckConv(const ConvCase& c, double tol = 1e-4,
   const std::vector<int64_t> out_shape =
       Relayout(out_shape_probe, data_logical, out_layout).shape();
   const std::string op = fmt::format("nn.conv{}d{}", c.spatial, c.transposed ? "_transpose" : "");
+  const bool grouped = c.kernel_layout.find('G') != std::string::npos;
   auto out = RunKernel1(op,
                         {Relayout(data, data_logical, c.data_layout),
-                         Relayout(weight, weight_logical, c.kernel_layout)},
+                         grouped ? Relayout(SplitGroups(weight, c.groups), "G" + weight_logical,
+                                            c.kernel_layout)
+                                 : Relayout(weight, weight_logical, c.kernel_layout)},
                         ConvAttrs(c), TypeOf(c.out_dtype, out_shape), device);
   CARVE_ASSERT_OK(out);
   EXPECT_EQ(out->dtype(), c.out_dtype);
@@ -417,6 +432,49 @@ TEST(Conv3D, BothLayoutsSixValuePadding) {
   }
 }
 
+// TVM's Conv2DRel reads a kernel layout holding G (groups > 1) as GOIHW:
+// the weight (G, O/G, I/G, kh, kw) dnnl's legalize_group_conv makes. The
+// result is the ungrouped convolution's, for plain groups, depthwise (the
+// legalization does not exempt it) and a permuted G-layout.
+TEST(Conv2D, GroupedGoihwWeightMatchesOihw) {
+  ConvCase c = Conv2DCase();
+  c.in_channels = 6;
+  c.out_channels = 4;
+  c.groups = 2;
+  c.kernel_layout = "GOIHW";
+  CheckConv(c);
+  c.data_layout = "NHWC";
+  c.kernel_layout = "GHWIO";
+  CheckConv(c);
+  for (int64_t multiplier : {1, 2}) {
+    ConvCase d = Conv2DCase();
+    d.in_channels = 4;
+    d.groups = 4;
+    d.out_channels = 4 * multiplier;
+    d.kernel_layout = "GOIHW";
+    SCOPED_TRACE(fmt::format("depthwise x{}", multiplier));
+    CheckConv(d);
+  }
+}
+
+// A 4-d weight under a G-layout, or a G-layout with groups=1, is what TVM's
+// type relation rejects; the kernel reports it instead of misreading it.
+TEST(Conv2D, GroupedLayoutNeedsFiveDimsAndGroups) {
+  ConvCase c = Conv2DCase();
+  c.in_channels = 6;
+  c.out_channels = 4;
+  c.groups = 2;
+  c.kernel_layout = "GOIHW";
+  auto out = RunKernel1("nn.conv2d", {Random<float>({2, 6, 7, 9}, 1), Random<float>({4, 3, 3, 2}, 2)},
+                        ConvAttrs(c), TypeOf(DataType::Float(32), {2, 4, 4, 8}));
+  EXPECT_FALSE(out.ok());
+  c.groups = 1;
+  c.in_channels = 3;
+  out = RunKernel1("nn.conv2d", {Random<float>({2, 3, 7, 9}, 1), Random<float>({1, 4, 3, 3, 2}, 2)},
+                   ConvAttrs(c), TypeOf(DataType::Float(32), {2, 4, 4, 8}));
+  EXPECT_FALSE(out.ok());
+}
+
 ConvCase TransposeCase() {
   ConvCase c = Conv2DCase();
   c.transposed = true;
@@ -440,6 +498,17 @@ TEST(Conv2DTranspose, GroupsStridesDilationOutputPadding) {
   ConvCase c = TransposeCase();
   c.data_layout = "NHWC";
   c.kernel_layout = "HWIO";
+  CheckConv(c);
+}
+
+// conv2d_transpose's grouped layout is GIOHW: (G, I/G, O/G, kh, kw).
+TEST(Conv2DTranspose, GroupedGiohwWeightMatchesIohw) {
+  ConvCase c = TransposeCase();
+  c.kernel_layout = "GIOHW";
+  CheckConv(c);
+  c.groups = 4;
+  c.out_channels = 4;
+  SCOPED_TRACE("depthwise");
   CheckConv(c);
 }
 
