@@ -111,8 +111,12 @@ class AnnotatedRegionSet::Creator {
       RegionId id = set_.MakeRegion(target, scopes_.empty() ? nullptr : scopes_.back());
       set_.AddNode(id, call);
       set_.Append(set_.regions_[id].ins, call);
+      ++set_.regions_[id].num_ins;
       RegionId producer = set_.GetRegion(call->args()[0]);
-      if (producer != kNoRegion) set_.Append(set_.regions_[producer].consumers, call);
+      if (producer != kNoRegion) {
+        set_.Append(set_.regions_[producer].consumers, call);
+        ++set_.regions_[producer].num_consumers;
+      }
       return absl::OkStatus();
     }
     RegionId id = set_.GetRegion(call->args()[0]);
@@ -251,25 +255,47 @@ void AnnotatedRegionSet::MergeRegions(RegionId src, RegionId dst) {
   src = Find(src);
   dst = Find(dst);
   if (src == dst) return;
+  Region& s = regions_[src];
+  Region& d = regions_[dst];
   // Inputs of the merged region reading from `src` became internal: TVM
   // drops them and the outputs of `src` they read. Inputs elsewhere that
   // read from `src` stay consumers of the merged region.
-  List kept;
-  ForEachItem(regions_[src].consumers, [&](const Expr* begin) {
-    RegionId owner = Find(nodes_.Find(begin)->region);
-    if (owner == src || owner == dst) {
+  if (s.num_consumers > d.num_ins) {
+    // A producer with many readers merging into a small region (a region
+    // grown along a chain that every branch reads): rescanning its
+    // consumers at every merge was quadratic, so look from the other side
+    // and keep the consumer list, whose dropped entries stay marked removed.
+    ForEachItem(d.ins, [&](const Expr* begin) {
+      if (nodes_.Find(begin)->removed) return;
+      const Expr* arg = Cast<Call>(begin)->args()[0];
+      const NodeEntry* producer = nodes_.Find(arg);
+      if (producer == nullptr || producer->region == kNoRegion) return;
+      if (Find(producer->region) != src) return;
       nodes_[begin].removed = 1;
-      nodes_[Cast<Call>(begin)->args()[0]].removed = 1;
-    } else {
-      Append(kept, begin);
-    }
-  });
-  Region& s = regions_[src];
-  Region& d = regions_[dst];
+      nodes_[arg].removed = 1;
+    });
+    Splice(d.consumers, s.consumers, next_);
+    d.num_consumers += s.num_consumers;
+  } else {
+    List kept;
+    size_t num_kept = 0;
+    ForEachItem(s.consumers, [&](const Expr* begin) {
+      RegionId owner = Find(nodes_.Find(begin)->region);
+      if (owner == src || owner == dst) {
+        nodes_[begin].removed = 1;
+        nodes_[Cast<Call>(begin)->args()[0]].removed = 1;
+      } else {
+        Append(kept, begin);
+        ++num_kept;
+      }
+    });
+    Splice(d.consumers, kept, next_);
+    d.num_consumers += num_kept;
+  }
   Splice(d.nodes, s.nodes, next_);
   Splice(d.ins, s.ins, next_);
   Splice(d.outs, s.outs, next_);
-  Splice(d.consumers, kept, next_);
+  d.num_ins += s.num_ins;
   d.num_nodes += s.num_nodes;
   parent_[src] = dst;
   --live_regions_;

@@ -107,6 +107,9 @@ class AnnotatedRegionSet {
     // the graph); merging consults them to find inputs that became internal.
     List consumers;
     size_t num_nodes = 0;
+    // Lengths of `ins` and `consumers`, counting entries marked removed.
+    size_t num_ins = 0;
+    size_t num_consumers = 0;
   };
   class Creator;
 

@@ -77,7 +77,7 @@ class UnusedLetRemover : public TypedMutator {
   // Walks the spine iteratively; values are rebuilt by a nested Mutate
   // (nesting bounded by the text's block depth).
   const Expr* RewriteLetChain(const Let* head) {
-    std::vector<std::pair<const Let*, const Expr*>> kept;
+    std::vector<KeptLet> kept;
     const Expr* cur = head;
     while (const Let* l = DynCast<Let>(cur)) {
       cur = l->body();
@@ -92,17 +92,7 @@ class UnusedLetRemover : public TypedMutator {
       kept.emplace_back(l, value);
     }
     const Expr* body = Mutate(cur);
-    for (auto it = kept.rbegin(); it != kept.rend(); ++it) {
-      const Let* l = it->first;
-      if (it->second == l->value() && body == l->body()) {
-        body = l;
-        continue;
-      }
-      const Let* rebuilt = builder().MakeLet(l->var(), it->second, body, l->span());
-      rebuilt->set_checked_type(l->checked_type());
-      body = rebuilt;
-    }
-    return body;
+    return RewrapLetChain(kept, body);
   }
 
   const absl::flat_hash_map<const Var*, int>& uses_;

@@ -119,7 +119,7 @@ class ConstantFolder : public TypedMutator {
   // kept bound). The spine of the chain is walked iteratively; values are
   // folded by a nested Mutate (nesting bounded by the text's block depth).
   const Expr* FoldLetChain(const Let* head) {
-    std::vector<std::pair<const Let*, const Expr*>> kept;
+    std::vector<KeptLet> kept;
     const Expr* cur = head;
     while (const Let* l = DynCast<Let>(cur)) {
       const Expr* value = Mutate(l->value());
@@ -131,17 +131,7 @@ class ConstantFolder : public TypedMutator {
       cur = l->body();
     }
     const Expr* body = Mutate(cur);
-    for (auto it = kept.rbegin(); it != kept.rend(); ++it) {
-      const Let* l = it->first;
-      if (it->second == l->value() && body == l->body()) {
-        body = l;
-        continue;
-      }
-      const Let* rebuilt = builder().MakeLet(l->var(), it->second, body, l->span());
-      rebuilt->set_checked_type(l->checked_type());
-      body = rebuilt;
-    }
-    return body;
+    return RewrapLetChain(kept, body);
   }
 
   bool Foldable(const Call* call) const {

@@ -35,7 +35,8 @@ class RegionMerger {
         pending_(set.NumRegionIds(), 0),
         restrict_(set.NumRegionIds()),
         region_upstream_(set.NumRegionIds()),
-        region_known_(set.NumRegionIds(), 0) {}
+        region_known_(set.NumRegionIds(), 0),
+        endless_(set.NumRegionIds(), 0) {}
 
   absl::Status Run(const Expr* root) {
     CountPendingEdges();
@@ -46,6 +47,7 @@ class RegionMerger {
   // pending_[r]: input edges of unvisited regions that read from region r.
   void CountPendingEdges() {
     for (RegionId r : set_.RegionIds()) {
+      endless_[r] = set_.Outs(r).empty();
       set_.ForEachIn(r, [&](const Call* begin) {
         RegionId p = set_.GetRegion(begin->args()[0]);
         if (p != kNone && p != r) ++pending_[p];
@@ -259,13 +261,27 @@ class RegionMerger {
       Canonicalize(result);
       Prune(result, kNone);
       if (IsRegionKey(k)) {
-        region_known_[k >> 1] = 1;
-        region_upstream_[k >> 1] = std::move(result);
+        RegionId r = static_cast<RegionId>(k >> 1);
+        region_known_[r] = 1;
+        region_upstream_[r] = std::move(result);
+        if (endless_[r]) ConsumeInputsOf(r);
       } else {
         upstream_[KeyPtr(k)] = std::move(result);
       }
     }
     return IsRegionKey(key) ? region_upstream_[key >> 1] : *upstream_.Find(KeyPtr(key));
+  }
+
+  // A region without a compiler_end (AnnotateTarget's begin around a let
+  // value) is never visited, so its input edges are marked visited once its
+  // upstream set is memoized (that copy is all its readers need). Left
+  // pending, they kept every producer in all later restriction sets: a chain
+  // of lets took quadratic time and memory.
+  void ConsumeInputsOf(RegionId r) {
+    set_.ForEachIn(r, [&](const Call* begin) {
+      RegionId p = set_.GetRegion(begin->args()[0]);
+      if (p != kNone && p != r) Consume(p);
+    });
   }
 
   const RegionList& RegionUpstreamIfKnown(RegionId g) {
@@ -301,6 +317,7 @@ class RegionMerger {
   AddressMap<RegionList> upstream_;   // nodes outside regions, by node
   std::vector<RegionList> region_upstream_;  // undecided regions, by id
   std::vector<uint8_t> region_known_;
+  std::vector<uint8_t> endless_;  // regions without a compiler_end
 };
 
 // Removes compiler_begin(compiler_end(x)) pairs inside one region.
