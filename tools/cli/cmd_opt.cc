@@ -150,25 +150,6 @@ int RunOpt(const ParsedArgs& args, Env& env) {
   return WriteModule(*mod, args, env);
 }
 
-// TVM's partition_for_<backend>: the first backend's preparation passes,
-// MergeComposite, AnnotateTarget, MergeCompilerRegions (unless no backend
-// merges), PartitionGraph.
-absl::StatusOr<PassPtr> PartitionPipeline(const std::vector<TargetSpecPtr>& backends) {
-  std::vector<PassPtr> passes;
-  const PartitionRecipe& recipe = backends.front()->recipe();
-  if (!recipe.prep_pipeline.empty()) {
-    CARVE_ASSIGN_OR_RETURN(PassPtr prep, ParsePipeline(recipe.prep_pipeline));
-    for (const PassPtr& p : SequenceMembers(*prep)) passes.push_back(p);
-  }
-  passes.push_back(MergeComposite(backends));
-  passes.push_back(AnnotateTarget(backends, recipe.annotate_non_call_ops));
-  bool merge = false;
-  for (const TargetSpecPtr& b : backends) merge = merge || b->recipe().merge_regions;
-  if (merge) passes.push_back(MergeCompilerRegions());
-  passes.push_back(PartitionGraph());
-  return MakeSequential("Partition", std::move(passes));
-}
-
 absl::StatusOr<std::vector<TargetSpecPtr>> Backends(const std::string& list) {
   std::vector<TargetSpecPtr> backends;
   size_t start = 0;
@@ -199,7 +180,7 @@ int RunPartition(const ParsedArgs& args, Env& env) {
   if (!backends.ok()) return ReportError(env, backends.status());
   absl::StatusOr<Module> mod = LoadModuleWithParams(env, args);
   if (!mod.ok()) return ReportError(env, mod.status());
-  absl::StatusOr<PassPtr> pipeline = PartitionPipeline(*backends);
+  absl::StatusOr<PassPtr> pipeline = BackendPipeline(*backends);
   if (!pipeline.ok()) return ReportError(env, pipeline.status());
   InstallConstantEvaluator();
   absl::Status ran = RunWithInstruments(**pipeline, *mod, args, env);
