@@ -1,5 +1,7 @@
 #include "passes/instruments.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 
 #include "fmt/format.h"
@@ -26,6 +28,13 @@ absl::Status AfterPassError(const absl::Status& status, const Pass& pass) {
   return DiagnosticsToStatus(diags, status.code());
 }
 
+// Minor page faults of the process so far.
+long MinorFaults() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_minflt;
+}
+
 }  // namespace
 
 absl::Status PrintIRInstrument::BeforePass(const Pass& pass, const Module& mod, int depth) {
@@ -47,33 +56,38 @@ absl::Status PrintIRInstrument::AfterPass(const Pass& pass, const Module& mod, i
 }
 
 absl::Status TimingInstrument::BeforePass(const Pass& pass, const Module& mod, int depth) {
-  records_.push_back(Record{pass.Describe(), depth, 0});
-  open_.emplace_back(records_.size() - 1, Clock::now());
+  records_.push_back(Record{pass.Describe(), depth, 0, 0});
+  open_.push_back(Open{records_.size() - 1, Clock::now(), MinorFaults()});
   return absl::OkStatus();
 }
 
 absl::Status TimingInstrument::AfterPass(const Pass& pass, const Module& mod, int depth,
                                          bool changed) {
   if (open_.empty()) return absl::OkStatus();
-  auto [index, start] = open_.back();
+  Open open = open_.back();
   open_.pop_back();
-  records_[index].ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  Record& record = records_[open.index];
+  record.ms = std::chrono::duration<double, std::milli>(Clock::now() - open.start).count();
+  record.faults = MinorFaults() - open.faults;
   return absl::OkStatus();
 }
 
 std::string TimingInstrument::Render() const {
   double total = 0;
+  long total_faults = 0;
   int top = records_.empty() ? 0 : records_.front().depth;
   for (const Record& r : records_) {
-    if (r.depth == top) total += r.ms;
+    if (r.depth != top) continue;
+    total += r.ms;
+    total_faults += r.faults;
   }
-  std::string out = "===== pass timing =====\n  time (ms)   share  pass\n";
+  std::string out = "===== pass timing =====\n  time (ms)   share     faults  pass\n";
   for (const Record& r : records_) {
     double share = total > 0 ? 100.0 * r.ms / total : 0;
-    out += fmt::format("{:>11.3f} {:>6.1f}%  {}{}\n", r.ms, share,
+    out += fmt::format("{:>11.3f} {:>6.1f}% {:>10}  {}{}\n", r.ms, share, r.faults,
                        std::string(2 * (r.depth - top), ' '), r.name);
   }
-  out += fmt::format("{:>11.3f} {:>6.1f}%  total\n", total, 100.0);
+  out += fmt::format("{:>11.3f} {:>6.1f}% {:>10}  total\n", total, 100.0, total_faults);
   return out;
 }
 
