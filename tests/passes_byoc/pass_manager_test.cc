@@ -13,6 +13,7 @@
 namespace carve::testing {
 namespace {
 
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 
 std::string Error(std::string_view pipeline) {
@@ -130,9 +131,10 @@ TEST(Instruments, TimingTable) {
   ASSERT_TRUE(RunPipeline(**pipeline, mod, ctx).ok());
   std::string table = timing->Render();
   EXPECT_THAT(table, HasSubstr("pass timing"));
-  EXPECT_THAT(table, HasSubstr("%  InferType\n"));
-  EXPECT_THAT(table, HasSubstr("%  AnnotateTarget(byoc_target,include_non_call_ops=True)\n"));
-  EXPECT_THAT(table, HasSubstr("100.0%  total"));
+  EXPECT_THAT(table, HasSubstr("time (ms)   share     faults  pass\n"));
+  EXPECT_THAT(table, ContainsRegex("%  +[0-9]+  InferType\n"));
+  EXPECT_THAT(table, ContainsRegex("%  +[0-9]+  AnnotateTarget\\(byoc_target,include_non_call_ops=True\\)\n"));
+  EXPECT_THAT(table, ContainsRegex("100.0%  +[0-9]+  total\n"));
 }
 
 // A pass that wraps relu and the add reading it in one region, leaving the
