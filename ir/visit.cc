@@ -49,26 +49,27 @@ const Expr* ExprMutator::Mutate(const Expr* root) {
   std::vector<const Expr*> kids;
   while (!stack.empty()) {
     auto& [e, expanded] = stack.back();
-    if (memo_.Contains(e)) {
+    if (expanded) {
+      // Not memoized yet: it was not when expanded, and only its own
+      // descendants ran since (the graph is acyclic).
+      const Expr* node = e;
+      stack.pop_back();
+      const Expr* rewritten = Rewrite(node);
+      memo_.TryEmplace(node, rewritten);
+      continue;
+    }
+    if (memo_.Contains(e)) {  // pushed twice (a shared node), done since
       stack.pop_back();
       continue;
     }
-    if (!expanded) {
-      expanded = true;
-      if (VisitChildren(e)) {
-        kids.clear();
-        ForEachChild(e, [&](const Expr* c) { kids.push_back(c); });
-        for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
-          if (!memo_.Contains(*it)) stack.emplace_back(*it, false);
-        }
+    expanded = true;
+    if (VisitChildren(e)) {
+      kids.clear();
+      ForEachChild(e, [&](const Expr* c) { kids.push_back(c); });
+      for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
+        if (!memo_.Contains(*it)) stack.emplace_back(*it, false);
       }
-      continue;
     }
-    const Expr* node = e;
-    stack.pop_back();
-    // Not memoized: checked at the top of this iteration.
-    const Expr* rewritten = Rewrite(node);
-    memo_.TryEmplace(node, rewritten);
   }
   return *memo_.Find(root);
 }

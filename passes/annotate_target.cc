@@ -1,11 +1,15 @@
 #include "passes/annotate_target.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
 
-#include "ir/address_map.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "fmt/format.h"
+#include "ir/address_map.h"
 #include "ir/visit.h"
 #include "passes/annotation.h"
 
@@ -21,6 +25,8 @@ bool IsNullaryValue(const Expr* e) {
 }
 
 class Annotator : public ExprMutator {
+  using ExprList = absl::InlinedVector<const Expr*, 4>;
+
  public:
   Annotator(Arena* arena, const std::vector<TargetSpecPtr>& targets, bool include_non_call_ops)
       : ExprMutator(arena), targets_(targets), include_non_call_ops_(include_non_call_ops) {}
@@ -67,7 +73,7 @@ class Annotator : public ExprMutator {
     if (IsCompilerEnd(pre)) {
       // An earlier run's annotation: remember the target of its input.
       const Call* post = Cast<Call>(Typed(pre, Rebuild(pre)));
-      target_of_.TryEmplace(post->args()[0], AnnotationTarget(post));
+      target_of_.TryEmplace(post->args()[0], TargetId(AnnotationTarget(post)));
       return post;
     }
     if (!pre->args().empty() && IsCompilerBegin(pre->args()[0]) &&
@@ -79,14 +85,14 @@ class Annotator : public ExprMutator {
     // arguments come from the memo (Rebuild would first make a call over
     // them that nothing keeps: one garbage node per op).
     const Expr* callee = Mutated(pre->callee());
-    std::vector<const Expr*> mutated;
+    ExprList mutated;
     mutated.reserve(pre->args().size());
     for (const Expr* a : pre->args()) mutated.push_back(Mutated(a));
     if (!include_non_call_ops_ && Isa<Var>(pre->callee())) return CloseArgs(pre, callee, mutated);
     auto [unused, args] = AnnotateArgs(mutated, target);
     const Call* call = builder().MakeCall(callee, args, pre->attrs(), pre->span());
     call->set_checked_type(pre->checked_type());
-    target_of_[call] = target;
+    SetTarget(call, target);
     return call;
   }
 
@@ -112,7 +118,7 @@ class Annotator : public ExprMutator {
   // A call of a local function when non-call ops are not annotated: its
   // inputs are closed, the call itself stays outside every region.
   const Expr* CloseArgs(const Call* pre, const Expr* callee, std::span<const Expr* const> mutated) {
-    std::vector<const Expr*> args;
+    ExprList args;
     for (const Expr* a : mutated) args.push_back(InsertEnd(a));
     const Call* call = builder().MakeCall(callee, args, pre->attrs(), pre->span());
     call->set_checked_type(pre->checked_type());
@@ -120,7 +126,7 @@ class Annotator : public ExprMutator {
   }
 
   const Expr* RewriteTuple(const Tuple* post) {
-    std::vector<const Expr*> fields;
+    ExprList fields;
     if (!include_non_call_ops_) {
       for (const Expr* f : post->fields()) fields.push_back(InsertEnd(f));
       return Typed(post, builder().MakeTuple(fields, post->span()));
@@ -129,7 +135,7 @@ class Annotator : public ExprMutator {
     const Tuple* tuple = builder().MakeTuple(annotated, post->span());
     tuple->set_checked_type(post->checked_type());
     // An empty tuple behaves like a call without arguments.
-    target_of_[tuple] = post->fields().empty() ? kDefaultTarget : target;
+    SetTarget(tuple, post->fields().empty() ? kDefaultTarget : target);
     return tuple;
   }
 
@@ -143,7 +149,7 @@ class Annotator : public ExprMutator {
     const TupleGetItem* item =
         builder().MakeTupleGetItem(annotated[0], post->index(), post->span());
     item->set_checked_type(post->checked_type());
-    target_of_[item] = target;
+    SetTarget(item, target);
     return item;
   }
 
@@ -168,11 +174,11 @@ class Annotator : public ExprMutator {
   // edge) and opens them again with compiler_begin for `target` (or, when
   // `target` is empty, for the common target of the inputs). Returns the
   // chosen target and the new arguments.
-  std::pair<std::string_view, std::vector<const Expr*>> AnnotateArgs(
-      std::span<const Expr* const> args, std::string_view target) {
+  std::pair<std::string_view, ExprList> AnnotateArgs(std::span<const Expr* const> args,
+                                                    std::string_view target) {
     std::string_view ref_target;
-    std::vector<const Expr*> opened(args.size(), nullptr);  // kept begins
-    std::vector<const Expr*> closed(args.size(), nullptr);  // to be opened
+    ExprList opened(args.size(), nullptr);  // kept begins
+    ExprList closed(args.size(), nullptr);  // to be opened
     for (size_t i = 0; i < args.size(); ++i) {
       std::string_view arg_target = Classify(args[i], opened[i], closed[i]);
       if (ref_target.empty()) {
@@ -183,7 +189,7 @@ class Annotator : public ExprMutator {
     }
     std::string_view op_target = target.empty() ? ref_target : target;
     if (ref_target.empty()) return {op_target, {args.begin(), args.end()}};
-    std::vector<const Expr*> out(args.size());
+    ExprList out(args.size());
     for (size_t i = 0; i < args.size(); ++i) {
       out[i] = opened[i] != nullptr ? opened[i] : MakeCompilerBegin(builder(), closed[i], op_target);
     }
@@ -203,12 +209,12 @@ class Annotator : public ExprMutator {
       }
       return IsCompilerEnd(inner) ? AnnotationTarget(inner) : kDefaultTarget;
     }
-    const std::string_view* found = target_of_.Find(arg);
+    const uint32_t* found = target_of_.Find(arg);
     if (found == nullptr) {
       closed = arg;  // a graph input
       return kDefaultTarget;
     }
-    std::string_view target = *found;
+    std::string_view target = target_names_[*found];
     closed = IsNullaryValue(arg) ? arg : MakeCompilerEnd(builder(), arg, target);
     return target;
   }
@@ -216,30 +222,55 @@ class Annotator : public ExprMutator {
   // TVM's InsertCompilerEndAndPropogateTarget, for values leaving their
   // region (bodies, if parts, inputs of non-annotated nodes).
   const Expr* InsertEnd(const Expr* e) {
-    if (const std::string_view* found = target_of_.Find(e)) {
+    if (const uint32_t* found = target_of_.Find(e)) {
       bool closable = Isa<TupleGetItem>(e) || ((Isa<Tuple>(e) || Isa<Call>(e)) && !IsNullaryValue(e));
       if (!closable) return e;
-      std::string_view target = *found;
-      const Call* end = MakeCompilerEnd(builder(), e, target);
-      target_of_[end] = target;
+      uint32_t id = *found;
+      const Call* end = MakeCompilerEnd(builder(), e, target_names_[id]);
+      target_of_[end] = id;
       return end;
     }
     if (IsCompilerEnd(e) && AnnotationTarget(e) == kDefaultTarget) {
       // A default end of an earlier run: re-close with the input's target.
       const Expr* inner = Cast<Call>(e)->args()[0];
-      const std::string_view* found = target_of_.Find(inner);
-      std::string_view target = found == nullptr ? kDefaultTarget : *found;
+      const uint32_t* found = target_of_.Find(inner);
+      std::string_view target = found == nullptr ? kDefaultTarget : target_names_[*found];
       const Call* end = MakeCompilerEnd(builder(), inner, target);
-      target_of_[end] = target;
+      SetTarget(end, target);
       return end;
     }
     return e;
   }
 
+  // The number of a target name in target_names_ (added when new). A
+  // pipeline names a handful of targets (earlier runs' annotations may add a
+  // few more), so a short scan finds them; the hash map serves modules that
+  // name more.
+  uint32_t TargetId(std::string_view name) {
+    size_t scanned = std::min(target_names_.size(), kScanned);
+    for (size_t i = 0; i < scanned; ++i) {
+      if (target_names_[i] == name) return static_cast<uint32_t>(i);
+    }
+    if (target_names_.size() > kScanned) {
+      if (auto it = more_ids_.find(name); it != more_ids_.end()) return it->second;
+    }
+    auto id = static_cast<uint32_t>(target_names_.size());
+    target_names_.push_back(name);  // views of specs' names and arena attrs: stable
+    if (id >= kScanned) more_ids_.emplace(name, id);
+    return id;
+  }
+  void SetTarget(const Expr* e, std::string_view target) { target_of_[e] = TargetId(target); }
+
+  static constexpr size_t kScanned = 8;
+
   const std::vector<TargetSpecPtr>& targets_;
   bool include_non_call_ops_;
-  // The target chosen for each rewritten node (TVM's op_expr_to_target_).
-  AddressMap<std::string_view> target_of_;
+  // The target chosen for each rewritten node (TVM's op_expr_to_target_), as
+  // a number in target_names_: 4 bytes per node instead of a 16-byte string
+  // view (the map holds an entry for every node of the function).
+  AddressMap<uint32_t> target_of_;
+  std::vector<std::string_view> target_names_;
+  absl::flat_hash_map<std::string_view, uint32_t> more_ids_;
 };
 
 }  // namespace
