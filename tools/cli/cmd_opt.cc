@@ -89,9 +89,13 @@ absl::Status RunWithInstruments(const Pass& pipeline, Module& mod, const ParsedA
   return ran.status();
 }
 
+// Streamed in pieces as `carve fmt` does: a partitioned module prints to
+// about three times its input's text, which need never be held whole.
 int WriteModule(const Module& mod, const ParsedArgs& args, Env& env) {
-  absl::Status written = env.write_file(args.GetOr("--output", "-"),
-                                        PrintModule(mod, OutputOptions(args)));
+  PrintOptions options = OutputOptions(args);
+  absl::Status written =
+      WriteOutputChunks(env, args.GetOr("--output", "-"),
+                        [&](const ChunkWriter& write) { PrintModuleTo(mod, options, write); });
   return written.ok() ? kExitOk : ReportError(env, written);
 }
 
