@@ -3,6 +3,9 @@
 // programs. Reports MB/s of Relay text and ops/s (operator calls).
 //
 //   build/bench/frontend_bench --benchmark_counters_tabular=true
+//
+// BM_PrintFile / BM_PrintFileCold time PrintModule alone on a module read
+// from a file (the BYOC benchmark's output by default; see PrintFile).
 #include <benchmark/benchmark.h>
 
 #include <malloc.h>
