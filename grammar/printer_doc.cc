@@ -4,6 +4,10 @@
 #include <cstdint>
 #include <cstring>
 
+#ifdef __AVX2__
+#include <immintrin.h>
+#endif
+
 namespace carve::print_internal {
 namespace {
 
@@ -19,9 +23,24 @@ constexpr std::array<bool, 256> MakeSpecialTable() {
 constexpr std::array<bool, 256> kSpecial = MakeSpecialTable();
 
 // The first byte in [p, end) that kSpecial marks (or end). Markers and
-// newlines are all below 0x0b, so eight bytes are tested at once for any
-// byte below 0x0b, and only a word that has one is looked at byte by byte.
+// newlines are all below 0x0b: 32 bytes are tested at once where AVX2 is
+// available, else eight (any byte below 0x0b); only a block that has one is
+// looked at byte by byte.
 const char* FindSpecial(const char* p, const char* end) {
+#ifdef __AVX2__
+  const __m256i limit = _mm256_set1_epi8(0x0a);
+  while (end - p >= 32) {
+    __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    // v <= 0x0a (unsigned) where min(v, 0x0a) == v.
+    uint32_t mask = uint32_t(_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_min_epu8(v, limit), v)));
+    while (mask != 0) {
+      const char* q = p + __builtin_ctz(mask);
+      if (kSpecial[static_cast<unsigned char>(*q)]) return q;
+      mask &= mask - 1;
+    }
+    p += 32;
+  }
+#endif
   constexpr uint64_t kOnes = 0x0101010101010101ull;
   constexpr uint64_t kHigh = 0x8080808080808080ull;
   for (;;) {
@@ -34,6 +53,20 @@ const char* FindSpecial(const char* p, const char* end) {
     const char* limit = end - p >= 8 ? p + 8 : end;
     while (p < limit && !kSpecial[static_cast<unsigned char>(*p)]) ++p;
     if (p < limit || p == end) return p;
+  }
+}
+
+// A newline followed by `indent` spaces.
+void AppendNewline(std::string* out, size_t indent) {
+  static constexpr char kSpaces[] =
+      "\n                                                                "
+      "                                                                ";
+  constexpr size_t kMaxIndent = sizeof(kSpaces) - 2;
+  if (indent <= kMaxIndent) {
+    out->append(kSpaces, indent + 1);
+  } else {
+    out->push_back('\n');
+    out->append(indent, ' ');
   }
 }
 
@@ -83,8 +116,7 @@ void DocStore::RenderRange(DocId start, size_t from, size_t* indent_io, std::str
     top.pos = p;
     switch (marker) {
       case '\n':
-        out->push_back('\n');
-        out->append(indent, ' ');
+        AppendNewline(out, indent);
         break;
       case kIndent:
         indent += 2;

@@ -13,7 +13,6 @@ namespace carve::print_internal {
 
 DocId RelayTextPrinter::PrintDefinition(const GlobalVar* global, const Function* fn) {
   BuildGraph(fn);
-  names_.reserve(names_.size() + graph_vars_);
   Push(Frame::kFunction, fn, Slot(fn), /*flag=*/true);
   frames_.back().global = global;
   return Run().index;
@@ -153,7 +152,9 @@ void RelayTextPrinter::StepFunction() {
     for (size_t k = 0; k < fn->params().size(); ++k) {
       if (!first) out->append(", ");
       first = false;
-      AppendText(out, AllocVar(fn->params()[k], Child(f.node, k), /*free=*/false));
+      // Declared in place: only the name has to stay in the arena.
+      const Var* param = fn->params()[k];
+      AppendDecl(out, param, NameVar(param, Child(f.node, k)));
     }
     AppendFunctionAttrs(out, fn->attrs(), first);
     out->append(") ");

@@ -33,6 +33,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "grammar/metadata.h"
 #include "grammar/printer_doc.h"
+#include "grammar/printer_names.h"
 #include "grammar/printer_slots.h"
 #include "ir/expr.h"
 #include "ir/ndarray.h"
@@ -183,12 +184,15 @@ class RelayTextPrinter {
   bool AppendMetaAttrs(const Call* call, bool no_args);
   // Records the first use of a metadata type key (the section's Map order).
   void NoteMetaKey(std::string_view key);
-  // TVM AllocVar: a unique `%name`, returns the declaration.
+  // TVM AllocVar: a unique `%name`, returns the declaration (kept in the
+  // arena).
   Text AllocVar(const Var* var, uint32_t node, bool free);
+  // AllocVar's naming alone: the unique `%name`, which becomes the memo.
+  Text NameVar(const Var* var, uint32_t node);
+  // Appends the declaration of `var` named `name`: `%name: T /* ty */`.
+  void AppendDecl(std::string* out, const Var* var, Text name);
   // Appends a unique `name` (TVM GetUniqueName of its name hint).
   void AppendUniqueName(std::string_view name);
-  // Copies `name` into name_chunks_ (stable storage for the keys of names_).
-  std::string_view StoreName(std::string_view name);
   // Appends `fn`'s attributes, each preceded by ", " unless `first`.
   void AppendFunctionAttrs(std::string* out, const Attrs* attrs, bool first);
   void AppendTypeInfo(std::string* out, const Expr* e);
@@ -208,34 +212,7 @@ class RelayTextPrinter {
   std::vector<NodeState> nodes_;
   std::vector<uint32_t> edges_;
   absl::flat_hash_map<const Expr*, Text> free_var_decls_;  // for the free_var lines
-  // TVM name_alloc_map_, keyed by views of name_chunks_ (no string per name).
-  // A multiply-xorshift hash over 8-byte words: names are short, and
-  // abseil's string hash (a library call) dominated naming 400k variables.
-  struct NameHash {
-    size_t operator()(std::string_view s) const {
-      uint64_t h = uint64_t(s.size()) * 0x9e3779b97f4a7c15ull;
-      const char* p = s.data();
-      size_t n = s.size();
-      for (; n >= 8; p += 8, n -= 8) {
-        uint64_t w;
-        std::memcpy(&w, p, 8);
-        h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
-        h ^= h >> 29;
-      }
-      if (n > 0) {
-        uint64_t w = 0;
-        std::memcpy(&w, p, n);
-        h = (h ^ w) * 0x94d049bb133111ebull;
-        h ^= h >> 31;
-      }
-      h *= 0x9e3779b97f4a7c15ull;
-      return static_cast<size_t>(h ^ (h >> 32));
-    }
-  };
-  absl::flat_hash_map<std::string_view, int, NameHash> names_;
-  std::vector<std::unique_ptr<char[]>> name_chunks_;
-  char* name_pos_ = nullptr;
-  char* name_end_ = nullptr;
+  NameTable names_;  // TVM name_alloc_map_
   // The printed text of each (interned) type, formatted once into
   // type_text_; a small direct-mapped cache in front of the map.
   struct TypeText {
@@ -256,7 +233,6 @@ class RelayTextPrinter {
   std::vector<const Constant*> meta_constants_;  // metadata_.constants' nodes
   absl::flat_hash_map<const Call*, uint32_t> meta_attrs_index_;
   uint32_t next_temp_ = 0;
-  uint32_t graph_vars_ = 0;  // variables BuildGraph met (to size names_)
   // Streaming state (SetStream).
   static constexpr DocId kNoDoc = ~DocId{0};
   std::string* stream_out_ = nullptr;

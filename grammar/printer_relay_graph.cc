@@ -22,7 +22,6 @@ void RelayTextPrinter::BuildGraph(const Expr* root) {
   nodes_.clear();
   edges_.clear();
   free_var_decls_.clear();
-  graph_vars_ = 0;
   std::vector<std::pair<const Expr*, uint32_t>> stack = {{root, Slot(root)}};
   // One edge per child occurrence: multiply(%x, %x) gives %x two parents.
   auto edge = [&](const Expr* child) {
@@ -31,17 +30,11 @@ void RelayTextPrinter::BuildGraph(const Expr* root) {
     NodeState& state = nodes_[slot];
     if (state.parents < 2) ++state.parents;
     edges_.push_back(slot);
-    if (nodes_.size() > known) {
-      stack.emplace_back(child, slot);
-      graph_vars_ += Isa<Var>(child) ? 1 : 0;
-    }
+    if (nodes_.size() > known) stack.emplace_back(child, slot);
   };
   // Binders are not children in TVM's graph (no parent), but are recorded
   // with them so that printing finds their slots too.
-  auto binder = [&](const Var* var) {
-    edges_.push_back(Slot(var));
-    ++graph_vars_;
-  };
+  auto binder = [&](const Var* var) { edges_.push_back(Slot(var)); };
   while (!stack.empty()) {
     auto [e, slot] = stack.back();
     stack.pop_back();

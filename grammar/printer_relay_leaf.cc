@@ -284,26 +284,41 @@ Text RelayTextPrinter::GlobalText(const GlobalVar* global) {
   return Text::Arena(start, arena_.size() - start);
 }
 
-// The name becomes the node's memo (what references print); the returned
-// declaration adds the annotation and the type comment.
-Text RelayTextPrinter::AllocVar(const Var* var, uint32_t node, bool free) {
+// The name becomes the node's memo (what references print).
+Text RelayTextPrinter::NameVar(const Var* var, uint32_t node) {
   size_t start = arena_.size();
   arena_.push_back('%');
   AppendUniqueName(var->name());
   Text name = Text::Arena(start, arena_.size() - start);
+  // A Var bound a second time gets a new name (TVM would print
+  // `%x-malformed-ir`); later references use it.
+  NodeState& state = nodes_[node];
+  state.memo = name;
+  state.flags |= kVisited;
+  return name;
+}
+
+void RelayTextPrinter::AppendDecl(std::string* out, const Var* var, Text name) {
+  AppendText(out, name);
+  if (var->annotation() != nullptr) {
+    out->append(": ");
+    AppendType(out, var->annotation());
+  }
+  AppendTypeInfo(out, var);
+}
+
+Text RelayTextPrinter::AllocVar(const Var* var, uint32_t node, bool free) {
+  Text name = NameVar(var, node);
+  size_t start = name.index;
+  // The declaration extends the name in the arena.
   if (var->annotation() != nullptr) {
     arena_.append(": ");
     AppendType(&arena_, var->annotation());
   }
   AppendTypeInfo(&arena_, var);
   Text decl = Text::Arena(start, arena_.size() - start);
-  // A Var bound a second time gets a new name (TVM would print
-  // `%x-malformed-ir`); later references use it.
-  NodeState& state = nodes_[node];
-  state.memo = name;
-  state.flags |= kVisited;
   if (free) {
-    state.flags |= kFreeVar;
+    nodes_[node].flags |= kFreeVar;
     free_var_decls_[var] = decl;
   }
   return decl;
@@ -330,46 +345,11 @@ bool IsPlainHint(std::string_view name) {
 // TVM GetUniqueName of the variable's name hint, appended to the arena: `x`,
 // then `x1`, `x2`, ... skipping names already taken.
 void RelayTextPrinter::AppendUniqueName(std::string_view name) {
-  std::string storage;
-  std::string_view hint = name;
-  decltype(names_)::iterator it;
   if (IsPlainHint(name)) {
-    // The key may view the name itself: IR nodes outlive the printer.
-    bool inserted;
-    std::tie(it, inserted) = names_.try_emplace(name, 0);
-    if (inserted) {
-      arena_.append(name);
-      return;
-    }
+    names_.AppendUnique(name, &arena_);
   } else {
-    storage = VarNameHint(name);
-    hint = storage;
-    it = names_.find(hint);
-    if (it == names_.end()) {
-      names_.emplace(StoreName(hint), 0);
-      arena_.append(hint);
-      return;
-    }
+    names_.AppendUnique(VarNameHint(name), &arena_);
   }
-  std::string candidate;
-  do {
-    candidate = fmt::format("{}{}", hint, ++it->second);
-  } while (names_.contains(std::string_view(candidate)));
-  names_[StoreName(candidate)] = 0;
-  arena_.append(candidate);
-}
-
-std::string_view RelayTextPrinter::StoreName(std::string_view name) {
-  if (size_t(name_end_ - name_pos_) < name.size()) {
-    size_t size = std::max<size_t>(name.size(), 64 * 1024);
-    name_chunks_.push_back(std::make_unique<char[]>(size));
-    name_pos_ = name_chunks_.back().get();
-    name_end_ = name_pos_ + size;
-  }
-  char* stored = name_pos_;
-  if (!name.empty()) std::memcpy(stored, name.data(), name.size());
-  name_pos_ += name.size();
-  return std::string_view(stored, name.size());
 }
 
 void RelayTextPrinter::AppendFunctionAttrs(std::string* out, const Attrs* attrs, bool first) {

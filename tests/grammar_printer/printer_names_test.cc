@@ -1,6 +1,10 @@
 // Variable names: TVM's de-duplication (`%x`, `%x1`, ...), the `v` prefix,
 // and the characters replaced so that the text re-parses.
+#include <map>
+#include <random>
+
 #include "grammar/printer.h"
+#include "grammar/printer_names.h"
 #include "grammar/printer_text.h"
 #include "gtest/gtest.h"
 #include "tests/grammar_printer/printer_test_util.h"
@@ -8,6 +12,7 @@
 namespace carve {
 namespace {
 
+using print_internal::NameTable;
 using print_internal::SanitizeName;
 using print_internal::VarNameHint;
 using testing::TestBuilder;
@@ -77,6 +82,93 @@ TEST(PrinterNames, VarBoundTwiceIsRenamed) {
             "  );\n"
             "  add(%0, 3)\n"
             "}\n");
+}
+
+// TVM's GetUniqueName over a map of strings: NameTable's reference.
+class ReferenceNames {
+ public:
+  std::string Unique(std::string name) {
+    auto it = map_.find(name);
+    if (it != map_.end()) {
+      while (true) {
+        std::string candidate = name + std::to_string(++it->second);
+        if (!map_.contains(candidate)) {
+          name = candidate;
+          break;
+        }
+      }
+    }
+    map_[name] = 0;
+    return name;
+  }
+
+ private:
+  std::map<std::string, int> map_;
+};
+
+std::string Unique(NameTable& table, std::string_view hint) {
+  std::string out;
+  table.AppendUnique(hint, &out);
+  return out;
+}
+
+TEST(PrinterNameTable, StemsAndNumbers) {
+  NameTable t;
+  EXPECT_EQ(Unique(t, "x0"), "x0");
+  EXPECT_EQ(Unique(t, "x"), "x");
+  EXPECT_EQ(Unique(t, "x"), "x1");
+  EXPECT_EQ(Unique(t, "x0"), "x01");  // (x0, 1): not x1's (x, 1)
+  EXPECT_EQ(Unique(t, "x0"), "x02");
+  EXPECT_EQ(Unique(t, "x00"), "x00");
+  EXPECT_EQ(Unique(t, "x00"), "x001");
+  EXPECT_EQ(Unique(t, "x"), "x2");
+  EXPECT_TRUE(t.Contains("x01"));
+  EXPECT_FALSE(t.Contains("x3"));
+  EXPECT_FALSE(t.Contains("x000"));
+  // Runs longer than a decomposition's number.
+  EXPECT_EQ(Unique(t, "y12345678901"), "y12345678901");
+  EXPECT_EQ(Unique(t, "y12345678901"), "y123456789011");
+  EXPECT_FALSE(t.Contains("y1234567890"));
+  EXPECT_EQ(Unique(t, "y1234567890"), "y1234567890");
+  // Numbers far beyond a stem's bitset.
+  EXPECT_EQ(Unique(t, "z999999"), "z999999");
+  EXPECT_EQ(Unique(t, "z9999991"), "z9999991");
+  EXPECT_EQ(Unique(t, "z999999"), "z9999992");  // z9999991 is taken
+  EXPECT_EQ(Unique(t, "z"), "z");
+  EXPECT_EQ(Unique(t, "z"), "z1");
+  EXPECT_EQ(Unique(t, ""), "");
+  EXPECT_EQ(Unique(t, ""), "1");
+  EXPECT_EQ(Unique(t, "1"), "11");
+}
+
+// Random names over few stems, digits and zeros collide in every way the
+// decomposition distinguishes; the table must agree with TVM's map.
+TEST(PrinterNameTable, AgreesWithTvmMap) {
+  std::mt19937 rng(7);
+  const char* stems[] = {"p", "x", "x0", "FunctionVar_1_", "a_b", ""};
+  for (int round = 0; round < 4; ++round) {
+    NameTable table;
+    ReferenceNames reference;
+    for (int i = 0; i < 20000; ++i) {
+      std::string hint = stems[rng() % 6];
+      switch (rng() % 5) {
+        case 0:
+          break;
+        case 1:
+          hint += std::to_string(rng() % 50);
+          break;
+        case 2:
+          hint += "0" + std::to_string(rng() % 20);
+          break;
+        case 3:
+          hint += std::to_string(rng() % (round == 3 ? 100000000u : 5000u));
+          break;
+        default:
+          hint += std::to_string(i);  // dense, in order
+      }
+      ASSERT_EQ(Unique(table, hint), reference.Unique(hint)) << "hint " << hint;
+    }
+  }
 }
 
 TEST(PrinterNames, GlobalNamesSanitised) {
