@@ -5,15 +5,18 @@
 //   build/bench/frontend_bench --benchmark_counters_tabular=true
 //
 // BM_PrintFile / BM_PrintFileCold time PrintModule alone on a module read
-// from a file (the BYOC benchmark's output by default; see PrintFile).
+// from a file (the BYOC benchmark's output by default; see PrintFile);
+// BM_PrintFileStreamCold times PrintModuleTo, as `carve opt -o` uses it.
 #include <benchmark/benchmark.h>
 
 #include <malloc.h>
+#include <sys/resource.h>
 
 #include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <string_view>
 
 #include "bench/relay_gen.h"
 #include "grammar/parser.h"
@@ -93,10 +96,19 @@ void BM_Print(benchmark::State& state) {
   SetCounters(state, in);
 }
 
+// Minor page faults of the process so far.
+long MinorFaults() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_minflt;
+}
+
 // PrintModule alone on a module read from a file: by default the output of
 // the BYOC benchmark pipeline (partitioned functions with composite bodies),
 // `$CARVE_PRINT_FILE` to choose another. Skipped when the file is missing.
-void PrintFile(benchmark::State& state) {
+// `streamed`: PrintModuleTo in 1 MB pieces into a sink that only counts them
+// (as `carve opt` writes them to a file), instead of one string.
+void PrintFile(benchmark::State& state, bool streamed = false) {
   const char* env = std::getenv("CARVE_PRINT_FILE");
   std::string path = env != nullptr ? env : "/tmp/out100k.relay";
   std::ifstream file(path, std::ios::binary);
@@ -112,12 +124,23 @@ void PrintFile(benchmark::State& state) {
     return;
   }
   size_t bytes = 0;
+  long faults = MinorFaults();
   for (auto _ : state) {
-    std::string out = PrintModule(*mod);
-    bytes = out.size();
-    benchmark::DoNotOptimize(out);
+    if (streamed) {
+      bytes = 0;
+      PrintModuleTo(*mod, PrintOptions{}, [&bytes](std::string_view piece) {
+        benchmark::DoNotOptimize(piece.data());
+        bytes += piece.size();
+      });
+    } else {
+      std::string out = PrintModule(*mod);
+      bytes = out.size();
+      benchmark::DoNotOptimize(out);
+    }
   }
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(bytes));
+  state.counters["faults"] = benchmark::Counter(
+      double(MinorFaults() - faults), benchmark::Counter::kAvgIterations);
 }
 
 // Warm: memory freed by one iteration is reused by the next (glibc raises
@@ -132,6 +155,13 @@ void BM_PrintFileCold(benchmark::State& state) {
   mallopt(M_MMAP_THRESHOLD, 128 * 1024);
   mallopt(M_TRIM_THRESHOLD, 128 * 1024);
   PrintFile(state);
+}
+
+// As BM_PrintFileCold, streamed: memory stays bounded by the pieces.
+void BM_PrintFileStreamCold(benchmark::State& state) {
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+  mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+  PrintFile(state, /*streamed=*/true);
 }
 
 // `carve fmt`: parse + build IR + print.
@@ -177,6 +207,7 @@ CARVE_FRONTEND_BENCH(BM_Check);
 // Fixed counts, so that totals (`perf stat`) compare between builds.
 BENCHMARK(BM_PrintFile)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(20);
 BENCHMARK(BM_PrintFileCold)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(20);
+BENCHMARK(BM_PrintFileStreamCold)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(20);
 
 }  // namespace
 }  // namespace carve::bench

@@ -54,8 +54,8 @@ std::string PrintModule(const Module& mod, const PrintOptions& options = {});
 
 // PrintModule's text in pieces of about `chunk` bytes (the last may be
 // shorter), each passed to `write` as it is rendered, so that the whole text
-// is never held in memory: a definition's body is rendered whenever `chunk`
-// bytes of its lines are finished. The pieces joined are PrintModule's text.
+// is never held in memory: each line of a definition's body is rendered as
+// soon as it is finished. The pieces joined are PrintModule's text.
 void PrintModuleTo(const Module& mod, const PrintOptions& options,
                    const std::function<void(std::string_view)>& write,
                    size_t chunk = size_t{1} << 20);

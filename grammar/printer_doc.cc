@@ -70,16 +70,21 @@ void AppendNewline(std::string* out, size_t indent) {
   }
 }
 
-struct OpenDoc {
-  const char* pos;
-  const char* end;
-};
-
 }  // namespace
 
 DocId DocStore::New() {
+  if (!free_.empty()) {
+    DocId id = free_.back();
+    free_.pop_back();
+    return id;
+  }
   docs_.emplace_back();
   return static_cast<DocId>(docs_.size() - 1);
+}
+
+void DocStore::Truncate(DocId first) {
+  docs_.resize(first);
+  std::erase_if(free_, [first](DocId id) { return id >= first; });
 }
 
 void AppendRef(std::string* doc, DocId target) {
@@ -97,10 +102,24 @@ void DocStore::Render(DocId root, std::string* out) const {
   RenderRange(root, 0, &indent, out);
 }
 
-void DocStore::RenderRange(DocId start, size_t from, size_t* indent_io, std::string* out) const {
-  std::vector<OpenDoc> stack;
+void DocStore::RenderRange(DocId start, size_t from, size_t* indent, std::string* out) const {
+  RenderImpl(start, from, indent, out, /*note_refs=*/false);
+}
+
+void DocStore::RenderAndRelease(DocId doc, size_t* indent, std::string* out) {
+  rendered_.clear();
+  RenderImpl(doc, 0, indent, out, /*note_refs=*/true);
+  docs_[doc].clear();
+  for (DocId id : rendered_) docs_[id].clear();  // each keeps its capacity for New()
+  free_.insert(free_.end(), rendered_.begin(), rendered_.end());
+}
+
+void DocStore::RenderImpl(DocId start, size_t from, size_t* indent_io, std::string* out,
+                          bool note_refs) const {
+  std::vector<OpenDoc>& stack = stack_;
+  stack.clear();
   const std::string& first = docs_[start];
-  stack.push_back({first.data() + from, first.data() + first.size()});
+  stack.push_back({first.data() + from, first.data() + first.size(), start});
   size_t indent = *indent_io;
   while (!stack.empty()) {
     OpenDoc& top = stack.back();
@@ -109,6 +128,7 @@ void DocStore::RenderRange(DocId start, size_t from, size_t* indent_io, std::str
     p = FindSpecial(p, top.end);
     out->append(run, p);
     if (p == top.end) {
+      if (note_refs && stack.size() > 1) rendered_.push_back(top.id);
       stack.pop_back();
       continue;
     }
@@ -129,7 +149,7 @@ void DocStore::RenderRange(DocId start, size_t from, size_t* indent_io, std::str
         std::memcpy(&id, p, sizeof(id));
         top.pos = p + sizeof(id);
         const std::string& doc = docs_[id];
-        stack.push_back({doc.data(), doc.data() + doc.size()});  // `top` is dead now
+        stack.push_back({doc.data(), doc.data() + doc.size(), id});  // `top` is dead now
         break;
       }
     }

@@ -42,16 +42,36 @@ class DocStore {
   // reference expanded; `*indent` is the indentation in effect before, and
   // is left as it is after (so a document can be rendered in pieces).
   void RenderRange(DocId doc, size_t from, size_t* indent, std::string* out) const;
-  // The number of documents (the id the next New() returns).
+  // As RenderRange from 0, then empties `doc` and releases every document it
+  // referred to, directly or not: for text whose documents are referred to
+  // once only, as the printer's are, so that nothing refers to them any more.
+  void RenderAndRelease(DocId doc, size_t* indent, std::string* out);
+  // The number of documents ever made (one more than the largest id).
   DocId size() const { return static_cast<DocId>(docs_.size()); }
   // Drops the documents from `first` on (their memory goes back to the
   // allocator for the next ones); nothing may refer to them any more.
-  void Truncate(DocId first) { docs_.resize(first); }
+  void Truncate(DocId first);
   // Sum of the document sizes: a lower bound of the rendered size.
   size_t TotalBytes() const;
 
  private:
+  struct OpenDoc {
+    const char* pos;
+    const char* end;
+    DocId id;
+  };
+  // Renders as RenderRange; with `note_refs`, the ids of the documents
+  // rendered through references are added to rendered_.
+  void RenderImpl(DocId doc, size_t from, size_t* indent, std::string* out, bool note_refs) const;
+
+  // Released documents keep their capacity, and New() hands them out again
+  // first: a printer that releases what it has rendered keeps reusing a few
+  // warm buffers instead of touching fresh memory for every document.
   std::vector<std::string> docs_;
+  std::vector<DocId> free_;
+  // RenderImpl's scratch: its open documents, and the referenced ones.
+  mutable std::vector<OpenDoc> stack_;
+  mutable std::vector<DocId> rendered_;
 };
 
 // Appends a reference to `target` to the bytes of a document.

@@ -25,12 +25,14 @@ void RelayTextPrinter::SetStream(std::string* out, size_t chunk, std::function<v
 }
 
 void RelayTextPrinter::FlushBody() {
-  docs_.RenderRange(stream_def_, stream_def_pos_, &stream_indent_, stream_out_);
-  stream_def_pos_ = docs_[stream_def_].size();
-  std::string& body = docs_[stream_body_];
-  docs_.RenderRange(stream_body_, 0, &stream_indent_, stream_out_);
-  body.clear();  // keeps its capacity: the next lines reuse the same pages
-  stream_flush_();
+  size_t head = docs_[stream_def_].size();
+  if (stream_def_pos_ < head) {
+    docs_.RenderRange(stream_def_, stream_def_pos_, &stream_indent_, stream_out_);
+    stream_def_pos_ = head;
+  }
+  // Emptied, the body keeps its capacity: the next line reuses it.
+  docs_.RenderAndRelease(stream_body_, &stream_indent_, stream_out_);
+  if (stream_out_->size() >= stream_chunk_) stream_flush_();
 }
 
 void RelayTextPrinter::FinishDefinition(DocId def) {
@@ -277,15 +279,14 @@ void RelayTextPrinter::StepScope() {
       // A definition's body holds most of its text: reserve for about 48
       // bytes a node rather than grow by doubling, which copies the text and
       // touches twice its size in fresh pages (untouched reserve is free).
-      // Streamed, it holds one chunk (and the line that fills it) at a time.
-      size_t bytes = nodes_.size() * 48;
+      // Streamed, it holds one line at a time.
       if (stream_out_ != nullptr && frames_[0].kind == Frame::kFunction && frames_[0].flag) {
         stream_def_ = frames_[0].doc;
         stream_def_pos_ = 0;
         stream_body_ = f.doc;
-        bytes = std::min(bytes, stream_chunk_ + stream_chunk_ / 8);
+      } else {
+        docs_[f.doc].reserve(nodes_.size() * 48);
       }
-      docs_[f.doc].reserve(bytes);
     }
     scopes_.push_back(f.doc);
     f.stage = 1;

@@ -78,11 +78,12 @@ class RelayTextPrinter {
 
   DocStore& docs() { return docs_; }
 
-  // Streaming (PrintModuleTo): while a definition prints, whenever its body's
-  // document holds `chunk` bytes of finished lines, the definition's head (once)
-  // and those lines are rendered into `*out`, `flush` is called (it empties
-  // `*out`), and the body's document is emptied and reused. So the body never
-  // holds more than about `chunk` bytes at a time.
+  // Streaming (PrintModuleTo): while a definition prints, each line finished
+  // in its body is rendered into `*out` at once (after the definition's head)
+  // and its documents (functions, ifs, lets it holds) are released for reuse:
+  // a document is referred to by one line only. `flush` is called (it empties
+  // `*out`) whenever `*out` holds `chunk` bytes. So the body's text never
+  // holds more than a line, and its documents stay few and warm in cache.
   void SetStream(std::string* out, size_t chunk, std::function<void()> flush);
   // Streaming: renders into the stream's output what is left of `def` (the
   // document PrintDefinition returned).
@@ -159,12 +160,10 @@ class RelayTextPrinter {
   // Emits `prefix text;` into the innermost scope.
   void EmitLine(std::string_view prefix, Text text);
   Text WrapInParens(Text text);
-  // Streaming: renders the body's finished lines if they fill a chunk.
+  // Streaming: renders a line just finished in the body's scope, and hands
+  // the output on once it fills a chunk.
   void MaybeFlushBody() {
-    if (stream_body_ != kNoDoc && scopes_.size() == 1 &&
-        docs_[stream_body_].size() >= stream_chunk_) {
-      FlushBody();
-    }
+    if (stream_body_ != kNoDoc && scopes_.size() == 1) FlushBody();
   }
   void FlushBody();
 

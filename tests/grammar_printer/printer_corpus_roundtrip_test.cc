@@ -86,6 +86,24 @@ TEST_P(PrinterCorpus, PrintingIsAFixpoint) {
   }
 }
 
+// PrintModuleTo renders each line of a definition's body as it is finished
+// and reuses the documents it held: the pieces joined are PrintModule's text
+// whatever the piece size (1 byte: a piece handed on after every line).
+TEST_P(PrinterCorpus, StreamedPiecesJoinToThePrintedText) {
+  for (bool types : {false, true}) {
+    SCOPED_TRACE(types ? "with types" : "without types");
+    absl::StatusOr<Module> mod = ParseTyped(GetParam(), ReadCorpus(GetParam()));
+    ASSERT_TRUE(mod.ok()) << RenderStatus(mod.status());
+    std::string whole = PrintModule(*mod, WithTypes(types));
+    for (size_t chunk : {size_t{1}, size_t{100}, size_t{1} << 20}) {
+      std::string joined;
+      PrintModuleTo(
+          *mod, WithTypes(types), [&](std::string_view piece) { joined.append(piece); }, chunk);
+      EXPECT_EQ(joined, whole) << "chunk " << chunk;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Corpus, PrinterCorpus,
     ::testing::Values("acl_max_pool2d_input.relay", "acl_max_pool2d_partitioned.relay",

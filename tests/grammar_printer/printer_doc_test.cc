@@ -57,5 +57,44 @@ TEST(PrinterDoc, DeepIndentationAndReferences) {
   EXPECT_EQ(out, "(x\n" + std::string(300, ' ') + "y\n" + std::string(300, ' ') + "z");
 }
 
+// RenderAndRelease renders a document and frees, for New(), every document
+// it referred to (directly or through others), but not those it did not.
+TEST(PrinterDoc, RenderAndReleaseFreesTheReferencedDocuments) {
+  DocStore docs;
+  DocId line = docs.New();
+  DocId fn = docs.New();
+  DocId body = docs.New();
+  DocId pending = docs.New();
+  docs[body] = "y";
+  docs[fn] = std::string("fn {") + DocStore::kIndent + "\n";
+  docs.AppendRef(fn, body);
+  docs[fn].append(std::string(1, DocStore::kDedent) + "\n}");
+  docs[pending] = "later";
+  docs[line] = "%0 = ";
+  docs.AppendRef(line, fn);
+  docs[line].append(";\n");
+  size_t indent = 2;
+  std::string out;
+  docs.RenderAndRelease(line, &indent, &out);
+  EXPECT_EQ(out, "%0 = fn {\n    y\n  };\n  ");
+  EXPECT_EQ(indent, 2u);
+  EXPECT_TRUE(docs[line].empty());
+  // The two released ids come back (emptied) before any new one.
+  DocId a = docs.New();
+  DocId b = docs.New();
+  EXPECT_TRUE((a == fn && b == body) || (a == body && b == fn));
+  EXPECT_TRUE(docs[a].empty());
+  EXPECT_TRUE(docs[b].empty());
+  EXPECT_EQ(docs.New(), pending + 1);
+  EXPECT_EQ(docs[pending], "later");
+  // Truncate forgets released ids beyond the cut.
+  DocId c = docs.New();
+  docs[line] = "x";
+  docs.AppendRef(line, c);
+  docs.RenderAndRelease(line, &indent, &out);
+  docs.Truncate(pending + 1);
+  EXPECT_EQ(docs.New(), pending + 1);
+}
+
 }  // namespace
 }  // namespace carve::print_internal
