@@ -19,8 +19,19 @@
 // Unlike TVM (a linear scan over regions per query), lookups are O(1)
 // amortized (a node map plus union-find over region ids), merges are O(1)
 // list splices, and malformed annotations are errors, not crashes.
+//
+// Construction numbers the nodes it visits (every non-atom node, composite
+// bodies included) densely in DFS pre-order and keeps their children's
+// numbers, kinds and regions in arrays indexed by that number: analyses over
+// the same graph (MergeCompilerRegions) walk these arrays instead of the
+// nodes, and look a node up by address only to enter the numbering. The DFS
+// tells visited nodes by their scratch mark (Expr::scratch_mark, cleared
+// before Create returns), so the one address map is written once per node
+// and read only for edges to nodes met before.
 #pragma once
 
+#include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -80,9 +91,7 @@ class AnnotatedRegionSet {
   // Calls f(begin) for each of Ins(id), without building the list.
   template <typename F>
   void ForEachIn(RegionId id, F&& f) const {
-    ForEachItem(regions_[Find(id)].ins, [&](const Expr* e) {
-      if (!nodes_.Find(e)->removed) f(static_cast<const Call*>(e));
-    });
+    ForEachInIndex(id, [&](NodeIndex i) { f(static_cast<const Call*>(node_[i])); });
   }
   // The region's compiler_end calls (its outputs), in TVM's order.
   std::vector<const Call*> Outs(RegionId id) const;
@@ -90,8 +99,44 @@ class AnnotatedRegionSet {
   std::vector<const Expr*> Nodes(RegionId id) const;
   size_t NumNodes(RegionId id) const { return regions_[Find(id)].num_nodes; }
 
+  // Whether the region has a compiler_end (Outs(id) is not empty).
+  bool HasOuts(RegionId id) const;
+
   // Merges region `src` into `dst` (TVM's MergeRegions); `dst` keeps its id.
   void MergeRegions(RegionId src, RegionId dst);
+
+  // The dense numbering (see the top comment). Node 0 is the root; atoms
+  // (variables, constants, ops) are not numbered.
+  using NodeIndex = uint32_t;
+  static constexpr NodeIndex kNoNode = ~0u;
+  size_t num_nodes() const { return node_.size(); }
+  const Expr* node(NodeIndex i) const { return node_[i]; }
+  // The index of `e`, or kNoNode (atoms, nodes outside the root).
+  NodeIndex IndexOf(const Expr* e) const;
+  ExprKind kind(NodeIndex i) const { return kind_[i]; }
+  // One entry per child of ForEachChild(node(i)), in order; kNoNode for atoms.
+  std::span<const NodeIndex> children(NodeIndex i) const {
+    return {kids_.data() + kid_begin_[i], kid_begin_[i + 1] - kid_begin_[i]};
+  }
+  // The argument of annotation call i (its second child).
+  NodeIndex AnnotationArg(NodeIndex i) const { return kids_[kid_begin_[i] + 1]; }
+  bool IsBegin(NodeIndex i) const { return flags_[i] & kBeginFlag; }
+  bool IsEnd(NodeIndex i) const { return flags_[i] & kEndFlag; }
+  // A function literal with a Composite attribute.
+  bool IsComposite(NodeIndex i) const { return flags_[i] & kCompositeFlag; }
+  // The region holding node i, or kNoRegion.
+  RegionId RegionAt(NodeIndex i) const {
+    return node_region_[i] == kNoRegion ? kNoRegion : Find(node_region_[i]);
+  }
+  // The region holding `n` (a node index, or kNoNode for an atom).
+  RegionId RegionOfIndex(NodeIndex n) const { return n == kNoNode ? kNoRegion : RegionAt(n); }
+  // Calls f(begin index) for each of Ins(id).
+  template <typename F>
+  void ForEachInIndex(RegionId id, F&& f) const {
+    ForEachItem(regions_[Find(id)].ins, [&](NodeIndex i) {
+      if (!Removed(i)) f(i);
+    });
+  }
 
  private:
   // A singly linked list in the shared item pool; splicing is O(1).
@@ -115,13 +160,24 @@ class AnnotatedRegionSet {
 
   RegionId Find(RegionId id) const;
   RegionId MakeRegion(std::string_view target, const Function* scope);
-  void AddNode(RegionId id, const Expr* e);
-  void Append(List& list, const Expr* e);
+  void AddNode(RegionId id, NodeIndex i);
+  void Append(List& list, NodeIndex i);
   static void Splice(List& into, const List& from, std::vector<int32_t>& next);
   template <typename F>
   void ForEachItem(const List& list, F&& f) const {
     for (int32_t i = list.head; i >= 0; i = next_[i]) f(items_[i]);
   }
+  bool Removed(NodeIndex i) const { return flags_[i] & kRemovedFlag; }
+  // Marks a compiler_begin and the compiler_end it reads as dropped from
+  // the lists (TVM removes them).
+  void RemoveEdge(NodeIndex begin);
+
+  enum : uint8_t {
+    kBeginFlag = 1,
+    kEndFlag = 2,
+    kCompositeFlag = 4,
+    kRemovedFlag = 8,  // a merge dropped it from the inputs or outputs
+  };
 
   std::string func_name_;
   const Expr* root_ = nullptr;
@@ -130,18 +186,18 @@ class AnnotatedRegionSet {
   std::vector<Region> regions_;
   mutable std::vector<RegionId> parent_;  // union-find; a root is a live region
   size_t live_regions_ = 0;
-  // What the set knows of one visited node: its region as assigned (resolve
-  // it with Find), whether construction visited it, whether a merge dropped
-  // it from the inputs or outputs (TVM removes them from the lists). One
-  // table, address-ordered, so that the construction walk's visited test
-  // and its region lookups touch one slot.
-  struct NodeEntry {
-    RegionId region = kNoRegion;
-    uint8_t visited = 0;
-    uint8_t removed = 0;
-  };
-  AddressMap<NodeEntry> nodes_;
-  std::vector<const Expr*> items_;
+  // By node index: the node, its kind, flags and region as assigned
+  // (resolve it with Find); its children are kids_[kid_begin_[i] ..
+  // kid_begin_[i + 1]).
+  std::vector<const Expr*> node_;
+  std::vector<ExprKind> kind_;
+  std::vector<uint8_t> flags_;
+  std::vector<RegionId> node_region_;
+  std::vector<uint32_t> kid_begin_;
+  std::vector<NodeIndex> kids_;
+  AddressMap<NodeIndex> index_;
+  // The lists' items (node indices) and links.
+  std::vector<NodeIndex> items_;
   std::vector<int32_t> next_;
 };
 
