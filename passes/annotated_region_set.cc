@@ -42,12 +42,13 @@ class AnnotatedRegionSet::Creator {
         continue;
       }
       NodeIndex i = top.node;
+      std::string_view target = top.target;
       // children(i) needs node i + 1's start, which may not exist yet.
       std::span<const NodeIndex> kids(set_.kids_.data() + set_.kid_begin_[i],
                                       slots_.size() - top.slots_begin);
       slots_.resize(top.slots_begin);
       stack_.pop_back();
-      CARVE_RETURN_IF_ERROR(PostVisit(i, kids));
+      CARVE_RETURN_IF_ERROR(PostVisit(i, kids, target));
     }
     set_.kid_begin_.push_back(static_cast<uint32_t>(set_.kids_.size()));
     return absl::OkStatus();
@@ -57,24 +58,38 @@ class AnnotatedRegionSet::Creator {
   struct Frame {
     NodeIndex node;
     uint32_t slots_begin;
-    uint32_t next;  // next slot to visit (absolute index)
+    uint32_t next;            // next slot to visit (absolute index)
+    std::string_view target;  // of an annotation
   };
 
-  // Numbers `e`, records its children's slots and pre-visits it.
+  // Numbers `e`, records its children's slots and what its post-visit needs
+  // to know of it (it runs after the whole subtree, when `e` has left the
+  // caches), and pre-visits it.
   absl::Status Open(const Expr* e) {
     e->set_scratch_mark(1);
     NodeIndex i = static_cast<NodeIndex>(set_.node_.size());
     set_.node_.push_back(e);
     set_.kind_.push_back(e->kind());
-    set_.flags_.push_back(0);
+    set_.flags_.push_back(AnnotationFlags(e));
     set_.node_region_.push_back(kNoRegion);
     set_.index_.TryEmplace(e, i);
     uint32_t begin = static_cast<uint32_t>(slots_.size());
     ForEachChild(e, [&](const Expr* c) { slots_.push_back(c); });
     set_.kid_begin_.push_back(static_cast<uint32_t>(set_.kids_.size()));
     set_.kids_.resize(set_.kids_.size() + (slots_.size() - begin), kNoNode);
-    stack_.push_back({i, begin, begin});
+    std::string_view target;
+    if (set_.flags_[i] != 0) target = AnnotationTarget(e);
+    stack_.push_back({i, begin, begin, target});
     return PreVisit(i);
+  }
+
+  // kBeginFlag or kEndFlag for an annotation call, else 0.
+  uint8_t AnnotationFlags(const Expr* e) const {
+    if (e->kind() != ExprKind::kCall) return 0;
+    const OpInfo* op = Cast<Call>(e)->op();
+    if (op == nullptr) return 0;
+    if (op == begin_op_) return kBeginFlag;
+    return op == end_op_ ? kEndFlag : 0;
   }
 
   absl::Status PreVisit(NodeIndex i) {
@@ -101,16 +116,15 @@ class AnnotatedRegionSet::Creator {
     }
   }
 
-  absl::Status PostVisit(NodeIndex i, std::span<const NodeIndex> kids) {
-    const Expr* e = set_.node_[i];
-    switch (e->kind()) {
+  absl::Status PostVisit(NodeIndex i, std::span<const NodeIndex> kids, std::string_view target) {
+    switch (set_.kind_[i]) {
       case ExprKind::kCall:
-        return VisitCall(i, Cast<Call>(e), kids.subspan(1));
+        return VisitCall(i, kids.subspan(1), target);
       case ExprKind::kTuple:
       case ExprKind::kTupleGetItem:
         return AddToArgRegion(i, ArgsOf(kids));
       case ExprKind::kLet:
-        set_.lets_.Record(Cast<Let>(e));
+        set_.lets_.Record(Cast<Let>(set_.node_[i]));
         return absl::OkStatus();
       case ExprKind::kFunction:
         scopes_.pop_back();
@@ -120,21 +134,23 @@ class AnnotatedRegionSet::Creator {
     }
   }
 
-  absl::Status VisitCall(NodeIndex i, const Call* call, std::span<const NodeIndex> args) {
-    if (!IsCompilerAnnotation(call)) return AddToArgRegion(i, ArgsOf(args));
+  // A call (node i) whose target was read when it was opened, if an
+  // annotation.
+  absl::Status VisitCall(NodeIndex i, std::span<const NodeIndex> args, std::string_view target) {
+    uint8_t annotation = set_.flags_[i] & (kBeginFlag | kEndFlag);
+    if (annotation == 0) return AddToArgRegion(i, ArgsOf(args));
+    const Call* call = Cast<Call>(set_.node_[i]);
     if (args.size() != 1) {
       return SpanError(call->span(), "an annotation must have exactly one argument",
                        absl::StatusCode::kFailedPrecondition);
     }
-    std::string_view target = AnnotationTarget(call);
     NodeIndex arg = args[0];
-    bool begin = IsCompilerBegin(call);
+    bool begin = annotation == kBeginFlag;
     if (target == kDefaultTarget ||
         (!begin && arg != kNoNode && set_.kind_[arg] == ExprKind::kTuple)) {
       set_.needs_partition_prep_ = true;
     }
     if (begin) {
-      set_.flags_[i] |= kBeginFlag;
       RegionId id = set_.MakeRegion(target, scopes_.empty() ? nullptr : scopes_.back());
       set_.AddNode(id, i);
       set_.Append(set_.regions_[id].ins, i);
@@ -146,7 +162,6 @@ class AnnotatedRegionSet::Creator {
       }
       return absl::OkStatus();
     }
-    set_.flags_[i] |= kEndFlag;
     RegionId id = set_.RegionOfIndex(arg);
     if (id == kNoRegion) {
       return SpanError(call->span(),
@@ -163,6 +178,7 @@ class AnnotatedRegionSet::Creator {
     }
     set_.AddNode(id, i);
     set_.Append(set_.regions_[id].outs, i);
+    ++set_.regions_[id].live_outs;
     return absl::OkStatus();
   }
 
@@ -226,6 +242,9 @@ class AnnotatedRegionSet::Creator {
   }
 
   AnnotatedRegionSet& set_;
+  // The annotation ops, compared with every call's op.
+  const OpInfo* begin_op_ = FindOp("annotation.compiler_begin");
+  const OpInfo* end_op_ = FindOp("annotation.compiler_end");
   std::vector<const Function*> scopes_;
   std::vector<Frame> stack_;
   std::vector<const Expr*> slots_;  // the children of the frames on the stack
@@ -353,6 +372,7 @@ void AnnotatedRegionSet::MergeRegions(RegionId src, RegionId dst) {
   Splice(d.ins, s.ins, next_);
   Splice(d.outs, s.outs, next_);
   d.num_ins += s.num_ins;
+  d.live_outs += s.live_outs;
   d.num_nodes += s.num_nodes;
   parent_[src] = dst;
   --live_regions_;
@@ -361,7 +381,9 @@ void AnnotatedRegionSet::MergeRegions(RegionId src, RegionId dst) {
 void AnnotatedRegionSet::RemoveEdge(NodeIndex begin) {
   flags_[begin] |= kRemovedFlag;
   NodeIndex end = AnnotationArg(begin);
-  if (end != kNoNode) flags_[end] |= kRemovedFlag;
+  if (end == kNoNode || Removed(end)) return;
+  flags_[end] |= kRemovedFlag;
+  --regions_[Find(node_region_[end])].live_outs;
 }
 
 std::vector<const Call*> AnnotatedRegionSet::Ins(RegionId id) const {
@@ -378,12 +400,7 @@ std::vector<const Call*> AnnotatedRegionSet::Outs(RegionId id) const {
   return out;
 }
 
-bool AnnotatedRegionSet::HasOuts(RegionId id) const {
-  for (int32_t i = regions_[Find(id)].outs.head; i >= 0; i = next_[i]) {
-    if (!Removed(items_[i])) return true;
-  }
-  return false;
-}
+bool AnnotatedRegionSet::HasOuts(RegionId id) const { return regions_[Find(id)].live_outs > 0; }
 
 std::vector<const Expr*> AnnotatedRegionSet::Nodes(RegionId id) const {
   std::vector<const Expr*> out;

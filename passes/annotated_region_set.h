@@ -151,10 +151,12 @@ class AnnotatedRegionSet {
     // compiler_begin calls whose argument lies in this region (anywhere in
     // the graph); merging consults them to find inputs that became internal.
     List consumers;
-    size_t num_nodes = 0;
+    uint32_t num_nodes = 0;
     // Lengths of `ins` and `consumers`, counting entries marked removed.
-    size_t num_ins = 0;
-    size_t num_consumers = 0;
+    uint32_t num_ins = 0;
+    uint32_t num_consumers = 0;
+    // Entries of `outs` not marked removed.
+    uint32_t live_outs = 0;
   };
   class Creator;
 

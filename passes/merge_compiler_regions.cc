@@ -36,8 +36,6 @@ class RegionMerger {
         state_(set.num_nodes(), kNew),
         processed_(set.NumRegionIds(), 0),
         pending_(set.NumRegionIds(), 0),
-        restrict_(set.NumRegionIds()),
-        region_upstream_(set.NumRegionIds()),
         region_known_(set.NumRegionIds(), 0),
         endless_(set.NumRegionIds(), 0) {}
 
@@ -178,10 +176,10 @@ class RegionMerger {
     for (RegionId p : producers) Consume(p);
     for (RegionId p : candidates) {
       if (std::binary_search(restrict.begin(), restrict.end(), p)) continue;
-      int64_t carried = pending_[p];
+      int32_t carried = pending_[p];
       set_.MergeRegions(p, r);
       pending_[r] += carried;
-      RegionList().swap(restrict_[p]);
+      restrict_.erase(p);
     }
     processed_[r] = 1;
     Canonicalize(restrict);
@@ -206,17 +204,23 @@ class RegionMerger {
     return var == nullptr || lets_.ValueOf(var) == nullptr;
   }
 
+  // The restriction set of decided region `r` (empty once nobody reads it).
+  const RegionList& Restriction(RegionId r) const {
+    auto it = restrict_.find(r);
+    return it == restrict_.end() ? kEmpty : it->second;
+  }
+
   // Marks one input edge from `p` as visited; a region nobody will read from
   // again can leave every restriction set.
   void Consume(RegionId p) {
-    if (--pending_[p] == 0) RegionList().swap(restrict_[p]);
+    if (--pending_[p] == 0) restrict_.erase(p);
   }
 
   // What a region contributes to the restrictions of a region reading it
   // indirectly or from another target: its own restrictions (every live
   // region upstream of it), computed on demand for a region not decided yet.
   const RegionList& RegionUpstream(RegionId p) {
-    if (processed_[p]) return restrict_[p];
+    if (processed_[p]) return Restriction(p);
     return Upstream(RegionKey(p));
   }
 
@@ -307,8 +311,9 @@ class RegionMerger {
   }
 
   const RegionList& RegionUpstreamIfKnown(RegionId g) {
-    if (processed_[g]) return restrict_[g];
-    return region_upstream_[g];  // empty unless known
+    if (processed_[g]) return Restriction(g);
+    auto it = region_upstream_.find(g);
+    return it == region_upstream_.end() ? kEmpty : it->second;
   }
 
   static void Append(RegionList& to, const RegionList& from) {
@@ -337,10 +342,12 @@ class RegionMerger {
   LetBindings lets_;
   // Indexed by region id.
   std::vector<uint8_t> processed_;
-  std::vector<int64_t> pending_;
-  std::vector<RegionList> restrict_;  // decided regions with readers left (else empty)
+  std::vector<int32_t> pending_;
+  // Sparse (the live frontier): the restriction sets of decided regions with
+  // readers left, and the upstream sets of undecided regions asked about.
+  absl::flat_hash_map<RegionId, RegionList> restrict_;
   AddressMap<RegionList> upstream_;   // nodes outside regions, by node
-  std::vector<RegionList> region_upstream_;  // undecided regions, by id
+  absl::flat_hash_map<RegionId, RegionList> region_upstream_;
   std::vector<uint8_t> region_known_;
   std::vector<uint8_t> endless_;  // regions without a compiler_end
 };
