@@ -1,5 +1,6 @@
 #include "passes/annotated_region_set.h"
 
+#include <algorithm>
 #include <span>
 #include <utility>
 
@@ -16,7 +17,8 @@ namespace carve {
 // depth-first walk that numbers each node when it first meets it.
 class AnnotatedRegionSet::Creator {
  public:
-  explicit Creator(AnnotatedRegionSet& set) : set_(set) {}
+  Creator(AnnotatedRegionSet& set, bool keep_children)
+      : set_(set), keep_children_(keep_children) {}
   // The scratch marks are cleared on every path out (errors included).
   ~Creator() {
     for (const Expr* e : set_.node_) e->set_scratch_mark(0);
@@ -28,7 +30,7 @@ class AnnotatedRegionSet::Creator {
       Frame& top = stack_.back();
       if (top.next < slots_.size()) {
         uint32_t s = top.next++;
-        NodeIndex& kid = set_.kids_[set_.kid_begin_[top.node] + (s - top.slots_begin)];
+        NodeIndex& kid = slot_ids_[s];
         const Expr* c = slots_[s];
         // Atoms (ops, variables, constants) neither join nor open regions:
         // they are not visited at all.
@@ -43,14 +45,16 @@ class AnnotatedRegionSet::Creator {
       }
       NodeIndex i = top.node;
       std::string_view target = top.target;
-      // children(i) needs node i + 1's start, which may not exist yet.
-      std::span<const NodeIndex> kids(set_.kids_.data() + set_.kid_begin_[i],
-                                      slots_.size() - top.slots_begin);
-      slots_.resize(top.slots_begin);
+      uint32_t slots_begin = top.slots_begin;
+      std::span<const NodeIndex> kids(slot_ids_.data() + slots_begin,
+                                      slot_ids_.size() - slots_begin);
+      if (keep_children_) std::copy(kids.begin(), kids.end(), &set_.kids_[set_.kid_begin_[i]]);
       stack_.pop_back();
       CARVE_RETURN_IF_ERROR(PostVisit(i, kids, target));
+      slots_.resize(slots_begin);
+      slot_ids_.resize(slots_begin);
     }
-    set_.kid_begin_.push_back(static_cast<uint32_t>(set_.kids_.size()));
+    if (keep_children_) set_.kid_begin_.push_back(static_cast<uint32_t>(set_.kids_.size()));
     return absl::OkStatus();
   }
 
@@ -74,9 +78,18 @@ class AnnotatedRegionSet::Creator {
     set_.node_region_.push_back(kNoRegion);
     set_.index_.TryEmplace(e, i);
     uint32_t begin = static_cast<uint32_t>(slots_.size());
-    ForEachChild(e, [&](const Expr* c) { slots_.push_back(c); });
-    set_.kid_begin_.push_back(static_cast<uint32_t>(set_.kids_.size()));
-    set_.kids_.resize(set_.kids_.size() + (slots_.size() - begin), kNoNode);
+    // The walk reads every child's kind next: start all their loads now.
+    ForEachChild(e, [&](const Expr* c) {
+      __builtin_prefetch(c);
+      slots_.push_back(c);
+    });
+    slot_ids_.resize(slots_.size(), kNoNode);
+    if (keep_children_) {
+      set_.kid_begin_.push_back(static_cast<uint32_t>(set_.kids_.size()));
+      set_.kids_.resize(set_.kids_.size() + (slots_.size() - begin));
+    } else {
+      set_.annotation_arg_.push_back(kNoNode);
+    }
     std::string_view target;
     if (set_.flags_[i] != 0) target = AnnotationTarget(e);
     stack_.push_back({i, begin, begin, target});
@@ -145,6 +158,7 @@ class AnnotatedRegionSet::Creator {
                        absl::StatusCode::kFailedPrecondition);
     }
     NodeIndex arg = args[0];
+    if (!keep_children_) set_.annotation_arg_[i] = arg;
     bool begin = annotation == kBeginFlag;
     if (target == kDefaultTarget ||
         (!begin && arg != kNoNode && set_.kind_[arg] == ExprKind::kTuple)) {
@@ -247,18 +261,23 @@ class AnnotatedRegionSet::Creator {
   const OpInfo* end_op_ = FindOp("annotation.compiler_end");
   std::vector<const Function*> scopes_;
   std::vector<Frame> stack_;
-  std::vector<const Expr*> slots_;  // the children of the frames on the stack
+  bool keep_children_;
+  // The children of the frames on the stack, and their indices once known.
+  std::vector<const Expr*> slots_;
+  std::vector<NodeIndex> slot_ids_;
   std::vector<Arg> args_;
 };
 
 absl::StatusOr<AnnotatedRegionSet> AnnotatedRegionSet::Create(const Expr* root,
-                                                               std::string func_name) {
+                                                               std::string func_name,
+                                                               bool keep_children) {
   AnnotatedRegionSet set;
   set.func_name_ = std::move(func_name);
+  set.keep_children_ = keep_children;
   set.root_ = root;
   absl::Status status;
   {
-    Creator creator(set);  // clears the scratch marks when it goes
+    Creator creator(set, keep_children);  // clears the scratch marks when it goes
     status = creator.Run(root);
   }
   CARVE_RETURN_IF_ERROR(status);

@@ -57,8 +57,12 @@ class AnnotatedRegionSet {
   // is outside every region or in a region of another target, a node whose
   // arguments are partly inside regions and partly outside, a begin or end
   // with other than one argument.
+  // `keep_children`: keep each node's children (children(), AnnotationArg)
+  // for analyses over the numbering; without it construction keeps only
+  // what the region queries need.
   static absl::StatusOr<AnnotatedRegionSet> Create(const Expr* root,
-                                                   std::string func_name = "default");
+                                                   std::string func_name = "default",
+                                                   bool keep_children = false);
 
   const std::string& func_name() const { return func_name_; }
   // The expression the set was built from, and the lets in it (recorded
@@ -115,11 +119,14 @@ class AnnotatedRegionSet {
   NodeIndex IndexOf(const Expr* e) const;
   ExprKind kind(NodeIndex i) const { return kind_[i]; }
   // One entry per child of ForEachChild(node(i)), in order; kNoNode for atoms.
+  // Only for a set created with keep_children.
   std::span<const NodeIndex> children(NodeIndex i) const {
     return {kids_.data() + kid_begin_[i], kid_begin_[i + 1] - kid_begin_[i]};
   }
   // The argument of annotation call i (its second child).
-  NodeIndex AnnotationArg(NodeIndex i) const { return kids_[kid_begin_[i] + 1]; }
+  NodeIndex AnnotationArg(NodeIndex i) const {
+    return keep_children_ ? kids_[kid_begin_[i] + 1] : annotation_arg_[i];
+  }
   bool IsBegin(NodeIndex i) const { return flags_[i] & kBeginFlag; }
   bool IsEnd(NodeIndex i) const { return flags_[i] & kEndFlag; }
   // A function literal with a Composite attribute.
@@ -195,8 +202,11 @@ class AnnotatedRegionSet {
   std::vector<ExprKind> kind_;
   std::vector<uint8_t> flags_;
   std::vector<RegionId> node_region_;
+  bool keep_children_ = false;
   std::vector<uint32_t> kid_begin_;
   std::vector<NodeIndex> kids_;
+  // Without the children: the argument of each annotation (else kNoNode).
+  std::vector<NodeIndex> annotation_arg_;
   AddressMap<NodeIndex> index_;
   // The lists' items (node indices) and links.
   std::vector<NodeIndex> items_;
