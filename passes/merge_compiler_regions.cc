@@ -62,13 +62,16 @@ class RegionMerger {
 
   // One frame of the walk: a node, or a region waiting for the producers of
   // its inputs (TVM visits them before merging).
+  // A region frame's compiler_begins are inputs_[inputs_begin ..], up to
+  // the next region frame's (region frames leave in the order opposite to
+  // their arrival, so their inputs form a stack).
   struct Frame {
-    explicit Frame(NodeIndex n = kNoNode) : node(n) {}
+    explicit Frame(NodeIndex n) : node(n) {}
     NodeIndex node;
     bool expanded = false;
     bool region = false;  // a region frame: `node` is the end that reached it
-    std::vector<NodeIndex> inputs;  // region frame: its compiler_begins
-    size_t next = 0;
+    uint32_t inputs_begin = 0;
+    uint32_t next = 0;  // region frame: the next input to look at
   };
   enum : uint8_t { kNew = 0, kActive = 1, kDone = 2 };
 
@@ -82,10 +85,13 @@ class RegionMerger {
           stack.push_back(Frame{producer});
           continue;
         }
-        Frame frame = std::move(stack.back());
+        Frame frame = stack.back();
         stack.pop_back();
         RegionId r = set_.RegionAt(frame.node);
-        if (!processed_[r]) Process(r, frame.inputs);
+        if (!processed_[r]) {
+          Process(r, std::span<const NodeIndex>(inputs_).subspan(frame.inputs_begin));
+        }
+        inputs_.resize(frame.inputs_begin);
         continue;
       }
       Frame& top = stack.back();
@@ -115,23 +121,21 @@ class RegionMerger {
       if (processed_[r]) continue;
       Frame frame{i};
       frame.region = true;
-      set_.ForEachInIndex(r, [&](NodeIndex begin) { frame.inputs.push_back(begin); });
-      stack.push_back(std::move(frame));
+      frame.inputs_begin = static_cast<uint32_t>(inputs_.size());
+      frame.next = frame.inputs_begin;
+      set_.ForEachInIndex(r, [&](NodeIndex begin) { inputs_.push_back(begin); });
+      stack.push_back(frame);
     }
     return absl::OkStatus();
   }
 
-  // The next input producer of a region frame still to visit, or nullptr
-  // when all were visited. TVM visits the producers in other regions; this
-  // also visits producers outside every region, so that everything upstream
-  // is decided before the region is.
   // The next input producer of a region frame still to visit, or kNoNode
   // when all were visited. TVM visits the producers in other regions; this
   // also visits producers outside every region, so that everything upstream
   // is decided before the region is.
   absl::StatusOr<NodeIndex> NextProducer(Frame& frame) {
-    while (frame.next < frame.inputs.size()) {
-      NodeIndex begin = frame.inputs[frame.next++];
+    while (frame.next < inputs_.size()) {
+      NodeIndex begin = inputs_[frame.next++];
       NodeIndex producer = set_.AnnotationArg(begin);
       if (producer == kNoNode) continue;  // an atom decides nothing
       RegionId p = set_.RegionAt(producer);
@@ -149,12 +153,16 @@ class RegionMerger {
     return kNoNode;
   }
 
-  void Process(RegionId r, const std::vector<NodeIndex>& inputs) {
+  void Process(RegionId r, std::span<const NodeIndex> inputs) {
     std::string_view target = set_.Target(r);
     const Function* scope = set_.Scope(r);
-    RegionList restrict;
-    RegionList candidates;
-    std::vector<RegionId> producers;  // one entry per input edge from a region
+    // Scratch lists, reused from region to region.
+    RegionList& restrict = restrict_scratch_;
+    RegionList& candidates = candidates_scratch_;
+    std::vector<RegionId>& producers = producers_scratch_;  // one per input edge from a region
+    restrict.clear();
+    candidates.clear();
+    producers.clear();
     for (NodeIndex begin : inputs) {
       NodeIndex x = set_.AnnotationArg(begin);
       RegionId p = set_.RegionOfIndex(x);
@@ -184,7 +192,7 @@ class RegionMerger {
     processed_[r] = 1;
     Canonicalize(restrict);
     Prune(restrict, r);
-    if (pending_[r] > 0) restrict_[r] = std::move(restrict);
+    if (pending_[r] > 0) restrict_[r] = restrict;
   }
 
   // Every live region upstream of the input of compiler_begin `begin`, which
@@ -339,6 +347,8 @@ class RegionMerger {
   AnnotatedRegionSet& set_;
   std::vector<uint8_t> state_;  // by node index
   std::vector<NodeIndex> order_;
+  std::vector<NodeIndex> inputs_;  // the inputs of the region frames on the walk's stack
+  RegionList restrict_scratch_, candidates_scratch_, producers_scratch_;
   LetBindings lets_;
   // Indexed by region id.
   std::vector<uint8_t> processed_;
