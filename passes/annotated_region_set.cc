@@ -19,12 +19,9 @@ class AnnotatedRegionSet::Creator {
  public:
   Creator(AnnotatedRegionSet& set, bool keep_children)
       : set_(set), keep_children_(keep_children) {}
-  // The scratch marks are cleared on every path out (errors included).
-  ~Creator() {
-    for (const Expr* e : set_.node_) e->set_scratch_mark(0);
-  }
 
   absl::Status Run(const Expr* root) {
+    set_.index_.TryEmplace(root, 0);
     CARVE_RETURN_IF_ERROR(Open(root));
     while (!stack_.empty()) {
       Frame& top = stack_.back();
@@ -35,11 +32,12 @@ class AnnotatedRegionSet::Creator {
         // Atoms (ops, variables, constants) neither join nor open regions:
         // they are not visited at all.
         if (c->is_atom()) continue;
-        if (c->scratch_mark() != 0) {
-          kid = *set_.index_.Find(c);  // met before (the graph is acyclic)
-          continue;
-        }
-        kid = static_cast<NodeIndex>(set_.node_.size());
+        // The index map is the visited set: one look-up per edge, and no
+        // write to the nodes.
+        auto [index, inserted] =
+            set_.index_.TryEmplace(c, static_cast<NodeIndex>(set_.node_.size()));
+        kid = *index;
+        if (!inserted) continue;  // met before (the graph is acyclic)
         CARVE_RETURN_IF_ERROR(Open(c));
         continue;
       }
@@ -66,17 +64,15 @@ class AnnotatedRegionSet::Creator {
     std::string_view target;  // of an annotation
   };
 
-  // Numbers `e`, records its children's slots and what its post-visit needs
-  // to know of it (it runs after the whole subtree, when `e` has left the
-  // caches), and pre-visits it.
+  // Numbers `e` (already in the index map), records its children's slots
+  // and what its post-visit needs to know of it (it runs after the whole
+  // subtree, when `e` has left the caches), and pre-visits it.
   absl::Status Open(const Expr* e) {
-    e->set_scratch_mark(1);
     NodeIndex i = static_cast<NodeIndex>(set_.node_.size());
     set_.node_.push_back(e);
     set_.kind_.push_back(e->kind());
     set_.flags_.push_back(AnnotationFlags(e));
     set_.node_region_.push_back(kNoRegion);
-    set_.index_.TryEmplace(e, i);
     uint32_t begin = static_cast<uint32_t>(slots_.size());
     // The walk reads every child's kind next: start all their loads now.
     ForEachChild(e, [&](const Expr* c) {

@@ -24,10 +24,9 @@
 // bodies included) densely in DFS pre-order and keeps their children's
 // numbers, kinds and regions in arrays indexed by that number: analyses over
 // the same graph (MergeCompilerRegions) walk these arrays instead of the
-// nodes, and look a node up by address only to enter the numbering. The DFS
-// tells visited nodes by their scratch mark (Expr::scratch_mark, cleared
-// before Create returns), so the one address map is written once per node
-// and read only for edges to nodes met before.
+// nodes, and look a node up by address only to enter the numbering. The one
+// address map (node -> index) is also the walk's visited set: one look-up
+// per edge, and construction writes nothing to the nodes.
 #pragma once
 
 #include <cstdint>
