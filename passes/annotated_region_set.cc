@@ -69,6 +69,13 @@ class AnnotatedRegionSet::Creator {
   // subtree, when `e` has left the caches), and pre-visits it.
   absl::Status Open(const Expr* e) {
     NodeIndex i = static_cast<NodeIndex>(set_.node_.size());
+    // Bottom-up builders (the parser, mutators) allocate a node's operands
+    // just before it, so the nodes the walk opens next mostly lie just below
+    // this one: start loading them (a chain of pointers otherwise waits for
+    // one cache miss after the other).
+    for (int line = 1; line <= 8; ++line) {
+      __builtin_prefetch(reinterpret_cast<const char*>(e) - 64 * line);
+    }
     set_.node_.push_back(e);
     set_.kind_.push_back(e->kind());
     set_.flags_.push_back(AnnotationFlags(e));
