@@ -1,6 +1,7 @@
 #include "passes/annotated_region_set.h"
 
 #include <algorithm>
+#include <cassert>
 #include <span>
 #include <utility>
 
@@ -273,14 +274,16 @@ class AnnotatedRegionSet::Creator {
 
 absl::StatusOr<AnnotatedRegionSet> AnnotatedRegionSet::Create(const Expr* root,
                                                                std::string func_name,
-                                                               bool keep_children) {
+                                                               Use use) {
   AnnotatedRegionSet set;
   set.func_name_ = std::move(func_name);
+  bool keep_children = use == Use::kGraphWalks;
   set.keep_children_ = keep_children;
+  set.keep_node_lists_ = !keep_children;
   set.root_ = root;
   absl::Status status;
   {
-    Creator creator(set, keep_children);  // clears the scratch marks when it goes
+    Creator creator(set, keep_children);
     status = creator.Run(root);
   }
   CARVE_RETURN_IF_ERROR(status);
@@ -320,16 +323,24 @@ AnnotatedRegionSet::RegionId AnnotatedRegionSet::MakeRegion(std::string_view tar
                                                             const Function* scope) {
   RegionId id = static_cast<RegionId>(regions_.size());
   regions_.push_back(Region{});
-  regions_.back().target = target;
+  regions_.back().target = TargetIndex(target);
   regions_.back().scope = scope;
   parent_.push_back(id);
   ++live_regions_;
   return id;
 }
 
+uint32_t AnnotatedRegionSet::TargetIndex(std::string_view target) {
+  for (uint32_t t = 0; t < targets_.size(); ++t) {
+    if (targets_[t] == target) return t;
+  }
+  targets_.push_back(target);
+  return static_cast<uint32_t>(targets_.size() - 1);
+}
+
 void AnnotatedRegionSet::AddNode(RegionId id, NodeIndex i) {
   node_region_[i] = id;
-  Append(regions_[id].nodes, i);
+  if (keep_node_lists_) Append(regions_[id].nodes, i);
   ++regions_[id].num_nodes;
 }
 
@@ -425,6 +436,7 @@ std::vector<const Call*> AnnotatedRegionSet::Outs(RegionId id) const {
 bool AnnotatedRegionSet::HasOuts(RegionId id) const { return regions_[Find(id)].live_outs > 0; }
 
 std::vector<const Expr*> AnnotatedRegionSet::Nodes(RegionId id) const {
+  assert(keep_node_lists_);
   std::vector<const Expr*> out;
   ForEachItem(regions_[Find(id)].nodes, [&](NodeIndex i) { out.push_back(node_[i]); });
   return out;

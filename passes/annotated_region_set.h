@@ -56,12 +56,17 @@ class AnnotatedRegionSet {
   // is outside every region or in a region of another target, a node whose
   // arguments are partly inside regions and partly outside, a begin or end
   // with other than one argument.
-  // `keep_children`: keep each node's children (children(), AnnotationArg)
-  // for analyses over the numbering; without it construction keeps only
-  // what the region queries need.
+  // What a set is built for, and so what it keeps.
+  enum class Use {
+    // The region queries (PartitionGraph, verification).
+    kRegionQueries,
+    // Walks over the numbering (MergeCompilerRegions): children() is kept;
+    // the regions' node lists are not (Nodes() is unavailable).
+    kGraphWalks,
+  };
   static absl::StatusOr<AnnotatedRegionSet> Create(const Expr* root,
                                                    std::string func_name = "default",
-                                                   bool keep_children = false);
+                                                   Use use = Use::kRegionQueries);
 
   const std::string& func_name() const { return func_name_; }
   // The expression the set was built from, and the lets in it (recorded
@@ -86,7 +91,7 @@ class AnnotatedRegionSet {
   // for merged regions): the size of arrays indexed by region id.
   size_t NumRegionIds() const { return regions_.size(); }
 
-  std::string_view Target(RegionId id) const { return regions_[id].target; }
+  std::string_view Target(RegionId id) const { return targets_[regions_[id].target]; }
   // The function literal (or the root function) whose body holds the region.
   const Function* Scope(RegionId id) const { return regions_[id].scope; }
   // The region's compiler_begin calls (its inputs), in TVM's order.
@@ -99,6 +104,7 @@ class AnnotatedRegionSet {
   // The region's compiler_end calls (its outputs), in TVM's order.
   std::vector<const Call*> Outs(RegionId id) const;
   // Every node of the region (annotations included), in no particular order.
+  // Not for a set built for kGraphWalks.
   std::vector<const Expr*> Nodes(RegionId id) const;
   size_t NumNodes(RegionId id) const { return regions_[Find(id)].num_nodes; }
 
@@ -118,7 +124,7 @@ class AnnotatedRegionSet {
   NodeIndex IndexOf(const Expr* e) const;
   ExprKind kind(NodeIndex i) const { return kind_[i]; }
   // One entry per child of ForEachChild(node(i)), in order; kNoNode for atoms.
-  // Only for a set created with keep_children.
+  // Only for a set built for kGraphWalks.
   std::span<const NodeIndex> children(NodeIndex i) const {
     return {kids_.data() + kid_begin_[i], kid_begin_[i + 1] - kid_begin_[i]};
   }
@@ -150,9 +156,9 @@ class AnnotatedRegionSet {
     int32_t head = -1;
     int32_t tail = -1;
   };
-  struct Region {
-    std::string_view target;
+  struct Region {  // 64 bytes
     const Function* scope = nullptr;
+    uint32_t target = 0;  // index into targets_
     List nodes, ins, outs;
     // compiler_begin calls whose argument lies in this region (anywhere in
     // the graph); merging consults them to find inputs that became internal.
@@ -168,6 +174,7 @@ class AnnotatedRegionSet {
 
   RegionId Find(RegionId id) const;
   RegionId MakeRegion(std::string_view target, const Function* scope);
+  uint32_t TargetIndex(std::string_view target);
   void AddNode(RegionId id, NodeIndex i);
   void Append(List& list, NodeIndex i);
   static void Splice(List& into, const List& from, std::vector<int32_t>& next);
@@ -202,6 +209,8 @@ class AnnotatedRegionSet {
   std::vector<uint8_t> flags_;
   std::vector<RegionId> node_region_;
   bool keep_children_ = false;
+  bool keep_node_lists_ = true;
+  std::vector<std::string_view> targets_;  // the distinct targets
   std::vector<uint32_t> kid_begin_;
   std::vector<NodeIndex> kids_;
   // Without the children: the argument of each annotation (else kNoNode).
