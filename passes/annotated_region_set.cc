@@ -43,7 +43,7 @@ class AnnotatedRegionSet::Creator {
         continue;
       }
       NodeIndex i = top.node;
-      std::string_view target = top.target;
+      uint32_t target = top.target;
       uint32_t slots_begin = top.slots_begin;
       std::span<const NodeIndex> kids(slot_ids_.data() + slots_begin,
                                       slot_ids_.size() - slots_begin);
@@ -62,7 +62,7 @@ class AnnotatedRegionSet::Creator {
     NodeIndex node;
     uint32_t slots_begin;
     uint32_t next;            // next slot to visit (absolute index)
-    std::string_view target;  // of an annotation
+    uint32_t target;  // of an annotation: index into targets_
   };
 
   // Numbers `e` (already in the index map), records its children's slots
@@ -94,10 +94,21 @@ class AnnotatedRegionSet::Creator {
     } else {
       set_.annotation_arg_.push_back(kNoNode);
     }
-    std::string_view target;
-    if (set_.flags_[i] != 0) target = AnnotationTarget(e);
+    uint32_t target = set_.flags_[i] != 0 ? TargetOf(Cast<Call>(e)) : 0;
     stack_.push_back({i, begin, begin, target});
     return PreVisit(i);
+  }
+
+  // The target of an annotation call, as an index into targets_. Calls
+  // made by one builder share their attributes: one look at the attributes
+  // per distinct object.
+  uint32_t TargetOf(const Call* call) {
+    if (!has_last_ || call->attrs() != last_attrs_) {
+      last_attrs_ = call->attrs();
+      last_target_ = set_.TargetIndex(AnnotationTarget(call));
+      has_last_ = true;
+    }
+    return last_target_;
   }
 
   // kBeginFlag or kEndFlag for an annotation call, else 0.
@@ -133,7 +144,7 @@ class AnnotatedRegionSet::Creator {
     }
   }
 
-  absl::Status PostVisit(NodeIndex i, std::span<const NodeIndex> kids, std::string_view target) {
+  absl::Status PostVisit(NodeIndex i, std::span<const NodeIndex> kids, uint32_t target) {
     switch (set_.kind_[i]) {
       case ExprKind::kCall:
         return VisitCall(i, kids.subspan(1), target);
@@ -153,7 +164,7 @@ class AnnotatedRegionSet::Creator {
 
   // A call (node i) whose target was read when it was opened, if an
   // annotation.
-  absl::Status VisitCall(NodeIndex i, std::span<const NodeIndex> args, std::string_view target) {
+  absl::Status VisitCall(NodeIndex i, std::span<const NodeIndex> args, uint32_t target) {
     uint8_t annotation = set_.flags_[i] & (kBeginFlag | kEndFlag);
     if (annotation == 0) return AddToArgRegion(i, ArgsOf(args));
     const Call* call = Cast<Call>(set_.node_[i]);
@@ -164,7 +175,7 @@ class AnnotatedRegionSet::Creator {
     NodeIndex arg = args[0];
     if (!keep_children_) set_.annotation_arg_[i] = arg;
     bool begin = annotation == kBeginFlag;
-    if (target == kDefaultTarget ||
+    if (set_.targets_[target] == kDefaultTarget ||
         (!begin && arg != kNoNode && set_.kind_[arg] == ExprKind::kTuple)) {
       set_.needs_partition_prep_ = true;
     }
@@ -185,12 +196,13 @@ class AnnotatedRegionSet::Creator {
       return SpanError(call->span(),
                        fmt::format("compiler_end for '{}' closes no region: its input is not "
                                    "inside a compiler_begin",
-                                   target),
+                                   set_.targets_[target]),
                        absl::StatusCode::kFailedPrecondition);
     }
-    if (set_.Target(id) != target) {
+    if (set_.regions_[id].target != target) {
       return SpanError(call->span(),
-                       fmt::format("compiler_end for '{}' closes a region of target '{}'", target,
+                       fmt::format("compiler_end for '{}' closes a region of target '{}'",
+                                   set_.targets_[target],
                                    set_.Target(id)),
                        absl::StatusCode::kFailedPrecondition);
     }
@@ -264,6 +276,9 @@ class AnnotatedRegionSet::Creator {
   const OpInfo* begin_op_ = FindOp("annotation.compiler_begin");
   const OpInfo* end_op_ = FindOp("annotation.compiler_end");
   std::vector<const Function*> scopes_;
+  const Attrs* last_attrs_ = nullptr;
+  uint32_t last_target_ = 0;
+  bool has_last_ = false;
   std::vector<Frame> stack_;
   bool keep_children_;
   // The children of the frames on the stack, and their indices once known.
@@ -319,11 +334,11 @@ std::vector<AnnotatedRegionSet::RegionId> AnnotatedRegionSet::RegionIds() const 
   return ids;
 }
 
-AnnotatedRegionSet::RegionId AnnotatedRegionSet::MakeRegion(std::string_view target,
+AnnotatedRegionSet::RegionId AnnotatedRegionSet::MakeRegion(uint32_t target,
                                                             const Function* scope) {
   RegionId id = static_cast<RegionId>(regions_.size());
   regions_.push_back(Region{});
-  regions_.back().target = TargetIndex(target);
+  regions_.back().target = target;
   regions_.back().scope = scope;
   parent_.push_back(id);
   ++live_regions_;

@@ -173,7 +173,7 @@ class AnnotatedRegionSet {
   class Creator;
 
   RegionId Find(RegionId id) const;
-  RegionId MakeRegion(std::string_view target, const Function* scope);
+  RegionId MakeRegion(uint32_t target, const Function* scope);
   uint32_t TargetIndex(std::string_view target);
   void AddNode(RegionId id, NodeIndex i);
   void Append(List& list, NodeIndex i);
