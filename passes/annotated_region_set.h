@@ -136,6 +136,9 @@ class AnnotatedRegionSet {
   bool IsEnd(NodeIndex i) const { return flags_[i] & kEndFlag; }
   // A function literal with a Composite attribute.
   bool IsComposite(NodeIndex i) const { return flags_[i] & kCompositeFlag; }
+  // Whether a merge dropped annotation i from its region's inputs or
+  // outputs (the edge became internal).
+  bool Removed(NodeIndex i) const { return flags_[i] & kRemovedFlag; }
   // The region holding node i, or kNoRegion.
   RegionId RegionAt(NodeIndex i) const {
     return node_region_[i] == kNoRegion ? kNoRegion : Find(node_region_[i]);
@@ -182,7 +185,6 @@ class AnnotatedRegionSet {
   void ForEachItem(const List& list, F&& f) const {
     for (int32_t i = list.head; i >= 0; i = next_[i]) f(items_[i]);
   }
-  bool Removed(NodeIndex i) const { return flags_[i] & kRemovedFlag; }
   // Marks a compiler_begin and the compiler_end it reads as dropped from
   // the lists (TVM removes them).
   void RemoveEdge(NodeIndex begin);

@@ -36,8 +36,7 @@ class RegionMerger {
         state_(set.num_nodes(), kNew),
         processed_(set.NumRegionIds(), 0),
         pending_(set.NumRegionIds(), 0),
-        region_known_(set.NumRegionIds(), 0),
-        endless_(set.NumRegionIds(), 0) {}
+        region_known_(set.NumRegionIds(), 0) {}
 
   absl::Status Run() {
     CountPendingEdges();
@@ -51,12 +50,12 @@ class RegionMerger {
  private:
   // pending_[r]: input edges of unvisited regions that read from region r.
   void CountPendingEdges() {
-    for (RegionId r : set_.RegionIds()) {
-      endless_[r] = !set_.HasOuts(r);
-      set_.ForEachInIndex(r, [&](NodeIndex begin) {
-        RegionId p = set_.RegionOfIndex(set_.AnnotationArg(begin));
-        if (p != kNone && p != r) ++pending_[p];
-      });
+    // Every compiler_begin not dropped is an input of its region: a scan in
+    // node order instead of a walk over the regions' lists.
+    for (NodeIndex begin = 0; begin < set_.num_nodes(); ++begin) {
+      if (!set_.IsBegin(begin) || set_.Removed(begin)) continue;
+      RegionId p = set_.RegionOfIndex(set_.AnnotationArg(begin));
+      if (p != kNone && p != set_.RegionAt(begin)) ++pending_[p];
     }
   }
 
@@ -298,7 +297,8 @@ class RegionMerger {
         RegionId r = static_cast<RegionId>(k >> 1);
         region_known_[r] = 1;
         region_upstream_[r] = std::move(result);
-        if (endless_[r]) ConsumeInputsOf(r);
+        // (Undecided, so never merged since construction.)
+        if (!set_.HasOuts(r)) ConsumeInputsOf(r);
       } else {
         upstream_[KeyPtr(k)] = std::move(result);
       }
@@ -359,7 +359,6 @@ class RegionMerger {
   AddressMap<RegionList> upstream_;   // nodes outside regions, by node
   absl::flat_hash_map<RegionId, RegionList> region_upstream_;
   std::vector<uint8_t> region_known_;
-  std::vector<uint8_t> endless_;  // regions without a compiler_end
 };
 
 // Removes compiler_begin(compiler_end(x)) pairs inside one region: rebuilds
