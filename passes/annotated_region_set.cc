@@ -18,8 +18,7 @@ namespace carve {
 // depth-first walk that numbers each node when it first meets it.
 class AnnotatedRegionSet::Creator {
  public:
-  Creator(AnnotatedRegionSet& set, bool keep_children)
-      : set_(set), keep_children_(keep_children) {}
+  Creator(AnnotatedRegionSet& set, bool keep_children) : set_(set), keep_children_(keep_children) {}
 
   absl::Status Run(const Expr* root) {
     set_.index_.TryEmplace(root, 0);
@@ -61,7 +60,7 @@ class AnnotatedRegionSet::Creator {
   struct Frame {
     NodeIndex node;
     uint32_t slots_begin;
-    uint32_t next;            // next slot to visit (absolute index)
+    uint32_t next;    // next slot to visit (absolute index)
     uint32_t target;  // of an annotation: index into targets_
   };
 
@@ -202,8 +201,7 @@ class AnnotatedRegionSet::Creator {
     if (set_.regions_[id].target != target) {
       return SpanError(call->span(),
                        fmt::format("compiler_end for '{}' closes a region of target '{}'",
-                                   set_.targets_[target],
-                                   set_.Target(id)),
+                                   set_.targets_[target], set_.Target(id)),
                        absl::StatusCode::kFailedPrecondition);
     }
     set_.AddNode(id, i);
@@ -288,8 +286,7 @@ class AnnotatedRegionSet::Creator {
 };
 
 absl::StatusOr<AnnotatedRegionSet> AnnotatedRegionSet::Create(const Expr* root,
-                                                               std::string func_name,
-                                                               Use use) {
+                                                              std::string func_name, Use use) {
   AnnotatedRegionSet set;
   set.func_name_ = std::move(func_name);
   bool keep_children = use == Use::kGraphWalks;

@@ -467,7 +467,9 @@ class InternalAnnotationRemover {
 }  // namespace
 
 absl::StatusOr<const Function*> MergeCompilerRegionsFunction(const Function* fn, Arena* arena) {
-  CARVE_ASSIGN_OR_RETURN(AnnotatedRegionSet set, AnnotatedRegionSet::Create(fn, "default", AnnotatedRegionSet::Use::kGraphWalks));
+  CARVE_ASSIGN_OR_RETURN(
+      AnnotatedRegionSet set,
+      AnnotatedRegionSet::Create(fn, "default", AnnotatedRegionSet::Use::kGraphWalks));
   if (set.size() == 0) return fn;
   RegionMerger merger(set);
   CARVE_RETURN_IF_ERROR(merger.Run());

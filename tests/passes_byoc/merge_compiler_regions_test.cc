@@ -346,8 +346,8 @@ def @main(%x: Tensor[(2, 2), float32]) {
   const Tuple* old_result = Cast<Tuple>(before->body());
   const Call* old_tanh_end = Cast<Call>(old_result->fields()[1]);
   const Call* old_abs = Cast<Call>(Cast<Call>(old_result->fields()[0])->args()[0]);
-  const Call* old_composite_call = Cast<Call>(
-      Cast<Call>(Cast<Call>(old_abs->args()[0])->args()[0])->args()[0]);
+  const Call* old_composite_call =
+      Cast<Call>(Cast<Call>(Cast<Call>(old_abs->args()[0])->args()[0])->args()[0]);
   EXPECT_TRUE(RunOk(MergeCompilerRegions(), mod));
   const Tuple* result = Cast<Tuple>(mod.Lookup("main")->body());
   EXPECT_EQ(result->fields()[1], old_tanh_end);  // the other target's region
