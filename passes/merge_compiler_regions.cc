@@ -39,6 +39,7 @@ class RegionMerger {
         region_known_(set.NumRegionIds(), 0) {}
 
   absl::Status Run() {
+    order_.reserve(set_.num_nodes());  // one allocation, not a doubling series
     CountPendingEdges();
     return Walk(0);  // the root
   }
