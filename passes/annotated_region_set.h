@@ -19,8 +19,18 @@
 // Unlike TVM (a linear scan over regions per query), lookups are O(1)
 // amortized (a node map plus union-find over region ids), merges are O(1)
 // list splices, and malformed annotations are errors, not crashes.
+//
+// Construction numbers the nodes it visits (every non-atom node, composite
+// bodies included) densely in DFS pre-order and keeps their children's
+// numbers, kinds and regions in arrays indexed by that number: analyses over
+// the same graph (MergeCompilerRegions) walk these arrays instead of the
+// nodes, and look a node up by address only to enter the numbering. The one
+// address map (node -> index) is also the walk's visited set: one look-up
+// per edge, and construction writes nothing to the nodes.
 #pragma once
 
+#include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,8 +56,17 @@ class AnnotatedRegionSet {
   // is outside every region or in a region of another target, a node whose
   // arguments are partly inside regions and partly outside, a begin or end
   // with other than one argument.
+  // What a set is built for, and so what it keeps.
+  enum class Use {
+    // The region queries (PartitionGraph, verification).
+    kRegionQueries,
+    // Walks over the numbering (MergeCompilerRegions): children() is kept;
+    // the regions' node lists are not (Nodes() is unavailable).
+    kGraphWalks,
+  };
   static absl::StatusOr<AnnotatedRegionSet> Create(const Expr* root,
-                                                   std::string func_name = "default");
+                                                   std::string func_name = "default",
+                                                   Use use = Use::kRegionQueries);
 
   const std::string& func_name() const { return func_name_; }
   // The expression the set was built from, and the lets in it (recorded
@@ -72,7 +91,7 @@ class AnnotatedRegionSet {
   // for merged regions): the size of arrays indexed by region id.
   size_t NumRegionIds() const { return regions_.size(); }
 
-  std::string_view Target(RegionId id) const { return regions_[id].target; }
+  std::string_view Target(RegionId id) const { return targets_[regions_[id].target]; }
   // The function literal (or the root function) whose body holds the region.
   const Function* Scope(RegionId id) const { return regions_[id].scope; }
   // The region's compiler_begin calls (its inputs), in TVM's order.
@@ -80,18 +99,59 @@ class AnnotatedRegionSet {
   // Calls f(begin) for each of Ins(id), without building the list.
   template <typename F>
   void ForEachIn(RegionId id, F&& f) const {
-    ForEachItem(regions_[Find(id)].ins, [&](const Expr* e) {
-      if (!nodes_.Find(e)->removed) f(static_cast<const Call*>(e));
-    });
+    ForEachInIndex(id, [&](NodeIndex i) { f(static_cast<const Call*>(node_[i])); });
   }
   // The region's compiler_end calls (its outputs), in TVM's order.
   std::vector<const Call*> Outs(RegionId id) const;
   // Every node of the region (annotations included), in no particular order.
+  // Not for a set built for kGraphWalks.
   std::vector<const Expr*> Nodes(RegionId id) const;
   size_t NumNodes(RegionId id) const { return regions_[Find(id)].num_nodes; }
 
+  // Whether the region has a compiler_end (Outs(id) is not empty).
+  bool HasOuts(RegionId id) const;
+
   // Merges region `src` into `dst` (TVM's MergeRegions); `dst` keeps its id.
   void MergeRegions(RegionId src, RegionId dst);
+
+  // The dense numbering (see the top comment). Node 0 is the root; atoms
+  // (variables, constants, ops) are not numbered.
+  using NodeIndex = uint32_t;
+  static constexpr NodeIndex kNoNode = ~0u;
+  size_t num_nodes() const { return node_.size(); }
+  const Expr* node(NodeIndex i) const { return node_[i]; }
+  // The index of `e`, or kNoNode (atoms, nodes outside the root).
+  NodeIndex IndexOf(const Expr* e) const;
+  ExprKind kind(NodeIndex i) const { return kind_[i]; }
+  // One entry per child of ForEachChild(node(i)), in order; kNoNode for atoms.
+  // Only for a set built for kGraphWalks.
+  std::span<const NodeIndex> children(NodeIndex i) const {
+    return {kids_.data() + kid_begin_[i], kid_begin_[i + 1] - kid_begin_[i]};
+  }
+  // The argument of annotation call i (its second child).
+  NodeIndex AnnotationArg(NodeIndex i) const {
+    return keep_children_ ? kids_[kid_begin_[i] + 1] : annotation_arg_[i];
+  }
+  bool IsBegin(NodeIndex i) const { return flags_[i] & kBeginFlag; }
+  bool IsEnd(NodeIndex i) const { return flags_[i] & kEndFlag; }
+  // A function literal with a Composite attribute.
+  bool IsComposite(NodeIndex i) const { return flags_[i] & kCompositeFlag; }
+  // Whether a merge dropped annotation i from its region's inputs or
+  // outputs (the edge became internal).
+  bool Removed(NodeIndex i) const { return flags_[i] & kRemovedFlag; }
+  // The region holding node i, or kNoRegion.
+  RegionId RegionAt(NodeIndex i) const {
+    return node_region_[i] == kNoRegion ? kNoRegion : Find(node_region_[i]);
+  }
+  // The region holding `n` (a node index, or kNoNode for an atom).
+  RegionId RegionOfIndex(NodeIndex n) const { return n == kNoNode ? kNoRegion : RegionAt(n); }
+  // Calls f(begin index) for each of Ins(id).
+  template <typename F>
+  void ForEachInIndex(RegionId id, F&& f) const {
+    ForEachItem(regions_[Find(id)].ins, [&](NodeIndex i) {
+      if (!Removed(i)) f(i);
+    });
+  }
 
  private:
   // A singly linked list in the shared item pool; splicing is O(1).
@@ -99,29 +159,42 @@ class AnnotatedRegionSet {
     int32_t head = -1;
     int32_t tail = -1;
   };
-  struct Region {
-    std::string_view target;
+  struct Region {  // 64 bytes
     const Function* scope = nullptr;
+    uint32_t target = 0;  // index into targets_
     List nodes, ins, outs;
     // compiler_begin calls whose argument lies in this region (anywhere in
     // the graph); merging consults them to find inputs that became internal.
     List consumers;
-    size_t num_nodes = 0;
+    uint32_t num_nodes = 0;
     // Lengths of `ins` and `consumers`, counting entries marked removed.
-    size_t num_ins = 0;
-    size_t num_consumers = 0;
+    uint32_t num_ins = 0;
+    uint32_t num_consumers = 0;
+    // Entries of `outs` not marked removed.
+    uint32_t live_outs = 0;
   };
   class Creator;
 
   RegionId Find(RegionId id) const;
-  RegionId MakeRegion(std::string_view target, const Function* scope);
-  void AddNode(RegionId id, const Expr* e);
-  void Append(List& list, const Expr* e);
+  RegionId MakeRegion(uint32_t target, const Function* scope);
+  uint32_t TargetIndex(std::string_view target);
+  void AddNode(RegionId id, NodeIndex i);
+  void Append(List& list, NodeIndex i);
   static void Splice(List& into, const List& from, std::vector<int32_t>& next);
   template <typename F>
   void ForEachItem(const List& list, F&& f) const {
     for (int32_t i = list.head; i >= 0; i = next_[i]) f(items_[i]);
   }
+  // Marks a compiler_begin and the compiler_end it reads as dropped from
+  // the lists (TVM removes them).
+  void RemoveEdge(NodeIndex begin);
+
+  enum : uint8_t {
+    kBeginFlag = 1,
+    kEndFlag = 2,
+    kCompositeFlag = 4,
+    kRemovedFlag = 8,  // a merge dropped it from the inputs or outputs
+  };
 
   std::string func_name_;
   const Expr* root_ = nullptr;
@@ -130,18 +203,23 @@ class AnnotatedRegionSet {
   std::vector<Region> regions_;
   mutable std::vector<RegionId> parent_;  // union-find; a root is a live region
   size_t live_regions_ = 0;
-  // What the set knows of one visited node: its region as assigned (resolve
-  // it with Find), whether construction visited it, whether a merge dropped
-  // it from the inputs or outputs (TVM removes them from the lists). One
-  // table, address-ordered, so that the construction walk's visited test
-  // and its region lookups touch one slot.
-  struct NodeEntry {
-    RegionId region = kNoRegion;
-    uint8_t visited = 0;
-    uint8_t removed = 0;
-  };
-  AddressMap<NodeEntry> nodes_;
-  std::vector<const Expr*> items_;
+  // By node index: the node, its kind, flags and region as assigned
+  // (resolve it with Find); its children are kids_[kid_begin_[i] ..
+  // kid_begin_[i + 1]).
+  std::vector<const Expr*> node_;
+  std::vector<ExprKind> kind_;
+  std::vector<uint8_t> flags_;
+  std::vector<RegionId> node_region_;
+  bool keep_children_ = false;
+  bool keep_node_lists_ = true;
+  std::vector<std::string_view> targets_;  // the distinct targets
+  std::vector<uint32_t> kid_begin_;
+  std::vector<NodeIndex> kids_;
+  // Without the children: the argument of each annotation (else kNoNode).
+  std::vector<NodeIndex> annotation_arg_;
+  AddressMap<NodeIndex> index_;
+  // The lists' items (node indices) and links.
+  std::vector<NodeIndex> items_;
   std::vector<int32_t> next_;
 };
 

@@ -15,6 +15,7 @@ namespace carve {
 class LetBindings {
  public:
   void Record(const Let* let) { value_of_[let->var()] = let->value(); }
+  bool empty() const { return value_of_.empty(); }
   // The value bound to `var`, or nullptr for parameters and free variables.
   const Expr* ValueOf(const Var* var) const {
     auto it = value_of_.find(var);

@@ -7,6 +7,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "ir/visit.h"
 #include "passes/annotated_region_set.h"
 #include "passes/annotation.h"
@@ -21,143 +22,153 @@ using RegionId = AnnotatedRegionSet::RegionId;
 constexpr RegionId kNone = AnnotatedRegionSet::kNoRegion;
 using RegionList = std::vector<RegionId>;
 
-bool IsComposite(const Expr* e) {
-  const Function* fn = DynCast<Function>(e);
-  return fn != nullptr && fn->HasAttr(attr::kComposite);
-}
+using NodeIndex = AnnotatedRegionSet::NodeIndex;
+constexpr NodeIndex kNoNode = AnnotatedRegionSet::kNoNode;
 
-// Decides the merges. See the header for the algorithm.
+// Decides the merges. See the header for the algorithm. The walk runs over
+// the set's dense numbering (children, kinds and regions by node index), so
+// it touches the nodes themselves only for lets and for inputs computed
+// outside every region.
 class RegionMerger {
  public:
   explicit RegionMerger(AnnotatedRegionSet& set)
       : set_(set),
+        state_(set.num_nodes(), kNew),
         processed_(set.NumRegionIds(), 0),
         pending_(set.NumRegionIds(), 0),
-        restrict_(set.NumRegionIds()),
-        region_upstream_(set.NumRegionIds()),
-        region_known_(set.NumRegionIds(), 0),
-        endless_(set.NumRegionIds(), 0) {}
+        region_known_(set.NumRegionIds(), 0) {}
 
-  absl::Status Run(const Expr* root) {
+  absl::Status Run() {
+    order_.reserve(set_.num_nodes());  // one allocation, not a doubling series
     CountPendingEdges();
-    return Walk(root);
+    return Walk(0);  // the root
   }
+
+  // The nodes the walk visited (every node outside composite functions),
+  // children before parents.
+  const std::vector<NodeIndex>& order() const { return order_; }
 
  private:
   // pending_[r]: input edges of unvisited regions that read from region r.
   void CountPendingEdges() {
-    for (RegionId r : set_.RegionIds()) {
-      endless_[r] = set_.Outs(r).empty();
-      set_.ForEachIn(r, [&](const Call* begin) {
-        RegionId p = set_.GetRegion(begin->args()[0]);
-        if (p != kNone && p != r) ++pending_[p];
-      });
+    // Every compiler_begin not dropped is an input of its region: a scan in
+    // node order instead of a walk over the regions' lists.
+    for (NodeIndex begin = 0; begin < set_.num_nodes(); ++begin) {
+      if (!set_.IsBegin(begin) || set_.Removed(begin)) continue;
+      RegionId p = set_.RegionOfIndex(set_.AnnotationArg(begin));
+      if (p != kNone && p != set_.RegionAt(begin)) ++pending_[p];
     }
   }
 
-  // One frame of the walk: an expression, or a region waiting for the
-  // producers of its inputs (TVM visits them before merging).
+  // One frame of the walk: a node, or a region waiting for the producers of
+  // its inputs (TVM visits them before merging).
+  // A region frame's compiler_begins are inputs_[inputs_begin ..], up to
+  // the next region frame's (region frames leave in the order opposite to
+  // their arrival, so their inputs form a stack).
   struct Frame {
-    explicit Frame(const Expr* expr = nullptr) : e(expr) {}
-    const Expr* e = nullptr;
+    explicit Frame(NodeIndex n) : node(n) {}
+    NodeIndex node;
     bool expanded = false;
-    const Call* end = nullptr;  // region frame: the end that reached it
-    std::vector<const Call*> inputs;
-    size_t next = 0;
+    bool region = false;  // a region frame: `node` is the end that reached it
+    uint32_t inputs_begin = 0;
+    uint32_t next = 0;  // region frame: the next input to look at
   };
   enum : uint8_t { kNew = 0, kActive = 1, kDone = 2 };
 
-  absl::Status Walk(const Expr* root) {
+  absl::Status Walk(NodeIndex root) {
     std::vector<Frame> stack;
     stack.push_back(Frame{root});
-    std::vector<const Expr*> kids;
     while (!stack.empty()) {
-      if (stack.back().end != nullptr) {
-        CARVE_ASSIGN_OR_RETURN(const Expr* producer, NextProducer(stack.back()));
-        if (producer != nullptr) {
+      if (stack.back().region) {
+        CARVE_ASSIGN_OR_RETURN(NodeIndex producer, NextProducer(stack.back()));
+        if (producer != kNoNode) {
           stack.push_back(Frame{producer});
           continue;
         }
-        Frame frame = std::move(stack.back());
+        Frame frame = stack.back();
         stack.pop_back();
-        RegionId r = set_.GetRegion(frame.end);
-        if (!processed_[r]) Process(r, frame.inputs);
+        RegionId r = set_.RegionAt(frame.node);
+        if (!processed_[r]) {
+          Process(r, std::span<const NodeIndex>(inputs_).subspan(frame.inputs_begin));
+        }
+        inputs_.resize(frame.inputs_begin);
         continue;
       }
       Frame& top = stack.back();
-      const Expr* e = top.e;
+      NodeIndex i = top.node;
       if (!top.expanded) {
-        auto [slot, inserted] = state_.TryEmplace(e, kActive);
-        if (!inserted && *slot == kDone) {
+        if (state_[i] == kDone) {
           stack.pop_back();
           continue;
         }
-        *slot = kActive;
+        state_[i] = kActive;
         top.expanded = true;
-        if (const Let* let = DynCast<Let>(e)) lets_.Record(let);
-        if (IsComposite(e)) continue;  // no annotations inside composites
-        kids.clear();
-        ForEachChild(e, [&](const Expr* c) { kids.push_back(c); });
+        if (set_.kind(i) == ExprKind::kLet) lets_.Record(Cast<Let>(set_.node(i)));
+        if (set_.IsComposite(i)) continue;  // no annotations inside composites
         // Atoms decide nothing; one that is a region input is visited when
         // its region asks for its producers (NextProducer).
+        std::span<const NodeIndex> kids = set_.children(i);
         for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
-          if (!(*it)->is_atom() && State(*it) == kNew) stack.push_back(Frame{*it});
+          if (*it != kNoNode && state_[*it] == kNew) stack.push_back(Frame{*it});
         }
         continue;
       }
       stack.pop_back();
-      state_[e] = kDone;
-      if (!IsCompilerEnd(e)) continue;
-      RegionId r = set_.GetRegion(e);
+      state_[i] = kDone;
+      order_.push_back(i);
+      if (!set_.IsEnd(i)) continue;
+      RegionId r = set_.RegionAt(i);
       if (processed_[r]) continue;
-      Frame frame;
-      frame.end = Cast<Call>(e);
-      frame.inputs = set_.Ins(r);
-      stack.push_back(std::move(frame));
+      Frame frame{i};
+      frame.region = true;
+      frame.inputs_begin = static_cast<uint32_t>(inputs_.size());
+      frame.next = frame.inputs_begin;
+      set_.ForEachInIndex(r, [&](NodeIndex begin) { inputs_.push_back(begin); });
+      stack.push_back(frame);
     }
     return absl::OkStatus();
   }
 
-  uint8_t State(const Expr* e) const {
-    const uint8_t* st = state_.Find(e);
-    return st == nullptr ? uint8_t{kNew} : *st;
-  }
-
-  // The next input producer of a region frame still to visit, or nullptr
+  // The next input producer of a region frame still to visit, or kNoNode
   // when all were visited. TVM visits the producers in other regions; this
   // also visits producers outside every region, so that everything upstream
   // is decided before the region is.
-  absl::StatusOr<const Expr*> NextProducer(Frame& frame) {
-    while (frame.next < frame.inputs.size()) {
-      const Call* begin = frame.inputs[frame.next++];
-      const Expr* producer = begin->args()[0];
-      RegionId p = set_.GetRegion(producer);
+  absl::StatusOr<NodeIndex> NextProducer(Frame& frame) {
+    while (frame.next < inputs_.size()) {
+      NodeIndex begin = inputs_[frame.next++];
+      NodeIndex producer = set_.AnnotationArg(begin);
+      if (producer == kNoNode) continue;  // an atom decides nothing
+      RegionId p = set_.RegionAt(producer);
       if (p != kNone && processed_[p]) continue;
-      uint8_t st = State(producer);
+      uint8_t st = state_[producer];
       if (st == kDone) continue;
       if (st == kActive) {
-        return SpanError(begin->span(),
+        return SpanError(set_.node(begin)->span(),
                          "annotated regions depend on each other in a cycle: this input of a "
                          "region is computed from the region's own output",
                          absl::StatusCode::kFailedPrecondition);
       }
       return producer;
     }
-    return nullptr;
+    return kNoNode;
   }
 
-  void Process(RegionId r, const std::vector<const Call*>& inputs) {
+  void Process(RegionId r, std::span<const NodeIndex> inputs) {
     std::string_view target = set_.Target(r);
     const Function* scope = set_.Scope(r);
-    RegionList restrict;
-    RegionList candidates;
-    std::vector<RegionId> producers;  // one entry per input edge from a region
-    for (const Call* begin : inputs) {
-      const Expr* x = begin->args()[0];
-      RegionId p = set_.GetRegion(x);
+    // Scratch lists, reused from region to region.
+    RegionList& restrict = restrict_scratch_;
+    RegionList& candidates = candidates_scratch_;
+    std::vector<RegionId>& producers = producers_scratch_;  // one per input edge from a region
+    restrict.clear();
+    candidates.clear();
+    producers.clear();
+    for (NodeIndex begin : inputs) {
+      NodeIndex x = set_.AnnotationArg(begin);
+      RegionId p = set_.RegionOfIndex(x);
       if (p == r) continue;
       if (p == kNone) {
-        Append(restrict, Upstream(Key(x)));
+        Append(restrict, InputUpstream(begin, x));
         continue;
       }
       producers.push_back(p);
@@ -173,28 +184,51 @@ class RegionMerger {
     for (RegionId p : producers) Consume(p);
     for (RegionId p : candidates) {
       if (std::binary_search(restrict.begin(), restrict.end(), p)) continue;
-      int64_t carried = pending_[p];
+      int32_t carried = pending_[p];
       set_.MergeRegions(p, r);
       pending_[r] += carried;
-      RegionList().swap(restrict_[p]);
+      restrict_.erase(p);
     }
     processed_[r] = 1;
     Canonicalize(restrict);
     Prune(restrict, r);
-    if (pending_[r] > 0) restrict_[r] = std::move(restrict);
+    if (pending_[r] > 0) restrict_[r] = restrict;
+  }
+
+  // Every live region upstream of the input of compiler_begin `begin`, which
+  // is outside every region: node `x`, or an atom when x is kNoNode. An atom
+  // other than a let-bound variable has nothing upstream.
+  const RegionList& InputUpstream(NodeIndex begin, NodeIndex x) {
+    if (x == kNoNode && lets_.empty()) return kEmpty;
+    const Expr* e = x != kNoNode ? set_.node(x) : Cast<Call>(set_.node(begin))->args()[0];
+    if (IsPlainAtom(e)) return kEmpty;
+    return Upstream(Key(e));
+  }
+
+  // An atom whose value depends on nothing (not a let-bound variable).
+  bool IsPlainAtom(const Expr* e) const {
+    if (!e->is_atom()) return false;
+    const Var* var = DynCast<Var>(e);
+    return var == nullptr || lets_.ValueOf(var) == nullptr;
+  }
+
+  // The restriction set of decided region `r` (empty once nobody reads it).
+  const RegionList& Restriction(RegionId r) const {
+    auto it = restrict_.find(r);
+    return it == restrict_.end() ? kEmpty : it->second;
   }
 
   // Marks one input edge from `p` as visited; a region nobody will read from
   // again can leave every restriction set.
   void Consume(RegionId p) {
-    if (--pending_[p] == 0) RegionList().swap(restrict_[p]);
+    if (--pending_[p] == 0) restrict_.erase(p);
   }
 
   // What a region contributes to the restrictions of a region reading it
   // indirectly or from another target: its own restrictions (every live
   // region upstream of it), computed on demand for a region not decided yet.
   const RegionList& RegionUpstream(RegionId p) {
-    if (processed_[p]) return restrict_[p];
+    if (processed_[p]) return Restriction(p);
     return Upstream(RegionKey(p));
   }
 
@@ -239,7 +273,7 @@ class RegionMerger {
         ForEachKeyDependency(k, [&](const Expr* d) {
           RegionId g = set_.GetRegion(d);
           if (g == kNone) {
-            if (!upstream_.Contains(d)) stack.push_back({Key(d), false});
+            if (!IsPlainAtom(d) && !upstream_.Contains(d)) stack.push_back({Key(d), false});
           } else if (!processed_[g] && !region_known_[g]) {
             stack.push_back({RegionKey(g), false});
           }
@@ -264,7 +298,8 @@ class RegionMerger {
         RegionId r = static_cast<RegionId>(k >> 1);
         region_known_[r] = 1;
         region_upstream_[r] = std::move(result);
-        if (endless_[r]) ConsumeInputsOf(r);
+        // (Undecided, so never merged since construction.)
+        if (!set_.HasOuts(r)) ConsumeInputsOf(r);
       } else {
         upstream_[KeyPtr(k)] = std::move(result);
       }
@@ -278,15 +313,16 @@ class RegionMerger {
   // pending, they kept every producer in all later restriction sets: a chain
   // of lets took quadratic time and memory.
   void ConsumeInputsOf(RegionId r) {
-    set_.ForEachIn(r, [&](const Call* begin) {
-      RegionId p = set_.GetRegion(begin->args()[0]);
+    set_.ForEachInIndex(r, [&](NodeIndex begin) {
+      RegionId p = set_.RegionOfIndex(set_.AnnotationArg(begin));
       if (p != kNone && p != r) Consume(p);
     });
   }
 
   const RegionList& RegionUpstreamIfKnown(RegionId g) {
-    if (processed_[g]) return restrict_[g];
-    return region_upstream_[g];  // empty unless known
+    if (processed_[g]) return Restriction(g);
+    auto it = region_upstream_.find(g);
+    return it == region_upstream_.end() ? kEmpty : it->second;
   }
 
   static void Append(RegionList& to, const RegionList& from) {
@@ -307,55 +343,139 @@ class RegionMerger {
                list.end());
   }
 
+  static inline const RegionList kEmpty;
+
   AnnotatedRegionSet& set_;
-  AddressMap<uint8_t> state_;
+  std::vector<uint8_t> state_;  // by node index
+  std::vector<NodeIndex> order_;
+  std::vector<NodeIndex> inputs_;  // the inputs of the region frames on the walk's stack
+  RegionList restrict_scratch_, candidates_scratch_, producers_scratch_;
   LetBindings lets_;
   // Indexed by region id.
   std::vector<uint8_t> processed_;
-  std::vector<int64_t> pending_;
-  std::vector<RegionList> restrict_;  // decided regions with readers left (else empty)
+  std::vector<int32_t> pending_;
+  // Sparse (the live frontier): the restriction sets of decided regions with
+  // readers left, and the upstream sets of undecided regions asked about.
+  absl::flat_hash_map<RegionId, RegionList> restrict_;
   AddressMap<RegionList> upstream_;   // nodes outside regions, by node
-  std::vector<RegionList> region_upstream_;  // undecided regions, by id
+  absl::flat_hash_map<RegionId, RegionList> region_upstream_;
   std::vector<uint8_t> region_known_;
-  std::vector<uint8_t> endless_;  // regions without a compiler_end
 };
 
-// Removes compiler_begin(compiler_end(x)) pairs inside one region.
-class InternalAnnotationRemover : public ExprMutator {
+// Removes compiler_begin(compiler_end(x)) pairs inside one region: rebuilds
+// the nodes the merger walked, children first, over the set's numbering.
+// That is what an ExprMutator that does not enter composite functions does,
+// without its map from node to rebuilt node, and without touching the nodes
+// none of whose children changed.
+class InternalAnnotationRemover {
  public:
   InternalAnnotationRemover(Arena* arena, const AnnotatedRegionSet& set)
-      : ExprMutator(arena), set_(set) {}
+      : builder_(arena), set_(set), out_(set.num_nodes(), nullptr) {}
 
- protected:
-  bool VisitChildren(const Expr* e) override { return !IsComposite(e); }
-
-  const Expr* Rewrite(const Expr* e) override {
-    // A removed pair is decided before anything is rebuilt: rebuilding the
-    // begin first made a node per internal edge that nothing kept.
-    if (IsCompilerBegin(e)) {
-      const Expr* arg = Cast<Call>(e)->args()[0];
-      if (IsCompilerEnd(arg) && set_.GetRegion(e) == set_.GetRegion(arg)) {
-        return Mutated(Cast<Call>(arg)->args()[0]);  // what the rebuilt end reads
-      }
-    }
-    const Expr* post = Rebuild(e);
-    if (post != e && post->checked_type() == nullptr) post->set_checked_type(e->checked_type());
-    return post;
+  // `order`: the nodes to rebuild, children first; node 0 (the root) among
+  // them.
+  const Expr* Run(const std::vector<NodeIndex>& order) {
+    for (NodeIndex i : order) out_[i] = Rewrite(i);
+    return out_[0];
   }
 
  private:
+  // The rebuilt version of child `n` (an index, or kNoNode for atom `e`).
+  const Expr* Mapped(NodeIndex n, const Expr* e) const {
+    return n == kNoNode || out_[n] == nullptr ? e : out_[n];
+  }
+
+  const Expr* Rewrite(NodeIndex i) {
+    // A removed pair is decided before anything is rebuilt: rebuilding the
+    // begin first made a node per internal edge that nothing kept.
+    if (set_.IsBegin(i)) {
+      NodeIndex end = set_.AnnotationArg(i);
+      if (end != kNoNode && set_.IsEnd(end) && set_.RegionAt(i) == set_.RegionAt(end)) {
+        // What the rebuilt end reads.
+        return Mapped(set_.AnnotationArg(end), Cast<Call>(set_.node(end))->args()[0]);
+      }
+    }
+    const Expr* e = set_.node(i);
+    if (!ChildChanged(i)) return e;
+    const Expr* post = Rebuild(i, e);
+    if (post->checked_type() == nullptr) post->set_checked_type(e->checked_type());
+    return post;
+  }
+
+  bool ChildChanged(NodeIndex i) const {
+    for (NodeIndex k : set_.children(i)) {
+      if (k != kNoNode && out_[k] != nullptr && out_[k] != set_.node(k)) return true;
+    }
+    return false;
+  }
+
+  // Node i (`e`) over its children's rebuilt versions; some changed.
+  const Expr* Rebuild(NodeIndex i, const Expr* e) {
+    std::span<const NodeIndex> kids = set_.children(i);
+    size_t k = 0;  // children are met in ForEachChild's order
+    auto m = [&](const Expr* c) { return Mapped(kids[k++], c); };
+    auto var = [&](const Var* v) {
+      const Var* mapped = DynCast<Var>(m(v));
+      return mapped != nullptr ? mapped : v;
+    };
+    switch (e->kind()) {
+      case ExprKind::kCall: {
+        auto* c = Cast<Call>(e);
+        const Expr* callee = m(c->callee());
+        absl::InlinedVector<const Expr*, 8> args;
+        for (const Expr* a : c->args()) args.push_back(m(a));
+        return builder_.MakeCall(callee, args, c->attrs(), c->span());
+      }
+      case ExprKind::kTuple: {
+        absl::InlinedVector<const Expr*, 8> fields;
+        for (const Expr* f : Cast<Tuple>(e)->fields()) fields.push_back(m(f));
+        return builder_.MakeTuple(fields, e->span());
+      }
+      case ExprKind::kTupleGetItem: {
+        auto* g = Cast<TupleGetItem>(e);
+        return builder_.MakeTupleGetItem(m(g->tuple()), g->index(), g->span());
+      }
+      case ExprKind::kLet: {
+        auto* l = Cast<Let>(e);
+        const Var* v = var(l->var());
+        const Expr* value = m(l->value());
+        return builder_.MakeLet(v, value, m(l->body()), l->span());
+      }
+      case ExprKind::kIf: {
+        auto* c = Cast<If>(e);
+        const Expr* cond = m(c->cond());
+        const Expr* then_branch = m(c->then_branch());
+        return builder_.MakeIf(cond, then_branch, m(c->else_branch()), c->span());
+      }
+      case ExprKind::kFunction: {
+        auto* fn = Cast<Function>(e);
+        std::vector<const Var*> params;
+        for (const Var* p : fn->params()) params.push_back(var(p));
+        const Expr* body = m(fn->body());
+        return builder_.MakeFunction(params, body, fn->ret_type(), fn->attrs(), fn->type_params(),
+                                     fn->span());
+      }
+      default:
+        return e;
+    }
+  }
+
+  IRBuilder builder_;
   const AnnotatedRegionSet& set_;
+  std::vector<const Expr*> out_;  // by node index; nullptr: not rebuilt
 };
 
 }  // namespace
 
 absl::StatusOr<const Function*> MergeCompilerRegionsFunction(const Function* fn, Arena* arena) {
-  CARVE_ASSIGN_OR_RETURN(AnnotatedRegionSet set, AnnotatedRegionSet::Create(fn));
+  CARVE_ASSIGN_OR_RETURN(
+      AnnotatedRegionSet set,
+      AnnotatedRegionSet::Create(fn, "default", AnnotatedRegionSet::Use::kGraphWalks));
   if (set.size() == 0) return fn;
   RegionMerger merger(set);
-  CARVE_RETURN_IF_ERROR(merger.Run(fn));
+  CARVE_RETURN_IF_ERROR(merger.Run());
   InternalAnnotationRemover remover(arena, set);
-  return Cast<Function>(remover.Mutate(fn));
+  return Cast<Function>(remover.Run(merger.order()));
 }
 
 PassPtr MergeCompilerRegions() {

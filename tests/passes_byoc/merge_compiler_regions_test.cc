@@ -324,6 +324,40 @@ def @main(%x: Tensor[(2, 2), float32]) {
   EXPECT_EQ(t_regions, 2) << Show(mod);
 }
 
+// Removing the internal pairs rebuilds only what reads a changed node:
+// composite functions (never entered) and subgraphs without internal pairs
+// keep their nodes.
+TEST(MergeCompilerRegions, UnchangedSubgraphsAreShared) {
+  Module mod = ParseTyped(R"(
+def @main(%x: Tensor[(2, 2), float32]) {
+  %0 = annotation.compiler_begin(%x, compiler="t");
+  %1 = fn (%p: Tensor[(2, 2), float32], Composite="t.relu") { nn.relu(%p) };
+  %2 = %1(%0);
+  %3 = annotation.compiler_end(%2, compiler="t");
+  %4 = annotation.compiler_begin(%3, compiler="t");
+  %5 = abs(%4);
+  %6 = annotation.compiler_end(%5, compiler="t");
+  %7 = annotation.compiler_begin(%x, compiler="u");
+  %8 = tanh(%7);
+  %9 = annotation.compiler_end(%8, compiler="u");
+  (%6, %9)
+})");
+  const Function* before = mod.Lookup("main");
+  const Tuple* old_result = Cast<Tuple>(before->body());
+  const Call* old_tanh_end = Cast<Call>(old_result->fields()[1]);
+  const Call* old_abs = Cast<Call>(Cast<Call>(old_result->fields()[0])->args()[0]);
+  const Call* old_composite_call =
+      Cast<Call>(Cast<Call>(Cast<Call>(old_abs->args()[0])->args()[0])->args()[0]);
+  EXPECT_TRUE(RunOk(MergeCompilerRegions(), mod));
+  const Tuple* result = Cast<Tuple>(mod.Lookup("main")->body());
+  EXPECT_EQ(result->fields()[1], old_tanh_end);  // the other target's region
+  const Call* abs = Cast<Call>(Cast<Call>(result->fields()[0])->args()[0]);
+  ASSERT_NE(abs, old_abs);
+  const Call* composite_call = Cast<Call>(abs->args()[0]);  // the pair is gone
+  EXPECT_EQ(composite_call, old_composite_call);
+  EXPECT_EQ(composite_call->callee(), old_composite_call->callee());
+}
+
 TEST(MergeCompilerRegions, NothingAnnotatedIsUnchanged) {
   Module mod = ParseTyped("def @main(%x: Tensor[(2), float32]) { nn.relu(%x) }");
   EXPECT_FALSE(RunOk(MergeCompilerRegions(), mod));

@@ -1,9 +1,12 @@
 // Ports of TVM v0.16 tests/python/relay/test_annotated_regions.py
 // (tvm-reference 6.5), plus malformed annotations and the cycle check.
 #include <algorithm>
+#include <span>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ir/visit.h"
 #include "passes/annotated_region_set.h"
 #include "passes/annotation.h"
 #include "passes/region_verify.h"
@@ -120,6 +123,76 @@ TEST_F(RegionSetTest, OutputsInVisitOrder) {
   ASSERT_TRUE(set.ok()) << set.status();
   std::vector<const Call*> outs = set->Outs(set->GetRegion(o_1));
   EXPECT_EQ(outs, (std::vector<const Call*>{ce_3, ce_2}));
+}
+
+// The numbering kept for walks (Use::kGraphWalks): the root is node 0,
+// nodes are numbered in visit pre-order, each node's children line up with
+// ForEachChild (kNoNode for atoms), and the per-node answers agree with the
+// region queries.
+TEST_F(RegionSetTest, GraphWalkNumbering) {
+  const Var* data = V("data");
+  const Call* cb_1 = Begin(data, "t");
+  const Call* o_1 = Op("abs", {cb_1});
+  const Call* ce_1 = End(o_1, "t");
+  const Call* cb_2 = Begin(ce_1, "t");
+  const Call* o_2 = Op("add", {cb_2, cb_2});  // a child met twice
+  const Call* ce_2 = End(o_2, "t");
+  const Function* fn = b_.MakeFunction(std::vector<const Var*>{data}, ce_2);
+  absl::StatusOr<AnnotatedRegionSet> set =
+      AnnotatedRegionSet::Create(fn, "default", AnnotatedRegionSet::Use::kGraphWalks);
+  ASSERT_TRUE(set.ok()) << set.status();
+  using NodeIndex = AnnotatedRegionSet::NodeIndex;
+  ASSERT_EQ(set->num_nodes(), 7u);  // fn and six calls; the variable is an atom
+  EXPECT_EQ(set->node(0), fn);
+  EXPECT_EQ(set->IndexOf(fn), 0u);
+  EXPECT_EQ(set->IndexOf(data), AnnotatedRegionSet::kNoNode);
+  std::vector<const Expr*> pre_order;
+  for (NodeIndex i = 0; i < set->num_nodes(); ++i) pre_order.push_back(set->node(i));
+  EXPECT_EQ(pre_order, (std::vector<const Expr*>{fn, ce_2, o_2, cb_2, ce_1, o_1, cb_1}));
+  for (NodeIndex i = 0; i < set->num_nodes(); ++i) {
+    const Expr* e = set->node(i);
+    EXPECT_EQ(set->IndexOf(e), i);
+    EXPECT_EQ(set->kind(i), e->kind());
+    EXPECT_EQ(set->IsBegin(i), IsCompilerBegin(e));
+    EXPECT_EQ(set->IsEnd(i), IsCompilerEnd(e));
+    EXPECT_FALSE(set->IsComposite(i));
+    EXPECT_EQ(set->RegionAt(i), set->GetRegion(e));
+    std::vector<NodeIndex> expected;
+    ForEachChild(e, [&](const Expr* c) { expected.push_back(set->IndexOf(c)); });
+    std::span<const NodeIndex> kids = set->children(i);
+    EXPECT_EQ(std::vector<NodeIndex>(kids.begin(), kids.end()), expected);
+  }
+  NodeIndex b2 = set->IndexOf(cb_2);
+  EXPECT_EQ(set->AnnotationArg(b2), set->IndexOf(ce_1));
+  EXPECT_EQ(set->children(set->IndexOf(o_2))[1], b2);
+  EXPECT_EQ(set->children(set->IndexOf(o_2))[2], b2);
+  EXPECT_EQ(set->AnnotationArg(set->IndexOf(cb_1)), AnnotatedRegionSet::kNoNode);
+}
+
+// Merging drops the inputs and outputs that became internal: Removed marks
+// them, the lists and HasOuts skip them.
+TEST_F(RegionSetTest, MergeMarksInternalEdgesRemoved) {
+  const Var* data = V("data");
+  const Call* cb_1 = Begin(data, "t");
+  const Call* ce_1 = End(Op("abs", {cb_1}), "t");
+  const Call* cb_2 = Begin(ce_1, "t");
+  const Call* ce_2 = End(Op("nn.relu", {cb_2}), "t");
+  const Function* fn = b_.MakeFunction(std::vector<const Var*>{data}, ce_2);
+  for (auto use : {AnnotatedRegionSet::Use::kRegionQueries, AnnotatedRegionSet::Use::kGraphWalks}) {
+    absl::StatusOr<AnnotatedRegionSet> set = AnnotatedRegionSet::Create(fn, "default", use);
+    ASSERT_TRUE(set.ok()) << set.status();
+    AnnotatedRegionSet::RegionId r1 = set->GetRegion(cb_1), r2 = set->GetRegion(cb_2);
+    ASSERT_NE(r1, r2);
+    EXPECT_TRUE(set->HasOuts(r1));
+    set->MergeRegions(r1, r2);
+    EXPECT_EQ(set->GetRegion(cb_1), r2);
+    EXPECT_TRUE(set->Removed(set->IndexOf(cb_2)));
+    EXPECT_TRUE(set->Removed(set->IndexOf(ce_1)));
+    EXPECT_FALSE(set->Removed(set->IndexOf(ce_2)));
+    EXPECT_EQ(set->Ins(r2), (std::vector<const Call*>{cb_1}));
+    EXPECT_EQ(set->Outs(r2), (std::vector<const Call*>{ce_2}));
+    EXPECT_TRUE(set->HasOuts(r2));
+  }
 }
 
 TEST_F(RegionSetTest, EndWithoutRegionIsAnError) {
