@@ -54,6 +54,17 @@ void PushSlots(const Expr* e, std::vector<Slot>& slots) {
   }
 }
 
+// The indices the root function's parameter slots received (kNone when the
+// function is opaque and has no slots).
+void CollectParamSlots(const Expr* root, const std::vector<Slot>& slots, uint32_t begin,
+                       std::vector<uint32_t>& out) {
+  const auto* fn = DynCast<Function>(root);
+  if (fn == nullptr) return;
+  for (size_t k = 0; k < fn->params().size(); ++k) {
+    out.push_back(begin + k < slots.size() ? slots[begin + k].index : IndexedGraph::kNone);
+  }
+}
+
 }  // namespace
 
 bool IsCompositeFunction(const Expr* e) {
@@ -65,7 +76,28 @@ IndexedGraph::IndexedGraph(const Expr* root, const IndexedGraphOptions& options)
   Build(root, options);
 }
 
-uint32_t IndexedGraph::IndexOf(const Expr* e) const { return index_.Find(e); }
+uint32_t IndexedGraph::IndexOf(const Expr* e) const {
+  if (!has_index_) BuildIndex();
+  return index_.Find(e);
+}
+
+void IndexedGraph::BuildIndex() const {
+  index_ = NodeIndexMap(nodes_.size());
+  for (uint32_t i = 0; i < nodes_.size(); ++i) index_.Insert(nodes_[i], i);
+  has_index_ = true;
+}
+
+// The root function's parameters (as numbered by a build): read from its
+// child slots, or looked up when a slot was not numbered there.
+void IndexedGraph::SetRootParams(std::span<const uint32_t> slot_ids) {
+  root_params_.clear();
+  const auto* fn = DynCast<Function>(nodes_.back());
+  if (fn == nullptr || slot_ids.size() != fn->params().size()) return;
+  for (size_t k = 0; k < slot_ids.size(); ++k) {
+    uint32_t id = slot_ids[k] < nodes_.size() ? slot_ids[k] : IndexOf(fn->params()[k]);
+    root_params_.push_back(id);
+  }
+}
 
 void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
   // One DFS numbers the nodes, telling visited nodes by their scratch mark,
@@ -87,6 +119,7 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
   std::vector<const Var*> let_vars_in_progress;
   std::vector<std::pair<uint32_t, uint32_t>> edges;  // (consumer, producer or kLater)
   std::vector<const Expr*> later;                     // producers of kLater edges, in order
+  std::vector<uint32_t> root_param_slots;
   nodes_.reserve(size_hint);
   kinds_.reserve(size_hint);
   call_ops_.reserve(size_hint);
@@ -142,6 +175,7 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
       }
     }
     uint32_t parent_slot = f.parent_slot;
+    if (parent_slot == kNone) CollectParamSlots(f.expr, slots, f.slots_begin, root_param_slots);
     slots.resize(f.slots_begin);
     stack.pop_back();
     if (parent_slot != kNone) slots[parent_slot].index = id;
@@ -151,6 +185,7 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
     index_.Insert(nodes_[i], i);
     nodes_[i]->set_scratch_mark(0);
   }
+  has_index_ = true;
   size_t k = 0;
   bool stale = false;
   for (auto& [consumer, producer] : edges) {
@@ -167,6 +202,7 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
     BuildWithMap(root, options);
     return;
   }
+  SetRootParams(root_param_slots);
   BuildEdges(edges);
 }
 
@@ -184,7 +220,9 @@ void IndexedGraph::BuildWithMap(const Expr* root, const IndexedGraphOptions& opt
   std::vector<Slot> slots;
   std::vector<const Var*> let_vars_in_progress;
   std::vector<std::pair<uint32_t, uint32_t>> edges;  // (consumer, producer)
+  std::vector<uint32_t> root_param_slots;
   index_ = NodeIndexMap(size_hint);
+  has_index_ = true;
   nodes_.reserve(size_hint);
   kinds_.reserve(size_hint);
   call_ops_.reserve(size_hint);
@@ -234,10 +272,12 @@ void IndexedGraph::BuildWithMap(const Expr* root, const IndexedGraphOptions& opt
       }
     }
     uint32_t parent_slot = f.parent_slot;
+    if (parent_slot == kNone) CollectParamSlots(f.expr, slots, f.slots_begin, root_param_slots);
     slots.resize(f.slots_begin);
     stack.pop_back();
     if (parent_slot != kNone) slots[parent_slot].index = id;
   }
+  SetRootParams(root_param_slots);
   BuildEdges(edges);
 }
 
@@ -256,8 +296,10 @@ std::unique_ptr<IndexedGraph> IndexedGraph::Derive(const IndexedGraph& old,
   // The root function's parameters are children but not inputs.
   std::vector<uint32_t> params;
   if (old.kind(root) == ExprKind::kFunction && replaced_at[root] == kNone) {
-    for (const Var* p : Cast<Function>(old.node(root))->params()) {
-      uint32_t id = old.IndexOf(p);
+    if (old.root_params_.size() != Cast<Function>(old.node(root))->params().size()) {
+      return nullptr;
+    }
+    for (uint32_t id : old.root_params_) {
       if (id == kNone) return nullptr;
       params.push_back(id);
     }
@@ -265,7 +307,6 @@ std::unique_ptr<IndexedGraph> IndexedGraph::Derive(const IndexedGraph& old,
   }
 
   std::unique_ptr<IndexedGraph> g(new IndexedGraph());
-  g->index_ = NodeIndexMap(n);
   g->nodes_.reserve(n);
   g->kinds_.reserve(n);
   g->call_ops_.reserve(n);
@@ -294,7 +335,6 @@ std::unique_ptr<IndexedGraph> IndexedGraph::Derive(const IndexedGraph& old,
   };
   auto add = [&](const Expr* e, ExprKind kind, const OpInfo* op) {
     uint32_t id = static_cast<uint32_t>(g->nodes_.size());
-    g->index_.Insert(e, id);
     g->nodes_.push_back(e);
     g->kinds_.push_back(kind);
     g->call_ops_.push_back(op);
@@ -332,6 +372,7 @@ std::unique_ptr<IndexedGraph> IndexedGraph::Derive(const IndexedGraph& old,
     }
     stack.pop_back();
   }
+  for (uint32_t p : params) g->root_params_.push_back(new_id[p]);
   g->BuildEdges(edges);
   return g;
 }

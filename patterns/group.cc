@@ -45,6 +45,28 @@ void AppendLabel(const Expr* e, std::string& label) {
   }
 }
 
+// How many graph edges a match can span below its root: the pattern's
+// height (a call's args and callee, a tuple's fields, ... are one edge
+// down). Unbounded (kNone) for recursive and dominator patterns.
+uint32_t PatternHeight(const CompiledPattern& p, uint32_t id, std::vector<uint8_t>& state) {
+  if (state[id] == 1 || p.node(id).kind == PatternKind::kDominator) return kNone;
+  state[id] = 1;
+  uint32_t height = 0;
+  auto below = [&](uint32_t child, uint32_t step) {
+    uint32_t h = PatternHeight(p, child, state);
+    height = (h == kNone || height == kNone) ? kNone : std::max(height, h + step);
+  };
+  bool wrapper = p.node(id).kind != PatternKind::kCall && p.node(id).kind != PatternKind::kTuple &&
+                 p.node(id).kind != PatternKind::kTupleGetItem &&
+                 p.node(id).kind != PatternKind::kFunction && p.node(id).kind != PatternKind::kLet &&
+                 p.node(id).kind != PatternKind::kIf;
+  for (uint32_t child : p.children(id)) below(child, wrapper ? 0 : 1);
+  for (uint32_t alt : p.alternatives(id)) below(alt, 0);
+  if (!wrapper && height != kNone) height = std::max(height, 1u);  // any-arity args
+  state[id] = 0;
+  return height;
+}
+
 }  // namespace
 
 std::string GroupRejection::Reason(const NodeNamer& namer) const {
@@ -62,7 +84,37 @@ PatternGrouper::PatternGrouper(std::shared_ptr<const CompiledPattern> pattern,
       matcher_(pattern_, &graph),
       group_of_(graph.size(), kNone),
       pre_partitioned_(graph.size(), 0),
-      marks_(graph.size(), 0) {}
+      marks_(graph.size(), 0) {
+  std::vector<uint8_t> state(pattern_->size(), 0);
+  pattern_height_ = PatternHeight(*pattern_, pattern_->root(), state);
+}
+
+void PatternGrouper::CollectNear(uint32_t root) {
+  // Enough for the usual fused-op patterns; anything further is looked up.
+  constexpr size_t kMaxNear = 64;
+  near_.clear();
+  near_.emplace_back(graph_.node(root), root);
+  size_t level_end = 1;
+  uint32_t depth = 0;
+  for (size_t k = 0; k < near_.size() && near_.size() < kMaxNear; ++k) {
+    if (k == level_end) {
+      level_end = near_.size();
+      ++depth;
+    }
+    if (depth >= pattern_height_) break;
+    for (uint32_t in : graph_.inputs(near_[k].second)) {
+      if (near_.size() == kMaxNear) break;
+      near_.emplace_back(graph_.node(in), in);
+    }
+  }
+}
+
+uint32_t PatternGrouper::IndexNear(const Expr* e) const {
+  for (const auto& [node, index] : near_) {
+    if (node == e) return index;
+  }
+  return graph_.IndexOf(e);
+}
 
 void PatternGrouper::Run() {
   if (ran_) return;
@@ -119,6 +171,7 @@ void PatternGrouper::TryRoot(uint32_t root) {
   x.inputs_begin = static_cast<uint32_t>(index_pool_.size());
   x.bindings_begin = static_cast<uint32_t>(binding_pool_.size());
   x.label_begin = static_cast<uint32_t>(label_pool_.size());
+  CollectNear(root);
   MarkFuzzyNodes();
   SelectInputs();
   x.nodes_begin = static_cast<uint32_t>(index_pool_.size());
@@ -146,7 +199,7 @@ void PatternGrouper::TryRoot(uint32_t root) {
 // function matched by a function pattern, are never inputs.
 void PatternGrouper::MarkFuzzyNodes() {
   auto mark = [this](const Expr* e) {
-    uint32_t i = graph_.IndexOf(e);
+    uint32_t i = IndexNear(e);
     if (i != kNone) SetMark(i, kFuzzy);
   };
   for (uint32_t id = 0; id < pattern_->num_source_nodes(); ++id) {
@@ -173,7 +226,7 @@ void PatternGrouper::SelectInputs() {
   const auto& by_pattern = by_pattern_;
   auto add = [&](const Expr* e, uint32_t pattern_id) {
     if (Isa<OpExpr>(e) || Isa<Function>(e) || EmbedsConstant(e, pattern_id)) return;
-    uint32_t i = graph_.IndexOf(e);
+    uint32_t i = IndexNear(e);
     if (i == kNone || Marked(i, kFuzzy) || Marked(i, kInput)) return;
     SetMark(i, kInput);
     index_pool_.push_back(i);

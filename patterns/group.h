@@ -86,6 +86,10 @@ class PatternGrouper {
   void Extract(uint32_t root);
   bool Validate(uint32_t root, uint32_t nodes_begin);
   bool EmbedsConstant(const Expr* e, uint32_t pattern_id) const;
+  // The nodes within the pattern's height of `root` (capped), so that the
+  // match's bindings find their indices without the graph's index map.
+  void CollectNear(uint32_t root);
+  uint32_t IndexNear(const Expr* e) const;
   // Points the groups' spans into the (now final) pools.
   void Finalize();
 
@@ -120,6 +124,8 @@ class PatternGrouper {
   std::vector<std::vector<const Expr*>> by_pattern_;
   std::vector<std::pair<uint32_t, bool>> extract_stack_;
   std::vector<uint32_t> kids_;
+  std::vector<std::pair<const Expr*, uint32_t>> near_;  // (node, index), breadth-first
+  uint32_t pattern_height_ = 0;  // edges from a match's root to its deepest binding
   int next_number_ = 0;
   bool ran_ = false;
 };
