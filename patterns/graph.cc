@@ -100,10 +100,9 @@ void IndexedGraph::SetRootParams(std::span<const uint32_t> slot_ids) {
 }
 
 void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
-  // One DFS numbers the nodes, telling visited nodes by their scratch mark,
-  // so the index map is filled afterwards in node order (nearly sequential
-  // in memory, and sized once) and consulted only for edges to nodes met
-  // before (shared ones); the marks are cleared at the end.
+  // One DFS numbers the nodes, telling visited nodes by their scratch mark
+  // (1 visited, 2 met again), so that only the edges to shared nodes need a
+  // map, filled afterwards from the marks; the marks are cleared at the end.
   size_t size_hint = options.size_hint;
   struct Frame {
     const Expr* expr;
@@ -112,7 +111,7 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
     uint32_t parent_slot;  // where to write this node's index, or kNone
   };
   // An edge whose producer was numbered before its consumer was reached:
-  // resolved through the index map once it is built.
+  // resolved through the map of shared nodes once it is built.
   constexpr uint32_t kLater = kNone - 1;
   std::vector<Frame> stack;
   std::vector<Slot> slots;
@@ -120,6 +119,7 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
   std::vector<std::pair<uint32_t, uint32_t>> edges;  // (consumer, producer or kLater)
   std::vector<const Expr*> later;                     // producers of kLater edges, in order
   std::vector<uint32_t> root_param_slots;
+  size_t shared = 0;  // nodes met again (scratch mark 2)
   nodes_.reserve(size_hint);
   kinds_.reserve(size_hint);
   call_ops_.reserve(size_hint);
@@ -151,7 +151,12 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
         continue;  // a recursive reference: no node, no edge
       }
       if (kid->scratch_mark() != 0) {
-        slots[s].index = kLater;  // numbered before (the graph is acyclic)
+        // Numbered before (the graph is acyclic): mark it shared.
+        if (kid->scratch_mark() == 1) {
+          kid->set_scratch_mark(2);
+          ++shared;
+        }
+        slots[s].index = kLater;
       } else {
         open(kid, s);
       }
@@ -180,17 +185,19 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
     stack.pop_back();
     if (parent_slot != kNone) slots[parent_slot].index = id;
   }
-  index_ = NodeIndexMap(nodes_.size());
+  // Only the shared nodes need a lookup (usually ops and a few fan-outs):
+  // a small map of them, instead of one of every node (IndexOf fills that
+  // on first use).
+  NodeIndexMap shared_index(shared);
   for (uint32_t i = 0; i < nodes_.size(); ++i) {
-    index_.Insert(nodes_[i], i);
+    if (nodes_[i]->scratch_mark() == 2) shared_index.Insert(nodes_[i], i);
     nodes_[i]->set_scratch_mark(0);
   }
-  has_index_ = true;
   size_t k = 0;
   bool stale = false;
   for (auto& [consumer, producer] : edges) {
-    if (consumer == kLater) consumer = index_.Find(later[k++]);
-    if (producer == kLater) producer = index_.Find(later[k++]);
+    if (consumer == kLater) consumer = shared_index.Find(later[k++]);
+    if (producer == kLater) producer = shared_index.Find(later[k++]);
     stale = stale || consumer == kNone || producer == kNone;
   }
   if (stale) {
@@ -199,6 +206,7 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
     nodes_.clear();
     kinds_.clear();
     call_ops_.clear();
+    root_param_slots.clear();
     BuildWithMap(root, options);
     return;
   }

@@ -12,11 +12,11 @@
 // value, so the graph stays acyclic.
 //
 // Build is one iterative DFS that tells visited nodes by their scratch mark
-// (Expr::scratch_mark, cleared before it returns), then fills the
-// NodeIndexMap once in node order (a table laid out in address order, so
-// that walks stay cache-friendly on million-node graphs) and looks up only
-// edges to nodes met before; Derive numbers a partition's result from the
-// previous graph (its index map is then filled on the first IndexOf). The
+// (Expr::scratch_mark, cleared before it returns) and looks up only edges to
+// nodes met before, in a map of those; Derive numbers a partition's result
+// from the previous graph. The NodeIndexMap of every node (a table laid out
+// in address order, so that walks stay cache-friendly on million-node
+// graphs) is filled on the first IndexOf: partitioning walks edges. The
 // post-dominator tree is computed on first use (TVM's LCA construction,
 // consumers first) with an Euler tour, so PostDominates is O(1). Not thread-safe (lazy members), and building writes the nodes'
 // scratch marks: two threads must not build graphs over shared nodes at once.
