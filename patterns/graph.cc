@@ -54,6 +54,69 @@ void PushSlots(const Expr* e, std::vector<Slot>& slots) {
   }
 }
 
+// PushSlots' children one at a time: how many, the k-th, and whether it is
+// a dataflow input of `e`.
+size_t NumChildren(const Expr* e) {
+  switch (e->kind()) {
+    case ExprKind::kCall:
+      return 1 + Cast<Call>(e)->args().size();
+    case ExprKind::kTuple:
+      return Cast<Tuple>(e)->fields().size();
+    case ExprKind::kTupleGetItem:
+      return 1;
+    case ExprKind::kIf:
+    case ExprKind::kLet:
+      return 3;
+    case ExprKind::kFunction:
+      return Cast<Function>(e)->params().size() + 1;
+    default:
+      return 0;
+  }
+}
+
+size_t NumParams(const Expr* e) {
+  const auto* fn = DynCast<Function>(e);
+  return fn == nullptr ? 0 : fn->params().size();
+}
+
+const Expr* ChildAt(const Expr* e, size_t k) {
+  switch (e->kind()) {
+    case ExprKind::kCall: {
+      const auto* c = Cast<Call>(e);
+      return k == 0 ? c->callee() : c->args()[k - 1];
+    }
+    case ExprKind::kTuple:
+      return Cast<Tuple>(e)->fields()[k];
+    case ExprKind::kTupleGetItem:
+      return Cast<TupleGetItem>(e)->tuple();
+    case ExprKind::kIf: {
+      const auto* i = Cast<If>(e);
+      return k == 0 ? i->cond() : k == 1 ? i->then_branch() : i->else_branch();
+    }
+    case ExprKind::kFunction: {
+      const auto* f = Cast<Function>(e);
+      return k < f->params().size() ? f->params()[k] : f->body();
+    }
+    case ExprKind::kLet: {
+      const auto* l = Cast<Let>(e);
+      return k == 0 ? l->value() : k == 1 ? l->var() : l->body();
+    }
+    default:
+      return nullptr;
+  }
+}
+
+bool IsInputChild(const Expr* e, size_t k) {
+  switch (e->kind()) {
+    case ExprKind::kFunction:
+      return k == Cast<Function>(e)->params().size();
+    case ExprKind::kLet:
+      return k == 2;
+    default:
+      return true;
+  }
+}
+
 // The indices the root function's parameter slots received (kNone when the
 // function is opaque and has no slots).
 void CollectParamSlots(const Expr* root, const std::vector<Slot>& slots, uint32_t begin,
@@ -103,21 +166,27 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
   // One DFS numbers the nodes, telling visited nodes by their scratch mark
   // (1 visited, 2 met again), so that only the edges to shared nodes need a
   // map, filled afterwards from the marks; the marks are cleared at the end.
+  // Frames find their children through the expression, and children leave
+  // one 4-byte value each on a stack until their parent is numbered: on a
+  // deep chain (a long network) the stacks hold every pending sibling, so
+  // they are kept small.
   size_t size_hint = options.size_hint;
   struct Frame {
     const Expr* expr;
-    uint32_t slots_begin;
-    uint32_t next;         // next slot to visit (absolute index)
-    uint32_t parent_slot;  // where to write this node's index, or kNone
+    uint32_t next;          // next child to visit
+    uint32_t count;         // children (0 for opaque composites)
+    uint32_t values_begin;  // this frame's children's values
   };
-  // An edge whose producer was numbered before its consumer was reached:
-  // resolved through the map of shared nodes once it is built.
-  constexpr uint32_t kLater = kNone - 1;
+  // A child's value: its index; kNone when it is no node (a recursive
+  // reference); for a node numbered before its consumer was reached,
+  // kLaterBit | k, resolved once the map of shared nodes is built from
+  // later[k].
+  constexpr uint32_t kLaterBit = 1u << 31;
   std::vector<Frame> stack;
-  std::vector<Slot> slots;
+  std::vector<uint32_t> values;
   std::vector<const Var*> let_vars_in_progress;
-  std::vector<std::pair<uint32_t, uint32_t>> edges;  // (consumer, producer or kLater)
-  std::vector<const Expr*> later;                     // producers of kLater edges, in order
+  std::vector<std::pair<uint32_t, uint32_t>> edges;  // (consumer, producer), values
+  std::vector<const Expr*> later;
   std::vector<uint32_t> root_param_slots;
   size_t shared = 0;  // nodes met again (scratch mark 2)
   nodes_.reserve(size_hint);
@@ -125,30 +194,27 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
   call_ops_.reserve(size_hint);
   edges.reserve(size_hint * 2);
 
-  auto open = [&](const Expr* e, uint32_t parent_slot) {
+  auto open = [&](const Expr* e) {
     e->set_scratch_mark(1);
-    uint32_t begin = static_cast<uint32_t>(slots.size());
-    if (!options.opaque_composites || !IsCompositeFunction(e)) PushSlots(e, slots);
-    stack.push_back({e, begin, begin, parent_slot});
+    uint32_t count = options.opaque_composites && IsCompositeFunction(e)
+                         ? 0
+                         : static_cast<uint32_t>(NumChildren(e));
+    stack.push_back({e, 0, count, static_cast<uint32_t>(values.size())});
   };
-  auto edge = [&](uint32_t consumer, const Slot& producer) {
-    edges.emplace_back(consumer, producer.index);
-    if (producer.index == kLater) later.push_back(producer.expr);
-  };
-  open(root, kNone);
+  open(root);
   while (!stack.empty()) {
     Frame& f = stack.back();
     const auto* let = DynCast<Let>(f.expr);
-    if (f.next < slots.size()) {
-      uint32_t s = f.next++;
-      uint32_t rel = s - f.slots_begin;
+    if (f.next < f.count) {
+      uint32_t rel = f.next++;
       if (let != nullptr && rel == 0) let_vars_in_progress.push_back(let->var());
       if (let != nullptr && rel == 1) let_vars_in_progress.pop_back();
-      const Expr* kid = slots[s].expr;
+      const Expr* kid = ChildAt(f.expr, rel);
       if (const auto* v = DynCast<Var>(kid);
           v != nullptr && std::find(let_vars_in_progress.begin(), let_vars_in_progress.end(), v) !=
                               let_vars_in_progress.end()) {
-        continue;  // a recursive reference: no node, no edge
+        values.push_back(kNone);  // a recursive reference: no node, no edge
+        continue;
       }
       if (kid->scratch_mark() != 0) {
         // Numbered before (the graph is acyclic): mark it shared.
@@ -156,9 +222,10 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
           kid->set_scratch_mark(2);
           ++shared;
         }
-        slots[s].index = kLater;
+        values.push_back(kLaterBit | static_cast<uint32_t>(later.size()));
+        later.push_back(kid);
       } else {
-        open(kid, s);
+        open(kid);
       }
       continue;
     }
@@ -167,23 +234,19 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
     nodes_.push_back(f.expr);
     kinds_.push_back(f.expr->kind());
     call_ops_.push_back(f.expr->kind() == ExprKind::kCall ? Cast<Call>(f.expr)->op() : nullptr);
-    for (uint32_t s = f.slots_begin; s < slots.size(); ++s) {
-      if (slots[s].is_input && slots[s].index != kNone) edge(id, slots[s]);
+    const uint32_t* kids = values.data() + f.values_begin;
+    for (uint32_t k = 0; k < f.count; ++k) {
+      if (kids[k] != kNone && IsInputChild(f.expr, k)) edges.emplace_back(id, kids[k]);
     }
-    if (let != nullptr) {
-      const Slot& value = slots[f.slots_begin];
-      const Slot& var = slots[f.slots_begin + 1];
-      if (value.index != kNone && var.index != kNone) {
-        edges.emplace_back(var.index, value.index);
-        if (var.index == kLater) later.push_back(var.expr);
-        if (value.index == kLater) later.push_back(value.expr);
-      }
+    if (let != nullptr && kids[0] != kNone && kids[1] != kNone) {
+      edges.emplace_back(kids[1], kids[0]);  // the variable's input is the value
     }
-    uint32_t parent_slot = f.parent_slot;
-    if (parent_slot == kNone) CollectParamSlots(f.expr, slots, f.slots_begin, root_param_slots);
-    slots.resize(f.slots_begin);
+    if (stack.size() == 1 && Isa<Function>(f.expr)) {
+      root_param_slots.assign(kids, kids + std::min<size_t>(f.count, NumParams(f.expr)));
+    }
+    values.resize(f.values_begin);
     stack.pop_back();
-    if (parent_slot != kNone) slots[parent_slot].index = id;
+    values.push_back(id);
   }
   // Only the shared nodes need a lookup (usually ops and a few fan-outs):
   // a small map of them, instead of one of every node (IndexOf fills that
@@ -193,12 +256,16 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
     if (nodes_[i]->scratch_mark() == 2) shared_index.Insert(nodes_[i], i);
     nodes_[i]->set_scratch_mark(0);
   }
-  size_t k = 0;
-  bool stale = false;
+  auto resolve = [&](uint32_t& v) {
+    if (v != kNone && (v & kLaterBit) != 0) v = shared_index.Find(later[v & ~kLaterBit]);
+    return v != kNone;
+  };
+  bool stale = nodes_.size() >= kLaterBit;
   for (auto& [consumer, producer] : edges) {
-    if (consumer == kLater) consumer = shared_index.Find(later[k++]);
-    if (producer == kLater) producer = shared_index.Find(later[k++]);
-    stale = stale || consumer == kNone || producer == kNone;
+    if (!resolve(consumer) || !resolve(producer)) stale = true;
+  }
+  for (uint32_t& p : root_param_slots) {
+    if (!resolve(p)) stale = true;
   }
   if (stale) {
     // A node was marked by someone else (a traversal that did not clear
@@ -206,7 +273,6 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
     nodes_.clear();
     kinds_.clear();
     call_ops_.clear();
-    root_param_slots.clear();
     BuildWithMap(root, options);
     return;
   }
