@@ -185,14 +185,26 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
   std::vector<Frame> stack;
   std::vector<uint32_t> values;
   std::vector<const Var*> let_vars_in_progress;
-  std::vector<std::pair<uint32_t, uint32_t>> edges;  // (consumer, producer), values
+  // Inputs go straight into the CSR (a node's are known when it is
+  // numbered), as values until resolved. A let-bound variable's edge to its
+  // value is emitted with the let (TVM's output order), so lets are kept
+  // aside with their position and merged in by BuildEdges.
+  struct LetEdge {
+    size_t position;  // input edges emitted before it
+    uint32_t var, value;
+  };
+  std::vector<LetEdge> let_edges;
   std::vector<const Expr*> later;
   std::vector<uint32_t> root_param_slots;
   size_t shared = 0;  // nodes met again (scratch mark 2)
   nodes_.reserve(size_hint);
   kinds_.reserve(size_hint);
   call_ops_.reserve(size_hint);
-  edges.reserve(size_hint * 2);
+  input_begin_.clear();
+  input_ids_.clear();
+  input_begin_.reserve(size_hint + 1);
+  input_ids_.reserve(size_hint * 2);
+  input_begin_.push_back(0);
 
   auto open = [&](const Expr* e) {
     e->set_scratch_mark(1);
@@ -236,10 +248,11 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
     call_ops_.push_back(f.expr->kind() == ExprKind::kCall ? Cast<Call>(f.expr)->op() : nullptr);
     const uint32_t* kids = values.data() + f.values_begin;
     for (uint32_t k = 0; k < f.count; ++k) {
-      if (kids[k] != kNone && IsInputChild(f.expr, k)) edges.emplace_back(id, kids[k]);
+      if (kids[k] != kNone && IsInputChild(f.expr, k)) input_ids_.push_back(kids[k]);
     }
+    input_begin_.push_back(static_cast<uint32_t>(input_ids_.size()));
     if (let != nullptr && kids[0] != kNone && kids[1] != kNone) {
-      edges.emplace_back(kids[1], kids[0]);  // the variable's input is the value
+      let_edges.push_back({input_ids_.size(), kids[1], kids[0]});  // the var's input: the value
     }
     if (stack.size() == 1 && Isa<Function>(f.expr)) {
       root_param_slots.assign(kids, kids + std::min<size_t>(f.count, NumParams(f.expr)));
@@ -261,8 +274,11 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
     return v != kNone;
   };
   bool stale = nodes_.size() >= kLaterBit;
-  for (auto& [consumer, producer] : edges) {
-    if (!resolve(consumer) || !resolve(producer)) stale = true;
+  for (uint32_t& producer : input_ids_) {
+    if (!resolve(producer)) stale = true;
+  }
+  for (LetEdge& e : let_edges) {
+    if (!resolve(e.var) || !resolve(e.value)) stale = true;
   }
   for (uint32_t& p : root_param_slots) {
     if (!resolve(p)) stale = true;
@@ -277,6 +293,25 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
     return;
   }
   SetRootParams(root_param_slots);
+  if (let_edges.empty()) {
+    BuildOutputs();
+    return;
+  }
+  // Every edge in emission order, for BuildEdges.
+  std::vector<std::pair<uint32_t, uint32_t>> edges;
+  edges.reserve(input_ids_.size() + let_edges.size());
+  size_t next_let = 0;
+  for (uint32_t c = 0; c < nodes_.size(); ++c) {
+    for (uint32_t p = input_begin_[c]; p < input_begin_[c + 1]; ++p) {
+      for (; next_let < let_edges.size() && let_edges[next_let].position == p; ++next_let) {
+        edges.emplace_back(let_edges[next_let].var, let_edges[next_let].value);
+      }
+      edges.emplace_back(c, input_ids_[p]);
+    }
+  }
+  for (; next_let < let_edges.size(); ++next_let) {
+    edges.emplace_back(let_edges[next_let].var, let_edges[next_let].value);
+  }
   BuildEdges(edges);
 }
 
@@ -384,8 +419,10 @@ std::unique_ptr<IndexedGraph> IndexedGraph::Derive(const IndexedGraph& old,
   g->nodes_.reserve(n);
   g->kinds_.reserve(n);
   g->call_ops_.reserve(n);
-  std::vector<std::pair<uint32_t, uint32_t>> edges;
-  edges.reserve(old.input_ids_.size());
+  // Inputs go straight into the CSR: a node's are known when it is numbered.
+  g->input_begin_.reserve(n + 1);
+  g->input_ids_.reserve(old.input_ids_.size());
+  g->input_begin_.push_back(0);
   std::vector<uint32_t> new_id(n, kNone);
   constexpr uint32_t kFresh = kNone - 1;  // a replaced node's composite function
 
@@ -407,8 +444,10 @@ std::unique_ptr<IndexedGraph> IndexedGraph::Derive(const IndexedGraph& old,
     }
     return {old.inputs(u)[k], true};
   };
+  // Numbers a node; its inputs are pushed next, before the next add.
   auto add = [&](const Expr* e, ExprKind kind, const OpInfo* op) {
     uint32_t id = static_cast<uint32_t>(g->nodes_.size());
+    if (id > 0) g->input_begin_.push_back(static_cast<uint32_t>(g->input_ids_.size()));
     g->nodes_.push_back(e);
     g->kinds_.push_back(kind);
     g->call_ops_.push_back(op);
@@ -442,13 +481,30 @@ std::unique_ptr<IndexedGraph> IndexedGraph::Derive(const IndexedGraph& old,
     size_t count = num_children(u);
     for (size_t k = 0; k < count; ++k) {
       auto [c, is_input] = child(u, k);
-      if (is_input) edges.emplace_back(id, c == kFresh ? f.fresh : new_id[c]);
+      if (is_input) g->input_ids_.push_back(c == kFresh ? f.fresh : new_id[c]);
     }
     stack.pop_back();
   }
+  g->input_begin_.push_back(static_cast<uint32_t>(g->input_ids_.size()));
   for (uint32_t p : params) g->root_params_.push_back(new_id[p]);
-  g->BuildEdges(edges);
+  g->BuildOutputs();
   return g;
+}
+
+// Outputs from the inputs CSR, consumers in node order: the order in which
+// a build emits edges.
+void IndexedGraph::BuildOutputs() {
+  size_t n = nodes_.size();
+  output_begin_.assign(n + 1, 0);
+  for (uint32_t producer : input_ids_) ++output_begin_[producer + 1];
+  for (size_t i = 0; i < n; ++i) output_begin_[i + 1] += output_begin_[i];
+  output_ids_.resize(input_ids_.size());
+  std::vector<uint32_t> fill(output_begin_.begin(), output_begin_.end() - 1);
+  for (uint32_t c = 0; c < n; ++c) {
+    for (uint32_t p = input_begin_[c]; p < input_begin_[c + 1]; ++p) {
+      output_ids_[fill[input_ids_[p]]++] = c;
+    }
+  }
 }
 
 void IndexedGraph::BuildEdges(const std::vector<std::pair<uint32_t, uint32_t>>& edges) {

@@ -106,6 +106,7 @@ class IndexedGraph {
   void Build(const Expr* root, const IndexedGraphOptions& options);
   void BuildWithMap(const Expr* root, const IndexedGraphOptions& options);
   void BuildEdges(const std::vector<std::pair<uint32_t, uint32_t>>& edges);
+  void BuildOutputs();
   void BuildIndex() const;
   void SetRootParams(std::span<const uint32_t> slot_ids);
   void ComputePostDominators() const;
