@@ -166,7 +166,10 @@ void PatternGrouper::TryRoot(uint32_t root) {
   for (auto& list : by_pattern_) list.clear();
   for (const Binding& b : matcher_.bindings()) by_pattern_[b.pattern_id].push_back(b.expr);
 
-  ++candidate_;
+  if (++candidate_ > kMaxCandidate) {
+    std::fill(marks_.begin(), marks_.end(), 0);
+    candidate_ = 1;
+  }
   Extent x;
   x.inputs_begin = static_cast<uint32_t>(index_pool_.size());
   x.bindings_begin = static_cast<uint32_t>(binding_pool_.size());

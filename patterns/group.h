@@ -109,16 +109,19 @@ class PatternGrouper {
   // One word per node: the candidate number above kMarkBits, and which marks
   // it holds for that candidate (one array instead of three: less memory
   // traffic on large graphs).
-  enum Mark : uint64_t { kFuzzy = 1, kInput = 2, kBody = 4 };
+  // 4 bytes a node: candidates past kMaxCandidate restart the numbering
+  // (clearing the marks), which no graph of fewer nodes reaches.
+  enum Mark : uint32_t { kFuzzy = 1, kInput = 2, kBody = 4 };
   static constexpr int kMarkBits = 3;
+  static constexpr uint32_t kMaxCandidate = (1u << (32 - kMarkBits)) - 1;
   bool Marked(uint32_t i, Mark m) const {
     return (marks_[i] >> kMarkBits) == candidate_ && (marks_[i] & m) != 0;
   }
   void SetMark(uint32_t i, Mark m) {
-    uint64_t& w = marks_[i];
-    w = (w >> kMarkBits) == candidate_ ? (w | m) : ((uint64_t{candidate_} << kMarkBits) | m);
+    uint32_t& w = marks_[i];
+    w = (w >> kMarkBits) == candidate_ ? (w | m) : ((candidate_ << kMarkBits) | m);
   }
-  std::vector<uint64_t> marks_;
+  std::vector<uint32_t> marks_;
   uint32_t candidate_ = 0;
   // Scratch reused across candidates.
   std::vector<std::vector<const Expr*>> by_pattern_;

@@ -119,16 +119,21 @@ bool GraphRebuilder::ChildrenChanged(uint32_t i, const Expr* e) const {
 // by index (a large main has a parameter per weight: no lookups), as
 // RebuildNode would: a parameter whose version is not a Var stays.
 const Expr* GraphRebuilder::RebuildRootFunction(const Function* fn, uint32_t body) {
-  std::vector<const Var*> params;
-  params.reserve(fn->params().size());
-  bool changed = out_[body] != fn->body();
-  for (size_t k = 0; k < fn->params().size(); ++k) {
-    const Var* p = fn->params()[k];
+  auto param = [&](size_t k) {
     const Var* mapped = DynCast<Var>(out_[graph_.root_params()[k]]);
-    params.push_back(mapped != nullptr ? mapped : p);
-    changed |= params.back() != p;
+    return mapped != nullptr ? mapped : fn->params()[k];
+  };
+  size_t n = fn->params().size();
+  size_t first = 0;  // the first changed parameter (usually none: no copy)
+  while (first < n && param(first) == fn->params()[first]) ++first;
+  if (first == n) {
+    if (out_[body] == fn->body()) return fn;
+    return builder_.MakeFunction(fn->params(), out_[body], fn->ret_type(), fn->attrs(),
+                                 fn->type_params(), fn->span());
   }
-  if (!changed) return fn;
+  std::vector<const Var*> params(fn->params().begin(), fn->params().begin() + first);
+  params.reserve(n);
+  for (size_t k = first; k < n; ++k) params.push_back(param(k));
   return builder_.MakeFunction(params, out_[body], fn->ret_type(), fn->attrs(), fn->type_params(),
                                fn->span());
 }
