@@ -217,8 +217,8 @@ void PatternGrouper::MarkFuzzyNodes() {
   }
 }
 
-bool PatternGrouper::EmbedsConstant(const Expr* e, uint32_t pattern_id) const {
-  if (!Isa<Constant>(e)) return false;
+bool PatternGrouper::EmbedsConstant(ExprKind kind, uint32_t pattern_id) const {
+  if (kind != ExprKind::kConstant) return false;
   const PatternNode* p = pattern_->node(pattern_id).node;
   if (p->kind() == PatternKind::kConstant) return true;
   const auto* ep = DynCast<ExprPattern>(p);
@@ -227,9 +227,14 @@ bool PatternGrouper::EmbedsConstant(const Expr* e, uint32_t pattern_id) const {
 
 void PatternGrouper::SelectInputs() {
   const auto& by_pattern = by_pattern_;
+  // The kind comes from the graph when the node is in it: an input is often
+  // a weight or bias variable that nothing else near the match touches.
   auto add = [&](const Expr* e, uint32_t pattern_id) {
-    if (Isa<OpExpr>(e) || Isa<Function>(e) || EmbedsConstant(e, pattern_id)) return;
     uint32_t i = IndexNear(e);
+    ExprKind kind = i != kNone ? graph_.kind(i) : e->kind();
+    if (kind == ExprKind::kOp || kind == ExprKind::kFunction || EmbedsConstant(kind, pattern_id)) {
+      return;
+    }
     if (i == kNone || Marked(i, kFuzzy) || Marked(i, kInput)) return;
     SetMark(i, kInput);
     index_pool_.push_back(i);

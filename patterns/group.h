@@ -85,7 +85,7 @@ class PatternGrouper {
   void SelectInputs();
   void Extract(uint32_t root);
   bool Validate(uint32_t root, uint32_t nodes_begin);
-  bool EmbedsConstant(const Expr* e, uint32_t pattern_id) const;
+  bool EmbedsConstant(ExprKind kind, uint32_t pattern_id) const;
   // The nodes within the pattern's height of `root` (capped), so that the
   // match's bindings find their indices without the graph's index map.
   void CollectNear(uint32_t root);
