@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_map.h"
+
 namespace carve {
 namespace {
 
@@ -213,12 +215,38 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
                          : static_cast<uint32_t>(NumChildren(e));
     stack.push_back({e, 0, count, static_cast<uint32_t>(values.size())});
   };
+  // Most nodes met again are ops (one per call) and, in a large main, its
+  // parameters (each weight once more in the body, usually in parameter
+  // order): both are found without the map of shared nodes, ops in a
+  // table of their own, parameters by a finger into the parameter list
+  // (their ids are the root frame's first values).
+  absl::flat_hash_map<const Expr*, uint32_t> op_ids;
+  std::span<const Var* const> root_params;
+  size_t finger = 0;
+  auto known = [&](const Expr* kid) -> uint32_t {
+    if (kid->kind() == ExprKind::kOp) {
+      auto it = op_ids.find(kid);
+      return it != op_ids.end() ? it->second : kNone;
+    }
+    if (kid->kind() != ExprKind::kVar) return kNone;
+    for (size_t k = finger; k < finger + 2 && k < root_params.size(); ++k) {
+      if (root_params[k] == kid && values[k] < kLaterBit) {
+        finger = k + 1;
+        return values[k];
+      }
+    }
+    return kNone;
+  };
   open(root);
   while (!stack.empty()) {
     Frame& f = stack.back();
     const auto* let = DynCast<Let>(f.expr);
     if (f.next < f.count) {
       uint32_t rel = f.next++;
+      if (stack.size() == 1 && Isa<Function>(f.expr) && rel == NumParams(f.expr)) {
+        // The root's parameters are numbered: its body follows.
+        root_params = Cast<Function>(f.expr)->params();
+      }
       if (let != nullptr && rel == 0) let_vars_in_progress.push_back(let->var());
       if (let != nullptr && rel == 1) let_vars_in_progress.pop_back();
       const Expr* kid = ChildAt(f.expr, rel);
@@ -226,6 +254,10 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
           v != nullptr && std::find(let_vars_in_progress.begin(), let_vars_in_progress.end(), v) !=
                               let_vars_in_progress.end()) {
         values.push_back(kNone);  // a recursive reference: no node, no edge
+        continue;
+      }
+      if (uint32_t id = known(kid); id != kNone) {
+        values.push_back(id);
         continue;
       }
       if (kid->scratch_mark() != 0) {
@@ -243,6 +275,7 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
     }
     // All children done: number the node and record its input edges.
     uint32_t id = static_cast<uint32_t>(nodes_.size());
+    if (f.expr->kind() == ExprKind::kOp) op_ids.emplace(f.expr, id);
     nodes_.push_back(f.expr);
     kinds_.push_back(f.expr->kind());
     call_ops_.push_back(f.expr->kind() == ExprKind::kCall ? Cast<Call>(f.expr)->op() : nullptr);
