@@ -175,9 +175,8 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
   size_t size_hint = options.size_hint;
   struct Frame {
     const Expr* expr;
-    uint32_t next;          // next child to visit
-    uint32_t count;         // children (0 for opaque composites)
-    uint32_t values_begin;  // this frame's children's values
+    uint32_t next;          // next child to visit; kNone for opaque composites
+    uint32_t values_begin;  // this frame's children's values (one per child visited)
   };
   // A child's value: its index; kNone when it is no node (a recursive
   // reference); for a node numbered before its consumer was reached,
@@ -210,10 +209,8 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
 
   auto open = [&](const Expr* e) {
     e->set_scratch_mark(1);
-    uint32_t count = options.opaque_composites && IsCompositeFunction(e)
-                         ? 0
-                         : static_cast<uint32_t>(NumChildren(e));
-    stack.push_back({e, 0, count, static_cast<uint32_t>(values.size())});
+    bool opaque = options.opaque_composites && IsCompositeFunction(e);
+    stack.push_back({e, opaque ? kNone : 0, static_cast<uint32_t>(values.size())});
   };
   // Most nodes met again are ops (one per call) and, in a large main, its
   // parameters (each weight once more in the body, usually in parameter
@@ -241,7 +238,7 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
   while (!stack.empty()) {
     Frame& f = stack.back();
     const auto* let = DynCast<Let>(f.expr);
-    if (f.next < f.count) {
+    if (f.next != kNone && f.next < NumChildren(f.expr)) {
       uint32_t rel = f.next++;
       if (stack.size() == 1 && Isa<Function>(f.expr) && rel == NumParams(f.expr)) {
         // The root's parameters are numbered: its body follows.
@@ -280,7 +277,8 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
     kinds_.push_back(f.expr->kind());
     call_ops_.push_back(f.expr->kind() == ExprKind::kCall ? Cast<Call>(f.expr)->op() : nullptr);
     const uint32_t* kids = values.data() + f.values_begin;
-    for (uint32_t k = 0; k < f.count; ++k) {
+    uint32_t count = static_cast<uint32_t>(values.size()) - f.values_begin;
+    for (uint32_t k = 0; k < count; ++k) {
       if (kids[k] != kNone && IsInputChild(f.expr, k)) input_ids_.push_back(kids[k]);
     }
     input_begin_.push_back(static_cast<uint32_t>(input_ids_.size()));
@@ -288,7 +286,7 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
       let_edges.push_back({input_ids_.size(), kids[1], kids[0]});  // the var's input: the value
     }
     if (stack.size() == 1 && Isa<Function>(f.expr)) {
-      root_param_slots.assign(kids, kids + std::min<size_t>(f.count, NumParams(f.expr)));
+      root_param_slots.assign(kids, kids + std::min<size_t>(count, NumParams(f.expr)));
     }
     values.resize(f.values_begin);
     stack.pop_back();
@@ -526,16 +524,20 @@ std::unique_ptr<IndexedGraph> IndexedGraph::Derive(const IndexedGraph& old,
 
 // Outputs from the inputs CSR, consumers in node order: the order in which
 // a build emits edges.
+// No fill cursors besides output_begin_ itself: counts are summed into the
+// entry after each producer's, so that output_begin_[p + 1] serves as p's
+// cursor and ends at p's end, which is where p + 1's list begins.
 void IndexedGraph::BuildOutputs() {
   size_t n = nodes_.size();
   output_begin_.assign(n + 1, 0);
-  for (uint32_t producer : input_ids_) ++output_begin_[producer + 1];
-  for (size_t i = 0; i < n; ++i) output_begin_[i + 1] += output_begin_[i];
+  for (uint32_t producer : input_ids_) {
+    if (producer + 2 <= n) ++output_begin_[producer + 2];
+  }
+  for (size_t i = 1; i < n; ++i) output_begin_[i + 1] += output_begin_[i];
   output_ids_.resize(input_ids_.size());
-  std::vector<uint32_t> fill(output_begin_.begin(), output_begin_.end() - 1);
   for (uint32_t c = 0; c < n; ++c) {
     for (uint32_t p = input_begin_[c]; p < input_begin_[c + 1]; ++p) {
-      output_ids_[fill[input_ids_[p]]++] = c;
+      output_ids_[output_begin_[input_ids_[p] + 1]++] = c;
     }
   }
 }

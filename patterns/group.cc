@@ -187,7 +187,10 @@ void PatternGrouper::TryRoot(uint32_t root) {
   }
   x.nodes_end = static_cast<uint32_t>(index_pool_.size());
   x.label_end = static_cast<uint32_t>(label_pool_.size());
-  binding_pool_.insert(binding_pool_.end(), matcher_.bindings().begin(), matcher_.bindings().end());
+  if (keep_bindings_) {
+    binding_pool_.insert(binding_pool_.end(), matcher_.bindings().begin(),
+                         matcher_.bindings().end());
+  }
   x.bindings_end = static_cast<uint32_t>(binding_pool_.size());
   uint32_t gid = static_cast<uint32_t>(groups_.size());
   for (uint32_t k = x.nodes_begin; k < x.nodes_end; ++k) group_of_[index_pool_[k]] = gid;

@@ -41,7 +41,7 @@ struct Group {
   std::span<const uint32_t> inputs;   // graph indices, parameter order
   std::span<const uint32_t> nodes;    // graph indices of the body, post-order (root last)
   std::string_view label;             // PartitionedFromPattern, e.g. "nn.conv2d_nn.relu_"
-  std::span<const Binding> bindings;  // the match's bindings (pattern id, expr)
+  std::span<const Binding> bindings;  // the match's bindings (pattern id, expr), if kept
 };
 
 // Why a match was not turned into a group (for explanations).
@@ -65,6 +65,10 @@ class PatternGrouper {
  public:
   PatternGrouper(std::shared_ptr<const CompiledPattern> pattern, const IndexedGraph& graph);
 
+  // Whether groups keep their match's bindings (Group::bindings; on by
+  // default). Partitioning reads none: off, a large graph's groups do not
+  // store a dozen bindings each.
+  void set_keep_bindings(bool keep) { keep_bindings_ = keep; }
   // Computes the groups (once).
   void Run();
   const std::vector<Group>& groups() const { return groups_; }
@@ -130,6 +134,7 @@ class PatternGrouper {
   std::vector<std::pair<const Expr*, uint32_t>> near_;  // (node, index), breadth-first
   uint32_t pattern_height_ = 0;  // edges from a match's root to its deepest binding
   int next_number_ = 0;
+  bool keep_bindings_ = true;
   bool ran_ = false;
 };
 

@@ -235,6 +235,7 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
   const Expr* root = graph.node(graph.root());
   if (pattern->node(pattern->root()).kind == PatternKind::kFunction) return root;
   PatternGrouper grouper(pattern, graph);
+  grouper.set_keep_bindings(false);
   grouper.Run();
   if (stats != nullptr) stats->groups = static_cast<int>(grouper.groups().size());
   if (grouper.groups().empty()) return root;
