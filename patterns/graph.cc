@@ -422,10 +422,11 @@ void IndexedGraph::BuildWithMap(const Expr* root, const IndexedGraphOptions& opt
 }
 
 
-std::unique_ptr<IndexedGraph> IndexedGraph::Derive(const IndexedGraph& old,
+std::unique_ptr<IndexedGraph> IndexedGraph::Derive(std::unique_ptr<IndexedGraph> consumed,
                                                    std::span<const Expr* const> current,
                                                    std::span<const uint32_t> replaced_at,
                                                    std::span<const uint32_t> replaced_inputs) {
+  const IndexedGraph& old = *consumed;
   size_t n = old.size();
   uint32_t root = old.root();
   for (uint32_t i = 0; i < n; ++i) {
@@ -445,6 +446,9 @@ std::unique_ptr<IndexedGraph> IndexedGraph::Derive(const IndexedGraph& old,
     }
     if (old.inputs(root).size() != 1) return nullptr;
   }
+  // Only the old kinds, ops and inputs are read from here on: the rest is
+  // freed first, so that the new graph's arrays can take its memory.
+  consumed->ReleaseAllButInputs();
 
   std::unique_ptr<IndexedGraph> g(new IndexedGraph());
   g->nodes_.reserve(n);
@@ -520,6 +524,18 @@ std::unique_ptr<IndexedGraph> IndexedGraph::Derive(const IndexedGraph& old,
   for (uint32_t p : params) g->root_params_.push_back(new_id[p]);
   g->BuildOutputs();
   return g;
+}
+
+void IndexedGraph::ReleaseAllButInputs() {
+  std::vector<const Expr*>().swap(nodes_);
+  std::vector<uint32_t>().swap(output_begin_);
+  std::vector<uint32_t>().swap(output_ids_);
+  index_ = NodeIndexMap();
+  has_index_ = false;
+  has_postdom_ = false;
+  for (auto* v : {&ipdom_, &depth_, &tree_begin_, &tree_ids_, &tin_, &tout_}) {
+    std::vector<uint32_t>().swap(*v);
+  }
 }
 
 // Outputs from the inputs CSR, consumers in node order: the order in which

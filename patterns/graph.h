@@ -63,8 +63,8 @@ class IndexedGraph {
   // {.opaque_composites = true}) would build, node for node, computed from
   // `old`'s edges instead of a walk over the expressions; nullptr when `old`
   // holds lets or functions other than the root and opaque composites (a
-  // fresh build handles those).
-  static std::unique_ptr<IndexedGraph> Derive(const IndexedGraph& old,
+  // fresh build handles those). `old` is consumed (freed as it goes).
+  static std::unique_ptr<IndexedGraph> Derive(std::unique_ptr<IndexedGraph> old,
                                               std::span<const Expr* const> current,
                                               std::span<const uint32_t> replaced_at,
                                               std::span<const uint32_t> replaced_inputs);
@@ -108,6 +108,7 @@ class IndexedGraph {
   void BuildEdges(const std::vector<std::pair<uint32_t, uint32_t>>& edges);
   void BuildOutputs();
   void BuildIndex() const;
+  void ReleaseAllButInputs();
   void SetRootParams(std::span<const uint32_t> slot_ids);
   void ComputePostDominators() const;
   uint32_t Lca(uint32_t a, uint32_t b) const;

@@ -397,8 +397,8 @@ absl::StatusOr<const Expr*> PartitionComposites(const std::vector<CompositeEntry
     std::vector<const OpInfo*> required = RequiredOps(**compiled);
     if (counts && !MayMatch(**compiled, required, *counts)) continue;
     if (graph == nullptr && previous != nullptr) {
-      graph = IndexedGraph::Derive(*previous, edit.current, edit.replaced_at, edit.replaced_inputs);
-      previous.reset();
+      graph = IndexedGraph::Derive(std::move(previous), edit.current, edit.replaced_at,
+                                   edit.replaced_inputs);
     }
     if (graph == nullptr) {
       graph = std::make_unique<IndexedGraph>(
