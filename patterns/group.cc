@@ -131,6 +131,10 @@ void PatternGrouper::Run() {
     if (filter.Admits(kind, graph_.call_op(i)) && matcher_.Match(graph_.node(i))) TryRoot(i);
   }
   Finalize();
+  // Only the groups are read from here on (while a partition rebuilds the
+  // graph, its peak memory).
+  std::vector<uint32_t>().swap(marks_);
+  std::vector<uint8_t>().swap(pre_partitioned_);
 }
 
 void PatternGrouper::Finalize() {
