@@ -17,10 +17,6 @@
 namespace carve {
 namespace {
 
-// Builds group bodies: the group's nodes rebuilt over fresh parameters.
-// Scratch arrays indexed by graph node are shared by all groups of a pass
-// (each group writes the entries of its inputs and nodes before reading
-// them), so a body costs no hashing for calls, tuples and projections.
 // `FunctionVar_<g>_<k>`, without fmt's parsing: one per parameter of every
 // composite, so it is on the hot path of large partitions.
 std::string_view ParamName(int group, size_t k) {
@@ -32,6 +28,9 @@ std::string_view ParamName(int group, size_t k) {
   return std::string_view(buffer, static_cast<size_t>(end - buffer));
 }
 
+// Builds group bodies: the group's nodes rebuilt over fresh parameters,
+// their children found through graph edges (no hashing for calls, tuples
+// and projections) and their new versions kept per group member (Enter).
 class BodyBuilder {
  public:
   BodyBuilder(const IndexedGraph& graph, IRBuilder& b) : graph_(graph), b_(b) {}
@@ -59,7 +58,7 @@ class BodyBuilder {
       changed_[k] = 1;
     }
     for (uint32_t n : group.nodes) Rebuild(n, group);
-    const Expr* body = out_[SlotOf(group.root)];
+    const Expr* body = Out(group.root);
     const Type* ret = typed ? body->checked_type() : nullptr;
     const Function* fn = b_.MakeFunction(params_, body, ret, FunctionAttrs(group, options));
     if (typed) fn->set_checked_type(FunctionType(ret));
@@ -93,7 +92,16 @@ class BodyBuilder {
     for (uint32_t j = 0; j < g.nodes.size(); ++j) {
       if (g.nodes[j] == n) return static_cast<uint32_t>(g.inputs.size()) + j;
     }
-    return IndexedGraph::kNone;  // not reached: callers ask about members only
+    return IndexedGraph::kNone;  // not a member (callers ask about members only)
+  }
+  // A member's new version and whether it differs from the node.
+  const Expr* Out(uint32_t n) const {
+    uint32_t slot = SlotOf(n);
+    return slot == IndexedGraph::kNone ? graph_.node(n) : out_[slot];
+  }
+  bool Changed(uint32_t n) const {
+    uint32_t slot = SlotOf(n);
+    return slot != IndexedGraph::kNone && changed_[slot] != 0;
   }
 
   // The function type of the last group's signature is reused while
@@ -110,7 +118,7 @@ class BodyBuilder {
   void Rebuild(uint32_t n, const Group& group) {
     const Expr* e = graph_.node(n);
     bool changed = false;
-    for (uint32_t in : graph_.inputs(n)) changed |= changed_[SlotOf(in)] != 0;
+    for (uint32_t in : graph_.inputs(n)) changed |= Changed(in);
     if (Isa<Let>(e)) changed = true;  // its value is not an input: rebuilt by lookup below
     uint32_t slot = SlotOf(n);
     out_[slot] = e;
@@ -119,7 +127,7 @@ class BodyBuilder {
     auto inputs = graph_.inputs(n);
     const Expr* r = nullptr;
     scratch_.clear();
-    for (uint32_t in : inputs) scratch_.push_back(out_[SlotOf(in)]);
+    for (uint32_t in : inputs) scratch_.push_back(Out(in));
     if (const auto* call = DynCast<Call>(e); call && inputs.size() == call->args().size() + 1) {
       r = b_.MakeCall(scratch_[0], std::span<const Expr* const>(scratch_).subspan(1), call->attrs(),
                       call->span());
@@ -132,7 +140,7 @@ class BodyBuilder {
           e,
           [&](const Expr* c) {
             uint32_t i = graph_.IndexOf(c);
-            return i == IndexedGraph::kNone || !InGroup(i, group) ? c : out_[SlotOf(i)];
+            return i == IndexedGraph::kNone || !InGroup(i, group) ? c : Out(i);
           },
           b_);
     }
