@@ -217,14 +217,28 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
   // order): both are found without the map of shared nodes, ops in a
   // table of their own, parameters by a finger into the parameter list
   // (their ids are the root frame's first values).
+  // Other fan-outs are mostly short-range (a residual connection is met
+  // again a few nodes after it was numbered): a small direct-mapped table
+  // of recently numbered nodes answers those.
   absl::flat_hash_map<const Expr*, uint32_t> op_ids;
   std::span<const Var* const> root_params;
   size_t finger = 0;
+  struct Recent {
+    const Expr* expr = nullptr;
+    uint32_t id = 0;
+  };
+  constexpr size_t kRecent = 4096;
+  std::vector<Recent> recent(kRecent);
+  auto recent_slot = [](const Expr* e) -> size_t {
+    auto a = reinterpret_cast<uintptr_t>(e) >> 4;
+    return (a ^ (a >> 12)) & (kRecent - 1);
+  };
   auto known = [&](const Expr* kid) -> uint32_t {
     if (kid->kind() == ExprKind::kOp) {
       auto it = op_ids.find(kid);
       return it != op_ids.end() ? it->second : kNone;
     }
+    if (const Recent& r = recent[recent_slot(kid)]; r.expr == kid) return r.id;
     if (kid->kind() != ExprKind::kVar) return kNone;
     for (size_t k = finger; k < finger + 2 && k < root_params.size(); ++k) {
       if (root_params[k] == kid && values[k] < kLaterBit) {
@@ -253,11 +267,11 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
         values.push_back(kNone);  // a recursive reference: no node, no edge
         continue;
       }
-      if (uint32_t id = known(kid); id != kNone) {
+      if (kid->scratch_mark() == 0) {
+        open(kid);
+      } else if (uint32_t id = known(kid); id != kNone) {
         values.push_back(id);
-        continue;
-      }
-      if (kid->scratch_mark() != 0) {
+      } else {
         // Numbered before (the graph is acyclic): mark it shared.
         if (kid->scratch_mark() == 1) {
           kid->set_scratch_mark(2);
@@ -265,14 +279,13 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
         }
         values.push_back(kLaterBit | static_cast<uint32_t>(later.size()));
         later.push_back(kid);
-      } else {
-        open(kid);
       }
       continue;
     }
     // All children done: number the node and record its input edges.
     uint32_t id = static_cast<uint32_t>(nodes_.size());
     if (f.expr->kind() == ExprKind::kOp) op_ids.emplace(f.expr, id);
+    recent[recent_slot(f.expr)] = {f.expr, id};
     nodes_.push_back(f.expr);
     kinds_.push_back(f.expr->kind());
     call_ops_.push_back(f.expr->kind() == ExprKind::kCall ? Cast<Call>(f.expr)->op() : nullptr);

@@ -1,5 +1,5 @@
-// IndexedGraph construction (Build's shortcuts: ops and the root's
-// parameters found without a map, a map of shared nodes only, inputs written
+// IndexedGraph construction (Build's shortcuts: ops, the root's parameters
+// and recent nodes found without a map, a map of other shared nodes, inputs written
 // straight into the CSR, let edges merged in emission order), Derive through
 // a composite table, and the grouper and body builder on groups too large
 // for their searched paths.
@@ -71,6 +71,26 @@ TEST_F(GraphTest, NestedFunctionsAndCompositeCalls) {
   const Function* inner = Fn({p, q}, Op("add", {p, q}), FnAttr("Composite", "c"));
   const Function* fn = Fn({x}, CallOf(inner, {Op("nn.relu", {x}), x}));
   ExpectSameAsMapNumbering(fn, x);
+}
+
+// Fan-outs met again long after they were numbered (past the table of
+// recent nodes), through the map of shared nodes.
+TEST_F(GraphTest, LongRangeFanOuts) {
+  std::vector<const Expr*> fields;
+  const Expr* e = x_;
+  std::vector<const Expr*> kept;
+  for (int k = 0; k < 20000; ++k) {
+    e = Op("nn.relu", {e});
+    if (k % 400 == 0) kept.push_back(e);
+  }
+  fields.push_back(e);
+  fields.insert(fields.end(), kept.begin(), kept.end());
+  const Expr* root = Tup(fields);
+  ExpectSameAsMapNumbering(root, kept.back());
+  IndexedGraph g(root);
+  auto inputs = g.inputs(g.root());
+  ASSERT_EQ(inputs.size(), fields.size());
+  for (size_t k = 0; k < fields.size(); ++k) EXPECT_EQ(g.node(inputs[k]), fields[k]);
 }
 
 // Two entries: the second partitions the graph Derive computed from the
