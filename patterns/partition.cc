@@ -407,7 +407,6 @@ absl::StatusOr<const Expr*> PartitionComposites(const std::vector<CompositeEntry
     if (graph == nullptr && previous != nullptr) {
       graph = IndexedGraph::Derive(std::move(previous), edit.current, edit.replaced_at,
                                    edit.replaced_inputs);
-      edit = GraphEdit();  // read by Derive only: freed before the next partition's peak
     }
     if (graph == nullptr) {
       graph = std::make_unique<IndexedGraph>(
