@@ -138,14 +138,18 @@ void PatternGrouper::Run() {
 }
 
 void PatternGrouper::Finalize() {
+  groups_.resize(extents_.size());
   for (size_t k = 0; k < groups_.size(); ++k) {
     const Extent& x = extents_[k];
     Group& g = groups_[k];
+    g.root = x.root;
+    g.number = x.number;
     g.inputs = {index_pool_.data() + x.inputs_begin, index_pool_.data() + x.nodes_begin};
     g.nodes = {index_pool_.data() + x.nodes_begin, index_pool_.data() + x.nodes_end};
     g.bindings = {binding_pool_.data() + x.bindings_begin, binding_pool_.data() + x.bindings_end};
     g.label = std::string_view(label_pool_).substr(x.label_begin, x.label_end - x.label_begin);
   }
+  std::vector<Extent>().swap(extents_);
 }
 
 void PatternGrouper::MarkPrePartitioned(uint32_t function) {
@@ -196,12 +200,10 @@ void PatternGrouper::TryRoot(uint32_t root) {
                          matcher_.bindings().end());
   }
   x.bindings_end = static_cast<uint32_t>(binding_pool_.size());
-  uint32_t gid = static_cast<uint32_t>(groups_.size());
+  uint32_t gid = static_cast<uint32_t>(extents_.size());
   for (uint32_t k = x.nodes_begin; k < x.nodes_end; ++k) group_of_[index_pool_[k]] = gid;
-  Group group;
-  group.root = root;
-  group.number = number;
-  groups_.push_back(group);
+  x.root = root;
+  x.number = number;
   extents_.push_back(x);
 }
 

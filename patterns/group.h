@@ -77,8 +77,12 @@ class PatternGrouper {
   uint32_t GroupOf(uint32_t node) const { return group_of_[node]; }
 
  private:
-  // Where a group's parts live in the pools while groups are being found.
+  // A group while groups are being found: where its parts live in the
+  // pools. The Groups are made once at the end (Finalize), at their final
+  // count: no growth copies of the larger records on large graphs.
   struct Extent {
+    uint32_t root;
+    int number;
     uint32_t inputs_begin, nodes_begin, nodes_end, bindings_begin, bindings_end;
     uint32_t label_begin, label_end;
   };
