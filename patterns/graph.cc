@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_map.h"
+
 namespace carve {
 namespace {
 
@@ -54,6 +56,80 @@ void PushSlots(const Expr* e, std::vector<Slot>& slots) {
   }
 }
 
+// PushSlots' children one at a time: how many, the k-th, and whether it is
+// a dataflow input of `e`.
+size_t NumChildren(const Expr* e) {
+  switch (e->kind()) {
+    case ExprKind::kCall:
+      return 1 + Cast<Call>(e)->args().size();
+    case ExprKind::kTuple:
+      return Cast<Tuple>(e)->fields().size();
+    case ExprKind::kTupleGetItem:
+      return 1;
+    case ExprKind::kIf:
+    case ExprKind::kLet:
+      return 3;
+    case ExprKind::kFunction:
+      return Cast<Function>(e)->params().size() + 1;
+    default:
+      return 0;
+  }
+}
+
+size_t NumParams(const Expr* e) {
+  const auto* fn = DynCast<Function>(e);
+  return fn == nullptr ? 0 : fn->params().size();
+}
+
+const Expr* ChildAt(const Expr* e, size_t k) {
+  switch (e->kind()) {
+    case ExprKind::kCall: {
+      const auto* c = Cast<Call>(e);
+      return k == 0 ? c->callee() : c->args()[k - 1];
+    }
+    case ExprKind::kTuple:
+      return Cast<Tuple>(e)->fields()[k];
+    case ExprKind::kTupleGetItem:
+      return Cast<TupleGetItem>(e)->tuple();
+    case ExprKind::kIf: {
+      const auto* i = Cast<If>(e);
+      return k == 0 ? i->cond() : k == 1 ? i->then_branch() : i->else_branch();
+    }
+    case ExprKind::kFunction: {
+      const auto* f = Cast<Function>(e);
+      return k < f->params().size() ? f->params()[k] : f->body();
+    }
+    case ExprKind::kLet: {
+      const auto* l = Cast<Let>(e);
+      return k == 0 ? l->value() : k == 1 ? l->var() : l->body();
+    }
+    default:
+      return nullptr;
+  }
+}
+
+bool IsInputChild(const Expr* e, size_t k) {
+  switch (e->kind()) {
+    case ExprKind::kFunction:
+      return k == Cast<Function>(e)->params().size();
+    case ExprKind::kLet:
+      return k == 2;
+    default:
+      return true;
+  }
+}
+
+// The indices the root function's parameter slots received (kNone when the
+// function is opaque and has no slots).
+void CollectParamSlots(const Expr* root, const std::vector<Slot>& slots, uint32_t begin,
+                       std::vector<uint32_t>& out) {
+  const auto* fn = DynCast<Function>(root);
+  if (fn == nullptr) return;
+  for (size_t k = 0; k < fn->params().size(); ++k) {
+    out.push_back(begin + k < slots.size() ? slots[begin + k].index : IndexedGraph::kNone);
+  }
+}
+
 }  // namespace
 
 bool IsCompositeFunction(const Expr* e) {
@@ -65,98 +141,191 @@ IndexedGraph::IndexedGraph(const Expr* root, const IndexedGraphOptions& options)
   Build(root, options);
 }
 
-uint32_t IndexedGraph::IndexOf(const Expr* e) const { return index_.Find(e); }
+uint32_t IndexedGraph::IndexOf(const Expr* e) const {
+  if (!has_index_) BuildIndex();
+  return index_.Find(e);
+}
+
+void IndexedGraph::BuildIndex() const {
+  index_ = NodeIndexMap(nodes_.size());
+  for (uint32_t i = 0; i < nodes_.size(); ++i) index_.Insert(nodes_[i], i);
+  has_index_ = true;
+}
+
+// The root function's parameters (as numbered by a build): read from its
+// child slots, or looked up when a slot was not numbered there.
+void IndexedGraph::SetRootParams(std::span<const uint32_t> slot_ids) {
+  root_params_.clear();
+  const auto* fn = DynCast<Function>(nodes_.back());
+  if (fn == nullptr || slot_ids.size() != fn->params().size()) return;
+  for (size_t k = 0; k < slot_ids.size(); ++k) {
+    uint32_t id = slot_ids[k] < nodes_.size() ? slot_ids[k] : IndexOf(fn->params()[k]);
+    root_params_.push_back(id);
+  }
+}
 
 void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
-  // One DFS numbers the nodes, telling visited nodes by their scratch mark,
-  // so the index map is filled afterwards in node order (nearly sequential
-  // in memory, and sized once) and consulted only for edges to nodes met
-  // before (shared ones); the marks are cleared at the end.
+  // One DFS numbers the nodes, telling visited nodes by their scratch mark
+  // (1 visited, 2 met again), so that only the edges to shared nodes need a
+  // map, filled afterwards from the marks; the marks are cleared at the end.
+  // Frames find their children through the expression, and children leave
+  // one 4-byte value each on a stack until their parent is numbered: on a
+  // deep chain (a long network) the stacks hold every pending sibling, so
+  // they are kept small.
   size_t size_hint = options.size_hint;
   struct Frame {
     const Expr* expr;
-    uint32_t slots_begin;
-    uint32_t next;         // next slot to visit (absolute index)
-    uint32_t parent_slot;  // where to write this node's index, or kNone
+    uint32_t next;          // next child to visit; kNone for opaque composites
+    uint32_t values_begin;  // this frame's children's values (one per child visited)
   };
-  // An edge whose producer was numbered before its consumer was reached:
-  // resolved through the index map once it is built.
-  constexpr uint32_t kLater = kNone - 1;
+  // A child's value: its index; kNone when it is no node (a recursive
+  // reference); for a node numbered before its consumer was reached,
+  // kLaterBit | k, resolved once the map of shared nodes is built from
+  // later[k].
+  constexpr uint32_t kLaterBit = 1u << 31;
   std::vector<Frame> stack;
-  std::vector<Slot> slots;
+  std::vector<uint32_t> values;
   std::vector<const Var*> let_vars_in_progress;
-  std::vector<std::pair<uint32_t, uint32_t>> edges;  // (consumer, producer or kLater)
-  std::vector<const Expr*> later;                     // producers of kLater edges, in order
+  // Inputs go straight into the CSR (a node's are known when it is
+  // numbered), as values until resolved. A let-bound variable's edge to its
+  // value is emitted with the let (TVM's output order), so lets are kept
+  // aside with their position and merged in by BuildEdges.
+  struct LetEdge {
+    size_t position;  // input edges emitted before it
+    uint32_t var, value;
+  };
+  std::vector<LetEdge> let_edges;
+  std::vector<const Expr*> later;
+  std::vector<uint32_t> root_param_slots;
+  size_t shared = 0;  // nodes met again (scratch mark 2)
   nodes_.reserve(size_hint);
   kinds_.reserve(size_hint);
   call_ops_.reserve(size_hint);
-  edges.reserve(size_hint * 2);
+  input_begin_.clear();
+  input_ids_.clear();
+  input_begin_.reserve(size_hint + 1);
+  input_ids_.reserve(size_hint * 2);
+  input_begin_.push_back(0);
 
-  auto open = [&](const Expr* e, uint32_t parent_slot) {
+  auto open = [&](const Expr* e) {
     e->set_scratch_mark(1);
-    uint32_t begin = static_cast<uint32_t>(slots.size());
-    if (!options.opaque_composites || !IsCompositeFunction(e)) PushSlots(e, slots);
-    stack.push_back({e, begin, begin, parent_slot});
+    bool opaque = options.opaque_composites && IsCompositeFunction(e);
+    stack.push_back({e, opaque ? kNone : 0, static_cast<uint32_t>(values.size())});
   };
-  auto edge = [&](uint32_t consumer, const Slot& producer) {
-    edges.emplace_back(consumer, producer.index);
-    if (producer.index == kLater) later.push_back(producer.expr);
+  // Most nodes met again are ops (one per call) and, in a large main, its
+  // parameters (each weight once more in the body, usually in parameter
+  // order): both are found without the map of shared nodes, ops in a
+  // table of their own, parameters by a finger into the parameter list
+  // (their ids are the root frame's first values).
+  // Other fan-outs are mostly short-range (a residual connection is met
+  // again a few nodes after it was numbered): a small direct-mapped table
+  // of recently numbered nodes answers those.
+  absl::flat_hash_map<const Expr*, uint32_t> op_ids;
+  std::span<const Var* const> root_params;
+  size_t finger = 0;
+  struct Recent {
+    const Expr* expr = nullptr;
+    uint32_t id = 0;
   };
-  open(root, kNone);
+  constexpr size_t kRecent = 4096;
+  std::vector<Recent> recent(kRecent);
+  auto recent_slot = [](const Expr* e) -> size_t {
+    auto a = reinterpret_cast<uintptr_t>(e) >> 4;
+    return (a ^ (a >> 12)) & (kRecent - 1);
+  };
+  auto known = [&](const Expr* kid) -> uint32_t {
+    if (kid->kind() == ExprKind::kOp) {
+      auto it = op_ids.find(kid);
+      return it != op_ids.end() ? it->second : kNone;
+    }
+    if (const Recent& r = recent[recent_slot(kid)]; r.expr == kid) return r.id;
+    if (kid->kind() != ExprKind::kVar) return kNone;
+    for (size_t k = finger; k < finger + 2 && k < root_params.size(); ++k) {
+      if (root_params[k] == kid && values[k] < kLaterBit) {
+        finger = k + 1;
+        return values[k];
+      }
+    }
+    return kNone;
+  };
+  open(root);
   while (!stack.empty()) {
     Frame& f = stack.back();
     const auto* let = DynCast<Let>(f.expr);
-    if (f.next < slots.size()) {
-      uint32_t s = f.next++;
-      uint32_t rel = s - f.slots_begin;
+    if (f.next != kNone && f.next < NumChildren(f.expr)) {
+      uint32_t rel = f.next++;
+      if (stack.size() == 1 && Isa<Function>(f.expr) && rel == NumParams(f.expr)) {
+        // The root's parameters are numbered: its body follows.
+        root_params = Cast<Function>(f.expr)->params();
+      }
       if (let != nullptr && rel == 0) let_vars_in_progress.push_back(let->var());
       if (let != nullptr && rel == 1) let_vars_in_progress.pop_back();
-      const Expr* kid = slots[s].expr;
+      const Expr* kid = ChildAt(f.expr, rel);
       if (const auto* v = DynCast<Var>(kid);
           v != nullptr && std::find(let_vars_in_progress.begin(), let_vars_in_progress.end(), v) !=
                               let_vars_in_progress.end()) {
-        continue;  // a recursive reference: no node, no edge
+        values.push_back(kNone);  // a recursive reference: no node, no edge
+        continue;
       }
-      if (kid->scratch_mark() != 0) {
-        slots[s].index = kLater;  // numbered before (the graph is acyclic)
+      if (kid->scratch_mark() == 0) {
+        open(kid);
+      } else if (uint32_t id = known(kid); id != kNone) {
+        values.push_back(id);
       } else {
-        open(kid, s);
+        // Numbered before (the graph is acyclic): mark it shared.
+        if (kid->scratch_mark() == 1) {
+          kid->set_scratch_mark(2);
+          ++shared;
+        }
+        values.push_back(kLaterBit | static_cast<uint32_t>(later.size()));
+        later.push_back(kid);
       }
       continue;
     }
     // All children done: number the node and record its input edges.
     uint32_t id = static_cast<uint32_t>(nodes_.size());
+    if (f.expr->kind() == ExprKind::kOp) op_ids.emplace(f.expr, id);
+    recent[recent_slot(f.expr)] = {f.expr, id};
     nodes_.push_back(f.expr);
     kinds_.push_back(f.expr->kind());
     call_ops_.push_back(f.expr->kind() == ExprKind::kCall ? Cast<Call>(f.expr)->op() : nullptr);
-    for (uint32_t s = f.slots_begin; s < slots.size(); ++s) {
-      if (slots[s].is_input && slots[s].index != kNone) edge(id, slots[s]);
+    const uint32_t* kids = values.data() + f.values_begin;
+    uint32_t count = static_cast<uint32_t>(values.size()) - f.values_begin;
+    for (uint32_t k = 0; k < count; ++k) {
+      if (kids[k] != kNone && IsInputChild(f.expr, k)) input_ids_.push_back(kids[k]);
     }
-    if (let != nullptr) {
-      const Slot& value = slots[f.slots_begin];
-      const Slot& var = slots[f.slots_begin + 1];
-      if (value.index != kNone && var.index != kNone) {
-        edges.emplace_back(var.index, value.index);
-        if (var.index == kLater) later.push_back(var.expr);
-        if (value.index == kLater) later.push_back(value.expr);
-      }
+    input_begin_.push_back(static_cast<uint32_t>(input_ids_.size()));
+    if (let != nullptr && kids[0] != kNone && kids[1] != kNone) {
+      let_edges.push_back({input_ids_.size(), kids[1], kids[0]});  // the var's input: the value
     }
-    uint32_t parent_slot = f.parent_slot;
-    slots.resize(f.slots_begin);
+    if (stack.size() == 1 && Isa<Function>(f.expr)) {
+      root_param_slots.assign(kids, kids + std::min<size_t>(count, NumParams(f.expr)));
+    }
+    values.resize(f.values_begin);
     stack.pop_back();
-    if (parent_slot != kNone) slots[parent_slot].index = id;
+    values.push_back(id);
   }
-  index_ = NodeIndexMap(nodes_.size());
+  // Only the shared nodes need a lookup (usually ops and a few fan-outs):
+  // a small map of them, instead of one of every node (IndexOf fills that
+  // on first use).
+  NodeIndexMap shared_index(shared);
   for (uint32_t i = 0; i < nodes_.size(); ++i) {
-    index_.Insert(nodes_[i], i);
+    if (nodes_[i]->scratch_mark() == 2) shared_index.Insert(nodes_[i], i);
     nodes_[i]->set_scratch_mark(0);
   }
-  size_t k = 0;
-  bool stale = false;
-  for (auto& [consumer, producer] : edges) {
-    if (consumer == kLater) consumer = index_.Find(later[k++]);
-    if (producer == kLater) producer = index_.Find(later[k++]);
-    stale = stale || consumer == kNone || producer == kNone;
+  auto resolve = [&](uint32_t& v) {
+    if (v != kNone && (v & kLaterBit) != 0) v = shared_index.Find(later[v & ~kLaterBit]);
+    return v != kNone;
+  };
+  bool stale = nodes_.size() >= kLaterBit;
+  for (uint32_t& producer : input_ids_) {
+    if (!resolve(producer)) stale = true;
+  }
+  for (LetEdge& e : let_edges) {
+    if (!resolve(e.var) || !resolve(e.value)) stale = true;
+  }
+  for (uint32_t& p : root_param_slots) {
+    if (!resolve(p)) stale = true;
   }
   if (stale) {
     // A node was marked by someone else (a traversal that did not clear
@@ -166,6 +335,26 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
     call_ops_.clear();
     BuildWithMap(root, options);
     return;
+  }
+  SetRootParams(root_param_slots);
+  if (let_edges.empty()) {
+    BuildOutputs();
+    return;
+  }
+  // Every edge in emission order, for BuildEdges.
+  std::vector<std::pair<uint32_t, uint32_t>> edges;
+  edges.reserve(input_ids_.size() + let_edges.size());
+  size_t next_let = 0;
+  for (uint32_t c = 0; c < nodes_.size(); ++c) {
+    for (uint32_t p = input_begin_[c]; p < input_begin_[c + 1]; ++p) {
+      for (; next_let < let_edges.size() && let_edges[next_let].position == p; ++next_let) {
+        edges.emplace_back(let_edges[next_let].var, let_edges[next_let].value);
+      }
+      edges.emplace_back(c, input_ids_[p]);
+    }
+  }
+  for (; next_let < let_edges.size(); ++next_let) {
+    edges.emplace_back(let_edges[next_let].var, let_edges[next_let].value);
   }
   BuildEdges(edges);
 }
@@ -184,7 +373,9 @@ void IndexedGraph::BuildWithMap(const Expr* root, const IndexedGraphOptions& opt
   std::vector<Slot> slots;
   std::vector<const Var*> let_vars_in_progress;
   std::vector<std::pair<uint32_t, uint32_t>> edges;  // (consumer, producer)
+  std::vector<uint32_t> root_param_slots;
   index_ = NodeIndexMap(size_hint);
+  has_index_ = true;
   nodes_.reserve(size_hint);
   kinds_.reserve(size_hint);
   call_ops_.reserve(size_hint);
@@ -234,18 +425,21 @@ void IndexedGraph::BuildWithMap(const Expr* root, const IndexedGraphOptions& opt
       }
     }
     uint32_t parent_slot = f.parent_slot;
+    if (parent_slot == kNone) CollectParamSlots(f.expr, slots, f.slots_begin, root_param_slots);
     slots.resize(f.slots_begin);
     stack.pop_back();
     if (parent_slot != kNone) slots[parent_slot].index = id;
   }
+  SetRootParams(root_param_slots);
   BuildEdges(edges);
 }
 
 
-std::unique_ptr<IndexedGraph> IndexedGraph::Derive(const IndexedGraph& old,
+std::unique_ptr<IndexedGraph> IndexedGraph::Derive(std::unique_ptr<IndexedGraph> consumed,
                                                    std::span<const Expr* const> current,
                                                    std::span<const uint32_t> replaced_at,
                                                    std::span<const uint32_t> replaced_inputs) {
+  const IndexedGraph& old = *consumed;
   size_t n = old.size();
   uint32_t root = old.root();
   for (uint32_t i = 0; i < n; ++i) {
@@ -256,21 +450,27 @@ std::unique_ptr<IndexedGraph> IndexedGraph::Derive(const IndexedGraph& old,
   // The root function's parameters are children but not inputs.
   std::vector<uint32_t> params;
   if (old.kind(root) == ExprKind::kFunction && replaced_at[root] == kNone) {
-    for (const Var* p : Cast<Function>(old.node(root))->params()) {
-      uint32_t id = old.IndexOf(p);
+    if (old.root_params_.size() != Cast<Function>(old.node(root))->params().size()) {
+      return nullptr;
+    }
+    for (uint32_t id : old.root_params_) {
       if (id == kNone) return nullptr;
       params.push_back(id);
     }
     if (old.inputs(root).size() != 1) return nullptr;
   }
+  // Only the old kinds, ops and inputs are read from here on: the rest is
+  // freed first, so that the new graph's arrays can take its memory.
+  consumed->ReleaseAllButInputs();
 
   std::unique_ptr<IndexedGraph> g(new IndexedGraph());
-  g->index_ = NodeIndexMap(n);
   g->nodes_.reserve(n);
   g->kinds_.reserve(n);
   g->call_ops_.reserve(n);
-  std::vector<std::pair<uint32_t, uint32_t>> edges;
-  edges.reserve(old.input_ids_.size());
+  // Inputs go straight into the CSR: a node's are known when it is numbered.
+  g->input_begin_.reserve(n + 1);
+  g->input_ids_.reserve(old.input_ids_.size());
+  g->input_begin_.push_back(0);
   std::vector<uint32_t> new_id(n, kNone);
   constexpr uint32_t kFresh = kNone - 1;  // a replaced node's composite function
 
@@ -292,9 +492,10 @@ std::unique_ptr<IndexedGraph> IndexedGraph::Derive(const IndexedGraph& old,
     }
     return {old.inputs(u)[k], true};
   };
+  // Numbers a node; its inputs are pushed next, before the next add.
   auto add = [&](const Expr* e, ExprKind kind, const OpInfo* op) {
     uint32_t id = static_cast<uint32_t>(g->nodes_.size());
-    g->index_.Insert(e, id);
+    if (id > 0) g->input_begin_.push_back(static_cast<uint32_t>(g->input_ids_.size()));
     g->nodes_.push_back(e);
     g->kinds_.push_back(kind);
     g->call_ops_.push_back(op);
@@ -328,12 +529,46 @@ std::unique_ptr<IndexedGraph> IndexedGraph::Derive(const IndexedGraph& old,
     size_t count = num_children(u);
     for (size_t k = 0; k < count; ++k) {
       auto [c, is_input] = child(u, k);
-      if (is_input) edges.emplace_back(id, c == kFresh ? f.fresh : new_id[c]);
+      if (is_input) g->input_ids_.push_back(c == kFresh ? f.fresh : new_id[c]);
     }
     stack.pop_back();
   }
-  g->BuildEdges(edges);
+  g->input_begin_.push_back(static_cast<uint32_t>(g->input_ids_.size()));
+  for (uint32_t p : params) g->root_params_.push_back(new_id[p]);
+  g->BuildOutputs();
   return g;
+}
+
+void IndexedGraph::ReleaseAllButInputs() {
+  std::vector<const Expr*>().swap(nodes_);
+  std::vector<uint32_t>().swap(output_begin_);
+  std::vector<uint32_t>().swap(output_ids_);
+  index_ = NodeIndexMap();
+  has_index_ = false;
+  has_postdom_ = false;
+  for (auto* v : {&ipdom_, &depth_, &tree_begin_, &tree_ids_, &tin_, &tout_}) {
+    std::vector<uint32_t>().swap(*v);
+  }
+}
+
+// Outputs from the inputs CSR, consumers in node order: the order in which
+// a build emits edges.
+// No fill cursors besides output_begin_ itself: counts are summed into the
+// entry after each producer's, so that output_begin_[p + 1] serves as p's
+// cursor and ends at p's end, which is where p + 1's list begins.
+void IndexedGraph::BuildOutputs() {
+  size_t n = nodes_.size();
+  output_begin_.assign(n + 1, 0);
+  for (uint32_t producer : input_ids_) {
+    if (producer + 2 <= n) ++output_begin_[producer + 2];
+  }
+  for (size_t i = 1; i < n; ++i) output_begin_[i + 1] += output_begin_[i];
+  output_ids_.resize(input_ids_.size());
+  for (uint32_t c = 0; c < n; ++c) {
+    for (uint32_t p = input_begin_[c]; p < input_begin_[c + 1]; ++p) {
+      output_ids_[output_begin_[input_ids_[p] + 1]++] = c;
+    }
+  }
 }
 
 void IndexedGraph::BuildEdges(const std::vector<std::pair<uint32_t, uint32_t>>& edges) {

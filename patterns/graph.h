@@ -12,13 +12,13 @@
 // value, so the graph stays acyclic.
 //
 // Build is one iterative DFS that tells visited nodes by their scratch mark
-// (Expr::scratch_mark, cleared before it returns), then fills the
-// NodeIndexMap once in node order (a table laid out in address order, so
-// that walks stay cache-friendly on million-node graphs) and looks up only
-// edges to nodes met before; Derive numbers a partition's result from the
-// previous graph. The post-dominator tree is computed on first use (TVM's
-// LCA construction, consumers first) with an Euler tour, so PostDominates is
-// O(1). Not thread-safe (lazy members), and building writes the nodes'
+// (Expr::scratch_mark, cleared before it returns) and looks up only edges to
+// nodes met before, in a map of those; Derive numbers a partition's result
+// from the previous graph. The NodeIndexMap of every node (a table laid out
+// in address order, so that walks stay cache-friendly on million-node
+// graphs) is filled on the first IndexOf: partitioning walks edges. The
+// post-dominator tree is computed on first use (TVM's LCA construction,
+// consumers first) with an Euler tour, so PostDominates is O(1). Not thread-safe (lazy members), and building writes the nodes'
 // scratch marks: two threads must not build graphs over shared nodes at once.
 #pragma once
 
@@ -63,8 +63,8 @@ class IndexedGraph {
   // {.opaque_composites = true}) would build, node for node, computed from
   // `old`'s edges instead of a walk over the expressions; nullptr when `old`
   // holds lets or functions other than the root and opaque composites (a
-  // fresh build handles those).
-  static std::unique_ptr<IndexedGraph> Derive(const IndexedGraph& old,
+  // fresh build handles those). `old` is consumed (freed as it goes).
+  static std::unique_ptr<IndexedGraph> Derive(std::unique_ptr<IndexedGraph> old,
                                               std::span<const Expr* const> current,
                                               std::span<const uint32_t> replaced_at,
                                               std::span<const uint32_t> replaced_inputs);
@@ -82,6 +82,9 @@ class IndexedGraph {
   std::span<const Expr* const> nodes() const { return nodes_; }
   // The index of `e`, or kNone when `e` is not in the graph.
   uint32_t IndexOf(const Expr* e) const;
+  // When the root is a function whose parameters are nodes: their indices,
+  // in order; otherwise empty.
+  std::span<const uint32_t> root_params() const { return root_params_; }
   std::span<const uint32_t> inputs(uint32_t i) const {
     return {input_ids_.data() + input_begin_[i], input_begin_[i + 1] - input_begin_[i]};
   }
@@ -103,13 +106,24 @@ class IndexedGraph {
   void Build(const Expr* root, const IndexedGraphOptions& options);
   void BuildWithMap(const Expr* root, const IndexedGraphOptions& options);
   void BuildEdges(const std::vector<std::pair<uint32_t, uint32_t>>& edges);
+  void BuildOutputs();
+  void BuildIndex() const;
+  void ReleaseAllButInputs();
+  void SetRootParams(std::span<const uint32_t> slot_ids);
   void ComputePostDominators() const;
   uint32_t Lca(uint32_t a, uint32_t b) const;
 
   std::vector<const Expr*> nodes_;
   std::vector<ExprKind> kinds_;
   std::vector<const OpInfo*> call_ops_;
-  NodeIndexMap index_;
+  // Built on the first IndexOf when the construction did not need it
+  // (Derive): partitioning mostly walks edges, and filling a map of every
+  // node is most of a derived graph's cost.
+  mutable NodeIndexMap index_;
+  mutable bool has_index_ = false;
+  // When the root is a function: its parameters' ids, in order (children
+  // but not inputs), so that Derive needs no lookups.
+  std::vector<uint32_t> root_params_;
   std::vector<uint32_t> input_begin_, input_ids_;
   std::vector<uint32_t> output_begin_, output_ids_;
 

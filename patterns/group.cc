@@ -45,6 +45,28 @@ void AppendLabel(const Expr* e, std::string& label) {
   }
 }
 
+// How many graph edges a match can span below its root: the pattern's
+// height (a call's args and callee, a tuple's fields, ... are one edge
+// down). Unbounded (kNone) for recursive and dominator patterns.
+uint32_t PatternHeight(const CompiledPattern& p, uint32_t id, std::vector<uint8_t>& state) {
+  if (state[id] == 1 || p.node(id).kind == PatternKind::kDominator) return kNone;
+  state[id] = 1;
+  uint32_t height = 0;
+  auto below = [&](uint32_t child, uint32_t step) {
+    uint32_t h = PatternHeight(p, child, state);
+    height = (h == kNone || height == kNone) ? kNone : std::max(height, h + step);
+  };
+  bool wrapper = p.node(id).kind != PatternKind::kCall && p.node(id).kind != PatternKind::kTuple &&
+                 p.node(id).kind != PatternKind::kTupleGetItem &&
+                 p.node(id).kind != PatternKind::kFunction && p.node(id).kind != PatternKind::kLet &&
+                 p.node(id).kind != PatternKind::kIf;
+  for (uint32_t child : p.children(id)) below(child, wrapper ? 0 : 1);
+  for (uint32_t alt : p.alternatives(id)) below(alt, 0);
+  if (!wrapper && height != kNone) height = std::max(height, 1u);  // any-arity args
+  state[id] = 0;
+  return height;
+}
+
 }  // namespace
 
 std::string GroupRejection::Reason(const NodeNamer& namer) const {
@@ -62,7 +84,37 @@ PatternGrouper::PatternGrouper(std::shared_ptr<const CompiledPattern> pattern,
       matcher_(pattern_, &graph),
       group_of_(graph.size(), kNone),
       pre_partitioned_(graph.size(), 0),
-      marks_(graph.size(), 0) {}
+      marks_(graph.size(), 0) {
+  std::vector<uint8_t> state(pattern_->size(), 0);
+  pattern_height_ = PatternHeight(*pattern_, pattern_->root(), state);
+}
+
+void PatternGrouper::CollectNear(uint32_t root) {
+  // Enough for the usual fused-op patterns; anything further is looked up.
+  constexpr size_t kMaxNear = 64;
+  near_.clear();
+  near_.emplace_back(graph_.node(root), root);
+  size_t level_end = 1;
+  uint32_t depth = 0;
+  for (size_t k = 0; k < near_.size() && near_.size() < kMaxNear; ++k) {
+    if (k == level_end) {
+      level_end = near_.size();
+      ++depth;
+    }
+    if (depth >= pattern_height_) break;
+    for (uint32_t in : graph_.inputs(near_[k].second)) {
+      if (near_.size() == kMaxNear) break;
+      near_.emplace_back(graph_.node(in), in);
+    }
+  }
+}
+
+uint32_t PatternGrouper::IndexNear(const Expr* e) const {
+  for (const auto& [node, index] : near_) {
+    if (node == e) return index;
+  }
+  return graph_.IndexOf(e);
+}
 
 void PatternGrouper::Run() {
   if (ran_) return;
@@ -79,17 +131,25 @@ void PatternGrouper::Run() {
     if (filter.Admits(kind, graph_.call_op(i)) && matcher_.Match(graph_.node(i))) TryRoot(i);
   }
   Finalize();
+  // Only the groups are read from here on (while a partition rebuilds the
+  // graph, its peak memory).
+  std::vector<uint32_t>().swap(marks_);
+  std::vector<uint8_t>().swap(pre_partitioned_);
 }
 
 void PatternGrouper::Finalize() {
+  groups_.resize(extents_.size());
   for (size_t k = 0; k < groups_.size(); ++k) {
     const Extent& x = extents_[k];
     Group& g = groups_[k];
+    g.root = x.root;
+    g.number = x.number;
     g.inputs = {index_pool_.data() + x.inputs_begin, index_pool_.data() + x.nodes_begin};
     g.nodes = {index_pool_.data() + x.nodes_begin, index_pool_.data() + x.nodes_end};
     g.bindings = {binding_pool_.data() + x.bindings_begin, binding_pool_.data() + x.bindings_end};
     g.label = std::string_view(label_pool_).substr(x.label_begin, x.label_end - x.label_begin);
   }
+  std::vector<Extent>().swap(extents_);
 }
 
 void PatternGrouper::MarkPrePartitioned(uint32_t function) {
@@ -114,11 +174,15 @@ void PatternGrouper::TryRoot(uint32_t root) {
   for (auto& list : by_pattern_) list.clear();
   for (const Binding& b : matcher_.bindings()) by_pattern_[b.pattern_id].push_back(b.expr);
 
-  ++candidate_;
+  if (++candidate_ > kMaxCandidate) {
+    std::fill(marks_.begin(), marks_.end(), 0);
+    candidate_ = 1;
+  }
   Extent x;
   x.inputs_begin = static_cast<uint32_t>(index_pool_.size());
   x.bindings_begin = static_cast<uint32_t>(binding_pool_.size());
   x.label_begin = static_cast<uint32_t>(label_pool_.size());
+  CollectNear(root);
   MarkFuzzyNodes();
   SelectInputs();
   x.nodes_begin = static_cast<uint32_t>(index_pool_.size());
@@ -131,14 +195,15 @@ void PatternGrouper::TryRoot(uint32_t root) {
   }
   x.nodes_end = static_cast<uint32_t>(index_pool_.size());
   x.label_end = static_cast<uint32_t>(label_pool_.size());
-  binding_pool_.insert(binding_pool_.end(), matcher_.bindings().begin(), matcher_.bindings().end());
+  if (keep_bindings_) {
+    binding_pool_.insert(binding_pool_.end(), matcher_.bindings().begin(),
+                         matcher_.bindings().end());
+  }
   x.bindings_end = static_cast<uint32_t>(binding_pool_.size());
-  uint32_t gid = static_cast<uint32_t>(groups_.size());
+  uint32_t gid = static_cast<uint32_t>(extents_.size());
   for (uint32_t k = x.nodes_begin; k < x.nodes_end; ++k) group_of_[index_pool_[k]] = gid;
-  Group group;
-  group.root = root;
-  group.number = number;
-  groups_.push_back(group);
+  x.root = root;
+  x.number = number;
   extents_.push_back(x);
 }
 
@@ -146,7 +211,7 @@ void PatternGrouper::TryRoot(uint32_t root) {
 // function matched by a function pattern, are never inputs.
 void PatternGrouper::MarkFuzzyNodes() {
   auto mark = [this](const Expr* e) {
-    uint32_t i = graph_.IndexOf(e);
+    uint32_t i = IndexNear(e);
     if (i != kNone) SetMark(i, kFuzzy);
   };
   for (uint32_t id = 0; id < pattern_->num_source_nodes(); ++id) {
@@ -161,8 +226,8 @@ void PatternGrouper::MarkFuzzyNodes() {
   }
 }
 
-bool PatternGrouper::EmbedsConstant(const Expr* e, uint32_t pattern_id) const {
-  if (!Isa<Constant>(e)) return false;
+bool PatternGrouper::EmbedsConstant(ExprKind kind, uint32_t pattern_id) const {
+  if (kind != ExprKind::kConstant) return false;
   const PatternNode* p = pattern_->node(pattern_id).node;
   if (p->kind() == PatternKind::kConstant) return true;
   const auto* ep = DynCast<ExprPattern>(p);
@@ -171,9 +236,14 @@ bool PatternGrouper::EmbedsConstant(const Expr* e, uint32_t pattern_id) const {
 
 void PatternGrouper::SelectInputs() {
   const auto& by_pattern = by_pattern_;
+  // The kind comes from the graph when the node is in it: an input is often
+  // a weight or bias variable that nothing else near the match touches.
   auto add = [&](const Expr* e, uint32_t pattern_id) {
-    if (Isa<OpExpr>(e) || Isa<Function>(e) || EmbedsConstant(e, pattern_id)) return;
-    uint32_t i = graph_.IndexOf(e);
+    uint32_t i = IndexNear(e);
+    ExprKind kind = i != kNone ? graph_.kind(i) : e->kind();
+    if (kind == ExprKind::kOp || kind == ExprKind::kFunction || EmbedsConstant(kind, pattern_id)) {
+      return;
+    }
     if (i == kNone || Marked(i, kFuzzy) || Marked(i, kInput)) return;
     SetMark(i, kInput);
     index_pool_.push_back(i);

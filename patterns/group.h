@@ -41,7 +41,7 @@ struct Group {
   std::span<const uint32_t> inputs;   // graph indices, parameter order
   std::span<const uint32_t> nodes;    // graph indices of the body, post-order (root last)
   std::string_view label;             // PartitionedFromPattern, e.g. "nn.conv2d_nn.relu_"
-  std::span<const Binding> bindings;  // the match's bindings (pattern id, expr)
+  std::span<const Binding> bindings;  // the match's bindings (pattern id, expr), if kept
 };
 
 // Why a match was not turned into a group (for explanations).
@@ -65,6 +65,10 @@ class PatternGrouper {
  public:
   PatternGrouper(std::shared_ptr<const CompiledPattern> pattern, const IndexedGraph& graph);
 
+  // Whether groups keep their match's bindings (Group::bindings; on by
+  // default). Partitioning reads none: off, a large graph's groups do not
+  // store a dozen bindings each.
+  void set_keep_bindings(bool keep) { keep_bindings_ = keep; }
   // Computes the groups (once).
   void Run();
   const std::vector<Group>& groups() const { return groups_; }
@@ -73,8 +77,12 @@ class PatternGrouper {
   uint32_t GroupOf(uint32_t node) const { return group_of_[node]; }
 
  private:
-  // Where a group's parts live in the pools while groups are being found.
+  // A group while groups are being found: where its parts live in the
+  // pools. The Groups are made once at the end (Finalize), at their final
+  // count: no growth copies of the larger records on large graphs.
   struct Extent {
+    uint32_t root;
+    int number;
     uint32_t inputs_begin, nodes_begin, nodes_end, bindings_begin, bindings_end;
     uint32_t label_begin, label_end;
   };
@@ -85,7 +93,11 @@ class PatternGrouper {
   void SelectInputs();
   void Extract(uint32_t root);
   bool Validate(uint32_t root, uint32_t nodes_begin);
-  bool EmbedsConstant(const Expr* e, uint32_t pattern_id) const;
+  bool EmbedsConstant(ExprKind kind, uint32_t pattern_id) const;
+  // The nodes within the pattern's height of `root` (capped), so that the
+  // match's bindings find their indices without the graph's index map.
+  void CollectNear(uint32_t root);
+  uint32_t IndexNear(const Expr* e) const;
   // Points the groups' spans into the (now final) pools.
   void Finalize();
 
@@ -105,22 +117,28 @@ class PatternGrouper {
   // One word per node: the candidate number above kMarkBits, and which marks
   // it holds for that candidate (one array instead of three: less memory
   // traffic on large graphs).
-  enum Mark : uint64_t { kFuzzy = 1, kInput = 2, kBody = 4 };
+  // 4 bytes a node: candidates past kMaxCandidate restart the numbering
+  // (clearing the marks), which no graph of fewer nodes reaches.
+  enum Mark : uint32_t { kFuzzy = 1, kInput = 2, kBody = 4 };
   static constexpr int kMarkBits = 3;
+  static constexpr uint32_t kMaxCandidate = (1u << (32 - kMarkBits)) - 1;
   bool Marked(uint32_t i, Mark m) const {
     return (marks_[i] >> kMarkBits) == candidate_ && (marks_[i] & m) != 0;
   }
   void SetMark(uint32_t i, Mark m) {
-    uint64_t& w = marks_[i];
-    w = (w >> kMarkBits) == candidate_ ? (w | m) : ((uint64_t{candidate_} << kMarkBits) | m);
+    uint32_t& w = marks_[i];
+    w = (w >> kMarkBits) == candidate_ ? (w | m) : ((candidate_ << kMarkBits) | m);
   }
-  std::vector<uint64_t> marks_;
+  std::vector<uint32_t> marks_;
   uint32_t candidate_ = 0;
   // Scratch reused across candidates.
   std::vector<std::vector<const Expr*>> by_pattern_;
   std::vector<std::pair<uint32_t, bool>> extract_stack_;
   std::vector<uint32_t> kids_;
+  std::vector<std::pair<const Expr*, uint32_t>> near_;  // (node, index), breadth-first
+  uint32_t pattern_height_ = 0;  // edges from a match's root to its deepest binding
   int next_number_ = 0;
+  bool keep_bindings_ = true;
   bool ran_ = false;
 };
 

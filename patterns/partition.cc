@@ -17,10 +17,6 @@
 namespace carve {
 namespace {
 
-// Builds group bodies: the group's nodes rebuilt over fresh parameters.
-// Scratch arrays indexed by graph node are shared by all groups of a pass
-// (each group writes the entries of its inputs and nodes before reading
-// them), so a body costs no hashing for calls, tuples and projections.
 // `FunctionVar_<g>_<k>`, without fmt's parsing: one per parameter of every
 // composite, so it is on the hot path of large partitions.
 std::string_view ParamName(int group, size_t k) {
@@ -32,10 +28,12 @@ std::string_view ParamName(int group, size_t k) {
   return std::string_view(buffer, static_cast<size_t>(end - buffer));
 }
 
+// Builds group bodies: the group's nodes rebuilt over fresh parameters,
+// their children found through graph edges (no hashing for calls, tuples
+// and projections) and their new versions kept per group member (Enter).
 class BodyBuilder {
  public:
-  BodyBuilder(const IndexedGraph& graph, IRBuilder& b)
-      : graph_(graph), b_(b), out_(graph.size(), nullptr), changed_(graph.size(), 0) {}
+  BodyBuilder(const IndexedGraph& graph, IRBuilder& b) : graph_(graph), b_(b) {}
 
   // `args` are the call's arguments (group.inputs rebuilt). With
   // options.typed, and when every argument and the root have types, the
@@ -47,6 +45,7 @@ class BodyBuilder {
     for (size_t k = 0; typed && k < args.size(); ++k) typed = args[k]->checked_type() != nullptr;
     params_.clear();
     param_types_.clear();
+    Enter(group);
     for (size_t k = 0; k < group.inputs.size(); ++k) {
       const Type* t = typed ? args[k]->checked_type() : nullptr;
       const Var* p = b_.MakeVar(ParamName(group.number, k), t);
@@ -55,61 +54,114 @@ class BodyBuilder {
         param_types_.push_back(t);
       }
       params_.push_back(p);
-      out_[group.inputs[k]] = p;
-      changed_[group.inputs[k]] = 1;
+      out_[k] = p;
+      changed_[k] = 1;
     }
     for (uint32_t n : group.nodes) Rebuild(n, group);
-    const Expr* body = out_[group.root];
+    const Expr* body = Out(group.root);
     const Type* ret = typed ? body->checked_type() : nullptr;
     const Function* fn = b_.MakeFunction(params_, body, ret, FunctionAttrs(group, options));
-    if (typed) fn->set_checked_type(FuncTy(param_types_, ret));
+    if (typed) fn->set_checked_type(FunctionType(ret));
     return fn;
   }
 
  private:
+  // A group's entries live in slots: its inputs' first, then its body
+  // nodes' (every input of a body node is one of them). A small group finds
+  // a node's slot by search, a large one through a table by node (filled
+  // for each large group), so no array over the whole graph is touched for
+  // the usual few-node groups.
+  static constexpr size_t kSearchedMembers = 32;
+  void Enter(const Group& group) {
+    group_ = &group;
+    size_t members = group.inputs.size() + group.nodes.size();
+    out_.assign(members, nullptr);
+    changed_.assign(members, 0);
+    if (members <= kSearchedMembers) return;
+    if (slot_by_node_.empty()) slot_by_node_.resize(graph_.size());
+    uint32_t in = static_cast<uint32_t>(group.inputs.size());
+    for (uint32_t j = 0; j < group.nodes.size(); ++j) slot_by_node_[group.nodes[j]] = in + j;
+    for (uint32_t k = in; k-- > 0;) slot_by_node_[group.inputs[k]] = k;  // as the search finds
+  }
+  uint32_t SlotOf(uint32_t n) const {
+    const Group& g = *group_;
+    if (g.inputs.size() + g.nodes.size() > kSearchedMembers) return slot_by_node_[n];
+    for (uint32_t k = 0; k < g.inputs.size(); ++k) {
+      if (g.inputs[k] == n) return k;
+    }
+    for (uint32_t j = 0; j < g.nodes.size(); ++j) {
+      if (g.nodes[j] == n) return static_cast<uint32_t>(g.inputs.size()) + j;
+    }
+    return IndexedGraph::kNone;  // not a member (callers ask about members only)
+  }
+  // A member's new version and whether it differs from the node.
+  const Expr* Out(uint32_t n) const {
+    uint32_t slot = SlotOf(n);
+    return slot == IndexedGraph::kNone ? graph_.node(n) : out_[slot];
+  }
+  bool Changed(uint32_t n) const {
+    uint32_t slot = SlotOf(n);
+    return slot != IndexedGraph::kNone && changed_[slot] != 0;
+  }
+
+  // The function type of the last group's signature is reused while
+  // signatures repeat (FuncTy interns under a lock).
+  const Type* FunctionType(const Type* ret) {
+    if (last_func_type_ == nullptr || ret != last_ret_ || param_types_ != last_param_types_) {
+      last_func_type_ = FuncTy(param_types_, ret);
+      last_ret_ = ret;
+      last_param_types_ = param_types_;
+    }
+    return last_func_type_;
+  }
+
   void Rebuild(uint32_t n, const Group& group) {
     const Expr* e = graph_.node(n);
     bool changed = false;
-    for (uint32_t in : graph_.inputs(n)) changed |= changed_[in] != 0;
+    for (uint32_t in : graph_.inputs(n)) changed |= Changed(in);
     if (Isa<Let>(e)) changed = true;  // its value is not an input: rebuilt by lookup below
-    out_[n] = e;
-    changed_[n] = 0;
+    uint32_t slot = SlotOf(n);
+    out_[slot] = e;
+    changed_[slot] = 0;
     if (!changed) return;
     auto inputs = graph_.inputs(n);
     const Expr* r = nullptr;
     scratch_.clear();
-    for (uint32_t in : inputs) scratch_.push_back(out_[in]);
+    for (uint32_t in : inputs) scratch_.push_back(Out(in));
     if (const auto* call = DynCast<Call>(e); call && inputs.size() == call->args().size() + 1) {
       r = b_.MakeCall(scratch_[0], std::span<const Expr* const>(scratch_).subspan(1), call->attrs(),
                       call->span());
     } else if (const auto* t = DynCast<Tuple>(e); t && inputs.size() == t->fields().size()) {
       r = b_.MakeTuple(scratch_, e->span());
     } else if (const auto* g = DynCast<TupleGetItem>(e); g && inputs.size() == 1) {
-      r = b_.MakeTupleGetItem(out_[inputs[0]], g->index(), g->span());
+      r = b_.MakeTupleGetItem(scratch_[0], g->index(), g->span());
     } else {
       r = RebuildNode(
           e,
           [&](const Expr* c) {
             uint32_t i = graph_.IndexOf(c);
-            return i == IndexedGraph::kNone || !InGroup(i, group) ? c : out_[i];
+            return i == IndexedGraph::kNone || !InGroup(i, group) ? c : Out(i);
           },
           b_);
     }
     r->set_checked_type(e->checked_type());
-    out_[n] = r;
-    changed_[n] = r != e;
+    out_[slot] = r;
+    changed_[slot] = r != e;
   }
 
   // PartitionedFromPattern first, then the caller's attributes; interned
-  // once per distinct label (a graph repeats a few labels many times).
+  // once per distinct label (a graph repeats a few labels many times,
+  // often in a row: the last one is compared before hashing).
   const Attrs* FunctionAttrs(const Group& group, const PartitionOptions& options) {
+    if (last_attrs_ != nullptr && group.label == last_label_) return last_attrs_;
+    last_label_ = group.label;
     auto it = attrs_by_label_.find(group.label);
-    if (it != attrs_by_label_.end()) return it->second;
+    if (it != attrs_by_label_.end()) return last_attrs_ = it->second;
     const Attrs* attrs =
         WithAttr(EmptyAttrs(), "PartitionedFromPattern", AttrValue::Str(group.label));
     for (const AttrEntry& a : options.attrs) attrs = WithAttr(attrs, a.key, a.value);
     attrs_by_label_.emplace(group.label, attrs);
-    return attrs;
+    return last_attrs_ = attrs;
   }
 
   // Inputs and body nodes of `group` hold this group's entries.
@@ -120,12 +172,19 @@ class BodyBuilder {
 
   const IndexedGraph& graph_;
   IRBuilder& b_;
-  std::vector<const Expr*> out_;
-  std::vector<uint8_t> changed_;
+  const Group* group_ = nullptr;
+  std::vector<const Expr*> out_;    // by slot
+  std::vector<uint8_t> changed_;    // by slot
+  std::vector<uint32_t> slot_by_node_;  // large groups only
   std::vector<const Expr*> scratch_;
   std::vector<const Var*> params_;
   std::vector<const Type*> param_types_;
+  const Type* last_func_type_ = nullptr;
+  const Type* last_ret_ = nullptr;
+  std::vector<const Type*> last_param_types_;
   absl::flat_hash_map<std::string_view, const Attrs*> attrs_by_label_;
+  std::string_view last_label_;
+  const Attrs* last_attrs_ = nullptr;
 };
 
 // How many calls of each op a graph holds, kept up to date across the
@@ -184,6 +243,7 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
   const Expr* root = graph.node(graph.root());
   if (pattern->node(pattern->root()).kind == PatternKind::kFunction) return root;
   PatternGrouper grouper(pattern, graph);
+  grouper.set_keep_bindings(false);
   grouper.Run();
   if (stats != nullptr) stats->groups = static_cast<int>(grouper.groups().size());
   if (grouper.groups().empty()) return root;
@@ -345,8 +405,8 @@ absl::StatusOr<const Expr*> PartitionComposites(const std::vector<CompositeEntry
     std::vector<const OpInfo*> required = RequiredOps(**compiled);
     if (counts && !MayMatch(**compiled, required, *counts)) continue;
     if (graph == nullptr && previous != nullptr) {
-      graph = IndexedGraph::Derive(*previous, edit.current, edit.replaced_at, edit.replaced_inputs);
-      previous.reset();
+      graph = IndexedGraph::Derive(std::move(previous), edit.current, edit.replaced_at,
+                                   edit.replaced_inputs);
     }
     if (graph == nullptr) {
       graph = std::make_unique<IndexedGraph>(

@@ -115,6 +115,29 @@ bool GraphRebuilder::ChildrenChanged(uint32_t i, const Expr* e) const {
   return false;
 }
 
+// The root function over its body's current version, its parameters found
+// by index (a large main has a parameter per weight: no lookups), as
+// RebuildNode would: a parameter whose version is not a Var stays.
+const Expr* GraphRebuilder::RebuildRootFunction(const Function* fn, uint32_t body) {
+  auto param = [&](size_t k) {
+    const Var* mapped = DynCast<Var>(out_[graph_.root_params()[k]]);
+    return mapped != nullptr ? mapped : fn->params()[k];
+  };
+  size_t n = fn->params().size();
+  size_t first = 0;  // the first changed parameter (usually none: no copy)
+  while (first < n && param(first) == fn->params()[first]) ++first;
+  if (first == n) {
+    if (out_[body] == fn->body()) return fn;
+    return builder_.MakeFunction(fn->params(), out_[body], fn->ret_type(), fn->attrs(),
+                                 fn->type_params(), fn->span());
+  }
+  std::vector<const Var*> params(fn->params().begin(), fn->params().begin() + first);
+  params.reserve(n);
+  for (size_t k = first; k < n; ++k) params.push_back(param(k));
+  return builder_.MakeFunction(params, out_[body], fn->ret_type(), fn->attrs(), fn->type_params(),
+                               fn->span());
+}
+
 const Expr* GraphRebuilder::Rebuild(uint32_t i) {
   const Expr* e = graph_.node(i);
   if (!changed_any_ || !ChildrenChanged(i, e)) return e;
@@ -130,6 +153,10 @@ const Expr* GraphRebuilder::Rebuild(uint32_t i) {
     r = builder_.MakeTuple(scratch_, e->span());
   } else if (const auto* get = DynCast<TupleGetItem>(e); get && inputs.size() == 1) {
     r = builder_.MakeTupleGetItem(out_[inputs[0]], get->index(), get->span());
+  } else if (const auto* fn = DynCast<Function>(e);
+             fn && i == graph_.root() && inputs.size() == 1 &&
+             graph_.root_params().size() == fn->params().size()) {
+    r = RebuildRootFunction(fn, inputs[0]);
   } else {
     // Functions, lets, ifs and nodes with recursive references: by lookup.
     r = RebuildNode(

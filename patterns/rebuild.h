@@ -43,6 +43,7 @@ class GraphRebuilder {
 
  private:
   bool ChildrenChanged(uint32_t i, const Expr* e) const;
+  const Expr* RebuildRootFunction(const Function* fn, uint32_t body);
 
   const IndexedGraph& graph_;
   IRBuilder& builder_;

@@ -1,0 +1,164 @@
+// IndexedGraph construction (Build's shortcuts: ops, the root's parameters
+// and recent nodes found without a map, a map of other shared nodes, inputs written
+// straight into the CSR, let edges merged in emission order), Derive through
+// a composite table, and the grouper and body builder on groups too large
+// for their searched paths.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "patterns/builders.h"
+#include "patterns/graph.h"
+#include "patterns/partition.h"
+#include "tests/patterns/pattern_test_util.h"
+
+namespace carve::testing {
+namespace {
+
+class GraphTest : public PatternTest {
+ protected:
+  // `e`'s graph must equal the one the map-only numbering gives (forced by a
+  // stale scratch mark on `stale`, a node of `e`), node for node.
+  static void ExpectSameAsMapNumbering(const Expr* e, const Expr* stale) {
+    IndexedGraph fast(e);
+    for (const Expr* n : fast.nodes()) EXPECT_EQ(n->scratch_mark(), 0);
+    stale->set_scratch_mark(9);
+    IndexedGraph slow(e);
+    stale->set_scratch_mark(0);
+    ASSERT_EQ(fast.size(), slow.size());
+    for (uint32_t i = 0; i < fast.size(); ++i) {
+      EXPECT_EQ(fast.node(i), slow.node(i)) << i;
+      EXPECT_EQ(fast.kind(i), slow.kind(i)) << i;
+      EXPECT_EQ(fast.call_op(i), slow.call_op(i)) << i;
+      EXPECT_EQ(fast.IndexOf(slow.node(i)), i);
+      EXPECT_TRUE(std::ranges::equal(fast.inputs(i), slow.inputs(i))) << i;
+      EXPECT_TRUE(std::ranges::equal(fast.outputs(i), slow.outputs(i))) << i;
+    }
+    EXPECT_TRUE(std::ranges::equal(fast.root_params(), slow.root_params()));
+  }
+
+  const Var* x_ = V("x");
+};
+
+TEST_F(GraphTest, FunctionWithParametersUsedOutOfOrderAndTwice) {
+  const Var *a = V("a"), *c = V("c"), *d = V("d");
+  // d before c, a three times, ops shared by several calls.
+  const Expr* body =
+      Op("add", {Op("nn.relu", {Op("add", {d, a})}), Op("add", {Op("add", {a, c}), a})});
+  const Function* fn = Fn({a, c, d}, body);
+  ExpectSameAsMapNumbering(fn, a);
+  ExpectSameAsMapNumbering(fn, GetOp("add"));
+  IndexedGraph g(fn);
+  ASSERT_EQ(g.root_params().size(), 3u);
+  for (size_t k = 0; k < 3; ++k) EXPECT_EQ(g.node(g.root_params()[k]), fn->params()[k]);
+  EXPECT_TRUE(IndexedGraph(body).root_params().empty());
+}
+
+TEST_F(GraphTest, LetsTuplesProjectionsAndIfs) {
+  const Var *x = V("x"), *y = V("y"), *t = V("t"), *s = V("s");
+  const Expr* tuple = Tup({x, Op("nn.relu", {y}), x});
+  const Expr* cond = Op("equal", {Get(tuple, 0), Get(tuple, 1)});
+  const Expr* branch = b_.MakeIf(cond, Get(t, 2), Op("add", {Get(t, 0), s}));
+  const Expr* lets = b_.MakeLet(t, tuple, b_.MakeLet(s, Op("nn.relu", {Get(t, 1)}), branch));
+  const Function* fn = Fn({x, y}, lets);
+  ExpectSameAsMapNumbering(fn, y);
+  ExpectSameAsMapNumbering(lets, GetOp("nn.relu"));
+}
+
+TEST_F(GraphTest, NestedFunctionsAndCompositeCalls) {
+  const Var *p = V("p"), *q = V("q"), *x = V("x");
+  const Function* inner = Fn({p, q}, Op("add", {p, q}), FnAttr("Composite", "c"));
+  const Function* fn = Fn({x}, CallOf(inner, {Op("nn.relu", {x}), x}));
+  ExpectSameAsMapNumbering(fn, x);
+}
+
+// Fan-outs met again long after they were numbered (past the table of
+// recent nodes), through the map of shared nodes.
+TEST_F(GraphTest, LongRangeFanOuts) {
+  std::vector<const Expr*> fields;
+  const Expr* e = x_;
+  std::vector<const Expr*> kept;
+  for (int k = 0; k < 20000; ++k) {
+    e = Op("nn.relu", {e});
+    if (k % 400 == 0) kept.push_back(e);
+  }
+  fields.push_back(e);
+  fields.insert(fields.end(), kept.begin(), kept.end());
+  const Expr* root = Tup(fields);
+  ExpectSameAsMapNumbering(root, kept.back());
+  IndexedGraph g(root);
+  auto inputs = g.inputs(g.root());
+  ASSERT_EQ(inputs.size(), fields.size());
+  for (size_t k = 0; k < fields.size(); ++k) EXPECT_EQ(g.node(inputs[k]), fields[k]);
+}
+
+// Two entries: the second partitions the graph Derive computed from the
+// first's result, with the root function's parameters tracked through it;
+// the same as partitioning twice from scratch.
+TEST_F(GraphTest, CompositeTableMatchesEntryByEntry) {
+  Pattern conv = IsOp("nn.conv2d")(Wildcard(), Wildcard());
+  Pattern bias = IsOp("nn.bias_add")(conv, Wildcard());
+  Pattern relu = IsOp("nn.relu")(bias);
+  std::vector<const Var*> params;
+  const Expr* e = x_;
+  for (int k = 0; k < 6; ++k) {
+    const Var* w = V("w" + std::to_string(k));
+    const Var* b = V("b" + std::to_string(k));
+    params.push_back(b);  // parameters not in use order
+    params.push_back(w);
+    e = Op("nn.bias_add", {Op("nn.conv2d", {e, w}), b});
+    if (k % 2 == 0) e = Op("nn.relu", {e});
+  }
+  params.push_back(x_);
+  const Function* fn = Fn(params, e);
+  std::vector<CompositeEntry> table = {{"conv_bias_relu", relu, {}}, {"conv_bias", bias, {}}};
+  auto both = PartitionComposites(table, fn, mod_.arena());
+  ASSERT_TRUE(both.ok());
+  PartitionOptions first, second;
+  first.attrs.push_back({"Composite", AttrValue::Str("conv_bias_relu")});
+  second.attrs.push_back({"Composite", AttrValue::Str("conv_bias")});
+  auto one = Partition(relu, fn, mod_.arena(), first);
+  ASSERT_TRUE(one.ok());
+  auto two = Partition(bias, *one, mod_.arena(), second);
+  ASSERT_TRUE(two.ok());
+  EXPECT_EQ(Print(*both), Print(*two));
+}
+
+// A group of more members than the body builder searches, and inputs
+// further from the root than the grouper's neighbourhood holds.
+TEST_F(GraphTest, LargeGroups) {
+  constexpr int kFields = 70;
+  std::vector<Pattern> field_patterns;
+  std::vector<const Expr*> fields;
+  std::vector<const Var*> vars;
+  for (int k = 0; k < kFields; ++k) {
+    field_patterns.push_back(IsOp("nn.relu")(Wildcard()));
+    vars.push_back(V("v" + std::to_string(k)));
+    fields.push_back(Op("nn.relu", {vars.back()}));
+  }
+  const Expr* root = Tup(fields);
+  PartitionStats stats;
+  auto out = Partition(IsTuple(field_patterns), root, mod_.arena(), {}, &stats);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(stats.partitioned, 1);
+  const auto* call = DynCast<Call>(*out);
+  ASSERT_NE(call, nullptr);
+  ASSERT_EQ(call->args().size(), static_cast<size_t>(kFields));
+  for (int k = 0; k < kFields; ++k) EXPECT_EQ(call->args()[k], vars[k]);
+  const auto* fn = DynCast<Function>(call->callee());
+  ASSERT_NE(fn, nullptr);
+  const auto* body = DynCast<Tuple>(fn->body());
+  ASSERT_NE(body, nullptr);
+  ASSERT_EQ(body->fields().size(), static_cast<size_t>(kFields));
+  for (int k = 0; k < kFields; ++k) {
+    const auto* relu = DynCast<Call>(body->fields()[k]);
+    ASSERT_NE(relu, nullptr);
+    ASSERT_EQ(relu->args().size(), 1u);
+    EXPECT_EQ(relu->args()[0], fn->params()[k]);
+    EXPECT_EQ(fn->params()[k]->name(), "FunctionVar_0_" + std::to_string(k));
+  }
+}
+
+}  // namespace
+}  // namespace carve::testing
