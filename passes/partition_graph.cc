@@ -1,5 +1,7 @@
 #include "passes/partition_graph.h"
 
+#include <iterator>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -10,11 +12,11 @@
 #include "passes/annotated_region_set.h"
 #include "passes/annotation.h"
 #include "passes/infer_type.h"
+#include "passes/partition_cycles.h"
 #include "passes/type_annotations.h"
 #include "passes/region_verify.h"
 #include "passes/rewrite_util.h"
 #include "passes/target.h"
-#include "patterns/rebuild.h"
 #include "support/status_macros.h"
 
 namespace carve {
@@ -61,12 +63,32 @@ struct RegionFunction {
   // Output value (the argument of a compiler_end) -> the call or projection
   // that replaces it.
   absl::flat_hash_map<const Expr*, const Expr*> outputs;
+  // "<target>_<id>_i": parameter names are this and the input's position.
+  std::string param_prefix;
 };
+
+// The op node every annotation.compiler_begin / compiler_end call has as
+// callee (one node per op, see GetOp): comparing a callee with it reads no
+// other node, where Call::op() reads the callee, and the callee of a
+// composite call is its function literal, elsewhere in memory.
+const Expr* AnnotationCallee(bool begin) {
+  static const Expr* const kBegin = GetOp("annotation.compiler_begin");
+  static const Expr* const kEnd = GetOp("annotation.compiler_end");
+  return begin ? kBegin : kEnd;
+}
 
 // Rewrites one function: regions become calls of new global functions. The
 // walk is TVM's: post order, where reaching a region's first compiler_end
 // first visits every output of the region (so parameters appear in TVM's
 // order); iterative, with the extra edges made explicit.
+//
+// A node's children wait in one shared array (kids_) while they are visited;
+// each is overwritten with its rewritten version as it completes, so a node
+// is rebuilt from that slice without looking its children up again. The memo
+// table holds one entry per visited non-atom node: nullptr while the node
+// is being visited (reaching it again means a cycle), then its rewritten
+// version. Atoms (variables, constants, ops, globals) stay as they are and
+// never enter it.
 class Partitioner {
  public:
   Partitioner(Module& mod, const AnnotatedRegionSet& set, std::string prefix, bool bind_constants)
@@ -75,12 +97,16 @@ class Partitioner {
         builder_(mod.arena()),
         prefix_(std::move(prefix)),
         bind_constants_(bind_constants),
+        begin_op_(AnnotationCallee(true)),
+        end_op_(AnnotationCallee(false)),
         funcs_(set.NumRegionIds()),
         outputs_(set.NumRegionIds()),
         has_outputs_(set.NumRegionIds(), 0) {
     for (RegionId r : set_.RegionIds()) {
       int k = 0;
       set_.ForEachIn(r, [&](const Call* begin) { input_index_[begin] = k++; });
+      funcs_[r].inputs.reserve(k);
+      funcs_[r].param_prefix = fmt::format("{}_{}_i", set_.Target(r), r);
     }
   }
 
@@ -88,88 +114,143 @@ class Partitioner {
   bool hooked() const { return hooked_; }
 
   absl::StatusOr<const Function*> Run(const Function* fn) {
-    struct Frame {
-      const Expr* e;
-      bool expanded;
-    };
-    std::vector<Frame> stack = {{fn, false}};
-    std::vector<const Expr*> kids;
-    while (!stack.empty()) {
-      Frame& top = stack.back();
-      const Expr* e = top.e;
-      if (memo_.Contains(e)) {
-        stack.pop_back();
-        continue;
-      }
-      if (!top.expanded) {
-        if (!active_.TryEmplace(e, 1).second) {
+    memo_.TryEmplace(fn, nullptr);
+    Push(fn, 0);
+    while (true) {
+      Frame& top = stack_.back();
+      if (top.next < top.end) {
+        const Expr* c = kids_[top.next];
+        if (c->is_atom()) {
+          ++top.next;
+          continue;
+        }
+        auto [slot, inserted] = memo_.TryEmplace(c, nullptr);
+        if (inserted) {
+          Push(c, top.next++);  // invalidates `top`
+          continue;
+        }
+        if (*slot == nullptr) {
           // Only regions that feed each other can lead back to a node
-          // being expanded; FindRegionCycle reports those first.
+          // being visited; FindRegionCycle reports those first.
           return absl::FailedPreconditionError(
               fmt::format("PartitionGraph: the regions around {} depend on each other",
-                          DescribeNode(e)));
+                          DescribeNode(c)));
         }
-        top.expanded = true;
-        kids.clear();
-        ExpandChildren(e, kids);
-        for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
-          if (!memo_.Contains(*it)) stack.push_back({*it, false});
-        }
+        Resolve(top, top.next++, *slot);
         continue;
       }
-      stack.pop_back();
-      CARVE_ASSIGN_OR_RETURN(const Expr* out, PostVisit(e));
-      memo_[e] = out;
+      CARVE_ASSIGN_OR_RETURN(const Expr* out, PostVisit(top));
+      *memo_.Find(top.e) = out;
+      uint32_t parent_slot = top.parent_slot;
+      kids_.resize(top.first);
+      stack_.pop_back();
+      if (stack_.empty()) return Cast<Function>(out);
+      Resolve(stack_.back(), parent_slot, out);
     }
-    return Cast<Function>(At(fn));
   }
 
  private:
-  void ExpandChildren(const Expr* e, std::vector<const Expr*>& kids) {
+  // A node being visited: its children are kids_[first, end) (for a
+  // compiler_end, followed by its region's outputs), those before `next`
+  // already rewritten; `changed` when one of them differs from the original.
+  struct Frame {
+    const Expr* e;
+    uint32_t first;
+    uint32_t next;
+    uint32_t end;
+    uint32_t parent_slot;  // where the rewritten node goes in kids_
+    bool changed;
+  };
+
+  void Resolve(Frame& frame, uint32_t slot, const Expr* out) {
+    frame.changed |= kids_[slot] != out;
+    kids_[slot] = out;
+  }
+
+  void Push(const Expr* e, uint32_t parent_slot) {
+    auto first = static_cast<uint32_t>(kids_.size());
+    ExpandChildren(e);
+    stack_.push_back({e, first, first, static_cast<uint32_t>(kids_.size()), parent_slot, false});
+  }
+
+  bool IsBegin(const Expr* e) const {
+    return Isa<Call>(e) && Cast<Call>(e)->callee() == begin_op_;
+  }
+  bool IsEnd(const Expr* e) const { return Isa<Call>(e) && Cast<Call>(e)->callee() == end_op_; }
+
+  void ExpandChildren(const Expr* e) {
     const Function* fn = DynCast<Function>(e);
     if (fn != nullptr && fn->HasAttr(attr::kComposite)) return;  // nothing to partition inside
-    ForEachChild(e, [&](const Expr* c) { kids.push_back(c); });
-    if (!IsCompilerEnd(e)) return;
+    ForEachChild(e, [&](const Expr* c) { kids_.push_back(c); });
+    if (!IsEnd(e)) return;
     RegionId r = set_.GetRegion(e);
     if (funcs_[r].created) return;
-    for (const Expr* out : Outputs(r)) kids.push_back(out);
+    for (const Expr* out : Outputs(r)) kids_.push_back(out);
   }
 
-  absl::StatusOr<const Expr*> PostVisit(const Expr* e) {
-    const Function* fn = DynCast<Function>(e);
-    if (fn != nullptr && fn->HasAttr(attr::kComposite)) return e;
-    if (IsCompilerBegin(e)) return OpenInput(Cast<Call>(e));
-    if (!IsCompilerEnd(e)) {
-      const Expr* out = RebuildNode(e, [this](const Expr* c) { return At(c); }, builder_);
-      if (out != e && out->checked_type() == nullptr) out->set_checked_type(e->checked_type());
-      return out;
+  absl::StatusOr<const Expr*> PostVisit(const Frame& frame) {
+    const Expr* e = frame.e;
+    std::span<const Expr* const> kids(kids_.data() + frame.first, frame.end - frame.first);
+    if (IsBegin(e)) return OpenInput(Cast<Call>(e), kids[1]);
+    if (IsEnd(e)) {
+      RegionId r = set_.GetRegion(e);
+      if (!funcs_[r].created) CARVE_RETURN_IF_ERROR(CreateFunction(r, Cast<Call>(e)));
+      return funcs_[r].outputs.at(Cast<Call>(e)->args()[0]);
     }
-    RegionId r = set_.GetRegion(e);
-    if (!funcs_[r].created) CARVE_RETURN_IF_ERROR(CreateFunction(r, Cast<Call>(e)));
-    return funcs_[r].outputs.at(Cast<Call>(e)->args()[0]);
+    if (!frame.changed) return e;
+    const Expr* out = Rebuild(e, kids);
+    out->set_checked_type(e->checked_type());
+    return out;
   }
 
-  // The parameter (or bound constant) standing for a compiler_begin's input.
-  // Inputs reading the same value share one parameter.
-  const Expr* OpenInput(const Call* begin) {
+  // `e` over its rewritten children `kids` (in ForEachChild's order).
+  // Variables rewrite to themselves, so function parameters and let
+  // variables are the original ones.
+  const Expr* Rebuild(const Expr* e, std::span<const Expr* const> kids) {
+    switch (e->kind()) {
+      case ExprKind::kCall:
+        return builder_.MakeCall(kids[0], kids.subspan(1), Cast<Call>(e)->attrs(), e->span());
+      case ExprKind::kTuple:
+        return builder_.MakeTuple(kids, e->span());
+      case ExprKind::kTupleGetItem:
+        return builder_.MakeTupleGetItem(kids[0], Cast<TupleGetItem>(e)->index(), e->span());
+      case ExprKind::kLet:
+        return builder_.MakeLet(Cast<Let>(e)->var(), kids[1], kids[2], e->span());
+      case ExprKind::kIf:
+        return builder_.MakeIf(kids[0], kids[1], kids[2], e->span());
+      case ExprKind::kFunction: {
+        const auto* fn = Cast<Function>(e);
+        return builder_.MakeFunction(fn->params(), kids.back(), fn->ret_type(), fn->attrs(),
+                                     fn->type_params(), fn->span());
+      }
+      default:
+        return e;
+    }
+  }
+
+  // The parameter (or bound constant) standing for a compiler_begin's input
+  // (rewritten: `value`). Inputs reading the same value share one parameter.
+  const Expr* OpenInput(const Call* begin, const Expr* value) {
     const Expr* source = begin->args()[0];
-    while (IsCompilerAnnotation(source)) source = Cast<Call>(source)->args()[0];
+    while (IsBegin(source) || IsEnd(source)) source = Cast<Call>(source)->args()[0];
     RegionId r = set_.GetRegion(begin);
     RegionFunction& f = funcs_[r];
-    if (auto it = f.inputs.find(source); it != f.inputs.end()) return it->second;
-    const Expr* value = At(begin->args()[0]);
+    auto [it, inserted] = f.inputs.try_emplace(source, nullptr);
+    if (!inserted) return it->second;
     if (bind_constants_ && IsConstantValue(value)) {
-      f.inputs[source] = value;
+      it->second = value;
       return value;
     }
-    std::string name = fmt::format("{}_{}_i{}", set_.Target(r), r, *input_index_.Find(begin));
+    std::string& name = f.param_prefix;
+    size_t prefix_size = name.size();
+    fmt::format_to(std::back_inserter(name), "{}", *input_index_.Find(begin));
     const Var* var = builder_.MakeVar(name, begin->checked_type());
+    name.resize(prefix_size);
     var->set_checked_type(begin->checked_type());
     f.params.emplace_back(var, value);
-    f.inputs[source] = var;
+    it->second = var;
     return var;
   }
-
   // The distinct values the region's compiler_ends read, in output order.
   const std::vector<const Expr*>& Outputs(RegionId r) {
     std::vector<const Expr*>& outs = outputs_[r];
@@ -258,11 +339,14 @@ class Partitioner {
   bool bind_constants_;
   bool hooked_ = false;
   // The rewritten version of a visited node (it must be there).
-  const Expr* At(const Expr* e) const { return *memo_.Find(e); }
+  const Expr* At(const Expr* e) const { return e->is_atom() ? e : *memo_.Find(e); }
 
+  const Expr* begin_op_;
+  const Expr* end_op_;
   AddressMap<int> input_index_;
   AddressMap<const Expr*> memo_;
-  AddressMap<uint8_t> active_;  // expanded, not yet rewritten
+  std::vector<Frame> stack_;
+  std::vector<const Expr*> kids_;
   // Indexed by region id.
   std::vector<RegionFunction> funcs_;
   std::vector<std::vector<const Expr*>> outputs_;
@@ -346,7 +430,10 @@ absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionGraphOptions& o
     CARVE_RETURN_IF_ERROR(built.status());
     AnnotatedRegionSet& set = *built;
     if (set.size() == 0) continue;
-    if (std::optional<std::string> cycle = FindRegionCycle(set, fn)) {
+    // The fast test first; FindRegionCycle only to describe a cycle.
+    std::optional<std::string> cycle =
+        HasRegionCycle(set) ? FindRegionCycle(set, fn) : std::nullopt;
+    if (cycle.has_value()) {
       return absl::FailedPreconditionError(
           fmt::format("PartitionGraph: in @{}, annotated regions depend on each other: {}",
                       gv->name(), *cycle));
