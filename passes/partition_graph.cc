@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/time/clock.h"
 #include "fmt/format.h"
 #include "passes/annotated_region_set.h"
 #include "passes/annotation.h"
@@ -43,12 +44,17 @@ const Attrs* RegionFunctionAttrs(std::string_view target, std::string_view symbo
   return WithAttr(attrs, attr::kGlobalSymbol, AttrValue::Str(symbol));
 }
 
-// A global name not used in `mod` yet: `name`, else `name_1`, `name_2`, ...
-std::string FreshGlobalName(const Module& mod, const std::string& name) {
-  if (mod.FindGlobalVar(name) == nullptr) return name;
+// A global name not used in `mod` (nor in `taken`) yet: `name`, else
+// `name_1`, `name_2`, ...
+std::string FreshGlobalName(const Module& mod, const std::string& name,
+                            const absl::flat_hash_set<std::string>& taken = {}) {
+  auto is_free = [&](const std::string& n) {
+    return mod.FindGlobalVar(n) == nullptr && !taken.contains(n);
+  };
+  if (is_free(name)) return name;
   for (int i = 1;; ++i) {
     std::string candidate = fmt::format("{}_{}", name, i);
-    if (mod.FindGlobalVar(candidate) == nullptr) return candidate;
+    if (is_free(candidate)) return candidate;
   }
 }
 
@@ -77,6 +83,13 @@ const Expr* AnnotationCallee(bool begin) {
   return begin ? kBegin : kEnd;
 }
 
+// What the region set says of a compiler_begin or compiler_end: its region
+// and, for a begin, its position among the region's inputs.
+struct AnnotationInfo {
+  AnnotatedRegionSet::RegionId region = AnnotatedRegionSet::kNoRegion;
+  int32_t input_index = -1;
+};
+
 // Rewrites one function: regions become calls of new global functions. The
 // walk is TVM's: post order, where reaching a region's first compiler_end
 // first visits every output of the region (so parameters appear in TVM's
@@ -85,10 +98,14 @@ const Expr* AnnotationCallee(bool begin) {
 // A node's children wait in one shared array (kids_) while they are visited;
 // each is overwritten with its rewritten version as it completes, so a node
 // is rebuilt from that slice without looking its children up again. The memo
-// table holds one entry per visited non-atom node: nullptr while the node
-// is being visited (reaching it again means a cycle), then its rewritten
-// version. Atoms (variables, constants, ops, globals) stay as they are and
-// never enter it.
+// table holds one entry per visited node: nullptr while the node is being
+// visited (reaching it again means a cycle), then its rewritten version;
+// before that, begins and ends hold what the region set says of them (see
+// Tag). Atoms (variables, constants, ops, globals) and composite functions
+// stay as they are and never enter it (see KeptAsIs).
+//
+// Run leaves the module alone: the caller adds the new functions (Commit)
+// once the regions are known not to depend on each other.
 class Partitioner {
  public:
   Partitioner(Module& mod, const AnnotatedRegionSet& set, std::string prefix, bool bind_constants)
@@ -103,8 +120,10 @@ class Partitioner {
         outputs_(set.NumRegionIds()),
         has_outputs_(set.NumRegionIds(), 0) {
     for (RegionId r : set_.RegionIds()) {
-      int k = 0;
-      set_.ForEachIn(r, [&](const Call* begin) { input_index_[begin] = k++; });
+      uint32_t k = 0;
+      set_.ForEachIn(r, [&](const Call* begin) { memo_.TryEmplace(begin, Tag(r, k++)); });
+      tags_ += k;
+      for (const Call* end : set_.Outs(r)) tags_ += memo_.TryEmplace(end, Tag(r, 0)).second;
       funcs_[r].inputs.reserve(k);
       funcs_[r].param_prefix = fmt::format("{}_{}_i", set_.Target(r), r);
     }
@@ -113,20 +132,35 @@ class Partitioner {
   // True when a target's hook rewrote a partition (types may have changed).
   bool hooked() const { return hooked_; }
 
+  // After a successful Run: whether the walk showed that the regions do not
+  // depend on each other in a cycle (see NoteShape); when false, the caller
+  // must check.
+  bool proved_acyclic() const { return plain_ && tags_visited_ == tags_; }
+
+  // Adds the functions Run made to the module (Run itself leaves the module
+  // alone, so that a failed check leaves it as it was).
+  void Commit() {
+    for (const auto& [gv, fn] : new_functions_) mod_.Add(gv, fn);
+  }
+
   absl::StatusOr<const Function*> Run(const Function* fn) {
+    if (KeptAsIs(fn)) return fn;
     memo_.TryEmplace(fn, nullptr);
-    Push(fn, 0);
+    Push(fn, 0, {});
     while (true) {
       Frame& top = stack_.back();
       if (top.next < top.end) {
         const Expr* c = kids_[top.next];
-        if (c->is_atom()) {
+        if (KeptAsIs(c)) {
           ++top.next;
           continue;
         }
         auto [slot, inserted] = memo_.TryEmplace(c, nullptr);
-        if (inserted) {
-          Push(c, top.next++);  // invalidates `top`
+        if (inserted || IsTag(*slot)) {
+          AnnotationInfo info = inserted ? AnnotationInfo{} : Untag(*slot);
+          tags_visited_ += !inserted;
+          *slot = nullptr;
+          Push(c, top.next++, info);  // invalidates `top`
           continue;
         }
         if (*slot == nullptr) {
@@ -160,17 +194,89 @@ class Partitioner {
     uint32_t end;
     uint32_t parent_slot;  // where the rewritten node goes in kids_
     bool changed;
+    AnnotationInfo info;
   };
+
+  // Before the walk, the memo entry of each compiler_begin and compiler_end
+  // of a region holds its region and, for a begin, its position among the
+  // region's inputs: no lookups in the set during the walk. Such an entry
+  // is tagged in its low bit (no node address is odd).
+  static const Expr* Tag(RegionId r, uint32_t input_index) {
+    uintptr_t bits = (static_cast<uintptr_t>(r) << 32) | input_index;
+    return reinterpret_cast<const Expr*>((bits << 1) | 1);
+  }
+  static bool IsTag(const Expr* value) { return reinterpret_cast<uintptr_t>(value) & 1; }
+  static AnnotationInfo Untag(const Expr* value) {
+    uintptr_t bits = reinterpret_cast<uintptr_t>(value) >> 1;
+    return {static_cast<RegionId>(bits >> 32), static_cast<int32_t>(bits & 0xffffffffu)};
+  }
+  // The region of an end, from its frame (a compiler_end no region lists as
+  // an output has none: ask the set).
+  RegionId RegionOf(const Frame& frame) const {
+    return frame.info.region != AnnotatedRegionSet::kNoRegion ? frame.info.region
+                                                              : set_.GetRegion(frame.e);
+  }
+
+  // Acyclicity without a search of its own. Let pos(n) be the position of
+  // node n in the walk's post order, and pos(R) that of the compiler_end
+  // whose visit made region R's function (every node of R reachable from
+  // R's outputs comes before it). FindRegionCycle's graph (every region
+  // contracted to a vertex, edges to dependencies) is acyclic when each
+  // edge u -> d has pos(d) < pos(u). In a "plain" function that holds by
+  // construction:
+  //   - a node outside regions depends on its children, which come first;
+  //     a child in a region is a compiler_end (calls, tuples and
+  //     projections reading a region's inner node join the region), which
+  //     comes at or after pos(R);
+  //   - a region depends on what its nodes read outside it: begins' inputs
+  //     and ends of other regions, children of nodes that come before
+  //     pos(R), provided every node of R does. That fails only when a node
+  //     of R is reached other than from R's outputs: through a begin
+  //     reading a region's inner node, a function body, a callee, a let or
+  //     an if, or a begin reached after its function was made.
+  // "Plain" rules those out (checked as the walk goes, by `NoteShape` and
+  // `OpenInput`), and every begin and end the set lists must have been
+  // visited (a region inside a composite function is not). Otherwise the
+  // caller runs the full test.
+  void NoteShape(const Frame& frame) {
+    const Expr* e = frame.e;
+    switch (e->kind()) {
+      case ExprKind::kLet:
+      case ExprKind::kIf:
+        plain_ = false;
+        return;
+      case ExprKind::kFunction:
+        plain_ = plain_ && !IsInnerRegionNode(Cast<Function>(e)->body());
+        return;
+      case ExprKind::kCall: {
+        const Expr* callee = Cast<Call>(e)->callee();
+        plain_ = plain_ && (callee->is_atom() || Isa<Function>(callee));
+        if (IsBegin(e) || IsEnd(e)) {
+          plain_ = plain_ && frame.info.region != AnnotatedRegionSet::kNoRegion;
+        }
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  // Whether `e` is a node of a region other than one of its compiler_ends.
+  bool IsInnerRegionNode(const Expr* e) const {
+    if (e->is_atom() || IsEnd(e)) return false;
+    return set_.GetRegion(e) != AnnotatedRegionSet::kNoRegion;
+  }
 
   void Resolve(Frame& frame, uint32_t slot, const Expr* out) {
     frame.changed |= kids_[slot] != out;
     kids_[slot] = out;
   }
 
-  void Push(const Expr* e, uint32_t parent_slot) {
+  void Push(const Expr* e, uint32_t parent_slot, AnnotationInfo info) {
     auto first = static_cast<uint32_t>(kids_.size());
-    ExpandChildren(e);
-    stack_.push_back({e, first, first, static_cast<uint32_t>(kids_.size()), parent_slot, false});
+    stack_.push_back({e, first, first, first, parent_slot, false, info});
+    ExpandChildren(stack_.back());
+    stack_.back().end = static_cast<uint32_t>(kids_.size());
   }
 
   bool IsBegin(const Expr* e) const {
@@ -178,12 +284,22 @@ class Partitioner {
   }
   bool IsEnd(const Expr* e) const { return Isa<Call>(e) && Cast<Call>(e)->callee() == end_op_; }
 
-  void ExpandChildren(const Expr* e) {
+  // Atoms, and composite functions (nothing to partition inside), are their
+  // own rewritten version: they never enter the memo table (a composite
+  // function lies elsewhere in memory than the graph around it, and so
+  // would its memo entry).
+  static bool KeptAsIs(const Expr* e) {
+    if (e->is_atom()) return true;
     const Function* fn = DynCast<Function>(e);
-    if (fn != nullptr && fn->HasAttr(attr::kComposite)) return;  // nothing to partition inside
+    return fn != nullptr && fn->HasAttr(attr::kComposite);
+  }
+
+  void ExpandChildren(const Frame& frame) {
+    const Expr* e = frame.e;
     ForEachChild(e, [&](const Expr* c) { kids_.push_back(c); });
+    NoteShape(frame);
     if (!IsEnd(e)) return;
-    RegionId r = set_.GetRegion(e);
+    RegionId r = RegionOf(frame);
     if (funcs_[r].created) return;
     for (const Expr* out : Outputs(r)) kids_.push_back(out);
   }
@@ -191,9 +307,9 @@ class Partitioner {
   absl::StatusOr<const Expr*> PostVisit(const Frame& frame) {
     const Expr* e = frame.e;
     std::span<const Expr* const> kids(kids_.data() + frame.first, frame.end - frame.first);
-    if (IsBegin(e)) return OpenInput(Cast<Call>(e), kids[1]);
+    if (IsBegin(e)) return OpenInput(Cast<Call>(e), kids[1], frame.info);
     if (IsEnd(e)) {
-      RegionId r = set_.GetRegion(e);
+      RegionId r = RegionOf(frame);
       if (!funcs_[r].created) CARVE_RETURN_IF_ERROR(CreateFunction(r, Cast<Call>(e)));
       return funcs_[r].outputs.at(Cast<Call>(e)->args()[0]);
     }
@@ -230,20 +346,27 @@ class Partitioner {
 
   // The parameter (or bound constant) standing for a compiler_begin's input
   // (rewritten: `value`). Inputs reading the same value share one parameter.
-  const Expr* OpenInput(const Call* begin, const Expr* value) {
+  absl::StatusOr<const Expr*> OpenInput(const Call* begin, const Expr* value,
+                                        AnnotationInfo info) {
     const Expr* source = begin->args()[0];
     while (IsBegin(source) || IsEnd(source)) source = Cast<Call>(source)->args()[0];
-    RegionId r = set_.GetRegion(begin);
+    RegionId r = info.region != AnnotatedRegionSet::kNoRegion ? info.region : set_.GetRegion(begin);
     RegionFunction& f = funcs_[r];
+    plain_ = plain_ && !f.created && !IsInnerRegionNode(begin->args()[0]);
     auto [it, inserted] = f.inputs.try_emplace(source, nullptr);
     if (!inserted) return it->second;
     if (bind_constants_ && IsConstantValue(value)) {
       it->second = value;
       return value;
     }
+    if (info.region == AnnotatedRegionSet::kNoRegion) {
+      // A merge made this input internal to its region (TVM fails a check).
+      return absl::FailedPreconditionError(fmt::format(
+          "PartitionGraph: {} reads a value inside its own region", DescribeNode(begin)));
+    }
     std::string& name = f.param_prefix;
     size_t prefix_size = name.size();
-    fmt::format_to(std::back_inserter(name), "{}", *input_index_.Find(begin));
+    fmt::format_to(std::back_inserter(name), "{}", info.input_index);
     const Var* var = builder_.MakeVar(name, begin->checked_type());
     name.resize(prefix_size);
     var->set_checked_type(begin->checked_type());
@@ -294,15 +417,17 @@ class Partitioner {
     }
     std::string_view target = set_.Target(r);
     std::string name = FreshGlobalName(
-        mod_, SanitizeName(fmt::format("{}_{}_{}_{}", prefix_, target, set_.func_name(), r)));
+        mod_, SanitizeName(fmt::format("{}_{}_{}_{}", prefix_, target, set_.func_name(), r)),
+        new_names_);
     const Function* fn =
         builder_.MakeFunction(params, body, ret_type, RegionFunctionAttrs(target, name));
     if (body_type != nullptr && AllKnown(param_types)) {
       fn->set_checked_type(FuncTy(param_types, body_type));
     }
     CARVE_ASSIGN_OR_RETURN(fn, ApplyHook(target, fn));
-    const GlobalVar* gv = mod_.GetGlobalVar(name);
-    mod_.Add(gv, fn);
+    const GlobalVar* gv = builder_.MakeGlobalVar(name);
+    new_names_.insert(name);
+    new_functions_.emplace_back(gv, fn);
     const Call* call = builder_.MakeCall(gv, args);
     call->set_checked_type(body_type);
     if (outs.size() == 1) {
@@ -339,13 +464,20 @@ class Partitioner {
   bool bind_constants_;
   bool hooked_ = false;
   // The rewritten version of a visited node (it must be there).
-  const Expr* At(const Expr* e) const { return e->is_atom() ? e : *memo_.Find(e); }
+  const Expr* At(const Expr* e) const { return KeptAsIs(e) ? e : *memo_.Find(e); }
 
   const Expr* begin_op_;
   const Expr* end_op_;
-  AddressMap<int> input_index_;
   AddressMap<const Expr*> memo_;
   std::vector<Frame> stack_;
+  // For proved_acyclic(): no node breaks the "plain" rules; the number of
+  // begins and ends tagged in the memo table, and of those visited.
+  bool plain_ = true;
+  size_t tags_ = 0;
+  size_t tags_visited_ = 0;
+  // The functions made, added to the module by Commit().
+  std::vector<std::pair<const GlobalVar*, const Function*>> new_functions_;
+  absl::flat_hash_set<std::string> new_names_;
   std::vector<const Expr*> kids_;
   // Indexed by region id.
   std::vector<RegionFunction> funcs_;
@@ -430,17 +562,23 @@ absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionGraphOptions& o
     CARVE_RETURN_IF_ERROR(built.status());
     AnnotatedRegionSet& set = *built;
     if (set.size() == 0) continue;
-    // The fast test first; FindRegionCycle only to describe a cycle.
-    std::optional<std::string> cycle =
-        HasRegionCycle(set) ? FindRegionCycle(set, fn) : std::nullopt;
+    Partitioner partitioner(mod, set, prefix, options.bind_constants);
+    absl::StatusOr<const Function*> updated = partitioner.Run(fn);
+    // Regions that depend on each other are reported first, as TVM fails
+    // on them. The walk proves most functions acyclic; the others get the
+    // fast test, and FindRegionCycle only describes a cycle.
+    std::optional<std::string> cycle;
+    if (!updated.ok() || !partitioner.proved_acyclic()) {
+      cycle = HasRegionCycle(set) ? FindRegionCycle(set, fn) : std::nullopt;
+    }
     if (cycle.has_value()) {
       return absl::FailedPreconditionError(
           fmt::format("PartitionGraph: in @{}, annotated regions depend on each other: {}",
                       gv->name(), *cycle));
     }
-    Partitioner partitioner(mod, set, prefix, options.bind_constants);
-    CARVE_ASSIGN_OR_RETURN(const Function* updated, partitioner.Run(fn));
-    mod.Add(gv, updated);
+    CARVE_RETURN_IF_ERROR(updated.status());
+    partitioner.Commit();
+    mod.Add(gv, *updated);
     changed = true;
     hooked = hooked || partitioner.hooked();
   }

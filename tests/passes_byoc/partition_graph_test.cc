@@ -711,6 +711,44 @@ def @main(%x: Tensor[(2, 2), float32]) {
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(result.status().message()), ::testing::HasSubstr("-> region 0 (t)"));
+  EXPECT_EQ(mod.size(), 1u) << Show(mod);  // no function of the failed run is left behind
+}
+
+// The walk cannot see a cycle through a let-bound variable (it reaches the
+// variable, not its value), so functions with lets get the full test.
+TEST(PartitionGraph, CycleThroughALetIsRejected) {
+  Module mod = ParseTyped(R"(
+def @main(%x: Tensor[(2, 2), float32]) {
+  %0 = annotation.compiler_begin(%x, compiler="t");
+  %1 = nn.relu(%0);
+  %2 = annotation.compiler_end(%1, compiler="t");
+  let %y = tanh(%2);
+  %3 = annotation.compiler_begin(%y, compiler="t");
+  %4 = add(%1, %3);
+  annotation.compiler_end(%4, compiler="t")
+})");
+  absl::StatusOr<bool> result = RunPass(*PartitionGraph(), mod);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(result.status().message()), ::testing::HasSubstr("-> region 0 (t)"));
+  EXPECT_EQ(mod.size(), 1u) << Show(mod);
+}
+
+// Regions on either side of a let are partitioned (the full test finds no
+// cycle).
+TEST(PartitionGraph, RegionsAroundALet) {
+  Module mod = Partitioned(R"(
+def @main(%x: Tensor[(2, 2), float32]) {
+  %0 = annotation.compiler_begin(%x, compiler="t");
+  %1 = nn.relu(%0);
+  %2 = annotation.compiler_end(%1, compiler="t");
+  let %y = tanh(%2);
+  %3 = annotation.compiler_begin(%y, compiler="t");
+  %4 = nn.relu(%3);
+  annotation.compiler_end(%4, compiler="t")
+})");
+  EXPECT_NE(mod.Lookup("tvmgen_default_t_main_0"), nullptr) << Show(mod);
+  EXPECT_NE(mod.Lookup("tvmgen_default_t_main_1"), nullptr) << Show(mod);
 }
 
 }  // namespace
