@@ -1,6 +1,7 @@
 #include "passes/partition_graph.h"
 
-#include <iterator>
+#include <algorithm>
+#include <charconv>
 #include <span>
 #include <string>
 #include <utility>
@@ -364,16 +365,32 @@ class Partitioner {
       return absl::FailedPreconditionError(fmt::format(
           "PartitionGraph: {} reads a value inside its own region", DescribeNode(begin)));
     }
-    std::string& name = f.param_prefix;
-    size_t prefix_size = name.size();
-    fmt::format_to(std::back_inserter(name), "{}", info.input_index);
-    const Var* var = builder_.MakeVar(name, begin->checked_type());
-    name.resize(prefix_size);
+    const Var* var = builder_.MakeVarWithStableName(ParamName(f, info.input_index),
+                                                    begin->checked_type(), Span{});
     var->set_checked_type(begin->checked_type());
     f.params.emplace_back(var, value);
     it->second = var;
     return var;
   }
+  // "<target>_<id>_i<k>", stored with the other names in blocks of the
+  // arena: a region can have tens of thousands of parameters, and a copy
+  // of each name between the nodes costs more than the node.
+  std::string_view ParamName(const RegionFunction& f, int32_t k) {
+    char digits[16];
+    char* end = std::to_chars(digits, digits + sizeof(digits), k).ptr;
+    size_t size = f.param_prefix.size() + (end - digits);
+    if (static_cast<size_t>(names_end_ - names_) < size) {
+      size_t block = std::max<size_t>(size, 16 << 10);
+      names_ = static_cast<char*>(mod_.arena()->Allocate(block, 1));
+      names_end_ = names_ + block;
+    }
+    char* out = std::copy(f.param_prefix.begin(), f.param_prefix.end(), names_);
+    std::copy(digits, end, out);
+    std::string_view name(names_, size);
+    names_ += size;
+    return name;
+  }
+
   // The distinct values the region's compiler_ends read, in output order.
   const std::vector<const Expr*>& Outputs(RegionId r) {
     std::vector<const Expr*>& outs = outputs_[r];
@@ -479,6 +496,9 @@ class Partitioner {
   std::vector<std::pair<const GlobalVar*, const Function*>> new_functions_;
   absl::flat_hash_set<std::string> new_names_;
   std::vector<const Expr*> kids_;
+  // The free part of the current block of parameter names.
+  char* names_ = nullptr;
+  char* names_end_ = nullptr;
   // Indexed by region id.
   std::vector<RegionFunction> funcs_;
   std::vector<std::vector<const Expr*>> outputs_;
