@@ -64,9 +64,6 @@ struct RegionFunction {
   bool created = false;
   // Parameters and the values passed for them, in first-use order.
   std::vector<std::pair<const Var*, const Expr*>> params;
-  // Input value (first non-annotation ancestor) -> its parameter, or the
-  // bound constant.
-  absl::flat_hash_map<const Expr*, const Expr*> inputs;
   // Output value (the argument of a compiler_end) -> the call or projection
   // that replaces it.
   absl::flat_hash_map<const Expr*, const Expr*> outputs;
@@ -125,7 +122,6 @@ class Partitioner {
       set_.ForEachIn(r, [&](const Call* begin) { memo_.TryEmplace(begin, Tag(r, k++)); });
       tags_ += k;
       for (const Call* end : set_.Outs(r)) tags_ += memo_.TryEmplace(end, Tag(r, 0)).second;
-      funcs_[r].inputs.reserve(k);
       funcs_[r].param_prefix = fmt::format("{}_{}_i", set_.Target(r), r);
     }
   }
@@ -354,10 +350,10 @@ class Partitioner {
     RegionId r = info.region != AnnotatedRegionSet::kNoRegion ? info.region : set_.GetRegion(begin);
     RegionFunction& f = funcs_[r];
     plain_ = plain_ && !f.created && !IsInnerRegionNode(begin->args()[0]);
-    auto [it, inserted] = f.inputs.try_emplace(source, nullptr);
-    if (!inserted) return it->second;
+    const Expr** input = InputSlot(source, r);
+    if (*input != nullptr) return *input;
     if (bind_constants_ && IsConstantValue(value)) {
-      it->second = value;
+      *input = value;
       return value;
     }
     if (info.region == AnnotatedRegionSet::kNoRegion) {
@@ -369,8 +365,19 @@ class Partitioner {
                                                     begin->checked_type(), Span{});
     var->set_checked_type(begin->checked_type());
     f.params.emplace_back(var, value);
-    it->second = var;
+    *input = var;
     return var;
+  }
+
+  // Where the parameter (or bound constant) of region r for input value
+  // `source` is kept (nullptr until made). Almost every value is an input
+  // of one region only: its first region's entry lives in an address-ordered
+  // table (the walk meets the values of a graph in about address order),
+  // others in a hash table. Valid until the next call.
+  const Expr** InputSlot(const Expr* source, RegionId r) {
+    auto [entry, inserted] = inputs_.TryEmplace(source, InputEntry{r, nullptr});
+    if (entry->region == r) return &entry->value;
+    return &other_inputs_[{source, r}];
   }
   // "<target>_<id>_i<k>", stored with the other names in blocks of the
   // arena: a region can have tens of thousands of parameters, and a copy
@@ -496,6 +503,15 @@ class Partitioner {
   std::vector<std::pair<const GlobalVar*, const Function*>> new_functions_;
   absl::flat_hash_set<std::string> new_names_;
   std::vector<const Expr*> kids_;
+  // Input value (first non-annotation ancestor) -> its parameter or bound
+  // constant, for the first region reading it (see InputSlot), and for the
+  // others.
+  struct InputEntry {
+    RegionId region;
+    const Expr* value;
+  };
+  AddressMap<InputEntry> inputs_;
+  absl::flat_hash_map<std::pair<const Expr*, RegionId>, const Expr*> other_inputs_;
   // The free part of the current block of parameter names.
   char* names_ = nullptr;
   char* names_end_ = nullptr;
