@@ -15,6 +15,7 @@
 #include "passes/annotation.h"
 #include "passes/infer_type.h"
 #include "passes/partition_cycles.h"
+#include "passes/partition_walk.h"
 #include "passes/type_annotations.h"
 #include "passes/region_verify.h"
 #include "passes/rewrite_util.h"
@@ -37,12 +38,15 @@ bool IsConstantValue(const Expr* e) {
   return true;
 }
 
-// The attributes of a partitioned function, in the order TVM prints them.
-const Attrs* RegionFunctionAttrs(std::string_view target, std::string_view symbol) {
-  const Attrs* attrs = WithAttr(EmptyAttrs(), attr::kCompiler, AttrValue::Str(target));
-  attrs = WithAttr(attrs, attr::kPrimitive, AttrValue::Int(1));
-  attrs = WithAttr(attrs, attr::kInline, AttrValue::Int(1));
-  return WithAttr(attrs, attr::kGlobalSymbol, AttrValue::Str(symbol));
+// The attributes of a partitioned function, in the order TVM prints them
+// (`compiler` is AttrValue::Str(target)). Interned at once: a graph can have
+// tens of thousands of regions.
+const Attrs* RegionFunctionAttrs(const AttrValue& compiler, std::string_view symbol) {
+  const AttrEntry entries[] = {{attr::kCompiler, compiler},
+                               {attr::kPrimitive, AttrValue::Int(1)},
+                               {attr::kInline, AttrValue::Int(1)},
+                               {attr::kGlobalSymbol, AttrValue::Str(symbol)}};
+  return InternAttrs(nullptr, entries);
 }
 
 // A global name not used in `mod` (nor in `taken`) yet: `name`, else
@@ -64,12 +68,19 @@ struct RegionFunction {
   bool created = false;
   // Parameters and the values passed for them, in first-use order.
   std::vector<std::pair<const Var*, const Expr*>> params;
-  // Output value (the argument of a compiler_end) -> the call or projection
-  // that replaces it.
-  absl::flat_hash_map<const Expr*, const Expr*> outputs;
-  // "<target>_<id>_i": parameter names are this and the input's position.
+  // The distinct values the region's compiler_ends read, in output order,
+  // and, once the function is made, the call or projection replacing each.
+  std::vector<const Expr*> outputs;
+  std::vector<const Expr*> replacements;
+  // Position in `outputs` by value, for regions with many outputs.
+  absl::flat_hash_map<const Expr*, uint32_t> output_index;
+  // "<target>_<id>_i" (made at the first parameter): parameter names are
+  // this and the input's position.
   std::string param_prefix;
 };
+
+// Regions with at most this many outputs find one by a linear search.
+constexpr size_t kFewOutputs = 8;
 
 // The op node every annotation.compiler_begin / compiler_end call has as
 // callee (one node per op, see GetOp): comparing a callee with it reads no
@@ -114,15 +125,18 @@ class Partitioner {
         bind_constants_(bind_constants),
         begin_op_(AnnotationCallee(true)),
         end_op_(AnnotationCallee(false)),
-        funcs_(set.NumRegionIds()),
-        outputs_(set.NumRegionIds()),
-        has_outputs_(set.NumRegionIds(), 0) {
-    for (RegionId r : set_.RegionIds()) {
+        dense_(set.NumRegionIds(), -1) {
+    std::vector<RegionId> ids = set_.RegionIds();
+    funcs_.resize(ids.size());
+    for (size_t i = 0; i < ids.size(); ++i) {
+      RegionId r = ids[i];
+      dense_[r] = static_cast<int32_t>(i);
       uint32_t k = 0;
       set_.ForEachIn(r, [&](const Call* begin) { memo_.TryEmplace(begin, Tag(r, k++)); });
       tags_ += k;
-      for (const Call* end : set_.Outs(r)) tags_ += memo_.TryEmplace(end, Tag(r, 0)).second;
-      funcs_[r].param_prefix = fmt::format("{}_{}_i", set_.Target(r), r);
+      std::vector<const Call*> ends = set_.Outs(r);
+      for (const Call* end : ends) tags_ += memo_.TryEmplace(end, Tag(r, 0)).second;
+      SetOutputs(funcs_[i], ends);
     }
   }
 
@@ -297,8 +311,8 @@ class Partitioner {
     NoteShape(frame);
     if (!IsEnd(e)) return;
     RegionId r = RegionOf(frame);
-    if (funcs_[r].created) return;
-    for (const Expr* out : Outputs(r)) kids_.push_back(out);
+    if (Func(r).created) return;
+    for (const Expr* out : Func(r).outputs) kids_.push_back(out);
   }
 
   absl::StatusOr<const Expr*> PostVisit(const Frame& frame) {
@@ -307,38 +321,12 @@ class Partitioner {
     if (IsBegin(e)) return OpenInput(Cast<Call>(e), kids[1], frame.info);
     if (IsEnd(e)) {
       RegionId r = RegionOf(frame);
-      if (!funcs_[r].created) CARVE_RETURN_IF_ERROR(CreateFunction(r, Cast<Call>(e)));
-      return funcs_[r].outputs.at(Cast<Call>(e)->args()[0]);
+      RegionFunction& f = Func(r);
+      if (!f.created) CARVE_RETURN_IF_ERROR(CreateFunction(r, Cast<Call>(e)));
+      return Replacement(f, Cast<Call>(e)->args()[0]);
     }
     if (!frame.changed) return e;
-    const Expr* out = Rebuild(e, kids);
-    out->set_checked_type(e->checked_type());
-    return out;
-  }
-
-  // `e` over its rewritten children `kids` (in ForEachChild's order).
-  // Variables rewrite to themselves, so function parameters and let
-  // variables are the original ones.
-  const Expr* Rebuild(const Expr* e, std::span<const Expr* const> kids) {
-    switch (e->kind()) {
-      case ExprKind::kCall:
-        return builder_.MakeCall(kids[0], kids.subspan(1), Cast<Call>(e)->attrs(), e->span());
-      case ExprKind::kTuple:
-        return builder_.MakeTuple(kids, e->span());
-      case ExprKind::kTupleGetItem:
-        return builder_.MakeTupleGetItem(kids[0], Cast<TupleGetItem>(e)->index(), e->span());
-      case ExprKind::kLet:
-        return builder_.MakeLet(Cast<Let>(e)->var(), kids[1], kids[2], e->span());
-      case ExprKind::kIf:
-        return builder_.MakeIf(kids[0], kids[1], kids[2], e->span());
-      case ExprKind::kFunction: {
-        const auto* fn = Cast<Function>(e);
-        return builder_.MakeFunction(fn->params(), kids.back(), fn->ret_type(), fn->attrs(),
-                                     fn->type_params(), fn->span());
-      }
-      default:
-        return e;
-    }
+    return RebuildOverChildren(builder_, e, kids);
   }
 
   // The parameter (or bound constant) standing for a compiler_begin's input
@@ -348,7 +336,7 @@ class Partitioner {
     const Expr* source = begin->args()[0];
     while (IsBegin(source) || IsEnd(source)) source = Cast<Call>(source)->args()[0];
     RegionId r = info.region != AnnotatedRegionSet::kNoRegion ? info.region : set_.GetRegion(begin);
-    RegionFunction& f = funcs_[r];
+    RegionFunction& f = Func(r);
     plain_ = plain_ && !f.created && !IsInnerRegionNode(begin->args()[0]);
     const Expr** input = InputSlot(source, r);
     if (*input != nullptr) return *input;
@@ -361,7 +349,7 @@ class Partitioner {
       return absl::FailedPreconditionError(fmt::format(
           "PartitionGraph: {} reads a value inside its own region", DescribeNode(begin)));
     }
-    const Var* var = builder_.MakeVarWithStableName(ParamName(f, info.input_index),
+    const Var* var = builder_.MakeVarWithStableName(ParamName(f, r, info.input_index),
                                                     begin->checked_type(), Span{});
     var->set_checked_type(begin->checked_type());
     f.params.emplace_back(var, value);
@@ -382,7 +370,8 @@ class Partitioner {
   // "<target>_<id>_i<k>", stored with the other names in blocks of the
   // arena: a region can have tens of thousands of parameters, and a copy
   // of each name between the nodes costs more than the node.
-  std::string_view ParamName(const RegionFunction& f, int32_t k) {
+  std::string_view ParamName(RegionFunction& f, RegionId r, int32_t k) {
+    if (f.param_prefix.empty()) f.param_prefix = fmt::format("{}_{}_i", set_.Target(r), r);
     char digits[16];
     char* end = std::to_chars(digits, digits + sizeof(digits), k).ptr;
     size_t size = f.param_prefix.size() + (end - digits);
@@ -398,23 +387,32 @@ class Partitioner {
     return name;
   }
 
-  // The distinct values the region's compiler_ends read, in output order.
-  const std::vector<const Expr*>& Outputs(RegionId r) {
-    std::vector<const Expr*>& outs = outputs_[r];
-    if (!has_outputs_[r]) {
-      has_outputs_[r] = 1;
-      absl::flat_hash_set<const Expr*> seen;
-      for (const Call* end : set_.Outs(r)) {
-        if (seen.insert(end->args()[0]).second) outs.push_back(end->args()[0]);
-      }
+  RegionFunction& Func(RegionId r) { return funcs_[dense_[r]]; }
+
+  // Records the distinct values `ends` read, in order.
+  static void SetOutputs(RegionFunction& f, const std::vector<const Call*>& ends) {
+    for (const Call* end : ends) {
+      const Expr* out = end->args()[0];
+      bool fresh = ends.size() <= kFewOutputs
+                       ? std::find(f.outputs.begin(), f.outputs.end(), out) == f.outputs.end()
+                       : f.output_index.try_emplace(out, f.outputs.size()).second;
+      if (fresh) f.outputs.push_back(out);
     }
-    return outs;
+  }
+
+  // What replaces output value `out` of the made function `f`.
+  static const Expr* Replacement(const RegionFunction& f, const Expr* out) {
+    if (f.output_index.empty()) {
+      auto it = std::find(f.outputs.begin(), f.outputs.end(), out);
+      return f.replacements[it - f.outputs.begin()];
+    }
+    return f.replacements[f.output_index.at(out)];
   }
 
   absl::Status CreateFunction(RegionId r, const Call* end) {
-    RegionFunction& f = funcs_[r];
+    RegionFunction& f = Func(r);
     f.created = true;
-    const std::vector<const Expr*>& outs = Outputs(r);
+    const std::vector<const Expr*>& outs = f.outputs;
     std::vector<const Expr*> fields;
     std::vector<const Type*> field_types;
     for (const Expr* out : outs) {
@@ -444,7 +442,7 @@ class Partitioner {
         mod_, SanitizeName(fmt::format("{}_{}_{}_{}", prefix_, target, set_.func_name(), r)),
         new_names_);
     const Function* fn =
-        builder_.MakeFunction(params, body, ret_type, RegionFunctionAttrs(target, name));
+        builder_.MakeFunction(params, body, ret_type, RegionFunctionAttrs(CompilerAttr(target), name));
     if (body_type != nullptr && AllKnown(param_types)) {
       fn->set_checked_type(FuncTy(param_types, body_type));
     }
@@ -455,15 +453,23 @@ class Partitioner {
     const Call* call = builder_.MakeCall(gv, args);
     call->set_checked_type(body_type);
     if (outs.size() == 1) {
-      f.outputs[outs[0]] = call;
+      f.replacements = {call};
       return absl::OkStatus();
     }
     for (size_t i = 0; i < outs.size(); ++i) {
       const TupleGetItem* item = builder_.MakeTupleGetItem(call, static_cast<int>(i));
       item->set_checked_type(outs[i]->checked_type());
-      f.outputs[outs[i]] = item;
+      f.replacements.push_back(item);
     }
     return absl::OkStatus();
+  }
+
+  // AttrValue::Str(target), kept for the few targets of a graph.
+  const AttrValue& CompilerAttr(std::string_view target) {
+    for (const auto& [name, value] : compiler_attrs_) {
+      if (name == target) return value;
+    }
+    return compiler_attrs_.emplace_back(target, AttrValue::Str(target)).second;
   }
 
   // The target's `relay.ext.<target>.optimize` hook, when it has one.
@@ -503,6 +509,7 @@ class Partitioner {
   std::vector<std::pair<const GlobalVar*, const Function*>> new_functions_;
   absl::flat_hash_set<std::string> new_names_;
   std::vector<const Expr*> kids_;
+  std::vector<std::pair<std::string_view, AttrValue>> compiler_attrs_;
   // Input value (first non-annotation ancestor) -> its parameter or bound
   // constant, for the first region reading it (see InputSlot), and for the
   // others.
@@ -515,10 +522,10 @@ class Partitioner {
   // The free part of the current block of parameter names.
   char* names_ = nullptr;
   char* names_end_ = nullptr;
-  // Indexed by region id.
+  // The live regions' functions, and the position of each region id's
+  // among them (-1 for ids merged away).
   std::vector<RegionFunction> funcs_;
-  std::vector<std::vector<const Expr*>> outputs_;
-  std::vector<uint8_t> has_outputs_;
+  std::vector<int32_t> dense_;
 };
 
 // Replaces calls of renamed globals.
@@ -568,6 +575,29 @@ void MangleExistingExternalFunctions(Module& mod, const std::string& prefix,
   mod = std::move(fresh);
 }
 
+// Whether one of the nodes nearest `fn`'s root (a breadth-first scan of a
+// bounded number of nodes) is one that PartitionGraph's preparation
+// rewrites: an annotation of the `default` target or a compiler_end reading
+// a tuple. AnnotateTarget leaves default annotations all over a graph with
+// unsupported ops, so there the scan stops early; elsewhere it costs its
+// bound.
+bool PrepHasWorkNearRoot(const Function* fn) {
+  constexpr size_t kScanLimit = 1024;
+  absl::flat_hash_set<const Expr*> seen = {fn->body()};
+  std::vector<const Expr*> queue = {fn->body()};
+  for (size_t next = 0; next < queue.size() && next < kScanLimit; ++next) {
+    const Expr* e = queue[next];
+    if (IsCompilerAnnotation(e)) {
+      if (AnnotationTarget(e) == kDefaultTarget) return true;
+      if (IsCompilerEnd(e) && Isa<Tuple>(Cast<Call>(e)->args()[0])) return true;
+    }
+    ForEachChild(e, [&](const Expr* c) {
+      if (!c->is_atom() && seen.insert(c).second) queue.push_back(c);
+    });
+  }
+  return false;
+}
+
 }  // namespace
 
 absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionGraphOptions& options,
@@ -585,8 +615,12 @@ absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionGraphOptions& o
     // shows they would change nothing, it is the set of the prepared
     // function: no rewrite, no second build.
     const Function* fn = original;
-    absl::StatusOr<AnnotatedRegionSet> built =
-        AnnotatedRegionSet::Create(fn, std::string(gv->name()));
+    // A graph whose preparation visibly has work near its root skips the
+    // first build.
+    absl::StatusOr<AnnotatedRegionSet> built = absl::FailedPreconditionError("not built");
+    if (!PrepHasWorkNearRoot(original)) {
+      built = AnnotatedRegionSet::Create(fn, std::string(gv->name()));
+    }
     if (!built.ok() || built->needs_partition_prep()) {
       fn = PrepareFunctionForPartitioning(original, mod.arena());
       if (fn != original) {

@@ -123,6 +123,25 @@ TEST(PartitionGraph, ExternCcompilerDefaultOps) {
       mod, ParseTyped(fmt::format(fmt::runtime(kDefaultOpsExpected), "ccompiler", "ccompiler"))));
 }
 
+// Default annotations far from the root (past the scan that lets the pass
+// skip a region-set build) are removed all the same: the `t` region is
+// numbered as if they were never there.
+TEST(PartitionGraph, DefaultAnnotationsFarFromTheRoot) {
+  std::string text = R"(def @main(%x: Tensor[(2), float32]) {
+  %0 = annotation.compiler_begin(%x, compiler="default");
+  %1 = nn.relu(%0);
+  %2 = annotation.compiler_end(%1, compiler="default");
+  %3 = annotation.compiler_begin(%2, compiler="t");
+)";
+  constexpr int kChain = 3000;
+  for (int i = 0; i < kChain; ++i) text += fmt::format("  %{} = tanh(%{});\n", i + 4, i + 3);
+  text += fmt::format("  annotation.compiler_end(%{}, compiler=\"t\")\n}}\n", kChain + 3);
+  Module mod = Partitioned(text);
+  ASSERT_NE(mod.Lookup("tvmgen_default_t_main_0"), nullptr) << Show(mod);
+  const Call* call = Cast<Call>(mod.Lookup("main")->body());
+  EXPECT_TRUE(IsOpCall(call->args()[0], "nn.relu"));
+}
+
 // Non-alphanumerics in the name become `_`; the Compiler attribute keeps them.
 TEST(PartitionGraph, ExternCompilerSanitizedOps) {
   Module mod = Partitioned(fmt::format(fmt::runtime(kDefaultOps), "unsanitary-name++"));
