@@ -1,11 +1,13 @@
-// The acyclicity test PartitionGraph runs before partitioning: the yes/no
-// answer of FindRegionCycle (passes/region_verify.h), without building the
-// cycle's description. FindRegionCycle keeps its colours in a hash table and
-// copies each vertex's dependencies into a vector of its own; this test
-// colours plain nodes in their scratch byte and regions in an array, and
-// keeps every pending dependency on one stack, so at 100k ops it costs a
-// fraction of that. PartitionGraph calls FindRegionCycle only when this
-// answers yes, for the message.
+// The acyclicity test PartitionGraph runs when its own walk cannot show
+// that the regions are acyclic (functions with lets or ifs, and the other
+// shapes partition_graph.cc lists): the yes/no answer of FindRegionCycle
+// (passes/region_verify.h), without building the cycle's description.
+// FindRegionCycle keeps its colours in a hash table and copies each
+// vertex's dependencies into a vector of its own; this test colours plain
+// nodes in their scratch byte and regions in an array, and keeps every
+// pending dependency on one stack: at 100k ops it costs half as much.
+// PartitionGraph calls FindRegionCycle only when this answers yes, for the
+// message.
 #pragma once
 
 #include "ir/expr.h"

@@ -176,7 +176,7 @@ class Partitioner {
         }
         if (*slot == nullptr) {
           // Only regions that feed each other can lead back to a node
-          // being visited; FindRegionCycle reports those first.
+          // being visited; the caller's cycle check then names the cycle.
           return absl::FailedPreconditionError(
               fmt::format("PartitionGraph: the regions around {} depend on each other",
                           DescribeNode(c)));
