@@ -123,6 +123,25 @@ TEST(PartitionGraph, ExternCcompilerDefaultOps) {
       mod, ParseTyped(fmt::format(fmt::runtime(kDefaultOpsExpected), "ccompiler", "ccompiler"))));
 }
 
+// Default annotations far from the root (past the scan that lets the pass
+// skip a region-set build) are removed all the same: the `t` region is
+// numbered as if they were never there.
+TEST(PartitionGraph, DefaultAnnotationsFarFromTheRoot) {
+  std::string text = R"(def @main(%x: Tensor[(2), float32]) {
+  %0 = annotation.compiler_begin(%x, compiler="default");
+  %1 = nn.relu(%0);
+  %2 = annotation.compiler_end(%1, compiler="default");
+  %3 = annotation.compiler_begin(%2, compiler="t");
+)";
+  constexpr int kChain = 3000;
+  for (int i = 0; i < kChain; ++i) text += fmt::format("  %{} = tanh(%{});\n", i + 4, i + 3);
+  text += fmt::format("  annotation.compiler_end(%{}, compiler=\"t\")\n}}\n", kChain + 3);
+  Module mod = Partitioned(text);
+  ASSERT_NE(mod.Lookup("tvmgen_default_t_main_0"), nullptr) << Show(mod);
+  const Call* call = Cast<Call>(mod.Lookup("main")->body());
+  EXPECT_TRUE(IsOpCall(call->args()[0], "nn.relu"));
+}
+
 // Non-alphanumerics in the name become `_`; the Compiler attribute keeps them.
 TEST(PartitionGraph, ExternCompilerSanitizedOps) {
   Module mod = Partitioned(fmt::format(fmt::runtime(kDefaultOps), "unsanitary-name++"));
@@ -711,6 +730,44 @@ def @main(%x: Tensor[(2, 2), float32]) {
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(result.status().message()), ::testing::HasSubstr("-> region 0 (t)"));
+  EXPECT_EQ(mod.size(), 1u) << Show(mod);  // no function of the failed run is left behind
+}
+
+// The walk cannot see a cycle through a let-bound variable (it reaches the
+// variable, not its value), so functions with lets get the full test.
+TEST(PartitionGraph, CycleThroughALetIsRejected) {
+  Module mod = ParseTyped(R"(
+def @main(%x: Tensor[(2, 2), float32]) {
+  %0 = annotation.compiler_begin(%x, compiler="t");
+  %1 = nn.relu(%0);
+  %2 = annotation.compiler_end(%1, compiler="t");
+  let %y = tanh(%2);
+  %3 = annotation.compiler_begin(%y, compiler="t");
+  %4 = add(%1, %3);
+  annotation.compiler_end(%4, compiler="t")
+})");
+  absl::StatusOr<bool> result = RunPass(*PartitionGraph(), mod);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(result.status().message()), ::testing::HasSubstr("-> region 0 (t)"));
+  EXPECT_EQ(mod.size(), 1u) << Show(mod);
+}
+
+// Regions on either side of a let are partitioned (the full test finds no
+// cycle).
+TEST(PartitionGraph, RegionsAroundALet) {
+  Module mod = Partitioned(R"(
+def @main(%x: Tensor[(2, 2), float32]) {
+  %0 = annotation.compiler_begin(%x, compiler="t");
+  %1 = nn.relu(%0);
+  %2 = annotation.compiler_end(%1, compiler="t");
+  let %y = tanh(%2);
+  %3 = annotation.compiler_begin(%y, compiler="t");
+  %4 = nn.relu(%3);
+  annotation.compiler_end(%4, compiler="t")
+})");
+  EXPECT_NE(mod.Lookup("tvmgen_default_t_main_0"), nullptr) << Show(mod);
+  EXPECT_NE(mod.Lookup("tvmgen_default_t_main_1"), nullptr) << Show(mod);
 }
 
 }  // namespace
