@@ -10,11 +10,6 @@
 
 namespace carve {
 
-const OpInfo* Call::op() const {
-  const OpExpr* op = DynCast<OpExpr>(callee_);
-  return op ? op->info() : nullptr;
-}
-
 std::string_view Function::GetStringAttr(std::string_view key) const {
   const AttrValue* v = attrs_->Find(key);
   if (v == nullptr || v->kind() != AttrValue::Kind::kString) return {};

@@ -134,8 +134,11 @@ class Call : public Expr {
   // For op calls with an attrs schema: the full schema instance. Otherwise
   // nullptr (no attributes) or a dictionary.
   const Attrs* attrs() const { return attrs_; }
-  // The op when the callee is an operator, else nullptr.
-  const OpInfo* op() const;
+  // The op when the callee is an operator, else nullptr. Inline: matchers
+  // and walks ask it of every call.
+  const OpInfo* op() const {
+    return callee_->kind() == ExprKind::kOp ? static_cast<const OpExpr*>(callee_)->info() : nullptr;
+  }
 
  private:
   friend class IRBuilder;

@@ -17,9 +17,9 @@ const OpInfo* EndOp() {
   return op;
 }
 
-bool IsCallOf(const Expr* e, const OpInfo* op) {
+bool IsCallOf(const Expr* e, const OpExpr* op) {
   const Call* call = DynCast<Call>(e);
-  return call != nullptr && op != nullptr && call->op() == op;
+  return call != nullptr && op != nullptr && call->callee() == op;
 }
 
 // The interned CompilerAttrs for `target`. Interning takes a global lock, and
@@ -35,10 +35,10 @@ const Attrs* CompilerAttrs(const OpInfo* op, std::string_view target) {
   return attrs;
 }
 
-const Call* MakeAnnotation(IRBuilder& builder, const OpInfo* op, const Expr* arg,
+const Call* MakeAnnotation(IRBuilder& builder, const OpExpr* op, const Expr* arg,
                            std::string_view target) {
-  const Attrs* attrs = CompilerAttrs(op, target);
-  const Call* call = builder.MakeCall(GetOp(op), {arg}, attrs);
+  const Attrs* attrs = CompilerAttrs(op->info(), target);
+  const Call* call = builder.MakeCall(op, {arg}, attrs);
   call->set_checked_type(arg->checked_type());
   return call;
 }
@@ -60,14 +60,24 @@ bool IsTruthy(const AttrValue* v) {
 
 }  // namespace
 
-bool IsCompilerBegin(const Expr* e) { return IsCallOf(e, BeginOp()); }
-bool IsCompilerEnd(const Expr* e) { return IsCallOf(e, EndOp()); }
+const OpExpr* CompilerBeginOp() {
+  static const OpExpr* op = GetOp(BeginOp());
+  return op;
+}
+
+const OpExpr* CompilerEndOp() {
+  static const OpExpr* op = GetOp(EndOp());
+  return op;
+}
+
+bool IsCompilerBegin(const Expr* e) { return IsCallOf(e, CompilerBeginOp()); }
+bool IsCompilerEnd(const Expr* e) { return IsCallOf(e, CompilerEndOp()); }
 // One look at the callee (the region walks ask this of every node).
 bool IsCompilerAnnotation(const Expr* e) {
   const Call* call = DynCast<Call>(e);
   if (call == nullptr) return false;
-  const OpInfo* op = call->op();
-  return op != nullptr && (op == BeginOp() || op == EndOp());
+  const Expr* callee = call->callee();
+  return callee == CompilerBeginOp() || callee == CompilerEndOp();
 }
 
 std::string_view AnnotationTarget(const Expr* e) {
@@ -77,11 +87,11 @@ std::string_view AnnotationTarget(const Expr* e) {
 }
 
 const Call* MakeCompilerBegin(IRBuilder& builder, const Expr* arg, std::string_view target) {
-  return MakeAnnotation(builder, BeginOp(), arg, target);
+  return MakeAnnotation(builder, CompilerBeginOp(), arg, target);
 }
 
 const Call* MakeCompilerEnd(IRBuilder& builder, const Expr* arg, std::string_view target) {
-  return MakeAnnotation(builder, EndOp(), arg, target);
+  return MakeAnnotation(builder, CompilerEndOp(), arg, target);
 }
 
 std::string_view CompositeName(const Call* call) {

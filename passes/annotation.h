@@ -25,7 +25,15 @@ inline constexpr std::string_view kGlobalSymbol = "global_symbol";
 // whose annotations PartitionGraph drops before partitioning.
 inline constexpr std::string_view kDefaultTarget = "default";
 
+// The callee nodes of annotation.compiler_begin / compiler_end (one node per
+// op, see GetOp): comparing a call's callee with them reads no other node.
+const OpExpr* CompilerBeginOp();
+const OpExpr* CompilerEndOp();
+
 // True for a call of annotation.compiler_begin / annotation.compiler_end.
+// They compare callee pointers: a walk asks this of every node, and reading
+// the callee (often a composite function literal elsewhere in memory) was a
+// cache miss per call.
 bool IsCompilerBegin(const Expr* e);
 bool IsCompilerEnd(const Expr* e);
 bool IsCompilerAnnotation(const Expr* e);

@@ -82,16 +82,6 @@ struct RegionFunction {
 // Regions with at most this many outputs find one by a linear search.
 constexpr size_t kFewOutputs = 8;
 
-// The op node every annotation.compiler_begin / compiler_end call has as
-// callee (one node per op, see GetOp): comparing a callee with it reads no
-// other node, where Call::op() reads the callee, and the callee of a
-// composite call is its function literal, elsewhere in memory.
-const Expr* AnnotationCallee(bool begin) {
-  static const Expr* const kBegin = GetOp("annotation.compiler_begin");
-  static const Expr* const kEnd = GetOp("annotation.compiler_end");
-  return begin ? kBegin : kEnd;
-}
-
 // What the region set says of a compiler_begin or compiler_end: its region
 // and, for a begin, its position among the region's inputs.
 struct AnnotationInfo {
@@ -123,8 +113,8 @@ class Partitioner {
         builder_(mod.arena()),
         prefix_(std::move(prefix)),
         bind_constants_(bind_constants),
-        begin_op_(AnnotationCallee(true)),
-        end_op_(AnnotationCallee(false)),
+        begin_op_(CompilerBeginOp()),
+        end_op_(CompilerEndOp()),
         dense_(set.NumRegionIds(), -1) {
     std::vector<RegionId> ids = set_.RegionIds();
     funcs_.resize(ids.size());
