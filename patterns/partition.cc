@@ -173,8 +173,8 @@ class BodyBuilder {
   const IndexedGraph& graph_;
   IRBuilder& b_;
   const Group* group_ = nullptr;
-  std::vector<const Expr*> out_;    // by slot
-  std::vector<uint8_t> changed_;    // by slot
+  std::vector<const Expr*> out_;        // by slot
+  std::vector<uint8_t> changed_;        // by slot
   std::vector<uint32_t> slot_by_node_;  // large groups only
   std::vector<const Expr*> scratch_;
   std::vector<const Var*> params_;
@@ -200,12 +200,11 @@ OpCounts CountOps(const IndexedGraph& graph) {
   return counts;
 }
 
-// The calls a partitioned group takes out of the graph: its root and the
-// body nodes the rebuilt graph no longer reaches. An interior node stays
-// (the group duplicates it) when a node outside the group uses it, or when
-// an interior node that stays does.
-void RemoveGroupOps(const IndexedGraph& graph, const Group& group, OpCounts& counts,
-                    std::vector<uint8_t>& stays) {
+// Which body nodes of `group` stay in the graph once it is partitioned
+// (stays[k] for group.nodes[k]): an interior node stays (the group
+// duplicates it) when a node outside the group uses it, or when an interior
+// node that stays does. The root never stays (its call replaces it).
+void FindStaying(const IndexedGraph& graph, const Group& group, std::vector<uint8_t>& stays) {
   // Body nodes are in post-order: consumers inside the group come later.
   stays.assign(group.nodes.size(), 0);
   for (size_t k = group.nodes.size(); k-- > 0;) {
@@ -219,9 +218,33 @@ void RemoveGroupOps(const IndexedGraph& graph, const Group& group, OpCounts& cou
       }
     }
   }
-  for (size_t k = 0; k < group.nodes.size(); ++k) {
-    const OpInfo* op = graph.call_op(group.nodes[k]);
-    if (op != nullptr && !stays[k]) --counts[op];
+}
+
+// The calls a partitioned group takes out of the graph: its root and the
+// body nodes that do not stay (FindStaying), as marked in `deferred`
+// (MarkDeferred).
+void RemoveGroupOps(const IndexedGraph& graph, const Group& group, OpCounts& counts,
+                    std::span<const uint8_t> deferred) {
+  for (uint32_t n : group.nodes) {
+    const OpInfo* op = graph.call_op(n);
+    if (op != nullptr && deferred[n]) --counts[op];
+  }
+}
+
+// Marks (deferred[i] = 1) the nodes a partition need not rebuild unless
+// their group is rejected: the group's root and the interior nodes that do
+// not stay. When the group's call replaces its root, nothing in the new
+// graph uses their rebuilt versions (the function's body is built from the
+// graph's nodes), so rebuilding them in order would only allocate nodes
+// nothing reaches: two to three calls per composite on a typical table.
+void MarkDeferred(const IndexedGraph& graph, std::span<const Group> groups,
+                  std::vector<uint8_t>& deferred, std::vector<uint8_t>& stays) {
+  deferred.assign(graph.size(), 0);
+  for (const Group& group : groups) {
+    FindStaying(graph, group, stays);
+    for (size_t k = 0; k < group.nodes.size(); ++k) {
+      if (!stays[k]) deferred[group.nodes[k]] = 1;
+    }
   }
 }
 
@@ -249,23 +272,34 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
   if (grouper.groups().empty()) return root;
 
   // Post-order rewrite: rebuild nodes whose children changed, replace
-  // accepted group roots by calls of their functions.
+  // accepted group roots by calls of their functions. A group's deferred
+  // nodes (MarkDeferred) are rebuilt only when its root is rejected.
   IRBuilder b(arena);
   GraphRebuilder rebuilder(graph, b);
   BodyBuilder bodies(graph, b);
   std::vector<const Expr*> args;
-  std::vector<uint8_t> stays;
+  std::vector<uint8_t> stays, deferred;
+  MarkDeferred(graph, grouper.groups(), deferred, stays);
   if (edit != nullptr) {
     edit->replaced_at.assign(graph.size(), IndexedGraph::kNone);
     edit->replaced_inputs.clear();
   }
   for (uint32_t i = 0; i < graph.size(); ++i) {
-    rebuilder.Rebuild(i);
+    if (!deferred[i]) {
+      rebuilder.Rebuild(i);
+      continue;
+    }
     uint32_t gid = grouper.GroupOf(i);
-    if (gid == IndexedGraph::kNone || grouper.groups()[gid].root != i) continue;
-    const Expr* pre = graph.node(i);
-    if (options.check && !options.check(pre)) continue;
     const Group& group = grouper.groups()[gid];
+    if (group.root != i) continue;
+    const Expr* pre = graph.node(i);
+    if (options.check && !options.check(pre)) {
+      // Rejected: the group's nodes are rebuilt as any others, in order.
+      for (uint32_t n : group.nodes) {
+        if (deferred[n]) rebuilder.Rebuild(n);
+      }
+      continue;
+    }
     args.clear();
     for (uint32_t in : group.inputs) args.push_back(rebuilder.At(in));
     const Function* fn = bodies.Build(group, options, args);
@@ -278,7 +312,7 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
         ++stats->untyped;
       }
     }
-    if (counts != nullptr) RemoveGroupOps(graph, group, *counts, stays);
+    if (counts != nullptr) RemoveGroupOps(graph, group, *counts, deferred);
     if (edit != nullptr) {
       edit->replaced_at[i] = static_cast<uint32_t>(edit->replaced_inputs.size());
       edit->replaced_inputs.insert(edit->replaced_inputs.end(), group.inputs.begin(),

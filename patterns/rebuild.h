@@ -30,7 +30,7 @@ class GraphRebuilder {
 
   // Node i rebuilt over its children's current versions; also records it.
   const Expr* Rebuild(uint32_t i);
-  // Replaces node i (after Rebuild(i)).
+  // Replaces node i (after Rebuild(i), or instead of it).
   void Set(uint32_t i, const Expr* e);
   // The current version of node i.
   const Expr* At(uint32_t i) const { return out_[i]; }

@@ -248,6 +248,26 @@ TEST_F(PartitionTest, CheckOnAttributes) {
   EXPECT_EQ(Part(pattern, nhwc, options), nhwc);
 }
 
+// A rejected group downstream of an accepted one: its nodes (whose inputs
+// changed) are rebuilt over the accepted group's call, while nothing of an
+// accepted group but its call reaches the result.
+TEST_F(PartitionTest, RejectedGroupRebuiltOverAcceptedOne) {
+  Pattern pattern = IsOp("nn.relu")(IsOp("nn.conv2d")(Wildcard(), Wildcard()));
+  const Var* w2 = V("w2");
+  PartitionOptions options;
+  options.check = [](const Expr* pre) {
+    const Expr* weight = Cast<Call>(Cast<Call>(pre)->args()[0])->args()[1];
+    return Cast<Var>(weight)->name() != "w2";
+  };
+  const Expr* graph =
+      Op("nn.relu", {Op("nn.conv2d", {Op("nn.relu", {Op("nn.conv2d", {x_, w_})}), w2})});
+  const Var *xf = V("x"), *wf = V("w");
+  const Function* f =
+      Composite({xf, wf}, Op("nn.relu", {Op("nn.conv2d", {xf, wf})}), "nn.conv2d_nn.relu_");
+  ExpectSame(Part(pattern, graph, options),
+             Op("nn.relu", {Op("nn.conv2d", {CallOf(f, {x_, w_}), w2})}));
+}
+
 TEST_F(PartitionTest, CheckOnTypes) {
   Pattern pattern = IsOp("nn.relu")(IsOp("nn.conv2d")(Wildcard(), Wildcard()));
   PartitionOptions options;
