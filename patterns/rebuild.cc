@@ -128,8 +128,11 @@ const Expr* GraphRebuilder::RebuildRootFunction(const Function* fn, uint32_t bod
   while (first < n && param(first) == fn->params()[first]) ++first;
   if (first == n) {
     if (out_[body] == fn->body()) return fn;
-    return builder_.MakeFunction(fn->params(), out_[body], fn->ret_type(), fn->attrs(),
-                                 fn->type_params(), fn->span());
+    // The new function shares the old one's parameter and type parameter
+    // arrays (as it shares its unchanged nodes): no copy of a large main's
+    // parameter list per partition.
+    return builder_.arena()->New<Function>(fn->params(), out_[body], fn->ret_type(), fn->attrs(),
+                                           fn->type_params(), fn->span());
   }
   std::vector<const Var*> params(fn->params().begin(), fn->params().begin() + first);
   params.reserve(n);
