@@ -17,23 +17,71 @@
 namespace carve {
 namespace {
 
-// `FunctionVar_<g>_<k>`, without fmt's parsing: one per parameter of every
-// composite, so it is on the hot path of large partitions.
-std::string_view ParamName(int group, size_t k) {
-  static thread_local char buffer[48] = "FunctionVar_";
-  constexpr size_t kPrefix = 12;
-  char* end = std::to_chars(buffer + kPrefix, buffer + sizeof(buffer), group).ptr;
-  *end++ = '_';
-  end = std::to_chars(end, buffer + sizeof(buffer), k).ptr;
-  return std::string_view(buffer, static_cast<size_t>(end - buffer));
-}
+// The parameter names `FunctionVar_<g>_<k>` of composites, made once per
+// group number: every entry of a composite table numbers its groups from 0,
+// so a table's later entries reuse the earlier entries' names (one arena
+// string per group number, no formatting) instead of copying them again.
+class ParamNames {
+ public:
+  // Makes room for group numbers below `groups` at once (no growth copies
+  // left behind on the heap).
+  void Reserve(size_t groups) {
+    if (groups > blocks_.size()) blocks_.resize(groups);
+  }
+  // FunctionVar_<group>_0 ... FunctionVar_<group>_<count - 1>. The span is
+  // valid until the next call; the names live in `arena` (all calls must
+  // pass the same one).
+  std::span<const std::string_view> Get(int group, size_t count, Arena* arena) {
+    auto g = static_cast<size_t>(group);
+    if (g >= blocks_.size()) blocks_.resize(g + 1);
+    Block& block = blocks_[g];
+    if (block.count < count) {
+      text_.clear();
+      for (size_t k = 0; k < count; ++k) AppendName(group, k);
+      block = {arena->CopyString(text_).data(), static_cast<uint32_t>(count)};
+    }
+    views_.clear();
+    const char* p = block.text;
+    for (size_t k = 0; k < count; ++k) {
+      size_t length = kPrefix.size() + Digits(static_cast<size_t>(group)) + 1 + Digits(k);
+      views_.emplace_back(p, length);
+      p += length;
+    }
+    return views_;
+  }
+
+ private:
+  static constexpr std::string_view kPrefix = "FunctionVar_";
+  static size_t Digits(size_t v) {
+    size_t n = 1;
+    for (; v >= 10; v /= 10) ++n;
+    return n;
+  }
+  // Without fmt's parsing: on the hot path of large partitions.
+  void AppendName(int group, size_t k) {
+    char digits[24];
+    text_ += kPrefix;
+    text_.append(digits, std::to_chars(digits, digits + sizeof(digits), group).ptr);
+    text_ += '_';
+    text_.append(digits, std::to_chars(digits, digits + sizeof(digits), k).ptr);
+  }
+
+  struct Block {
+    const char* text = nullptr;  // the names, back to back
+    uint32_t count = 0;
+  };
+  std::vector<Block> blocks_;  // by group number
+  std::string text_;
+  std::vector<std::string_view> views_;
+};
 
 // Builds group bodies: the group's nodes rebuilt over fresh parameters,
 // their children found through graph edges (no hashing for calls, tuples
 // and projections) and their new versions kept per group member (Enter).
 class BodyBuilder {
  public:
-  BodyBuilder(const IndexedGraph& graph, IRBuilder& b) : graph_(graph), b_(b) {}
+  BodyBuilder(const IndexedGraph& graph, IRBuilder& b, ParamNames& names)
+      : graph_(graph), b_(b), names_(names) {}
 
   // `args` are the call's arguments (group.inputs rebuilt). With
   // options.typed, and when every argument and the root have types, the
@@ -46,9 +94,11 @@ class BodyBuilder {
     params_.clear();
     param_types_.clear();
     Enter(group);
+    std::span<const std::string_view> names =
+        names_.Get(group.number, group.inputs.size(), b_.arena());
     for (size_t k = 0; k < group.inputs.size(); ++k) {
       const Type* t = typed ? args[k]->checked_type() : nullptr;
-      const Var* p = b_.MakeVar(ParamName(group.number, k), t);
+      const Var* p = b_.MakeVarWithStableName(names[k], t, Span{});
       if (typed) {
         p->set_checked_type(t);
         param_types_.push_back(t);
@@ -172,6 +222,7 @@ class BodyBuilder {
 
   const IndexedGraph& graph_;
   IRBuilder& b_;
+  ParamNames& names_;
   const Group* group_ = nullptr;
   std::vector<const Expr*> out_;        // by slot
   std::vector<uint8_t> changed_;        // by slot
@@ -262,7 +313,8 @@ struct GraphEdit {
 const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& pattern,
                              const IndexedGraph& graph, Arena* arena,
                              const PartitionOptions& options, PartitionStats* stats,
-                             OpCounts* counts = nullptr, GraphEdit* edit = nullptr) {
+                             ParamNames& names, OpCounts* counts = nullptr,
+                             GraphEdit* edit = nullptr) {
   const Expr* root = graph.node(graph.root());
   if (pattern->node(pattern->root()).kind == PatternKind::kFunction) return root;
   PatternGrouper grouper(pattern, graph);
@@ -276,7 +328,9 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
   // nodes (MarkDeferred) are rebuilt only when its root is rejected.
   IRBuilder b(arena);
   GraphRebuilder rebuilder(graph, b);
-  BodyBuilder bodies(graph, b);
+  BodyBuilder bodies(graph, b, names);
+  // Groups are numbered in the order found: the last has the largest number.
+  names.Reserve(static_cast<size_t>(grouper.groups()[grouper.groups().size() - 1].number) + 1);
   std::vector<const Expr*> args;
   std::vector<uint8_t> stays, deferred;
   MarkDeferred(graph, grouper.groups(), deferred, stays);
@@ -408,7 +462,8 @@ const Expr* Partition(const std::shared_ptr<const CompiledPattern>& pattern, con
                       Arena* arena, const PartitionOptions& options, PartitionStats* stats) {
   if (pattern->node(pattern->root()).kind == PatternKind::kFunction) return expr;
   IndexedGraph graph(expr, {.opaque_composites = true});
-  return PartitionInGraph(pattern, graph, arena, options, stats);
+  ParamNames names;
+  return PartitionInGraph(pattern, graph, arena, options, stats, names);
 }
 
 absl::StatusOr<const Expr*> Partition(const Pattern& pattern, const Expr* expr, Arena* arena,
@@ -427,6 +482,7 @@ absl::StatusOr<const Expr*> PartitionComposites(const std::vector<CompositeEntry
   // edit (IndexedGraph::Derive), when an entry needs it.
   std::unique_ptr<IndexedGraph> graph, previous;
   GraphEdit edit;
+  ParamNames names;
   std::optional<OpCounts> counts;
   size_t size_hint = 0;
   for (const CompositeEntry& entry : table) {
@@ -454,7 +510,7 @@ absl::StatusOr<const Expr*> PartitionComposites(const std::vector<CompositeEntry
     options.typed = typed;
     PartitionStats entry_stats;
     const Expr* out =
-        PartitionInGraph(*compiled, *graph, arena, options, &entry_stats, &*counts, &edit);
+        PartitionInGraph(*compiled, *graph, arena, options, &entry_stats, names, &*counts, &edit);
     if (stats != nullptr) {
       stats->groups += entry_stats.groups;
       stats->partitioned += entry_stats.partitioned;

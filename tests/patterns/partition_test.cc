@@ -8,6 +8,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ir/visit.h"
 #include "patterns/builders.h"
 #include "tests/patterns/pattern_test_util.h"
 
@@ -539,6 +540,42 @@ def @main(%x: Tensor[(1, 8), float32], %y: Tensor[(1, 8), float32]) {
     EXPECT_EQ(p->annotation(), p->checked_type());
     EXPECT_NE(p->annotation(), nullptr);
   }
+}
+
+// Every entry numbers its groups from 0, so entries share the names of a
+// group number (partition.cc keeps one arena string per number): a later
+// entry with more parameters, then one with fewer, still gets
+// FunctionVar_<g>_<k> for exactly its own parameters.
+TEST_F(PartitionTest, CompositeTableParameterNamesAcrossEntries) {
+  auto in = ParseModule("names.relay", R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 8), float32], %y: Tensor[(1, 8), float32], %z: Tensor[(1, 8), float32]) {
+  %0 = nn.relu(%x);
+  %1 = add(%0, %y);
+  %2 = multiply(%1, %z);
+  %3 = subtract(%2, %x);
+  nn.relu(%3)
+}
+)");
+  ASSERT_TRUE(in.ok()) << RenderStatus(in.status());
+  ASSERT_TRUE(InferType(*in).ok());
+  std::vector<CompositeEntry> table = {
+      {"t.relu", IsOp("nn.relu")(IsOp("subtract")(Wildcard(), Wildcard())), {}},
+      {"t.add_mul", IsOp("multiply")(IsOp("add")(Wildcard(), Wildcard()), Wildcard()), {}},
+      {"t.relu1", IsOp("nn.relu")(Wildcard()), {}}};
+  auto out = PartitionComposites(table, in->Lookup("main"), in->arena());
+  ASSERT_TRUE(out.ok()) << out.status();
+  std::vector<std::vector<std::string_view>> names;  // per composite, in post-order
+  PostOrderVisit(*out, [&](const Expr* e) {
+    const auto* fn = DynCast<Function>(e);
+    if (fn == nullptr || !fn->HasAttr("Composite")) return;
+    names.emplace_back();
+    for (const Var* p : fn->params()) names.back().push_back(p->name());
+  });
+  using V = std::vector<std::string_view>;
+  EXPECT_THAT(names,
+              ::testing::UnorderedElementsAre(
+                  V{"FunctionVar_0_0"}, V{"FunctionVar_0_0", "FunctionVar_0_1", "FunctionVar_0_2"},
+                  V{"FunctionVar_0_0", "FunctionVar_0_1"}));
 }
 
 TEST_F(PartitionTest, CompositeTableErrorsNameTheEntry) {
