@@ -104,6 +104,8 @@ bool GraphRebuilder::ChildrenChanged(uint32_t i, const Expr* e) const {
   for (uint32_t in : graph_.inputs(i)) {
     if (changed_[in]) return true;
   }
+  // The kind from the graph's dense array: a node that is kept is not read.
+  if (graph_.kind(i) != ExprKind::kLet) return false;
   if (const auto* let = DynCast<Let>(e)) {
     uint32_t var = graph_.IndexOf(let->var());
     if (var != IndexedGraph::kNone) {
