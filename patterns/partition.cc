@@ -307,9 +307,10 @@ struct GraphEdit {
 };
 
 // Partitions in an existing graph (so that a table of patterns reuses one
-// graph while nothing changes). `counts` (optional) is updated for the calls
-// the accepted groups remove; `edit` (optional) receives the changes when
-// the expression changed.
+// graph while nothing changes). `names` gives the composites' parameter
+// names (shared across a table's entries). `counts` (optional) is updated
+// for the calls the accepted groups remove; `edit` (optional) receives the
+// changes when the expression changed.
 const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& pattern,
                              const IndexedGraph& graph, Arena* arena,
                              const PartitionOptions& options, PartitionStats* stats,
