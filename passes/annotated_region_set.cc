@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <mutex>
 #include <span>
 #include <utility>
 
@@ -13,30 +14,173 @@
 
 namespace carve {
 
+// The graph a Creator walks, given as the nodes themselves: a node is its
+// address, and the set's address map is the walk's visited set.
+class AnnotatedRegionSet::NodeSource {
+ public:
+  using Handle = const Expr*;
+  explicit NodeSource(AnnotatedRegionSet& set) : set_(set) {}
+
+  static bool IsAtom(Handle h) { return h->is_atom(); }
+  static const Expr* Node(Handle h) { return h; }
+  static ExprKind Kind(Handle h) { return h->kind(); }
+  // The index of `h`, numbered `next` when met for the first time.
+  std::pair<NodeIndex, bool> Number(Handle h, NodeIndex next) {
+    auto [index, inserted] = set_.index_.TryEmplace(h, next);
+    return {*index, inserted};
+  }
+  // The index of `h` if met before, else kNoNode.
+  NodeIndex Lookup(Handle h) const { return set_.IndexOf(h); }
+  template <typename F>
+  void ForEachChild(Handle h, F&& f) const {
+    // Bottom-up builders (the parser, mutators) allocate a node's operands
+    // just before it, so the nodes the walk opens next mostly lie just below
+    // this one: start loading them (a chain of pointers otherwise waits for
+    // one cache miss after the other).
+    for (int line = 1; line <= 8; ++line) {
+      __builtin_prefetch(reinterpret_cast<const char*>(h) - 64 * line);
+    }
+    // The walk reads every child's kind next: start all their loads now.
+    carve::ForEachChild(h, [&](const Expr* c) {
+      __builtin_prefetch(c);
+      f(c);
+    });
+  }
+  // kBeginFlag or kEndFlag for an annotation call, else 0.
+  uint8_t AnnotationFlags(Handle h) const {
+    if (h->kind() != ExprKind::kCall) return 0;
+    const OpInfo* op = Cast<Call>(h)->op();
+    if (op == nullptr) return 0;
+    if (op == begin_op_) return kBeginFlag;
+    return op == end_op_ ? kEndFlag : 0;
+  }
+  static bool IsEnd(Handle h) { return IsCompilerEnd(h); }
+  static bool IsComposite(Handle h) { return Cast<Function>(h)->HasAttr(attr::kComposite); }
+  // The target of annotation `h`, as an index into the set's targets_.
+  // Calls made by one builder share their attributes: one look at the
+  // attributes per distinct object.
+  uint32_t TargetOf(Handle h) {
+    const Call* call = Cast<Call>(h);
+    if (!has_last_ || call->attrs() != last_attrs_) {
+      last_attrs_ = call->attrs();
+      last_target_ = set_.TargetIndex(AnnotationTarget(call));
+      has_last_ = true;
+    }
+    return last_target_;
+  }
+  // Called once the walk is over.
+  void Finish() {}
+
+ private:
+  AnnotatedRegionSet& set_;
+  const Attrs* last_attrs_ = nullptr;
+  uint32_t last_target_ = 0;
+  bool has_last_ = false;
+  // The annotation ops, compared with every call's op.
+  const OpInfo* begin_op_ = FindOp("annotation.compiler_begin");
+  const OpInfo* end_op_ = FindOp("annotation.compiler_end");
+};
+
+// The graph a rewrite over a kGraphWalks set's numbering produced (see
+// Rewrite in the header), read from that set's arrays: the walk reads no
+// node but lets (the nodes it makes were just written by the rewrite, or read by the
+// source's walk, and PartitionGraph reads them next anyway). A node of the result is the
+// index of the source node it comes from, with kNewBit when it is that
+// node's rebuilt version (a node kept as it is and its rebuilt version can
+// both be in the result, below a composite function and outside it).
+class AnnotatedRegionSet::RewriteSource {
+ public:
+  using Handle = uint32_t;
+  static constexpr Handle kNewBit = Rewrite::kNewBit;
+  static constexpr Handle kAtom = Rewrite::kAtom;
+
+  RewriteSource(AnnotatedRegionSet& set, const AnnotatedRegionSet& source, const Rewrite& rewrite)
+      : set_(set), source_(source), rewrite_(rewrite), number_(2 * source.num_nodes(), kNoNode) {}
+
+  static bool IsAtom(Handle h) { return h == kAtom; }
+  const Expr* Node(Handle h) const {
+    NodeIndex i = h & ~kNewBit;
+    return (h & kNewBit) ? rewrite_.out[i] : source_.node(i);
+  }
+  ExprKind Kind(Handle h) const { return source_.kind(h & ~kNewBit); }
+  std::pair<NodeIndex, bool> Number(Handle h, NodeIndex next) {
+    NodeIndex& n = number_[Slot(h)];
+    if (n != kNoNode) return {n, false};
+    n = next;
+    return {n, true};
+  }
+  NodeIndex Lookup(Handle h) const { return h == kAtom ? kNoNode : number_[Slot(h)]; }
+  template <typename F>
+  void ForEachChild(Handle h, F&& f) const {
+    NodeIndex i = h & ~kNewBit;
+    bool rebuilt = h & kNewBit;
+    for (NodeIndex k : source_.children(i)) {
+      if (k == kNoNode) {
+        f(kAtom);
+      } else if (!rebuilt || rewrite_.out[k] == nullptr) {
+        f(k);  // the child as it was
+      } else {
+        f(rewrite_.handle[k]);
+      }
+    }
+  }
+  uint8_t AnnotationFlags(Handle h) const {
+    NodeIndex i = h & ~kNewBit;
+    return source_.IsBegin(i) ? kBeginFlag : source_.IsEnd(i) ? kEndFlag : 0;
+  }
+  bool IsEnd(Handle h) const { return h != kAtom && source_.IsEnd(h & ~kNewBit); }
+  bool IsComposite(Handle h) const { return source_.IsComposite(h & ~kNewBit); }
+  // The target of annotation `h`: the source knows it without reading the
+  // node (the region the annotation was first placed in has its target).
+  uint32_t TargetOf(Handle h) {
+    NodeIndex i = h & ~kNewBit;
+    uint32_t t = source_.flags_[i] >> kTargetShift;
+    t = t != 0 ? t - 1 : source_.regions_[source_.node_region_[i]].target;
+    if (t >= target_index_.size()) target_index_.resize(t + 1, kNoTarget);
+    if (target_index_[t] == kNoTarget) target_index_[t] = set_.TargetIndex(source_.targets_[t]);
+    return target_index_[t];
+  }
+  // The address map is filled when first asked (see IndexOf).
+  void Finish() { set_.index_pending_ = true; }
+
+ private:
+  size_t Slot(Handle h) const { return (h & ~kNewBit) + ((h & kNewBit) ? source_.num_nodes() : 0); }
+
+  AnnotatedRegionSet& set_;
+  const AnnotatedRegionSet& source_;
+  const Rewrite& rewrite_;
+  // By source index (then rebuilt versions after them): the number given.
+  std::vector<NodeIndex> number_;
+  // By source target index: the set's.
+  static constexpr uint32_t kNoTarget = ~0u;
+  std::vector<uint32_t> target_index_;
+};
+
 // Visits the expression in TVM's order (MixedModeVisitor): calls, tuples and
 // projections after their operands; let and if nodes before theirs. One
 // depth-first walk that numbers each node when it first meets it.
+template <typename Source>
 class AnnotatedRegionSet::Creator {
  public:
-  Creator(AnnotatedRegionSet& set, bool keep_children) : set_(set), keep_children_(keep_children) {}
+  using Handle = typename Source::Handle;
+  Creator(AnnotatedRegionSet& set, Source& source, bool keep_children)
+      : set_(set), source_(source), keep_children_(keep_children) {}
 
-  absl::Status Run(const Expr* root) {
-    set_.index_.TryEmplace(root, 0);
+  absl::Status Run(Handle root) {
+    source_.Number(root, 0);
     CARVE_RETURN_IF_ERROR(Open(root));
     while (!stack_.empty()) {
       Frame& top = stack_.back();
       if (top.next < slots_.size()) {
         uint32_t s = top.next++;
         NodeIndex& kid = slot_ids_[s];
-        const Expr* c = slots_[s];
+        Handle c = slots_[s];
         // Atoms (ops, variables, constants) neither join nor open regions:
         // they are not visited at all.
-        if (c->is_atom()) continue;
-        // The index map is the visited set: one look-up per edge, and no
-        // write to the nodes.
-        auto [index, inserted] =
-            set_.index_.TryEmplace(c, static_cast<NodeIndex>(set_.node_.size()));
-        kid = *index;
+        if (Source::IsAtom(c)) continue;
+        // The numbering is the visited set: one look-up per edge.
+        auto [index, inserted] = source_.Number(c, static_cast<NodeIndex>(set_.node_.size()));
+        kid = index;
         if (!inserted) continue;  // met before (the graph is acyclic)
         CARVE_RETURN_IF_ERROR(Open(c));
         continue;
@@ -53,6 +197,7 @@ class AnnotatedRegionSet::Creator {
       slot_ids_.resize(slots_begin);
     }
     if (keep_children_) set_.kid_begin_.push_back(static_cast<uint32_t>(set_.kids_.size()));
+    source_.Finish();
     return absl::OkStatus();
   }
 
@@ -64,28 +209,18 @@ class AnnotatedRegionSet::Creator {
     uint32_t target;  // of an annotation: index into targets_
   };
 
-  // Numbers `e` (already in the index map), records its children's slots
-  // and what its post-visit needs to know of it (it runs after the whole
-  // subtree, when `e` has left the caches), and pre-visits it.
-  absl::Status Open(const Expr* e) {
+  // Numbers `h` (already numbered by the source), records its children's
+  // slots and what its post-visit needs to know of it (it runs after the
+  // whole subtree, when the node has left the caches), and pre-visits it.
+  absl::Status Open(Handle h) {
     NodeIndex i = static_cast<NodeIndex>(set_.node_.size());
-    // Bottom-up builders (the parser, mutators) allocate a node's operands
-    // just before it, so the nodes the walk opens next mostly lie just below
-    // this one: start loading them (a chain of pointers otherwise waits for
-    // one cache miss after the other).
-    for (int line = 1; line <= 8; ++line) {
-      __builtin_prefetch(reinterpret_cast<const char*>(e) - 64 * line);
-    }
+    const Expr* e = source_.Node(h);
     set_.node_.push_back(e);
-    set_.kind_.push_back(e->kind());
-    set_.flags_.push_back(AnnotationFlags(e));
+    set_.kind_.push_back(source_.Kind(h));
+    set_.flags_.push_back(source_.AnnotationFlags(h));
     set_.node_region_.push_back(kNoRegion);
     uint32_t begin = static_cast<uint32_t>(slots_.size());
-    // The walk reads every child's kind next: start all their loads now.
-    ForEachChild(e, [&](const Expr* c) {
-      __builtin_prefetch(c);
-      slots_.push_back(c);
-    });
+    source_.ForEachChild(h, [&](Handle c) { slots_.push_back(c); });
     slot_ids_.resize(slots_.size(), kNoNode);
     if (keep_children_) {
       set_.kid_begin_.push_back(static_cast<uint32_t>(set_.kids_.size()));
@@ -93,49 +228,21 @@ class AnnotatedRegionSet::Creator {
     } else {
       set_.annotation_arg_.push_back(kNoNode);
     }
-    uint32_t target = set_.flags_[i] != 0 ? TargetOf(Cast<Call>(e)) : 0;
+    uint32_t target = set_.flags_[i] != 0 ? source_.TargetOf(h) : 0;
     stack_.push_back({i, begin, begin, target});
-    return PreVisit(i);
+    return PreVisit(i, h, std::span<const Handle>(slots_.data() + begin, slots_.size() - begin));
   }
 
-  // The target of an annotation call, as an index into targets_. Calls
-  // made by one builder share their attributes: one look at the attributes
-  // per distinct object.
-  uint32_t TargetOf(const Call* call) {
-    if (!has_last_ || call->attrs() != last_attrs_) {
-      last_attrs_ = call->attrs();
-      last_target_ = set_.TargetIndex(AnnotationTarget(call));
-      has_last_ = true;
-    }
-    return last_target_;
-  }
-
-  // kBeginFlag or kEndFlag for an annotation call, else 0.
-  uint8_t AnnotationFlags(const Expr* e) const {
-    if (e->kind() != ExprKind::kCall) return 0;
-    const OpInfo* op = Cast<Call>(e)->op();
-    if (op == nullptr) return 0;
-    if (op == begin_op_) return kBeginFlag;
-    return op == end_op_ ? kEndFlag : 0;
-  }
-
-  absl::Status PreVisit(NodeIndex i) {
-    const Expr* e = set_.node_[i];
-    switch (e->kind()) {
-      case ExprKind::kLet: {
-        auto* let = Cast<Let>(e);
-        const Expr* args[] = {let->var(), let->value(), let->body()};
-        return AddToArgRegion(i, ArgsOf(args));
-      }
-      case ExprKind::kIf: {
-        auto* c = Cast<If>(e);
-        const Expr* args[] = {c->cond(), c->then_branch(), c->else_branch()};
-        return AddToArgRegion(i, ArgsOf(args));
-      }
+  // `kids`: the node's children, in ForEachChild's order (for a let: var,
+  // value, body; for an if: condition, then, else).
+  absl::Status PreVisit(NodeIndex i, Handle h, std::span<const Handle> kids) {
+    switch (set_.kind_[i]) {
+      case ExprKind::kLet:
+      case ExprKind::kIf:
+        return AddToArgRegion(i, ArgsOfUnvisited(kids));
       case ExprKind::kFunction: {
-        auto* fn = Cast<Function>(e);
-        if (fn->HasAttr(attr::kComposite)) set_.flags_[i] |= kCompositeFlag;
-        scopes_.push_back(fn);
+        if (source_.IsComposite(h)) set_.flags_[i] |= kCompositeFlag;
+        scopes_.push_back(Cast<Function>(set_.node_[i]));
         return absl::OkStatus();
       }
       default:
@@ -173,6 +280,7 @@ class AnnotatedRegionSet::Creator {
     }
     NodeIndex arg = args[0];
     if (!keep_children_) set_.annotation_arg_[i] = arg;
+    if (target < kMaxFlagTarget) set_.flags_[i] |= (target + 1) << kTargetShift;
     bool begin = annotation == kBeginFlag;
     if (set_.targets_[target] == kDefaultTarget ||
         (!begin && arg != kNoNode && set_.kind_[arg] == ExprKind::kTuple)) {
@@ -231,9 +339,15 @@ class AnnotatedRegionSet::Creator {
 
   // Arguments of a let or if, pre-visited before its operands: those met
   // before are looked up, the others are outside every region yet.
-  std::span<const Arg> ArgsOf(std::span<const Expr* const> exprs) {
+  std::span<const Arg> ArgsOfUnvisited(std::span<const Handle> kids) {
     args_.clear();
-    for (const Expr* x : exprs) args_.push_back({IsCompilerEnd(x), set_.GetRegion(x)});
+    for (Handle x : kids) {
+      if (Source::IsAtom(x)) {
+        args_.push_back({false, kNoRegion});
+      } else {
+        args_.push_back({source_.IsEnd(x), set_.RegionOfIndex(source_.Lookup(x))});
+      }
+    }
     return args_;
   }
 
@@ -270,17 +384,12 @@ class AnnotatedRegionSet::Creator {
   }
 
   AnnotatedRegionSet& set_;
-  // The annotation ops, compared with every call's op.
-  const OpInfo* begin_op_ = FindOp("annotation.compiler_begin");
-  const OpInfo* end_op_ = FindOp("annotation.compiler_end");
+  Source& source_;
   std::vector<const Function*> scopes_;
-  const Attrs* last_attrs_ = nullptr;
-  uint32_t last_target_ = 0;
-  bool has_last_ = false;
   std::vector<Frame> stack_;
   bool keep_children_;
   // The children of the frames on the stack, and their indices once known.
-  std::vector<const Expr*> slots_;
+  std::vector<Handle> slots_;
   std::vector<NodeIndex> slot_ids_;
   std::vector<Arg> args_;
 };
@@ -291,12 +400,43 @@ absl::StatusOr<AnnotatedRegionSet> AnnotatedRegionSet::Create(const Expr* root,
   set.func_name_ = std::move(func_name);
   bool keep_children = use == Use::kGraphWalks;
   set.keep_children_ = keep_children;
-  set.keep_node_lists_ = !keep_children;
   set.root_ = root;
   absl::Status status;
   {
-    Creator creator(set, keep_children);
+    NodeSource source(set);
+    Creator<NodeSource> creator(set, source, keep_children);
     status = creator.Run(root);
+  }
+  CARVE_RETURN_IF_ERROR(status);
+  return set;
+}
+
+absl::StatusOr<AnnotatedRegionSet> AnnotatedRegionSet::CreateForRewrite(
+    const AnnotatedRegionSet& source, const Rewrite& rewrite) {
+  assert(source.keep_children_);
+  AnnotatedRegionSet set;
+  set.func_name_ = source.func_name_;
+  set.keep_children_ = false;
+  NodeIndex root = 0;
+  RewriteSource::Handle root_handle = rewrite.out[root] == nullptr ? root : rewrite.handle[root];
+  absl::Status status;
+  {
+    RewriteSource view(set, source, rewrite);
+    set.root_ = view.Node(root_handle);
+    // At most as many nodes as the source (less the dropped annotations).
+    set.node_.reserve(source.num_nodes());
+    set.kind_.reserve(source.num_nodes());
+    set.flags_.reserve(source.num_nodes());
+    set.node_region_.reserve(source.num_nodes());
+    set.annotation_arg_.reserve(source.num_nodes());
+    // Regions: at most the source's; list items: at most an input, an
+    // output and a consumer entry per region.
+    set.regions_.reserve(source.NumRegionIds());
+    set.parent_.reserve(source.NumRegionIds());
+    set.items_.reserve(3 * source.NumRegionIds());
+    set.next_.reserve(3 * source.NumRegionIds());
+    Creator<RewriteSource> creator(set, view, /*keep_children=*/false);
+    status = creator.Run(root_handle);
   }
   CARVE_RETURN_IF_ERROR(status);
   return set;
@@ -315,8 +455,15 @@ AnnotatedRegionSet::RegionId AnnotatedRegionSet::Find(RegionId id) const {
 
 AnnotatedRegionSet::NodeIndex AnnotatedRegionSet::IndexOf(const Expr* e) const {
   if (e->is_atom()) return kNoNode;
+  if (index_pending_) FillIndex();
   const NodeIndex* i = index_.Find(e);
   return i == nullptr ? kNoNode : *i;
+}
+
+void AnnotatedRegionSet::FillIndex() const {
+  index_pending_ = false;
+  index_.Reserve(node_.size());
+  for (NodeIndex i = 0; i < node_.size(); ++i) index_.TryEmplace(node_[i], i);
 }
 
 AnnotatedRegionSet::RegionId AnnotatedRegionSet::GetRegion(const Expr* e) const {
@@ -336,10 +483,20 @@ AnnotatedRegionSet::RegionId AnnotatedRegionSet::MakeRegion(uint32_t target,
   RegionId id = static_cast<RegionId>(regions_.size());
   regions_.push_back(Region{});
   regions_.back().target = target;
-  regions_.back().scope = scope;
+  regions_.back().scope = ScopeIndex(scope);
   parent_.push_back(id);
   ++live_regions_;
   return id;
+}
+
+uint32_t AnnotatedRegionSet::ScopeIndex(const Function* scope) {
+  // Regions are made scope after scope: look at the last one first.
+  if (scopes_.back() == scope) return static_cast<uint32_t>(scopes_.size() - 1);
+  for (uint32_t s = 0; s < scopes_.size(); ++s) {
+    if (scopes_[s] == scope) return s;
+  }
+  scopes_.push_back(scope);
+  return static_cast<uint32_t>(scopes_.size() - 1);
 }
 
 uint32_t AnnotatedRegionSet::TargetIndex(std::string_view target) {
@@ -350,11 +507,7 @@ uint32_t AnnotatedRegionSet::TargetIndex(std::string_view target) {
   return static_cast<uint32_t>(targets_.size() - 1);
 }
 
-void AnnotatedRegionSet::AddNode(RegionId id, NodeIndex i) {
-  node_region_[i] = id;
-  if (keep_node_lists_) Append(regions_[id].nodes, i);
-  ++regions_[id].num_nodes;
-}
+void AnnotatedRegionSet::AddNode(RegionId id, NodeIndex i) { node_region_[i] = id; }
 
 void AnnotatedRegionSet::Append(List& list, NodeIndex i) {
   int32_t index = static_cast<int32_t>(items_.size());
@@ -382,6 +535,7 @@ void AnnotatedRegionSet::MergeRegions(RegionId src, RegionId dst) {
   src = Find(src);
   dst = Find(dst);
   if (src == dst) return;
+  members_begin_.clear();  // Nodes() groups again
   Region& s = regions_[src];
   Region& d = regions_[dst];
   // Inputs of the merged region reading from `src` became internal: TVM
@@ -413,12 +567,10 @@ void AnnotatedRegionSet::MergeRegions(RegionId src, RegionId dst) {
     Splice(d.consumers, kept, next_);
     d.num_consumers += num_kept;
   }
-  Splice(d.nodes, s.nodes, next_);
   Splice(d.ins, s.ins, next_);
   Splice(d.outs, s.outs, next_);
   d.num_ins += s.num_ins;
   d.live_outs += s.live_outs;
-  d.num_nodes += s.num_nodes;
   parent_[src] = dst;
   --live_regions_;
 }
@@ -448,10 +600,91 @@ std::vector<const Call*> AnnotatedRegionSet::Outs(RegionId id) const {
 bool AnnotatedRegionSet::HasOuts(RegionId id) const { return regions_[Find(id)].live_outs > 0; }
 
 std::vector<const Expr*> AnnotatedRegionSet::Nodes(RegionId id) const {
-  assert(keep_node_lists_);
+  if (members_begin_.empty()) GroupNodes();
+  RegionId r = Find(id);
   std::vector<const Expr*> out;
-  ForEachItem(regions_[Find(id)].nodes, [&](NodeIndex i) { out.push_back(node_[i]); });
+  for (uint32_t k = members_begin_[r]; k < members_begin_[r + 1]; ++k) {
+    out.push_back(node_[members_[k]]);
+  }
   return out;
+}
+
+// A counting sort of the nodes by region: a list per region kept up to date
+// through the merges cost 8 bytes and an append per node, for the few
+// callers that ask.
+void AnnotatedRegionSet::GroupNodes() const {
+  members_begin_.assign(regions_.size() + 1, 0);
+  for (NodeIndex i = 0; i < node_.size(); ++i) {
+    RegionId r = RegionAt(i);
+    if (r != kNoRegion) ++members_begin_[r + 1];
+  }
+  for (size_t r = 0; r < regions_.size(); ++r) members_begin_[r + 1] += members_begin_[r];
+  members_.resize(members_begin_.back());
+  std::vector<uint32_t> next(members_begin_.begin(), members_begin_.end() - 1);
+  for (NodeIndex i = 0; i < node_.size(); ++i) {
+    RegionId r = RegionAt(i);
+    if (r != kNoRegion) members_[next[r]++] = i;
+  }
+}
+
+namespace {
+
+constexpr size_t kMaxKept = 64;
+
+// The kept sets (see AnnotatedRegionSet::Keep), all of one arena.
+struct KeptSets {
+  std::mutex mu;
+  std::shared_ptr<Arena> arena;
+  std::vector<AnnotatedRegionSet> sets;
+};
+
+KeptSets& Kept() {
+  static KeptSets* kept = new KeptSets;
+  return *kept;
+}
+
+}  // namespace
+
+void AnnotatedRegionSet::Keep(std::shared_ptr<Arena> arena, AnnotatedRegionSet set) {
+  KeptSets& kept = Kept();
+  std::lock_guard<std::mutex> lock(kept.mu);
+  if (kept.arena != arena) {
+    kept.sets.clear();
+    kept.arena = std::move(arena);
+  }
+  // One set per root (an earlier one of the same root is the same set), and
+  // a bound on how many wait for a pass that may never come.
+  std::erase_if(kept.sets, [&](const AnnotatedRegionSet& s) { return s.root() == set.root(); });
+  if (kept.sets.size() >= kMaxKept) kept.sets.erase(kept.sets.begin());
+  kept.sets.push_back(std::move(set));
+}
+
+std::optional<AnnotatedRegionSet> AnnotatedRegionSet::Take(const Arena* arena,
+                                                           const Function* root) {
+  KeptSets& kept = Kept();
+  std::lock_guard<std::mutex> lock(kept.mu);
+  if (kept.arena.get() != arena) return std::nullopt;
+  for (size_t i = 0; i < kept.sets.size(); ++i) {
+    if (kept.sets[i].root() != root) continue;
+    std::optional<AnnotatedRegionSet> set(std::move(kept.sets[i]));
+    kept.sets.erase(kept.sets.begin() + i);
+    return set;
+  }
+  return std::nullopt;
+}
+
+void AnnotatedRegionSet::DropKept(const Arena* arena) {
+  KeptSets& kept = Kept();
+  std::vector<AnnotatedRegionSet> dropped;
+  std::shared_ptr<Arena> held;
+  {
+    std::lock_guard<std::mutex> lock(kept.mu);
+    if (kept.arena.get() != arena) return;
+    dropped = std::move(kept.sets);
+    kept.sets.clear();
+    held = std::move(kept.arena);
+    kept.arena = nullptr;
+  }
 }
 
 }  // namespace carve

@@ -30,6 +30,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -68,6 +70,42 @@ class AnnotatedRegionSet {
                                                    std::string func_name = "default",
                                                    Use use = Use::kRegionQueries);
 
+  // A rewrite over the numbering of a set built for kGraphWalks, children
+  // before parents, in which each node i it visited became
+  //   - node(i) itself (handle[i] == i),
+  //   - a new node `out[i]` over the rewritten children (handle[i] ==
+  //     i | kNewBit), where the rewritten child k is node(k) when out[k] is
+  //     nullptr, else what handle[k] names,
+  //   - or what another node became (handle[i] names it, as for a child),
+  //     or an atom (handle[i] == kAtom, out[i] the atom).
+  // out[i] is nullptr for the nodes it did not visit: they keep their
+  // children.
+  struct Rewrite {
+    static constexpr uint32_t kNewBit = 1u << 31;
+    static constexpr uint32_t kAtom = ~0u;
+    std::span<const Expr* const> out;
+    std::span<const uint32_t> handle;
+  };
+  // The set Create(root of the rewrite's result) would build (kRegionQueries),
+  // from `source`'s arrays instead of a walk over the nodes (only lets are
+  // read, for their bindings). Failures are Create's.
+  static absl::StatusOr<AnnotatedRegionSet> CreateForRewrite(const AnnotatedRegionSet& source,
+                                                             const Rewrite& rewrite);
+
+  // Hands a set over to the next pass over the same function: Keep stores
+  // it, Take returns it (once) to a caller asking for the same function in
+  // the same arena. A set depends only on the nodes reachable from its root;
+  // nodes are never changed nor freed while their arena lives, and a kept
+  // set holds its arena, so the root's address names the same graph for as
+  // long as the set is kept: it is never stale, whatever ran in between.
+  // Keep replaces the sets of other arenas.
+  static void Keep(std::shared_ptr<Arena> arena, AnnotatedRegionSet set);
+  static std::optional<AnnotatedRegionSet> Take(const Arena* arena, const Function* root);
+  // Forgets the sets kept for `arena`.
+  static void DropKept(const Arena* arena);
+
+  void set_func_name(std::string name) { func_name_ = std::move(name); }
+
   const std::string& func_name() const { return func_name_; }
   // The expression the set was built from, and the lets in it (recorded
   // during construction, so that analyses over the same root need no walk).
@@ -93,7 +131,7 @@ class AnnotatedRegionSet {
 
   std::string_view Target(RegionId id) const { return targets_[regions_[id].target]; }
   // The function literal (or the root function) whose body holds the region.
-  const Function* Scope(RegionId id) const { return regions_[id].scope; }
+  const Function* Scope(RegionId id) const { return scopes_[regions_[id].scope]; }
   // The region's compiler_begin calls (its inputs), in TVM's order.
   std::vector<const Call*> Ins(RegionId id) const;
   // Calls f(begin) for each of Ins(id), without building the list.
@@ -104,9 +142,9 @@ class AnnotatedRegionSet {
   // The region's compiler_end calls (its outputs), in TVM's order.
   std::vector<const Call*> Outs(RegionId id) const;
   // Every node of the region (annotations included), in no particular order.
-  // Not for a set built for kGraphWalks.
+  // The first call after construction or a merge groups all nodes by
+  // region (one pass over the numbering).
   std::vector<const Expr*> Nodes(RegionId id) const;
-  size_t NumNodes(RegionId id) const { return regions_[Find(id)].num_nodes; }
 
   // Whether the region has a compiler_end (Outs(id) is not empty).
   bool HasOuts(RegionId id) const;
@@ -159,24 +197,28 @@ class AnnotatedRegionSet {
     int32_t head = -1;
     int32_t tail = -1;
   };
-  struct Region {  // 64 bytes
-    const Function* scope = nullptr;
+  struct Region {         // 44 bytes
+    uint32_t scope = 0;   // index into scopes_
     uint32_t target = 0;  // index into targets_
-    List nodes, ins, outs;
+    List ins, outs;
     // compiler_begin calls whose argument lies in this region (anywhere in
     // the graph); merging consults them to find inputs that became internal.
     List consumers;
-    uint32_t num_nodes = 0;
     // Lengths of `ins` and `consumers`, counting entries marked removed.
     uint32_t num_ins = 0;
     uint32_t num_consumers = 0;
     // Entries of `outs` not marked removed.
     uint32_t live_outs = 0;
   };
+  class NodeSource;
+  class RewriteSource;
+  template <typename Source>
   class Creator;
 
   RegionId Find(RegionId id) const;
   RegionId MakeRegion(uint32_t target, const Function* scope);
+  uint32_t ScopeIndex(const Function* scope);
+  void GroupNodes() const;
   uint32_t TargetIndex(std::string_view target);
   void AddNode(RegionId id, NodeIndex i);
   void Append(List& list, NodeIndex i);
@@ -195,6 +237,10 @@ class AnnotatedRegionSet {
     kCompositeFlag = 4,
     kRemovedFlag = 8,  // a merge dropped it from the inputs or outputs
   };
+  // The high bits of an annotation's flags: its target index plus one, for
+  // the first few targets (else 0: its first region's target is its own).
+  static constexpr unsigned kTargetShift = 4;
+  static constexpr uint32_t kMaxFlagTarget = 15;
 
   std::string func_name_;
   const Expr* root_ = nullptr;
@@ -211,13 +257,22 @@ class AnnotatedRegionSet {
   std::vector<uint8_t> flags_;
   std::vector<RegionId> node_region_;
   bool keep_children_ = false;
-  bool keep_node_lists_ = true;
   std::vector<std::string_view> targets_;  // the distinct targets
+  // The distinct scopes (nullptr first: outside every function), few.
+  std::vector<const Function*> scopes_ = {nullptr};
+  // Made by the first Nodes() call: the indices of region r's nodes are
+  // members_[members_begin_[r] .. members_begin_[r + 1]).
+  mutable std::vector<uint32_t> members_begin_;
+  mutable std::vector<NodeIndex> members_;
   std::vector<uint32_t> kid_begin_;
   std::vector<NodeIndex> kids_;
   // Without the children: the argument of each annotation (else kNoNode).
   std::vector<NodeIndex> annotation_arg_;
-  AddressMap<NodeIndex> index_;
+  // Filled during construction, or on first use (index_pending_) for a
+  // set made by CreateForRewrite.
+  mutable AddressMap<NodeIndex> index_;
+  mutable bool index_pending_ = false;
+  void FillIndex() const;
   // The lists' items (node indices) and links.
   std::vector<NodeIndex> items_;
   std::vector<int32_t> next_;

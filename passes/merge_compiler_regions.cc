@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -369,15 +371,20 @@ class RegionMerger {
 // none of whose children changed.
 class InternalAnnotationRemover {
  public:
+  using Rewrite = AnnotatedRegionSet::Rewrite;
+
   InternalAnnotationRemover(Arena* arena, const AnnotatedRegionSet& set)
-      : builder_(arena), set_(set), out_(set.num_nodes(), nullptr) {}
+      : builder_(arena), set_(set), out_(set.num_nodes(), nullptr), handle_(set.num_nodes()) {}
 
   // `order`: the nodes to rebuild, children first; node 0 (the root) among
   // them.
   const Expr* Run(const std::vector<NodeIndex>& order) {
-    for (NodeIndex i : order) out_[i] = Rewrite(i);
+    for (NodeIndex i : order) out_[i] = RewriteNode(i);
     return out_[0];
   }
+
+  // What Run did, for AnnotatedRegionSet::CreateForRewrite.
+  Rewrite rewrite() const { return {out_, handle_}; }
 
  private:
   // The rebuilt version of child `n` (an index, or kNoNode for atom `e`).
@@ -385,18 +392,29 @@ class InternalAnnotationRemover {
     return n == kNoNode || out_[n] == nullptr ? e : out_[n];
   }
 
-  const Expr* Rewrite(NodeIndex i) {
+  // The handle (see AnnotatedRegionSet::Rewrite) of what child `n` became.
+  uint32_t MappedHandle(NodeIndex n) const {
+    if (n == kNoNode) return Rewrite::kAtom;
+    return out_[n] == nullptr ? n : handle_[n];
+  }
+
+  // Node i's rewritten version; handle_[i] says what it is.
+  const Expr* RewriteNode(NodeIndex i) {
     // A removed pair is decided before anything is rebuilt: rebuilding the
     // begin first made a node per internal edge that nothing kept.
     if (set_.IsBegin(i)) {
       NodeIndex end = set_.AnnotationArg(i);
       if (end != kNoNode && set_.IsEnd(end) && set_.RegionAt(i) == set_.RegionAt(end)) {
         // What the rebuilt end reads.
-        return Mapped(set_.AnnotationArg(end), Cast<Call>(set_.node(end))->args()[0]);
+        NodeIndex arg = set_.AnnotationArg(end);
+        handle_[i] = MappedHandle(arg);
+        return Mapped(arg, Cast<Call>(set_.node(end))->args()[0]);
       }
     }
     const Expr* e = set_.node(i);
+    handle_[i] = i;
     if (!ChildChanged(i)) return e;
+    handle_[i] = i | Rewrite::kNewBit;
     const Expr* post = Rebuild(i, e);
     if (post->checked_type() == nullptr) post->set_checked_type(e->checked_type());
     return post;
@@ -463,28 +481,61 @@ class InternalAnnotationRemover {
   IRBuilder builder_;
   const AnnotatedRegionSet& set_;
   std::vector<const Expr*> out_;  // by node index; nullptr: not rebuilt
+  std::vector<uint32_t> handle_;  // by node index, where out_ is set
 };
+
+// The merged function and, when it has regions, their set (the set
+// Create would build of it).
+struct Merged {
+  const Function* fn;
+  std::optional<AnnotatedRegionSet> set;
+};
+
+absl::StatusOr<Merged> MergeRegions(const Function* fn, Arena* arena, bool derive_set) {
+  CARVE_ASSIGN_OR_RETURN(
+      AnnotatedRegionSet set,
+      AnnotatedRegionSet::Create(fn, "default", AnnotatedRegionSet::Use::kGraphWalks));
+  if (set.size() == 0) return Merged{fn, std::nullopt};
+  InternalAnnotationRemover remover(arena, set);
+  Merged merged{nullptr, std::nullopt};
+  {
+    // The merger's tables go before the derived set is built (which then
+    // reuses their memory).
+    RegionMerger merger(set);
+    CARVE_RETURN_IF_ERROR(merger.Run());
+    merged.fn = Cast<Function>(remover.Run(merger.order()));
+  }
+  if (derive_set) {
+    // The walk is over the arrays just read, not over the merged nodes
+    // PartitionGraph would walk again.
+    absl::StatusOr<AnnotatedRegionSet> derived =
+        AnnotatedRegionSet::CreateForRewrite(set, remover.rewrite());
+    if (derived.ok()) merged.set = std::move(*derived);
+  }
+  return merged;
+}
 
 }  // namespace
 
 absl::StatusOr<const Function*> MergeCompilerRegionsFunction(const Function* fn, Arena* arena) {
-  CARVE_ASSIGN_OR_RETURN(
-      AnnotatedRegionSet set,
-      AnnotatedRegionSet::Create(fn, "default", AnnotatedRegionSet::Use::kGraphWalks));
-  if (set.size() == 0) return fn;
-  RegionMerger merger(set);
-  CARVE_RETURN_IF_ERROR(merger.Run());
-  InternalAnnotationRemover remover(arena, set);
-  return Cast<Function>(remover.Run(merger.order()));
+  CARVE_ASSIGN_OR_RETURN(Merged merged, MergeRegions(fn, arena, /*derive_set=*/false));
+  return merged.fn;
+}
+
+absl::StatusOr<const Function*> MergeCompilerRegionsFunction(const Function* fn,
+                                                             const std::shared_ptr<Arena>& arena) {
+  CARVE_ASSIGN_OR_RETURN(Merged merged, MergeRegions(fn, arena.get(), /*derive_set=*/true));
+  if (merged.set.has_value()) AnnotatedRegionSet::Keep(arena, std::move(*merged.set));
+  return merged.fn;
 }
 
 PassPtr MergeCompilerRegions() {
-  return MakeFunctionPass("MergeCompilerRegions", "",
-                          [](const Function* fn, const Module& mod,
-                             PassContext&) -> absl::StatusOr<const Function*> {
-                            return MergeCompilerRegionsFunction(fn, mod.arena());
-                          },
-                          /*require_types=*/false, /*keeps_types=*/true);
+  return MakeFunctionPass(
+      "MergeCompilerRegions", "",
+      [](const Function* fn, const Module& mod, PassContext&) -> absl::StatusOr<const Function*> {
+        return MergeCompilerRegionsFunction(fn, mod.shared_arena());
+      },
+      /*require_types=*/false, /*keeps_types=*/true);
 }
 
 }  // namespace carve

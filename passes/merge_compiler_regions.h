@@ -34,6 +34,8 @@
 // merge. On the graphs TVM handles correctly the regions are the same.
 #pragma once
 
+#include <memory>
+
 #include "absl/status/statusor.h"
 #include "ir/expr.h"
 #include "passes/pass.h"
@@ -42,6 +44,11 @@ namespace carve {
 
 // Merges the regions of one annotated function.
 absl::StatusOr<const Function*> MergeCompilerRegionsFunction(const Function* fn, Arena* arena);
+// The same, and keeps the region set of the result for the next pass
+// (AnnotatedRegionSet::Keep): PartitionGraph takes it instead of walking
+// the merged function again.
+absl::StatusOr<const Function*> MergeCompilerRegionsFunction(const Function* fn,
+                                                             const std::shared_ptr<Arena>& arena);
 
 // The pass: MergeCompilerRegionsFunction on every optimizable function, then
 // InferType.

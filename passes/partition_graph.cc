@@ -179,6 +179,7 @@ class Partitioner {
       uint32_t parent_slot = top.parent_slot;
       kids_.resize(top.first);
       stack_.pop_back();
+      PrefetchUnwinding();
       if (stack_.empty()) return Cast<Function>(out);
       Resolve(stack_.back(), parent_slot, out);
     }
@@ -278,6 +279,16 @@ class Partitioner {
     stack_.push_back({e, first, first, first, parent_slot, false, info});
     ExpandChildren(stack_.back());
     stack_.back().end = static_cast<uint32_t>(kids_.size());
+  }
+
+  // A call's post-visit rebuilds it, which reads its callee (to check for
+  // an op), last read when the walk went down the call's operands: on a
+  // long chain, a cache miss per call of a composite function. The frames
+  // a few below the top are the next ones to finish: start loading their
+  // first child (a call's callee) now.
+  void PrefetchUnwinding() {
+    constexpr size_t kAhead = 6;
+    if (stack_.size() > kAhead) __builtin_prefetch(kids_[stack_[stack_.size() - kAhead].first]);
   }
 
   bool IsBegin(const Expr* e) const {
@@ -605,10 +616,15 @@ absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionGraphOptions& o
     // shows they would change nothing, it is the set of the prepared
     // function: no rewrite, no second build.
     const Function* fn = original;
-    // A graph whose preparation visibly has work near its root skips the
-    // first build.
+    // When MergeCompilerRegions made this function, it kept the set Create
+    // would build (derived from its own arrays, see CreateForRewrite): no
+    // walk. A graph whose preparation visibly has work near its root skips
+    // the first build.
     absl::StatusOr<AnnotatedRegionSet> built = absl::FailedPreconditionError("not built");
-    if (!PrepHasWorkNearRoot(original)) {
+    if (std::optional<AnnotatedRegionSet> kept = AnnotatedRegionSet::Take(mod.arena(), fn)) {
+      kept->set_func_name(std::string(gv->name()));
+      built = std::move(*kept);
+    } else if (!PrepHasWorkNearRoot(original)) {
       built = AnnotatedRegionSet::Create(fn, std::string(gv->name()));
     }
     if (!built.ok() || built->needs_partition_prep()) {
@@ -642,6 +658,8 @@ absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionGraphOptions& o
     changed = true;
     hooked = hooked || partitioner.hooked();
   }
+  // Sets kept for functions this pass did not ask for are of no more use.
+  AnnotatedRegionSet::DropKept(mod.arena());
   MangleExistingExternalFunctions(mod, prefix, existing);
   changed |= !existing.empty();
   // TVM re-types the module after every region. Every node built here is

@@ -1,0 +1,163 @@
+// The region set MergeCompilerRegions derives for its result
+// (AnnotatedRegionSet::CreateForRewrite) and hands to PartitionGraph
+// (Keep / Take): it must be the set a fresh Create builds of that result.
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "passes/annotate_target.h"
+#include "passes/annotated_region_set.h"
+#include "passes/merge_compiler_regions.h"
+#include "tests/passes_byoc/byoc_test_util.h"
+
+namespace carve::testing {
+namespace {
+
+using NodeIndex = AnnotatedRegionSet::NodeIndex;
+
+// Everything a set answers, compared query by query.
+void ExpectSameSet(const AnnotatedRegionSet& kept, const AnnotatedRegionSet& fresh) {
+  EXPECT_EQ(kept.root(), fresh.root());
+  EXPECT_EQ(kept.needs_partition_prep(), fresh.needs_partition_prep());
+  ASSERT_EQ(kept.num_nodes(), fresh.num_nodes());
+  ASSERT_EQ(kept.NumRegionIds(), fresh.NumRegionIds());
+  EXPECT_EQ(kept.RegionIds(), fresh.RegionIds());
+  for (NodeIndex i = 0; i < fresh.num_nodes(); ++i) {
+    ASSERT_EQ(kept.node(i), fresh.node(i)) << "node " << i;
+    EXPECT_EQ(kept.kind(i), fresh.kind(i));
+    EXPECT_EQ(kept.IsBegin(i), fresh.IsBegin(i));
+    EXPECT_EQ(kept.IsEnd(i), fresh.IsEnd(i));
+    EXPECT_EQ(kept.IsComposite(i), fresh.IsComposite(i));
+    EXPECT_EQ(kept.RegionAt(i), fresh.RegionAt(i));
+    EXPECT_EQ(kept.IndexOf(fresh.node(i)), i);
+    EXPECT_EQ(kept.GetRegion(fresh.node(i)), fresh.GetRegion(fresh.node(i)));
+    if (fresh.IsBegin(i) || fresh.IsEnd(i)) {
+      EXPECT_EQ(kept.AnnotationArg(i), fresh.AnnotationArg(i));
+    }
+  }
+  for (AnnotatedRegionSet::RegionId r : fresh.RegionIds()) {
+    EXPECT_EQ(kept.Target(r), fresh.Target(r));
+    EXPECT_EQ(kept.Scope(r), fresh.Scope(r));
+    EXPECT_EQ(kept.Ins(r), fresh.Ins(r));
+    EXPECT_EQ(kept.Outs(r), fresh.Outs(r));
+    EXPECT_EQ(kept.HasOuts(r), fresh.HasOuts(r));
+    EXPECT_THAT(kept.Nodes(r), ::testing::UnorderedElementsAreArray(fresh.Nodes(r)));
+  }
+}
+
+// Runs MergeCompilerRegions on @main, as the pass does, and compares the
+// set it kept with a fresh build of the result.
+void ExpectKeptSetIsFresh(Module& mod) {
+  const Function* fn = mod.Lookup("main");
+  absl::StatusOr<const Function*> merged = MergeCompilerRegionsFunction(fn, mod.shared_arena());
+  ASSERT_TRUE(merged.ok()) << merged.status();
+  absl::StatusOr<AnnotatedRegionSet> fresh = AnnotatedRegionSet::Create(*merged);
+  ASSERT_TRUE(fresh.ok()) << fresh.status();
+  std::optional<AnnotatedRegionSet> kept = AnnotatedRegionSet::Take(mod.arena(), *merged);
+  if (fresh->size() == 0 && *merged == fn) return;  // nothing to hand over
+  ASSERT_TRUE(kept.has_value());
+  ExpectSameSet(*kept, *fresh);
+  // Taken once.
+  EXPECT_FALSE(AnnotatedRegionSet::Take(mod.arena(), *merged).has_value());
+}
+
+TEST(RegionSetHandoff, AnnotatedGraphs) {
+  RegisterTarget("handoff_t", {"nn.relu", "add", "abs", "sigmoid", "concatenate"});
+  RegisterTarget("handoff_u", {"tanh", "subtract"});
+  const char* texts[] = {
+      // Diamond with two targets.
+      R"(def @main(%x: Tensor[(2, 2), float32]) {
+  %0 = nn.relu(%x);
+  %1 = tanh(%0);
+  %2 = abs(%0);
+  %3 = subtract(%1, %2);
+  add(%3, %0)
+})",
+      // A tuple, a projection and a let.
+      R"(def @main(%x: Tensor[(2, 2), float32]) {
+  %0 = nn.relu(%x);
+  %1 = (%0, %x);
+  %2 = concatenate(%1);
+  let %v = tanh(%0);
+  %3 = add(%v, %0);
+  (%2, %3)
+})",
+      // An if.
+      R"(def @main(%data: Tensor[(1, 32), float32]) {
+  %0 = add(%data, %data);
+  %1 = subtract(%0, %data);
+  %2 = sum(%0);
+  %3 = sum(%1);
+  %4 = equal(%2, %3);
+  %5 = if (%4) { sigmoid(%0) } else { sigmoid(%1) };
+  %6 = abs(%5);
+  add(%0, %6)
+})",
+      // An unsupported op between supported ones: default annotations.
+      R"(def @main(%x: Tensor[(2, 2), float32]) {
+  %0 = nn.relu(%x);
+  %1 = exp(%0);
+  %2 = add(%1, %0);
+  abs(%2)
+})",
+  };
+  for (const char* text : texts) {
+    for (bool non_call_ops : {true, false}) {
+      Module mod = ParseTyped(text);
+      RunOk(AnnotateTarget({TargetRegistry::Global().Find("handoff_t"),
+                            TargetRegistry::Global().Find("handoff_u")},
+                           non_call_ops),
+            mod);
+      SCOPED_TRACE(Show(mod));
+      ExpectKeptSetIsFresh(mod);
+    }
+  }
+}
+
+// A composite function: its body is numbered, its node kept as it is; the
+// call reading a removed pair is rebuilt.
+TEST(RegionSetHandoff, CompositeFunctionsAndRemovedPairs) {
+  Module mod = ParseTyped(R"(
+def @main(%x: Tensor[(2, 2), float32]) {
+  %0 = annotation.compiler_begin(%x, compiler="t");
+  %1 = fn (%p: Tensor[(2, 2), float32], Composite="t.relu") { nn.relu(%p) };
+  %2 = %1(%0);
+  %3 = annotation.compiler_end(%2, compiler="t");
+  %4 = annotation.compiler_begin(%3, compiler="t");
+  %5 = abs(%4);
+  %6 = annotation.compiler_end(%5, compiler="t");
+  %7 = annotation.compiler_begin(%x, compiler="u");
+  %8 = tanh(%7);
+  %9 = annotation.compiler_end(%8, compiler="u");
+  %10 = annotation.compiler_begin(%6, compiler="t");
+  %11 = annotation.compiler_begin(%9, compiler="t");
+  %12 = add(%10, %11);
+  %13 = annotation.compiler_end(%12, compiler="t");
+  (%13, %9)
+})");
+  ExpectKeptSetIsFresh(mod);
+}
+
+TEST(RegionSetHandoff, TakenOnlyForTheSameArenaAndRoot) {
+  Module mod = ParseTyped(R"(
+def @main(%x: Tensor[(2, 2), float32]) {
+  %0 = annotation.compiler_begin(%x, compiler="t");
+  %1 = abs(%0);
+  %2 = annotation.compiler_end(%1, compiler="t");
+  %3 = annotation.compiler_begin(%2, compiler="t");
+  %4 = nn.relu(%3);
+  annotation.compiler_end(%4, compiler="t")
+})");
+  absl::StatusOr<const Function*> merged =
+      MergeCompilerRegionsFunction(mod.Lookup("main"), mod.shared_arena());
+  ASSERT_TRUE(merged.ok());
+  Module other = ParseTyped("def @main(%x: Tensor[(2), float32]) { nn.relu(%x) }");
+  EXPECT_FALSE(AnnotatedRegionSet::Take(other.arena(), *merged).has_value());
+  EXPECT_FALSE(AnnotatedRegionSet::Take(mod.arena(), mod.Lookup("main")).has_value());
+  AnnotatedRegionSet::DropKept(mod.arena());
+  EXPECT_FALSE(AnnotatedRegionSet::Take(mod.arena(), *merged).has_value());
+}
+
+}  // namespace
+}  // namespace carve::testing
