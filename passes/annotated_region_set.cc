@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cassert>
-#include <mutex>
 #include <span>
 #include <utility>
 
@@ -627,64 +626,33 @@ void AnnotatedRegionSet::GroupNodes() const {
   }
 }
 
-namespace {
-
-constexpr size_t kMaxKept = 64;
-
-// The kept sets (see AnnotatedRegionSet::Keep), all of one arena.
-struct KeptSets {
-  std::mutex mu;
-  std::shared_ptr<Arena> arena;
-  std::vector<AnnotatedRegionSet> sets;
-};
-
-KeptSets& Kept() {
-  static KeptSets* kept = new KeptSets;
-  return *kept;
-}
-
-}  // namespace
-
-void AnnotatedRegionSet::Keep(std::shared_ptr<Arena> arena, AnnotatedRegionSet set) {
-  KeptSets& kept = Kept();
-  std::lock_guard<std::mutex> lock(kept.mu);
-  if (kept.arena != arena) {
-    kept.sets.clear();
-    kept.arena = std::move(arena);
+void RegionSetHandoff::Keep(std::shared_ptr<Arena> arena, AnnotatedRegionSet set) {
+  if (arena_ != arena) {
+    sets_.clear();
+    arena_ = std::move(arena);
   }
-  // One set per root (an earlier one of the same root is the same set), and
-  // a bound on how many wait for a pass that may never come.
-  std::erase_if(kept.sets, [&](const AnnotatedRegionSet& s) { return s.root() == set.root(); });
-  if (kept.sets.size() >= kMaxKept) kept.sets.erase(kept.sets.begin());
-  kept.sets.push_back(std::move(set));
+  // One set per root (an earlier one of the same root is the same set).
+  std::erase_if(sets_, [&](const AnnotatedRegionSet& s) { return s.root() == set.root(); });
+  if (sets_.size() >= kMaxKept) sets_.erase(sets_.begin());
+  sets_.push_back(std::move(set));
 }
 
-std::optional<AnnotatedRegionSet> AnnotatedRegionSet::Take(const Arena* arena,
-                                                           const Function* root) {
-  KeptSets& kept = Kept();
-  std::lock_guard<std::mutex> lock(kept.mu);
-  if (kept.arena.get() != arena) return std::nullopt;
-  for (size_t i = 0; i < kept.sets.size(); ++i) {
-    if (kept.sets[i].root() != root) continue;
-    std::optional<AnnotatedRegionSet> set(std::move(kept.sets[i]));
-    kept.sets.erase(kept.sets.begin() + i);
+std::optional<AnnotatedRegionSet> RegionSetHandoff::Take(const Arena* arena,
+                                                         const Function* root) {
+  if (arena_.get() != arena) return std::nullopt;
+  for (size_t i = 0; i < sets_.size(); ++i) {
+    if (sets_[i].root() != root) continue;
+    std::optional<AnnotatedRegionSet> set(std::move(sets_[i]));
+    sets_.erase(sets_.begin() + i);
     return set;
   }
   return std::nullopt;
 }
 
-void AnnotatedRegionSet::DropKept(const Arena* arena) {
-  KeptSets& kept = Kept();
-  std::vector<AnnotatedRegionSet> dropped;
-  std::shared_ptr<Arena> held;
-  {
-    std::lock_guard<std::mutex> lock(kept.mu);
-    if (kept.arena.get() != arena) return;
-    dropped = std::move(kept.sets);
-    kept.sets.clear();
-    held = std::move(kept.arena);
-    kept.arena = nullptr;
-  }
+void RegionSetHandoff::Drop(const Arena* arena) {
+  if (arena_.get() != arena) return;
+  sets_.clear();
+  arena_ = nullptr;
 }
 
 }  // namespace carve

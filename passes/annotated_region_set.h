@@ -92,18 +92,6 @@ class AnnotatedRegionSet {
   static absl::StatusOr<AnnotatedRegionSet> CreateForRewrite(const AnnotatedRegionSet& source,
                                                              const Rewrite& rewrite);
 
-  // Hands a set over to the next pass over the same function: Keep stores
-  // it, Take returns it (once) to a caller asking for the same function in
-  // the same arena. A set depends only on the nodes reachable from its root;
-  // nodes are never changed nor freed while their arena lives, and a kept
-  // set holds its arena, so the root's address names the same graph for as
-  // long as the set is kept: it is never stale, whatever ran in between.
-  // Keep replaces the sets of other arenas.
-  static void Keep(std::shared_ptr<Arena> arena, AnnotatedRegionSet set);
-  static std::optional<AnnotatedRegionSet> Take(const Arena* arena, const Function* root);
-  // Forgets the sets kept for `arena`.
-  static void DropKept(const Arena* arena);
-
   void set_func_name(std::string name) { func_name_ = std::move(name); }
 
   const std::string& func_name() const { return func_name_; }
@@ -276,6 +264,28 @@ class AnnotatedRegionSet {
   // The lists' items (node indices) and links.
   std::vector<NodeIndex> items_;
   std::vector<int32_t> next_;
+};
+
+// Region sets one pass hands over to a later pass of the same pipeline run
+// (MergeCompilerRegions to PartitionGraph, through PassContext::Handoff):
+// Keep stores a set, Take returns it (once) to a caller asking for the same
+// function in the same arena. A set depends only on the nodes reachable from
+// its root; nodes are never changed nor freed while their arena lives, and
+// the handoff holds the arena, so the root's address names the same graph
+// for as long as the set is kept: it is never stale, whatever ran in
+// between. Keep replaces the sets of other arenas; at most kMaxKept sets
+// wait (for a pass that may never come).
+class RegionSetHandoff {
+ public:
+  void Keep(std::shared_ptr<Arena> arena, AnnotatedRegionSet set);
+  std::optional<AnnotatedRegionSet> Take(const Arena* arena, const Function* root);
+  // Forgets the sets kept for `arena`.
+  void Drop(const Arena* arena);
+
+ private:
+  static constexpr size_t kMaxKept = 64;
+  std::shared_ptr<Arena> arena_;
+  std::vector<AnnotatedRegionSet> sets_;
 };
 
 }  // namespace carve

@@ -523,17 +523,20 @@ absl::StatusOr<const Function*> MergeCompilerRegionsFunction(const Function* fn,
 }
 
 absl::StatusOr<const Function*> MergeCompilerRegionsFunction(const Function* fn,
-                                                             const std::shared_ptr<Arena>& arena) {
+                                                             const std::shared_ptr<Arena>& arena,
+                                                             RegionSetHandoff& handoff) {
   CARVE_ASSIGN_OR_RETURN(Merged merged, MergeRegions(fn, arena.get(), /*derive_set=*/true));
-  if (merged.set.has_value()) AnnotatedRegionSet::Keep(arena, std::move(*merged.set));
+  if (merged.set.has_value()) handoff.Keep(arena, std::move(*merged.set));
   return merged.fn;
 }
 
 PassPtr MergeCompilerRegions() {
   return MakeFunctionPass(
       "MergeCompilerRegions", "",
-      [](const Function* fn, const Module& mod, PassContext&) -> absl::StatusOr<const Function*> {
-        return MergeCompilerRegionsFunction(fn, mod.shared_arena());
+      [](const Function* fn, const Module& mod,
+         PassContext& ctx) -> absl::StatusOr<const Function*> {
+        return MergeCompilerRegionsFunction(fn, mod.shared_arena(),
+                                            ctx.Handoff<RegionSetHandoff>());
       },
       /*require_types=*/false, /*keeps_types=*/true);
 }

@@ -38,17 +38,18 @@
 
 #include "absl/status/statusor.h"
 #include "ir/expr.h"
+#include "passes/annotated_region_set.h"
 #include "passes/pass.h"
 
 namespace carve {
 
 // Merges the regions of one annotated function.
 absl::StatusOr<const Function*> MergeCompilerRegionsFunction(const Function* fn, Arena* arena);
-// The same, and keeps the region set of the result for the next pass
-// (AnnotatedRegionSet::Keep): PartitionGraph takes it instead of walking
-// the merged function again.
+// The same, and keeps the region set of the result in `handoff`:
+// PartitionGraph takes it instead of walking the merged function again.
 absl::StatusOr<const Function*> MergeCompilerRegionsFunction(const Function* fn,
-                                                             const std::shared_ptr<Arena>& arena);
+                                                             const std::shared_ptr<Arena>& arena,
+                                                             RegionSetHandoff& handoff);
 
 // The pass: MergeCompilerRegionsFunction on every optimizable function, then
 // InferType.

@@ -602,7 +602,7 @@ bool PrepHasWorkNearRoot(const Function* fn) {
 }  // namespace
 
 absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionGraphOptions& options,
-                                     bool input_annotated) {
+                                     bool input_annotated, RegionSetHandoff* handoff) {
   CARVE_ASSIGN_OR_RETURN(std::string prefix, MangleModuleName(options.mod_name));
   bool changed = false;
   bool hooked = false;
@@ -621,7 +621,9 @@ absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionGraphOptions& o
     // walk. A graph whose preparation visibly has work near its root skips
     // the first build.
     absl::StatusOr<AnnotatedRegionSet> built = absl::FailedPreconditionError("not built");
-    if (std::optional<AnnotatedRegionSet> kept = AnnotatedRegionSet::Take(mod.arena(), fn)) {
+    std::optional<AnnotatedRegionSet> kept;
+    if (handoff != nullptr) kept = handoff->Take(mod.arena(), fn);
+    if (kept.has_value()) {
       kept->set_func_name(std::string(gv->name()));
       built = std::move(*kept);
     } else if (!PrepHasWorkNearRoot(original)) {
@@ -659,7 +661,7 @@ absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionGraphOptions& o
     hooked = hooked || partitioner.hooked();
   }
   // Sets kept for functions this pass did not ask for are of no more use.
-  AnnotatedRegionSet::DropKept(mod.arena());
+  if (handoff != nullptr) handoff->Drop(mod.arena());
   MangleExistingExternalFunctions(mod, prefix, existing);
   changed |= !existing.empty();
   // TVM re-types the module after every region. Every node built here is
@@ -676,7 +678,8 @@ PassPtr PartitionGraph(PartitionGraphOptions options) {
                         [options](Module& mod, PassContext& ctx) -> absl::StatusOr<bool> {
                           bool annotated = ctx.input_annotated();
                           ctx.set_output_annotated();
-                          return PartitionModule(mod, options, annotated);
+                          return PartitionModule(mod, options, annotated,
+                                                 &ctx.Handoff<RegionSetHandoff>());
                         });
 }
 

@@ -28,6 +28,7 @@
 
 #include "absl/status/statusor.h"
 #include "ir/module.h"
+#include "passes/annotated_region_set.h"
 #include "passes/pass.h"
 
 namespace carve {
@@ -56,9 +57,12 @@ const Function* PrepareFunctionForPartitioning(const Function* fn, Arena* arena)
 
 // The whole pass on `mod`.
 // `input_annotated`: `mod` is known to carry every annotation InferType fills
-// (PassContext::input_annotated), so the result needs no scan.
+// (PassContext::input_annotated), so the result needs no scan. `handoff`:
+// region sets an earlier pass kept (MergeCompilerRegions), used instead of a
+// walk for the functions they describe.
 absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionGraphOptions& options,
-                                     bool input_annotated = false);
+                                     bool input_annotated = false,
+                                     RegionSetHandoff* handoff = nullptr);
 
 // The pass.
 PassPtr PartitionGraph(PartitionGraphOptions options = {});

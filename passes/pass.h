@@ -11,6 +11,8 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <typeindex>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -65,7 +67,23 @@ class PassContext {
   bool input_annotated() const { return input_annotated_; }
   void set_output_annotated(bool annotated = true) { annotated_ = annotated; }
 
+  // What a pass leaves for later passes of the same run (MLIR's cached
+  // analyses, narrowed): one object of each type T, made on first use, gone
+  // with the context. A shortcut only: a pass that finds nothing there does
+  // the work itself, so passes also run right outside a context.
+  // (MergeCompilerRegions leaves the region sets of its results here for
+  // PartitionGraph: RegionSetHandoff.)
+  template <typename T>
+  T& Handoff() {
+    for (auto& [type, object] : handoffs_) {
+      if (type == std::type_index(typeid(T))) return *static_cast<T*>(object.get());
+    }
+    handoffs_.emplace_back(std::type_index(typeid(T)), std::make_shared<T>());
+    return *static_cast<T*>(handoffs_.back().second.get());
+  }
+
  private:
+  std::vector<std::pair<std::type_index, std::shared_ptr<void>>> handoffs_;
   std::vector<std::shared_ptr<PassInstrument>> instruments_;
   int depth_ = 0;
   bool input_annotated_ = false;  // of the running pass

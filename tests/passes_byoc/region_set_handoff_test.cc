@@ -9,6 +9,8 @@
 #include "passes/annotate_target.h"
 #include "passes/annotated_region_set.h"
 #include "passes/merge_compiler_regions.h"
+#include "passes/partition_graph.h"
+#include "passes/pass_registry.h"
 #include "tests/passes_byoc/byoc_test_util.h"
 
 namespace carve::testing {
@@ -50,16 +52,18 @@ void ExpectSameSet(const AnnotatedRegionSet& kept, const AnnotatedRegionSet& fre
 // set it kept with a fresh build of the result.
 void ExpectKeptSetIsFresh(Module& mod) {
   const Function* fn = mod.Lookup("main");
-  absl::StatusOr<const Function*> merged = MergeCompilerRegionsFunction(fn, mod.shared_arena());
+  RegionSetHandoff handoff;
+  absl::StatusOr<const Function*> merged =
+      MergeCompilerRegionsFunction(fn, mod.shared_arena(), handoff);
   ASSERT_TRUE(merged.ok()) << merged.status();
   absl::StatusOr<AnnotatedRegionSet> fresh = AnnotatedRegionSet::Create(*merged);
   ASSERT_TRUE(fresh.ok()) << fresh.status();
-  std::optional<AnnotatedRegionSet> kept = AnnotatedRegionSet::Take(mod.arena(), *merged);
+  std::optional<AnnotatedRegionSet> kept = handoff.Take(mod.arena(), *merged);
   if (fresh->size() == 0 && *merged == fn) return;  // nothing to hand over
   ASSERT_TRUE(kept.has_value());
   ExpectSameSet(*kept, *fresh);
   // Taken once.
-  EXPECT_FALSE(AnnotatedRegionSet::Take(mod.arena(), *merged).has_value());
+  EXPECT_FALSE(handoff.Take(mod.arena(), *merged).has_value());
 }
 
 TEST(RegionSetHandoff, AnnotatedGraphs) {
@@ -149,14 +153,42 @@ def @main(%x: Tensor[(2, 2), float32]) {
   %4 = nn.relu(%3);
   annotation.compiler_end(%4, compiler="t")
 })");
+  RegionSetHandoff handoff;
   absl::StatusOr<const Function*> merged =
-      MergeCompilerRegionsFunction(mod.Lookup("main"), mod.shared_arena());
+      MergeCompilerRegionsFunction(mod.Lookup("main"), mod.shared_arena(), handoff);
   ASSERT_TRUE(merged.ok());
   Module other = ParseTyped("def @main(%x: Tensor[(2), float32]) { nn.relu(%x) }");
-  EXPECT_FALSE(AnnotatedRegionSet::Take(other.arena(), *merged).has_value());
-  EXPECT_FALSE(AnnotatedRegionSet::Take(mod.arena(), mod.Lookup("main")).has_value());
-  AnnotatedRegionSet::DropKept(mod.arena());
-  EXPECT_FALSE(AnnotatedRegionSet::Take(mod.arena(), *merged).has_value());
+  EXPECT_FALSE(handoff.Take(other.arena(), *merged).has_value());
+  EXPECT_FALSE(handoff.Take(mod.arena(), mod.Lookup("main")).has_value());
+  handoff.Drop(mod.arena());
+  EXPECT_FALSE(handoff.Take(mod.arena(), *merged).has_value());
+}
+
+// The pipeline hands the set over through its context: PartitionGraph after
+// MergeCompilerRegions gives what it gives on the same module alone.
+TEST(RegionSetHandoff, PipelineThroughContextMatchesSeparateRuns) {
+  const char* text = R"(
+def @main(%x: Tensor[(2, 2), float32]) {
+  %0 = annotation.compiler_begin(%x, compiler="t");
+  %1 = abs(%0);
+  %2 = annotation.compiler_end(%1, compiler="t");
+  %3 = annotation.compiler_begin(%2, compiler="t");
+  %4 = nn.relu(%3);
+  %5 = annotation.compiler_end(%4, compiler="t");
+  %6 = tanh(%5);
+  %7 = annotation.compiler_begin(%6, compiler="t");
+  %8 = nn.relu(%7);
+  annotation.compiler_end(%8, compiler="t")
+})";
+  Module together = ParseTyped(text);
+  PassContext ctx;
+  absl::StatusOr<PassPtr> pipeline = ParsePipeline("MergeCompilerRegions,PartitionGraph");
+  ASSERT_TRUE(pipeline.ok());
+  ASSERT_TRUE(RunPipeline(**pipeline, together, ctx).ok());
+  Module apart = ParseTyped(text);
+  ASSERT_TRUE(RunPass(*MergeCompilerRegions(), apart).ok());
+  ASSERT_TRUE(RunPass(*PartitionGraph(), apart).ok());
+  EXPECT_EQ(PrintModule(together), PrintModule(apart));
 }
 
 }  // namespace
