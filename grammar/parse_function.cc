@@ -2,6 +2,8 @@
 //   funcsig := ('[' IDENT,* ']')? '(' (param,*)? (','? attr,*)? ')' ('->' type)?
 //   param   := %x (':' type)?
 // Function attributes follow the parameters and keep their text order.
+#include <algorithm>
+
 #include "fmt/format.h"
 #include "grammar/lexer_chars.h"
 #include "grammar/parser_impl.h"
@@ -17,6 +19,12 @@ bool Parser::ParseTypeParams(Signature& sig) {
     if (!Accept(TokenKind::kComma)) break;
   }
   return Expect(TokenKind::kRBracket, "']' after the type parameters", &open);
+}
+
+size_t Parser::ParamCountBound() const {
+  std::string_view rest = lex_.text().substr(prev_end_);
+  rest = rest.substr(0, rest.find('{'));
+  return static_cast<size_t>(std::count(rest.begin(), rest.end(), '%'));
 }
 
 bool Parser::ParseParams(Signature& sig, const TokenPos& open) {
@@ -35,6 +43,9 @@ bool Parser::ParseParams(Signature& sig, const TokenPos& open) {
     const Token& name = Next();
     const std::string_view param_name = lex_.Name(name);
     const Span name_span = SpanOf(name);
+    // The slot is loaded while the type is read.
+    const uint64_t key = locals_.Key(param_name);
+    locals_.Prefetch(key);
     if (At(TokenKind::kLBrace)) {
       Error(SpanOf(Peek()),
             "parameter attributes ('{...}', e.g. virtual_device) are not supported");
@@ -43,8 +54,12 @@ bool Parser::ParseParams(Signature& sig, const TokenPos& open) {
     const Type* type = nullptr;
     if (Accept(TokenKind::kColon) && (type = ParseType()) == nullptr) return false;
     const Var* var = b_.MakeVarWithStableName(param_name, type, name_span);
-    // Parameters are bound in the signature's own scope.
-    if (const Var* first = BindLocal(var->name(), var)) {
+    // Parameters are bound in the signature's own scope. A binding they
+    // shadow is a duplicate when it was made in that scope too, that is when
+    // its name comes after the '(': what outer scopes bind is written before.
+    const Var* first = BindLocal(var, key);
+    sig.shadows = sig.shadows || first != nullptr;
+    if (first != nullptr && first->span().begin > open.begin) {
       Error(name_span, fmt::format("duplicate parameter '%{}'", param_name),
             {Note{first->span(), "first declared here"}});
     }
