@@ -42,6 +42,8 @@ size_t LocalTable::IndexOf(std::string_view name) const {
 
 const Var* LocalTable::Bind(const Var* var, uint64_t key) {
   const std::string_view name = var->name();
+  // At most 7/8 full, as abseil's tables.
+  const bool full = (size_ + 1) * 8 > capacity() * 7;
   if (slots_ != nullptr) {
     size_t i = Home(key);
     for (; slots_[i].var != nullptr; i = (i + 1) & mask_) {
@@ -51,9 +53,13 @@ const Var* LocalTable::Bind(const Var* var, uint64_t key) {
         return previous;
       }
     }
+    if (!full) {
+      slots_[i] = Slot{key, var};
+      ++size_;
+      return nullptr;
+    }
   }
-  // At most 7/8 full, as abseil's tables.
-  if ((size_ + 1) * 8 > capacity() * 7) Grow();
+  Grow();
   Insert(Slot{key, var});
   ++size_;
   return nullptr;

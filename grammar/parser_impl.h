@@ -214,6 +214,9 @@ class Parser {
   // signs before the next `{` (the body's). Reserving the locals table for
   // them at once saves its growth (a definition may have 200k parameters).
   size_t ParamCountBound() const;
+  // Prefetches the locals slots of the parameter names ahead of the one just
+  // read; `cursor` (0 at first) is where the scan of the text goes on.
+  void PrefetchParamSlots(uint32_t& cursor);
   // Builds the function (the caller owns the parameter scope).
   const Function* FinishFunction(Signature& sig, const Expr* body, Span span);
   const Attrs* FunctionAttrs(const Signature& sig);
@@ -284,7 +287,7 @@ class Parser {
     // name while no parameter is shadowed and none is a duplicate.
     if (guess_ < def_params_.size() && shadowed_.empty()) {
       const Var* param = def_params_[guess_];
-      if (param->name() == name) {
+      if (locals_.SameName(param->name(), name)) {
         ++guess_;
         return param;
       }
@@ -395,7 +398,13 @@ class Parser {
   // Op nodes by the name as written, and converted op attributes by op and
   // attribute text: a large graph repeats a few of each many times.
   absl::flat_hash_map<std::string_view, const OpExpr*, NameHash> op_cache_;
-  absl::flat_hash_map<std::pair<const OpInfo*, std::string_view>, const Attrs*> attrs_cache_;
+  struct OpTextHash {
+    size_t operator()(const std::pair<const OpInfo*, std::string_view>& k) const {
+      return absl::HashOf(k.first, NameHash{}(k.second));
+    }
+  };
+  absl::flat_hash_map<std::pair<const OpInfo*, std::string_view>, const Attrs*, OpTextHash>
+      attrs_cache_;
   // Function attributes by their text (`Composite="dnnl.conv2d_relu"` is
   // repeated by every composite function of a partitioned graph).
   absl::flat_hash_map<std::string_view, const Attrs*, NameHash> fn_attrs_cache_;

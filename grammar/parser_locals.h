@@ -50,6 +50,11 @@ class LocalTable {
   // Makes `previous` the binding of the bound `name` again; nullptr unbinds
   // the name.
   void Restore(std::string_view name, const Var* previous);
+  // a == b, without a call to memcmp for short names.
+  bool SameName(std::string_view a, std::string_view b) const {
+    if (a.size() != b.size()) return false;
+    return a.size() <= kMaxInline ? Key(a) == Key(b) : a == b;
+  }
   // Makes room for `n` bindings in all.
   void Reserve(size_t n);
   // Unbinds every name (and frees the slots when there are many).
