@@ -152,7 +152,11 @@ class ExprTyper {
     const Attrs* attrs;
     size_t num_args;
     std::array<const Type*, 3> args;
-    bool operator==(const RelationKey&) const = default;
+    // Field by field: the defaulted comparison calls memcmp for the array.
+    bool operator==(const RelationKey& o) const {
+      return op == o.op && attrs == o.attrs && num_args == o.num_args && args[0] == o.args[0] &&
+             args[1] == o.args[1] && args[2] == o.args[2];
+    }
     template <typename H>
     friend H AbslHashValue(H h, const RelationKey& k) {
       return H::combine(std::move(h), k.op, k.attrs, k.num_args, k.args[0], k.args[1], k.args[2]);
