@@ -141,7 +141,7 @@ bool Parser::ParseLetBinding() {
   if (Accept(TokenKind::kColon) && (type = ParseType()) == nullptr) return false;
   const Var* var = b_.MakeVarWithStableName(name_text, type, name_span);
   // Bound before its value, as in TVM, so let-bound functions can recurse.
-  BindLocal(var->name(), var);
+  BindLocal(var);
   if (!Expect(TokenKind::kEqual, "'=' after the let-bound variable")) return false;
   const Expr* value = ParseBinop();
   if (value == nullptr) return false;
@@ -175,7 +175,7 @@ bool Parser::ParseFreeVar() {
   const Type* type = nullptr;
   if (Accept(TokenKind::kColon) && (type = ParseType()) == nullptr) return false;
   const Var* var = b_.MakeVarWithStableName(name_text, type, name_span);
-  BindLocal(var->name(), var);
+  BindLocal(var);
   free_vars_.push_back(var);
   return Expect(TokenKind::kSemicolon, "';' after the free_var declaration");
 }

@@ -2,6 +2,8 @@
 //   funcsig := ('[' IDENT,* ']')? '(' (param,*)? (','? attr,*)? ')' ('->' type)?
 //   param   := %x (':' type)?
 // Function attributes follow the parameters and keep their text order.
+#include <algorithm>
+
 #include "fmt/format.h"
 #include "grammar/lexer_chars.h"
 #include "grammar/parser_impl.h"
@@ -19,7 +21,36 @@ bool Parser::ParseTypeParams(Signature& sig) {
   return Expect(TokenKind::kRBracket, "']' after the type parameters", &open);
 }
 
+size_t Parser::ParamCountBound() const {
+  std::string_view rest = lex_.text().substr(prev_end_);
+  rest = rest.substr(0, rest.find('{'));
+  return static_cast<size_t>(std::count(rest.begin(), rest.end(), '%'));
+}
+
+void Parser::PrefetchParamSlots(uint32_t& cursor) {
+  // Binding a parameter takes less time than loading its slot, so the slots
+  // of the names a few parameters ahead are requested from the raw text
+  // (the lexer must not run ahead: the type memo skips raw text too). A
+  // wrong guess costs only a useless prefetch.
+  constexpr int kAhead = 4;
+  constexpr size_t kWindow = 4096;
+  const std::string_view text = lex_.text();
+  int names = cursor <= prev_end_ ? kAhead : 1;
+  size_t at = std::max(cursor, prev_end_);
+  while (names-- > 0 && at < text.size()) {
+    const size_t sigil = text.substr(at, kWindow).find('%');
+    if (sigil == std::string_view::npos) break;
+    const size_t begin = at + sigil + 1;
+    size_t end = begin;
+    while (end < text.size() && IsAlnum(text[end])) ++end;
+    locals_.Prefetch(locals_.Key(text.substr(begin, end - begin)));
+    at = end;
+  }
+  cursor = static_cast<uint32_t>(at);
+}
+
 bool Parser::ParseParams(Signature& sig, const TokenPos& open) {
+  uint32_t prefetch_cursor = 0;
   while (!At(TokenKind::kRParen)) {
     if (AtAttribute()) {
       if ((sig.cached_attrs = SkipCachedFunctionAttrs()) != nullptr) break;
@@ -35,6 +66,8 @@ bool Parser::ParseParams(Signature& sig, const TokenPos& open) {
     const Token& name = Next();
     const std::string_view param_name = lex_.Name(name);
     const Span name_span = SpanOf(name);
+    const uint64_t key = locals_.Key(param_name);
+    PrefetchParamSlots(prefetch_cursor);
     if (At(TokenKind::kLBrace)) {
       Error(SpanOf(Peek()),
             "parameter attributes ('{...}', e.g. virtual_device) are not supported");
@@ -43,8 +76,12 @@ bool Parser::ParseParams(Signature& sig, const TokenPos& open) {
     const Type* type = nullptr;
     if (Accept(TokenKind::kColon) && (type = ParseType()) == nullptr) return false;
     const Var* var = b_.MakeVarWithStableName(param_name, type, name_span);
-    // Parameters are bound in the signature's own scope.
-    if (const Var* first = BindLocal(var->name(), var)) {
+    // Parameters are bound in the signature's own scope. A binding they
+    // shadow is a duplicate when it was made in that scope too, that is when
+    // its name comes after the '(': what outer scopes bind is written before.
+    const Var* first = BindLocal(var, key);
+    sig.shadows = sig.shadows || first != nullptr;
+    if (first != nullptr && first->span().begin > open.begin) {
       Error(name_span, fmt::format("duplicate parameter '%{}'", param_name),
             {Note{first->span(), "first declared here"}});
     }

@@ -128,13 +128,17 @@ void Parser::ParseDefinition() {
           {Note{previous->second, "previous definition is here"}});
   }
   PushScope();
+  locals_.Reserve(ParamCountBound());
   Signature sig;
   const Function* fn = nullptr;
   if (ParseSignature(sig)) {
+    if (!sig.shadows) def_params_ = sig.param_list;
+    guess_ = 0;
     if (const Expr* body = ParseBlock("function body")) {
       fn = FinishFunction(sig, body, SpanFrom(keyword));
     }
   }
+  def_params_ = {};
   type_vars_.clear();
   PopScope();
   if (fn != nullptr && first) module_.Add(gv, fn);

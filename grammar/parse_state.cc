@@ -11,7 +11,8 @@ Parser::Parser(std::string_view text, uint32_t file_id, Module& module, Diagnost
       module_(module),
       b_(module.arena()),
       diags_(diags),
-      metadata_(metadata) {
+      metadata_(metadata),
+      locals_(text) {
   eof_.kind = TokenKind::kEof;
   eof_.begin = eof_.end = static_cast<uint32_t>(text.size());
 }
@@ -133,7 +134,7 @@ void Parser::PopScope() {
   if (mark == kDropWhole) {
     // Every binding is this scope's (a definition's): drop everything at
     // once rather than erasing, say, 50k parameters one by one.
-    locals_.clear();
+    locals_.Clear();
     undo_.clear();
     shadowed_.clear();
     return;
@@ -143,39 +144,22 @@ void Parser::PopScope() {
     std::string_view name = undo_.back()->name();
     undo_.pop_back();
     if (!shadowed_.empty() && shadowed_.back().undo_index == index) {
-      const Binding& previous = shadowed_.back().previous;
-      auto it = locals_.find(name);
-      it->var = previous.var;
-      it->depth = previous.depth;
+      locals_.Restore(name, shadowed_.back().previous);
       shadowed_.pop_back();
     } else {
-      locals_.erase(name);
+      locals_.Restore(name, nullptr);
     }
   }
 }
 
-const Var* Parser::BindLocal(std::string_view name, const Var* var) {
-  // `name` is var->name(): the set is keyed by the bound variable's name.
-  const uint32_t depth = static_cast<uint32_t>(scope_marks_.size());
-  bool inserted = false;
-  auto it = locals_.lazy_emplace(name, [&](const auto& construct) {
-    inserted = true;
-    construct(Binding{var, depth});
-  });
+const Var* Parser::BindLocal(const Var* var, uint64_t key) {
+  const Var* previous = locals_.Bind(var, key);
   // A scope dropped whole needs no undo entries for its own bindings.
-  const bool logged = depth > 0 && scope_marks_.back() != kDropWhole;
-  if (logged) undo_.push_back(var);
-  if (inserted) return nullptr;
-  Binding previous{it->var, it->depth};
-  if (logged) shadowed_.push_back(Shadowed{undo_.size() - 1, previous});
-  it->var = var;
-  it->depth = depth;
-  return previous.depth == depth ? previous.var : nullptr;
-}
-
-const Var* Parser::LookupLocal(std::string_view name) const {
-  auto it = locals_.find(name);
-  return it == locals_.end() ? nullptr : it->var;
+  if (!scope_marks_.empty() && scope_marks_.back() != kDropWhole) {
+    undo_.push_back(var);
+    if (previous != nullptr) shadowed_.push_back(Shadowed{undo_.size() - 1, previous});
+  }
+  return previous;
 }
 
 bool Parser::BindGraph(int64_t n, const Expr* e, Span span) {

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -27,6 +28,7 @@
 #include "grammar/lexer.h"
 #include "grammar/metadata.h"
 #include "grammar/parser.h"
+#include "grammar/parser_locals.h"
 #include "ir/module.h"
 #include "support/diagnostics.h"
 
@@ -81,6 +83,7 @@ struct Signature {
   bool attrs_clean = true;               // `attrs` were read without a diagnostic
   const Attrs* cached_attrs = nullptr;   // the attributes, found by their text
   const Type* ret_type = nullptr;
+  bool shadows = false;  // a parameter shadows a binding (or another parameter)
 };
 
 class Parser {
@@ -207,6 +210,13 @@ class Parser {
   bool ParseTypeParams(Signature& sig);
   bool ParseParams(Signature& sig, const TokenPos& open);
   bool ParseSignature(Signature& sig);
+  // An upper bound on the parameters of the signature that follows: the `%`
+  // signs before the next `{` (the body's). Reserving the locals table for
+  // them at once saves its growth (a definition may have 200k parameters).
+  size_t ParamCountBound() const;
+  // Prefetches the locals slots of the parameter names ahead of the one just
+  // read; `cursor` (0 at first) is where the scan of the text goes on.
+  void PrefetchParamSlots(uint32_t& cursor);
   // Builds the function (the caller owns the parameter scope).
   const Function* FinishFunction(Signature& sig, const Expr* body, Span span);
   const Attrs* FunctionAttrs(const Signature& sig);
@@ -265,10 +275,25 @@ class Parser {
   static constexpr size_t kDropWhole = SIZE_MAX;
   void PushScope() { scope_marks_.push_back(locals_.empty() ? kDropWhole : undo_.size()); }
   void PopScope();
-  // Binds `name` in the innermost scope; returns the binding it shadows
-  // when that one was made in the same scope (a duplicate), else nullptr.
-  const Var* BindLocal(std::string_view name, const Var* var);
-  const Var* LookupLocal(std::string_view name) const;
+  // Binds `var` under its name in the innermost scope; returns the binding
+  // it shadows (of any scope), else nullptr.
+  const Var* BindLocal(const Var* var) { return BindLocal(var, locals_.Key(var->name())); }
+  const Var* BindLocal(const Var* var, uint64_t key);
+  const Var* LookupLocal(std::string_view name) {
+    // Printed modules list a definition's parameters in the order of their
+    // first use (TVM's free_vars order), so the parameter after the last one
+    // found is tried first: it is read from sequential memory, where the
+    // table's slot for the name is a cache miss. It is the binding of its
+    // name while no parameter is shadowed and none is a duplicate.
+    if (guess_ < def_params_.size() && shadowed_.empty()) {
+      const Var* param = def_params_[guess_];
+      if (locals_.SameName(param->name(), name)) {
+        ++guess_;
+        return param;
+      }
+    }
+    return locals_.Find(name);
+  }
   bool BindGraph(int64_t n, const Expr* e, Span span);
   const Expr* LookupGraph(int64_t n) const;
   // Whether `%n` is kept in graph_ (else graph_overflow_).
@@ -289,36 +314,20 @@ class Parser {
   bool stopped_ = false;  // too many errors: the parser sees only EOF
   Token eof_;
 
-  // Locals: the innermost binding of each name and the scope depth it was
-  // made at, keyed by the variable's own name (a 16-byte slot per name: a
-  // definition may have 50k parameters), with an undo log per scope.
-  struct Binding {
-    mutable const Var* var;  // mutable: rebinding keeps the name, so the hash
-    mutable uint32_t depth;
-  };
-  struct BindingHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view name) const { return NameHash{}(name); }
-    size_t operator()(const Binding& b) const { return NameHash{}(b.var->name()); }
-  };
-  struct BindingEq {
-    using is_transparent = void;
-    static std::string_view Key(std::string_view name) { return name; }
-    static std::string_view Key(const Binding& b) { return b.var->name(); }
-    template <typename A, typename B>
-    bool operator()(const A& a, const B& b) const {
-      return Key(a) == Key(b);
-    }
-  };
-  absl::flat_hash_set<Binding, BindingHash, BindingEq> locals_;
+  // Locals: the innermost binding of each name, with an undo log per scope.
+  LocalTable locals_;
   // Each binding of the open scopes, in order; a binding that shadowed one
   // also records what it shadowed (rare, so kept apart).
   std::vector<const Var*> undo_;
   struct Shadowed {
     size_t undo_index;
-    Binding previous;
+    const Var* previous;
   };
   std::vector<Shadowed> shadowed_;
+  // The parameters of the definition being parsed, when they have distinct
+  // names, and the one LookupLocal tries first.
+  std::span<const Var* const> def_params_;
+  size_t guess_ = 0;
   std::vector<size_t> scope_marks_;
   // Type variables of the enclosing signatures, innermost last.
   std::vector<const TypeVar*> type_vars_;
@@ -389,7 +398,13 @@ class Parser {
   // Op nodes by the name as written, and converted op attributes by op and
   // attribute text: a large graph repeats a few of each many times.
   absl::flat_hash_map<std::string_view, const OpExpr*, NameHash> op_cache_;
-  absl::flat_hash_map<std::pair<const OpInfo*, std::string_view>, const Attrs*> attrs_cache_;
+  struct OpTextHash {
+    size_t operator()(const std::pair<const OpInfo*, std::string_view>& k) const {
+      return absl::HashOf(k.first, NameHash{}(k.second));
+    }
+  };
+  absl::flat_hash_map<std::pair<const OpInfo*, std::string_view>, const Attrs*, OpTextHash>
+      attrs_cache_;
   // Function attributes by their text (`Composite="dnnl.conv2d_relu"` is
   // repeated by every composite function of a partitioned graph).
   absl::flat_hash_map<std::string_view, const Attrs*, NameHash> fn_attrs_cache_;

@@ -33,10 +33,12 @@ void ExprTyper::Reset() {
   stack_.clear();
   deferred_.clear();
   unknown_globals_.clear();
+  met_unannotated_ = false;
 }
 
 const Type* ExprTyper::Run(const Expr* root) {
   Reset();
+  root_ = root;
   stack_.push_back(Frame(root));
   while (!stack_.empty()) {
     Step();
@@ -150,6 +152,7 @@ void ExprTyper::StepLet(size_t i) {
       // variable is bound before the value is typed, as in TVM.
       if (Isa<Function>(let->value())) {
         const Var* v = let->var();
+        met_unannotated_ = met_unannotated_ || v->annotation() == nullptr;
         SetType(v, v->annotation() ? v->annotation() : unifier_.NewHole());
         binders_.push_back(Binder{v, false});
       }
@@ -167,6 +170,7 @@ void ExprTyper::StepFunction(size_t i) {
   if (stack_[i].Advance() == 0) {
     // Parameters without annotations are holes, filled from the call site.
     for (const Var* p : fn->params()) {
+      met_unannotated_ = met_unannotated_ || p->annotation() == nullptr;
       const Type* t = p->annotation() ? p->annotation() : unifier_.NewHole();
       SetType(p, t);
       // A complete annotation can never be reported as unresolved.
@@ -180,6 +184,7 @@ void ExprTyper::StepFunction(size_t i) {
 }
 
 const Type* ExprTyper::FreeVarType(const Var* v) {
+  met_unannotated_ = met_unannotated_ || v->annotation() == nullptr;
   binders_.push_back(Binder{v, true});
   return v->annotation() ? v->annotation() : unifier_.NewHole();
 }
@@ -339,6 +344,7 @@ const Type* ExprTyper::TypeIf(const If* e) {
 
 void ExprTyper::BindLetVar(const Let* let) {
   const Var* var = let->var();
+  met_unannotated_ = met_unannotated_ || var->annotation() == nullptr;
   const Type* value = TypeOf(let->value());
   bool bound = IsTyped(var);  // pre-bound for a function literal
   if (!bound) binders_.push_back(Binder{var, false});
@@ -358,6 +364,7 @@ void ExprTyper::BindLetVar(const Let* let) {
 }
 
 const Type* ExprTyper::FunctionType(const Function* fn) {
+  met_unannotated_ = met_unannotated_ || (fn->ret_type() == nullptr && fn != root_);
   const Type* body = TypeOf(fn->body());
   const Type* ret = body;
   if (fn->ret_type() != nullptr) {

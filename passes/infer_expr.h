@@ -47,6 +47,11 @@ class ExprTyper {
 
   // The globals of unknown type the last Run met (see defer_unknown).
   const std::vector<std::string_view>& unknown_globals() const { return unknown_globals_; }
+  // Whether the last Run met, below its root, a variable without type
+  // annotation or a function without return type (what
+  // FillMissingTypeAnnotations writes); a root function's own return type
+  // does not count.
+  bool met_unannotated() const { return met_unannotated_; }
 
  private:
   // A node on the explicit stack and how many of its steps are done, packed
@@ -137,6 +142,8 @@ class ExprTyper {
   std::vector<Deferred> deferred_;
   std::vector<const Type*> scratch_;  // argument / field types of the current node
   std::vector<std::string_view> unknown_globals_;
+  const Expr* root_ = nullptr;
+  bool met_unannotated_ = false;
   // Relation results by (op, attrs, argument types): relations are pure and
   // types and attrs are interned, so a network that repeats a layer shape
   // runs each relation once per distinct shape.
@@ -145,7 +152,11 @@ class ExprTyper {
     const Attrs* attrs;
     size_t num_args;
     std::array<const Type*, 3> args;
-    bool operator==(const RelationKey&) const = default;
+    // Field by field: the defaulted comparison calls memcmp for the array.
+    bool operator==(const RelationKey& o) const {
+      return op == o.op && attrs == o.attrs && num_args == o.num_args && args[0] == o.args[0] &&
+             args[1] == o.args[1] && args[2] == o.args[2];
+    }
     template <typename H>
     friend H AbslHashValue(H h, const RelationKey& k) {
       return H::combine(std::move(h), k.op, k.attrs, k.num_args, k.args[0], k.args[1], k.args[2]);

@@ -121,6 +121,14 @@ Graph ReferenceGraph(const FunctionList& fns, const std::vector<uint32_t>& infer
   return graph;
 }
 
+// Types `fn`, adding it to `unannotated` (when given) if the typer met a
+// node below it without the annotation FillMissingTypeAnnotations writes.
+const Type* RunOn(ExprTyper& typer, const Function* fn, UnannotatedFunctions* unannotated) {
+  const Type* t = typer.Run(fn);
+  if (unannotated != nullptr && typer.met_unannotated()) unannotated->insert(fn);
+  return t;
+}
+
 bool IsRecursive(const Graph& graph, const std::vector<uint32_t>& component) {
   if (component.size() > 1) return true;
   const auto& edges = graph[component.front()];
@@ -138,8 +146,9 @@ void ReportRecursive(const GlobalVar* gv, const Function* fn, DiagnosticEngine& 
 // no reference scan is needed, which keeps the common case (a @main written
 // without `-> R`) to a single traversal.
 void InferOneSignature(const GlobalVar* gv, const Function* fn, GlobalSignatures& env,
-                       ExprTyper& typer, DiagnosticEngine& diags) {
-  const Type* t = typer.Run(fn);
+                       ExprTyper& typer, DiagnosticEngine& diags,
+                       UnannotatedFunctions* unannotated) {
+  const Type* t = RunOn(typer, fn, unannotated);
   const auto& unknown = typer.unknown_globals();
   if (std::find(unknown.begin(), unknown.end(), gv->name()) != unknown.end()) {
     ReportRecursive(gv, fn, diags);
@@ -151,9 +160,11 @@ void InferOneSignature(const GlobalVar* gv, const Function* fn, GlobalSignatures
 // Types the functions without a full signature, callees first, recording
 // their inferred signatures in `env` for the functions typed after them.
 void InferSignatures(const FunctionList& fns, const std::vector<uint32_t>& inferred,
-                     GlobalSignatures& env, ExprTyper& typer, DiagnosticEngine& diags) {
+                     GlobalSignatures& env, ExprTyper& typer, DiagnosticEngine& diags,
+                     UnannotatedFunctions* unannotated) {
   if (inferred.size() == 1) {
-    return InferOneSignature(fns[inferred[0]].first, fns[inferred[0]].second, env, typer, diags);
+    return InferOneSignature(fns[inferred[0]].first, fns[inferred[0]].second, env, typer, diags,
+                             unannotated);
   }
   Graph graph = ReferenceGraph(fns, inferred);
   for (const std::vector<uint32_t>& component : StronglyConnected(graph)) {
@@ -166,7 +177,7 @@ void InferSignatures(const FunctionList& fns, const std::vector<uint32_t>& infer
     }
     for (uint32_t k : component) {
       auto [gv, fn] = fns[inferred[k]];
-      const Type* t = typer.Run(fn);
+      const Type* t = RunOn(typer, fn, unannotated);
       if (!recursive) env.types[gv->name()] = t;
     }
   }
@@ -185,7 +196,9 @@ absl::Status SortedStatus(const DiagnosticEngine& engine) {
 
 }  // namespace
 
-absl::Status InferType(Module& mod) {
+absl::Status InferType(Module& mod) { return InferType(mod, nullptr); }
+
+absl::Status InferType(Module& mod, UnannotatedFunctions* unannotated) {
   DiagnosticEngine diags;
   GlobalSignatures env;
   env.has_module = true;
@@ -198,9 +211,11 @@ absl::Status InferType(Module& mod) {
     if (signature == nullptr) inferred.push_back(k);
   }
   ExprTyper typer(env, diags);
-  if (!inferred.empty()) InferSignatures(fns, inferred, env, typer, diags);
+  if (!inferred.empty()) InferSignatures(fns, inferred, env, typer, diags, unannotated);
   for (uint32_t k = 0; k < fns.size(); ++k) {
-    if (!std::binary_search(inferred.begin(), inferred.end(), k)) typer.Run(fns[k].second);
+    if (!std::binary_search(inferred.begin(), inferred.end(), k)) {
+      RunOn(typer, fns[k].second, unannotated);
+    }
   }
   return SortedStatus(diags);
 }

@@ -24,6 +24,7 @@
 // (one per function at least) are reported together.
 #pragma once
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "ir/expr.h"
@@ -36,6 +37,15 @@ namespace carve {
 // when the module does not type-check; nodes whose type could not be inferred
 // then have a null checked_type.
 absl::Status InferType(Module& mod);
+
+// The functions of a module in which a node below the function itself may
+// lack an annotation that FillMissingTypeAnnotations writes: a variable
+// without type, a function literal without return type.
+using UnannotatedFunctions = absl::flat_hash_set<const Function*>;
+
+// InferType that also adds such functions to `*unannotated` (when not
+// null), so that filling annotations need not scan the others.
+absl::Status InferType(Module& mod, UnannotatedFunctions* unannotated);
 
 // Types one expression and sets checked_type on its nodes. Free variables
 // need annotations. Globals are resolved in `mod` (their declared signatures,

@@ -63,6 +63,14 @@ Scan ScanFunction(const Function* fn) {
   return scan;
 }
 
+// ScanFunction's result for a typed function whose nodes below it all have
+// their annotations (`untyped` is not known, and left false).
+Scan ScanOwnReturnType(const Function* fn) {
+  Scan scan;
+  scan.missing = NeedsAnnotation(fn);
+  return scan;
+}
+
 // Writes the missing annotations of `fn` (bound to `gv`); true when any was.
 // A function that lacks only its return type (the common case of a
 // hand-written @main) gets a new function node over the same body: no
@@ -93,8 +101,16 @@ absl::StatusOr<bool> FillMissingTypeAnnotations(Module& mod) {
 }
 
 absl::StatusOr<bool> InferTypeAndAnnotate(Module& mod) {
-  CARVE_RETURN_IF_ERROR(InferType(mod));
-  return FillMissingTypeAnnotations(mod);
+  UnannotatedFunctions unannotated;
+  CARVE_RETURN_IF_ERROR(InferType(mod, &unannotated));
+  bool changed = false;
+  for (const auto& [gv, fn] : mod.Functions()) {
+    // The typer saw every node: where it met no unannotated one, only the
+    // function's own return type can be missing, and no scan is needed.
+    Scan scan = unannotated.contains(fn) ? ScanFunction(fn) : ScanOwnReturnType(fn);
+    changed |= Annotate(mod, gv, fn, scan);
+  }
+  return changed;
 }
 
 absl::StatusOr<bool> RetypeIfNeeded(Module& mod) {

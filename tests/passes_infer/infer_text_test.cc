@@ -120,3 +120,34 @@ def @main(%n: int32) {
 
 }  // namespace
 }  // namespace carve
+
+namespace carve {
+namespace {
+
+// InferType lists the functions where a node below the function itself lacks
+// an annotation (the only ones FillMissingTypeAnnotations must scan); a
+// missing return type of the function itself does not count.
+TEST(InferTextTest, ListsFunctionsWithUnannotatedNodes) {
+  absl::StatusOr<Module> mod = ParseModule("t.relay", R"(#[version = "0.0.5"]
+def @f(%x: Tensor[(2), float32]) {
+  tanh(%x)
+}
+def @g(%x: Tensor[(2), float32]) -> Tensor[(2), float32] {
+  %0 = fn (%y: Tensor[(2), float32]) { %y };
+  %0(%x)
+}
+def @main(%x: Tensor[(2), float32]) {
+  let %y = @f(%x);
+  @g(%y)
+})");
+  ASSERT_TRUE(mod.ok()) << RenderStatus(mod.status());
+  UnannotatedFunctions unannotated;
+  ASSERT_TRUE(InferType(*mod, &unannotated).ok());
+  EXPECT_FALSE(unannotated.contains(mod->Lookup("f")));
+  EXPECT_TRUE(unannotated.contains(mod->Lookup("g")));  // the literal's return type
+  EXPECT_TRUE(unannotated.contains(mod->Lookup("main")));  // %y
+  EXPECT_EQ(unannotated.size(), 2u);
+}
+
+}  // namespace
+}  // namespace carve
