@@ -121,4 +121,12 @@ const Function* IRBuilder::MakeFunction(std::span<const Var* const> params, cons
                                arena_->CopyArray(type_params), span);
 }
 
+const Function* IRBuilder::MakeFunctionWithParamsOf(const Function* params_of, const Expr* body,
+                                                    const Type* ret_type, const Attrs* attrs,
+                                                    Span span) {
+  if (attrs == nullptr) attrs = EmptyAttrs();
+  return arena_->New<Function>(params_of->params(), body, ret_type, attrs,
+                               params_of->type_params(), span);
+}
+
 }  // namespace carve

@@ -294,6 +294,14 @@ class IRBuilder {
                                const Type* ret_type = nullptr, const Attrs* attrs = nullptr,
                                std::span<const TypeVar* const> type_params = {},
                                Span span = {});
+  // Same over the parameter and type parameter lists of `params_of`, shared
+  // instead of copied: rebuilding a function whose body changed copied its
+  // whole parameter list (a large graph's main has tens of thousands of
+  // weights). The lists live as long as the Var nodes they hold, which the
+  // new function refers to anyway.
+  const Function* MakeFunctionWithParamsOf(const Function* params_of, const Expr* body,
+                                           const Type* ret_type, const Attrs* attrs,
+                                           Span span = {});
 
  private:
   Arena* arena_;

@@ -142,17 +142,24 @@ const Expr* ExprMutator::Rebuild(const Expr* e) {
     }
     case ExprKind::kFunction: {
       auto* fn = Cast<Function>(e);
-      bool changed = false;
-      std::vector<const Var*> params;
-      for (const Var* p : fn->params()) {
+      auto mutated_param = [this](const Var* p) {
         const Var* np = DynCast<Var>(Mutated(p));
-        if (np == nullptr) np = p;
-        params.push_back(np);
-        changed |= np != p;
+        return np == nullptr ? p : np;
+      };
+      // Parameters rarely change: look before copying the list.
+      std::span<const Var* const> old_params = fn->params();
+      size_t first = 0;
+      while (first < old_params.size() && mutated_param(old_params[first]) == old_params[first]) {
+        ++first;
       }
       const Expr* body = Mutated(fn->body());
-      changed |= body != fn->body();
-      if (!changed) return e;
+      if (first == old_params.size()) {
+        if (body == fn->body()) return e;
+        return builder_.MakeFunctionWithParamsOf(fn, body, fn->ret_type(), fn->attrs(),
+                                                 fn->span());
+      }
+      std::vector<const Var*> params(old_params.begin(), old_params.end());
+      for (size_t i = first; i < params.size(); ++i) params[i] = mutated_param(params[i]);
       return builder_.MakeFunction(params, body, fn->ret_type(), fn->attrs(),
                                    fn->type_params(), fn->span());
     }

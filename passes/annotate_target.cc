@@ -26,16 +26,31 @@ bool IsNullaryValue(const Expr* e) {
 
 class Annotator : public ExprMutator {
   using ExprList = absl::InlinedVector<const Expr*, 4>;
+  // A target as a number in targets_info_ (see IdOf): the walk compares and
+  // stores these instead of names.
+  using Id = uint32_t;
+  // The empty name ("no target yet", TVM's empty string) and `default`.
+  static constexpr Id kNone = 0;
+  static constexpr Id kDefault = 1;
 
  public:
   Annotator(Arena* arena, const std::vector<TargetSpecPtr>& targets, bool include_non_call_ops)
-      : ExprMutator(arena), targets_(targets), include_non_call_ops_(include_non_call_ops) {}
+      : ExprMutator(arena), targets_(targets), include_non_call_ops_(include_non_call_ops) {
+    IdOf("");
+    IdOf(kDefaultTarget);
+    for (const TargetSpecPtr& t : targets_) target_ids_.push_back(IdOf(t->name()));
+  }
 
  protected:
-  // Composite bodies belong to their composite; TVM never enters them.
+  // Composite bodies belong to their composite; TVM never enters them. The
+  // composite's target is noted here, while the function is in cache: its
+  // calls are rewritten after their arguments' whole subgraphs, when the
+  // function node and its attributes would be read from memory again.
   bool VisitChildren(const Expr* e) override {
     const Function* fn = DynCast<Function>(e);
-    return fn == nullptr || !fn->HasAttr(attr::kComposite);
+    if (fn == nullptr || !fn->HasAttr(attr::kComposite)) return true;
+    composite_target_.try_emplace(fn, CompositeTarget(fn));
+    return false;
   }
 
   const Expr* Rewrite(const Expr* e) override {
@@ -69,18 +84,25 @@ class Annotator : public ExprMutator {
   }
 
   const Expr* RewriteCall(const Call* pre) {
-    if (IsCompilerBegin(pre)) return Typed(pre, Rebuild(pre));  // its consumer handles it
+    if (IsCompilerBegin(pre)) {
+      saw_annotation_ = true;
+      return Typed(pre, Rebuild(pre));  // its consumer handles it
+    }
     if (IsCompilerEnd(pre)) {
       // An earlier run's annotation: remember the target of its input.
+      saw_annotation_ = true;
       const Call* post = Cast<Call>(Typed(pre, Rebuild(pre)));
-      target_of_.TryEmplace(post->args()[0], TargetId(AnnotationTarget(post)));
+      target_of_.TryEmplace(post->args()[0], IdOf(AnnotationTarget(post)));
       return post;
     }
-    if (!pre->args().empty() && IsCompilerBegin(pre->args()[0]) &&
+    // Arguments are rewritten before their consumers, so until one was an
+    // annotation no argument can be one (and the argument nodes, rewritten
+    // long ago, need not be read again).
+    if (saw_annotation_ && !pre->args().empty() && IsCompilerBegin(pre->args()[0]) &&
         AnnotationTarget(pre->args()[0]) != kDefaultTarget) {
       return Typed(pre, Rebuild(pre));  // claimed by an earlier run for a real target
     }
-    std::string_view target = ChooseTarget(pre);
+    Id target = ChooseTarget(pre);
     // The call is made once, over its annotated arguments: the mutated
     // arguments come from the memo (Rebuild would first make a call over
     // them that nothing keeps: one garbage node per op).
@@ -97,22 +119,30 @@ class Annotator : public ExprMutator {
   }
 
   // The first target (in priority order) that takes the call, else default.
-  std::string_view ChooseTarget(const Call* call) const {
-    if (call->op() != nullptr) {
-      for (const TargetSpecPtr& t : targets_) {
-        if (t->Accepts(call)) return t->name();
-      }
-      return kDefaultTarget;
+  Id ChooseTarget(const Call* call) const {
+    // Composite calls first: their callee was classified when visited.
+    if (auto it = composite_target_.find(call->callee()); it != composite_target_.end()) {
+      return it->second;
     }
-    std::string_view composite = CompositeName(call);
+    if (call->op() == nullptr) return kDefault;
+    for (size_t i = 0; i < targets_.size(); ++i) {
+      if (targets_[i]->Accepts(call)) return target_ids_[i];
+    }
+    return kDefault;
+  }
+
+  // The target of calls of a composite function: the one named by the
+  // composite's prefix before the first `.`, else default.
+  Id CompositeTarget(const Function* fn) const {
+    std::string_view composite = fn->GetStringAttr(attr::kComposite);
     size_t dot = composite.find('.');
     if (dot != std::string_view::npos) {
       std::string_view prefix = composite.substr(0, dot);
-      for (const TargetSpecPtr& t : targets_) {
-        if (t->name() == prefix) return t->name();
+      for (size_t i = 0; i < targets_.size(); ++i) {
+        if (targets_[i]->name() == prefix) return target_ids_[i];
       }
     }
-    return kDefaultTarget;
+    return kDefault;
   }
 
   // A call of a local function when non-call ops are not annotated: its
@@ -131,11 +161,11 @@ class Annotator : public ExprMutator {
       for (const Expr* f : post->fields()) fields.push_back(InsertEnd(f));
       return Typed(post, builder().MakeTuple(fields, post->span()));
     }
-    auto [target, annotated] = AnnotateArgs(post->fields(), "");
+    auto [target, annotated] = AnnotateArgs(post->fields(), kNone);
     const Tuple* tuple = builder().MakeTuple(annotated, post->span());
     tuple->set_checked_type(post->checked_type());
     // An empty tuple behaves like a call without arguments.
-    SetTarget(tuple, post->fields().empty() ? kDefaultTarget : target);
+    SetTarget(tuple, post->fields().empty() ? kDefault : target);
     return tuple;
   }
 
@@ -145,7 +175,7 @@ class Annotator : public ExprMutator {
                                                     post->span()));
     }
     const Expr* tuple = post->tuple();
-    auto [target, annotated] = AnnotateArgs(std::span<const Expr* const>(&tuple, 1), "");
+    auto [target, annotated] = AnnotateArgs(std::span<const Expr* const>(&tuple, 1), kNone);
     const TupleGetItem* item =
         builder().MakeTupleGetItem(annotated[0], post->index(), post->span());
     item->set_checked_type(post->checked_type());
@@ -154,44 +184,43 @@ class Annotator : public ExprMutator {
   }
 
   const Expr* RewriteFunction(const Function* pre) {
-    if (pre->HasAttr(attr::kComposite)) return pre;
+    if (composite_target_.contains(pre)) return pre;  // a composite (see VisitChildren)
     const Function* post = Cast<Function>(Rebuild(pre));
     const Expr* body = InsertEnd(post->body());
     if (body == post->body()) return Typed(pre, post);
-    return Typed(pre, builder().MakeFunction(post->params(), body, post->ret_type(),
-                                             post->attrs(), post->type_params(), post->span()));
+    return Typed(pre, builder().MakeFunctionWithParamsOf(post, body, post->ret_type(),
+                                                         post->attrs(), post->span()));
   }
 
   const Expr* RewriteLet(const Let* post) {
     const Expr* body = InsertEnd(post->body());
     const Expr* value = post->value();
     // Function literals bound by let (loops) stay as they are.
-    if (!Isa<Function>(value)) value = AnnotateArgs(std::span(&value, 1), "").second[0];
+    if (!Isa<Function>(value)) value = AnnotateArgs(std::span(&value, 1), kNone).second[0];
     return Typed(post, builder().MakeLet(post->var(), value, body, post->span()));
   }
 
   // TVM's AnnotateArgs: closes annotated inputs with compiler_end (one per
   // edge) and opens them again with compiler_begin for `target` (or, when
-  // `target` is empty, for the common target of the inputs). Returns the
+  // `target` is kNone, for the common target of the inputs). Returns the
   // chosen target and the new arguments.
-  std::pair<std::string_view, ExprList> AnnotateArgs(std::span<const Expr* const> args,
-                                                    std::string_view target) {
-    std::string_view ref_target;
+  std::pair<Id, ExprList> AnnotateArgs(std::span<const Expr* const> args, Id target) {
+    Id ref_target = kNone;
     ExprList opened(args.size(), nullptr);  // kept begins
     ExprList closed(args.size(), nullptr);  // to be opened
     for (size_t i = 0; i < args.size(); ++i) {
-      std::string_view arg_target = Classify(args[i], opened[i], closed[i]);
-      if (ref_target.empty()) {
+      Id arg_target = Classify(args[i], opened[i], closed[i]);
+      if (ref_target == kNone) {
         ref_target = arg_target;
       } else if (ref_target != arg_target) {
-        ref_target = kDefaultTarget;
+        ref_target = kDefault;
       }
     }
-    std::string_view op_target = target.empty() ? ref_target : target;
-    if (ref_target.empty()) return {op_target, {args.begin(), args.end()}};
+    Id op_target = target == kNone ? ref_target : target;
+    if (ref_target == kNone) return {op_target, {args.begin(), args.end()}};
     ExprList out(args.size());
     for (size_t i = 0; i < args.size(); ++i) {
-      out[i] = opened[i] != nullptr ? opened[i] : MakeCompilerBegin(builder(), closed[i], op_target);
+      out[i] = opened[i] != nullptr ? opened[i] : MakeBegin(closed[i], op_target);
     }
     return {op_target, out};
   }
@@ -199,7 +228,7 @@ class Annotator : public ExprMutator {
   // Sorts one argument: an existing non-default begin is kept (`opened`);
   // anything else yields the expression to open (`closed`). Returns the
   // argument's target.
-  std::string_view Classify(const Expr* arg, const Expr*& opened, const Expr*& closed) {
+  Id Classify(const Expr* arg, const Expr*& opened, const Expr*& closed) {
     if (IsCompilerBegin(arg)) {
       const Expr* inner = Cast<Call>(arg)->args()[0];
       if (AnnotationTarget(arg) != kDefaultTarget) {
@@ -207,70 +236,101 @@ class Annotator : public ExprMutator {
       } else {
         closed = inner;  // a default begin is replaced
       }
-      return IsCompilerEnd(inner) ? AnnotationTarget(inner) : kDefaultTarget;
+      return IsCompilerEnd(inner) ? IdOf(AnnotationTarget(inner)) : kDefault;
     }
-    const uint32_t* found = target_of_.Find(arg);
+    const Id* found = target_of_.Find(arg);
     if (found == nullptr) {
       closed = arg;  // a graph input
-      return kDefaultTarget;
+      return kDefault;
     }
-    std::string_view target = target_names_[*found];
-    closed = IsNullaryValue(arg) ? arg : MakeCompilerEnd(builder(), arg, target);
+    Id target = *found;
+    closed = IsNullaryValue(arg) ? arg : MakeEnd(arg, target);
     return target;
   }
 
   // TVM's InsertCompilerEndAndPropogateTarget, for values leaving their
   // region (bodies, if parts, inputs of non-annotated nodes).
   const Expr* InsertEnd(const Expr* e) {
-    if (const uint32_t* found = target_of_.Find(e)) {
+    if (const Id* found = target_of_.Find(e)) {
       bool closable = Isa<TupleGetItem>(e) || ((Isa<Tuple>(e) || Isa<Call>(e)) && !IsNullaryValue(e));
       if (!closable) return e;
-      uint32_t id = *found;
-      const Call* end = MakeCompilerEnd(builder(), e, target_names_[id]);
+      Id id = *found;
+      const Call* end = MakeEnd(e, id);
       target_of_[end] = id;
       return end;
     }
     if (IsCompilerEnd(e) && AnnotationTarget(e) == kDefaultTarget) {
       // A default end of an earlier run: re-close with the input's target.
       const Expr* inner = Cast<Call>(e)->args()[0];
-      const uint32_t* found = target_of_.Find(inner);
-      std::string_view target = found == nullptr ? kDefaultTarget : target_names_[*found];
-      const Call* end = MakeCompilerEnd(builder(), inner, target);
+      const Id* found = target_of_.Find(inner);
+      Id target = found == nullptr ? kDefault : *found;
+      const Call* end = MakeEnd(inner, target);
       SetTarget(end, target);
       return end;
     }
     return e;
   }
 
-  // The number of a target name in target_names_ (added when new). A
+  // compiler_begin / compiler_end of `arg` for target `id`, with the
+  // target's attributes looked up once per target.
+  const Call* MakeBegin(const Expr* arg, Id id) {
+    TargetInfo& info = targets_info_[id];
+    if (info.begin_attrs == nullptr) {
+      info.begin_attrs = CompilerAnnotationAttrs(CompilerBeginOp(), info.name);
+    }
+    return MakeCompilerAnnotation(builder(), CompilerBeginOp(), arg, info.begin_attrs);
+  }
+  const Call* MakeEnd(const Expr* arg, Id id) {
+    TargetInfo& info = targets_info_[id];
+    if (info.end_attrs == nullptr) {
+      info.end_attrs = CompilerAnnotationAttrs(CompilerEndOp(), info.name);
+    }
+    return MakeCompilerAnnotation(builder(), CompilerEndOp(), arg, info.end_attrs);
+  }
+
+  // The number of a target name in targets_info_ (added when new). A
   // pipeline names a handful of targets (earlier runs' annotations may add a
   // few more), so a short scan finds them; the hash map serves modules that
-  // name more.
-  uint32_t TargetId(std::string_view name) {
-    size_t scanned = std::min(target_names_.size(), kScanned);
+  // name more. Only earlier runs' annotations are looked up by name during
+  // the walk.
+  Id IdOf(std::string_view name) {
+    size_t scanned = std::min(targets_info_.size(), kScanned);
     for (size_t i = 0; i < scanned; ++i) {
-      if (target_names_[i] == name) return static_cast<uint32_t>(i);
+      if (targets_info_[i].name == name) return static_cast<Id>(i);
     }
-    if (target_names_.size() > kScanned) {
+    if (targets_info_.size() > kScanned) {
       if (auto it = more_ids_.find(name); it != more_ids_.end()) return it->second;
     }
-    auto id = static_cast<uint32_t>(target_names_.size());
-    target_names_.push_back(name);  // views of specs' names and arena attrs: stable
+    auto id = static_cast<Id>(targets_info_.size());
+    targets_info_.push_back({name});  // views of specs' names and arena attrs: stable
     if (id >= kScanned) more_ids_.emplace(name, id);
     return id;
   }
-  void SetTarget(const Expr* e, std::string_view target) { target_of_[e] = TargetId(target); }
+  void SetTarget(const Expr* e, Id target) { target_of_[e] = target; }
 
   static constexpr size_t kScanned = 8;
 
+  struct TargetInfo {
+    std::string_view name;
+    const Attrs* begin_attrs = nullptr;  // made on first use
+    const Attrs* end_attrs = nullptr;
+  };
+
   const std::vector<TargetSpecPtr>& targets_;
+  std::vector<Id> target_ids_;  // of targets_, in order
   bool include_non_call_ops_;
+  // Whether an annotation of an earlier run was rewritten yet.
+  bool saw_annotation_ = false;
   // The target chosen for each rewritten node (TVM's op_expr_to_target_), as
-  // a number in target_names_: 4 bytes per node instead of a 16-byte string
-  // view (the map holds an entry for every node of the function).
-  AddressMap<uint32_t> target_of_;
-  std::vector<std::string_view> target_names_;
-  absl::flat_hash_map<std::string_view, uint32_t> more_ids_;
+  // an Id: 4 bytes per node instead of a 16-byte string view (the map holds
+  // an entry for every node of the function).
+  AddressMap<Id> target_of_;
+  // The target of calls of each composite function literal met. A hash map:
+  // composites are few but spread over the arena, so an AddressMap would
+  // make a block for nearly every page of it.
+  absl::flat_hash_map<const Expr*, Id> composite_target_;
+  std::vector<TargetInfo> targets_info_;
+  absl::flat_hash_map<std::string_view, Id> more_ids_;
 };
 
 }  // namespace

@@ -37,10 +37,7 @@ const Attrs* CompilerAttrs(const OpInfo* op, std::string_view target) {
 
 const Call* MakeAnnotation(IRBuilder& builder, const OpExpr* op, const Expr* arg,
                            std::string_view target) {
-  const Attrs* attrs = CompilerAttrs(op->info(), target);
-  const Call* call = builder.MakeCall(op, {arg}, attrs);
-  call->set_checked_type(arg->checked_type());
-  return call;
+  return MakeCompilerAnnotation(builder, op, arg, CompilerAttrs(op->info(), target));
 }
 
 bool IsTruthy(const AttrValue* v) {
@@ -84,6 +81,17 @@ std::string_view AnnotationTarget(const Expr* e) {
   if (!IsCompilerAnnotation(e)) return {};
   const Attrs* attrs = Cast<Call>(e)->attrs();
   return attrs == nullptr ? std::string_view() : attrs->GetString("compiler");
+}
+
+const Attrs* CompilerAnnotationAttrs(const OpExpr* op, std::string_view target) {
+  return CompilerAttrs(op->info(), target);
+}
+
+const Call* MakeCompilerAnnotation(IRBuilder& builder, const OpExpr* op, const Expr* arg,
+                                   const Attrs* attrs) {
+  const Call* call = builder.MakeCall(op, {arg}, attrs);
+  call->set_checked_type(arg->checked_type());
+  return call;
 }
 
 const Call* MakeCompilerBegin(IRBuilder& builder, const Expr* arg, std::string_view target) {

@@ -47,6 +47,15 @@ std::string_view AnnotationTarget(const Expr* e);
 const Call* MakeCompilerBegin(IRBuilder& builder, const Expr* arg, std::string_view target);
 const Call* MakeCompilerEnd(IRBuilder& builder, const Expr* arg, std::string_view target);
 
+// The interned attributes MakeCompilerBegin / MakeCompilerEnd give an
+// annotation of `op` (CompilerBeginOp() or CompilerEndOp()) for `target`, and
+// the annotation made with them. A pass that annotates many edges with a few
+// targets looks the attributes up once per target and builds each call
+// without comparing target names.
+const Attrs* CompilerAnnotationAttrs(const OpExpr* op, std::string_view target);
+const Call* MakeCompilerAnnotation(IRBuilder& builder, const OpExpr* op, const Expr* arg,
+                                   const Attrs* attrs);
+
 // The composite name of a call to a `Composite` function literal, or "".
 std::string_view CompositeName(const Call* call);
 

@@ -6,6 +6,7 @@
 
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+#include "passes/annotation.h"
 #include "tests/passes_byoc/byoc_test_util.h"
 
 namespace carve::testing {
@@ -440,6 +441,52 @@ def @main(%x: Tensor[(2), float32]) { @f(%x) }
 )");
   RunOk(Annotate({"test"}), mod);
   EXPECT_EQ(Show(mod).find("compiler=\"test\""), std::string::npos) << Show(mod);
+}
+
+// A composite called twice is classified once (when first visited) and both
+// calls take its target; the prefix may name any requested target.
+TEST(AnnotateTarget, SharedCompositeOfSecondTarget) {
+  RegisterTarget("first", {"nn.relu"});
+  RegisterTarget("second", {"abs"});
+  Module mod = ParseTyped(R"(
+def @main(%a: Tensor[(10, 10), float32]) {
+  %0 = fn (%p: Tensor[(10, 10), float32], Composite="second.relu") { nn.relu(%p) };
+  %1 = %0(%a);
+  %0(%1)
+})");
+  Module expected = ParseTyped(R"(
+def @main(%a: Tensor[(10, 10), float32]) {
+  %0 = fn (%p: Tensor[(10, 10), float32], Composite="second.relu") { nn.relu(%p) };
+  %1 = annotation.compiler_begin(%a, compiler="second");
+  %2 = %0(%1);
+  %3 = annotation.compiler_end(%2, compiler="second");
+  %4 = annotation.compiler_begin(%3, compiler="second");
+  %5 = %0(%4);
+  annotation.compiler_end(%5, compiler="second")
+})");
+  RunOk(Annotate({"first", "second"}), mod);
+  EXPECT_TRUE(SameModule(mod, expected)) << Show(mod);
+}
+
+// The attributes-once form builds the same annotation as MakeCompilerBegin /
+// MakeCompilerEnd.
+TEST(AnnotateTarget, AnnotationWithLookedUpAttrs) {
+  Module mod = ParseTyped("def @main(%x: Tensor[(10, 5), float32]) { nn.relu(%x) }");
+  IRBuilder b = mod.builder();
+  const Expr* arg = mod.Lookup("main")->body();
+  for (const OpExpr* op : {CompilerBeginOp(), CompilerEndOp()}) {
+    const Attrs* attrs = CompilerAnnotationAttrs(op, "tgt");
+    EXPECT_EQ(CompilerAnnotationAttrs(op, "tgt"), attrs);  // interned
+    const Call* made = MakeCompilerAnnotation(b, op, arg, attrs);
+    const Call* reference = op == CompilerBeginOp() ? MakeCompilerBegin(b, arg, "tgt")
+                                                    : MakeCompilerEnd(b, arg, "tgt");
+    EXPECT_EQ(made->callee(), reference->callee());
+    EXPECT_EQ(made->attrs(), reference->attrs());
+    EXPECT_EQ(AnnotationTarget(made), "tgt");
+    EXPECT_EQ(made->checked_type(), arg->checked_type());
+    ASSERT_EQ(made->args().size(), 1u);
+    EXPECT_EQ(made->args()[0], arg);
+  }
 }
 
 }  // namespace
