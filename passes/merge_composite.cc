@@ -55,33 +55,20 @@ PassPtr MergeComposite(std::vector<TargetSpecPtr> targets) {
     description += (i == 0 ? "" : ",") + t->name();
   }
   description += ")";
-  // A function pass (the functions a function pass visits, the module typed
-  // first), written out so that the scan for untyped nodes after it
-  // (RetypeIfNeeded: a walk over every node) runs only when some composite
-  // was left untyped. Every other node it builds keeps its original's type.
-  return MakeModulePass(
+  // Every node it builds keeps its original's type; a composite left
+  // untyped is reported, so the scan for untyped nodes after the pass
+  // (RetypeIfNeeded: a walk over every node) runs only then.
+  return MakeFunctionPass(
       "MergeComposite", description,
-      [table = std::move(table)](Module& mod, PassContext& ctx) -> absl::StatusOr<bool> {
-        CARVE_RETURN_IF_ERROR(EnsureTyped(mod));
-        bool changed = false;
+      [table = std::move(table)](const Function* fn, const Module& mod,
+                                 PassContext& ctx) -> absl::StatusOr<const Function*> {
         bool untyped = false;
-        for (const auto& [gv, fn] : mod.Functions()) {
-          if (!IsOptimizableFunction(fn)) continue;
-          CARVE_ASSIGN_OR_RETURN(const Function* updated,
-                                 MergeComposites(fn, table, mod.arena(), untyped));
-          if (updated != fn) {
-            mod.Add(gv, updated);
-            changed = true;
-          }
-        }
-        if (changed && untyped) {
-          CARVE_RETURN_IF_ERROR(RetypeIfNeeded(mod).status());
-        } else if (!ctx.input_annotated()) {
-          CARVE_RETURN_IF_ERROR(FillMissingTypeAnnotations(mod).status());
-        }
-        ctx.set_output_annotated();
-        return changed;
-      });
+        CARVE_ASSIGN_OR_RETURN(const Function* updated,
+                               MergeComposites(fn, table, mod.arena(), untyped));
+        if (untyped) ctx.NoteUntypedNodes();
+        return updated;
+      },
+      /*require_types=*/true, /*keeps_types=*/true);
 }
 
 }  // namespace carve

@@ -38,6 +38,7 @@ class FunctionPass : public Pass {
 
   absl::StatusOr<bool> Run(Module& mod, PassContext& ctx) const override {
     if (require_types_) CARVE_RETURN_IF_ERROR(EnsureTyped(mod));
+    ctx.TakeUntypedNodes();
     bool changed = false;
     for (const auto& [gv, fn] : mod.Functions()) {
       if (!IsOptimizableFunction(fn)) continue;
@@ -52,7 +53,8 @@ class FunctionPass : public Pass {
     // only when some node has none (MergeComposite's composites); then once
     // per pass, not per function.
     bool known = ctx.input_annotated();
-    if (changed && !keeps_types_) {
+    bool untyped = ctx.TakeUntypedNodes();
+    if (changed && (!keeps_types_ || untyped)) {
       CARVE_RETURN_IF_ERROR(RetypeIfNeeded(mod).status());
     } else if (!known) {
       CARVE_RETURN_IF_ERROR(FillMissingTypeAnnotations(mod).status());

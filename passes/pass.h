@@ -67,6 +67,12 @@ class PassContext {
   bool input_annotated() const { return input_annotated_; }
   void set_output_annotated(bool annotated = true) { annotated_ = annotated; }
 
+  // A function pass that keeps types (MakeFunctionPass's `keeps_types`)
+  // calls this when it built a node it could not type (MergeComposite's
+  // composites, in rare cases): the module is then re-typed after the pass.
+  void NoteUntypedNodes() { untyped_nodes_ = true; }
+  bool TakeUntypedNodes() { return std::exchange(untyped_nodes_, false); }
+
   // What a pass leaves for later passes of the same run (MLIR's cached
   // analyses, narrowed): one object of each type T, made on first use, gone
   // with the context. A shortcut only: a pass that finds nothing there does
@@ -88,6 +94,7 @@ class PassContext {
   int depth_ = 0;
   bool input_annotated_ = false;  // of the running pass
   bool annotated_ = false;        // of the module as it is now
+  bool untyped_nodes_ = false;    // see NoteUntypedNodes
 };
 
 // Runs a pipeline: the members of a sequence one by one as top-level passes

@@ -133,8 +133,8 @@ const Expr* GraphRebuilder::RebuildRootFunction(const Function* fn, uint32_t bod
     // The new function shares the old one's parameter and type parameter
     // arrays (as it shares its unchanged nodes): no copy of a large main's
     // parameter list per partition.
-    return builder_.arena()->New<Function>(fn->params(), out_[body], fn->ret_type(), fn->attrs(),
-                                           fn->type_params(), fn->span());
+    return builder_.MakeFunctionWithParamsOf(fn, out_[body], fn->ret_type(), fn->attrs(),
+                                             fn->span());
   }
   std::vector<const Var*> params(fn->params().begin(), fn->params().begin() + first);
   params.reserve(n);
