@@ -10,7 +10,6 @@
 #include <benchmark/benchmark.h>
 
 #include <malloc.h>
-#include <sys/resource.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -22,6 +21,7 @@
 #include "grammar/parser.h"
 #include "grammar/printer.h"
 #include "passes/infer_type.h"
+#include "support/page_faults.h"
 
 namespace carve::bench {
 namespace {
@@ -96,13 +96,6 @@ void BM_Print(benchmark::State& state) {
   SetCounters(state, in);
 }
 
-// Minor page faults of the process so far.
-long MinorFaults() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_minflt;
-}
-
 // PrintModule alone on a module read from a file: by default the output of
 // the BYOC benchmark pipeline (partitioned functions with composite bodies),
 // `$CARVE_PRINT_FILE` to choose another. Skipped when the file is missing.
@@ -124,7 +117,7 @@ void PrintFile(benchmark::State& state, bool streamed = false) {
     return;
   }
   size_t bytes = 0;
-  long faults = MinorFaults();
+  long faults = MinorPageFaults();
   for (auto _ : state) {
     if (streamed) {
       bytes = 0;
@@ -140,7 +133,7 @@ void PrintFile(benchmark::State& state, bool streamed = false) {
   }
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(bytes));
   state.counters["faults"] = benchmark::Counter(
-      double(MinorFaults() - faults), benchmark::Counter::kAvgIterations);
+      double(MinorPageFaults() - faults), benchmark::Counter::kAvgIterations);
 }
 
 // Warm: memory freed by one iteration is reused by the next (glibc raises

@@ -48,10 +48,9 @@ class AnnotatedRegionSet::NodeSource {
   // kBeginFlag or kEndFlag for an annotation call, else 0.
   uint8_t AnnotationFlags(Handle h) const {
     if (h->kind() != ExprKind::kCall) return 0;
-    const OpInfo* op = Cast<Call>(h)->op();
-    if (op == nullptr) return 0;
-    if (op == begin_op_) return kBeginFlag;
-    return op == end_op_ ? kEndFlag : 0;
+    const Expr* callee = Cast<Call>(h)->callee();
+    if (callee == CompilerBeginOp()) return kBeginFlag;
+    return callee == CompilerEndOp() ? kEndFlag : 0;
   }
   static bool IsEnd(Handle h) { return IsCompilerEnd(h); }
   static bool IsComposite(Handle h) { return Cast<Function>(h)->HasAttr(attr::kComposite); }
@@ -75,9 +74,6 @@ class AnnotatedRegionSet::NodeSource {
   const Attrs* last_attrs_ = nullptr;
   uint32_t last_target_ = 0;
   bool has_last_ = false;
-  // The annotation ops, compared with every call's op.
-  const OpInfo* begin_op_ = FindOp("annotation.compiler_begin");
-  const OpInfo* end_op_ = FindOp("annotation.compiler_end");
 };
 
 // The graph a rewrite over a kGraphWalks set's numbering produced (see

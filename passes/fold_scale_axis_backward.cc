@@ -14,9 +14,6 @@ namespace carve {
 namespace fold_scale {
 namespace {
 
-bool IsRelu(const Expr* e) { return IsOpCall(e, "nn.relu") || IsOpCall(e, "nn.leaky_relu"); }
-bool IsAddSub(const Expr* e) { return IsOpCall(e, "add") || IsOpCall(e, "subtract"); }
-
 class BackwardFolder : public ExprMutator {
  public:
   explicit BackwardFolder(Arena* arena) : ExprMutator(arena) {}

@@ -15,9 +15,6 @@ namespace carve {
 namespace fold_scale {
 namespace {
 
-bool IsRelu(const Expr* e) { return IsOpCall(e, "nn.relu") || IsOpCall(e, "nn.leaky_relu"); }
-bool IsAddSub(const Expr* e) { return IsOpCall(e, "add") || IsOpCall(e, "subtract"); }
-
 // A value still owing a scale: the real result is `value` scaled by
 // `scale` along `axes`.
 struct ScaledValue {

@@ -114,6 +114,8 @@ bool IsAllPositiveConstant(const Expr* e) {
 }
 
 bool IsConv(const Expr* e) { return IsOpCall(e, "nn.conv2d") || IsOpCall(e, "nn.conv3d"); }
+bool IsRelu(const Expr* e) { return IsOpCall(e, "nn.relu") || IsOpCall(e, "nn.leaky_relu"); }
+bool IsAddSub(const Expr* e) { return IsOpCall(e, "add") || IsOpCall(e, "subtract"); }
 
 ConvInfo ConvFacts(const Call* call, bool use_out_layout) {
   ConvInfo info;

@@ -58,5 +58,9 @@ struct ConvInfo {
 // empty), as the backward direction does; else from data_layout.
 ConvInfo ConvFacts(const Call* call, bool use_out_layout);
 bool IsConv(const Expr* e);
+// nn.relu / nn.leaky_relu, and add / subtract: the ops a scale passes
+// through in both directions.
+bool IsRelu(const Expr* e);
+bool IsAddSub(const Expr* e);
 
 }  // namespace carve::fold_scale

@@ -1,13 +1,12 @@
 #include "passes/instruments.h"
 
-#include <sys/resource.h>
-
 #include <algorithm>
 
 #include "fmt/format.h"
 #include "passes/infer_type.h"
 #include "passes/region_verify.h"
 #include "support/diagnostics.h"
+#include "support/page_faults.h"
 
 namespace carve {
 namespace {
@@ -26,13 +25,6 @@ absl::Status AfterPassError(const absl::Status& status, const Pass& pass) {
   diags.front().notes.push_back(
       Note{Span{}, fmt::format("found by --verify-each after pass {}", pass.Describe())});
   return DiagnosticsToStatus(diags, status.code());
-}
-
-// Minor page faults of the process so far.
-long MinorFaults() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_minflt;
 }
 
 }  // namespace
@@ -57,7 +49,7 @@ absl::Status PrintIRInstrument::AfterPass(const Pass& pass, const Module& mod, i
 
 absl::Status TimingInstrument::BeforePass(const Pass& pass, const Module& mod, int depth) {
   records_.push_back(Record{pass.Describe(), depth, 0, 0});
-  open_.push_back(Open{records_.size() - 1, Clock::now(), MinorFaults()});
+  open_.push_back(Open{records_.size() - 1, Clock::now(), MinorPageFaults()});
   return absl::OkStatus();
 }
 
@@ -68,7 +60,7 @@ absl::Status TimingInstrument::AfterPass(const Pass& pass, const Module& mod, in
   open_.pop_back();
   Record& record = records_[open.index];
   record.ms = std::chrono::duration<double, std::milli>(Clock::now() - open.start).count();
-  record.faults = MinorFaults() - open.faults;
+  record.faults = MinorPageFaults() - open.faults;
   return absl::OkStatus();
 }
 

@@ -113,8 +113,6 @@ class Partitioner {
         builder_(mod.arena()),
         prefix_(std::move(prefix)),
         bind_constants_(bind_constants),
-        begin_op_(CompilerBeginOp()),
-        end_op_(CompilerEndOp()),
         dense_(set.NumRegionIds(), -1) {
     std::vector<RegionId> ids = set_.RegionIds();
     funcs_.resize(ids.size());
@@ -291,10 +289,8 @@ class Partitioner {
     if (stack_.size() > kAhead) __builtin_prefetch(kids_[stack_[stack_.size() - kAhead].first]);
   }
 
-  bool IsBegin(const Expr* e) const {
-    return Isa<Call>(e) && Cast<Call>(e)->callee() == begin_op_;
-  }
-  bool IsEnd(const Expr* e) const { return Isa<Call>(e) && Cast<Call>(e)->callee() == end_op_; }
+  static bool IsBegin(const Expr* e) { return IsCompilerBegin(e); }
+  static bool IsEnd(const Expr* e) { return IsCompilerEnd(e); }
 
   // Atoms, and composite functions (nothing to partition inside), are their
   // own rewritten version: they never enter the memo table (a composite
@@ -497,8 +493,6 @@ class Partitioner {
   // The rewritten version of a visited node (it must be there).
   const Expr* At(const Expr* e) const { return KeptAsIs(e) ? e : *memo_.Find(e); }
 
-  const Expr* begin_op_;
-  const Expr* end_op_;
   AddressMap<const Expr*> memo_;
   std::vector<Frame> stack_;
   // For proved_acyclic(): no node breaks the "plain" rules; the number of

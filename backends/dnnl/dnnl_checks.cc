@@ -9,8 +9,7 @@ namespace carve {
 namespace {
 
 const Call* OpCall(const Expr* e, std::string_view op) {
-  const Call* call = DynCast<Call>(e);
-  return call != nullptr && call->op() != nullptr && call->op()->name == op ? call : nullptr;
+  return IsOpCall(e, op) ? Cast<Call>(e) : nullptr;
 }
 
 // The static shape of `e`'s tensor type, or nullopt.

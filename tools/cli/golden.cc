@@ -445,12 +445,16 @@ GoldenResult RunGoldenFile(const std::string& path, const GoldenOptions& options
   if (uses_expected_file) {
     std::string actual;
     std::vector<std::optional<NumericTolerance>> line_tolerance;
+    size_t newlines = 0;  // in `actual` so far (each case counted once)
     for (size_t i = 0; i < outputs.size(); ++i) {
-      if (i) actual += std::string(kCaseSeparator) + "\n";
+      if (i) {
+        actual += std::string(kCaseSeparator) + "\n";
+        ++newlines;
+      }
       actual += outputs[i];
+      newlines += size_t(std::count(outputs[i].begin(), outputs[i].end(), '\n'));
       // Lines started so far (a separator line counts with the case before).
-      const size_t lines = size_t(std::count(actual.begin(), actual.end(), '\n')) + 1;
-      line_tolerance.resize(lines, tolerances[i]);
+      line_tolerance.resize(newlines + 1, tolerances[i]);
     }
     absl::StatusOr<std::string> expected = env.read_file(expected_path);
     const bool tolerant = std::any_of(tolerances.begin(), tolerances.end(),
