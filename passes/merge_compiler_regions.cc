@@ -14,6 +14,7 @@
 #include "passes/annotated_region_set.h"
 #include "passes/annotation.h"
 #include "passes/dataflow_deps.h"
+#include "passes/partition_walk.h"
 #include "support/diagnostics.h"
 #include "support/status_macros.h"
 
@@ -427,55 +428,15 @@ class InternalAnnotationRemover {
     return false;
   }
 
-  // Node i (`e`) over its children's rebuilt versions; some changed.
+  // Node i (`e`) over its children's rebuilt versions; some changed. The
+  // numbering keeps each node's children in ForEachChild's order, as
+  // RebuildOverChildren takes them (variables are never rewritten here).
   const Expr* Rebuild(NodeIndex i, const Expr* e) {
     std::span<const NodeIndex> kids = set_.children(i);
-    size_t k = 0;  // children are met in ForEachChild's order
-    auto m = [&](const Expr* c) { return Mapped(kids[k++], c); };
-    auto var = [&](const Var* v) {
-      const Var* mapped = DynCast<Var>(m(v));
-      return mapped != nullptr ? mapped : v;
-    };
-    switch (e->kind()) {
-      case ExprKind::kCall: {
-        auto* c = Cast<Call>(e);
-        const Expr* callee = m(c->callee());
-        absl::InlinedVector<const Expr*, 8> args;
-        for (const Expr* a : c->args()) args.push_back(m(a));
-        return builder_.MakeCall(callee, args, c->attrs(), c->span());
-      }
-      case ExprKind::kTuple: {
-        absl::InlinedVector<const Expr*, 8> fields;
-        for (const Expr* f : Cast<Tuple>(e)->fields()) fields.push_back(m(f));
-        return builder_.MakeTuple(fields, e->span());
-      }
-      case ExprKind::kTupleGetItem: {
-        auto* g = Cast<TupleGetItem>(e);
-        return builder_.MakeTupleGetItem(m(g->tuple()), g->index(), g->span());
-      }
-      case ExprKind::kLet: {
-        auto* l = Cast<Let>(e);
-        const Var* v = var(l->var());
-        const Expr* value = m(l->value());
-        return builder_.MakeLet(v, value, m(l->body()), l->span());
-      }
-      case ExprKind::kIf: {
-        auto* c = Cast<If>(e);
-        const Expr* cond = m(c->cond());
-        const Expr* then_branch = m(c->then_branch());
-        return builder_.MakeIf(cond, then_branch, m(c->else_branch()), c->span());
-      }
-      case ExprKind::kFunction: {
-        auto* fn = Cast<Function>(e);
-        std::vector<const Var*> params;
-        for (const Var* p : fn->params()) params.push_back(var(p));
-        const Expr* body = m(fn->body());
-        return builder_.MakeFunction(params, body, fn->ret_type(), fn->attrs(), fn->type_params(),
-                                     fn->span());
-      }
-      default:
-        return e;
-    }
+    absl::InlinedVector<const Expr*, 8> mapped;
+    size_t k = 0;
+    ForEachChild(e, [&](const Expr* c) { mapped.push_back(Mapped(kids[k++], c)); });
+    return RebuildOverChildren(builder_, e, mapped);
   }
 
   IRBuilder builder_;

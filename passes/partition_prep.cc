@@ -224,8 +224,8 @@ const Expr* RebuildOverChildren(IRBuilder& builder, const Expr* e,
       break;
     case ExprKind::kFunction: {
       const auto* fn = Cast<Function>(e);
-      out = builder.MakeFunction(fn->params(), kids.back(), fn->ret_type(), fn->attrs(),
-                                 fn->type_params(), fn->span());
+      out = builder.MakeFunctionWithParamsOf(fn, kids.back(), fn->ret_type(), fn->attrs(),
+                                             fn->span());
       break;
     }
     default:
