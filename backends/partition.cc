@@ -8,6 +8,7 @@
 #include "backends/nnapi/nnapi_cost.h"
 #include "backends/specs.h"
 #include "fmt/format.h"
+#include "interpreter/function_info.h"
 #include "interpreter/kernel.h"
 #include "ir/visit.h"
 #include "passes/annotate_target.h"
@@ -192,23 +193,16 @@ absl::StatusOr<bool> PruneNnapiSubgraphs(Module& mod, int64_t min_flops) {
 absl::Status CheckRunnablePartition(const Module& mod) {
   const Function* main = mod.Lookup("main");
   if (main == nullptr) return absl::OkStatus();
-  absl::flat_hash_set<const Var*> bound(main->params().begin(), main->params().end());
+  std::vector<const Var*> unbound = FreeVars(main);
+  if (unbound.empty()) return absl::OkStatus();
   absl::flat_hash_map<const Var*, const Var*> let_of;  // free variable -> the let it feeds
-  std::vector<const Var*> used;
   PostOrderVisit(main->body(), [&](const Expr* e) {
-    if (const Let* let = DynCast<Let>(e)) {
-      bound.insert(let->var());
-      if (const Var* v = DynCast<Var>(let->value())) let_of.emplace(v, let->var());
-    } else if (const Function* fn = DynCast<Function>(e)) {
-      bound.insert(fn->params().begin(), fn->params().end());
-    } else if (const Var* v = DynCast<Var>(e)) {
-      used.push_back(v);
-    }
+    const Let* let = DynCast<Let>(e);
+    const Var* v = let != nullptr ? DynCast<Var>(let->value()) : nullptr;
+    if (v != nullptr) let_of.emplace(v, let->var());
   });
   std::vector<std::string> free;
-  absl::flat_hash_set<const Var*> seen;
-  for (const Var* v : used) {
-    if (bound.contains(v) || !seen.insert(v).second) continue;
+  for (const Var* v : unbound) {
     auto it = let_of.find(v);
     free.push_back(it == let_of.end()
                        ? fmt::format("%{}", v->name())
