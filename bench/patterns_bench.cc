@@ -10,10 +10,8 @@
 //     --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 // and compare the two `_min` rows.
 #include <benchmark/benchmark.h>
-#include <malloc.h>
 
 #include <algorithm>
-#include <limits>
 #include <map>
 
 #include "bench/relay_gen.h"
@@ -25,6 +23,7 @@
 #include "patterns/partition.h"
 #include "patterns/query.h"
 #include "patterns/rewrite.h"
+#include "support/malloc_policy.h"
 
 namespace carve::bench {
 namespace {
@@ -158,12 +157,11 @@ BENCHMARK(BM_RewriteToFixpoint)->Arg(100000)->Unit(benchmark::kMillisecond);
 }  // namespace
 }  // namespace carve::bench
 
-// The CLI's malloc policy (tools/carve_main.cc: no mmap for large blocks,
-// no trimming), so that the benchmarks see the memory behaviour `carve opt`
-// has and steady memory conditions from one iteration to the next.
+// The CLI's malloc policy (support/malloc_policy.h), so that the benchmarks
+// see the memory behaviour `carve opt` has and steady memory conditions from
+// one iteration to the next.
 int main(int argc, char** argv) {
-  mallopt(M_MMAP_MAX, 0);
-  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
+  carve::KeepFreedMemoryForReuse();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();
