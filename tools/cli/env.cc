@@ -4,17 +4,42 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <memory>
+#include <string_view>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include "fmt/format.h"
+#include "support/heap_prefault.h"
 
 namespace carve::cli {
 
+namespace {
+
+// One prefaulter per process, started by the first command that asks (the
+// tool runs one command) and joined at exit. CARVE_PREFAULT=0 turns it off
+// (to measure without it).
+void PrefaultHeapFor(const std::string& path, size_t heap_per_input_byte) {
+  static std::unique_ptr<HeapPrefaulter> prefaulter;
+  if (prefaulter != nullptr || path == "-") return;
+  if (const char* flag = std::getenv("CARVE_PREFAULT"); flag && std::string_view(flag) == "0") {
+    return;
+  }
+  std::error_code error;
+  uintmax_t size = std::filesystem::file_size(path, error);
+  if (error) return;  // reading it will report the problem
+  prefaulter = std::make_unique<HeapPrefaulter>(HeapPrefaulter::Clamp(size, heap_per_input_byte));
+}
+
+}  // namespace
+
 Env RealEnv() {
   Env env;
+  env.prefault_heap = PrefaultHeapFor;
   env.in = &std::cin;
   env.out = &std::cout;
   env.err = &std::cerr;

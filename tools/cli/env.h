@@ -30,6 +30,10 @@ struct Env {
   // unset, WriteOutputChunks collects the text and calls write_file.
   std::function<absl::Status(const std::string& path, const ChunkProducer& produce)>
       write_file_chunks;
+  // Prepares the heap for a run that reads `path` and needs about
+  // `heap_per_input_byte` bytes of heap per byte of it (see
+  // support/heap_prefault.h); unset in tests, which run in process.
+  std::function<void(const std::string& path, size_t heap_per_input_byte)> prefault_heap;
 };
 
 // An Env on the process's streams and file system.
