@@ -25,10 +25,7 @@ class BiasAddCanonicalizer : public TypedMutator {
     const Expr* bias = call->args()[1];
     int64_t pad = rank - axis - 1;
     if (pad > 0) {
-      const OpInfo* expand_dims = FindOp("expand_dims");
-      const Attrs* attrs = WithField(DefaultAttrs(expand_dims->attrs), "axis", AttrValue::Int(1));
-      attrs = WithField(attrs, "num_newaxis", AttrValue::Int(pad));
-      const Call* expanded = builder().MakeCall(GetOp(expand_dims), {bias}, attrs, call->span());
+      const Expr* expanded = ExpandBiasToMatchAxis(builder(), bias, rank, axis, call->span());
       // Typed here so that a pass running right after (ConvertLayout) reads
       // the bias rank without a re-inference.
       if (const auto* bias_type = DynCast<TensorType>(bias->checked_type())) {

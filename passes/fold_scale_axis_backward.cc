@@ -185,12 +185,12 @@ class BackwardFolder : public ExprMutator {
         const TensorType* t = TensorTypeOf(args[1]);
         l = MakeOpCall(
             builder(), "multiply",
-            {Mutated(args[0]), ExpandToAxis(builder(), scale, int64_t(t->rank()), m.axes[0])});
+            {Mutated(args[0]), ExpandBiasToMatchAxis(builder(), scale, int64_t(t->rank()), m.axes[0])});
       } else if (r == nullptr) {
         const TensorType* t = TensorTypeOf(args[0]);
         r = MakeOpCall(
             builder(), "multiply",
-            {Mutated(args[1]), ExpandToAxis(builder(), scale, int64_t(t->rank()), m.axes[0])});
+            {Mutated(args[1]), ExpandBiasToMatchAxis(builder(), scale, int64_t(t->rank()), m.axes[0])});
       }
       return builder().MakeCall(n->callee(), {l, r}, n->attrs(), n->span());
     }
@@ -202,9 +202,9 @@ class BackwardFolder : public ExprMutator {
     if (IsConv(n)) {
       ConvInfo info = ConvFacts(n, /*use_out_layout=*/true);
       if (!info.foldable) return nullptr;
-      wscale = ExpandToAxis(builder(), scale, info.kernel_ndim, info.kernel_o);
+      wscale = ExpandBiasToMatchAxis(builder(), scale, info.kernel_ndim, info.kernel_o);
     } else if (IsOpCall(n, "nn.dense")) {
-      wscale = ExpandToAxis(builder(), scale, 2, 0);
+      wscale = ExpandBiasToMatchAxis(builder(), scale, 2, 0);
     } else {
       return nullptr;  // TVM: outstanding scale
     }

@@ -177,7 +177,7 @@ class ForwardFolder : public ExprMutator {
       return nullptr;
     }
     const TensorType* scaled_type = l != nullptr ? tlhs : trhs;
-    const Expr* scale = ExpandToAxis(builder(), s->scale, int64_t(scaled_type->rank()), s->axes[0]);
+    const Expr* scale = ExpandBiasToMatchAxis(builder(), s->scale, int64_t(scaled_type->rank()), s->axes[0]);
     const Expr* value;
     if (l != nullptr) {
       const Expr* rhs = MakeOpCall(builder(), "divide", {Mutated(args[1]), scale});
@@ -231,7 +231,7 @@ class ForwardFolder : public ExprMutator {
         failed_ = true;
         return nullptr;
       }
-      wscale = ExpandToAxis(builder(), data->scale, info.kernel_ndim,
+      wscale = ExpandBiasToMatchAxis(builder(), data->scale, info.kernel_ndim,
                             info.depthwise ? info.kernel_o : info.kernel_i);
     }
     const Expr* weight = MakeOpCall(builder(), "multiply", {Mutated(args[1]), wscale});

@@ -16,22 +16,7 @@ MaybeMessage Intersect(const MaybeMessage& a, const MaybeMessage& b) {
   return out;
 }
 
-const TensorType* TensorTypeOf(const Expr* e) {
-  return e == nullptr ? nullptr : DynCast<TensorType>(e->checked_type());
-}
-
-const Call* MakeOpCall(IRBuilder& builder, std::string_view op,
-                       std::initializer_list<const Expr*> args) {
-  return builder.MakeCall(GetOp(op), args);
-}
-
 namespace {
-
-const Attrs* OpAttrs(std::string_view op, std::initializer_list<AttrEntry> fields) {
-  const Attrs* attrs = DefaultAttrs(FindOp(op)->attrs);
-  for (const AttrEntry& f : fields) attrs = WithField(attrs, f.key, f.value);
-  return attrs;
-}
 
 // The scalar case: expand_dims(s, axis=0, num_newaxis=|axes|), then one
 // repeat per axis. TVM reads every repeat count from the first axis.
@@ -79,14 +64,6 @@ bool MatchBroadcastToLeftAxes(const TensorType* lhs, const TensorType* rhs,
                                    OpAttrs("squeeze", {{"axis", AttrValue::Array(squeeze_axes)}}));
   }
   return true;
-}
-
-const Expr* ExpandToAxis(IRBuilder& builder, const Expr* bias, int64_t ndim, int64_t axis) {
-  int64_t pad = ndim - axis - 1;
-  if (pad <= 0) return bias;
-  return builder.MakeCall(
-      GetOp("expand_dims"), {bias},
-      OpAttrs("expand_dims", {{"axis", AttrValue::Int(1)}, {"num_newaxis", AttrValue::Int(pad)}}));
 }
 
 bool IsAllPositiveConstant(const Expr* e) {

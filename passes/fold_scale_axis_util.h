@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir/expr.h"
+#include "passes/rewrite_util.h"
 
 namespace carve::fold_scale {
 
@@ -25,8 +26,6 @@ using MaybeMessage = std::optional<Message>;
 // required when either requires it).
 MaybeMessage Intersect(const MaybeMessage& a, const MaybeMessage& b);
 
-const TensorType* TensorTypeOf(const Expr* e);
-
 // TVM's MatchBroadcastToLeftAxes: `rhs` broadcasts against `lhs` so that
 // only `axes` of lhs see non-unit extents. With `rhs_value`, it is replaced
 // by its squeezed form (a scalar is expanded and repeated to the axes'
@@ -35,15 +34,9 @@ bool MatchBroadcastToLeftAxes(const TensorType* lhs, const TensorType* rhs,
                               const std::vector<int64_t>& axes, IRBuilder* builder = nullptr,
                               const Expr** rhs_value = nullptr);
 
-// TVM's ExpandBiasToMatchAxis for one axis.
-const Expr* ExpandToAxis(IRBuilder& builder, const Expr* bias, int64_t ndim, int64_t axis);
-
 // TVM's IsAllPositiveConstant: a constant (seen through expand_dims,
 // reshape, transpose, squeeze, repeat) whose elements are all >= 0.
 bool IsAllPositiveConstant(const Expr* e);
-
-const Call* MakeOpCall(IRBuilder& builder, std::string_view op,
-                       std::initializer_list<const Expr*> args);
 
 // Layout facts of a conv2d / conv3d call, for simple layouts only.
 struct ConvInfo {

@@ -2,13 +2,38 @@
 // rebuild primitive, lives in patterns/rebuild.h).
 #pragma once
 
+#include <cstdint>
+#include <initializer_list>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "ir/attrs.h"
 #include "ir/expr.h"
+#include "ir/type.h"
 #include "ir/visit.h"
 
 namespace carve {
+
+// The tensor type InferType gave `e`, or nullptr (untyped, not a tensor, or
+// e is null).
+const TensorType* TensorTypeOf(const Expr* e);
+
+// The default attributes of op `op` with `fields` set.
+const Attrs* OpAttrs(std::string_view op, std::initializer_list<AttrEntry> fields);
+
+// A call of the registered op `op` (its default attributes when `attrs` is
+// null).
+const Call* MakeOpCall(IRBuilder& builder, std::string_view op,
+                       std::initializer_list<const Expr*> args, const Attrs* attrs = nullptr,
+                       Span span = {});
+
+// TVM's ExpandBiasToMatchAxis for one axis: a bias for axis `axis` of an
+// `ndim`-dimensional tensor becomes expand_dims(bias, axis=1,
+// num_newaxis=ndim-axis-1), so that it broadcasts; `bias` itself when
+// `axis` is the last one.
+const Expr* ExpandBiasToMatchAxis(IRBuilder& builder, const Expr* bias, int64_t ndim,
+                                  int64_t axis, Span span = {});
 
 // An ExprMutator whose rebuilt nodes keep the checked type of the node they
 // replace, so a pass that does not change types leaves a typed graph typed.

@@ -19,12 +19,6 @@ const Expr* Typed(const Expr* e, const Type* type) {
   return e;
 }
 
-const Attrs* OpAttrs(std::string_view op, std::initializer_list<AttrEntry> fields) {
-  const Attrs* attrs = DefaultAttrs(FindOp(op)->attrs);
-  for (const AttrEntry& f : fields) attrs = WithField(attrs, f.key, f.value);
-  return attrs;
-}
-
 AttrValue Ints(std::span<const Dim> dims) {
   std::vector<AttrValue> items;
   for (const Dim& d : dims) items.push_back(AttrValue::Int(d.value));

@@ -11,10 +11,6 @@
 namespace carve {
 namespace {
 
-const TensorType* TensorTypeOf(const Expr* e) {
-  return e == nullptr ? nullptr : DynCast<TensorType>(e->checked_type());
-}
-
 class InferenceSimplifier : public TypedMutator {
  public:
   using TypedMutator::TypedMutator;
@@ -54,18 +50,11 @@ class InferenceSimplifier : public TypedMutator {
 
   const Call* Op(std::string_view name, std::initializer_list<const Expr*> args,
                  const Attrs* attrs = nullptr) {
-    return builder().MakeCall(GetOp(name), args, attrs);
+    return MakeOpCall(builder(), name, args, attrs);
   }
 
-  // TVM's ExpandBiasToMatchAxis for one axis: expand_dims(axis=1,
-  // num_newaxis=ndim-axis-1), nothing when `axis` is the last one.
   const Expr* ExpandToAxis(const Expr* bias, int64_t ndim, int64_t axis) {
-    int64_t pad = ndim - axis - 1;
-    if (pad <= 0) return bias;
-    const OpInfo* expand_dims = FindOp("expand_dims");
-    const Attrs* attrs = WithField(DefaultAttrs(expand_dims->attrs), "axis", AttrValue::Int(1));
-    attrs = WithField(attrs, "num_newaxis", AttrValue::Int(pad));
-    return builder().MakeCall(GetOp(expand_dims), {bias}, attrs);
+    return ExpandBiasToMatchAxis(builder(), bias, ndim, axis);
   }
 
   static int64_t NormalizeAxis(int64_t axis, int64_t ndim) { return axis < 0 ? axis + ndim : axis; }

@@ -7,6 +7,7 @@
 #include "ir/attrs.h"
 #include "ir/op.h"
 #include "passes/infer_type.h"
+#include "passes/rewrite_util.h"
 #include "patterns/rewrite.h"
 #include "support/status_macros.h"
 
@@ -30,13 +31,6 @@ pattern dense_reshape_bias = add(?bias, reshape(nn.dense(?data, ?weight)) as ?re
 pattern dense_reshape_bias_gelu =
     multiply(multiply(dense_reshape_bias, add(erf(divide(dense_reshape_bias, ?c1)), ?c2)), ?c3);
 )";
-
-const Call* MakeOpCall(IRBuilder& b, std::string_view op, std::initializer_list<const Expr*> args,
-                       const Attrs* attrs = nullptr) {
-  const OpInfo* info = FindOp(op);
-  if (attrs == nullptr && info->attrs != nullptr) attrs = DefaultAttrs(info->attrs);
-  return b.MakeCall(GetOp(info), args, attrs);
-}
 
 absl::StatusOr<const Expr*> LayerNorm(const RewriteContext& ctx) {
   return MakeOpCall(ctx.builder(), "nn.layer_norm",
