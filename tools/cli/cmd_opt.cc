@@ -2,6 +2,7 @@
 // for named backends).
 #include <memory>
 #include <sstream>
+#include <string_view>
 
 #include "fmt/format.h"
 #include "grammar/pattern_parser.h"
@@ -129,10 +130,20 @@ RuleFiles RuleFilesFor(const ParsedArgs& args, Env& env) {
   return RuleFiles{std::move(load), args.GetAll("--patterns")};
 }
 
-// Heap a BYOC pipeline run needs per byte of input text, at least (peak
-// heap over file size: 16-18x for ResNet-like graphs, 20-24x for
-// transformer-like ones): what the second thread prefaults.
-constexpr size_t kPipelineHeapPerInputByte = 16;
+// Heap a run needs per byte of input text, at least: what the second
+// thread prefaults (support/heap_prefault.h). The BYOC passes rebuild the
+// graph several times (peak heap over file size: 16-18x for ResNet-like
+// graphs, 20-24x for transformer-like ones); loading alone takes ~3x.
+constexpr size_t kPipelineHeapPerInputByte = 18;
+constexpr size_t kLoadHeapPerInputByte = 3;
+
+size_t HeapPerInputByte(std::string_view pipeline) {
+  for (std::string_view pass :
+       {"MergeComposite", "AnnotateTarget", "MergeCompilerRegions", "PartitionGraph"}) {
+    if (pipeline.find(pass) != std::string_view::npos) return kPipelineHeapPerInputByte;
+  }
+  return kLoadHeapPerInputByte;
+}
 
 int RunOpt(const ParsedArgs& args, Env& env) {
   if (args.Has("--list-passes")) {
@@ -152,7 +163,9 @@ int RunOpt(const ParsedArgs& args, Env& env) {
   absl::StatusOr<PassPtr> pipeline = ParsePipeline(*args.Get("--pipeline"));
   if (!pipeline.ok()) return ReportError(env, pipeline.status());
   InstallConstantEvaluator();
-  if (env.prefault_heap) env.prefault_heap(args.positional()[0], kPipelineHeapPerInputByte);
+  if (env.prefault_heap) {
+    env.prefault_heap(args.positional()[0], HeapPerInputByte(*args.Get("--pipeline")));
+  }
   absl::StatusOr<Module> mod = LoadModuleWithParams(env, args);
   if (!mod.ok()) return ReportError(env, mod.status());
   absl::Status ran = RunWithInstruments(**pipeline, *mod, args, env);
