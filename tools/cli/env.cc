@@ -15,6 +15,7 @@
 
 #include "fmt/format.h"
 #include "support/heap_prefault.h"
+#include "tools/cli/background_writer.h"
 
 namespace carve::cli {
 
@@ -93,18 +94,9 @@ Env RealEnv() {
       return absl::PermissionDeniedError(
           fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
     }
-    bool failed = false;
-    produce([fd, &failed](std::string_view piece) {
-      while (!failed && !piece.empty()) {
-        ssize_t n = ::write(fd, piece.data(), piece.size());
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-          failed = true;
-          break;
-        }
-        piece.remove_prefix(static_cast<size_t>(n));
-      }
-    });
+    BackgroundWriter writer(fd);
+    produce([&writer](std::string_view piece) { writer.Write(piece); });
+    bool failed = !writer.Finish();
     if (::close(fd) != 0) failed = true;
     if (failed) return absl::DataLossError(fmt::format("error writing '{}'", path));
     return absl::OkStatus();

@@ -256,6 +256,7 @@ RunOutput RunPipeline(const std::string& run, const std::string& virtual_name,
     env.in = &in;
     env.out = &out;
     env.err = &err;
+    env.prefault_heap = nullptr;  // cases are small, and many run in one process
     auto real_read = outer.read_file;
     env.read_file = [&, real_read](const std::string& path) -> absl::StatusOr<std::string> {
       if (path == virtual_name) return case_text;
