@@ -60,6 +60,9 @@ uint64_t HashText(std::string_view s) {
 }
 
 uint32_t TagOf(uint64_t hash) { return uint32_t(hash >> 32) | 1; }
+// A stem's first slot, from its tag: growing the table moves entries
+// without hashing (or reading) their texts again.
+size_t HomeOf(uint32_t tag) { return tag >> 1; }
 
 }  // namespace
 
@@ -75,7 +78,7 @@ uint32_t NameTable::StemSlot(std::string_view stem) {
   uint64_t hash = HashText(stem);
   uint32_t tag = TagOf(hash);
   size_t mask = table_.size() - 1;
-  size_t i = hash & mask;
+  size_t i = HomeOf(tag) & mask;
   while (table_[i].tag != 0 && (table_[i].tag != tag || table_[i].view() != stem)) {
     i = (i + 1) & mask;
   }
@@ -105,7 +108,7 @@ void NameTable::Grow() {
   size_t mask = table_.size() - 1;
   for (const Entry& entry : old) {
     if (entry.tag == 0) continue;
-    size_t i = HashText(entry.view()) & mask;
+    size_t i = HomeOf(entry.tag) & mask;
     while (table_[i].tag != 0) i = (i + 1) & mask;
     table_[i] = entry;
   }
