@@ -133,19 +133,23 @@ void RelayTextPrinter::StepVisit() {
 namespace {
 
 // Naming a parameter reads its Var and then its name's bytes, both usually
-// cold (the graph walk only noted the Var's address): on a definition with
-// thousands of parameters the reads of later parameters are started ahead,
-// so that their misses overlap instead of following each other.
+// cold (the graph walk only noted the Var's address), so these reads are
+// started early enough to overlap: for a short list (a composite's few
+// parameters), all the Vars and then all the names up front; for a long one,
+// some parameters ahead of the one being named.
+constexpr size_t kVarAhead = 8;
+constexpr size_t kNameAhead = 4;
+
 constexpr size_t kHeadBytes = 160;
 constexpr size_t kParamBytes = 48;
-// What a document gets after its head or lines: a reference to the body, a
-// dedent and `\n}`, or the tail expression's reference (type comments,
-// with show_types, may need more).
-constexpr size_t kTailBytes = 16;
+
+void PrefetchParams(std::span<const Var* const> params) {
+  if (params.size() > kVarAhead) return;
+  for (const Var* param : params) __builtin_prefetch(param);
+  for (const Var* param : params) __builtin_prefetch(param->name().data());
+}
 
 void PrefetchParam(std::span<const Var* const> params, size_t k) {
-  constexpr size_t kVarAhead = 8;
-  constexpr size_t kNameAhead = 4;
   if (k + kVarAhead < params.size()) __builtin_prefetch(params[k + kVarAhead]);
   if (k + kNameAhead < params.size()) __builtin_prefetch(params[k + kNameAhead]->name().data());
 }
@@ -165,17 +169,10 @@ void RelayTextPrinter::StepFunction() {
       // growing by doubling, which copies it and leaves the smaller blocks
       // behind.
       out->reserve(kHeadBytes + fn->params().size() * kParamBytes);
-      AppendFunctionHead(out, f);
-    } else {
-      // A fn literal's document lives until its line is rendered, and a
-      // partitioned function holds tens of thousands: written where it is
-      // reused, then copied into a document of its final size (one block
-      // each instead of a chain of doublings).
-      head_.clear();
-      AppendFunctionHead(&head_, f);
-      out->reserve(head_.size() + kTailBytes);
-      out->append(head_);
     }
+    // A fn literal is written into a document reused from one literal to
+    // the next, then frozen (see the end of this function).
+    AppendFunctionHead(out, f);
     f.stage = 1;
     Push(Frame::kScope, fn->body(), Child(f.node, fn->params().size()));
     return;
@@ -184,9 +181,12 @@ void RelayTextPrinter::StepFunction() {
   AppendText(out, ret_);
   AppendDedent(out);
   out->append("\n}");
-  ret_ = Text::Doc(f.doc);
-  if (!f.flag) {
+  if (f.flag) {
+    ret_ = Text::Doc(f.doc);
+  } else {
     AppendTypeInfo(out, fn);
+    ret_ = Text::Doc(docs_.Freeze(*out));
+    docs_.Release(f.doc);
     LeafDone(f.node, ret_);
   }
   frames_.pop_back();
@@ -213,6 +213,7 @@ void RelayTextPrinter::AppendFunctionHead(std::string* out, const Frame& f) {
   out->push_back('(');
   bool first = true;
   auto params = fn->params();
+  PrefetchParams(params);
   for (size_t k = 0; k < params.size(); ++k) {
     if (!first) out->append(", ");
     first = false;
@@ -355,10 +356,9 @@ void RelayTextPrinter::StepScope() {
 }
 
 // A nested body is written into the document kept for its depth, whose
-// capacity stays from one body to the next, and copied once finished into a
-// document of its size: a partitioned function's composite bodies are tens
-// of thousands of small documents, which would otherwise each grow by a
-// chain of doublings.
+// capacity stays from one body to the next, and frozen once finished: a
+// partitioned function's composite bodies are tens of thousands of small
+// documents, which would otherwise each grow by a chain of doublings.
 DocId RelayTextPrinter::ScratchScope() {
   if (open_scratch_ == scratch_scopes_.size()) scratch_scopes_.push_back(docs_.New());
   DocId id = scratch_scopes_[open_scratch_++];
@@ -368,12 +368,7 @@ DocId RelayTextPrinter::ScratchScope() {
 
 DocId RelayTextPrinter::CloseScratchScope(DocId scratch) {
   --open_scratch_;
-  DocId id = docs_.New();
-  std::string* out = &docs_[id];
-  const std::string& text = docs_[scratch];
-  out->reserve(text.size() + kTailBytes);
-  out->append(text);
-  return id;
+  return docs_.Freeze(docs_[scratch]);
 }
 
 Text RelayTextPrinter::FinishPrint(const Expr* e, uint32_t node, bool try_inline) {

@@ -224,7 +224,6 @@ class RelayTextPrinter {
   std::vector<Pending> dataflow_;
   std::vector<DocId> scopes_;  // TVM doc_stack_
   std::vector<Text> scratch_;  // arguments of one call
-  std::string head_;           // a fn literal's head, before its document
   std::vector<DocId> scratch_scopes_;  // ScratchScope's documents, by depth
   size_t open_scratch_ = 0;
   Text ret_;                   // a finished frame's result
