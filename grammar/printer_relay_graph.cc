@@ -29,6 +29,9 @@ void RelayTextPrinter::BuildGraph(const Expr* root) {
   nodes_.clear();
   edges_.clear();
   free_var_decls_.clear();
+  // The arena's texts are the previous definition's memos, all copied into
+  // its documents by now: its space is reused.
+  arena_.clear();
   std::vector<std::pair<const Expr*, uint32_t>> stack = {{root, Slot(root)}};
   // One edge per child occurrence: multiply(%x, %x) gives %x two parents.
   // A new node's kind is filled in when it comes off the stack, and it is
@@ -98,7 +101,7 @@ void RelayTextPrinter::BuildGraph(const Expr* root) {
   // bytes a node on partitioned graphs): reserved so that it does not grow by
   // doubling, which copies it and touches twice its size in fresh pages. The
   // reserve costs nothing until it is written.
-  arena_.reserve(arena_.size() + nodes_.size() * 24);
+  arena_.reserve(nodes_.size() * 24);
 }
 
 }  // namespace carve::print_internal
