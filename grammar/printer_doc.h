@@ -76,9 +76,7 @@ class DocStore {
   // rendered through references are added to rendered_.
   void RenderImpl(DocId doc, size_t from, size_t* indent, std::string* out, bool note_refs) const;
 
-  // Released documents keep their capacity, and New() hands them out again
-  // first: a printer that releases what it has rendered keeps reusing a few
-  // warm buffers instead of touching fresh memory for every document.
+  // The bytes of any document, frozen or not.
   std::string_view View(DocId id) const {
     if ((id & kFrozen) == 0) return docs_[id];
     const FrozenDoc& doc = frozen_[id & ~kFrozen];
@@ -88,6 +86,9 @@ class DocStore {
   // start (its blocks are kept).
   void ResetFrozen();
 
+  // Released documents keep their capacity, and New() hands them out again
+  // first: a printer that releases what it has rendered keeps reusing a few
+  // warm buffers instead of touching fresh memory for every document.
   std::vector<std::string> docs_;
   std::vector<DocId> free_;
   struct FrozenDoc {

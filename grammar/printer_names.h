@@ -55,7 +55,7 @@ class NameTable {
   struct alignas(64) Entry {
     uint64_t bits0;    // codes 0..63
     uint32_t tag;      // hash | 1; 0: empty
-    uint32_t id;       // index into more_
+    uint32_t id;       // the stem's id (Key::stem)
     uint32_t count;    // codes taken
     uint32_t more;     // 1 + index into more_ of its codes from 64 on; 0: none
     uint16_t size;     // of the text

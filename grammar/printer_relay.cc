@@ -132,23 +132,26 @@ void RelayTextPrinter::StepVisit() {
 
 namespace {
 
-// Naming a parameter reads its Var and then its name's bytes, both usually
-// cold (the graph walk only noted the Var's address), so these reads are
-// started early enough to overlap: for a short list (a composite's few
-// parameters), all the Vars and then all the names up front; for a long one,
-// some parameters ahead of the one being named.
-constexpr size_t kVarAhead = 8;
-constexpr size_t kNameAhead = 4;
-
+// A definition's head: its fixed part and each parameter's declaration
+// (`%name: Tensor[(...), float32]`), about.
 constexpr size_t kHeadBytes = 160;
 constexpr size_t kParamBytes = 48;
 
+// Naming a parameter reads its Var and then its name's bytes, both usually
+// cold (the graph walk only noted the Var's address), so these reads are
+// started early enough to overlap: the first parameters' Vars and then their
+// names up front (all of a composite's few), and later ones some parameters
+// ahead of the one being named.
+constexpr size_t kVarAhead = 8;
+constexpr size_t kNameAhead = 4;
+
 void PrefetchParams(std::span<const Var* const> params) {
-  if (params.size() > kVarAhead) return;
-  for (const Var* param : params) __builtin_prefetch(param);
-  for (const Var* param : params) __builtin_prefetch(param->name().data());
+  auto first = params.first(std::min(params.size(), kVarAhead));
+  for (const Var* param : first) __builtin_prefetch(param);
+  for (const Var* param : first) __builtin_prefetch(param->name().data());
 }
 
+// While parameter `k` is named.
 void PrefetchParam(std::span<const Var* const> params, size_t k) {
   if (k + kVarAhead < params.size()) __builtin_prefetch(params[k + kVarAhead]);
   if (k + kNameAhead < params.size()) __builtin_prefetch(params[k + kNameAhead]->name().data());

@@ -118,8 +118,9 @@ class RelayTextPrinter {
     enum Kind : uint8_t { kPrint, kVisit, kFunction, kIf, kLet, kScope };
     Kind kind;
     uint8_t stage = 0;
-    bool flag = false;  // kPrint: try_inline; kFunction: top-level def; kLet: doc pushed;
-                      // kScope: a ScratchScope
+    // kPrint: try_inline; kFunction: top-level def; kLet: doc pushed;
+    // kScope: `doc` is a ScratchScope.
+    bool flag = false;
     uint32_t node = 0;       // slot of `expr`
     uint32_t link_node = 0;  // kLet: slot of `link`
     const Expr* expr = nullptr;
@@ -157,6 +158,8 @@ class RelayTextPrinter {
   void StepPrint();
   void StepVisit();
   void StepFunction();
+  // Appends `f`'s `def @name` or `fn` head up to its body, naming the
+  // parameters.
   void AppendFunctionHead(std::string* out, const Frame& f);
   void StepIf();
   void StepLet();
@@ -164,7 +167,7 @@ class RelayTextPrinter {
   // A nested scope's document: the reused one of its depth
   // (CloseScratchScope copies it out).
   DocId ScratchScope();
-  // The finished text of `scratch` in a new document of its size.
+  // The finished text of `scratch`, frozen.
   DocId CloseScratchScope(DocId scratch);
   // Each print makes its own (PrintModuleTo drops a definition's documents).
   void ResetScratchScopes() {
