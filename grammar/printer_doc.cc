@@ -1,5 +1,6 @@
 #include "grammar/printer_doc.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -82,9 +83,43 @@ DocId DocStore::New() {
   return static_cast<DocId>(docs_.size() - 1);
 }
 
+DocId DocStore::Freeze(std::string_view text) {
+  if (size_t(end_ - pos_) < text.size()) {
+    // The next block that holds it (a block of 64 KiB, or one of its size).
+    while (block_ < blocks_.size() && block_sizes_[block_] < text.size()) ++block_;
+    if (block_ == blocks_.size()) {
+      size_t size = std::max<size_t>(text.size(), size_t{64} << 10);
+      blocks_.push_back(std::make_unique_for_overwrite<char[]>(size));
+      block_sizes_.push_back(size);
+    }
+    pos_ = blocks_[block_].get();
+    end_ = pos_ + block_sizes_[block_];
+    ++block_;
+  }
+  if (!text.empty()) std::memcpy(pos_, text.data(), text.size());
+  frozen_.push_back({pos_, text.size()});
+  pos_ += text.size();
+  ++live_frozen_;
+  frozen_bytes_ += text.size();
+  return kFrozen | static_cast<DocId>(frozen_.size() - 1);
+}
+
+void DocStore::Release(DocId doc) {
+  docs_[doc].clear();
+  free_.push_back(doc);
+}
+
+void DocStore::ResetFrozen() {
+  frozen_.clear();
+  live_frozen_ = 0;
+  block_ = 0;
+  pos_ = end_ = nullptr;
+}
+
 void DocStore::Truncate(DocId first) {
   docs_.resize(first);
   std::erase_if(free_, [first](DocId id) { return id >= first; });
+  ResetFrozen();
 }
 
 void AppendRef(std::string* doc, DocId target) {
@@ -110,15 +145,23 @@ void DocStore::RenderAndRelease(DocId doc, size_t* indent, std::string* out) {
   rendered_.clear();
   RenderImpl(doc, 0, indent, out, /*note_refs=*/true);
   docs_[doc].clear();
-  for (DocId id : rendered_) docs_[id].clear();  // each keeps its capacity for New()
-  free_.insert(free_.end(), rendered_.begin(), rendered_.end());
+  for (DocId id : rendered_) {
+    if (id & kFrozen) {
+      --live_frozen_;
+    } else {
+      Release(id);  // keeps its capacity for New()
+    }
+  }
+  // Once none is left to render, the frozen region is written afresh: it
+  // stays the size of the documents waiting at one time.
+  if (live_frozen_ == 0 && !frozen_.empty()) ResetFrozen();
 }
 
 void DocStore::RenderImpl(DocId start, size_t from, size_t* indent_io, std::string* out,
                           bool note_refs) const {
   std::vector<OpenDoc>& stack = stack_;
   stack.clear();
-  const std::string& first = docs_[start];
+  std::string_view first = View(start);
   stack.push_back({first.data() + from, first.data() + first.size(), start});
   size_t indent = *indent_io;
   while (!stack.empty()) {
@@ -148,7 +191,7 @@ void DocStore::RenderImpl(DocId start, size_t from, size_t* indent_io, std::stri
         DocId id;
         std::memcpy(&id, p, sizeof(id));
         top.pos = p + sizeof(id);
-        const std::string& doc = docs_[id];
+        std::string_view doc = View(id);
         stack.push_back({doc.data(), doc.data() + doc.size(), id});  // `top` is dead now
         break;
       }
@@ -158,7 +201,7 @@ void DocStore::RenderImpl(DocId start, size_t from, size_t* indent_io, std::stri
 }
 
 size_t DocStore::TotalBytes() const {
-  size_t total = 0;
+  size_t total = frozen_bytes_;
   for (const std::string& d : docs_) total += d.size();
   return total;
 }

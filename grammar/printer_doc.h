@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,9 +29,19 @@ class DocStore {
   static constexpr char kIndent = '\x02';
   static constexpr char kDedent = '\x03';
 
+  // Frozen documents (ids with this bit) are written once, whole, into a
+  // bump region: nested bodies and fn literals, which a partitioned function
+  // holds by the ten thousand until their lines are rendered, then take no
+  // allocation each and lie end to end for the renderer.
+  static constexpr DocId kFrozen = DocId{1} << 31;
+
   // A new empty document.
   DocId New();
-  // The bytes of `id`; the reference is invalidated by New().
+  // A new frozen document holding `text`.
+  DocId Freeze(std::string_view text);
+  // Gives `doc` (not frozen, referred to by nothing) back for New() to reuse.
+  void Release(DocId doc);
+  // The bytes of `id` (not frozen); the reference is invalidated by New().
   std::string& operator[](DocId id) { return docs_[id]; }
   const std::string& operator[](DocId id) const { return docs_[id]; }
   // Appends a reference to `target` to `doc`.
@@ -49,7 +60,8 @@ class DocStore {
   // The number of documents ever made (one more than the largest id).
   DocId size() const { return static_cast<DocId>(docs_.size()); }
   // Drops the documents from `first` on (their memory goes back to the
-  // allocator for the next ones); nothing may refer to them any more.
+  // allocator for the next ones), and every frozen document; nothing may
+  // refer to them any more.
   void Truncate(DocId first);
   // Sum of the document sizes: a lower bound of the rendered size.
   size_t TotalBytes() const;
@@ -64,11 +76,33 @@ class DocStore {
   // rendered through references are added to rendered_.
   void RenderImpl(DocId doc, size_t from, size_t* indent, std::string* out, bool note_refs) const;
 
+  // The bytes of any document, frozen or not.
+  std::string_view View(DocId id) const {
+    if ((id & kFrozen) == 0) return docs_[id];
+    const FrozenDoc& doc = frozen_[id & ~kFrozen];
+    return std::string_view(doc.data, doc.size);
+  }
+  // Forgets every frozen document; their region is written again from its
+  // start (its blocks are kept).
+  void ResetFrozen();
+
   // Released documents keep their capacity, and New() hands them out again
   // first: a printer that releases what it has rendered keeps reusing a few
   // warm buffers instead of touching fresh memory for every document.
   std::vector<std::string> docs_;
   std::vector<DocId> free_;
+  struct FrozenDoc {
+    const char* data;
+    size_t size;
+  };
+  std::vector<FrozenDoc> frozen_;
+  size_t live_frozen_ = 0;  // not yet rendered by RenderAndRelease
+  size_t frozen_bytes_ = 0;
+  std::vector<std::unique_ptr<char[]>> blocks_;  // the bump region
+  std::vector<size_t> block_sizes_;
+  size_t block_ = 0;  // the block being filled
+  char* pos_ = nullptr;
+  char* end_ = nullptr;
   // RenderImpl's scratch: its open documents, and the referenced ones.
   mutable std::vector<OpenDoc> stack_;
   mutable std::vector<DocId> rendered_;

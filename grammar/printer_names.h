@@ -7,7 +7,8 @@
 // `FunctionVar_3_1`, `dnnl_0_i5172`), the numbers of one stem dense and met
 // in order, so a name is stored as (stem, number): the stem's id comes from a
 // small table (and a cache of the last stems used), the number is a bit in
-// the stem's bitset. Numbers too far beyond a stem's bitset go to a hash set.
+// the stem's bitset, whose first word lives in the table's entry. Numbers
+// too far beyond a stem's bitset go to a hash set.
 //
 // Every name has one decomposition: the number is the longest run of digits
 // ending the name that does not start with `0` (or the final `0` of a run of
@@ -45,25 +46,60 @@ class NameTable {
     uint32_t code;
     uint64_t packed() const { return (uint64_t{stem} << 32) | code; }
   };
-  struct Stem {
-    std::vector<uint64_t> bits;  // codes below bits.size() * 64
-    uint32_t count = 0;          // codes taken
-    bool sparse = false;         // some codes are in sparse_
+  // A stem in the open-addressing table: one cache line holding its text
+  // (when short, as almost all are), the bits of its first 64 codes and its
+  // count, so that naming a variable touches one line of the table. A hash
+  // table of stem strings pointing at separate stem records and bitsets
+  // took a cache miss at each step.
+  static constexpr size_t kInlineText = 32;
+  struct alignas(64) Entry {
+    uint64_t bits0;    // codes 0..63
+    uint32_t tag;      // hash | 1; 0: empty
+    uint32_t id;       // the stem's id (Key::stem)
+    uint32_t count;    // codes taken
+    uint32_t more;     // 1 + index into more_ of its codes from 64 on; 0: none
+    uint16_t size;     // of the text
+    bool sparse;       // some codes are in sparse_
+    bool external;     // the text is at `external_text`, else in `text`
+    // AppendUnique's counters of the names with codes 0..3 (`x`, `x0`,
+    // `x1`, `x2`), kept here rather than in counters_ (one miss less per
+    // repeated name); kSpilled: in counters_.
+    uint8_t counters[4];
+    union {
+      char text[kInlineText];
+      const char* external_text;
+    };
+    std::string_view view() const {
+      return std::string_view(external ? external_text : text, size);
+    }
   };
+  static_assert(sizeof(Entry) == 64);
   struct CachedStem {
     std::string_view text;
-    uint32_t id = ~uint32_t{0};  // none
+    uint32_t slot = ~uint32_t{0};  // none
   };
-
-  Key Decompose(std::string_view name);
-  uint32_t StemId(std::string_view stem);
-  bool Taken(Key key) const;
-  void Take(Key key);
-  // Copies `s` into stable storage (the keys of stem_ids_).
+  // Decomposes `name`; `*slot` is its stem's table slot (valid until the
+  // next new stem).
+  Key Decompose(std::string_view name, uint32_t* slot);
+  uint32_t StemSlot(std::string_view stem);
+  void Grow();
+  bool Taken(Key key, uint32_t slot) const;
+  void Take(Key key, uint32_t slot);
+  // Copies `s` into stable storage.
   std::string_view Store(std::string_view s);
 
-  std::vector<Stem> stems_;
-  absl::flat_hash_map<std::string_view, uint32_t> stem_ids_;
+  static constexpr uint8_t kSpilled = 255;
+  // The counter of the name `key` (whose stem is at `slot`), and where it
+  // goes back (StoreCounter).
+  uint32_t LoadCounter(Key key, uint32_t slot);
+  void StoreCounter(std::string_view name, Key key, uint32_t counter);
+
+  std::vector<Entry> table_;  // power-of-two size, or empty
+  size_t used_ = 0;
+  uint32_t stems_ = 0;      // the next stem id
+  // Entry::more: the codes from 64 on of the stems that have any (word i
+  // holds codes 64 * (i + 1)...).
+  std::vector<std::vector<uint64_t>> more_;
   std::array<CachedStem, 4> recent_{};
   uint32_t next_recent_ = 0;
   absl::flat_hash_set<uint64_t> sparse_;               // Key::packed()

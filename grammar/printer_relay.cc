@@ -12,6 +12,7 @@
 namespace carve::print_internal {
 
 DocId RelayTextPrinter::PrintDefinition(const GlobalVar* global, const Function* fn) {
+  ResetScratchScopes();
   BuildGraph(fn);
   Push(Frame::kFunction, fn, Slot(fn), /*flag=*/true);
   frames_.back().global = global;
@@ -43,6 +44,7 @@ void RelayTextPrinter::FinishDefinition(DocId def) {
 }
 
 DocId RelayTextPrinter::PrintStandalone(const Expr* expr) {
+  ResetScratchScopes();
   BuildGraph(expr);
   Push(Frame::kScope, expr, Slot(expr));
   return Run().index;
@@ -110,10 +112,10 @@ void RelayTextPrinter::StepVisit() {
     } else if (!top.expanded) {
       dataflow_.back().expanded = true;
       PushChildren(top.expr, top.node);
-    } else if (Isa<Function>(top.expr) || Isa<If>(top.expr) || Isa<Let>(top.expr)) {
+    } else if (ExprKind kind = nodes_[top.node].kind;
+               kind == ExprKind::kFunction || kind == ExprKind::kIf || kind == ExprKind::kLet) {
       // The leaf prints a body: its frame runs first, then this loop
       // resumes and finds the node visited.
-      ExprKind kind = top.expr->kind();
       Push(kind == ExprKind::kFunction ? Frame::kFunction
            : kind == ExprKind::kIf     ? Frame::kIf
                                        : Frame::kLet,
@@ -128,6 +130,35 @@ void RelayTextPrinter::StepVisit() {
   frames_.pop_back();
 }
 
+namespace {
+
+// A definition's head: its fixed part and each parameter's declaration
+// (`%name: Tensor[(...), float32]`), about.
+constexpr size_t kHeadBytes = 160;
+constexpr size_t kParamBytes = 48;
+
+// Naming a parameter reads its Var and then its name's bytes, both usually
+// cold (the graph walk only noted the Var's address), so these reads are
+// started early enough to overlap: the first parameters' Vars and then their
+// names up front (all of a composite's few), and later ones some parameters
+// ahead of the one being named.
+constexpr size_t kVarAhead = 8;
+constexpr size_t kNameAhead = 4;
+
+void PrefetchParams(std::span<const Var* const> params) {
+  auto first = params.first(std::min(params.size(), kVarAhead));
+  for (const Var* param : first) __builtin_prefetch(param);
+  for (const Var* param : first) __builtin_prefetch(param->name().data());
+}
+
+// While parameter `k` is named.
+void PrefetchParam(std::span<const Var* const> params, size_t k) {
+  if (k + kVarAhead < params.size()) __builtin_prefetch(params[k + kVarAhead]);
+  if (k + kNameAhead < params.size()) __builtin_prefetch(params[k + kNameAhead]->name().data());
+}
+
+}  // namespace
+
 // TVM PrintFunc: `fn [T](%p: T, Attr=v) -> R {` body `}`.
 void RelayTextPrinter::StepFunction() {
   Frame& f = frames_.back();
@@ -136,38 +167,15 @@ void RelayTextPrinter::StepFunction() {
     f.doc = docs_.New();
     std::string* out = &docs_[f.doc];
     if (f.flag) {
-      out->append("def ");
-      AppendText(out, GlobalText(f.global));
-    } else {
-      out->append("fn ");
+      // A definition's head holds a declaration per parameter (about 40
+      // bytes each), and may hold thousands: room for it at once instead of
+      // growing by doubling, which copies it and leaves the smaller blocks
+      // behind.
+      out->reserve(kHeadBytes + fn->params().size() * kParamBytes);
     }
-    if (!fn->type_params().empty()) {
-      out->push_back('[');
-      for (size_t i = 0; i < fn->type_params().size(); ++i) {
-        if (i > 0) out->append(", ");
-        out->append(fn->type_params()[i]->name());
-      }
-      out->push_back(']');
-    }
-    out->push_back('(');
-    bool first = true;
-    for (size_t k = 0; k < fn->params().size(); ++k) {
-      if (!first) out->append(", ");
-      first = false;
-      // Declared in place: only the name has to stay in the arena.
-      const Var* param = fn->params()[k];
-      AppendDecl(out, param, NameVar(param, Child(f.node, k)));
-    }
-    AppendFunctionAttrs(out, fn->attrs(), first);
-    out->append(") ");
-    if (fn->ret_type() != nullptr) {
-      out->append("-> ");
-      AppendType(out, fn->ret_type());
-      out->push_back(' ');
-    }
-    out->push_back('{');
-    AppendIndent(out);
-    out->push_back('\n');
+    // A fn literal is written into a document reused from one literal to
+    // the next, then frozen (see the end of this function).
+    AppendFunctionHead(out, f);
     f.stage = 1;
     Push(Frame::kScope, fn->body(), Child(f.node, fn->params().size()));
     return;
@@ -176,12 +184,57 @@ void RelayTextPrinter::StepFunction() {
   AppendText(out, ret_);
   AppendDedent(out);
   out->append("\n}");
-  ret_ = Text::Doc(f.doc);
-  if (!f.flag) {
+  if (f.flag) {
+    ret_ = Text::Doc(f.doc);
+  } else {
     AppendTypeInfo(out, fn);
+    ret_ = Text::Doc(docs_.Freeze(*out));
+    docs_.Release(f.doc);
     LeafDone(f.node, ret_);
   }
   frames_.pop_back();
+}
+
+// `def @name` or `fn`, then `[T](%p: T, Attr=v) -> R {`; names the
+// parameters.
+void RelayTextPrinter::AppendFunctionHead(std::string* out, const Frame& f) {
+  auto* fn = Cast<Function>(f.expr);
+  if (f.flag) {
+    out->append("def ");
+    AppendText(out, GlobalText(f.global));
+  } else {
+    out->append("fn ");
+  }
+  if (!fn->type_params().empty()) {
+    out->push_back('[');
+    for (size_t i = 0; i < fn->type_params().size(); ++i) {
+      if (i > 0) out->append(", ");
+      out->append(fn->type_params()[i]->name());
+    }
+    out->push_back(']');
+  }
+  out->push_back('(');
+  bool first = true;
+  auto params = fn->params();
+  PrefetchParams(params);
+  for (size_t k = 0; k < params.size(); ++k) {
+    if (!first) out->append(", ");
+    first = false;
+    PrefetchParam(params, k);
+    // Declared in place: only the name has to stay in the arena.
+    const Var* param = params[k];
+    AppendDecl(out, param, NameVar(param, Child(f.node, k)));
+  }
+  AppendFunctionAttrs(out, fn->attrs(), first);
+  out->append(") ");
+  if (fn->ret_type() != nullptr) {
+    out->append("-> ");
+    AppendType(out, fn->ret_type());
+    out->push_back(' ');
+  }
+  out->push_back('{');
+  AppendIndent(out);
+  out->push_back('\n');
 }
 
 // TVM VisitExpr_(If): `if (cond) {` then `} else {` else `}`; the condition
@@ -274,7 +327,12 @@ void RelayTextPrinter::StepLet() {
 void RelayTextPrinter::StepScope() {
   Frame& f = frames_.back();
   if (f.stage == 0) {
-    f.doc = docs_.New();
+    if (frames_.size() > 2) {
+      f.doc = ScratchScope();
+      f.flag = true;
+    } else {
+      f.doc = docs_.New();
+    }
     if (frames_.size() == 2) {
       // A definition's body holds most of its text: reserve for about 48
       // bytes a node rather than grow by doubling, which copies the text and
@@ -296,13 +354,29 @@ void RelayTextPrinter::StepScope() {
   AppendText(&docs_[f.doc], ret_);
   scopes_.pop_back();
   if (f.doc == stream_body_) stream_body_ = kNoDoc;
-  ret_ = Text::Doc(f.doc);
+  ret_ = Text::Doc(f.flag ? CloseScratchScope(f.doc) : f.doc);
   frames_.pop_back();
+}
+
+// A nested body is written into the document kept for its depth, whose
+// capacity stays from one body to the next, and frozen once finished: a
+// partitioned function's composite bodies are tens of thousands of small
+// documents, which would otherwise each grow by a chain of doublings.
+DocId RelayTextPrinter::ScratchScope() {
+  if (open_scratch_ == scratch_scopes_.size()) scratch_scopes_.push_back(docs_.New());
+  DocId id = scratch_scopes_[open_scratch_++];
+  docs_[id].clear();
+  return id;
+}
+
+DocId RelayTextPrinter::CloseScratchScope(DocId scratch) {
+  --open_scratch_;
+  return docs_.Freeze(docs_[scratch]);
 }
 
 Text RelayTextPrinter::FinishPrint(const Expr* e, uint32_t node, bool try_inline) {
   NodeState& state = nodes_[node];
-  if (Isa<Var>(e)) {
+  if (state.kind == ExprKind::kVar) {
     // References print the bare name; a free variable is declared on first use.
     if ((state.flags & kBound) == 0) {
       state.flags |= kBound;
@@ -310,11 +384,11 @@ Text RelayTextPrinter::FinishPrint(const Expr* e, uint32_t node, bool try_inline
     }
     return state.memo;
   }
-  bool inline_expr = e->is_atom() || (try_inline && state.parents <= 1);
+  bool inline_expr = state.kind <= ExprKind::kOp || (try_inline && state.parents <= 1);  // atoms
   if (inline_expr || (state.flags & kBound)) return state.memo;
   state.flags |= kBound;
   Text printed = state.memo;
-  if (Isa<Let>(e)) printed = WrapInParens(printed);
+  if (state.kind == ExprKind::kLet) printed = WrapInParens(printed);
   state.memo = Text::Temp(next_temp_++);
   std::string* out = &docs_[scopes_.back()];
   char line_start[24];

@@ -109,12 +109,18 @@ class RelayTextPrinter {
     uint32_t first_edge = 0;  // the slots of its children: edges_[first_edge...]
     uint8_t parents = 0;      // dependency-graph in-edges, saturated at 2
     uint8_t flags = 0;
+    // The node's kind, copied by BuildGraph: FinishPrint and the walk decide
+    // by it without reading the node again (a cache miss for a node visited
+    // long before, such as a parameter or a fn literal bound late).
+    ExprKind kind = ExprKind::kVar;
   };
   struct Frame {
     enum Kind : uint8_t { kPrint, kVisit, kFunction, kIf, kLet, kScope };
     Kind kind;
     uint8_t stage = 0;
-    bool flag = false;       // kPrint: try_inline; kFunction: top-level def; kLet: doc pushed
+    // kPrint: try_inline; kFunction: top-level def; kLet: doc pushed;
+    // kScope: `doc` is a ScratchScope.
+    bool flag = false;
     uint32_t node = 0;       // slot of `expr`
     uint32_t link_node = 0;  // kLet: slot of `link`
     const Expr* expr = nullptr;
@@ -141,6 +147,8 @@ class RelayTextPrinter {
   void BuildGraph(const Expr* root);
   // The slot of `e` (a new one for a node the graph did not reach).
   uint32_t Slot(const Expr* e);
+  // BuildGraph's Slot: a new node gets `kind` without a read of `e`.
+  uint32_t NewSlot(const Expr* e, ExprKind kind, bool* inserted);
   uint32_t Child(uint32_t node, size_t k) const { return edges_[nodes_[node].first_edge + k]; }
   bool Visited(uint32_t node) const { return (nodes_[node].flags & kVisited) != 0; }
 
@@ -150,9 +158,22 @@ class RelayTextPrinter {
   void StepPrint();
   void StepVisit();
   void StepFunction();
+  // Appends `f`'s `def @name` or `fn` head up to its body, naming the
+  // parameters.
+  void AppendFunctionHead(std::string* out, const Frame& f);
   void StepIf();
   void StepLet();
   void StepScope();
+  // A nested scope's document: the reused one of its depth
+  // (CloseScratchScope copies it out).
+  DocId ScratchScope();
+  // The finished text of `scratch`, frozen.
+  DocId CloseScratchScope(DocId scratch);
+  // Each print makes its own (PrintModuleTo drops a definition's documents).
+  void ResetScratchScopes() {
+    scratch_scopes_.clear();
+    open_scratch_ = 0;
+  }
   // TVM PrintExpr after VisitExpr: inline, reuse or bind `e`.
   Text FinishPrint(const Expr* e, uint32_t node, bool try_inline);
   // Records the text of a leaf (TVM VisitLeaf's memo).
@@ -206,6 +227,8 @@ class RelayTextPrinter {
   std::vector<Pending> dataflow_;
   std::vector<DocId> scopes_;  // TVM doc_stack_
   std::vector<Text> scratch_;  // arguments of one call
+  std::vector<DocId> scratch_scopes_;  // ScratchScope's documents, by depth
+  size_t open_scratch_ = 0;
   Text ret_;                   // a finished frame's result
   SlotMap slots_;
   std::vector<NodeState> nodes_;

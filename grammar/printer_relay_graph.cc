@@ -13,7 +13,14 @@ static_assert(kMinNodeAllocation >= SlotMap::kMinObjectBytes);
 
 uint32_t RelayTextPrinter::Slot(const Expr* e) {
   auto [slot, inserted] = slots_.Insert(e, static_cast<uint32_t>(nodes_.size()));
-  if (inserted) nodes_.emplace_back();
+  if (inserted) nodes_.emplace_back().kind = e->kind();
+  return slot;
+}
+
+uint32_t RelayTextPrinter::NewSlot(const Expr* e, ExprKind kind, bool* inserted) {
+  auto [slot, fresh] = slots_.Insert(e, static_cast<uint32_t>(nodes_.size()));
+  if (fresh) nodes_.emplace_back().kind = kind;
+  *inserted = fresh;
   return slot;
 }
 
@@ -22,24 +29,38 @@ void RelayTextPrinter::BuildGraph(const Expr* root) {
   nodes_.clear();
   edges_.clear();
   free_var_decls_.clear();
+  // The arena's texts are the previous definition's memos, all copied into
+  // its documents by now: its space is reused.
+  arena_.clear();
   std::vector<std::pair<const Expr*, uint32_t>> stack = {{root, Slot(root)}};
   // One edge per child occurrence: multiply(%x, %x) gives %x two parents.
+  // A new node's kind is filled in when it comes off the stack, and it is
+  // fetched meanwhile: reading it is this walk's main cost (a cache miss per
+  // node), and its siblings' reads overlap it.
   auto edge = [&](const Expr* child) {
-    size_t known = nodes_.size();
-    uint32_t slot = Slot(child);
+    bool inserted;
+    uint32_t slot = NewSlot(child, ExprKind::kVar, &inserted);
     NodeState& state = nodes_[slot];
     if (state.parents < 2) ++state.parents;
     edges_.push_back(slot);
-    if (nodes_.size() > known) stack.emplace_back(child, slot);
+    if (inserted) {
+      __builtin_prefetch(child);
+      stack.emplace_back(child, slot);
+    }
   };
   // Binders are not children in TVM's graph (no parent), but are recorded
   // with them so that printing finds their slots too.
-  auto binder = [&](const Var* var) { edges_.push_back(Slot(var)); };
+  auto binder = [&](const Var* var) {
+    bool inserted;
+    edges_.push_back(NewSlot(var, ExprKind::kVar, &inserted));
+  };
   while (!stack.empty()) {
     auto [e, slot] = stack.back();
     stack.pop_back();
+    ExprKind kind = e->kind();
     nodes_[slot].first_edge = static_cast<uint32_t>(edges_.size());
-    switch (e->kind()) {
+    nodes_[slot].kind = kind;
+    switch (kind) {
       case ExprKind::kCall: {
         auto* call = Cast<Call>(e);
         edge(call->callee());
@@ -80,7 +101,7 @@ void RelayTextPrinter::BuildGraph(const Expr* root) {
   // bytes a node on partitioned graphs): reserved so that it does not grow by
   // doubling, which copies it and touches twice its size in fresh pages. The
   // reserve costs nothing until it is written.
-  arena_.reserve(arena_.size() + nodes_.size() * 24);
+  arena_.reserve(nodes_.size() * 24);
 }
 
 }  // namespace carve::print_internal

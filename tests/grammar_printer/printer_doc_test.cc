@@ -96,5 +96,47 @@ TEST(PrinterDoc, RenderAndReleaseFreesTheReferencedDocuments) {
   EXPECT_EQ(docs.New(), pending + 1);
 }
 
+// Frozen documents render as others, nested in each other and in regular
+// ones; once RenderAndRelease has rendered every one, the region is reused,
+// and a text larger than a block gets its own.
+TEST(PrinterDoc, FrozenDocumentsRenderAndTheirRegionIsReused) {
+  DocStore docs;
+  DocId body = docs.Freeze("y;\nz");
+  EXPECT_NE(body & DocStore::kFrozen, 0u);
+  DocId head = docs.New();
+  docs[head] = std::string("fn {") + DocStore::kIndent + "\n";
+  docs.AppendRef(head, body);
+  docs[head].append(std::string(1, DocStore::kDedent) + "\n}");
+  size_t fn_size = docs[head].size();
+  DocId fn = docs.Freeze(docs[head]);
+  docs.Release(head);
+  EXPECT_EQ(docs.New(), head);  // released for reuse
+  std::string big(200000, 'b');
+  DocId large = docs.Freeze(big);
+  DocId line = docs.New();
+  docs[line] = "%0 = ";
+  docs.AppendRef(line, fn);
+  docs[line].append(";\n");
+  EXPECT_EQ(docs.TotalBytes(), docs[line].size() + 4 + fn_size + big.size());
+  size_t indent = 0;
+  std::string out;
+  docs.RenderAndRelease(line, &indent, &out);
+  EXPECT_EQ(out, "%0 = fn {\n  y;\n  z\n};\n");
+  // `large` is still waiting: nothing is reused yet.
+  docs[line] = "";
+  docs.AppendRef(line, large);
+  out.clear();
+  docs.RenderAndRelease(line, &indent, &out);
+  EXPECT_EQ(out, big);
+  // All rendered: the ids and the region start again.
+  DocId again = docs.Freeze("again");
+  EXPECT_EQ(again, body);
+  docs[line] = "";
+  docs.AppendRef(line, again);
+  out.clear();
+  docs.Render(line, &out);
+  EXPECT_EQ(out, "again");
+}
+
 }  // namespace
 }  // namespace carve::print_internal

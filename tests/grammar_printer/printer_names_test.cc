@@ -171,6 +171,32 @@ TEST(PrinterNameTable, AgreesWithTvmMap) {
   }
 }
 
+// Thousands of stems (the table grows and moves while counters are kept in
+// it), stems longer than an entry holds, and names whose counters pass 255.
+TEST(PrinterNameTable, ManyStemsAgreeWithTvmMap) {
+  std::mt19937 rng(11);
+  NameTable table;
+  ReferenceNames reference;
+  const std::string long_stem(40, 'q');
+  for (int i = 0; i < 60000; ++i) {
+    std::string hint;
+    switch (rng() % 4) {
+      case 0:  // composite-like parameters: a new stem, then again
+        hint = "FunctionVar_" + std::to_string(rng() % 8000) + "_" + std::to_string(rng() % 3);
+        break;
+      case 1:
+        hint = long_stem + std::to_string(rng() % 700) + "_";
+        break;
+      case 2:
+        hint = "h" + std::to_string(rng() % 3);  // counters far beyond 255
+        break;
+      default:
+        hint = "s" + std::to_string(rng() % 30000) + "x";
+    }
+    ASSERT_EQ(Unique(table, hint), reference.Unique(hint)) << "hint " << hint;
+  }
+}
+
 TEST(PrinterNames, GlobalNamesSanitised) {
   Module mod;
   TestBuilder b(&mod);
