@@ -32,6 +32,10 @@ class AnnotatedRegionSet::NodeSource {
   NodeIndex Lookup(Handle h) const { return set_.IndexOf(h); }
   template <typename F>
   void ForEachChild(Handle h, F&& f) const {
+    // A plain composite's body is not numbered (see IsPlainComposite).
+    if (h->kind() == ExprKind::kFunction && IsComposite(h) && IsPlainComposite(Cast<Function>(h))) {
+      return;
+    }
     // Bottom-up builders (the parser, mutators) allocate a node's operands
     // just before it, so the nodes the walk opens next mostly lie just below
     // this one: start loading them (a chain of pointers otherwise waits for
@@ -75,6 +79,52 @@ class AnnotatedRegionSet::NodeSource {
   uint32_t last_target_ = 0;
   bool has_last_ = false;
 };
+
+// Whether the body of composite function `fn` is what MergeComposite makes:
+// a few calls of operators, tuples and projections, none an annotation (so
+// no let, if or function either). Nothing in it can open, join or close a
+// region, report a malformed annotation or bind a variable, and no node
+// outside it that reads a node of it is affected by when it is visited: the
+// walk leaves such a body unvisited and unnumbered (a quarter of the nodes of
+// a ResNet-like graph), a node of it shared with the graph around being
+// numbered where the graph meets it. The look is bounded: a larger body is
+// numbered as before.
+bool AnnotatedRegionSet::IsPlainComposite(const Function* fn) {
+  constexpr int kMaxNodes = 32;
+  const Expr* stack[kMaxNodes];
+  int top = 0;
+  int seen = 0;
+  if (!fn->body()->is_atom()) stack[top++] = fn->body();
+  while (top > 0) {
+    const Expr* e = stack[--top];
+    if (++seen > kMaxNodes) return false;
+    switch (e->kind()) {
+      case ExprKind::kCall: {
+        const Expr* callee = Cast<Call>(e)->callee();
+        if (!callee->is_atom() || callee == CompilerBeginOp() || callee == CompilerEndOp()) {
+          return false;
+        }
+        break;
+      }
+      case ExprKind::kTuple:
+      case ExprKind::kTupleGetItem:
+        break;
+      default:
+        return false;
+    }
+    bool fits = true;
+    carve::ForEachChild(e, [&](const Expr* c) {
+      if (c->is_atom()) return;
+      if (top == kMaxNodes) {
+        fits = false;
+      } else {
+        stack[top++] = c;
+      }
+    });
+    if (!fits) return false;
+  }
+  return true;
+}
 
 // The graph a rewrite over a kGraphWalks set's numbering produced (see
 // Rewrite in the header), read from that set's arrays: the walk reads no
@@ -390,12 +440,14 @@ class AnnotatedRegionSet::Creator {
 };
 
 absl::StatusOr<AnnotatedRegionSet> AnnotatedRegionSet::Create(const Expr* root,
-                                                              std::string func_name, Use use) {
+                                                              std::string func_name, Use use,
+                                                              const RegionSetBounds* bounds) {
   AnnotatedRegionSet set;
   set.func_name_ = std::move(func_name);
   bool keep_children = use == Use::kGraphWalks;
   set.keep_children_ = keep_children;
   set.root_ = root;
+  if (bounds != nullptr) set.Reserve(*bounds);
   absl::Status status;
   {
     NodeSource source(set);
@@ -435,6 +487,26 @@ absl::StatusOr<AnnotatedRegionSet> AnnotatedRegionSet::CreateForRewrite(
   }
   CARVE_RETURN_IF_ERROR(status);
   return set;
+}
+
+void AnnotatedRegionSet::Reserve(const RegionSetBounds& bounds) {
+  node_.reserve(bounds.nodes);
+  kind_.reserve(bounds.nodes);
+  flags_.reserve(bounds.nodes);
+  node_region_.reserve(bounds.nodes);
+  if (keep_children_) {
+    kid_begin_.reserve(bounds.nodes + 1);
+    kids_.reserve(bounds.children);
+  } else {
+    annotation_arg_.reserve(bounds.nodes);
+  }
+  // A region per begin; list items: its input and consumer entries, and an
+  // output entry per end.
+  regions_.reserve(bounds.begins);
+  parent_.reserve(bounds.begins);
+  items_.reserve(2 * bounds.begins + bounds.ends);
+  next_.reserve(2 * bounds.begins + bounds.ends);
+  index_.Reserve(bounds.nodes);
 }
 
 AnnotatedRegionSet::RegionId AnnotatedRegionSet::Find(RegionId id) const {
@@ -620,6 +692,24 @@ void AnnotatedRegionSet::GroupNodes() const {
     RegionId r = RegionAt(i);
     if (r != kNoRegion) members_[next[r]++] = i;
   }
+}
+
+void RegionSetBoundsHandoff::Keep(const Arena* arena, const Function* fn,
+                                  RegionSetBounds bounds) {
+  std::erase_if(entries_, [&](const Entry& e) { return e.arena == arena && e.fn == fn; });
+  if (entries_.size() >= kMaxKept) entries_.erase(entries_.begin());
+  entries_.push_back({arena, fn, bounds});
+}
+
+std::optional<RegionSetBounds> RegionSetBoundsHandoff::Take(const Arena* arena,
+                                                            const Function* fn) {
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    if (entries_[i].arena != arena || entries_[i].fn != fn) continue;
+    RegionSetBounds bounds = entries_[i].bounds;
+    entries_.erase(entries_.begin() + i);
+    return bounds;
+  }
+  return std::nullopt;
 }
 
 void RegionSetHandoff::Keep(std::shared_ptr<Arena> arena, AnnotatedRegionSet set) {

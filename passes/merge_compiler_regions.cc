@@ -452,10 +452,11 @@ struct Merged {
   std::optional<AnnotatedRegionSet> set;
 };
 
-absl::StatusOr<Merged> MergeRegions(const Function* fn, Arena* arena, bool derive_set) {
+absl::StatusOr<Merged> MergeRegions(const Function* fn, Arena* arena, bool derive_set,
+                                    const RegionSetBounds* bounds) {
   CARVE_ASSIGN_OR_RETURN(
       AnnotatedRegionSet set,
-      AnnotatedRegionSet::Create(fn, "default", AnnotatedRegionSet::Use::kGraphWalks));
+      AnnotatedRegionSet::Create(fn, "default", AnnotatedRegionSet::Use::kGraphWalks, bounds));
   if (set.size() == 0) return Merged{fn, std::nullopt};
   InternalAnnotationRemover remover(arena, set);
   Merged merged{nullptr, std::nullopt};
@@ -479,14 +480,17 @@ absl::StatusOr<Merged> MergeRegions(const Function* fn, Arena* arena, bool deriv
 }  // namespace
 
 absl::StatusOr<const Function*> MergeCompilerRegionsFunction(const Function* fn, Arena* arena) {
-  CARVE_ASSIGN_OR_RETURN(Merged merged, MergeRegions(fn, arena, /*derive_set=*/false));
+  CARVE_ASSIGN_OR_RETURN(Merged merged,
+                         MergeRegions(fn, arena, /*derive_set=*/false, /*bounds=*/nullptr));
   return merged.fn;
 }
 
 absl::StatusOr<const Function*> MergeCompilerRegionsFunction(const Function* fn,
                                                              const std::shared_ptr<Arena>& arena,
-                                                             RegionSetHandoff& handoff) {
-  CARVE_ASSIGN_OR_RETURN(Merged merged, MergeRegions(fn, arena.get(), /*derive_set=*/true));
+                                                             RegionSetHandoff& handoff,
+                                                             const RegionSetBounds* bounds) {
+  CARVE_ASSIGN_OR_RETURN(Merged merged,
+                         MergeRegions(fn, arena.get(), /*derive_set=*/true, bounds));
   if (merged.set.has_value()) handoff.Keep(arena, std::move(*merged.set));
   return merged.fn;
 }
@@ -496,8 +500,12 @@ PassPtr MergeCompilerRegions() {
       "MergeCompilerRegions", "",
       [](const Function* fn, const Module& mod,
          PassContext& ctx) -> absl::StatusOr<const Function*> {
+        // AnnotateTarget, when it made `fn`, left bounds of its size.
+        std::optional<RegionSetBounds> bounds =
+            ctx.Handoff<RegionSetBoundsHandoff>().Take(mod.arena(), fn);
         return MergeCompilerRegionsFunction(fn, mod.shared_arena(),
-                                            ctx.Handoff<RegionSetHandoff>());
+                                            ctx.Handoff<RegionSetHandoff>(),
+                                            bounds.has_value() ? &*bounds : nullptr);
       },
       /*require_types=*/false, /*keeps_types=*/true);
 }
