@@ -20,7 +20,13 @@ class AnnotatedRegionSet::NodeSource {
   using Handle = const Expr*;
   explicit NodeSource(AnnotatedRegionSet& set) : set_(set) {}
 
-  static bool IsAtom(Handle h) { return h->is_atom(); }
+  // Atoms, and plain composite functions (see IsPlainComposite): neither is
+  // numbered nor visited.
+  static bool IsAtom(Handle h) {
+    if (h->is_atom()) return true;
+    return h->kind() == ExprKind::kFunction && IsComposite(h) &&
+           IsPlainComposite(Cast<Function>(h));
+  }
   static const Expr* Node(Handle h) { return h; }
   static ExprKind Kind(Handle h) { return h->kind(); }
   // The index of `h`, numbered `next` when met for the first time.
@@ -32,10 +38,6 @@ class AnnotatedRegionSet::NodeSource {
   NodeIndex Lookup(Handle h) const { return set_.IndexOf(h); }
   template <typename F>
   void ForEachChild(Handle h, F&& f) const {
-    // A plain composite's body is not numbered (see IsPlainComposite).
-    if (h->kind() == ExprKind::kFunction && IsComposite(h) && IsPlainComposite(Cast<Function>(h))) {
-      return;
-    }
     // Bottom-up builders (the parser, mutators) allocate a node's operands
     // just before it, so the nodes the walk opens next mostly lie just below
     // this one: start loading them (a chain of pointers otherwise waits for
@@ -84,11 +86,12 @@ class AnnotatedRegionSet::NodeSource {
 // a few calls of operators, tuples and projections, none an annotation (so
 // no let, if or function either). Nothing in it can open, join or close a
 // region, report a malformed annotation or bind a variable, and no node
-// outside it that reads a node of it is affected by when it is visited: the
-// walk leaves such a body unvisited and unnumbered (a quarter of the nodes of
-// a ResNet-like graph), a node of it shared with the graph around being
-// numbered where the graph meets it. The look is bounded: a larger body is
-// numbered as before.
+// outside it that reads a node of it is affected by when it is visited; the
+// function itself is outside every region and, as a callee, joins none. So
+// the walk treats such a function as an atom: neither it nor its body is
+// visited or numbered (a third of the nodes of a ResNet-like graph), a node
+// of the body shared with the graph around being numbered where the graph
+// meets it. The look is bounded: a larger body is numbered as before.
 bool AnnotatedRegionSet::IsPlainComposite(const Function* fn) {
   constexpr int kMaxNodes = 32;
   const Expr* stack[kMaxNodes];
