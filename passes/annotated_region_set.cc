@@ -462,8 +462,10 @@ absl::StatusOr<AnnotatedRegionSet> AnnotatedRegionSet::Create(const Expr* root,
 }
 
 absl::StatusOr<AnnotatedRegionSet> AnnotatedRegionSet::CreateForRewrite(
-    const AnnotatedRegionSet& source, const Rewrite& rewrite) {
+    AnnotatedRegionSet source, const Rewrite& rewrite) {
   assert(source.keep_children_);
+  size_t num_region_ids = source.NumRegionIds();
+  source.ReleaseForRewrite();
   AnnotatedRegionSet set;
   set.func_name_ = source.func_name_;
   set.keep_children_ = false;
@@ -481,10 +483,10 @@ absl::StatusOr<AnnotatedRegionSet> AnnotatedRegionSet::CreateForRewrite(
     set.annotation_arg_.reserve(source.num_nodes());
     // Regions: at most the source's; list items: at most an input, an
     // output and a consumer entry per region.
-    set.regions_.reserve(source.NumRegionIds());
-    set.parent_.reserve(source.NumRegionIds());
-    set.items_.reserve(3 * source.NumRegionIds());
-    set.next_.reserve(3 * source.NumRegionIds());
+    set.regions_.reserve(num_region_ids);
+    set.parent_.reserve(num_region_ids);
+    set.items_.reserve(3 * num_region_ids);
+    set.next_.reserve(3 * num_region_ids);
     Creator<RewriteSource> creator(set, view, /*keep_children=*/false);
     status = creator.Run(root_handle);
   }
@@ -510,6 +512,20 @@ void AnnotatedRegionSet::Reserve(const RegionSetBounds& bounds) {
   items_.reserve(2 * bounds.begins + bounds.ends);
   next_.reserve(2 * bounds.begins + bounds.ends);
   index_.Reserve(bounds.nodes);
+}
+
+// Frees what RewriteSource does not read (the regions' lists, the
+// union-find, the address map: a third of the set), so that the set derived
+// next reuses that memory instead of touching new pages. The regions
+// themselves go too when every annotation's flags hold its target.
+void AnnotatedRegionSet::ReleaseForRewrite() {
+  std::vector<NodeIndex>().swap(items_);
+  std::vector<int32_t>().swap(next_);
+  std::vector<RegionId>().swap(parent_);
+  std::vector<uint32_t>().swap(members_begin_);
+  std::vector<NodeIndex>().swap(members_);
+  index_ = AddressMap<NodeIndex>();
+  if (targets_.size() <= kMaxFlagTarget) std::vector<Region>().swap(regions_);
 }
 
 AnnotatedRegionSet::RegionId AnnotatedRegionSet::Find(RegionId id) const {

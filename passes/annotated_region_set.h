@@ -103,8 +103,9 @@ class AnnotatedRegionSet {
   };
   // The set Create(root of the rewrite's result) would build (kRegionQueries),
   // from `source`'s arrays instead of a walk over the nodes (only lets are
-  // read, for their bindings). Failures are Create's.
-  static absl::StatusOr<AnnotatedRegionSet> CreateForRewrite(const AnnotatedRegionSet& source,
+  // read, for their bindings). Failures are Create's. `source` is consumed:
+  // its region tables are freed first, for the new set to reuse.
+  static absl::StatusOr<AnnotatedRegionSet> CreateForRewrite(AnnotatedRegionSet source,
                                                              const Rewrite& rewrite);
 
   void set_func_name(std::string name) { func_name_ = std::move(name); }
@@ -221,6 +222,7 @@ class AnnotatedRegionSet {
   class Creator;
 
   void Reserve(const RegionSetBounds& bounds);
+  void ReleaseForRewrite();
   RegionId Find(RegionId id) const;
   RegionId MakeRegion(uint32_t target, const Function* scope);
   uint32_t ScopeIndex(const Function* scope);

@@ -471,7 +471,7 @@ absl::StatusOr<Merged> MergeRegions(const Function* fn, Arena* arena, bool deriv
     // The walk is over the arrays just read, not over the merged nodes
     // PartitionGraph would walk again.
     absl::StatusOr<AnnotatedRegionSet> derived =
-        AnnotatedRegionSet::CreateForRewrite(set, remover.rewrite());
+        AnnotatedRegionSet::CreateForRewrite(std::move(set), remover.rewrite());
     if (derived.ok()) merged.set = std::move(*derived);
   }
   return merged;
