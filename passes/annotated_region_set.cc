@@ -219,30 +219,24 @@ class AnnotatedRegionSet::Creator {
     CARVE_RETURN_IF_ERROR(Open(root));
     while (!stack_.empty()) {
       Frame& top = stack_.back();
-      if (top.next < slots_.size()) {
-        uint32_t s = top.next++;
-        NodeIndex& kid = slot_ids_[s];
-        Handle c = slots_[s];
-        // Atoms (ops, variables, constants) neither join nor open regions:
-        // they are not visited at all.
-        if (Source::IsAtom(c)) continue;
+      if (pending_.size() > top.pending_begin) {
+        Pending next = pending_.back();
+        pending_.pop_back();
         // The numbering is the visited set: one look-up per edge.
-        auto [index, inserted] = source_.Number(c, static_cast<NodeIndex>(set_.node_.size()));
-        kid = index;
+        auto [index, inserted] =
+            source_.Number(next.handle, static_cast<NodeIndex>(set_.node_.size()));
+        KidIds()[next.slot] = index;
         if (!inserted) continue;  // met before (the graph is acyclic)
-        CARVE_RETURN_IF_ERROR(Open(c));
+        CARVE_RETURN_IF_ERROR(Open(next.handle));
         continue;
       }
       NodeIndex i = top.node;
       uint32_t target = top.target;
-      uint32_t slots_begin = top.slots_begin;
-      std::span<const NodeIndex> kids(slot_ids_.data() + slots_begin,
-                                      slot_ids_.size() - slots_begin);
-      if (keep_children_) std::copy(kids.begin(), kids.end(), &set_.kids_[set_.kid_begin_[i]]);
+      uint32_t ids_begin = top.ids_begin;
       stack_.pop_back();
+      std::span<const NodeIndex> kids = KidsOf(i, ids_begin);
       CARVE_RETURN_IF_ERROR(PostVisit(i, kids, target));
-      slots_.resize(slots_begin);
-      slot_ids_.resize(slots_begin);
+      if (!keep_children_) ids_.resize(ids_begin);
     }
     if (keep_children_) set_.kid_begin_.push_back(static_cast<uint32_t>(set_.kids_.size()));
     source_.Finish();
@@ -250,16 +244,38 @@ class AnnotatedRegionSet::Creator {
   }
 
  private:
+  // A node being visited. Its children's indices go to the set's kids_ (when
+  // kept) or to ids_ from ids_begin; its children still to visit are
+  // pending_ from pending_begin. The stack is as deep as the graph's longest
+  // path (a chain of 100k ops is 300k nodes deep once annotated), so a level
+  // costs this frame only, not a copy of every child.
   struct Frame {
     NodeIndex node;
-    uint32_t slots_begin;
-    uint32_t next;    // next slot to visit (absolute index)
     uint32_t target;  // of an annotation: index into targets_
+    uint32_t ids_begin;
+    uint32_t pending_begin;
   };
+  // A child to visit and where its index goes (in KidIds()).
+  struct Pending {
+    Handle handle;
+    uint32_t slot;
+  };
+  NodeIndex* KidIds() { return keep_children_ ? set_.kids_.data() : ids_.data(); }
+  // The indices of node i's children, once all are visited.
+  std::span<const NodeIndex> KidsOf(NodeIndex i, uint32_t ids_begin) const {
+    if (!keep_children_) return {ids_.data() + ids_begin, ids_.size() - ids_begin};
+    // (The last node opened has no successor in kid_begin_ yet.)
+    uint32_t begin = set_.kid_begin_[i];
+    uint32_t end = i + 1 < set_.kid_begin_.size() ? set_.kid_begin_[i + 1]
+                                                  : static_cast<uint32_t>(set_.kids_.size());
+    return {set_.kids_.data() + begin, end - begin};
+  }
 
-  // Numbers `h` (already numbered by the source), records its children's
-  // slots and what its post-visit needs to know of it (it runs after the
-  // whole subtree, when the node has left the caches), and pre-visits it.
+  // Numbers `h` (already numbered by the source), records where its
+  // children's indices go, the children to visit (atoms are not: they
+  // neither join nor open regions) and what its post-visit needs to know of
+  // it (it runs after the whole subtree, when the node has left the caches),
+  // and pre-visits it.
   absl::Status Open(Handle h) {
     NodeIndex i = static_cast<NodeIndex>(set_.node_.size());
     const Expr* e = source_.Node(h);
@@ -267,18 +283,27 @@ class AnnotatedRegionSet::Creator {
     set_.kind_.push_back(source_.Kind(h));
     set_.flags_.push_back(source_.AnnotationFlags(h));
     set_.node_region_.push_back(kNoRegion);
-    uint32_t begin = static_cast<uint32_t>(slots_.size());
-    source_.ForEachChild(h, [&](Handle c) { slots_.push_back(c); });
-    slot_ids_.resize(slots_.size(), kNoNode);
+    handles_.clear();
+    source_.ForEachChild(h, [&](Handle c) { handles_.push_back(c); });
+    uint32_t base;
     if (keep_children_) {
-      set_.kid_begin_.push_back(static_cast<uint32_t>(set_.kids_.size()));
-      set_.kids_.resize(set_.kids_.size() + (slots_.size() - begin));
+      base = static_cast<uint32_t>(set_.kids_.size());
+      set_.kid_begin_.push_back(base);
+      set_.kids_.resize(base + handles_.size(), kNoNode);
     } else {
       set_.annotation_arg_.push_back(kNoNode);
+      base = static_cast<uint32_t>(ids_.size());
+      ids_.resize(base + handles_.size(), kNoNode);
+    }
+    auto pending_begin = static_cast<uint32_t>(pending_.size());
+    for (size_t k = handles_.size(); k-- > 0;) {  // the first child on top
+      if (!source_.IsAtom(handles_[k])) {
+        pending_.push_back({handles_[k], base + static_cast<uint32_t>(k)});
+      }
     }
     uint32_t target = set_.flags_[i] != 0 ? source_.TargetOf(h) : 0;
-    stack_.push_back({i, begin, begin, target});
-    return PreVisit(i, h, std::span<const Handle>(slots_.data() + begin, slots_.size() - begin));
+    stack_.push_back({i, target, keep_children_ ? 0 : base, pending_begin});
+    return PreVisit(i, h, handles_);
   }
 
   // `kids`: the node's children, in ForEachChild's order (for a let: var,
@@ -390,7 +415,7 @@ class AnnotatedRegionSet::Creator {
   std::span<const Arg> ArgsOfUnvisited(std::span<const Handle> kids) {
     args_.clear();
     for (Handle x : kids) {
-      if (Source::IsAtom(x)) {
+      if (source_.IsAtom(x)) {
         args_.push_back({false, kNoRegion});
       } else {
         args_.push_back({source_.IsEnd(x), set_.RegionOfIndex(source_.Lookup(x))});
@@ -436,9 +461,11 @@ class AnnotatedRegionSet::Creator {
   std::vector<const Function*> scopes_;
   std::vector<Frame> stack_;
   bool keep_children_;
-  // The children of the frames on the stack, and their indices once known.
-  std::vector<Handle> slots_;
-  std::vector<NodeIndex> slot_ids_;
+  std::vector<Pending> pending_;
+  // Without kept children: the indices of the children of the frames on the
+  // stack, as they become known.
+  std::vector<NodeIndex> ids_;
+  std::vector<Handle> handles_;  // the children of the node being opened
   std::vector<Arg> args_;
 };
 
