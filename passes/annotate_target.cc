@@ -133,9 +133,12 @@ class Annotator : public ExprMutator {
 
   // The first target (in priority order) that takes the call, else default.
   Id ChooseTarget(const Call* call) const {
-    // Composite calls first: their callee was classified when visited.
-    if (auto it = composite_target_.find(call->callee()); it != composite_target_.end()) {
-      return it->second;
+    // Composite calls first: their callee was classified when visited (an
+    // op callee, most calls, needs no look-up).
+    if (Isa<Function>(call->callee())) {
+      if (auto it = composite_target_.find(call->callee()); it != composite_target_.end()) {
+        return it->second;
+      }
     }
     if (call->op() == nullptr) return kDefault;
     for (size_t i = 0; i < targets_.size(); ++i) {

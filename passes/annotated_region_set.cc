@@ -20,12 +20,11 @@ class AnnotatedRegionSet::NodeSource {
   using Handle = const Expr*;
   explicit NodeSource(AnnotatedRegionSet& set) : set_(set) {}
 
-  // Atoms, and plain composite functions (see IsPlainComposite): neither is
+  // Atoms, and plain function literals (see IsPlainFunction): neither is
   // numbered nor visited.
   static bool IsAtom(Handle h) {
     if (h->is_atom()) return true;
-    return h->kind() == ExprKind::kFunction && IsComposite(h) &&
-           IsPlainComposite(Cast<Function>(h));
+    return h->kind() == ExprKind::kFunction && IsPlainFunction(Cast<Function>(h));
   }
   static const Expr* Node(Handle h) { return h; }
   static ExprKind Kind(Handle h) { return h->kind(); }
@@ -82,17 +81,19 @@ class AnnotatedRegionSet::NodeSource {
   bool has_last_ = false;
 };
 
-// Whether the body of composite function `fn` is what MergeComposite makes:
-// a few calls of operators, tuples and projections, none an annotation (so
-// no let, if or function either). Nothing in it can open, join or close a
-// region, report a malformed annotation or bind a variable, and no node
-// outside it that reads a node of it is affected by when it is visited; the
-// function itself is outside every region and, as a callee, joins none. So
-// the walk treats such a function as an atom: neither it nor its body is
-// visited or numbered (a third of the nodes of a ResNet-like graph), a node
-// of the body shared with the graph around being numbered where the graph
-// meets it. The look is bounded: a larger body is numbered as before.
-bool AnnotatedRegionSet::IsPlainComposite(const Function* fn) {
+// Whether the body of function literal `fn` is like a composite's (what
+// MergeComposite makes): a few calls of operators, tuples and projections,
+// none an annotation (so no let, if or function either). Nothing in it can
+// open, join or close a region, report a malformed annotation or bind a
+// variable, and no node outside it that reads a node of it is affected by
+// when it is visited; a function is outside every region, joins none as a
+// callee or operand, and no analysis takes it for a dependency. So the walk
+// treats such a function as an atom: neither it nor its body is visited or
+// numbered (a third of the nodes of a ResNet-like graph), a node of the body
+// shared with the graph around being numbered where the graph meets it. The
+// look is bounded: a larger body is numbered as before. (The Composite
+// attribute is not read: one pointer less to follow per composite.)
+bool AnnotatedRegionSet::IsPlainFunction(const Function* fn) {
   constexpr int kMaxNodes = 32;
   const Expr* stack[kMaxNodes];
   int top = 0;

@@ -21,8 +21,8 @@
 // list splices, and malformed annotations are errors, not crashes.
 //
 // Construction numbers the nodes it visits (every non-atom node, but
-// composite functions whose bodies hold no annotation, and their bodies:
-// nothing in them belongs to a region) densely in DFS pre-order and keeps their children's
+// function literals with a composite-like body without annotations, and
+// their bodies: nothing in them belongs to a region) densely in DFS pre-order and keeps their children's
 // numbers, kinds and regions in arrays indexed by that number: analyses over
 // the same graph (MergeCompilerRegions) walk these arrays instead of the
 // nodes, and look a node up by address only to enter the numbering. The one
@@ -157,8 +157,8 @@ class AnnotatedRegionSet {
   void MergeRegions(RegionId src, RegionId dst);
 
   // The dense numbering (see the top comment). Node 0 is the root; atoms
-  // (variables, constants, ops) and plain composite functions are not
-  // numbered.
+  // (variables, constants, ops) and plain function literals (see the top
+  // comment) are not numbered.
   using NodeIndex = uint32_t;
   static constexpr NodeIndex kNoNode = ~0u;
   size_t num_nodes() const { return node_.size(); }
@@ -167,7 +167,7 @@ class AnnotatedRegionSet {
   NodeIndex IndexOf(const Expr* e) const;
   ExprKind kind(NodeIndex i) const { return kind_[i]; }
   // One entry per child of ForEachChild(node(i)), in order; kNoNode for atoms
-  // and unnumbered composites. Only for a set built for kGraphWalks.
+  // and unnumbered functions. Only for a set built for kGraphWalks.
   std::span<const NodeIndex> children(NodeIndex i) const {
     return {kids_.data() + kid_begin_[i], kid_begin_[i + 1] - kid_begin_[i]};
   }
@@ -215,7 +215,7 @@ class AnnotatedRegionSet {
     // Entries of `outs` not marked removed.
     uint32_t live_outs = 0;
   };
-  static bool IsPlainComposite(const Function* fn);
+  static bool IsPlainFunction(const Function* fn);
   class NodeSource;
   class RewriteSource;
   template <typename Source>

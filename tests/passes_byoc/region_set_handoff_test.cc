@@ -98,6 +98,16 @@ TEST(RegionSetHandoff, AnnotatedGraphs) {
   %6 = abs(%5);
   add(%0, %6)
 })",
+      // Local functions, called and bound by let: plain bodies are not
+      // numbered, one with a let is.
+      R"(def @main(%x: Tensor[(2, 2), float32]) {
+  %0 = fn (%p: Tensor[(2, 2), float32]) { nn.relu(%p) };
+  %1 = abs(%x);
+  %2 = %0(%1);
+  let %f = fn (%q: Tensor[(2, 2), float32]) { let %w = tanh(%q); abs(%w) };
+  %3 = %f(%2);
+  add(%3, %1)
+})",
       // An unsupported op between supported ones: default annotations.
       R"(def @main(%x: Tensor[(2, 2), float32]) {
   %0 = nn.relu(%x);
