@@ -626,22 +626,23 @@ void AnnotatedRegionSet::AddNode(RegionId id, NodeIndex i) { node_region_[i] = i
 void AnnotatedRegionSet::Append(List& list, NodeIndex i) {
   int32_t index = static_cast<int32_t>(items_.size());
   items_.push_back(i);
-  next_.push_back(-1);
   if (list.tail < 0) {
-    list.head = index;
+    next_.push_back(index);
   } else {
+    next_.push_back(next_[list.tail]);
     next_[list.tail] = index;
   }
   list.tail = index;
 }
 
 void AnnotatedRegionSet::Splice(List& into, const List& from, std::vector<int32_t>& next) {
-  if (from.head < 0) return;
+  if (from.tail < 0) return;
   if (into.tail < 0) {
     into = from;
     return;
   }
-  next[into.tail] = from.head;
+  // into's last item leads to from's first, from's last to into's first.
+  std::swap(next[into.tail], next[from.tail]);
   into.tail = from.tail;
 }
 

@@ -197,12 +197,12 @@ class AnnotatedRegionSet {
   }
 
  private:
-  // A singly linked list in the shared item pool; splicing is O(1).
+  // A circular singly linked list in the shared item pool, known by its
+  // last item (the first is the one after it); splicing is O(1).
   struct List {
-    int32_t head = -1;
     int32_t tail = -1;
   };
-  struct Region {         // 44 bytes
+  struct Region {         // 32 bytes (a region per compiler_begin is made)
     uint32_t scope = 0;   // index into scopes_
     uint32_t target = 0;  // index into targets_
     List ins, outs;
@@ -233,7 +233,11 @@ class AnnotatedRegionSet {
   static void Splice(List& into, const List& from, std::vector<int32_t>& next);
   template <typename F>
   void ForEachItem(const List& list, F&& f) const {
-    for (int32_t i = list.head; i >= 0; i = next_[i]) f(items_[i]);
+    if (list.tail < 0) return;
+    for (int32_t i = next_[list.tail];; i = next_[i]) {
+      f(items_[i]);
+      if (i == list.tail) return;
+    }
   }
   // Marks a compiler_begin and the compiler_end it reads as dropped from
   // the lists (TVM removes them).
