@@ -11,7 +11,9 @@
 #include "fmt/format.h"
 #include "ir/address_map.h"
 #include "ir/visit.h"
+#include "passes/annotated_region_set.h"
 #include "passes/annotation.h"
+#include "support/status_macros.h"
 
 namespace carve {
 namespace {
@@ -34,6 +36,8 @@ class Annotator : public ExprMutator {
   static constexpr Id kDefault = 1;
 
  public:
+  const RegionSetBounds& bounds() const { return bounds_; }
+
   Annotator(Arena* arena, const std::vector<TargetSpecPtr>& targets, bool include_non_call_ops)
       : ExprMutator(arena), targets_(targets), include_non_call_ops_(include_non_call_ops) {
     IdOf("");
@@ -54,6 +58,13 @@ class Annotator : public ExprMutator {
   }
 
   const Expr* Rewrite(const Expr* e) override {
+    // Each node the walk meets becomes one node of the result (the rewrite
+    // keeps its number of children), and the annotations it adds come on
+    // top (MakeBegin, MakeEnd): the bounds of the result's region set.
+    if (!e->is_atom()) {
+      ++bounds_.nodes;
+      bounds_.children += NumChildren(e);
+    }
     switch (e->kind()) {
       case ExprKind::kCall:
         return RewriteCall(Cast<Call>(e));
@@ -86,11 +97,13 @@ class Annotator : public ExprMutator {
   const Expr* RewriteCall(const Call* pre) {
     if (IsCompilerBegin(pre)) {
       saw_annotation_ = true;
+      ++bounds_.begins;
       return Typed(pre, Rebuild(pre));  // its consumer handles it
     }
     if (IsCompilerEnd(pre)) {
       // An earlier run's annotation: remember the target of its input.
       saw_annotation_ = true;
+      ++bounds_.ends;
       const Call* post = Cast<Call>(Typed(pre, Rebuild(pre)));
       target_of_.TryEmplace(post->args()[0], IdOf(AnnotationTarget(post)));
       return post;
@@ -120,9 +133,12 @@ class Annotator : public ExprMutator {
 
   // The first target (in priority order) that takes the call, else default.
   Id ChooseTarget(const Call* call) const {
-    // Composite calls first: their callee was classified when visited.
-    if (auto it = composite_target_.find(call->callee()); it != composite_target_.end()) {
-      return it->second;
+    // Composite calls first: their callee was classified when visited (an
+    // op callee, most calls, needs no look-up).
+    if (Isa<Function>(call->callee())) {
+      if (auto it = composite_target_.find(call->callee()); it != composite_target_.end()) {
+        return it->second;
+      }
     }
     if (call->op() == nullptr) return kDefault;
     for (size_t i = 0; i < targets_.size(); ++i) {
@@ -274,6 +290,8 @@ class Annotator : public ExprMutator {
   // compiler_begin / compiler_end of `arg` for target `id`, with the
   // target's attributes looked up once per target.
   const Call* MakeBegin(const Expr* arg, Id id) {
+    ++bounds_.begins;
+    CountAnnotation();
     TargetInfo& info = targets_info_[id];
     if (info.begin_attrs == nullptr) {
       info.begin_attrs = CompilerAnnotationAttrs(CompilerBeginOp(), info.name);
@@ -281,11 +299,19 @@ class Annotator : public ExprMutator {
     return MakeCompilerAnnotation(builder(), CompilerBeginOp(), arg, info.begin_attrs);
   }
   const Call* MakeEnd(const Expr* arg, Id id) {
+    ++bounds_.ends;
+    CountAnnotation();
     TargetInfo& info = targets_info_[id];
     if (info.end_attrs == nullptr) {
       info.end_attrs = CompilerAnnotationAttrs(CompilerEndOp(), info.name);
     }
     return MakeCompilerAnnotation(builder(), CompilerEndOp(), arg, info.end_attrs);
+  }
+
+  // An annotation call: a node with two children (the op and its argument).
+  void CountAnnotation() {
+    ++bounds_.nodes;
+    bounds_.children += 2;
   }
 
   // The number of a target name in targets_info_ (added when new). A
@@ -321,6 +347,7 @@ class Annotator : public ExprMutator {
   bool include_non_call_ops_;
   // Whether an annotation of an earlier run was rewritten yet.
   bool saw_annotation_ = false;
+  RegionSetBounds bounds_;
   // The target chosen for each rewritten node (TVM's op_expr_to_target_), as
   // an Id: 4 bytes per node instead of a 16-byte string view (the map holds
   // an entry for every node of the function).
@@ -337,12 +364,15 @@ class Annotator : public ExprMutator {
 
 absl::StatusOr<const Function*> AnnotateTargetFunction(const Function* fn,
                                                        const std::vector<TargetSpecPtr>& targets,
-                                                       bool include_non_call_ops, Arena* arena) {
+                                                       bool include_non_call_ops, Arena* arena,
+                                                       RegionSetBounds* bounds) {
   if (targets.empty()) {
     return absl::InvalidArgumentError("AnnotateTarget: expected at least one target");
   }
   Annotator annotator(arena, targets, include_non_call_ops);
-  return Cast<Function>(annotator.Mutate(fn));
+  const Function* annotated = Cast<Function>(annotator.Mutate(fn));
+  if (bounds != nullptr) *bounds = annotator.bounds();
+  return annotated;
 }
 
 PassPtr AnnotateTarget(std::vector<TargetSpecPtr> targets, bool include_non_call_ops) {
@@ -352,8 +382,15 @@ PassPtr AnnotateTarget(std::vector<TargetSpecPtr> targets, bool include_non_call
   return MakeFunctionPass(
       "AnnotateTarget", description,
       [targets = std::move(targets), include_non_call_ops](
-          const Function* fn, const Module& mod, PassContext&) -> absl::StatusOr<const Function*> {
-        return AnnotateTargetFunction(fn, targets, include_non_call_ops, mod.arena());
+          const Function* fn, const Module& mod,
+          PassContext& ctx) -> absl::StatusOr<const Function*> {
+        RegionSetBounds bounds;
+        CARVE_ASSIGN_OR_RETURN(
+            const Function* annotated,
+            AnnotateTargetFunction(fn, targets, include_non_call_ops, mod.arena(), &bounds));
+        // For MergeCompilerRegions, which builds the region set of `annotated`.
+        ctx.Handoff<RegionSetBoundsHandoff>().Keep(mod.arena(), annotated, bounds);
+        return annotated;
       },
       /*require_types=*/true, /*keeps_types=*/true);
 }

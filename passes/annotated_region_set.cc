@@ -20,7 +20,12 @@ class AnnotatedRegionSet::NodeSource {
   using Handle = const Expr*;
   explicit NodeSource(AnnotatedRegionSet& set) : set_(set) {}
 
-  static bool IsAtom(Handle h) { return h->is_atom(); }
+  // Atoms, and plain function literals (see IsPlainFunction): neither is
+  // numbered nor visited.
+  static bool IsAtom(Handle h) {
+    if (h->is_atom()) return true;
+    return h->kind() == ExprKind::kFunction && IsPlainFunction(Cast<Function>(h));
+  }
   static const Expr* Node(Handle h) { return h; }
   static ExprKind Kind(Handle h) { return h->kind(); }
   // The index of `h`, numbered `next` when met for the first time.
@@ -75,6 +80,55 @@ class AnnotatedRegionSet::NodeSource {
   uint32_t last_target_ = 0;
   bool has_last_ = false;
 };
+
+// Whether the body of function literal `fn` is like a composite's (what
+// MergeComposite makes): a few calls of operators, tuples and projections,
+// none an annotation (so no let, if or function either). Nothing in it can
+// open, join or close a region, report a malformed annotation or bind a
+// variable, and no node outside it that reads a node of it is affected by
+// when it is visited; a function is outside every region, joins none as a
+// callee or operand, and no analysis takes it for a dependency. So the walk
+// treats such a function as an atom: neither it nor its body is visited or
+// numbered (a third of the nodes of a ResNet-like graph), a node of the body
+// shared with the graph around being numbered where the graph meets it. The
+// look is bounded: a larger body is numbered as before. (The Composite
+// attribute is not read: one pointer less to follow per composite.)
+bool AnnotatedRegionSet::IsPlainFunction(const Function* fn) {
+  constexpr int kMaxNodes = 32;
+  const Expr* stack[kMaxNodes];
+  int top = 0;
+  int seen = 0;
+  if (!fn->body()->is_atom()) stack[top++] = fn->body();
+  while (top > 0) {
+    const Expr* e = stack[--top];
+    if (++seen > kMaxNodes) return false;
+    switch (e->kind()) {
+      case ExprKind::kCall: {
+        const Expr* callee = Cast<Call>(e)->callee();
+        if (!callee->is_atom() || callee == CompilerBeginOp() || callee == CompilerEndOp()) {
+          return false;
+        }
+        break;
+      }
+      case ExprKind::kTuple:
+      case ExprKind::kTupleGetItem:
+        break;
+      default:
+        return false;
+    }
+    bool fits = true;
+    carve::ForEachChild(e, [&](const Expr* c) {
+      if (c->is_atom()) return;
+      if (top == kMaxNodes) {
+        fits = false;
+      } else {
+        stack[top++] = c;
+      }
+    });
+    if (!fits) return false;
+  }
+  return true;
+}
 
 // The graph a rewrite over a kGraphWalks set's numbering produced (see
 // Rewrite in the header), read from that set's arrays: the walk reads no
@@ -166,30 +220,24 @@ class AnnotatedRegionSet::Creator {
     CARVE_RETURN_IF_ERROR(Open(root));
     while (!stack_.empty()) {
       Frame& top = stack_.back();
-      if (top.next < slots_.size()) {
-        uint32_t s = top.next++;
-        NodeIndex& kid = slot_ids_[s];
-        Handle c = slots_[s];
-        // Atoms (ops, variables, constants) neither join nor open regions:
-        // they are not visited at all.
-        if (Source::IsAtom(c)) continue;
+      if (pending_.size() > top.pending_begin) {
+        Pending next = pending_.back();
+        pending_.pop_back();
         // The numbering is the visited set: one look-up per edge.
-        auto [index, inserted] = source_.Number(c, static_cast<NodeIndex>(set_.node_.size()));
-        kid = index;
+        auto [index, inserted] =
+            source_.Number(next.handle, static_cast<NodeIndex>(set_.node_.size()));
+        KidIds()[next.slot] = index;
         if (!inserted) continue;  // met before (the graph is acyclic)
-        CARVE_RETURN_IF_ERROR(Open(c));
+        CARVE_RETURN_IF_ERROR(Open(next.handle));
         continue;
       }
       NodeIndex i = top.node;
       uint32_t target = top.target;
-      uint32_t slots_begin = top.slots_begin;
-      std::span<const NodeIndex> kids(slot_ids_.data() + slots_begin,
-                                      slot_ids_.size() - slots_begin);
-      if (keep_children_) std::copy(kids.begin(), kids.end(), &set_.kids_[set_.kid_begin_[i]]);
+      uint32_t ids_begin = top.ids_begin;
       stack_.pop_back();
+      std::span<const NodeIndex> kids = KidsOf(i, ids_begin);
       CARVE_RETURN_IF_ERROR(PostVisit(i, kids, target));
-      slots_.resize(slots_begin);
-      slot_ids_.resize(slots_begin);
+      if (!keep_children_) ids_.resize(ids_begin);
     }
     if (keep_children_) set_.kid_begin_.push_back(static_cast<uint32_t>(set_.kids_.size()));
     source_.Finish();
@@ -197,16 +245,38 @@ class AnnotatedRegionSet::Creator {
   }
 
  private:
+  // A node being visited. Its children's indices go to the set's kids_ (when
+  // kept) or to ids_ from ids_begin; its children still to visit are
+  // pending_ from pending_begin. The stack is as deep as the graph's longest
+  // path (a chain of 100k ops is 300k nodes deep once annotated), so a level
+  // costs this frame only, not a copy of every child.
   struct Frame {
     NodeIndex node;
-    uint32_t slots_begin;
-    uint32_t next;    // next slot to visit (absolute index)
     uint32_t target;  // of an annotation: index into targets_
+    uint32_t ids_begin;
+    uint32_t pending_begin;
   };
+  // A child to visit and where its index goes (in KidIds()).
+  struct Pending {
+    Handle handle;
+    uint32_t slot;
+  };
+  NodeIndex* KidIds() { return keep_children_ ? set_.kids_.data() : ids_.data(); }
+  // The indices of node i's children, once all are visited.
+  std::span<const NodeIndex> KidsOf(NodeIndex i, uint32_t ids_begin) const {
+    if (!keep_children_) return {ids_.data() + ids_begin, ids_.size() - ids_begin};
+    // (The last node opened has no successor in kid_begin_ yet.)
+    uint32_t begin = set_.kid_begin_[i];
+    uint32_t end = i + 1 < set_.kid_begin_.size() ? set_.kid_begin_[i + 1]
+                                                  : static_cast<uint32_t>(set_.kids_.size());
+    return {set_.kids_.data() + begin, end - begin};
+  }
 
-  // Numbers `h` (already numbered by the source), records its children's
-  // slots and what its post-visit needs to know of it (it runs after the
-  // whole subtree, when the node has left the caches), and pre-visits it.
+  // Numbers `h` (already numbered by the source), records where its
+  // children's indices go, the children to visit (atoms are not: they
+  // neither join nor open regions) and what its post-visit needs to know of
+  // it (it runs after the whole subtree, when the node has left the caches),
+  // and pre-visits it.
   absl::Status Open(Handle h) {
     NodeIndex i = static_cast<NodeIndex>(set_.node_.size());
     const Expr* e = source_.Node(h);
@@ -214,18 +284,27 @@ class AnnotatedRegionSet::Creator {
     set_.kind_.push_back(source_.Kind(h));
     set_.flags_.push_back(source_.AnnotationFlags(h));
     set_.node_region_.push_back(kNoRegion);
-    uint32_t begin = static_cast<uint32_t>(slots_.size());
-    source_.ForEachChild(h, [&](Handle c) { slots_.push_back(c); });
-    slot_ids_.resize(slots_.size(), kNoNode);
+    handles_.clear();
+    source_.ForEachChild(h, [&](Handle c) { handles_.push_back(c); });
+    uint32_t base;
     if (keep_children_) {
-      set_.kid_begin_.push_back(static_cast<uint32_t>(set_.kids_.size()));
-      set_.kids_.resize(set_.kids_.size() + (slots_.size() - begin));
+      base = static_cast<uint32_t>(set_.kids_.size());
+      set_.kid_begin_.push_back(base);
+      set_.kids_.resize(base + handles_.size(), kNoNode);
     } else {
       set_.annotation_arg_.push_back(kNoNode);
+      base = static_cast<uint32_t>(ids_.size());
+      ids_.resize(base + handles_.size(), kNoNode);
+    }
+    auto pending_begin = static_cast<uint32_t>(pending_.size());
+    for (size_t k = handles_.size(); k-- > 0;) {  // the first child on top
+      if (!source_.IsAtom(handles_[k])) {
+        pending_.push_back({handles_[k], base + static_cast<uint32_t>(k)});
+      }
     }
     uint32_t target = set_.flags_[i] != 0 ? source_.TargetOf(h) : 0;
-    stack_.push_back({i, begin, begin, target});
-    return PreVisit(i, h, std::span<const Handle>(slots_.data() + begin, slots_.size() - begin));
+    stack_.push_back({i, target, keep_children_ ? 0 : base, pending_begin});
+    return PreVisit(i, h, handles_);
   }
 
   // `kids`: the node's children, in ForEachChild's order (for a let: var,
@@ -337,7 +416,7 @@ class AnnotatedRegionSet::Creator {
   std::span<const Arg> ArgsOfUnvisited(std::span<const Handle> kids) {
     args_.clear();
     for (Handle x : kids) {
-      if (Source::IsAtom(x)) {
+      if (source_.IsAtom(x)) {
         args_.push_back({false, kNoRegion});
       } else {
         args_.push_back({source_.IsEnd(x), set_.RegionOfIndex(source_.Lookup(x))});
@@ -383,19 +462,23 @@ class AnnotatedRegionSet::Creator {
   std::vector<const Function*> scopes_;
   std::vector<Frame> stack_;
   bool keep_children_;
-  // The children of the frames on the stack, and their indices once known.
-  std::vector<Handle> slots_;
-  std::vector<NodeIndex> slot_ids_;
+  std::vector<Pending> pending_;
+  // Without kept children: the indices of the children of the frames on the
+  // stack, as they become known.
+  std::vector<NodeIndex> ids_;
+  std::vector<Handle> handles_;  // the children of the node being opened
   std::vector<Arg> args_;
 };
 
 absl::StatusOr<AnnotatedRegionSet> AnnotatedRegionSet::Create(const Expr* root,
-                                                              std::string func_name, Use use) {
+                                                              std::string func_name, Use use,
+                                                              const RegionSetBounds* bounds) {
   AnnotatedRegionSet set;
   set.func_name_ = std::move(func_name);
   bool keep_children = use == Use::kGraphWalks;
   set.keep_children_ = keep_children;
   set.root_ = root;
+  if (bounds != nullptr) set.Reserve(*bounds);
   absl::Status status;
   {
     NodeSource source(set);
@@ -407,8 +490,10 @@ absl::StatusOr<AnnotatedRegionSet> AnnotatedRegionSet::Create(const Expr* root,
 }
 
 absl::StatusOr<AnnotatedRegionSet> AnnotatedRegionSet::CreateForRewrite(
-    const AnnotatedRegionSet& source, const Rewrite& rewrite) {
+    AnnotatedRegionSet source, const Rewrite& rewrite) {
   assert(source.keep_children_);
+  size_t num_region_ids = source.NumRegionIds();
+  source.ReleaseForRewrite();
   AnnotatedRegionSet set;
   set.func_name_ = source.func_name_;
   set.keep_children_ = false;
@@ -426,15 +511,49 @@ absl::StatusOr<AnnotatedRegionSet> AnnotatedRegionSet::CreateForRewrite(
     set.annotation_arg_.reserve(source.num_nodes());
     // Regions: at most the source's; list items: at most an input, an
     // output and a consumer entry per region.
-    set.regions_.reserve(source.NumRegionIds());
-    set.parent_.reserve(source.NumRegionIds());
-    set.items_.reserve(3 * source.NumRegionIds());
-    set.next_.reserve(3 * source.NumRegionIds());
+    set.regions_.reserve(num_region_ids);
+    set.parent_.reserve(num_region_ids);
+    set.items_.reserve(3 * num_region_ids);
+    set.next_.reserve(3 * num_region_ids);
     Creator<RewriteSource> creator(set, view, /*keep_children=*/false);
     status = creator.Run(root_handle);
   }
   CARVE_RETURN_IF_ERROR(status);
   return set;
+}
+
+void AnnotatedRegionSet::Reserve(const RegionSetBounds& bounds) {
+  node_.reserve(bounds.nodes);
+  kind_.reserve(bounds.nodes);
+  flags_.reserve(bounds.nodes);
+  node_region_.reserve(bounds.nodes);
+  if (keep_children_) {
+    kid_begin_.reserve(bounds.nodes + 1);
+    kids_.reserve(bounds.children);
+  } else {
+    annotation_arg_.reserve(bounds.nodes);
+  }
+  // A region per begin; list items: its input and consumer entries, and an
+  // output entry per end.
+  regions_.reserve(bounds.begins);
+  parent_.reserve(bounds.begins);
+  items_.reserve(2 * bounds.begins + bounds.ends);
+  next_.reserve(2 * bounds.begins + bounds.ends);
+  index_.Reserve(bounds.nodes);
+}
+
+// Frees what RewriteSource does not read (the regions' lists, the
+// union-find, the address map: a third of the set), so that the set derived
+// next reuses that memory instead of touching new pages. The regions
+// themselves go too when every annotation's flags hold its target.
+void AnnotatedRegionSet::ReleaseForRewrite() {
+  std::vector<NodeIndex>().swap(items_);
+  std::vector<int32_t>().swap(next_);
+  std::vector<RegionId>().swap(parent_);
+  std::vector<uint32_t>().swap(members_begin_);
+  std::vector<NodeIndex>().swap(members_);
+  index_ = AddressMap<NodeIndex>();
+  if (targets_.size() <= kMaxFlagTarget) std::vector<Region>().swap(regions_);
 }
 
 AnnotatedRegionSet::RegionId AnnotatedRegionSet::Find(RegionId id) const {
@@ -507,22 +626,23 @@ void AnnotatedRegionSet::AddNode(RegionId id, NodeIndex i) { node_region_[i] = i
 void AnnotatedRegionSet::Append(List& list, NodeIndex i) {
   int32_t index = static_cast<int32_t>(items_.size());
   items_.push_back(i);
-  next_.push_back(-1);
   if (list.tail < 0) {
-    list.head = index;
+    next_.push_back(index);
   } else {
+    next_.push_back(next_[list.tail]);
     next_[list.tail] = index;
   }
   list.tail = index;
 }
 
 void AnnotatedRegionSet::Splice(List& into, const List& from, std::vector<int32_t>& next) {
-  if (from.head < 0) return;
+  if (from.tail < 0) return;
   if (into.tail < 0) {
     into = from;
     return;
   }
-  next[into.tail] = from.head;
+  // into's last item leads to from's first, from's last to into's first.
+  std::swap(next[into.tail], next[from.tail]);
   into.tail = from.tail;
 }
 
@@ -620,6 +740,24 @@ void AnnotatedRegionSet::GroupNodes() const {
     RegionId r = RegionAt(i);
     if (r != kNoRegion) members_[next[r]++] = i;
   }
+}
+
+void RegionSetBoundsHandoff::Keep(const Arena* arena, const Function* fn,
+                                  RegionSetBounds bounds) {
+  std::erase_if(entries_, [&](const Entry& e) { return e.arena == arena && e.fn == fn; });
+  if (entries_.size() >= kMaxKept) entries_.erase(entries_.begin());
+  entries_.push_back({arena, fn, bounds});
+}
+
+std::optional<RegionSetBounds> RegionSetBoundsHandoff::Take(const Arena* arena,
+                                                            const Function* fn) {
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    if (entries_[i].arena != arena || entries_[i].fn != fn) continue;
+    RegionSetBounds bounds = entries_[i].bounds;
+    entries_.erase(entries_.begin() + i);
+    return bounds;
+  }
+  return std::nullopt;
 }
 
 void RegionSetHandoff::Keep(std::shared_ptr<Arena> arena, AnnotatedRegionSet set) {

@@ -20,8 +20,9 @@
 // amortized (a node map plus union-find over region ids), merges are O(1)
 // list splices, and malformed annotations are errors, not crashes.
 //
-// Construction numbers the nodes it visits (every non-atom node, composite
-// bodies included) densely in DFS pre-order and keeps their children's
+// Construction numbers the nodes it visits (every non-atom node, but
+// function literals with a composite-like body without annotations, and
+// their bodies: nothing in them belongs to a region) densely in DFS pre-order and keeps their children's
 // numbers, kinds and regions in arrays indexed by that number: analyses over
 // the same graph (MergeCompilerRegions) walk these arrays instead of the
 // nodes, and look a node up by address only to enter the numbering. The one
@@ -46,6 +47,17 @@
 
 namespace carve {
 
+// Upper bounds of what AnnotatedRegionSet::Create meets in a function,
+// known to the pass that annotated it (AnnotateTarget): Create sizes its
+// arrays from them once instead of growing them by doubling (each doubling
+// copies the array into fresh memory and leaves the old one as a hole).
+struct RegionSetBounds {
+  size_t nodes = 0;     // numbered nodes
+  size_t children = 0;  // their children, atoms included
+  size_t begins = 0;    // compiler_begin calls
+  size_t ends = 0;      // compiler_end calls
+};
+
 class AnnotatedRegionSet {
  public:
   // A region id; kNoRegion for nodes outside every region.
@@ -66,9 +78,12 @@ class AnnotatedRegionSet {
     // the regions' node lists are not (Nodes() is unavailable).
     kGraphWalks,
   };
+  // `bounds`, when given, must hold for `root` (else the arrays grow as
+  // needed: the result is the same).
   static absl::StatusOr<AnnotatedRegionSet> Create(const Expr* root,
                                                    std::string func_name = "default",
-                                                   Use use = Use::kRegionQueries);
+                                                   Use use = Use::kRegionQueries,
+                                                   const RegionSetBounds* bounds = nullptr);
 
   // A rewrite over the numbering of a set built for kGraphWalks, children
   // before parents, in which each node i it visited became
@@ -88,8 +103,9 @@ class AnnotatedRegionSet {
   };
   // The set Create(root of the rewrite's result) would build (kRegionQueries),
   // from `source`'s arrays instead of a walk over the nodes (only lets are
-  // read, for their bindings). Failures are Create's.
-  static absl::StatusOr<AnnotatedRegionSet> CreateForRewrite(const AnnotatedRegionSet& source,
+  // read, for their bindings). Failures are Create's. `source` is consumed:
+  // its region tables are freed first, for the new set to reuse.
+  static absl::StatusOr<AnnotatedRegionSet> CreateForRewrite(AnnotatedRegionSet source,
                                                              const Rewrite& rewrite);
 
   void set_func_name(std::string name) { func_name_ = std::move(name); }
@@ -141,7 +157,8 @@ class AnnotatedRegionSet {
   void MergeRegions(RegionId src, RegionId dst);
 
   // The dense numbering (see the top comment). Node 0 is the root; atoms
-  // (variables, constants, ops) are not numbered.
+  // (variables, constants, ops) and plain function literals (see the top
+  // comment) are not numbered.
   using NodeIndex = uint32_t;
   static constexpr NodeIndex kNoNode = ~0u;
   size_t num_nodes() const { return node_.size(); }
@@ -149,8 +166,8 @@ class AnnotatedRegionSet {
   // The index of `e`, or kNoNode (atoms, nodes outside the root).
   NodeIndex IndexOf(const Expr* e) const;
   ExprKind kind(NodeIndex i) const { return kind_[i]; }
-  // One entry per child of ForEachChild(node(i)), in order; kNoNode for atoms.
-  // Only for a set built for kGraphWalks.
+  // One entry per child of ForEachChild(node(i)), in order; kNoNode for atoms
+  // and unnumbered functions. Only for a set built for kGraphWalks.
   std::span<const NodeIndex> children(NodeIndex i) const {
     return {kids_.data() + kid_begin_[i], kid_begin_[i + 1] - kid_begin_[i]};
   }
@@ -180,12 +197,12 @@ class AnnotatedRegionSet {
   }
 
  private:
-  // A singly linked list in the shared item pool; splicing is O(1).
+  // A circular singly linked list in the shared item pool, known by its
+  // last item (the first is the one after it); splicing is O(1).
   struct List {
-    int32_t head = -1;
     int32_t tail = -1;
   };
-  struct Region {         // 44 bytes
+  struct Region {         // 32 bytes (a region per compiler_begin is made)
     uint32_t scope = 0;   // index into scopes_
     uint32_t target = 0;  // index into targets_
     List ins, outs;
@@ -198,11 +215,14 @@ class AnnotatedRegionSet {
     // Entries of `outs` not marked removed.
     uint32_t live_outs = 0;
   };
+  static bool IsPlainFunction(const Function* fn);
   class NodeSource;
   class RewriteSource;
   template <typename Source>
   class Creator;
 
+  void Reserve(const RegionSetBounds& bounds);
+  void ReleaseForRewrite();
   RegionId Find(RegionId id) const;
   RegionId MakeRegion(uint32_t target, const Function* scope);
   uint32_t ScopeIndex(const Function* scope);
@@ -213,7 +233,11 @@ class AnnotatedRegionSet {
   static void Splice(List& into, const List& from, std::vector<int32_t>& next);
   template <typename F>
   void ForEachItem(const List& list, F&& f) const {
-    for (int32_t i = list.head; i >= 0; i = next_[i]) f(items_[i]);
+    if (list.tail < 0) return;
+    for (int32_t i = next_[list.tail];; i = next_[i]) {
+      f(items_[i]);
+      if (i == list.tail) return;
+    }
   }
   // Marks a compiler_begin and the compiler_end it reads as dropped from
   // the lists (TVM removes them).
@@ -264,6 +288,26 @@ class AnnotatedRegionSet {
   // The lists' items (node indices) and links.
   std::vector<NodeIndex> items_;
   std::vector<int32_t> next_;
+};
+
+// The bounds AnnotateTarget knows of the functions it made, for
+// MergeCompilerRegions (through PassContext::Handoff): Keep stores them, Take
+// returns them (once) for the same function of the same arena. They only
+// size arrays, so a stale entry (an address reused by another graph) could
+// cost memory, never change a result; at most kMaxKept entries wait.
+class RegionSetBoundsHandoff {
+ public:
+  void Keep(const Arena* arena, const Function* fn, RegionSetBounds bounds);
+  std::optional<RegionSetBounds> Take(const Arena* arena, const Function* fn);
+
+ private:
+  static constexpr size_t kMaxKept = 64;
+  struct Entry {
+    const Arena* arena;
+    const Function* fn;
+    RegionSetBounds bounds;
+  };
+  std::vector<Entry> entries_;
 };
 
 // Region sets one pass hands over to a later pass of the same pipeline run

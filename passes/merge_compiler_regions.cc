@@ -63,56 +63,58 @@ class RegionMerger {
     }
   }
 
-  // One frame of the walk: a node, or a region waiting for the producers of
-  // its inputs (TVM visits them before merging).
+  // The walk's stack holds node indices, tagged kExpanded once the node's
+  // children were pushed, and kRegionFrame entries: a region waiting for the
+  // producers of its inputs (TVM visits them before merging), whose state is
+  // region_frames_.back(). Four bytes a level: the walk is as deep as the
+  // graph's longest path.
+  static constexpr uint32_t kExpanded = 1u << 31;
+  static constexpr uint32_t kRegionFrame = 1u << 30;
   // A region frame's compiler_begins are inputs_[inputs_begin ..], up to
   // the next region frame's (region frames leave in the order opposite to
   // their arrival, so their inputs form a stack).
-  struct Frame {
-    explicit Frame(NodeIndex n) : node(n) {}
-    NodeIndex node;
-    bool expanded = false;
-    bool region = false;  // a region frame: `node` is the end that reached it
-    uint32_t inputs_begin = 0;
-    uint32_t next = 0;  // region frame: the next input to look at
+  struct RegionFrame {
+    NodeIndex end;  // the compiler_end that reached the region
+    uint32_t inputs_begin;
+    uint32_t next;  // the next input to look at
   };
   enum : uint8_t { kNew = 0, kActive = 1, kDone = 2 };
 
   absl::Status Walk(NodeIndex root) {
-    std::vector<Frame> stack;
-    stack.push_back(Frame{root});
+    std::vector<uint32_t> stack = {root};
     while (!stack.empty()) {
-      if (stack.back().region) {
-        CARVE_ASSIGN_OR_RETURN(NodeIndex producer, NextProducer(stack.back()));
+      uint32_t top = stack.back();
+      if (top == kRegionFrame) {
+        CARVE_ASSIGN_OR_RETURN(NodeIndex producer, NextProducer(region_frames_.back()));
         if (producer != kNoNode) {
-          stack.push_back(Frame{producer});
+          stack.push_back(producer);
           continue;
         }
-        Frame frame = stack.back();
+        RegionFrame frame = region_frames_.back();
+        region_frames_.pop_back();
         stack.pop_back();
-        RegionId r = set_.RegionAt(frame.node);
+        RegionId r = set_.RegionAt(frame.end);
         if (!processed_[r]) {
           Process(r, std::span<const NodeIndex>(inputs_).subspan(frame.inputs_begin));
         }
         inputs_.resize(frame.inputs_begin);
         continue;
       }
-      Frame& top = stack.back();
-      NodeIndex i = top.node;
-      if (!top.expanded) {
+      NodeIndex i = top & ~kExpanded;
+      if (!(top & kExpanded)) {
         if (state_[i] == kDone) {
           stack.pop_back();
           continue;
         }
         state_[i] = kActive;
-        top.expanded = true;
+        stack.back() = i | kExpanded;
         if (set_.kind(i) == ExprKind::kLet) lets_.Record(Cast<Let>(set_.node(i)));
         if (set_.IsComposite(i)) continue;  // no annotations inside composites
         // Atoms decide nothing; one that is a region input is visited when
         // its region asks for its producers (NextProducer).
         std::span<const NodeIndex> kids = set_.children(i);
         for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
-          if (*it != kNoNode && state_[*it] == kNew) stack.push_back(Frame{*it});
+          if (*it != kNoNode && state_[*it] == kNew) stack.push_back(*it);
         }
         continue;
       }
@@ -122,12 +124,10 @@ class RegionMerger {
       if (!set_.IsEnd(i)) continue;
       RegionId r = set_.RegionAt(i);
       if (processed_[r]) continue;
-      Frame frame{i};
-      frame.region = true;
-      frame.inputs_begin = static_cast<uint32_t>(inputs_.size());
-      frame.next = frame.inputs_begin;
+      auto inputs_begin = static_cast<uint32_t>(inputs_.size());
+      region_frames_.push_back({i, inputs_begin, inputs_begin});
       set_.ForEachInIndex(r, [&](NodeIndex begin) { inputs_.push_back(begin); });
-      stack.push_back(frame);
+      stack.push_back(kRegionFrame);
     }
     return absl::OkStatus();
   }
@@ -136,7 +136,7 @@ class RegionMerger {
   // when all were visited. TVM visits the producers in other regions; this
   // also visits producers outside every region, so that everything upstream
   // is decided before the region is.
-  absl::StatusOr<NodeIndex> NextProducer(Frame& frame) {
+  absl::StatusOr<NodeIndex> NextProducer(RegionFrame& frame) {
     while (frame.next < inputs_.size()) {
       NodeIndex begin = inputs_[frame.next++];
       NodeIndex producer = set_.AnnotationArg(begin);
@@ -351,6 +351,7 @@ class RegionMerger {
   AnnotatedRegionSet& set_;
   std::vector<uint8_t> state_;  // by node index
   std::vector<NodeIndex> order_;
+  std::vector<RegionFrame> region_frames_;
   std::vector<NodeIndex> inputs_;  // the inputs of the region frames on the walk's stack
   RegionList restrict_scratch_, candidates_scratch_, producers_scratch_;
   LetBindings lets_;
@@ -452,10 +453,11 @@ struct Merged {
   std::optional<AnnotatedRegionSet> set;
 };
 
-absl::StatusOr<Merged> MergeRegions(const Function* fn, Arena* arena, bool derive_set) {
+absl::StatusOr<Merged> MergeRegions(const Function* fn, Arena* arena, bool derive_set,
+                                    const RegionSetBounds* bounds) {
   CARVE_ASSIGN_OR_RETURN(
       AnnotatedRegionSet set,
-      AnnotatedRegionSet::Create(fn, "default", AnnotatedRegionSet::Use::kGraphWalks));
+      AnnotatedRegionSet::Create(fn, "default", AnnotatedRegionSet::Use::kGraphWalks, bounds));
   if (set.size() == 0) return Merged{fn, std::nullopt};
   InternalAnnotationRemover remover(arena, set);
   Merged merged{nullptr, std::nullopt};
@@ -470,7 +472,7 @@ absl::StatusOr<Merged> MergeRegions(const Function* fn, Arena* arena, bool deriv
     // The walk is over the arrays just read, not over the merged nodes
     // PartitionGraph would walk again.
     absl::StatusOr<AnnotatedRegionSet> derived =
-        AnnotatedRegionSet::CreateForRewrite(set, remover.rewrite());
+        AnnotatedRegionSet::CreateForRewrite(std::move(set), remover.rewrite());
     if (derived.ok()) merged.set = std::move(*derived);
   }
   return merged;
@@ -479,14 +481,17 @@ absl::StatusOr<Merged> MergeRegions(const Function* fn, Arena* arena, bool deriv
 }  // namespace
 
 absl::StatusOr<const Function*> MergeCompilerRegionsFunction(const Function* fn, Arena* arena) {
-  CARVE_ASSIGN_OR_RETURN(Merged merged, MergeRegions(fn, arena, /*derive_set=*/false));
+  CARVE_ASSIGN_OR_RETURN(Merged merged,
+                         MergeRegions(fn, arena, /*derive_set=*/false, /*bounds=*/nullptr));
   return merged.fn;
 }
 
 absl::StatusOr<const Function*> MergeCompilerRegionsFunction(const Function* fn,
                                                              const std::shared_ptr<Arena>& arena,
-                                                             RegionSetHandoff& handoff) {
-  CARVE_ASSIGN_OR_RETURN(Merged merged, MergeRegions(fn, arena.get(), /*derive_set=*/true));
+                                                             RegionSetHandoff& handoff,
+                                                             const RegionSetBounds* bounds) {
+  CARVE_ASSIGN_OR_RETURN(Merged merged,
+                         MergeRegions(fn, arena.get(), /*derive_set=*/true, bounds));
   if (merged.set.has_value()) handoff.Keep(arena, std::move(*merged.set));
   return merged.fn;
 }
@@ -496,8 +501,12 @@ PassPtr MergeCompilerRegions() {
       "MergeCompilerRegions", "",
       [](const Function* fn, const Module& mod,
          PassContext& ctx) -> absl::StatusOr<const Function*> {
+        // AnnotateTarget, when it made `fn`, left bounds of its size.
+        std::optional<RegionSetBounds> bounds =
+            ctx.Handoff<RegionSetBoundsHandoff>().Take(mod.arena(), fn);
         return MergeCompilerRegionsFunction(fn, mod.shared_arena(),
-                                            ctx.Handoff<RegionSetHandoff>());
+                                            ctx.Handoff<RegionSetHandoff>(),
+                                            bounds.has_value() ? &*bounds : nullptr);
       },
       /*require_types=*/false, /*keeps_types=*/true);
 }

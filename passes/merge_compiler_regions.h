@@ -47,9 +47,10 @@ namespace carve {
 absl::StatusOr<const Function*> MergeCompilerRegionsFunction(const Function* fn, Arena* arena);
 // The same, and keeps the region set of the result in `handoff`:
 // PartitionGraph takes it instead of walking the merged function again.
-absl::StatusOr<const Function*> MergeCompilerRegionsFunction(const Function* fn,
-                                                             const std::shared_ptr<Arena>& arena,
-                                                             RegionSetHandoff& handoff);
+// `bounds` (see RegionSetBounds), when given, must hold for `fn`.
+absl::StatusOr<const Function*> MergeCompilerRegionsFunction(
+    const Function* fn, const std::shared_ptr<Arena>& arena, RegionSetHandoff& handoff,
+    const RegionSetBounds* bounds = nullptr);
 
 // The pass: MergeCompilerRegionsFunction on every optimizable function, then
 // InferType.

@@ -98,6 +98,16 @@ TEST(RegionSetHandoff, AnnotatedGraphs) {
   %6 = abs(%5);
   add(%0, %6)
 })",
+      // Local functions, called and bound by let: plain bodies are not
+      // numbered, one with a let is.
+      R"(def @main(%x: Tensor[(2, 2), float32]) {
+  %0 = fn (%p: Tensor[(2, 2), float32]) { nn.relu(%p) };
+  %1 = abs(%x);
+  %2 = %0(%1);
+  let %f = fn (%q: Tensor[(2, 2), float32]) { let %w = tanh(%q); abs(%w) };
+  %3 = %f(%2);
+  add(%3, %1)
+})",
       // An unsupported op between supported ones: default annotations.
       R"(def @main(%x: Tensor[(2, 2), float32]) {
   %0 = nn.relu(%x);
@@ -141,6 +151,92 @@ def @main(%x: Tensor[(2, 2), float32]) {
   (%13, %9)
 })");
   ExpectKeptSetIsFresh(mod);
+}
+
+// The bounds AnnotateTarget gives of its result hold for the set Create
+// builds, on first runs and on runs over earlier annotations; a set built
+// with them is the set built without.
+TEST(RegionSetHandoff, AnnotateTargetBoundsHold) {
+  RegisterTarget("bounds_t", {"nn.relu", "add", "abs", "sigmoid", "concatenate"});
+  RegisterTarget("bounds_u", {"tanh", "subtract"});
+  const char* texts[] = {
+      R"(def @main(%x: Tensor[(2, 2), float32]) {
+  %0 = nn.relu(%x);
+  %1 = tanh(%0);
+  %2 = abs(%0);
+  %3 = (%1, %2);
+  %4 = %3.0;
+  let %v = subtract(%4, %0);
+  %5 = fn (%p: Tensor[(2, 2), float32], Composite="bounds_t.relu") { nn.relu(%p) };
+  %6 = %5(%v);
+  add(%6, %0)
+})",
+      R"(def @main(%data: Tensor[(1, 32), float32]) {
+  %0 = add(%data, %data);
+  %1 = sum(%0);
+  %2 = equal(%1, %1);
+  %3 = if (%2) { sigmoid(%0) } else { exp(%0) };
+  abs(%3)
+})",
+  };
+  for (const char* text : texts) {
+    for (bool non_call_ops : {true, false}) {
+      Module mod = ParseTyped(text);
+      const Function* fn = mod.Lookup("main");
+      for (const char* name : {"bounds_u", "bounds_t"}) {  // the second run reads the first's
+        RegionSetBounds bounds;
+        absl::StatusOr<const Function*> annotated = AnnotateTargetFunction(
+            fn, {TargetRegistry::Global().Find(name)}, non_call_ops, mod.arena(), &bounds);
+        ASSERT_TRUE(annotated.ok()) << annotated.status();
+        fn = *annotated;
+        SCOPED_TRACE(PrintExpr(fn));
+        absl::StatusOr<AnnotatedRegionSet> set = AnnotatedRegionSet::Create(
+            fn, "default", AnnotatedRegionSet::Use::kGraphWalks, &bounds);
+        absl::StatusOr<AnnotatedRegionSet> unbounded = AnnotatedRegionSet::Create(fn);
+        // (A second run over another target's annotations can leave a
+        // malformed graph: the same error either way.)
+        ASSERT_EQ(set.status(), unbounded.status());
+        if (!set.ok()) continue;
+        ExpectSameSet(*set, *unbounded);
+        EXPECT_LE(set->num_nodes(), bounds.nodes);
+        EXPECT_LE(set->NumRegionIds(), bounds.begins);
+        size_t children = 0, begins = 0, ends = 0;
+        for (NodeIndex i = 0; i < set->num_nodes(); ++i) {
+          children += set->children(i).size();
+          begins += set->IsBegin(i);
+          ends += set->IsEnd(i);
+        }
+        EXPECT_LE(children, bounds.children);
+        EXPECT_LE(begins, bounds.begins);
+        EXPECT_LE(ends, bounds.ends);
+      }
+    }
+  }
+}
+
+// AnnotateTarget hands its bounds to MergeCompilerRegions through the
+// context: the pipeline gives what the passes give one by one.
+TEST(RegionSetHandoff, AnnotateTargetPipelineMatchesSeparateRuns) {
+  RegisterTarget("bounds_p", {"nn.relu", "add", "abs"});
+  const char* text = R"(
+def @main(%x: Tensor[(2, 2), float32]) {
+  %0 = nn.relu(%x);
+  %1 = abs(%0);
+  %2 = tanh(%1);
+  %3 = add(%2, %0);
+  nn.relu(%3)
+})";
+  Module together = ParseTyped(text);
+  PassContext ctx;
+  absl::StatusOr<PassPtr> pipeline =
+      ParsePipeline("AnnotateTarget(bounds_p),MergeCompilerRegions,PartitionGraph");
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+  ASSERT_TRUE(RunPipeline(**pipeline, together, ctx).ok());
+  Module apart = ParseTyped(text);
+  ASSERT_TRUE(RunPass(*AnnotateTarget({TargetRegistry::Global().Find("bounds_p")}), apart).ok());
+  ASSERT_TRUE(RunPass(*MergeCompilerRegions(), apart).ok());
+  ASSERT_TRUE(RunPass(*PartitionGraph(), apart).ok());
+  EXPECT_EQ(PrintModule(together), PrintModule(apart));
 }
 
 TEST(RegionSetHandoff, TakenOnlyForTheSameArenaAndRoot) {

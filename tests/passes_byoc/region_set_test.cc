@@ -262,5 +262,61 @@ def @main(%x: Tensor[(2, 2), float32]) {
   EXPECT_TRUE(VerifyRegionsAcyclic(mod).ok());
 }
 
+// A composite function whose body holds no annotation (what MergeComposite
+// makes): neither it nor its body is numbered, and nothing else changes.
+TEST_F(RegionSetTest, PlainCompositeBodyIsNotNumbered) {
+  Module mod = ParseTyped(R"(
+def @main(%x: Tensor[(2, 2), float32]) {
+  %0 = annotation.compiler_begin(%x, compiler="t");
+  %1 = fn (%p: Tensor[(2, 2), float32], Composite="t.relu_abs") { %2 = nn.relu(%p); abs(%2) };
+  %3 = %1(%0);
+  annotation.compiler_end(%3, compiler="t")
+})");
+  const Function* fn = mod.Lookup("main");
+  const Call* end = Cast<Call>(fn->body());
+  const Call* call = Cast<Call>(end->args()[0]);
+  const Function* composite = Cast<Function>(call->callee());
+  for (auto use : {AnnotatedRegionSet::Use::kRegionQueries, AnnotatedRegionSet::Use::kGraphWalks}) {
+    absl::StatusOr<AnnotatedRegionSet> set = AnnotatedRegionSet::Create(fn, "default", use);
+    ASSERT_TRUE(set.ok()) << set.status();
+    EXPECT_EQ(set->num_nodes(), 4u);  // fn, end, call, begin
+    EXPECT_EQ(set->IndexOf(composite), AnnotatedRegionSet::kNoNode);
+    if (use == AnnotatedRegionSet::Use::kGraphWalks) {
+      EXPECT_EQ(set->children(set->IndexOf(call))[0], AnnotatedRegionSet::kNoNode);
+    }
+    EXPECT_EQ(set->IndexOf(composite->body()), AnnotatedRegionSet::kNoNode);
+    EXPECT_EQ(set->GetRegion(composite->body()), AnnotatedRegionSet::kNoRegion);
+    EXPECT_EQ(set->size(), 1u);
+    EXPECT_EQ(set->GetRegion(call), set->GetRegion(end));
+  }
+}
+
+// A composite whose body holds annotations is walked as any function: its
+// regions exist, with ids in TVM's visit order.
+TEST_F(RegionSetTest, CompositeBodyWithAnnotationsIsNumbered) {
+  Module mod = ParseTyped(R"(
+def @main(%x: Tensor[(2, 2), float32]) {
+  %0 = fn (%p: Tensor[(2, 2), float32], Composite="t.relu") {
+    %1 = annotation.compiler_begin(%p, compiler="u");
+    %2 = nn.relu(%1);
+    annotation.compiler_end(%2, compiler="u")
+  };
+  %3 = annotation.compiler_begin(%x, compiler="t");
+  %4 = %0(%3);
+  annotation.compiler_end(%4, compiler="t")
+})");
+  const Function* fn = mod.Lookup("main");
+  const Call* call = Cast<Call>(Cast<Call>(fn->body())->args()[0]);
+  const Function* composite = Cast<Function>(call->callee());
+  absl::StatusOr<AnnotatedRegionSet> set = AnnotatedRegionSet::Create(fn);
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_EQ(set->size(), 2u);
+  AnnotatedRegionSet::RegionId inner = set->GetRegion(composite->body());
+  ASSERT_NE(inner, AnnotatedRegionSet::kNoRegion);
+  EXPECT_EQ(set->Target(inner), "u");
+  EXPECT_EQ(inner, 0);  // the composite's body is visited before the call's begin
+  EXPECT_EQ(set->GetRegion(call), 1);
+}
+
 }  // namespace
 }  // namespace carve::testing
