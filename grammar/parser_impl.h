@@ -29,6 +29,7 @@
 #include "grammar/metadata.h"
 #include "grammar/parser.h"
 #include "grammar/parser_locals.h"
+#include "grammar/parser_recent.h"
 #include "ir/module.h"
 #include "support/diagnostics.h"
 
@@ -202,6 +203,11 @@ class Parser {
   const Expr* ParseGraphUse(const Token& t);
   const Expr* ParseGlobalUse(const Token& t);
   const Expr* ParseOpName();
+  // The op whose name, met before, the text at `begin` spells again (then
+  // consumed), else nullptr; and the bytes at `begin` that place such a name
+  // in recent_ops_ (up to kRecentKey of its name characters and dots).
+  const OpExpr* RecentOp(uint32_t begin);
+  size_t OpKeyBytes(uint32_t begin) const;
   // A stand-in for an expression that failed semantically (undefined name,
   // unknown op), so that parsing continues and reports later errors too.
   const Expr* Placeholder(Span span);
@@ -379,6 +385,12 @@ class Parser {
   absl::flat_hash_map<std::string_view, AttrValue, NameHash> list_cache_;
   // Tensor types by their text (`Tensor[(64, 64, 3, 3), float32]`).
   absl::flat_hash_map<std::string_view, const Type*, NameHash> type_cache_;
+  // The memos' texts met again recently, found by their bytes: tensor types
+  // (type_cache_), op attributes by OpInfo (attrs_cache_), op names
+  // (op_cache_).
+  RecentTexts<const Type*> recent_types_;
+  RecentTexts<const Attrs*> recent_attrs_;
+  RecentTexts<const OpExpr*> recent_ops_;
   std::vector<AttrEntry> entries_;
   // Type stack shared by nested tuple/function types; the shape being read.
   std::vector<const Type*> type_items_;
