@@ -78,8 +78,8 @@ const Attrs* Parser::SkipCachedAttrs(const Expr* callee) {
   // A text remembered by its bytes is tried first. It holds no comment and
   // ends with a non-space byte, so when only spaces and the ')' follow the
   // same bytes, the scan below would find the same text.
-  if (const auto* hit =
-          recent_attrs_.Match(all.data() + begin, kRecentKey, all.data() + all.size(), op->info())) {
+  if (const auto* hit = recent_attrs_.Match(all.data() + begin, kRecentKey, all.data() + all.size(),
+                                            op->info())) {
     const uint32_t end = begin + hit->size;
     uint32_t close = end;
     while (close < all.size() && IsSpace(all[close])) ++close;

@@ -140,7 +140,8 @@ const Type* Parser::ParseTensorType(uint32_t begin) {
   // A text remembered by its bytes is tried first: a text ends at its ']'
   // (a token by itself), so equal bytes are the same tokens.
   const std::string_view all = lex_.text();
-  if (const auto* hit = recent_types_.Match(all.data() + begin, kRecentKey, all.data() + all.size(), nullptr);
+  if (const auto* hit =
+          recent_types_.Match(all.data() + begin, kRecentKey, all.data() + all.size(), nullptr);
       hit != nullptr && lex_.SkipTo(begin + hit->size)) {
     prev_end_ = begin + hit->size;
     return hit->value;

@@ -54,8 +54,7 @@ class RecentTexts {
   // the table, placed by its first `key` bytes, as the most recent entry of
   // its set; the least recent entry of the set is dropped. A text shorter
   // than its key bytes is not remembered (they would not be its own).
-  void Remember(std::string_view text, size_t key, const char* end, const void* tag,
-                Value value) {
+  void Remember(std::string_view text, size_t key, const char* end, const void* tag, Value value) {
     if (end - text.data() < static_cast<std::ptrdiff_t>(kPrefix) || text.size() < key ||
         text.size() > UINT32_MAX) {
       return;

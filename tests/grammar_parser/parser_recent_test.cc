@@ -118,8 +118,9 @@ TEST(ParseRecentTexts, RepeatedTextsReadAsTheFirstOne) {
         i - 1, i - 1);
   }
   body += "  %5 = nn.conv2d(%4, %w0, padding=[1, 1, 1, 1], channels=8, kernel_size=[3, 3] );\n";
-  body += "  %6 = nn.conv2d(%5, %w0, padding=[1, 1, 1, 1], channels=8, kernel_size=[3, 3], "
-          "strides=[2, 2]);\n";
+  body +=
+      "  %6 = nn.conv2d(%5, %w0, padding=[1, 1, 1, 1], channels=8, kernel_size=[3, 3], "
+      "strides=[2, 2]);\n";
   body += "  %7 = nn.conv2d(%6, %w0, padding=[1, 1, 1, 1], channels=9, kernel_size=[3, 3]);\n";
   body += "  %8 = nn.relu(%7);\n  %9 = nn.relu (%8);\n  %10 = nn.relu(%9);\n  nn.relu(%10)\n}\n";
   Module mod;
