@@ -122,7 +122,7 @@ size_t Parser::OpKeyBytes(uint32_t begin) const {
   return end - begin;
 }
 
-const OpExpr* Parser::RecentOp(uint32_t begin) {
+const OpExpr* Parser::MatchRecentOp(uint32_t begin, uint32_t* end) const {
   const std::string_view all = lex_.text();
   const auto* hit =
       recent_ops_.Match(all.data() + begin, OpKeyBytes(begin), all.data() + all.size(), nullptr);
@@ -131,13 +131,21 @@ const OpExpr* Parser::RecentOp(uint32_t begin) {
   // finds it here too unless the byte after it would extend the name: a name
   // character, a glued `.word`, or the '[' that makes a last word `meta` a
   // meta reference.
-  const size_t end = begin + hit->size;
-  if (end < all.size() && (IsIdentContinue(all[end]) || all[end] == '.' || all[end] == '[')) {
+  const size_t name_end = begin + hit->size;
+  if (name_end < all.size() &&
+      (IsIdentContinue(all[name_end]) || all[name_end] == '.' || all[name_end] == '[')) {
     return nullptr;
   }
-  if (!lex_.SkipTo(static_cast<uint32_t>(end))) return nullptr;
-  prev_end_ = static_cast<uint32_t>(end);
+  *end = static_cast<uint32_t>(name_end);
   return hit->value;
+}
+
+const OpExpr* Parser::RecentOp(uint32_t begin) {
+  uint32_t end = 0;
+  const OpExpr* op = MatchRecentOp(begin, &end);
+  if (op == nullptr || !lex_.SkipTo(end)) return nullptr;
+  prev_end_ = end;
+  return op;
 }
 
 const Expr* Parser::ParseParenthesized() {

@@ -190,6 +190,13 @@ class Parser {
   const Expr* ParseBlock(std::string_view what);
   bool ParseLetBinding();
   bool ParseGraphBinding();
+  // `%N = op(%a, %b, attrs);` read from the raw text when the op name and
+  // attribute text are ones met recently (parse_fast.cc); false, with
+  // nothing consumed, for anything else.
+  bool ParseGraphBindingFast();
+  // A `%N` or `%name` use at `*p` that the fast path can take: bound, and
+  // written as the lexer reads one token. Advances `*p` past it.
+  const Expr* FastVariableUse(const char** p);
   bool ParseFreeVar();
   const Expr* ParseBinop();
   const Expr* ParsePostfix();
@@ -204,9 +211,11 @@ class Parser {
   const Expr* ParseGlobalUse(const Token& t);
   const Expr* ParseOpName();
   // The op whose name, met before, the text at `begin` spells again (then
-  // consumed), else nullptr; and the bytes at `begin` that place such a name
-  // in recent_ops_ (up to kRecentKey of its name characters and dots).
+  // consumed), else nullptr; MatchRecentOp only finds it and where its name
+  // ends. OpKeyBytes: the bytes at `begin` that place such a name in
+  // recent_ops_ (up to kRecentKey of its name characters and dots).
   const OpExpr* RecentOp(uint32_t begin);
+  const OpExpr* MatchRecentOp(uint32_t begin, uint32_t* end) const;
   size_t OpKeyBytes(uint32_t begin) const;
   // A stand-in for an expression that failed semantically (undefined name,
   // unknown op), so that parsing continues and reports later errors too.
@@ -238,6 +247,8 @@ class Parser {
   // At an op call's attributes whose text was converted before (and fits the
   // lookahead window): consumes them and returns their attrs; else nullptr.
   const Attrs* SkipCachedAttrs(const Expr* callee);
+  // The bytes at `begin` that place an attribute text in recent_attrs_.
+  size_t AttrsKeyBytes(uint32_t begin) const;
   bool ParseAttributeList(std::vector<ParsedAttr>& out);
   std::optional<ParsedAttr> ParseAttribute();
   std::optional<AttrValue> ParseAttrValue();

@@ -34,6 +34,9 @@ class RecentTexts {
     Value value{};
   };
 
+  // Whether nothing was remembered yet.
+  bool empty() const { return empty_; }
+
   // The remembered entry for `tag` whose text the bytes at `p` begin with,
   // or nullptr. The first `key` (<= kPrefix) bytes at `p` place it; `end`
   // is the end of the text `p` points into.
@@ -63,6 +66,7 @@ class RecentTexts {
     if (set[0].text == text.data() && set[0].tag == tag) return;
     for (size_t way = kWays - 1; way > 0; --way) set[way] = set[way - 1];
     set[0] = Entry{text.data(), static_cast<uint32_t>(text.size()), tag, value};
+    empty_ = false;
   }
 
  private:
@@ -86,6 +90,7 @@ class RecentTexts {
   static_assert(kSets == 64, "SetOf keeps 6 bits");
 
   Entry sets_[kSets][kWays];
+  bool empty_ = true;
 };
 
 }  // namespace carve::parser_internal

@@ -153,5 +153,79 @@ TEST(ParseRecentTexts, AnExtendedOpNameIsNotTheRememberedOne) {
   EXPECT_NE(errors.find("unknown operator 'nn.relu_x'"), std::string::npos) << errors;
 }
 
+// A chain of graph bindings in the printed shape, most of which the fast
+// path reads (parse_fast.cc), with the odd line it must leave to the general
+// path.
+std::string Chain(const std::vector<std::string>& extra_lines) {
+  std::string body =
+      "def @main(%x: Tensor[(1, 8, 8, 8), float32], %w: Tensor[(8, 8, 3, 3), float32], "
+      "%b: Tensor[(8), float32]) {\n  %0 = nn.relu(%x);\n";
+  int n = 1;
+  for (int i = 0; i < 6; ++i, n += 3) {
+    body += fmt::format("  %{} = nn.conv2d(%{}, %w, padding=[1, 1, 1, 1], channels=8);\n", n,
+                        n - 1);
+    body += fmt::format("  %{} = nn.bias_add(%{},   %b );\n", n + 1, n);
+    body += fmt::format("  %{} = nn.relu(%{});\n", n + 2, n + 1);
+  }
+  for (const std::string& line : extra_lines) body += "  " + line + "\n";
+  return body + "  %" + std::to_string(n - 1) + "\n}\n";
+}
+
+TEST(ParseFastBindings, CallsHaveTheSpansOfTheirText) {
+  const std::string body = Chain({});
+  Module mod;
+  std::string errors;
+  const Function* main = Main(body, mod, &errors);
+  ASSERT_NE(main, nullptr) << errors;
+  const std::string text = "#[version = \"0.0.5\"]\n" + body;
+  std::vector<const Call*> calls = ChainCalls(main);
+  ASSERT_EQ(calls.size(), 19u);
+  size_t line = text.find("  %0 = ");
+  for (const Call* call : calls) {
+    // Each call spans from its op name to its ')'.
+    const size_t callee = text.find(" = ", line) + 3;
+    const size_t close = text.find(";\n", line);
+    EXPECT_EQ(call->span().begin, callee);
+    EXPECT_EQ(call->span().end, close);
+    line = close + 2;
+  }
+  for (size_t i = 4; i < calls.size(); i += 3) {
+    EXPECT_EQ(calls[i]->attrs(), calls[1]->attrs());
+    EXPECT_EQ(calls[i + 1]->args()[1], main->params()[2]);
+  }
+}
+
+TEST(ParseFastBindings, OtherShapesReadAsBefore) {
+  // Lines the fast path must not take: a comment, a literal, a projection,
+  // an infix operator, a nested call, a local name with a dash.
+  const std::string body = Chain({
+      "%90 = nn.relu(/* c */ %18);",
+      "%91 = add(%90, 1f);",
+      "%92 = (%91, %91);",
+      "%93 = nn.relu(%92.0) + %90;",
+      "%94 = nn.relu(nn.relu(%93));",
+      "%95 = add(%94, %93)",
+  });
+  Module mod;
+  std::string errors;
+  EXPECT_EQ(Main(body, mod, &errors), nullptr);
+  EXPECT_NE(errors.find("expected ';' after the graph binding"), std::string::npos) << errors;
+  EXPECT_EQ(errors.find("%9"), std::string::npos) << errors;
+}
+
+TEST(ParseFastBindings, ErrorsAreTheGeneralPaths) {
+  Module mod;
+  std::string errors;
+  EXPECT_EQ(Main(Chain({"%4 = nn.relu(%18);"}), mod, &errors), nullptr);
+  EXPECT_NE(errors.find("graph variable '%4' is already bound"), std::string::npos) << errors;
+  EXPECT_NE(errors.find("previous binding is here"), std::string::npos) << errors;
+  EXPECT_EQ(Main(Chain({"%90 = nn.relu(%77);"}), mod, &errors), nullptr);
+  EXPECT_NE(errors.find("undefined variable '%77'"), std::string::npos) << errors;
+  EXPECT_EQ(Main(Chain({"%90 = nn.relu(%y);"}), mod, &errors), nullptr);
+  EXPECT_NE(errors.find("undefined variable '%y'"), std::string::npos) << errors;
+  // A trailing comma is the general path's to read (it accepts it).
+  EXPECT_NE(Main(Chain({"%90 = nn.bias_add(%18, %b,);"}), mod, &errors), nullptr) << errors;
+}
+
 }  // namespace
 }  // namespace carve

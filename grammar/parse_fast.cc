@@ -1,0 +1,119 @@
+// The fast path of graph bindings. A printed graph is mostly lines of one
+// shape, `%N = op(%a, %b, attrs);`, whose op name and attribute text repeat;
+// such a line is read here from the raw bytes, without the token ring and
+// the layers of the expression grammar. Every piece must be one the general
+// path would read without a diagnostic (the op name and the attribute text
+// are in the recent-texts memos, each variable is bound, only spaces between
+// the pieces), and the result is the same: the same call node, attrs, span
+// and binding. Anything else (a comment, a literal, a nested call, an infix
+// operator, a projection, an unbound name) returns false before anything is
+// consumed, and the general path reads the binding.
+#include "grammar/lexer_chars.h"
+#include "grammar/parser_impl.h"
+
+namespace carve::parser_internal {
+namespace {
+
+const char* SkipSpaces(const char* p, const char* end) {
+  while (p < end && IsSpace(*p)) ++p;
+  return p;
+}
+
+}  // namespace
+
+const Expr* Parser::FastVariableUse(const char** at) {
+  const char* const end = lex_.text().data() + lex_.text().size();
+  const char* q = *at + 1;  // after '%'
+  const Expr* e = nullptr;
+  if (q < end && IsDigit(*q)) {
+    // As LexSigilName: up to 18 digits cannot overflow; a longer number or
+    // a name starting with a digit is the lexer's to judge.
+    const char* digits = q;
+    uint64_t n = 0;
+    while (q < end && IsDigit(*q) && q - digits < 18) n = n * 10 + uint64_t(*q++ - '0');
+    if (q < end && IsIdentContinue(*q)) return nullptr;
+    e = LookupGraph(static_cast<int64_t>(n));
+  } else if (q < end && IsIdentStart(*q)) {
+    const char* name = q++;
+    for (;;) {
+      while (q < end && IsIdentContinue(*q)) ++q;
+      if (q + 1 < end && (*q == '.' || *q == '-') && IsIdentStart(q[1])) {
+        q += 2;
+        continue;
+      }
+      break;
+    }
+    e = LookupLocal(std::string_view(name, size_t(q - name)));
+  }
+  if (e != nullptr) *at = q;
+  return e;
+}
+
+bool Parser::ParseGraphBindingFast() {
+  // With a diagnostic already made, the general path keeps the order of
+  // what follows (and the stop after too many).
+  if (diags_.size() != 0 || recent_ops_.empty()) return false;
+  const std::string_view all = lex_.text();
+  const char* const text = all.data();
+  const char* const end = text + all.size();
+  const Token& number = Peek(0);  // %N, then '=' (ParseStatement checked)
+  const int64_t n = number.int_value;
+  const Span number_span = SpanOf(number);
+  const char* p = SkipSpaces(text + Peek(1).end, end);
+  const uint32_t callee_begin = static_cast<uint32_t>(p - text);
+  uint32_t name_end = 0;
+  const OpExpr* op = MatchRecentOp(callee_begin, &name_end);
+  if (op == nullptr) return false;
+  p = SkipSpaces(text + name_end, end);
+  if (p == end || *p != '(') return false;
+  p = SkipSpaces(p + 1, end);
+  const size_t base = items_.size();
+  auto fail = [&] {
+    items_.resize(base);
+    return false;
+  };
+  const Attrs* attrs = nullptr;
+  bool has_attrs = false;
+  while (p < end && *p != ')') {
+    if (*p == '%') {
+      const Expr* arg = FastVariableUse(&p);
+      if (arg == nullptr) return fail();
+      items_.push_back(arg);
+    } else if (IsIdentStart(*p)) {
+      // The attributes, up to the ')': a text converted before.
+      const auto* hit = recent_attrs_.Match(p, AttrsKeyBytes(static_cast<uint32_t>(p - text)), end, op->info());
+      if (hit == nullptr) return fail();
+      p = SkipSpaces(p + hit->size, end);
+      if (p == end || *p != ')') return fail();
+      attrs = hit->value;
+      has_attrs = true;
+      break;
+    } else {
+      return fail();
+    }
+    p = SkipSpaces(p, end);
+    if (p == end || *p == ')') break;
+    if (*p != ',') return fail();
+    p = SkipSpaces(p + 1, end);
+    if (p == end || *p == ')') return fail();  // a trailing comma
+  }
+  if (p == end) return fail();
+  const uint32_t call_end = static_cast<uint32_t>(p + 1 - text);
+  p = SkipSpaces(p + 1, end);
+  if (p == end || *p != ';') return fail();
+  const uint32_t statement_end = static_cast<uint32_t>(p + 1 - text);
+  if (!lex_.SkipTo(statement_end)) return fail();
+  if (!has_attrs) {
+    call_attrs_.clear();
+    attrs = CallAttrs(op, call_attrs_);
+  }
+  const Call* call = b_.MakeCall(
+      op, std::span<const Expr* const>(items_.data() + base, items_.size() - base), attrs,
+      Span{lex_.file_id(), callee_begin, call_end});
+  items_.resize(base);
+  prev_end_ = statement_end;
+  BindGraph(n, call, number_span);
+  return true;
+}
+
+}  // namespace carve::parser_internal
