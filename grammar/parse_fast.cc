@@ -53,24 +53,56 @@ bool Parser::ParseGraphBindingFast() {
   // With a diagnostic already made, the general path keeps the order of
   // what follows (and the stop after too many).
   if (diags_.size() != 0 || recent_ops_.empty()) return false;
+  const Token& number = Peek(0);  // %N, then '=' (ParseStatement checked)
+  FastBindingHead head{number.int_value, SpanOf(number), Peek(1).end};
+  // The bindings that follow are read on while they have the same shape:
+  // their `%N =` need not go through the token ring either.
+  uint32_t done = 0;
+  while (const uint32_t statement_end = ReadFastBinding(head)) {
+    done = statement_end;
+    if (diags_.size() != 0 || !NextFastBindingHead(statement_end, &head)) break;
+  }
+  if (done == 0) return false;
+  prev_end_ = done;
+  return true;
+}
+
+bool Parser::NextFastBindingHead(uint32_t from, FastBindingHead* head) const {
   const std::string_view all = lex_.text();
   const char* const text = all.data();
   const char* const end = text + all.size();
-  const Token& number = Peek(0);  // %N, then '=' (ParseStatement checked)
-  const int64_t n = number.int_value;
-  const Span number_span = SpanOf(number);
-  const char* p = SkipSpaces(text + Peek(1).end, end);
+  const char* p = SkipSpaces(text + from, end);
+  if (end - p < 4 || p[0] != '%' || !IsDigit(p[1])) return false;
+  // As LexSigilName: up to 18 digits, not followed by a name character.
+  const char* q = p + 1;
+  uint64_t n = 0;
+  while (q < end && IsDigit(*q) && q - p <= 18) n = n * 10 + uint64_t(*q++ - '0');
+  if (q == end || IsIdentContinue(*q)) return false;
+  const char* equal = SkipSpaces(q, end);
+  // '=' alone: not `==` or `=>`.
+  if (end - equal < 2 || equal[0] != '=' || equal[1] == '=' || equal[1] == '>') return false;
+  *head = FastBindingHead{static_cast<int64_t>(n),
+                          Span{lex_.file_id(), uint32_t(p - text), uint32_t(q - text)},
+                          uint32_t(equal + 1 - text)};
+  return true;
+}
+
+uint32_t Parser::ReadFastBinding(const FastBindingHead& head) {
+  const std::string_view all = lex_.text();
+  const char* const text = all.data();
+  const char* const end = text + all.size();
+  const char* p = SkipSpaces(text + head.value_begin, end);
   const uint32_t callee_begin = static_cast<uint32_t>(p - text);
   uint32_t name_end = 0;
   const OpExpr* op = MatchRecentOp(callee_begin, &name_end);
-  if (op == nullptr) return false;
+  if (op == nullptr) return 0;
   p = SkipSpaces(text + name_end, end);
-  if (p == end || *p != '(') return false;
+  if (p == end || *p != '(') return 0;
   p = SkipSpaces(p + 1, end);
   const size_t base = items_.size();
   auto fail = [&] {
     items_.resize(base);
-    return false;
+    return uint32_t{0};
   };
   const Attrs* attrs = nullptr;
   bool has_attrs = false;
@@ -81,7 +113,8 @@ bool Parser::ParseGraphBindingFast() {
       items_.push_back(arg);
     } else if (IsIdentStart(*p)) {
       // The attributes, up to the ')': a text converted before.
-      const auto* hit = recent_attrs_.Match(p, AttrsKeyBytes(static_cast<uint32_t>(p - text)), end, op->info());
+      const auto* hit =
+          recent_attrs_.Match(p, AttrsKeyBytes(static_cast<uint32_t>(p - text)), end, op->info());
       if (hit == nullptr) return fail();
       p = SkipSpaces(p + hit->size, end);
       if (p == end || *p != ')') return fail();
@@ -111,9 +144,8 @@ bool Parser::ParseGraphBindingFast() {
       op, std::span<const Expr* const>(items_.data() + base, items_.size() - base), attrs,
       Span{lex_.file_id(), callee_begin, call_end});
   items_.resize(base);
-  prev_end_ = statement_end;
-  BindGraph(n, call, number_span);
-  return true;
+  BindGraph(head.number, call, head.number_span);
+  return statement_end;
 }
 
 }  // namespace carve::parser_internal

@@ -191,9 +191,23 @@ class Parser {
   bool ParseLetBinding();
   bool ParseGraphBinding();
   // `%N = op(%a, %b, attrs);` read from the raw text when the op name and
-  // attribute text are ones met recently (parse_fast.cc); false, with
-  // nothing consumed, for anything else.
+  // attribute text are ones met recently (parse_fast.cc), and the bindings
+  // of that shape that follow it; false, with nothing consumed, when the
+  // first is not of that shape.
   bool ParseGraphBindingFast();
+  // `%N =` of a binding: its number, the span of `%N`, and where the value
+  // starts (after the '=').
+  struct FastBindingHead {
+    int64_t number;
+    Span number_span;
+    uint32_t value_begin;
+  };
+  // The head of a binding at byte `from` (after spaces), written as the
+  // lexer reads two tokens `%N` and '='.
+  bool NextFastBindingHead(uint32_t from, FastBindingHead* head) const;
+  // Reads the rest of a binding of the fast shape, builds and binds its call
+  // and returns the end of its ';'; 0 (nothing consumed) for another shape.
+  uint32_t ReadFastBinding(const FastBindingHead& head);
   // A `%N` or `%name` use at `*p` that the fast path can take: bound, and
   // written as the lexer reads one token. Advances `*p` past it.
   const Expr* FastVariableUse(const char** p);
