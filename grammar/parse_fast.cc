@@ -1,13 +1,14 @@
-// The fast path of graph bindings. A printed graph is mostly lines of one
-// shape, `%N = op(%a, %b, attrs);`, whose op name and attribute text repeat;
-// such a line is read here from the raw bytes, without the token ring and
-// the layers of the expression grammar. Every piece must be one the general
-// path would read without a diagnostic (the op name and the attribute text
-// are in the recent-texts memos, each variable is bound, only spaces between
-// the pieces), and the result is the same: the same call node, attrs, span
-// and binding. Anything else (a comment, a literal, a nested call, an infix
-// operator, a projection, an unbound name) returns false before anything is
-// consumed, and the general path reads the binding.
+// The fast paths of the parser for the lines a printed graph is made of:
+// graph bindings `%N = op(%a, %b, attrs);` and parameters `%name: Tensor[...]`,
+// whose op names, attribute texts and types repeat. Such a line is read from
+// the raw bytes, without the token ring and the layers of the grammar. Every
+// piece must be one the general path would read without a diagnostic (op
+// names, attribute texts and types are in the recent-texts memos, each
+// variable is bound, only spaces between the pieces), and the result is the
+// same: the same nodes, attrs, spans and bindings. Anything else (a comment,
+// a literal, a nested call, an infix operator, a projection, an unbound name)
+// stops the fast path before it consumes anything of that line, and the
+// general path reads it.
 #include "grammar/lexer_chars.h"
 #include "grammar/parser_impl.h"
 
@@ -17,6 +18,22 @@ namespace {
 const char* SkipSpaces(const char* p, const char* end) {
   while (p < end && IsSpace(*p)) ++p;
   return p;
+}
+
+// The end of the `%name` whose name starts at `p` (after the sigil), as
+// LexSigilName reads it: name characters, and `.` or `-` glued between them.
+// nullptr when no name starts at `p`.
+const char* ScanLocalName(const char* p, const char* end) {
+  if (p == end || !IsIdentStart(*p)) return nullptr;
+  const char* q = p + 1;
+  for (;;) {
+    while (q < end && IsIdentContinue(*q)) ++q;
+    if (q + 1 < end && (*q == '.' || *q == '-') && IsIdentStart(q[1])) {
+      q += 2;
+      continue;
+    }
+    return q;
+  }
 }
 
 }  // namespace
@@ -33,17 +50,9 @@ const Expr* Parser::FastVariableUse(const char** at) {
     while (q < end && IsDigit(*q) && q - digits < 18) n = n * 10 + uint64_t(*q++ - '0');
     if (q < end && IsIdentContinue(*q)) return nullptr;
     e = LookupGraph(static_cast<int64_t>(n));
-  } else if (q < end && IsIdentStart(*q)) {
-    const char* name = q++;
-    for (;;) {
-      while (q < end && IsIdentContinue(*q)) ++q;
-      if (q + 1 < end && (*q == '.' || *q == '-') && IsIdentStart(q[1])) {
-        q += 2;
-        continue;
-      }
-      break;
-    }
-    e = LookupLocal(std::string_view(name, size_t(q - name)));
+  } else if (const char* name_end = ScanLocalName(q, end)) {
+    e = LookupLocal(std::string_view(q, size_t(name_end - q)));
+    q = name_end;
   }
   if (e != nullptr) *at = q;
   return e;
@@ -146,6 +155,48 @@ uint32_t Parser::ReadFastBinding(const FastBindingHead& head) {
   items_.resize(base);
   BindGraph(head.number, call, head.number_span);
   return statement_end;
+}
+
+bool Parser::ParseParamFast(Signature& sig, const TokenPos& open, uint32_t& prefetch_cursor) {
+  // `%name: Tensor[...]` with a tensor type met recently, and the ones of
+  // that shape that follow it.
+  if (diags_.size() != 0 || recent_types_.empty()) return false;
+  const std::string_view all = lex_.text();
+  const char* const text = all.data();
+  const char* const end = text + all.size();
+  const Token& t = Peek(0);  // kLocal
+  const char* name = text + t.begin + 1;
+  const char* name_end = text + t.end;
+  bool any = false;
+  for (;;) {
+    const char* p = SkipSpaces(name_end, end);
+    if (p == end || *p != ':') break;
+    p = SkipSpaces(p + 1, end);
+    const auto* hit = recent_types_.Match(p, kRecentKey, end, nullptr);
+    if (hit == nullptr) break;
+    // The type is a whole `Tensor[...]`: the byte after its ']' starts a new
+    // token whatever it is.
+    const uint32_t type_end = static_cast<uint32_t>(p - text) + hit->size;
+    if (!lex_.SkipTo(type_end)) break;
+    any = true;
+    // From here on as ParseParams.
+    const std::string_view param_name(name, size_t(name_end - name));
+    const Span name_span{lex_.file_id(), uint32_t(name - 1 - text), uint32_t(name_end - text)};
+    const uint64_t key = locals_.Key(param_name);
+    prev_end_ = name_span.end;
+    PrefetchParamSlots(prefetch_cursor);
+    prev_end_ = type_end;
+    BindParam(sig, open, b_.MakeVarWithStableName(param_name, hit->value, name_span), key);
+    if (diags_.size() != 0) break;
+    // The next parameter: `, %name`.
+    p = SkipSpaces(text + type_end, end);
+    if (p == end || *p != ',') break;
+    p = SkipSpaces(p + 1, end);
+    if (end - p < 2 || *p != '%') break;
+    name = p + 1;
+    if ((name_end = ScanLocalName(name, end)) == nullptr) break;
+  }
+  return any;
 }
 
 }  // namespace carve::parser_internal

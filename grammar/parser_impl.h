@@ -238,6 +238,13 @@ class Parser {
   // ---- Signatures (parse_function.cc) ----
   bool ParseTypeParams(Signature& sig);
   bool ParseParams(Signature& sig, const TokenPos& open);
+  // At a parameter `%name: T` whose tensor type T is a recent one: reads
+  // it from the raw text (parse_fast.cc) and binds it, up to the ',' or ')'
+  // after it; else false, nothing consumed.
+  bool ParseParamFast(Signature& sig, const TokenPos& open, uint32_t& prefetch_cursor);
+  // Binds the parameter `var` (key: its locals key) of the signature opened
+  // at `open`, reporting a duplicate.
+  void BindParam(Signature& sig, const TokenPos& open, const Var* var, uint64_t key);
   bool ParseSignature(Signature& sig);
   // An upper bound on the parameters of the signature that follows: the `%`
   // signs before the next `{` (the body's). Reserving the locals table for

@@ -227,5 +227,49 @@ TEST(ParseFastBindings, ErrorsAreTheGeneralPaths) {
   EXPECT_NE(Main(Chain({"%90 = nn.bias_add(%18, %b,);"}), mod, &errors), nullptr) << errors;
 }
 
+TEST(ParseFastParams, ReadAsTheGeneralPathReadsThem) {
+  // Enough parameters of a few types for the fast path to take over, with
+  // names the lexer glues (`%a.b`, `%c-d`) and other shapes among them.
+  std::string body = "def @main(";
+  for (int i = 0; i < 6; ++i) {
+    body += fmt::format("%w{}: Tensor[(8, 8, 3, 3), float32], %b{} : Tensor[(8), float32],", i, i);
+  }
+  body += " %a.b: Tensor[(8), float32], %c-d: Tensor[(8), float32], %e /* c */: "
+          "Tensor[(8), float32], %f: Tensor[(8), float16], %g:Tensor[(8), float32], %h) {\n"
+          "  %0 = add(%a.b, %c-d);\n  %1 = add(%0, %g);\n  add(%1, %b5)\n}\n";
+  Module mod;
+  std::string errors;
+  const Function* main = Main(body, mod, &errors);
+  ASSERT_NE(main, nullptr) << errors;
+  const std::string text = "#[version = \"0.0.5\"]\n" + body;
+  auto params = main->params();
+  ASSERT_EQ(params.size(), 18u);
+  std::vector<std::string> names;
+  for (const Var* p : params) {
+    names.push_back(std::string(p->name()));
+    // Each parameter spans its `%name`.
+    EXPECT_EQ(text.substr(p->span().begin, p->span().end - p->span().begin), "%" + names.back());
+  }
+  EXPECT_EQ(names[12], "a.b");
+  EXPECT_EQ(names[13], "c-d");
+  EXPECT_EQ(names[17], "h");
+  EXPECT_EQ(params[17]->annotation(), nullptr);
+  EXPECT_EQ(params[14]->annotation(), params[1]->annotation());
+  EXPECT_EQ(params[16]->annotation(), params[1]->annotation());
+  EXPECT_EQ(static_cast<const TensorType*>(params[15]->annotation())->dtype(),
+            DataType::Float(16));
+}
+
+TEST(ParseFastParams, DuplicatesAreReported) {
+  std::string body = "def @main(";
+  for (int i = 0; i < 6; ++i) body += fmt::format("%w{}: Tensor[(8), float32], ", i);
+  body += "%w2: Tensor[(8), float32], %w9: Tensor[(8), float32]) {\n  %w9\n}\n";
+  Module mod;
+  std::string errors;
+  EXPECT_EQ(Main(body, mod, &errors), nullptr);
+  EXPECT_NE(errors.find("duplicate parameter '%w2'"), std::string::npos) << errors;
+  EXPECT_NE(errors.find("first declared here"), std::string::npos) << errors;
+}
+
 }  // namespace
 }  // namespace carve
