@@ -80,8 +80,8 @@ const Attrs* Parser::SkipCachedAttrs(const Expr* callee) {
   // A text remembered by its bytes is tried first. It holds no comment and
   // ends with a non-space byte, so when only spaces and the ')' follow the
   // same bytes, the scan below would find the same text.
-  if (const auto* hit = recent_attrs_.Match(all.data() + begin, AttrsKeyBytes(begin), all.data() + all.size(),
-                                            op->info())) {
+  if (const auto* hit = recent_attrs_.Match(all.data() + begin, AttrsKeyBytes(begin),
+                                            all.data() + all.size(), op->info())) {
     const uint32_t end = begin + hit->size;
     uint32_t close = end;
     while (close < all.size() && IsSpace(all[close])) ++close;
@@ -93,7 +93,8 @@ const Attrs* Parser::SkipCachedAttrs(const Expr* callee) {
     const std::string_view text = all.substr(begin, end - begin);
     auto it = attrs_cache_.find(std::make_pair(op->info(), text));
     if (it != attrs_cache_.end() && lex_.SkipTo(end)) {
-      recent_attrs_.Remember(text, AttrsKeyBytes(begin), all.data() + all.size(), op->info(), it->second);
+      recent_attrs_.Remember(text, AttrsKeyBytes(begin), all.data() + all.size(), op->info(),
+                             it->second);
       return it->second;
     }
   }

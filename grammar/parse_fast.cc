@@ -149,9 +149,9 @@ uint32_t Parser::ReadFastBinding(const FastBindingHead& head) {
     call_attrs_.clear();
     attrs = CallAttrs(op, call_attrs_);
   }
-  const Call* call = b_.MakeCall(
-      op, std::span<const Expr* const>(items_.data() + base, items_.size() - base), attrs,
-      Span{lex_.file_id(), callee_begin, call_end});
+  const Call* call =
+      b_.MakeCall(op, std::span<const Expr* const>(items_.data() + base, items_.size() - base),
+                  attrs, Span{lex_.file_id(), callee_begin, call_end});
   items_.resize(base);
   BindGraph(head.number, call, head.number_span);
   return statement_end;

@@ -162,8 +162,8 @@ std::string Chain(const std::vector<std::string>& extra_lines) {
       "%b: Tensor[(8), float32]) {\n  %0 = nn.relu(%x);\n";
   int n = 1;
   for (int i = 0; i < 6; ++i, n += 3) {
-    body += fmt::format("  %{} = nn.conv2d(%{}, %w, padding=[1, 1, 1, 1], channels=8);\n", n,
-                        n - 1);
+    body +=
+        fmt::format("  %{} = nn.conv2d(%{}, %w, padding=[1, 1, 1, 1], channels=8);\n", n, n - 1);
     body += fmt::format("  %{} = nn.bias_add(%{},   %b );\n", n + 1, n);
     body += fmt::format("  %{} = nn.relu(%{});\n", n + 2, n + 1);
   }
@@ -234,9 +234,10 @@ TEST(ParseFastParams, ReadAsTheGeneralPathReadsThem) {
   for (int i = 0; i < 6; ++i) {
     body += fmt::format("%w{}: Tensor[(8, 8, 3, 3), float32], %b{} : Tensor[(8), float32],", i, i);
   }
-  body += " %a.b: Tensor[(8), float32], %c-d: Tensor[(8), float32], %e /* c */: "
-          "Tensor[(8), float32], %f: Tensor[(8), float16], %g:Tensor[(8), float32], %h) {\n"
-          "  %0 = add(%a.b, %c-d);\n  %1 = add(%0, %g);\n  add(%1, %b5)\n}\n";
+  body +=
+      " %a.b: Tensor[(8), float32], %c-d: Tensor[(8), float32], %e /* c */: "
+      "Tensor[(8), float32], %f: Tensor[(8), float16], %g:Tensor[(8), float32], %h) {\n"
+      "  %0 = add(%a.b, %c-d);\n  %1 = add(%0, %g);\n  add(%1, %b5)\n}\n";
   Module mod;
   std::string errors;
   const Function* main = Main(body, mod, &errors);
@@ -256,8 +257,7 @@ TEST(ParseFastParams, ReadAsTheGeneralPathReadsThem) {
   EXPECT_EQ(params[17]->annotation(), nullptr);
   EXPECT_EQ(params[14]->annotation(), params[1]->annotation());
   EXPECT_EQ(params[16]->annotation(), params[1]->annotation());
-  EXPECT_EQ(static_cast<const TensorType*>(params[15]->annotation())->dtype(),
-            DataType::Float(16));
+  EXPECT_EQ(static_cast<const TensorType*>(params[15]->annotation())->dtype(), DataType::Float(16));
 }
 
 TEST(ParseFastParams, DuplicatesAreReported) {
