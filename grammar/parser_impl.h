@@ -43,6 +43,10 @@ inline constexpr size_t kMaxErrors = 20;
 // it, and its contents (or why they could not be read).
 struct MetadataState {
   static constexpr uint32_t kNone = UINT32_MAX;
+  // False until the text was searched for the section: a module without
+  // meta references or section never needs the search (a scan of the whole
+  // text), and the parse then does not depend on where the section is.
+  bool searched = false;
   uint32_t offset = kNone;  // byte offset of `#[metadata]` the parse assumed
   bool ok = false;          // contents parsed
   std::string error;        // why not, when !ok
@@ -89,8 +93,9 @@ struct Signature {
 
 class Parser {
  public:
+  // `metadata` is searched for when first needed, unless it was already.
   Parser(std::string_view text, uint32_t file_id, Module& module, DiagnosticEngine& diags,
-         const MetadataState& metadata);
+         MetadataState& metadata);
 
   // `#[version]`, then definitions or one bare expression, then metadata.
   void ParseModuleText(bool require_version);
@@ -305,6 +310,9 @@ class Parser {
   // The attrs object a meta token refers to, or nullptr (reported).
   const MetaAttrs* MetaAttrsObject(const Token& t);
   bool CheckMetadata(const Token& t);
+  // The metadata section, searched for (from the start of the text) and
+  // parsed on the first call.
+  const MetadataState& Metadata();
   NDArray ScalarArray(DataType dtype, uint64_t bits);
 
   // ---- Scopes ----
@@ -343,7 +351,7 @@ class Parser {
   Module& module_;
   IRBuilder b_;
   DiagnosticEngine& diags_;
-  const MetadataState& metadata_;
+  MetadataState& metadata_;  // through Metadata()
   uint32_t seen_metadata_offset_ = MetadataState::kNone;
   uint32_t prev_end_ = 0;   // end of the last consumed token
   bool expr_mode_ = false;  // ParseExpr: globals must already be defined
