@@ -249,11 +249,15 @@ const Type* ExprTyper::RunRelation(const Call* call) {
     return Error(call->span(), fmt::format("{}: no type relation is registered", op->name));
   }
   // Errors are not cached: their message is built again, which is rare.
-  RelationKey key{op, call->attrs(), scratch_.size(), {}};
-  bool cacheable = scratch_.size() <= key.args.size();
+  const size_t n = scratch_.size();
+  // The argument types are written one word at a time: a copy into the key
+  // by memcpy would make the hash's loads of them wait for its wide stores.
+  RelationKey key{op, call->attrs(), n,
+                  {n > 0 ? scratch_[0] : nullptr, n > 1 ? scratch_[1] : nullptr,
+                   n > 2 ? scratch_[2] : nullptr}};
+  bool cacheable = n <= key.args.size();
   RecentRelation* recent = nullptr;
   if (cacheable) {
-    std::copy(scratch_.begin(), scratch_.end(), key.args.begin());
     recent = &recent_relations_[RecentSlot(key)];
     if (recent->type != nullptr && recent->key == key) return recent->type;
     auto it = relation_cache_.find(key);
