@@ -1,6 +1,9 @@
 // Atomic expressions: literals, variables, op names, meta references,
 // tuples and grouping, `if`, and `fn` literals.
+#include <algorithm>
+
 #include "fmt/format.h"
+#include "grammar/lexer_chars.h"
 #include "grammar/parser_impl.h"
 
 namespace carve::parser_internal {
@@ -78,10 +81,14 @@ const Expr* Parser::ParseOpName() {
   // its `.` and identifier tokens are skipped without lexing them.
   if (!op_cache_.empty()) {
     const uint32_t begin = Peek().begin;
+    const std::string_view all = lex_.text();
+    if (const OpExpr* op = RecentOp(begin)) return op;
     const uint32_t name_end = lex_.ScanDottedName(begin);
-    auto it = op_cache_.find(lex_.text().substr(begin, name_end - begin));
+    const std::string_view name = all.substr(begin, name_end - begin);
+    auto it = op_cache_.find(name);
     if (it != op_cache_.end() && lex_.SkipTo(name_end)) {
       prev_end_ = name_end;
+      recent_ops_.Remember(name, OpKeyBytes(begin), all.data() + all.size(), nullptr, it->second);
       return it->second;
     }
   }
@@ -105,6 +112,40 @@ const Expr* Parser::ParseOpName() {
     Error(span, UnknownOpMessage(name));
   }
   return Placeholder(span);
+}
+
+size_t Parser::OpKeyBytes(uint32_t begin) const {
+  const std::string_view all = lex_.text();
+  const size_t stop = std::min(all.size(), begin + kRecentKey);
+  size_t end = begin;
+  while (end < stop && (IsIdentContinue(all[end]) || all[end] == '.')) ++end;
+  return end - begin;
+}
+
+const OpExpr* Parser::MatchRecentOp(uint32_t begin, uint32_t* end) const {
+  const std::string_view all = lex_.text();
+  const auto* hit =
+      recent_ops_.Match(all.data() + begin, OpKeyBytes(begin), all.data() + all.size(), nullptr);
+  if (hit == nullptr) return nullptr;
+  // The remembered name is what ScanDottedName found on the same bytes; it
+  // finds it here too unless the byte after it would extend the name: a name
+  // character, a glued `.word`, or the '[' that makes a last word `meta` a
+  // meta reference.
+  const size_t name_end = begin + hit->size;
+  if (name_end < all.size() &&
+      (IsIdentContinue(all[name_end]) || all[name_end] == '.' || all[name_end] == '[')) {
+    return nullptr;
+  }
+  *end = static_cast<uint32_t>(name_end);
+  return hit->value;
+}
+
+const OpExpr* Parser::RecentOp(uint32_t begin) {
+  uint32_t end = 0;
+  const OpExpr* op = MatchRecentOp(begin, &end);
+  if (op == nullptr || !lex_.SkipTo(end)) return nullptr;
+  prev_end_ = end;
+  return op;
 }
 
 const Expr* Parser::ParseParenthesized() {

@@ -4,6 +4,8 @@
 //   aval  := INT | FLOAT | BOOL | STRING | '[' aval,* ']' | '(' aval ')' | None | nullptr
 // Attribute values are first read generically (AttrValue); parse_attrs.cc
 // converts them against the callee's schema.
+#include <algorithm>
+
 #include "fmt/format.h"
 #include "grammar/lexer_chars.h"
 #include "grammar/parser_impl.h"
@@ -74,12 +76,27 @@ const Attrs* Parser::SkipCachedAttrs(const Expr* callee) {
   // look the attribute text up. A text in the memo was parsed before without
   // any diagnostic, so the same bytes need not be lexed again.
   const uint32_t begin = Peek(0).begin;
+  const std::string_view all = lex_.text();
+  // A text remembered by its bytes is tried first. It holds no comment and
+  // ends with a non-space byte, so when only spaces and the ')' follow the
+  // same bytes, the scan below would find the same text.
+  if (const auto* hit = recent_attrs_.Match(all.data() + begin, AttrsKeyBytes(begin),
+                                            all.data() + all.size(), op->info())) {
+    const uint32_t end = begin + hit->size;
+    uint32_t close = end;
+    while (close < all.size() && IsSpace(all[close])) ++close;
+    if (close < all.size() && all[close] == ')' && lex_.SkipTo(end)) return hit->value;
+  }
   if (const uint32_t close = lex_.ScanGroup(begin, ')'); close != 0) {
     uint32_t end = close;
-    const std::string_view all = lex_.text();
     while (end > begin && IsSpace(all[end - 1])) --end;
-    auto it = attrs_cache_.find(std::make_pair(op->info(), all.substr(begin, end - begin)));
-    if (it != attrs_cache_.end() && lex_.SkipTo(end)) return it->second;
+    const std::string_view text = all.substr(begin, end - begin);
+    auto it = attrs_cache_.find(std::make_pair(op->info(), text));
+    if (it != attrs_cache_.end() && lex_.SkipTo(end)) {
+      recent_attrs_.Remember(text, AttrsKeyBytes(begin), all.data() + all.size(), op->info(),
+                             it->second);
+      return it->second;
+    }
   }
   // Not memoised: lex the lookahead window up to the call's ')' as the
   // parser always has, so that lexical errors in it are reported in the
@@ -98,6 +115,16 @@ const Attrs* Parser::SkipCachedAttrs(const Expr* callee) {
     }
   }
   return nullptr;
+}
+
+size_t Parser::AttrsKeyBytes(uint32_t begin) const {
+  // Short attribute texts (`units=None`) are placed by their own bytes: those
+  // before the first ')', which ends the call when nothing in the text does.
+  const std::string_view all = lex_.text();
+  const size_t stop = std::min(all.size(), begin + kRecentKey);
+  size_t end = begin;
+  while (end < stop && all[end] != ')') ++end;
+  return end - begin;
 }
 
 bool Parser::AtAttribute() {

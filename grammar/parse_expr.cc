@@ -151,6 +151,7 @@ bool Parser::ParseLetBinding() {
 }
 
 bool Parser::ParseGraphBinding() {
+  if (ParseGraphBindingFast()) return true;
   const Token& n = Next();
   const int64_t number = n.int_value;
   const Span span = SpanOf(n);

@@ -63,6 +63,10 @@ bool Parser::ParseParams(Signature& sig, const TokenPos& open) {
       ErrorExpected("a parameter such as '%x', an attribute or ')'", &open);
       return false;
     }
+    if (ParseParamFast(sig, open, prefetch_cursor)) {
+      if (!Accept(TokenKind::kComma)) break;
+      continue;
+    }
     const Token& name = Next();
     const std::string_view param_name = lex_.Name(name);
     const Span name_span = SpanOf(name);
@@ -75,20 +79,23 @@ bool Parser::ParseParams(Signature& sig, const TokenPos& open) {
     }
     const Type* type = nullptr;
     if (Accept(TokenKind::kColon) && (type = ParseType()) == nullptr) return false;
-    const Var* var = b_.MakeVarWithStableName(param_name, type, name_span);
-    // Parameters are bound in the signature's own scope. A binding they
-    // shadow is a duplicate when it was made in that scope too, that is when
-    // its name comes after the '(': what outer scopes bind is written before.
-    const Var* first = BindLocal(var, key);
-    sig.shadows = sig.shadows || first != nullptr;
-    if (first != nullptr && first->span().begin > open.begin) {
-      Error(name_span, fmt::format("duplicate parameter '%{}'", param_name),
-            {Note{first->span(), "first declared here"}});
-    }
-    sig.params.push_back(var);
+    BindParam(sig, open, b_.MakeVarWithStableName(param_name, type, name_span), key);
     if (!Accept(TokenKind::kComma)) break;
   }
   return Expect(TokenKind::kRParen, "')' after the parameters", &open);
+}
+
+void Parser::BindParam(Signature& sig, const TokenPos& open, const Var* var, uint64_t key) {
+  // Parameters are bound in the signature's own scope. A binding they
+  // shadow is a duplicate when it was made in that scope too, that is when
+  // its name comes after the '(': what outer scopes bind is written before.
+  const Var* first = BindLocal(var, key);
+  sig.shadows = sig.shadows || first != nullptr;
+  if (first != nullptr && first->span().begin > open.begin) {
+    Error(var->span(), fmt::format("duplicate parameter '%{}'", var->name()),
+          {Note{first->span(), "first declared here"}});
+  }
+  sig.params.push_back(var);
 }
 
 bool Parser::ParseSignature(Signature& sig) {

@@ -59,13 +59,13 @@ std::string MetaText(std::string_view key, int64_t index) {
 
 // Checks that the section exists and parsed; false (reported) otherwise.
 bool Parser::CheckMetadata(const Token& t) {
-  if (metadata_.offset == MetadataState::kNone) {
+  if (Metadata().offset == MetadataState::kNone) {
     Error(SpanOf(t), fmt::format("'{}' refers to the metadata section, but there is no "
                                  "#[metadata] section at the end of the file",
                                  lex_.TextOf(t)));
     return false;
   }
-  return metadata_.ok;  // a broken section is reported once, at its marker
+  return Metadata().ok;  // a broken section is reported once, at its marker
 }
 
 const Expr* Parser::ParseMetaExpr(const Token& t) {
@@ -76,7 +76,7 @@ const Expr* Parser::ParseMetaExpr(const Token& t) {
     return Placeholder(SpanOf(t));
   }
   if (!CheckMetadata(t)) return Placeholder(SpanOf(t));
-  const std::vector<NDArray>& constants = metadata_.contents.constants;
+  const std::vector<NDArray>& constants = Metadata().contents.constants;
   if (uint64_t(t.int_value) >= constants.size()) {
     Error(SpanOf(t), fmt::format("'{}' is out of range: the metadata section has {} "
                                  "relay.Constant entries",
@@ -93,8 +93,8 @@ const Expr* Parser::ParseMetaExpr(const Token& t) {
 const MetaAttrs* Parser::MetaAttrsObject(const Token& t) {
   if (!CheckMetadata(t)) return nullptr;
   std::string key(lex_.MetaKey(t));
-  auto it = metadata_.contents.attrs.find(key);
-  if (it == metadata_.contents.attrs.end()) {
+  auto it = Metadata().contents.attrs.find(key);
+  if (it == Metadata().contents.attrs.end()) {
     Error(SpanOf(t),
           fmt::format("'{}': the metadata section has no '{}' entries", lex_.TextOf(t), key));
     return nullptr;

@@ -4,9 +4,11 @@
 //
 // The metadata section comes last in the file but `meta[...]` references
 // come before it, so the section is located by a byte search for
-// `#[metadata]` and parsed first. The lexer is the judge of where the section
-// really starts (the marker could sit inside a comment or a string); when it
-// disagrees with the search, the text is parsed again with its answer.
+// `#[metadata]` and parsed when first needed (at a reference or at the
+// section itself; a module with neither never scans for it). The lexer is
+// the judge of where the section really starts (the marker could sit inside
+// a comment or a string); when it disagrees with the search, the text is
+// parsed again with its answer.
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -23,6 +25,7 @@ constexpr std::string_view kVersion = "0.0.5";
 
 MetadataState LoadMetadata(std::string_view text, uint32_t offset) {
   MetadataState state;
+  state.searched = true;
   state.offset = offset;
   if (offset == MetadataState::kNone) return state;
   size_t close = text.find(']', offset);
@@ -41,10 +44,12 @@ uint32_t FindMetadataMarker(std::string_view text) {
   return at == std::string_view::npos ? MetadataState::kNone : static_cast<uint32_t>(at);
 }
 
-// Whether the parse must run again: the lexer found the section somewhere
-// else than the byte search (e.g. the first marker was inside a comment).
+// Whether the parse must run again: it used the section where the byte
+// search found it, and the lexer found it somewhere else (e.g. the first
+// marker was inside a comment).
 bool NeedsRetry(const Parser& parser, const MetadataState& assumed) {
-  return parser.seen_metadata_offset() != assumed.offset && !parser.stopped();
+  return assumed.searched && parser.seen_metadata_offset() != assumed.offset &&
+         !parser.stopped();
 }
 
 absl::StatusOr<uint32_t> RegisterSource(std::string_view source_name, std::string text) {
@@ -160,13 +165,19 @@ void Parser::ParseBareExpression() {
   module_.Add("main", main);
 }
 
+const MetadataState& Parser::Metadata() {
+  if (!metadata_.searched) metadata_ = LoadMetadata(lex_.text(), FindMetadataMarker(lex_.text()));
+  return metadata_;
+}
+
 void Parser::ParseMetadataToken() {
   if (!At(TokenKind::kMetadata)) return;
   const Token& t = Next();
   seen_metadata_offset_ = t.begin;
-  if (metadata_.offset == t.begin && !metadata_.ok) {
+  const MetadataState& metadata = Metadata();
+  if (metadata.offset == t.begin && !metadata.ok) {
     Error(Span{lex_.file_id(), t.begin, t.aux},
-          fmt::format("invalid metadata section: {}", metadata_.error));
+          fmt::format("invalid metadata section: {}", metadata.error));
   }
 }
 
@@ -180,7 +191,6 @@ void Parser::CheckUndefinedGlobals() {
 
 }  // namespace parser_internal
 
-using parser_internal::FindMetadataMarker;
 using parser_internal::LoadMetadata;
 using parser_internal::MetadataState;
 using parser_internal::NeedsRetry;
@@ -191,15 +201,14 @@ absl::StatusOr<Module> ParseModule(std::string_view source_name, std::string tex
                                    const ParseOptions& options) {
   CARVE_ASSIGN_OR_RETURN(uint32_t file, RegisterSource(source_name, std::move(text)));
   std::string_view view = SourceManager::Global().Get(file)->text();
-  uint32_t offset = FindMetadataMarker(view);
+  MetadataState metadata;  // searched for when first needed
   for (int attempt = 0;; ++attempt) {
-    MetadataState metadata = LoadMetadata(view, offset);
     DiagnosticEngine diags;
     Module module;
     Parser parser(view, file, module, diags, metadata);
     parser.ParseModuleText(options.require_version);
     if (attempt == 0 && NeedsRetry(parser, metadata)) {
-      offset = parser.seen_metadata_offset();
+      metadata = LoadMetadata(view, parser.seen_metadata_offset());
       continue;
     }
     CARVE_RETURN_IF_ERROR(diags.ToStatus());
@@ -226,14 +235,13 @@ absl::StatusOr<const Expr*> ParseExpr(std::string_view source_name, std::string 
                                       Module& module) {
   CARVE_ASSIGN_OR_RETURN(uint32_t file, RegisterSource(source_name, std::move(text)));
   std::string_view view = SourceManager::Global().Get(file)->text();
-  uint32_t offset = FindMetadataMarker(view);
+  MetadataState metadata;  // searched for when first needed
   for (int attempt = 0;; ++attempt) {
-    MetadataState metadata = LoadMetadata(view, offset);
     DiagnosticEngine diags;
     Parser parser(view, file, module, diags, metadata);
     const Expr* e = parser.ParseStandaloneExpr();
     if (attempt == 0 && NeedsRetry(parser, metadata)) {
-      offset = parser.seen_metadata_offset();
+      metadata = LoadMetadata(view, parser.seen_metadata_offset());
       continue;
     }
     CARVE_RETURN_IF_ERROR(diags.ToStatus());

@@ -6,7 +6,7 @@
 namespace carve::parser_internal {
 
 Parser::Parser(std::string_view text, uint32_t file_id, Module& module, DiagnosticEngine& diags,
-               const MetadataState& metadata)
+               MetadataState& metadata)
     : lex_(text, file_id, &diags),
       module_(module),
       b_(module.arena()),

@@ -137,12 +137,22 @@ const Type* Parser::ParseTensorType(uint32_t begin) {
   // Models repeat a few tensor types thousands of times: memoise them by
   // their text, found by a raw scan for the closing ']' (a memoised text was
   // parsed before without error, so its tokens need not be lexed again).
+  // A text remembered by its bytes is tried first: a text ends at its ']'
+  // (a token by itself), so equal bytes are the same tokens.
+  const std::string_view all = lex_.text();
+  if (const auto* hit =
+          recent_types_.Match(all.data() + begin, kRecentKey, all.data() + all.size(), nullptr);
+      hit != nullptr && lex_.SkipTo(begin + hit->size)) {
+    prev_end_ = begin + hit->size;
+    return hit->value;
+  }
   std::string_view text;
   if (uint32_t close = lex_.ScanGroup(Peek().begin + 1, ']', 256); close != 0) {
-    text = lex_.text().substr(begin, close + 1 - begin);
+    text = all.substr(begin, close + 1 - begin);
     auto it = type_cache_.find(text);
     if (it != type_cache_.end() && lex_.SkipTo(close + 1)) {
       prev_end_ = close + 1;
+      recent_types_.Remember(text, kRecentKey, all.data() + all.size(), nullptr, it->second);
       return it->second;
     }
   }

@@ -29,6 +29,7 @@
 #include "grammar/metadata.h"
 #include "grammar/parser.h"
 #include "grammar/parser_locals.h"
+#include "grammar/parser_recent.h"
 #include "ir/module.h"
 #include "support/diagnostics.h"
 
@@ -42,6 +43,10 @@ inline constexpr size_t kMaxErrors = 20;
 // it, and its contents (or why they could not be read).
 struct MetadataState {
   static constexpr uint32_t kNone = UINT32_MAX;
+  // False until the text was searched for the section: a module without
+  // meta references or section never needs the search (a scan of the whole
+  // text), and the parse then does not depend on where the section is.
+  bool searched = false;
   uint32_t offset = kNone;  // byte offset of `#[metadata]` the parse assumed
   bool ok = false;          // contents parsed
   std::string error;        // why not, when !ok
@@ -88,8 +93,9 @@ struct Signature {
 
 class Parser {
  public:
+  // `metadata` is searched for when first needed, unless it was already.
   Parser(std::string_view text, uint32_t file_id, Module& module, DiagnosticEngine& diags,
-         const MetadataState& metadata);
+         MetadataState& metadata);
 
   // `#[version]`, then definitions or one bare expression, then metadata.
   void ParseModuleText(bool require_version);
@@ -189,6 +195,27 @@ class Parser {
   const Expr* ParseBlock(std::string_view what);
   bool ParseLetBinding();
   bool ParseGraphBinding();
+  // `%N = op(%a, %b, attrs);` read from the raw text when the op name and
+  // attribute text are ones met recently (parse_fast.cc), and the bindings
+  // of that shape that follow it; false, with nothing consumed, when the
+  // first is not of that shape.
+  bool ParseGraphBindingFast();
+  // `%N =` of a binding: its number, the span of `%N`, and where the value
+  // starts (after the '=').
+  struct FastBindingHead {
+    int64_t number;
+    Span number_span;
+    uint32_t value_begin;
+  };
+  // The head of a binding at byte `from` (after spaces), written as the
+  // lexer reads two tokens `%N` and '='.
+  bool NextFastBindingHead(uint32_t from, FastBindingHead* head) const;
+  // Reads the rest of a binding of the fast shape, builds and binds its call
+  // and returns the end of its ';'; 0 (nothing consumed) for another shape.
+  uint32_t ReadFastBinding(const FastBindingHead& head);
+  // A `%N` or `%name` use at `*p` that the fast path can take: bound, and
+  // written as the lexer reads one token. Advances `*p` past it.
+  const Expr* FastVariableUse(const char** p);
   bool ParseFreeVar();
   const Expr* ParseBinop();
   const Expr* ParsePostfix();
@@ -202,6 +229,13 @@ class Parser {
   const Expr* ParseGraphUse(const Token& t);
   const Expr* ParseGlobalUse(const Token& t);
   const Expr* ParseOpName();
+  // The op whose name, met before, the text at `begin` spells again (then
+  // consumed), else nullptr; MatchRecentOp only finds it and where its name
+  // ends. OpKeyBytes: the bytes at `begin` that place such a name in
+  // recent_ops_ (up to kRecentKey of its name characters and dots).
+  const OpExpr* RecentOp(uint32_t begin);
+  const OpExpr* MatchRecentOp(uint32_t begin, uint32_t* end) const;
+  size_t OpKeyBytes(uint32_t begin) const;
   // A stand-in for an expression that failed semantically (undefined name,
   // unknown op), so that parsing continues and reports later errors too.
   const Expr* Placeholder(Span span);
@@ -209,6 +243,13 @@ class Parser {
   // ---- Signatures (parse_function.cc) ----
   bool ParseTypeParams(Signature& sig);
   bool ParseParams(Signature& sig, const TokenPos& open);
+  // At a parameter `%name: T` whose tensor type T is a recent one: reads
+  // it from the raw text (parse_fast.cc) and binds it, up to the ',' or ')'
+  // after it; else false, nothing consumed.
+  bool ParseParamFast(Signature& sig, const TokenPos& open, uint32_t& prefetch_cursor);
+  // Binds the parameter `var` (key: its locals key) of the signature opened
+  // at `open`, reporting a duplicate.
+  void BindParam(Signature& sig, const TokenPos& open, const Var* var, uint64_t key);
   bool ParseSignature(Signature& sig);
   // An upper bound on the parameters of the signature that follows: the `%`
   // signs before the next `{` (the body's). Reserving the locals table for
@@ -232,6 +273,8 @@ class Parser {
   // At an op call's attributes whose text was converted before (and fits the
   // lookahead window): consumes them and returns their attrs; else nullptr.
   const Attrs* SkipCachedAttrs(const Expr* callee);
+  // The bytes at `begin` that place an attribute text in recent_attrs_.
+  size_t AttrsKeyBytes(uint32_t begin) const;
   bool ParseAttributeList(std::vector<ParsedAttr>& out);
   std::optional<ParsedAttr> ParseAttribute();
   std::optional<AttrValue> ParseAttrValue();
@@ -267,6 +310,9 @@ class Parser {
   // The attrs object a meta token refers to, or nullptr (reported).
   const MetaAttrs* MetaAttrsObject(const Token& t);
   bool CheckMetadata(const Token& t);
+  // The metadata section, searched for (from the start of the text) and
+  // parsed on the first call.
+  const MetadataState& Metadata();
   NDArray ScalarArray(DataType dtype, uint64_t bits);
 
   // ---- Scopes ----
@@ -305,7 +351,7 @@ class Parser {
   Module& module_;
   IRBuilder b_;
   DiagnosticEngine& diags_;
-  const MetadataState& metadata_;
+  MetadataState& metadata_;  // through Metadata()
   uint32_t seen_metadata_offset_ = MetadataState::kNone;
   uint32_t prev_end_ = 0;   // end of the last consumed token
   bool expr_mode_ = false;  // ParseExpr: globals must already be defined
@@ -379,6 +425,12 @@ class Parser {
   absl::flat_hash_map<std::string_view, AttrValue, NameHash> list_cache_;
   // Tensor types by their text (`Tensor[(64, 64, 3, 3), float32]`).
   absl::flat_hash_map<std::string_view, const Type*, NameHash> type_cache_;
+  // The memos' texts met again recently, found by their bytes: tensor types
+  // (type_cache_), op attributes by OpInfo (attrs_cache_), op names
+  // (op_cache_).
+  RecentTexts<const Type*> recent_types_;
+  RecentTexts<const Attrs*> recent_attrs_;
+  RecentTexts<const OpExpr*> recent_ops_;
   std::vector<AttrEntry> entries_;
   // Type stack shared by nested tuple/function types; the shape being read.
   std::vector<const Type*> type_items_;

@@ -82,9 +82,11 @@ const Type* ExprTyper::TypeOf(const Expr* e) const {
 // One step of the node on top of the stack: either push its children (and
 // advance its stage) or, once they are typed, compute its type and pop it.
 void ExprTyper::Step() {
-  size_t i = stack_.size() - 1;
-  const Expr* e = stack_[i].e();
-  if (stack_[i].stage() == 0 && IsTyped(e)) {  // shared node, already typed
+  // The frame stays valid while children are pushed (a deque moves no
+  // element when it grows).
+  Frame& frame = stack_.back();
+  const Expr* e = frame.e();
+  if (frame.stage() == 0 && IsTyped(e)) {  // shared node, already typed
     stack_.pop_back();
     return;
   }
@@ -99,10 +101,10 @@ void ExprTyper::Step() {
       return Done(e, Error(e->span(),
                            fmt::format("operator {} can only be called", Cast<OpExpr>(e)->name())));
     case ExprKind::kCall:
-      return StepCall(i);
+      return StepCall(frame);
     case ExprKind::kTuple: {
       auto* t = Cast<Tuple>(e);
-      if (stack_[i].Advance() == 0) {
+      if (frame.Advance() == 0) {
         for (size_t k = t->fields().size(); k-- > 0;) Push(t->fields()[k]);
         return;
       }
@@ -112,14 +114,14 @@ void ExprTyper::Step() {
     }
     case ExprKind::kTupleGetItem: {
       auto* g = Cast<TupleGetItem>(e);
-      if (stack_[i].Advance() == 0) return Push(g->tuple());
+      if (frame.Advance() == 0) return Push(g->tuple());
       return Done(e, TypeProjection(g));
     }
     case ExprKind::kLet:
-      return StepLet(i);
+      return StepLet(frame);
     case ExprKind::kIf: {
       auto* x = Cast<If>(e);
-      if (stack_[i].Advance() == 0) {
+      if (frame.Advance() == 0) {
         Push(x->else_branch());
         Push(x->then_branch());
         Push(x->cond());
@@ -128,13 +130,13 @@ void ExprTyper::Step() {
       return Done(e, TypeIf(x));
     }
     case ExprKind::kFunction:
-      return StepFunction(i);
+      return StepFunction(frame);
   }
 }
 
-void ExprTyper::StepCall(size_t i) {
-  auto* call = Cast<Call>(stack_[i].e());
-  if (stack_[i].Advance() == 0) {
+void ExprTyper::StepCall(Frame& frame) {
+  auto* call = Cast<Call>(frame.e());
+  if (frame.Advance() == 0) {
     for (size_t k = call->args().size(); k-- > 0;) Push(call->args()[k]);
     // Operators are not values: they have no type of their own here.
     if (!Isa<OpExpr>(call->callee())) Push(call->callee());
@@ -143,9 +145,9 @@ void ExprTyper::StepCall(size_t i) {
   Done(call, call->op() != nullptr ? TypeOpCall(call) : TypeClosureCall(call));
 }
 
-void ExprTyper::StepLet(size_t i) {
-  auto* let = Cast<Let>(stack_[i].e());
-  switch (stack_[i].Advance()) {
+void ExprTyper::StepLet(Frame& frame) {
+  auto* let = Cast<Let>(frame.e());
+  switch (frame.Advance()) {
     case 0:
       // A function literal may call itself through the variable (the seed's
       // `let %while_loop = fn (...) {... %while_loop(...) ...}`), so the
@@ -165,9 +167,9 @@ void ExprTyper::StepLet(size_t i) {
   }
 }
 
-void ExprTyper::StepFunction(size_t i) {
-  auto* fn = Cast<Function>(stack_[i].e());
-  if (stack_[i].Advance() == 0) {
+void ExprTyper::StepFunction(Frame& frame) {
+  auto* fn = Cast<Function>(frame.e());
+  if (frame.Advance() == 0) {
     // Parameters without annotations are holes, filled from the call site.
     for (const Var* p : fn->params()) {
       met_unannotated_ = met_unannotated_ || p->annotation() == nullptr;
@@ -247,15 +249,28 @@ const Type* ExprTyper::RunRelation(const Call* call) {
     return Error(call->span(), fmt::format("{}: no type relation is registered", op->name));
   }
   // Errors are not cached: their message is built again, which is rare.
-  RelationKey key{op, call->attrs(), scratch_.size(), {}};
-  bool cacheable = scratch_.size() <= key.args.size();
+  const size_t n = scratch_.size();
+  // The argument types are written one word at a time: a copy into the key
+  // by memcpy would make the hash's loads of them wait for its wide stores.
+  RelationKey key{op, call->attrs(), n,
+                  {n > 0 ? scratch_[0] : nullptr, n > 1 ? scratch_[1] : nullptr,
+                   n > 2 ? scratch_[2] : nullptr}};
+  bool cacheable = n <= key.args.size();
+  RecentRelation* recent = nullptr;
   if (cacheable) {
-    std::copy(scratch_.begin(), scratch_.end(), key.args.begin());
+    recent = &recent_relations_[RecentSlot(key)];
+    if (recent->type != nullptr && recent->key == key) return recent->type;
     auto it = relation_cache_.find(key);
-    if (it != relation_cache_.end()) return it->second;
+    if (it != relation_cache_.end()) {
+      *recent = RecentRelation{key, it->second};
+      return it->second;
+    }
   }
   absl::StatusOr<const Type*> out = op->type_rel(TypeRelCall{op, scratch_, call->attrs()});
-  if (out.ok() && *out != nullptr && cacheable) relation_cache_.emplace(key, *out);
+  if (out.ok() && *out != nullptr && cacheable) {
+    relation_cache_.emplace(key, *out);
+    *recent = RecentRelation{key, *out};
+  }
   if (!out.ok()) {
     std::string message(out.status().message());
     return Error(call->span(), fmt::format("{}: {}", op->name, message));
@@ -264,6 +279,16 @@ const Type* ExprTyper::RunRelation(const Call* call) {
     return Error(call->span(), fmt::format("{}: the type relation gave no type", op->name));
   }
   return *out;
+}
+
+size_t ExprTyper::RecentSlot(const RelationKey& key) {
+  auto word = [](const void* p) { return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p)); };
+  uint64_t h = word(key.op) ^ (word(key.attrs) * 0x9E3779B97F4A7C15ull) ^
+               (word(key.args[0]) * 0xC2B2AE3D27D4EB4Full) ^
+               (word(key.args[1]) * 0x165667B19E3779F9ull) ^
+               (word(key.args[2]) * 0xD6E8FEB86659FD93ull) ^ key.num_args;
+  h *= 0xFF51AFD7ED558CCDull;
+  return static_cast<size_t>(h >> 56) % kRecentRelations;
 }
 
 const Type* ExprTyper::TypeClosureCall(const Call* call) {

@@ -89,9 +89,9 @@ class ExprTyper {
   const Type* TypeOf(const Expr* e) const;
   const Type* Resolved(const Expr* e) { return unifier_.Resolve(TypeOf(e)); }
 
-  void StepCall(size_t i);
-  void StepLet(size_t i);
-  void StepFunction(size_t i);
+  void StepCall(Frame& frame);
+  void StepLet(Frame& frame);
+  void StepFunction(Frame& frame);
   const Type* FreeVarType(const Var* v);
   const Type* GlobalType(const GlobalVar* gv);
   const Type* ConstantType(const Constant* c);
@@ -163,6 +163,17 @@ class ExprTyper {
     }
   };
   absl::flat_hash_map<RelationKey, const Type*> relation_cache_;
+  // The last result of each slot of a direct-mapped table in front of
+  // relation_cache_, placed by a multiply-xor of the key: a network repeats
+  // the same few keys call after call, and a hit costs a few compares where
+  // the map hashes six words and probes.
+  struct RecentRelation {
+    RelationKey key{};
+    const Type* type = nullptr;
+  };
+  static constexpr size_t kRecentRelations = 256;
+  static size_t RecentSlot(const RelationKey& key);
+  std::array<RecentRelation, kRecentRelations> recent_relations_{};
 };
 
 }  // namespace carve

@@ -90,7 +90,7 @@ const Type* TypeUnifier::Resolve(const Type* t) {
   return t;
 }
 
-TypeUnifier::State TypeUnifier::Classify(const Type* resolved) const {
+TypeUnifier::State TypeUnifier::ClassifyOther(const Type* resolved) const {
   if (resolved == nullptr) return State::kHoles;
   switch (resolved->kind()) {
     case TypeKind::kTensor:

@@ -38,7 +38,11 @@ class TypeUnifier {
   enum class State : uint8_t { kComplete, kHoles, kPoisoned };
   // Whether a resolved type is complete, still has unbound holes, or contains
   // Poison (which dominates).
-  State Classify(const Type* resolved) const;
+  State Classify(const Type* resolved) const {
+    // Tensors first, inline: almost every type a typer meets is one.
+    if (resolved != nullptr && resolved->kind() == TypeKind::kTensor) return State::kComplete;
+    return ClassifyOther(resolved);
+  }
 
   // Appends the unbound holes of a resolved type to `out`.
   void CollectHoles(const Type* resolved, std::vector<const IncompleteType*>& out) const;
@@ -71,6 +75,7 @@ class TypeUnifier {
     std::vector<uint32_t> watchers;
   };
 
+  State ClassifyOther(const Type* resolved) const;
   // Index of `hole` in holes_, registering holes created elsewhere (`_`
   // annotations written in the program) on first sight.
   uint32_t IndexOf(const IncompleteType* hole);

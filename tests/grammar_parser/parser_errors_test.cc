@@ -191,6 +191,18 @@ TEST(ParseErrors, MetadataReferences) {
             "parsing object key - unexpected end of input; expected string literal\n");
 }
 
+TEST(ParseErrors, BrokenMetadataWithoutReferences) {
+  // No reference needs the section, but its marker is read and checked; a
+  // commented marker before it is not the section.
+  EXPECT_EQ(Errors("def @main() { 1 }\n#[metadata]\n{\"root\": 1,"),
+            "3:1: invalid metadata section: parse error at line 2, column 12: syntax error while "
+            "parsing object key - unexpected end of input; expected string literal\n");
+  EXPECT_EQ(Errors("// #[metadata]\ndef @main() { 1 }\n#[metadata]\n{\"root\": 1,"),
+            "4:1: invalid metadata section: parse error at line 2, column 12: syntax error while "
+            "parsing object key - unexpected end of input; expected string literal\n");
+  EXPECT_EQ(Errors("// #[metadata] {\ndef @main() { 1 }\n"), "OK");
+}
+
 TEST(ParseErrors, SeveralErrorsInOneRun) {
   EXPECT_EQ(Errors("def @main() {\n"
                    "  %0 = add(1, );\n"

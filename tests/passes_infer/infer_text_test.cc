@@ -1,6 +1,7 @@
 // InferType on Relay text: what `carve check` and `carve fmt --types` show.
 #include <string>
 
+#include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "grammar/parser.h"
 #include "grammar/printer.h"
@@ -147,6 +148,30 @@ def @main(%x: Tensor[(2), float32]) {
   EXPECT_TRUE(unannotated.contains(mod->Lookup("g")));  // the literal's return type
   EXPECT_TRUE(unannotated.contains(mod->Lookup("main")));  // %y
   EXPECT_EQ(unannotated.size(), 2u);
+}
+
+TEST(InferTextTest, RepeatedRelationsKeepTheirArgumentTypes) {
+  // The same op and attributes on arguments of many shapes, interleaved, so
+  // that the typer's memo of recent relations meets each key again and many
+  // keys share its slots: every call must keep the type of its own inputs.
+  std::string text = "#[version = \"0.0.5\"]\ndef @main(";
+  constexpr int kShapes = 300;
+  for (int s = 1; s <= kShapes; ++s) {
+    text += fmt::format("%a{}: Tensor[({}, 2), float32], ", s, s);
+  }
+  text += "%z: Tensor[(1), int32]) {\n";
+  int n = 0;
+  for (int round = 0; round < 3; ++round) {
+    for (int s = 1; s <= kShapes; ++s) text += fmt::format("  %{} = add(%a{}, %a{});\n", n++, s, s);
+  }
+  text += "  (%0, %299, %300, %899)\n}\n";
+  Module mod;
+  ASSERT_TRUE(Check("repeat.relay", text, &mod).ok());
+  const Function* main = mod.Lookup("main");
+  const Type* result = main->body()->checked_type();
+  EXPECT_EQ(TypeToString(result),
+            "(Tensor[(1, 2), float32], Tensor[(300, 2), float32], Tensor[(1, 2), float32], "
+            "Tensor[(300, 2), float32])");
 }
 
 }  // namespace
