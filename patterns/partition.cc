@@ -301,8 +301,8 @@ void MarkDeferred(const IndexedGraph& graph, std::span<const Group> groups,
 
 // What a partition changed in its graph, for IndexedGraph::Derive.
 struct GraphEdit {
-  std::vector<const Expr*> current;       // by old node: its new version
-  std::vector<uint32_t> replaced_at;      // by old node: into replaced_inputs, or kNone
+  std::vector<const Expr*> current;  // by old node: its new version
+  std::vector<IndexedGraph::Replacement> replaced;  // by ascending old node
   std::vector<uint32_t> replaced_inputs;  // the composite calls' inputs (old nodes)
 };
 
@@ -312,7 +312,7 @@ struct GraphEdit {
 // for the calls the accepted groups remove; `edit` (optional) receives the
 // changes when the expression changed.
 const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& pattern,
-                             const IndexedGraph& graph, Arena* arena,
+                             IndexedGraph& graph, Arena* arena,
                              const PartitionOptions& options, PartitionStats* stats,
                              ParamNames& names, OpCounts* counts = nullptr,
                              GraphEdit* edit = nullptr) {
@@ -335,8 +335,12 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
   std::vector<const Expr*> args;
   std::vector<uint8_t> stays, deferred;
   MarkDeferred(graph, grouper.groups(), deferred, stays);
+  // The rebuild reads nodes and inputs only: the outputs (and any
+  // post-dominators) are freed while it allocates the new nodes, the
+  // pass's peak, and made again if a later pattern needs this graph.
+  graph.ReleaseDerivedTables();
   if (edit != nullptr) {
-    edit->replaced_at.assign(graph.size(), IndexedGraph::kNone);
+    edit->replaced.clear();
     edit->replaced_inputs.clear();
   }
   for (uint32_t i = 0; i < graph.size(); ++i) {
@@ -369,7 +373,7 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
     }
     if (counts != nullptr) RemoveGroupOps(graph, group, *counts, deferred);
     if (edit != nullptr) {
-      edit->replaced_at[i] = static_cast<uint32_t>(edit->replaced_inputs.size());
+      edit->replaced.push_back({i, static_cast<uint32_t>(edit->replaced_inputs.size())});
       edit->replaced_inputs.insert(edit->replaced_inputs.end(), group.inputs.begin(),
                                    group.inputs.end());
     }
@@ -496,8 +500,10 @@ absl::StatusOr<const Expr*> PartitionComposites(const std::vector<CompositeEntry
     std::vector<const OpInfo*> required = RequiredOps(**compiled);
     if (counts && !MayMatch(**compiled, required, *counts)) continue;
     if (graph == nullptr && previous != nullptr) {
-      graph = IndexedGraph::Derive(std::move(previous), edit.current, edit.replaced_at,
+      graph = IndexedGraph::Derive(std::move(previous), edit.current, edit.replaced,
                                    edit.replaced_inputs);
+      // Read by Derive only: freed before the next partition allocates.
+      std::vector<const Expr*>().swap(edit.current);
     }
     if (graph == nullptr) {
       graph = std::make_unique<IndexedGraph>(
