@@ -67,7 +67,77 @@ uint32_t PatternHeight(const CompiledPattern& p, uint32_t id, std::vector<uint8_
   return height;
 }
 
+bool MayMatchAt(const CompiledPattern& p, uint32_t id, const IndexedGraph& g, uint32_t node,
+                int depth) {
+  // Deep or recursive patterns: the matcher decides.
+  constexpr int kMaxDepth = 16;
+  if (depth > kMaxDepth) return true;
+  const CompiledNode& n = p.node(id);
+  auto kids = p.children(id);
+  switch (n.kind) {
+    case PatternKind::kWildcard:
+      return true;
+    case PatternKind::kVar:
+      return g.kind(node) == ExprKind::kVar;
+    case PatternKind::kConstant:
+      return g.kind(node) == ExprKind::kConstant;
+    case PatternKind::kTuple:
+      return g.kind(node) == ExprKind::kTuple;
+    case PatternKind::kTupleGetItem:
+      return g.kind(node) == ExprKind::kTupleGetItem;
+    case PatternKind::kAlt:
+      return MayMatchAt(p, kids[0], g, node, depth + 1) ||
+             MayMatchAt(p, kids[1], g, node, depth + 1);
+    // Wrappers whose inner pattern must match the same node.
+    case PatternKind::kAttr:
+    case PatternKind::kType:
+    case PatternKind::kDType:
+    case PatternKind::kShape:
+    case PatternKind::kCapture:
+    case PatternKind::kRecursive:
+    case PatternKind::kWhere:
+      return MayMatchAt(p, kids[0], g, node, depth + 1);
+    case PatternKind::kCall:
+      break;
+    default:
+      return true;
+  }
+  // As Matcher::VisitCall: a call of the pattern's op, its args matched in
+  // order or, for a commutative op with two args, swapped; a call of another
+  // op may still match a re-associated alternative.
+  if (g.kind(node) != ExprKind::kCall) return false;
+  const auto* pat = Cast<CallPattern>(n.node);
+  const OpInfo* want = pat->op();
+  if (want == nullptr) return true;
+  if (g.call_op(node) != want) {
+    for (uint32_t alt : p.alternatives(id)) {
+      if (MayMatchAt(p, alt, g, node, depth + 1)) return true;
+    }
+    return false;
+  }
+  if (pat->any_args()) return true;
+  auto arg_pats = kids.subspan(1);
+  auto inputs = g.inputs(node);
+  // A call's inputs are its callee and args, unless a recursive reference
+  // left one out: then the matcher decides.
+  if (inputs.size() != arg_pats.size() + 1) return true;
+  auto args = inputs.subspan(1);
+  auto all = [&](bool swap) {
+    for (size_t k = 0; k < arg_pats.size(); ++k) {
+      uint32_t pat_id = arg_pats[swap ? arg_pats.size() - 1 - k : k];
+      if (!MayMatchAt(p, pat_id, g, args[k], depth + 1)) return false;
+    }
+    return true;
+  };
+  return all(false) || (want->commutative() && arg_pats.size() == 2 && all(true));
+}
+
 }  // namespace
+
+bool MayMatchInGraph(const CompiledPattern& pattern, uint32_t id, const IndexedGraph& graph,
+                     uint32_t node) {
+  return MayMatchAt(pattern, id, graph, node, 0);
+}
 
 std::string GroupRejection::Reason(const NodeNamer& namer) const {
   if (kind == Kind::kOverlap) {
@@ -128,7 +198,10 @@ void PatternGrouper::Run() {
       MarkPrePartitioned(i);
       continue;
     }
-    if (filter.Admits(kind, graph_.call_op(i)) && matcher_.Match(graph_.node(i))) TryRoot(i);
+    if (!filter.Admits(kind, graph_.call_op(i))) continue;
+    if (MayMatchInGraph(*pattern_, pattern_->root(), graph_, i) && matcher_.Match(graph_.node(i))) {
+      TryRoot(i);
+    }
   }
   Finalize();
   // Only the groups are read from here on (while a partition rebuilds the

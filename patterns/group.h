@@ -33,6 +33,17 @@
 
 namespace carve {
 
+// False when the graph's dense arrays (kinds, call ops, inputs) already show
+// that pattern node `id` cannot match graph node `node`: a call pattern of
+// an op met by another op or by no call (and no re-associated alternative
+// applies), through alternations, attribute/type/capture/where wrappers and
+// the args of fixed-arity calls (swapped for commutative ops, as the
+// matcher retries). True whenever it cannot tell: a necessary condition
+// only, read without touching the expressions, so that a grouper skips
+// most failing candidates without the cache misses of a match attempt.
+bool MayMatchInGraph(const CompiledPattern& pattern, uint32_t id, const IndexedGraph& graph,
+                     uint32_t node);
+
 // One accepted match. The spans point into the grouper's storage and stay
 // valid as long as the grouper.
 struct Group {

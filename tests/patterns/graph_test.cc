@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "patterns/builders.h"
 #include "patterns/graph.h"
+#include "patterns/group.h"
 #include "patterns/partition.h"
 #include "tests/patterns/pattern_test_util.h"
 
@@ -158,6 +159,59 @@ TEST_F(GraphTest, LargeGroups) {
     EXPECT_EQ(relu->args()[0], fn->params()[k]);
     EXPECT_EQ(fn->params()[k]->name(), "FunctionVar_0_" + std::to_string(k));
   }
+}
+
+// The grouper's prefilter is a necessary condition: wherever the matcher
+// matches, MayMatchInGraph says so (commutative retries, alternations,
+// re-associated multiply/divide, wrappers, tuples, recursion); and it rules
+// out calls of other ops and calls whose args are calls of other ops
+// without a match attempt.
+TEST_F(GraphTest, MayMatchInGraphNeverRejectsAMatch) {
+  const Var *a = V("a"), *w = V("w"), *b = V("b"), *c = V("c");
+  const Expr* conv = Op("nn.conv2d", {a, w});
+  const Expr* bias = Op("nn.bias_add", {conv, b});
+  const Expr* sum = Op("add", {c, bias});  // the conv-side arg second
+  const Expr* relu = Op("nn.relu", {Op("add", {bias, sum})});
+  const Expr* mul = Op("multiply", {a, Op("divide", {b, c})});
+  const Expr* t = Tup({relu, mul, Get(Tup({a, b}), 1), Const(1.0)});
+  Pattern conv_p = IsOp("nn.conv2d")(Wildcard(), Wildcard());
+  Pattern bias_p = IsOp("nn.bias_add")(conv_p, Wildcard());
+  std::vector<Pattern> patterns = {
+      IsOp("add")(bias_p, Wildcard()),
+      IsOp("add")(IsOp("nn.relu")(Wildcard()), Wildcard()),
+      IsOp("nn.relu")(Alt(IsOp("add")(conv_p, Wildcard()), IsOp("add")(bias_p, Wildcard()))),
+      HasAttr({}, Capture("x", IsOp("add")(Wildcard(), bias_p))),
+      (Wildcard() * Wildcard()) / Wildcard(),  // matches a * (b / c) re-associated
+      IsTuple({Wildcard(), Wildcard(), IsTupleGetItem(IsAnyTuple(), 1), IsConstant()}),
+      Recursive("chain", [](const Pattern& self) {
+        return Alt(IsOp("add")(self, Wildcard()), IsOp("nn.bias_add")(Wildcard(), Wildcard()));
+      }),
+      IsVar(),
+  };
+  IndexedGraph g(t);
+  int matches = 0, rejected = 0;
+  for (const Pattern& p : patterns) {
+    auto compiled = CompilePattern(p);
+    ASSERT_TRUE(compiled.ok());
+    Matcher matcher(*compiled, &g);
+    for (uint32_t i = 0; i < g.size(); ++i) {
+      bool may = MayMatchInGraph(**compiled, (*compiled)->root(), g, i);
+      bool does = matcher.Match(g.node(i));
+      if (does) EXPECT_TRUE(may) << "node " << i << " of " << Print(g.node(i));
+      matches += does;
+      rejected += !may;
+    }
+  }
+  EXPECT_GE(matches, 8);
+  EXPECT_GT(rejected, 0);
+  auto relu_of_add_conv = CompilePattern(IsOp("nn.relu")(IsOp("add")(conv_p, Wildcard())));
+  ASSERT_TRUE(relu_of_add_conv.ok());
+  EXPECT_FALSE(MayMatchInGraph(**relu_of_add_conv, (*relu_of_add_conv)->root(), g,
+                               g.IndexOf(relu)));
+  auto add_bias = CompilePattern(IsOp("add")(bias_p, Wildcard()));
+  ASSERT_TRUE(add_bias.ok());
+  EXPECT_TRUE(MayMatchInGraph(**add_bias, (*add_bias)->root(), g, g.IndexOf(sum)));  // swapped
+  EXPECT_FALSE(MayMatchInGraph(**add_bias, (*add_bias)->root(), g, g.IndexOf(bias)));
 }
 
 }  // namespace
