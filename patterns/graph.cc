@@ -510,20 +510,24 @@ std::unique_ptr<IndexedGraph> IndexedGraph::Derive(std::unique_ptr<IndexedGraph>
   struct Frame {
     uint32_t u;
     uint32_t next;
+    uint32_t count;  // num_children(u), read once (a replaced node's from its call)
     uint32_t fresh;  // the new id of a replaced node's function
   };
+  auto frame = [&](uint32_t u) {
+    return Frame{u, 0, static_cast<uint32_t>(num_children(u)), kNone};
+  };
   std::vector<Frame> stack;
-  stack.push_back({root, 0, kNone});
+  stack.push_back(frame(root));
   while (!stack.empty()) {
     Frame& f = stack.back();
     uint32_t u = f.u;
-    if (f.next < num_children(u)) {
+    if (f.next < f.count) {
       auto [c, is_input] = child(u, f.next++);
       if (c == kFresh) {
         const Expr* fn = Cast<Call>(current[u])->callee();
         f.fresh = add(fn, ExprKind::kFunction, 0);
       } else if (new_id[c] == kNone) {
-        stack.push_back({c, 0, kNone});
+        stack.push_back(frame(c));
       }
       continue;
     }
@@ -531,8 +535,7 @@ std::unique_ptr<IndexedGraph> IndexedGraph::Derive(std::unique_ptr<IndexedGraph>
     uint32_t id = add(current[u], replaced ? ExprKind::kCall : old.kind(u),
                       replaced ? g->OpSlot(Cast<Call>(current[u])->op()) : old.op_slots_[u]);
     new_id[u] = id;
-    size_t count = num_children(u);
-    for (size_t k = 0; k < count; ++k) {
+    for (uint32_t k = 0; k < f.count; ++k) {
       auto [c, is_input] = child(u, k);
       if (is_input) g->input_ids_.push_back(c == kFresh ? f.fresh : new_id[c]);
     }

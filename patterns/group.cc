@@ -268,6 +268,18 @@ void PatternGrouper::TryRoot(uint32_t root) {
   }
   x.nodes_end = static_cast<uint32_t>(index_pool_.size());
   x.label_end = static_cast<uint32_t>(label_pool_.size());
+  // A graph repeats a few labels many times, usually in a row: a label
+  // equal to the previous group's is stored once.
+  if (!extents_.empty()) {
+    const Extent& prev = extents_.back();
+    std::string_view pool = label_pool_;
+    if (pool.substr(prev.label_begin, prev.label_end - prev.label_begin) ==
+        pool.substr(x.label_begin, x.label_end - x.label_begin)) {
+      label_pool_.resize(x.label_begin);
+      x.label_begin = prev.label_begin;
+      x.label_end = prev.label_end;
+    }
+  }
   if (keep_bindings_) {
     binding_pool_.insert(binding_pool_.end(), matcher_.bindings().begin(),
                          matcher_.bindings().end());

@@ -52,6 +52,7 @@ struct Group {
   std::span<const uint32_t> inputs;   // graph indices, parameter order
   std::span<const uint32_t> nodes;    // graph indices of the body, post-order (root last)
   std::string_view label;             // PartitionedFromPattern, e.g. "nn.conv2d_nn.relu_"
+                                      // (groups with the same label share its text)
   std::span<const Binding> bindings;  // the match's bindings (pattern id, expr), if kept
 };
 
@@ -86,6 +87,10 @@ class PatternGrouper {
   const std::vector<GroupRejection>& rejections() const { return rejections_; }
   // The group index a node belongs to, or IndexedGraph::kNone.
   uint32_t GroupOf(uint32_t node) const { return group_of_[node]; }
+  // Frees the table behind GroupOf (not to be called after): groups are in
+  // descending root order, which is all a caller that walks the graph
+  // forward needs, and a large graph's table is 4 bytes a node.
+  void ReleaseGroupOf() { std::vector<uint32_t>().swap(group_of_); }
 
  private:
   // A group while groups are being found: where its parts live in the

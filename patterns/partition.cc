@@ -339,18 +339,21 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
   // post-dominators) are freed while it allocates the new nodes, the
   // pass's peak, and made again if a later pattern needs this graph.
   graph.ReleaseDerivedTables();
+  grouper.ReleaseGroupOf();
   if (edit != nullptr) {
     edit->replaced.clear();
     edit->replaced_inputs.clear();
   }
+  // Groups were found consumers first: in descending root order, so the
+  // next root met going forward is the last group not yet met.
+  size_t next_group = grouper.groups().size();
   for (uint32_t i = 0; i < graph.size(); ++i) {
     if (!deferred[i]) {
       rebuilder.Rebuild(i);
       continue;
     }
-    uint32_t gid = grouper.GroupOf(i);
-    const Group& group = grouper.groups()[gid];
-    if (group.root != i) continue;
+    if (next_group == 0 || grouper.groups()[next_group - 1].root != i) continue;
+    const Group& group = grouper.groups()[--next_group];
     const Expr* pre = graph.node(i);
     if (options.check && !options.check(pre)) {
       // Rejected: the group's nodes are rebuilt as any others, in order.
