@@ -203,26 +203,31 @@ void PatternGrouper::Run() {
       TryRoot(i);
     }
   }
-  Finalize();
   // Only the groups are read from here on (while a partition rebuilds the
   // graph, its peak memory).
   std::vector<uint32_t>().swap(marks_);
   std::vector<uint8_t>().swap(pre_partitioned_);
 }
 
-void PatternGrouper::Finalize() {
-  groups_.resize(extents_.size());
-  for (size_t k = 0; k < groups_.size(); ++k) {
-    const Extent& x = extents_[k];
-    Group& g = groups_[k];
-    g.root = x.root;
-    g.number = x.number;
-    g.inputs = {index_pool_.data() + x.inputs_begin, index_pool_.data() + x.nodes_begin};
-    g.nodes = {index_pool_.data() + x.nodes_begin, index_pool_.data() + x.nodes_end};
-    g.bindings = {binding_pool_.data() + x.bindings_begin, binding_pool_.data() + x.bindings_end};
-    g.label = std::string_view(label_pool_).substr(x.label_begin, x.label_end - x.label_begin);
+Group PatternGrouper::group(size_t k) const {
+  const Extent& x = extents_[k];
+  Group g;
+  g.root = x.root;
+  g.number = x.number;
+  g.inputs = {index_pool_.data() + x.inputs_begin, index_pool_.data() + x.nodes_begin};
+  g.nodes = {index_pool_.data() + x.nodes_begin, index_pool_.data() + x.nodes_end};
+  g.bindings = {binding_pool_.data() + x.bindings_begin, binding_pool_.data() + x.bindings_end};
+  g.label = std::string_view(label_pool_).substr(x.label_begin, x.label_end - x.label_begin);
+  return g;
+}
+
+const std::vector<Group>& PatternGrouper::groups() const {
+  if (groups_.size() != extents_.size()) {
+    groups_.clear();
+    groups_.reserve(extents_.size());
+    for (size_t k = 0; k < extents_.size(); ++k) groups_.push_back(group(k));
   }
-  std::vector<Extent>().swap(extents_);
+  return groups_;
 }
 
 void PatternGrouper::MarkPrePartitioned(uint32_t function) {

@@ -83,7 +83,12 @@ class PatternGrouper {
   void set_keep_bindings(bool keep) { keep_bindings_ = keep; }
   // Computes the groups (once).
   void Run();
-  const std::vector<Group>& groups() const { return groups_; }
+  // The groups, made as Group records on first call.
+  const std::vector<Group>& groups() const;
+  // The same without the records (a large graph's groups are many): how
+  // many, and the k-th, made from the pools on each call.
+  size_t num_groups() const { return extents_.size(); }
+  Group group(size_t k) const;
   const std::vector<GroupRejection>& rejections() const { return rejections_; }
   // The group index a node belongs to, or IndexedGraph::kNone.
   uint32_t GroupOf(uint32_t node) const { return group_of_[node]; }
@@ -93,9 +98,8 @@ class PatternGrouper {
   void ReleaseGroupOf() { std::vector<uint32_t>().swap(group_of_); }
 
  private:
-  // A group while groups are being found: where its parts live in the
-  // pools. The Groups are made once at the end (Finalize), at their final
-  // count: no growth copies of the larger records on large graphs.
+  // A group: where its parts live in the pools. Group records (twice the
+  // size) are made only when asked for, at their final count.
   struct Extent {
     uint32_t root;
     int number;
@@ -114,13 +118,11 @@ class PatternGrouper {
   // match's bindings find their indices without the graph's index map.
   void CollectNear(uint32_t root);
   uint32_t IndexNear(const Expr* e) const;
-  // Points the groups' spans into the (now final) pools.
-  void Finalize();
 
   std::shared_ptr<const CompiledPattern> pattern_;
   const IndexedGraph& graph_;
   Matcher matcher_;
-  std::vector<Group> groups_;
+  mutable std::vector<Group> groups_;  // lazy (groups())
   std::vector<Extent> extents_;
   std::vector<uint32_t> index_pool_;  // inputs then nodes, per group
   std::vector<Binding> binding_pool_;

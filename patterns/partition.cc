@@ -288,10 +288,11 @@ void RemoveGroupOps(const IndexedGraph& graph, const Group& group, OpCounts& cou
 // graph uses their rebuilt versions (the function's body is built from the
 // graph's nodes), so rebuilding them in order would only allocate nodes
 // nothing reaches: two to three calls per composite on a typical table.
-void MarkDeferred(const IndexedGraph& graph, std::span<const Group> groups,
+void MarkDeferred(const IndexedGraph& graph, const PatternGrouper& grouper,
                   std::vector<uint8_t>& deferred, std::vector<uint8_t>& stays) {
   deferred.assign(graph.size(), 0);
-  for (const Group& group : groups) {
+  for (size_t g = 0; g < grouper.num_groups(); ++g) {
+    const Group group = grouper.group(g);
     FindStaying(graph, group, stays);
     for (size_t k = 0; k < group.nodes.size(); ++k) {
       if (!stays[k]) deferred[group.nodes[k]] = 1;
@@ -321,8 +322,10 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
   PatternGrouper grouper(pattern, graph);
   grouper.set_keep_bindings(false);
   grouper.Run();
-  if (stats != nullptr) stats->groups = static_cast<int>(grouper.groups().size());
-  if (grouper.groups().empty()) return root;
+  // Groups are read one at a time (PatternGrouper::group), not as records.
+  size_t num_groups = grouper.num_groups();
+  if (stats != nullptr) stats->groups = static_cast<int>(num_groups);
+  if (num_groups == 0) return root;
 
   // Post-order rewrite: rebuild nodes whose children changed, replace
   // accepted group roots by calls of their functions. A group's deferred
@@ -331,10 +334,10 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
   GraphRebuilder rebuilder(graph, b);
   BodyBuilder bodies(graph, b, names);
   // Groups are numbered in the order found: the last has the largest number.
-  names.Reserve(static_cast<size_t>(grouper.groups()[grouper.groups().size() - 1].number) + 1);
+  names.Reserve(static_cast<size_t>(grouper.group(num_groups - 1).number) + 1);
   std::vector<const Expr*> args;
   std::vector<uint8_t> stays, deferred;
-  MarkDeferred(graph, grouper.groups(), deferred, stays);
+  MarkDeferred(graph, grouper, deferred, stays);
   // The rebuild reads nodes and inputs only: the outputs (and any
   // post-dominators) are freed while it allocates the new nodes, the
   // pass's peak, and made again if a later pattern needs this graph.
@@ -346,14 +349,14 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
   }
   // Groups were found consumers first: in descending root order, so the
   // next root met going forward is the last group not yet met.
-  size_t next_group = grouper.groups().size();
+  size_t next_group = num_groups;
   for (uint32_t i = 0; i < graph.size(); ++i) {
     if (!deferred[i]) {
       rebuilder.Rebuild(i);
       continue;
     }
-    if (next_group == 0 || grouper.groups()[next_group - 1].root != i) continue;
-    const Group& group = grouper.groups()[--next_group];
+    if (next_group == 0 || grouper.group(next_group - 1).root != i) continue;
+    const Group group = grouper.group(--next_group);
     const Expr* pre = graph.node(i);
     if (options.check && !options.check(pre)) {
       // Rejected: the group's nodes are rebuilt as any others, in order.
