@@ -441,6 +441,7 @@ std::unique_ptr<IndexedGraph> IndexedGraph::Derive(std::unique_ptr<IndexedGraph>
   const IndexedGraph& old = *consumed;
   size_t n = old.size();
   uint32_t root = old.root();
+  if (n >= (size_t{1} << 31)) return nullptr;  // ids must leave the walk's marker bit free
   for (uint32_t i = 0; i < n; ++i) {
     ExprKind kind = old.kind(i);
     if (kind == ExprKind::kLet) return nullptr;
@@ -463,10 +464,6 @@ std::unique_ptr<IndexedGraph> IndexedGraph::Derive(std::unique_ptr<IndexedGraph>
   // Only the old kinds, ops and inputs are read from here on: the rest is
   // freed first, so that the new graph's arrays can take its memory.
   consumed->ReleaseAllButInputs();
-  // By node, for the walk: where its replacement's inputs begin, or kNone.
-  std::vector<uint32_t> replaced_at(n, kNone);
-  for (const Replacement& r : replaced) replaced_at[r.node] = r.inputs_begin;
-
   std::unique_ptr<IndexedGraph> g(new IndexedGraph());
   g->nodes_.reserve(n);
   g->kinds_.reserve(n);
@@ -476,22 +473,30 @@ std::unique_ptr<IndexedGraph> IndexedGraph::Derive(std::unique_ptr<IndexedGraph>
   g->input_begin_.reserve(n + 1);
   g->input_ids_.reserve(old.input_ids_.size());
   g->input_begin_.push_back(0);
+  // One word per old node: its new id once numbered; before that kNone, or
+  // kReplacedBit | r for replaced[r] (no array of replacements by node).
+  constexpr uint32_t kReplacedBit = 1u << 31;
   std::vector<uint32_t> new_id(n, kNone);
+  for (uint32_t r = 0; r < replaced.size(); ++r) new_id[replaced[r].node] = kReplacedBit | r;
+  std::vector<uint32_t> fresh_id(replaced.size());  // by replacement: its function's new id
   constexpr uint32_t kFresh = kNone - 1;  // a replaced node's composite function
 
   // A node's children in the new expression's visit order, as (old id or
   // kFresh, is_input): a replaced node's callee then its args, the root
   // function's parameters then its body, otherwise the old inputs (which
   // are exactly the children of calls, tuples, projections and ifs).
-  auto num_children = [&](uint32_t u) -> size_t {
-    if (replaced_at[u] != kNone) return 1 + Cast<Call>(current[u])->args().size();
+  // `r` is the node's replacement, or kNone.
+  auto num_children = [&](uint32_t u, uint32_t r) -> size_t {
+    if (r != kNone) {
+      uint32_t end = r + 1 < replaced.size() ? replaced[r + 1].inputs_begin
+                                              : static_cast<uint32_t>(replaced_inputs.size());
+      return 1 + end - replaced[r].inputs_begin;
+    }
     if (u == root && !params.empty()) return params.size() + 1;
     return old.inputs(u).size();
   };
-  auto child = [&](uint32_t u, size_t k) -> std::pair<uint32_t, bool> {
-    if (replaced_at[u] != kNone) {
-      return {k == 0 ? kFresh : replaced_inputs[replaced_at[u] + k - 1], true};
-    }
+  auto child = [&](uint32_t u, uint32_t r, size_t k) -> std::pair<uint32_t, bool> {
+    if (r != kNone) return {k == 0 ? kFresh : replaced_inputs[replaced[r].inputs_begin + k - 1], true};
     if (u == root && !params.empty()) {
       return k < params.size() ? std::pair{params[k], false} : std::pair{old.inputs(u)[0], true};
     }
@@ -507,37 +512,41 @@ std::unique_ptr<IndexedGraph> IndexedGraph::Derive(std::unique_ptr<IndexedGraph>
     return id;
   };
 
+  // 8 bytes a frame, room for the deepest walk reserved (untouched beyond
+  // the depth reached): a long chain's walk holds most of the graph, and
+  // growth copies would leave their old arrays behind at this pass's peak.
   struct Frame {
     uint32_t u;
     uint32_t next;
-    uint32_t count;  // num_children(u), read once (a replaced node's from its call)
-    uint32_t fresh;  // the new id of a replaced node's function
   };
-  auto frame = [&](uint32_t u) {
-    return Frame{u, 0, static_cast<uint32_t>(num_children(u)), kNone};
+  auto replacement = [&](uint32_t u) {
+    uint32_t state = new_id[u];
+    return state == kNone ? kNone : state & ~kReplacedBit;
   };
   std::vector<Frame> stack;
-  stack.push_back(frame(root));
+  stack.reserve(n);
+  stack.push_back({root, 0});
   while (!stack.empty()) {
     Frame& f = stack.back();
     uint32_t u = f.u;
-    if (f.next < f.count) {
-      auto [c, is_input] = child(u, f.next++);
+    uint32_t r = replacement(u);
+    if (f.next < num_children(u, r)) {
+      auto [c, is_input] = child(u, r, f.next++);
       if (c == kFresh) {
         const Expr* fn = Cast<Call>(current[u])->callee();
-        f.fresh = add(fn, ExprKind::kFunction, 0);
-      } else if (new_id[c] == kNone) {
-        stack.push_back(frame(c));
+        fresh_id[r] = add(fn, ExprKind::kFunction, 0);
+      } else if ((new_id[c] & kReplacedBit) != 0) {  // not numbered yet
+        stack.push_back({c, 0});
       }
       continue;
     }
-    bool replaced = replaced_at[u] != kNone;
-    uint32_t id = add(current[u], replaced ? ExprKind::kCall : old.kind(u),
-                      replaced ? g->OpSlot(Cast<Call>(current[u])->op()) : old.op_slots_[u]);
+    uint32_t id = add(current[u], r != kNone ? ExprKind::kCall : old.kind(u),
+                      r != kNone ? g->OpSlot(Cast<Call>(current[u])->op()) : old.op_slots_[u]);
+    size_t count = num_children(u, r);
     new_id[u] = id;
-    for (uint32_t k = 0; k < f.count; ++k) {
-      auto [c, is_input] = child(u, k);
-      if (is_input) g->input_ids_.push_back(c == kFresh ? f.fresh : new_id[c]);
+    for (size_t k = 0; k < count; ++k) {
+      auto [c, is_input] = child(u, r, k);
+      if (is_input) g->input_ids_.push_back(c == kFresh ? fresh_id[r] : new_id[c]);
     }
     stack.pop_back();
   }
