@@ -159,6 +159,16 @@ PatternGrouper::PatternGrouper(std::shared_ptr<const CompiledPattern> pattern,
   pattern_height_ = PatternHeight(*pattern_, pattern_->root(), state);
 }
 
+uint32_t PatternGrouper::IndexOfBinding(const Binding& b) {
+  return b.index != kNone ? b.index : IndexNear(b.expr);
+}
+
+uint32_t PatternGrouper::InputIndex(uint32_t node, size_t k, size_t count) const {
+  if (node == kNone) return kNone;
+  auto inputs = graph_.inputs(node);
+  return inputs.size() == count ? inputs[k] : kNone;
+}
+
 void PatternGrouper::CollectNear(uint32_t root) {
   // Enough for the usual fused-op patterns; anything further is looked up.
   constexpr size_t kMaxNear = 64;
@@ -179,7 +189,11 @@ void PatternGrouper::CollectNear(uint32_t root) {
   }
 }
 
-uint32_t PatternGrouper::IndexNear(const Expr* e) const {
+uint32_t PatternGrouper::IndexNear(const Expr* e) {
+  if (!near_collected_) {
+    CollectNear(candidate_root_);
+    near_collected_ = true;
+  }
   for (const auto& [node, index] : near_) {
     if (node == e) return index;
   }
@@ -199,7 +213,8 @@ void PatternGrouper::Run() {
       continue;
     }
     if (!filter.Admits(kind, graph_.call_op(i))) continue;
-    if (MayMatchInGraph(*pattern_, pattern_->root(), graph_, i) && matcher_.Match(graph_.node(i))) {
+    if (MayMatchInGraph(*pattern_, pattern_->root(), graph_, i) &&
+        matcher_.Match(graph_.node(i), i)) {
       TryRoot(i);
     }
   }
@@ -250,7 +265,7 @@ void PatternGrouper::TryRoot(uint32_t root) {
   // per-node lists are reused across candidates.
   by_pattern_.resize(pattern_->size());
   for (auto& list : by_pattern_) list.clear();
-  for (const Binding& b : matcher_.bindings()) by_pattern_[b.pattern_id].push_back(b.expr);
+  for (const Binding& b : matcher_.bindings()) by_pattern_[b.pattern_id].push_back(b);
 
   if (++candidate_ > kMaxCandidate) {
     std::fill(marks_.begin(), marks_.end(), 0);
@@ -260,7 +275,9 @@ void PatternGrouper::TryRoot(uint32_t root) {
   x.inputs_begin = static_cast<uint32_t>(index_pool_.size());
   x.bindings_begin = static_cast<uint32_t>(binding_pool_.size());
   x.label_begin = static_cast<uint32_t>(label_pool_.size());
-  CollectNear(root);
+  // The neighbourhood is collected only if a binding has no index.
+  candidate_root_ = root;
+  near_collected_ = false;
   MarkFuzzyNodes();
   SelectInputs();
   x.nodes_begin = static_cast<uint32_t>(index_pool_.size());
@@ -308,10 +325,15 @@ void PatternGrouper::MarkFuzzyNodes() {
     PatternKind kind = pattern_->node(id).kind;
     if (kind == PatternKind::kDominator) {
       for (int k = 0; k < 2; ++k) {  // parent, path
-        for (const Expr* e : by_pattern_[pattern_->children(id)[k]]) mark(e);
+        for (const Binding& b : by_pattern_[pattern_->children(id)[k]]) {
+          uint32_t i = IndexOfBinding(b);
+          if (i != kNone) SetMark(i, kFuzzy);
+        }
       }
     } else if (kind == PatternKind::kFunction) {
-      for (const Expr* e : by_pattern_[id]) PostOrderVisit(Cast<Function>(e)->body(), mark);
+      for (const Binding& b : by_pattern_[id]) {
+        PostOrderVisit(Cast<Function>(b.expr)->body(), mark);
+      }
     }
   }
 }
@@ -328,8 +350,8 @@ void PatternGrouper::SelectInputs() {
   const auto& by_pattern = by_pattern_;
   // The kind comes from the graph when the node is in it: an input is often
   // a weight or bias variable that nothing else near the match touches.
-  auto add = [&](const Expr* e, uint32_t pattern_id) {
-    uint32_t i = IndexNear(e);
+  auto add = [&](const Expr* e, uint32_t index, uint32_t pattern_id) {
+    uint32_t i = index != kNone ? index : IndexNear(e);
     ExprKind kind = i != kNone ? graph_.kind(i) : e->kind();
     if (kind == ExprKind::kOp || kind == ExprKind::kFunction || EmbedsConstant(kind, pattern_id)) {
       return;
@@ -343,15 +365,21 @@ void PatternGrouper::SelectInputs() {
     const auto* tuple = DynCast<TuplePattern>(p);
     const auto* call = DynCast<CallPattern>(p);
     if (tuple != nullptr && tuple->any_fields()) {
-      for (const Expr* m : by_pattern[id]) {
-        for (const Expr* f : Cast<Tuple>(m)->fields()) add(f, id);
+      for (const Binding& m : by_pattern[id]) {
+        auto fields = Cast<Tuple>(m.expr)->fields();
+        for (size_t k = 0; k < fields.size(); ++k) {
+          add(fields[k], InputIndex(m.index, k, fields.size()), id);
+        }
       }
     } else if (call != nullptr && call->any_args()) {
-      for (const Expr* m : by_pattern[id]) {
-        for (const Expr* a : Cast<Call>(m)->args()) add(a, id);
+      for (const Binding& m : by_pattern[id]) {
+        auto args = Cast<Call>(m.expr)->args();
+        for (size_t k = 0; k < args.size(); ++k) {
+          add(args[k], InputIndex(m.index, 1 + k, 1 + args.size()), id);
+        }
       }
     } else if (pattern_->children(id).empty()) {
-      for (const Expr* m : by_pattern[id]) add(m, id);
+      for (const Binding& m : by_pattern[id]) add(m.expr, m.index, id);
     }
   }
 }

@@ -114,10 +114,14 @@ class PatternGrouper {
   void Extract(uint32_t root);
   bool Validate(uint32_t root, uint32_t nodes_begin);
   bool EmbedsConstant(ExprKind kind, uint32_t pattern_id) const;
-  // The nodes within the pattern's height of `root` (capped), so that the
-  // match's bindings find their indices without the graph's index map.
+  // The nodes within the pattern's height of `root` (capped), so that
+  // bindings the matcher gave no index (Binding::index) find theirs without
+  // the graph's index map; collected on the candidate's first such lookup.
   void CollectNear(uint32_t root);
-  uint32_t IndexNear(const Expr* e) const;
+  uint32_t IndexNear(const Expr* e);
+  uint32_t IndexOfBinding(const Binding& b);
+  // Input k of `node` when it has `count` inputs, else kNone.
+  uint32_t InputIndex(uint32_t node, size_t k, size_t count) const;
 
   std::shared_ptr<const CompiledPattern> pattern_;
   const IndexedGraph& graph_;
@@ -150,10 +154,12 @@ class PatternGrouper {
   std::vector<uint32_t> marks_;
   uint32_t candidate_ = 0;
   // Scratch reused across candidates.
-  std::vector<std::vector<const Expr*>> by_pattern_;
+  std::vector<std::vector<Binding>> by_pattern_;
   std::vector<std::pair<uint32_t, bool>> extract_stack_;
   std::vector<uint32_t> kids_;
   std::vector<std::pair<const Expr*, uint32_t>> near_;  // (node, index), breadth-first
+  uint32_t candidate_root_ = 0;
+  bool near_collected_ = false;
   uint32_t pattern_height_ = 0;  // edges from a match's root to its deepest binding
   int next_number_ = 0;
   bool keep_bindings_ = true;

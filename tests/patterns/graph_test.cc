@@ -162,7 +162,8 @@ TEST_F(GraphTest, LargeGroups) {
 }
 
 // The grouper's prefilter is a necessary condition: wherever the matcher
-// matches, MayMatchInGraph says so (commutative retries, alternations,
+// matches, MayMatchInGraph says so, and a match started at a graph index
+// gives its bindings their own nodes' indices (commutative retries, alternations,
 // re-associated multiply/divide, wrappers, tuples, recursion); and it rules
 // out calls of other ops and calls whose args are calls of other ops
 // without a match attempt.
@@ -189,7 +190,7 @@ TEST_F(GraphTest, MayMatchInGraphNeverRejectsAMatch) {
       IsVar(),
   };
   IndexedGraph g(t);
-  int matches = 0, rejected = 0;
+  int matches = 0, rejected = 0, indexed = 0;
   for (const Pattern& p : patterns) {
     auto compiled = CompilePattern(p);
     ASSERT_TRUE(compiled.ok());
@@ -200,10 +201,18 @@ TEST_F(GraphTest, MayMatchInGraphNeverRejectsAMatch) {
       if (does) EXPECT_TRUE(may) << "node " << i << " of " << Print(g.node(i));
       matches += does;
       rejected += !may;
+      // With the root's index, the bindings carry their nodes' indices.
+      ASSERT_EQ(matcher.Match(g.node(i), i), does);
+      for (const Binding& b : matcher.bindings()) {
+        if (b.index == IndexedGraph::kNone) continue;
+        EXPECT_EQ(g.node(b.index), b.expr) << "node " << i;
+        ++indexed;
+      }
     }
   }
   EXPECT_GE(matches, 8);
   EXPECT_GT(rejected, 0);
+  EXPECT_GE(indexed, 20);
   auto relu_of_add_conv = CompilePattern(IsOp("nn.relu")(IsOp("add")(conv_p, Wildcard())));
   ASSERT_TRUE(relu_of_add_conv.ok());
   EXPECT_FALSE(MayMatchInGraph(**relu_of_add_conv, (*relu_of_add_conv)->root(), g,
