@@ -12,11 +12,12 @@ namespace {
 
 constexpr uint32_t kNone = IndexedGraph::kNone;
 
-// MatchExtractor's naming: one entry per body node, post-order.
-void AppendLabel(const Expr* e, std::string& label) {
-  switch (e->kind()) {
+// MatchExtractor's naming: one entry per body node, post-order. The kind
+// and a call's op are passed in (a graph has them in dense arrays, so that
+// naming a group does not read its nodes again).
+void AppendLabel(const Expr* e, ExprKind kind, const OpInfo* op, std::string& label) {
+  switch (kind) {
     case ExprKind::kCall: {
-      const OpInfo* op = Cast<Call>(e)->op();
       if (op == nullptr) {
         label += "Call_";
       } else {
@@ -43,6 +44,10 @@ void AppendLabel(const Expr* e, std::string& label) {
     default:
       return;
   }
+}
+
+void AppendLabel(const Expr* e, std::string& label) {
+  AppendLabel(e, e->kind(), e->kind() == ExprKind::kCall ? Cast<Call>(e)->op() : nullptr, label);
 }
 
 // How many graph edges a match can span below its root: the pattern's
@@ -401,7 +406,8 @@ void PatternGrouper::Extract(uint32_t root) {
     if (!expanded) {
       stack.back().second = true;
       kids.clear();
-      if (const auto* let = DynCast<Let>(graph_.node(i))) {
+      if (graph_.kind(i) == ExprKind::kLet) {  // the kind from the graph: no node read
+        const auto* let = Cast<Let>(graph_.node(i));
         uint32_t var = graph_.IndexOf(let->var());  // the var's input is the value
         if (var != kNone) kids.push_back(var);
       }
@@ -419,7 +425,7 @@ void PatternGrouper::Extract(uint32_t root) {
       PostOrderVisit(Cast<Function>(graph_.node(i))->body(),
                      [this](const Expr* e) { AppendLabel(e, label_pool_); });
     }
-    AppendLabel(graph_.node(i), label_pool_);
+    AppendLabel(graph_.node(i), graph_.kind(i), graph_.call_op(i), label_pool_);
   }
 }
 
