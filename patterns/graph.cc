@@ -452,7 +452,9 @@ std::unique_ptr<IndexedGraph> IndexedGraph::Derive(std::unique_ptr<IndexedGraph>
   std::vector<uint32_t> params;
   bool root_replaced = !replaced.empty() && replaced.back().node == root;
   if (old.kind(root) == ExprKind::kFunction && !root_replaced) {
-    if (old.root_params_.size() != Cast<Function>(old.node(root))->params().size()) {
+    // The root's current version: a rebuild may have taken the old nodes
+    // (it keeps the root's parameter count).
+    if (old.root_params_.size() != Cast<Function>(current[root])->params().size()) {
       return nullptr;
     }
     for (uint32_t id : old.root_params_) {
@@ -557,6 +559,15 @@ std::unique_ptr<IndexedGraph> IndexedGraph::Derive(std::unique_ptr<IndexedGraph>
   return g;
 }
 
+bool IndexedGraph::RebuildsByEdges() const {
+  for (uint32_t i = 0; i < kinds_.size(); ++i) {
+    ExprKind kind = kinds_[i];
+    if (kind == ExprKind::kLet || kind == ExprKind::kIf) return false;
+    if (kind == ExprKind::kFunction && i != root() && !inputs(i).empty()) return false;
+  }
+  return true;
+}
+
 uint16_t IndexedGraph::OpSlot(const OpInfo* op) {
   if (op == nullptr) return 0;
   if (op == last_op_) return last_slot_;
@@ -592,7 +603,7 @@ void IndexedGraph::ReleaseDerivedTables() {
 // cursor and ends at p's end, which is where p + 1's list begins.
 void IndexedGraph::BuildOutputs() const {
   has_outputs_ = true;
-  size_t n = nodes_.size();
+  size_t n = size();
   output_begin_.assign(n + 1, 0);
   for (uint32_t producer : input_ids_) {
     if (producer + 2 <= n) ++output_begin_[producer + 2];
@@ -648,7 +659,7 @@ uint32_t IndexedGraph::Lca(uint32_t a, uint32_t b) const {
 }
 
 void IndexedGraph::ComputePostDominators() const {
-  size_t n = nodes_.size();
+  size_t n = size();
   ipdom_.assign(n, kNone);
   depth_.assign(n, 1);
   // Consumers have larger indices, so one reverse sweep sees them first.

@@ -78,9 +78,10 @@ class IndexedGraph {
   IndexedGraph(const IndexedGraph&) = delete;
   IndexedGraph& operator=(const IndexedGraph&) = delete;
 
-  size_t size() const { return nodes_.size(); }
+  // From the kinds: the node array may be taken (TakeNodes).
+  size_t size() const { return kinds_.size(); }
   // The root expression (the last node).
-  uint32_t root() const { return static_cast<uint32_t>(nodes_.size() - 1); }
+  uint32_t root() const { return static_cast<uint32_t>(kinds_.size() - 1); }
   const Expr* node(uint32_t i) const { return nodes_[i]; }
   // The kind of node i, and for op calls their op (else nullptr), kept in
   // dense arrays so that scans over all nodes do not touch the nodes.
@@ -99,6 +100,16 @@ class IndexedGraph {
     if (!has_outputs_) BuildOutputs();
     return {output_ids_.data() + output_begin_[i], output_begin_[i + 1] - output_begin_[i]};
   }
+  // True when a rebuild can follow graph edges alone (no lookups by
+  // expression): no lets or ifs, and no functions with inputs but the root.
+  bool RebuildsByEdges() const;
+  // Moves the node array out, for a rebuild that keeps each node's current
+  // version in it (GraphRebuilder's taking constructor): one array of the
+  // graph's size instead of two while it allocates the new nodes, its
+  // caller's peak. Until RestoreNodes, node(), nodes() and IndexOf must not
+  // be called (RebuildsByEdges graphs rebuild without them).
+  std::vector<const Expr*> TakeNodes() { return std::move(nodes_); }
+  void RestoreNodes(std::vector<const Expr*> nodes) { nodes_ = std::move(nodes); }
   // Frees the tables computed from the inputs (outputs, post-dominators),
   // computed again on first use: a partition that has found its groups
   // reads only nodes and inputs while it rebuilds (its peak memory).

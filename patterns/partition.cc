@@ -80,8 +80,13 @@ class ParamNames {
 // and projections) and their new versions kept per group member (Enter).
 class BodyBuilder {
  public:
-  BodyBuilder(const IndexedGraph& graph, IRBuilder& b, ParamNames& names)
-      : graph_(graph), b_(b), names_(names) {}
+  // Originals are read from `rebuilder` (GraphRebuilder::Original): a
+  // group's body nodes are not processed before its root, and a body node
+  // that stays in the graph, processed earlier, was rebuilt with the same
+  // kind, attributes, span and type, which is all a body reads of it.
+  BodyBuilder(const IndexedGraph& graph, const GraphRebuilder& rebuilder, IRBuilder& b,
+              ParamNames& names)
+      : graph_(graph), rebuilder_(rebuilder), b_(b), names_(names) {}
 
   // `args` are the call's arguments (group.inputs rebuilt). With
   // options.typed, and when every argument and the root have types, the
@@ -89,7 +94,7 @@ class BodyBuilder {
   // the function returns the root's type and has its function type.
   const Function* Build(const Group& group, const PartitionOptions& options,
                         std::span<const Expr* const> args) {
-    bool typed = options.typed && graph_.node(group.root)->checked_type() != nullptr;
+    bool typed = options.typed && Node(group.root)->checked_type() != nullptr;
     for (size_t k = 0; typed && k < args.size(); ++k) typed = args[k]->checked_type() != nullptr;
     params_.clear();
     param_types_.clear();
@@ -147,7 +152,7 @@ class BodyBuilder {
   // A member's new version and whether it differs from the node.
   const Expr* Out(uint32_t n) const {
     uint32_t slot = SlotOf(n);
-    return slot == IndexedGraph::kNone ? graph_.node(n) : out_[slot];
+    return slot == IndexedGraph::kNone ? Node(n) : out_[slot];
   }
   bool Changed(uint32_t n) const {
     uint32_t slot = SlotOf(n);
@@ -166,7 +171,7 @@ class BodyBuilder {
   }
 
   void Rebuild(uint32_t n, const Group& group) {
-    const Expr* e = graph_.node(n);
+    const Expr* e = Node(n);
     bool changed = false;
     for (uint32_t in : graph_.inputs(n)) changed |= Changed(in);
     if (Isa<Let>(e)) changed = true;  // its value is not an input: rebuilt by lookup below
@@ -220,7 +225,10 @@ class BodyBuilder {
            std::find(group.nodes.begin(), group.nodes.end(), i) != group.nodes.end();
   }
 
+  const Expr* Node(uint32_t n) const { return rebuilder_.Original(n); }
+
   const IndexedGraph& graph_;
+  const GraphRebuilder& rebuilder_;
   IRBuilder& b_;
   ParamNames& names_;
   const Group* group_ = nullptr;
@@ -331,8 +339,6 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
   // accepted group roots by calls of their functions. A group's deferred
   // nodes (MarkDeferred) are rebuilt only when its root is rejected.
   IRBuilder b(arena);
-  GraphRebuilder rebuilder(graph, b);
-  BodyBuilder bodies(graph, b, names);
   // Groups are numbered in the order found: the last has the largest number.
   names.Reserve(static_cast<size_t>(grouper.group(num_groups - 1).number) + 1);
   std::vector<const Expr*> args;
@@ -340,9 +346,17 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
   MarkDeferred(graph, grouper, deferred, stays);
   // The rebuild reads nodes and inputs only: the outputs (and any
   // post-dominators) are freed while it allocates the new nodes, the
-  // pass's peak, and made again if a later pattern needs this graph.
+  // pass's peak, and made again if a later pattern needs this graph; and
+  // when it can follow edges alone, the rebuilder keeps the current
+  // versions in the graph's own node array (no second array of the graph's
+  // size). Originals are then read from the rebuilder (Original) before
+  // their node is processed.
   graph.ReleaseDerivedTables();
   grouper.ReleaseGroupOf();
+  const bool take = graph.RebuildsByEdges();
+  GraphRebuilder rebuilder =
+      take ? GraphRebuilder(graph, b, graph.TakeNodes()) : GraphRebuilder(graph, b);
+  BodyBuilder bodies(graph, rebuilder, b, names);
   if (edit != nullptr) {
     edit->replaced.clear();
     edit->replaced_inputs.clear();
@@ -357,7 +371,7 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
     }
     if (next_group == 0 || grouper.group(next_group - 1).root != i) continue;
     const Group group = grouper.group(--next_group);
-    const Expr* pre = graph.node(i);
+    const Expr* pre = rebuilder.Original(i);
     if (options.check && !options.check(pre)) {
       // Rejected: the group's nodes are rebuilt as any others, in order.
       for (uint32_t n : group.nodes) {
@@ -385,7 +399,14 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
     }
   }
   const Expr* out = rebuilder.At(graph.root());
-  if (edit != nullptr) edit->current = std::move(rebuilder).Release();
+  std::vector<const Expr*> current = std::move(rebuilder).Release();
+  // Every node reaches the root, so an unchanged root means no node
+  // changed: the graph gets its nodes back and serves the next pattern.
+  if (take && out == root) {
+    graph.RestoreNodes(std::move(current));
+  } else if (edit != nullptr) {
+    edit->current = std::move(current);
+  }
   return out;
 }
 
