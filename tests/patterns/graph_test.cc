@@ -126,6 +126,42 @@ TEST_F(GraphTest, CompositeTableMatchesEntryByEntry) {
   EXPECT_EQ(Print(*both), Print(*two));
 }
 
+// An entry whose every group its check rejects leaves the graph unchanged:
+// the rebuild that took the graph's node array gives it back, and the next
+// entry partitions the same graph (as a fresh partition would). A let in
+// the graph makes the rebuild copy the array instead: same results.
+TEST_F(GraphTest, RejectedEntryKeepsTheGraphForTheNext) {
+  Pattern conv = IsOp("nn.conv2d")(Wildcard(), Wildcard());
+  Pattern relu = IsOp("nn.relu")(conv);
+  for (bool with_let : {false, true}) {
+    SCOPED_TRACE(with_let ? "with a let" : "edges only");
+    std::vector<const Var*> params = {x_};
+    const Expr* e = x_;
+    for (int k = 0; k < 4; ++k) {
+      const Var* w = V("w" + std::to_string(k));
+      params.push_back(w);
+      e = Op("nn.relu", {Op("nn.conv2d", {e, w})});
+    }
+    if (with_let) {
+      const Var* t = V("t");
+      e = b_.MakeLet(t, e, Op("nn.relu", {t}));
+    }
+    const Function* fn = Fn(params, e);
+    std::vector<CompositeEntry> table = {{"never", relu, [](const Expr*) { return false; }},
+                                         {"conv", conv, {}}};
+    PartitionStats stats;
+    auto both = PartitionComposites(table, fn, mod_.arena(), false, &stats);
+    ASSERT_TRUE(both.ok());
+    EXPECT_EQ(stats.groups, 8);
+    EXPECT_EQ(stats.partitioned, 4);
+    PartitionOptions options;
+    options.attrs.push_back({"Composite", AttrValue::Str("conv")});
+    auto fresh = Partition(conv, fn, mod_.arena(), options);
+    ASSERT_TRUE(fresh.ok());
+    EXPECT_EQ(Print(*both), Print(*fresh));
+  }
+}
+
 // A group of more members than the body builder searches, and inputs
 // further from the root than the grouper's neighbourhood holds.
 TEST_F(GraphTest, LargeGroups) {
