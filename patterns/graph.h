@@ -108,7 +108,11 @@ class IndexedGraph {
   // graph's size instead of two while it allocates the new nodes, its
   // caller's peak. Until RestoreNodes, node(), nodes() and IndexOf must not
   // be called (RebuildsByEdges graphs rebuild without them).
-  std::vector<const Expr*> TakeNodes() { return std::move(nodes_); }
+  std::vector<const Expr*> TakeNodes() {
+    std::vector<const Expr*> nodes;
+    nodes.swap(nodes_);  // leaves nodes_ empty (a moved-from vector need not be)
+    return nodes;
+  }
   void RestoreNodes(std::vector<const Expr*> nodes) { nodes_ = std::move(nodes); }
   // Frees the tables computed from the inputs (outputs, post-dominators),
   // computed again on first use: a partition that has found its groups
