@@ -200,7 +200,7 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
   size_t shared = 0;  // nodes met again (scratch mark 2)
   nodes_.reserve(size_hint);
   kinds_.reserve(size_hint);
-  call_ops_.reserve(size_hint);
+  op_slots_.reserve(size_hint);
   input_begin_.clear();
   input_ids_.clear();
   input_begin_.reserve(size_hint + 1);
@@ -288,7 +288,7 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
     recent[recent_slot(f.expr)] = {f.expr, id};
     nodes_.push_back(f.expr);
     kinds_.push_back(f.expr->kind());
-    call_ops_.push_back(f.expr->kind() == ExprKind::kCall ? Cast<Call>(f.expr)->op() : nullptr);
+    op_slots_.push_back(f.expr->kind() == ExprKind::kCall ? OpSlot(Cast<Call>(f.expr)->op()) : 0);
     const uint32_t* kids = values.data() + f.values_begin;
     uint32_t count = static_cast<uint32_t>(values.size()) - f.values_begin;
     for (uint32_t k = 0; k < count; ++k) {
@@ -332,15 +332,14 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
     // its marks) and taken for visited: number again without marks.
     nodes_.clear();
     kinds_.clear();
-    call_ops_.clear();
+    op_slots_.clear();
     BuildWithMap(root, options);
     return;
   }
   SetRootParams(root_param_slots);
-  if (let_edges.empty()) {
-    BuildOutputs();
-    return;
-  }
+  // Outputs are computed on first use, in the memory this build's
+  // temporaries leave.
+  if (let_edges.empty()) return;
   // Every edge in emission order, for BuildEdges.
   std::vector<std::pair<uint32_t, uint32_t>> edges;
   edges.reserve(input_ids_.size() + let_edges.size());
@@ -378,7 +377,7 @@ void IndexedGraph::BuildWithMap(const Expr* root, const IndexedGraphOptions& opt
   has_index_ = true;
   nodes_.reserve(size_hint);
   kinds_.reserve(size_hint);
-  call_ops_.reserve(size_hint);
+  op_slots_.reserve(size_hint);
   edges.reserve(size_hint * 2);
 
   auto open = [&](const Expr* e, uint32_t parent_slot) {
@@ -414,7 +413,7 @@ void IndexedGraph::BuildWithMap(const Expr* root, const IndexedGraphOptions& opt
     if (id == nodes_.size()) {
       nodes_.push_back(f.expr);
       kinds_.push_back(f.expr->kind());
-      call_ops_.push_back(f.expr->kind() == ExprKind::kCall ? Cast<Call>(f.expr)->op() : nullptr);
+      op_slots_.push_back(f.expr->kind() == ExprKind::kCall ? OpSlot(Cast<Call>(f.expr)->op()) : 0);
       for (uint32_t s = f.slots_begin; s < slots.size(); ++s) {
         if (slots[s].is_input && slots[s].index != kNone) edges.emplace_back(id, slots[s].index);
       }
@@ -437,20 +436,25 @@ void IndexedGraph::BuildWithMap(const Expr* root, const IndexedGraphOptions& opt
 
 std::unique_ptr<IndexedGraph> IndexedGraph::Derive(std::unique_ptr<IndexedGraph> consumed,
                                                    std::span<const Expr* const> current,
-                                                   std::span<const uint32_t> replaced_at,
+                                                   std::span<const Replacement> replaced,
                                                    std::span<const uint32_t> replaced_inputs) {
   const IndexedGraph& old = *consumed;
   size_t n = old.size();
   uint32_t root = old.root();
+  if (n >= (size_t{1} << 31)) return nullptr;  // ids must leave the walk's marker bit free
   for (uint32_t i = 0; i < n; ++i) {
     ExprKind kind = old.kind(i);
     if (kind == ExprKind::kLet) return nullptr;
     if (kind == ExprKind::kFunction && i != root && !old.inputs(i).empty()) return nullptr;
   }
+
   // The root function's parameters are children but not inputs.
   std::vector<uint32_t> params;
-  if (old.kind(root) == ExprKind::kFunction && replaced_at[root] == kNone) {
-    if (old.root_params_.size() != Cast<Function>(old.node(root))->params().size()) {
+  bool root_replaced = !replaced.empty() && replaced.back().node == root;
+  if (old.kind(root) == ExprKind::kFunction && !root_replaced) {
+    // The root's current version: a rebuild may have taken the old nodes
+    // (it keeps the root's parameter count).
+    if (old.root_params_.size() != Cast<Function>(current[root])->params().size()) {
       return nullptr;
     }
     for (uint32_t id : old.root_params_) {
@@ -462,89 +466,130 @@ std::unique_ptr<IndexedGraph> IndexedGraph::Derive(std::unique_ptr<IndexedGraph>
   // Only the old kinds, ops and inputs are read from here on: the rest is
   // freed first, so that the new graph's arrays can take its memory.
   consumed->ReleaseAllButInputs();
-
   std::unique_ptr<IndexedGraph> g(new IndexedGraph());
   g->nodes_.reserve(n);
   g->kinds_.reserve(n);
-  g->call_ops_.reserve(n);
+  g->op_slots_.reserve(n);
+  g->ops_ = old.ops_;  // the same slots
   // Inputs go straight into the CSR: a node's are known when it is numbered.
   g->input_begin_.reserve(n + 1);
   g->input_ids_.reserve(old.input_ids_.size());
   g->input_begin_.push_back(0);
+  // One word per old node: its new id once numbered; before that kNone, or
+  // kReplacedBit | r for replaced[r] (no array of replacements by node).
+  constexpr uint32_t kReplacedBit = 1u << 31;
   std::vector<uint32_t> new_id(n, kNone);
+  for (uint32_t r = 0; r < replaced.size(); ++r) new_id[replaced[r].node] = kReplacedBit | r;
+  std::vector<uint32_t> fresh_id(replaced.size());  // by replacement: its function's new id
   constexpr uint32_t kFresh = kNone - 1;  // a replaced node's composite function
 
   // A node's children in the new expression's visit order, as (old id or
   // kFresh, is_input): a replaced node's callee then its args, the root
   // function's parameters then its body, otherwise the old inputs (which
   // are exactly the children of calls, tuples, projections and ifs).
-  auto num_children = [&](uint32_t u) -> size_t {
-    if (replaced_at[u] != kNone) return 1 + Cast<Call>(current[u])->args().size();
+  // `r` is the node's replacement, or kNone.
+  auto num_children = [&](uint32_t u, uint32_t r) -> size_t {
+    if (r != kNone) {
+      uint32_t end = r + 1 < replaced.size() ? replaced[r + 1].inputs_begin
+                                              : static_cast<uint32_t>(replaced_inputs.size());
+      return 1 + end - replaced[r].inputs_begin;
+    }
     if (u == root && !params.empty()) return params.size() + 1;
     return old.inputs(u).size();
   };
-  auto child = [&](uint32_t u, size_t k) -> std::pair<uint32_t, bool> {
-    if (replaced_at[u] != kNone) {
-      return {k == 0 ? kFresh : replaced_inputs[replaced_at[u] + k - 1], true};
-    }
+  auto child = [&](uint32_t u, uint32_t r, size_t k) -> std::pair<uint32_t, bool> {
+    if (r != kNone) return {k == 0 ? kFresh : replaced_inputs[replaced[r].inputs_begin + k - 1], true};
     if (u == root && !params.empty()) {
       return k < params.size() ? std::pair{params[k], false} : std::pair{old.inputs(u)[0], true};
     }
     return {old.inputs(u)[k], true};
   };
   // Numbers a node; its inputs are pushed next, before the next add.
-  auto add = [&](const Expr* e, ExprKind kind, const OpInfo* op) {
+  auto add = [&](const Expr* e, ExprKind kind, uint16_t op_slot) {
     uint32_t id = static_cast<uint32_t>(g->nodes_.size());
     if (id > 0) g->input_begin_.push_back(static_cast<uint32_t>(g->input_ids_.size()));
     g->nodes_.push_back(e);
     g->kinds_.push_back(kind);
-    g->call_ops_.push_back(op);
+    g->op_slots_.push_back(op_slot);
     return id;
   };
 
+  // 8 bytes a frame, room for the deepest walk reserved (untouched beyond
+  // the depth reached): a long chain's walk holds most of the graph, and
+  // growth copies would leave their old arrays behind at this pass's peak.
   struct Frame {
     uint32_t u;
     uint32_t next;
-    uint32_t fresh;  // the new id of a replaced node's function
+  };
+  auto replacement = [&](uint32_t u) {
+    uint32_t state = new_id[u];
+    return state == kNone ? kNone : state & ~kReplacedBit;
   };
   std::vector<Frame> stack;
-  stack.push_back({root, 0, kNone});
+  stack.reserve(n);
+  stack.push_back({root, 0});
   while (!stack.empty()) {
     Frame& f = stack.back();
     uint32_t u = f.u;
-    if (f.next < num_children(u)) {
-      auto [c, is_input] = child(u, f.next++);
+    uint32_t r = replacement(u);
+    if (f.next < num_children(u, r)) {
+      auto [c, is_input] = child(u, r, f.next++);
       if (c == kFresh) {
         const Expr* fn = Cast<Call>(current[u])->callee();
-        f.fresh = add(fn, ExprKind::kFunction, nullptr);
-      } else if (new_id[c] == kNone) {
-        stack.push_back({c, 0, kNone});
+        fresh_id[r] = add(fn, ExprKind::kFunction, 0);
+      } else if ((new_id[c] & kReplacedBit) != 0) {  // not numbered yet
+        stack.push_back({c, 0});
       }
       continue;
     }
-    bool replaced = replaced_at[u] != kNone;
-    uint32_t id = add(current[u], replaced ? ExprKind::kCall : old.kind(u),
-                      replaced ? Cast<Call>(current[u])->op() : old.call_op(u));
+    uint32_t id = add(current[u], r != kNone ? ExprKind::kCall : old.kind(u),
+                      r != kNone ? g->OpSlot(Cast<Call>(current[u])->op()) : old.op_slots_[u]);
+    size_t count = num_children(u, r);
     new_id[u] = id;
-    size_t count = num_children(u);
     for (size_t k = 0; k < count; ++k) {
-      auto [c, is_input] = child(u, k);
-      if (is_input) g->input_ids_.push_back(c == kFresh ? f.fresh : new_id[c]);
+      auto [c, is_input] = child(u, r, k);
+      if (is_input) g->input_ids_.push_back(c == kFresh ? fresh_id[r] : new_id[c]);
     }
     stack.pop_back();
   }
   g->input_begin_.push_back(static_cast<uint32_t>(g->input_ids_.size()));
   for (uint32_t p : params) g->root_params_.push_back(new_id[p]);
-  g->BuildOutputs();
+  // Outputs are computed on first use (the grouper's first overlap check),
+  // after the old graph and these tables are freed.
   return g;
+}
+
+bool IndexedGraph::RebuildsByEdges() const {
+  for (uint32_t i = 0; i < kinds_.size(); ++i) {
+    ExprKind kind = kinds_[i];
+    if (kind == ExprKind::kLet || kind == ExprKind::kIf) return false;
+    if (kind == ExprKind::kFunction && i != root() && !inputs(i).empty()) return false;
+  }
+  return true;
+}
+
+uint16_t IndexedGraph::OpSlot(const OpInfo* op) {
+  if (op == nullptr) return 0;
+  if (op == last_op_) return last_slot_;
+  auto it = std::find(ops_.begin(), ops_.end(), op);
+  // At most one slot per registered op: far fewer than 2^16.
+  if (it == ops_.end()) it = ops_.insert(ops_.end(), op);
+  last_op_ = op;
+  last_slot_ = static_cast<uint16_t>(it - ops_.begin());
+  return last_slot_;
 }
 
 void IndexedGraph::ReleaseAllButInputs() {
   std::vector<const Expr*>().swap(nodes_);
-  std::vector<uint32_t>().swap(output_begin_);
-  std::vector<uint32_t>().swap(output_ids_);
   index_ = NodeIndexMap();
   has_index_ = false;
+  ReleaseDerivedTables();
+}
+
+void IndexedGraph::ReleaseDerivedTables() {
+  has_outputs_ = false;
+  std::vector<uint32_t>().swap(output_begin_);
+  std::vector<uint32_t>().swap(output_ids_);
   has_postdom_ = false;
   for (auto* v : {&ipdom_, &depth_, &tree_begin_, &tree_ids_, &tin_, &tout_}) {
     std::vector<uint32_t>().swap(*v);
@@ -556,8 +601,9 @@ void IndexedGraph::ReleaseAllButInputs() {
 // No fill cursors besides output_begin_ itself: counts are summed into the
 // entry after each producer's, so that output_begin_[p + 1] serves as p's
 // cursor and ends at p's end, which is where p + 1's list begins.
-void IndexedGraph::BuildOutputs() {
-  size_t n = nodes_.size();
+void IndexedGraph::BuildOutputs() const {
+  has_outputs_ = true;
+  size_t n = size();
   output_begin_.assign(n + 1, 0);
   for (uint32_t producer : input_ids_) {
     if (producer + 2 <= n) ++output_begin_[producer + 2];
@@ -585,6 +631,7 @@ void IndexedGraph::BuildEdges(const std::vector<std::pair<uint32_t, uint32_t>>& 
   }
   input_ids_.resize(edges.size());
   output_ids_.resize(edges.size());
+  has_outputs_ = true;
   std::vector<uint32_t> in_fill(input_begin_.begin(), input_begin_.end() - 1);
   std::vector<uint32_t> out_fill(output_begin_.begin(), output_begin_.end() - 1);
   // Filling in emission order keeps TVM's orders: a node's inputs as its
@@ -612,7 +659,7 @@ uint32_t IndexedGraph::Lca(uint32_t a, uint32_t b) const {
 }
 
 void IndexedGraph::ComputePostDominators() const {
-  size_t n = nodes_.size();
+  size_t n = size();
   ipdom_.assign(n, kNone);
   depth_.assign(n, 1);
   // Consumers have larger indices, so one reverse sweep sees them first.

@@ -55,30 +55,38 @@ class IndexedGraph {
 
   explicit IndexedGraph(const Expr* root, const IndexedGraphOptions& options = {});
 
+  // A node of an old graph that a partition replaced by a call of a fresh
+  // composite function, whose args are the current versions of
+  // replaced_inputs[inputs_begin ...] (as many as the call has args).
+  struct Replacement {
+    uint32_t node;
+    uint32_t inputs_begin;
+  };
   // A rebuild of an opaque-composites graph `old` (partition.cc): node i
-  // became `current[i]`; where replaced_at[i] != kNone, current[i] is a call
-  // of a fresh composite function whose args are the current versions of
-  // replaced_inputs[replaced_at[i] ...] (as many as the call has args).
-  // Returns the graph a fresh IndexedGraph(current[old.root()],
-  // {.opaque_composites = true}) would build, node for node, computed from
-  // `old`'s edges instead of a walk over the expressions; nullptr when `old`
-  // holds lets or functions other than the root and opaque composites (a
-  // fresh build handles those). `old` is consumed (freed as it goes).
+  // became `current[i]`; `replaced` (by ascending node) lists the nodes
+  // that became composite calls (a list, not an array over every node: a
+  // partition holds it while it rebuilds, its peak). Returns the graph a
+  // fresh IndexedGraph(current[old.root()], {.opaque_composites = true})
+  // would build, node for node, computed from `old`'s edges instead of a
+  // walk over the expressions; nullptr when `old` holds lets or functions
+  // other than the root and opaque composites (a fresh build handles
+  // those). `old` is consumed (freed as it goes).
   static std::unique_ptr<IndexedGraph> Derive(std::unique_ptr<IndexedGraph> old,
                                               std::span<const Expr* const> current,
-                                              std::span<const uint32_t> replaced_at,
+                                              std::span<const Replacement> replaced,
                                               std::span<const uint32_t> replaced_inputs);
   IndexedGraph(const IndexedGraph&) = delete;
   IndexedGraph& operator=(const IndexedGraph&) = delete;
 
-  size_t size() const { return nodes_.size(); }
+  // From the kinds: the node array may be taken (TakeNodes).
+  size_t size() const { return kinds_.size(); }
   // The root expression (the last node).
-  uint32_t root() const { return static_cast<uint32_t>(nodes_.size() - 1); }
+  uint32_t root() const { return static_cast<uint32_t>(kinds_.size() - 1); }
   const Expr* node(uint32_t i) const { return nodes_[i]; }
   // The kind of node i, and for op calls their op (else nullptr), kept in
   // dense arrays so that scans over all nodes do not touch the nodes.
   ExprKind kind(uint32_t i) const { return kinds_[i]; }
-  const OpInfo* call_op(uint32_t i) const { return call_ops_[i]; }
+  const OpInfo* call_op(uint32_t i) const { return ops_[op_slots_[i]]; }
   std::span<const Expr* const> nodes() const { return nodes_; }
   // The index of `e`, or kNone when `e` is not in the graph.
   uint32_t IndexOf(const Expr* e) const;
@@ -89,8 +97,27 @@ class IndexedGraph {
     return {input_ids_.data() + input_begin_[i], input_begin_[i + 1] - input_begin_[i]};
   }
   std::span<const uint32_t> outputs(uint32_t i) const {
+    if (!has_outputs_) BuildOutputs();
     return {output_ids_.data() + output_begin_[i], output_begin_[i + 1] - output_begin_[i]};
   }
+  // True when a rebuild can follow graph edges alone (no lookups by
+  // expression): no lets or ifs, and no functions with inputs but the root.
+  bool RebuildsByEdges() const;
+  // Moves the node array out, for a rebuild that keeps each node's current
+  // version in it (GraphRebuilder's taking constructor): one array of the
+  // graph's size instead of two while it allocates the new nodes, its
+  // caller's peak. Until RestoreNodes, node(), nodes() and IndexOf must not
+  // be called (RebuildsByEdges graphs rebuild without them).
+  std::vector<const Expr*> TakeNodes() {
+    std::vector<const Expr*> nodes;
+    nodes.swap(nodes_);  // leaves nodes_ empty (a moved-from vector need not be)
+    return nodes;
+  }
+  void RestoreNodes(std::vector<const Expr*> nodes) { nodes_ = std::move(nodes); }
+  // Frees the tables computed from the inputs (outputs, post-dominators),
+  // computed again on first use: a partition that has found its groups
+  // reads only nodes and inputs while it rebuilds (its peak memory).
+  void ReleaseDerivedTables();
 
   // The immediate post-dominator of `i`, or kNone (the root, and nodes whose
   // consumers do not reconverge).
@@ -106,8 +133,10 @@ class IndexedGraph {
   void Build(const Expr* root, const IndexedGraphOptions& options);
   void BuildWithMap(const Expr* root, const IndexedGraphOptions& options);
   void BuildEdges(const std::vector<std::pair<uint32_t, uint32_t>>& edges);
-  void BuildOutputs();
+  void BuildOutputs() const;
   void BuildIndex() const;
+  // The slot of `op` in ops_ (added when new).
+  uint16_t OpSlot(const OpInfo* op);
   void ReleaseAllButInputs();
   void SetRootParams(std::span<const uint32_t> slot_ids);
   void ComputePostDominators() const;
@@ -115,7 +144,12 @@ class IndexedGraph {
 
   std::vector<const Expr*> nodes_;
   std::vector<ExprKind> kinds_;
-  std::vector<const OpInfo*> call_ops_;
+  // Call ops as slots into ops_ (slot 0: not an op call): 2 bytes a node
+  // instead of a pointer, for the few distinct ops a graph calls.
+  std::vector<uint16_t> op_slots_;
+  std::vector<const OpInfo*> ops_ = {nullptr};
+  const OpInfo* last_op_ = nullptr;  // OpSlot's last answer (calls repeat ops)
+  uint16_t last_slot_ = 0;
   // Built on the first IndexOf when the construction did not need it
   // (Derive): partitioning mostly walks edges, and filling a map of every
   // node is most of a derived graph's cost.
@@ -125,7 +159,9 @@ class IndexedGraph {
   // but not inputs), so that Derive needs no lookups.
   std::vector<uint32_t> root_params_;
   std::vector<uint32_t> input_begin_, input_ids_;
-  std::vector<uint32_t> output_begin_, output_ids_;
+  // From the inputs (lazy after ReleaseDerivedTables).
+  mutable bool has_outputs_ = false;
+  mutable std::vector<uint32_t> output_begin_, output_ids_;
 
   // Post-dominator tree (lazy).
   mutable bool has_postdom_ = false;

@@ -12,11 +12,12 @@ namespace {
 
 constexpr uint32_t kNone = IndexedGraph::kNone;
 
-// MatchExtractor's naming: one entry per body node, post-order.
-void AppendLabel(const Expr* e, std::string& label) {
-  switch (e->kind()) {
+// MatchExtractor's naming: one entry per body node, post-order. The kind
+// and a call's op are passed in (a graph has them in dense arrays, so that
+// naming a group does not read its nodes again).
+void AppendLabel(const Expr* e, ExprKind kind, const OpInfo* op, std::string& label) {
+  switch (kind) {
     case ExprKind::kCall: {
-      const OpInfo* op = Cast<Call>(e)->op();
       if (op == nullptr) {
         label += "Call_";
       } else {
@@ -45,6 +46,10 @@ void AppendLabel(const Expr* e, std::string& label) {
   }
 }
 
+void AppendLabel(const Expr* e, std::string& label) {
+  AppendLabel(e, e->kind(), e->kind() == ExprKind::kCall ? Cast<Call>(e)->op() : nullptr, label);
+}
+
 // How many graph edges a match can span below its root: the pattern's
 // height (a call's args and callee, a tuple's fields, ... are one edge
 // down). Unbounded (kNone) for recursive and dominator patterns.
@@ -67,7 +72,77 @@ uint32_t PatternHeight(const CompiledPattern& p, uint32_t id, std::vector<uint8_
   return height;
 }
 
+bool MayMatchAt(const CompiledPattern& p, uint32_t id, const IndexedGraph& g, uint32_t node,
+                int depth) {
+  // Deep or recursive patterns: the matcher decides.
+  constexpr int kMaxDepth = 16;
+  if (depth > kMaxDepth) return true;
+  const CompiledNode& n = p.node(id);
+  auto kids = p.children(id);
+  switch (n.kind) {
+    case PatternKind::kWildcard:
+      return true;
+    case PatternKind::kVar:
+      return g.kind(node) == ExprKind::kVar;
+    case PatternKind::kConstant:
+      return g.kind(node) == ExprKind::kConstant;
+    case PatternKind::kTuple:
+      return g.kind(node) == ExprKind::kTuple;
+    case PatternKind::kTupleGetItem:
+      return g.kind(node) == ExprKind::kTupleGetItem;
+    case PatternKind::kAlt:
+      return MayMatchAt(p, kids[0], g, node, depth + 1) ||
+             MayMatchAt(p, kids[1], g, node, depth + 1);
+    // Wrappers whose inner pattern must match the same node.
+    case PatternKind::kAttr:
+    case PatternKind::kType:
+    case PatternKind::kDType:
+    case PatternKind::kShape:
+    case PatternKind::kCapture:
+    case PatternKind::kRecursive:
+    case PatternKind::kWhere:
+      return MayMatchAt(p, kids[0], g, node, depth + 1);
+    case PatternKind::kCall:
+      break;
+    default:
+      return true;
+  }
+  // As Matcher::VisitCall: a call of the pattern's op, its args matched in
+  // order or, for a commutative op with two args, swapped; a call of another
+  // op may still match a re-associated alternative.
+  if (g.kind(node) != ExprKind::kCall) return false;
+  const auto* pat = Cast<CallPattern>(n.node);
+  const OpInfo* want = pat->op();
+  if (want == nullptr) return true;
+  if (g.call_op(node) != want) {
+    for (uint32_t alt : p.alternatives(id)) {
+      if (MayMatchAt(p, alt, g, node, depth + 1)) return true;
+    }
+    return false;
+  }
+  if (pat->any_args()) return true;
+  auto arg_pats = kids.subspan(1);
+  auto inputs = g.inputs(node);
+  // A call's inputs are its callee and args, unless a recursive reference
+  // left one out: then the matcher decides.
+  if (inputs.size() != arg_pats.size() + 1) return true;
+  auto args = inputs.subspan(1);
+  auto all = [&](bool swap) {
+    for (size_t k = 0; k < arg_pats.size(); ++k) {
+      uint32_t pat_id = arg_pats[swap ? arg_pats.size() - 1 - k : k];
+      if (!MayMatchAt(p, pat_id, g, args[k], depth + 1)) return false;
+    }
+    return true;
+  };
+  return all(false) || (want->commutative() && arg_pats.size() == 2 && all(true));
+}
+
 }  // namespace
+
+bool MayMatchInGraph(const CompiledPattern& pattern, uint32_t id, const IndexedGraph& graph,
+                     uint32_t node) {
+  return MayMatchAt(pattern, id, graph, node, 0);
+}
 
 std::string GroupRejection::Reason(const NodeNamer& namer) const {
   if (kind == Kind::kOverlap) {
@@ -87,6 +162,16 @@ PatternGrouper::PatternGrouper(std::shared_ptr<const CompiledPattern> pattern,
       marks_(graph.size(), 0) {
   std::vector<uint8_t> state(pattern_->size(), 0);
   pattern_height_ = PatternHeight(*pattern_, pattern_->root(), state);
+}
+
+uint32_t PatternGrouper::IndexOfBinding(const Binding& b) {
+  return b.index != kNone ? b.index : IndexNear(b.expr);
+}
+
+uint32_t PatternGrouper::InputIndex(uint32_t node, size_t k, size_t count) const {
+  if (node == kNone) return kNone;
+  auto inputs = graph_.inputs(node);
+  return inputs.size() == count ? inputs[k] : kNone;
 }
 
 void PatternGrouper::CollectNear(uint32_t root) {
@@ -109,7 +194,11 @@ void PatternGrouper::CollectNear(uint32_t root) {
   }
 }
 
-uint32_t PatternGrouper::IndexNear(const Expr* e) const {
+uint32_t PatternGrouper::IndexNear(const Expr* e) {
+  if (!near_collected_) {
+    CollectNear(candidate_root_);
+    near_collected_ = true;
+  }
   for (const auto& [node, index] : near_) {
     if (node == e) return index;
   }
@@ -128,28 +217,37 @@ void PatternGrouper::Run() {
       MarkPrePartitioned(i);
       continue;
     }
-    if (filter.Admits(kind, graph_.call_op(i)) && matcher_.Match(graph_.node(i))) TryRoot(i);
+    if (!filter.Admits(kind, graph_.call_op(i))) continue;
+    if (MayMatchInGraph(*pattern_, pattern_->root(), graph_, i) &&
+        matcher_.Match(graph_.node(i), i)) {
+      TryRoot(i);
+    }
   }
-  Finalize();
   // Only the groups are read from here on (while a partition rebuilds the
   // graph, its peak memory).
   std::vector<uint32_t>().swap(marks_);
   std::vector<uint8_t>().swap(pre_partitioned_);
 }
 
-void PatternGrouper::Finalize() {
-  groups_.resize(extents_.size());
-  for (size_t k = 0; k < groups_.size(); ++k) {
-    const Extent& x = extents_[k];
-    Group& g = groups_[k];
-    g.root = x.root;
-    g.number = x.number;
-    g.inputs = {index_pool_.data() + x.inputs_begin, index_pool_.data() + x.nodes_begin};
-    g.nodes = {index_pool_.data() + x.nodes_begin, index_pool_.data() + x.nodes_end};
-    g.bindings = {binding_pool_.data() + x.bindings_begin, binding_pool_.data() + x.bindings_end};
-    g.label = std::string_view(label_pool_).substr(x.label_begin, x.label_end - x.label_begin);
+Group PatternGrouper::group(size_t k) const {
+  const Extent& x = extents_[k];
+  Group g;
+  g.root = x.root;
+  g.number = x.number;
+  g.inputs = {index_pool_.data() + x.inputs_begin, index_pool_.data() + x.nodes_begin};
+  g.nodes = {index_pool_.data() + x.nodes_begin, index_pool_.data() + x.nodes_end};
+  g.bindings = {binding_pool_.data() + x.bindings_begin, binding_pool_.data() + x.bindings_end};
+  g.label = std::string_view(label_pool_).substr(x.label_begin, x.label_end - x.label_begin);
+  return g;
+}
+
+const std::vector<Group>& PatternGrouper::groups() const {
+  if (groups_.size() != extents_.size()) {
+    groups_.clear();
+    groups_.reserve(extents_.size());
+    for (size_t k = 0; k < extents_.size(); ++k) groups_.push_back(group(k));
   }
-  std::vector<Extent>().swap(extents_);
+  return groups_;
 }
 
 void PatternGrouper::MarkPrePartitioned(uint32_t function) {
@@ -172,7 +270,7 @@ void PatternGrouper::TryRoot(uint32_t root) {
   // per-node lists are reused across candidates.
   by_pattern_.resize(pattern_->size());
   for (auto& list : by_pattern_) list.clear();
-  for (const Binding& b : matcher_.bindings()) by_pattern_[b.pattern_id].push_back(b.expr);
+  for (const Binding& b : matcher_.bindings()) by_pattern_[b.pattern_id].push_back(b);
 
   if (++candidate_ > kMaxCandidate) {
     std::fill(marks_.begin(), marks_.end(), 0);
@@ -182,7 +280,9 @@ void PatternGrouper::TryRoot(uint32_t root) {
   x.inputs_begin = static_cast<uint32_t>(index_pool_.size());
   x.bindings_begin = static_cast<uint32_t>(binding_pool_.size());
   x.label_begin = static_cast<uint32_t>(label_pool_.size());
-  CollectNear(root);
+  // The neighbourhood is collected only if a binding has no index.
+  candidate_root_ = root;
+  near_collected_ = false;
   MarkFuzzyNodes();
   SelectInputs();
   x.nodes_begin = static_cast<uint32_t>(index_pool_.size());
@@ -195,6 +295,18 @@ void PatternGrouper::TryRoot(uint32_t root) {
   }
   x.nodes_end = static_cast<uint32_t>(index_pool_.size());
   x.label_end = static_cast<uint32_t>(label_pool_.size());
+  // A graph repeats a few labels many times, usually in a row: a label
+  // equal to the previous group's is stored once.
+  if (!extents_.empty()) {
+    const Extent& prev = extents_.back();
+    std::string_view pool = label_pool_;
+    if (pool.substr(prev.label_begin, prev.label_end - prev.label_begin) ==
+        pool.substr(x.label_begin, x.label_end - x.label_begin)) {
+      label_pool_.resize(x.label_begin);
+      x.label_begin = prev.label_begin;
+      x.label_end = prev.label_end;
+    }
+  }
   if (keep_bindings_) {
     binding_pool_.insert(binding_pool_.end(), matcher_.bindings().begin(),
                          matcher_.bindings().end());
@@ -218,10 +330,15 @@ void PatternGrouper::MarkFuzzyNodes() {
     PatternKind kind = pattern_->node(id).kind;
     if (kind == PatternKind::kDominator) {
       for (int k = 0; k < 2; ++k) {  // parent, path
-        for (const Expr* e : by_pattern_[pattern_->children(id)[k]]) mark(e);
+        for (const Binding& b : by_pattern_[pattern_->children(id)[k]]) {
+          uint32_t i = IndexOfBinding(b);
+          if (i != kNone) SetMark(i, kFuzzy);
+        }
       }
     } else if (kind == PatternKind::kFunction) {
-      for (const Expr* e : by_pattern_[id]) PostOrderVisit(Cast<Function>(e)->body(), mark);
+      for (const Binding& b : by_pattern_[id]) {
+        PostOrderVisit(Cast<Function>(b.expr)->body(), mark);
+      }
     }
   }
 }
@@ -238,8 +355,8 @@ void PatternGrouper::SelectInputs() {
   const auto& by_pattern = by_pattern_;
   // The kind comes from the graph when the node is in it: an input is often
   // a weight or bias variable that nothing else near the match touches.
-  auto add = [&](const Expr* e, uint32_t pattern_id) {
-    uint32_t i = IndexNear(e);
+  auto add = [&](const Expr* e, uint32_t index, uint32_t pattern_id) {
+    uint32_t i = index != kNone ? index : IndexNear(e);
     ExprKind kind = i != kNone ? graph_.kind(i) : e->kind();
     if (kind == ExprKind::kOp || kind == ExprKind::kFunction || EmbedsConstant(kind, pattern_id)) {
       return;
@@ -253,15 +370,21 @@ void PatternGrouper::SelectInputs() {
     const auto* tuple = DynCast<TuplePattern>(p);
     const auto* call = DynCast<CallPattern>(p);
     if (tuple != nullptr && tuple->any_fields()) {
-      for (const Expr* m : by_pattern[id]) {
-        for (const Expr* f : Cast<Tuple>(m)->fields()) add(f, id);
+      for (const Binding& m : by_pattern[id]) {
+        auto fields = Cast<Tuple>(m.expr)->fields();
+        for (size_t k = 0; k < fields.size(); ++k) {
+          add(fields[k], InputIndex(m.index, k, fields.size()), id);
+        }
       }
     } else if (call != nullptr && call->any_args()) {
-      for (const Expr* m : by_pattern[id]) {
-        for (const Expr* a : Cast<Call>(m)->args()) add(a, id);
+      for (const Binding& m : by_pattern[id]) {
+        auto args = Cast<Call>(m.expr)->args();
+        for (size_t k = 0; k < args.size(); ++k) {
+          add(args[k], InputIndex(m.index, 1 + k, 1 + args.size()), id);
+        }
       }
     } else if (pattern_->children(id).empty()) {
-      for (const Expr* m : by_pattern[id]) add(m, id);
+      for (const Binding& m : by_pattern[id]) add(m.expr, m.index, id);
     }
   }
 }
@@ -283,7 +406,8 @@ void PatternGrouper::Extract(uint32_t root) {
     if (!expanded) {
       stack.back().second = true;
       kids.clear();
-      if (const auto* let = DynCast<Let>(graph_.node(i))) {
+      if (graph_.kind(i) == ExprKind::kLet) {  // the kind from the graph: no node read
+        const auto* let = Cast<Let>(graph_.node(i));
         uint32_t var = graph_.IndexOf(let->var());  // the var's input is the value
         if (var != kNone) kids.push_back(var);
       }
@@ -301,7 +425,7 @@ void PatternGrouper::Extract(uint32_t root) {
       PostOrderVisit(Cast<Function>(graph_.node(i))->body(),
                      [this](const Expr* e) { AppendLabel(e, label_pool_); });
     }
-    AppendLabel(graph_.node(i), label_pool_);
+    AppendLabel(graph_.node(i), graph_.kind(i), graph_.call_op(i), label_pool_);
   }
 }
 

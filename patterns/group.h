@@ -33,6 +33,17 @@
 
 namespace carve {
 
+// False when the graph's dense arrays (kinds, call ops, inputs) already show
+// that pattern node `id` cannot match graph node `node`: a call pattern of
+// an op met by another op or by no call (and no re-associated alternative
+// applies), through alternations, attribute/type/capture/where wrappers and
+// the args of fixed-arity calls (swapped for commutative ops, as the
+// matcher retries). True whenever it cannot tell: a necessary condition
+// only, read without touching the expressions, so that a grouper skips
+// most failing candidates without the cache misses of a match attempt.
+bool MayMatchInGraph(const CompiledPattern& pattern, uint32_t id, const IndexedGraph& graph,
+                     uint32_t node);
+
 // One accepted match. The spans point into the grouper's storage and stay
 // valid as long as the grouper.
 struct Group {
@@ -41,6 +52,7 @@ struct Group {
   std::span<const uint32_t> inputs;   // graph indices, parameter order
   std::span<const uint32_t> nodes;    // graph indices of the body, post-order (root last)
   std::string_view label;             // PartitionedFromPattern, e.g. "nn.conv2d_nn.relu_"
+                                      // (groups with the same label share its text)
   std::span<const Binding> bindings;  // the match's bindings (pattern id, expr), if kept
 };
 
@@ -71,15 +83,23 @@ class PatternGrouper {
   void set_keep_bindings(bool keep) { keep_bindings_ = keep; }
   // Computes the groups (once).
   void Run();
-  const std::vector<Group>& groups() const { return groups_; }
+  // The groups, made as Group records on first call.
+  const std::vector<Group>& groups() const;
+  // The same without the records (a large graph's groups are many): how
+  // many, and the k-th, made from the pools on each call.
+  size_t num_groups() const { return extents_.size(); }
+  Group group(size_t k) const;
   const std::vector<GroupRejection>& rejections() const { return rejections_; }
   // The group index a node belongs to, or IndexedGraph::kNone.
   uint32_t GroupOf(uint32_t node) const { return group_of_[node]; }
+  // Frees the table behind GroupOf (not to be called after): groups are in
+  // descending root order, which is all a caller that walks the graph
+  // forward needs, and a large graph's table is 4 bytes a node.
+  void ReleaseGroupOf() { std::vector<uint32_t>().swap(group_of_); }
 
  private:
-  // A group while groups are being found: where its parts live in the
-  // pools. The Groups are made once at the end (Finalize), at their final
-  // count: no growth copies of the larger records on large graphs.
+  // A group: where its parts live in the pools. Group records (twice the
+  // size) are made only when asked for, at their final count.
   struct Extent {
     uint32_t root;
     int number;
@@ -94,17 +114,19 @@ class PatternGrouper {
   void Extract(uint32_t root);
   bool Validate(uint32_t root, uint32_t nodes_begin);
   bool EmbedsConstant(ExprKind kind, uint32_t pattern_id) const;
-  // The nodes within the pattern's height of `root` (capped), so that the
-  // match's bindings find their indices without the graph's index map.
+  // The nodes within the pattern's height of `root` (capped), so that
+  // bindings the matcher gave no index (Binding::index) find theirs without
+  // the graph's index map; collected on the candidate's first such lookup.
   void CollectNear(uint32_t root);
-  uint32_t IndexNear(const Expr* e) const;
-  // Points the groups' spans into the (now final) pools.
-  void Finalize();
+  uint32_t IndexNear(const Expr* e);
+  uint32_t IndexOfBinding(const Binding& b);
+  // Input k of `node` when it has `count` inputs, else kNone.
+  uint32_t InputIndex(uint32_t node, size_t k, size_t count) const;
 
   std::shared_ptr<const CompiledPattern> pattern_;
   const IndexedGraph& graph_;
   Matcher matcher_;
-  std::vector<Group> groups_;
+  mutable std::vector<Group> groups_;  // lazy (groups())
   std::vector<Extent> extents_;
   std::vector<uint32_t> index_pool_;  // inputs then nodes, per group
   std::vector<Binding> binding_pool_;
@@ -132,10 +154,12 @@ class PatternGrouper {
   std::vector<uint32_t> marks_;
   uint32_t candidate_ = 0;
   // Scratch reused across candidates.
-  std::vector<std::vector<const Expr*>> by_pattern_;
+  std::vector<std::vector<Binding>> by_pattern_;
   std::vector<std::pair<uint32_t, bool>> extract_stack_;
   std::vector<uint32_t> kids_;
   std::vector<std::pair<const Expr*, uint32_t>> near_;  // (node, index), breadth-first
+  uint32_t candidate_root_ = 0;
+  bool near_collected_ = false;
   uint32_t pattern_height_ = 0;  // edges from a match's root to its deepest binding
   int next_number_ = 0;
   bool keep_bindings_ = true;

@@ -62,14 +62,22 @@ Matcher::Matcher(std::shared_ptr<const CompiledPattern> pattern, const IndexedGr
 
 Matcher::~Matcher() = default;
 
-bool Matcher::Match(const Expr* expr) {
+bool Matcher::Match(const Expr* expr) { return Match(expr, kNoIndex); }
+
+bool Matcher::Match(const Expr* expr, uint32_t index) {
   Rollback(0);
   memoize_ = true;
   depth_ = 0;
   depth_exceeded_ = false;
   path_.clear();
   failure_.reset();
-  return Visit(pattern_->root(), expr);
+  return Visit(pattern_->root(), expr, graph_ != nullptr ? index : kNoIndex);
+}
+
+uint32_t Matcher::InputIndex(uint32_t idx, size_t k, size_t count) const {
+  if (idx == kNoIndex) return kNoIndex;
+  auto inputs = graph_->inputs(idx);
+  return inputs.size() == count ? inputs[k] : kNoIndex;
 }
 
 const Expr* Matcher::Capture(std::string_view name) const {
@@ -77,10 +85,10 @@ const Expr* Matcher::Capture(std::string_view name) const {
   return id ? bound_[*id] : nullptr;
 }
 
-void Matcher::Bind(uint32_t id, const Expr* e) {
+void Matcher::Bind(uint32_t id, const Expr* e, uint32_t idx) {
   bool primary = bound_[id] == nullptr;
   if (primary) bound_[id] = e;
-  trail_.push_back({id, e});
+  trail_.push_back({id, idx, e});
   primary_.push_back(primary);
 }
 
@@ -100,7 +108,7 @@ bool Matcher::Fail(uint32_t id, const Expr* e, F&& reason) {
   return false;
 }
 
-bool Matcher::Visit(uint32_t id, const Expr* e) {
+bool Matcher::Visit(uint32_t id, const Expr* e, uint32_t idx) {
   if (memoize_ && bound_[id] != nullptr) {
     if (bound_[id] == e) return true;
     return Fail(id, e, [&] {
@@ -114,25 +122,25 @@ bool Matcher::Visit(uint32_t id, const Expr* e) {
   }
   size_t mark = trail_.size();
   ++depth_;
-  bool ok = VisitKind(id, e);
+  bool ok = VisitKind(id, e, idx);
   --depth_;
   if (ok) {
-    Bind(id, e);
+    Bind(id, e, idx);
   } else {
     Rollback(mark);
   }
   return ok;
 }
 
-bool Matcher::VisitChild(uint32_t id, const Expr* e, PathStep step) {
-  if (!explain_) return Visit(id, e);
+bool Matcher::VisitChild(uint32_t id, const Expr* e, PathStep step, uint32_t idx) {
+  if (!explain_) return Visit(id, e, idx);
   path_.push_back(step);
-  bool ok = Visit(id, e);
+  bool ok = Visit(id, e, idx);
   path_.pop_back();
   return ok;
 }
 
-bool Matcher::VisitKind(uint32_t id, const Expr* e) {
+bool Matcher::VisitKind(uint32_t id, const Expr* e, uint32_t idx) {
   const CompiledNode& n = pattern_->node(id);
   auto expected = [&] {
     return fmt::format("expected {}, got {}", DescribePattern(n.node), Describe(e));
@@ -155,14 +163,15 @@ bool Matcher::VisitKind(uint32_t id, const Expr* e) {
     case PatternKind::kConstant:
       return Isa<Constant>(e) || Fail(id, e, expected);
     case PatternKind::kCall:
-      return VisitCall(id, e);
+      return VisitCall(id, e, idx);
     case PatternKind::kTuple:
-      return VisitTuple(id, e);
+      return VisitTuple(id, e, idx);
     case PatternKind::kTupleGetItem: {
       const auto* g = DynCast<TupleGetItem>(e);
       int index = Cast<TupleGetItemPattern>(n.node)->index();
       if (g == nullptr || (index >= 0 && index != g->index())) return Fail(id, e, expected);
-      return VisitChild(pattern_->children(id)[0], g->tuple(), {PathStep::Kind::kTuple});
+      return VisitChild(pattern_->children(id)[0], g->tuple(), {PathStep::Kind::kTuple},
+                        InputIndex(idx, 0, 1));
     }
     case PatternKind::kIf:
     case PatternKind::kLet:
@@ -171,21 +180,21 @@ bool Matcher::VisitKind(uint32_t id, const Expr* e) {
       return VisitFunction(id, e);
     case PatternKind::kAlt: {
       auto kids = pattern_->children(id);
-      return Visit(kids[0], e) || Visit(kids[1], e);
+      return Visit(kids[0], e, idx) || Visit(kids[1], e, idx);
     }
     case PatternKind::kAttr:
-      return VisitAttr(id, e);
+      return VisitAttr(id, e, idx);
     case PatternKind::kType:
     case PatternKind::kDType:
     case PatternKind::kShape:
-      return VisitTypeConstraint(id, e);
+      return VisitTypeConstraint(id, e, idx);
     case PatternKind::kDominator:
-      return VisitDominator(id, e);
+      return VisitDominator(id, e, idx);
     case PatternKind::kCapture:
     case PatternKind::kRecursive:
-      return Visit(pattern_->children(id)[0], e);
+      return Visit(pattern_->children(id)[0], e, idx);
     case PatternKind::kWhere:
-      return VisitWhere(id, e);
+      return VisitWhere(id, e, idx);
     case PatternKind::kInvalid:
       return Fail(id, e, [&] { return *n.node->error(); });
   }
@@ -193,14 +202,15 @@ bool Matcher::VisitKind(uint32_t id, const Expr* e) {
 }
 
 bool Matcher::MatchArgs(std::span<const uint32_t> pats, std::span<const Expr* const> args,
-                        bool swap) {
+                        bool swap, uint32_t call_idx) {
   size_t mark = trail_.size();
   // Arguments left to right; swapped, the patterns run in reverse (TVM
   // matches the reversed pattern list against the args), which decides what
   // shared sub-patterns and alternations bind first.
   for (size_t arg = 0; arg < pats.size(); ++arg) {
     uint32_t pat = pats[swap ? pats.size() - 1 - arg : arg];
-    if (!VisitChild(pat, args[arg], {PathStep::Kind::kArg, static_cast<uint32_t>(arg)})) {
+    if (!VisitChild(pat, args[arg], {PathStep::Kind::kArg, static_cast<uint32_t>(arg)},
+                    InputIndex(call_idx, 1 + arg, 1 + args.size()))) {
       Rollback(mark);
       return false;
     }
@@ -208,7 +218,7 @@ bool Matcher::MatchArgs(std::span<const uint32_t> pats, std::span<const Expr* co
   return true;
 }
 
-bool Matcher::VisitCall(uint32_t id, const Expr* e) {
+bool Matcher::VisitCall(uint32_t id, const Expr* e, uint32_t idx) {
   const auto* call = DynCast<Call>(e);
   const auto* pat = Cast<CallPattern>(pattern_->node(id).node);
   if (call == nullptr) {
@@ -228,7 +238,8 @@ bool Matcher::VisitCall(uint32_t id, const Expr* e) {
                  [&] {
                    return fmt::format("expected {}, got {}", DescribePattern(pat), Describe(e));
                  })
-          : VisitChild(kids[0], call->callee(), {PathStep::Kind::kCallee});
+          : VisitChild(kids[0], call->callee(), {PathStep::Kind::kCallee},
+                       InputIndex(idx, 0, 1 + call->args().size()));
   if (callee_ok) {
     if (pat->any_args()) return true;
     auto arg_pats = kids.subspan(1);
@@ -237,22 +248,22 @@ bool Matcher::VisitCall(uint32_t id, const Expr* e) {
         return fmt::format("expected {}, got {}", DescribePattern(pat), Describe(e));
       });
     }
-    if (MatchArgs(arg_pats, call->args(), false)) return true;
+    if (MatchArgs(arg_pats, call->args(), false, idx)) return true;
     // Commutativity is an op fact from the registry, never an op name here
     // (shared/spec/patterns.md; TVM retries only add and multiply).
     const OpInfo* op = pat->op();
     return op != nullptr && op->commutative() && arg_pats.size() == 2 &&
-           MatchArgs(arg_pats, call->args(), true);
+           MatchArgs(arg_pats, call->args(), true, idx);
   }
   Rollback(mark);
   for (uint32_t alt : pattern_->alternatives(id)) {
-    if (Visit(alt, e)) return true;
+    if (Visit(alt, e, idx)) return true;
     Rollback(mark);
   }
   return false;
 }
 
-bool Matcher::VisitTuple(uint32_t id, const Expr* e) {
+bool Matcher::VisitTuple(uint32_t id, const Expr* e, uint32_t idx) {
   const auto* tuple = DynCast<Tuple>(e);
   const auto* pat = Cast<TuplePattern>(pattern_->node(id).node);
   auto kids = pattern_->children(id);
@@ -263,7 +274,8 @@ bool Matcher::VisitTuple(uint32_t id, const Expr* e) {
   }
   if (pat->any_fields()) return true;
   for (size_t i = 0; i < kids.size(); ++i) {
-    if (!VisitChild(kids[i], tuple->fields()[i], {PathStep::Kind::kField, uint32_t(i)})) {
+    if (!VisitChild(kids[i], tuple->fields()[i], {PathStep::Kind::kField, uint32_t(i)},
+                    InputIndex(idx, i, kids.size()))) {
       return false;
     }
   }
@@ -306,8 +318,8 @@ bool Matcher::VisitLetOrIf(uint32_t id, const Expr* e) {
          VisitChild(kids[2], l->body(), {PathStep::Kind::kBody});
 }
 
-bool Matcher::VisitAttr(uint32_t id, const Expr* e) {
-  if (!Visit(pattern_->children(id)[0], e)) return false;
+bool Matcher::VisitAttr(uint32_t id, const Expr* e, uint32_t idx) {
+  if (!Visit(pattern_->children(id)[0], e, idx)) return false;
   const auto* pat = Cast<AttrPattern>(pattern_->node(id).node);
   if (!Isa<Call>(e) && !Isa<Function>(e) && !Isa<OpExpr>(e)) {
     return Fail(id, e, [&] {
@@ -334,7 +346,7 @@ bool Matcher::VisitAttr(uint32_t id, const Expr* e) {
   return true;
 }
 
-bool Matcher::VisitTypeConstraint(uint32_t id, const Expr* e) {
+bool Matcher::VisitTypeConstraint(uint32_t id, const Expr* e, uint32_t idx) {
   const CompiledNode& n = pattern_->node(id);
   const Type* t = e->checked_type();
   if (t == nullptr) {
@@ -360,11 +372,11 @@ bool Matcher::VisitTypeConstraint(uint32_t id, const Expr* e) {
     return Fail(id, e,
                 [&] { return fmt::format("type is {}, expected {}", TypeToString(t), want); });
   }
-  return Visit(pattern_->children(id)[0], e);
+  return Visit(pattern_->children(id)[0], e, idx);
 }
 
-bool Matcher::VisitWhere(uint32_t id, const Expr* e) {
-  if (!Visit(pattern_->children(id)[0], e)) return false;
+bool Matcher::VisitWhere(uint32_t id, const Expr* e, uint32_t idx) {
+  if (!Visit(pattern_->children(id)[0], e, idx)) return false;
   const auto* pat = Cast<WherePattern>(pattern_->node(id).node);
   CaptureResolver resolve = [&](std::string_view name) -> const Expr* {
     return name.empty() ? e : Capture(name);
@@ -384,9 +396,9 @@ const IndexedGraph* Matcher::GraphFor(const Expr* e) {
   return own_graph_.get();
 }
 
-bool Matcher::VisitDominator(uint32_t id, const Expr* e) {
+bool Matcher::VisitDominator(uint32_t id, const Expr* e, uint32_t idx) {
   auto kids = pattern_->children(id);  // parent, path, child
-  if (!Visit(kids[2], e)) return false;
+  if (!Visit(kids[2], e, idx)) return false;
   const IndexedGraph* g = GraphFor(e);
   const IndexedGraph* saved = graph_;
   graph_ = g;

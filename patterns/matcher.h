@@ -35,6 +35,9 @@ namespace carve {
 // One binding made by a successful match.
 struct Binding {
   uint32_t pattern_id;
+  // The graph index of `expr` (Matcher::Match with an index), found by
+  // following the graph's inputs; IndexedGraph::kNone when not tracked.
+  uint32_t index;
   const Expr* expr;
 };
 
@@ -82,6 +85,12 @@ class Matcher {
   // Tries the pattern with its root at `expr`. Bindings stay valid until the
   // next call.
   bool Match(const Expr* expr);
+  // Same, `expr` being node `index` of the graph the matcher was made with:
+  // bindings carry the graph index of their expression wherever the walk
+  // follows graph inputs (call callees and args, tuple fields, projected
+  // tuples, and the wrappers around them), so that a grouper needs no
+  // lookups; elsewhere (dominators, functions, lets, ifs) kNone.
+  bool Match(const Expr* expr, uint32_t index);
 
   // After a successful Match: the expression bound to a pattern node (its
   // first binding), or nullptr.
@@ -100,22 +109,31 @@ class Matcher {
   void set_namer(NodeNamer namer) { namer_ = std::move(namer); }
 
  private:
-  bool Visit(uint32_t id, const Expr* e);
-  bool VisitKind(uint32_t id, const Expr* e);
-  bool VisitCall(uint32_t id, const Expr* e);
-  bool MatchArgs(std::span<const uint32_t> pats, std::span<const Expr* const> args, bool swap);
-  bool VisitTuple(uint32_t id, const Expr* e);
+  // `idx`: the graph index of `e`, or kNone (see Match).
+  static constexpr uint32_t kNoIndex = IndexedGraph::kNone;
+  bool Visit(uint32_t id, const Expr* e, uint32_t idx = kNoIndex);
+  bool VisitKind(uint32_t id, const Expr* e, uint32_t idx);
+  bool VisitCall(uint32_t id, const Expr* e, uint32_t idx);
+  bool MatchArgs(std::span<const uint32_t> pats, std::span<const Expr* const> args, bool swap,
+                 uint32_t call_idx);
+  bool VisitTuple(uint32_t id, const Expr* e, uint32_t idx);
   bool VisitFunction(uint32_t id, const Expr* e);
   bool VisitLetOrIf(uint32_t id, const Expr* e);
-  bool VisitAttr(uint32_t id, const Expr* e);
-  bool VisitTypeConstraint(uint32_t id, const Expr* e);
-  bool VisitWhere(uint32_t id, const Expr* e);
-  bool VisitDominator(uint32_t id, const Expr* e);
+  bool VisitAttr(uint32_t id, const Expr* e, uint32_t idx);
+  bool VisitTypeConstraint(uint32_t id, const Expr* e, uint32_t idx);
+  bool VisitWhere(uint32_t id, const Expr* e, uint32_t idx);
+  // Input k of graph node `idx` when it has `count` inputs (its children
+  // then correspond one to one), else kNone.
+  uint32_t InputIndex(uint32_t idx, size_t k, size_t count) const;
+  // The child (matched at `e` itself) keeps `idx`; the paths and parent,
+  // walked in a graph of their own when `e` is not in the matcher's, bind
+  // without indices.
+  bool VisitDominator(uint32_t id, const Expr* e, uint32_t idx);
   bool MatchesPath(uint32_t parent, uint32_t path, uint32_t start);
   bool DominatesParent(uint32_t parent, uint32_t start);
   // Visits a child with `step` on the explanation path.
-  bool VisitChild(uint32_t id, const Expr* e, PathStep step);
-  void Bind(uint32_t id, const Expr* e);
+  bool VisitChild(uint32_t id, const Expr* e, PathStep step, uint32_t idx = kNoIndex);
+  void Bind(uint32_t id, const Expr* e, uint32_t idx);
   void Rollback(size_t mark);
   // Records a failure (explain mode only); `reason` is built lazily.
   template <typename F>

@@ -80,8 +80,13 @@ class ParamNames {
 // and projections) and their new versions kept per group member (Enter).
 class BodyBuilder {
  public:
-  BodyBuilder(const IndexedGraph& graph, IRBuilder& b, ParamNames& names)
-      : graph_(graph), b_(b), names_(names) {}
+  // Originals are read from `rebuilder` (GraphRebuilder::Original): a
+  // group's body nodes are not processed before its root, and a body node
+  // that stays in the graph, processed earlier, was rebuilt with the same
+  // kind, attributes, span and type, which is all a body reads of it.
+  BodyBuilder(const IndexedGraph& graph, const GraphRebuilder& rebuilder, IRBuilder& b,
+              ParamNames& names)
+      : graph_(graph), rebuilder_(rebuilder), b_(b), names_(names) {}
 
   // `args` are the call's arguments (group.inputs rebuilt). With
   // options.typed, and when every argument and the root have types, the
@@ -89,7 +94,7 @@ class BodyBuilder {
   // the function returns the root's type and has its function type.
   const Function* Build(const Group& group, const PartitionOptions& options,
                         std::span<const Expr* const> args) {
-    bool typed = options.typed && graph_.node(group.root)->checked_type() != nullptr;
+    bool typed = options.typed && Node(group.root)->checked_type() != nullptr;
     for (size_t k = 0; typed && k < args.size(); ++k) typed = args[k]->checked_type() != nullptr;
     params_.clear();
     param_types_.clear();
@@ -147,7 +152,7 @@ class BodyBuilder {
   // A member's new version and whether it differs from the node.
   const Expr* Out(uint32_t n) const {
     uint32_t slot = SlotOf(n);
-    return slot == IndexedGraph::kNone ? graph_.node(n) : out_[slot];
+    return slot == IndexedGraph::kNone ? Node(n) : out_[slot];
   }
   bool Changed(uint32_t n) const {
     uint32_t slot = SlotOf(n);
@@ -166,7 +171,7 @@ class BodyBuilder {
   }
 
   void Rebuild(uint32_t n, const Group& group) {
-    const Expr* e = graph_.node(n);
+    const Expr* e = Node(n);
     bool changed = false;
     for (uint32_t in : graph_.inputs(n)) changed |= Changed(in);
     if (Isa<Let>(e)) changed = true;  // its value is not an input: rebuilt by lookup below
@@ -220,7 +225,10 @@ class BodyBuilder {
            std::find(group.nodes.begin(), group.nodes.end(), i) != group.nodes.end();
   }
 
+  const Expr* Node(uint32_t n) const { return rebuilder_.Original(n); }
+
   const IndexedGraph& graph_;
+  const GraphRebuilder& rebuilder_;
   IRBuilder& b_;
   ParamNames& names_;
   const Group* group_ = nullptr;
@@ -288,10 +296,11 @@ void RemoveGroupOps(const IndexedGraph& graph, const Group& group, OpCounts& cou
 // graph uses their rebuilt versions (the function's body is built from the
 // graph's nodes), so rebuilding them in order would only allocate nodes
 // nothing reaches: two to three calls per composite on a typical table.
-void MarkDeferred(const IndexedGraph& graph, std::span<const Group> groups,
+void MarkDeferred(const IndexedGraph& graph, const PatternGrouper& grouper,
                   std::vector<uint8_t>& deferred, std::vector<uint8_t>& stays) {
   deferred.assign(graph.size(), 0);
-  for (const Group& group : groups) {
+  for (size_t g = 0; g < grouper.num_groups(); ++g) {
+    const Group group = grouper.group(g);
     FindStaying(graph, group, stays);
     for (size_t k = 0; k < group.nodes.size(); ++k) {
       if (!stays[k]) deferred[group.nodes[k]] = 1;
@@ -301,8 +310,8 @@ void MarkDeferred(const IndexedGraph& graph, std::span<const Group> groups,
 
 // What a partition changed in its graph, for IndexedGraph::Derive.
 struct GraphEdit {
-  std::vector<const Expr*> current;       // by old node: its new version
-  std::vector<uint32_t> replaced_at;      // by old node: into replaced_inputs, or kNone
+  std::vector<const Expr*> current;  // by old node: its new version
+  std::vector<IndexedGraph::Replacement> replaced;  // by ascending old node
   std::vector<uint32_t> replaced_inputs;  // the composite calls' inputs (old nodes)
 };
 
@@ -312,7 +321,7 @@ struct GraphEdit {
 // for the calls the accepted groups remove; `edit` (optional) receives the
 // changes when the expression changed.
 const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& pattern,
-                             const IndexedGraph& graph, Arena* arena,
+                             IndexedGraph& graph, Arena* arena,
                              const PartitionOptions& options, PartitionStats* stats,
                              ParamNames& names, OpCounts* counts = nullptr,
                              GraphEdit* edit = nullptr) {
@@ -321,33 +330,48 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
   PatternGrouper grouper(pattern, graph);
   grouper.set_keep_bindings(false);
   grouper.Run();
-  if (stats != nullptr) stats->groups = static_cast<int>(grouper.groups().size());
-  if (grouper.groups().empty()) return root;
+  // Groups are read one at a time (PatternGrouper::group), not as records.
+  size_t num_groups = grouper.num_groups();
+  if (stats != nullptr) stats->groups = static_cast<int>(num_groups);
+  if (num_groups == 0) return root;
 
   // Post-order rewrite: rebuild nodes whose children changed, replace
   // accepted group roots by calls of their functions. A group's deferred
   // nodes (MarkDeferred) are rebuilt only when its root is rejected.
   IRBuilder b(arena);
-  GraphRebuilder rebuilder(graph, b);
-  BodyBuilder bodies(graph, b, names);
   // Groups are numbered in the order found: the last has the largest number.
-  names.Reserve(static_cast<size_t>(grouper.groups()[grouper.groups().size() - 1].number) + 1);
+  names.Reserve(static_cast<size_t>(grouper.group(num_groups - 1).number) + 1);
   std::vector<const Expr*> args;
   std::vector<uint8_t> stays, deferred;
-  MarkDeferred(graph, grouper.groups(), deferred, stays);
+  MarkDeferred(graph, grouper, deferred, stays);
+  // The rebuild reads nodes and inputs only: the outputs (and any
+  // post-dominators) are freed while it allocates the new nodes, the
+  // pass's peak, and made again if a later pattern needs this graph; and
+  // when it can follow edges alone, the rebuilder keeps the current
+  // versions in the graph's own node array (no second array of the graph's
+  // size). Originals are then read from the rebuilder (Original) before
+  // their node is processed.
+  graph.ReleaseDerivedTables();
+  grouper.ReleaseGroupOf();
+  const bool take = graph.RebuildsByEdges();
+  GraphRebuilder rebuilder =
+      take ? GraphRebuilder(graph, b, graph.TakeNodes()) : GraphRebuilder(graph, b);
+  BodyBuilder bodies(graph, rebuilder, b, names);
   if (edit != nullptr) {
-    edit->replaced_at.assign(graph.size(), IndexedGraph::kNone);
+    edit->replaced.clear();
     edit->replaced_inputs.clear();
   }
+  // Groups were found consumers first: in descending root order, so the
+  // next root met going forward is the last group not yet met.
+  size_t next_group = num_groups;
   for (uint32_t i = 0; i < graph.size(); ++i) {
     if (!deferred[i]) {
       rebuilder.Rebuild(i);
       continue;
     }
-    uint32_t gid = grouper.GroupOf(i);
-    const Group& group = grouper.groups()[gid];
-    if (group.root != i) continue;
-    const Expr* pre = graph.node(i);
+    if (next_group == 0 || grouper.group(next_group - 1).root != i) continue;
+    const Group group = grouper.group(--next_group);
+    const Expr* pre = rebuilder.Original(i);
     if (options.check && !options.check(pre)) {
       // Rejected: the group's nodes are rebuilt as any others, in order.
       for (uint32_t n : group.nodes) {
@@ -369,13 +393,20 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
     }
     if (counts != nullptr) RemoveGroupOps(graph, group, *counts, deferred);
     if (edit != nullptr) {
-      edit->replaced_at[i] = static_cast<uint32_t>(edit->replaced_inputs.size());
+      edit->replaced.push_back({i, static_cast<uint32_t>(edit->replaced_inputs.size())});
       edit->replaced_inputs.insert(edit->replaced_inputs.end(), group.inputs.begin(),
                                    group.inputs.end());
     }
   }
   const Expr* out = rebuilder.At(graph.root());
-  if (edit != nullptr) edit->current = std::move(rebuilder).Release();
+  std::vector<const Expr*> current = std::move(rebuilder).Release();
+  // Every node reaches the root, so an unchanged root means no node
+  // changed: the graph gets its nodes back and serves the next pattern.
+  if (take && out == root) {
+    graph.RestoreNodes(std::move(current));
+  } else if (edit != nullptr) {
+    edit->current = std::move(current);
+  }
   return out;
 }
 
@@ -496,8 +527,10 @@ absl::StatusOr<const Expr*> PartitionComposites(const std::vector<CompositeEntry
     std::vector<const OpInfo*> required = RequiredOps(**compiled);
     if (counts && !MayMatch(**compiled, required, *counts)) continue;
     if (graph == nullptr && previous != nullptr) {
-      graph = IndexedGraph::Derive(std::move(previous), edit.current, edit.replaced_at,
+      graph = IndexedGraph::Derive(std::move(previous), edit.current, edit.replaced,
                                    edit.replaced_inputs);
+      // Read by Derive only: freed before the next partition allocates.
+      std::vector<const Expr*>().swap(edit.current);
     }
     if (graph == nullptr) {
       graph = std::make_unique<IndexedGraph>(

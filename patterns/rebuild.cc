@@ -86,10 +86,18 @@ GraphRebuilder::GraphRebuilder(const IndexedGraph& graph, IRBuilder& builder)
       out_(graph.nodes().begin(), graph.nodes().end()),
       changed_(graph.size(), 0) {}
 
+GraphRebuilder::GraphRebuilder(const IndexedGraph& graph, IRBuilder& builder,
+                               std::vector<const Expr*> nodes)
+    : graph_(graph),
+      builder_(builder),
+      out_(std::move(nodes)),
+      changed_(graph.size(), 0),
+      taken_(true) {}
+
 void GraphRebuilder::Set(uint32_t i, const Expr* e) {
   if (e == out_[i]) return;
+  changed_[i] = e != Original(i);
   out_[i] = e;
-  changed_[i] = e != graph_.node(i);
   changed_any_ |= changed_[i];
 }
 
@@ -144,7 +152,7 @@ const Expr* GraphRebuilder::RebuildRootFunction(const Function* fn, uint32_t bod
 }
 
 const Expr* GraphRebuilder::Rebuild(uint32_t i) {
-  const Expr* e = graph_.node(i);
+  const Expr* e = Original(i);
   if (!changed_any_ || !ChildrenChanged(i, e)) return e;
   auto inputs = graph_.inputs(i);
   const Expr* r = nullptr;

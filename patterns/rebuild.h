@@ -27,13 +27,21 @@ const Expr* RebuildNode(const Expr* e, absl::FunctionRef<const Expr*(const Expr*
 class GraphRebuilder {
  public:
   GraphRebuilder(const IndexedGraph& graph, IRBuilder& builder);
+  // Over `nodes`, the graph's own node array (IndexedGraph::TakeNodes, on a
+  // graph that RebuildsByEdges): no copy of it. Until node i is rebuilt or
+  // set, At(i) is its original, which Rebuild(i) and Set(i, e) read (so
+  // each is called once per node); Mapped must not be called.
+  GraphRebuilder(const IndexedGraph& graph, IRBuilder& builder, std::vector<const Expr*> nodes);
 
   // Node i rebuilt over its children's current versions; also records it.
   const Expr* Rebuild(uint32_t i);
-  // Replaces node i (after Rebuild(i), or instead of it).
+  // Replaces node i (after Rebuild(i), or instead of it; with taken nodes,
+  // instead of it only).
   void Set(uint32_t i, const Expr* e);
   // The current version of node i.
   const Expr* At(uint32_t i) const { return out_[i]; }
+  // Node i of the graph; with taken nodes, until node i is processed.
+  const Expr* Original(uint32_t i) const { return taken_ ? out_[i] : graph_.node(i); }
   // The current version of any expression (itself when not in the graph).
   const Expr* Mapped(const Expr* e) const;
   // Every node's current version, by index (leaves the rebuilder empty).
@@ -48,6 +56,7 @@ class GraphRebuilder {
   const IndexedGraph& graph_;
   IRBuilder& builder_;
   std::vector<const Expr*> out_;
+  bool taken_ = false;  // out_ is the graph's node array
   std::vector<uint8_t> changed_;
   std::vector<const Expr*> scratch_;  // children of the node being rebuilt
   bool changed_any_ = false;

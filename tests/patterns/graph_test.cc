@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "patterns/builders.h"
 #include "patterns/graph.h"
+#include "patterns/group.h"
 #include "patterns/partition.h"
 #include "tests/patterns/pattern_test_util.h"
 
@@ -125,6 +126,42 @@ TEST_F(GraphTest, CompositeTableMatchesEntryByEntry) {
   EXPECT_EQ(Print(*both), Print(*two));
 }
 
+// An entry whose every group its check rejects leaves the graph unchanged:
+// the rebuild that took the graph's node array gives it back, and the next
+// entry partitions the same graph (as a fresh partition would). A let in
+// the graph makes the rebuild copy the array instead: same results.
+TEST_F(GraphTest, RejectedEntryKeepsTheGraphForTheNext) {
+  Pattern conv = IsOp("nn.conv2d")(Wildcard(), Wildcard());
+  Pattern relu = IsOp("nn.relu")(conv);
+  for (bool with_let : {false, true}) {
+    SCOPED_TRACE(with_let ? "with a let" : "edges only");
+    std::vector<const Var*> params = {x_};
+    const Expr* e = x_;
+    for (int k = 0; k < 4; ++k) {
+      const Var* w = V("w" + std::to_string(k));
+      params.push_back(w);
+      e = Op("nn.relu", {Op("nn.conv2d", {e, w})});
+    }
+    if (with_let) {
+      const Var* t = V("t");
+      e = b_.MakeLet(t, e, Op("nn.relu", {t}));
+    }
+    const Function* fn = Fn(params, e);
+    std::vector<CompositeEntry> table = {{"never", relu, [](const Expr*) { return false; }},
+                                         {"conv", conv, {}}};
+    PartitionStats stats;
+    auto both = PartitionComposites(table, fn, mod_.arena(), false, &stats);
+    ASSERT_TRUE(both.ok());
+    EXPECT_EQ(stats.groups, 8);
+    EXPECT_EQ(stats.partitioned, 4);
+    PartitionOptions options;
+    options.attrs.push_back({"Composite", AttrValue::Str("conv")});
+    auto fresh = Partition(conv, fn, mod_.arena(), options);
+    ASSERT_TRUE(fresh.ok());
+    EXPECT_EQ(Print(*both), Print(*fresh));
+  }
+}
+
 // A group of more members than the body builder searches, and inputs
 // further from the root than the grouper's neighbourhood holds.
 TEST_F(GraphTest, LargeGroups) {
@@ -158,6 +195,68 @@ TEST_F(GraphTest, LargeGroups) {
     EXPECT_EQ(relu->args()[0], fn->params()[k]);
     EXPECT_EQ(fn->params()[k]->name(), "FunctionVar_0_" + std::to_string(k));
   }
+}
+
+// The grouper's prefilter is a necessary condition: wherever the matcher
+// matches, MayMatchInGraph says so, and a match started at a graph index
+// gives its bindings their own nodes' indices (commutative retries, alternations,
+// re-associated multiply/divide, wrappers, tuples, recursion); and it rules
+// out calls of other ops and calls whose args are calls of other ops
+// without a match attempt.
+TEST_F(GraphTest, MayMatchInGraphNeverRejectsAMatch) {
+  const Var *a = V("a"), *w = V("w"), *b = V("b"), *c = V("c");
+  const Expr* conv = Op("nn.conv2d", {a, w});
+  const Expr* bias = Op("nn.bias_add", {conv, b});
+  const Expr* sum = Op("add", {c, bias});  // the conv-side arg second
+  const Expr* relu = Op("nn.relu", {Op("add", {bias, sum})});
+  const Expr* mul = Op("multiply", {a, Op("divide", {b, c})});
+  const Expr* t = Tup({relu, mul, Get(Tup({a, b}), 1), Const(1.0)});
+  Pattern conv_p = IsOp("nn.conv2d")(Wildcard(), Wildcard());
+  Pattern bias_p = IsOp("nn.bias_add")(conv_p, Wildcard());
+  std::vector<Pattern> patterns = {
+      IsOp("add")(bias_p, Wildcard()),
+      IsOp("add")(IsOp("nn.relu")(Wildcard()), Wildcard()),
+      IsOp("nn.relu")(Alt(IsOp("add")(conv_p, Wildcard()), IsOp("add")(bias_p, Wildcard()))),
+      HasAttr({}, Capture("x", IsOp("add")(Wildcard(), bias_p))),
+      (Wildcard() * Wildcard()) / Wildcard(),  // matches a * (b / c) re-associated
+      IsTuple({Wildcard(), Wildcard(), IsTupleGetItem(IsAnyTuple(), 1), IsConstant()}),
+      Recursive("chain", [](const Pattern& self) {
+        return Alt(IsOp("add")(self, Wildcard()), IsOp("nn.bias_add")(Wildcard(), Wildcard()));
+      }),
+      IsVar(),
+  };
+  IndexedGraph g(t);
+  int matches = 0, rejected = 0, indexed = 0;
+  for (const Pattern& p : patterns) {
+    auto compiled = CompilePattern(p);
+    ASSERT_TRUE(compiled.ok());
+    Matcher matcher(*compiled, &g);
+    for (uint32_t i = 0; i < g.size(); ++i) {
+      bool may = MayMatchInGraph(**compiled, (*compiled)->root(), g, i);
+      bool does = matcher.Match(g.node(i));
+      if (does) EXPECT_TRUE(may) << "node " << i << " of " << Print(g.node(i));
+      matches += does;
+      rejected += !may;
+      // With the root's index, the bindings carry their nodes' indices.
+      ASSERT_EQ(matcher.Match(g.node(i), i), does);
+      for (const Binding& b : matcher.bindings()) {
+        if (b.index == IndexedGraph::kNone) continue;
+        EXPECT_EQ(g.node(b.index), b.expr) << "node " << i;
+        ++indexed;
+      }
+    }
+  }
+  EXPECT_GE(matches, 8);
+  EXPECT_GT(rejected, 0);
+  EXPECT_GE(indexed, 20);
+  auto relu_of_add_conv = CompilePattern(IsOp("nn.relu")(IsOp("add")(conv_p, Wildcard())));
+  ASSERT_TRUE(relu_of_add_conv.ok());
+  EXPECT_FALSE(MayMatchInGraph(**relu_of_add_conv, (*relu_of_add_conv)->root(), g,
+                               g.IndexOf(relu)));
+  auto add_bias = CompilePattern(IsOp("add")(bias_p, Wildcard()));
+  ASSERT_TRUE(add_bias.ok());
+  EXPECT_TRUE(MayMatchInGraph(**add_bias, (*add_bias)->root(), g, g.IndexOf(sum)));  // swapped
+  EXPECT_FALSE(MayMatchInGraph(**add_bias, (*add_bias)->root(), g, g.IndexOf(bias)));
 }
 
 }  // namespace
