@@ -132,9 +132,11 @@ RuleFiles RuleFilesFor(const ParsedArgs& args, Env& env) {
 
 // Heap a run needs per byte of input text, at least: what the second
 // thread prefaults (support/heap_prefault.h). The BYOC passes rebuild the
-// graph several times (peak heap over file size: 16-18x for ResNet-like
-// graphs, 20-24x for transformer-like ones); loading alone takes ~3x.
-constexpr size_t kPipelineHeapPerInputByte = 18;
+// graph several times (peak resident memory over file size: about 17x for
+// ResNet-like graphs, 23x for transformer-like ones; an estimate too high
+// costs resident memory, one too low only leaves faults); loading alone
+// takes ~3x.
+constexpr size_t kPipelineHeapPerInputByte = 16;
 constexpr size_t kLoadHeapPerInputByte = 3;
 
 size_t HeapPerInputByte(std::string_view pipeline) {
