@@ -6,9 +6,9 @@
 //   build/bench/patterns_bench --benchmark_counters_tabular=true
 //
 // The 1M/100k ratio of BM_PartitionDnnlTable (issue 3):
-//   build/bench/patterns_bench --benchmark_filter=PartitionDnnl \
-//     --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
-// and compare the two `_min` rows.
+//   build/bench/patterns_bench --benchmark_filter=PartitionDnnl --benchmark_repetitions=5
+// and compare the two `_min` rows (--benchmark_report_aggregates_only=true
+// prints only the aggregates).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>

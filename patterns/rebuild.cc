@@ -91,8 +91,8 @@ GraphRebuilder::GraphRebuilder(const IndexedGraph& graph, IRBuilder& builder,
     : graph_(graph),
       builder_(builder),
       out_(std::move(nodes)),
-      changed_(graph.size(), 0),
-      taken_(true) {}
+      taken_(true),
+      changed_(graph.size(), 0) {}
 
 void GraphRebuilder::Set(uint32_t i, const Expr* e) {
   if (e == out_[i]) return;
