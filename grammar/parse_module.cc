@@ -52,10 +52,10 @@ bool NeedsRetry(const Parser& parser, const MetadataState& assumed) {
          !parser.stopped();
 }
 
-absl::StatusOr<uint32_t> RegisterSource(std::string_view source_name, std::string text) {
-  if (text.size() >= MetadataState::kNone) {
+absl::StatusOr<uint32_t> RegisterSource(std::string_view source_name, SourceText text) {
+  if (size_t size = text.view().size(); size >= MetadataState::kNone) {
     return absl::InvalidArgumentError(
-        fmt::format("{}: file too large ({} bytes; the limit is 4 GiB)", source_name, text.size()));
+        fmt::format("{}: file too large ({} bytes; the limit is 4 GiB)", source_name, size));
   }
   return SourceManager::Global().Add(std::string(source_name), std::move(text));
 }
@@ -199,6 +199,11 @@ using parser_internal::RegisterSource;
 
 absl::StatusOr<Module> ParseModule(std::string_view source_name, std::string text,
                                    const ParseOptions& options) {
+  return ParseModule(source_name, SourceText(std::move(text)), options);
+}
+
+absl::StatusOr<Module> ParseModule(std::string_view source_name, SourceText text,
+                                   const ParseOptions& options) {
   CARVE_ASSIGN_OR_RETURN(uint32_t file, RegisterSource(source_name, std::move(text)));
   std::string_view view = SourceManager::Global().Get(file)->text();
   MetadataState metadata;  // searched for when first needed
@@ -233,7 +238,8 @@ absl::StatusOr<Module> ParseModuleFile(const std::string& path) {
 
 absl::StatusOr<const Expr*> ParseExpr(std::string_view source_name, std::string text,
                                       Module& module) {
-  CARVE_ASSIGN_OR_RETURN(uint32_t file, RegisterSource(source_name, std::move(text)));
+  CARVE_ASSIGN_OR_RETURN(uint32_t file,
+                         RegisterSource(source_name, SourceText(std::move(text))));
   std::string_view view = SourceManager::Global().Get(file)->text();
   MetadataState metadata;  // searched for when first needed
   for (int attempt = 0;; ++attempt) {

@@ -21,6 +21,7 @@
 
 #include "absl/status/statusor.h"
 #include "ir/module.h"
+#include "support/source.h"
 
 namespace carve {
 
@@ -47,6 +48,10 @@ inline constexpr int kMaxNestingDepth = 1000;
 // error. A `meta[...]` reference needs the `#[metadata]` section at the end
 // of the text.
 absl::StatusOr<Module> ParseModule(std::string_view source_name, std::string text,
+                                   const ParseOptions& options = {});
+// The same on a text held as SourceText (e.g. a mapped file), which is kept
+// as it is for diagnostics instead of being copied.
+absl::StatusOr<Module> ParseModule(std::string_view source_name, SourceText text,
                                    const ParseOptions& options = {});
 
 // Reads and parses a file; "-" reads standard input.

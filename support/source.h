@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/statusor.h"
+
 namespace carve {
 
 // A byte range in a registered source file. file == 0 means "no location".
@@ -27,12 +29,55 @@ struct LineCol {
   uint32_t column = 0;  // 1-based, in bytes
 };
 
+// The bytes of a source text: an owned string, or a read-only private
+// mapping of a regular file. Mapping a large input costs no heap and no
+// copy: its pages come from the page cache as they are read. The text is
+// not NUL-terminated (a mapping whose size is a multiple of the page size
+// has no byte after it), so readers must stay within view().
+//
+// As with any mapped input, a file truncated by another process while it is
+// mapped makes later reads of the lost pages fault (SIGBUS).
+class SourceText {
+ public:
+  SourceText() = default;
+  explicit SourceText(std::string text) : owned_(std::move(text)) {}
+  SourceText(SourceText&& other) noexcept;
+  SourceText& operator=(SourceText&& other) noexcept;
+  SourceText(const SourceText&) = delete;
+  SourceText& operator=(const SourceText&) = delete;
+  ~SourceText();
+
+  // The file at `path`: mapped when it is a non-empty regular file, else (a
+  // pipe, a character device, an empty file, or when mapping fails) read as
+  // a stream to its end. Errors: NotFound "cannot read 'path': reason" when
+  // it cannot be opened or is a directory, DataLoss on a read error.
+  static absl::StatusOr<SourceText> FromFile(const std::string& path);
+  // The file at `path` read into a string (never mapped), with the errors
+  // of FromFile.
+  static absl::StatusOr<std::string> ReadFile(const std::string& path);
+  // Reads the rest of the open descriptor `fd` as a stream (no size query,
+  // so pipes work); `path` names it in errors.
+  static absl::StatusOr<std::string> ReadStream(int fd, const std::string& path);
+
+  std::string_view view() const {
+    return mapped_ != nullptr ? std::string_view(mapped_, mapped_size_) : std::string_view(owned_);
+  }
+  bool mapped() const { return mapped_ != nullptr; }
+
+ private:
+  void Unmap();
+  std::string owned_;
+  const char* mapped_ = nullptr;
+  size_t mapped_size_ = 0;
+};
+
 // One source text with a lazily built line table.
 class SourceFile {
  public:
   SourceFile(std::string name, std::string text);
+  SourceFile(std::string name, SourceText text);
   const std::string& name() const { return name_; }
-  std::string_view text() const { return text_; }
+  std::string_view text() const { return text_.view(); }
   LineCol Resolve(uint32_t offset) const;
   // The text of the 1-based line, without its newline.
   std::string_view Line(uint32_t line) const;
@@ -40,7 +85,7 @@ class SourceFile {
  private:
   void BuildLineTable() const;
   std::string name_;
-  std::string text_;
+  SourceText text_;
   mutable std::once_flag lines_once_;
   mutable std::vector<uint32_t> line_starts_;
 };
@@ -52,6 +97,7 @@ class SourceManager {
   static SourceManager& Global();
   // Registers a text and returns its file id (>= 1).
   uint32_t Add(std::string name, std::string text);
+  uint32_t Add(std::string name, SourceText text);
   // nullptr for id 0 or unknown ids.
   const SourceFile* Get(uint32_t id) const;
 

@@ -36,6 +36,22 @@ void PrefaultHeapFor(const std::string& path, size_t heap_per_input_byte) {
   prefaulter = std::make_unique<HeapPrefaulter>(HeapPrefaulter::Clamp(size, heap_per_input_byte));
 }
 
+absl::StatusOr<std::string> ReadRealFile(const std::string& path) {
+  if (path == "-") {
+    std::ostringstream ss;
+    ss << std::cin.rdbuf();
+    return ss.str();
+  }
+  return SourceText::ReadFile(path);
+}
+
+using ReadFileFn = absl::StatusOr<std::string> (*)(const std::string&);
+
+bool ReadsRealFiles(const Env& env) {
+  const ReadFileFn* fn = env.read_file.target<ReadFileFn>();
+  return fn != nullptr && *fn == &ReadRealFile;
+}
+
 }  // namespace
 
 Env RealEnv() {
@@ -44,34 +60,7 @@ Env RealEnv() {
   env.in = &std::cin;
   env.out = &std::cout;
   env.err = &std::cerr;
-  env.read_file = [](const std::string& path) -> absl::StatusOr<std::string> {
-    if (path == "-") {
-      std::ostringstream ss;
-      ss << std::cin.rdbuf();
-      return ss.str();
-    }
-    std::ifstream f(path, std::ios::binary | std::ios::ate);
-    if (!f) {
-      return absl::NotFoundError(
-          fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
-    }
-    // One buffer of the file's size: a stringstream would grow by doubling
-    // and then copy, holding about three times the text at its peak.
-    std::streamoff size = f.tellg();
-    std::string text;
-    if (size > 0) {
-      text.resize(static_cast<size_t>(size));
-      f.seekg(0);
-      f.read(text.data(), size);
-      if (f.gcount() != size) text.resize(static_cast<size_t>(f.gcount()));
-    }
-    // Whatever the size query missed (a file that grew, a pipe).
-    std::ostringstream rest;
-    if (f.good()) rest << f.rdbuf();
-    if (f.bad()) return absl::DataLossError(fmt::format("error reading '{}'", path));
-    text += rest.str();
-    return text;
-  };
+  env.read_file = ReadRealFile;
   env.write_file = [](const std::string& path, const std::string& text) -> absl::Status {
     if (path == "-") {
       std::cout << text;
@@ -106,6 +95,13 @@ Env RealEnv() {
 
 absl::StatusOr<std::string> ReadInput(const Env& env, const std::string& path) {
   return env.read_file(path);
+}
+
+absl::StatusOr<SourceText> ReadSourceInput(const Env& env, const std::string& path) {
+  if (path != "-" && ReadsRealFiles(env)) return SourceText::FromFile(path);
+  absl::StatusOr<std::string> text = env.read_file(path);
+  if (!text.ok()) return text.status();
+  return SourceText(*std::move(text));
 }
 
 absl::Status WriteOutputChunks(const Env& env, const std::string& path,

@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "support/source.h"
 
 namespace carve::cli {
 
@@ -41,6 +42,11 @@ Env RealEnv();
 
 // Reads `path` through `env` ("-" = standard input).
 absl::StatusOr<std::string> ReadInput(const Env& env, const std::string& path);
+// Reads `path` to be parsed and kept for diagnostics. While env.read_file is
+// RealEnv's, a regular file is mapped rather than copied into the heap
+// (SourceText::FromFile); any other read_file (the golden runner's in-memory
+// inputs, tests) is called and its string kept.
+absl::StatusOr<SourceText> ReadSourceInput(const Env& env, const std::string& path);
 
 // Writes the text `produce` makes to `path` ("-" = env.out) without holding
 // all of it: the pieces go to env.out or env.write_file_chunks as they come.

@@ -8,7 +8,7 @@
 namespace carve::cli {
 
 absl::StatusOr<Module> LoadModule(Env& env, const std::string& path) {
-  CARVE_ASSIGN_OR_RETURN(std::string text, ReadInput(env, path));
+  CARVE_ASSIGN_OR_RETURN(SourceText text, ReadSourceInput(env, path));
   return ParseModule(path == "-" ? "<stdin>" : path, std::move(text));
 }
 
