@@ -63,7 +63,9 @@ class DocStore {
   // allocator for the next ones), and every frozen document; nothing may
   // refer to them any more.
   void Truncate(DocId first);
-  // Sum of the document sizes: a lower bound of the rendered size.
+  // Sum of the sizes of the documents still to render (frozen ones that
+  // RenderAndRelease rendered, or Truncate dropped, no longer count): a lower
+  // bound of the rendered size.
   size_t TotalBytes() const;
 
  private:
@@ -97,7 +99,7 @@ class DocStore {
   };
   std::vector<FrozenDoc> frozen_;
   size_t live_frozen_ = 0;  // not yet rendered by RenderAndRelease
-  size_t frozen_bytes_ = 0;
+  size_t frozen_bytes_ = 0;  // of the live frozen documents
   std::vector<std::unique_ptr<char[]>> blocks_;  // the bump region
   std::vector<size_t> block_sizes_;
   size_t block_ = 0;  // the block being filled

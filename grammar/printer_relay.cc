@@ -364,14 +364,16 @@ void RelayTextPrinter::StepScope() {
 // documents, which would otherwise each grow by a chain of doublings.
 DocId RelayTextPrinter::ScratchScope() {
   if (open_scratch_ == scratch_scopes_.size()) scratch_scopes_.push_back(docs_.New());
-  DocId id = scratch_scopes_[open_scratch_++];
-  docs_[id].clear();
-  return id;
+  return scratch_scopes_[open_scratch_++];  // empty (CloseScratchScope)
 }
 
 DocId RelayTextPrinter::CloseScratchScope(DocId scratch) {
   --open_scratch_;
-  return docs_.Freeze(docs_[scratch]);
+  DocId frozen = docs_.Freeze(docs_[scratch]);
+  // Emptied, it keeps its capacity for the next body of its depth, and holds
+  // no stale text (counted by TotalBytes, kept by a non-streaming print).
+  docs_[scratch].clear();
+  return frozen;
 }
 
 Text RelayTextPrinter::FinishPrint(const Expr* e, uint32_t node, bool try_inline) {
