@@ -148,6 +148,7 @@ void DocStore::RenderAndRelease(DocId doc, size_t* indent, std::string* out) {
   docs_[doc].clear();
   for (DocId id : rendered_) {
     if (id & kFrozen) {
+      assert(live_frozen_ > 0 && "a frozen document rendered twice by RenderAndRelease");
       --live_frozen_;
       frozen_bytes_ -= frozen_[id & ~kFrozen].size;  // rendered: no longer counted
     } else {

@@ -195,5 +195,20 @@ TEST(PrinterDoc, ScratchScopesAreReusedAcrossDefinitions) {
   EXPECT_EQ(out, "def @f2(%x2) {\n  %2 = fn (%y2) {\n    negative(%y2)\n  };\n  %2(%x2)\n}");
 }
 
+#ifndef NDEBUG
+// Debug builds catch a frozen document rendered after the region's reset.
+TEST(PrinterDocDeathTest, FrozenDocumentRenderedTwice) {
+  DocStore docs;
+  DocId line = docs.New();
+  DocId frozen = docs.Freeze("once");
+  docs.AppendRef(line, frozen);
+  size_t indent = 0;
+  std::string out;
+  docs.RenderAndRelease(line, &indent, &out);
+  docs.AppendRef(line, frozen);
+  EXPECT_DEATH(docs.RenderAndRelease(line, &indent, &out), "after its reset");
+}
+#endif
+
 }  // namespace
 }  // namespace carve::print_internal
