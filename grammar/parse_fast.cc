@@ -20,22 +20,6 @@ const char* SkipSpaces(const char* p, const char* end) {
   return p;
 }
 
-// The end of the `%name` whose name starts at `p` (after the sigil), as
-// LexSigilName reads it: name characters, and `.` or `-` glued between them.
-// nullptr when no name starts at `p`.
-const char* ScanLocalName(const char* p, const char* end) {
-  if (p == end || !IsIdentStart(*p)) return nullptr;
-  const char* q = p + 1;
-  for (;;) {
-    while (q < end && IsIdentContinue(*q)) ++q;
-    if (q + 1 < end && (*q == '.' || *q == '-') && IsIdentStart(q[1])) {
-      q += 2;
-      continue;
-    }
-    return q;
-  }
-}
-
 }  // namespace
 
 const Expr* Parser::FastVariableUse(const char** at) {
@@ -43,14 +27,11 @@ const Expr* Parser::FastVariableUse(const char** at) {
   const char* q = *at + 1;  // after '%'
   const Expr* e = nullptr;
   if (q < end && IsDigit(*q)) {
-    // As LexSigilName: up to 18 digits cannot overflow; a longer number or
-    // a name starting with a digit is the lexer's to judge.
-    const char* digits = q;
-    uint64_t n = 0;
-    while (q < end && IsDigit(*q) && q - digits < 18) n = n * 10 + uint64_t(*q++ - '0');
-    if (q < end && IsIdentContinue(*q)) return nullptr;
+    // A longer number or a name starting with a digit is the lexer's to judge.
+    uint64_t n;
+    if ((q = ScanGraphNumber(q, end, &n)) == nullptr) return nullptr;
     e = LookupGraph(static_cast<int64_t>(n));
-  } else if (const char* name_end = ScanLocalName(q, end)) {
+  } else if (const char* name_end = ScanSigilName(q, end)) {
     e = LookupLocal(std::string_view(q, size_t(name_end - q)));
     q = name_end;
   }
@@ -82,11 +63,9 @@ bool Parser::NextFastBindingHead(uint32_t from, FastBindingHead* head) const {
   const char* const end = text + all.size();
   const char* p = SkipSpaces(text + from, end);
   if (end - p < 4 || p[0] != '%' || !IsDigit(p[1])) return false;
-  // As LexSigilName: up to 18 digits, not followed by a name character.
-  const char* q = p + 1;
-  uint64_t n = 0;
-  while (q < end && IsDigit(*q) && q - p <= 18) n = n * 10 + uint64_t(*q++ - '0');
-  if (q == end || IsIdentContinue(*q)) return false;
+  uint64_t n;
+  const char* q = ScanGraphNumber(p + 1, end, &n);
+  if (q == nullptr || q == end) return false;
   const char* equal = SkipSpaces(q, end);
   // '=' alone: not `==` or `=>`.
   if (end - equal < 2 || equal[0] != '=' || equal[1] == '=' || equal[1] == '>') return false;
@@ -194,7 +173,7 @@ bool Parser::ParseParamFast(Signature& sig, const TokenPos& open, uint32_t& pref
     p = SkipSpaces(p + 1, end);
     if (end - p < 2 || *p != '%') break;
     name = p + 1;
-    if ((name_end = ScanLocalName(name, end)) == nullptr) break;
+    if ((name_end = ScanSigilName(name, end)) == nullptr) break;
   }
   return any;
 }
