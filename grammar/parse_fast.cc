@@ -93,7 +93,6 @@ uint32_t Parser::ReadFastBinding(const FastBindingHead& head) {
     return uint32_t{0};
   };
   const Attrs* attrs = nullptr;
-  bool has_attrs = false;
   while (p < end && *p != ')') {
     if (*p == '%') {
       const Expr* arg = FastVariableUse(&p);
@@ -101,13 +100,10 @@ uint32_t Parser::ReadFastBinding(const FastBindingHead& head) {
       items_.push_back(arg);
     } else if (IsIdentStart(*p)) {
       // The attributes, up to the ')': a text converted before.
-      const auto* hit =
-          recent_attrs_.Match(p, AttrsKeyBytes(static_cast<uint32_t>(p - text)), end, op->info());
-      if (hit == nullptr) return fail();
-      p = SkipSpaces(p + hit->size, end);
-      if (p == end || *p != ')') return fail();
-      attrs = hit->value;
-      has_attrs = true;
+      uint32_t attrs_end = 0;
+      attrs = MatchRecentAttrs(static_cast<uint32_t>(p - text), op, &attrs_end);
+      if (attrs == nullptr) return fail();
+      p = SkipSpaces(text + attrs_end, end);  // at the ')'
       break;
     } else {
       return fail();
@@ -124,7 +120,7 @@ uint32_t Parser::ReadFastBinding(const FastBindingHead& head) {
   if (p == end || *p != ';') return fail();
   const uint32_t statement_end = static_cast<uint32_t>(p + 1 - text);
   if (!lex_.SkipTo(statement_end)) return fail();
-  if (!has_attrs) {
+  if (attrs == nullptr) {
     call_attrs_.clear();
     attrs = CallAttrs(op, call_attrs_);
   }
@@ -151,12 +147,11 @@ bool Parser::ParseParamFast(Signature& sig, const TokenPos& open, uint32_t& pref
     const char* p = SkipSpaces(name_end, end);
     if (p == end || *p != ':') break;
     p = SkipSpaces(p + 1, end);
-    const auto* hit = recent_types_.Match(p, kRecentKey, end, nullptr);
-    if (hit == nullptr) break;
+    uint32_t type_end = 0;
+    const Type* type = MatchRecentType(static_cast<uint32_t>(p - text), &type_end);
     // The type is a whole `Tensor[...]`: the byte after its ']' starts a new
     // token whatever it is.
-    const uint32_t type_end = static_cast<uint32_t>(p - text) + hit->size;
-    if (!lex_.SkipTo(type_end)) break;
+    if (type == nullptr || !lex_.SkipTo(type_end)) break;
     any = true;
     // From here on as ParseParams.
     const std::string_view param_name(name, size_t(name_end - name));
@@ -165,7 +160,7 @@ bool Parser::ParseParamFast(Signature& sig, const TokenPos& open, uint32_t& pref
     prev_end_ = name_span.end;
     PrefetchParamSlots(prefetch_cursor);
     prev_end_ = type_end;
-    BindParam(sig, open, b_.MakeVarWithStableName(param_name, hit->value, name_span), key);
+    BindParam(sig, open, b_.MakeVarWithStableName(param_name, type, name_span), key);
     if (diags_.size() != 0) break;
     // The next parameter: `, %name`.
     p = SkipSpaces(text + type_end, end);

@@ -275,6 +275,10 @@ class Parser {
   const Attrs* SkipCachedAttrs(const Expr* callee);
   // The bytes at `begin` that place an attribute text in recent_attrs_.
   size_t AttrsKeyBytes(uint32_t begin) const;
+  // The attrs of the recent attribute text of `op` that the bytes at `begin`
+  // start with, when only spaces and the call's ')' follow it; `*end` is
+  // the end of the text. Else nullptr. Nothing is consumed.
+  const Attrs* MatchRecentAttrs(uint32_t begin, const OpExpr* op, uint32_t* end) const;
   bool ParseAttributeList(std::vector<ParsedAttr>& out);
   std::optional<ParsedAttr> ParseAttribute();
   std::optional<AttrValue> ParseAttrValue();
@@ -299,6 +303,11 @@ class Parser {
   const Type* ParseFuncType();
   // `[shape, dtype]` after the `Tensor` identifier that starts at `begin`.
   const Type* ParseTensorType(uint32_t begin);
+  // The recent tensor type whose text (`Tensor[...]`) the bytes at `begin`
+  // start with, `*end` the end of that text; else nullptr. A text ends at
+  // its ']' (a token by itself), so equal bytes are the same tokens. Nothing
+  // is consumed.
+  const Type* MatchRecentType(uint32_t begin, uint32_t* end) const;
   const Type* ParseTensorShapeAndDType();
   const Type* ParseNamedType();
   bool ParseDim(std::vector<Dim>& dims);
