@@ -153,14 +153,10 @@ bool Parser::ParseParamFast(Signature& sig, const TokenPos& open, uint32_t& pref
     // token whatever it is.
     if (type == nullptr || !lex_.SkipTo(type_end)) break;
     any = true;
-    // From here on as ParseParams.
-    const std::string_view param_name(name, size_t(name_end - name));
-    const Span name_span{lex_.file_id(), uint32_t(name - 1 - text), uint32_t(name_end - text)};
-    const uint64_t key = locals_.Key(param_name);
-    prev_end_ = name_span.end;
-    PrefetchParamSlots(prefetch_cursor);
     prev_end_ = type_end;
-    BindParam(sig, open, b_.MakeVarWithStableName(param_name, type, name_span), key);
+    AddParam(sig, open, std::string_view(name, size_t(name_end - name)),
+             Span{lex_.file_id(), uint32_t(name - 1 - text), uint32_t(name_end - text)}, type,
+             prefetch_cursor);
     if (diags_.size() != 0) break;
     // The next parameter: `, %name`.
     p = SkipSpaces(text + type_end, end);

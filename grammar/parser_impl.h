@@ -247,6 +247,12 @@ class Parser {
   // it from the raw text (parse_fast.cc) and binds it, up to the ',' or ')'
   // after it; else false, nothing consumed.
   bool ParseParamFast(Signature& sig, const TokenPos& open, uint32_t& prefetch_cursor);
+  // The steps of every parameter once its name and type are read (by
+  // ParseParams or ParseParamFast; prev_end_ is the end of what was read):
+  // prefetches the slots of the names ahead, makes the parameter and binds
+  // it (BindParam).
+  void AddParam(Signature& sig, const TokenPos& open, std::string_view name, Span name_span,
+                const Type* type, uint32_t& prefetch_cursor);
   // Binds the parameter `var` (key: its locals key) of the signature opened
   // at `open`, reporting a duplicate.
   void BindParam(Signature& sig, const TokenPos& open, const Var* var, uint64_t key);
