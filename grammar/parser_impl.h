@@ -244,8 +244,10 @@ class Parser {
   bool ParseTypeParams(Signature& sig);
   bool ParseParams(Signature& sig, const TokenPos& open);
   // At a parameter `%name: T` whose tensor type T is a recent one: reads
-  // it from the raw text (parse_fast.cc) and binds it, up to the ',' or ')'
-  // after it; else false, nothing consumed.
+  // it from the raw text (parse_fast.cc) and binds it, then every following
+  // `, %name: T'` whose T' is recent too, stopping before the first ',' (or
+  // other token) that does not start such a parameter. False when not even
+  // the first parameter has that shape: nothing consumed.
   bool ParseParamFast(Signature& sig, const TokenPos& open, uint32_t& prefetch_cursor);
   // The steps of every parameter once its name and type are read (by
   // ParseParams or ParseParamFast; prev_end_ is the end of what was read):
