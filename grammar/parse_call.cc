@@ -69,6 +69,7 @@ const Expr* Parser::ParseCallRest(const Expr* callee, uint32_t begin) {
 }
 
 const Attrs* Parser::MatchRecentAttrs(uint32_t begin, const OpExpr* op, uint32_t* end) const {
+  if (no_recent_memos_for_testing) return nullptr;
   const std::string_view all = lex_.text();
   const auto* hit = recent_attrs_.Match(all.data() + begin, AttrsKeyBytes(begin),
                                         all.data() + all.size(), op->info());

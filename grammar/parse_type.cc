@@ -134,6 +134,7 @@ const Type* Parser::ParseNamedType() {
 }
 
 const Type* Parser::MatchRecentType(uint32_t begin, uint32_t* end) const {
+  if (no_recent_memos_for_testing) return nullptr;
   const std::string_view all = lex_.text();
   const auto* hit =
       recent_types_.Match(all.data() + begin, kRecentKey, all.data() + all.size(), nullptr);

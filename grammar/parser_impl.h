@@ -39,6 +39,12 @@ namespace carve::parser_internal {
 // produce thousands).
 inline constexpr size_t kMaxErrors = 20;
 
+// Test hook: when set, nothing is found in the recent-texts memos (recent
+// ops, attribute texts and tensor types), so the raw-text fast paths built on
+// them never start and the general path reads every line. A test parses one
+// text both ways and compares the results.
+inline bool no_recent_memos_for_testing = false;
+
 // The `#[metadata]` section as the parser sees it: where the pre-scan found
 // it, and its contents (or why they could not be read).
 struct MetadataState {
