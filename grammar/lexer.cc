@@ -477,30 +477,17 @@ Token Lexer::LexIdentifier(const char* p) {
 Token Lexer::LexSigilName(const char* p) {
   const char sigil = *p;
   const char* q = p + 1;
-  const char* const end = end_;
-  if (q < end && IsDigit(*q) && sigil == '%') {
-    // Up to 18 digits cannot overflow; anything longer, or a name that
-    // starts with a digit, takes the checked path.
-    const char* fast_end = end - q > 18 ? q + 18 : end;
-    uint64_t n = 0;
-    while (q < fast_end && IsDigit(*q)) n = n * 10 + uint64_t(*q++ - '0');
-    if (q < end && IsIdentContinue(*q)) return LexGraphChecked(p);
-    Token t = Make(TokenKind::kGraph, p, q);
+  if (q < end_ && IsDigit(*q) && sigil == '%') {
+    uint64_t n;
+    const char* number_end = ScanGraphNumber(q, end_, &n);
+    if (number_end == nullptr) return LexGraphChecked(p);
+    Token t = Make(TokenKind::kGraph, p, number_end);
     t.int_value = static_cast<int64_t>(n);
     return t;
   }
-  if (q >= end || !IsIdentStart(*q)) return SigilNameError(p, q);
-  ++q;
-  for (;;) {
-    while (q < end && IsIdentContinue(*q)) ++q;
-    // `.` or `-` glued between name characters continues the name.
-    if (q + 1 < end && (*q == '.' || *q == '-') && IsIdentStart(q[1])) {
-      q += 2;
-      continue;
-    }
-    break;
-  }
-  return Make(sigil == '%' ? TokenKind::kLocal : TokenKind::kGlobal, p, q);
+  const char* name_end = ScanSigilName(q, end_);
+  if (name_end == nullptr) return SigilNameError(p, q);
+  return Make(sigil == '%' ? TokenKind::kLocal : TokenKind::kGlobal, p, name_end);
 }
 
 Token Lexer::SigilNameError(const char* p, const char* q) {

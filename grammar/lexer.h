@@ -170,6 +170,8 @@ class Lexer {
   // identifier starts at `from` (`nn.conv2d`), joining `.word` only where
   // the tokens would be '.' and an identifier written without spaces.
   uint32_t ScanDottedName(uint32_t from) const;
+  // The raw-text scans of `%name` and `%N` are ScanSigilName and
+  // ScanGraphNumber (lexer_chars.h), which LexSigilName uses too.
   // Drops the lookahead and resumes lexing at byte `offset`, which must be a
   // token boundary that no peeked token crosses and that does not follow a
   // '.' token (tuple indices). False (and nothing changes) when a peeked
@@ -216,7 +218,8 @@ class Lexer {
   Token LexIdentifier(const char* p);
   Token LexSigilName(const char* p);
   // The cold paths of LexSigilName: a bad name after the sigil, and `%N`
-  // with more than 18 digits or followed by name characters.
+  // with more digits than ScanGraphNumber takes or followed by name
+  // characters.
   [[gnu::noinline, gnu::cold]] Token SigilNameError(const char* p, const char* q);
   [[gnu::noinline, gnu::cold]] Token LexGraphChecked(const char* p);
   Token LexMeta(const char* p);

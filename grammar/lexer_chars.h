@@ -1,8 +1,11 @@
-// Character classes for the lexer: one table lookup per byte on the hot path.
-// Internal to grammar/ (lexer.cc, lexer_number.cc).
+// Character classes for the lexer: one table lookup per byte on the hot path,
+// and the scans of `%name` / `%N` that the lexer and the parser's raw-text
+// fast paths share (so that they cannot drift apart).
+// Internal to grammar/ (lexer.cc, lexer_number.cc, the parser).
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -47,5 +50,38 @@ inline bool CanStartToken(char c) {
   return lexer_chars::kTable[uint8_t(c)] & lexer_chars::kTokenStart;
 }
 inline bool IsPrintable(char c) { return c >= 0x20 && c < 0x7f; }
+
+// The end of the name of a `%name` / `@name` whose first byte (after the
+// sigil) is at `p`: name characters, with `.` or `-` glued between them
+// continuing the name. nullptr when no name starts at `p`.
+inline const char* ScanSigilName(const char* p, const char* end) {
+  if (p == end || !IsIdentStart(*p)) return nullptr;
+  const char* q = p + 1;
+  for (;;) {
+    while (q < end && IsIdentContinue(*q)) ++q;
+    if (q + 1 < end && (*q == '.' || *q == '-') && IsIdentStart(q[1])) {
+      q += 2;
+      continue;
+    }
+    return q;
+  }
+}
+
+// Digits a `%N` may have for the unchecked scan: 18 cannot overflow int64.
+inline constexpr size_t kMaxUncheckedGraphDigits = 18;
+
+// The end of the number of a `%N` whose first digit is at `p`, its value in
+// `*n`: at most kMaxUncheckedGraphDigits digits not followed by a name
+// character. nullptr when longer or followed by one (a name cannot start
+// with a digit): the lexer's checked path judges those.
+inline const char* ScanGraphNumber(const char* p, const char* end, uint64_t* n) {
+  const char* limit = size_t(end - p) > kMaxUncheckedGraphDigits ? p + kMaxUncheckedGraphDigits : end;
+  uint64_t value = 0;
+  const char* q = p;
+  while (q < limit && IsDigit(*q)) value = value * 10 + uint64_t(*q++ - '0');
+  if (q < end && IsIdentContinue(*q)) return nullptr;
+  *n = value;
+  return q;
+}
 
 }  // namespace carve

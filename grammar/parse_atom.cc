@@ -123,6 +123,7 @@ size_t Parser::OpKeyBytes(uint32_t begin) const {
 }
 
 const OpExpr* Parser::MatchRecentOp(uint32_t begin, uint32_t* end) const {
+  if (no_recent_memos_for_testing) return nullptr;
   const std::string_view all = lex_.text();
   const auto* hit =
       recent_ops_.Match(all.data() + begin, OpKeyBytes(begin), all.data() + all.size(), nullptr);

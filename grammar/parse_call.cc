@@ -68,6 +68,23 @@ const Expr* Parser::ParseCallRest(const Expr* callee, uint32_t begin) {
   return call;
 }
 
+const Attrs* Parser::MatchRecentAttrs(uint32_t begin, const OpExpr* op, uint32_t* end) const {
+  if (no_recent_memos_for_testing) return nullptr;
+  const std::string_view all = lex_.text();
+  const auto* hit = recent_attrs_.Match(all.data() + begin, AttrsKeyBytes(begin),
+                                        all.data() + all.size(), op->info());
+  if (hit == nullptr) return nullptr;
+  // A remembered text holds no comment and ends with a non-space byte, so
+  // when only spaces and the ')' follow the same bytes, SkipCachedAttrs'
+  // scan would find the same text.
+  const uint32_t text_end = begin + hit->size;
+  uint32_t close = text_end;
+  while (close < all.size() && IsSpace(all[close])) ++close;
+  if (close == all.size() || all[close] != ')') return nullptr;
+  *end = text_end;
+  return hit->value;
+}
+
 const Attrs* Parser::SkipCachedAttrs(const Expr* callee) {
   const OpExpr* op = DynCast<OpExpr>(callee);
   if (op == nullptr || attrs_cache_.empty()) return nullptr;
@@ -77,15 +94,11 @@ const Attrs* Parser::SkipCachedAttrs(const Expr* callee) {
   // any diagnostic, so the same bytes need not be lexed again.
   const uint32_t begin = Peek(0).begin;
   const std::string_view all = lex_.text();
-  // A text remembered by its bytes is tried first. It holds no comment and
-  // ends with a non-space byte, so when only spaces and the ')' follow the
-  // same bytes, the scan below would find the same text.
-  if (const auto* hit = recent_attrs_.Match(all.data() + begin, AttrsKeyBytes(begin),
-                                            all.data() + all.size(), op->info())) {
-    const uint32_t end = begin + hit->size;
-    uint32_t close = end;
-    while (close < all.size() && IsSpace(all[close])) ++close;
-    if (close < all.size() && all[close] == ')' && lex_.SkipTo(end)) return hit->value;
+  // A text remembered by its bytes is tried first.
+  uint32_t recent_end = 0;
+  if (const Attrs* attrs = MatchRecentAttrs(begin, op, &recent_end);
+      attrs != nullptr && lex_.SkipTo(recent_end)) {
+    return attrs;
   }
   if (const uint32_t close = lex_.ScanGroup(begin, ')'); close != 0) {
     uint32_t end = close;

@@ -20,22 +20,6 @@ const char* SkipSpaces(const char* p, const char* end) {
   return p;
 }
 
-// The end of the `%name` whose name starts at `p` (after the sigil), as
-// LexSigilName reads it: name characters, and `.` or `-` glued between them.
-// nullptr when no name starts at `p`.
-const char* ScanLocalName(const char* p, const char* end) {
-  if (p == end || !IsIdentStart(*p)) return nullptr;
-  const char* q = p + 1;
-  for (;;) {
-    while (q < end && IsIdentContinue(*q)) ++q;
-    if (q + 1 < end && (*q == '.' || *q == '-') && IsIdentStart(q[1])) {
-      q += 2;
-      continue;
-    }
-    return q;
-  }
-}
-
 }  // namespace
 
 const Expr* Parser::FastVariableUse(const char** at) {
@@ -43,14 +27,11 @@ const Expr* Parser::FastVariableUse(const char** at) {
   const char* q = *at + 1;  // after '%'
   const Expr* e = nullptr;
   if (q < end && IsDigit(*q)) {
-    // As LexSigilName: up to 18 digits cannot overflow; a longer number or
-    // a name starting with a digit is the lexer's to judge.
-    const char* digits = q;
-    uint64_t n = 0;
-    while (q < end && IsDigit(*q) && q - digits < 18) n = n * 10 + uint64_t(*q++ - '0');
-    if (q < end && IsIdentContinue(*q)) return nullptr;
+    // A longer number or a name starting with a digit is the lexer's to judge.
+    uint64_t n;
+    if ((q = ScanGraphNumber(q, end, &n)) == nullptr) return nullptr;
     e = LookupGraph(static_cast<int64_t>(n));
-  } else if (const char* name_end = ScanLocalName(q, end)) {
+  } else if (const char* name_end = ScanSigilName(q, end)) {
     e = LookupLocal(std::string_view(q, size_t(name_end - q)));
     q = name_end;
   }
@@ -82,11 +63,9 @@ bool Parser::NextFastBindingHead(uint32_t from, FastBindingHead* head) const {
   const char* const end = text + all.size();
   const char* p = SkipSpaces(text + from, end);
   if (end - p < 4 || p[0] != '%' || !IsDigit(p[1])) return false;
-  // As LexSigilName: up to 18 digits, not followed by a name character.
-  const char* q = p + 1;
-  uint64_t n = 0;
-  while (q < end && IsDigit(*q) && q - p <= 18) n = n * 10 + uint64_t(*q++ - '0');
-  if (q == end || IsIdentContinue(*q)) return false;
+  uint64_t n;
+  const char* q = ScanGraphNumber(p + 1, end, &n);
+  if (q == nullptr || q == end) return false;
   const char* equal = SkipSpaces(q, end);
   // '=' alone: not `==` or `=>`.
   if (end - equal < 2 || equal[0] != '=' || equal[1] == '=' || equal[1] == '>') return false;
@@ -114,7 +93,6 @@ uint32_t Parser::ReadFastBinding(const FastBindingHead& head) {
     return uint32_t{0};
   };
   const Attrs* attrs = nullptr;
-  bool has_attrs = false;
   while (p < end && *p != ')') {
     if (*p == '%') {
       const Expr* arg = FastVariableUse(&p);
@@ -122,13 +100,10 @@ uint32_t Parser::ReadFastBinding(const FastBindingHead& head) {
       items_.push_back(arg);
     } else if (IsIdentStart(*p)) {
       // The attributes, up to the ')': a text converted before.
-      const auto* hit =
-          recent_attrs_.Match(p, AttrsKeyBytes(static_cast<uint32_t>(p - text)), end, op->info());
-      if (hit == nullptr) return fail();
-      p = SkipSpaces(p + hit->size, end);
-      if (p == end || *p != ')') return fail();
-      attrs = hit->value;
-      has_attrs = true;
+      uint32_t attrs_end = 0;
+      attrs = MatchRecentAttrs(static_cast<uint32_t>(p - text), op, &attrs_end);
+      if (attrs == nullptr) return fail();
+      p = SkipSpaces(text + attrs_end, end);  // at the ')'
       break;
     } else {
       return fail();
@@ -145,7 +120,7 @@ uint32_t Parser::ReadFastBinding(const FastBindingHead& head) {
   if (p == end || *p != ';') return fail();
   const uint32_t statement_end = static_cast<uint32_t>(p + 1 - text);
   if (!lex_.SkipTo(statement_end)) return fail();
-  if (!has_attrs) {
+  if (attrs == nullptr) {
     call_attrs_.clear();
     attrs = CallAttrs(op, call_attrs_);
   }
@@ -172,21 +147,16 @@ bool Parser::ParseParamFast(Signature& sig, const TokenPos& open, uint32_t& pref
     const char* p = SkipSpaces(name_end, end);
     if (p == end || *p != ':') break;
     p = SkipSpaces(p + 1, end);
-    const auto* hit = recent_types_.Match(p, kRecentKey, end, nullptr);
-    if (hit == nullptr) break;
+    uint32_t type_end = 0;
+    const Type* type = MatchRecentType(static_cast<uint32_t>(p - text), &type_end);
     // The type is a whole `Tensor[...]`: the byte after its ']' starts a new
     // token whatever it is.
-    const uint32_t type_end = static_cast<uint32_t>(p - text) + hit->size;
-    if (!lex_.SkipTo(type_end)) break;
+    if (type == nullptr || !lex_.SkipTo(type_end)) break;
     any = true;
-    // From here on as ParseParams.
-    const std::string_view param_name(name, size_t(name_end - name));
-    const Span name_span{lex_.file_id(), uint32_t(name - 1 - text), uint32_t(name_end - text)};
-    const uint64_t key = locals_.Key(param_name);
-    prev_end_ = name_span.end;
-    PrefetchParamSlots(prefetch_cursor);
     prev_end_ = type_end;
-    BindParam(sig, open, b_.MakeVarWithStableName(param_name, hit->value, name_span), key);
+    AddParam(sig, open, std::string_view(name, size_t(name_end - name)),
+             Span{lex_.file_id(), uint32_t(name - 1 - text), uint32_t(name_end - text)}, type,
+             prefetch_cursor);
     if (diags_.size() != 0) break;
     // The next parameter: `, %name`.
     p = SkipSpaces(text + type_end, end);
@@ -194,7 +164,7 @@ bool Parser::ParseParamFast(Signature& sig, const TokenPos& open, uint32_t& pref
     p = SkipSpaces(p + 1, end);
     if (end - p < 2 || *p != '%') break;
     name = p + 1;
-    if ((name_end = ScanLocalName(name, end)) == nullptr) break;
+    if ((name_end = ScanSigilName(name, end)) == nullptr) break;
   }
   return any;
 }

@@ -70,8 +70,6 @@ bool Parser::ParseParams(Signature& sig, const TokenPos& open) {
     const Token& name = Next();
     const std::string_view param_name = lex_.Name(name);
     const Span name_span = SpanOf(name);
-    const uint64_t key = locals_.Key(param_name);
-    PrefetchParamSlots(prefetch_cursor);
     if (At(TokenKind::kLBrace)) {
       Error(SpanOf(Peek()),
             "parameter attributes ('{...}', e.g. virtual_device) are not supported");
@@ -79,10 +77,17 @@ bool Parser::ParseParams(Signature& sig, const TokenPos& open) {
     }
     const Type* type = nullptr;
     if (Accept(TokenKind::kColon) && (type = ParseType()) == nullptr) return false;
-    BindParam(sig, open, b_.MakeVarWithStableName(param_name, type, name_span), key);
+    AddParam(sig, open, param_name, name_span, type, prefetch_cursor);
     if (!Accept(TokenKind::kComma)) break;
   }
   return Expect(TokenKind::kRParen, "')' after the parameters", &open);
+}
+
+void Parser::AddParam(Signature& sig, const TokenPos& open, std::string_view name, Span name_span,
+                      const Type* type, uint32_t& prefetch_cursor) {
+  const uint64_t key = locals_.Key(name);
+  PrefetchParamSlots(prefetch_cursor);
+  BindParam(sig, open, b_.MakeVarWithStableName(name, type, name_span), key);
 }
 
 void Parser::BindParam(Signature& sig, const TokenPos& open, const Var* var, uint64_t key) {

@@ -133,18 +133,27 @@ const Type* Parser::ParseNamedType() {
   return nullptr;
 }
 
+const Type* Parser::MatchRecentType(uint32_t begin, uint32_t* end) const {
+  if (no_recent_memos_for_testing) return nullptr;
+  const std::string_view all = lex_.text();
+  const auto* hit =
+      recent_types_.Match(all.data() + begin, kRecentKey, all.data() + all.size(), nullptr);
+  if (hit == nullptr) return nullptr;
+  *end = begin + hit->size;
+  return hit->value;
+}
+
 const Type* Parser::ParseTensorType(uint32_t begin) {
   // Models repeat a few tensor types thousands of times: memoise them by
   // their text, found by a raw scan for the closing ']' (a memoised text was
   // parsed before without error, so its tokens need not be lexed again).
-  // A text remembered by its bytes is tried first: a text ends at its ']'
-  // (a token by itself), so equal bytes are the same tokens.
+  // A text remembered by its bytes is tried first.
   const std::string_view all = lex_.text();
-  if (const auto* hit =
-          recent_types_.Match(all.data() + begin, kRecentKey, all.data() + all.size(), nullptr);
-      hit != nullptr && lex_.SkipTo(begin + hit->size)) {
-    prev_end_ = begin + hit->size;
-    return hit->value;
+  uint32_t recent_end = 0;
+  if (const Type* type = MatchRecentType(begin, &recent_end);
+      type != nullptr && lex_.SkipTo(recent_end)) {
+    prev_end_ = recent_end;
+    return type;
   }
   std::string_view text;
   if (uint32_t close = lex_.ScanGroup(Peek().begin + 1, ']', 256); close != 0) {

@@ -39,6 +39,12 @@ namespace carve::parser_internal {
 // produce thousands).
 inline constexpr size_t kMaxErrors = 20;
 
+// Test hook: when set, nothing is found in the recent-texts memos (recent
+// ops, attribute texts and tensor types), so the raw-text fast paths built on
+// them never start and the general path reads every line. A test parses one
+// text both ways and compares the results.
+inline bool no_recent_memos_for_testing = false;
+
 // The `#[metadata]` section as the parser sees it: where the pre-scan found
 // it, and its contents (or why they could not be read).
 struct MetadataState {
@@ -244,9 +250,17 @@ class Parser {
   bool ParseTypeParams(Signature& sig);
   bool ParseParams(Signature& sig, const TokenPos& open);
   // At a parameter `%name: T` whose tensor type T is a recent one: reads
-  // it from the raw text (parse_fast.cc) and binds it, up to the ',' or ')'
-  // after it; else false, nothing consumed.
+  // it from the raw text (parse_fast.cc) and binds it, then every following
+  // `, %name: T'` whose T' is recent too, stopping before the first ',' (or
+  // other token) that does not start such a parameter. False when not even
+  // the first parameter has that shape: nothing consumed.
   bool ParseParamFast(Signature& sig, const TokenPos& open, uint32_t& prefetch_cursor);
+  // The steps of every parameter once its name and type are read (by
+  // ParseParams or ParseParamFast; prev_end_ is the end of what was read):
+  // prefetches the slots of the names ahead, makes the parameter and binds
+  // it (BindParam).
+  void AddParam(Signature& sig, const TokenPos& open, std::string_view name, Span name_span,
+                const Type* type, uint32_t& prefetch_cursor);
   // Binds the parameter `var` (key: its locals key) of the signature opened
   // at `open`, reporting a duplicate.
   void BindParam(Signature& sig, const TokenPos& open, const Var* var, uint64_t key);
@@ -275,6 +289,10 @@ class Parser {
   const Attrs* SkipCachedAttrs(const Expr* callee);
   // The bytes at `begin` that place an attribute text in recent_attrs_.
   size_t AttrsKeyBytes(uint32_t begin) const;
+  // The attrs of the recent attribute text of `op` that the bytes at `begin`
+  // start with, when only spaces and the call's ')' follow it; `*end` is
+  // the end of the text. Else nullptr. Nothing is consumed.
+  const Attrs* MatchRecentAttrs(uint32_t begin, const OpExpr* op, uint32_t* end) const;
   bool ParseAttributeList(std::vector<ParsedAttr>& out);
   std::optional<ParsedAttr> ParseAttribute();
   std::optional<AttrValue> ParseAttrValue();
@@ -299,6 +317,11 @@ class Parser {
   const Type* ParseFuncType();
   // `[shape, dtype]` after the `Tensor` identifier that starts at `begin`.
   const Type* ParseTensorType(uint32_t begin);
+  // The recent tensor type whose text (`Tensor[...]`) the bytes at `begin`
+  // start with, `*end` the end of that text; else nullptr. A text ends at
+  // its ']' (a token by itself), so equal bytes are the same tokens. Nothing
+  // is consumed.
+  const Type* MatchRecentType(uint32_t begin, uint32_t* end) const;
   const Type* ParseTensorShapeAndDType();
   const Type* ParseNamedType();
   bool ParseDim(std::vector<Dim>& dims);

@@ -11,17 +11,17 @@
 
 namespace carve::parser_internal {
 
+// At most this many bytes of a text (its key bytes, chosen by the caller
+// the same way for Match and Remember) place it in a RecentTexts table.
+// Positions closer than this to the end of the text are never looked at.
+inline constexpr size_t kRecentKey = 16;
+
 // A small set-associative table of texts, each with a tag (the op the text
 // belongs to, or null) and a value, placed by the first kPrefix bytes of the
 // text. A large graph repeats a few types and attribute texts thousands of
 // times; hashing each occurrence whole (30-60 bytes) after a bracket scan is
 // what this saves. A hit is exact: the text at the position starts with the
 // remembered bytes (the caller checks what must follow them).
-// At most this many bytes of a text (its key bytes, chosen by the caller
-// the same way for Match and Remember) place it in a RecentTexts table.
-// Positions closer than this to the end of the text are never looked at.
-inline constexpr size_t kRecentKey = 16;
-
 template <typename Value>
 class RecentTexts {
  public:
@@ -63,7 +63,12 @@ class RecentTexts {
       return;
     }
     Entry* set = sets_[SetOf(text.data(), key, tag)];
-    if (set[0].text == text.data() && set[0].tag == tag) return;
+    // Already the most recent entry (a hit the caller could not use, read
+    // again by the general path): keep the other way's entry.
+    if (set[0].text != nullptr && set[0].tag == tag && set[0].size == text.size() &&
+        std::memcmp(set[0].text, text.data(), text.size()) == 0) {
+      return;
+    }
     for (size_t way = kWays - 1; way > 0; --way) set[way] = set[way - 1];
     set[0] = Entry{text.data(), static_cast<uint32_t>(text.size()), tag, value};
     empty_ = false;

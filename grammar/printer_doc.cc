@@ -112,6 +112,7 @@ void DocStore::Release(DocId doc) {
 void DocStore::ResetFrozen() {
   frozen_.clear();
   live_frozen_ = 0;
+  frozen_bytes_ = 0;
   block_ = 0;
   pos_ = end_ = nullptr;
 }
@@ -147,7 +148,9 @@ void DocStore::RenderAndRelease(DocId doc, size_t* indent, std::string* out) {
   docs_[doc].clear();
   for (DocId id : rendered_) {
     if (id & kFrozen) {
+      assert(live_frozen_ > 0 && "a frozen document rendered twice by RenderAndRelease");
       --live_frozen_;
+      frozen_bytes_ -= frozen_[id & ~kFrozen].size;  // rendered: no longer counted
     } else {
       Release(id);  // keeps its capacity for New()
     }

@@ -13,6 +13,7 @@
 // string literals escape control characters.
 #pragma once
 
+#include <cassert>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -38,6 +39,11 @@ class DocStore {
   // A new empty document.
   DocId New();
   // A new frozen document holding `text`.
+  // Invariant: a frozen document is rendered at most once by RenderAndRelease
+  // (through the one reference to it); once every one is, the region and the
+  // ids are reused, so a reference rendered again afterwards would read
+  // another document's bytes, or none. Render and RenderRange do not count.
+  // Debug builds check the ids and the count.
   DocId Freeze(std::string_view text);
   // Gives `doc` (not frozen, referred to by nothing) back for New() to reuse.
   void Release(DocId doc);
@@ -63,7 +69,9 @@ class DocStore {
   // allocator for the next ones), and every frozen document; nothing may
   // refer to them any more.
   void Truncate(DocId first);
-  // Sum of the document sizes: a lower bound of the rendered size.
+  // Sum of the sizes of the documents still to render (frozen ones that
+  // RenderAndRelease rendered, or Truncate dropped, no longer count): a lower
+  // bound of the rendered size.
   size_t TotalBytes() const;
 
  private:
@@ -79,6 +87,7 @@ class DocStore {
   // The bytes of any document, frozen or not.
   std::string_view View(DocId id) const {
     if ((id & kFrozen) == 0) return docs_[id];
+    assert((id & ~kFrozen) < frozen_.size() && "a frozen document rendered after its reset");
     const FrozenDoc& doc = frozen_[id & ~kFrozen];
     return std::string_view(doc.data, doc.size);
   }
@@ -97,7 +106,7 @@ class DocStore {
   };
   std::vector<FrozenDoc> frozen_;
   size_t live_frozen_ = 0;  // not yet rendered by RenderAndRelease
-  size_t frozen_bytes_ = 0;
+  size_t frozen_bytes_ = 0;  // of the live frozen documents
   std::vector<std::unique_ptr<char[]>> blocks_;  // the bump region
   std::vector<size_t> block_sizes_;
   size_t block_ = 0;  // the block being filled

@@ -86,12 +86,13 @@ uint32_t NameTable::StemSlot(std::string_view stem) {
   if (entry.tag == 0) {
     entry.tag = tag;
     entry.id = stems_++;
-    entry.size = static_cast<uint16_t>(stem.size());
     entry.external = stem.size() > kInlineText;
     if (entry.external) {
-      entry.external_text = Store(stem).data();
-    } else if (!stem.empty()) {
-      std::memcpy(entry.text, stem.data(), stem.size());
+      entry.size = 0;
+      entry.external_text = Entry::External{Store(stem).data(), stem.size()};
+    } else {
+      entry.size = static_cast<uint16_t>(stem.size());
+      if (!stem.empty()) std::memcpy(entry.text, stem.data(), stem.size());
     }
     ++used_;
   }

@@ -58,19 +58,27 @@ class NameTable {
     uint32_t id;       // the stem's id (Key::stem)
     uint32_t count;    // codes taken
     uint32_t more;     // 1 + index into more_ of its codes from 64 on; 0: none
-    uint16_t size;     // of the text
+    uint16_t size;     // of the inline text (external texts keep their own)
     bool sparse;       // some codes are in sparse_
-    bool external;     // the text is at `external_text`, else in `text`
+    bool external;     // the text is at `external`, else in `text`
     // AppendUnique's counters of the names with codes 0..3 (`x`, `x0`,
     // `x1`, `x2`), kept here rather than in counters_ (one miss less per
     // repeated name); kSpilled: in counters_.
     uint8_t counters[4];
+    // A long stem's text is stored aside with its full-width length: any
+    // length fits (a 16-bit size wrapped at 64 KiB, and the stem was never
+    // found again).
+    struct External {
+      const char* data;
+      size_t size;
+    };
     union {
       char text[kInlineText];
-      const char* external_text;
+      External external_text;
     };
     std::string_view view() const {
-      return std::string_view(external ? external_text : text, size);
+      return external ? std::string_view(external_text.data, external_text.size)
+                      : std::string_view(text, size);
     }
   };
   static_assert(sizeof(Entry) == 64);

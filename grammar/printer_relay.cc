@@ -139,16 +139,19 @@ constexpr size_t kParamBytes = 48;
 
 // Naming a parameter reads its Var and then its name's bytes, both usually
 // cold (the graph walk only noted the Var's address), so these reads are
-// started early enough to overlap: the first parameters' Vars and then their
-// names up front (all of a composite's few), and later ones some parameters
-// ahead of the one being named.
+// started early enough to overlap: the first parameters' names up front (all
+// of a composite's few), and later ones some parameters ahead of the one
+// being named.
 constexpr size_t kVarAhead = 8;
 constexpr size_t kNameAhead = 4;
 
 void PrefetchParams(std::span<const Var* const> params) {
-  auto first = params.first(std::min(params.size(), kVarAhead));
-  for (const Var* param : first) __builtin_prefetch(param);
-  for (const Var* param : first) __builtin_prefetch(param->name().data());
+  // Reading a Var's name is a load of the Var itself: a prefetch of the Var
+  // just before would gain nothing. These loads do not depend on each other,
+  // so the core has them in flight together.
+  for (const Var* param : params.first(std::min(params.size(), kVarAhead))) {
+    __builtin_prefetch(param->name().data());
+  }
 }
 
 // While parameter `k` is named.
@@ -327,6 +330,12 @@ void RelayTextPrinter::StepLet() {
 void RelayTextPrinter::StepScope() {
   Frame& f = frames_.back();
   if (f.stage == 0) {
+    // A scope at depth 2 is a definition's body (frame 0 is its function),
+    // at depth 1 a standalone expression's: the outermost text, kept as it
+    // is. Any other scope is pushed by a function, if or let frame above
+    // some kPrint frame, so it is nested in an enclosing scope's text and
+    // finished (and frozen) before that one: the scratch document of its
+    // depth serves.
     if (frames_.size() > 2) {
       f.doc = ScratchScope();
       f.flag = true;
@@ -364,14 +373,16 @@ void RelayTextPrinter::StepScope() {
 // documents, which would otherwise each grow by a chain of doublings.
 DocId RelayTextPrinter::ScratchScope() {
   if (open_scratch_ == scratch_scopes_.size()) scratch_scopes_.push_back(docs_.New());
-  DocId id = scratch_scopes_[open_scratch_++];
-  docs_[id].clear();
-  return id;
+  return scratch_scopes_[open_scratch_++];  // empty (CloseScratchScope)
 }
 
 DocId RelayTextPrinter::CloseScratchScope(DocId scratch) {
   --open_scratch_;
-  return docs_.Freeze(docs_[scratch]);
+  DocId frozen = docs_.Freeze(docs_[scratch]);
+  // Emptied, it keeps its capacity for the next body of its depth, and holds
+  // no stale text (counted by TotalBytes, kept by a non-streaming print).
+  docs_[scratch].clear();
+  return frozen;
 }
 
 Text RelayTextPrinter::FinishPrint(const Expr* e, uint32_t node, bool try_inline) {
@@ -384,7 +395,7 @@ Text RelayTextPrinter::FinishPrint(const Expr* e, uint32_t node, bool try_inline
     }
     return state.memo;
   }
-  bool inline_expr = state.kind <= ExprKind::kOp || (try_inline && state.parents <= 1);  // atoms
+  bool inline_expr = IsAtomKind(state.kind) || (try_inline && state.parents <= 1);
   if (inline_expr || (state.flags & kBound)) return state.memo;
   state.flags |= kBound;
   Text printed = state.memo;

@@ -169,8 +169,14 @@ class RelayTextPrinter {
   DocId ScratchScope();
   // The finished text of `scratch`, frozen.
   DocId CloseScratchScope(DocId scratch);
-  // Each print makes its own (PrintModuleTo drops a definition's documents).
+  // Each print makes its own. PrintModuleTo truncates a definition's
+  // documents (the ids from docs_.size() on are gone); the others are
+  // released, so that a module printed whole reuses them rather than keeping
+  // one string per depth per definition.
   void ResetScratchScopes() {
+    for (DocId id : scratch_scopes_) {
+      if (id < docs_.size()) docs_.Release(id);
+    }
     scratch_scopes_.clear();
     open_scratch_ = 0;
   }

@@ -32,6 +32,9 @@ enum class ExprKind : uint8_t {
   kFunction,
 };
 
+// Var, GlobalVar, Constant and Op are atoms: the printer always inlines them.
+constexpr bool IsAtomKind(ExprKind kind) { return kind <= ExprKind::kOp; }
+
 class Expr {
  public:
   ExprKind kind() const { return kind_; }
@@ -39,8 +42,7 @@ class Expr {
   // The type InferType assigned, or nullptr.
   const Type* checked_type() const { return checked_type_; }
   void set_checked_type(const Type* t) const { checked_type_ = t; }
-  // Var, GlobalVar, Constant and Op are atoms: the printer always inlines them.
-  bool is_atom() const { return kind_ <= ExprKind::kOp; }
+  bool is_atom() const { return IsAtomKind(kind_); }
 
   // A scratch byte for the one traversal that runs at a time (InferType
   // marks the nodes it has typed here instead of in a side table: a hash map

@@ -1,5 +1,6 @@
 // Tests of the token stream: kinds, values, spacing, and lexical errors.
 #include "grammar/lexer.h"
+#include "grammar/lexer_chars.h"
 
 #include <string>
 #include <vector>
@@ -41,6 +42,30 @@ TEST(Lexer, SkipsCommentsAndWhitespace) {
   EXPECT_THAT(Lex("a // line\n /* block /* nested */ still */ b /* ty=Tensor[(1), float32] */"),
               ElementsAre("identifier:a", "identifier:b"));
   EXPECT_THAT(Lex("\r\n\t x"), ElementsAre("identifier:x"));
+}
+
+// The scans the lexer shares with the parser's fast paths.
+TEST(Lexer, SigilNameAndGraphNumberScans) {
+  auto name = [](std::string_view s) -> std::string {
+    const char* e = ScanSigilName(s.data(), s.data() + s.size());
+    return e == nullptr ? "<none>" : std::string(s.data(), e);
+  };
+  EXPECT_EQ(name("conv1.weight-x, y"), "conv1.weight-x");
+  EXPECT_EQ(name("a.1"), "a");  // `.` must be followed by a name start
+  EXPECT_EQ(name("a-"), "a");
+  EXPECT_EQ(name("1a"), "<none>");
+  EXPECT_EQ(name(""), "<none>");
+  auto number = [](std::string_view s) -> std::string {
+    uint64_t n = 0;
+    const char* e = ScanGraphNumber(s.data(), s.data() + s.size(), &n);
+    return e == nullptr ? "<none>" : std::to_string(n) + "+" + std::to_string(e - s.data());
+  };
+  EXPECT_EQ(number("12 ="), "12+2");
+  EXPECT_EQ(number("123456789012345678"), "123456789012345678+18");
+  EXPECT_EQ(number("123456789012345678)"), "123456789012345678+18");
+  EXPECT_EQ(number("1234567890123456789"), "<none>");  // 19 digits: checked path
+  EXPECT_EQ(number("12a"), "<none>");
+  EXPECT_EQ(number("12/"), "<none>");
 }
 
 TEST(Lexer, Names) {

@@ -5,7 +5,9 @@
 
 #include <string>
 
+#include "grammar/printer_relay.h"
 #include "gtest/gtest.h"
+#include "tests/grammar_printer/printer_test_util.h"
 
 namespace carve::print_internal {
 namespace {
@@ -137,6 +139,76 @@ TEST(PrinterDoc, FrozenDocumentsRenderAndTheirRegionIsReused) {
   docs.Render(line, &out);
   EXPECT_EQ(out, "again");
 }
+
+// TotalBytes counts the documents still to render: not the frozen ones that
+// RenderAndRelease rendered (the region is then written afresh), nor those
+// Truncate dropped.
+TEST(PrinterDoc, TotalBytesForgetsRenderedAndDroppedFrozenDocuments) {
+  DocStore docs;
+  DocId line = docs.New();
+  DocId first = docs.Freeze("abc");
+  DocId second = docs.Freeze("defgh");
+  EXPECT_EQ(docs.TotalBytes(), 8u);
+  docs.AppendRef(line, first);
+  size_t indent = 0;
+  std::string out;
+  docs.RenderAndRelease(line, &indent, &out);
+  EXPECT_EQ(out, "abc");
+  EXPECT_EQ(docs.TotalBytes(), 5u);  // `second` is still waiting
+  docs.AppendRef(line, second);
+  docs.RenderAndRelease(line, &indent, &out);
+  EXPECT_EQ(docs.TotalBytes(), 0u);  // all rendered: the region is reset
+  docs.Freeze("0123456789");
+  DocId kept = docs.New();
+  docs[kept] = "kept";
+  DocId dropped = docs.New();
+  docs[dropped] = "dropped";
+  EXPECT_EQ(docs.TotalBytes(), 21u);
+  docs.Truncate(dropped);  // drops `dropped` and every frozen document
+  EXPECT_EQ(docs.TotalBytes(), 4u);
+}
+
+// A nested body's scratch document is emptied once frozen and released
+// when the next definition starts: a module printed whole does not keep one
+// filled string per nesting depth per definition.
+TEST(PrinterDoc, ScratchScopesAreReusedAcrossDefinitions) {
+  Module mod;
+  testing::TestBuilder b(&mod);
+  for (int i = 0; i < 3; ++i) {
+    const Var* y = b.Untyped("y");
+    const Var* x = b.Untyped("x");
+    b.Def("f" + std::to_string(i), {x}, b.Apply(b.Fn({y}, b.Op("negative", {y})), {x}));
+  }
+  RelayTextPrinter printer(/*show_types=*/false);
+  std::vector<DocId> sizes = {printer.docs().size()};
+  std::vector<DocId> definitions;
+  for (const auto& [global, fn] : mod.Functions()) {
+    definitions.push_back(printer.PrintDefinition(global, fn));
+    sizes.push_back(printer.docs().size());
+  }
+  // A further definition adds its own two documents (its head and body):
+  // the nested body's scratch document is the one the first one made.
+  EXPECT_EQ(sizes[2] - sizes[1], 2u);
+  EXPECT_EQ(sizes[3] - sizes[2], 2u);
+  std::string out;
+  printer.docs().Render(definitions[2], &out);
+  EXPECT_EQ(out, "def @f2(%x2) {\n  %2 = fn (%y2) {\n    negative(%y2)\n  };\n  %2(%x2)\n}");
+}
+
+#ifndef NDEBUG
+// Debug builds catch a frozen document rendered after the region's reset.
+TEST(PrinterDocDeathTest, FrozenDocumentRenderedTwice) {
+  DocStore docs;
+  DocId line = docs.New();
+  DocId frozen = docs.Freeze("once");
+  docs.AppendRef(line, frozen);
+  size_t indent = 0;
+  std::string out;
+  docs.RenderAndRelease(line, &indent, &out);
+  docs.AppendRef(line, frozen);
+  EXPECT_DEATH(docs.RenderAndRelease(line, &indent, &out), "after its reset");
+}
+#endif
 
 }  // namespace
 }  // namespace carve::print_internal

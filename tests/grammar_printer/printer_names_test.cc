@@ -197,6 +197,35 @@ TEST(PrinterNameTable, ManyStemsAgreeWithTvmMap) {
   }
 }
 
+// Stems of 64 KiB and more are found again (a 16-bit stored length wrapped
+// and every use of such a name looked free).
+TEST(PrinterNameTable, StemsLongerThan64KiB) {
+  NameTable t;
+  const std::string stem(70000, 's');
+  EXPECT_EQ(Unique(t, stem), stem);
+  EXPECT_TRUE(t.Contains(stem));
+  EXPECT_FALSE(t.Contains(stem + "1"));
+  EXPECT_EQ(Unique(t, stem), stem + "1");
+  EXPECT_EQ(Unique(t, stem + "7"), stem + "7");
+  EXPECT_EQ(Unique(t, stem), stem + "2");
+  const std::string at_limit(65536, 'u');  // wrapped to 0
+  EXPECT_EQ(Unique(t, at_limit), at_limit);
+  EXPECT_EQ(Unique(t, ""), "");
+  EXPECT_EQ(Unique(t, at_limit), at_limit + "1");
+}
+
+// The printer renames a let whose 65,540-byte name a parameter already took.
+TEST(PrinterNames, LongNamesStillDeduplicated) {
+  Module mod;
+  TestBuilder b(&mod);
+  const std::string name(65540, 'a');
+  const Var* x = b.Untyped(name);
+  const Var* y = b.Untyped(name);
+  b.Def("main", {x}, b.LetIn(y, x, y));
+  EXPECT_EQ(PrintModule(mod, kBare), "def @main(%" + name + ") {\n  let %" + name + "1 = %" +
+                                         name + ";\n  %" + name + "1\n}\n");
+}
+
 TEST(PrinterNames, GlobalNamesSanitised) {
   Module mod;
   TestBuilder b(&mod);
