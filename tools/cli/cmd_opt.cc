@@ -132,11 +132,11 @@ RuleFiles RuleFilesFor(const ParsedArgs& args, Env& env) {
 
 // Heap a run needs per byte of input text, at least: what the second
 // thread prefaults (support/heap_prefault.h). The BYOC passes rebuild the
-// graph several times (peak resident memory over file size: about 17x for
-// ResNet-like graphs, 23x for transformer-like ones; an estimate too high
-// costs resident memory, one too low only leaves faults); loading alone
-// takes ~3x.
-constexpr size_t kPipelineHeapPerInputByte = 16;
+// graph several times (peak heap over file size: about 15x for ResNet-like
+// graphs, 21x for transformer-like ones; the text itself is mapped, not in
+// the heap; an estimate too high costs resident memory, one too low only
+// leaves faults); loading alone takes ~3x.
+constexpr size_t kPipelineHeapPerInputByte = 15;
 constexpr size_t kLoadHeapPerInputByte = 3;
 
 size_t HeapPerInputByte(std::string_view pipeline) {
