@@ -454,10 +454,10 @@ struct Merged {
 };
 
 absl::StatusOr<Merged> MergeRegions(const Function* fn, Arena* arena, bool derive_set,
-                                    const RegionSetBounds* bounds) {
+                                    const RegionSetSizeHint* size_hint) {
   CARVE_ASSIGN_OR_RETURN(
       AnnotatedRegionSet set,
-      AnnotatedRegionSet::Create(fn, "default", AnnotatedRegionSet::Use::kGraphWalks, bounds));
+      AnnotatedRegionSet::Create(fn, "default", AnnotatedRegionSet::Use::kGraphWalks, size_hint));
   if (set.size() == 0) return Merged{fn, std::nullopt};
   InternalAnnotationRemover remover(arena, set);
   Merged merged{nullptr, std::nullopt};
@@ -482,16 +482,16 @@ absl::StatusOr<Merged> MergeRegions(const Function* fn, Arena* arena, bool deriv
 
 absl::StatusOr<const Function*> MergeCompilerRegionsFunction(const Function* fn, Arena* arena) {
   CARVE_ASSIGN_OR_RETURN(Merged merged,
-                         MergeRegions(fn, arena, /*derive_set=*/false, /*bounds=*/nullptr));
+                         MergeRegions(fn, arena, /*derive_set=*/false, /*size_hint=*/nullptr));
   return merged.fn;
 }
 
 absl::StatusOr<const Function*> MergeCompilerRegionsFunction(const Function* fn,
                                                              const std::shared_ptr<Arena>& arena,
                                                              RegionSetHandoff& handoff,
-                                                             const RegionSetBounds* bounds) {
+                                                             const RegionSetSizeHint* size_hint) {
   CARVE_ASSIGN_OR_RETURN(Merged merged,
-                         MergeRegions(fn, arena.get(), /*derive_set=*/true, bounds));
+                         MergeRegions(fn, arena.get(), /*derive_set=*/true, size_hint));
   if (merged.set.has_value()) handoff.Keep(arena, std::move(*merged.set));
   return merged.fn;
 }
@@ -501,12 +501,12 @@ PassPtr MergeCompilerRegions() {
       "MergeCompilerRegions", "",
       [](const Function* fn, const Module& mod,
          PassContext& ctx) -> absl::StatusOr<const Function*> {
-        // AnnotateTarget, when it made `fn`, left bounds of its size.
-        std::optional<RegionSetBounds> bounds =
-            ctx.Handoff<RegionSetBoundsHandoff>().Take(mod.arena(), fn);
+        // AnnotateTarget, when it made `fn`, left a hint of its size.
+        std::optional<RegionSetSizeHint> size_hint =
+            ctx.Handoff<RegionSetSizeHintHandoff>().Take(mod.arena(), fn);
         return MergeCompilerRegionsFunction(fn, mod.shared_arena(),
                                             ctx.Handoff<RegionSetHandoff>(),
-                                            bounds.has_value() ? &*bounds : nullptr);
+                                            size_hint.has_value() ? &*size_hint : nullptr);
       },
       /*require_types=*/false, /*keeps_types=*/true);
 }

@@ -47,10 +47,10 @@ namespace carve {
 absl::StatusOr<const Function*> MergeCompilerRegionsFunction(const Function* fn, Arena* arena);
 // The same, and keeps the region set of the result in `handoff`:
 // PartitionGraph takes it instead of walking the merged function again.
-// `bounds` (see RegionSetBounds), when given, must hold for `fn`.
+// `size_hint` (see RegionSetSizeHint), when given, sizes the set's arrays.
 absl::StatusOr<const Function*> MergeCompilerRegionsFunction(
     const Function* fn, const std::shared_ptr<Arena>& arena, RegionSetHandoff& handoff,
-    const RegionSetBounds* bounds = nullptr);
+    const RegionSetSizeHint* size_hint = nullptr);
 
 // The pass: MergeCompilerRegionsFunction on every optimizable function, then
 // InferType.
