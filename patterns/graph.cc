@@ -587,9 +587,12 @@ void IndexedGraph::ReleaseAllButInputs() {
 }
 
 void IndexedGraph::ReleaseDerivedTables() {
-  has_outputs_ = false;
-  std::vector<uint32_t>().swap(output_begin_);
-  std::vector<uint32_t>().swap(output_ids_);
+  // Outputs BuildOutputs would not make again in the same order stay.
+  if (outputs_in_node_order_) {
+    has_outputs_ = false;
+    std::vector<uint32_t>().swap(output_begin_);
+    std::vector<uint32_t>().swap(output_ids_);
+  }
   has_postdom_ = false;
   for (auto* v : {&ipdom_, &depth_, &tree_begin_, &tree_ids_, &tin_, &tout_}) {
     std::vector<uint32_t>().swap(*v);
@@ -597,7 +600,8 @@ void IndexedGraph::ReleaseDerivedTables() {
 }
 
 // Outputs from the inputs CSR, consumers in node order: the order in which
-// a build emits edges.
+// a build emits edges, but for a let's variable (BuildEdges), whose graph
+// keeps its outputs (outputs_in_node_order_).
 // No fill cursors besides output_begin_ itself: counts are summed into the
 // entry after each producer's, so that output_begin_[p + 1] serves as p's
 // cursor and ends at p's end, which is where p + 1's list begins.
@@ -632,6 +636,9 @@ void IndexedGraph::BuildEdges(const std::vector<std::pair<uint32_t, uint32_t>>& 
   input_ids_.resize(edges.size());
   output_ids_.resize(edges.size());
   has_outputs_ = true;
+  // Edges come by consumer but a let variable's, emitted with its let.
+  outputs_in_node_order_ = std::is_sorted(
+      edges.begin(), edges.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<uint32_t> in_fill(input_begin_.begin(), input_begin_.end() - 1);
   std::vector<uint32_t> out_fill(output_begin_.begin(), output_begin_.end() - 1);
   // Filling in emission order keeps TVM's orders: a node's inputs as its

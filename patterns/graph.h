@@ -116,7 +116,10 @@ class IndexedGraph {
   void RestoreNodes(std::vector<const Expr*> nodes) { nodes_ = std::move(nodes); }
   // Frees the tables computed from the inputs (outputs, post-dominators),
   // computed again on first use: a partition that has found its groups
-  // reads only nodes and inputs while it rebuilds (its peak memory).
+  // reads only nodes and inputs while it rebuilds (its peak memory). The
+  // outputs of a graph with a let stay: their order (a let variable's edge
+  // comes with its let, as in TVM) is not the node order they would be
+  // computed again in.
   void ReleaseDerivedTables();
 
   // The immediate post-dominator of `i`, or kNone (the root, and nodes whose
@@ -162,6 +165,9 @@ class IndexedGraph {
   // From the inputs (lazy after ReleaseDerivedTables).
   mutable bool has_outputs_ = false;
   mutable std::vector<uint32_t> output_begin_, output_ids_;
+  // Whether each node's outputs are in node order (BuildOutputs' order), so
+  // that they may be freed and computed again.
+  bool outputs_in_node_order_ = true;
 
   // Post-dominator tree (lazy).
   mutable bool has_postdom_ = false;

@@ -344,9 +344,10 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
   std::vector<const Expr*> args;
   std::vector<uint8_t> stays, deferred;
   MarkDeferred(graph, grouper, deferred, stays);
-  // The rebuild reads nodes and inputs only: the outputs (and any
-  // post-dominators) are freed while it allocates the new nodes, the
-  // pass's peak, and made again if a later pattern needs this graph; and
+  // The rebuild reads nodes and inputs only: the outputs (but a let
+  // graph's, see ReleaseDerivedTables) and any post-dominators are freed
+  // while it allocates the new nodes, the pass's peak, and made again if a
+  // later pattern needs this graph; and
   // when it can follow edges alone, the rebuilder keeps the current
   // versions in the graph's own node array (no second array of the graph's
   // size). Originals are then read from the rebuilder (Original) before

@@ -162,6 +162,34 @@ TEST_F(GraphTest, RejectedEntryKeepsTheGraphForTheNext) {
   }
 }
 
+// A let-bound variable's edge to its value comes with its let (TVM's
+// order): `%0 = add(..); let %v = %0; multiply(%0, ..)` gives add's
+// outputs as [multiply, v], not the node order [v, multiply]. Freeing the
+// derived tables keeps those outputs (BuildOutputs would reorder them);
+// a graph without lets gets its outputs back in the same order.
+TEST_F(GraphTest, OutputOrderSurvivesReleasingDerivedTables) {
+  const Var* v = V("v");
+  const Expr* sum = Op("add", {x_, x_});
+  const Expr* product = Op("multiply", {sum, x_});
+  const Expr* let = b_.MakeLet(v, sum, Tup({product, v}));
+  const Expr* plain = Tup({product, Op("nn.relu", {sum}), sum});
+  for (const Expr* root : {let, plain}) {
+    IndexedGraph g(root);
+    std::vector<std::vector<uint32_t>> before;
+    for (uint32_t i = 0; i < g.size(); ++i) {
+      before.emplace_back(g.outputs(i).begin(), g.outputs(i).end());
+    }
+    if (root == let) {
+      std::vector<uint32_t> want = {g.IndexOf(product), g.IndexOf(v)};
+      EXPECT_EQ(before[g.IndexOf(sum)], want);
+    }
+    g.ReleaseDerivedTables();
+    for (uint32_t i = 0; i < g.size(); ++i) {
+      EXPECT_TRUE(std::ranges::equal(g.outputs(i), before[i])) << "node " << i;
+    }
+  }
+}
+
 // A group of more members than the body builder searches, and inputs
 // further from the root than the grouper's neighbourhood holds.
 TEST_F(GraphTest, LargeGroups) {
