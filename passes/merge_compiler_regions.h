@@ -43,7 +43,8 @@
 
 namespace carve {
 
-// Merges the regions of one annotated function.
+// Merges the regions of one annotated function. ResourceExhausted when its
+// region set numbers 2^30 nodes or more (the merger tags indices).
 absl::StatusOr<const Function*> MergeCompilerRegionsFunction(const Function* fn, Arena* arena);
 // The same, and keeps the region set of the result in `handoff`:
 // PartitionGraph takes it instead of walking the merged function again.
