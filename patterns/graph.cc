@@ -433,7 +433,6 @@ void IndexedGraph::BuildWithMap(const Expr* root, const IndexedGraphOptions& opt
   BuildEdges(edges);
 }
 
-
 std::unique_ptr<IndexedGraph> IndexedGraph::Derive(std::unique_ptr<IndexedGraph> consumed,
                                                    std::span<const Expr* const> current,
                                                    std::span<const Replacement> replaced,
@@ -442,11 +441,7 @@ std::unique_ptr<IndexedGraph> IndexedGraph::Derive(std::unique_ptr<IndexedGraph>
   size_t n = old.size();
   uint32_t root = old.root();
   if (n >= (size_t{1} << 31)) return nullptr;  // ids must leave the walk's marker bit free
-  for (uint32_t i = 0; i < n; ++i) {
-    ExprKind kind = old.kind(i);
-    if (kind == ExprKind::kLet) return nullptr;
-    if (kind == ExprKind::kFunction && i != root && !old.inputs(i).empty()) return nullptr;
-  }
+  if (!old.InputsAreChildren(/*ifs_too=*/true)) return nullptr;
 
   // The root function's parameters are children but not inputs.
   std::vector<uint32_t> params;
@@ -481,7 +476,7 @@ std::unique_ptr<IndexedGraph> IndexedGraph::Derive(std::unique_ptr<IndexedGraph>
   std::vector<uint32_t> new_id(n, kNone);
   for (uint32_t r = 0; r < replaced.size(); ++r) new_id[replaced[r].node] = kReplacedBit | r;
   std::vector<uint32_t> fresh_id(replaced.size());  // by replacement: its function's new id
-  constexpr uint32_t kFresh = kNone - 1;  // a replaced node's composite function
+  constexpr uint32_t kFresh = kNone - 1;            // a replaced node's composite function
 
   // A node's children in the new expression's visit order, as (old id or
   // kFresh, is_input): a replaced node's callee then its args, the root
@@ -491,14 +486,16 @@ std::unique_ptr<IndexedGraph> IndexedGraph::Derive(std::unique_ptr<IndexedGraph>
   auto num_children = [&](uint32_t u, uint32_t r) -> size_t {
     if (r != kNone) {
       uint32_t end = r + 1 < replaced.size() ? replaced[r + 1].inputs_begin
-                                              : static_cast<uint32_t>(replaced_inputs.size());
+                                             : static_cast<uint32_t>(replaced_inputs.size());
       return 1 + end - replaced[r].inputs_begin;
     }
     if (u == root && !params.empty()) return params.size() + 1;
     return old.inputs(u).size();
   };
   auto child = [&](uint32_t u, uint32_t r, size_t k) -> std::pair<uint32_t, bool> {
-    if (r != kNone) return {k == 0 ? kFresh : replaced_inputs[replaced[r].inputs_begin + k - 1], true};
+    if (r != kNone) {
+      return {k == 0 ? kFresh : replaced_inputs[replaced[r].inputs_begin + k - 1], true};
+    }
     if (u == root && !params.empty()) {
       return k < params.size() ? std::pair{params[k], false} : std::pair{old.inputs(u)[0], true};
     }
@@ -559,10 +556,13 @@ std::unique_ptr<IndexedGraph> IndexedGraph::Derive(std::unique_ptr<IndexedGraph>
   return g;
 }
 
-bool IndexedGraph::RebuildsByEdges() const {
+// The rebuilder makes ifs over looked-up children (RebuildNode).
+bool IndexedGraph::RebuildsByEdges() const { return InputsAreChildren(/*ifs_too=*/false); }
+
+bool IndexedGraph::InputsAreChildren(bool ifs_too) const {
   for (uint32_t i = 0; i < kinds_.size(); ++i) {
     ExprKind kind = kinds_[i];
-    if (kind == ExprKind::kLet || kind == ExprKind::kIf) return false;
+    if (kind == ExprKind::kLet || (kind == ExprKind::kIf && !ifs_too)) return false;
     if (kind == ExprKind::kFunction && i != root() && !inputs(i).empty()) return false;
   }
   return true;

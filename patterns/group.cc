@@ -168,12 +168,6 @@ uint32_t PatternGrouper::IndexOfBinding(const Binding& b) {
   return b.index != kNone ? b.index : IndexNear(b.expr);
 }
 
-uint32_t PatternGrouper::InputIndex(uint32_t node, size_t k, size_t count) const {
-  if (node == kNone) return kNone;
-  auto inputs = graph_.inputs(node);
-  return inputs.size() == count ? inputs[k] : kNone;
-}
-
 void PatternGrouper::CollectNear(uint32_t root) {
   // Enough for the usual fused-op patterns; anything further is looked up.
   constexpr size_t kMaxNear = 64;
@@ -373,14 +367,14 @@ void PatternGrouper::SelectInputs() {
       for (const Binding& m : by_pattern[id]) {
         auto fields = Cast<Tuple>(m.expr)->fields();
         for (size_t k = 0; k < fields.size(); ++k) {
-          add(fields[k], InputIndex(m.index, k, fields.size()), id);
+          add(fields[k], graph_.InputIndex(m.index, k, fields.size()), id);
         }
       }
     } else if (call != nullptr && call->any_args()) {
       for (const Binding& m : by_pattern[id]) {
         auto args = Cast<Call>(m.expr)->args();
         for (size_t k = 0; k < args.size(); ++k) {
-          add(args[k], InputIndex(m.index, 1 + k, 1 + args.size()), id);
+          add(args[k], graph_.InputIndex(m.index, 1 + k, 1 + args.size()), id);
         }
       }
     } else if (pattern_->children(id).empty()) {

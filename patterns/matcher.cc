@@ -75,9 +75,8 @@ bool Matcher::Match(const Expr* expr, uint32_t index) {
 }
 
 uint32_t Matcher::InputIndex(uint32_t idx, size_t k, size_t count) const {
-  if (idx == kNoIndex) return kNoIndex;
-  auto inputs = graph_->inputs(idx);
-  return inputs.size() == count ? inputs[k] : kNoIndex;
+  // (Without a graph every index is kNoIndex.)
+  return idx == kNoIndex ? kNoIndex : graph_->InputIndex(idx, k, count);
 }
 
 const Expr* Matcher::Capture(std::string_view name) const {
