@@ -742,20 +742,22 @@ void AnnotatedRegionSet::GroupNodes() const {
 
 void RegionSetSizeHintHandoff::Keep(const Arena* arena, const Function* fn,
                                     RegionSetSizeHint size_hint) {
-  std::erase_if(entries_, [&](const Entry& e) { return e.arena == arena && e.fn == fn; });
-  if (entries_.size() >= kMaxKept) entries_.erase(entries_.begin());
-  entries_.push_back({arena, fn, size_hint});
+  if (arena_ != arena) {
+    hints_.clear();
+    arena_ = arena;
+  }
+  if (hints_.size() >= kMaxKept && !hints_.contains(fn)) return;
+  hints_[fn] = size_hint;
 }
 
 std::optional<RegionSetSizeHint> RegionSetSizeHintHandoff::Take(const Arena* arena,
                                                                 const Function* fn) {
-  for (size_t i = 0; i < entries_.size(); ++i) {
-    if (entries_[i].arena != arena || entries_[i].fn != fn) continue;
-    RegionSetSizeHint size_hint = entries_[i].size_hint;
-    entries_.erase(entries_.begin() + i);
-    return size_hint;
-  }
-  return std::nullopt;
+  if (arena_ != arena) return std::nullopt;
+  auto it = hints_.find(fn);
+  if (it == hints_.end()) return std::nullopt;
+  RegionSetSizeHint size_hint = it->second;
+  hints_.erase(it);
+  return size_hint;
 }
 
 void RegionSetHandoff::Keep(std::shared_ptr<Arena> arena, AnnotatedRegionSet set) {

@@ -305,20 +305,20 @@ class AnnotatedRegionSet {
 // MergeCompilerRegions (through PassContext::Handoff): Keep stores them, Take
 // returns them (once) for the same function of the same arena. They only
 // size arrays, so a stale entry (an address reused by another graph) could
-// cost memory, never change a result; at most kMaxKept entries wait.
+// cost memory, never change a result. Keep forgets the hints of other
+// arenas; at most kMaxKept hints wait, and when that many do, later ones
+// are not kept: the passes visit a module's functions in the same order, so
+// the hints kept first are the first asked for (dropping them instead would
+// leave the hints kept last waiting for functions already merged).
 class RegionSetSizeHintHandoff {
  public:
+  static constexpr size_t kMaxKept = 4096;
   void Keep(const Arena* arena, const Function* fn, RegionSetSizeHint size_hint);
   std::optional<RegionSetSizeHint> Take(const Arena* arena, const Function* fn);
 
  private:
-  static constexpr size_t kMaxKept = 64;
-  struct Entry {
-    const Arena* arena;
-    const Function* fn;
-    RegionSetSizeHint size_hint;
-  };
-  std::vector<Entry> entries_;
+  const Arena* arena_ = nullptr;
+  absl::flat_hash_map<const Function*, RegionSetSizeHint> hints_;
 };
 
 // Region sets one pass hands over to a later pass of the same pipeline run

@@ -267,6 +267,60 @@ def @main(%x: Tensor[(2, 2), float32]) {
   EXPECT_EQ(PrintModule(together), PrintModule(apart));
 }
 
+// A module of more functions than the handoff once kept (64): every
+// function AnnotateTarget made has its hint waiting for
+// MergeCompilerRegions.
+TEST(RegionSetHandoff, SizeHintsForEveryFunctionOfALargeModule) {
+  RegisterTarget("hints_m", {"nn.relu"});
+  std::string text;
+  constexpr int kFunctions = 100;
+  for (int k = 0; k < kFunctions; ++k) {
+    text += "def @f" + std::to_string(k) + "(%x: Tensor[(2, 2), float32]) { nn.relu(%x) }\n";
+  }
+  Module mod = ParseTyped(text);
+  PassContext ctx;
+  absl::StatusOr<PassPtr> pipeline = ParsePipeline("AnnotateTarget(hints_m)");
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+  ASSERT_TRUE(RunPipeline(**pipeline, mod, ctx).ok());
+  auto& hints = ctx.Handoff<RegionSetSizeHintHandoff>();
+  ASSERT_EQ(mod.Functions().size(), static_cast<size_t>(kFunctions));
+  for (const auto& [gv, fn] : mod.Functions()) {
+    std::optional<RegionSetSizeHint> hint = hints.Take(mod.arena(), fn);
+    ASSERT_TRUE(hint.has_value()) << gv->name();
+    EXPECT_EQ(hint->begins, 1u);  // the relu's argument
+    // Taken once.
+    EXPECT_FALSE(hints.Take(mod.arena(), fn).has_value());
+  }
+}
+
+// When kMaxKept hints wait, later ones are not kept (the first kept are the
+// first asked for); a hint taken makes room. Another arena's Keep forgets
+// them.
+TEST(RegionSetHandoff, SizeHintsBeyondTheLimit) {
+  Module mod = ParseTyped("def @main(%x: Tensor[(2), float32]) { nn.relu(%x) }");
+  IRBuilder b = mod.builder();
+  const Var* x = b.MakeVar("x");
+  const Var* params[] = {x};
+  std::vector<const Function*> fns;
+  for (size_t k = 0; k < RegionSetSizeHintHandoff::kMaxKept + 2; ++k) {
+    fns.push_back(b.MakeFunction(params, x));
+  }
+  RegionSetSizeHintHandoff hints;
+  for (size_t k = 0; k + 1 < fns.size(); ++k) hints.Keep(mod.arena(), fns[k], {.nodes = k});
+  std::optional<RegionSetSizeHint> first = hints.Take(mod.arena(), fns[0]);
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->nodes, 0u);
+  EXPECT_FALSE(hints.Take(mod.arena(), fns[fns.size() - 2]).has_value());
+  hints.Keep(mod.arena(), fns.back(), {.nodes = 7});
+  std::optional<RegionSetSizeHint> last = hints.Take(mod.arena(), fns.back());
+  ASSERT_TRUE(last.has_value());
+  EXPECT_EQ(last->nodes, 7u);
+  Module other = ParseTyped("def @main(%x: Tensor[(2), float32]) { nn.relu(%x) }");
+  hints.Keep(other.arena(), other.Lookup("main"), {});
+  EXPECT_FALSE(hints.Take(mod.arena(), fns[1]).has_value());
+  EXPECT_TRUE(hints.Take(other.arena(), other.Lookup("main")).has_value());
+}
+
 TEST(RegionSetHandoff, TakenOnlyForTheSameArenaAndRoot) {
   Module mod = ParseTyped(R"(
 def @main(%x: Tensor[(2, 2), float32]) {
