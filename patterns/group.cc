@@ -74,8 +74,11 @@ uint32_t PatternHeight(const CompiledPattern& p, uint32_t id, std::vector<uint8_
 
 bool MayMatchAt(const CompiledPattern& p, uint32_t id, const IndexedGraph& g, uint32_t node,
                 int depth) {
-  // Deep or recursive patterns: the matcher decides.
-  constexpr int kMaxDepth = 16;
+  // Deep or recursive patterns: the matcher decides. Alternations and the
+  // commutative retry branch without a memo, so the look is kept shallow: a
+  // few levels rule out most candidates, and the cost stays small next to
+  // the match it saves, even on a pattern that branches at every level.
+  constexpr int kMaxDepth = 6;
   if (depth > kMaxDepth) return true;
   const CompiledNode& n = p.node(id);
   auto kids = p.children(id);
