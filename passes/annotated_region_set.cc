@@ -487,8 +487,8 @@ absl::StatusOr<AnnotatedRegionSet> AnnotatedRegionSet::Create(const Expr* root,
   return set;
 }
 
-absl::StatusOr<AnnotatedRegionSet> AnnotatedRegionSet::CreateForRewrite(
-    AnnotatedRegionSet source, const Rewrite& rewrite) {
+absl::StatusOr<AnnotatedRegionSet> AnnotatedRegionSet::CreateForRewrite(AnnotatedRegionSet source,
+                                                                        const Rewrite& rewrite) {
   assert(source.keep_children_);
   size_t num_region_ids = source.NumRegionIds();
   source.ReleaseForRewrite();

@@ -310,9 +310,9 @@ void MarkDeferred(const IndexedGraph& graph, const PatternGrouper& grouper,
 
 // What a partition changed in its graph, for IndexedGraph::Derive.
 struct GraphEdit {
-  std::vector<const Expr*> current;  // by old node: its new version
+  std::vector<const Expr*> current;                 // by old node: its new version
   std::vector<IndexedGraph::Replacement> replaced;  // by ascending old node
-  std::vector<uint32_t> replaced_inputs;  // the composite calls' inputs (old nodes)
+  std::vector<uint32_t> replaced_inputs;            // the composite calls' inputs (old nodes)
 };
 
 // Partitions in an existing graph (so that a table of patterns reuses one
@@ -321,9 +321,8 @@ struct GraphEdit {
 // for the calls the accepted groups remove; `edit` (optional) receives the
 // changes when the expression changed.
 const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& pattern,
-                             IndexedGraph& graph, Arena* arena,
-                             const PartitionOptions& options, PartitionStats* stats,
-                             ParamNames& names, OpCounts* counts = nullptr,
+                             IndexedGraph& graph, Arena* arena, const PartitionOptions& options,
+                             PartitionStats* stats, ParamNames& names, OpCounts* counts = nullptr,
                              GraphEdit* edit = nullptr) {
   const Expr* root = graph.node(graph.root());
   if (pattern->node(pattern->root()).kind == PatternKind::kFunction) return root;
