@@ -36,7 +36,7 @@ class Annotator : public ExprMutator {
   static constexpr Id kDefault = 1;
 
  public:
-  const RegionSetBounds& bounds() const { return bounds_; }
+  const RegionSetSizeHint& size_hint() const { return size_hint_; }
 
   Annotator(Arena* arena, const std::vector<TargetSpecPtr>& targets, bool include_non_call_ops)
       : ExprMutator(arena), targets_(targets), include_non_call_ops_(include_non_call_ops) {
@@ -60,10 +60,12 @@ class Annotator : public ExprMutator {
   const Expr* Rewrite(const Expr* e) override {
     // Each node the walk meets becomes one node of the result (the rewrite
     // keeps its number of children), and the annotations it adds come on
-    // top (MakeBegin, MakeEnd): the bounds of the result's region set.
+    // top (MakeBegin, MakeEnd): the size of the result's region set, but for
+    // composite bodies, which the walk does not enter (see
+    // RegionSetSizeHint).
     if (!e->is_atom()) {
-      ++bounds_.nodes;
-      bounds_.children += NumChildren(e);
+      ++size_hint_.nodes;
+      size_hint_.children += NumChildren(e);
     }
     switch (e->kind()) {
       case ExprKind::kCall:
@@ -97,13 +99,13 @@ class Annotator : public ExprMutator {
   const Expr* RewriteCall(const Call* pre) {
     if (IsCompilerBegin(pre)) {
       saw_annotation_ = true;
-      ++bounds_.begins;
+      ++size_hint_.begins;
       return Typed(pre, Rebuild(pre));  // its consumer handles it
     }
     if (IsCompilerEnd(pre)) {
       // An earlier run's annotation: remember the target of its input.
       saw_annotation_ = true;
-      ++bounds_.ends;
+      ++size_hint_.ends;
       const Call* post = Cast<Call>(Typed(pre, Rebuild(pre)));
       target_of_.TryEmplace(post->args()[0], IdOf(AnnotationTarget(post)));
       return post;
@@ -290,7 +292,7 @@ class Annotator : public ExprMutator {
   // compiler_begin / compiler_end of `arg` for target `id`, with the
   // target's attributes looked up once per target.
   const Call* MakeBegin(const Expr* arg, Id id) {
-    ++bounds_.begins;
+    ++size_hint_.begins;
     CountAnnotation();
     TargetInfo& info = targets_info_[id];
     if (info.begin_attrs == nullptr) {
@@ -299,7 +301,7 @@ class Annotator : public ExprMutator {
     return MakeCompilerAnnotation(builder(), CompilerBeginOp(), arg, info.begin_attrs);
   }
   const Call* MakeEnd(const Expr* arg, Id id) {
-    ++bounds_.ends;
+    ++size_hint_.ends;
     CountAnnotation();
     TargetInfo& info = targets_info_[id];
     if (info.end_attrs == nullptr) {
@@ -310,8 +312,8 @@ class Annotator : public ExprMutator {
 
   // An annotation call: a node with two children (the op and its argument).
   void CountAnnotation() {
-    ++bounds_.nodes;
-    bounds_.children += 2;
+    ++size_hint_.nodes;
+    size_hint_.children += 2;
   }
 
   // The number of a target name in targets_info_ (added when new). A
@@ -347,7 +349,7 @@ class Annotator : public ExprMutator {
   bool include_non_call_ops_;
   // Whether an annotation of an earlier run was rewritten yet.
   bool saw_annotation_ = false;
-  RegionSetBounds bounds_;
+  RegionSetSizeHint size_hint_;
   // The target chosen for each rewritten node (TVM's op_expr_to_target_), as
   // an Id: 4 bytes per node instead of a 16-byte string view (the map holds
   // an entry for every node of the function).
@@ -365,13 +367,13 @@ class Annotator : public ExprMutator {
 absl::StatusOr<const Function*> AnnotateTargetFunction(const Function* fn,
                                                        const std::vector<TargetSpecPtr>& targets,
                                                        bool include_non_call_ops, Arena* arena,
-                                                       RegionSetBounds* bounds) {
+                                                       RegionSetSizeHint* size_hint) {
   if (targets.empty()) {
     return absl::InvalidArgumentError("AnnotateTarget: expected at least one target");
   }
   Annotator annotator(arena, targets, include_non_call_ops);
   const Function* annotated = Cast<Function>(annotator.Mutate(fn));
-  if (bounds != nullptr) *bounds = annotator.bounds();
+  if (size_hint != nullptr) *size_hint = annotator.size_hint();
   return annotated;
 }
 
@@ -384,12 +386,12 @@ PassPtr AnnotateTarget(std::vector<TargetSpecPtr> targets, bool include_non_call
       [targets = std::move(targets), include_non_call_ops](
           const Function* fn, const Module& mod,
           PassContext& ctx) -> absl::StatusOr<const Function*> {
-        RegionSetBounds bounds;
+        RegionSetSizeHint size_hint;
         CARVE_ASSIGN_OR_RETURN(
             const Function* annotated,
-            AnnotateTargetFunction(fn, targets, include_non_call_ops, mod.arena(), &bounds));
+            AnnotateTargetFunction(fn, targets, include_non_call_ops, mod.arena(), &size_hint));
         // For MergeCompilerRegions, which builds the region set of `annotated`.
-        ctx.Handoff<RegionSetBoundsHandoff>().Keep(mod.arena(), annotated, bounds);
+        ctx.Handoff<RegionSetSizeHintHandoff>().Keep(mod.arena(), annotated, size_hint);
         return annotated;
       },
       /*require_types=*/true, /*keeps_types=*/true);

@@ -35,16 +35,16 @@
 
 namespace carve {
 
-struct RegionSetBounds;
+struct RegionSetSizeHint;
 
 // Annotates one function (which must be typed: rules may read types). With
-// `bounds`, also says how large the region set of the result can be (see
-// RegionSetBounds, annotated_region_set.h): the pass hands them to
+// `size_hint`, also says how large the region set of the result is expected
+// to be (see RegionSetSizeHint, annotated_region_set.h): the pass hands it to
 // MergeCompilerRegions.
 absl::StatusOr<const Function*> AnnotateTargetFunction(const Function* fn,
                                                        const std::vector<TargetSpecPtr>& targets,
                                                        bool include_non_call_ops, Arena* arena,
-                                                       RegionSetBounds* bounds = nullptr);
+                                                       RegionSetSizeHint* size_hint = nullptr);
 
 // The pass: AnnotateTargetFunction on every optimizable function, then
 // InferType. `targets` must not be empty.

@@ -20,11 +20,11 @@ class AnnotatedRegionSet::NodeSource {
   using Handle = const Expr*;
   explicit NodeSource(AnnotatedRegionSet& set) : set_(set) {}
 
-  // Atoms, and plain function literals (see IsPlainFunction): neither is
-  // numbered nor visited.
+  // Atoms, and function literals with a region-free body (see
+  // HasRegionFreeBody): neither is numbered nor visited.
   static bool IsAtom(Handle h) {
     if (h->is_atom()) return true;
-    return h->kind() == ExprKind::kFunction && IsPlainFunction(Cast<Function>(h));
+    return h->kind() == ExprKind::kFunction && HasRegionFreeBody(Cast<Function>(h));
   }
   static const Expr* Node(Handle h) { return h; }
   static ExprKind Kind(Handle h) { return h->kind(); }
@@ -81,20 +81,18 @@ class AnnotatedRegionSet::NodeSource {
   bool has_last_ = false;
 };
 
-// Whether the body of function literal `fn` is like a composite's (what
-// MergeComposite makes): a few calls of operators, tuples and projections,
-// none an annotation (so no let, if or function either). Nothing in it can
-// open, join or close a region, report a malformed annotation or bind a
-// variable, and no node outside it that reads a node of it is affected by
-// when it is visited; a function is outside every region, joins none as a
-// callee or operand, and no analysis takes it for a dependency. So the walk
-// treats such a function as an atom: neither it nor its body is visited or
-// numbered (a third of the nodes of a ResNet-like graph), a node of the body
-// shared with the graph around being numbered where the graph meets it. The
-// look is bounded: a larger body is numbered as before. (The Composite
-// attribute is not read: one pointer less to follow per composite.)
-bool AnnotatedRegionSet::IsPlainFunction(const Function* fn) {
-  constexpr int kMaxNodes = 32;
+// Nothing in a region-free body can open, join or close a region, report a
+// malformed annotation or bind a variable, and no node outside it that reads
+// a node of it is affected by when it is visited; a function is outside
+// every region, joins none as a callee or operand, and no analysis takes it
+// for a dependency. So the walk treats such a function as an atom: neither it
+// nor its body is visited or numbered (a third of the nodes of a ResNet-like
+// graph), a node of the body shared with the graph around being numbered
+// where the graph meets it. The look is bounded: a larger body is numbered
+// as before. (The Composite attribute is not read: one pointer less to
+// follow per composite.)
+bool AnnotatedRegionSet::HasRegionFreeBody(const Function* fn) {
+  constexpr int kMaxNodes = kMaxRegionFreeBody;
   const Expr* stack[kMaxNodes];
   int top = 0;
   int seen = 0;
@@ -472,13 +470,13 @@ class AnnotatedRegionSet::Creator {
 
 absl::StatusOr<AnnotatedRegionSet> AnnotatedRegionSet::Create(const Expr* root,
                                                               std::string func_name, Use use,
-                                                              const RegionSetBounds* bounds) {
+                                                              const RegionSetSizeHint* size_hint) {
   AnnotatedRegionSet set;
   set.func_name_ = std::move(func_name);
   bool keep_children = use == Use::kGraphWalks;
   set.keep_children_ = keep_children;
   set.root_ = root;
-  if (bounds != nullptr) set.Reserve(*bounds);
+  if (size_hint != nullptr) set.Reserve(*size_hint);
   absl::Status status;
   {
     NodeSource source(set);
@@ -489,8 +487,8 @@ absl::StatusOr<AnnotatedRegionSet> AnnotatedRegionSet::Create(const Expr* root,
   return set;
 }
 
-absl::StatusOr<AnnotatedRegionSet> AnnotatedRegionSet::CreateForRewrite(
-    AnnotatedRegionSet source, const Rewrite& rewrite) {
+absl::StatusOr<AnnotatedRegionSet> AnnotatedRegionSet::CreateForRewrite(AnnotatedRegionSet source,
+                                                                        const Rewrite& rewrite) {
   assert(source.keep_children_);
   size_t num_region_ids = source.NumRegionIds();
   source.ReleaseForRewrite();
@@ -522,24 +520,24 @@ absl::StatusOr<AnnotatedRegionSet> AnnotatedRegionSet::CreateForRewrite(
   return set;
 }
 
-void AnnotatedRegionSet::Reserve(const RegionSetBounds& bounds) {
-  node_.reserve(bounds.nodes);
-  kind_.reserve(bounds.nodes);
-  flags_.reserve(bounds.nodes);
-  node_region_.reserve(bounds.nodes);
+void AnnotatedRegionSet::Reserve(const RegionSetSizeHint& size_hint) {
+  node_.reserve(size_hint.nodes);
+  kind_.reserve(size_hint.nodes);
+  flags_.reserve(size_hint.nodes);
+  node_region_.reserve(size_hint.nodes);
   if (keep_children_) {
-    kid_begin_.reserve(bounds.nodes + 1);
-    kids_.reserve(bounds.children);
+    kid_begin_.reserve(size_hint.nodes + 1);
+    kids_.reserve(size_hint.children);
   } else {
-    annotation_arg_.reserve(bounds.nodes);
+    annotation_arg_.reserve(size_hint.nodes);
   }
   // A region per begin; list items: its input and consumer entries, and an
   // output entry per end.
-  regions_.reserve(bounds.begins);
-  parent_.reserve(bounds.begins);
-  items_.reserve(2 * bounds.begins + bounds.ends);
-  next_.reserve(2 * bounds.begins + bounds.ends);
-  index_.Reserve(bounds.nodes);
+  regions_.reserve(size_hint.begins);
+  parent_.reserve(size_hint.begins);
+  items_.reserve(2 * size_hint.begins + size_hint.ends);
+  next_.reserve(2 * size_hint.begins + size_hint.ends);
+  index_.Reserve(size_hint.nodes);
 }
 
 // Frees what RewriteSource does not read (the regions' lists, the
@@ -742,22 +740,24 @@ void AnnotatedRegionSet::GroupNodes() const {
   }
 }
 
-void RegionSetBoundsHandoff::Keep(const Arena* arena, const Function* fn,
-                                  RegionSetBounds bounds) {
-  std::erase_if(entries_, [&](const Entry& e) { return e.arena == arena && e.fn == fn; });
-  if (entries_.size() >= kMaxKept) entries_.erase(entries_.begin());
-  entries_.push_back({arena, fn, bounds});
+void RegionSetSizeHintHandoff::Keep(const Arena* arena, const Function* fn,
+                                    RegionSetSizeHint size_hint) {
+  if (arena_ != arena) {
+    hints_.clear();
+    arena_ = arena;
+  }
+  if (hints_.size() >= kMaxKept && !hints_.contains(fn)) return;
+  hints_[fn] = size_hint;
 }
 
-std::optional<RegionSetBounds> RegionSetBoundsHandoff::Take(const Arena* arena,
-                                                            const Function* fn) {
-  for (size_t i = 0; i < entries_.size(); ++i) {
-    if (entries_[i].arena != arena || entries_[i].fn != fn) continue;
-    RegionSetBounds bounds = entries_[i].bounds;
-    entries_.erase(entries_.begin() + i);
-    return bounds;
-  }
-  return std::nullopt;
+std::optional<RegionSetSizeHint> RegionSetSizeHintHandoff::Take(const Arena* arena,
+                                                                const Function* fn) {
+  if (arena_ != arena) return std::nullopt;
+  auto it = hints_.find(fn);
+  if (it == hints_.end()) return std::nullopt;
+  RegionSetSizeHint size_hint = it->second;
+  hints_.erase(it);
+  return size_hint;
 }
 
 void RegionSetHandoff::Keep(std::shared_ptr<Arena> arena, AnnotatedRegionSet set) {

@@ -20,12 +20,13 @@
 // amortized (a node map plus union-find over region ids), merges are O(1)
 // list splices, and malformed annotations are errors, not crashes.
 //
-// Construction numbers the nodes it visits (every non-atom node, but
-// function literals with a composite-like body without annotations, and
-// their bodies: nothing in them belongs to a region) densely in DFS pre-order and keeps their children's
-// numbers, kinds and regions in arrays indexed by that number: analyses over
-// the same graph (MergeCompilerRegions) walk these arrays instead of the
-// nodes, and look a node up by address only to enter the numbering. The one
+// Construction numbers the nodes it visits densely in DFS pre-order: every
+// non-atom node but the function literals with a region-free body (see
+// HasRegionFreeBody) and the nodes only their bodies hold, as nothing in
+// them belongs to a region. It keeps their children's numbers, kinds and
+// regions in arrays indexed by that number: analyses over the same graph
+// (MergeCompilerRegions) walk these arrays instead of the nodes, and look a
+// node up by address only to enter the numbering. The one
 // address map (node -> index) is also the walk's visited set: one look-up
 // per edge, and construction writes nothing to the nodes.
 #pragma once
@@ -47,11 +48,16 @@
 
 namespace carve {
 
-// Upper bounds of what AnnotatedRegionSet::Create meets in a function,
-// known to the pass that annotated it (AnnotateTarget): Create sizes its
-// arrays from them once instead of growing them by doubling (each doubling
-// copies the array into fresh memory and leaves the old one as a hole).
-struct RegionSetBounds {
+// The sizes AnnotatedRegionSet::Create is expected to meet in a function,
+// known to the pass that annotated it (AnnotateTarget): Create reserves its
+// arrays at these sizes once instead of growing them by doubling (each
+// doubling copies the array into fresh memory and leaves the old one as a
+// hole). A hint, not a bound: AnnotateTarget counts the nodes it rewrites and
+// the annotations it makes, and does not enter composite functions, so a
+// composite body Create numbers (one that is not region-free, e.g. of more
+// than HasRegionFreeBody's 32 nodes) is not counted. Create grows its arrays
+// past the hint as needed: the result is the same, only the memory differs.
+struct RegionSetSizeHint {
   size_t nodes = 0;     // numbered nodes
   size_t children = 0;  // their children, atoms included
   size_t begins = 0;    // compiler_begin calls
@@ -78,12 +84,12 @@ class AnnotatedRegionSet {
     // the regions' node lists are not (Nodes() is unavailable).
     kGraphWalks,
   };
-  // `bounds`, when given, must hold for `root` (else the arrays grow as
-  // needed: the result is the same).
+  // `size_hint`, when given, sizes the arrays up front (see
+  // RegionSetSizeHint); any hint gives the same set.
   static absl::StatusOr<AnnotatedRegionSet> Create(const Expr* root,
                                                    std::string func_name = "default",
                                                    Use use = Use::kRegionQueries,
-                                                   const RegionSetBounds* bounds = nullptr);
+                                                   const RegionSetSizeHint* size_hint = nullptr);
 
   // A rewrite over the numbering of a set built for kGraphWalks, children
   // before parents, in which each node i it visited became
@@ -157,14 +163,20 @@ class AnnotatedRegionSet {
   void MergeRegions(RegionId src, RegionId dst);
 
   // The dense numbering (see the top comment). Node 0 is the root; atoms
-  // (variables, constants, ops) and plain function literals (see the top
-  // comment) are not numbered.
+  // (variables, constants, ops) and function literals with a region-free
+  // body (see the top comment) are not numbered.
   using NodeIndex = uint32_t;
   static constexpr NodeIndex kNoNode = ~0u;
   size_t num_nodes() const { return node_.size(); }
   const Expr* node(NodeIndex i) const { return node_[i]; }
   // The index of `e`, or kNoNode (atoms, nodes outside the root).
   NodeIndex IndexOf(const Expr* e) const;
+  // Whether the body of function literal `fn` is region-free: like a
+  // composite's (what MergeComposite makes), at most kMaxRegionFreeBody
+  // calls of operators, tuples and projections, none an annotation (so no
+  // let, if or function either). Create treats such a function as an atom.
+  static constexpr int kMaxRegionFreeBody = 32;
+  static bool HasRegionFreeBody(const Function* fn);
   ExprKind kind(NodeIndex i) const { return kind_[i]; }
   // One entry per child of ForEachChild(node(i)), in order; kNoNode for atoms
   // and unnumbered functions. Only for a set built for kGraphWalks.
@@ -215,13 +227,12 @@ class AnnotatedRegionSet {
     // Entries of `outs` not marked removed.
     uint32_t live_outs = 0;
   };
-  static bool IsPlainFunction(const Function* fn);
   class NodeSource;
   class RewriteSource;
   template <typename Source>
   class Creator;
 
-  void Reserve(const RegionSetBounds& bounds);
+  void Reserve(const RegionSetSizeHint& size_hint);
   void ReleaseForRewrite();
   RegionId Find(RegionId id) const;
   RegionId MakeRegion(uint32_t target, const Function* scope);
@@ -290,24 +301,24 @@ class AnnotatedRegionSet {
   std::vector<int32_t> next_;
 };
 
-// The bounds AnnotateTarget knows of the functions it made, for
+// The size hints AnnotateTarget knows of the functions it made, for
 // MergeCompilerRegions (through PassContext::Handoff): Keep stores them, Take
 // returns them (once) for the same function of the same arena. They only
 // size arrays, so a stale entry (an address reused by another graph) could
-// cost memory, never change a result; at most kMaxKept entries wait.
-class RegionSetBoundsHandoff {
+// cost memory, never change a result. Keep forgets the hints of other
+// arenas; at most kMaxKept hints wait, and when that many do, later ones
+// are not kept: the passes visit a module's functions in the same order, so
+// the hints kept first are the first asked for (dropping them instead would
+// leave the hints kept last waiting for functions already merged).
+class RegionSetSizeHintHandoff {
  public:
-  void Keep(const Arena* arena, const Function* fn, RegionSetBounds bounds);
-  std::optional<RegionSetBounds> Take(const Arena* arena, const Function* fn);
+  static constexpr size_t kMaxKept = 4096;
+  void Keep(const Arena* arena, const Function* fn, RegionSetSizeHint size_hint);
+  std::optional<RegionSetSizeHint> Take(const Arena* arena, const Function* fn);
 
  private:
-  static constexpr size_t kMaxKept = 64;
-  struct Entry {
-    const Arena* arena;
-    const Function* fn;
-    RegionSetBounds bounds;
-  };
-  std::vector<Entry> entries_;
+  const Arena* arena_ = nullptr;
+  absl::flat_hash_map<const Function*, RegionSetSizeHint> hints_;
 };
 
 // Region sets one pass hands over to a later pass of the same pipeline run

@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
+#include "fmt/format.h"
 #include "ir/visit.h"
 #include "passes/annotated_region_set.h"
 #include "passes/annotation.h"
@@ -42,6 +43,12 @@ class RegionMerger {
         region_known_(set.NumRegionIds(), 0) {}
 
   absl::Status Run() {
+    // The walk's stack tags node indices with its two high bits.
+    if (set_.num_nodes() >= kRegionFrame) {
+      return absl::ResourceExhaustedError(
+          fmt::format("MergeCompilerRegions: {} nodes, more than the {} its walk can number",
+                      set_.num_nodes(), kRegionFrame - 1));
+    }
     order_.reserve(set_.num_nodes());  // one allocation, not a doubling series
     CountPendingEdges();
     return Walk(0);  // the root
@@ -67,7 +74,7 @@ class RegionMerger {
   // children were pushed, and kRegionFrame entries: a region waiting for the
   // producers of its inputs (TVM visits them before merging), whose state is
   // region_frames_.back(). Four bytes a level: the walk is as deep as the
-  // graph's longest path.
+  // graph's longest path. Node indices stay below kRegionFrame (Run).
   static constexpr uint32_t kExpanded = 1u << 31;
   static constexpr uint32_t kRegionFrame = 1u << 30;
   // A region frame's compiler_begins are inputs_[inputs_begin ..], up to
@@ -454,10 +461,10 @@ struct Merged {
 };
 
 absl::StatusOr<Merged> MergeRegions(const Function* fn, Arena* arena, bool derive_set,
-                                    const RegionSetBounds* bounds) {
+                                    const RegionSetSizeHint* size_hint) {
   CARVE_ASSIGN_OR_RETURN(
       AnnotatedRegionSet set,
-      AnnotatedRegionSet::Create(fn, "default", AnnotatedRegionSet::Use::kGraphWalks, bounds));
+      AnnotatedRegionSet::Create(fn, "default", AnnotatedRegionSet::Use::kGraphWalks, size_hint));
   if (set.size() == 0) return Merged{fn, std::nullopt};
   InternalAnnotationRemover remover(arena, set);
   Merged merged{nullptr, std::nullopt};
@@ -482,16 +489,16 @@ absl::StatusOr<Merged> MergeRegions(const Function* fn, Arena* arena, bool deriv
 
 absl::StatusOr<const Function*> MergeCompilerRegionsFunction(const Function* fn, Arena* arena) {
   CARVE_ASSIGN_OR_RETURN(Merged merged,
-                         MergeRegions(fn, arena, /*derive_set=*/false, /*bounds=*/nullptr));
+                         MergeRegions(fn, arena, /*derive_set=*/false, /*size_hint=*/nullptr));
   return merged.fn;
 }
 
 absl::StatusOr<const Function*> MergeCompilerRegionsFunction(const Function* fn,
                                                              const std::shared_ptr<Arena>& arena,
                                                              RegionSetHandoff& handoff,
-                                                             const RegionSetBounds* bounds) {
+                                                             const RegionSetSizeHint* size_hint) {
   CARVE_ASSIGN_OR_RETURN(Merged merged,
-                         MergeRegions(fn, arena.get(), /*derive_set=*/true, bounds));
+                         MergeRegions(fn, arena.get(), /*derive_set=*/true, size_hint));
   if (merged.set.has_value()) handoff.Keep(arena, std::move(*merged.set));
   return merged.fn;
 }
@@ -501,12 +508,11 @@ PassPtr MergeCompilerRegions() {
       "MergeCompilerRegions", "",
       [](const Function* fn, const Module& mod,
          PassContext& ctx) -> absl::StatusOr<const Function*> {
-        // AnnotateTarget, when it made `fn`, left bounds of its size.
-        std::optional<RegionSetBounds> bounds =
-            ctx.Handoff<RegionSetBoundsHandoff>().Take(mod.arena(), fn);
-        return MergeCompilerRegionsFunction(fn, mod.shared_arena(),
-                                            ctx.Handoff<RegionSetHandoff>(),
-                                            bounds.has_value() ? &*bounds : nullptr);
+        // AnnotateTarget, when it made `fn`, left a hint of its size.
+        std::optional<RegionSetSizeHint> size_hint =
+            ctx.Handoff<RegionSetSizeHintHandoff>().Take(mod.arena(), fn);
+        return MergeCompilerRegionsFunction(fn, mod.shared_arena(), ctx.Handoff<RegionSetHandoff>(),
+                                            size_hint.has_value() ? &*size_hint : nullptr);
       },
       /*require_types=*/false, /*keeps_types=*/true);
 }

@@ -43,14 +43,15 @@
 
 namespace carve {
 
-// Merges the regions of one annotated function.
+// Merges the regions of one annotated function. ResourceExhausted when its
+// region set numbers 2^30 nodes or more (the merger tags indices).
 absl::StatusOr<const Function*> MergeCompilerRegionsFunction(const Function* fn, Arena* arena);
 // The same, and keeps the region set of the result in `handoff`:
 // PartitionGraph takes it instead of walking the merged function again.
-// `bounds` (see RegionSetBounds), when given, must hold for `fn`.
+// `size_hint` (see RegionSetSizeHint), when given, sizes the set's arrays.
 absl::StatusOr<const Function*> MergeCompilerRegionsFunction(
     const Function* fn, const std::shared_ptr<Arena>& arena, RegionSetHandoff& handoff,
-    const RegionSetBounds* bounds = nullptr);
+    const RegionSetSizeHint* size_hint = nullptr);
 
 // The pass: MergeCompilerRegionsFunction on every optimizable function, then
 // InferType.

@@ -433,7 +433,6 @@ void IndexedGraph::BuildWithMap(const Expr* root, const IndexedGraphOptions& opt
   BuildEdges(edges);
 }
 
-
 std::unique_ptr<IndexedGraph> IndexedGraph::Derive(std::unique_ptr<IndexedGraph> consumed,
                                                    std::span<const Expr* const> current,
                                                    std::span<const Replacement> replaced,
@@ -442,11 +441,7 @@ std::unique_ptr<IndexedGraph> IndexedGraph::Derive(std::unique_ptr<IndexedGraph>
   size_t n = old.size();
   uint32_t root = old.root();
   if (n >= (size_t{1} << 31)) return nullptr;  // ids must leave the walk's marker bit free
-  for (uint32_t i = 0; i < n; ++i) {
-    ExprKind kind = old.kind(i);
-    if (kind == ExprKind::kLet) return nullptr;
-    if (kind == ExprKind::kFunction && i != root && !old.inputs(i).empty()) return nullptr;
-  }
+  if (!old.InputsAreChildren(/*ifs_too=*/true)) return nullptr;
 
   // The root function's parameters are children but not inputs.
   std::vector<uint32_t> params;
@@ -481,7 +476,7 @@ std::unique_ptr<IndexedGraph> IndexedGraph::Derive(std::unique_ptr<IndexedGraph>
   std::vector<uint32_t> new_id(n, kNone);
   for (uint32_t r = 0; r < replaced.size(); ++r) new_id[replaced[r].node] = kReplacedBit | r;
   std::vector<uint32_t> fresh_id(replaced.size());  // by replacement: its function's new id
-  constexpr uint32_t kFresh = kNone - 1;  // a replaced node's composite function
+  constexpr uint32_t kFresh = kNone - 1;            // a replaced node's composite function
 
   // A node's children in the new expression's visit order, as (old id or
   // kFresh, is_input): a replaced node's callee then its args, the root
@@ -491,14 +486,16 @@ std::unique_ptr<IndexedGraph> IndexedGraph::Derive(std::unique_ptr<IndexedGraph>
   auto num_children = [&](uint32_t u, uint32_t r) -> size_t {
     if (r != kNone) {
       uint32_t end = r + 1 < replaced.size() ? replaced[r + 1].inputs_begin
-                                              : static_cast<uint32_t>(replaced_inputs.size());
+                                             : static_cast<uint32_t>(replaced_inputs.size());
       return 1 + end - replaced[r].inputs_begin;
     }
     if (u == root && !params.empty()) return params.size() + 1;
     return old.inputs(u).size();
   };
   auto child = [&](uint32_t u, uint32_t r, size_t k) -> std::pair<uint32_t, bool> {
-    if (r != kNone) return {k == 0 ? kFresh : replaced_inputs[replaced[r].inputs_begin + k - 1], true};
+    if (r != kNone) {
+      return {k == 0 ? kFresh : replaced_inputs[replaced[r].inputs_begin + k - 1], true};
+    }
     if (u == root && !params.empty()) {
       return k < params.size() ? std::pair{params[k], false} : std::pair{old.inputs(u)[0], true};
     }
@@ -559,10 +556,13 @@ std::unique_ptr<IndexedGraph> IndexedGraph::Derive(std::unique_ptr<IndexedGraph>
   return g;
 }
 
-bool IndexedGraph::RebuildsByEdges() const {
+// The rebuilder makes ifs over looked-up children (RebuildNode).
+bool IndexedGraph::RebuildsByEdges() const { return InputsAreChildren(/*ifs_too=*/false); }
+
+bool IndexedGraph::InputsAreChildren(bool ifs_too) const {
   for (uint32_t i = 0; i < kinds_.size(); ++i) {
     ExprKind kind = kinds_[i];
-    if (kind == ExprKind::kLet || kind == ExprKind::kIf) return false;
+    if (kind == ExprKind::kLet || (kind == ExprKind::kIf && !ifs_too)) return false;
     if (kind == ExprKind::kFunction && i != root() && !inputs(i).empty()) return false;
   }
   return true;
@@ -587,9 +587,12 @@ void IndexedGraph::ReleaseAllButInputs() {
 }
 
 void IndexedGraph::ReleaseDerivedTables() {
-  has_outputs_ = false;
-  std::vector<uint32_t>().swap(output_begin_);
-  std::vector<uint32_t>().swap(output_ids_);
+  // Outputs BuildOutputs would not make again in the same order stay.
+  if (outputs_in_node_order_) {
+    has_outputs_ = false;
+    std::vector<uint32_t>().swap(output_begin_);
+    std::vector<uint32_t>().swap(output_ids_);
+  }
   has_postdom_ = false;
   for (auto* v : {&ipdom_, &depth_, &tree_begin_, &tree_ids_, &tin_, &tout_}) {
     std::vector<uint32_t>().swap(*v);
@@ -597,7 +600,8 @@ void IndexedGraph::ReleaseDerivedTables() {
 }
 
 // Outputs from the inputs CSR, consumers in node order: the order in which
-// a build emits edges.
+// a build emits edges, but for a let's variable (BuildEdges), whose graph
+// keeps its outputs (outputs_in_node_order_).
 // No fill cursors besides output_begin_ itself: counts are summed into the
 // entry after each producer's, so that output_begin_[p + 1] serves as p's
 // cursor and ends at p's end, which is where p + 1's list begins.
@@ -632,6 +636,9 @@ void IndexedGraph::BuildEdges(const std::vector<std::pair<uint32_t, uint32_t>>& 
   input_ids_.resize(edges.size());
   output_ids_.resize(edges.size());
   has_outputs_ = true;
+  // Edges come by consumer but a let variable's, emitted with its let.
+  outputs_in_node_order_ = std::is_sorted(
+      edges.begin(), edges.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<uint32_t> in_fill(input_begin_.begin(), input_begin_.end() - 1);
   std::vector<uint32_t> out_fill(output_begin_.begin(), output_begin_.end() - 1);
   // Filling in emission order keeps TVM's orders: a node's inputs as its

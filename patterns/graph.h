@@ -18,8 +18,9 @@
 // in address order, so that walks stay cache-friendly on million-node
 // graphs) is filled on the first IndexOf: partitioning walks edges. The
 // post-dominator tree is computed on first use (TVM's LCA construction,
-// consumers first) with an Euler tour, so PostDominates is O(1). Not thread-safe (lazy members), and building writes the nodes'
-// scratch marks: two threads must not build graphs over shared nodes at once.
+// consumers first) with an Euler tour, so PostDominates is O(1). Not
+// thread-safe (lazy members), and building writes the nodes' scratch marks:
+// two threads must not build graphs over shared nodes at once.
 #pragma once
 
 #include <cstdint>
@@ -96,6 +97,13 @@ class IndexedGraph {
   std::span<const uint32_t> inputs(uint32_t i) const {
     return {input_ids_.data() + input_begin_[i], input_begin_[i + 1] - input_begin_[i]};
   }
+  // Input k of node `i` when it has `count` inputs (its children then
+  // correspond one to one to its inputs), else kNone; kNone for i == kNone.
+  uint32_t InputIndex(uint32_t i, size_t k, size_t count) const {
+    if (i == kNone) return kNone;
+    auto in = inputs(i);
+    return in.size() == count ? in[k] : kNone;
+  }
   std::span<const uint32_t> outputs(uint32_t i) const {
     if (!has_outputs_) BuildOutputs();
     return {output_ids_.data() + output_begin_[i], output_begin_[i + 1] - output_begin_[i]};
@@ -116,7 +124,10 @@ class IndexedGraph {
   void RestoreNodes(std::vector<const Expr*> nodes) { nodes_ = std::move(nodes); }
   // Frees the tables computed from the inputs (outputs, post-dominators),
   // computed again on first use: a partition that has found its groups
-  // reads only nodes and inputs while it rebuilds (its peak memory).
+  // reads only nodes and inputs while it rebuilds (its peak memory). The
+  // outputs of a graph with a let stay: their order (a let variable's edge
+  // comes with its let, as in TVM) is not the node order they would be
+  // computed again in.
   void ReleaseDerivedTables();
 
   // The immediate post-dominator of `i`, or kNone (the root, and nodes whose
@@ -138,6 +149,11 @@ class IndexedGraph {
   // The slot of `op` in ops_ (added when new).
   uint16_t OpSlot(const OpInfo* op);
   void ReleaseAllButInputs();
+  // Whether every node's children (but the root function's parameters) are
+  // its inputs, in order: no let (its variable, not the let, reads its
+  // value) and no function with inputs but the root (its parameters are no
+  // inputs); with `ifs_too` false, no if either.
+  bool InputsAreChildren(bool ifs_too) const;
   void SetRootParams(std::span<const uint32_t> slot_ids);
   void ComputePostDominators() const;
   uint32_t Lca(uint32_t a, uint32_t b) const;
@@ -162,6 +178,9 @@ class IndexedGraph {
   // From the inputs (lazy after ReleaseDerivedTables).
   mutable bool has_outputs_ = false;
   mutable std::vector<uint32_t> output_begin_, output_ids_;
+  // Whether each node's outputs are in node order (BuildOutputs' order), so
+  // that they may be freed and computed again.
+  bool outputs_in_node_order_ = true;
 
   // Post-dominator tree (lazy).
   mutable bool has_postdom_ = false;

@@ -74,8 +74,11 @@ uint32_t PatternHeight(const CompiledPattern& p, uint32_t id, std::vector<uint8_
 
 bool MayMatchAt(const CompiledPattern& p, uint32_t id, const IndexedGraph& g, uint32_t node,
                 int depth) {
-  // Deep or recursive patterns: the matcher decides.
-  constexpr int kMaxDepth = 16;
+  // Deep or recursive patterns: the matcher decides. Alternations and the
+  // commutative retry branch without a memo, so the look is kept shallow: a
+  // few levels rule out most candidates, and the cost stays small next to
+  // the match it saves, even on a pattern that branches at every level.
+  constexpr int kMaxDepth = 6;
   if (depth > kMaxDepth) return true;
   const CompiledNode& n = p.node(id);
   auto kids = p.children(id);
@@ -166,12 +169,6 @@ PatternGrouper::PatternGrouper(std::shared_ptr<const CompiledPattern> pattern,
 
 uint32_t PatternGrouper::IndexOfBinding(const Binding& b) {
   return b.index != kNone ? b.index : IndexNear(b.expr);
-}
-
-uint32_t PatternGrouper::InputIndex(uint32_t node, size_t k, size_t count) const {
-  if (node == kNone) return kNone;
-  auto inputs = graph_.inputs(node);
-  return inputs.size() == count ? inputs[k] : kNone;
 }
 
 void PatternGrouper::CollectNear(uint32_t root) {
@@ -373,14 +370,14 @@ void PatternGrouper::SelectInputs() {
       for (const Binding& m : by_pattern[id]) {
         auto fields = Cast<Tuple>(m.expr)->fields();
         for (size_t k = 0; k < fields.size(); ++k) {
-          add(fields[k], InputIndex(m.index, k, fields.size()), id);
+          add(fields[k], graph_.InputIndex(m.index, k, fields.size()), id);
         }
       }
     } else if (call != nullptr && call->any_args()) {
       for (const Binding& m : by_pattern[id]) {
         auto args = Cast<Call>(m.expr)->args();
         for (size_t k = 0; k < args.size(); ++k) {
-          add(args[k], InputIndex(m.index, 1 + k, 1 + args.size()), id);
+          add(args[k], graph_.InputIndex(m.index, 1 + k, 1 + args.size()), id);
         }
       }
     } else if (pattern_->children(id).empty()) {

@@ -120,8 +120,6 @@ class PatternGrouper {
   void CollectNear(uint32_t root);
   uint32_t IndexNear(const Expr* e);
   uint32_t IndexOfBinding(const Binding& b);
-  // Input k of `node` when it has `count` inputs, else kNone.
-  uint32_t InputIndex(uint32_t node, size_t k, size_t count) const;
 
   std::shared_ptr<const CompiledPattern> pattern_;
   const IndexedGraph& graph_;

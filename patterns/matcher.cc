@@ -75,9 +75,8 @@ bool Matcher::Match(const Expr* expr, uint32_t index) {
 }
 
 uint32_t Matcher::InputIndex(uint32_t idx, size_t k, size_t count) const {
-  if (idx == kNoIndex) return kNoIndex;
-  auto inputs = graph_->inputs(idx);
-  return inputs.size() == count ? inputs[k] : kNoIndex;
+  // (Without a graph every index is kNoIndex.)
+  return idx == kNoIndex ? kNoIndex : graph_->InputIndex(idx, k, count);
 }
 
 const Expr* Matcher::Capture(std::string_view name) const {
@@ -323,16 +322,14 @@ bool Matcher::VisitAttr(uint32_t id, const Expr* e, uint32_t idx) {
   const auto* pat = Cast<AttrPattern>(pattern_->node(id).node);
   if (!Isa<Call>(e) && !Isa<Function>(e) && !Isa<OpExpr>(e)) {
     return Fail(id, e, [&] {
-      return "attributes can only be checked on calls, functions and ops, not on " +
-             Describe(e);
+      return "attributes can only be checked on calls, functions and ops, not on " + Describe(e);
     });
   }
   for (const AttrEntry& want : pat->attrs()) {
     std::optional<AttrValue> have = NodeAttr(e, want.key);
     if (!have) {
-      return Fail(id, e, [&] {
-        return fmt::format("{} has no attribute '{}'", Describe(e), want.key);
-      });
+      return Fail(id, e,
+                  [&] { return fmt::format("{} has no attribute '{}'", Describe(e), want.key); });
     }
     bool same = Isa<Function>(e) ? AttrValuesStructurallyEqual(want.value, *have)
                                  : CallAttrMatches(want.value, *have);

@@ -122,8 +122,7 @@ class Matcher {
   bool VisitAttr(uint32_t id, const Expr* e, uint32_t idx);
   bool VisitTypeConstraint(uint32_t id, const Expr* e, uint32_t idx);
   bool VisitWhere(uint32_t id, const Expr* e, uint32_t idx);
-  // Input k of graph node `idx` when it has `count` inputs (its children
-  // then correspond one to one), else kNone.
+  // IndexedGraph::InputIndex of the matcher's graph, if any.
   uint32_t InputIndex(uint32_t idx, size_t k, size_t count) const;
   // The child (matched at `e` itself) keeps `idx`; the paths and parent,
   // walked in a graph of their own when `e` is not in the matcher's, bind

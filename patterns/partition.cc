@@ -310,9 +310,9 @@ void MarkDeferred(const IndexedGraph& graph, const PatternGrouper& grouper,
 
 // What a partition changed in its graph, for IndexedGraph::Derive.
 struct GraphEdit {
-  std::vector<const Expr*> current;  // by old node: its new version
+  std::vector<const Expr*> current;                 // by old node: its new version
   std::vector<IndexedGraph::Replacement> replaced;  // by ascending old node
-  std::vector<uint32_t> replaced_inputs;  // the composite calls' inputs (old nodes)
+  std::vector<uint32_t> replaced_inputs;            // the composite calls' inputs (old nodes)
 };
 
 // Partitions in an existing graph (so that a table of patterns reuses one
@@ -321,9 +321,8 @@ struct GraphEdit {
 // for the calls the accepted groups remove; `edit` (optional) receives the
 // changes when the expression changed.
 const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& pattern,
-                             IndexedGraph& graph, Arena* arena,
-                             const PartitionOptions& options, PartitionStats* stats,
-                             ParamNames& names, OpCounts* counts = nullptr,
+                             IndexedGraph& graph, Arena* arena, const PartitionOptions& options,
+                             PartitionStats* stats, ParamNames& names, OpCounts* counts = nullptr,
                              GraphEdit* edit = nullptr) {
   const Expr* root = graph.node(graph.root());
   if (pattern->node(pattern->root()).kind == PatternKind::kFunction) return root;
@@ -344,9 +343,10 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
   std::vector<const Expr*> args;
   std::vector<uint8_t> stays, deferred;
   MarkDeferred(graph, grouper, deferred, stays);
-  // The rebuild reads nodes and inputs only: the outputs (and any
-  // post-dominators) are freed while it allocates the new nodes, the
-  // pass's peak, and made again if a later pattern needs this graph; and
+  // The rebuild reads nodes and inputs only: the outputs (but a let
+  // graph's, see ReleaseDerivedTables) and any post-dominators are freed
+  // while it allocates the new nodes, the pass's peak, and made again if a
+  // later pattern needs this graph; and
   // when it can follow edges alone, the rebuilder keeps the current
   // versions in the graph's own node array (no second array of the graph's
   // size). Originals are then read from the rebuilder (Original) before

@@ -153,71 +153,99 @@ def @main(%x: Tensor[(2, 2), float32]) {
   ExpectKeptSetIsFresh(mod);
 }
 
-// The bounds AnnotateTarget gives of its result hold for the set Create
-// builds, on first runs and on runs over earlier annotations; a set built
-// with them is the set built without.
-TEST(RegionSetHandoff, AnnotateTargetBoundsHold) {
-  RegisterTarget("bounds_t", {"nn.relu", "add", "abs", "sigmoid", "concatenate"});
-  RegisterTarget("bounds_u", {"tanh", "subtract"});
-  const char* texts[] = {
-      R"(def @main(%x: Tensor[(2, 2), float32]) {
+// A module whose @main calls a composite of `n` nodes (a chain of relus)
+// between two adds: the body is region-free up to 32 nodes.
+std::string ChainCompositeModule(int n) {
+  std::string body = "nn.relu(%a)";
+  for (int k = 1; k < n; ++k) body = "nn.relu(" + body + ")";
+  return R"(def @main(%x: Tensor[(2, 2), float32]) {
+  %0 = add(%x, %x);
+  %1 = fn (%a: Tensor[(2, 2), float32], Composite="hints_t.chain") { )" +
+         body + R"( };
+  %2 = %1(%0);
+  add(%2, %0)
+})";
+}
+
+// The size hint AnnotateTarget gives of its result covers the set Create
+// builds when every composite body is region-free, on first runs and on
+// runs over earlier annotations; a larger composite body, which the hint
+// does not count, makes the set outgrow it. Either way a set built with the
+// hint is the set built without.
+TEST(RegionSetHandoff, AnnotateTargetSizeHints) {
+  RegisterTarget("hints_t", {"nn.relu", "add", "abs", "sigmoid", "concatenate"});
+  RegisterTarget("hints_u", {"tanh", "subtract"});
+  struct Case {
+    std::string text;
+    bool covered;  // every composite body region-free
+  };
+  std::vector<Case> cases = {
+      {R"(def @main(%x: Tensor[(2, 2), float32]) {
   %0 = nn.relu(%x);
   %1 = tanh(%0);
   %2 = abs(%0);
   %3 = (%1, %2);
   %4 = %3.0;
   let %v = subtract(%4, %0);
-  %5 = fn (%p: Tensor[(2, 2), float32], Composite="bounds_t.relu") { nn.relu(%p) };
+  %5 = fn (%p: Tensor[(2, 2), float32], Composite="hints_t.relu") { nn.relu(%p) };
   %6 = %5(%v);
   add(%6, %0)
 })",
-      R"(def @main(%data: Tensor[(1, 32), float32]) {
+       true},
+      {R"(def @main(%data: Tensor[(1, 32), float32]) {
   %0 = add(%data, %data);
   %1 = sum(%0);
   %2 = equal(%1, %1);
   %3 = if (%2) { sigmoid(%0) } else { exp(%0) };
   abs(%3)
 })",
+       true},
+      {ChainCompositeModule(AnnotatedRegionSet::kMaxRegionFreeBody), true},
+      {ChainCompositeModule(AnnotatedRegionSet::kMaxRegionFreeBody + 1), false},
   };
-  for (const char* text : texts) {
+  for (const Case& c : cases) {
     for (bool non_call_ops : {true, false}) {
-      Module mod = ParseTyped(text);
+      Module mod = ParseTyped(c.text);
       const Function* fn = mod.Lookup("main");
-      for (const char* name : {"bounds_u", "bounds_t"}) {  // the second run reads the first's
-        RegionSetBounds bounds;
+      for (const char* name : {"hints_u", "hints_t"}) {  // the second run reads the first's
+        RegionSetSizeHint hint;
         absl::StatusOr<const Function*> annotated = AnnotateTargetFunction(
-            fn, {TargetRegistry::Global().Find(name)}, non_call_ops, mod.arena(), &bounds);
+            fn, {TargetRegistry::Global().Find(name)}, non_call_ops, mod.arena(), &hint);
         ASSERT_TRUE(annotated.ok()) << annotated.status();
         fn = *annotated;
         SCOPED_TRACE(PrintExpr(fn));
-        absl::StatusOr<AnnotatedRegionSet> set = AnnotatedRegionSet::Create(
-            fn, "default", AnnotatedRegionSet::Use::kGraphWalks, &bounds);
-        absl::StatusOr<AnnotatedRegionSet> unbounded = AnnotatedRegionSet::Create(fn);
+        absl::StatusOr<AnnotatedRegionSet> set =
+            AnnotatedRegionSet::Create(fn, "default", AnnotatedRegionSet::Use::kGraphWalks, &hint);
+        absl::StatusOr<AnnotatedRegionSet> unhinted = AnnotatedRegionSet::Create(fn);
         // (A second run over another target's annotations can leave a
         // malformed graph: the same error either way.)
-        ASSERT_EQ(set.status(), unbounded.status());
+        ASSERT_EQ(set.status(), unhinted.status());
         if (!set.ok()) continue;
-        ExpectSameSet(*set, *unbounded);
-        EXPECT_LE(set->num_nodes(), bounds.nodes);
-        EXPECT_LE(set->NumRegionIds(), bounds.begins);
+        ExpectSameSet(*set, *unhinted);
+        if (!c.covered) {
+          EXPECT_GT(set->num_nodes(), hint.nodes);
+          continue;
+        }
+        EXPECT_LE(set->num_nodes(), hint.nodes);
+        EXPECT_LE(set->NumRegionIds(), hint.begins);
         size_t children = 0, begins = 0, ends = 0;
         for (NodeIndex i = 0; i < set->num_nodes(); ++i) {
           children += set->children(i).size();
           begins += set->IsBegin(i);
           ends += set->IsEnd(i);
         }
-        EXPECT_LE(children, bounds.children);
-        EXPECT_LE(begins, bounds.begins);
-        EXPECT_LE(ends, bounds.ends);
+        EXPECT_LE(children, hint.children);
+        EXPECT_LE(begins, hint.begins);
+        EXPECT_LE(ends, hint.ends);
       }
     }
   }
 }
 
-// AnnotateTarget hands its bounds to MergeCompilerRegions through the
+// AnnotateTarget hands its size hint to MergeCompilerRegions through the
 // context: the pipeline gives what the passes give one by one.
 TEST(RegionSetHandoff, AnnotateTargetPipelineMatchesSeparateRuns) {
-  RegisterTarget("bounds_p", {"nn.relu", "add", "abs"});
+  RegisterTarget("hints_p", {"nn.relu", "add", "abs"});
   const char* text = R"(
 def @main(%x: Tensor[(2, 2), float32]) {
   %0 = nn.relu(%x);
@@ -229,14 +257,68 @@ def @main(%x: Tensor[(2, 2), float32]) {
   Module together = ParseTyped(text);
   PassContext ctx;
   absl::StatusOr<PassPtr> pipeline =
-      ParsePipeline("AnnotateTarget(bounds_p),MergeCompilerRegions,PartitionGraph");
+      ParsePipeline("AnnotateTarget(hints_p),MergeCompilerRegions,PartitionGraph");
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
   ASSERT_TRUE(RunPipeline(**pipeline, together, ctx).ok());
   Module apart = ParseTyped(text);
-  ASSERT_TRUE(RunPass(*AnnotateTarget({TargetRegistry::Global().Find("bounds_p")}), apart).ok());
+  ASSERT_TRUE(RunPass(*AnnotateTarget({TargetRegistry::Global().Find("hints_p")}), apart).ok());
   ASSERT_TRUE(RunPass(*MergeCompilerRegions(), apart).ok());
   ASSERT_TRUE(RunPass(*PartitionGraph(), apart).ok());
   EXPECT_EQ(PrintModule(together), PrintModule(apart));
+}
+
+// A module of more functions than the handoff once kept (64): every
+// function AnnotateTarget made has its hint waiting for
+// MergeCompilerRegions.
+TEST(RegionSetHandoff, SizeHintsForEveryFunctionOfALargeModule) {
+  RegisterTarget("hints_m", {"nn.relu"});
+  std::string text;
+  constexpr int kFunctions = 100;
+  for (int k = 0; k < kFunctions; ++k) {
+    text += "def @f" + std::to_string(k) + "(%x: Tensor[(2, 2), float32]) { nn.relu(%x) }\n";
+  }
+  Module mod = ParseTyped(text);
+  PassContext ctx;
+  absl::StatusOr<PassPtr> pipeline = ParsePipeline("AnnotateTarget(hints_m)");
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+  ASSERT_TRUE(RunPipeline(**pipeline, mod, ctx).ok());
+  auto& hints = ctx.Handoff<RegionSetSizeHintHandoff>();
+  ASSERT_EQ(mod.Functions().size(), static_cast<size_t>(kFunctions));
+  for (const auto& [gv, fn] : mod.Functions()) {
+    std::optional<RegionSetSizeHint> hint = hints.Take(mod.arena(), fn);
+    ASSERT_TRUE(hint.has_value()) << gv->name();
+    EXPECT_EQ(hint->begins, 1u);  // the relu's argument
+    // Taken once.
+    EXPECT_FALSE(hints.Take(mod.arena(), fn).has_value());
+  }
+}
+
+// When kMaxKept hints wait, later ones are not kept (the first kept are the
+// first asked for); a hint taken makes room. Another arena's Keep forgets
+// them.
+TEST(RegionSetHandoff, SizeHintsBeyondTheLimit) {
+  Module mod = ParseTyped("def @main(%x: Tensor[(2), float32]) { nn.relu(%x) }");
+  IRBuilder b = mod.builder();
+  const Var* x = b.MakeVar("x");
+  const Var* params[] = {x};
+  std::vector<const Function*> fns;
+  for (size_t k = 0; k < RegionSetSizeHintHandoff::kMaxKept + 2; ++k) {
+    fns.push_back(b.MakeFunction(params, x));
+  }
+  RegionSetSizeHintHandoff hints;
+  for (size_t k = 0; k + 1 < fns.size(); ++k) hints.Keep(mod.arena(), fns[k], {.nodes = k});
+  std::optional<RegionSetSizeHint> first = hints.Take(mod.arena(), fns[0]);
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->nodes, 0u);
+  EXPECT_FALSE(hints.Take(mod.arena(), fns[fns.size() - 2]).has_value());
+  hints.Keep(mod.arena(), fns.back(), {.nodes = 7});
+  std::optional<RegionSetSizeHint> last = hints.Take(mod.arena(), fns.back());
+  ASSERT_TRUE(last.has_value());
+  EXPECT_EQ(last->nodes, 7u);
+  Module other = ParseTyped("def @main(%x: Tensor[(2), float32]) { nn.relu(%x) }");
+  hints.Keep(other.arena(), other.Lookup("main"), {});
+  EXPECT_FALSE(hints.Take(mod.arena(), fns[1]).has_value());
+  EXPECT_TRUE(hints.Take(other.arena(), other.Lookup("main")).has_value());
 }
 
 TEST(RegionSetHandoff, TakenOnlyForTheSameArenaAndRoot) {

@@ -318,5 +318,126 @@ def @main(%x: Tensor[(2, 2), float32]) {
   EXPECT_EQ(set->GetRegion(call), 1);
 }
 
+// A function literal of `n` calls (a chain of relus) over its parameter.
+const Function* ChainFunction(IRBuilder& b, int n, const Attrs* attrs = nullptr) {
+  const Var* p = b.MakeVar("p", TensorTy(DataType::Float(32), {10, 10}));
+  const Expr* body = p;
+  for (int k = 0; k < n; ++k) body = b.MakeCall(GetOp("nn.relu"), {body});
+  const Var* params[] = {p};
+  return b.MakeFunction(params, body, nullptr, attrs);
+}
+
+// Region-free bodies: at most kMaxRegionFreeBody calls, tuples and
+// projections, no annotation, let, if or function.
+TEST_F(RegionSetTest, RegionFreeBodies) {
+  constexpr int kMax = AnnotatedRegionSet::kMaxRegionFreeBody;
+  EXPECT_TRUE(AnnotatedRegionSet::HasRegionFreeBody(ChainFunction(b_, 1)));
+  EXPECT_TRUE(AnnotatedRegionSet::HasRegionFreeBody(ChainFunction(b_, kMax)));
+  EXPECT_FALSE(AnnotatedRegionSet::HasRegionFreeBody(ChainFunction(b_, kMax + 1)));
+  const Var* p = V("p");
+  const Var* params[] = {p};
+  const Expr* tuple = b_.MakeTuple(std::vector<const Expr*>{Op("nn.relu", {p}), p});
+  EXPECT_TRUE(AnnotatedRegionSet::HasRegionFreeBody(
+      b_.MakeFunction(params, b_.MakeTupleGetItem(tuple, 0))));
+  EXPECT_TRUE(AnnotatedRegionSet::HasRegionFreeBody(b_.MakeFunction(params, p)));
+  EXPECT_FALSE(AnnotatedRegionSet::HasRegionFreeBody(b_.MakeFunction(params, Begin(p, "t"))));
+  const Var* v = V("v");
+  EXPECT_FALSE(AnnotatedRegionSet::HasRegionFreeBody(
+      b_.MakeFunction(params, b_.MakeLet(v, Op("nn.relu", {p}), v))));
+  EXPECT_FALSE(AnnotatedRegionSet::HasRegionFreeBody(
+      b_.MakeFunction(params, b_.MakeCall(ChainFunction(b_, 1), {p}))));
+}
+
+// A region-free function literal, composite or not, and the nodes only its
+// body holds are not numbered, and the regions around are as they were: a
+// body of kMaxRegionFreeBody calls; one more and the function and its body
+// are numbered, outside every region.
+TEST_F(RegionSetTest, RegionFreeFunctionLiteralsAreNotNumbered) {
+  constexpr int kMax = AnnotatedRegionSet::kMaxRegionFreeBody;
+  for (int n : {1, kMax, kMax + 1}) {
+    for (bool composite : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << n << " calls, composite " << composite);
+      const Function* callee = ChainFunction(
+          b_, n,
+          composite ? WithAttr(EmptyAttrs(), "Composite", AttrValue::Str("t.chain")) : nullptr);
+      const Var* x = V("x");
+      const Call* begin = Begin(x, "t");
+      const Call* call = b_.MakeCall(callee, {begin});
+      const Call* end = End(call, "t");
+      const Var* params[] = {x};
+      const Function* fn = b_.MakeFunction(params, end);
+      absl::StatusOr<AnnotatedRegionSet> set = AnnotatedRegionSet::Create(fn);
+      ASSERT_TRUE(set.ok()) << set.status();
+      bool region_free = n <= kMax;
+      EXPECT_EQ(set->num_nodes(), region_free ? 4u : 4u + 1 + n);  // fn, end, call, begin
+      EXPECT_EQ(set->IndexOf(callee) == AnnotatedRegionSet::kNoNode, region_free);
+      EXPECT_EQ(set->IndexOf(callee->body()) == AnnotatedRegionSet::kNoNode, region_free);
+      EXPECT_EQ(set->GetRegion(callee->body()), AnnotatedRegionSet::kNoRegion);
+      EXPECT_EQ(set->size(), 1u);
+      EXPECT_NE(set->GetRegion(call), AnnotatedRegionSet::kNoRegion);
+      EXPECT_EQ(set->GetRegion(call), set->GetRegion(end));
+      EXPECT_EQ(set->GetRegion(call), set->GetRegion(begin));
+    }
+  }
+}
+
+// A node of a region-free body that the graph around also reads is
+// numbered where the graph meets it, in the region the graph puts it.
+TEST_F(RegionSetTest, RegionFreeBodySharingAnOuterNode) {
+  const Var* x = V("x");
+  const Var* p = V("p");
+  const Call* shared = Op("nn.relu", {x});
+  const Var* params[] = {p};
+  const Function* callee = b_.MakeFunction(params, Op("add", {p, shared}));
+  ASSERT_TRUE(AnnotatedRegionSet::HasRegionFreeBody(callee));
+  const Call* begin = Begin(shared, "t");
+  const Call* call = b_.MakeCall(callee, {begin});
+  const Call* end = End(Op("abs", {call}), "t");
+  const Var* main_params[] = {x};
+  const Function* fn = b_.MakeFunction(main_params, b_.MakeTuple(std::vector<const Expr*>{end}));
+  for (auto use : {AnnotatedRegionSet::Use::kRegionQueries, AnnotatedRegionSet::Use::kGraphWalks}) {
+    absl::StatusOr<AnnotatedRegionSet> set = AnnotatedRegionSet::Create(fn, "default", use);
+    ASSERT_TRUE(set.ok()) << set.status();
+    // fn, tuple, end, abs, call, begin, shared.
+    EXPECT_EQ(set->num_nodes(), 7u);
+    AnnotatedRegionSet::NodeIndex i = set->IndexOf(shared);
+    ASSERT_NE(i, AnnotatedRegionSet::kNoNode);
+    EXPECT_EQ(set->node(i), shared);
+    EXPECT_EQ(set->GetRegion(shared), AnnotatedRegionSet::kNoRegion);
+    EXPECT_EQ(set->IndexOf(callee), AnnotatedRegionSet::kNoNode);
+    EXPECT_EQ(set->IndexOf(callee->body()), AnnotatedRegionSet::kNoNode);
+    EXPECT_EQ(set->AnnotationArg(set->IndexOf(begin)), i);
+    EXPECT_EQ(set->GetRegion(call), set->GetRegion(end));
+  }
+}
+
+// A region-free function literal bound by a let is not numbered; the let,
+// its variable's uses and the regions are.
+TEST_F(RegionSetTest, LetBoundRegionFreeFunction) {
+  Module mod = ParseTyped(R"(
+def @main(%x: Tensor[(2, 2), float32]) {
+  let %f = fn (%p: Tensor[(2, 2), float32]) { nn.relu(%p) };
+  %0 = annotation.compiler_begin(%x, compiler="t");
+  %1 = %f(%0);
+  %2 = abs(%1);
+  annotation.compiler_end(%2, compiler="t")
+})");
+  const Function* fn = mod.Lookup("main");
+  const Let* let = Cast<Let>(fn->body());
+  const Function* callee = Cast<Function>(let->value());
+  ASSERT_TRUE(AnnotatedRegionSet::HasRegionFreeBody(callee));
+  const Call* end = Cast<Call>(let->body());
+  const Call* abs = Cast<Call>(end->args()[0]);
+  absl::StatusOr<AnnotatedRegionSet> set = AnnotatedRegionSet::Create(fn);
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_NE(set->IndexOf(let), AnnotatedRegionSet::kNoNode);
+  EXPECT_EQ(set->GetRegion(let), AnnotatedRegionSet::kNoRegion);
+  EXPECT_EQ(set->IndexOf(callee), AnnotatedRegionSet::kNoNode);
+  EXPECT_EQ(set->IndexOf(callee->body()), AnnotatedRegionSet::kNoNode);
+  EXPECT_EQ(set->size(), 1u);
+  EXPECT_EQ(set->GetRegion(abs), set->GetRegion(end));
+  EXPECT_EQ(set->GetRegion(abs->args()[0]), set->GetRegion(end));
+}
+
 }  // namespace
 }  // namespace carve::testing

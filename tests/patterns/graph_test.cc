@@ -39,6 +39,37 @@ class GraphTest : public PatternTest {
     EXPECT_TRUE(std::ranges::equal(fast.root_params(), slow.root_params()));
   }
 
+  // Wherever the matcher matches in `g`, MayMatchInGraph says so; a match
+  // started at a graph index gives its bindings their own nodes' indices.
+  // Adds up the matches, the nodes ruled out and the indexed bindings.
+  struct MayMatchCounts {
+    int matches = 0, rejected = 0, indexed = 0;
+  };
+  static void ExpectMayMatchWhereMatches(const std::vector<Pattern>& patterns,
+                                         const IndexedGraph& g, MayMatchCounts& counts) {
+    for (const Pattern& p : patterns) {
+      auto compiled = CompilePattern(p);
+      ASSERT_TRUE(compiled.ok());
+      Matcher matcher(*compiled, &g);
+      for (uint32_t i = 0; i < g.size(); ++i) {
+        bool may = MayMatchInGraph(**compiled, (*compiled)->root(), g, i);
+        bool does = matcher.Match(g.node(i));
+        if (does) {
+          EXPECT_TRUE(may) << "node " << i << " of " << Print(g.node(i));
+        }
+        counts.matches += does;
+        counts.rejected += !may;
+        // With the root's index, the bindings carry their nodes' indices.
+        ASSERT_EQ(matcher.Match(g.node(i), i), does);
+        for (const Binding& b : matcher.bindings()) {
+          if (b.index == IndexedGraph::kNone) continue;
+          EXPECT_EQ(g.node(b.index), b.expr) << "node " << i;
+          ++counts.indexed;
+        }
+      }
+    }
+  }
+
   const Var* x_ = V("x");
 };
 
@@ -162,6 +193,34 @@ TEST_F(GraphTest, RejectedEntryKeepsTheGraphForTheNext) {
   }
 }
 
+// A let-bound variable's edge to its value comes with its let (TVM's
+// order): `%0 = add(..); let %v = %0; multiply(%0, ..)` gives add's
+// outputs as [multiply, v], not the node order [v, multiply]. Freeing the
+// derived tables keeps those outputs (BuildOutputs would reorder them);
+// a graph without lets gets its outputs back in the same order.
+TEST_F(GraphTest, OutputOrderSurvivesReleasingDerivedTables) {
+  const Var* v = V("v");
+  const Expr* sum = Op("add", {x_, x_});
+  const Expr* product = Op("multiply", {sum, x_});
+  const Expr* let = b_.MakeLet(v, sum, Tup({product, v}));
+  const Expr* plain = Tup({product, Op("nn.relu", {sum}), sum});
+  for (const Expr* root : {let, plain}) {
+    IndexedGraph g(root);
+    std::vector<std::vector<uint32_t>> before;
+    for (uint32_t i = 0; i < g.size(); ++i) {
+      before.emplace_back(g.outputs(i).begin(), g.outputs(i).end());
+    }
+    if (root == let) {
+      std::vector<uint32_t> want = {g.IndexOf(product), g.IndexOf(v)};
+      EXPECT_EQ(before[g.IndexOf(sum)], want);
+    }
+    g.ReleaseDerivedTables();
+    for (uint32_t i = 0; i < g.size(); ++i) {
+      EXPECT_TRUE(std::ranges::equal(g.outputs(i), before[i])) << "node " << i;
+    }
+  }
+}
+
 // A group of more members than the body builder searches, and inputs
 // further from the root than the grouper's neighbourhood holds.
 TEST_F(GraphTest, LargeGroups) {
@@ -199,10 +258,11 @@ TEST_F(GraphTest, LargeGroups) {
 
 // The grouper's prefilter is a necessary condition: wherever the matcher
 // matches, MayMatchInGraph says so, and a match started at a graph index
-// gives its bindings their own nodes' indices (commutative retries, alternations,
-// re-associated multiply/divide, wrappers, tuples, recursion); and it rules
-// out calls of other ops and calls whose args are calls of other ops
-// without a match attempt.
+// gives its bindings their own nodes' indices (commutative retries,
+// alternations, re-associated multiply/divide, wrappers, tuples, recursion,
+// patterns deeper than the prefilter looks), also in a graph of opaque
+// composites and in one with lets; and it rules out calls of other ops and
+// calls whose args are calls of other ops without a match attempt.
 TEST_F(GraphTest, MayMatchInGraphNeverRejectsAMatch) {
   const Var *a = V("a"), *w = V("w"), *b = V("b"), *c = V("c");
   const Expr* conv = Op("nn.conv2d", {a, w});
@@ -210,7 +270,14 @@ TEST_F(GraphTest, MayMatchInGraphNeverRejectsAMatch) {
   const Expr* sum = Op("add", {c, bias});  // the conv-side arg second
   const Expr* relu = Op("nn.relu", {Op("add", {bias, sum})});
   const Expr* mul = Op("multiply", {a, Op("divide", {b, c})});
-  const Expr* t = Tup({relu, mul, Get(Tup({a, b}), 1), Const(1.0)});
+  constexpr int kDeep = 9;  // deeper than MayMatchInGraph looks
+  const Expr* deep = a;
+  Pattern deep_p = Wildcard();
+  for (int k = 0; k < kDeep; ++k) {
+    deep = Op("nn.relu", {deep});
+    deep_p = IsOp("nn.relu")(deep_p);
+  }
+  const Expr* t = Tup({relu, mul, Get(Tup({a, b}), 1), Const(1.0), deep});
   Pattern conv_p = IsOp("nn.conv2d")(Wildcard(), Wildcard());
   Pattern bias_p = IsOp("nn.bias_add")(conv_p, Wildcard());
   std::vector<Pattern> patterns = {
@@ -219,40 +286,45 @@ TEST_F(GraphTest, MayMatchInGraphNeverRejectsAMatch) {
       IsOp("nn.relu")(Alt(IsOp("add")(conv_p, Wildcard()), IsOp("add")(bias_p, Wildcard()))),
       HasAttr({}, Capture("x", IsOp("add")(Wildcard(), bias_p))),
       (Wildcard() * Wildcard()) / Wildcard(),  // matches a * (b / c) re-associated
-      IsTuple({Wildcard(), Wildcard(), IsTupleGetItem(IsAnyTuple(), 1), IsConstant()}),
-      Recursive("chain", [](const Pattern& self) {
-        return Alt(IsOp("add")(self, Wildcard()), IsOp("nn.bias_add")(Wildcard(), Wildcard()));
-      }),
+      IsTuple({Wildcard(), Wildcard(), IsTupleGetItem(IsAnyTuple(), 1), IsConstant(), Wildcard()}),
+      Recursive("chain",
+                [](const Pattern& self) {
+                  return Alt(IsOp("add")(self, Wildcard()),
+                             IsOp("nn.bias_add")(Wildcard(), Wildcard()));
+                }),
       IsVar(),
+      deep_p,
   };
   IndexedGraph g(t);
-  int matches = 0, rejected = 0, indexed = 0;
-  for (const Pattern& p : patterns) {
-    auto compiled = CompilePattern(p);
-    ASSERT_TRUE(compiled.ok());
-    Matcher matcher(*compiled, &g);
-    for (uint32_t i = 0; i < g.size(); ++i) {
-      bool may = MayMatchInGraph(**compiled, (*compiled)->root(), g, i);
-      bool does = matcher.Match(g.node(i));
-      if (does) EXPECT_TRUE(may) << "node " << i << " of " << Print(g.node(i));
-      matches += does;
-      rejected += !may;
-      // With the root's index, the bindings carry their nodes' indices.
-      ASSERT_EQ(matcher.Match(g.node(i), i), does);
-      for (const Binding& b : matcher.bindings()) {
-        if (b.index == IndexedGraph::kNone) continue;
-        EXPECT_EQ(g.node(b.index), b.expr) << "node " << i;
-        ++indexed;
-      }
-    }
-  }
-  EXPECT_GE(matches, 8);
-  EXPECT_GT(rejected, 0);
-  EXPECT_GE(indexed, 20);
+  MayMatchCounts counts;
+  ExpectMayMatchWhereMatches(patterns, g, counts);
+  EXPECT_GE(counts.matches, 9);
+  EXPECT_GT(counts.rejected, 0);
+  EXPECT_GE(counts.indexed, 20 + kDeep);
+
+  // The same nodes around a composite call, its function opaque (a leaf),
+  // and bound by lets: the same matches.
+  const Var* p = V("p");
+  const Function* composite = Fn({p}, Op("add", {p, p}), FnAttr("PartitionedFromPattern", "add_"));
+  IndexedGraph opaque(Tup({t, CallOf(composite, {sum})}), {.opaque_composites = true});
+  ASSERT_EQ(opaque.kind(opaque.IndexOf(composite)), ExprKind::kFunction);
+  EXPECT_TRUE(opaque.inputs(opaque.IndexOf(composite)).empty());
+  MayMatchCounts opaque_counts;
+  ExpectMayMatchWhereMatches(patterns, opaque, opaque_counts);
+  EXPECT_GE(opaque_counts.matches, counts.matches);
+  const Var *s = V("s"), *u = V("u");
+  const Expr* lets = b_.MakeLet(
+      s, sum, b_.MakeLet(u, Op("nn.relu", {s}), Tup({t, Op("add", {u, s}), Op("add", {s, bias})})));
+  IndexedGraph let_graph(lets);
+  MayMatchCounts let_counts;
+  ExpectMayMatchWhereMatches(patterns, let_graph, let_counts);
+  EXPECT_GE(let_counts.matches, counts.matches);
+  EXPECT_GE(let_counts.indexed, counts.indexed);
+
   auto relu_of_add_conv = CompilePattern(IsOp("nn.relu")(IsOp("add")(conv_p, Wildcard())));
   ASSERT_TRUE(relu_of_add_conv.ok());
-  EXPECT_FALSE(MayMatchInGraph(**relu_of_add_conv, (*relu_of_add_conv)->root(), g,
-                               g.IndexOf(relu)));
+  EXPECT_FALSE(
+      MayMatchInGraph(**relu_of_add_conv, (*relu_of_add_conv)->root(), g, g.IndexOf(relu)));
   auto add_bias = CompilePattern(IsOp("add")(bias_p, Wildcard()));
   ASSERT_TRUE(add_bias.ok());
   EXPECT_TRUE(MayMatchInGraph(**add_bias, (*add_bias)->root(), g, g.IndexOf(sum)));  // swapped
