@@ -20,7 +20,7 @@ namespace {
 // O = supported, X = not: the three supported ops must not merge, or each
 // region would depend on the other.
 //      O         O
-//     / \       /               \
+//     / \       /               \    (the graph before and after)
 //    O   X --> O    +       +    X
 //     \ /              \ /
 //      O                O
