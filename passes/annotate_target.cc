@@ -293,21 +293,20 @@ class Annotator : public ExprMutator {
   // target's attributes looked up once per target.
   const Call* MakeBegin(const Expr* arg, Id id) {
     ++size_hint_.begins;
-    CountAnnotation();
     TargetInfo& info = targets_info_[id];
-    if (info.begin_attrs == nullptr) {
-      info.begin_attrs = CompilerAnnotationAttrs(CompilerBeginOp(), info.name);
-    }
-    return MakeCompilerAnnotation(builder(), CompilerBeginOp(), arg, info.begin_attrs);
+    return MakeAnnotation(CompilerBeginOp(), arg, info.name, info.begin_attrs);
   }
   const Call* MakeEnd(const Expr* arg, Id id) {
     ++size_hint_.ends;
-    CountAnnotation();
     TargetInfo& info = targets_info_[id];
-    if (info.end_attrs == nullptr) {
-      info.end_attrs = CompilerAnnotationAttrs(CompilerEndOp(), info.name);
-    }
-    return MakeCompilerAnnotation(builder(), CompilerEndOp(), arg, info.end_attrs);
+    return MakeAnnotation(CompilerEndOp(), arg, info.name, info.end_attrs);
+  }
+  // `attrs`: the target's cached attributes for `op`, made on first use.
+  const Call* MakeAnnotation(const OpExpr* op, const Expr* arg, std::string_view target,
+                             const Attrs*& attrs) {
+    CountAnnotation();
+    if (attrs == nullptr) attrs = CompilerAnnotationAttrs(op, target);
+    return MakeCompilerAnnotation(builder(), op, arg, attrs);
   }
 
   // An annotation call: a node with two children (the op and its argument).
