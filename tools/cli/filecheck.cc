@@ -468,7 +468,7 @@ absl::StatusOr<std::vector<CheckString>> Parser::Run() {
     checks.push_back(CheckString{std::move(p), std::move(dag_not)});
     dag_not.clear();
   }
-  if (!unused.empty()) {
+  if (!unused.empty() && !options_.allow_unused_prefixes) {
     std::string list;
     for (const std::string& p : unused) list += fmt::format("{}'{}:'", list.empty() ? "" : ", ", p);
     return absl::InvalidArgumentError(

@@ -45,6 +45,9 @@ struct CheckOptions {
   // suffix (`CHECK-FOO:`, `CHECK-NEXTT:`), by `_` (`CHECK_NEXT:`), by
   // space before the colon (`CHECK :`), or by bad modifiers.
   bool strict = false;
+  // No error when a prefix has no directive (FileCheck's
+  // --allow-unused-prefixes); checks() is then empty when none has one.
+  bool allow_unused_prefixes = false;
 };
 
 enum class Kind { kPlain, kNext, kSame, kNot, kDag, kLabel, kEmpty, kEof };
