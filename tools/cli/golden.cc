@@ -278,8 +278,8 @@ CaseOutcome CaseRunner::Run(const GoldenCase& c) {
                        [](const RunStage& s) { return s.negate; });
   };
   if (c.exit_code && negated(c.runs.back())) {
-    o.failure = fmt::format("{}:{}: error: EXIT: and 'not' both on the last RUN line: use one\n",
-                            path_, c.runs.back().line);
+    o.failure = fmt::format("{}:{}:{}: error: EXIT: and 'not' both on the last RUN line: use one\n",
+                            path_, c.runs.back().line, c.runs.back().column);
     return o;
   }
   std::vector<std::string> used;  // prefixes some FileCheck reads
@@ -297,8 +297,8 @@ CaseOutcome CaseRunner::Run(const GoldenCase& c) {
       want = 1;
     }
     if (r.exit_code != want) {
-      o.failure += fmt::format("{}:{}: error: RUN line exited {} (expected {}{}): {}\n", path_,
-                               run.line, r.exit_code, want,
+      o.failure += fmt::format("{}:{}:{}: error: RUN line exited {} (expected {}{}): {}\n", path_,
+                               run.line, run.column, r.exit_code, want,
                                last && c.exit_code ? ", from EXIT:" : "", r.exit_report);
       o.show_output = true;
     }

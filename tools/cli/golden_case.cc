@@ -296,6 +296,7 @@ void CaseParser::ParseDirectives(GoldenCase& c, size_t begin, size_t end) {
     if (RE2::PartialMatch(line, kRun, &arg)) {
       RunLine run;
       run.line = int(i + 1);
+      run.column = int(line.find("RUN:")) + 1;
       std::string why = ParseRun(Trim(arg), run);
       if (!why.empty()) {
         Error(c, i, line.find("RUN:"), why);

@@ -21,7 +21,8 @@ struct RunStage {
 
 // `// RUN: [not] carve ARGS [2>&1] [| [not] carve ARGS]... [| FileCheck %s [OPTIONS]]`
 struct RunLine {
-  int line = 0;  // 1-based, in the golden file
+  int line = 0;    // 1-based, in the golden file
+  int column = 0;  // of `RUN:`, 1-based
   std::vector<RunStage> stages;  // the carve commands
   bool filecheck = false;        // ends in `| FileCheck %s`
   std::vector<std::string> prefixes;  // its --check-prefix(es); empty = CHECK
