@@ -91,6 +91,12 @@ TEST(GoldenStrictTest, MisspelledAndUnknownDirectivesFail) {
              "chek.relay:2:4: error: misspelled directive 'CHEK:' (did you mean 'CHECK:'?)");
   ExpectFail(RunCase("chekc.relay", "// RUN: carve fmt %s\n// CHEKC: def\n"),
              "misspelled directive 'CHEKC:'");
+  ExpectFail(RunCase("rum.relay", "// RUN: carve fmt %s\n// CHECK: def\n// RUM: carve fmt %s\n"),
+             "misspelled directive 'RUM:' (did you mean 'RUN:'?)");
+  ExpectFail(RunCase("ftm.relay",
+                     "// RUN: carve fmt %s | FileCheck %s --check-prefix=FMT\n"
+                     "// FMT: def\n// FTM: nn.relu\n"),
+             "misspelled directive 'FTM:' (did you mean 'FMT:'?)");
   ExpectFail(RunCase("foo.relay", "// RUN: carve fmt %s\n// CHECK: def\n// CHECK-FOO: x\n"),
              "unknown directive 'CHECK-FOO:'");
   ExpectFail(RunCase("nxt.relay", "// RUN: carve fmt %s\n// CHECK: def\n// CHECK-NXT: x\n"),

@@ -395,14 +395,18 @@ absl::StatusOr<std::vector<CheckString>> Parser::Run() {
   std::vector<CheckString> checks;
   std::vector<Pattern> dag_not;
   size_t pos = 0;
+  // Each prefix's next occurrence at or after `pos`, searched again only
+  // once passed, so that scanning stays linear in the text.
+  std::vector<size_t> next(all.size(), 0);
+  for (size_t k = 0; k < all.size(); ++k) next[k] = text_.find(all[k].first);
   while (pos < text_.size()) {
     size_t at = std::string_view::npos;
     const std::pair<std::string, bool>* prefix = nullptr;
-    for (const auto& p : all) {
-      size_t q = text_.find(p.first, pos);
-      if (q < at) {
-        at = q;
-        prefix = &p;
+    for (size_t k = 0; k < all.size(); ++k) {
+      if (next[k] != std::string_view::npos && next[k] < pos) next[k] = text_.find(all[k].first, pos);
+      if (next[k] < at) {
+        at = next[k];
+        prefix = &all[k];
       }
     }
     if (prefix == nullptr) break;

@@ -415,6 +415,13 @@ GoldenResult RunGoldenFile(const std::string& path, const GoldenOptions& options
     }
   }
   if (temp_made) fs::remove_all(temp_dir, ec);
+  if (!uses_expected_file && env.read_file(expected_path).ok()) {
+    // Left over from cases that now have CHECK lines: it tests nothing.
+    ++result.failed;
+    result.report += fmt::format("{}: error: {} is compared with no case (every case has CHECK or "
+                                 "expected-* directives); delete it\n",
+                                 path, expected_path);
+  }
   if (uses_expected_file) {
     std::string actual;
     std::vector<std::optional<NumericTolerance>> line_tolerance;

@@ -245,8 +245,10 @@ class Directives {
       }
     }
     for (const std::string& name : names_) {
-      const int limit = name.size() <= 3 ? 0 : name.size() <= 5 ? 1 : 2;
-      if (filecheck::EditDistance(w, name) <= limit) {
+      // One edit for short names (RUN, FMT, CHECK), two for long ones.
+      const int limit = name.size() <= 2 ? 0 : name.size() <= 5 ? 1 : 2;
+      const size_t gap = w.size() > name.size() ? w.size() - name.size() : name.size() - w.size();
+      if (gap <= size_t(limit) && filecheck::EditDistance(w, name) <= limit) {
         return fmt::format("misspelled directive '{}:' (did you mean '{}:'?)", w,
                            name.ends_with("-COUNT") ? name + "-N" : name);
       }
