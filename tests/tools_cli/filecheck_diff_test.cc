@@ -2,16 +2,19 @@
 // carve's FileCheck (tools/cli/filecheck.h) and LLVM's
 // /usr/lib/llvm-14/bin/FileCheck (Debian llvm-14-tools, installed by
 // scripts/install-deps.sh), which must agree: both pass, both report a
-// failed match, or both reject the check file. Skipped, with a message,
-// only where FileCheck is not installed. About 0.5 s.
+// failed match, or both reject the check file; then the same for a few
+// hundred random check files over a small alphabet (fixed seed). Skipped,
+// with a message, only where FileCheck is not installed. About 10 s.
 #include <sys/wait.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "fmt/format.h"
 #include "gtest/gtest.h"
 #include "tools/cli/filecheck.h"
 
@@ -274,6 +277,68 @@ TEST(FileCheckDiffTest, AgreesWithLlvmFileCheck) {
   EXPECT_GT(passes, 30);
   EXPECT_GT(fails, 30);
   EXPECT_GT(bad, 8);
+}
+
+// A random check file of up to 6 directives and a random input of up to 6
+// lines, over an alphabet small enough that matches, near misses and
+// overlaps are common.
+Pair RandomPair(std::mt19937& rng, std::string& check, std::string& input) {
+  auto pick = [&](int n) { return int(rng() % unsigned(n)); };
+  static const char* kWords[] = {"a", "b", "c", "ab", "x"};
+  check.clear();
+  input.clear();
+  const int lines = pick(7);
+  for (int i = 0; i < lines; ++i) {
+    const int tokens = pick(4);
+    for (int t = 0; t < tokens; ++t) input += fmt::format("{}{}", t ? " " : "", kWords[pick(5)]);
+    input += "\n";
+  }
+  static const char* kKinds[] = {"CHECK",     "CHECK",    "CHECK-NEXT",  "CHECK-SAME",
+                                 "CHECK-NOT", "CHECK-DAG", "CHECK-LABEL", "CHECK-EMPTY",
+                                 "CHECK-COUNT-2"};
+  const int directives = 1 + pick(6);
+  bool defined = false;
+  for (int i = 0; i < directives; ++i) {
+    std::string kind = kKinds[pick(9)];
+    std::string pattern;
+    switch (pick(kind == "CHECK-LABEL" || kind == "CHECK-NOT" || kind == "CHECK-DAG" ? 6 : 8)) {
+      case 0: pattern = "{{a|b}}"; break;
+      case 1: pattern = "{{[a-c]+}}"; break;
+      case 2: pattern = fmt::format("{{{{^}}}}{}", kWords[pick(5)]); break;
+      case 3: pattern = fmt::format("{}{{{{$}}}}", kWords[pick(5)]); break;
+      case 4: pattern = fmt::format("{} {}", kWords[pick(5)], kWords[pick(5)]); break;
+      case 5: pattern = kWords[pick(5)]; break;
+      case 6: pattern = "[[V:[a-c]]]"; defined = true; break;
+      default: pattern = defined ? "[[V]]" : "c"; break;
+    }
+    if (kind == "CHECK-EMPTY") pattern.clear();
+    check += kind + ": " + pattern + "\n";
+  }
+  return Pair{check.c_str(), input.c_str()};
+}
+
+TEST(FileCheckDiffTest, AgreesOnRandomCheckFiles) {
+  if (!std::filesystem::exists(kFileCheck)) {
+    GTEST_SKIP() << kFileCheck << " is not installed (Debian llvm-14-tools)";
+  }
+  std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / "filecheck_random";
+  std::filesystem::create_directories(dir);
+  std::mt19937 rng(20261128);
+  int passes = 0, fails = 0;
+  for (int i = 0; i < 300; ++i) {
+    std::string check, input;
+    Pair p = RandomPair(rng, check, input);
+    Outcome ours = Carve(p), llvm = Llvm(p, dir);
+    ASSERT_EQ(Name(ours.kind), std::string(Name(llvm.kind)))
+        << "random pair " << i << ", check file:\n"
+        << check << "input:\n"
+        << input << "carve said:\n"
+        << ours.detail << "FileCheck said:\n"
+        << llvm.detail;
+    (llvm.kind == Outcome::kPass ? passes : fails)++;
+  }
+  EXPECT_GT(passes, 30);
+  EXPECT_GT(fails, 30);
 }
 
 }  // namespace
