@@ -293,23 +293,40 @@ Pair RandomPair(std::mt19937& rng, std::string& check, std::string& input) {
     for (int t = 0; t < tokens; ++t) input += fmt::format("{}{}", t ? " " : "", kWords[pick(5)]);
     input += "\n";
   }
-  static const char* kKinds[] = {"CHECK",     "CHECK",    "CHECK-NEXT",  "CHECK-SAME",
-                                 "CHECK-NOT", "CHECK-DAG", "CHECK-LABEL", "CHECK-EMPTY",
-                                 "CHECK-COUNT-2"};
+  static const char* kKinds[] = {"CHECK",       "CHECK",       "CHECK-NEXT",
+                                 "CHECK-SAME",  "CHECK-NOT",   "CHECK-DAG",
+                                 "CHECK-LABEL", "CHECK-EMPTY", "CHECK-COUNT-2"};
   const int directives = 1 + pick(6);
   bool defined = false;
   for (int i = 0; i < directives; ++i) {
     std::string kind = kKinds[pick(9)];
     std::string pattern;
     switch (pick(kind == "CHECK-LABEL" || kind == "CHECK-NOT" || kind == "CHECK-DAG" ? 6 : 8)) {
-      case 0: pattern = "{{a|b}}"; break;
-      case 1: pattern = "{{[a-c]+}}"; break;
-      case 2: pattern = fmt::format("{{{{^}}}}{}", kWords[pick(5)]); break;
-      case 3: pattern = fmt::format("{}{{{{$}}}}", kWords[pick(5)]); break;
-      case 4: pattern = fmt::format("{} {}", kWords[pick(5)], kWords[pick(5)]); break;
-      case 5: pattern = kWords[pick(5)]; break;
-      case 6: pattern = "[[V:[a-c]]]"; defined = true; break;
-      default: pattern = defined ? "[[V]]" : "c"; break;
+      case 0:
+        pattern = "{{a|b}}";
+        break;
+      case 1:
+        pattern = "{{[a-c]+}}";
+        break;
+      case 2:
+        pattern = fmt::format("{{{{^}}}}{}", kWords[pick(5)]);
+        break;
+      case 3:
+        pattern = fmt::format("{}{{{{$}}}}", kWords[pick(5)]);
+        break;
+      case 4:
+        pattern = fmt::format("{} {}", kWords[pick(5)], kWords[pick(5)]);
+        break;
+      case 5:
+        pattern = kWords[pick(5)];
+        break;
+      case 6:
+        pattern = "[[V:[a-c]]]";
+        defined = true;
+        break;
+      default:
+        pattern = defined ? "[[V]]" : "c";
+        break;
     }
     if (kind == "CHECK-EMPTY") pattern.clear();
     check += kind + ": " + pattern + "\n";

@@ -140,9 +140,9 @@ TEST(GoldenStrictTest, EveryRunLineMustSucceedUnlessNegated) {
   ExpectFail(RunCase("notok.relay", "// RUN: not carve fmt %s\n// CHECK: def\n"),
              "RUN line exited 1 (expected 0): not carve fmt exited 0");
   // A failing command early in a pipeline fails the RUN line (pipefail).
-  ExpectFail(RunCase("pipe.relay",
-                     "// RUN: carve fmt missing.relay | carve fmt %s\n// CHECK: def\n"),
-             "RUN line exited 1");
+  ExpectFail(
+      RunCase("pipe.relay", "// RUN: carve fmt missing.relay | carve fmt %s\n// CHECK: def\n"),
+      "RUN line exited 1");
   ExpectFail(RunCase("exitnot.relay", "// RUN: not carve check missing.relay\n// EXIT: 1\n"),
              "EXIT: and 'not' both on the last RUN line");
 }

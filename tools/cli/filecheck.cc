@@ -3,6 +3,9 @@
 // character; RUN: and COM: lines are comments), then each pattern split
 // into literal, regex, variable and @LINE pieces. Matching is in
 // filecheck_match.cc.
+
+#include "tools/cli/filecheck.h"
+
 #include <algorithm>
 #include <climits>
 #include <cstdint>
@@ -13,7 +16,6 @@
 #include "absl/status/status.h"
 #include "fmt/format.h"
 #include "re2/re2.h"
-#include "tools/cli/filecheck.h"
 #include "tools/cli/filecheck_source.h"
 
 namespace carve::filecheck {
@@ -151,8 +153,7 @@ TypeResult Parser::FindCheckType(size_t at, std::string_view prefix, bool is_com
       ++i;
       ++digits;
     }
-    if (digits == 0 || n <= 0 || n > INT32_MAX || i >= t.size() ||
-        (t[i] != ':' && t[i] != '{')) {
+    if (digits == 0 || n <= 0 || n > INT32_MAX || i >= t.size() || (t[i] != ':' && t[i] != '{')) {
       return TypeResult{Found::kBadCount, Kind::kPlain, 1, false, i};
     }
     r.count = int(n);
@@ -212,9 +213,8 @@ std::optional<int> ParseLineExpr(std::string_view s, int line) {
   if (s[0] != '+' && s[0] != '-') return std::nullopt;
   int sign = s[0] == '+' ? 1 : -1;
   s = trim(s.substr(1));
-  if (s.empty() || s.size() > 9 || !std::all_of(s.begin(), s.end(), [](char c) {
-        return c >= '0' && c <= '9';
-      })) {
+  if (s.empty() || s.size() > 9 ||
+      !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; })) {
     return std::nullopt;
   }
   return line + sign * std::stoi(std::string(s));
@@ -225,8 +225,9 @@ absl::Status Parser::ParseBlock(std::string_view block, size_t offset, Pattern& 
   if (block.starts_with("#")) {
     std::optional<int> line = ParseLineExpr(block.substr(1), p.line);
     if (!line) {
-      return Error(offset, "numeric substitution blocks other than [[#@LINE+N]] are not "
-                           "supported by carve's FileCheck");
+      return Error(offset,
+                   "numeric substitution blocks other than [[#@LINE+N]] are not "
+                   "supported by carve's FileCheck");
     }
     p.pieces.push_back(Piece{Piece::kLine, "", "", *line});
     return absl::OkStatus();
@@ -277,9 +278,9 @@ absl::Status Parser::ParsePattern(std::string_view raw, size_t raw_offset, Patte
     return Error(raw_offset, fmt::format("found empty check string with prefix '{}:'", p.prefix));
   }
   if (!raw.empty() && p.kind == Kind::kEmpty) {
-    return Error(raw_offset,
-                 fmt::format("found non-empty check string for empty check with prefix '{}:'",
-                             p.prefix));
+    return Error(
+        raw_offset,
+        fmt::format("found non-empty check string for empty check with prefix '{}:'", p.prefix));
   }
   if (raw.empty()) return absl::OkStatus();
   // Offsets below are into the collapsed text; they differ from the file's
@@ -403,7 +404,8 @@ absl::StatusOr<std::vector<CheckString>> Parser::Run() {
     size_t at = std::string_view::npos;
     const std::pair<std::string, bool>* prefix = nullptr;
     for (size_t k = 0; k < all.size(); ++k) {
-      if (next[k] != std::string_view::npos && next[k] < pos) next[k] = text_.find(all[k].first, pos);
+      if (next[k] != std::string_view::npos && next[k] < pos)
+        next[k] = text_.find(all[k].first, pos);
       if (next[k] < at) {
         at = next[k];
         prefix = &all[k];
@@ -460,10 +462,11 @@ absl::StatusOr<std::vector<CheckString>> Parser::Run() {
     }
     if ((p.kind == Kind::kNext || p.kind == Kind::kSame || p.kind == Kind::kEmpty) &&
         checks.empty()) {
-      std::string_view which = p.kind == Kind::kNext ? "NEXT" : p.kind == Kind::kSame ? "SAME"
-                                                                                       : "EMPTY";
-      return Error(at, fmt::format("found '{}-{}' without previous '{}: line", p.prefix, which,
-                                   p.prefix));
+      std::string_view which = p.kind == Kind::kNext   ? "NEXT"
+                               : p.kind == Kind::kSame ? "SAME"
+                                                       : "EMPTY";
+      return Error(
+          at, fmt::format("found '{}-{}' without previous '{}: line", p.prefix, which, p.prefix));
     }
     if (p.kind == Kind::kDag || p.kind == Kind::kNot) {
       dag_not.push_back(std::move(p));

@@ -70,8 +70,7 @@ class Matcher {
 
  private:
   size_t Check(const CheckString& cs, size_t lo, size_t hi, bool label_scan, size_t& len);
-  size_t CheckDag(const CheckString& cs, size_t lo, size_t hi,
-                  std::vector<const Pattern*>& nots);
+  size_t CheckDag(const CheckString& cs, size_t lo, size_t hi, std::vector<const Pattern*>& nots);
   bool CheckNots(const std::vector<const Pattern*>& nots, size_t lo, size_t hi);
   // nullopt: no match; `error` set: the pattern could not be matched.
   std::optional<Found> MatchPattern(const Pattern& p, size_t from, size_t to, std::string& error);
@@ -82,8 +81,8 @@ class Matcher {
     report_ += check_src_.Render(at, "error", message);
   }
   void NoteAt(size_t canon_offset, std::string_view message) {
-    report_ += input_src_.Render(canon_.origin[std::min(canon_offset, canon_.text.size())],
-                                 "note", message);
+    report_ += input_src_.Render(canon_.origin[std::min(canon_offset, canon_.text.size())], "note",
+                                 message);
   }
   void VariableNotes(const Pattern& p);
   void Context(size_t canon_offset);
@@ -230,9 +229,9 @@ size_t Matcher::CheckDag(const CheckString& cs, size_t lo, size_t hi,
       std::string error;
       std::optional<Found> found = MatchPattern(p, from, hi, error);
       if (!found) {
-        ErrorAt(p, error.empty() ? fmt::format("{}: expected string not found in input",
-                                               p.Description())
-                                 : error);
+        ErrorAt(p, error.empty()
+                       ? fmt::format("{}: expected string not found in input", p.Description())
+                       : error);
         NoteAt(from, "scanning from here");
         VariableNotes(p);
         Context(from);
@@ -261,8 +260,7 @@ size_t Matcher::CheckDag(const CheckString& cs, size_t lo, size_t hi,
   return start;
 }
 
-size_t Matcher::Check(const CheckString& cs, size_t lo, size_t hi, bool label_scan,
-                      size_t& len) {
+size_t Matcher::Check(const CheckString& cs, size_t lo, size_t hi, bool label_scan, size_t& len) {
   const Pattern& p = cs.pattern;
   size_t last = lo;
   std::vector<const Pattern*> nots;

@@ -81,8 +81,8 @@ std::string Substitute(const std::string& w, const Substitutions& subst) {
 }
 
 struct RunOutput {
-  std::string out;  // the last command's standard output
-  std::string err;  // the commands' standard error (without 2>&1)
+  std::string out;          // the last command's standard output
+  std::string err;          // the commands' standard error (without 2>&1)
   int exit_code = 0;        // as with `set -o pipefail`, after `not`
   std::string exit_report;  // each command's exit code, for messages
 };
@@ -174,9 +174,9 @@ std::string CheckDiagnostics(std::vector<ExpectedDiag> expected, const std::stri
   }
   for (const ExpectedDiag& d : expected) {
     if (!d.found) {
-      failures += fmt::format("  expected {} at {}:{} not produced: {}\n", d.severity, d.line,
-                              d.column == 0 ? std::string("*") : std::to_string(d.column),
-                              d.message);
+      failures +=
+          fmt::format("  expected {} at {}:{} not produced: {}\n", d.severity, d.line,
+                      d.column == 0 ? std::string("*") : std::to_string(d.column), d.message);
     }
   }
   return failures;
@@ -189,8 +189,9 @@ std::string FirstDifference(const std::string& expected, const std::string& actu
     std::string x = i < a.size() ? a[i] : "<end>";
     std::string y = i < b.size() ? b[i] : "<end>";
     if (x != y) {
-      return fmt::format("  first difference at output line {}:\n    expected: {}\n    actual:   {}\n",
-                         i + 1, x, y);
+      return fmt::format(
+          "  first difference at output line {}:\n    expected: {}\n    actual:   {}\n", i + 1, x,
+          y);
     }
   }
   return "  outputs differ in trailing newlines\n";
@@ -233,9 +234,10 @@ std::string CaseRunner::Check(const GoldenCase& c, const std::vector<std::string
   absl::StatusOr<filecheck::CheckFile> file = filecheck::CheckFile::Parse(path_, c.text, fc);
   if (!file.ok()) return std::string(file.status().message());
   if (output.empty() && !allow_empty) {
-    return fmt::format("{}: error: {} is empty: the command printed nothing (FileCheck "
-                       "--allow-empty accepts that)\n",
-                       path_, output_name);
+    return fmt::format(
+        "{}: error: {} is empty: the command printed nothing (FileCheck "
+        "--allow-empty accepts that)\n",
+        path_, output_name);
   }
   return file->Match(output, output_name);
 }
@@ -333,9 +335,10 @@ CaseOutcome CaseRunner::Run(const GoldenCase& c) {
   o.failure += UncheckedDirectives(c, used);
   if (!c.diags.empty()) {
     if (!has_implicit) {
-      o.failure += fmt::format("{}:{}: error: expected-{} directives check the output of RUN lines "
-                               "without FileCheck, and this case has none\n",
-                               path_, c.diags.front().line, c.diags.front().severity);
+      o.failure += fmt::format(
+          "{}:{}: error: expected-{} directives check the output of RUN lines "
+          "without FileCheck, and this case has none\n",
+          path_, c.diags.front().line, c.diags.front().severity);
     } else if (std::string why = CheckDiagnostics(c.diags, o.implicit_output, subst_.virtual_name);
                !why.empty()) {
       o.failure += why;
@@ -344,9 +347,10 @@ CaseOutcome CaseRunner::Run(const GoldenCase& c) {
   }
   o.uses_expected = has_implicit && !implicit_checks && c.diags.empty();
   if (c.tolerance && !o.uses_expected) {
-    o.failure += fmt::format("{}:{}: error: TOLERANCE: applies only to a case compared with "
-                             "{}.expected (no CHECK or expected-* directives)\n",
-                             path_, c.first_line + 1, path_);
+    o.failure += fmt::format(
+        "{}:{}: error: TOLERANCE: applies only to a case compared with "
+        "{}.expected (no CHECK or expected-* directives)\n",
+        path_, c.first_line + 1, path_);
   }
   return o;
 }
@@ -377,8 +381,7 @@ GoldenResult RunGoldenFile(const std::string& path, const GoldenOptions& options
     result.report = std::string(text.status().message()) + "\n";
     return result;
   }
-  std::vector<GoldenCase> cases =
-      ParseGoldenCases(path, *text, PrefixesOr(options.check_prefixes));
+  std::vector<GoldenCase> cases = ParseGoldenCases(path, *text, PrefixesOr(options.check_prefixes));
   Substitutions subst;
   subst.virtual_name = fs::path(path).filename().string();
   subst.test_dir = fs::path(path).parent_path().string();
@@ -418,9 +421,10 @@ GoldenResult RunGoldenFile(const std::string& path, const GoldenOptions& options
   if (!uses_expected_file && env.read_file(expected_path).ok()) {
     // Left over from cases that now have CHECK lines: it tests nothing.
     ++result.failed;
-    result.report += fmt::format("{}: error: {} is compared with no case (every case has CHECK or "
-                                 "expected-* directives); delete it\n",
-                                 path, expected_path);
+    result.report += fmt::format(
+        "{}: error: {} is compared with no case (every case has CHECK or "
+        "expected-* directives); delete it\n",
+        path, expected_path);
   }
   if (uses_expected_file) {
     std::string actual;
@@ -458,8 +462,8 @@ GoldenResult RunGoldenFile(const std::string& path, const GoldenOptions& options
       }
     } else if (!expected.ok()) {
       ++result.failed;
-      result.report += fmt::format("{}: missing {} (run `carve test --update`)\n", path,
-                                   expected_path);
+      result.report +=
+          fmt::format("{}: missing {} (run `carve test --update`)\n", path, expected_path);
     } else if (std::string why = mismatch(); !why.empty()) {
       ++result.failed;
       result.report += fmt::format("{}: output differs from {}\n{}", path, expected_path, why);

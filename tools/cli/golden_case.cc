@@ -130,9 +130,10 @@ std::string ParseFileCheckStage(const std::vector<std::string>& words, RunLine& 
     } else if (w == "-allow-empty") {
       run.allow_empty = true;
     } else {
-      return fmt::format("FileCheck option '{}' is not supported by carve test (it takes %s, "
-                         "--check-prefix, --check-prefixes and --allow-empty)",
-                         words[i]);
+      return fmt::format(
+          "FileCheck option '{}' is not supported by carve test (it takes %s, "
+          "--check-prefix, --check-prefixes and --allow-empty)",
+          words[i]);
     }
   }
   if (!check_file) return "FileCheck needs %s, the case itself, as its check file";
@@ -191,7 +192,9 @@ int DirectiveNumber(const std::string& digits) {
   return int(v);
 }
 
-bool IsWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_'; }
+bool IsWordChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+}
 
 std::string Upper(std::string_view s) {
   std::string u(s);
@@ -220,8 +223,7 @@ class Directives {
         return true;
       }
     }
-    return std::find(names_.begin(), names_.end(), w) != names_.end() &&
-           !w.ends_with("-COUNT");
+    return std::find(names_.begin(), names_.end(), w) != names_.end() && !w.ends_with("-COUNT");
   }
 
   // "" or why the comment word `w` (followed by ':' when `colon`) is a
@@ -239,9 +241,10 @@ class Directives {
     if (!all_upper) return "";
     for (const std::string& p : prefixes_) {
       if (w.size() > p.size() && w.starts_with(p) && (w[p.size()] == '-' || w[p.size()] == '_')) {
-        return fmt::format("unknown directive '{}:' (known: {}:, {}-NEXT:, -SAME:, -NOT:, -DAG:, "
-                           "-LABEL:, -EMPTY:, -COUNT-N:)",
-                           w, p, p);
+        return fmt::format(
+            "unknown directive '{}:' (known: {}:, {}-NEXT:, -SAME:, -NOT:, -DAG:, "
+            "-LABEL:, -EMPTY:, -COUNT-N:)",
+            w, p, p);
       }
     }
     for (const std::string& name : names_) {
@@ -335,15 +338,17 @@ void CaseParser::ParseDirectives(GoldenCase& c, size_t begin, size_t end) {
       std::string kind, sev, sign, num, col, msg;
       RE2::PartialMatch(rest, kDiagStart, &kind);
       if (kind != "error" && kind != "warning" && kind != "note") {
-        Error(c, i, from, fmt::format("unknown directive 'expected-{}' (known: expected-error, "
-                                      "expected-warning, expected-note)",
-                                      kind));
+        Error(c, i, from,
+              fmt::format("unknown directive 'expected-{}' (known: expected-error, "
+                          "expected-warning, expected-note)",
+                          kind));
         continue;
       }
       if (!RE2::Consume(&rest, kDiag, &sev, &sign, &num, &col, &msg)) {
-        Error(c, i, from, fmt::format("malformed 'expected-{}': write expected-{}[@[+-]LINE[:COL]] "
-                                      "{{{{message}}}}",
-                                      kind, kind));
+        Error(c, i, from,
+              fmt::format("malformed 'expected-{}': write expected-{}[@[+-]LINE[:COL]] "
+                          "{{{{message}}}}",
+                          kind, kind));
         continue;
       }
       ExpectedDiag d;

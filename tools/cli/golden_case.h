@@ -14,17 +14,17 @@ namespace carve::cli {
 
 // One command of a RUN pipeline.
 struct RunStage {
-  bool negate = false;        // `not carve ...`: must exit non-zero
-  bool merge_stderr = false;  // `... 2>&1`: stderr joins the piped stdout
+  bool negate = false;             // `not carve ...`: must exit non-zero
+  bool merge_stderr = false;       // `... 2>&1`: stderr joins the piped stdout
   std::vector<std::string> words;  // after `not`, without `2>&1`, unsubstituted
 };
 
 // `// RUN: [not] carve ARGS [2>&1] [| [not] carve ARGS]... [| FileCheck %s [OPTIONS]]`
 struct RunLine {
-  int line = 0;    // 1-based, in the golden file
-  int column = 0;  // of `RUN:`, 1-based
-  std::vector<RunStage> stages;  // the carve commands
-  bool filecheck = false;        // ends in `| FileCheck %s`
+  int line = 0;                       // 1-based, in the golden file
+  int column = 0;                     // of `RUN:`, 1-based
+  std::vector<RunStage> stages;       // the carve commands
+  bool filecheck = false;             // ends in `| FileCheck %s`
   std::vector<std::string> prefixes;  // its --check-prefix(es); empty = CHECK
   bool allow_empty = false;           // its --allow-empty
 };
