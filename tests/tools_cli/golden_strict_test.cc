@@ -192,6 +192,19 @@ TEST(GoldenStrictTest, TempPathAndCommandLinePrefix) {
   EXPECT_EQ(bad.code, kExitUsage) << bad.out;
 }
 
+TEST(GoldenStrictTest, ErrorsThatNoExpectationCanNameFail) {
+  const std::string bad =
+      "#[version = \"0.0.5\"]\n"
+      "def @main(%x: Tensor[(1, 3), float32]) {\n"
+      "  nn.relu(%y)  // expected-error {{%y}}\n"
+      "}\n";
+  ExpectPass(RunTestOn("diag_ok.relay", "// RUN: carve check %s\n" + bad));
+  // The first RUN line's error names no line of this file.
+  ExpectFail(RunTestOn("diag_other.relay",
+                       "// RUN: not carve check missing.relay\n// RUN: carve check %s\n" + bad),
+             "unexpected diagnostic: carve: error: cannot read 'missing.relay'");
+}
+
 TEST(GoldenStrictTest, ToleranceOnlyWhereAnExpectedFileIsCompared) {
   ExpectFail(RunCase("tol.relay", "// TOLERANCE: rtol=1e-4\n// RUN: carve fmt %s\n// CHECK: def\n"),
              "TOLERANCE: applies only to a case compared with");

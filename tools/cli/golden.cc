@@ -154,12 +154,23 @@ std::string ShowOutput(const std::string& title, const std::string& output) {
 std::string CheckDiagnostics(std::vector<ExpectedDiag> expected, const std::string& output,
                              const std::string& file_name) {
   static const RE2 kLine(R"(^(.*):(\d+):(\d+): (error|warning|note): (.*)$)");
+  static const RE2 kOtherError(R"(^\S*: error: .*$)");
   std::string failures;
   for (const std::string& line : SplitLines(output)) {
     std::string file, sev, msg;
     int l = 0, c = 0;
-    if (!RE2::FullMatch(line, kLine, &file, &l, &c, &sev, &msg)) continue;
-    if (file != file_name) continue;
+    if (!RE2::FullMatch(line, kLine, &file, &l, &c, &sev, &msg)) {
+      // An error without a line of this file cannot be expected: it fails
+      // the case rather than pass unnoticed beside the expected ones.
+      if (RE2::FullMatch(line, kOtherError)) {
+        failures += fmt::format("  unexpected diagnostic: {}\n", line);
+      }
+      continue;
+    }
+    if (file != file_name) {
+      if (sev == "error") failures += fmt::format("  unexpected diagnostic: {}\n", line);
+      continue;
+    }
     bool matched = false;
     for (ExpectedDiag& d : expected) {
       if (!d.found && d.severity == sev && d.line == l && (d.column == 0 || d.column == c) &&
