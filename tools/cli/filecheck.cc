@@ -70,6 +70,10 @@ class Parser {
   TypeResult FindCheckType(size_t at, std::string_view prefix, bool is_comment) const;
   TypeResult ConsumeModifiers(TypeResult r, size_t rest) const;
   absl::Status StrictCheck(size_t at, std::string_view prefix, Found found) const;
+  // The directive at `at` with its pattern text [start, eol); checks where
+  // it may stand (`after_positive`: a CHECK, -NEXT, ... came before).
+  absl::StatusOr<Pattern> MakePattern(size_t at, const std::string& prefix, const TypeResult& type,
+                                      size_t start, size_t eol, bool after_positive);
   absl::Status ParsePattern(std::string_view raw, size_t raw_offset, Pattern& p);
   absl::Status ParseBlock(std::string_view block, size_t offset, Pattern& p,
                           std::set<std::string>& defined_here, int& groups);
@@ -383,56 +387,105 @@ absl::Status Parser::StrictCheck(size_t at, std::string_view prefix, Found found
   return absl::OkStatus();
 }
 
+// Finds the prefixes in the check text in order: at each position the
+// longest prefix wins (`CHECK-A` over `CHECK`), and each prefix's next
+// occurrence is searched again only once passed, so a scan stays linear.
+class PrefixScanner {
+ public:
+  PrefixScanner(std::string_view text, const std::vector<std::string>& checks,
+                const std::vector<std::string>& comments)
+      : text_(text) {
+    for (const std::string& p : checks) prefixes_.push_back({p, false});
+    for (const std::string& p : comments) prefixes_.push_back({p, true});
+    std::stable_sort(prefixes_.begin(), prefixes_.end(),
+                     [](const auto& a, const auto& b) { return a.text.size() > b.text.size(); });
+    for (Prefix& p : prefixes_) p.next = text_.find(p.text);
+  }
+
+  struct Prefix {
+    std::string text;
+    bool comment = false;
+    size_t next = 0;
+  };
+
+  // The first prefix at or after `pos` (and where it is), or nullptr.
+  const Prefix* Next(size_t pos, size_t& at) {
+    const Prefix* found = nullptr;
+    at = std::string_view::npos;
+    for (Prefix& p : prefixes_) {
+      if (p.next != std::string_view::npos && p.next < pos) p.next = text_.find(p.text, pos);
+      if (p.next < at) {
+        at = p.next;
+        found = &p;
+      }
+    }
+    return found;
+  }
+
+ private:
+  std::string_view text_;
+  std::vector<Prefix> prefixes_;
+};
+
+absl::StatusOr<Pattern> Parser::MakePattern(size_t at, const std::string& prefix,
+                                            const TypeResult& type, size_t start, size_t eol,
+                                            bool after_positive) {
+  Pattern p;
+  p.kind = type.kind;
+  p.count = type.count;
+  p.literal = type.literal;
+  p.prefix = prefix;
+  p.line = int(src_.LineIndex(at)) + 1;
+  p.prefix_offset = at;
+  p.pattern_offset = start;
+  absl::Status parsed = ParsePattern(text_.substr(start, eol - start), start, p);
+  if (!parsed.ok()) return parsed;
+  if (p.kind == Kind::kLabel &&
+      std::any_of(p.pieces.begin(), p.pieces.end(), [](const Piece& piece) {
+        return piece.type == Piece::kDefine || piece.type == Piece::kUse;
+      })) {
+    return Error(at, fmt::format("found '{}-LABEL:' with variable definition or use", p.prefix));
+  }
+  if ((p.kind == Kind::kNext || p.kind == Kind::kSame || p.kind == Kind::kEmpty) &&
+      !after_positive) {
+    std::string_view which = p.kind == Kind::kNext   ? "NEXT"
+                             : p.kind == Kind::kSame ? "SAME"
+                                                     : "EMPTY";
+    return Error(
+        at, fmt::format("found '{}-{}' without previous '{}: line", p.prefix, which, p.prefix));
+  }
+  return p;
+}
+
 absl::StatusOr<std::vector<CheckString>> Parser::Run() {
   absl::Status valid = ValidatePrefixes();
   if (!valid.ok()) return valid;
-  // Longest first, so that at one position `CHECK-A` wins over `CHECK`.
-  std::vector<std::pair<std::string, bool>> all;
-  for (const std::string& p : check_prefixes_) all.emplace_back(p, false);
-  for (const std::string& p : comment_prefixes_) all.emplace_back(p, true);
-  std::stable_sort(all.begin(), all.end(),
-                   [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  PrefixScanner scanner(text_, check_prefixes_, comment_prefixes_);
   std::set<std::string> unused(check_prefixes_.begin(), check_prefixes_.end());
   std::vector<CheckString> checks;
   std::vector<Pattern> dag_not;
   size_t pos = 0;
-  // Each prefix's next occurrence at or after `pos`, searched again only
-  // once passed, so that scanning stays linear in the text.
-  std::vector<size_t> next(all.size(), 0);
-  for (size_t k = 0; k < all.size(); ++k) next[k] = text_.find(all[k].first);
-  while (pos < text_.size()) {
-    size_t at = std::string_view::npos;
-    const std::pair<std::string, bool>* prefix = nullptr;
-    for (size_t k = 0; k < all.size(); ++k) {
-      if (next[k] != std::string_view::npos && next[k] < pos)
-        next[k] = text_.find(all[k].first, pos);
-      if (next[k] < at) {
-        at = next[k];
-        prefix = &all[k];
-      }
-    }
-    if (prefix == nullptr) break;
-    if (at > 0 && IsWordChar(text_[at - 1])) {
-      pos = at + WordAt(text_, at).size();
-      continue;
-    }
-    TypeResult type = FindCheckType(at, prefix->first, prefix->second);
+  size_t at = 0;
+  while (const PrefixScanner::Prefix* prefix = scanner.Next(pos, at)) {
+    // A prefix counts only at the start of a word; skip the rest of it.
+    pos = at + WordAt(text_, at).size();
+    if (at > 0 && IsWordChar(text_[at - 1])) continue;
+    TypeResult type = FindCheckType(at, prefix->text, prefix->comment);
     switch (type.found) {
       case Found::kNone:
       case Found::kBadSuffix:
       case Found::kMisspelled:
-        if (options_.strict && !prefix->second) {
-          absl::Status bad = StrictCheck(at, prefix->first, type.found);
+        if (options_.strict && !prefix->comment) {
+          absl::Status bad = StrictCheck(at, prefix->text, type.found);
           if (!bad.ok()) return bad;
         }
-        pos = at + WordAt(text_, at).size();
         continue;
       case Found::kBadNot:
         return Error(type.after,
-                     fmt::format("unsupported -NOT combo on prefix '{}'", prefix->first));
+                     fmt::format("unsupported -NOT combo on prefix '{}'", prefix->text));
       case Found::kBadCount:
         return Error(type.after, fmt::format("invalid count in -COUNT specification on prefix '{}'",
-                                             prefix->first));
+                                             prefix->text));
       case Found::kComment:
       case Found::kCheck:
         break;
@@ -443,36 +496,14 @@ absl::StatusOr<std::vector<CheckString>> Parser::Run() {
     if (eol == std::string_view::npos) eol = text_.size();
     pos = eol;
     if (type.found == Found::kComment) continue;
-    unused.erase(prefix->first);
-    Pattern p;
-    p.kind = type.kind;
-    p.count = type.count;
-    p.literal = type.literal;
-    p.prefix = prefix->first;
-    p.line = int(src_.LineIndex(at)) + 1;
-    p.prefix_offset = at;
-    p.pattern_offset = start;
-    absl::Status parsed = ParsePattern(text_.substr(start, eol - start), start, p);
-    if (!parsed.ok()) return parsed;
-    if (p.kind == Kind::kLabel &&
-        std::any_of(p.pieces.begin(), p.pieces.end(), [](const Piece& piece) {
-          return piece.type == Piece::kDefine || piece.type == Piece::kUse;
-        })) {
-      return Error(at, fmt::format("found '{}-LABEL:' with variable definition or use", p.prefix));
-    }
-    if ((p.kind == Kind::kNext || p.kind == Kind::kSame || p.kind == Kind::kEmpty) &&
-        checks.empty()) {
-      std::string_view which = p.kind == Kind::kNext   ? "NEXT"
-                               : p.kind == Kind::kSame ? "SAME"
-                                                       : "EMPTY";
-      return Error(
-          at, fmt::format("found '{}-{}' without previous '{}: line", p.prefix, which, p.prefix));
-    }
-    if (p.kind == Kind::kDag || p.kind == Kind::kNot) {
-      dag_not.push_back(std::move(p));
+    unused.erase(prefix->text);
+    absl::StatusOr<Pattern> p = MakePattern(at, prefix->text, type, start, eol, !checks.empty());
+    if (!p.ok()) return p.status();
+    if (p->kind == Kind::kDag || p->kind == Kind::kNot) {
+      dag_not.push_back(*std::move(p));
       continue;
     }
-    checks.push_back(CheckString{std::move(p), std::move(dag_not)});
+    checks.push_back(CheckString{*std::move(p), std::move(dag_not)});
     dag_not.clear();
   }
   if (!unused.empty() && !options_.allow_unused_prefixes) {
@@ -482,6 +513,7 @@ absl::StatusOr<std::vector<CheckString>> Parser::Run() {
         fmt::format("{}: error: no check strings found with prefix{} {}\n", src_.name(),
                     unused.size() > 1 ? "es" : "", list));
   }
+  // CHECK-DAG / -NOT at the end apply up to the end of the input.
   if (!dag_not.empty()) {
     Pattern eof;
     eof.kind = Kind::kEof;
