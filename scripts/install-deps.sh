@@ -8,6 +8,7 @@ packages=(
   libre2-dev libfmt-dev libabsl-dev libeigen3-dev
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
   libedit-dev libdnnl-dev
+  llvm-14-tools  # FileCheck: tests/tools_cli/filecheck_diff_test.cc checks carve test against it
   python3 python3-numpy
 )
 

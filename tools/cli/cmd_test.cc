@@ -1,6 +1,7 @@
-// `carve test PATH... [--update]`: the golden-file runner.
+// `carve test PATH... [--update] [--check-prefix P]`: the golden-file runner.
 #include "fmt/format.h"
 #include "tools/cli/cli.h"
+#include "tools/cli/filecheck.h"
 #include "tools/cli/golden.h"
 
 namespace carve::cli {
@@ -14,6 +15,24 @@ int RunTest(const ParsedArgs& args, Env& env) {
   GoldenOptions options;
   options.update = args.Has("--update");
   options.shared_dir = args.GetOr("--shared", "");
+  for (const std::string& list : args.GetAll("--check-prefix")) {
+    for (size_t b = 0; b <= list.size();) {
+      size_t e = list.find(',', b);
+      if (e == std::string::npos) e = list.size();
+      options.check_prefixes.push_back(list.substr(b, e - b));
+      b = e + 1;
+    }
+  }
+  // Validated here, so that a bad prefix is a usage error rather than a
+  // failure of every case.
+  filecheck::CheckOptions check;
+  check.check_prefixes = options.check_prefixes;
+  check.allow_unused_prefixes = true;
+  if (absl::StatusOr<filecheck::CheckFile> probe = filecheck::CheckFile::Parse("-", "", check);
+      !probe.ok()) {
+    *env.err << "carve test: --check-prefix: " << probe.status().message();
+    return kExitUsage;
+  }
   int files = 0, cases = 0, failed_cases = 0, failed_files = 0;
   for (const std::string& path : args.positional()) {
     std::vector<std::string> found = FindGoldenFiles(path);
@@ -43,10 +62,12 @@ int RunTest(const ParsedArgs& args, Env& env) {
 void AddTestCommands(std::vector<Command>& commands) {
   commands.push_back(Command{
       "test",
-      "carve test PATH... [--update]",
+      "carve test PATH... [--update] [--check-prefix P[,Q...]]",
       "run golden-file tests (see docs/golden-tests.md)",
       {{"--update", false, false, "", "rewrite the .expected files with the actual outputs"},
-       {"--shared", true, false, "", "directory substituted for %shared (default: auto)"}},
+       {"--shared", true, false, "", "directory substituted for %shared (default: auto)"},
+       {"--check-prefix", true, true, "",
+        "check prefix(es) for RUN lines without their own FileCheck (default: CHECK)"}},
       RunTest});
 }
 

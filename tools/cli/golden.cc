@@ -1,5 +1,7 @@
 #include "tools/cli/golden.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
@@ -8,7 +10,10 @@
 #include "fmt/format.h"
 #include "re2/re2.h"
 #include "tools/cli/cli.h"
+#include "tools/cli/filecheck.h"
+#include "tools/cli/golden_case.h"
 #include "tools/cli/golden_compare.h"
+#include "tools/cli/golden_run.h"
 
 namespace carve::cli {
 namespace {
@@ -32,177 +37,6 @@ std::vector<std::string> SplitLines(const std::string& text) {
   return lines;
 }
 
-std::string TrimRight(std::string s) {
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.pop_back();
-  return s;
-}
-
-std::string Trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t");
-  if (b == std::string::npos) return "";
-  return TrimRight(s.substr(b));
-}
-
-struct ExpectedDiag {
-  int line = 0;
-  int column = 0;  // 0 = any
-  std::string severity;
-  std::string message;
-  bool found = false;
-};
-
-struct CheckLine {
-  std::string kind;  // CHECK, CHECK-NEXT, CHECK-NOT, CHECK-EMPTY
-  std::string text;
-  int line = 0;
-};
-
-struct Case {
-  int first_line = 0;  // 0-based index of its first line in the file
-  std::string text;    // the file with other cases blanked
-  std::vector<std::string> runs;
-  std::vector<CheckLine> checks;
-  std::vector<ExpectedDiag> diags;
-  std::optional<int> exit_code;
-  // From `// TOLERANCE: rtol=R atol=A`: numbers in this case's part of the
-  // .expected file compare within the tolerance (golden_compare.h).
-  std::optional<NumericTolerance> tolerance;
-  std::string directive_error;  // a malformed directive fails the case
-};
-
-// Splits a RUN pipeline stage into words, honouring '...' and "..." quotes.
-std::vector<std::string> SplitWords(const std::string& command) {
-  std::vector<std::string> words;
-  std::string cur;
-  bool in_word = false;
-  char quote = 0;
-  for (char c : command) {
-    if (quote) {
-      if (c == quote) {
-        quote = 0;
-      } else {
-        cur.push_back(c);
-      }
-      continue;
-    }
-    if (c == '\'' || c == '"') {
-      quote = c;
-      in_word = true;
-    } else if (c == ' ' || c == '\t') {
-      if (in_word) words.push_back(cur);
-      cur.clear();
-      in_word = false;
-    } else {
-      cur.push_back(c);
-      in_word = true;
-    }
-  }
-  if (in_word) words.push_back(cur);
-  return words;
-}
-
-std::vector<std::string> SplitPipeline(const std::string& run) {
-  std::vector<std::string> stages;
-  std::string cur;
-  char quote = 0;
-  for (char c : run) {
-    if (quote) {
-      if (c == quote) quote = 0;
-      cur.push_back(c);
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-      cur.push_back(c);
-    } else if (c == '|') {
-      stages.push_back(cur);
-      cur.clear();
-    } else {
-      cur.push_back(c);
-    }
-  }
-  stages.push_back(cur);
-  return stages;
-}
-
-// The line or column number of an `expected-*@...` directive. Absurd values
-// saturate (the expectation then names no line and fails) rather than
-// throwing from std::stoi or overflowing `int`.
-int DirectiveNumber(const std::string& digits) {
-  constexpr int64_t kMax = int64_t(1) << 30;
-  int64_t v = 0;
-  for (char ch : digits) v = std::min<int64_t>(v * 10 + (ch - '0'), kMax);
-  return int(v);
-}
-
-void ParseDirectives(const std::vector<std::string>& lines, size_t begin, size_t end, Case& c) {
-  static const RE2 kRun(R"(//\s*RUN:\s*(.*))");
-  static const RE2 kCheck(R"(//\s*(CHECK(?:-NEXT|-NOT|-EMPTY)?):\s?(.*))");
-  static const RE2 kExit(R"(//\s*EXIT:\s*(\d+))");
-  static const RE2 kTolerance(R"(//\s*TOLERANCE:(.*))");
-  static const RE2 kDiag(
-      R"(expected-(error|warning|note)(?:@([+-]?)(\d+)(?::(\d+))?)?\s*\{\{(.*)\}\})");
-  for (size_t i = begin; i < end; ++i) {
-    const std::string& line = lines[i];
-    std::string run, kind, text, sev, sign, num, col, msg, spec;
-    int code = 0;
-    if (RE2::PartialMatch(line, kRun, &run)) {
-      c.runs.push_back(Trim(run));
-    } else if (RE2::PartialMatch(line, kCheck, &kind, &text)) {
-      c.checks.push_back(CheckLine{kind, TrimRight(text), int(i + 1)});
-    } else if (RE2::PartialMatch(line, kExit, &code)) {
-      c.exit_code = code;
-    } else if (RE2::PartialMatch(line, kTolerance, &spec)) {
-      absl::StatusOr<NumericTolerance> tol = ParseTolerance(spec);
-      if (tol.ok()) {
-        c.tolerance = *tol;
-      } else {
-        c.directive_error +=
-            fmt::format("  line {}: {}\n", i + 1, std::string(tol.status().message()));
-      }
-    }
-    if (RE2::PartialMatch(line, kDiag, &sev, &sign, &num, &col, &msg)) {
-      ExpectedDiag d;
-      d.severity = sev;
-      d.message = msg;
-      int here = int(i + 1);
-      if (num.empty()) {
-        d.line = here;
-      } else if (sign == "+") {
-        d.line = here + DirectiveNumber(num);
-      } else if (sign == "-") {
-        d.line = here - DirectiveNumber(num);
-      } else {
-        d.line = DirectiveNumber(num);
-      }
-      d.column = col.empty() ? 0 : DirectiveNumber(col);
-      c.diags.push_back(d);
-    }
-  }
-}
-
-std::vector<Case> SplitCases(const std::string& text) {
-  std::vector<std::string> lines = SplitLines(text);
-  std::vector<std::pair<size_t, size_t>> ranges;
-  size_t start = 0;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    if (TrimRight(lines[i]) == kCaseSeparator) {
-      ranges.emplace_back(start, i);
-      start = i + 1;
-    }
-  }
-  ranges.emplace_back(start, lines.size());
-  std::vector<Case> cases;
-  for (auto [b, e] : ranges) {
-    Case c;
-    c.first_line = int(b);
-    // Blank the lines of earlier cases so that line numbers match the file.
-    c.text.assign(b, '\n');
-    for (size_t i = b; i < e; ++i) c.text += lines[i] + "\n";
-    ParseDirectives(lines, b, e, c);
-    cases.push_back(std::move(c));
-  }
-  return cases;
-}
-
 std::string DetectSharedDir(const std::string& test_path) {
   if (const char* env = std::getenv("CARVE_SHARED_DIR"); env && *env) return env;
   std::error_code ec;
@@ -214,131 +48,41 @@ std::string DetectSharedDir(const std::string& test_path) {
   return "../shared";
 }
 
-struct RunOutput {
-  std::string text;
-  int exit_code = 0;
-};
-
-RunOutput RunPipeline(const std::string& run, const std::string& virtual_name,
-                      const std::string& case_text, const std::string& test_dir,
-                      const std::string& shared_dir, Env& outer) {
-  RunOutput result;
-  std::string stdin_text;
-  std::string stderr_text;
-  for (const std::string& stage : SplitPipeline(run)) {
-    std::vector<std::string> words = SplitWords(Trim(stage));
-    for (std::string& w : words) {
-      std::string out;
-      for (size_t i = 0; i < w.size(); ++i) {
-        if (w.compare(i, 7, "%shared") == 0) {
-          out += shared_dir;
-          i += 6;
-        } else if (w.compare(i, 2, "%s") == 0) {
-          out += virtual_name;
-          i += 1;
-        } else if (w.compare(i, 2, "%S") == 0) {
-          out += test_dir;
-          i += 1;
-        } else {
-          out.push_back(w[i]);
-        }
-      }
-      w = out;
-    }
-    if (words.empty() || words[0] != "carve") {
-      result.text = fmt::format("golden: RUN stage must start with 'carve': {}\n", stage);
-      result.exit_code = -1;
-      return result;
-    }
-    std::istringstream in(stdin_text);
-    std::ostringstream out, err;
-    Env env = outer;
-    env.in = &in;
-    env.out = &out;
-    env.err = &err;
-    env.prefault_heap = nullptr;  // cases are small, and many run in one process
-    auto real_read = outer.read_file;
-    env.read_file = [&, real_read](const std::string& path) -> absl::StatusOr<std::string> {
-      if (path == virtual_name) return case_text;
-      if (path == "-") return stdin_text;
-      return real_read(path);
-    };
-    auto real_write = outer.write_file;
-    env.write_file = [&, real_write](const std::string& path, const std::string& text) {
-      if (path == "-") {
-        out << text;
-        return absl::OkStatus();
-      }
-      return real_write(path, text);
-    };
-    std::vector<std::string> args(words.begin() + 1, words.end());
-    result.exit_code = RunCarve(args, env);
-    stdin_text = out.str();
-    stderr_text += err.str();
-  }
-  result.text = stdin_text + stderr_text;
-  return result;
+std::vector<std::string> PrefixesOr(const std::vector<std::string>& prefixes) {
+  return prefixes.empty() ? std::vector<std::string>{"CHECK"} : prefixes;
 }
 
-// FileCheck-lite over `output`; returns "" on success or a failure message.
-std::string RunChecks(const std::vector<CheckLine>& checks, const std::string& output) {
+std::string ShowOutput(const std::string& title, const std::string& output) {
+  constexpr size_t kMaxLines = 200;
   std::vector<std::string> lines = SplitLines(output);
-  size_t pos = 0;
-  std::vector<const CheckLine*> pending_not;
-  auto fail = [&](const CheckLine& c, const std::string& why) {
-    return fmt::format("line {}: {}: {}: {}", c.line, c.kind, c.text, why);
-  };
-  auto check_nots = [&](size_t from, size_t to) -> std::string {
-    for (const CheckLine* n : pending_not) {
-      for (size_t i = from; i < to && i < lines.size(); ++i) {
-        if (lines[i].find(n->text) != std::string::npos) {
-          return fail(*n, fmt::format("found in output line {}: {}", i + 1, lines[i]));
-        }
-      }
-    }
-    pending_not.clear();
-    return "";
-  };
-  for (const CheckLine& c : checks) {
-    if (c.kind == "CHECK-NOT") {
-      pending_not.push_back(&c);
-      continue;
-    }
-    size_t found = lines.size();
-    if (c.kind == "CHECK") {
-      for (size_t i = pos; i < lines.size(); ++i) {
-        if (lines[i].find(c.text) != std::string::npos) {
-          found = i;
-          break;
-        }
-      }
-      if (found == lines.size()) return fail(c, "not found in the output");
-    } else if (c.kind == "CHECK-NEXT") {
-      if (pos >= lines.size() || lines[pos].find(c.text) == std::string::npos) {
-        return fail(c, fmt::format("the next line is '{}'",
-                                   pos < lines.size() ? lines[pos] : "<end of output>"));
-      }
-      found = pos;
-    } else {  // CHECK-EMPTY
-      if (pos >= lines.size() || !lines[pos].empty()) return fail(c, "the next line is not empty");
-      found = pos;
-    }
-    std::string nots = check_nots(pos, found);
-    if (!nots.empty()) return nots;
-    pos = found + 1;
+  std::string s = fmt::format("  {}:\n", title);
+  for (size_t i = 0; i < lines.size() && i < kMaxLines; ++i) s += "    | " + lines[i] + "\n";
+  if (lines.size() > kMaxLines) {
+    s += fmt::format("    ... ({} more lines)\n", lines.size() - kMaxLines);
   }
-  return check_nots(pos, lines.size());
+  return s;
 }
 
 std::string CheckDiagnostics(std::vector<ExpectedDiag> expected, const std::string& output,
                              const std::string& file_name) {
   static const RE2 kLine(R"(^(.*):(\d+):(\d+): (error|warning|note): (.*)$)");
+  static const RE2 kOtherError(R"(^\S*: error: .*$)");
   std::string failures;
   for (const std::string& line : SplitLines(output)) {
     std::string file, sev, msg;
     int l = 0, c = 0;
-    if (!RE2::FullMatch(line, kLine, &file, &l, &c, &sev, &msg)) continue;
-    if (file != file_name) continue;
+    if (!RE2::FullMatch(line, kLine, &file, &l, &c, &sev, &msg)) {
+      // An error without a line of this file cannot be expected: it fails
+      // the case rather than pass unnoticed beside the expected ones.
+      if (RE2::FullMatch(line, kOtherError)) {
+        failures += fmt::format("  unexpected diagnostic: {}\n", line);
+      }
+      continue;
+    }
+    if (file != file_name) {
+      if (sev == "error") failures += fmt::format("  unexpected diagnostic: {}\n", line);
+      continue;
+    }
     bool matched = false;
     for (ExpectedDiag& d : expected) {
       if (!d.found && d.severity == sev && d.line == l && (d.column == 0 || d.column == c) &&
@@ -353,9 +97,9 @@ std::string CheckDiagnostics(std::vector<ExpectedDiag> expected, const std::stri
   }
   for (const ExpectedDiag& d : expected) {
     if (!d.found) {
-      failures += fmt::format("  expected {} at {}:{} not produced: {}\n", d.severity, d.line,
-                              d.column == 0 ? std::string("*") : std::to_string(d.column),
-                              d.message);
+      failures +=
+          fmt::format("  expected {} at {}:{} not produced: {}\n", d.severity, d.line,
+                      d.column == 0 ? std::string("*") : std::to_string(d.column), d.message);
     }
   }
   return failures;
@@ -368,11 +112,170 @@ std::string FirstDifference(const std::string& expected, const std::string& actu
     std::string x = i < a.size() ? a[i] : "<end>";
     std::string y = i < b.size() ? b[i] : "<end>";
     if (x != y) {
-      return fmt::format("  first difference at output line {}:\n    expected: {}\n    actual:   {}\n",
-                         i + 1, x, y);
+      return fmt::format(
+          "  first difference at output line {}:\n    expected: {}\n    actual:   {}\n", i + 1, x,
+          y);
     }
   }
   return "  outputs differ in trailing newlines\n";
+}
+
+// The result of one case.
+struct CaseOutcome {
+  std::string failure;          // "" when the case passed
+  bool show_output = false;     // the failure needs the whole output to be understood
+  bool uses_expected = false;   // its implicit output goes to the .expected file
+  std::string implicit_output;  // of the RUN lines without FileCheck
+};
+
+class CaseRunner {
+ public:
+  CaseRunner(const std::string& path, const GoldenOptions& options, const Substitutions& subst,
+             Env& env)
+      : path_(path), options_(options), subst_(subst), env_(env) {}
+
+  CaseOutcome Run(const GoldenCase& c);
+
+ private:
+  // FileCheck of `output` against the case with `prefixes`; "" or why not.
+  std::string Check(const GoldenCase& c, const std::vector<std::string>& prefixes,
+                    const std::string& output, const std::string& output_name, bool allow_empty);
+  std::string UncheckedDirectives(const GoldenCase& c, const std::vector<std::string>& used);
+
+  const std::string& path_;
+  const GoldenOptions& options_;
+  const Substitutions& subst_;
+  Env& env_;
+};
+
+std::string CaseRunner::Check(const GoldenCase& c, const std::vector<std::string>& prefixes,
+                              const std::string& output, const std::string& output_name,
+                              bool allow_empty) {
+  filecheck::CheckOptions fc;
+  fc.check_prefixes = prefixes;
+  fc.strict = true;
+  absl::StatusOr<filecheck::CheckFile> file = filecheck::CheckFile::Parse(path_, c.text, fc);
+  if (!file.ok()) return std::string(file.status().message());
+  if (output.empty() && !allow_empty) {
+    return fmt::format(
+        "{}: error: {} is empty: the command printed nothing (FileCheck "
+        "--allow-empty accepts that)\n",
+        path_, output_name);
+  }
+  return file->Match(output, output_name);
+}
+
+// Directives whose prefix no RUN line checks: an error, since they would
+// silently test nothing.
+std::string CaseRunner::UncheckedDirectives(const GoldenCase& c,
+                                            const std::vector<std::string>& used) {
+  std::vector<std::string> known = PrefixesOr(options_.check_prefixes);
+  known.push_back("CHECK");
+  for (const RunLine& r : c.runs) known.insert(known.end(), r.prefixes.begin(), r.prefixes.end());
+  std::string report;
+  std::vector<std::string> seen;
+  for (const std::string& p : known) {
+    if (std::count(used.begin(), used.end(), p) || std::count(seen.begin(), seen.end(), p)) {
+      continue;
+    }
+    seen.push_back(p);
+    filecheck::CheckOptions fc;
+    fc.check_prefixes = {p};
+    fc.allow_unused_prefixes = true;
+    absl::StatusOr<filecheck::CheckFile> file = filecheck::CheckFile::Parse(path_, c.text, fc);
+    if (!file.ok() || file->checks().empty()) continue;
+    const filecheck::CheckString& first = file->checks().front();
+    const int line = first.dag_not.empty() ? first.pattern.line : first.dag_not.front().line;
+    report += fmt::format("{}:{}: error: '{}:' directives, but no RUN line checks prefix '{}'\n",
+                          path_, line, p, p);
+  }
+  return report;
+}
+
+CaseOutcome CaseRunner::Run(const GoldenCase& c) {
+  CaseOutcome o;
+  if (!c.directive_error.empty()) {
+    o.failure = c.directive_error;
+    return o;
+  }
+  auto negated = [](const RunLine& run) {
+    return std::any_of(run.stages.begin(), run.stages.end(),
+                       [](const RunStage& s) { return s.negate; });
+  };
+  if (c.exit_code && negated(c.runs.back())) {
+    o.failure = fmt::format("{}:{}:{}: error: EXIT: and 'not' both on the last RUN line: use one\n",
+                            path_, c.runs.back().line, c.runs.back().column);
+    return o;
+  }
+  std::vector<std::string> used;  // prefixes some FileCheck reads
+  bool has_implicit = false;
+  for (size_t k = 0; k < c.runs.size(); ++k) {
+    const RunLine& run = c.runs[k];
+    RunOutput r = RunPipeline(run, subst_, c.text, env_);
+    const bool last = k + 1 == c.runs.size();
+    // Every RUN line exits 0 (after `not`), except that EXIT: or expected
+    // errors set the last one's code.
+    int want = 0;
+    if (last && c.exit_code) {
+      want = *c.exit_code;
+    } else if (last && !c.diags.empty() && !run.filecheck && !negated(run)) {
+      want = 1;
+    }
+    if (r.exit_code != want) {
+      o.failure += fmt::format("{}:{}:{}: error: RUN line exited {} (expected {}{}): {}\n", path_,
+                               run.line, run.column, r.exit_code, want,
+                               last && c.exit_code ? ", from EXIT:" : "", r.exit_report);
+      o.show_output = true;
+    }
+    if (run.filecheck) {
+      std::vector<std::string> prefixes = PrefixesOr(run.prefixes);
+      used.insert(used.end(), prefixes.begin(), prefixes.end());
+      std::string why = Check(c, prefixes, r.out, fmt::format("<stdout of RUN line {}>", run.line),
+                              run.allow_empty);
+      if (!why.empty()) {
+        o.failure += why;
+        if (!r.err.empty()) o.failure += ShowOutput("its standard error was", r.err);
+      }
+    } else {
+      has_implicit = true;
+      o.implicit_output += r.out + r.err;
+    }
+  }
+  bool implicit_checks = false;
+  if (has_implicit) {
+    std::vector<std::string> prefixes = PrefixesOr(options_.check_prefixes);
+    filecheck::CheckOptions fc;
+    fc.check_prefixes = prefixes;
+    fc.allow_unused_prefixes = true;
+    absl::StatusOr<filecheck::CheckFile> file = filecheck::CheckFile::Parse(path_, c.text, fc);
+    implicit_checks = !file.ok() || !file->checks().empty();
+    if (implicit_checks) {
+      used.insert(used.end(), prefixes.begin(), prefixes.end());
+      std::string why = Check(c, prefixes, o.implicit_output, "<output>", /*allow_empty=*/true);
+      if (!why.empty()) o.failure += why;
+    }
+  }
+  o.failure += UncheckedDirectives(c, used);
+  if (!c.diags.empty()) {
+    if (!has_implicit) {
+      o.failure += fmt::format(
+          "{}:{}: error: expected-{} directives check the output of RUN lines "
+          "without FileCheck, and this case has none\n",
+          path_, c.diags.front().line, c.diags.front().severity);
+    } else if (std::string why = CheckDiagnostics(c.diags, o.implicit_output, subst_.virtual_name);
+               !why.empty()) {
+      o.failure += why;
+      o.show_output = true;
+    }
+  }
+  o.uses_expected = has_implicit && !implicit_checks && c.diags.empty();
+  if (c.tolerance && !o.uses_expected) {
+    o.failure += fmt::format(
+        "{}:{}: error: TOLERANCE: applies only to a case compared with "
+        "{}.expected (no CHECK or expected-* directives)\n",
+        path_, c.first_line + 1, path_);
+  }
+  return o;
 }
 
 }  // namespace
@@ -401,47 +304,60 @@ GoldenResult RunGoldenFile(const std::string& path, const GoldenOptions& options
     result.report = std::string(text.status().message()) + "\n";
     return result;
   }
-  std::vector<Case> cases = SplitCases(*text);
-  std::string virtual_name = fs::path(path).filename().string();
-  std::string test_dir = fs::path(path).parent_path().string();
-  std::string shared = options.shared_dir.empty() ? DetectSharedDir(path) : options.shared_dir;
+  std::vector<GoldenCase> cases = ParseGoldenCases(path, *text, PrefixesOr(options.check_prefixes));
+  Substitutions subst;
+  subst.virtual_name = fs::path(path).filename().string();
+  subst.test_dir = fs::path(path).parent_path().string();
+  subst.shared_dir = options.shared_dir.empty() ? DetectSharedDir(path) : options.shared_dir;
+  // %t: a scratch path per case, in a folder of this process removed at the end.
+  std::error_code ec;
+  const fs::path temp_dir =
+      fs::temp_directory_path(ec) / fmt::format("carve-golden-{}", static_cast<long>(getpid()));
+  bool temp_made = false;
   std::string expected_path = path + ".expected";
   bool uses_expected_file = false;
+  // A case with broken directives may or may not own a part of the
+  // .expected file: the file is then neither compared nor rewritten.
+  bool broken_directives = false;
   std::vector<std::string> outputs;
   std::vector<std::optional<NumericTolerance>> tolerances;  // per output
   for (size_t k = 0; k < cases.size(); ++k) {
-    Case& c = cases[k];
-    if (c.runs.empty()) continue;
+    const GoldenCase& c = cases[k];
     ++result.cases;
-    std::string output;
-    int exit_code = 0;
-    for (const std::string& run : c.runs) {
-      RunOutput r = RunPipeline(run, virtual_name, c.text, test_dir, shared, env);
-      output += r.text;
-      exit_code = r.exit_code;
+    subst.temp_path = (temp_dir / fmt::format("{}.case{}.tmp", subst.virtual_name, k + 1)).string();
+    if (!temp_made && c.text.find("%t") != std::string::npos) {
+      temp_made = fs::create_directories(temp_dir, ec) || fs::is_directory(temp_dir, ec);
     }
-    std::string failure = c.directive_error;
-    int want_exit = c.exit_code.value_or(c.diags.empty() ? 0 : 1);
-    if (exit_code != want_exit) {
-      failure += fmt::format("  exit code {} (expected {})\n", exit_code, want_exit);
-    }
-    if (!c.checks.empty()) {
-      std::string f = RunChecks(c.checks, output);
-      if (!f.empty()) failure += "  " + f + "\n";
-    }
-    if (!c.diags.empty()) failure += CheckDiagnostics(c.diags, output, virtual_name);
-    if (c.checks.empty() && c.diags.empty()) {
+    CaseOutcome o = CaseRunner(path, options, subst, env).Run(c);
+    broken_directives = broken_directives || !c.directive_error.empty();
+    if (o.uses_expected) {
+      // A failed case keeps its place, so that the others line up with
+      // their parts of the .expected file.
       uses_expected_file = true;
-      outputs.push_back(output);
+      outputs.push_back(o.implicit_output);
       tolerances.push_back(c.tolerance);
     }
-    if (!failure.empty()) {
+    if (!o.failure.empty()) {
       ++result.failed;
       result.report += fmt::format("{}: case starting at line {} failed:\n{}", path,
-                                   c.first_line + 1, failure);
-      result.report += "  output was:\n";
-      for (const std::string& l : SplitLines(output)) result.report += "    | " + l + "\n";
+                                   c.first_line + 1, o.failure);
+      if (o.show_output) result.report += ShowOutput("output was", o.implicit_output);
     }
+  }
+  if (temp_made) fs::remove_all(temp_dir, ec);
+  if (broken_directives) {
+    if (env.read_file(expected_path).ok() || options.update) {
+      result.report += fmt::format("{}: {} not {} until the directives are fixed\n", path,
+                                   expected_path, options.update ? "updated" : "compared");
+    }
+    uses_expected_file = false;
+  } else if (!uses_expected_file && env.read_file(expected_path).ok()) {
+    // Left over from cases that now have CHECK lines: it tests nothing.
+    ++result.failed;
+    result.report += fmt::format(
+        "{}: error: {} is compared with no case (every case has CHECK or "
+        "expected-* directives); delete it\n",
+        path, expected_path);
   }
   if (uses_expected_file) {
     std::string actual;
@@ -479,8 +395,8 @@ GoldenResult RunGoldenFile(const std::string& path, const GoldenOptions& options
       }
     } else if (!expected.ok()) {
       ++result.failed;
-      result.report += fmt::format("{}: missing {} (run `carve test --update`)\n", path,
-                                   expected_path);
+      result.report +=
+          fmt::format("{}: missing {} (run `carve test --update`)\n", path, expected_path);
     } else if (std::string why = mismatch(); !why.empty()) {
       ++result.failed;
       result.report += fmt::format("{}: output differs from {}\n{}", path, expected_path, why);

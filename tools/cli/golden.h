@@ -4,15 +4,18 @@
 // case carries its own directives in `//` comments:
 //
 //   // RUN: carve fmt %s | carve fmt -      one command pipeline per RUN line
-//   // CHECK: text                          FileCheck-style, in order
-//   // CHECK-NEXT: text / CHECK-NOT: text / CHECK-EMPTY:
+//   // RUN: not carve check %s 2>&1 | FileCheck %s --check-prefix=ERR
+//   // CHECK: text                          LLVM FileCheck directives
+//   //   (-NEXT, -SAME, -NOT, -DAG, -LABEL, -EMPTY, -COUNT-N, {{re}}, [[V:re]])
 //   // EXIT: 1                              expected exit code of the last RUN
 //   %0 = foo(%x);  // expected-error {{unknown operator}}
 //   // expected-error@+1:12 {{...}}        error on a later line (and column)
 //
-// Without CHECK or expected-error directives, the output of every case is
+// The outputs of the RUN lines without FileCheck are checked by the case's
+// CHECK lines, or its expected-* directives; without either they are
 // compared with `<file>.expected` (cases separated by `// -----`), which
-// `carve test --update` rewrites. See docs/golden-tests.md.
+// `carve test --update` rewrites. Malformed or misspelled directives and
+// cases without RUN fail. See docs/golden-tests.md.
 #pragma once
 
 #include <string>
@@ -33,6 +36,8 @@ struct GoldenResult {
 struct GoldenOptions {
   bool update = false;
   std::string shared_dir;  // substituted for %shared; empty = auto-detect
+  // Check prefixes for RUN lines without their own FileCheck; empty = CHECK.
+  std::vector<std::string> check_prefixes;
 };
 
 // Runs every case of one golden file in process.
