@@ -23,7 +23,7 @@ std::string CommandHelp(const Command& cmd) {
   std::string out = fmt::format("usage: {}\n\n{}\n", cmd.usage, cmd.summary);
   std::vector<OptionSpec> options = cmd.options;
   options.push_back({"--help", false, false, "-h", "show this help"});
-  out += "\noptions:\n" + FormatOptions(options);
+  out += "\noptions:\n" + FormatOptions(options, cmd.modes);
   return out;
 }
 
@@ -66,6 +66,9 @@ int RunCarve(const std::vector<std::string>& args, Env& env) {
     }
     absl::StatusOr<ParsedArgs> parsed = ParseArgs(rest, cmd.options);
     if (!parsed.ok()) return UsageError(env, cmd, std::string(parsed.status().message()));
+    if (absl::Status applies = CheckOptionsApply(*parsed, cmd.options, cmd.modes); !applies.ok()) {
+      return UsageError(env, cmd, std::string(applies.message()));
+    }
     return cmd.run(*parsed, env);
   }
   *env.err << fmt::format("carve: unknown command '{}'\n\n{}", args[0], MainHelp(commands));
