@@ -2,7 +2,7 @@
 
 #include "fmt/format.h"
 #include "interpreter/machine.h"
-#include "interpreter/tensor_limit.h"
+#include "ir/tensor_limit.h"
 #include "support/status_macros.h"
 
 namespace carve {

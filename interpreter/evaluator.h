@@ -48,7 +48,7 @@ struct InterpreterOptions {
   const Eigen::ThreadPoolDevice* device = nullptr;
   // The largest tensor an op call may produce, in bytes; a larger one stops
   // the run with ResourceExhausted before it is allocated. 0 = the limit in
-  // force when the interpreter is made (interpreter/tensor_limit.h).
+  // force when the interpreter is made (ir/tensor_limit.h).
   int64_t max_tensor_bytes = 0;
 };
 

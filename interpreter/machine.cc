@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "fmt/format.h"
-#include "interpreter/tensor_limit.h"
+#include "ir/tensor_limit.h"
 #include "support/diagnostics.h"
 #include "support/status_macros.h"
 

@@ -2,7 +2,7 @@
 // count) leaves int64 describes no tensor that can exist, and computing it
 // unchecked is undefined behaviour that has printed empty tensors. The
 // parser and InferType reject such types; the interpreter checks byte
-// counts against its tensor limit (interpreter/tensor_limit.h) before
+// counts against its tensor limit (ir/tensor_limit.h) before
 // allocating.
 #pragma once
 

@@ -1,6 +1,8 @@
 // Options that do not apply, unknown names and resource limits of the carve
 // command line (issue 14): each is a usage error (exit 2) or a one-line
 // error (exit 1), never ignored and never a crash.
+#include <stdlib.h>
+
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -226,6 +228,28 @@ TEST_F(StrictOptionsTest, TensorLimitIsOverridable) {
   Result bad = Run({"run", small_, "--max-tensor-bytes", "12Q"});
   EXPECT_EQ(bad.code, 2);
   EXPECT_THAT(bad.err, HasSubstr("expected a positive byte count"));
+}
+
+TEST_F(StrictOptionsTest, FoldConstantRespectsTheTensorLimit) {
+  std::string f = Write("fold.relay",
+                        "#[version = \"0.0.5\"]\n"
+                        "def @main() {\n"
+                        "  %0 = reshape(1f, newshape=[1, 1]);\n"
+                        "  %1 = repeat(%0, repeats=100000, axis=0);\n"
+                        "  repeat(%1, repeats=1000000, axis=1)\n"
+                        "}\n");
+  Result r = Run({"opt", f, "-p", "FoldConstant"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("fold.relay:5:3: error: FoldConstant: repeat: the result "
+                               "Tensor[(100000, 1000000), float32] needs 400000000000 bytes"));
+}
+
+TEST_F(StrictOptionsTest, MalformedLimitVariableIsAUsageError) {
+  setenv("CARVE_MAX_TENSOR_BYTES", "lots", 1);
+  Result r = Run({"check", small_});
+  unsetenv("CARVE_MAX_TENSOR_BYTES");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("CARVE_MAX_TENSOR_BYTES: expected a positive byte count"));
 }
 
 TEST_F(StrictOptionsTest, GrowingRewriteStopsWithinSeconds) {

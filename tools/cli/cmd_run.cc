@@ -17,7 +17,7 @@
 #include "fmt/format.h"
 #include "interpreter/evaluator.h"
 #include "interpreter/npy.h"
-#include "interpreter/tensor_limit.h"
+#include "ir/tensor_limit.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/load.h"
 #include "tools/cli/run_inputs.h"
@@ -94,25 +94,17 @@ std::string Summarize(size_t index, const NDArray& t) {
                      FormatElement(t, hi), n ? sum / double(n) : 0.0, first);
 }
 
-// The tensor limit --max-tensor-bytes or CARVE_MAX_TENSOR_BYTES asks for
-// (0 = the default), or a usage error.
+// The tensor limit --max-tensor-bytes asks for (0 = the default), or a
+// usage error. (A malformed CARVE_MAX_TENSOR_BYTES is rejected by RunCarve.)
 absl::StatusOr<int64_t> TensorLimitOption(const ParsedArgs& args) {
-  if (std::optional<std::string> text = args.Get("--max-tensor-bytes")) {
-    absl::StatusOr<int64_t> v = ParseByteSize(*text);
-    if (!v.ok()) {
-      return absl::InvalidArgumentError(
-          fmt::format("--max-tensor-bytes: {}", std::string(v.status().message())));
-    }
-    return v;
+  std::optional<std::string> text = args.Get("--max-tensor-bytes");
+  if (!text) return 0;
+  absl::StatusOr<int64_t> v = ParseByteSize(*text);
+  if (!v.ok()) {
+    return absl::InvalidArgumentError(
+        fmt::format("--max-tensor-bytes: {}", std::string(v.status().message())));
   }
-  if (const char* env = std::getenv("CARVE_MAX_TENSOR_BYTES")) {
-    absl::StatusOr<int64_t> v = ParseByteSize(env);
-    if (!v.ok()) {
-      return absl::InvalidArgumentError(
-          fmt::format("CARVE_MAX_TENSOR_BYTES: {}", std::string(v.status().message())));
-    }
-  }
-  return 0;
+  return v;
 }
 
 int RunRun(const ParsedArgs& args, Env& env) {

@@ -7,7 +7,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "fmt/format.h"
 #include "interpreter/npy.h"
-#include "interpreter/tensor_limit.h"
+#include "ir/tensor_limit.h"
 #include "ir/visit.h"
 #include "tools/cli/unknown_name.h"
 

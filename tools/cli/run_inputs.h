@@ -17,7 +17,7 @@ struct RunInputOptions {
   std::string params_dir;           // DIR/NAME.npy binds %NAME
   uint64_t seed = 0;
   // The largest input to generate, in bytes (0 = MaxTensorBytes(),
-  // interpreter/tensor_limit.h).
+  // ir/tensor_limit.h).
   int64_t max_tensor_bytes = 0;
 };
 

@@ -1,4 +1,4 @@
-// The largest tensor a run may create. Without a limit, a type such as
+// The largest tensor a run (or FoldConstant) may create. Without a limit, a type such as
 // `zeros(shape=[100000, 100000, 100000])` or a 100000x100000 input makes the
 // allocator fail (or the kernel write through a null buffer) and the process
 // dies; with it, the run stops with ResourceExhausted naming the tensor, its

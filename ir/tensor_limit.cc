@@ -1,4 +1,4 @@
-#include "interpreter/tensor_limit.h"
+#include "ir/tensor_limit.h"
 
 #include <unistd.h>
 
@@ -36,8 +36,8 @@ int64_t ProcessDefault() {
 
 std::string LimitText(int64_t limit) {
   return fmt::format(
-      "over the tensor limit of {} bytes (raise it with --max-tensor-bytes or "
-      "CARVE_MAX_TENSOR_BYTES)",
+      "over the tensor limit of {} bytes (raise it with CARVE_MAX_TENSOR_BYTES or "
+      "`carve run --max-tensor-bytes`)",
       limit);
 }
 
