@@ -126,10 +126,10 @@ absl::Status NotConverged(const absl::Status& status, const RewritePassOptions& 
     raised.max_rounds =
         static_cast<int>(std::min<int64_t>(int64_t{options.max_rounds} * 10, 1000000000));
   }
+  std::string_view why = by_nodes ? "Rules that keep growing the graph never stop"
+                                  : "Rules that undo each other never converge";
   return Annotate(status, "",
-                  fmt::format(". Rules that undo each other never converge; if these do, raise "
-                              "the limit: {}",
-                              Describe(raised)));
+                  fmt::format(". {}; if these do, raise the limit: {}", why, Describe(raised)));
 }
 
 absl::StatusOr<bool> RunRewrite(const std::vector<RewriteRule>& rules,

@@ -159,7 +159,13 @@ absl::StatusOr<RewriteResult> RewriteExpr(const std::vector<RewriteRule>& rules,
         start_nodes = nodes;
         if (max_nodes <= 0) max_nodes = DefaultMaxNodes(nodes);
       }
-      if (nodes > max_nodes) return GrewTooLarge(compiled, round, start_nodes, nodes, max_nodes);
+      if (nodes > max_nodes) {
+        // Rounds that rewrote: this one only when a rule of it already did.
+        bool this_round = false;
+        for (const CompiledRule& r : compiled) this_round |= r.last_round > 0;
+        return GrewTooLarge(compiled, this_round ? round : round - 1, start_nodes, nodes,
+                            max_nodes);
+      }
       rule.total += rule.last_round;
       total += rule.last_round;
       if (rule.rule->rewrite_once && !SameExpr(before, expr)) rule.done = true;
