@@ -10,6 +10,7 @@
 // what its printer writes there) and `bfloat16` scalars.
 #include "fmt/format.h"
 #include "grammar/parser_impl.h"
+#include "ir/tensor_size.h"
 
 namespace carve::parser_internal {
 namespace {
@@ -201,7 +202,14 @@ const Type* Parser::ParseTensorShapeAndDType() {
     return nullptr;
   }
   if (!Expect(TokenKind::kRBracket, "']' after the tensor type", &bracket)) return nullptr;
-  return TensorTy(*dtype, dims_);
+  const TensorType* type = TensorTy(*dtype, dims_);
+  // No tensor of this type could exist, and every size computed from it
+  // would overflow.
+  if (FindOversizedTensor(type) != nullptr) {
+    Error(SpanFrom(open), OversizedMessage(*type));
+    return nullptr;
+  }
+  return type;
 }
 
 bool Parser::ParseDim(std::vector<Dim>& dims) {

@@ -31,7 +31,7 @@ Pattern DslParser::ParseDef() {
   TokenPos at = Peek();
   std::shared_ptr<const Predicate> pred = ParsePredicate();
   if (pred == nullptr) return Pattern();
-  CheckPredicateCaptures(*pred, SpanFrom(at), /*self_only=*/false);
+  CheckPredicateCaptures(*pred, SpanFrom(at), /*self_only=*/false, CalledOpOf(p));
   return Where(p, pred);
 }
 

@@ -311,7 +311,9 @@ bool DslParser::ParseBackendMember(BackendSpec& backend) {
       TokenPos where_at = Peek();
       if (call) scope_ = &scope;
       pred = ParsePredicate();
-      if (pred != nullptr) CheckPredicateCaptures(*pred, SpanFrom(where_at), /*self_only=*/!call);
+      if (pred != nullptr) {
+        CheckPredicateCaptures(*pred, SpanFrom(where_at), /*self_only=*/!call, op);
+      }
       scope_ = nullptr;
       if (pred == nullptr) return false;
     }

@@ -256,7 +256,54 @@ std::optional<PredicateTerm> DslParser::ParseTerm() {
   return PredicateTerm::Literal(*v);
 }
 
-void DslParser::CheckPredicateCaptures(const Predicate& p, Span span, bool self_only) {
+const OpInfo* CalledOpOf(const Pattern& p) {
+  const PatternNode* n = p.get();
+  while (n != nullptr) {
+    switch (n->kind()) {
+      case PatternKind::kCall:
+        return static_cast<const CallPattern*>(n)->op();
+      case PatternKind::kCapture:
+      case PatternKind::kWhere:
+      case PatternKind::kAttr:
+      case PatternKind::kType:
+      case PatternKind::kDType:
+      case PatternKind::kShape:
+        if (n->children().empty()) return nullptr;
+        n = n->children()[0].get();
+        break;
+      default:
+        return nullptr;
+    }
+  }
+  return nullptr;
+}
+
+namespace {
+
+std::string FieldList(const AttrsSchema* schema) {
+  if (schema == nullptr || schema->fields.empty()) return "it has no attributes";
+  std::string out = "its attributes: ";
+  for (size_t i = 0; i < schema->fields.size(); ++i) {
+    out += fmt::format("{}{}", i ? ", " : "", schema->fields[i].name);
+  }
+  return out;
+}
+
+// A literal a dtype(...) term is compared with: a dtype name (a bare word
+// or a string), else an error message.
+std::optional<std::string> BadDTypeLiteral(const PredicateTerm& t) {
+  if (t.kind != PredicateTerm::Kind::kLiteral || t.literal.kind() != AttrValue::Kind::kString) {
+    return std::nullopt;
+  }
+  std::optional<DataType> dtype = DataType::Parse(t.literal.as_string());
+  if (dtype && !dtype->is_void()) return std::nullopt;
+  return fmt::format("unknown dtype '{}'", t.literal.as_string());
+}
+
+}  // namespace
+
+void DslParser::CheckPredicateCaptures(const Predicate& p, Span span, bool self_only,
+                                       const OpInfo* self_op) {
   for (const std::string& name : p.Captures()) {
     if (name.empty()) continue;
     if (self_only) {
@@ -267,6 +314,35 @@ void DslParser::CheckPredicateCaptures(const Predicate& p, Span span, bool self_
       Error(span, fmt::format("unknown capture ?{} in the where clause", name));
       return;
     }
+  }
+  CheckPredicateTerms(p, span, self_op);
+}
+
+// A misspelt attribute or dtype would make the predicate false (or
+// unknown) on every node, silently: the pattern would never match.
+void DslParser::CheckPredicateTerms(const Predicate& p, Span span, const OpInfo* self_op) {
+  for (const auto& operand : p.operands()) CheckPredicateTerms(*operand, span, self_op);
+  bool dtype_compare = false;
+  for (const PredicateTerm& t : p.terms()) dtype_compare |= t.kind == PredicateTerm::Kind::kDType;
+  for (const PredicateTerm& t : p.terms()) {
+    if (dtype_compare) {
+      if (std::optional<std::string> bad = BadDTypeLiteral(t)) {
+        Error(span, *bad);
+        return;
+      }
+    }
+    if (t.kind != PredicateTerm::Kind::kAttr) continue;
+    const OpInfo* op = self_op;
+    if (!t.capture.empty()) {
+      op = nullptr;
+      if (scope_ != nullptr) {
+        if (auto it = scope_->own.find(t.capture); it != scope_->own.end()) op = CalledOpOf(it->second);
+      }
+    }
+    if (op == nullptr || (op->attrs != nullptr && op->attrs->FieldIndex(t.key) >= 0)) continue;
+    Error(span, fmt::format("?{}.{}: {} has no attribute '{}' ({})", t.capture, t.key, op->name,
+                            t.key, FieldList(op->attrs)));
+    return;
   }
 }
 

@@ -41,6 +41,10 @@ struct ParsedAttr {
 };
 
 // The captures of the definition being parsed.
+// The op of the call `p` matches, seen through captures and constraint
+// wrappers (`as ?c`, `where`, attrs, types), or nullptr.
+const OpInfo* CalledOpOf(const Pattern& p);
+
 struct Scope {
   std::string name;                                        // the definition's name
   absl::flat_hash_map<std::string, Pattern> own;           // bound here
@@ -108,7 +112,13 @@ class DslParser {
   std::shared_ptr<const Predicate> ParseComparison();
   std::optional<PredicateTerm> ParseTerm();
   std::optional<std::string> ParseCaptureRef();
-  void CheckPredicateCaptures(const Predicate& p, Span span, bool self_only);
+  // Every capture `p` names is bound in scope (only `?` when `self_only`);
+  // every `?c.key` on a call of a known op names one of its attributes
+  // (`self_op` is the op of `?`, the matched node, when known); every
+  // dtype literal compared with dtype(...) is a dtype.
+  void CheckPredicateCaptures(const Predicate& p, Span span, bool self_only,
+                              const OpInfo* self_op = nullptr);
+  void CheckPredicateTerms(const Predicate& p, Span span, const OpInfo* self_op);
   std::optional<ParsedAttr> ParseAttr();
   std::optional<AttrValue> ParseAttrValue();
   std::shared_ptr<const Template> ParseTemplate();

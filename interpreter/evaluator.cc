@@ -2,12 +2,15 @@
 
 #include "fmt/format.h"
 #include "interpreter/machine.h"
+#include "ir/tensor_limit.h"
 #include "support/status_macros.h"
 
 namespace carve {
 
 Interpreter::Interpreter(const Module& mod, InterpreterOptions opts)
-    : mod_(&mod), opts_(std::move(opts)) {}
+    : mod_(&mod), opts_(std::move(opts)) {
+  if (opts_.max_tensor_bytes <= 0) opts_.max_tensor_bytes = MaxTensorBytes();
+}
 
 Interpreter::~Interpreter() = default;
 

@@ -46,6 +46,10 @@ struct InterpreterOptions {
   // Thread pool handed to kernels (KernelContext::device); nullptr = one
   // thread.
   const Eigen::ThreadPoolDevice* device = nullptr;
+  // The largest tensor an op call may produce, in bytes; a larger one stops
+  // the run with ResourceExhausted before it is allocated. 0 = the limit in
+  // force when the interpreter is made (ir/tensor_limit.h).
+  int64_t max_tensor_bytes = 0;
 };
 
 // Counters of the most recent outermost Run / Call / Apply (calls made by

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "fmt/format.h"
+#include "ir/tensor_limit.h"
 #include "support/diagnostics.h"
 #include "support/status_macros.h"
 
@@ -251,6 +252,13 @@ absl::Status Machine::CallOp(const Call* call, const OpInfo* op, std::vector<Val
                                       "{}: {}", op->name, std::string(t.status().message()))));
     }
     out_type = *t;
+  }
+  // Checked here, where every output type is concrete, so no kernel is
+  // asked to allocate what cannot or should not be allocated.
+  if (absl::Status fits = CheckTensorFits(out_type, interp_.opts_.max_tensor_bytes,
+                                          fmt::format("{}: the result", op->name));
+      !fits.ok()) {
+    return AtSpan(call->span(), fits);
   }
   KernelContext ctx;
   ctx.op = op;

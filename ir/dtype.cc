@@ -22,6 +22,27 @@ std::string DataType::ToString() const {
   return s;
 }
 
+namespace {
+
+// DataType::Parse accepts only these widths (see dtype.h for the spelling):
+// int/uint 1, 4, 8, 16, 32, 64; float 16, 32, 64; bfloat 16; handle 32, 64.
+// The widths TVM's element types come in (DLPack codes, TVM's runtime and
+// codegens): `float33` or `int7` name no type any backend or kernel has, and
+// accepting them let a typo travel until something failed far from it.
+bool KnownWidth(uint8_t code, int bits) {
+  switch (code) {
+    case DataType::kInt:
+    case DataType::kUInt:
+      return bits == 1 || bits == 4 || bits == 8 || bits == 16 || bits == 32 || bits == 64;
+    case DataType::kFloat: return bits == 16 || bits == 32 || bits == 64;
+    case DataType::kBFloat: return bits == 16;
+    case DataType::kHandle: return bits == 32 || bits == 64;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::optional<DataType> DataType::Parse(std::string_view text) {
   if (text.empty() || text == "void") return Void();
   if (text == "bool") return Bool();
@@ -61,7 +82,7 @@ std::optional<DataType> DataType::Parse(std::string_view text) {
   if (x != std::string_view::npos && !parse_num(rest.substr(x + 1), lanes)) {
     return std::nullopt;
   }
-  if (bits <= 0 || bits > 128 || lanes <= 0 || lanes > 65535) return std::nullopt;
+  if (!KnownWidth(t.code, bits) || lanes <= 0 || lanes > 65535) return std::nullopt;
   t.bits = static_cast<uint8_t>(bits);
   t.lanes = static_cast<uint16_t>(lanes);
   return t;

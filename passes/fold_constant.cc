@@ -6,8 +6,11 @@
 
 #include "absl/container/flat_hash_map.h"
 
+#include "fmt/format.h"
+#include "ir/tensor_limit.h"
 #include "passes/annotation.h"
 #include "passes/rewrite_util.h"
+#include "support/diagnostics.h"
 #include "support/status_macros.h"
 
 namespace carve {
@@ -157,6 +160,14 @@ class ConstantFolder : public TypedMutator {
       return MakeConstant(args[0].Reshape(StaticShape(tensor)), tensor);
     }
     if (evaluator_ == nullptr) return nullptr;
+    // The kernel would allocate the result: a constant too large to hold
+    // is an error, not a crash (ir/tensor_limit.h).
+    if (absl::Status fits = CheckTensorFits(type, MaxTensorBytes(),
+                                            fmt::format("FoldConstant: {}: the result",
+                                                        call->op()->name));
+        !fits.ok()) {
+      return SpanError(call->span(), std::string(fits.message()));
+    }
     CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> outs, evaluator_(call, args));
     if (tensor != nullptr) {
       if (outs.size() != 1) return absl::InternalError("FoldConstant: expected one result");

@@ -4,6 +4,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "fmt/format.h"
+#include "ir/tensor_size.h"
 #include "ir/visit.h"
 
 namespace carve {
@@ -267,6 +268,13 @@ const Type* ExprTyper::RunRelation(const Call* call) {
     }
   }
   absl::StatusOr<const Type*> out = op->type_rel(TypeRelCall{op, scratch_, call->attrs()});
+  // A result no tensor can have (`zeros(shape=[2^32, 2^32, 16])`, a
+  // broadcast of two huge dims): every size computed from it would overflow.
+  if (out.ok() && *out != nullptr) {
+    if (const TensorType* big = FindOversizedTensor(*out)) {
+      out = absl::InvalidArgumentError(fmt::format("the result {}", OversizedMessage(*big)));
+    }
+  }
   if (out.ok() && *out != nullptr && cacheable) {
     relation_cache_.emplace(key, *out);
     *recent = RecentRelation{key, *out};

@@ -128,7 +128,10 @@ PassInfo RewriteInfo() {
        Param("rules", PassParamKind::kStringList, "", "rule names, in order (default: all)"),
        Param("max_rounds", PassParamKind::kInt, "100", "fail after this many rounds"),
        Param("max_rewrites", PassParamKind::kInt, "16777216",
-             "fail after this many rewrites in a function")},
+             "fail after this many rewrites in a function"),
+       Param("max_nodes", PassParamKind::kInt, "0",
+             "fail when a function's graph grows past this many nodes (0: 16 times its size, "
+             "at least 65536)")},
       [](const PassArgs& args) -> absl::StatusOr<PassPtr> {
         RewritePassOptions options;
         options.file = args.String("file");
@@ -140,6 +143,7 @@ PassInfo RewriteInfo() {
         }
         options.max_rounds = static_cast<int>(rounds);
         options.max_rewrites = args.Int("max_rewrites");
+        options.max_nodes = args.Int("max_nodes");
         return RewritePass(options);
       }};
 }

@@ -32,6 +32,7 @@ std::string Describe(const RewritePassOptions& o) {
   if (o.max_rewrites != kDefaultMaxRewrites) {
     args.push_back(fmt::format("max_rewrites={}", o.max_rewrites));
   }
+  if (o.max_nodes != 0) args.push_back(fmt::format("max_nodes={}", o.max_nodes));
   return args.empty() ? "Rewrite" : fmt::format("Rewrite({})", fmt::join(args, ","));
 }
 
@@ -111,17 +112,24 @@ absl::StatusOr<std::vector<RewriteRule>> SelectRules(
 absl::Status NotConverged(const absl::Status& status, const RewritePassOptions& options) {
   RewritePassOptions raised = options;
   bool by_rewrites = status.message().find("rewrite limit reached") != absl::string_view::npos;
-  if (by_rewrites) {
+  bool by_nodes = status.message().find("over the node limit of") != absl::string_view::npos;
+  if (by_nodes) {
+    // The limit the driver used is in the message; four times it.
+    std::string text(status.message());
+    size_t at = text.find("over the node limit of ") + std::string_view("over the node limit of ").size();
+    int64_t used = std::strtoll(text.c_str() + at, nullptr, 10);
+    raised.max_nodes = used > (int64_t{1} << 60) ? used : used * 4;
+  } else if (by_rewrites) {
     raised.max_rewrites = options.max_rewrites > (int64_t{1} << 60) ? options.max_rewrites
                                                                     : options.max_rewrites * 4;
   } else {
     raised.max_rounds =
         static_cast<int>(std::min<int64_t>(int64_t{options.max_rounds} * 10, 1000000000));
   }
+  std::string_view why = by_nodes ? "Rules that keep growing the graph never stop"
+                                  : "Rules that undo each other never converge";
   return Annotate(status, "",
-                  fmt::format(". Rules that undo each other never converge; if these do, raise "
-                              "the limit: {}",
-                              Describe(raised)));
+                  fmt::format(". {}; if these do, raise the limit: {}", why, Describe(raised)));
 }
 
 absl::StatusOr<bool> RunRewrite(const std::vector<RewriteRule>& rules,
@@ -131,6 +139,7 @@ absl::StatusOr<bool> RunRewrite(const std::vector<RewriteRule>& rules,
   RewriteOptions ro;
   ro.max_rounds = options.max_rounds;
   ro.max_rewrites = options.max_rewrites;
+  ro.max_nodes = options.max_nodes;
   // Rules whose patterns read types see the function re-typed (globals are
   // resolved in the module).
   ro.retype = [&mod](const Expr* e) -> absl::StatusOr<const Expr*> {
@@ -174,6 +183,10 @@ absl::StatusOr<PassPtr> RewritePass(const RewritePassOptions& options) {
   if (options.max_rewrites < 1) {
     return absl::InvalidArgumentError(
         fmt::format("max_rewrites must be at least 1, got {}", options.max_rewrites));
+  }
+  if (options.max_nodes < 0) {
+    return absl::InvalidArgumentError(
+        fmt::format("max_nodes must be 0 (automatic) or more, got {}", options.max_nodes));
   }
   const RuleFiles& files = Installed();
   if (!files.load) {

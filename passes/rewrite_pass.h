@@ -5,7 +5,7 @@
 //
 // Pipeline signature (TVM style, positional first, then keywords):
 //
-//   Rewrite(file=, rules..., max_rounds=100, max_rewrites=16777216)
+//   Rewrite(file=, rules..., max_rounds=100, max_rewrites=16777216, max_nodes=0)
 //
 //   Rewrite(rules.pat)                      every rule of rules.pat, file order
 //   Rewrite(rules.pat,fold_bias,fold_relu)  only these, in the order given
@@ -24,9 +24,10 @@
 // when the pass runs. Rules whose pattern reads types (`: Tensor[...]`,
 // `dtype(?x)` ...) see a re-typed function before each of their passes. The
 // module is typed after the pass, as TVM's passes leave it. Rewriting that
-// does not converge within the limits fails with ResourceExhausted naming
-// the function, the rules still firing with their counts, and the argument
-// that raises the limit.
+// does not converge within the limits, or grows a function's graph past
+// max_nodes, fails with ResourceExhausted naming the function, the rules
+// still firing with their counts, the graph sizes, and the argument that
+// raises the limit.
 #pragma once
 
 #include <cstdint>
@@ -74,11 +75,15 @@ struct RewritePassOptions {
   std::vector<std::string> rules;
   int max_rounds = 100;
   int64_t max_rewrites = int64_t{1} << 24;
+  // The largest graph a function may grow to (patterns/rewrite.h); 0 = 16
+  // times its starting size, at least 65536 nodes.
+  int64_t max_nodes = 0;
 };
 
 // Builds the pass, loading its rules through the installed RuleFiles.
 // Errors (InvalidArgument): no loader installed, an unreadable file, no
-// rule to apply, an unknown or repeated rule name, a limit below 1.
+// rule to apply, an unknown or repeated rule name, a limit below 1 (below 0
+// for max_nodes).
 absl::StatusOr<PassPtr> RewritePass(const RewritePassOptions& options);
 
 // The pass over rules already loaded (`libraries` keep their constants

@@ -46,13 +46,18 @@ struct CompiledRule {
   bool done = false;
   int64_t total = 0;
   int64_t last_round = 0;
+  int64_t previous_round = 0;  // last_round of the round before
 };
 
 // One pass of one rule: group, then rebuild bottom-up calling the rule at
 // each group root. Returns the new expression and counts rewrites.
+// `*nodes` receives the size of the graph the pass starts from; a graph
+// larger than `max_nodes` (when positive) is left as it is.
 absl::StatusOr<const Expr*> ApplyRuleOnce(CompiledRule& rule, const Expr* expr, Arena* arena,
-                                          int64_t* rewrites) {
+                                          int64_t* rewrites, int64_t max_nodes, int64_t* nodes) {
   IndexedGraph graph(expr, {.opaque_composites = true});
+  *nodes = graph.size();
+  if (max_nodes > 0 && *nodes > max_nodes) return expr;
   PatternGrouper grouper(rule.pattern, graph);
   grouper.Run();
   if (grouper.groups().empty()) return expr;
@@ -84,17 +89,33 @@ std::string Plural(int64_t n, std::string_view word) {
   return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
 }
 
-absl::Status NotConverged(const std::vector<CompiledRule>& rules, int rounds, bool by_rewrites) {
+// The rules that rewrote something in the last round, with their counts.
+// A round stopped part way (the graph grew too large) counts the rules it
+// has not reached with the round before.
+std::string StillFiring(const std::vector<CompiledRule>& rules, bool partial_round = false) {
   std::string firing;
   for (const CompiledRule& r : rules) {
-    if (r.last_round == 0) continue;
+    int64_t last = r.last_round > 0 || !partial_round ? r.last_round : r.previous_round;
+    if (last == 0) continue;
     if (!firing.empty()) firing += ", ";
     firing += fmt::format("{} ({} in the last round, {} in total)", r.rule->name,
-                          Plural(r.last_round, "rewrite"), r.total);
+                          Plural(last, "rewrite"), r.total);
   }
+  return firing.empty() ? "(none)" : firing;
+}
+
+absl::Status NotConverged(const std::vector<CompiledRule>& rules, int rounds, bool by_rewrites) {
   return absl::ResourceExhaustedError(fmt::format(
       "rewriting did not converge after {}{}; still firing: {}", Plural(rounds, "round"),
-      by_rewrites ? " (rewrite limit reached)" : "", firing.empty() ? "(none)" : firing));
+      by_rewrites ? " (rewrite limit reached)" : "", StillFiring(rules)));
+}
+
+absl::Status GrewTooLarge(const std::vector<CompiledRule>& rules, int rounds, int64_t start,
+                          int64_t nodes, int64_t limit) {
+  return absl::ResourceExhaustedError(fmt::format(
+      "rewriting grew the graph from {} to {} nodes, over the node limit of {}, in {}; still "
+      "firing: {}",
+      start, nodes, limit, Plural(rounds, "round"), StillFiring(rules, true)));
 }
 
 }  // namespace
@@ -117,9 +138,11 @@ absl::StatusOr<RewriteResult> RewriteExpr(const std::vector<RewriteRule>& rules,
   RewriteResult result;
   const Expr* typed = nullptr;  // the expression last re-typed
   int64_t total = 0;
+  int64_t start_nodes = -1, max_nodes = options.max_nodes;
   for (int round = 1;; ++round) {
     const Expr* start = expr;
     for (CompiledRule& rule : compiled) {
+      rule.previous_round = rule.last_round;
       rule.last_round = 0;
       if (rule.done) continue;
       if (rule.rule->require_type && typed != expr) {
@@ -127,7 +150,22 @@ absl::StatusOr<RewriteResult> RewriteExpr(const std::vector<RewriteRule>& rules,
         typed = expr;
       }
       const Expr* before = expr;
-      CARVE_ASSIGN_OR_RETURN(expr, ApplyRuleOnce(rule, expr, arena, &rule.last_round));
+      int64_t nodes = 0;
+      // Checked on the graph each rule pass indexes anyway, before the pass
+      // rewrites it: memory stays within about twice the limit.
+      CARVE_ASSIGN_OR_RETURN(
+          expr, ApplyRuleOnce(rule, expr, arena, &rule.last_round, max_nodes, &nodes));
+      if (start_nodes < 0) {
+        start_nodes = nodes;
+        if (max_nodes <= 0) max_nodes = DefaultMaxNodes(nodes);
+      }
+      if (nodes > max_nodes) {
+        // Rounds that rewrote: this one only when a rule of it already did.
+        bool this_round = false;
+        for (const CompiledRule& r : compiled) this_round |= r.last_round > 0;
+        return GrewTooLarge(compiled, this_round ? round : round - 1, start_nodes, nodes,
+                            max_nodes);
+      }
       rule.total += rule.last_round;
       total += rule.last_round;
       if (rule.rule->rewrite_once && !SameExpr(before, expr)) rule.done = true;

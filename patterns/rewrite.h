@@ -14,12 +14,18 @@
 //    does not depend on passes/, so the callback is injected);
 //  - instead of TVM's abort after 100 passes, the driver stops at
 //    `max_rounds` / `max_rewrites` and returns ResourceExhausted naming the
-//    rules that were still firing, with their counts.
+//    rules that were still firing, with their counts;
+//  - a rule set that grows the graph (`nn.relu(?x) => nn.relu(nn.relu(?x))`
+//    doubles it every round) stops when the graph passes `max_nodes`
+//    (default: 16 times its starting size, at least 65536 nodes), within
+//    seconds, with ResourceExhausted naming the rules and the sizes; without
+//    it the rounds limit would be reached only after memory ran out.
 // Each rule pass walks only the candidate roots its pattern's RootFilter
 // admits (the per-pass worklist); rules whose root ops do not occur in the
 // graph cost one graph walk.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -89,6 +95,9 @@ using RetypeFunction = std::function<absl::StatusOr<const Expr*>(const Expr*)>;
 struct RewriteOptions {
   int max_rounds = 100;
   int64_t max_rewrites = int64_t{1} << 24;
+  // The largest graph (nodes of the expression's dataflow graph) rewriting
+  // may build; 0 = DefaultMaxNodes(the starting size).
+  int64_t max_nodes = 0;
   // Required when a rule has require_type.
   RetypeFunction retype;
 };
@@ -100,11 +109,21 @@ struct RewriteResult {
   std::vector<std::pair<std::string, int64_t>> rewrites;
 };
 
+// The node limit used when RewriteOptions::max_nodes is 0: room for rules
+// that expand ops into several, not for unbounded growth.
+inline constexpr int64_t kRewriteGrowthFactor = 16;
+inline constexpr int64_t kRewriteMinNodeLimit = int64_t{1} << 16;
+inline int64_t DefaultMaxNodes(int64_t start_nodes) {
+  return std::max(kRewriteMinNodeLimit, kRewriteGrowthFactor * start_nodes);
+}
+
 // Rewrites `expr` to a fixpoint. New nodes go to `arena`. Errors: invalid
 // patterns (InvalidArgument, naming the rule), a callback's error, a missing
 // retype callback (FailedPrecondition), non-convergence (ResourceExhausted:
 // "rewriting did not converge after 100 rounds; still firing: bn (1 rewrite
-// in the last round, 100 in total), ...").
+// in the last round, 100 in total), ..."; or "rewriting grew the graph from
+// 3 to 98307 nodes, over the node limit of 65536, in 16 rounds; still
+// firing: ...").
 absl::StatusOr<RewriteResult> RewriteExpr(const std::vector<RewriteRule>& rules, const Expr* expr,
                                           Arena* arena, const RewriteOptions& options = {});
 

@@ -130,7 +130,7 @@ TEST(RewritePass, IsRegisteredWithItsSignature) {
   const PassInfo* info = PassRegistry::Global().Find("Rewrite");
   ASSERT_NE(info, nullptr);
   EXPECT_EQ(SignatureText(*info),
-            "Rewrite(file=, rules...=, max_rounds=100, max_rewrites=16777216)");
+            "Rewrite(file=, rules...=, max_rounds=100, max_rewrites=16777216, max_nodes=0)");
 }
 
 TEST(RewritePass, FoldsBiasAddAndLeavesTheModuleTyped) {

@@ -247,9 +247,15 @@ TEST_F(DslTest, BackendOpRulesAndCompositeTables) {
   EXPECT_TRUE(dnnl->Supports(Op("nn.max_pool2d", {x_})));
   EXPECT_FALSE(dnnl->Supports(Op("nn.max_pool2d", {x_}, {{"layout", AttrValue::Str("NHWC")}})));
   EXPECT_FALSE(dnnl->Supports(Op("nn.max_pool2d", {x_}, {{"ceil_mode", AttrValue::Bool(true)}})));
-  auto with_if = ParsePatternFile("if.pat", "backend b { op nn.relu if ?.alpha == 1; }");
+  auto with_if = ParsePatternFile("if.pat", "backend b { op nn.leaky_relu if ?.alpha == 1; }");
   ASSERT_TRUE(with_if.ok()) << RenderStatus(with_if.status());
   EXPECT_NE(with_if->backends()[0].ops[0].predicate, nullptr);
+  // An attribute the op does not have would make the rule false everywhere.
+  auto no_attr = ParsePatternFile("if.pat", "backend b { op nn.relu if ?.alpha == 1; }");
+  ASSERT_FALSE(no_attr.ok());
+  EXPECT_THAT(RenderStatus(no_attr.status()),
+              ::testing::HasSubstr("if.pat:1:27: error: ?.alpha: nn.relu has no attribute 'alpha' "
+                                   "(it has no attributes)"));
   std::vector<CompositeEntry> table = dnnl->CompositeTable();
   ASSERT_EQ(table.size(), 2u);
   EXPECT_EQ(table[1].name, "dnnl.conv2d_relu");

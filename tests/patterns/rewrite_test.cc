@@ -301,6 +301,26 @@ TEST_F(RewriteTest, NonConvergenceIsAnErrorNamingTheRule) {
   EXPECT_THAT(std::string(r.status().message()), ::testing::Not(HasSubstr("add_to_sub")));
 }
 
+TEST_F(RewriteTest, GrowthStopsAtTheNodeLimit) {
+  // relu(?x) => relu(relu(?x)) on every relu: the graph doubles every round.
+  RewriteRule grow = Rule("grow", IsOp("nn.relu")(Wildcard()),
+                          [this](const RewriteContext& c) { return Op("nn.relu", {c.post()}); });
+  RewriteOptions options;
+  options.max_nodes = 1000;
+  auto r = RewriteExpr({grow}, Op("nn.relu", {x_}), mod_.arena(), options);
+  ASSERT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted);
+  const std::string message(r.status().message());
+  EXPECT_THAT(message, HasSubstr("rewriting grew the graph from 3 to "));
+  EXPECT_THAT(message, HasSubstr("nodes, over the node limit of 1000, in 10 rounds; still "
+                                 "firing: grow (512 rewrites in the last round, 1023 in total)"));
+  // The default limit (16x, at least 65536 nodes) stops it too, quickly.
+  auto d = RewriteExpr({grow}, Op("nn.relu", {x_}), mod_.arena());
+  ASSERT_EQ(d.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(d.status().message()), HasSubstr("over the node limit of 65536"));
+  EXPECT_EQ(DefaultMaxNodes(10), 65536);
+  EXPECT_EQ(DefaultMaxNodes(100000), 1600000);
+}
+
 TEST_F(RewriteTest, RequireTypeRunsTheRetypeCallbackBetweenPasses) {
   const Var* a = V("a", F32({4}));
   const Expr* e = Op("nn.relu", {Op("exp", {a})});

@@ -1,5 +1,7 @@
 #include "tools/cli/args.h"
 
+#include <algorithm>
+
 #include "fmt/format.h"
 
 namespace carve::cli {
@@ -17,6 +19,72 @@ std::string ParsedArgs::GetOr(const std::string& name, const std::string& fallba
 std::vector<std::string> ParsedArgs::GetAll(const std::string& name) const {
   auto it = values_.find(name);
   return it == values_.end() ? std::vector<std::string>{} : it->second;
+}
+
+std::vector<std::string> ParsedArgs::Given() const {
+  std::vector<std::string> out;
+  for (const auto& [name, values] : values_) out.push_back(name);
+  return out;
+}
+
+namespace {
+
+bool AppliesIn(const OptionSpec& spec, const std::string& mode) {
+  return spec.modes.empty() ||
+         std::find(spec.modes.begin(), spec.modes.end(), mode) != spec.modes.end();
+}
+
+// "--a or --b": the selectors of the modes `spec` applies in (or, with
+// `applies` false, of those it does not), skipping the default mode's.
+std::string Selectors(const OptionSpec& spec, const std::vector<CommandMode>& modes,
+                      bool applies) {
+  std::string out;
+  for (const CommandMode& m : modes) {
+    if (m.selector.empty() || AppliesIn(spec, m.name) != applies) continue;
+    out += (out.empty() ? "" : " or ") + m.selector;
+  }
+  return out;
+}
+
+bool AppliesInDefault(const OptionSpec& spec, const std::vector<CommandMode>& modes) {
+  for (const CommandMode& m : modes) {
+    if (m.selector.empty()) return AppliesIn(spec, m.name);
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string SelectedMode(const ParsedArgs& args, const std::vector<CommandMode>& modes) {
+  for (const CommandMode& m : modes) {
+    if (!m.selector.empty() && args.Has(m.selector)) return m.name;
+  }
+  for (const CommandMode& m : modes) {
+    if (m.selector.empty()) return m.name;
+  }
+  return "";
+}
+
+absl::Status CheckOptionsApply(const ParsedArgs& args, const std::vector<OptionSpec>& specs,
+                               const std::vector<CommandMode>& modes) {
+  if (modes.empty()) return absl::OkStatus();
+  const std::string mode = SelectedMode(args, modes);
+  const CommandMode* selected = nullptr;
+  for (const CommandMode& m : modes) {
+    if (m.name == mode) selected = &m;
+  }
+  for (const std::string& name : args.Given()) {
+    for (const OptionSpec& spec : specs) {
+      if (spec.name != name || AppliesIn(spec, mode)) continue;
+      if (selected != nullptr && !selected->selector.empty()) {
+        return absl::InvalidArgumentError(
+            fmt::format("option '{}' does not apply with {}", name, selected->selector));
+      }
+      return absl::InvalidArgumentError(
+          fmt::format("option '{}' applies only with {}", name, Selectors(spec, modes, true)));
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
@@ -67,13 +135,19 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
   return out;
 }
 
-std::string FormatOptions(const std::vector<OptionSpec>& specs) {
+std::string FormatOptions(const std::vector<OptionSpec>& specs,
+                          const std::vector<CommandMode>& modes) {
   std::string out;
   for (const OptionSpec& s : specs) {
     std::string lhs = s.name;
     if (!s.alias.empty()) lhs = s.alias + ", " + lhs;
     if (s.takes_value) lhs += " VALUE";
-    out += fmt::format("  {:<28} {}\n", lhs, s.help);
+    std::string where;
+    if (!s.modes.empty() && !modes.empty()) {
+      where = AppliesInDefault(s, modes) ? fmt::format(" (not with {})", Selectors(s, modes, false))
+                                         : fmt::format(" (only with {})", Selectors(s, modes, true));
+    }
+    out += fmt::format("  {:<28} {}{}\n", lhs, s.help, where);
   }
   return out;
 }

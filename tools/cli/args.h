@@ -1,6 +1,8 @@
 // A small command-line parser for carve's subcommands: positional
 // arguments, `--flag`, `--key=value`, `--key value`, `-o value`, repeated
-// options, and `--` to end options. Unknown options are usage errors.
+// options, and `--` to end options. Unknown options are usage errors, and so
+// are options that do not apply to the mode the command runs in (see
+// CommandMode): an option is never accepted and then ignored.
 #pragma once
 
 #include <map>
@@ -18,6 +20,19 @@ struct OptionSpec {
   bool repeated = false;
   std::string alias;       // "-o" for "--output", optional
   std::string help;
+  // The modes (CommandMode::name) this option applies to; empty = every
+  // mode of its command. Given in another mode, it is a usage error.
+  std::vector<std::string> modes;
+};
+
+// One way of running a command, chosen by an option: `carve run` evaluates,
+// `carve run --compare` compares with backends; `carve opt --list-passes`
+// lists instead of running. A command without modes has one implicit mode.
+// The mode is the first one (in declaration order) whose selector is given,
+// else the one with an empty selector.
+struct CommandMode {
+  std::string name;      // "compare"; what OptionSpec::modes names
+  std::string selector;  // "--compare"; "" for the default mode
 };
 
 class ParsedArgs {
@@ -29,6 +44,8 @@ class ParsedArgs {
   std::string GetOr(const std::string& name, const std::string& fallback) const;
   // Every value of a repeated option, in order.
   std::vector<std::string> GetAll(const std::string& name) const;
+  // The options given (canonical names), sorted.
+  std::vector<std::string> Given() const;
 
  private:
   friend absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>&,
@@ -42,7 +59,18 @@ class ParsedArgs {
 absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
                                      const std::vector<OptionSpec>& specs);
 
-// The options section of a help text.
-std::string FormatOptions(const std::vector<OptionSpec>& specs);
+// The mode `args` selects among `modes` (the name; "" when `modes` is
+// empty or none matches and there is no default).
+std::string SelectedMode(const ParsedArgs& args, const std::vector<CommandMode>& modes);
+
+// InvalidArgument when `args` gives an option whose OptionSpec::modes
+// exclude the selected mode, e.g. "option '--rtol' applies only with
+// --compare" or "option '--stats' does not apply with --compare".
+absl::Status CheckOptionsApply(const ParsedArgs& args, const std::vector<OptionSpec>& specs,
+                               const std::vector<CommandMode>& modes);
+
+// The options section of a help text (with the modes each option needs).
+std::string FormatOptions(const std::vector<OptionSpec>& specs,
+                          const std::vector<CommandMode>& modes = {});
 
 }  // namespace carve::cli

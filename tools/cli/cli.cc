@@ -1,8 +1,10 @@
 #include "tools/cli/cli.h"
 
+#include <cstdlib>
 #include <ostream>
 
 #include "fmt/format.h"
+#include "ir/tensor_limit.h"
 #include "support/diagnostics.h"
 
 namespace carve::cli {
@@ -23,7 +25,7 @@ std::string CommandHelp(const Command& cmd) {
   std::string out = fmt::format("usage: {}\n\n{}\n", cmd.usage, cmd.summary);
   std::vector<OptionSpec> options = cmd.options;
   options.push_back({"--help", false, false, "-h", "show this help"});
-  out += "\noptions:\n" + FormatOptions(options);
+  out += "\noptions:\n" + FormatOptions(options, cmd.modes);
   return out;
 }
 
@@ -51,6 +53,15 @@ int UsageError(Env& env, const Command& cmd, const std::string& message) {
 
 int RunCarve(const std::vector<std::string>& args, Env& env) {
   std::vector<Command> commands = AllCommands();
+  // Read by every command that creates tensors (ir/tensor_limit.h); a typo
+  // in it must not silently leave the default in force.
+  if (const char* limit = std::getenv("CARVE_MAX_TENSOR_BYTES")) {
+    if (absl::StatusOr<int64_t> v = ParseByteSize(limit); !v.ok()) {
+      *env.err << fmt::format("carve: CARVE_MAX_TENSOR_BYTES: {}\n",
+                              std::string(v.status().message()));
+      return kExitUsage;
+    }
+  }
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     *(args.empty() ? env.err : env.out) << MainHelp(commands);
     return args.empty() ? kExitUsage : kExitOk;
@@ -66,6 +77,9 @@ int RunCarve(const std::vector<std::string>& args, Env& env) {
     }
     absl::StatusOr<ParsedArgs> parsed = ParseArgs(rest, cmd.options);
     if (!parsed.ok()) return UsageError(env, cmd, std::string(parsed.status().message()));
+    if (absl::Status applies = CheckOptionsApply(*parsed, cmd.options, cmd.modes); !applies.ok()) {
+      return UsageError(env, cmd, std::string(applies.message()));
+    }
     return cmd.run(*parsed, env);
   }
   *env.err << fmt::format("carve: unknown command '{}'\n\n{}", args[0], MainHelp(commands));

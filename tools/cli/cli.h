@@ -25,6 +25,11 @@ struct Command {
   std::vector<OptionSpec> options;
   // Runs the command; returns the exit code.
   std::function<int(const ParsedArgs& args, Env& env)> run;
+  // The command's modes, when options select what it does (`run --compare`,
+  // `opt --list-passes`). With OptionSpec::modes they make an option that
+  // does not apply a usage error, checked before `run` is called; a new
+  // command gets this by declaring its modes and its options' modes.
+  std::vector<CommandMode> modes = {};
 };
 
 // Runs carve with `args` (without the program name) in `env`.

@@ -77,11 +77,30 @@ int RunCodegen(const ParsedArgs& args, Env& env) {
     *env.err << "carve codegen: --backend takes one backend\n";
     return kExitUsage;
   }
+  if (std::optional<std::string> seed = args.Get("--seed")) {
+    char* end = nullptr;
+    std::strtoull(seed->c_str(), &end, 10);
+    if (seed->empty() || *end != '\0') {
+      *env.err << fmt::format("carve codegen: --seed expects an integer, got '{}'\n", *seed);
+      return kExitUsage;
+    }
+  }
   absl::Status loaded = RegisterPatternFiles(args);
   if (!loaded.ok()) return ReportError(env, loaded);
   absl::StatusOr<Module> mod = LoadTypedModule(env, args.positional()[0]);
   if (!mod.ok()) return ReportError(env, mod.status());
-  if (!HasCompiler(*mod, backend)) {
+  if (HasCompiler(*mod, backend)) {
+    // Already partitioned: nothing is bound, so the options that bind would
+    // be ignored.
+    for (const char* option : {"--params", "--bind"}) {
+      if (!args.Has(option)) continue;
+      *env.err << fmt::format(
+          "carve codegen: {} does not apply: {} already holds functions for '{}' and is not "
+          "partitioned again\n",
+          option, args.positional()[0], backend);
+      return kExitUsage;
+    }
+  } else {
     const Function* main = mod->Lookup("main");
     if (main == nullptr) return ReportError(env, absl::InvalidArgumentError("module has no @main"));
     BackendPartitionOptions options;
@@ -120,10 +139,12 @@ void AddCodegenCommands(std::vector<Command>& commands) {
        {"--params", true, false, "", "DIR: bind DIR/NAME.npy to the parameter %NAME of @main"},
        {"--bind", true, true, "",
         "NAME[,...]: bind these @main inputs (seeded as `carve run` does) as constants"},
-       {"--seed", true, false, "", "seed of the generator for --bind (0)"},
+       {"--seed", true, false, "", "seed of the generator for --bind (0)", {"bind"}},
        {"--print-module", false, false, "", "print the partitioned module first"},
        {"--patterns", true, true, "", "F.pat: load backend specs (replacing built-in ones)"}},
-      RunCodegen});
+      RunCodegen,
+      // --seed only seeds the inputs --bind binds.
+      {{"default", ""}, {"bind", "--bind"}}});
 }
 
 }  // namespace carve::cli

@@ -24,6 +24,8 @@
 #include "support/status_macros.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/load.h"
+#include "tools/cli/run_inputs.h"
+#include "tools/cli/unknown_name.h"
 
 namespace carve::cli {
 namespace {
@@ -105,6 +107,9 @@ int WriteModule(const Module& mod, const ParsedArgs& args, Env& env) {
 absl::StatusOr<Module> LoadModuleWithParams(Env& env, const ParsedArgs& args) {
   CARVE_ASSIGN_OR_RETURN(Module mod, LoadTypedModule(env, args.positional()[0]));
   if (!args.Has("--params")) return mod;
+  const Function* main = mod.Lookup("main");
+  if (main == nullptr) return absl::InvalidArgumentError("--params: the module has no @main");
+  CARVE_RETURN_IF_ERROR(CheckParamsDir(*args.Get("--params"), *main));
   CARVE_ASSIGN_OR_RETURN(ParamMap params, ReadParamsOption(env, args));
   CARVE_RETURN_IF_ERROR(BindParams(mod, params).status());
   return mod;
@@ -147,6 +152,18 @@ size_t HeapPerInputByte(std::string_view pipeline) {
   return kLoadHeapPerInputByte;
 }
 
+// Every --print-ir-before name must be a registered pass: a misspelt one
+// would print nothing and look like a pass that never ran.
+absl::Status CheckPrintIrPasses(const ParsedArgs& args) {
+  std::vector<std::string> known;
+  for (const PassInfo* info : PassRegistry::Global().All()) known.push_back(info->name);
+  for (const std::string& name : args.GetAll("--print-ir-before")) {
+    if (PassRegistry::Global().Find(name) != nullptr) continue;
+    return absl::InvalidArgumentError(UnknownNameMessage("--print-ir-before", name, "pass", known));
+  }
+  return absl::OkStatus();
+}
+
 int RunOpt(const ParsedArgs& args, Env& env) {
   if (args.Has("--list-passes")) {
     *env.out << PassList();
@@ -155,6 +172,10 @@ int RunOpt(const ParsedArgs& args, Env& env) {
   if (args.positional().size() != 1 || !args.Has("--pipeline")) {
     *env.err << "carve opt: expected FILE and -p PIPELINE\n"
                 "usage: carve opt FILE -p PIPELINE [--patterns F.pat]... [-o OUT]\n";
+    return kExitUsage;
+  }
+  if (absl::Status names = CheckPrintIrPasses(args); !names.ok()) {
+    *env.err << fmt::format("carve opt: {}\n", std::string(names.message()));
     return kExitUsage;
   }
   // Backends from --patterns first: the pipeline names them.
@@ -198,6 +219,10 @@ int RunPartition(const ParsedArgs& args, Env& env) {
                 "usage: carve partition FILE --backend NAME[,NAME...] [--params DIR] [--report]\n";
     return kExitUsage;
   }
+  if (absl::Status names = CheckPrintIrPasses(args); !names.ok()) {
+    *env.err << fmt::format("carve partition: {}\n", std::string(names.message()));
+    return kExitUsage;
+  }
   if (absl::Status loaded = RegisterPatternFiles(args); !loaded.ok()) {
     return ReportError(env, loaded);
   }
@@ -236,34 +261,46 @@ std::vector<OptionSpec> DebugOptions() {
 }  // namespace
 
 void AddPassCommands(std::vector<Command>& commands) {
+  // `opt --list-passes` lists the passes and reads no module: every other
+  // option is about running a pipeline.
+  const std::vector<std::string> run = {"pipeline"};
   std::vector<OptionSpec> opt_options = {
-      {"--pipeline", true, false, "-p", "comma-separated passes, e.g. InferType,MergeComposite(dnnl)"},
-      {"--output", true, false, "-o", "write the module to OUT instead of standard output"},
-      {"--types", false, false, "", "print the inferred `/* ty=... */` comments"},
+      {"--pipeline", true, false, "-p", "comma-separated passes, e.g. InferType,MergeComposite(dnnl)",
+       run},
+      {"--output", true, false, "-o", "write the module to OUT instead of standard output", run},
+      {"--types", false, false, "", "print the inferred `/* ty=... */` comments", run},
       {"--meta-attrs", false, false, "",
-       "print compiler_begin/end attrs as meta[relay.attrs.CompilerAttrs][i] (TVM's form)"},
+       "print compiler_begin/end attrs as meta[relay.attrs.CompilerAttrs][i] (TVM's form)", run},
       {"--list-passes", false, false, "", "list the passes a pipeline can name"},
       {"--patterns", true, true, "",
-       "F.pat: load backend specs (replacing built-in ones); its rules are Rewrite's default"},
-      {"--params", true, false, "", "bind DIR/NAME.npy to the parameter %NAME of @main"},
+       "F.pat: load backend specs (replacing built-in ones); its rules are Rewrite's default", run},
+      {"--params", true, false, "", "bind DIR/NAME.npy to the parameter %NAME of @main", run},
   };
-  for (OptionSpec& o : DebugOptions()) opt_options.push_back(std::move(o));
+  for (OptionSpec& o : DebugOptions()) {
+    o.modes = run;
+    opt_options.push_back(std::move(o));
+  }
   commands.push_back(Command{"opt",
                              "carve opt FILE -p PIPELINE [--patterns F.pat]... [--params DIR] [-o OUT] "
                              "[--print-ir-after-all] "
                              "[--print-ir-after-change] [--print-ir-before=PASS] [--pass-timing] "
-                             "[--verify-each]",
+                             "[--verify-each] | carve opt --list-passes",
                              "run a pass pipeline and print the module",
-                             opt_options, RunOpt});
+                             opt_options, RunOpt,
+                             {{"pipeline", ""}, {"list", "--list-passes"}}});
+  // `partition --report` prints the report, not the module: the options
+  // about printing the module do not apply to it.
+  const std::vector<std::string> module_only = {"module"};
   std::vector<OptionSpec> partition_options = {
       {"--backend", true, false, "", "backend name(s), comma-separated, by priority"},
       {"--params", true, false, "", "bind DIR/NAME.npy to the parameter %NAME of @main"},
       {"--report", false, false, "", "print the partition report instead of the module"},
       {"--patterns", true, true, "", "F.pat: load backend specs (replacing built-in ones)"},
       {"--output", true, false, "-o", "write to OUT instead of standard output"},
-      {"--types", false, false, "", "print the inferred `/* ty=... */` comments"},
+      {"--types", false, false, "", "print the inferred `/* ty=... */` comments", module_only},
       {"--meta-attrs", false, false, "",
-       "print compiler_begin/end attrs as meta[relay.attrs.CompilerAttrs][i] (TVM's form)"},
+       "print compiler_begin/end attrs as meta[relay.attrs.CompilerAttrs][i] (TVM's form)",
+       module_only},
   };
   for (OptionSpec& o : DebugOptions()) partition_options.push_back(std::move(o));
   commands.push_back(Command{"partition",
@@ -271,7 +308,8 @@ void AddPassCommands(std::vector<Command>& commands) {
                              "[--patterns F.pat]... [--report]",
                              "the whole BYOC flow for the named backend(s), like TVM's "
                              "partition_for_<backend>",
-                             partition_options, RunPartition});
+                             partition_options, RunPartition,
+                             {{"module", ""}, {"report", "--report"}}});
 }
 
 }  // namespace carve::cli

@@ -11,11 +11,13 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <random>
 
 #include "fmt/format.h"
 #include "interpreter/evaluator.h"
 #include "interpreter/npy.h"
+#include "ir/tensor_limit.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/load.h"
 #include "tools/cli/run_inputs.h"
@@ -92,7 +94,34 @@ std::string Summarize(size_t index, const NDArray& t) {
                      FormatElement(t, hi), n ? sum / double(n) : 0.0, first);
 }
 
+// The tensor limit --max-tensor-bytes asks for (0 = the default), or a
+// usage error. (A malformed CARVE_MAX_TENSOR_BYTES is rejected by RunCarve.)
+absl::StatusOr<int64_t> TensorLimitOption(const ParsedArgs& args) {
+  std::optional<std::string> text = args.Get("--max-tensor-bytes");
+  if (!text) return 0;
+  absl::StatusOr<int64_t> v = ParseByteSize(*text);
+  if (!v.ok()) {
+    return absl::InvalidArgumentError(
+        fmt::format("--max-tensor-bytes: {}", std::string(v.status().message())));
+  }
+  return v;
+}
+
 int RunRun(const ParsedArgs& args, Env& env) {
+  std::string seed_text = args.GetOr("--seed", "0");
+  char* end = nullptr;
+  const uint64_t seed = std::strtoull(seed_text.c_str(), &end, 10);
+  if (end == seed_text.c_str() || *end != '\0') {
+    *env.err << fmt::format("carve run: --seed expects an integer, got '{}'\n", seed_text);
+    return kExitUsage;
+  }
+  absl::StatusOr<int64_t> limit = TensorLimitOption(args);
+  if (!limit.ok()) {
+    *env.err << fmt::format("carve run: {}\n", std::string(limit.status().message()));
+    return kExitUsage;
+  }
+  std::optional<ScopedMaxTensorBytes> scoped_limit;
+  if (*limit > 0) scoped_limit.emplace(*limit);
   // --- `carve run --compare` lives in cmd_compare.cc (the backends' owner). ---
   if (args.Has("--compare")) return RunCompare(args, env);
   if (args.positional().size() != 1) {
@@ -108,13 +137,7 @@ int RunRun(const ParsedArgs& args, Env& env) {
   RunInputOptions input_options;
   input_options.inputs = args.GetAll("--input");
   input_options.params_dir = args.GetOr("--params", "");
-  std::string seed_text = args.GetOr("--seed", "0");
-  char* end = nullptr;
-  input_options.seed = std::strtoull(seed_text.c_str(), &end, 10);
-  if (end == seed_text.c_str() || *end != '\0') {
-    *env.err << fmt::format("carve run: --seed expects an integer, got '{}'\n", seed_text);
-    return kExitUsage;
-  }
+  input_options.seed = seed;
   absl::StatusOr<std::vector<NDArray>> inputs = PrepareRunInputs(*main, input_options);
   if (!inputs.ok()) return ReportError(env, inputs.status());
 
@@ -174,29 +197,43 @@ int RunRun(const ParsedArgs& args, Env& env) {
 }  // namespace
 
 void AddRunCommands(std::vector<Command>& commands) {
+  // Two modes: evaluate (the default) and `--compare`, which runs the module
+  // twice in its own way (cmd_compare.cc) and prints errors, not outputs, so
+  // the options about one run's outputs and timing do not apply to it.
+  const std::vector<std::string> run_only = {"run"};
+  const std::vector<std::string> compare_only = {"compare"};
   commands.push_back(Command{
       "run",
       "carve run FILE [--input NAME=F.npy]... [--params DIR] [--seed N] [--out DIR] "
-      "[--threads N] [--stats] [--compare BACKEND[,...] [--rtol R] [--atol A] [--bind NAME,...]]",
+      "[--threads N] [--stats] [--max-tensor-bytes N] "
+      "[--compare BACKEND[,...] [--rtol R] [--atol A] [--bind NAME,...] [--report]]",
       "evaluate @main with the reference interpreter",
       {{"--input", true, true, "", "NAME=F.npy: the value of parameter %NAME"},
-       {"--params", true, false, "", "DIR: bind DIR/NAME.npy to parameter %NAME"},
+       {"--params", true, false, "",
+        "DIR: bind DIR/NAME.npy to parameter %NAME (every .npy must name one)"},
        {"--seed", true, false, "", "seed of the generator filling the other inputs (0)"},
-       {"--out", true, false, "", "DIR: write the outputs as out0.npy, out1.npy, ..."},
-       {"--threads", true, false, "", "threads for the heavy kernels (1)"},
+       {"--max-tensor-bytes", true, false, "",
+        "N[K|M|G]: largest tensor the run may create (default: half the physical memory, "
+        "or $CARVE_MAX_TENSOR_BYTES)"},
+       {"--out", true, false, "", "DIR: write the outputs as out0.npy, out1.npy, ...", run_only},
+       {"--threads", true, false, "", "threads for the heavy kernels (1)", run_only},
        {"--stats", false, false, "",
         "print the run's CPU and wall time, kernel calls, peak live tensor bytes, RSS before "
-        "any tensor and peak RSS to stderr"},
+        "any tensor and peak RSS to stderr",
+        run_only},
        // --- `--compare` options (cmd_compare.cc) ---
        {"--compare", true, false, "",
         "BACKEND[,...]: also run partitioned for the backends and print the errors"},
-       {"--rtol", true, false, "", "relative tolerance of --compare (default per dtype)"},
-       {"--atol", true, false, "", "absolute tolerance of --compare (default per dtype)"},
-       {"--bind", true, true, "",
-        "NAME[,...]: with --compare, bind these inputs as constants before partitioning"},
-       {"--patterns", true, true, "", "F.pat: with --compare, load backend specs"},
-       {"--report", false, false, "", "with --compare, print the partition report first"}},
-      RunRun});
+       {"--rtol", true, false, "", "relative tolerance of --compare (default per dtype)",
+        compare_only},
+       {"--atol", true, false, "", "absolute tolerance of --compare (default per dtype)",
+        compare_only},
+       {"--bind", true, true, "", "NAME[,...]: bind these inputs as constants before partitioning",
+        compare_only},
+       {"--patterns", true, true, "", "F.pat: load backend specs", compare_only},
+       {"--report", false, false, "", "print the partition report first", compare_only}},
+      RunRun,
+      {{"run", ""}, {"compare", "--compare"}}});
 }
 
 }  // namespace carve::cli

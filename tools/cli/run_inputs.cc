@@ -1,12 +1,15 @@
 #include "tools/cli/run_inputs.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 
 #include "absl/container/flat_hash_set.h"
 #include "fmt/format.h"
 #include "interpreter/npy.h"
+#include "ir/tensor_limit.h"
 #include "ir/visit.h"
+#include "tools/cli/unknown_name.h"
 
 namespace carve::cli {
 namespace {
@@ -36,12 +39,17 @@ absl::flat_hash_set<const Var*> VarianceParams(const Function& main) {
   return out;
 }
 
-absl::StatusOr<NDArray> RandomTensor(const Var& param, uint64_t seed, size_t index, bool variance) {
+absl::StatusOr<NDArray> RandomTensor(const Var& param, uint64_t seed, size_t index, bool variance,
+                                     int64_t max_bytes) {
   const TensorType* t = DynCast<TensorType>(param.annotation());
   if (t == nullptr || !t->is_static() || !IsSupportedTensorDType(t->dtype())) {
     return absl::InvalidArgumentError(
         fmt::format("cannot generate a value for %{} of type {}; pass --input {}=FILE.npy",
                     param.name(), TypeToString(param.annotation()), param.name()));
+  }
+  if (absl::Status fits = CheckTensorFits(t, max_bytes, fmt::format("input %{}:", param.name()));
+      !fits.ok()) {
+    return fits;
   }
   std::vector<int64_t> shape;
   for (const Dim& d : t->shape()) shape.push_back(d.value);
@@ -61,6 +69,29 @@ absl::StatusOr<NDArray> RandomTensor(const Var& param, uint64_t seed, size_t ind
 
 }  // namespace
 
+absl::Status CheckParamsDir(const std::string& dir, const Function& main) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    return absl::NotFoundError(fmt::format("--params: '{}' is not a directory", dir));
+  }
+  const std::vector<std::string> known = ParamNames(main);
+  std::vector<std::string> stems;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.path().extension() == ".npy") stems.push_back(entry.path().stem().string());
+  }
+  if (ec) {
+    return absl::NotFoundError(fmt::format("--params: cannot list '{}': {}", dir, ec.message()));
+  }
+  std::sort(stems.begin(), stems.end());  // the first error does not depend on the listing order
+  for (const std::string& stem : stems) {
+    if (std::find(known.begin(), known.end(), stem) != known.end()) continue;
+    return absl::InvalidArgumentError(
+        UnknownNameMessage("--params", stem, "parameter of @main", known,
+                           (std::filesystem::path(dir) / (stem + ".npy")).string()));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<NDArray>> PrepareRunInputs(const Function& main,
                                                       const RunInputOptions& options) {
   std::map<std::string, std::string> files;
@@ -74,6 +105,18 @@ absl::StatusOr<std::vector<NDArray>> PrepareRunInputs(const Function& main,
     if (name[0] == '%') name = name.substr(1);
     files[name] = spec.substr(eq + 1);
   }
+  const std::vector<std::string> known = ParamNames(main);
+  for (const auto& [name, path] : files) {
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      return absl::InvalidArgumentError(
+          UnknownNameMessage("--input", name, "parameter of @main", known));
+    }
+  }
+  if (!options.params_dir.empty()) {
+    if (absl::Status dir = CheckParamsDir(options.params_dir, main); !dir.ok()) return dir;
+  }
+  const int64_t max_bytes =
+      options.max_tensor_bytes > 0 ? options.max_tensor_bytes : MaxTensorBytes();
   const absl::flat_hash_set<const Var*> variances = VarianceParams(main);
   std::vector<NDArray> values;
   for (size_t i = 0; i < main.params().size(); ++i) {
@@ -89,7 +132,7 @@ absl::StatusOr<std::vector<NDArray>> PrepareRunInputs(const Function& main,
       if (std::filesystem::exists(candidate, ec)) path = candidate.string();
     }
     if (path.empty()) {
-      absl::StatusOr<NDArray> r = RandomTensor(*p, options.seed, i, variances.contains(p));
+      absl::StatusOr<NDArray> r = RandomTensor(*p, options.seed, i, variances.contains(p), max_bytes);
       if (!r.ok()) return r.status();
       values.push_back(*std::move(r));
       continue;
@@ -97,10 +140,6 @@ absl::StatusOr<std::vector<NDArray>> PrepareRunInputs(const Function& main,
     absl::StatusOr<NDArray> a = ReadNpyFile(path);
     if (!a.ok()) return a.status();
     values.push_back(*std::move(a));
-  }
-  if (!files.empty()) {
-    return absl::InvalidArgumentError(
-        fmt::format("--input names no parameter of @main: '{}'", files.begin()->first));
   }
   return values;
 }

@@ -16,7 +16,16 @@ struct RunInputOptions {
   std::vector<std::string> inputs;  // "NAME=path.npy"
   std::string params_dir;           // DIR/NAME.npy binds %NAME
   uint64_t seed = 0;
+  // The largest input to generate, in bytes (0 = MaxTensorBytes(),
+  // ir/tensor_limit.h).
+  int64_t max_tensor_bytes = 0;
 };
+
+// OK when `dir` is a directory whose every .npy file names a parameter of
+// `main` (a misspelt file would otherwise leave its parameter random and
+// the run would answer for other weights); else an error naming the file,
+// the closest parameter and the known ones.
+absl::Status CheckParamsDir(const std::string& dir, const Function& main);
 
 // One tensor per parameter of `main`, in order. Generated values are
 // uniform in [-1, 1) for floats, [0, 10) for integers, fair coins for bool,
@@ -26,6 +35,8 @@ struct RunInputOptions {
 // registry names `moving_var`) is
 // drawn from [0.5, 1.5) instead: a variance is positive, and a negative one
 // would turn the whole output into NaN.
+// Errors: an --input or --params file naming no parameter, a missing
+// --params directory, a generated input over the tensor limit.
 absl::StatusOr<std::vector<NDArray>> PrepareRunInputs(const Function& main,
                                                       const RunInputOptions& options);
 

@@ -1,0 +1,113 @@
+// The options of cli.h's "shared by codegen and run --compare" functions
+// and of shared_options.h. Moved out of cmd_compare.cc: they are option
+// handling (which names exist, which files load), not comparison.
+#include "tools/cli/shared_options.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "backends/specs.h"
+#include "fmt/format.h"
+#include "interpreter/npy.h"
+#include "support/status_macros.h"
+#include "tools/cli/cli.h"
+#include "tools/cli/run_inputs.h"
+#include "tools/cli/unknown_name.h"
+
+namespace carve::cli {
+namespace {
+
+// The names of every --bind list, in order.
+std::vector<std::string> BindNames(const ParsedArgs& args) {
+  std::vector<std::string> names;
+  for (const std::string& list : args.GetAll("--bind")) {
+    size_t start = 0;
+    while (start <= list.size()) {
+      size_t comma = std::min(list.find(',', start), list.size());
+      names.push_back(list.substr(start, comma - start));
+      start = comma + 1;
+    }
+  }
+  return names;
+}
+
+absl::Status CheckBindNames(const ParsedArgs& args, const Function& main) {
+  const std::vector<std::string> known = ParamNames(main);
+  for (const std::string& name : BindNames(args)) {
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    return absl::InvalidArgumentError(
+        UnknownNameMessage("--bind", name, "parameter of @main", known));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::map<std::string, NDArray>> NamedInputs(const Function& main,
+                                                           const ParsedArgs& args) {
+  CARVE_RETURN_IF_ERROR(CheckBindNames(args, main));
+  RunInputOptions options;
+  options.inputs = args.GetAll("--input");
+  options.params_dir = args.GetOr("--params", "");
+  // Validated by the command (run, codegen) before it gets here.
+  options.seed = std::strtoull(args.GetOr("--seed", "0").c_str(), nullptr, 10);
+  CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> values, PrepareRunInputs(main, options));
+  std::map<std::string, NDArray> named;
+  for (size_t i = 0; i < values.size(); ++i) named[std::string(main.params()[i]->name())] = values[i];
+  return named;
+}
+
+ParamMap ParamsToBind(const ParsedArgs& args, const std::map<std::string, NDArray>& inputs,
+                      const ParamMap& from_dir) {
+  ParamMap params = from_dir;
+  for (const std::string& name : BindNames(args)) {
+    if (auto it = inputs.find(name); it != inputs.end()) params[name] = it->second;
+  }
+  return params;
+}
+
+absl::Status RegisterPatternFiles(const ParsedArgs& args) {
+  for (const std::string& path : args.GetAll("--patterns")) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+      return absl::InvalidArgumentError(fmt::format(
+          "--patterns: '{}' is a directory; name the .pat files (e.g. {}/*.pat)", path, path));
+    }
+    CARVE_RETURN_IF_ERROR(RegisterBackendFile(path, TargetRegistry::Global()).status());
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ParamMap> ReadParamsOption(Env& env, const ParsedArgs& args) {
+  ParamMap params;
+  std::optional<std::string> dir = args.Get("--params");
+  if (!dir) return params;
+  std::error_code ec;
+  std::filesystem::directory_iterator it(*dir, ec);
+  if (ec) {
+    return absl::NotFoundError(fmt::format("cannot list parameters in '{}': {}", *dir, ec.message()));
+  }
+  for (const auto& entry : it) {
+    if (entry.path().extension() != ".npy") continue;
+    CARVE_ASSIGN_OR_RETURN(std::string bytes, env.read_file(entry.path().string()));
+    absl::StatusOr<NDArray> array = ParseNpy(bytes);
+    if (!array.ok()) {
+      return absl::InvalidArgumentError(fmt::format("{}: {}", entry.path().string(),
+                                                    std::string(array.status().message())));
+    }
+    params.emplace(entry.path().stem().string(), *std::move(array));
+  }
+  return params;
+}
+
+absl::StatusOr<ParamMap> BoundParams(Env& env, const ParsedArgs& args, const Function& main) {
+  if (std::optional<std::string> dir = args.Get("--params")) {
+    CARVE_RETURN_IF_ERROR(CheckParamsDir(*dir, main));
+  }
+  CARVE_ASSIGN_OR_RETURN(ParamMap from_dir, ReadParamsOption(env, args));
+  if (!args.Has("--bind")) return from_dir;
+  CARVE_ASSIGN_OR_RETURN(auto inputs, NamedInputs(main, args));
+  return ParamsToBind(args, inputs, from_dir);
+}
+
+}  // namespace carve::cli

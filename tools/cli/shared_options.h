@@ -1,0 +1,29 @@
+// Options several commands share: `--patterns F.pat`, `--params DIR`,
+// `--bind NAME,...`, `--input NAME=F.npy`, `--seed N` (opt, partition,
+// codegen, run --compare). Names the user types are checked against the
+// module: an unknown one is an error listing the known ones.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "ir/expr.h"
+#include "ir/ndarray.h"
+#include "passes/bind_params.h"
+#include "tools/cli/args.h"
+
+namespace carve::cli {
+
+// The inputs of `main` by parameter name, as `carve run` prepares them
+// (--input, --params, --seed); also checks that every --bind name is a
+// parameter of `main`.
+absl::StatusOr<std::map<std::string, NDArray>> NamedInputs(const Function& main,
+                                                           const ParsedArgs& args);
+
+// TVM's `partition_for_<backend>(mod, params)`: --params DIR and the inputs
+// named by --bind (checked by NamedInputs) bound as constants.
+ParamMap ParamsToBind(const ParsedArgs& args, const std::map<std::string, NDArray>& inputs,
+                      const ParamMap& from_dir);
+
+}  // namespace carve::cli
