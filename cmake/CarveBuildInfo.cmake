@@ -24,4 +24,5 @@ add_custom_target(carve_build_info_gen
 add_library(carve_build_info ${CARVE_BUILD_INFO_CC})
 add_dependencies(carve_build_info carve_build_info_gen)
 target_link_libraries(carve_build_info PUBLIC carve_support)
+target_include_directories(carve_build_info PRIVATE ${PROJECT_BINARY_DIR}/include)  # carve/version.h
 carve_export(carve_build_info)

@@ -74,9 +74,13 @@ target_compile_features(carve_flags INTERFACE cxx_std_20)
 # path); users may write "carve/ir/expr.h" (the build tree's include/ holds
 # carve/<folder> links to the source folders, the installed include/ holds
 # carve/<folder>/*.h). Both roots are exported; see README "Embedding".
+# carve's own libraries (CARVE_LIBRARY set by carve_library) do not get the
+# build tree's include/: their compile commands then name no build folder,
+# so a second build of the same sources (add_subdirectory from another
+# project, scripts/test-package.sh) hits the compiler cache.
 target_include_directories(carve_flags INTERFACE
   $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
-  $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>
+  "$<BUILD_INTERFACE:$<$<NOT:$<BOOL:$<TARGET_PROPERTY:CARVE_LIBRARY>>>:${PROJECT_BINARY_DIR}/include>>"
   $<INSTALL_INTERFACE:include>
   $<INSTALL_INTERFACE:include/carve>)
 target_compile_options(carve_flags INTERFACE
