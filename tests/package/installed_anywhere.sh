@@ -38,7 +38,7 @@ hide="mount -t tmpfs carve-hidden '$src'"
 if [ "$build" != "$src" ] && [ "${build#"$src"/}" = "$build" ]; then
   hide="$hide && mount -t tmpfs carve-hidden '$build'"
 fi
-if unshare --mount --map-root-user true 2>/dev/null; then
+if unshare --mount --map-root-user bash -c "$hide" 2>/dev/null; then
   unshare --mount --map-root-user bash -c "$hide && CARVE_HIDE=1 bash '$work/run.sh'"
   echo "ran with $src hidden"
 else
