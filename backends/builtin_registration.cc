@@ -8,8 +8,9 @@
 // (commands that never consult a target never pay for them); a spec of the
 // same name registered by a test or loaded with --patterns replaces the
 // built-in one, and a spec file that does not load leaves only that backend
-// unregistered: `carve partition --backend NAME` then reports the file's
-// diagnostics through BuiltinBackendSpec.
+// unregistered, with the file's diagnostics reported to the registry, so
+// that looking the backend up (`MergeComposite(NAME)`, `carve partition
+// --backend NAME`) shows them rather than "unknown target".
 #include "backends/backend_passes.h"
 #include "backends/partition.h"
 #include "backends/specs.h"
@@ -26,7 +27,11 @@ bool RegisterBuiltins() {
     for (std::string_view name : BuiltinBackendNames()) {
       if (registry.Find(name) != nullptr) continue;
       absl::StatusOr<TargetSpecPtr> spec = BuiltinBackendSpec(name);
-      if (spec.ok()) registry.Register(*spec);
+      if (spec.ok()) {
+        registry.Register(*spec);
+      } else {
+        registry.ReportLoadError(name, spec.status());
+      }
     }
   });
   return true;

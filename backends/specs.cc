@@ -2,21 +2,20 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
 
 #include "fmt/format.h"
 #include "backends/dnnl/dnnl_checks.h"
+#include "backends/embedded_specs.h"
 #include "backends/tensorrt/tensorrt_checks.h"
 #include "grammar/pattern_parser.h"
 #include "passes/edit_distance.h"
 #include "patterns/matcher.h"
 #include "support/status_macros.h"
-
-#ifndef CARVE_BUILTIN_BACKENDS_DIR
-#define CARVE_BUILTIN_BACKENDS_DIR "backends"
-#endif
 
 namespace carve {
 namespace {
@@ -81,17 +80,34 @@ absl::Status UnknownBackend(std::string_view name) {
 
 std::span<const std::string_view> BuiltinBackendNames() { return kBuiltins; }
 
-std::string BuiltinSpecDirectory() {
-  if (const char* dir = std::getenv("CARVE_BACKENDS_DIR"); dir != nullptr && *dir != '\0') {
-    return dir;
+absl::StatusOr<SpecSource> BuiltinSpecSource(std::string_view name) {
+  bool builtin = false;
+  for (std::string_view b : kBuiltins) builtin = builtin || b == name;
+  if (!builtin) return UnknownBackend(name);
+  const char* dir = std::getenv("CARVE_BACKENDS_DIR");
+  if (dir != nullptr && *dir != '\0') {
+    SpecSource source;
+    source.path = (std::filesystem::path(dir) / std::string(name) / fmt::format("{}.pat", name))
+                      .string();
+    std::ifstream in(source.path, std::ios::binary);
+    if (!in) {
+      return absl::NotFoundError(
+          fmt::format("cannot open '{}' (CARVE_BACKENDS_DIR is set)", source.path));
+    }
+    source.text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    return source;
   }
-  return CARVE_BUILTIN_BACKENDS_DIR;
+  for (const EmbeddedSpec& spec : EmbeddedSpecs()) {
+    if (spec.name == name) return SpecSource{std::string(spec.path), std::string(spec.text)};
+  }
+  // A name in kBuiltins without backends/<name>/<name>.pat: a build error
+  // that specs_test catches.
+  return absl::InternalError(fmt::format("carve was built without the spec of '{}'", name));
 }
 
-std::string BuiltinSpecPath(std::string_view name) {
-  return (std::filesystem::path(BuiltinSpecDirectory()) / std::string(name) /
-          fmt::format("{}.pat", name))
-      .string();
+absl::StatusOr<PatternLibrary> LoadBuiltinSpecFile(std::string_view name) {
+  CARVE_ASSIGN_OR_RETURN(SpecSource source, BuiltinSpecSource(name));
+  return ParsePatternFile(source.path, std::move(source.text));
 }
 
 PartitionRecipe RecipeFor(std::string_view backend) {
@@ -134,17 +150,15 @@ std::vector<TargetSpecPtr> TargetSpecsOf(const PatternLibrary& library) {
 }
 
 absl::StatusOr<TargetSpecPtr> BuiltinBackendSpec(std::string_view name) {
-  bool builtin = false;
-  for (std::string_view b : kBuiltins) builtin = builtin || b == name;
-  if (!builtin) return UnknownBackend(name);
   SpecCache& cache = Cache();
   std::lock_guard<std::mutex> lock(cache.mu);
   if (auto it = cache.specs.find(name); it != cache.specs.end()) return it->second;
-  CARVE_ASSIGN_OR_RETURN(PatternLibrary library, LoadPatternFile(BuiltinSpecPath(name)));
+  CARVE_ASSIGN_OR_RETURN(SpecSource source, BuiltinSpecSource(name));
+  std::string path = source.path;
+  CARVE_ASSIGN_OR_RETURN(PatternLibrary library, ParsePatternFile(path, std::move(source.text)));
   const BackendSpec* backend = library.FindBackend(name);
   if (backend == nullptr) {
-    return absl::InvalidArgumentError(
-        fmt::format("{} defines no backend '{}'", BuiltinSpecPath(name), name));
+    return absl::InvalidArgumentError(fmt::format("{} defines no backend '{}'", path, name));
   }
   TargetSpecPtr spec = MakeTargetSpec(*backend, RecipeFor(name));
   cache.specs.emplace(std::string(name), spec);

@@ -1,10 +1,12 @@
 // The built-in backend specs: TVM v0.16's annotation rules and pattern
 // tables for bnns, arm_compute_lib, nnapi, dnnl and tensorrt, written in the
-// `.pat` DSL (backends/<name>/<name>.pat) and loaded at run time, so a user
-// can copy one, edit it and pass it with `--patterns`. This file turns the
-// DSL's `backend NAME { ... }` blocks into the TargetSpecs the passes use,
-// with each backend's partition recipe (TVM's `partition_for_<name>`, which
-// the DSL does not describe; see partition.h).
+// `.pat` DSL (backends/<name>/<name>.pat). Their text is compiled into carve
+// (embedded_specs.h), so the binary and the libraries work without the
+// source tree; a user can still copy one, edit it and pass it with
+// `--patterns`, or point $CARVE_BACKENDS_DIR at a folder of edited copies.
+// This file turns the DSL's `backend NAME { ... }` blocks into the
+// TargetSpecs the passes use, with each backend's partition recipe (TVM's
+// `partition_for_<name>`, which the DSL does not describe; see partition.h).
 #pragma once
 
 #include <span>
@@ -21,11 +23,20 @@ namespace carve {
 // The built-in backends, in the order `carve partition --help` lists them.
 std::span<const std::string_view> BuiltinBackendNames();
 
-// The directory holding <name>/<name>.pat: $CARVE_BACKENDS_DIR when set,
-// else the source tree's backends/ folder (compiled in).
-std::string BuiltinSpecDirectory();
-// BuiltinSpecDirectory()/<name>/<name>.pat.
-std::string BuiltinSpecPath(std::string_view name);
+// The text of a built-in backend's spec and the name its diagnostics use.
+struct SpecSource {
+  std::string path;  // "backends/dnnl/dnnl.pat", or the file under $CARVE_BACKENDS_DIR
+  std::string text;
+};
+
+// The spec of built-in backend `name`: $CARVE_BACKENDS_DIR/<name>/<name>.pat
+// when that variable is set (NotFound when the file is missing), else the
+// text compiled into carve. InvalidArgument for an unknown name (with the
+// nearest one).
+absl::StatusOr<SpecSource> BuiltinSpecSource(std::string_view name);
+
+// BuiltinSpecSource(name), parsed.
+absl::StatusOr<PatternLibrary> LoadBuiltinSpecFile(std::string_view name);
 
 // The recipe of a built-in backend, or the default one (MergeComposite,
 // AnnotateTarget, MergeCompilerRegions, PartitionGraph) for other names.

@@ -3,9 +3,11 @@
 # let-bound recursive function, conv2d + bias_add + relu inside) through the
 # whole carve flow, then the DNNL blog example offloaded to real oneDNN and
 # diffed against the reference interpreter.
+# CARVE=/path/to/carve runs another binary (an installed one: it needs no
+# file of the source tree; only the two input modules below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-carve=build/tools/carve
+carve=${CARVE:-build/tools/carve}
 demo=examples/byoc_demo.relay
 flow='MergeComposite(byoc_target),AnnotateTarget(byoc_target),MergeCompilerRegions,PartitionGraph'
 

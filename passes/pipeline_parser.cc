@@ -97,6 +97,14 @@ class PipelineParser {
     CARVE_ASSIGN_OR_RETURN(PassArgs bound, Bind(*info, name, args));
     absl::StatusOr<PassPtr> pass = info->create(bound);
     if (!pass.ok()) {
+      // An error located in another file (a target's `.pat` spec that does
+      // not parse) keeps its location; the pass it stopped gets a note.
+      std::vector<Diagnostic> diags = StatusToDiagnostics(pass.status());
+      if (!diags.empty() && diags.front().span.valid()) {
+        diags.front().notes.push_back(
+            Note{At(name), fmt::format("while building {}", info->name)});
+        return DiagnosticsToStatus(diags, pass.status().code());
+      }
       // Factories usually name their pass already ("AnnotateTarget: ...").
       std::string message(pass.status().message());
       if (!message.starts_with(info->name + ":")) message = fmt::format("{}: {}", info->name, message);

@@ -106,9 +106,15 @@ void TargetRegistry::RunProviders() const {
   for (Provider& provider : pending) provider(const_cast<TargetRegistry&>(*this));
 }
 
+void TargetRegistry::ReportLoadError(std::string_view name, absl::Status error) {
+  std::lock_guard<std::mutex> lock(mu_);
+  load_errors_.emplace_back(std::string(name), std::move(error));
+}
+
 void TargetRegistry::Register(TargetSpecPtr spec) {
   RunProviders();  // a user's spec replaces a built-in one, never the reverse
   std::lock_guard<std::mutex> lock(mu_);
+  std::erase_if(load_errors_, [&](const auto& e) { return e.first == spec->name(); });
   for (TargetSpecPtr& existing : specs_) {
     if (existing->name() == spec->name()) {
       existing = std::move(spec);
@@ -129,6 +135,12 @@ TargetSpecPtr TargetRegistry::Find(std::string_view name) const {
 
 absl::StatusOr<TargetSpecPtr> TargetRegistry::Get(std::string_view name) const {
   if (TargetSpecPtr spec = Find(name)) return spec;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [failed, error] : load_errors_) {
+      if (failed == name) return error;
+    }
+  }
   std::vector<std::string> names = Names();
   std::string near = NearestName(name, names);
   if (near.empty()) {

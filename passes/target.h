@@ -138,8 +138,10 @@ class TargetRegistry {
   void Register(TargetSpecPtr spec);
   // The spec called `name`, or nullptr.
   TargetSpecPtr Find(std::string_view name) const;
-  // The spec called `name`, or InvalidArgument "unknown target 'x' (did you
-  // mean 'y'?)".
+  // The spec called `name`; else the error a provider reported for that
+  // name (a built-in backend whose `.pat` file does not parse: the file's
+  // diagnostics); else InvalidArgument "unknown target 'x' (did you mean
+  // 'y'?)".
   absl::StatusOr<TargetSpecPtr> Get(std::string_view name) const;
   // Registered names, sorted.
   std::vector<std::string> Names() const;
@@ -149,6 +151,9 @@ class TargetRegistry {
   // command that never looks a target up (fmt, check, run) never parses them.
   using Provider = std::function<void(TargetRegistry&)>;
   void AddProvider(Provider provider);
+  // Called by a provider that could not load the spec called `name`: Get
+  // returns `error` for that name until a spec of that name is registered.
+  void ReportLoadError(std::string_view name, absl::Status error);
 
  private:
   // Runs the pending providers (each once; re-entrant calls see none left).
@@ -156,6 +161,7 @@ class TargetRegistry {
 
   mutable std::mutex mu_;
   std::vector<TargetSpecPtr> specs_;
+  std::vector<std::pair<std::string, absl::Status>> load_errors_;
   mutable std::vector<Provider> providers_;
 };
 

@@ -1,13 +1,31 @@
 // The carve command-line tool.
+#include <iostream>
 #include <string>
 #include <vector>
 
+#include "fmt/format.h"
+#include "fmt/ranges.h"
+#include "support/build_info.h"
 #include "support/malloc_policy.h"
 #include "tools/cli/cli.h"
 
 int main(int argc, char** argv) {
+  // A binary built with -march=native and copied to an older CPU: say so
+  // rather than die of SIGILL somewhere later.
+  if (std::vector<std::string_view> missing = carve::MissingCpuFeatures(); !missing.empty()) {
+    std::cerr << fmt::format(
+        "carve: error: this binary was compiled for {} ({}) and this CPU lacks {}; rebuild "
+        "carve on this machine or configure it with -DCARVE_NATIVE=OFF\n",
+        carve::GetBuildInfo().target_arch, fmt::join(carve::GetBuildInfo().cpu_features, " "),
+        fmt::join(missing, " "));
+    return 1;
+  }
   carve::KeepFreedMemoryForReuse();  // see support/malloc_policy.h
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.size() == 1 && args[0] == "--version") {
+    std::cout << carve::BuildInfoText();
+    return 0;
+  }
   carve::cli::Env env = carve::cli::RealEnv();
   return carve::cli::RunCarve(args, env);
 }

@@ -3,9 +3,14 @@
 #include "backends/specs.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <sstream>
 
+#include "backends/embedded_specs.h"
 #include "backends/partition.h"
+#include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "grammar/pattern_parser.h"
 #include "grammar/pattern_printer.h"
@@ -84,7 +89,7 @@ TEST(SpecsTest, NnapiTable) {
 
 TEST(SpecsTest, SpecFilesPrintBackAndReparse) {
   for (std::string_view name : BuiltinBackendNames()) {
-    absl::StatusOr<PatternLibrary> lib = LoadPatternFile(BuiltinSpecPath(name));
+    absl::StatusOr<PatternLibrary> lib = LoadBuiltinSpecFile(name);
     ASSERT_TRUE(lib.ok()) << RenderStatus(lib.status());
     absl::StatusOr<std::string> printed = PrintPatternLibrary(*lib);
     ASSERT_TRUE(printed.ok()) << printed.status();
@@ -100,6 +105,52 @@ TEST(SpecsTest, SpecFilesPrintBackAndReparse) {
           << a->composites[i].name << ": " << why;
     }
   }
+}
+
+// The text compiled into carve is that of backends/<name>/<name>.pat, for
+// every built-in backend.
+TEST(SpecsTest, EmbeddedSpecsAreTheSpecFiles) {
+  for (std::string_view name : BuiltinBackendNames()) {
+    const EmbeddedSpec* found = nullptr;
+    for (const EmbeddedSpec& spec : EmbeddedSpecs()) {
+      if (spec.name == name) found = &spec;
+    }
+    ASSERT_NE(found, nullptr) << name;
+    EXPECT_EQ(found->path, fmt::format("backends/{}/{}.pat", name, name));
+    std::ifstream in(fmt::format("{}/{}", CARVE_SOURCE_DIR, found->path), std::ios::binary);
+    std::stringstream file;
+    file << in.rdbuf();
+    EXPECT_EQ(found->text, file.str()) << name;
+  }
+}
+
+// With CARVE_BACKENDS_DIR unset the specs come from the binary, under the
+// path of their source file.
+TEST(SpecsTest, BuiltinSpecSourceIsEmbeddedByDefault) {
+  unsetenv("CARVE_BACKENDS_DIR");
+  absl::StatusOr<SpecSource> source = BuiltinSpecSource("nnapi");
+  ASSERT_TRUE(source.ok()) << source.status();
+  EXPECT_EQ(source->path, "backends/nnapi/nnapi.pat");
+  EXPECT_THAT(source->text, HasSubstr("backend nnapi"));
+  EXPECT_FALSE(BuiltinSpecSource("nnap").ok());
+}
+
+// CARVE_BACKENDS_DIR replaces the embedded texts: a spec with a syntax error
+// there is reported as that file's error.
+TEST(SpecsTest, BackendsDirOverridesAndReportsParseErrors) {
+  std::string dir = ::testing::TempDir() + "/carve_specs_override";
+  std::string sub = dir + "/bnns";
+  std::filesystem::create_directories(sub);
+  std::ofstream(sub + "/bnns.pat") << "backend bnns {\n  ops nn.relu\n  composite x = ;\n}\n";
+  setenv("CARVE_BACKENDS_DIR", dir.c_str(), 1);
+  absl::StatusOr<PatternLibrary> lib = LoadBuiltinSpecFile("bnns");
+  absl::StatusOr<SpecSource> missing = BuiltinSpecSource("dnnl");
+  unsetenv("CARVE_BACKENDS_DIR");
+  ASSERT_FALSE(lib.ok());
+  EXPECT_THAT(RenderStatus(lib.status()), HasSubstr(sub + "/bnns.pat:3:"));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_THAT(std::string(missing.status().message()), HasSubstr("/dnnl/dnnl.pat"));
+  std::filesystem::remove_all(dir);
 }
 
 TEST(SpecsTest, UnknownBackendsSuggestTheNearestName) {

@@ -35,7 +35,8 @@ std::string MainHelp(const std::vector<Command>& commands) {
       "carve reads Relay text, matches dataflow patterns, partitions graphs for\n"
       "BYOC backends and runs them. `-` reads standard input.\n\ncommands:\n";
   for (const Command& c : commands) out += fmt::format("  {:<10} {}\n", c.name, c.summary);
-  out += "\nRun `carve COMMAND --help` for the options of a command.\n";
+  out += "\nRun `carve COMMAND --help` for the options of a command, `carve --version` for\n"
+         "the version, git revision, compiler and CPU features of this build.\n";
   return out;
 }
 

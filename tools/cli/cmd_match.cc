@@ -105,12 +105,15 @@ absl::StatusOr<NamedQuery> LoadNamedPattern(Env& env, std::string_view ref) {
   }
   std::string file(ref.substr(0, colon));
   std::string name(ref.substr(colon + 1));
-  std::string path = file;
   auto builtin = BuiltinBackendNames();
   bool is_builtin = std::find(builtin.begin(), builtin.end(), file) != builtin.end();
-  if (is_builtin) path = BuiltinSpecPath(file);
-  CARVE_ASSIGN_OR_RETURN(std::string text, ReadInput(env, path));
-  CARVE_ASSIGN_OR_RETURN(PatternLibrary lib, ParsePatternFile(path, std::move(text)));
+  PatternLibrary lib;
+  if (is_builtin) {
+    CARVE_ASSIGN_OR_RETURN(lib, LoadBuiltinSpecFile(file));
+  } else {
+    CARVE_ASSIGN_OR_RETURN(std::string text, ReadInput(env, file));
+    CARVE_ASSIGN_OR_RETURN(lib, ParsePatternFile(file, std::move(text)));
+  }
   return FindInLibrary(std::make_shared<const PatternLibrary>(std::move(lib)), file, name);
 }
 
