@@ -10,9 +10,10 @@ std::shared_ptr<Arena>& Running() {
   return arena;
 }
 
+// Never destroyed (it may hold Python objects at exit, after finalization).
 std::optional<py::error_already_set>& Pending() {
-  static std::optional<py::error_already_set> pending;
-  return pending;
+  static auto* pending = new std::optional<py::error_already_set>();
+  return *pending;
 }
 
 }  // namespace

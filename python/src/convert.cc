@@ -59,6 +59,11 @@ py::object AttrsToPy(const Attrs* attrs) {
   return py::module_::import("carve.ir").attr("Attrs")(d);
 }
 
+pybind11::object WrapType(const Type* type) {
+  if (type == nullptr) return pybind11::none();
+  return pybind11::cast(TypeHandle{type});
+}
+
 const Type* PyToType(const py::handle& value) {
   if (py::isinstance<TypeHandle>(value)) return value.cast<const TypeHandle&>().type;
   if (py::isinstance<py::str>(value)) {

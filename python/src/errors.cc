@@ -13,9 +13,11 @@ struct CarveErrorException {
   std::string code;
 };
 
+// Never destroyed: a static py::object would be released after the
+// interpreter has finalized.
 pybind11::object& CarveErrorType() {
-  static pybind11::object type;
-  return type;
+  static auto* type = new pybind11::object();
+  return *type;
 }
 
 }  // namespace
