@@ -13,6 +13,8 @@
 #include "fmt/format.h"
 #include "handles.h"
 #include "ir/op.h"
+#include "params.h"
+#include "passes/bind_params.h"
 
 namespace py = pybind11;
 
@@ -247,6 +249,14 @@ void BindBuilder(py::module_& m) {
     const Type* ret = ret_type.is_none() ? nullptr : PyToType(ret_type);
     return WrapExpr(build, IRBuilder(build.get()).MakeFunction(vars, Node(build, body), ret, DictAttrs(attrs)));
   }, py::arg("params"), py::arg("body"), py::arg("ret_type") = py::none(), py::arg("attrs") = py::none());
+  // TVM's bind_params_by_name: parameters named in `params` become constants.
+  m.def("bind_params_by_name", [](const ExprHandle& func, const py::dict& params) {
+    const Function* fn = DynCast<Function>(func.expr);
+    if (fn == nullptr) throw py::type_error("bind_params_by_name binds the parameters of a Function");
+    std::shared_ptr<Arena> build = BuildArena();
+    KeepAlive(build, func.arena);
+    return WrapExpr(build, ValueOrThrow(BindParamsByName(fn, ToParamMap(params), build.get())));
+  }, py::arg("func"), py::arg("params"));
 }
 
 }  // namespace carve::python

@@ -168,3 +168,16 @@ def test_with_attr_and_expression_classes():
     assert isinstance(x, relay.Var) and not isinstance(x, relay.Call)
     with pytest.raises(TypeError, match="const"):
         x + 1
+
+
+def test_bind_params_by_name():
+    import numpy as np
+
+    from carve.relay.build_module import bind_params_by_name
+
+    mod = carve.parse(SMALL)
+    bound = bind_params_by_name(mod["main"], {"y": np.ones((1, 4), "float32")})
+    assert [p.name_hint for p in bound.params] == ["x"]
+    assert isinstance(bound.body.args[0].args[1], relay.Constant)
+    with pytest.raises(carve.CarveError, match="y"):
+        bind_params_by_name(mod["main"], {"y": np.ones((2, 4), "float32")})
