@@ -11,6 +11,7 @@
 #include "backends/json/json_graph.h"
 #include "backends/partition.h"
 #include "bindings.h"
+#include "callbacks.h"
 #include "convert.h"
 #include "errors.h"
 #include "fmt/format.h"
@@ -48,7 +49,9 @@ ModuleHandle PartitionFor(const ModuleHandle& mod, const py::object& backends,
   options.params = ToParamMap(params);
   options.mod_name = mod_name;
   options.prune = prune;
-  return ModuleHandle{ValueOrThrow(PartitionForBackends(mod.mod, specs, options))};
+  // Rules registered from Python (register_op_attr) run inside.
+  return ModuleHandle{ValueOrThrow(WithCallbacks(
+      mod.mod.shared_arena(), [&] { return PartitionForBackends(mod.mod, specs, options); }))};
 }
 
 bool HasCompiler(const Module& mod, std::string_view backend) {
@@ -76,7 +79,8 @@ py::object Codegen(const ModuleHandle& input, const std::string& backend, const 
     std::vector<TargetSpecPtr> specs = ValueOrThrow(ResolveBackends(backend));
     BackendPartitionOptions options;
     options.params = ToParamMap(params);
-    mod = ValueOrThrow(PartitionForBackends(mod, specs, options));
+    mod = ValueOrThrow(WithCallbacks(mod.shared_arena(),
+                                     [&] { return PartitionForBackends(mod, specs, options); }));
   } else if (!params.is_none()) {
     ThrowIfError(absl::InvalidArgumentError(
         "codegen: params apply only when codegen partitions the module, and it is already "

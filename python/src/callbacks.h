@@ -33,4 +33,16 @@ bool CallPredicate(const pybind11::object& fn, const Expr* expr);
 // Raises the exception a callback recorded during the run, if any.
 void RaisePendingCallbackError();
 
+// Runs `run()` (which may call Python callbacks) with `arena` as the one
+// being transformed, then raises what a callback raised, if anything.
+template <typename F>
+auto WithCallbacks(const std::shared_ptr<Arena>& arena, F&& run) {
+  auto result = [&] {
+    RunningArena running(arena);
+    return run();
+  }();
+  RaisePendingCallbackError();
+  return result;
+}
+
 }  // namespace carve::python

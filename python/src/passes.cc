@@ -28,13 +28,7 @@ namespace carve::python {
 ModuleHandle RunOnCopy(const Pass& pass, const ModuleHandle& input) {
   Module mod = input.mod;
   EnsureConstantEvaluator();  // FoldConstant computes with the interpreter's kernels
-  absl::StatusOr<bool> ran;
-  {
-    RunningArena running(mod.shared_arena());
-    ran = RunPass(pass, mod);
-  }
-  RaisePendingCallbackError();
-  ThrowIfError(ran.status());
+  ThrowIfError(WithCallbacks(mod.shared_arena(), [&] { return RunPass(pass, mod); }).status());
   return ModuleHandle{std::move(mod)};
 }
 

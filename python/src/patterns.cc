@@ -96,12 +96,8 @@ py::object Partition(const PH& p, const ExprHandle& expr, const py::object& attr
   if (!check.is_none()) {
     options.check = [check](const Expr* root) { return CallPredicate(check, root); };
   }
-  absl::StatusOr<const Expr*> result;
-  {
-    RunningArena running(expr.arena);
-    result = carve::Partition(p.pattern, expr.expr, build.get(), options);
-  }
-  RaisePendingCallbackError();
+  absl::StatusOr<const Expr*> result = WithCallbacks(
+      expr.arena, [&] { return carve::Partition(p.pattern, expr.expr, build.get(), options); });
   return WrapExpr(build, ValueOrThrow(std::move(result)));
 }
 

@@ -8,6 +8,7 @@
 #include "backends/compare.h"
 #include "backends/partition.h"
 #include "bindings.h"
+#include "callbacks.h"
 #include "convert.h"
 #include "errors.h"
 #include "fmt/format.h"
@@ -100,7 +101,8 @@ py::object Compare(const ModuleHandle& mod, const py::object& backends, const py
   options.params = ToParamMap(params);
   EnsureConstantEvaluator();
   std::map<std::string, NDArray> named(values.begin(), values.end());
-  CompareReport report = ValueOrThrow(CompareWithBackends(mod.mod, specs, named, options));
+  CompareReport report = ValueOrThrow(WithCallbacks(
+      mod.mod.shared_arena(), [&] { return CompareWithBackends(mod.mod, specs, named, options); }));
   py::list outputs, composites;
   for (const OutputComparison& o : report.outputs) {
     py::dict d = ErrorToPy(o.error);

@@ -125,3 +125,23 @@ def test_registered_pass_with_arguments():
     assert 'data_layout="NHWC"' in mod.astext()
     with pytest.raises(TypeError):
         transform.ConvertLayout({"nn.conv2d": ["NHWC"]})
+
+
+def test_rule_errors_propagate_from_partition_for():
+    def broken(expr):
+        raise KeyError("rule failed")
+
+    carve.ir.register_op_attr("tanh", "target.pytest_broken", broken)
+    with pytest.raises(KeyError, match="rule failed"):
+        carve.partition_for(carve.parse(CONV), "pytest_broken")
+    # Nothing is left pending for the next call.
+    carve.ir.register_op_attr("tanh", "target.pytest_broken", True)
+    assert "tvmgen_default_pytest_broken_main_0" in carve.partition_for(carve.parse(CONV), "pytest_broken")
+
+
+def test_nodes_outlive_their_module():
+    import gc
+
+    body = carve.parse(CONV)["main"].body
+    gc.collect()
+    assert body.op.name == "nn.relu" and "tanh" in body.astext()
