@@ -17,4 +17,5 @@ from . import transform  # noqa: F401
 from . import dataflow_pattern  # noqa: F401
 from . import patterns  # noqa: F401
 from . import relay  # noqa: F401
+from . import parser  # noqa: F401
 from .compare import compare  # noqa: F401

@@ -181,3 +181,8 @@ def test_bind_params_by_name():
     assert isinstance(bound.body.args[0].args[1], relay.Constant)
     with pytest.raises(carve.CarveError, match="y"):
         bind_params_by_name(mod["main"], {"y": np.ones((2, 4), "float32")})
+
+
+def test_tvm_parser_names():
+    assert carve.ir.structural_equal(carve.parser.parse(SMALL), carve.parse(SMALL))
+    assert carve.ir.structural_equal(carve.parser.fromtext(SMALL), relay.fromtext(SMALL))

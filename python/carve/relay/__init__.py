@@ -125,3 +125,8 @@ def _install_operators():
 
 
 _install_operators()
+
+
+def fromtext(text, source_name="<string>"):
+    """tvm.relay.fromtext: carve.parse (a typed module)."""
+    return _carve.parse(text, source_name)
