@@ -8,7 +8,8 @@ packages=(
   libre2-dev libfmt-dev libabsl-dev libeigen3-dev
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
   libedit-dev libdnnl-dev
-  python3 python3-numpy python3-dev pybind11-dev python3-pytest
+  python3 python3-numpy
+  python3-dev pybind11-dev python3-pytest  # the Python module (python/) and its tests
 )
 
 missing=()
