@@ -44,11 +44,14 @@ void BindErrors(pybind11::module_& m) {
   });
 }
 
+void ThrowText(std::string text, absl::StatusCode code) {
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  throw CarveErrorException{std::move(text), absl::StatusCodeToString(code)};
+}
+
 void ThrowIfError(const absl::Status& status) {
   if (status.ok()) return;
-  std::string text = RenderStatus(status);
-  while (!text.empty() && text.back() == '\n') text.pop_back();
-  throw CarveErrorException{std::move(text), absl::StatusCodeToString(status.code())};
+  ThrowText(RenderStatus(status), status.code());
 }
 
 }  // namespace carve::python

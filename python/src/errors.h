@@ -3,6 +3,7 @@
 // diagnostics (`file:line:col: error: message`, source line, caret, notes).
 #pragma once
 
+#include <string>
 #include <utility>
 
 #include <pybind11/pybind11.h>
@@ -18,6 +19,9 @@ void BindErrors(pybind11::module_& m);
 // Throws CarveError (as a C++ exception pybind11 translates) for a failed
 // status; does nothing for OK.
 void ThrowIfError(const absl::Status& status);
+
+// Throws CarveError with `text` as it is (no diagnostic rendering).
+[[noreturn]] void ThrowText(std::string text, absl::StatusCode code);
 
 template <typename T>
 T ValueOrThrow(absl::StatusOr<T> result) {

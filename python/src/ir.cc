@@ -108,6 +108,7 @@ std::string DiffText(const StructuralDiff& diff) {
                                  diff.message, diff.lhs_path, diff.rhs_path);
   for (const Span& span : {diff.lhs_span, diff.rhs_span}) {
     std::string where = Where(span);
+    while (!where.empty() && where.back() == '\n') where.pop_back();
     if (!where.empty()) text += "\n" + where;
   }
   while (!text.empty() && text.back() == '\n') text.pop_back();
@@ -365,7 +366,7 @@ void BindIR(py::module_& m) {
   }, py::arg("lhs"), py::arg("rhs"), py::arg("map_free_vars") = false);
   m.def("assert_structural_equal", [](const py::object& a, const py::object& b, bool map_free_vars) {
     if (std::optional<std::string> diff = Diff(a, b, map_free_vars)) {
-      ThrowIfError(absl::InvalidArgumentError(*diff));
+      ThrowText(*diff, absl::StatusCode::kInvalidArgument);
     }
   }, py::arg("lhs"), py::arg("rhs"), py::arg("map_free_vars") = false);
   m.def("structural_hash", [](const py::object& x) -> size_t {

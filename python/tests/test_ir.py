@@ -82,8 +82,10 @@ def test_assert_structural_equal_reports_the_first_difference():
     with pytest.raises(carve.CarveError) as info:
         carve.ir.assert_structural_equal(carve.parse(SMALL), carve.parse(other))
     text = str(info.value)
-    assert "structural_equal check failed" in text
-    assert "@main.body" in text
+    assert text.startswith("structural_equal check failed: ")
+    assert "lhs: @main.body" in text
+    # Both sides point into their source text.
+    assert text.count("<string>:3:") == 2 and "subtract(%x, %y)" in text
     carve.ir.assert_structural_equal(carve.parse(SMALL), carve.parse(SMALL))
 
 
