@@ -10,6 +10,7 @@ packages=(
   libedit-dev libdnnl-dev
   llvm-14-tools  # FileCheck: tests/tools_cli/filecheck_diff_test.cc checks carve test against it
   python3 python3-numpy
+  python3-dev pybind11-dev python3-pytest  # the Python module (python/) and its tests
 )
 
 missing=()

@@ -1,0 +1,130 @@
+// carve.partition_for (TVM's partition_for_<backend>) and carve.codegen (the
+// BYOC JSON graphs of the offloaded functions).
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <pybind11/stl.h>
+
+#include "backends/json/codegen.h"
+#include "backends/json/json_graph.h"
+#include "backends/partition.h"
+#include "bindings.h"
+#include "callbacks.h"
+#include "convert.h"
+#include "errors.h"
+#include "fmt/format.h"
+#include "handles.h"
+#include "params.h"
+
+namespace py = pybind11;
+
+namespace carve::python {
+
+ParamMap ToParamMap(const py::object& params) {
+  ParamMap out;
+  if (params.is_none()) return out;
+  for (auto [name, value] : params.cast<py::dict>()) {
+    out[std::string(py::str(name))] = NumpyToTensor(py::array::ensure(value));
+  }
+  return out;
+}
+
+std::string BackendNames(const py::object& backends) {
+  if (py::isinstance<py::str>(backends)) return backends.cast<std::string>();
+  std::string names;
+  for (const std::string& n : backends.cast<std::vector<std::string>>()) {
+    names += (names.empty() ? "" : ",") + n;
+  }
+  return names;
+}
+
+namespace {
+
+ModuleHandle PartitionFor(const ModuleHandle& mod, const py::object& backends,
+                          const py::object& params, const std::string& mod_name, bool prune) {
+  std::vector<TargetSpecPtr> specs = ValueOrThrow(ResolveBackends(BackendNames(backends)));
+  BackendPartitionOptions options;
+  options.params = ToParamMap(params);
+  options.mod_name = mod_name;
+  options.prune = prune;
+  // Rules registered from Python (register_op_attr) run inside.
+  return ModuleHandle{ValueOrThrow(WithCallbacks(
+      mod.mod.shared_arena(), [&] { return PartitionForBackends(mod.mod, specs, options); }))};
+}
+
+bool HasCompiler(const Module& mod, std::string_view backend) {
+  for (const auto& [gv, fn] : mod.Functions()) {
+    if (fn->GetStringAttr("Compiler") == backend) return true;
+  }
+  return false;
+}
+
+void WriteFile(const std::filesystem::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << bytes;
+  out.close();
+  if (!out) ThrowIfError(absl::PermissionDeniedError(fmt::format("cannot write '{}'", path.string())));
+}
+
+// The artifacts of `backend`'s functions (the module is partitioned first
+// when it has none, as `carve codegen` does). With `dir`, writes the files
+// and returns their paths; without, returns {symbol: {"graph": json text,
+// "constants": {name: array}}}.
+py::object Codegen(const ModuleHandle& input, const std::string& backend, const py::object& dir,
+                   const py::object& params) {
+  Module mod = input.mod;
+  if (!HasCompiler(mod, backend)) {
+    std::vector<TargetSpecPtr> specs = ValueOrThrow(ResolveBackends(backend));
+    BackendPartitionOptions options;
+    options.params = ToParamMap(params);
+    mod = ValueOrThrow(WithCallbacks(mod.shared_arena(),
+                                     [&] { return PartitionForBackends(mod, specs, options); }));
+  } else if (!params.is_none()) {
+    ThrowIfError(absl::InvalidArgumentError(
+        "codegen: params apply only when codegen partitions the module, and it is already "
+        "partitioned"));
+  }
+  std::vector<CodegenArtifact> artifacts = ValueOrThrow(CodegenModule(mod, backend));
+  if (!dir.is_none()) {
+    std::filesystem::path root(py::str(dir).cast<std::string>());
+    std::error_code ec;
+    std::filesystem::create_directories(root, ec);
+    if (ec) {
+      ThrowIfError(absl::PermissionDeniedError(
+          fmt::format("cannot create '{}': {}", root.string(), ec.message())));
+    }
+    std::vector<std::string> written;
+    for (const auto& [name, bytes] : ValueOrThrow(ArtifactFiles(artifacts))) {
+      WriteFile(root / name, bytes);
+      written.push_back((root / name).string());
+    }
+    return py::cast(written);
+  }
+  py::dict out;
+  for (const CodegenArtifact& a : artifacts) {
+    py::dict constants;
+    for (const auto& [name, tensor] : a.function.constants) {
+      constants[py::str(name)] = TensorToNumpy(tensor, /*writeable=*/false);
+    }
+    py::dict entry;
+    entry["global"] = a.global;
+    entry["compiler"] = a.compiler;
+    entry["graph"] = WriteJsonGraph(a.function.graph);
+    entry["constants"] = constants;
+    out[py::str(a.function.graph.symbol)] = entry;
+  }
+  return out;
+}
+
+}  // namespace
+
+void BindBackends(py::module_& m) {
+  m.def("partition_for", PartitionFor, py::arg("mod"), py::arg("backend"),
+        py::arg("params") = py::none(), py::arg("mod_name") = "default", py::arg("prune") = true);
+  m.def("codegen", Codegen, py::arg("mod"), py::arg("backend"), py::arg("dir") = py::none(),
+        py::arg("params") = py::none());
+}
+
+}  // namespace carve::python

@@ -1,0 +1,17 @@
+// Arguments shared by the backend and run bindings.
+#pragma once
+
+#include <string>
+
+#include <pybind11/pybind11.h>
+
+#include "passes/bind_params.h"
+
+namespace carve::python {
+
+// {name: array-like} (or None) as tensors by name (copied).
+ParamMap ToParamMap(const pybind11::object& params);
+// "dnnl" or ["dnnl", "bnns"] as "dnnl,bnns".
+std::string BackendNames(const pybind11::object& backends);
+
+}  // namespace carve::python

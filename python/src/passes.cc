@@ -1,0 +1,186 @@
+// carve.transform: TVM's pass constructors, Sequential, parse_pipeline, and
+// tvm.ir.register_op_attr for annotation rules written in Python.
+#include "passes.h"
+
+#include <string>
+#include <vector>
+
+#include <pybind11/stl.h>
+
+#include "backends/partition.h"
+#include "backends/specs.h"
+#include "bindings.h"
+#include "callbacks.h"
+#include "errors.h"
+#include "fmt/format.h"
+#include "passes/annotate_target.h"
+#include "passes/merge_compiler_regions.h"
+#include "passes/merge_composite.h"
+#include "passes/partition_graph.h"
+#include "passes/pass_registry.h"
+#include "passes/target.h"
+#include "patterns_handle.h"
+
+namespace py = pybind11;
+
+namespace carve::python {
+
+ModuleHandle RunOnCopy(const Pass& pass, const ModuleHandle& input) {
+  Module mod = input.mod;
+  EnsureConstantEvaluator();  // FoldConstant computes with the interpreter's kernels
+  ThrowIfError(WithCallbacks(mod.shared_arena(), [&] { return RunPass(pass, mod); }).status());
+  return ModuleHandle{std::move(mod)};
+}
+
+std::vector<CompositeRule> CompositeTable(const py::sequence& table) {
+  std::vector<CompositeRule> rules;
+  for (py::handle entry : table) {
+    py::tuple row = py::reinterpret_borrow<py::object>(entry).cast<py::tuple>();
+    if (row.size() < 2 || row.size() > 3) {
+      throw py::value_error("a pattern table entry is (name, pattern) or (name, pattern, check)");
+    }
+    CompositeRule rule;
+    rule.name = row[0].cast<std::string>();
+    rule.pattern = row[1].cast<const PatternHandle&>().pattern;
+    if (row.size() == 3 && !row[2].is_none()) {
+      py::object check = py::reinterpret_borrow<py::object>(row[2]);
+      rule.check = [check](const Expr* root) { return CallPredicate(check, root); };
+      rule.description = py::str(check.attr("__name__"));
+    }
+    rules.push_back(std::move(rule));
+  }
+  return rules;
+}
+
+namespace {
+
+std::vector<std::string> Names(const py::object& targets) {
+  if (py::isinstance<py::str>(targets)) return {targets.cast<std::string>()};
+  return targets.cast<std::vector<std::string>>();
+}
+
+std::vector<TargetSpecPtr> Targets(const py::object& targets) {
+  std::string names;
+  for (const std::string& n : Names(targets)) names += (names.empty() ? "" : ",") + n;
+  return ValueOrThrow(ResolveBackends(names));
+}
+
+// TVM's MergeComposite(pattern_table): the table is a list of tuples, a
+// carve.patterns table (a loaded .pat file's backends), or a backend name.
+PassPtr MergeCompositePass(const py::object& table) {
+  if (py::isinstance<py::str>(table)) return MergeComposite(Targets(table));
+  if (py::isinstance<PatternLibraryHandle>(table)) {
+    std::vector<TargetSpecPtr> specs = TargetSpecsOf(*table.cast<const PatternLibraryHandle&>().library);
+    if (specs.empty()) throw py::value_error("the pattern file defines no backend");
+    return MergeComposite(specs);
+  }
+  std::vector<CompositeRule> rules = CompositeTable(table.cast<py::sequence>());
+  std::string description = "MergeComposite(";
+  for (size_t i = 0; i < rules.size(); ++i) description += (i ? "," : "") + rules[i].name;
+  description += ")";
+  return MakeFunctionPass(
+      "MergeComposite", description,
+      [rules = std::move(rules)](const Function* fn, const Module& mod,
+                                 PassContext&) -> absl::StatusOr<const Function*> {
+        return MergeCompositeFunction(fn, rules, mod.arena());
+      },
+      /*require_types=*/true);
+}
+
+PyObject* KeepForever(const py::object& fn) {
+  static auto* kept = new py::list();  // never freed: see RegisterOpAttr
+  kept->append(fn);
+  return fn.ptr();
+}
+
+// A copy of `spec` whose rules for `op` are replaced by `rule`.
+TargetSpecPtr WithOpRule(const TargetSpec& spec, OpRule rule) {
+  auto copy = std::make_shared<TargetSpec>(spec.name());
+  for (const OpInfo* op : spec.SupportedOps()) {
+    if (op == rule.op) continue;
+    for (const OpRule& r : spec.OpRules(op)) copy->AddOp(r);
+  }
+  copy->AddOp(std::move(rule));
+  for (const CompositeRule& c : spec.composites()) copy->AddComposite(c);
+  copy->set_recipe(spec.recipe());
+  copy->set_partition_hook(spec.partition_hook());
+  return copy;
+}
+
+// tvm.ir.register_op_attr(op_name, "target.<name>", fn): `fn(call)` decides
+// whether AnnotateTarget offloads calls of the op to <name> (replacing the
+// target's rules for that op; a new target is registered when needed).
+void RegisterOpAttr(const std::string& op_name, const std::string& key, const py::object& fn) {
+  if (!key.starts_with("target.") || key.size() == 7) {
+    ThrowIfError(absl::InvalidArgumentError(fmt::format(
+        "register_op_attr: carve keeps only annotation rules, keyed 'target.<name>'; got '{}'", key)));
+  }
+  std::string target = key.substr(7);
+  const OpInfo* op = FindOp(op_name);
+  if (op == nullptr) ThrowIfError(absl::InvalidArgumentError(UnknownOpMessage(op_name)));
+  TargetSpecPtr existing = TargetRegistry::Global().Find(target);
+  if (existing == nullptr) {
+    absl::StatusOr<std::vector<TargetSpecPtr>> builtin = ResolveBackends(target);
+    if (builtin.ok()) existing = builtin->front();
+  }
+  TargetSpec empty(target);
+  OpRule rule;
+  rule.op = op;
+  if (py::isinstance<py::bool_>(fn)) {
+    // TVM also accepts a constant: register_op_attr("add", "target.x", True).
+    bool accept = fn.cast<bool>();
+    rule.check = [accept](const Call*) { return accept; };
+    rule.description = accept ? "True" : "False";
+  } else {
+    // The registry outlives the interpreter: it holds the function without
+    // owning it, and `fn` is kept alive for the life of the process.
+    PyObject* raw = KeepForever(fn);
+    rule.check = [raw](const Call* call) {
+      return CallPredicate(py::reinterpret_borrow<py::object>(raw), call);
+    };
+    rule.description = py::str(py::getattr(fn, "__name__", py::str("python function")));
+  }
+  TargetRegistry::Global().Register(WithOpRule(existing ? *existing : empty, std::move(rule)));
+}
+
+}  // namespace
+
+void BindPasses(py::module_& m) {
+  py::class_<PassHandle>(m, "Pass")
+      .def("__call__", [](const PassHandle& p, const ModuleHandle& mod) { return RunOnCopy(*p.pass, mod); },
+           py::arg("mod"))
+      .def_property_readonly("name", [](const PassHandle& p) { return p.pass->name(); })
+      .def("__str__", [](const PassHandle& p) { return p.pass->Describe(); })
+      .def("__repr__", [](const PassHandle& p) { return fmt::format("Pass({})", p.pass->Describe()); })
+      .def_property_readonly("passes", [](const PassHandle& p) {
+        std::vector<PassHandle> out;
+        for (const PassPtr& member : SequenceMembers(*p.pass)) out.push_back({member});
+        return out;
+      });
+  m.def("InferType", []() { return PassHandle{ValueOrThrow(ParsePipeline("InferType"))}; });
+  m.def("MergeComposite", [](const py::object& table) { return PassHandle{MergeCompositePass(table)}; },
+        py::arg("pattern_table"));
+  m.def("AnnotateTarget", [](const py::object& targets, bool include_non_call_ops) {
+    return PassHandle{AnnotateTarget(Targets(targets), include_non_call_ops)};
+  }, py::arg("targets"), py::arg("include_non_call_ops") = true);
+  m.def("MergeCompilerRegions", []() { return PassHandle{MergeCompilerRegions()}; });
+  m.def("PartitionGraph", [](const std::string& mod_name, bool bind_constants) {
+    ValueOrThrow(MangleModuleName(mod_name));
+    return PassHandle{PartitionGraph(PartitionGraphOptions{mod_name, bind_constants})};
+  }, py::arg("mod_name") = "default", py::arg("bind_constants") = true);
+  m.def("Sequential", [](const std::vector<PassHandle>& passes, const std::string& name) {
+    std::vector<PassPtr> members;
+    for (const PassHandle& p : passes) members.push_back(p.pass);
+    return PassHandle{MakeSequential(name, std::move(members))};
+  }, py::arg("passes"), py::arg("name") = "sequential");
+  m.def("parse_pipeline", [](const std::string& text) { return PassHandle{ValueOrThrow(ParsePipeline(text))}; },
+        py::arg("text"));
+  m.def("list_passes", []() {
+    std::vector<std::string> out;
+    for (const PassInfo* info : PassRegistry::Global().All()) out.push_back(SignatureText(*info));
+    return out;
+  });
+  m.def("register_op_attr", RegisterOpAttr, py::arg("op_name"), py::arg("attr_key"), py::arg("value"));
+}
+
+}  // namespace carve::python

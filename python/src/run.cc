@@ -1,0 +1,138 @@
+// carve.run (evaluate @main on the reference interpreter, offloaded
+// functions on their backends' runtimes) and carve.compare.
+#include <string>
+#include <vector>
+
+#include <pybind11/stl.h>
+
+#include "backends/compare.h"
+#include "backends/partition.h"
+#include "bindings.h"
+#include "callbacks.h"
+#include "convert.h"
+#include "errors.h"
+#include "fmt/format.h"
+#include "handles.h"
+#include "interpreter/evaluator.h"
+#include "params.h"
+
+namespace py = pybind11;
+
+namespace carve::python {
+namespace {
+
+// One tensor per parameter of `main`, by name from `inputs`; every parameter
+// needs one and every name must be a parameter.
+std::vector<NDArray> Arguments(const Function& main, ParamMap inputs) {
+  std::vector<NDArray> args;
+  std::vector<std::string> missing;
+  for (const Var* p : main.params()) {
+    auto it = inputs.find(p->name());
+    if (it == inputs.end()) {
+      missing.emplace_back(p->name());
+      continue;
+    }
+    args.push_back(it->second);
+    inputs.erase(it);
+  }
+  if (!missing.empty()) {
+    std::string names;
+    for (const std::string& n : missing) names += (names.empty() ? "%" : ", %") + n;
+    ThrowIfError(absl::InvalidArgumentError(fmt::format("no value for {}", names)));
+  }
+  if (!inputs.empty()) {
+    ThrowIfError(absl::InvalidArgumentError(
+        fmt::format("@main has no parameter %{}", inputs.begin()->first)));
+  }
+  return args;
+}
+
+ParamMap AllInputs(const ModuleHandle& mod, const py::object& inputs, const py::object& params);
+
+py::list Run(const ModuleHandle& mod, const py::object& inputs, const py::object& params) {
+  ParamMap values = AllInputs(mod, inputs, params);
+  std::vector<NDArray> args = Arguments(*mod.mod.Lookup("main"), std::move(values));
+  Module typed = mod.mod;
+  EnsureConstantEvaluator();
+  Interpreter interpreter(typed);
+  std::vector<NDArray> outputs = ValueOrThrow(interpreter.RunFlat("main", args));
+  py::list out;
+  // The arrays view the interpreter's output buffers (no copy); read-only,
+  // since an output may share its buffer with a constant of the module.
+  for (const NDArray& t : outputs) out.append(TensorToNumpy(t, /*writeable=*/false));
+  return out;
+}
+
+// The inputs of `mod`'s @main from `inputs` and `params` (which may not
+// name one parameter twice), checked against its parameters.
+ParamMap AllInputs(const ModuleHandle& mod, const py::object& inputs, const py::object& params) {
+  const Function* main = mod.mod.Lookup("main");
+  if (main == nullptr) ThrowIfError(absl::InvalidArgumentError("the module has no @main"));
+  ParamMap values = ToParamMap(inputs);
+  for (auto& [name, tensor] : ToParamMap(params)) {
+    if (!values.emplace(name, tensor).second) {
+      ThrowIfError(absl::InvalidArgumentError(
+          fmt::format("%{} is given both as an input and as a param", name)));
+    }
+  }
+  Arguments(*main, values);  // checks the names
+  return values;
+}
+
+py::object ErrorToPy(const ErrorStats& e) {
+  py::dict d;
+  d["max_abs"] = e.max_abs;
+  d["max_rel"] = e.max_rel;
+  d["within"] = e.within;
+  return d;
+}
+
+py::object Compare(const ModuleHandle& mod, const py::object& backends, const py::object& inputs,
+                   const py::object& params, const std::optional<double>& rtol,
+                   const std::optional<double>& atol) {
+  for (const auto& tol : {rtol, atol}) {
+    if (tol && !(*tol >= 0)) ThrowIfError(absl::InvalidArgumentError("tolerances are non-negative"));
+  }
+  ParamMap values = AllInputs(mod, inputs, params);
+  std::vector<TargetSpecPtr> specs = ValueOrThrow(ResolveBackends(BackendNames(backends)));
+  CompareOptions options;
+  options.rtol = rtol;
+  options.atol = atol;
+  options.params = ToParamMap(params);
+  EnsureConstantEvaluator();
+  std::map<std::string, NDArray> named(values.begin(), values.end());
+  CompareReport report = ValueOrThrow(WithCallbacks(
+      mod.mod.shared_arena(), [&] { return CompareWithBackends(mod.mod, specs, named, options); }));
+  py::list outputs, composites;
+  for (const OutputComparison& o : report.outputs) {
+    py::dict d = ErrorToPy(o.error);
+    d["type"] = o.type;
+    outputs.append(d);
+  }
+  for (const CompositeComparison& c : report.composites) {
+    py::dict d = ErrorToPy(c.error);
+    d["name"] = c.name;
+    d["calls"] = c.error.count;
+    composites.append(d);
+  }
+  py::dict fields;
+  fields["ok"] = report.ok;
+  fields["backends"] = report.backends;
+  fields["offloaded"] = report.offloaded;
+  fields["outputs"] = outputs;
+  fields["composites"] = composites;
+  fields["partitioned"] = ModuleHandle{report.partitioned};
+  fields["text"] = RenderCompareReport(report) +
+                   fmt::format("result: {}\n", report.ok ? "ok" : "FAIL: beyond tolerance");
+  return py::module_::import("carve.compare").attr("CompareReport")(**fields);
+}
+
+}  // namespace
+
+void BindRun(py::module_& m) {
+  m.def("run", Run, py::arg("mod"), py::arg("inputs") = py::none(), py::arg("params") = py::none());
+  m.def("compare", Compare, py::arg("mod"), py::arg("backend"), py::arg("inputs") = py::none(),
+        py::arg("params") = py::none(), py::arg("rtol") = py::none(), py::arg("atol") = py::none());
+}
+
+}  // namespace carve::python

@@ -1,0 +1,116 @@
+"""carve.partition_for, codegen, run and compare."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+import carve
+
+SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DNNL_EXAMPLE = os.path.join(SOURCE, "examples", "dnnl", "conv_add_relu.relay")
+
+
+@pytest.fixture
+def mod():
+    return carve.load(DNNL_EXAMPLE)
+
+
+def inputs(seed=0):
+    rng = np.random.default_rng(seed)
+    return {
+        "data": rng.standard_normal((1, 32, 14, 14), dtype=np.float32),
+        "weight": rng.standard_normal((32, 32, 3, 3), dtype=np.float32) * 0.1,
+        "bias": rng.standard_normal((32, 1, 1), dtype=np.float32),
+    }
+
+
+def test_partition_for(mod):
+    out = carve.partition_for(mod, "dnnl")
+    assert "tvmgen_default_dnnl_main_0" in out
+    assert out["tvmgen_default_dnnl_main_0"].attrs["Compiler"] == "dnnl"
+    with pytest.raises(carve.CarveError, match="did you mean 'dnnl'"):
+        carve.partition_for(mod, "dnl")
+
+
+def test_partition_for_binds_params(mod):
+    params = {k: v for k, v in inputs().items() if k != "data"}
+    out = carve.partition_for(mod, "dnnl", params=params)
+    assert [p.name_hint for p in out["main"].params] == ["data"]
+
+
+def test_codegen_in_memory(mod):
+    graphs = carve.codegen(carve.partition_for(mod, "dnnl"), "dnnl")
+    (symbol, artifact), = graphs.items()
+    assert symbol == "tvmgen_default_dnnl_main_0"
+    graph = json.loads(artifact["graph"])
+    assert any(n.get("name") == "dnnl.conv2d_bias_relu" for n in graph["nodes"])
+
+
+def test_codegen_writes_files(mod, tmp_path):
+    written = carve.codegen(mod, "dnnl", str(tmp_path), params={"weight": inputs()["weight"]})
+    names = sorted(os.path.basename(p) for p in written)
+    assert "tvmgen_default_dnnl_main_0.json" in names
+    assert any(n.endswith(".npy") for n in names)
+    const = [p for p in written if p.endswith(".npy")][0]
+    assert np.load(const).shape == (32, 32, 3, 3)
+
+
+def reference(x):
+    """numpy's conv2d + add + relu + max_pool2d + global_avg_pool2d + softmax."""
+    data, weight, bias = x["data"], x["weight"], x["bias"]
+    padded = np.pad(data, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    conv = np.zeros((1, 32, 14, 14), np.float64)
+    for i in range(3):
+        for j in range(3):
+            conv += np.einsum("nchw,oc->nohw", padded[:, :, i:i + 14, j:j + 14], weight[:, :, i, j])
+    relu = np.maximum(conv + bias, 0)
+    pooled = relu.reshape(1, 32, 7, 2, 7, 2).max(axis=(3, 5))
+    avg = pooled.mean(axis=(2, 3))
+    e = np.exp(avg - avg.max())
+    return e / e.sum()
+
+
+def test_run_matches_numpy_and_does_not_copy(mod):
+    x = inputs()
+    outs = carve.run(mod, x)
+    assert len(outs) == 1 and outs[0].shape == (1, 32) and outs[0].dtype == np.float32
+    np.testing.assert_allclose(outs[0], reference(x), rtol=1e-4, atol=1e-6)
+    assert not outs[0].flags.owndata and not outs[0].flags.writeable  # a view of carve's tensor
+    part = carve.run(carve.partition_for(mod, "dnnl"), x)  # dnnl functions run on oneDNN
+    np.testing.assert_allclose(part[0], outs[0], rtol=1e-4, atol=1e-6)
+
+
+def test_run_params_and_errors(mod):
+    x = inputs()
+    outs = carve.run(mod, {"data": x["data"]}, params={"weight": x["weight"], "bias": x["bias"]})
+    np.testing.assert_allclose(outs[0], reference(x), rtol=1e-4, atol=1e-6)
+    with pytest.raises(carve.CarveError, match="no value for %bias"):
+        carve.run(mod, {"data": x["data"], "weight": x["weight"]})
+    with pytest.raises(carve.CarveError, match="has no parameter %nope"):
+        carve.run(mod, dict(x, nope=x["bias"]))
+    with pytest.raises(carve.CarveError, match="data"):
+        carve.run(mod, dict(x, data=x["data"][:, :3]))
+
+
+def test_compare(mod):
+    report = carve.compare(mod, "dnnl", inputs=inputs())
+    assert report.ok and report.offloaded == 1 and report.backends == "dnnl"
+    assert report.outputs[0]["type"] == "Tensor[(1, 32), float32]"
+    assert report.outputs[0]["max_rel"] < 1e-4
+    assert [c["name"] for c in report.composites] == ["dnnl.conv2d_bias_relu"]
+    assert report.composites[0]["calls"] == 1
+    assert report.text.startswith("compare: 1 offloaded function for dnnl\noutputs:\n")
+    assert report.text.endswith("result: ok\n")
+    assert "tvmgen_default_dnnl_main_0" in report.partitioned
+
+
+def test_compare_tolerance_can_fail(mod):
+    report = carve.compare(mod, "dnnl", inputs=inputs(), rtol=0.0, atol=0.0)
+    # With no tolerance, any difference at all fails.
+    errors = [e["max_abs"] for e in report.outputs + report.composites]
+    assert report.ok == all(e == 0 for e in errors)
+    assert report.text.endswith("result: ok\n" if report.ok else "result: FAIL: beyond tolerance\n")
+    with pytest.raises(carve.CarveError, match="non-negative"):
+        carve.compare(mod, "dnnl", inputs=inputs(), rtol=-1.0)

@@ -1,0 +1,190 @@
+"""carve.parse / load, IRModule, expressions, the printer and structural equality."""
+
+import os
+
+import pytest
+
+import carve
+from carve import relay
+
+SMALL = """#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 4), float32], %y: Tensor[(1, 4), float32]) {
+  %0 = add(%x, %y);
+  nn.relu(%0)
+}
+"""
+
+
+def test_parse_types_the_module():
+    mod = carve.parse(SMALL)
+    main = mod["main"]
+    assert isinstance(main, relay.Function)
+    assert [p.name_hint for p in main.params] == ["x", "y"]
+    assert str(main.body.checked_type) == "Tensor[(1, 4), float32]"
+    assert isinstance(main.body, relay.Call) and main.body.op.name == "nn.relu"
+
+
+def test_load_reads_a_file(tmp_path):
+    path = tmp_path / "small.relay"
+    path.write_text(SMALL)
+    assert carve.ir.structural_equal(carve.load(str(path)), carve.parse(SMALL))
+
+
+def test_load_missing_file_raises():
+    with pytest.raises(carve.CarveError, match="cannot open"):
+        carve.load("/nonexistent/model.relay")
+
+
+def test_parse_error_carries_file_line_col():
+    text = SMALL.replace("add(%x, %y)", "add(%x, %y")
+    with pytest.raises(carve.CarveError) as info:
+        carve.parse(text, "model.relay")
+    message = str(info.value)
+    assert message.startswith("model.relay:3:")
+    assert "error:" in message and "^" in message
+    assert isinstance(info.value, ValueError)
+
+
+def test_type_error_carries_its_span():
+    bad = SMALL.replace("%y: Tensor[(1, 4), float32]", "%y: Tensor[(4, 3), float32]")
+    with pytest.raises(carve.CarveError, match=r"<string>:3:\d+: error: add"):
+        carve.parse(bad)
+
+
+def test_astext_and_str():
+    mod = carve.parse(SMALL)
+    text = mod.astext(show_meta_data=False)
+    assert text.startswith('#[version = "0.0.5"]\ndef @main(')
+    assert "/* ty=Tensor[(1, 4), float32] */" in text
+    assert not str(mod).startswith("#[version")
+    fn_text = mod["main"].astext(show_meta_data=False)
+    assert fn_text.startswith('#[version = "0.0.5"]\nfn (%x')
+    # The printed text parses back to the same module.
+    assert carve.ir.structural_equal(carve.parse(text), mod)
+
+
+def test_getitem_missing_function_is_a_key_error():
+    with pytest.raises(KeyError):
+        carve.parse(SMALL)["nope"]
+    assert "main" in carve.parse(SMALL)
+    assert len(carve.parse(SMALL)) == 1
+
+
+def test_structural_equal_modulo_names():
+    renamed = SMALL.replace("%x", "%a").replace("%y", "%b")
+    assert carve.ir.structural_equal(carve.parse(SMALL), carve.parse(renamed))
+    swapped = SMALL.replace("add(%x, %y)", "add(%y, %x)")
+    assert not carve.ir.structural_equal(carve.parse(SMALL), carve.parse(swapped))
+
+
+def test_assert_structural_equal_reports_the_first_difference():
+    other = SMALL.replace("nn.relu(%0)", "nn.relu(%0)").replace("add(", "subtract(")
+    with pytest.raises(carve.CarveError) as info:
+        carve.ir.assert_structural_equal(carve.parse(SMALL), carve.parse(other))
+    text = str(info.value)
+    assert text.startswith("structural_equal check failed: ")
+    assert "lhs: @main.body" in text
+    # Both sides point into their source text.
+    assert text.count("<string>:3:") == 2 and "subtract(%x, %y)" in text
+    carve.ir.assert_structural_equal(carve.parse(SMALL), carve.parse(SMALL))
+
+
+def test_structural_equal_free_vars():
+    x = relay.var("x", shape=(2,))
+    y = relay.var("y", shape=(2,))
+    assert carve.ir.structural_equal(relay.nn.relu(x), relay.nn.relu(x))
+    assert not carve.ir.structural_equal(relay.nn.relu(x), relay.nn.relu(y))
+    assert carve.ir.structural_equal(relay.nn.relu(x), relay.nn.relu(y), map_free_vars=True)
+
+
+def test_structural_hash():
+    assert carve.ir.structural_hash(carve.parse(SMALL)) == carve.ir.structural_hash(carve.parse(SMALL))
+
+
+def test_parse_expr():
+    e = carve.parse_expr("free_var %x: Tensor[(2), float32];\nnn.relu(%x)")
+    assert isinstance(e, relay.Call)
+
+
+def test_from_expr_wraps_free_vars():
+    x = relay.var("x", shape=(1, 4))
+    mod = carve.IRModule.from_expr(relay.nn.relu(x))
+    mod = carve.transform.InferType()(mod)
+    assert [p.name_hint for p in mod["main"].params] == ["x"]
+    assert str(mod["main"].checked_type) == "fn (Tensor[(1, 4), float32]) -> Tensor[(1, 4), float32]"
+
+
+def test_setitem_adds_a_function():
+    mod = carve.parse(SMALL)
+    x = relay.var("z", shape=(3,))
+    mod["other"] = relay.Function([x], relay.nn.relu(x))
+    assert sorted(mod.functions) == ["main", "other"]
+    mod = carve.transform.InferType()(mod)
+    assert str(mod["other"].body.checked_type) == "Tensor[(3), float32]"
+
+
+def test_builders_check_ops_and_attributes():
+    x = relay.var("x", shape=(1, 3, 8, 8))
+    with pytest.raises(carve.CarveError, match="did you mean 'nn.conv2d'"):
+        carve.relay.op.get("nn.conv2")
+    with pytest.raises(carve.CarveError, match="unknown attribute 'padin'"):
+        relay.nn.max_pool2d(x, padin=1)
+    with pytest.raises(AttributeError):
+        relay.nn.no_such_op
+
+
+def test_constant_data_is_a_read_only_view():
+    c = relay.const([[1.0, 2.0]])
+    assert c.data.dtype.name == "float32" and c.data.shape == (1, 2)
+    assert not c.data.flags.writeable
+    assert relay.const(3).data.dtype.name == "int32"
+
+
+def test_call_attrs_read_as_attributes():
+    mod = carve.parse(SMALL.replace("nn.relu(%0)", "nn.softmax(%0, axis=0)"))
+    assert mod["main"].body.attrs.axis == 0
+    assert mod["main"].body.attrs["axis"] == 0
+
+
+def test_empty_module_and_global_vars():
+    mod = carve.IRModule()
+    assert len(mod) == 0
+    x = relay.var("x", shape=(2,))
+    mod["f"] = relay.Function([x], x)
+    gv = mod.get_global_var("f")
+    assert isinstance(gv, relay.GlobalVar) and gv.name_hint == "f"
+    assert [g.name_hint for g in mod.get_global_vars()] == ["f"]
+    assert mod[gv].same_as(mod["f"])
+    with pytest.raises(KeyError):
+        mod.get_global_var("g")
+
+
+def test_with_attr_and_expression_classes():
+    x = relay.var("x", shape=(2,))
+    f = relay.Function([x], relay.nn.relu(x)).with_attr("Compiler", "dnnl")
+    assert f.attrs["Compiler"] == "dnnl"
+    assert 'Compiler="dnnl"' in f.astext()
+    t = relay.Tuple([x, x])
+    get = relay.TupleGetItem(t, 1)
+    assert isinstance(get, relay.TupleGetItem) and get.index == 1 and len(t) == 2
+    assert isinstance(x, relay.Var) and not isinstance(x, relay.Call)
+    with pytest.raises(TypeError, match="const"):
+        x + 1
+
+
+def test_bind_params_by_name():
+    import numpy as np
+
+    from carve.relay.build_module import bind_params_by_name
+
+    mod = carve.parse(SMALL)
+    bound = bind_params_by_name(mod["main"], {"y": np.ones((1, 4), "float32")})
+    assert [p.name_hint for p in bound.params] == ["x"]
+    assert isinstance(bound.body.args[0].args[1], relay.Constant)
+    with pytest.raises(carve.CarveError, match="y"):
+        bind_params_by_name(mod["main"], {"y": np.ones((2, 4), "float32")})
+
+
+def test_tvm_parser_names():
+    assert carve.ir.structural_equal(carve.parser.parse(SMALL), carve.parse(SMALL))
+    assert carve.ir.structural_equal(carve.parser.fromtext(SMALL), relay.fromtext(SMALL))
