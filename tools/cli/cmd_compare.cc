@@ -108,14 +108,33 @@ struct CompositeRun {
 };
 
 // The composite's arguments from the node's inputs (the body's leaves, see
-// serializer.h): parameter k is the leaf that is the k-th parameter.
-std::vector<Value> CompositeArgs(const Function* composite, std::span<const NDArray> inputs) {
+// serializer.h): parameter k is the leaf that is the k-th parameter. A
+// parameter the body does not read has no input (MergeComposite makes one
+// when a pattern's wildcard matched a node the pattern also matched inside:
+// `add(bias_add(%c, %b), %c)` with `%c = conv2d(...)`, as TVM does); it gets
+// zeros of its type, which cannot change the result. nullopt when such a
+// parameter has no static tensor type.
+std::optional<std::vector<Value>> CompositeArgs(const Function* composite,
+                                                std::span<const NDArray> inputs) {
   std::vector<const Expr*> leaves = CompositeLeaves(composite);
   std::vector<Value> args(composite->params().size());
+  std::vector<bool> bound(args.size(), false);
   for (size_t i = 0; i < leaves.size() && i < inputs.size(); ++i) {
     for (size_t k = 0; k < composite->params().size(); ++k) {
-      if (leaves[i] == composite->params()[k]) args[k] = Value(inputs[i]);
+      if (leaves[i] == composite->params()[k]) args[k] = Value(inputs[i]), bound[k] = true;
     }
+  }
+  for (size_t k = 0; k < args.size(); ++k) {
+    if (bound[k]) continue;
+    const Var* p = composite->params()[k];
+    const auto* t = DynCast<TensorType>(p->checked_type() ? p->checked_type() : p->annotation());
+    if (t == nullptr) return std::nullopt;
+    std::vector<int64_t> shape;
+    for (const Dim& d : t->shape()) {
+      if (d.is_any()) return std::nullopt;
+      shape.push_back(d.value);
+    }
+    args[k] = Value(NDArray::Empty(t->dtype(), shape));
   }
   return args;
 }
@@ -126,8 +145,10 @@ OffloadedNodeObserver RecordComposites(std::vector<CompositeRun>& runs) {
     const Call* call = DynCast<Call>(e.serialized->sources[e.nid]);
     const Function* composite = call != nullptr ? DynCast<Function>(call->callee()) : nullptr;
     if (composite == nullptr || !composite->HasAttr("Composite") || e.outputs.size() != 1) return;
+    std::optional<std::vector<Value>> args = CompositeArgs(composite, e.inputs);
+    if (!args) return;
     runs.push_back({std::string(composite->GetStringAttr("Composite")), composite,
-                    CompositeArgs(composite, e.inputs), e.outputs[0]});
+                    *std::move(args), e.outputs[0]});
   };
 }
 
