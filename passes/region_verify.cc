@@ -126,7 +126,11 @@ class CycleFinder {
     });
     std::rotate(cycle.begin(), first, cycle.end());
     std::vector<std::string> parts;
-    for (Vertex v : cycle) parts.push_back(DescribeVertex(v));
+    for (Vertex v : cycle) {
+      // The annotations of default regions (plain nodes here) say nothing.
+      if (!IsRegionVertex(v) && IsCompilerAnnotation(reinterpret_cast<const Expr*>(v))) continue;
+      parts.push_back(DescribeVertex(v));
+    }
     parts.push_back(DescribeVertex(cycle.front()));
     return fmt::format("{}", fmt::join(parts, " -> "));
   }
