@@ -100,7 +100,27 @@ absl::StatusOr<const Expr*> LayerNorm(const RewriteContext& ctx) {
 // dense -> add(bias, .) [-> GELU with the matched constants] -> reshape with
 // the matched reshape's newshape (allowzero back at its default, as TVM's
 // relay.op.reshape(x, newshape) builds it).
+// TVM moves the bias add before the reshape whatever their shapes; that
+// computes the same only when the bias is one value or a vector of the
+// dense's units and the reshape keeps the units as its last axis (else the
+// bias broadcasts along another axis, or not at all: random-program finding
+// F-2, where the "bias" was the reshape itself). Elsewhere nothing moves.
+bool ReshapeLastApplies(const RewriteContext& ctx) {
+  const auto* out = DynCast<TensorType>(ctx.pre()->checked_type());
+  const auto* bias = DynCast<TensorType>(ctx.Capture("bias")->checked_type());
+  const auto* weight = DynCast<TensorType>(ctx.Capture("weight")->checked_type());
+  if (out == nullptr || bias == nullptr || weight == nullptr || weight->rank() != 2 ||
+      out->rank() == 0 || !out->is_static() || !bias->is_static() || !weight->is_static()) {
+    return false;
+  }
+  int64_t units = weight->shape()[0].value;
+  if (out->shape()[out->rank() - 1].value != units) return false;
+  if (bias->rank() == 0) return true;
+  return bias->rank() == 1 && (bias->shape()[0].value == units || bias->shape()[0].value == 1);
+}
+
 absl::StatusOr<const Expr*> ReshapeLast(const RewriteContext& ctx, bool gelu) {
+  if (!ReshapeLastApplies(ctx)) return ctx.post();
   IRBuilder& b = ctx.builder();
   const Call* reshape = DynCast<Call>(ctx.Capture("reshape"));
   if (reshape == nullptr || reshape->attrs() == nullptr) return ctx.post();
