@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <span>
 
 #include "backends/json/serializer.h"
@@ -9,6 +10,7 @@
 #include "backends/runtime/backend_runtime.h"
 #include "fmt/format.h"
 #include "interpreter/evaluator.h"
+#include "passes/infer_type.h"
 #include "support/status_macros.h"
 
 namespace carve {
@@ -76,14 +78,33 @@ struct CompositeRun {
 };
 
 // The composite's arguments from the node's inputs (the body's leaves, see
-// serializer.h): parameter k is the leaf that is the k-th parameter.
-std::vector<Value> CompositeArgs(const Function* composite, std::span<const NDArray> inputs) {
+// serializer.h): parameter k is the leaf that is the k-th parameter. A
+// parameter the body does not read has no input (MergeComposite makes one
+// when a pattern's wildcard matched a node the pattern also matched inside:
+// `add(bias_add(%c, %b), %c)` with `%c = conv2d(...)`, as TVM does); it gets
+// zeros of its type, which cannot change the result. nullopt when such a
+// parameter has no static tensor type.
+std::optional<std::vector<Value>> CompositeArgs(const Function* composite,
+                                                std::span<const NDArray> inputs) {
   std::vector<const Expr*> leaves = CompositeLeaves(composite);
   std::vector<Value> args(composite->params().size());
+  std::vector<bool> bound(args.size(), false);
   for (size_t i = 0; i < leaves.size() && i < inputs.size(); ++i) {
     for (size_t k = 0; k < composite->params().size(); ++k) {
-      if (leaves[i] == composite->params()[k]) args[k] = Value(inputs[i]);
+      if (leaves[i] == composite->params()[k]) args[k] = Value(inputs[i]), bound[k] = true;
     }
+  }
+  for (size_t k = 0; k < args.size(); ++k) {
+    if (bound[k]) continue;
+    const Var* p = composite->params()[k];
+    const auto* t = DynCast<TensorType>(p->checked_type() ? p->checked_type() : p->annotation());
+    if (t == nullptr) return std::nullopt;
+    std::vector<int64_t> shape;
+    for (const Dim& d : t->shape()) {
+      if (d.is_any()) return std::nullopt;
+      shape.push_back(d.value);
+    }
+    args[k] = Value(NDArray::Empty(t->dtype(), shape));
   }
   return args;
 }
@@ -94,8 +115,10 @@ OffloadedNodeObserver RecordComposites(std::vector<CompositeRun>& runs) {
     const Call* call = DynCast<Call>(e.serialized->sources[e.nid]);
     const Function* composite = call != nullptr ? DynCast<Function>(call->callee()) : nullptr;
     if (composite == nullptr || !composite->HasAttr("Composite") || e.outputs.size() != 1) return;
+    std::optional<std::vector<Value>> args = CompositeArgs(composite, e.inputs);
+    if (!args) return;
     runs.push_back({std::string(composite->GetStringAttr("Composite")), composite,
-                    CompositeArgs(composite, e.inputs), e.outputs[0]});
+                    *std::move(args), e.outputs[0]});
   };
 }
 
@@ -169,11 +192,12 @@ void ErrorStats::Merge(const ErrorStats& other) {
   count += other.count;
 }
 
-absl::StatusOr<CompareReport> CompareWithBackends(const Module& mod,
+absl::StatusOr<CompareReport> CompareWithBackends(const Module& input,
                                                   const std::vector<TargetSpecPtr>& backends,
                                                   const std::map<std::string, NDArray>& inputs,
                                                   const CompareOptions& options) {
   CompareReport report;
+  Module mod = input;
   for (const TargetSpecPtr& b : backends) {
     report.backends += (report.backends.empty() ? "" : ",") + b->name();
   }
@@ -181,10 +205,21 @@ absl::StatusOr<CompareReport> CompareWithBackends(const Module& mod,
   partition_options.params = options.params;
   CARVE_ASSIGN_OR_RETURN(report.partitioned,
                          PartitionForBackends(mod, backends, partition_options));
+  // TVM leaves let-bound region inputs free in @main (AnnotateTarget begins
+  // a region at a let value and never ends it), so that module cannot run.
+  // The graph-normal form (lets inlined; Relay is pure, so it computes the
+  // same) partitions into one that can: compare that, and say so.
+  if (!CheckRunnablePartition(report.partitioned).ok()) {
+    mod.Add("main", InlineLets(mod.Lookup("main"), mod.arena()));
+    CARVE_RETURN_IF_ERROR(InferType(mod));
+    CARVE_ASSIGN_OR_RETURN(report.partitioned,
+                           PartitionForBackends(mod, backends, partition_options));
+    CARVE_RETURN_IF_ERROR(CheckRunnablePartition(report.partitioned));
+    report.note =
+        "compare: lets left region inputs free in the partitioned @main; comparing its "
+        "graph-normal form (lets inlined)\n";
+  }
   const Module& partitioned = report.partitioned;
-  // TVM leaves let-bound region inputs free in @main: say so instead of
-  // failing on an unbound variable while running it.
-  CARVE_RETURN_IF_ERROR(CheckRunnablePartition(partitioned));
 
   InterpreterOptions plain;
   plain.external = nullptr;

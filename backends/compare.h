@@ -57,6 +57,9 @@ struct CompareReport {
   std::string backends;  // "dnnl" or "dnnl,bnns"
   Module partitioned;
   size_t offloaded = 0;  // functions with a Compiler attribute
+  // Set when the comparison ran on another form of the module than given
+  // (the graph-normal form when lets left region inputs free), saying so.
+  std::string note;
   std::vector<OutputComparison> outputs;        // in output order
   std::vector<CompositeComparison> composites;  // by name
   bool ok = true;  // every error within tolerance

@@ -82,6 +82,13 @@ absl::StatusOr<bool> PruneNnapiSubgraphs(Module& mod, int64_t min_flops);
 // explain why it cannot run.
 absl::Status CheckRunnablePartition(const Module& mod);
 
+// `fn` in graph-normal form: every `let` whose value is not a function is
+// dropped and its variable replaced by the value (shared, not copied), so
+// AnnotateTarget sees dataflow only. Lets binding functions (closures, which
+// may be recursive) stay. Relay is pure, so the result computes the same.
+// Types are not set: re-type the module.
+const Function* InlineLets(const Function* fn, Arena* arena);
+
 // Installs the interpreter's kernels as FoldConstant's evaluator when no
 // evaluator is installed (the passes do not link the interpreter).
 void EnsureConstantEvaluator();

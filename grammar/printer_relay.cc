@@ -115,7 +115,9 @@ void RelayTextPrinter::StepVisit() {
     } else if (ExprKind kind = nodes_[top.node].kind;
                kind == ExprKind::kFunction || kind == ExprKind::kIf || kind == ExprKind::kLet) {
       // The leaf prints a body: its frame runs first, then this loop
-      // resumes and finds the node visited.
+      // resumes and finds the node visited. Nodes the body shares with the
+      // enclosing scope are bound before it (then this loop comes back).
+      if (HoistEscapingNodes(top.expr, top.node)) return;
       Push(kind == ExprKind::kFunction ? Frame::kFunction
            : kind == ExprKind::kIf     ? Frame::kIf
                                        : Frame::kLet,

@@ -107,7 +107,9 @@ class RelayTextPrinter {
   struct NodeState {
     Text memo;                // text, %N or (vars) the name
     uint32_t first_edge = 0;  // the slots of its children: edges_[first_edge...]
-    uint8_t parents = 0;      // dependency-graph in-edges, saturated at 2
+    // Dependency-graph in-edges, saturated at kMaxParents (IsUnique reads
+    // `<= 1`; EscapingNodes compares exact counts below the cap).
+    uint16_t parents = 0;
     uint8_t flags = 0;
     // The node's kind, copied by BuildGraph: FinishPrint and the walk decide
     // by it without reading the node again (a cache miss for a node visited
@@ -151,6 +153,29 @@ class RelayTextPrinter {
   uint32_t NewSlot(const Expr* e, ExprKind kind, bool* inserted);
   uint32_t Child(uint32_t node, size_t k) const { return edges_[nodes_[node].first_edge + k]; }
   bool Visited(uint32_t node) const { return (nodes_[node].flags & kVisited) != 0; }
+
+  static constexpr uint16_t kMaxParents = 0xffff;
+
+  // Scopes (printer_relay_scope.cc). TVM binds a node in the scope where
+  // its first non-inlined use is printed: a node used inside an if branch, a
+  // fn body or a let and also outside it would be bound inside and referred
+  // to outside, where `%N` is undefined (TVM prints such text too). So,
+  // before such a node's frame runs, every non-atom node reachable from one
+  // of its bodies and used outside that body is bound first, in the
+  // enclosing scope. On text TVM prints validly these nodes are bound
+  // already and nothing changes.
+  //
+  // Pushes kPrint frames binding the escaping nodes of the if / fn / let at
+  // `node`, in post-order; false when there are none.
+  bool HoistEscapingNodes(const Expr* e, uint32_t node);
+  // Appends to `out`, in post-order, the unbound non-atom nodes reachable
+  // from `roots` (one body, whose edges from its owner count as inside) that
+  // have a use outside that body.
+  void EscapingNodes(std::initializer_list<std::pair<const Expr*, uint32_t>> roots,
+                     std::vector<std::pair<const Expr*, uint32_t>>* out);
+  // Calls f(child, slot) for each dependency edge of `e` (binders excluded).
+  template <typename F>
+  void ForEachEdge(const Expr* e, uint32_t node, F&& f) const;
 
   // The machine (printer_relay.cc).
   Text Run();
@@ -239,6 +264,10 @@ class RelayTextPrinter {
   SlotMap slots_;
   std::vector<NodeState> nodes_;
   std::vector<uint32_t> edges_;
+  // EscapingNodes' scratch: per slot, the in-edges seen from inside the
+  // body, and a stamp telling which walk set it.
+  std::vector<uint32_t> inner_uses_, inner_stamp_;
+  uint32_t stamp_ = 0;
   absl::flat_hash_map<const Expr*, Text> free_var_decls_;  // for the free_var lines
   NameTable names_;  // TVM name_alloc_map_
   // The printed text of each (interned) type, formatted once into

@@ -41,7 +41,7 @@ void RelayTextPrinter::BuildGraph(const Expr* root) {
     bool inserted;
     uint32_t slot = NewSlot(child, ExprKind::kVar, &inserted);
     NodeState& state = nodes_[slot];
-    if (state.parents < 2) ++state.parents;
+    if (state.parents < kMaxParents) ++state.parents;
     edges_.push_back(slot);
     if (inserted) {
       __builtin_prefetch(child);

@@ -92,7 +92,9 @@ class BackwardFolder : public ExprMutator {
       }
       return std::nullopt;
     }
-    if (IsOpCall(call, "nn.dense")) return Message{{1}, false};
+    // TVM scales axis 1 of a dense's output whatever its rank; the units
+    // are the last axis, so only a 2-d dense folds (docs/tvm-deviations.md).
+    if (IsOpCall(call, "nn.dense") && IsMatrixDense(call)) return Message{{1}, false};
     return std::nullopt;
   }
 

@@ -120,4 +120,9 @@ ConvInfo ConvFacts(const Call* call, bool use_out_layout) {
   return info;
 }
 
+bool IsMatrixDense(const Call* call) {
+  const auto* data = DynCast<TensorType>(call->args()[0]->checked_type());
+  return data != nullptr && data->rank() == 2;
+}
+
 }  // namespace carve::fold_scale

@@ -55,5 +55,8 @@ bool IsConv(const Expr* e);
 // through in both directions.
 bool IsRelu(const Expr* e);
 bool IsAddSub(const Expr* e);
+// Whether the data of nn.dense `call` is 2-d (typed): the only dense whose
+// axis 1 is its feature axis (input) and units axis (output).
+bool IsMatrixDense(const Call* call);
 
 }  // namespace carve::fold_scale

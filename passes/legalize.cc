@@ -21,6 +21,15 @@ class GroupConvLegalizer : public TypedMutator {
     const Call* call = Cast<Call>(post);
     int64_t groups = call->attrs()->GetInt("groups", 1);
     if (groups <= 1 || call->args().size() != 2) return post;
+    // dnnl.py reshapes the weight as if it were OIHW (IOHW for a transposed
+    // conv) whatever its kernel_layout says: a grouped HWIO or OHWI weight
+    // then fails to reshape, or (when I == H == W) silently computes
+    // something else. Only the layout it assumes is legalized; others stay
+    // as they are (docs/tvm-deviations.md).
+    if (call->attrs()->GetString("kernel_layout", conv ? "OIHW" : "IOHW") !=
+        (conv ? "OIHW" : "IOHW")) {
+      return post;
+    }
     // dnnl.py reads the weight's shape from its (pre-rewrite) type.
     const auto* weight_type = DynCast<TensorType>(Cast<Call>(e)->args()[1]->checked_type());
     if (weight_type == nullptr || weight_type->rank() != 4 || !weight_type->is_static()) {

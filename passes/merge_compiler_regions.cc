@@ -16,6 +16,7 @@
 #include "passes/annotation.h"
 #include "passes/dataflow_deps.h"
 #include "passes/partition_walk.h"
+#include "passes/region_verify.h"
 #include "support/diagnostics.h"
 #include "support/status_macros.h"
 
@@ -35,10 +36,14 @@ constexpr NodeIndex kNoNode = AnnotatedRegionSet::kNoNode;
 // outside every region.
 class RegionMerger {
  public:
-  explicit RegionMerger(AnnotatedRegionSet& set)
-      : set_(set),
+  // `exact`: also test every merge by a walk upstream of the region (see
+  // ReachesOtherwise); the fallback when the restriction sets missed a path.
+  explicit RegionMerger(AnnotatedRegionSet& set, bool exact = false)
+      : exact_(exact),
+        set_(set),
         state_(set.num_nodes(), kNew),
         processed_(set.NumRegionIds(), 0),
+        referenced_(set.NumRegionIds(), 0),
         pending_(set.NumRegionIds(), 0),
         region_known_(set.NumRegionIds(), 0) {}
 
@@ -53,6 +58,10 @@ class RegionMerger {
     CountPendingEdges();
     return Walk(0);  // the root
   }
+
+  // Whether a region grew upstream after another set had recorded it: then
+  // a recorded set may miss a path, and the result needs the cycle check.
+  bool suspect() const { return suspect_; }
 
   // The nodes the walk visited (every node outside composite functions),
   // children before parents.
@@ -187,6 +196,7 @@ class RegionMerger {
         candidates.push_back(p);
       } else {
         restrict.push_back(p);
+        referenced_[p] = 1;
       }
     }
     Canonicalize(restrict);
@@ -194,6 +204,8 @@ class RegionMerger {
     for (RegionId p : producers) Consume(p);
     for (RegionId p : candidates) {
       if (std::binary_search(restrict.begin(), restrict.end(), p)) continue;
+      if (exact_ && ReachesOtherwise(set_.Resolve(p), set_.Resolve(r))) continue;
+      if (!suspect_ && referenced_[p] && GainsUpstream(p, restrict)) suspect_ = true;
       int32_t carried = pending_[p];
       set_.MergeRegions(p, r);
       pending_[r] += carried;
@@ -203,6 +215,52 @@ class RegionMerger {
     Canonicalize(restrict);
     Prune(restrict, r);
     if (pending_[r] > 0) restrict_[r] = restrict;
+  }
+
+  // Whether merging `p` into the region whose restriction set is `restrict`
+  // (sorted) gives p's unit upstream regions p did not have.
+  bool GainsUpstream(RegionId p, const RegionList& restrict) {
+    RegionList before = RegionUpstream(p);
+    Canonicalize(before);
+    for (RegionId x : restrict) {
+      if (x != p && !std::binary_search(before.begin(), before.end(), x)) return true;
+    }
+    return false;
+  }
+
+  // Whether region `p` reaches region `r` other than by a direct edge: a
+  // walk upstream from r's inputs that p does not produce, through nodes
+  // outside regions and through whole regions (a region is one unit once
+  // partitioned: each of its inputs is upstream of each of its outputs).
+  // Linear in what lies upstream of r.
+  bool ReachesOtherwise(RegionId p, RegionId r) {
+    absl::flat_hash_set<const Expr*> seen_nodes;
+    absl::flat_hash_set<RegionId> seen_regions = {r};
+    std::vector<const Expr*> stack;
+    auto push_inputs = [&](RegionId g, bool skip_p) {
+      set_.ForEachIn(g, [&](const Call* begin) {
+        const Expr* x = begin->args()[0];
+        RegionId from = set_.GetRegion(x);
+        if (skip_p && from != kNone && set_.Resolve(from) == p) return;
+        if (seen_nodes.insert(x).second) stack.push_back(x);
+      });
+    };
+    push_inputs(r, /*skip_p=*/true);
+    while (!stack.empty()) {
+      const Expr* d = stack.back();
+      stack.pop_back();
+      RegionId g = set_.GetRegion(d);
+      if (g != kNone) {
+        g = set_.Resolve(g);
+        if (g == p) return true;
+        if (seen_regions.insert(g).second) push_inputs(g, /*skip_p=*/false);
+        continue;
+      }
+      ForEachDependency(d, lets_, [&](const Expr* e) {
+        if (!IsPlainAtom(e) && seen_nodes.insert(e).second) stack.push_back(e);
+      });
+    }
+    return false;
   }
 
   // Every live region upstream of the input of compiler_begin `begin`, which
@@ -300,6 +358,7 @@ class RegionMerger {
         }
         if (IsRegionKey(k) && g == static_cast<RegionId>(k >> 1)) return;
         result.push_back(g);
+        referenced_[g] = 1;
         Append(result, RegionUpstreamIfKnown(g));
       });
       Canonicalize(result);
@@ -355,6 +414,8 @@ class RegionMerger {
 
   static inline const RegionList kEmpty;
 
+  bool exact_;
+  bool suspect_ = false;
   AnnotatedRegionSet& set_;
   std::vector<uint8_t> state_;  // by node index
   std::vector<NodeIndex> order_;
@@ -364,6 +425,7 @@ class RegionMerger {
   LetBindings lets_;
   // Indexed by region id.
   std::vector<uint8_t> processed_;
+  std::vector<uint8_t> referenced_;  // recorded in some set as an upstream region
   std::vector<int32_t> pending_;
   // Sparse (the live frontier): the restriction sets of decided regions with
   // readers left, and the upstream sets of undecided regions asked about.
@@ -458,10 +520,12 @@ class InternalAnnotationRemover {
 struct Merged {
   const Function* fn;
   std::optional<AnnotatedRegionSet> set;
+  bool suspect = false;  // RegionMerger::suspect()
 };
 
-absl::StatusOr<Merged> MergeRegions(const Function* fn, Arena* arena, bool derive_set,
-                                    const RegionSetSizeHint* size_hint) {
+// One merge of `fn`'s regions; `exact` as RegionMerger's.
+absl::StatusOr<Merged> MergeOnce(const Function* fn, Arena* arena, bool derive_set,
+                                 const RegionSetSizeHint* size_hint, bool exact) {
   CARVE_ASSIGN_OR_RETURN(
       AnnotatedRegionSet set,
       AnnotatedRegionSet::Create(fn, "default", AnnotatedRegionSet::Use::kGraphWalks, size_hint));
@@ -471,9 +535,10 @@ absl::StatusOr<Merged> MergeRegions(const Function* fn, Arena* arena, bool deriv
   {
     // The merger's tables go before the derived set is built (which then
     // reuses their memory).
-    RegionMerger merger(set);
+    RegionMerger merger(set, exact);
     CARVE_RETURN_IF_ERROR(merger.Run());
     merged.fn = Cast<Function>(remover.Run(merger.order()));
+    merged.suspect = merger.suspect();
   }
   if (derive_set) {
     // The walk is over the arrays just read, not over the merged nodes
@@ -483,6 +548,27 @@ absl::StatusOr<Merged> MergeRegions(const Function* fn, Arena* arena, bool deriv
     if (derived.ok()) merged.set = std::move(*derived);
   }
   return merged;
+}
+
+// Whether the merged regions of `merged` depend on each other.
+bool HasRegionCycle(const Merged& merged) {
+  if (merged.set.has_value()) return FindRegionCycle(*merged.set, merged.fn).has_value();
+  absl::StatusOr<AnnotatedRegionSet> set = AnnotatedRegionSet::Create(merged.fn);
+  return set.ok() && FindRegionCycle(*set, merged.fn).has_value();
+}
+
+// The restriction sets of the fast merger are pruned and memoized; a region
+// that grows by a merge after a downstream set copied its upstream leaves
+// that set short (issue 22: two tensorrt regions each feeding the other
+// through default regions). The merged function is checked (linear time),
+// and in the rare case it has a cycle, merged again testing every merge
+// exactly. Only a merger that saw a recorded region grow upstream (rare:
+// RegionMerger::suspect) pays for the check.
+absl::StatusOr<Merged> MergeRegions(const Function* fn, Arena* arena, bool derive_set,
+                                    const RegionSetSizeHint* size_hint) {
+  CARVE_ASSIGN_OR_RETURN(Merged merged, MergeOnce(fn, arena, derive_set, size_hint, false));
+  if (merged.fn == fn || !merged.suspect || !HasRegionCycle(merged)) return merged;
+  return MergeOnce(fn, arena, derive_set, size_hint, true);
 }
 
 }  // namespace

@@ -29,8 +29,12 @@
 // target through a node outside every region (a tuple with
 // include_non_call_ops=False, a let-bound variable, a call of a local
 // function) is missed, and the merge creates a cycle that PartitionGraph
-// turns into invalid code. Here every path counts, so merged regions are
-// acyclic by construction. Regions in different function literals never
+// turns into invalid code. Here every path counts. The sets are memoized and
+// pruned, so a region that grows by a merge after a downstream set recorded
+// it can leave that set short; the merger notes when that happens (rare),
+// checks its result for a region cycle (region_verify.h, linear) and, if it
+// finds one, merges again testing each merge by an exact walk upstream. So
+// merged regions are acyclic. Regions in different function literals never
 // merge. On the graphs TVM handles correctly the regions are the same.
 #pragma once
 

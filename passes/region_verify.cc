@@ -47,7 +47,9 @@ class CycleFinder {
     // Every region must be reached: regions need not be upstream of the root
     // (a let-bound region nobody reads), so each one seeds a search too.
     std::vector<Vertex> seeds;
-    for (RegionId r : set_.RegionIds()) seeds.push_back(RegionVertex(r));
+    for (RegionId r : set_.RegionIds()) {
+      if (Counts(r)) seeds.push_back(RegionVertex(r));
+    }
     size_t next_seed = 0;
     while (true) {
       if (stack.empty()) {
@@ -81,9 +83,16 @@ class CycleFinder {
  private:
   enum : uint8_t { kWhite = 0, kGray = 1, kBlack = 2 };
 
+  // Regions of the default target are not vertices: PartitionGraph drops
+  // their annotations (RemoveDefaultAnnotations) and their nodes stay in the
+  // caller, so a path through one is a path through plain nodes. Counting
+  // them made --verify-each report cycles the flow does not have (a default
+  // region feeding an if whose branch is offloaded, and reading the if).
+  bool Counts(RegionId r) const { return set_.Target(r) != kDefaultTarget; }
+
   Vertex VertexOf(const Expr* e) const {
     RegionId r = set_.GetRegion(e);
-    return r == AnnotatedRegionSet::kNoRegion ? NodeVertex(e) : RegionVertex(r);
+    return r == AnnotatedRegionSet::kNoRegion || !Counts(r) ? NodeVertex(e) : RegionVertex(r);
   }
 
   // The producers of a vertex; for a region, those of its members that lie
@@ -117,7 +126,11 @@ class CycleFinder {
     });
     std::rotate(cycle.begin(), first, cycle.end());
     std::vector<std::string> parts;
-    for (Vertex v : cycle) parts.push_back(DescribeVertex(v));
+    for (Vertex v : cycle) {
+      // The annotations of default regions (plain nodes here) say nothing.
+      if (!IsRegionVertex(v) && IsCompilerAnnotation(reinterpret_cast<const Expr*>(v))) continue;
+      parts.push_back(DescribeVertex(v));
+    }
     parts.push_back(DescribeVertex(cycle.front()));
     return fmt::format("{}", fmt::join(parts, " -> "));
   }

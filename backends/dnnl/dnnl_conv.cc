@@ -139,7 +139,10 @@ class DnnlConvKernel : public NodeKernel {
       if (ctx.InputDType(*spec.bias) != DataType::Float(32)) return Unsupported("a non-f32 bias");
       int64_t n = 1;
       for (int64_t d : ctx.InputShape(*spec.bias)) n *= d;
-      if (n != channels) return Unsupported("a bias that is not per channel");
+      if (n != channels || !BiasPerChannel(ctx.node(), spec, ctx.InputShape(*spec.bias),
+                                           channel_axis)) {
+        return Unsupported("a bias that is not per channel");
+      }
       c.bias = F32Plain({channels});
     }
     if (spec.sum && ctx.InputShape(*spec.sum) != ctx.node().shapes[0]) {

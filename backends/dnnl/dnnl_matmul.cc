@@ -111,7 +111,9 @@ absl::StatusOr<std::unique_ptr<NodeKernel>> MakeDnnlDense(const NodeBuildContext
   plan.weights_input = *spec.weight;
   plan.out_shape = out;
   if (spec.bias) {
-    if (Product(ctx.InputShape(*spec.bias), 0, ctx.InputShape(*spec.bias).size()) != n) {
+    std::vector<int64_t> bias = ctx.InputShape(*spec.bias);
+    if (Product(bias, 0, bias.size()) != n ||
+        !BiasPerChannel(ctx.node(), spec, bias, int64_t(out.size()) - 1)) {
       return absl::UnimplementedError("a bias that is not per unit");
     }
     plan.bias = F32Plain({1, n});

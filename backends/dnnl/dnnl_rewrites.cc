@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "grammar/pattern_parser.h"
 #include "ir/attrs.h"
 #include "ir/op.h"
@@ -32,7 +33,66 @@ pattern dense_reshape_bias_gelu =
     multiply(multiply(dense_reshape_bias, add(erf(divide(dense_reshape_bias, ?c1)), ?c2)), ?c3);
 )";
 
+// Whether a matched mean / variance reduces the last axis of a rank-`rank`
+// tensor alone, keeping it (a biased variance).
+bool ReducesLastAxis(const Call* call, size_t rank) {
+  const Attrs* attrs = call->attrs();
+  if (attrs == nullptr) return false;
+  const AttrValue* axis = attrs->Find("axis");
+  const AttrValue* keepdims = attrs->Find("keepdims");
+  const AttrValue* exclude = attrs->Find("exclude");
+  const AttrValue* unbiased = attrs->Find("unbiased");
+  if (axis == nullptr || axis->kind() != AttrValue::Kind::kArray || axis->as_array().size() != 1) {
+    return false;
+  }
+  int64_t a = axis->as_array()[0].as_int();
+  if (a != -1 && a != int64_t(rank) - 1) return false;
+  if (keepdims == nullptr || !keepdims->as_bool()) return false;
+  if (exclude != nullptr && exclude->as_bool()) return false;
+  return unbiased == nullptr || !unbiased->as_bool();
+}
+
+// Whether gamma or beta is a vector of the last axis' extent, as
+// nn.layer_norm's relation needs.
+bool IsLastAxisVector(const Expr* e, const TensorType* data) {
+  const auto* t = DynCast<TensorType>(e->checked_type());
+  return t != nullptr && t->rank() == 1 && data->rank() >= 1 &&
+         t->shape()[0] == data->shape()[data->rank() - 1];
+}
+
+// TVM's LayerNormRewrite builds nn.layer_norm with axis -1 whatever axis the
+// matched means reduce, and passes gamma and beta as they are: a norm over
+// another axis, or a (6, 1) gamma, becomes a wrong or ill-typed layer_norm
+// (issue 22). The rewrite applies only where both hold; elsewhere the
+// matched ops stay (deviation listed in docs/tvm-deviations.md).
+bool LayerNormApplies(const RewriteContext& ctx) {
+  const auto* data = DynCast<TensorType>(ctx.pre()->checked_type());
+  if (data == nullptr || data->rank() == 0) return false;
+  const Expr* x = ctx.Capture("x");
+  const Expr* gamma = ctx.Capture("gamma");
+  const Expr* beta = ctx.Capture("beta");
+  if (!IsLastAxisVector(gamma, data) || !IsLastAxisVector(beta, data)) return false;
+  // The pattern's reductions: every mean / variance between the root and
+  // the captured operands.
+  std::vector<const Expr*> stack = {ctx.post()};
+  absl::flat_hash_set<const Expr*> seen;
+  while (!stack.empty()) {
+    const Expr* e = stack.back();
+    stack.pop_back();
+    if (e == x || e == gamma || e == beta || !seen.insert(e).second) continue;
+    const Call* call = DynCast<Call>(e);
+    if (call == nullptr) continue;
+    if ((IsOpCall(call, "mean") || IsOpCall(call, "variance")) &&
+        !ReducesLastAxis(call, data->rank())) {
+      return false;
+    }
+    for (const Expr* arg : call->args()) stack.push_back(arg);
+  }
+  return true;
+}
+
 absl::StatusOr<const Expr*> LayerNorm(const RewriteContext& ctx) {
+  if (!LayerNormApplies(ctx)) return ctx.post();
   return MakeOpCall(ctx.builder(), "nn.layer_norm",
                     {ctx.Capture("x"), ctx.Capture("gamma"), ctx.Capture("beta")});
 }
@@ -40,7 +100,27 @@ absl::StatusOr<const Expr*> LayerNorm(const RewriteContext& ctx) {
 // dense -> add(bias, .) [-> GELU with the matched constants] -> reshape with
 // the matched reshape's newshape (allowzero back at its default, as TVM's
 // relay.op.reshape(x, newshape) builds it).
+// TVM moves the bias add before the reshape whatever their shapes; that
+// computes the same only when the bias is one value or a vector of the
+// dense's units and the reshape keeps the units as its last axis (else the
+// bias broadcasts along another axis, or not at all: random-program finding
+// F-2, where the "bias" was the reshape itself). Elsewhere nothing moves.
+bool ReshapeLastApplies(const RewriteContext& ctx) {
+  const auto* out = DynCast<TensorType>(ctx.pre()->checked_type());
+  const auto* bias = DynCast<TensorType>(ctx.Capture("bias")->checked_type());
+  const auto* weight = DynCast<TensorType>(ctx.Capture("weight")->checked_type());
+  if (out == nullptr || bias == nullptr || weight == nullptr || weight->rank() != 2 ||
+      out->rank() == 0 || !out->is_static() || !bias->is_static() || !weight->is_static()) {
+    return false;
+  }
+  int64_t units = weight->shape()[0].value;
+  if (out->shape()[out->rank() - 1].value != units) return false;
+  if (bias->rank() == 0) return true;
+  return bias->rank() == 1 && (bias->shape()[0].value == units || bias->shape()[0].value == 1);
+}
+
 absl::StatusOr<const Expr*> ReshapeLast(const RewriteContext& ctx, bool gelu) {
+  if (!ReshapeLastApplies(ctx)) return ctx.post();
   IRBuilder& b = ctx.builder();
   const Call* reshape = DynCast<Call>(ctx.Capture("reshape"));
   if (reshape == nullptr || reshape->attrs() == nullptr) return ctx.post();

@@ -21,10 +21,35 @@ namespace {
 
 using Factory = std::function<absl::StatusOr<std::unique_ptr<NodeKernel>>(const NodeBuildContext&)>;
 
+// Whether every input and output of the node has a static, non-empty shape.
+// oneDNN primitives are created for fixed dims: a `?` dim (-1) is no dim to
+// it (its descriptors throw), and a zero extent divides by zero inside some
+// primitives (a dense of batch 0) or is rejected by others (batch_matmul),
+// so such nodes run on carve's kernels, which size them at run time.
+bool OneDnnCanTake(const NodeBuildContext& ctx) {
+  auto fixed = [](const std::vector<int64_t>& shape) {
+    for (int64_t d : shape) {
+      if (d <= 0) return false;
+    }
+    return true;
+  };
+  for (size_t i = 0; i < ctx.node().inputs.size(); ++i) {
+    if (!fixed(ctx.InputShape(i))) return false;
+  }
+  for (const std::vector<int64_t>& shape : ctx.node().shapes) {
+    if (!fixed(shape)) return false;
+  }
+  return true;
+}
+
 // `primary`, or `fallback` when `primary` reports a node it cannot take.
+// oneDNN errors while building never escape: they become statuses.
 NodeKernelFactory WithFallback(Factory primary, NodeKernelFactory fallback) {
   return [primary, fallback](const NodeBuildContext& ctx) -> absl::StatusOr<std::unique_ptr<NodeKernel>> {
-    absl::StatusOr<std::unique_ptr<NodeKernel>> k = primary(ctx);
+    if (!OneDnnCanTake(ctx)) return fallback(ctx);
+    absl::StatusOr<std::unique_ptr<NodeKernel>> k;
+    absl::Status guarded = Guard([&] { k = primary(ctx); });
+    if (!guarded.ok()) k = guarded;
     if (k.ok() || !IsFallback(k.status())) return k;
     return fallback(ctx);
   };

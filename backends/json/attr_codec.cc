@@ -61,7 +61,8 @@ absl::StatusOr<std::vector<AttrValue>> ParseInts(const std::vector<std::string>&
 // True for TVM's encoding of a null value: one empty string.
 bool IsNull(const std::vector<std::string>& v) { return v.size() == 1 && v[0].empty(); }
 
-absl::StatusOr<AttrValue> DecodeField(const AttrField& field, const std::vector<std::string>& v) {
+absl::StatusOr<AttrValue> DecodeField(const AttrField& field, const std::vector<std::string>& v,
+                                      bool as_list = false) {
   auto one = [&]() -> absl::StatusOr<std::string> {
     if (v.size() != 1) {
       return absl::InvalidArgumentError(fmt::format("expected one value, got {}", v.size()));
@@ -100,7 +101,7 @@ absl::StatusOr<AttrValue> DecodeField(const AttrField& field, const std::vector<
       return AttrValue::Array(items);
     }
     case AttrType::kIntOrInts: {
-      if (v.size() == 1) return DecodeField({field.name, AttrType::kInt, false, {}}, v);
+      if (v.size() == 1 && !as_list) return DecodeField({field.name, AttrType::kInt, false, {}}, v);
       CARVE_ASSIGN_OR_RETURN(std::vector<AttrValue> items, ParseInts(v));
       return AttrValue::Array(items);
     }
@@ -153,7 +154,7 @@ void EncodeAttrs(const Attrs* attrs, std::string_view prefix,
 }
 
 absl::StatusOr<const Attrs*> DecodeOpAttrs(const OpInfo* op, const JsonNode& node,
-                                           std::string_view prefix) {
+                                           std::string_view prefix, DecodeOptions options) {
   if (op->attrs == nullptr) return nullptr;
   std::vector<AttrEntry> entries;
   for (const AttrField& field : op->attrs->fields) {
@@ -163,11 +164,21 @@ absl::StatusOr<const Attrs*> DecodeOpAttrs(const OpInfo* op, const JsonNode& nod
       entries.push_back({field.name, field.default_value});
       continue;
     }
-    absl::StatusOr<AttrValue> value = DecodeField(field, *v);
+    absl::StatusOr<AttrValue> value = DecodeField(field, *v, options.one_value_as_list);
     if (!value.ok()) return BadAttr(node, key, std::string(value.status().message()));
     entries.push_back({field.name, *value});
   }
   return InternAttrs(op->attrs, entries);
+}
+
+bool HasAmbiguousAttr(const OpInfo* op, const JsonNode& node, std::string_view prefix) {
+  if (op->attrs == nullptr) return false;
+  for (const AttrField& field : op->attrs->fields) {
+    if (field.type != AttrType::kIntOrInts) continue;
+    const std::vector<std::string>* v = node.FindAttr(fmt::format("{}{}", prefix, field.name));
+    if (v != nullptr && v->size() == 1) return true;
+  }
+  return false;
 }
 
 absl::StatusOr<std::string> NodeString(const JsonNode& node, std::string_view key) {

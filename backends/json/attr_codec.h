@@ -14,7 +14,9 @@
 // schema default, so hand-written graphs may omit defaults) and rebuilds an
 // interned Attrs, so reference kernels run on decoded nodes unchanged. Known
 // ambiguity, shared with TVM's format: split's indices_or_sections [3] and 3
-// encode alike; one value decodes as the section count.
+// encode alike; one value decodes as the section count unless the caller
+// asks for the list reading (DecodeOptions), which it does when the node's
+// output types rule the count out (backends/kernels/body_kernel.cc).
 #pragma once
 
 #include <map>
@@ -41,8 +43,18 @@ void EncodeAttrs(const Attrs* attrs, std::string_view prefix,
 // Rebuilds the attributes of a call of `op` from the node attributes
 // `<prefix><field>`. Returns nullptr for ops without a schema. Errors
 // (InvalidArgument) name the attribute that does not parse as its field type.
+struct DecodeOptions {
+  // Read a one-value IntOrInts field (split's indices_or_sections) as a
+  // one-element list instead of a scalar.
+  bool one_value_as_list = false;
+};
 absl::StatusOr<const Attrs*> DecodeOpAttrs(const OpInfo* op, const JsonNode& node,
-                                           std::string_view prefix = "");
+                                           std::string_view prefix = "",
+                                           DecodeOptions options = {});
+
+// True when an attribute `<prefix><field>` of `node` has the one-value
+// IntOrInts encoding that reads both as a scalar and as a one-element list.
+bool HasAmbiguousAttr(const OpInfo* op, const JsonNode& node, std::string_view prefix = "");
 
 // Typed reads of single node attributes, for backend kernels. Each fails
 // with InvalidArgument naming the node and key when the attribute is absent

@@ -233,4 +233,20 @@ absl::StatusOr<int64_t> OutputChannelAxis(const JsonNode& node, const FusionSpec
       fmt::format("composite '{}': cannot tell the channel axis of '{}'", node.name, spec.anchor));
 }
 
+bool BiasPerChannel(const JsonNode& node, const FusionSpec& spec,
+                    const std::vector<int64_t>& bias_shape, int64_t axis) {
+  const size_t rank = node.shapes.empty() ? 0 : node.shapes[0].size();
+  if (spec.bias_op == "nn.bias_add") {
+    int64_t bias_axis = NodeInt(node, "nn.bias_add.axis").value_or(1);
+    if (bias_axis < 0) bias_axis += int64_t(rank);
+    return bias_axis == axis && bias_shape.size() == 1;
+  }
+  if (bias_shape.size() > rank) return false;
+  size_t offset = rank - bias_shape.size();
+  for (size_t i = 0; i < bias_shape.size(); ++i) {
+    if (int64_t(i + offset) != axis && bias_shape[i] != 1) return false;
+  }
+  return true;
+}
+
 }  // namespace carve

@@ -75,4 +75,13 @@ absl::StatusOr<FusionSpec> DecodeFusion(const JsonNode& node);
 // the last axis for dense and batch_matmul.
 absl::StatusOr<int64_t> OutputChannelAxis(const JsonNode& node, const FusionSpec& spec);
 
+// Whether the bias of `spec` (of shape `bias_shape`) adds one value per
+// channel along `axis` of the node's output: an nn.bias_add whose axis is
+// that axis, or an `add` operand that broadcasts along that axis only. A
+// bias of as many elements as channels along another axis (bias_add's
+// default axis 1 on a rank-3 dense) is not: kernels that add per channel
+// must not take it.
+bool BiasPerChannel(const JsonNode& node, const FusionSpec& spec,
+                    const std::vector<int64_t>& bias_shape, int64_t axis);
+
 }  // namespace carve

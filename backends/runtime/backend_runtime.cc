@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "fmt/format.h"
+#include "backends/runtime/specialize.h"
 #include "interpreter/evaluator.h"
 #include "support/status_macros.h"
 
@@ -15,6 +16,8 @@ namespace {
 // (a later module may reuse the address).
 struct CachedRuntime {
   std::weak_ptr<Arena> arena;
+  // Holds the function specialised to static shapes (specialize.h), if any.
+  std::unique_ptr<Arena> specialized_arena;
   SerializedFunction serialized;
   std::unique_ptr<JsonRuntime> runtime;
   std::mutex run_mu;  // kernels keep scratch state
@@ -45,18 +48,29 @@ class BackendRuntime {
   }
 
  private:
+  // The runtime of the function, per shapes of the arguments when its
+  // parameters have `?` dims (one graph per set of static shapes).
   absl::StatusOr<CachedRuntime*> Get(const ExternalCall& call) {
     std::shared_ptr<Arena> arena =
         call.interpreter != nullptr ? call.interpreter->module().shared_arena() : nullptr;
+    bool dynamic = HasDynamicParams(call.function);
+    CacheKey key{call.function, dynamic ? SpecializationKey(call.function, call.args) : ""};
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = cache_.find(call.function);
+    auto it = cache_.find(key);
     if (it != cache_.end() && arena != nullptr && it->second->arena.lock() == arena) {
       return it->second.get();
     }
     auto entry = std::make_unique<CachedRuntime>();
     entry->arena = arena;
+    const Function* fn = call.function;
+    if (dynamic) {
+      entry->specialized_arena = std::make_unique<Arena>();
+      const Module* mod = call.interpreter != nullptr ? &call.interpreter->module() : nullptr;
+      CARVE_ASSIGN_OR_RETURN(fn, SpecializeToArgs(call.function, call.args,
+                                                  entry->specialized_arena.get(), mod));
+    }
     std::string symbol = ExternalSymbol(call.function, kernels_->backend());
-    CARVE_ASSIGN_OR_RETURN(entry->serialized, SerializeFunction(call.function, symbol));
+    CARVE_ASSIGN_OR_RETURN(entry->serialized, SerializeFunction(fn, symbol));
     // Run what the codegen emits: the graph as text, parsed back.
     CARVE_ASSIGN_OR_RETURN(JsonGraph graph,
                            ParseJsonGraph(WriteJsonGraph(entry->serialized.graph)));
@@ -65,14 +79,15 @@ class BackendRuntime {
     CARVE_ASSIGN_OR_RETURN(entry->runtime, JsonRuntime::Create(std::move(graph), constants,
                                                                *kernels_, options_.runtime));
     CachedRuntime* raw = entry.get();
-    cache_[call.function] = std::move(entry);
+    cache_[key] = std::move(entry);
     return raw;
   }
 
   std::shared_ptr<const BackendKernels> kernels_;
   BackendRuntimeOptions options_;
   std::mutex mu_;
-  absl::flat_hash_map<const Function*, std::unique_ptr<CachedRuntime>> cache_;
+  using CacheKey = std::pair<const Function*, std::string>;
+  absl::flat_hash_map<CacheKey, std::unique_ptr<CachedRuntime>> cache_;
 };
 
 absl::StatusOr<Value> Unflatten(const Type* type, std::span<const NDArray> outputs, size_t& next) {

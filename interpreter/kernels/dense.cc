@@ -126,6 +126,15 @@ absl::StatusOr<std::vector<NDArray>> BatchMatmul(const KernelContext& ctx) {
   if (p.batch_a != p.batch_b && p.batch_a != 1 && p.batch_b != 1) {
     return KernelError(ctx, "batch extents {} and {} do not broadcast", p.batch_a, p.batch_b);
   }
+  // TVM's BatchMatmulRel types batches 0 and 1 as max(0, 1) = 1, and its
+  // kernels then read the one batch the empty operand does not have: there
+  // is no value to compute, so say so instead of reading past the tensor.
+  if (std::min(p.batch_a, p.batch_b) == 0 && std::max(p.batch_a, p.batch_b) == 1) {
+    return KernelError(ctx,
+                       "an empty batch (extents {} and {}) cannot broadcast to the batch of 1 "
+                       "that the type relation gives the result",
+                       p.batch_a, p.batch_b);
+  }
   p.batch = std::max(p.batch_a, p.batch_b);
   p.m = a.shape()[p.trans_a ? 2 : 1];
   p.k = a.shape()[p.trans_a ? 1 : 2];

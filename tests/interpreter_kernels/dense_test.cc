@@ -176,5 +176,20 @@ TEST(Dense, ThreadPoolDeviceSplitsLargeProducts) {
   ExpectNear(AsDoubles(*out), ReferenceBatchMatmul(a, b, false, true), 1e-5);
 }
 
+// Batches 0 and 1: the type relation (TVM's max) gives a batch of 1 that the
+// empty operand has no data for; the kernel reports it instead of reading
+// past the tensor.
+TEST(BatchMatmul, EmptyBatchAgainstOneFails) {
+  for (bool empty_lhs : {true, false}) {
+    NDArray a = Random<float>({empty_lhs ? 0 : 1, 4, 5}, 3);
+    NDArray b = Random<float>({empty_lhs ? 1 : 0, 5, 2}, 4);
+    auto out = RunKernel1("nn.batch_matmul", {a, b},
+                          MakeAttrs("relay.attrs.BatchMatmulAttrs", {}),
+                          TypeOf(DataType::Float(32), {1, 4, 2}));
+    ASSERT_FALSE(out.ok());
+    EXPECT_NE(out.status().message().find("empty batch"), std::string_view::npos);
+  }
+}
+
 }  // namespace
 }  // namespace carve::kernel_testing

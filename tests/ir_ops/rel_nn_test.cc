@@ -120,6 +120,14 @@ TEST(DenseRelTest, BatchMatmul) {
             "Tensor[(8, 3, 5), float32]");
   EXPECT_EQ(Infer("nn.batch_matmul", {T({8, 4, 3}), T({8, 4, 5})}, {{"transpose_a", Bool(true)}}),
             "Tensor[(8, 3, 5), float32]");
+  // TVM v0.16's BatchMatmulRel: the result batch is max(xb, yb), so an
+  // empty batch against a batch of 1 gives 1, not numpy's 0 (the kernel then
+  // reports that it has no data for it; see the test below).
+  EXPECT_EQ(Infer("nn.batch_matmul", {T({0, 24, 24}), T({1, 24, 6})}),
+            "Tensor[(1, 24, 6), float32]");
+  EXPECT_EQ(Infer("nn.batch_matmul", {T({1, 24, 24}), T({0, 24, 6})}),
+            "Tensor[(1, 24, 6), float32]");
+  EXPECT_EQ(Infer("nn.batch_matmul", {T({0, 3, 4}), T({0, 4, 5})}), "Tensor[(0, 3, 5), float32]");
   EXPECT_EQ(Infer("nn.batch_matmul", {T({8, 3, 4}), T({2, 4, 5})}),
             "error: batch dims do not match: (8, 3, 4) and (2, 4, 5)");
   EXPECT_EQ(Infer("nn.batch_matmul", {T({8, 3, 4}), T({8, 5, 5})}),

@@ -246,7 +246,27 @@ def @main(%x: Tensor[(2, 2), float32]) {
   ASSERT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
   EXPECT_THAT(std::string(status.message()),
               ::testing::HasSubstr(
-                  "region 0 (t) -> tuple at test.relay:7:8 -> region 1 (default) -> region 0 (t)"));
+                  "region 0 (t) -> tuple at test.relay:7:8 -> concatenate at test.relay:9:8 -> "
+                  "region 0 (t)"));
+}
+
+// Default regions are plain nodes to PartitionGraph: a path that leaves a
+// default region and comes back to it through an offloaded region is no
+// cycle (issue 22: --verify-each disagreed with the flow).
+TEST(RegionCycle, DefaultRegionsAreNotVertices) {
+  Module mod = ParseTyped(R"(
+def @main(%x: Tensor[(2, 2), float32]) {
+  %0 = annotation.compiler_begin(%x, compiler="default");
+  %1 = nn.relu(%0);
+  %2 = annotation.compiler_end(%1, compiler="default");
+  %3 = annotation.compiler_begin(%2, compiler="t");
+  %4 = tanh(%3);
+  %5 = annotation.compiler_end(%4, compiler="t");
+  %6 = annotation.compiler_begin(%5, compiler="default");
+  %7 = add(%1, %6);
+  annotation.compiler_end(%7, compiler="default")
+})");
+  EXPECT_TRUE(VerifyRegionsAcyclic(mod).ok());
 }
 
 TEST(RegionCycle, AcyclicRegionsPass) {

@@ -50,6 +50,7 @@ absl::Status RunComparison(const ParsedArgs& args, Env& env, CompareContext& c) 
   c.options.params = ParamsToBind(args, inputs, from_dir);
   CARVE_ASSIGN_OR_RETURN(CompareReport report,
                          CompareWithBackends(mod, backends, inputs, c.options));
+  c.report += report.note;
   if (args.Has("--report")) c.report += RenderPartitionReport(report.partitioned, backends);
   c.report += RenderCompareReport(report);
   c.ok = report.ok;

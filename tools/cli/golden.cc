@@ -288,7 +288,8 @@ std::vector<std::string> FindGoldenFiles(const std::string& path) {
        !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (!it->is_regular_file()) continue;
     std::string p = it->path().string();
-    if (p.ends_with(".expected") || p.ends_with(".md")) continue;
+    // Expected outputs, notes and .npy data the cases read are not cases.
+    if (p.ends_with(".expected") || p.ends_with(".md") || p.ends_with(".npy")) continue;
     files.push_back(p);
   }
   std::sort(files.begin(), files.end());
