@@ -152,6 +152,7 @@ int RunOpt(const ParsedArgs& args, Env& env) {
     *env.out << PassList();
     return kExitOk;
   }
+  if (args.Has("--replay")) return RunReplay(args, env);  // cmd_repl.cc
   if (args.positional().size() != 1 || !args.Has("--pipeline")) {
     *env.err << "carve opt: expected FILE and -p PIPELINE\n"
                 "usage: carve opt FILE -p PIPELINE [--patterns F.pat]... [-o OUT]\n";
@@ -246,6 +247,8 @@ void AddPassCommands(std::vector<Command>& commands) {
       {"--patterns", true, true, "",
        "F.pat: load backend specs (replacing built-in ones); its rules are Rewrite's default"},
       {"--params", true, false, "", "bind DIR/NAME.npy to the parameter %NAME of @main"},
+      {"--replay", true, false, "",
+       "FILE: replay a `carve repl` reproduction (save --repro) instead of FILE -p PIPELINE"},
   };
   for (OptionSpec& o : DebugOptions()) opt_options.push_back(std::move(o));
   commands.push_back(Command{"opt",
