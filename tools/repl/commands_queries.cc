@@ -68,6 +68,10 @@ absl::Status Why(Session& s, std::string_view args) {
   CARVE_ASSIGN_OR_RETURN(cli::NamedQuery query, Query(s, std::string(pattern)));
   size_t step = s.history().current();
   CARVE_ASSIGN_OR_RETURN(const NodeNames* names, s.Names(step));
+  if (names->Lookup(at).node == nullptr) {
+    return absl::NotFoundError(
+        fmt::format("no node named '{}' in step {} (`print` shows the names)", at, step));
+  }
   CARVE_ASSIGN_OR_RETURN(std::string out,
                          cli::WhyReport(query, *names, at, fmt::format("step {}", step)));
   s.out() << out;
@@ -160,9 +164,11 @@ void AddQueryCommands(std::vector<ReplCommand>& commands) {
                       "Inputs not given are generated from the seed (default 0). Ctrl-C\n"
                       "interrupts the run.\n",
                       ArgKind::kFile, Run});
-  commands.push_back({"compare", "compare BACKEND[,...] [--rtol R] [--atol A] [--bind NAME,...]",
+  commands.push_back({"compare", "compare BACKEND[,...] [OPTIONS]",
                       "run the current step partitioned for BACKEND against the reference",
-                      "As `carve run --compare`: the step is partitioned for the backends and\n"
+                      "Options: --rtol R, --atol A, --seed N, --input NAME=F.npy, --bind NAME,...,\n"
+                      "--report. As `carve run --compare`: the step is partitioned for the\n"
+                      "backends and "
                       "run on their runtimes; each output and composite is compared with the\n"
                       "reference kernels. Fails when an error exceeds the tolerance.\n",
                       ArgKind::kBackends, Compare});

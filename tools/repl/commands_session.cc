@@ -70,7 +70,7 @@ absl::Status Quit(Session& s, std::string_view args) {
 }  // namespace
 
 void AddSessionCommands(std::vector<ReplCommand>& commands) {
-  commands.push_back({"set", "set types|timing on|off, set diff-context N",
+  commands.push_back({"set", "set types|timing|diff-context VALUE",
                       "printing options",
                       "types: print `/* ty=... */` comments (print, diff)\n"
                       "timing: show pass times (pass lines, steps); off for golden scripts\n"

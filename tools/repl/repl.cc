@@ -117,6 +117,7 @@ int RunInteractive(Session& s) {
 
 int RunRepl(const ReplOptions& options, cli::Env& env) {
   Session session(env, SessionOptions{options.params_dir});
+  session.show_timing = options.timing;
   const bool interactive =
       options.script.empty() && env.in == &std::cin && isatty(STDIN_FILENO) != 0;
   if (interactive) {

@@ -21,6 +21,7 @@ struct ReplOptions {
   std::vector<std::string> patterns;  // `patterns` files loaded first
   std::string params_dir;             // --params DIR
   std::string script;                 // --script FILE: commands from FILE
+  bool timing = true;                 // false: --no-timing (`set timing off`)
 };
 
 // Runs the REPL; returns the exit status (0, or 1 when a command failed in
