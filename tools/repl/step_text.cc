@@ -96,56 +96,105 @@ const std::vector<StepText::LineInfo>& StepText::Lines() const {
   return lines_;
 }
 
-size_t StepText::BindingLine(std::string_view name) const {
-  Lines();
-  auto it = binding_.find(name);
-  return it == binding_.end() ? SIZE_MAX : it->second;
+uint32_t StepText::IdOf(std::string_view name, bool add) const {
+  // `%N`: 2N, so the ids of a module's N bindings are dense.
+  uint64_t n = 0;
+  bool numeric = name.size() > 1 && name.size() < 10;
+  for (size_t i = 1; numeric && i < name.size(); ++i) {
+    numeric = name[i] >= '0' && name[i] <= '9';
+    n = n * 10 + uint64_t(name[i] - '0');
+  }
+  if (numeric) return uint32_t(2 * n);
+  auto it = other_names_.find(name);
+  if (it != other_names_.end()) return it->second;
+  if (!add) return kNoName;
+  uint32_t id = uint32_t(2 * other_names_.size() + 1);
+  other_names_.emplace(name, id);
+  return id;
 }
 
-const std::vector<uint32_t>& StepText::Readers(std::string_view name) const {
-  static const std::vector<uint32_t> kNone;
+uint32_t StepText::NameId(std::string_view name) const {
   Lines();
-  auto it = readers_.find(name);
-  return it == readers_.end() ? kNone : it->second;
+  uint32_t id = IdOf(name, false);
+  return id < binding_.size() ? id : kNoName;
+}
+
+size_t StepText::BindingLine(uint32_t id) const {
+  Lines();
+  if (id >= binding_.size() || binding_[id] == UINT32_MAX) return SIZE_MAX;
+  return binding_[id];
+}
+
+std::span<const uint32_t> StepText::Readers(uint32_t id) const {
+  Lines();
+  if (id + 1 >= reader_offsets_.size()) return {};
+  return std::span<const uint32_t>(readers_).subspan(
+      reader_offsets_[id], reader_offsets_[id + 1] - reader_offsets_[id]);
 }
 
 void StepText::BuildIndex() const {
   indexed_ = true;
   lines_.resize(num_lines());
+  uint32_t max_id = 0;
+  std::vector<uint32_t> open;  // lines of `... {` bindings whose `}` is pending
   for (size_t i = 0; i < num_lines(); ++i) {
     std::string_view line = Line(i);
     LineInfo& info = lines_[i];
-    info.end = i + 1;
-    info.binds = BoundName(Trimmed(line));
-    if (!info.binds.empty()) {
-      binding_.try_emplace(info.binds, i);
-      // `%5 = fn (...) {` binds through its closing `};` at the same indent.
-      if (line.ends_with('{')) {
-        size_t indent = Indent(line);
-        for (size_t j = i + 1; j < num_lines(); ++j) {
-          std::string_view l = Line(j);
-          if (Indent(l) == indent && Trimmed(l).starts_with('}')) {
-            info.end = j + 1;
-            break;
-          }
-        }
-      }
+    info.end = uint32_t(i + 1);
+    size_t indent = Indent(line);
+    // A line starting with `}` at the indent of an open binding closes it.
+    if (!open.empty() && Trimmed(line).starts_with('}') && !Trimmed(line).starts_with("} else") &&
+        Indent(Line(open.back())) == indent) {
+      lines_[open.back()].end = uint32_t(i + 1);
+      open.pop_back();
     }
-    size_t skip = line.size() - Trimmed(line).size() + (line.find("let ") == Indent(line) ? 4 : 0);
+    info.binds = BoundName(Trimmed(line));
+    size_t skip = indent + (line.substr(indent).starts_with("let ") ? 4 : 0);
+    if (!info.binds.empty()) {
+      info.binds_id = IdOf(info.binds, true);
+      max_id = std::max(max_id, info.binds_id);
+      // `%5 = fn (...) {` binds through its closing `};` at the same indent.
+      if (line.ends_with('{')) open.push_back(uint32_t(i));
+    }
+    info.reads_begin = uint32_t(reads_.size());
     for (size_t p = line.find('%'); p != std::string_view::npos; p = line.find('%', p + 1)) {
       std::string_view name = NameAt(line.substr(p));
       if (name.empty() || (p == skip && name == info.binds)) continue;
-      info.reads.push_back(name);
-      std::vector<uint32_t>& readers = readers_[name];
-      if (readers.empty() || readers.back() != i) readers.push_back(uint32_t(i));
+      uint32_t id = IdOf(name, true);
+      max_id = std::max(max_id, id);
+      reads_.push_back(id);
+    }
+    info.reads_end = uint32_t(reads_.size());
+  }
+  binding_.assign(size_t(max_id) + 1, UINT32_MAX);
+  reader_offsets_.assign(size_t(max_id) + 2, 0);
+  for (size_t i = 0; i < lines_.size(); ++i) {
+    const LineInfo& info = lines_[i];
+    if (info.binds_id != kNoName && binding_[info.binds_id] == UINT32_MAX) {
+      binding_[info.binds_id] = uint32_t(i);
+    }
+    // Each line counts once per name it reads (a name read twice on a line
+    // is adjacent or not; duplicates are dropped when filling).
+    for (uint32_t k = info.reads_begin; k < info.reads_end; ++k) ++reader_offsets_[reads_[k] + 1];
+  }
+  for (size_t id = 1; id < reader_offsets_.size(); ++id) {
+    reader_offsets_[id] += reader_offsets_[id - 1];
+  }
+  readers_.assign(reads_.size(), 0);
+  std::vector<uint32_t> fill(reader_offsets_.begin(), reader_offsets_.end() - 1);
+  for (size_t i = 0; i < lines_.size(); ++i) {
+    for (uint32_t k = lines_[i].reads_begin; k < lines_[i].reads_end; ++k) {
+      readers_[fill[reads_[k]]++] = uint32_t(i);
     }
   }
 }
 
 absl::StatusOr<std::string> Neighbourhood(const StepText& text, std::string_view name, int depth) {
   const auto& lines = text.Lines();
-  size_t def = text.BindingLine(name);
-  if (def == SIZE_MAX && text.Readers(name).empty()) {
+  const auto& reads = text.ReadIds();
+  uint32_t id = text.NameId(name);
+  size_t def = id == StepText::kNoName ? SIZE_MAX : text.BindingLine(id);
+  if (id == StepText::kNoName || (def == SIZE_MAX && text.Readers(id).empty())) {
     return absl::NotFoundError(fmt::format("no node named '{}' in this step", name));
   }
   // Lines shown: the binding, producers (bindings of what a shown producer
@@ -156,22 +205,24 @@ absl::StatusOr<std::string> Neighbourhood(const StepText& text, std::string_view
   for (int d = 0; d < depth && def != SIZE_MAX; ++d) {
     std::vector<size_t> next;
     for (size_t l : frontier) {
-      for (std::string_view r : lines[l].reads) {
-        size_t b = text.BindingLine(r);
+      for (uint32_t k = lines[l].reads_begin; k < lines[l].reads_end; ++k) {
+        size_t b = text.BindingLine(reads[k]);
         if (b != SIZE_MAX && shown.insert(b).second) next.push_back(b);
       }
     }
     frontier = std::move(next);
   }
-  std::vector<std::string_view> names = {name};
+  std::vector<uint32_t> names = {id};
   for (int d = 0; d < depth && !names.empty(); ++d) {
-    std::vector<std::string_view> next;
-    for (std::string_view n : names) {
+    std::vector<uint32_t> next;
+    for (uint32_t n : names) {
       for (uint32_t l : text.Readers(n)) {
         // A reader inside the binding's own extent (a composite's body
         // reading its parameters) is part of it, not a consumer.
-        if (l > def && def != SIZE_MAX && l < lines[def].end) continue;
-        if (shown.insert(l).second && !lines[l].binds.empty()) next.push_back(lines[l].binds);
+        if (def != SIZE_MAX && l > def && l < lines[def].end) continue;
+        if (shown.insert(l).second && lines[l].binds_id != StepText::kNoName) {
+          next.push_back(lines[l].binds_id);
+        }
       }
     }
     names = std::move(next);
