@@ -18,6 +18,8 @@
 #include "gtest/gtest.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/env.h"
+#include "support/cancellation.h"
+#include "tools/repl/commands.h"
 #include "tools/repl/completion.h"
 #include "tools/repl/diff.h"
 #include "tools/repl/session.h"
@@ -88,6 +90,29 @@ TEST(ReplCompletionTest, CommandsPassesBackendsNodes) {
   EXPECT_EQ(c.candidates[0].text, "@main");
   c = Complete(s, "match nn.con");
   EXPECT_EQ(c.candidates.front().text, "nn.conv1d");
+}
+
+// Ctrl-C sets the cancellation flag: the pass manager stops before the next
+// pass and the evaluator before its next step; the history keeps its steps.
+TEST(ReplCancelTest, PassesAndRunsStopAndTheHistoryStays) {
+  std::ostringstream out;
+  cli::Env env = cli::RealEnv();
+  env.out = &out;
+  env.err = &out;
+  Session s(env, {});
+  ASSERT_TRUE(RunCommandLine(s, "load " + kDemo).ok());
+  ASSERT_TRUE(RunCommandLine(s, "pass MergeComposite(byoc_target)").ok());
+  RequestCancellation();
+  absl::Status pass = RunCommandLine(s, "pass AnnotateTarget(byoc_target)");
+  absl::Status run = RunCommandLine(s, "run --seed 1");
+  absl::Status compare = RunCommandLine(s, "compare dnnl");
+  ClearCancellation();  // as the REPL loop does before each command
+  EXPECT_TRUE(absl::IsCancelled(pass)) << pass;
+  EXPECT_TRUE(absl::IsCancelled(run)) << run;
+  EXPECT_TRUE(absl::IsCancelled(compare)) << compare;
+  EXPECT_EQ(s.history().size(), 2u);
+  EXPECT_EQ(s.history().current(), 1u);
+  EXPECT_TRUE(RunCommandLine(s, "run --seed 1").ok());
 }
 
 TEST(ReplReproTest, OptReplayAndReplReplayGiveTheSameModule) {

@@ -148,8 +148,7 @@ absl::Status RunModule(const Module& loaded, const ParsedArgs& args, Env& env) {
   input_options.inputs = args.GetAll("--input");
   input_options.params_dir = args.GetOr("--params", "");
   input_options.seed = numbers.seed;
-  CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> prepared, PrepareRunInputs(*main, input_options));
-  auto inputs = &prepared;
+  CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> inputs, PrepareRunInputs(*main, input_options));
   const long threads = numbers.threads;
   std::unique_ptr<Eigen::ThreadPool> pool;
   std::unique_ptr<Eigen::ThreadPoolDevice> device;
@@ -161,9 +160,9 @@ absl::Status RunModule(const Module& loaded, const ParsedArgs& args, Env& env) {
   }
   Interpreter interpreter(*mod, options);
   // The interpreter owns the inputs, so each is freed after its last use.
-  std::vector<Value> values(std::make_move_iterator(inputs->begin()),
-                            std::make_move_iterator(inputs->end()));
-  inputs->clear();
+  std::vector<Value> values(std::make_move_iterator(inputs.begin()),
+                            std::make_move_iterator(inputs.end()));
+  inputs.clear();
   const RunClock run_start = RunClock::Now();
   absl::StatusOr<Value> result = interpreter.RunConsuming("main", std::move(values));
   const RunClock run_end = RunClock::Now();

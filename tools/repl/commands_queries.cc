@@ -6,7 +6,6 @@
 #include "backends/partition.h"
 #include "fmt/format.h"
 #include "passes/partition_report.h"
-#include "support/cancellation.h"
 #include "support/status_macros.h"
 #include "tools/cli/module_queries.h"
 #include "tools/repl/commands.h"
@@ -115,7 +114,6 @@ absl::Status Run(Session& s, std::string_view args) {
     return absl::InvalidArgumentError(
         "expected: run [--input NAME=F.npy]... [--seed N] [--threads N] [--out DIR]");
   }
-  ClearCancellation();
   return cli::RunModule(s.history().Current().module, parsed, s.env());
 }
 
@@ -136,7 +134,6 @@ absl::Status Compare(Session& s, std::string_view args) {
   if (!parsed.positional().empty()) {
     return absl::InvalidArgumentError(fmt::format("unexpected argument '{}'", parsed.positional()[0]));
   }
-  ClearCancellation();
   CARVE_ASSIGN_OR_RETURN(bool within,
                          cli::CompareModule(s.history().Current().module, parsed, s.env()));
   if (!within) return absl::FailedPreconditionError("an error exceeds the tolerance");

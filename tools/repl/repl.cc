@@ -47,6 +47,9 @@ bool RunOne(Session& s, std::string_view line, const std::string& where) {
   absl::Status status = RunCommandLine(s, line);
   s.out().flush();
   if (status.ok()) return true;
+  if (absl::IsCancelled(status)) {
+    status = absl::CancelledError("interrupted (Ctrl-C); the steps made before it are kept");
+  }
   *s.env().err << RenderFailure(status, where);
   s.env().err->flush();
   return false;
@@ -106,7 +109,6 @@ int RunInteractive(Session& s) {
     editor.AddHistory(line);
     if (std::string_view command = CommandPart(line); !command.empty()) {
       RunOne(s, command, "carve");
-      if (CancellationRequested()) std::cout << "interrupted; the history is as before\n";
     }
   }
   sigaction(SIGINT, &previous, nullptr);
