@@ -36,8 +36,9 @@ constexpr int64_t kOps = 100000;
 std::string GraphFile() {
   static const std::string path = [] {
     std::string text = bench::GenerateRelay(bench::GraphKind::kResNet, kOps);
-    text += "\ndef @tiny(%x: Tensor[(1, 8), float32]) {\n"
-            "  %0 = nn.dropout(%x);\n  %1 = %0.0;\n  nn.relu(%1)\n}\n";
+    text +=
+        "\ndef @tiny(%x: Tensor[(1, 8), float32]) {\n"
+        "  %0 = nn.dropout(%x);\n  %1 = %0.0;\n  nn.relu(%1)\n}\n";
     std::string p = (std::filesystem::temp_directory_path() / "carve_repl_bench.relay").string();
     std::ofstream(p) << text;
     return p;
@@ -105,7 +106,8 @@ void BM_Undo(benchmark::State& state) {
   Fixture& f = Shared();
   f.Run("goto 0");
   f.Run("pass MergeComposite(dnnl)");
-  Timed(state, [&] { f.Run("goto 1"); }, [&] { f.Run("undo"); });
+  Timed(
+      state, [&] { f.Run("goto 1"); }, [&] { f.Run("undo"); });
 }
 BENCHMARK(BM_Undo)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(20);
 
@@ -113,7 +115,8 @@ void BM_Goto(benchmark::State& state) {
   Fixture& f = Shared();
   f.Run("goto 0");
   f.Run("pass MergeComposite(dnnl)");
-  Timed(state, [&] { f.Run("goto 0"); }, [&] { f.Run("goto 1"); });
+  Timed(
+      state, [&] { f.Run("goto 0"); }, [&] { f.Run("goto 1"); });
 }
 BENCHMARK(BM_Goto)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(20);
 
@@ -159,7 +162,8 @@ BENCHMARK(BM_CompleteNode)->UseManualTime()->Unit(benchmark::kMillisecond)->Iter
 
 void BM_CompletePass(benchmark::State& state) {
   Fixture& f = Shared();
-  Timed(state, [] {}, [&] { benchmark::DoNotOptimize(Complete(f.session, "pass Merge")); });
+  Timed(
+      state, [] {}, [&] { benchmark::DoNotOptimize(Complete(f.session, "pass Merge")); });
 }
 BENCHMARK(BM_CompletePass)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(20);
 

@@ -18,9 +18,7 @@ inline std::atomic<bool>& CancellationFlag() {
 
 inline void RequestCancellation() { CancellationFlag().store(true, std::memory_order_relaxed); }
 inline void ClearCancellation() { CancellationFlag().store(false, std::memory_order_relaxed); }
-inline bool CancellationRequested() {
-  return CancellationFlag().load(std::memory_order_relaxed);
-}
+inline bool CancellationRequested() { return CancellationFlag().load(std::memory_order_relaxed); }
 
 // CancelledError("interrupted") when cancellation was requested, else OK.
 inline absl::Status CheckCancellation() {

@@ -3,6 +3,7 @@
 // pseudo-terminal (Tab completes a pass name).
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <pty.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,9 +17,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "support/cancellation.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/env.h"
-#include "support/cancellation.h"
 #include "tools/repl/commands.h"
 #include "tools/repl/completion.h"
 #include "tools/repl/diff.h"
@@ -121,7 +122,9 @@ TEST(ReplReproTest, OptReplayAndReplReplayGiveTheSameModule) {
       "pass MergeComposite(byoc_target)\n"
       "partition byoc_target\n"
       "undo\n"
-      "save --repro " + repro + "\n"
+      "save --repro " +
+      repro +
+      "\n"
       "print\n";
   Outcome session = Carve({"repl", kDemo, "--no-timing"}, script);
   ASSERT_EQ(session.code, 0) << session.err;
@@ -141,10 +144,10 @@ TEST(ReplReproTest, OptReplayAndReplReplayGiveTheSameModule) {
   EXPECT_THAT(replayed.out, HasSubstr("replaying 3 commands of"));
 }
 
-// Reads from `fd` until `needle` appears or 10 s pass.
+// Reads from `fd` until `needle` appears or 60 s pass (a loaded CI machine).
 std::string ReadUntil(int fd, const std::string& needle) {
   std::string seen;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (seen.find(needle) == std::string::npos && std::chrono::steady_clock::now() < deadline) {
     pollfd p{fd, POLLIN, 0};
     if (poll(&p, 1, 100) <= 0) continue;
@@ -169,19 +172,42 @@ TEST(ReplTerminalTest, TabCompletesAPassNameAndHistoryIsKept) {
     cli::Env env = cli::RealEnv();
     _exit(cli::RunCarve({"repl", kDemo}, env));
   }
-  EXPECT_THAT(ReadUntil(master, "carve:0> "), HasSubstr("step 0: load"));
+  // The REPL in the child, killed if the test fails on the way (a child
+  // left waiting for input would hang the test).
+  struct Child {
+    pid_t pid;
+    int status = -1;
+    // Waits up to 60 s for the child to exit; kills it after that.
+    bool Exited() {
+      for (int i = 0; i < 600; ++i) {
+        if (waitpid(pid, &status, WNOHANG) == pid) return true;
+        usleep(100 * 1000);
+      }
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return false;
+    }
+    ~Child() {
+      if (status == -1) Exited();
+    }
+  } child{pid};
+  std::string seen = ReadUntil(master, "carve:0> ");
+  ASSERT_THAT(seen, HasSubstr("carve:0> "));
+  EXPECT_THAT(seen, HasSubstr("step 0: load"));
   ASSERT_EQ(write(master, "pass MergeCompo\t", 16), 16);
   // The name is completed and its argument list shown.
   EXPECT_THAT(ReadUntil(master, "MergeComposite(pattern_table"),
               HasSubstr("MergeComposite(pattern_table"));
   ASSERT_EQ(write(master, "(byoc_target)\r", 14), 14);
-  EXPECT_THAT(ReadUntil(master, "carve:1> "),
-              HasSubstr("step 1: MergeComposite(byoc_target) (changed"));
-  ASSERT_EQ(write(master, "\x04", 1), 1);  // Ctrl-D quits
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  seen = ReadUntil(master, "carve:1> ");
+  EXPECT_THAT(seen, HasSubstr("step 1: MergeComposite(byoc_target) (changed"));
+  // Ctrl-D at the prompt quits (sent only once the prompt is up: in the
+  // terminal's cooked mode between prompts it would end a line instead).
+  ASSERT_THAT(seen, HasSubstr("carve:1> "));
+  ASSERT_EQ(write(master, "\x04", 1), 1);
+  ASSERT_TRUE(child.Exited());
   close(master);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_TRUE(WIFEXITED(child.status) && WEXITSTATUS(child.status) == 0);
   std::ifstream history(home + "/.carve_history");
   std::string saved((std::istreambuf_iterator<char>(history)), std::istreambuf_iterator<char>());
   EXPECT_THAT(saved, HasSubstr("MergeComposite(byoc_target)"));

@@ -60,14 +60,14 @@ int RunReplay(const ParsedArgs& args, Env& env) {
 
 void AddReplCommands(std::vector<Command>& commands) {
   commands.push_back(Command{
-      "repl", "carve repl [FILE] [--patterns F.pat]... [--params DIR] [--script S] [--no-timing]",
+      "repl",
+      "carve repl [FILE] [--patterns F.pat]... [--params DIR] [--script S] [--no-timing]",
       "debug a pass pipeline at a prompt: step, undo, diff, why, match, run, compare",
       {{"--patterns", true, true, "", "F.pat: load a pattern file first (`patterns F.pat`)"},
        {"--params", true, false, "", "bind DIR/NAME.npy to the parameter %NAME of @main on load"},
        {"--script", true, false, "",
         "S: run the commands of S (as if piped to standard input) and exit"},
-       {"--no-timing", false, false, "",
-        "print no times (`set timing off`), for golden scripts"}},
+       {"--no-timing", false, false, "", "print no times (`set timing off`), for golden scripts"}},
       RunReplCommand});
 }
 

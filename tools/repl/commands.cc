@@ -71,10 +71,9 @@ absl::Status RunCommandLine(Session& session, std::string_view line) {
     std::vector<std::string> names;
     for (const ReplCommand& c : ReplCommands()) names.push_back(c.name);
     std::string hint = NearestName(name, names);
-    return absl::InvalidArgumentError(
-        fmt::format("unknown command '{}' ({})", name,
-                    hint.empty() ? "`help` lists the commands"
-                                 : fmt::format("did you mean '{}'?", hint)));
+    return absl::InvalidArgumentError(fmt::format(
+        "unknown command '{}' ({})", name,
+        hint.empty() ? "`help` lists the commands" : fmt::format("did you mean '{}'?", hint)));
   }
   return cmd->run(session, args);
 }

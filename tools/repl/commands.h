@@ -17,14 +17,14 @@ namespace carve::repl {
 // What a command's arguments are, for completion.
 enum class ArgKind {
   kNone,
-  kFile,       // a path
-  kPipeline,   // pass names with their argument lists
-  kBackends,   // backend names, comma-separated
-  kPattern,    // pattern text / names, then node names (why)
-  kNode,       // @function or %N names of the current step
-  kStep,       // step numbers
-  kCommand,    // command names (help)
-  kSetting,    // `set` options
+  kFile,      // a path
+  kPipeline,  // pass names with their argument lists
+  kBackends,  // backend names, comma-separated
+  kPattern,   // pattern text / names, then node names (why)
+  kNode,      // @function or %N names of the current step
+  kStep,      // step numbers
+  kCommand,   // command names (help)
+  kSetting,   // `set` options
 };
 
 struct ReplCommand {
@@ -51,9 +51,10 @@ absl::Status RunCommandLine(Session& session, std::string_view line);
 std::vector<std::string> SplitArgs(std::string_view text);
 
 // Command groups (commands_*.cc).
-void AddHistoryCommands(std::vector<ReplCommand>& commands);  // steps, undo, redo, goto, print, diff
-void AddPassCommands(std::vector<ReplCommand>& commands);     // load, pass, partition, patterns, save
-void AddQueryCommands(std::vector<ReplCommand>& commands);    // match, why, report, run, compare
+void AddHistoryCommands(
+    std::vector<ReplCommand>& commands);                    // steps, undo, redo, goto, print, diff
+void AddPassCommands(std::vector<ReplCommand>& commands);   // load, pass, partition, patterns, save
+void AddQueryCommands(std::vector<ReplCommand>& commands);  // match, why, report, run, compare
 void AddSessionCommands(std::vector<ReplCommand>& commands);  // set, help, quit
 
 }  // namespace carve::repl

@@ -37,7 +37,9 @@ absl::Status Steps(Session& s, std::string_view args) {
     const Step& st = h.at(i);
     std::string line = fmt::format("{} {:>3}  {:<{}}  {:<9}  {:>3} fn  {:>8} nodes  {:>7} ops",
                                    i == h.current() ? '*' : ' ', i, st.pass, width,
-                                   i == 0 ? "loaded" : st.changed ? "changed" : "unchanged",
+                                   i == 0       ? "loaded"
+                                   : st.changed ? "changed"
+                                                : "unchanged",
                                    st.functions, st.nodes, st.ops);
     if (s.show_timing) {
       line += st.seconds < 1 ? fmt::format("  {:>8.1f} ms", st.seconds * 1e3)
@@ -174,19 +176,17 @@ absl::Status Diff(Session& s, std::string_view args) {
     const StepText& ta = s.Text(a);
     const StepText& tb = s.Text(b);
     for (const std::string& name : changed) {
-      hunks += UnifiedDiff(BlockSide(ta, name), BlockSide(tb, name), s.diff_context,
-                           "def " + name);
+      hunks += UnifiedDiff(BlockSide(ta, name), BlockSide(tb, name), s.diff_context, "def " + name);
     }
-    hunks += UnifiedDiff(BlockSide(ta, "#[metadata]"), BlockSide(tb, "#[metadata]"),
-                         s.diff_context, "#[metadata]");
+    hunks += UnifiedDiff(BlockSide(ta, "#[metadata]"), BlockSide(tb, "#[metadata]"), s.diff_context,
+                         "#[metadata]");
   }
   if (hunks.empty()) {
     s.out() << fmt::format("no changes between step {} and step {}\n", a, b);
     return absl::OkStatus();
   }
-  std::string out = fmt::format("--- step {}: {}\n+++ step {}: {}\n", a, h.at(a).pass, b,
-                                h.at(b).pass) +
-                    hunks;
+  std::string out =
+      fmt::format("--- step {}: {}\n+++ step {}: {}\n", a, h.at(a).pass, b, h.at(b).pass) + hunks;
   s.out() << (s.colour ? Colour(out) : out);
   return absl::OkStatus();
 }

@@ -48,10 +48,9 @@ absl::Status Partition(Session& s, std::string_view args) {
   std::vector<PassPtr> passes = SequenceMembers(*pipeline);
   if (passes.empty()) passes.push_back(pipeline);
   // The pruning `carve partition` applies after the pipeline, as one more step.
-  passes.push_back(MakeModulePass("PruneBackendPartitions", "",
-                                  [backends](Module& mod, PassContext&) {
-                                    return PruneBackendPartitions(mod, backends);
-                                  }));
+  passes.push_back(MakeModulePass(
+      "PruneBackendPartitions", "",
+      [backends](Module& mod, PassContext&) { return PruneBackendPartitions(mod, backends); }));
   return s.RunPasses(passes, fmt::format("partition {}", names));
 }
 
@@ -72,9 +71,8 @@ absl::Status Save(Session& s, std::string_view args) {
   std::string text = repro ? ReproText(s) : PrintModule(h.Current().module);
   CARVE_RETURN_IF_ERROR(s.env().write_file(words[0], text));
   if (repro) {
-    s.out() << fmt::format("saved step 0 and {} command{} to {}\n",
-                           ReplayCommands(s).size(), ReplayCommands(s).size() == 1 ? "" : "s",
-                           words[0]);
+    s.out() << fmt::format("saved step 0 and {} command{} to {}\n", ReplayCommands(s).size(),
+                           ReplayCommands(s).size() == 1 ? "" : "s", words[0]);
   } else {
     s.out() << fmt::format("saved step {} to {}\n", h.current(), words[0]);
   }
@@ -84,8 +82,7 @@ absl::Status Save(Session& s, std::string_view args) {
 }  // namespace
 
 void AddPassCommands(std::vector<ReplCommand>& commands) {
-  commands.push_back({"load", "load FILE",
-                      "load a module as a new step 0 (the history is reset)",
+  commands.push_back({"load", "load FILE", "load a module as a new step 0 (the history is reset)",
                       "The module is typed, and bound to `--params DIR` when the REPL was\n"
                       "started with it. A file saved with `save --repro` replays its commands.\n",
                       ArgKind::kFile, Load});

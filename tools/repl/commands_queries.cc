@@ -132,7 +132,8 @@ absl::Status Compare(Session& s, std::string_view args) {
   options.push_back({"--report", false, false});
   CARVE_ASSIGN_OR_RETURN(cli::ParsedArgs parsed, cli::ParseArgs(words, options));
   if (!parsed.positional().empty()) {
-    return absl::InvalidArgumentError(fmt::format("unexpected argument '{}'", parsed.positional()[0]));
+    return absl::InvalidArgumentError(
+        fmt::format("unexpected argument '{}'", parsed.positional()[0]));
   }
   CARVE_ASSIGN_OR_RETURN(bool within,
                          cli::CompareModule(s.history().Current().module, parsed, s.env()));
@@ -161,14 +162,15 @@ void AddQueryCommands(std::vector<ReplCommand>& commands) {
                       "Inputs not given are generated from the seed (default 0). Ctrl-C\n"
                       "interrupts the run.\n",
                       ArgKind::kFile, Run});
-  commands.push_back({"compare", "compare BACKEND[,...] [OPTIONS]",
-                      "run the current step partitioned for BACKEND against the reference",
-                      "Options: --rtol R, --atol A, --seed N, --input NAME=F.npy, --bind NAME,...,\n"
-                      "--report. As `carve run --compare`: the step is partitioned for the\n"
-                      "backends and "
-                      "run on their runtimes; each output and composite is compared with the\n"
-                      "reference kernels. Fails when an error exceeds the tolerance.\n",
-                      ArgKind::kBackends, Compare});
+  commands.push_back(
+      {"compare", "compare BACKEND[,...] [OPTIONS]",
+       "run the current step partitioned for BACKEND against the reference",
+       "Options: --rtol R, --atol A, --seed N, --input NAME=F.npy, --bind NAME,...,\n"
+       "--report. As `carve run --compare`: the step is partitioned for the\n"
+       "backends and "
+       "run on their runtimes; each output and composite is compared with the\n"
+       "reference kernels. Fails when an error exceeds the tolerance.\n",
+       ArgKind::kBackends, Compare});
 }
 
 }  // namespace carve::repl

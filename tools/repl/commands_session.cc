@@ -70,8 +70,7 @@ absl::Status Quit(Session& s, std::string_view args) {
 }  // namespace
 
 void AddSessionCommands(std::vector<ReplCommand>& commands) {
-  commands.push_back({"set", "set types|timing|diff-context VALUE",
-                      "printing options",
+  commands.push_back({"set", "set types|timing|diff-context VALUE", "printing options",
                       "types: print `/* ty=... */` comments (print, diff)\n"
                       "timing: show pass times (pass lines, steps); off for golden scripts\n"
                       "diff-context: lines of context around each diff hunk (default 3)\n",

@@ -19,7 +19,7 @@ struct Candidate {
 };
 
 struct Completion {
-  size_t start = 0;  // where the word being typed begins in the line
+  size_t start = 0;                   // where the word being typed begins in the line
   std::vector<Candidate> candidates;  // sorted, unique
 };
 

@@ -14,8 +14,7 @@ enum class Op : uint8_t { kEqual, kDelete, kInsert };
 // Myers' greedy shortest edit script between a[0..n) and b[0..m) (lines as
 // integer ids); false when it needs more than `max_d` edits. The trace keeps
 // only the diagonals -d..d of each round: O(D^2) memory.
-bool Myers(const uint32_t* a, long n, const uint32_t* b, long m, long max_d,
-           std::vector<Op>& ops) {
+bool Myers(const uint32_t* a, long n, const uint32_t* b, long m, long max_d, std::vector<Op>& ops) {
   const long offset = max_d + 1;
   std::vector<long> v(size_t(2 * offset + 1), 0);
   std::vector<std::vector<long>> trace;  // trace[d][k + d] = v[k] before round d
@@ -70,8 +69,10 @@ std::vector<Op> EditScript(const DiffSide& a, const DiffSide& b, size_t max_edit
   // Lines as ids, so the inner loop compares integers.
   absl::flat_hash_map<std::string_view, uint32_t> ids;
   std::vector<uint32_t> ia, ib;
-  for (long i = 0; i < mn; ++i) ia.push_back(ids.try_emplace(a.lines[pre + size_t(i)], ids.size()).first->second);
-  for (long i = 0; i < mm; ++i) ib.push_back(ids.try_emplace(b.lines[pre + size_t(i)], ids.size()).first->second);
+  for (long i = 0; i < mn; ++i)
+    ia.push_back(ids.try_emplace(a.lines[pre + size_t(i)], ids.size()).first->second);
+  for (long i = 0; i < mm; ++i)
+    ib.push_back(ids.try_emplace(b.lines[pre + size_t(i)], ids.size()).first->second);
   if (!Myers(ia.data(), mn, ib.data(), mm, long(max_edits), ops)) {
     ops.insert(ops.end(), size_t(mn), Op::kDelete);
     ops.insert(ops.end(), size_t(mm), Op::kInsert);
@@ -88,8 +89,8 @@ std::string Range(size_t start, size_t count) {
 
 }  // namespace
 
-std::string UnifiedDiff(const DiffSide& a, const DiffSide& b, int context,
-                        std::string_view section, size_t max_edits) {
+std::string UnifiedDiff(const DiffSide& a, const DiffSide& b, int context, std::string_view section,
+                        size_t max_edits) {
   std::vector<Op> ops = EditScript(a, b, max_edits);
   const size_t ctx = size_t(std::max(context, 0));
   std::string out;

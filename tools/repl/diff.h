@@ -20,7 +20,7 @@ struct DiffSide {
 // Uses Myers' O(ND) algorithm after stripping the common prefix and suffix;
 // when more than `max_edits` lines differ, the differing middle is reported
 // as one replacement (still a correct diff, not a minimal one).
-std::string UnifiedDiff(const DiffSide& a, const DiffSide& b, int context,
-                        std::string_view section, size_t max_edits = 2000);
+std::string UnifiedDiff(const DiffSide& a, const DiffSide& b, int context, std::string_view section,
+                        size_t max_edits = 2000);
 
 }  // namespace carve::repl

@@ -20,14 +20,14 @@ struct StepText;  // step_text.h: the printed text, made on first use
 
 struct Step {
   Module module;
-  std::string command;    // the REPL command that made it ("partition dnnl")
-  int command_id = 0;     // steps made by one command share it
-  std::string pass;       // the pass that made it ("MergeComposite(dnnl)")
-  bool changed = true;    // whether the pass changed the module
-  double seconds = 0;     // the pass's wall time
-  size_t functions = 0;   // global functions
-  size_t nodes = 0;       // distinct expression nodes reachable from them
-  size_t ops = 0;         // calls of operators among them
+  std::string command;   // the REPL command that made it ("partition dnnl")
+  int command_id = 0;    // steps made by one command share it
+  std::string pass;      // the pass that made it ("MergeComposite(dnnl)")
+  bool changed = true;   // whether the pass changed the module
+  double seconds = 0;    // the pass's wall time
+  size_t functions = 0;  // global functions
+  size_t nodes = 0;      // distinct expression nodes reachable from them
+  size_t ops = 0;        // calls of operators among them
   // Caches of derived data, filled on first use (the step itself never
   // changes, so they never go stale).
   std::shared_ptr<StepText> text[2];  // printed without / with types

@@ -67,8 +67,8 @@ absl::Status Replay(Session& session, const std::vector<std::string>& commands,
                          ? RunCommandLine(session, command)
                          : absl::InvalidArgumentError("not a command a reproduction replays");
     if (!s.ok()) {
-      return absl::Status(s.code(), fmt::format("{}: replaying '{}': {}", file, command,
-                                                std::string(s.message())));
+      return absl::Status(
+          s.code(), fmt::format("{}: replaying '{}': {}", file, command, std::string(s.message())));
     }
   }
   return absl::OkStatus();

@@ -19,8 +19,7 @@ namespace carve::repl {
 namespace {
 
 double Now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 std::string TimeText(double seconds) {
@@ -30,8 +29,7 @@ std::string TimeText(double seconds) {
 
 }  // namespace
 
-Session::Session(cli::Env& env, SessionOptions options)
-    : env_(env), options_(std::move(options)) {}
+Session::Session(cli::Env& env, SessionOptions options) : env_(env), options_(std::move(options)) {}
 
 absl::Status Session::RequireModule() const {
   if (history_.empty()) return absl::FailedPreconditionError("no module loaded (use `load FILE`)");
@@ -96,8 +94,10 @@ std::string Session::StepSummary(size_t index) const {
   const Step& s = history_.at(index);
   std::string timing = show_timing ? "; " + TimeText(s.seconds) : "";
   return fmt::format("step {}: {} ({}; {} function{}, {} nodes, {} ops{})", index, s.pass,
-                     index == 0 ? "loaded" : s.changed ? "changed" : "unchanged", s.functions,
-                     s.functions == 1 ? "" : "s", s.nodes, s.ops, timing);
+                     index == 0  ? "loaded"
+                     : s.changed ? "changed"
+                                 : "unchanged",
+                     s.functions, s.functions == 1 ? "" : "s", s.nodes, s.ops, timing);
 }
 
 absl::Status Session::LoadPatterns(const std::string& path) {

@@ -10,8 +10,8 @@
 
 #include "absl/status/statusor.h"
 #include "grammar/pattern_node_names.h"
-#include "patterns/library.h"
 #include "passes/pass.h"
+#include "patterns/library.h"
 #include "tools/cli/env.h"
 #include "tools/repl/history.h"
 #include "tools/repl/step_text.h"
@@ -51,9 +51,7 @@ class Session {
   // and keeps its patterns and rules for `match`, `why` and `Rewrite`.
   absl::Status LoadPatterns(const std::string& path);
   const std::vector<std::string>& pattern_files() const { return pattern_files_; }
-  const std::vector<std::shared_ptr<const PatternLibrary>>& libraries() const {
-    return libraries_;
-  }
+  const std::vector<std::shared_ptr<const PatternLibrary>>& libraries() const { return libraries_; }
 
   // The printed text of step `index` with the current printing options.
   const StepText& Text(size_t index);

@@ -128,8 +128,8 @@ size_t StepText::BindingLine(uint32_t id) const {
 std::span<const uint32_t> StepText::Readers(uint32_t id) const {
   Lines();
   if (id + 1 >= reader_offsets_.size()) return {};
-  return std::span<const uint32_t>(readers_).subspan(
-      reader_offsets_[id], reader_offsets_[id + 1] - reader_offsets_[id]);
+  return std::span<const uint32_t>(readers_).subspan(reader_offsets_[id],
+                                                     reader_offsets_[id + 1] - reader_offsets_[id]);
 }
 
 void StepText::BuildIndex() const {

@@ -47,7 +47,7 @@ struct StepText {
   struct LineInfo {
     std::string_view binds;  // "%5" for `%5 = ...` / `let %5...`, or ""
     uint32_t binds_id = kNoName;
-    uint32_t end = 0;         // one past the binding's last line
+    uint32_t end = 0;                         // one past the binding's last line
     uint32_t reads_begin = 0, reads_end = 0;  // into ReadIds()
   };
   // Built on first call.
@@ -66,7 +66,7 @@ struct StepText {
   uint32_t IdOf(std::string_view name, bool add) const;
   mutable bool indexed_ = false;
   mutable std::vector<LineInfo> lines_;
-  mutable std::vector<uint32_t> reads_;           // name ids, by line
+  mutable std::vector<uint32_t> reads_;  // name ids, by line
   mutable absl::flat_hash_map<std::string_view, uint32_t> other_names_;
   mutable std::vector<uint32_t> binding_;         // by id: line, or UINT32_MAX
   mutable std::vector<uint32_t> reader_offsets_;  // by id: into readers_
