@@ -4,6 +4,7 @@
 
 #include "fmt/format.h"
 #include "ir/tensor_limit.h"
+#include "support/cancellation.h"
 #include "support/diagnostics.h"
 #include "support/status_macros.h"
 
@@ -60,6 +61,7 @@ absl::StatusOr<Value> Machine::Invoke(const Value& callee, std::vector<Value> ar
   while (!tasks_.empty()) {
     Task task = tasks_.back();
     tasks_.pop_back();
+    CARVE_RETURN_IF_ERROR(CheckCancellation());  // Ctrl-C in the REPL
     CARVE_RETURN_IF_ERROR(Step(task));
   }
   if (values_.size() != 1 || !frames_.empty()) {

@@ -5,6 +5,7 @@
 #include "passes/annotation.h"
 #include "passes/infer_type.h"
 #include "passes/type_annotations.h"
+#include "support/cancellation.h"
 #include "support/status_macros.h"
 
 namespace carve {
@@ -110,6 +111,8 @@ void PassContext::AddInstrument(std::shared_ptr<PassInstrument> instrument) {
 }
 
 absl::StatusOr<bool> PassContext::Run(const Pass& pass, Module& mod) {
+  // Ctrl-C in the REPL (support/cancellation.h): stop before the next pass.
+  CARVE_RETURN_IF_ERROR(CheckCancellation());
   for (const auto& instrument : instruments_) {
     CARVE_RETURN_IF_ERROR(instrument->BeforePass(pass, mod, depth_));
   }

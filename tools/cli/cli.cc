@@ -18,6 +18,7 @@ std::vector<Command> AllCommands() {
   AddPatternCommands(commands);
   AddRunCommands(commands);
   AddCodegenCommands(commands);
+  AddReplCommands(commands);
   return commands;
 }
 

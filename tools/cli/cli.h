@@ -47,7 +47,11 @@ void AddPassCommands(std::vector<Command>& commands);     // opt, partition (cmd
 void AddPatternCommands(std::vector<Command>& commands);  // match, why (cmd_match.cc)
 void AddRunCommands(std::vector<Command>& commands);      // run (cmd_run.cc)
 void AddCodegenCommands(std::vector<Command>& commands);  // codegen (cmd_codegen.cc)
+void AddReplCommands(std::vector<Command>& commands);     // repl (cmd_repl.cc)
 
+// `carve opt --replay FILE` (cmd_repl.cc): replays a REPL reproduction file
+// and prints the module it leads to.
+int RunReplay(const ParsedArgs& args, Env& env);
 // `carve run FILE --compare BACKEND[,...]` (cmd_compare.cc); cmd_run.cc
 // hands over when --compare is given.
 int RunCompare(const ParsedArgs& args, Env& env);

@@ -15,6 +15,7 @@
 #include "support/status_macros.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/load.h"
+#include "tools/cli/module_queries.h"
 #include "tools/cli/run_inputs.h"
 #include "tools/cli/shared_options.h"
 
@@ -38,9 +39,9 @@ struct CompareContext {
   std::string report;
 };
 
-absl::Status RunComparison(const ParsedArgs& args, Env& env, CompareContext& c) {
+absl::Status RunComparison(const Module& mod, const ParsedArgs& args, Env& env,
+                           CompareContext& c) {
   CARVE_RETURN_IF_ERROR(RegisterPatternFiles(args));
-  CARVE_ASSIGN_OR_RETURN(Module mod, LoadTypedModule(env, args.positional()[0]));
   const Function* main = mod.Lookup("main");
   if (main == nullptr) return absl::InvalidArgumentError("module has no @main");
   CARVE_ASSIGN_OR_RETURN(auto inputs, NamedInputs(*main, args));
@@ -64,21 +65,27 @@ int RunCompare(const ParsedArgs& args, Env& env) {
     *env.err << "carve run: expected exactly one FILE\n";
     return kExitUsage;
   }
-  CompareContext c;
-  absl::StatusOr<std::optional<double>> rtol = ParseDouble(args, "--rtol");
-  absl::StatusOr<std::optional<double>> atol = ParseDouble(args, "--atol");
-  if (!rtol.ok() || !atol.ok()) {
-    *env.err << fmt::format("carve run: {}\n",
-                            std::string((!rtol.ok() ? rtol.status() : atol.status()).message()));
-    return kExitUsage;
+  for (const char* key : {"--rtol", "--atol"}) {
+    if (absl::StatusOr<std::optional<double>> v = ParseDouble(args, key); !v.ok()) {
+      *env.err << fmt::format("carve run: {}\n", std::string(v.status().message()));
+      return kExitUsage;
+    }
   }
-  c.options.rtol = *rtol;
-  c.options.atol = *atol;
-  absl::Status s = RunComparison(args, env, c);
-  if (!s.ok()) return ReportError(env, s);
+  absl::StatusOr<Module> mod = LoadTypedModule(env, args.positional()[0]);
+  if (!mod.ok()) return ReportError(env, mod.status());
+  absl::StatusOr<bool> within = CompareModule(*mod, args, env);
+  if (!within.ok()) return ReportError(env, within.status());
+  return *within ? kExitOk : kExitUserError;
+}
+
+absl::StatusOr<bool> CompareModule(const Module& mod, const ParsedArgs& args, Env& env) {
+  CompareContext c;
+  CARVE_ASSIGN_OR_RETURN(c.options.rtol, ParseDouble(args, "--rtol"));
+  CARVE_ASSIGN_OR_RETURN(c.options.atol, ParseDouble(args, "--atol"));
+  CARVE_RETURN_IF_ERROR(RunComparison(mod, args, env, c));
   c.report += fmt::format("result: {}\n", c.ok ? "ok" : "FAIL: beyond tolerance");
   *env.out << c.report;
-  return c.ok ? kExitOk : kExitUserError;
+  return c.ok;
 }
 
 }  // namespace carve::cli

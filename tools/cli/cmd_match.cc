@@ -18,15 +18,10 @@
 #include "support/status_macros.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/load.h"
+#include "tools/cli/module_queries.h"
 
 namespace carve::cli {
 namespace {
-
-struct NamedQuery {
-  std::string name;  // for explanations: the pattern's name, or "pattern"
-  Pattern pattern;
-  std::shared_ptr<const PatternLibrary> library;  // keeps literal constants alive
-};
 
 // Every name a library defines that a query can use, in file order.
 std::vector<std::string> NamesIn(const PatternLibrary& lib) {
@@ -74,28 +69,6 @@ std::string NameHint(const std::vector<std::string>& names, std::string_view wan
   return out;
 }
 
-// A pattern, rule or composite of `lib` by name; composites also by their
-// short name when unambiguous (`conv2d_relu` for `dnnl.conv2d_relu`).
-absl::StatusOr<NamedQuery> FindInLibrary(std::shared_ptr<const PatternLibrary> lib,
-                                         const std::string& file, const std::string& name) {
-  if (const NamedPattern* p = lib->FindPattern(name)) return NamedQuery{name, p->pattern, lib};
-  if (const RuleSpec* r = lib->FindRule(name)) return NamedQuery{name, r->lhs, lib};
-  const NamedPattern* found = nullptr;
-  int short_hits = 0;
-  for (const BackendSpec& b : lib->backends()) {
-    for (const NamedPattern& c : b.composites) {
-      if (c.name == name) return NamedQuery{c.name, c.pattern, lib};
-      if (c.name == fmt::format("{}.{}", b.name, name)) {
-        found = &c;
-        ++short_hits;
-      }
-    }
-  }
-  if (short_hits == 1) return NamedQuery{found->name, found->pattern, lib};
-  return absl::InvalidArgumentError(
-      fmt::format("{}: no pattern named '{}' ({})", file, name, NameHint(NamesIn(*lib), name)));
-}
-
 // `@file.pat:name` (or `@BACKEND:name`).
 absl::StatusOr<NamedQuery> LoadNamedPattern(Env& env, std::string_view ref) {
   size_t colon = ref.rfind(':');
@@ -115,19 +88,6 @@ absl::StatusOr<NamedQuery> LoadNamedPattern(Env& env, std::string_view ref) {
     CARVE_ASSIGN_OR_RETURN(lib, ParsePatternFile(file, std::move(text)));
   }
   return FindInLibrary(std::make_shared<const PatternLibrary>(std::move(lib)), file, name);
-}
-
-// PATTERN: `@file.pat:name`, `-` (the pattern's text on standard input), or
-// the pattern's text.
-absl::StatusOr<NamedQuery> LoadQuery(Env& env, const std::string& arg) {
-  if (arg.starts_with('@')) return LoadNamedPattern(env, std::string_view(arg).substr(1));
-  if (arg == "-") {
-    CARVE_ASSIGN_OR_RETURN(std::string text, ReadInput(env, "-"));
-    CARVE_ASSIGN_OR_RETURN(Pattern p, ParsePattern("<stdin>", std::move(text)));
-    return NamedQuery{"pattern", std::move(p), nullptr};
-  }
-  CARVE_ASSIGN_OR_RETURN(Pattern p, ParsePattern("<pattern>", arg));
-  return NamedQuery{"pattern", std::move(p), nullptr};
 }
 
 // The module with the printer's node names, typed. Diagnostics (parse and
@@ -186,44 +146,18 @@ std::vector<std::pair<const GlobalVar*, const Function*>> SortedFunctions(const 
 
 absl::Status Match(const ParsedArgs& args, Env& env) {
   CARVE_ASSIGN_OR_RETURN(NamedQuery query, LoadQuery(env, args.positional()[0]));
-  CARVE_ASSIGN_OR_RETURN(auto compiled, CompilePattern(query.pattern));
   CARVE_ASSIGN_OR_RETURN(NodeNames names, LoadNamed(env, args.positional()[1]));
-  bool captures = args.Has("--captures");
-  size_t count = 0;
-  std::string out;
-  for (const auto& [gv, fn] : SortedFunctions(names.module())) {
-    for (const FoundMatch& m : FindMatches(compiled, fn)) {
-      ++count;
-      out += fmt::format("{}: {}", names.Name(m.root), RootKind(m.root, names));
-      if (captures) {
-        std::string caps;
-        for (const auto& [name, e] : m.captures) {
-          if (e != nullptr) caps += fmt::format(" ?{}={}", name, names.Name(e));
-        }
-        out += caps;
-      }
-      out += "\n";
-    }
-  }
-  *env.out << out << fmt::format("matches: {}\n", count);
+  CARVE_ASSIGN_OR_RETURN(std::string out, MatchReport(query, names, args.Has("--captures")));
+  *env.out << out;
   return absl::OkStatus();
 }
 
 absl::Status Why(const ParsedArgs& args, Env& env) {
   CARVE_ASSIGN_OR_RETURN(NamedQuery query, LoadQuery(env, args.positional()[0]));
-  CARVE_ASSIGN_OR_RETURN(auto compiled, CompilePattern(query.pattern));
   const std::string& file = args.positional()[1];
   CARVE_ASSIGN_OR_RETURN(NodeNames names, LoadNamed(env, file));
-  std::string at = *args.Get("--at");
-  NodeNames::Named target = names.Lookup(at);
-  if (target.node == nullptr) {
-    return absl::InvalidArgumentError(fmt::format(
-        "{}: no node named '{}' (use the %N, %var and @function names `carve fmt {}` prints)",
-        file, at, file));
-  }
-  NodeNamer namer = NamerFor(names);
-  Explanation e = ExplainInGraph(compiled, target.function, target.node, namer);
-  *env.out << RenderExplanation(e, query.name, namer) << "\n";
+  CARVE_ASSIGN_OR_RETURN(std::string out, WhyReport(query, names, *args.Get("--at"), file));
+  *env.out << out;
   return absl::OkStatus();
 }
 
@@ -248,6 +182,77 @@ int RunWhy(const ParsedArgs& args, Env& env) {
 }
 
 }  // namespace
+
+// A pattern, rule or composite of `lib` by name; composites also by their
+// short name when unambiguous (`conv2d_relu` for `dnnl.conv2d_relu`).
+absl::StatusOr<NamedQuery> FindInLibrary(std::shared_ptr<const PatternLibrary> lib,
+                                         const std::string& file, const std::string& name) {
+  if (const NamedPattern* p = lib->FindPattern(name)) return NamedQuery{name, p->pattern, lib};
+  if (const RuleSpec* r = lib->FindRule(name)) return NamedQuery{name, r->lhs, lib};
+  const NamedPattern* found = nullptr;
+  int short_hits = 0;
+  for (const BackendSpec& b : lib->backends()) {
+    for (const NamedPattern& c : b.composites) {
+      if (c.name == name) return NamedQuery{c.name, c.pattern, lib};
+      if (c.name == fmt::format("{}.{}", b.name, name)) {
+        found = &c;
+        ++short_hits;
+      }
+    }
+  }
+  if (short_hits == 1) return NamedQuery{found->name, found->pattern, lib};
+  return absl::InvalidArgumentError(
+      fmt::format("{}: no pattern named '{}' ({})", file, name, NameHint(NamesIn(*lib), name)));
+}
+
+// PATTERN: `@file.pat:name`, `-` (the pattern's text on standard input), or
+// the pattern's text.
+absl::StatusOr<NamedQuery> LoadQuery(Env& env, const std::string& arg) {
+  if (arg.starts_with('@')) return LoadNamedPattern(env, std::string_view(arg).substr(1));
+  if (arg == "-") {
+    CARVE_ASSIGN_OR_RETURN(std::string text, ReadInput(env, "-"));
+    CARVE_ASSIGN_OR_RETURN(Pattern p, ParsePattern("<stdin>", std::move(text)));
+    return NamedQuery{"pattern", std::move(p), nullptr};
+  }
+  CARVE_ASSIGN_OR_RETURN(Pattern p, ParsePattern("<pattern>", arg));
+  return NamedQuery{"pattern", std::move(p), nullptr};
+}
+
+absl::StatusOr<std::string> MatchReport(const NamedQuery& query, const NodeNames& names,
+                                        bool captures) {
+  CARVE_ASSIGN_OR_RETURN(auto compiled, CompilePattern(query.pattern));
+  size_t count = 0;
+  std::string out;
+  for (const auto& [gv, fn] : SortedFunctions(names.module())) {
+    for (const FoundMatch& m : FindMatches(compiled, fn)) {
+      ++count;
+      out += fmt::format("{}: {}", names.Name(m.root), RootKind(m.root, names));
+      if (captures) {
+        std::string caps;
+        for (const auto& [name, e] : m.captures) {
+          if (e != nullptr) caps += fmt::format(" ?{}={}", name, names.Name(e));
+        }
+        out += caps;
+      }
+      out += "\n";
+    }
+  }
+  return out + fmt::format("matches: {}\n", count);
+}
+
+absl::StatusOr<std::string> WhyReport(const NamedQuery& query, const NodeNames& names,
+                                      const std::string& at, const std::string& file) {
+  CARVE_ASSIGN_OR_RETURN(auto compiled, CompilePattern(query.pattern));
+  NodeNames::Named target = names.Lookup(at);
+  if (target.node == nullptr) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}: no node named '{}' (use the %N, %var and @function names `carve fmt {}` prints)",
+        file, at, file));
+  }
+  NodeNamer namer = NamerFor(names);
+  Explanation e = ExplainInGraph(compiled, target.function, target.node, namer);
+  return RenderExplanation(e, query.name, namer) + "\n";
+}
 
 void AddPatternCommands(std::vector<Command>& commands) {
   commands.push_back(Command{

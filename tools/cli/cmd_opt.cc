@@ -169,6 +169,7 @@ int RunOpt(const ParsedArgs& args, Env& env) {
     *env.out << PassList();
     return kExitOk;
   }
+  if (args.Has("--replay")) return RunReplay(args, env);  // cmd_repl.cc
   if (args.positional().size() != 1 || !args.Has("--pipeline")) {
     *env.err << "carve opt: expected FILE and -p PIPELINE\n"
                 "usage: carve opt FILE -p PIPELINE [--patterns F.pat]... [-o OUT]\n";
@@ -264,17 +265,26 @@ void AddPassCommands(std::vector<Command>& commands) {
   // `opt --list-passes` lists the passes and reads no module: every other
   // option is about running a pipeline.
   const std::vector<std::string> run = {"pipeline"};
+  // `opt --replay FILE` runs the pipeline recorded in FILE and prints the result.
+  const std::vector<std::string> run_or_replay = {"pipeline", "replay"};
   std::vector<OptionSpec> opt_options = {
       {"--pipeline", true, false, "-p", "comma-separated passes, e.g. InferType,MergeComposite(dnnl)",
        run},
-      {"--output", true, false, "-o", "write the module to OUT instead of standard output", run},
-      {"--types", false, false, "", "print the inferred `/* ty=... */` comments", run},
+      {"--output", true, false, "-o", "write the module to OUT instead of standard output",
+       run_or_replay},
+      {"--types", false, false, "", "print the inferred `/* ty=... */` comments", run_or_replay},
       {"--meta-attrs", false, false, "",
-       "print compiler_begin/end attrs as meta[relay.attrs.CompilerAttrs][i] (TVM's form)", run},
+       "print compiler_begin/end attrs as meta[relay.attrs.CompilerAttrs][i] (TVM's form)",
+       run_or_replay},
       {"--list-passes", false, false, "", "list the passes a pipeline can name"},
       {"--patterns", true, true, "",
-       "F.pat: load backend specs (replacing built-in ones); its rules are Rewrite's default", run},
-      {"--params", true, false, "", "bind DIR/NAME.npy to the parameter %NAME of @main", run},
+       "F.pat: load backend specs (replacing built-in ones); its rules are Rewrite's default",
+       run_or_replay},
+      {"--params", true, false, "", "bind DIR/NAME.npy to the parameter %NAME of @main",
+       run_or_replay},
+      {"--replay", true, false, "",
+       "FILE: replay a `carve repl` reproduction (save --repro) instead of FILE -p PIPELINE",
+       {"replay"}},
   };
   for (OptionSpec& o : DebugOptions()) {
     o.modes = run;
@@ -287,7 +297,7 @@ void AddPassCommands(std::vector<Command>& commands) {
                              "[--verify-each] | carve opt --list-passes",
                              "run a pass pipeline and print the module",
                              opt_options, RunOpt,
-                             {{"pipeline", ""}, {"list", "--list-passes"}}});
+                             {{"pipeline", ""}, {"list", "--list-passes"}, {"replay", "--replay"}}});
   // `partition --report` prints the report, not the module: the options
   // about printing the module do not apply to it.
   const std::vector<std::string> module_only = {"module"};

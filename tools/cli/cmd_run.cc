@@ -15,11 +15,13 @@
 #include <random>
 
 #include "fmt/format.h"
+#include "support/status_macros.h"
 #include "interpreter/evaluator.h"
 #include "interpreter/npy.h"
 #include "ir/tensor_limit.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/load.h"
+#include "tools/cli/module_queries.h"
 #include "tools/cli/run_inputs.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 
@@ -107,12 +109,33 @@ absl::StatusOr<int64_t> TensorLimitOption(const ParsedArgs& args) {
   return v;
 }
 
-int RunRun(const ParsedArgs& args, Env& env) {
+struct RunNumbers {
+  uint64_t seed = 0;
+  long threads = 1;
+};
+
+// --seed and --threads, or InvalidArgument naming the bad one.
+absl::StatusOr<RunNumbers> ParseRunNumbers(const ParsedArgs& args) {
+  RunNumbers n;
   std::string seed_text = args.GetOr("--seed", "0");
   char* end = nullptr;
-  const uint64_t seed = std::strtoull(seed_text.c_str(), &end, 10);
+  n.seed = std::strtoull(seed_text.c_str(), &end, 10);
   if (end == seed_text.c_str() || *end != '\0') {
-    *env.err << fmt::format("carve run: --seed expects an integer, got '{}'\n", seed_text);
+    return absl::InvalidArgumentError(
+        fmt::format("--seed expects an integer, got '{}'", seed_text));
+  }
+  const std::string threads_text = args.GetOr("--threads", "1");
+  n.threads = std::strtol(threads_text.c_str(), &end, 10);
+  if (end == threads_text.c_str() || *end != '\0' || n.threads < 1 || n.threads > 1024) {
+    return absl::InvalidArgumentError(
+        fmt::format("--threads expects a positive integer, got '{}'", threads_text));
+  }
+  return n;
+}
+
+int RunRun(const ParsedArgs& args, Env& env) {
+  if (absl::StatusOr<RunNumbers> n = ParseRunNumbers(args); !n.ok()) {
+    *env.err << fmt::format("carve run: {}\n", std::string(n.status().message()));
     return kExitUsage;
   }
   absl::StatusOr<int64_t> limit = TensorLimitOption(args);
@@ -131,23 +154,24 @@ int RunRun(const ParsedArgs& args, Env& env) {
   KeepFreedTensorMemory();
   absl::StatusOr<Module> mod = LoadTypedModule(env, args.positional()[0]);
   if (!mod.ok()) return ReportError(env, mod.status());
+  absl::Status ran = RunModule(*mod, args, env);
+  return ran.ok() ? kExitOk : ReportError(env, ran);
+}
+
+}  // namespace
+
+absl::Status RunModule(const Module& loaded, const ParsedArgs& args, Env& env) {
+  const Module* mod = &loaded;
   const int64_t baseline_rss = CurrentRssBytes();
   const Function* main = mod->Lookup("main");
-  if (main == nullptr) return ReportError(env, absl::InvalidArgumentError("module has no @main"));
+  if (main == nullptr) return absl::InvalidArgumentError("module has no @main");
+  CARVE_ASSIGN_OR_RETURN(RunNumbers numbers, ParseRunNumbers(args));
   RunInputOptions input_options;
   input_options.inputs = args.GetAll("--input");
   input_options.params_dir = args.GetOr("--params", "");
-  input_options.seed = seed;
-  absl::StatusOr<std::vector<NDArray>> inputs = PrepareRunInputs(*main, input_options);
-  if (!inputs.ok()) return ReportError(env, inputs.status());
-
-  const std::string threads_text = args.GetOr("--threads", "1");
-  const long threads = std::strtol(threads_text.c_str(), &end, 10);
-  if (end == threads_text.c_str() || *end != '\0' || threads < 1 || threads > 1024) {
-    *env.err << fmt::format("carve run: --threads expects a positive integer, got '{}'\n",
-                            threads_text);
-    return kExitUsage;
-  }
+  input_options.seed = numbers.seed;
+  CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> inputs, PrepareRunInputs(*main, input_options));
+  const long threads = numbers.threads;
   std::unique_ptr<Eigen::ThreadPool> pool;
   std::unique_ptr<Eigen::ThreadPoolDevice> device;
   InterpreterOptions options;
@@ -158,13 +182,13 @@ int RunRun(const ParsedArgs& args, Env& env) {
   }
   Interpreter interpreter(*mod, options);
   // The interpreter owns the inputs, so each is freed after its last use.
-  std::vector<Value> values(std::make_move_iterator(inputs->begin()),
-                            std::make_move_iterator(inputs->end()));
-  inputs->clear();
+  std::vector<Value> values(std::make_move_iterator(inputs.begin()),
+                            std::make_move_iterator(inputs.end()));
+  inputs.clear();
   const RunClock run_start = RunClock::Now();
   absl::StatusOr<Value> result = interpreter.RunConsuming("main", std::move(values));
   const RunClock run_end = RunClock::Now();
-  if (!result.ok()) return ReportError(env, result.status());
+  if (!result.ok()) return result.status();
   const std::vector<NDArray> outputs = FlattenTensors(*result);
   if (args.Has("--stats")) {
     const InterpreterStats& st = interpreter.stats();
@@ -179,8 +203,8 @@ int RunRun(const ParsedArgs& args, Env& env) {
     std::error_code ec;
     std::filesystem::create_directories(out_dir, ec);
     if (ec) {
-      return ReportError(env, absl::PermissionDeniedError(
-                                  fmt::format("cannot create '{}': {}", out_dir, ec.message())));
+      return absl::PermissionDeniedError(
+          fmt::format("cannot create '{}': {}", out_dir, ec.message()));
     }
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -188,13 +212,11 @@ int RunRun(const ParsedArgs& args, Env& env) {
     if (!out_dir.empty()) {
       std::string path = (std::filesystem::path(out_dir) / fmt::format("out{}.npy", i)).string();
       absl::Status s = WriteNpyFile(path, outputs[i]);
-      if (!s.ok()) return ReportError(env, s);
+      if (!s.ok()) return s;
     }
   }
-  return kExitOk;
+  return absl::OkStatus();
 }
-
-}  // namespace
 
 void AddRunCommands(std::vector<Command>& commands) {
   // Two modes: evaluate (the default) and `--compare`, which runs the module

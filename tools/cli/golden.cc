@@ -288,8 +288,11 @@ std::vector<std::string> FindGoldenFiles(const std::string& path) {
        !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (!it->is_regular_file()) continue;
     std::string p = it->path().string();
-    // Expected outputs, notes and .npy data the cases read are not cases.
-    if (p.ends_with(".expected") || p.ends_with(".md") || p.ends_with(".npy")) continue;
+    // Expected outputs, notes and the data cases read (files under a
+    // folder named `data`) are not cases.
+    if (p.ends_with(".expected") || p.ends_with(".md")) continue;
+    const fs::path folder = it->path().parent_path().lexically_relative(path);
+    if (std::ranges::find(folder, "data") != folder.end()) continue;
     files.push_back(p);
   }
   std::sort(files.begin(), files.end());

@@ -1,0 +1,217 @@
+// carve repl: the diff, completion, `save --repro` replayed by `carve opt
+// --replay` and `carve repl FILE`, and line editing through a real
+// pseudo-terminal (Tab completes a pass name).
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <pty.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "support/cancellation.h"
+#include "tools/cli/cli.h"
+#include "tools/cli/env.h"
+#include "tools/repl/commands.h"
+#include "tools/repl/completion.h"
+#include "tools/repl/diff.h"
+#include "tools/repl/session.h"
+
+namespace carve::repl {
+namespace {
+
+using ::testing::HasSubstr;
+
+const std::string kDemo = std::string(CARVE_SOURCE_DIR) + "/examples/byoc_demo.relay";
+
+struct Outcome {
+  int code;
+  std::string out, err;
+};
+
+Outcome Carve(const std::vector<std::string>& args, const std::string& stdin_text = "") {
+  std::istringstream in(stdin_text);
+  std::ostringstream out, err;
+  cli::Env env = cli::RealEnv();
+  env.in = &in;
+  env.out = &out;
+  env.err = &err;
+  int code = cli::RunCarve(args, env);
+  return {code, out.str(), err.str()};
+}
+
+std::string Temp(const std::string& name) {
+  return (std::filesystem::path(testing::TempDir()) / name).string();
+}
+
+TEST(ReplDiffTest, MinimalHunksWithContext) {
+  DiffSide a{{"a", "b", "c", "d", "e", "f", "g"}, 10};
+  DiffSide b{{"a", "b", "X", "d", "e", "f", "g", "h"}, 20};
+  EXPECT_EQ(UnifiedDiff(a, b, 1, "def @f"),
+            "@@ -12,3 +22,3 @@ def @f\n b\n-c\n+X\n d\n"
+            "@@ -17 +27,2 @@ def @f\n g\n+h\n");
+  EXPECT_EQ(UnifiedDiff(a, a, 3, ""), "");
+}
+
+TEST(ReplDiffTest, TooManyEditsIsOneReplacement) {
+  DiffSide a{{"1", "2", "3"}, 0};
+  DiffSide b{{"4", "5", "6"}, 0};
+  EXPECT_EQ(UnifiedDiff(a, b, 0, "", /*max_edits=*/2), "@@ -1,3 +1,3 @@\n-1\n-2\n-3\n+4\n+5\n+6\n");
+}
+
+TEST(ReplCompletionTest, CommandsPassesBackendsNodes) {
+  std::ostringstream out;
+  cli::Env env = cli::RealEnv();
+  env.out = &out;
+  Session s(env, {});
+  Completion c = Complete(s, "pa");
+  ASSERT_EQ(c.candidates.size(), 3u);  // partition, pass, patterns
+  EXPECT_EQ(CommonPrefix(c.candidates), "pa");
+  c = Complete(s, "pass InferType,MergeCompo");
+  ASSERT_EQ(c.candidates.size(), 1u);
+  EXPECT_EQ(c.start, 15u);
+  EXPECT_EQ(c.candidates[0].text, "MergeComposite");
+  EXPECT_THAT(c.candidates[0].display, HasSubstr("MergeComposite(pattern_table"));
+  c = Complete(s, "pass MergeComposite(dn");
+  ASSERT_FALSE(c.candidates.empty());
+  EXPECT_EQ(c.candidates[0].text, "dnnl");
+  ASSERT_TRUE(s.Load(kDemo, "load").ok());
+  c = Complete(s, "print %1");
+  EXPECT_EQ(c.candidates.front().text, "%1");
+  c = Complete(s, "print @ma");
+  ASSERT_EQ(c.candidates.size(), 1u);
+  EXPECT_EQ(c.candidates[0].text, "@main");
+  c = Complete(s, "match nn.con");
+  EXPECT_EQ(c.candidates.front().text, "nn.conv1d");
+}
+
+// Ctrl-C sets the cancellation flag: the pass manager stops before the next
+// pass and the evaluator before its next step; the history keeps its steps.
+TEST(ReplCancelTest, PassesAndRunsStopAndTheHistoryStays) {
+  std::ostringstream out;
+  cli::Env env = cli::RealEnv();
+  env.out = &out;
+  env.err = &out;
+  Session s(env, {});
+  ASSERT_TRUE(RunCommandLine(s, "load " + kDemo).ok());
+  ASSERT_TRUE(RunCommandLine(s, "pass MergeComposite(byoc_target)").ok());
+  RequestCancellation();
+  absl::Status pass = RunCommandLine(s, "pass AnnotateTarget(byoc_target)");
+  absl::Status run = RunCommandLine(s, "run --seed 1");
+  absl::Status compare = RunCommandLine(s, "compare dnnl");
+  ClearCancellation();  // as the REPL loop does before each command
+  EXPECT_TRUE(absl::IsCancelled(pass)) << pass;
+  EXPECT_TRUE(absl::IsCancelled(run)) << run;
+  EXPECT_TRUE(absl::IsCancelled(compare)) << compare;
+  EXPECT_EQ(s.history().size(), 2u);
+  EXPECT_EQ(s.history().current(), 1u);
+  EXPECT_TRUE(RunCommandLine(s, "run --seed 1").ok());
+}
+
+TEST(ReplReproTest, OptReplayAndReplReplayGiveTheSameModule) {
+  std::string repro = Temp("demo.repro.relay");
+  std::string script =
+      "pass MergeComposite(byoc_target)\n"
+      "partition byoc_target\n"
+      "undo\n"
+      "save --repro " +
+      repro +
+      "\n"
+      "print\n";
+  Outcome session = Carve({"repl", kDemo, "--no-timing"}, script);
+  ASSERT_EQ(session.code, 0) << session.err;
+  std::string saved = session.out.substr(session.out.find("#[version"));
+  // `print` ends the output.
+  // The header: the commands, and a goto into the partition command's steps.
+  std::ifstream f(repro);
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(text, HasSubstr("// replay: pass MergeComposite(byoc_target)\n"
+                              "// replay: partition byoc_target\n// replay: goto 5\n"));
+  Outcome opt = Carve({"opt", "--replay", repro});
+  ASSERT_EQ(opt.code, 0) << opt.err;
+  EXPECT_EQ(opt.out, saved);
+  Outcome replayed = Carve({"repl", repro, "--no-timing"}, "print\n");
+  ASSERT_EQ(replayed.code, 0) << replayed.err;
+  EXPECT_THAT(replayed.out, HasSubstr(saved));
+  EXPECT_THAT(replayed.out, HasSubstr("replaying 3 commands of"));
+}
+
+// Reads from `fd` until `needle` appears or 60 s pass (a loaded CI machine).
+std::string ReadUntil(int fd, const std::string& needle) {
+  std::string seen;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (seen.find(needle) == std::string::npos && std::chrono::steady_clock::now() < deadline) {
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 100) <= 0) continue;
+    char buf[4096];
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n <= 0) break;
+    seen.append(buf, size_t(n));
+  }
+  return seen;
+}
+
+TEST(ReplTerminalTest, TabCompletesAPassNameAndHistoryIsKept) {
+  std::string home = Temp("repl_home");
+  std::filesystem::create_directories(home);
+  std::filesystem::remove(home + "/.carve_history");
+  int master = -1;
+  pid_t pid = forkpty(&master, nullptr, nullptr, nullptr);
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    setenv("HOME", home.c_str(), 1);
+    setenv("TERM", "xterm", 1);
+    cli::Env env = cli::RealEnv();
+    _exit(cli::RunCarve({"repl", kDemo}, env));
+  }
+  // The REPL in the child, killed if the test fails on the way (a child
+  // left waiting for input would hang the test).
+  struct Child {
+    pid_t pid;
+    int status = -1;
+    // Waits up to 60 s for the child to exit; kills it after that.
+    bool Exited() {
+      for (int i = 0; i < 600; ++i) {
+        if (waitpid(pid, &status, WNOHANG) == pid) return true;
+        usleep(100 * 1000);
+      }
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return false;
+    }
+    ~Child() {
+      if (status == -1) Exited();
+    }
+  } child{pid};
+  std::string seen = ReadUntil(master, "carve:0> ");
+  ASSERT_THAT(seen, HasSubstr("carve:0> "));
+  EXPECT_THAT(seen, HasSubstr("step 0: load"));
+  ASSERT_EQ(write(master, "pass MergeCompo\t", 16), 16);
+  // The name is completed and its argument list shown.
+  EXPECT_THAT(ReadUntil(master, "MergeComposite(pattern_table"),
+              HasSubstr("MergeComposite(pattern_table"));
+  ASSERT_EQ(write(master, "(byoc_target)\r", 14), 14);
+  seen = ReadUntil(master, "carve:1> ");
+  EXPECT_THAT(seen, HasSubstr("step 1: MergeComposite(byoc_target) (changed"));
+  // Ctrl-D at the prompt quits (sent only once the prompt is up: in the
+  // terminal's cooked mode between prompts it would end a line instead).
+  ASSERT_THAT(seen, HasSubstr("carve:1> "));
+  ASSERT_EQ(write(master, "\x04", 1), 1);
+  ASSERT_TRUE(child.Exited());
+  close(master);
+  EXPECT_TRUE(WIFEXITED(child.status) && WEXITSTATUS(child.status) == 0);
+  std::ifstream history(home + "/.carve_history");
+  std::string saved((std::istreambuf_iterator<char>(history)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(saved, HasSubstr("MergeComposite(byoc_target)"));
+}
+
+}  // namespace
+}  // namespace carve::repl

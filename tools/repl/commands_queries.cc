@@ -1,0 +1,176 @@
+// Commands that ask questions of the current step: match, why, report, run,
+// compare. Each calls the code of the CLI command of the same name
+// (tools/cli/module_queries.h) on the step's module.
+#include <set>
+
+#include "backends/partition.h"
+#include "fmt/format.h"
+#include "passes/partition_report.h"
+#include "support/status_macros.h"
+#include "tools/cli/module_queries.h"
+#include "tools/repl/commands.h"
+
+namespace carve::repl {
+namespace {
+
+bool IsPlainName(std::string_view text) {
+  if (text.empty()) return false;
+  for (char c : text) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-')) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// A name defined by a pattern file of the session (last loaded first),
+// else PATTERN as `carve match` reads it (@file.pat:name, @BACKEND:name,
+// DSL text). Surrounding quotes are removed.
+absl::StatusOr<cli::NamedQuery> Query(Session& s, std::string text) {
+  if (text.size() >= 2 && (text[0] == '\'' || text[0] == '"') && text.back() == text[0]) {
+    text = text.substr(1, text.size() - 2);
+  }
+  if (IsPlainName(text)) {
+    const auto& libs = s.libraries();
+    for (size_t i = libs.size(); i-- > 0;) {
+      absl::StatusOr<cli::NamedQuery> q = cli::FindInLibrary(libs[i], s.pattern_files()[i], text);
+      if (q.ok()) return q;
+    }
+  }
+  if (text == "-") return absl::InvalidArgumentError("the REPL reads no pattern from stdin");
+  return cli::LoadQuery(s.env(), text);
+}
+
+absl::Status Match(Session& s, std::string_view args) {
+  bool captures = args.starts_with("--captures ");
+  if (captures) args = args.substr(args.find_first_not_of(' ', 11));
+  if (args.empty()) return absl::InvalidArgumentError("expected: match [--captures] PATTERN");
+  CARVE_RETURN_IF_ERROR(s.RequireModule());
+  CARVE_ASSIGN_OR_RETURN(cli::NamedQuery query, Query(s, std::string(args)));
+  CARVE_ASSIGN_OR_RETURN(const NodeNames* names, s.Names(s.history().current()));
+  CARVE_ASSIGN_OR_RETURN(std::string out, cli::MatchReport(query, *names, captures));
+  s.out() << out;
+  return absl::OkStatus();
+}
+
+absl::Status Why(Session& s, std::string_view args) {
+  size_t space = args.find_last_of(" \t");
+  if (space == std::string_view::npos) {
+    return absl::InvalidArgumentError("expected: why PATTERN %N");
+  }
+  std::string at(args.substr(space + 1));
+  std::string_view pattern = args.substr(0, space);
+  while (!pattern.empty() && (pattern.back() == ' ' || pattern.back() == '\t')) {
+    pattern.remove_suffix(1);
+  }
+  CARVE_RETURN_IF_ERROR(s.RequireModule());
+  CARVE_ASSIGN_OR_RETURN(cli::NamedQuery query, Query(s, std::string(pattern)));
+  size_t step = s.history().current();
+  CARVE_ASSIGN_OR_RETURN(const NodeNames* names, s.Names(step));
+  if (names->Lookup(at).node == nullptr) {
+    return absl::NotFoundError(
+        fmt::format("no node named '{}' in step {} (`print` shows the names)", at, step));
+  }
+  CARVE_ASSIGN_OR_RETURN(std::string out,
+                         cli::WhyReport(query, *names, at, fmt::format("step {}", step)));
+  s.out() << out;
+  return absl::OkStatus();
+}
+
+// The backends named by `args`, else those the current step's functions
+// were offloaded to (their Compiler attributes), in name order.
+absl::StatusOr<std::vector<TargetSpecPtr>> ReportBackends(Session& s, std::string_view args) {
+  if (!args.empty()) return ResolveBackends(args);
+  std::set<std::string> names;
+  for (const auto& [gv, fn] : s.history().Current().module.Functions()) {
+    if (fn->HasAttr("Compiler")) names.insert(std::string(fn->GetStringAttr("Compiler")));
+  }
+  if (names.empty()) {
+    return absl::FailedPreconditionError(fmt::format(
+        "step {} has no offloaded functions: name a backend (report BACKEND) or partition first",
+        s.history().current()));
+  }
+  return ResolveBackends(fmt::format("{}", fmt::join(names, ",")));
+}
+
+absl::Status Report(Session& s, std::string_view args) {
+  CARVE_RETURN_IF_ERROR(s.RequireModule());
+  CARVE_ASSIGN_OR_RETURN(std::vector<TargetSpecPtr> backends, ReportBackends(s, args));
+  s.out() << RenderPartitionReport(s.history().Current().module, backends);
+  return absl::OkStatus();
+}
+
+std::vector<cli::OptionSpec> RunOptions() {
+  return {{"--input", true, true, "", ""},
+          {"--seed", true, false, "", ""},
+          {"--threads", true, false, "", ""},
+          {"--out", true, false, "", ""}};
+}
+
+absl::Status Run(Session& s, std::string_view args) {
+  CARVE_RETURN_IF_ERROR(s.RequireModule());
+  CARVE_ASSIGN_OR_RETURN(cli::ParsedArgs parsed, cli::ParseArgs(SplitArgs(args), RunOptions()));
+  if (!parsed.positional().empty()) {
+    return absl::InvalidArgumentError(
+        "expected: run [--input NAME=F.npy]... [--seed N] [--threads N] [--out DIR]");
+  }
+  return cli::RunModule(s.history().Current().module, parsed, s.env());
+}
+
+absl::Status Compare(Session& s, std::string_view args) {
+  std::vector<std::string> words = SplitArgs(args);
+  if (words.empty() || words[0].starts_with('-')) {
+    return absl::InvalidArgumentError(
+        "expected: compare BACKEND[,...] [--rtol R] [--atol A] [--seed N] [--input NAME=F.npy]... "
+        "[--bind NAME,...] [--report]");
+  }
+  CARVE_RETURN_IF_ERROR(s.RequireModule());
+  words.insert(words.begin(), "--compare");
+  std::vector<cli::OptionSpec> options = RunOptions();
+  for (const char* name : {"--compare", "--rtol", "--atol"}) options.push_back({name, true, false});
+  options.push_back({"--bind", true, true});
+  options.push_back({"--report", false, false});
+  CARVE_ASSIGN_OR_RETURN(cli::ParsedArgs parsed, cli::ParseArgs(words, options));
+  if (!parsed.positional().empty()) {
+    return absl::InvalidArgumentError(
+        fmt::format("unexpected argument '{}'", parsed.positional()[0]));
+  }
+  CARVE_ASSIGN_OR_RETURN(bool within,
+                         cli::CompareModule(s.history().Current().module, parsed, s.env()));
+  if (!within) return absl::FailedPreconditionError("an error exceeds the tolerance");
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void AddQueryCommands(std::vector<ReplCommand>& commands) {
+  commands.push_back({"match", "match [--captures] PATTERN",
+                      "every node of the current step where PATTERN matches",
+                      "PATTERN: DSL text (`nn.relu(nn.conv2d(?x, ?w))`), a name from a\n"
+                      "`patterns` file, @FILE.pat:NAME or @BACKEND:NAME (`@dnnl:conv2d_relu`).\n",
+                      ArgKind::kPattern, Match});
+  commands.push_back({"why", "why PATTERN %N",
+                      "explain why PATTERN does or does not match node %N of the current step",
+                      "Nodes are named as `print` shows them: %N, %var or @function.\n",
+                      ArgKind::kPattern, Why});
+  commands.push_back({"report", "report [BACKEND[,...]]",
+                      "the partition report of the current step",
+                      "Default: the backends the step's functions were offloaded to.\n",
+                      ArgKind::kBackends, Report});
+  commands.push_back({"run", "run [--input NAME=F.npy]... [--seed N]",
+                      "evaluate @main of the current step (as `carve run`)",
+                      "Inputs not given are generated from the seed (default 0). Ctrl-C\n"
+                      "interrupts the run.\n",
+                      ArgKind::kFile, Run});
+  commands.push_back(
+      {"compare", "compare BACKEND[,...] [OPTIONS]",
+       "run the current step partitioned for BACKEND against the reference",
+       "Options: --rtol R, --atol A, --seed N, --input NAME=F.npy, --bind NAME,...,\n"
+       "--report. As `carve run --compare`: the step is partitioned for the\n"
+       "backends and "
+       "run on their runtimes; each output and composite is compared with the\n"
+       "reference kernels. Fails when an error exceeds the tolerance.\n",
+       ArgKind::kBackends, Compare});
+}
+
+}  // namespace carve::repl

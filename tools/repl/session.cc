@@ -1,0 +1,138 @@
+#include "tools/repl/session.h"
+
+#include <chrono>
+
+#include "backends/partition.h"
+#include "backends/specs.h"
+#include "fmt/format.h"
+#include "grammar/pattern_parser.h"
+#include "passes/bind_params.h"
+#include "passes/infer_type.h"
+#include "passes/rewrite_pass.h"
+#include "passes/target.h"
+#include "support/cancellation.h"
+#include "support/status_macros.h"
+#include "tools/cli/cli.h"
+#include "tools/cli/load.h"
+
+namespace carve::repl {
+namespace {
+
+double Now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string TimeText(double seconds) {
+  if (seconds < 1) return fmt::format("{:.1f} ms", seconds * 1e3);
+  return fmt::format("{:.2f} s", seconds);
+}
+
+}  // namespace
+
+Session::Session(cli::Env& env, SessionOptions options) : env_(env), options_(std::move(options)) {}
+
+absl::Status Session::RequireModule() const {
+  if (history_.empty()) return absl::FailedPreconditionError("no module loaded (use `load FILE`)");
+  return absl::OkStatus();
+}
+
+absl::Status Session::Load(const std::string& path, const std::string& command) {
+  double start = Now();
+  CARVE_ASSIGN_OR_RETURN(Module mod, cli::LoadTypedModule(env_, path));
+  if (!options_.params_dir.empty()) {
+    std::vector<std::string> args = {"--params", options_.params_dir};
+    CARVE_ASSIGN_OR_RETURN(cli::ParsedArgs parsed,
+                           cli::ParseArgs(args, {{"--params", true, false, "", ""}}));
+    CARVE_ASSIGN_OR_RETURN(ParamMap params, cli::ReadParamsOption(env_, parsed));
+    CARVE_RETURN_IF_ERROR(BindParams(mod, params).status());
+  }
+  Step step{std::move(mod), command, NewCommandId(), "load", true, Now() - start};
+  counter_.Clear();
+  counter_.Count(step);
+  names_.clear();
+  history_.Reset(std::move(step));
+  out() << StepSummary(0) << "\n";
+  return absl::OkStatus();
+}
+
+void Session::PushStep(Module mod, const std::string& command, int command_id, std::string pass,
+                       bool changed, double seconds) {
+  Step step{std::move(mod), command, command_id, std::move(pass), changed, seconds};
+  counter_.Count(step);
+  names_.resize(history_.current() + 1);  // steps past the current one go
+  history_.Push(std::move(step));
+  out() << StepSummary(history_.current()) << "\n";
+}
+
+absl::Status Session::RunPasses(const std::vector<PassPtr>& passes, const std::string& command) {
+  CARVE_RETURN_IF_ERROR(RequireModule());
+  EnsureConstantEvaluator();  // FoldConstant computes with the interpreter's kernels
+  RuleFileLoader load =
+      [this](const std::string& path) -> absl::StatusOr<std::shared_ptr<const PatternLibrary>> {
+    CARVE_ASSIGN_OR_RETURN(std::string text, env_.read_file(path));
+    CARVE_ASSIGN_OR_RETURN(PatternLibrary library, ParsePatternFile(path, std::move(text)));
+    return std::make_shared<const PatternLibrary>(std::move(library));
+  };
+  ScopedRuleFiles rule_files(RuleFiles{std::move(load), pattern_files_});
+  // One context for the command, so passes hand over what they know
+  // (MergeCompilerRegions' region sets to PartitionGraph) as in a pipeline.
+  PassContext ctx;
+  int id = NewCommandId();
+  for (const PassPtr& pass : passes) {
+    Module mod = history_.Current().module;  // shares the arena: no copy of nodes
+    double start = Now();
+    absl::StatusOr<bool> changed = ctx.Run(*pass, mod);
+    double seconds = Now() - start;
+    CARVE_RETURN_IF_ERROR(CheckCancellation());
+    if (!changed.ok()) return changed.status();
+    PushStep(std::move(mod), command, id, pass->Describe(), *changed, seconds);
+  }
+  return absl::OkStatus();
+}
+
+std::string Session::StepSummary(size_t index) const {
+  const Step& s = history_.at(index);
+  std::string timing = show_timing ? "; " + TimeText(s.seconds) : "";
+  return fmt::format("step {}: {} ({}; {} function{}, {} nodes, {} ops{})", index, s.pass,
+                     index == 0  ? "loaded"
+                     : s.changed ? "changed"
+                                 : "unchanged",
+                     s.functions, s.functions == 1 ? "" : "s", s.nodes, s.ops, timing);
+}
+
+absl::Status Session::LoadPatterns(const std::string& path) {
+  CARVE_ASSIGN_OR_RETURN(std::string text, env_.read_file(path));
+  CARVE_ASSIGN_OR_RETURN(PatternLibrary lib, ParsePatternFile(path, std::move(text)));
+  CARVE_ASSIGN_OR_RETURN(std::vector<std::string> backends,
+                         RegisterBackendFile(path, TargetRegistry::Global()));
+  out() << fmt::format("{}: {} pattern{}, {} rule{}, {} backend{}{}{}\n", path,
+                       lib.patterns().size(), lib.patterns().size() == 1 ? "" : "s",
+                       lib.rules().size(), lib.rules().size() == 1 ? "" : "s", backends.size(),
+                       backends.size() == 1 ? "" : "s", backends.empty() ? "" : " ",
+                       fmt::join(backends, ", "));
+  pattern_files_.push_back(path);
+  libraries_.push_back(std::make_shared<const PatternLibrary>(std::move(lib)));
+  return absl::OkStatus();
+}
+
+const StepText& Session::Text(size_t index) {
+  std::shared_ptr<StepText>& slot = history_.at(index).text[show_types ? 1 : 0];
+  if (slot == nullptr) {
+    PrintOptions options;
+    options.show_types = show_types;
+    slot = MakeStepText(history_.at(index).module, options);
+  }
+  return *slot;
+}
+
+absl::StatusOr<const NodeNames*> Session::Names(size_t index) {
+  if (names_.size() <= index) names_.resize(index + 1);
+  if (names_[index] == nullptr) {
+    CARVE_ASSIGN_OR_RETURN(NodeNames names, NodeNames::ForModule(history_.at(index).module));
+    CARVE_RETURN_IF_ERROR(InferType(names.module()));
+    names_[index] = std::make_shared<NodeNames>(std::move(names));
+  }
+  return names_[index].get();
+}
+
+}  // namespace carve::repl
