@@ -16,6 +16,7 @@ std::vector<Command> AllCommands() {
   AddPatternCommands(commands);
   AddRunCommands(commands);
   AddCodegenCommands(commands);
+  AddImportCommands(commands);
   return commands;
 }
 

@@ -42,6 +42,7 @@ void AddPassCommands(std::vector<Command>& commands);     // opt, partition (cmd
 void AddPatternCommands(std::vector<Command>& commands);  // match, why (cmd_match.cc)
 void AddRunCommands(std::vector<Command>& commands);      // run (cmd_run.cc)
 void AddCodegenCommands(std::vector<Command>& commands);  // codegen (cmd_codegen.cc)
+void AddImportCommands(std::vector<Command>& commands);   // import (cmd_import.cc)
 
 // `carve run FILE --compare BACKEND[,...]` (cmd_compare.cc); cmd_run.cc
 // hands over when --compare is given.

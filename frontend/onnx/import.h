@@ -1,0 +1,63 @@
+// `carve import`: an ONNX model (protobuf bytes) to a Relay module, following
+// TVM v0.16's ONNX frontend op for op (python/tvm/relay/frontend/onnx.py).
+//
+// @main's parameters are the graph inputs that are not initializers, in the
+// graph's input order, then (unless `freeze`) the initializers the graph
+// uses, in initializer order. Names go through RelayName(). A graph with
+// several outputs returns a tuple of them in output order.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ir/module.h"
+#include "ir/ndarray.h"
+
+namespace carve::onnx_import {
+
+struct ImportOptions {
+  // Initializers become constants of the module (TVM's freeze_params=True)
+  // instead of parameters.
+  bool freeze = false;
+  // Shapes for graph inputs by ONNX name; they replace the model's declared
+  // shape (symbolic dimensions included).
+  std::map<std::string, std::vector<int64_t>> shapes;
+  // The model's folder, where external data files are looked up; "" when
+  // the model came from standard input.
+  std::string base_dir;
+};
+
+struct ImportedParam {
+  std::string name;  // the @main parameter name (RelayName of the ONNX name)
+  NDArray value;
+};
+
+struct ImportResult {
+  Module module;
+  // The initializers kept as @main parameters, in parameter order.
+  std::vector<ImportedParam> params;
+  int opset = 0;
+  // ONNX op type -> node count, for --summary.
+  std::map<std::string, int> op_counts;
+  // The graph inputs (@main's first parameters) by Relay name, with types.
+  std::vector<std::pair<std::string, const Type*>> inputs;
+  // Bytes of initializer data read.
+  int64_t initializer_bytes = 0;
+};
+
+// Imports a serialized ModelProto.
+absl::StatusOr<ImportResult> ImportOnnx(std::string_view bytes, const ImportOptions& options);
+
+// The Relay variable name of an ONNX value name: every character outside
+// [A-Za-z0-9_] becomes '_', and a name that does not start with a letter or
+// '_' (or is empty) gets a leading '_' ("onnx::Conv_1" -> "onnx__Conv_1",
+// "0" -> "_0"). ImportOnnx appends "_1", "_2", ... to a name already taken.
+std::string RelayName(std::string_view onnx_name);
+
+// The ONNX op types (default domain) the importer converts, sorted.
+std::vector<std::string> SupportedOnnxOps();
+
+}  // namespace carve::onnx_import
