@@ -59,9 +59,14 @@ absl::Status GraphImporter::ReadOpset() {
   for (const onnx::OperatorSetIdProto& id : model_.opset_import()) {
     if (id.domain().empty() || id.domain() == "ai.onnx") opset_ = int(id.version());
   }
-  if (opset_ == 0 && model_.opset_import_size() == 0) opset_ = 1;
-  if (opset_ < kMinOpset || opset_ > kMaxOpset) {
-    return absl::InvalidArgumentError(fmt::format(
+  if (model_.opset_import_size() == 0) opset_ = 1;  // IR version 2 models
+  // Converters follow each op's definition from opset 7 on; older opsets are
+  // read as well (most ops did not change), newer ones are refused: their
+  // ops may have changed in ways carve does not know. A model importing no
+  // default-domain opset (opset 0) can only hold ops of other domains,
+  // which ConvertNode reports.
+  if (opset_ > kMaxOpset) {
+    return absl::UnimplementedError(fmt::format(
         "the model uses ONNX opset {}; carve imports opsets {} to {}", opset_, kMinOpset,
         kMaxOpset));
   }
@@ -97,8 +102,8 @@ absl::StatusOr<const Type*> GraphImporter::InputType(const onnx::ValueInfoProto&
   const onnx::TypeProto::Tensor& tt = info.type().tensor_type();
   auto dtype = DTypeFromOnnx(tt.elem_type());
   if (!dtype.ok()) {
-    return absl::InvalidArgumentError(
-        fmt::format("graph input '{}': {}", info.name(), std::string(dtype.status().message())));
+    return absl::Status(dtype.status().code(), fmt::format("graph input '{}': {}", info.name(),
+                                                           std::string(dtype.status().message())));
   }
   std::vector<Dim> dims;
   if (auto it = options_.shapes.find(info.name()); it != options_.shapes.end()) {
@@ -147,6 +152,11 @@ absl::Status GraphImporter::ConvertNode(const onnx::NodeProto& node) {
         node.domain(), label, opset_));
   }
   ++result_.op_counts[node.op_type()];
+  if (opset_ == 0) {
+    return absl::UnimplementedError(fmt::format(
+        "node {} ({}) is of the default domain, which the model does not import", label,
+        node.op_type()));
+  }
   ConverterFn fn = FindConverter(node.op_type());
   if (fn == nullptr) {
     return absl::UnimplementedError(fmt::format("unsupported ONNX op '{}' (node {}, opset {})",

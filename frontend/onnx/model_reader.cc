@@ -1,5 +1,6 @@
 #include "frontend/onnx/model_reader.h"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -157,14 +158,14 @@ absl::StatusOr<DataType> DTypeFromOnnx(int onnx_type) {
   std::string name = onnx::TensorProto::DataType_IsValid(onnx_type)
                          ? onnx::TensorProto::DataType_Name(onnx::TensorProto::DataType(onnx_type))
                          : fmt::format("#{}", onnx_type);
-  return absl::InvalidArgumentError(fmt::format("ONNX element type {} is not supported", name));
+  return absl::UnimplementedError(fmt::format("ONNX element type {} is not supported", name));
 }
 
 absl::StatusOr<NDArray> TensorFromProto(const onnx::TensorProto& t, const std::string& base_dir) {
   auto dtype = DTypeFromOnnx(t.data_type());
   if (!dtype.ok()) {
-    return absl::InvalidArgumentError(
-        fmt::format("{}: {}", TensorLabel(t), std::string(dtype.status().message())));
+    return absl::Status(dtype.status().code(), fmt::format("{}: {}", TensorLabel(t),
+                                                           std::string(dtype.status().message())));
   }
   std::vector<int64_t> shape(t.dims().begin(), t.dims().end());
   for (int64_t d : shape) {
@@ -173,8 +174,32 @@ absl::StatusOr<NDArray> TensorFromProto(const onnx::TensorProto& t, const std::s
           fmt::format("{} has a negative dimension {}", TensorLabel(t), d));
     }
   }
+  // The size is checked against the data present before anything is
+  // allocated: a corrupt file must not ask for petabytes.
+  int64_t count = 1;
+  for (int64_t d : shape) {
+    if (d != 0 && count > (int64_t(1) << 40) / d) {
+      return absl::InvalidArgumentError(
+          fmt::format("{} has an impossible shape (over 2^40 elements)", TensorLabel(t)));
+    }
+    count *= d;
+  }
+  const size_t nbytes = size_t(count) * size_t(dtype->bytes());
+  if (t.data_location() != onnx::TensorProto::EXTERNAL && t.has_raw_data() &&
+      t.raw_data().size() != nbytes) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{} holds {} bytes of raw data, its shape needs {}", TensorLabel(t), t.raw_data().size(),
+        nbytes));
+  }
+  if (t.data_location() != onnx::TensorProto::EXTERNAL && !t.has_raw_data() && count > 0) {
+    int64_t present = std::max({t.float_data_size(), t.int32_data_size(), t.int64_data_size(),
+                                t.double_data_size(), t.uint64_data_size()});
+    if (present != count) {
+      return absl::InvalidArgumentError(fmt::format(
+          "{} holds {} values, its shape needs {}", TensorLabel(t), present, count));
+    }
+  }
   NDArray out = NDArray::Empty(*dtype, shape);
-  const size_t nbytes = out.nbytes();
   if (t.data_location() == onnx::TensorProto::EXTERNAL) {
     auto data = ReadExternalData(t, base_dir, nbytes);
     if (!data.ok()) return data.status();
@@ -182,11 +207,6 @@ absl::StatusOr<NDArray> TensorFromProto(const onnx::TensorProto& t, const std::s
     return out;
   }
   if (t.has_raw_data()) {
-    if (t.raw_data().size() != nbytes) {
-      return absl::InvalidArgumentError(fmt::format(
-          "{} holds {} bytes of raw data, its shape needs {}", TensorLabel(t),
-          t.raw_data().size(), nbytes));
-    }
     if (nbytes) std::memcpy(out.raw_data(), t.raw_data().data(), nbytes);
     return out;
   }

@@ -193,6 +193,9 @@ absl::StatusOr<Outputs> ConvertLogSoftmax(NodeCall& c) {
 // Inference: Dropout is the identity (TVM's nn.dropout, whose first field
 // the interpreter passes through); the mask output is all true.
 absl::StatusOr<Outputs> ConvertDropout(NodeCall& c) {
+  if (c.HasInput(2) && (!c.In(2).value.defined() || c.In(2).value.GetAsDouble(0) != 0)) {
+    return c.Unsupported("training_mode (carve imports inference graphs)");
+  }
   double rate = c.opset < 12 ? c.attrs.Float("ratio", 0.5f) : 0.5;
   if (c.HasInput(1) && c.In(1).value.defined()) rate = c.In(1).value.GetAsDouble(0);
   CARVE_ASSIGN_OR_RETURN(TValue d, c.Op("nn.dropout", {c.In(0)}, {{"rate", FloatAttr(rate)}}));
@@ -210,6 +213,33 @@ absl::StatusOr<Outputs> ConvertDropout(NodeCall& c) {
   return outs;
 }
 
+// Normalisation over the axes from `axis` on, composed as TVM does
+// (mean, variance with that mean, 1 / sqrt(var + eps)); outputs Y, Mean,
+// InvStdDev.
+absl::StatusOr<Outputs> ConvertLayerNorm(NodeCall& c) {
+  const TValue& x = c.In(0);
+  int64_t rank = x.rank();
+  int64_t axis = c.attrs.Int("axis", -1);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return absl::InvalidArgumentError("axis out of range");
+  std::vector<int64_t> axes;
+  for (int64_t i = axis; i < rank; ++i) axes.push_back(i);
+  AttrList keep = {{"axis", IntsAttr(axes)}, {"keepdims", BoolAttr(true)}};
+  CARVE_ASSIGN_OR_RETURN(TValue mean, c.Op("mean", {x}, keep));
+  CARVE_ASSIGN_OR_RETURN(TValue var, c.Op("variance", {x, mean}, keep));
+  TValue eps = c.ctx.Scalar(x.dtype(), c.attrs.Float("epsilon", 1e-5f));
+  CARVE_ASSIGN_OR_RETURN(TValue ve, c.Op("add", {var, eps}));
+  CARVE_ASSIGN_OR_RETURN(TValue sd, c.Op("sqrt", {ve}));
+  CARVE_ASSIGN_OR_RETURN(TValue inv, c.Op("divide", {c.ctx.Scalar(x.dtype(), 1), sd}));
+  CARVE_ASSIGN_OR_RETURN(TValue centred, c.Op("subtract", {x, mean}));
+  CARVE_ASSIGN_OR_RETURN(TValue norm, c.Op("multiply", {centred, inv}));
+  CARVE_ASSIGN_OR_RETURN(TValue y, c.Op("multiply", {norm, c.In(1)}));
+  if (c.HasInput(2)) {
+    CARVE_ASSIGN_OR_RETURN(y, c.Op("add", {y, c.In(2)}));
+  }
+  return Outputs{y, mean, inv};
+}
+
 }  // namespace
 
 std::vector<ConverterEntry> NNConverters() {
@@ -224,6 +254,7 @@ std::vector<ConverterEntry> NNConverters() {
       {"Softmax", ConvertSoftmax},
       {"LogSoftmax", ConvertLogSoftmax},
       {"Dropout", ConvertDropout},
+      {"LayerNormalization", ConvertLayerNorm},
   };
 }
 

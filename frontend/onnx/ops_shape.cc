@@ -76,7 +76,10 @@ absl::StatusOr<Outputs> ConvertReshape(NodeCall& c) {
 
 absl::StatusOr<Outputs> ConvertFlatten(NodeCall& c) {
   const TValue& x = c.In(0);
-  CARVE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(c.attrs.Int("axis", 1), x.rank() + 1));
+  // Flatten's axis runs over [-rank, rank]: rank itself is valid.
+  int64_t axis = c.attrs.Int("axis", 1);
+  if (axis < 0) axis += x.rank();
+  if (axis < 0 || axis > x.rank()) return absl::InvalidArgumentError("axis out of range");
   if (axis == 1 && x.rank() >= 2) return One(c.Op("nn.batch_flatten", {x}));
   CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> s, StaticShape(c, x));
   int64_t pre = 1, post = 1;
