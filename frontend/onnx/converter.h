@@ -80,6 +80,7 @@ std::vector<ConverterEntry> NNConverters();
 std::vector<ConverterEntry> ShapeConverters();
 std::vector<ConverterEntry> MathConverters();
 std::vector<ConverterEntry> ReduceConverters();
+std::vector<ConverterEntry> ExtraConverters();
 
 // Normalises a possibly negative axis against `rank`; error when out of range.
 absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, int64_t rank);

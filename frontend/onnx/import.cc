@@ -135,6 +135,10 @@ absl::Status GraphImporter::AddInputs() {
     auto type = InputType(info);
     if (!type.ok()) return type.status();
     TValue v = ctx_.Param(UniqueName(info.name()), *type);
+    if (auto known = options_.input_values.find(info.name());
+        known != options_.input_values.end()) {
+      v.value = known->second;
+    }
     input_params_.push_back(Cast<Var>(v.expr));
     result_.inputs.emplace_back(std::string(Cast<Var>(v.expr)->name()), *type);
     values_[info.name()] = std::move(v);

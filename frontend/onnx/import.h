@@ -25,6 +25,12 @@ struct ImportOptions {
   // Shapes for graph inputs by ONNX name; they replace the model's declared
   // shape (symbolic dimensions included).
   std::map<std::string, std::vector<int64_t>> shapes;
+  // Values of graph inputs known in advance (by ONNX name). The inputs stay
+  // parameters of @main, but converters that need an operand at import time
+  // (a Reshape's shape, a Slice's starts) may read it, as they read
+  // initializers kept as parameters. The node-test runner gives the integer
+  // and bool inputs of its test data this way.
+  std::map<std::string, NDArray> input_values;
   // The model's folder, where external data files are looked up; "" when
   // the model came from standard input.
   std::string base_dir;
