@@ -58,7 +58,7 @@ struct NodeCall {
                             const AttrList& attrs = {}) {
     return ctx.Op(op, std::move(args), attrs);
   }
-  // An Unimplemented error naming the node ("Resize: mode 'cubic' ...").
+  // An Unimplemented error ("mode 'cubic'"); the graph walk adds the node.
   absl::Status Unsupported(std::string_view what) const;
 };
 

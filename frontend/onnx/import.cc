@@ -182,8 +182,10 @@ absl::Status GraphImporter::ConvertNode(const onnx::NodeProto& node) {
   }
   auto outs = fn(call);
   if (!outs.ok()) {
+    bool unsupported = outs.status().code() == absl::StatusCode::kUnimplemented;
     return absl::Status(outs.status().code(),
-                        fmt::format("node {} ({}, opset {}): {}", label, node.op_type(), opset_,
+                        fmt::format("node {} ({}, opset {}){}: {}", label, node.op_type(), opset_,
+                                    unsupported ? " is not supported" : "",
                                     std::string(outs.status().message())));
   }
   for (int i = 0; i < node.output_size(); ++i) {

@@ -70,7 +70,8 @@ absl::StatusOr<std::vector<double>> NodeCall::StaticDoubles(size_t i) const {
 }
 
 absl::Status NodeCall::Unsupported(std::string_view what) const {
-  return absl::UnimplementedError(fmt::format("{}: {}", node.op_type(), what));
+  // The caller's context names the node and its op type.
+  return absl::UnimplementedError(std::string(what));
 }
 
 absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, int64_t rank) {

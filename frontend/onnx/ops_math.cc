@@ -61,13 +61,13 @@ absl::StatusOr<Outputs> ConvertMatMul(NodeCall& c) {
   std::string out_dtype = a.dtype().ToString();
   std::vector<int64_t> as = a.shape(), bs = b.shape();
   int64_t ar = a.rank(), br = b.rank();
-  for (int64_t e : as) {
-    if (e < 0) return c.Unsupported("MatMul of a dynamic shape");
-  }
-  for (int64_t e : bs) {
-    if (e < 0) return c.Unsupported("MatMul of a dynamic shape");
-  }
   if (ar > 2 || br > 2) {
+    for (int64_t e : as) {
+      if (e < 0) return c.Unsupported("a batched MatMul of a dynamic shape (fix it with --shape)");
+    }
+    for (int64_t e : bs) {
+      if (e < 0) return c.Unsupported("a batched MatMul of a dynamic shape (fix it with --shape)");
+    }
     // The broadcast batch extents, then a dense (2-D B) or an NT batch_matmul.
     std::vector<int64_t> pa = as, pb = bs;
     while (pa.size() < pb.size()) pa.insert(pa.begin(), 1);

@@ -168,3 +168,37 @@ TEST_F(Models, PartitionAndCompareOnEveryBackend) {
 
 }  // namespace
 }  // namespace carve
+
+namespace carve {
+namespace {
+
+// `carve import -` reads the model from standard input (the bytes of
+// env.in, as RealEnv reads the process's).
+TEST(ImportCli, ReadsStandardInput) {
+  std::string bytes = ReadAll(fs::path(CARVE_SOURCE_DIR) / "tests/frontend_onnx/data/two_outputs.onnx");
+  ASSERT_FALSE(bytes.empty());
+  cli::Env env = cli::RealEnv();
+  std::istringstream in(bytes);
+  std::ostringstream out, err;
+  env.in = &in;
+  env.out = &out;
+  env.err = &err;
+  auto write = [&](const std::string& path, const std::string& text) {
+    if (path == "-") out << text;
+    return absl::OkStatus();
+  };
+  env.write_file = write;
+  auto real_read = env.read_file;
+  env.read_file = [&](const std::string& path) -> absl::StatusOr<std::string> {
+    if (path == "-") return std::string(std::istreambuf_iterator<char>(*env.in), {});
+    return real_read(path);
+  };
+  env.write_file_chunks = nullptr;
+  int rc = cli::RunCarve({"import", "-", "--freeze", "--shape", "x:0=3,2"}, env);
+  EXPECT_EQ(rc, 0) << err.str();
+  EXPECT_NE(out.str().find("def @main(%x_0: Tensor[(3, 2), float32])"), std::string::npos)
+      << out.str();
+}
+
+}  // namespace
+}  // namespace carve
