@@ -3,7 +3,8 @@
 // test_data_set_*/{input,output}_N.pb. Every test is imported (its input
 // shapes fixed from the test data), run and compared at ONNX's backend-test
 // tolerances (rtol 1e-3, atol 1e-7). The suite asserts the coverage targets;
-// with CARVE_ONNX_TABLE=FILE set it also writes docs/onnx.md's table.
+// CARVE_UPDATE_ONNX_DOC=1 regenerates docs/onnx.md's table (CARVE_ONNX_TABLE=
+// FILE writes it to FILE, CARVE_ONNX_VERBOSE=1 lists every test not passed).
 // Skips when the package is not installed. Takes a few seconds.
 #include <algorithm>
 #include <cctype>
@@ -263,6 +264,16 @@ TEST(OnnxNodeTests, CoverageTargets) {
   }
   if (const char* path = std::getenv("CARVE_ONNX_TABLE")) {
     std::ofstream(path) << summary << "\n\n" << Table(by_op);
+  }
+  // CARVE_UPDATE_ONNX_DOC=1 rewrites docs/onnx.md after its marker line.
+  if (std::getenv("CARVE_UPDATE_ONNX_DOC")) {
+    fs::path doc = fs::path(CARVE_SOURCE_DIR) / "docs/onnx.md";
+    std::string text = ReadAll(doc);
+    const std::string marker = "<!-- node-test table: generated, do not edit below -->\n";
+    size_t at = text.find(marker);
+    ASSERT_NE(at, std::string::npos) << "no marker in " << doc;
+    std::ofstream(doc) << text.substr(0, at + marker.size()) << "\n" << summary << ".\n\n"
+                       << Table(by_op);
   }
   // Regression floors: the figures reached (docs/onnx.md); raise them as
   // coverage grows.
