@@ -257,6 +257,51 @@ absl::StatusOr<Outputs> ConvertExpand(NodeCall& c) {
   return One(c.Op("multiply", {x, ones}));
 }
 
+// GatherElements -> gather with normalised indices (TVM's GatherElements).
+absl::StatusOr<Outputs> ConvertGatherElements(NodeCall& c) {
+  const TValue& data = c.In(0);
+  CARVE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(c.attrs.Int("axis", 0), data.rank()));
+  CARVE_ASSIGN_OR_RETURN(TValue idx, NormalizeIndices(c, data, c.In(1), axis));
+  return One(c.Op("gather", {data, idx}, {{"axis", IntAttr(axis)}}));
+}
+
+// ScatterElements (and opset-9 Scatter) -> scatter_elements; reduction
+// "none" is TVM's "update".
+absl::StatusOr<Outputs> ConvertScatterElements(NodeCall& c) {
+  const TValue& data = c.In(0);
+  CARVE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(c.attrs.Int("axis", 0), data.rank()));
+  std::string reduction = c.attrs.Str("reduction", "none");
+  if (reduction == "none") reduction = "update";
+  return One(c.Op("scatter_elements", {data, c.In(1), c.In(2)},
+                  {{"axis", IntAttr(axis)}, {"reduction", StrAttr(reduction)}}));
+}
+
+// x reversed along `axis` (TVM's reverse) as a take of n-1 .. 0.
+absl::StatusOr<TValue> Reverse(NodeCall& c, const TValue& x, int64_t axis) {
+  int64_t n = x.shape()[axis];
+  if (n < 0) return c.Unsupported("reverse of a dynamic extent");
+  std::vector<int64_t> idx;
+  for (int64_t i = n - 1; i >= 0; --i) idx.push_back(i);
+  return c.Op("take", {x, c.ctx.Ints(idx)}, {{"axis", IntAttr(axis)}});
+}
+
+absl::StatusOr<Outputs> ConvertCumSum(NodeCall& c) {
+  TValue x = c.In(0);
+  CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> axis_v, c.StaticInts(1));
+  if (axis_v.size() != 1) return absl::InvalidArgumentError("axis must be a single value");
+  CARVE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_v[0], x.rank()));
+  bool reverse = c.attrs.Int("reverse", 0) != 0;
+  if (reverse) {
+    CARVE_ASSIGN_OR_RETURN(x, Reverse(c, x, axis));
+  }
+  CARVE_ASSIGN_OR_RETURN(TValue out, c.Op("cumsum", {x}, {{"axis", IntAttr(axis)},
+                                                          {"exclusive", IntAttr(c.attrs.Int("exclusive", 0))}}));
+  if (reverse) {
+    CARVE_ASSIGN_OR_RETURN(out, Reverse(c, out, axis));
+  }
+  return Outputs{out};
+}
+
 }  // namespace
 
 std::vector<ConverterEntry> ShapeConverters() {
@@ -277,6 +322,10 @@ std::vector<ConverterEntry> ShapeConverters() {
       {"Split", ConvertSplit},
       {"ConstantOfShape", ConvertConstantOfShape},
       {"Expand", ConvertExpand},
+      {"GatherElements", ConvertGatherElements},
+      {"ScatterElements", ConvertScatterElements},
+      {"Scatter", ConvertScatterElements},
+      {"CumSum", ConvertCumSum},
   };
 }
 
