@@ -121,12 +121,36 @@ absl::StatusOr<Outputs> ConvertMatMul(NodeCall& c) {
   return One(c.Op("nn.dense", {a, bt}, {{"out_dtype", StrAttr(out_dtype)}}));
 }
 
+// x - zero_point in int32 (the zero point per tensor, or per row / column
+// reshaped to broadcast along `axis` of a rank-`rank` operand).
+absl::StatusOr<TValue> Centred(NodeCall& c, const TValue& x, size_t zp_input, int64_t axis) {
+  CARVE_ASSIGN_OR_RETURN(TValue x32, c.ctx.CastTo(x, DataType::Int(32)));
+  if (!c.HasInput(zp_input)) return x32;
+  CARVE_ASSIGN_OR_RETURN(TValue zp, c.ctx.CastTo(c.In(zp_input), DataType::Int(32)));
+  if (zp.rank() == 1 && zp.shape()[0] > 1) {
+    std::vector<int64_t> shape(x.rank(), 1);
+    shape[axis < 0 ? axis + x.rank() : axis] = -1;
+    CARVE_ASSIGN_OR_RETURN(zp, c.Op("reshape", {zp}, {{"newshape", IntsAttr(shape)}}));
+  }
+  return c.Op("subtract", {x32, zp});
+}
+
+// MatMulInteger: (A - a_zp) x (B - b_zp) in int32, the same values TVM's
+// qnn lowering computes (scales 1, output zero point 0).
+absl::StatusOr<Outputs> ConvertMatMulInteger(NodeCall& c) {
+  CARVE_ASSIGN_OR_RETURN(TValue a, Centred(c, c.In(0), 2, -2));
+  CARVE_ASSIGN_OR_RETURN(TValue b, Centred(c, c.In(1), 3, -1));
+  NodeCall inner{c.ctx, c.node, c.opset, {a, b}, c.attrs, c.base_dir};
+  return ConvertMatMul(inner);
+}
+
 }  // namespace
 
 std::vector<ConverterEntry> MathConverters() {
   return {
       {"Gemm", ConvertGemm},
       {"MatMul", ConvertMatMul},
+      {"MatMulInteger", ConvertMatMulInteger},
   };
 }
 

@@ -92,6 +92,26 @@ absl::StatusOr<Outputs> ConvertConv(NodeCall& c) {
   return Outputs{out};
 }
 
+// ConvInteger: Conv of (x - x_zp) and (w - w_zp) in int32 (TVM lowers it
+// through qnn with unit scales to the same values).
+absl::StatusOr<Outputs> ConvertConvInteger(NodeCall& c) {
+  auto centred = [&](size_t in, size_t zp_in) -> absl::StatusOr<TValue> {
+    CARVE_ASSIGN_OR_RETURN(TValue x, c.ctx.CastTo(c.In(in), DataType::Int(32)));
+    if (!c.HasInput(zp_in)) return x;
+    CARVE_ASSIGN_OR_RETURN(TValue zp, c.ctx.CastTo(c.In(zp_in), DataType::Int(32)));
+    if (zp.rank() == 1 && zp.shape()[0] > 1) {  // per output channel
+      std::vector<int64_t> shape(x.rank(), 1);
+      shape[0] = -1;
+      CARVE_ASSIGN_OR_RETURN(zp, c.Op("reshape", {zp}, {{"newshape", IntsAttr(shape)}}));
+    }
+    return c.Op("subtract", {x, zp});
+  };
+  CARVE_ASSIGN_OR_RETURN(TValue x, centred(0, 2));
+  CARVE_ASSIGN_OR_RETURN(TValue w, centred(1, 3));
+  NodeCall inner{c.ctx, c.node, c.opset, {x, w}, c.attrs, c.base_dir};
+  return ConvertConv(inner);
+}
+
 // MaxPool / AveragePool (TVM's Pool: pool_size, strides, dilation, padding,
 // ceil_mode, count_include_pad passed through).
 absl::StatusOr<Outputs> ConvertPool(NodeCall& c, bool is_max) {
@@ -245,6 +265,7 @@ absl::StatusOr<Outputs> ConvertLayerNorm(NodeCall& c) {
 std::vector<ConverterEntry> NNConverters() {
   return {
       {"Conv", ConvertConv},
+      {"ConvInteger", ConvertConvInteger},
       {"MaxPool", ConvertMaxPool},
       {"AveragePool", ConvertAveragePool},
       {"GlobalAveragePool", ConvertGlobalAveragePool},
