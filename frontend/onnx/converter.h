@@ -81,6 +81,7 @@ std::vector<ConverterEntry> ShapeConverters();
 std::vector<ConverterEntry> MathConverters();
 std::vector<ConverterEntry> ReduceConverters();
 std::vector<ConverterEntry> ExtraConverters();
+std::vector<ConverterEntry> LossConverters();
 
 // Normalises a possibly negative axis against `rank`; error when out of range.
 absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, int64_t rank);
