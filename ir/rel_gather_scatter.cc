@@ -1,5 +1,5 @@
-// Relations of gather, scatter_elements and cumsum (TVM's GatherRel,
-// ScatterElementsRel, ScanopRel).
+// Relations of gather, scatter_elements, cumsum and topk (TVM's GatherRel,
+// ScatterElementsRel, ScanopRel, TopKRel).
 #include "ir/rel_common.h"
 #include "ir/type_relations.h"
 
@@ -61,6 +61,36 @@ absl::StatusOr<const Type*> Scanop(const TypeRelCall& call) {
     n *= d.value;
   }
   return TensorTy(dtype, Shape{Dim{n, false}});
+}
+
+}  // namespace carve::rel
+
+namespace carve::rel {
+
+// topk(data, k, axis, ret_type, is_ascend, dtype): values and / or indices
+// with the axis cut to k (the whole extent when k is None or < 1).
+absl::StatusOr<const Type*> TopK(const TypeRelCall& call) {
+  CARVE_ASSIGN_OR_RETURN(const TensorType* data, TensorArg(call, 0));
+  AttrReader attrs(call);
+  CARVE_ASSIGN_OR_RETURN(std::optional<int64_t> k, attrs.OptInt("k"));
+  CARVE_ASSIGN_OR_RETURN(int64_t raw_axis, attrs.Int("axis"));
+  CARVE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(raw_axis, data->rank()));
+  CARVE_ASSIGN_OR_RETURN(std::string_view ret, attrs.String("ret_type"));
+  CARVE_ASSIGN_OR_RETURN(DataType dtype, attrs.DType("dtype"));
+  if (!dtype.is_integral()) return Error("dtype must be an integer type, got {}", dtype.ToString());
+  Shape shape(data->shape().begin(), data->shape().end());
+  if (k && *k >= 1) {
+    if (!shape[axis].is_any() && *k > shape[axis].value) {
+      return Error("k {} exceeds the extent {} of axis {}", *k, shape[axis].value, axis);
+    }
+    shape[axis] = D(*k);
+  }
+  const Type* values = TensorTy(data->dtype(), shape);
+  const Type* indices = TensorTy(dtype, shape);
+  if (ret == "values") return values;
+  if (ret == "indices") return indices;
+  if (ret != "both") return Error("ret_type must be both, values or indices, got \"{}\"", ret);
+  return TupleTy(std::vector<const Type*>{values, indices});
 }
 
 }  // namespace carve::rel

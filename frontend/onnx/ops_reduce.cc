@@ -104,6 +104,28 @@ absl::StatusOr<Outputs> ArgReduce(NodeCall& c, std::string_view op) {
 absl::StatusOr<Outputs> ConvertArgMax(NodeCall& c) { return ArgReduce(c, "argmax"); }
 absl::StatusOr<Outputs> ConvertArgMin(NodeCall& c) { return ArgReduce(c, "argmin"); }
 
+// TopK -> topk(k, axis, is_ascend = !largest, dtype int64), both outputs.
+absl::StatusOr<Outputs> ConvertTopK(NodeCall& c) {
+  const TValue& x = c.In(0);
+  int64_t k;
+  if (c.opset < 10) {
+    k = c.attrs.Int("k", 1);
+  } else {
+    CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> kv, c.StaticInts(1));
+    if (kv.size() != 1) return absl::InvalidArgumentError("K must hold one value");
+    k = kv[0];
+  }
+  if (c.attrs.Int("sorted", 1) == 0) return c.Unsupported("sorted=0");
+  CARVE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(c.attrs.Int("axis", -1), x.rank()));
+  CARVE_ASSIGN_OR_RETURN(
+      TValue both, c.Op("topk", {x}, {{"k", IntAttr(k)}, {"axis", IntAttr(axis)},
+                                      {"is_ascend", BoolAttr(c.attrs.Int("largest", 1) == 0)},
+                                      {"dtype", StrAttr("int64")}}));
+  CARVE_ASSIGN_OR_RETURN(TValue values, c.ctx.GetItem(both, 0));
+  CARVE_ASSIGN_OR_RETURN(TValue indices, c.ctx.GetItem(both, 1));
+  return Outputs{values, indices};
+}
+
 }  // namespace
 
 std::vector<ConverterEntry> ReduceConverters() {
@@ -120,6 +142,7 @@ std::vector<ConverterEntry> ReduceConverters() {
       {"ReduceLogSumExp", ConvertReduceLogSumExp},
       {"ArgMax", ConvertArgMax},
       {"ArgMin", ConvertArgMin},
+      {"TopK", ConvertTopK},
   };
 }
 

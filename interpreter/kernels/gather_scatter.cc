@@ -1,6 +1,7 @@
-// gather, scatter_elements and cumsum (TVM's topi gather, scatter_elements
-// and cumsum). Elements move as bytes, so every dtype works; scatter
+// gather, scatter_elements, cumsum and topk (TVM's topi gather,
+// scatter_elements, cumsum and topk). Elements move as bytes, so every dtype works; scatter
 // reductions and cumsum compute in the element type.
+#include <algorithm>
 #include <cstring>
 
 #include "interpreter/kernels/kernel_util.h"
@@ -146,8 +147,50 @@ absl::StatusOr<std::vector<NDArray>> Cumsum(const KernelContext& ctx) {
   return std::vector<NDArray>{out};
 }
 
+// The k largest (or smallest) elements of every slice along `axis`, in
+// order, ties broken by the lower index (a stable sort, as TVM's topk).
+absl::StatusOr<std::vector<NDArray>> TopK(const KernelContext& ctx) {
+  CARVE_RETURN_IF_ERROR(CheckArity(ctx, 1));
+  const NDArray& data = ctx.inputs[0];
+  CARVE_ASSIGN_OR_RETURN(int64_t axis,
+                         NormalizeAxis(ctx, AttrInt(ctx, "axis", -1), int64_t(data.rank())));
+  CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> outs, AllocOutputs(ctx));
+  std::string_view ret = AttrString(ctx, "ret_type", "both");
+  NDArray* values = ret == "indices" ? nullptr : &outs[0];
+  NDArray* indices = ret == "values" ? nullptr : &outs[ret == "both" ? 1 : 0];
+  const bool ascend = AttrBool(ctx, "is_ascend", false);
+  const auto& s = data.shape();
+  int64_t outer = 1, inner = 1, n = s[axis];
+  for (int64_t i = 0; i < axis; ++i) outer *= s[i];
+  for (size_t i = axis + 1; i < s.size(); ++i) inner *= s[i];
+  const int64_t k = (values ? values : indices)->shape()[axis];
+  const size_t bytes = data.dtype().bytes();
+  const auto* src = static_cast<const std::byte*>(data.raw_data());
+  std::vector<int64_t> order(n);
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t j = 0; j < inner; ++j) {
+      auto at = [&](int64_t i) { return (o * n + i) * inner + j; };
+      for (int64_t i = 0; i < n; ++i) order[i] = i;
+      std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+        double va = data.GetAsDouble(at(a)), vb = data.GetAsDouble(at(b));
+        return ascend ? va < vb : va > vb;
+      });
+      for (int64_t r = 0; r < k; ++r) {
+        int64_t dst = (o * k + r) * inner + j;
+        if (values) {
+          std::memcpy(static_cast<std::byte*>(values->raw_data()) + dst * bytes,
+                      src + at(order[r]) * bytes, bytes);
+        }
+        if (indices) indices->SetFromDouble(dst, double(order[r]));
+      }
+    }
+  }
+  return outs;
+}
+
 }  // namespace
 
+CARVE_REGISTER_KERNEL("topk", TopK);
 CARVE_REGISTER_KERNEL("gather", Gather);
 CARVE_REGISTER_KERNEL("scatter_elements", ScatterElements);
 CARVE_REGISTER_KERNEL("cumsum", Cumsum);

@@ -2,7 +2,7 @@
 // interpreter against the reference outputs, fmnist_cnn's accuracy on the
 // 1000 bundled images, and each model partitioned for the five backends and
 // checked with `carve run --compare`. Skips when ../shared/models is absent.
-// Takes about 15 s (the compare runs dominate).
+// Takes 3-15 s (the compare runs dominate).
 #include <cmath>
 #include <filesystem>
 #include <fstream>

@@ -1,4 +1,4 @@
-// gather, scatter_elements and cumsum (added for the ONNX import) against
+// gather, scatter_elements, cumsum and topk (added for the ONNX import) against
 // hand-computed values, with their relations' errors.
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -60,6 +60,20 @@ TEST(Cumsum, AxisExclusiveAndFlattened) {
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(out->shape(), std::vector<int64_t>{6});
   EXPECT_THAT(Values<float>(*out), ElementsAre(1, 3, 6, 10, 15, 21));
+}
+
+TEST(TopK, LargestFirstTiesByLowerIndex) {
+  NDArray x = Tensor<float>({2, 4}, {1, 3, 3, 2, 5, 4, 6, 0});
+  auto outs = RunOp("topk", {x}, {{"k", AttrValue::Int(2)}, {"dtype", AttrValue::Str("int64")}});
+  ASSERT_TRUE(outs.ok()) << outs.status();
+  ASSERT_EQ(outs->size(), 2u);
+  EXPECT_THAT(Values<float>((*outs)[0]), ElementsAre(3, 3, 6, 5));
+  EXPECT_THAT(Values<int64_t>((*outs)[1]), ElementsAre(1, 2, 2, 0));
+  outs = RunOp("topk", {x}, {{"k", AttrValue::Int(1)}, {"is_ascend", AttrValue::Bool(true)},
+                             {"axis", AttrValue::Int(0)}});
+  ASSERT_TRUE(outs.ok()) << outs.status();
+  EXPECT_THAT(Values<float>((*outs)[0]), ElementsAre(1, 3, 3, 0));
+  EXPECT_THAT(Values<int32_t>((*outs)[1]), ElementsAre(0, 0, 0, 1));
 }
 
 }  // namespace
