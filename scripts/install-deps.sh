@@ -8,9 +8,11 @@ packages=(
   libre2-dev libfmt-dev libabsl-dev libeigen3-dev
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
   libedit-dev libdnnl-dev
-  libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
   python3 python3-numpy
 )
+
+# The ONNX importer (frontend/onnx) and ONNX's node tests (tests/frontend_onnx).
+packages+=(libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata)
 
 missing=()
 for p in "${packages[@]}"; do
