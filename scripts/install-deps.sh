@@ -13,6 +13,9 @@ packages=(
   python3-dev pybind11-dev python3-pytest  # the Python module (python/) and its tests
 )
 
+# The ONNX importer (frontend/onnx) and ONNX's node tests (tests/frontend_onnx).
+packages+=(libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata)
+
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

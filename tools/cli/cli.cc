@@ -19,6 +19,7 @@ std::vector<Command> AllCommands() {
   AddRunCommands(commands);
   AddCodegenCommands(commands);
   AddReplCommands(commands);
+  AddImportCommands(commands);
   return commands;
 }
 

@@ -48,6 +48,7 @@ void AddPatternCommands(std::vector<Command>& commands);  // match, why (cmd_mat
 void AddRunCommands(std::vector<Command>& commands);      // run (cmd_run.cc)
 void AddCodegenCommands(std::vector<Command>& commands);  // codegen (cmd_codegen.cc)
 void AddReplCommands(std::vector<Command>& commands);     // repl (cmd_repl.cc)
+void AddImportCommands(std::vector<Command>& commands);   // import (cmd_import.cc)
 
 // `carve opt --replay FILE` (cmd_repl.cc): replays a REPL reproduction file
 // and prints the module it leads to.

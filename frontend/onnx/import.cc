@@ -1,0 +1,265 @@
+// The graph walk: inputs and initializers become parameters (or constants),
+// each node is handed to its converter in the graph's (topological) order,
+// and the outputs form @main's body.
+#include "frontend/onnx/import.h"
+
+#include <cctype>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "fmt/format.h"
+#include "frontend/onnx/converter.h"
+#include "frontend/onnx/model_reader.h"
+#include "ir/type.h"
+#include "ir/visit.h"
+
+namespace carve::onnx_import {
+namespace {
+
+constexpr int kMinOpset = 7;
+constexpr int kMaxOpset = 17;
+
+class GraphImporter {
+ public:
+  GraphImporter(const onnx::ModelProto& model, const ImportOptions& options, ImportResult& result)
+      : model_(model), options_(options), result_(result),
+        ctx_(result.module.builder()) {}
+
+  absl::Status Run();
+
+ private:
+  absl::Status ReadOpset();
+  absl::Status AddInitializers();
+  absl::Status AddInputs();
+  absl::Status ConvertNode(const onnx::NodeProto& node);
+  absl::StatusOr<const Type*> InputType(const onnx::ValueInfoProto& info);
+  absl::Status Finish();
+  std::string UniqueName(std::string_view onnx_name);
+
+  const onnx::ModelProto& model_;
+  const ImportOptions& options_;
+  ImportResult& result_;
+  ImportContext ctx_;
+  int opset_ = 0;
+  absl::flat_hash_map<std::string, TValue> values_;
+  absl::flat_hash_set<std::string> taken_names_;
+  // Initializer parameters in initializer order (kept only when used).
+  std::vector<std::pair<const Var*, NDArray>> initializer_params_;
+  std::vector<const Var*> input_params_;
+};
+
+std::string GraphImporter::UniqueName(std::string_view onnx_name) {
+  std::string base = RelayName(onnx_name);
+  std::string name = base;
+  for (int i = 1; !taken_names_.insert(name).second; ++i) name = fmt::format("{}_{}", base, i);
+  return name;
+}
+
+absl::Status GraphImporter::ReadOpset() {
+  for (const onnx::OperatorSetIdProto& id : model_.opset_import()) {
+    if (id.domain().empty() || id.domain() == "ai.onnx") opset_ = int(id.version());
+  }
+  if (model_.opset_import_size() == 0) opset_ = 1;  // IR version 2 models
+  // Converters follow each op's definition from opset 7 on; older opsets are
+  // read as well (most ops did not change), newer ones are refused: their
+  // ops may have changed in ways carve does not know. A model importing no
+  // default-domain opset (opset 0) can only hold ops of other domains,
+  // which ConvertNode reports.
+  if (opset_ > kMaxOpset) {
+    return absl::UnimplementedError(fmt::format(
+        "the model uses ONNX opset {}; carve imports opsets {} to {}", opset_, kMinOpset,
+        kMaxOpset));
+  }
+  result_.opset = opset_;
+  return absl::OkStatus();
+}
+
+absl::Status GraphImporter::AddInitializers() {
+  for (const onnx::TensorProto& t : model_.graph().initializer()) {
+    auto value = TensorFromProto(t, options_.base_dir);
+    if (!value.ok()) return value.status();
+    result_.initializer_bytes += int64_t(value->nbytes());
+    if (options_.freeze) {
+      values_[t.name()] = ctx_.Const(*value);
+      continue;
+    }
+    std::vector<Dim> dims;
+    for (int64_t d : value->shape()) dims.push_back(Dim{d, false});
+    TValue v = ctx_.Param(UniqueName(t.name()), TensorTy(value->dtype(), dims));
+    v.value = *value;
+    initializer_params_.emplace_back(Cast<Var>(v.expr), *value);
+    values_[t.name()] = std::move(v);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<const Type*> GraphImporter::InputType(const onnx::ValueInfoProto& info) {
+  if (!info.type().has_tensor_type()) {
+    return absl::UnimplementedError(fmt::format(
+        "graph input '{}' is not a tensor (sequences, maps and optionals are not supported)",
+        info.name()));
+  }
+  const onnx::TypeProto::Tensor& tt = info.type().tensor_type();
+  auto dtype = DTypeFromOnnx(tt.elem_type());
+  if (!dtype.ok()) {
+    return absl::Status(dtype.status().code(), fmt::format("graph input '{}': {}", info.name(),
+                                                           std::string(dtype.status().message())));
+  }
+  std::vector<Dim> dims;
+  if (auto it = options_.shapes.find(info.name()); it != options_.shapes.end()) {
+    for (int64_t d : it->second) dims.push_back(Dim{d, false});
+    return TensorTy(*dtype, dims);
+  }
+  if (!tt.has_shape()) {
+    return absl::InvalidArgumentError(fmt::format(
+        "graph input '{}' has no shape: give one with --shape {}=D1,D2,...", info.name(),
+        info.name()));
+  }
+  for (const onnx::TensorShapeProto::Dimension& d : tt.shape().dim()) {
+    dims.push_back(d.has_dim_value() ? Dim{d.dim_value(), false} : Dim::Any());
+  }
+  return TensorTy(*dtype, dims);
+}
+
+absl::Status GraphImporter::AddInputs() {
+  for (const auto& [name, shape] : options_.shapes) {
+    bool found = false;
+    for (const onnx::ValueInfoProto& info : model_.graph().input()) found |= info.name() == name;
+    if (!found || values_.contains(name)) {
+      return absl::InvalidArgumentError(
+          fmt::format("--shape names '{}', which is not an input of the graph", name));
+    }
+  }
+  for (const onnx::ValueInfoProto& info : model_.graph().input()) {
+    if (values_.contains(info.name())) continue;  // an initializer listed as input
+    auto type = InputType(info);
+    if (!type.ok()) return type.status();
+    TValue v = ctx_.Param(UniqueName(info.name()), *type);
+    if (auto known = options_.input_values.find(info.name());
+        known != options_.input_values.end()) {
+      v.value = known->second;
+    }
+    input_params_.push_back(Cast<Var>(v.expr));
+    result_.inputs.emplace_back(std::string(Cast<Var>(v.expr)->name()), *type);
+    values_[info.name()] = std::move(v);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status GraphImporter::ConvertNode(const onnx::NodeProto& node) {
+  std::string label = node.name().empty() ? fmt::format("with output '{}'",
+                                                        node.output_size() ? node.output(0) : "")
+                                          : fmt::format("'{}'", node.name());
+  if (!node.domain().empty() && node.domain() != "ai.onnx") {
+    return absl::UnimplementedError(fmt::format(
+        "unsupported ONNX op '{}' of domain '{}' (node {}, opset {})", node.op_type(),
+        node.domain(), label, opset_));
+  }
+  ++result_.op_counts[node.op_type()];
+  if (opset_ == 0) {
+    return absl::UnimplementedError(fmt::format(
+        "node {} ({}) is of the default domain, which the model does not import", label,
+        node.op_type()));
+  }
+  ConverterFn fn = FindConverter(node.op_type());
+  if (fn == nullptr) {
+    return absl::UnimplementedError(fmt::format("unsupported ONNX op '{}' (node {}, opset {})",
+                                                node.op_type(), label, opset_));
+  }
+  NodeCall call{ctx_, node, opset_, {}, NodeAttrs(node), options_.base_dir};
+  for (const std::string& name : node.input()) {
+    if (name.empty()) {
+      call.inputs.push_back(std::nullopt);
+      continue;
+    }
+    auto it = values_.find(name);
+    if (it == values_.end()) {
+      return absl::InvalidArgumentError(fmt::format(
+          "node {} ({}) uses '{}', which no earlier node, input or initializer defines", label,
+          node.op_type(), name));
+    }
+    call.inputs.push_back(it->second);
+  }
+  auto outs = fn(call);
+  if (!outs.ok()) {
+    bool unsupported = outs.status().code() == absl::StatusCode::kUnimplemented;
+    return absl::Status(outs.status().code(),
+                        fmt::format("node {} ({}, opset {}){}: {}", label, node.op_type(), opset_,
+                                    unsupported ? " is not supported" : "",
+                                    std::string(outs.status().message())));
+  }
+  for (int i = 0; i < node.output_size(); ++i) {
+    if (node.output(i).empty()) continue;
+    if (size_t(i) >= outs->size()) {
+      return absl::UnimplementedError(fmt::format(
+          "node {} ({}, opset {}): output {} ('{}') is not supported", label, node.op_type(),
+          opset_, i, node.output(i)));
+    }
+    values_[node.output(i)] = (*outs)[i];
+  }
+  return absl::OkStatus();
+}
+
+absl::Status GraphImporter::Finish() {
+  IRBuilder b = result_.module.builder();
+  std::vector<const Expr*> outputs;
+  for (const onnx::ValueInfoProto& out : model_.graph().output()) {
+    auto it = values_.find(out.name());
+    if (it == values_.end()) {
+      return absl::InvalidArgumentError(
+          fmt::format("graph output '{}' is not defined by any node", out.name()));
+    }
+    outputs.push_back(it->second.expr);
+  }
+  if (outputs.empty()) return absl::InvalidArgumentError("the graph has no outputs");
+  const Expr* body = outputs.size() == 1 ? outputs[0] : b.MakeTuple(outputs);
+  // Only the initializers the body uses become parameters (as TVM keeps
+  // only the free variables of the outputs).
+  absl::flat_hash_set<const Expr*> used;
+  PostOrderVisit(body, [&](const Expr* e) {
+    if (Isa<Var>(e)) used.insert(e);
+  });
+  std::vector<const Var*> params = input_params_;
+  for (auto& [var, value] : initializer_params_) {
+    if (!used.contains(var)) continue;
+    params.push_back(var);
+    result_.params.push_back({std::string(var->name()), value});
+  }
+  result_.module.Add("main", b.MakeFunction(params, body));
+  return absl::OkStatus();
+}
+
+absl::Status GraphImporter::Run() {
+  if (absl::Status s = ReadOpset(); !s.ok()) return s;
+  if (absl::Status s = AddInitializers(); !s.ok()) return s;
+  if (absl::Status s = AddInputs(); !s.ok()) return s;
+  for (const onnx::NodeProto& node : model_.graph().node()) {
+    if (absl::Status s = ConvertNode(node); !s.ok()) return s;
+  }
+  return Finish();
+}
+
+}  // namespace
+
+std::string RelayName(std::string_view onnx_name) {
+  std::string out;
+  // The printer writes a name that does not start with a letter with a 'v'
+  // in front (as TVM's does); naming it so here keeps the .npy file names,
+  // the printed text and --params DIR in agreement.
+  if (onnx_name.empty() || !std::isalpha(uint8_t(onnx_name[0]))) out += 'v';
+  for (char c : onnx_name) out += (std::isalnum(uint8_t(c)) || c == '_') ? c : '_';
+  return out;
+}
+
+std::vector<std::string> SupportedOnnxOps() { return SupportedOpTypes(); }
+
+absl::StatusOr<ImportResult> ImportOnnx(std::string_view bytes, const ImportOptions& options) {
+  auto model = ParseModel(bytes);
+  if (!model.ok()) return model.status();
+  ImportResult result;
+  GraphImporter importer(*model, options, result);
+  if (absl::Status s = importer.Run(); !s.ok()) return s;
+  return result;
+}
+
+}  // namespace carve::onnx_import

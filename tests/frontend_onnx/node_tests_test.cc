@@ -1,0 +1,285 @@
+// ONNX's backend node tests (Debian's libonnx-testdata, 1.12) through
+// `carve import` and the interpreter: each test folder holds model.onnx and
+// test_data_set_*/{input,output}_N.pb. Every test is imported (its input
+// shapes fixed from the test data), run and compared at ONNX's backend-test
+// tolerances (rtol 1e-3, atol 1e-7). The suite asserts the coverage targets;
+// CARVE_UPDATE_ONNX_DOC=1 regenerates docs/onnx.md's table (CARVE_ONNX_TABLE=
+// FILE writes it to FILE, CARVE_ONNX_VERBOSE=1 lists every test not passed).
+// Skips when the package is not installed. Takes a few seconds.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "fmt/format.h"
+#include "frontend/onnx/import.h"
+#include "frontend/onnx/model_reader.h"
+#include "gtest/gtest.h"
+#include "interpreter/evaluator.h"
+#include "onnx/onnx_pb.h"
+
+namespace carve {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kNodeRoot = "/usr/share/libonnx-testdata/data/node";
+
+enum class Outcome { kPass, kMismatch, kUnsupported, kImportError, kRunError, kBadTest };
+
+struct Result {
+  std::string name;
+  std::string op_type;
+  Outcome outcome = Outcome::kPass;
+  std::string detail;
+};
+
+std::string ReadAll(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// "ReduceLogSumExp" -> "reduce_log_sum_exp", as the test names spell ops.
+std::string Snake(const std::string& op) {
+  std::string out;
+  for (size_t i = 0; i < op.size(); ++i) {
+    bool upper = std::isupper(uint8_t(op[i]));
+    bool prev_lower = i > 0 && (std::islower(uint8_t(op[i - 1])) || std::isdigit(uint8_t(op[i - 1])));
+    bool next_lower = i + 1 < op.size() && std::islower(uint8_t(op[i + 1]));
+    bool prev_upper = i > 0 && std::isupper(uint8_t(op[i - 1]));
+    if (upper && i > 0 && (prev_lower || (prev_upper && next_lower))) out += '_';
+    out += char(std::tolower(uint8_t(op[i])));
+  }
+  return out;
+}
+
+// |a - b| <= atol + rtol * |b| elementwise; NaN matches NaN.
+std::string Compare(const NDArray& got, const NDArray& want) {
+  if (got.shape() != want.shape()) {
+    std::string g, w;
+    for (int64_t d : got.shape()) g += fmt::format("{},", d);
+    for (int64_t d : want.shape()) w += fmt::format("{},", d);
+    return fmt::format("shape ({}) != expected ({})", g, w);
+  }
+  if (got.dtype() != want.dtype()) {
+    return fmt::format("dtype {} != expected {}", got.dtype().ToString(), want.dtype().ToString());
+  }
+  for (int64_t i = 0; i < want.num_elements(); ++i) {
+    double a = got.GetAsDouble(i), b = want.GetAsDouble(i);
+    if (std::isnan(a) && std::isnan(b)) continue;
+    if (a == b) continue;
+    if (!(std::fabs(a - b) <= 1e-7 + 1e-3 * std::fabs(b))) {
+      return fmt::format("element {}: {} != expected {}", i, a, b);
+    }
+  }
+  return "";
+}
+
+Result RunOne(const fs::path& dir) {
+  Result r;
+  r.name = dir.filename().string();
+  onnx::ModelProto model;
+  std::string bytes = ReadAll(dir / "model.onnx");
+  if (!model.ParseFromString(bytes)) {
+    r.outcome = Outcome::kBadTest;
+    r.detail = "model.onnx does not parse";
+    return r;
+  }
+  if (model.graph().node_size() == 1) r.op_type = model.graph().node(0).op_type();
+  std::set<std::string> initializers;
+  for (const auto& t : model.graph().initializer()) initializers.insert(t.name());
+  std::vector<std::string> input_names;
+  for (const auto& in : model.graph().input()) {
+    if (!initializers.count(in.name())) input_names.push_back(in.name());
+  }
+  std::vector<fs::path> sets;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.is_directory() && e.path().filename().string().starts_with("test_data_set_")) {
+      sets.push_back(e.path());
+    }
+  }
+  std::sort(sets.begin(), sets.end());
+  for (const fs::path& set : sets) {
+    std::vector<Value> inputs;
+    onnx_import::ImportOptions options;
+    options.freeze = true;
+    options.base_dir = dir.string();
+    for (size_t i = 0; fs::exists(set / fmt::format("input_{}.pb", i)); ++i) {
+      auto t = onnx_import::ParseTensorFile(ReadAll(set / fmt::format("input_{}.pb", i)));
+      if (!t.ok() || i >= input_names.size()) {
+        r.outcome = Outcome::kBadTest;
+        r.detail = t.ok() ? "more inputs than the graph has" : std::string(t.status().message());
+        return r;
+      }
+      options.shapes[input_names[i]] = t->shape();
+      // The values are known to converters that need an operand at import
+      // time (shapes, axes, scales); the inputs stay parameters.
+      options.input_values[input_names[i]] = *t;
+      inputs.push_back(*t);
+    }
+    if (inputs.size() != input_names.size()) {
+      // Optional-typed or sequence inputs the test data does not give as
+      // tensors.
+      r.outcome = Outcome::kUnsupported;
+      r.detail = "inputs that are not plain tensors";
+      return r;
+    }
+    auto imported = onnx_import::ImportOnnx(bytes, options);
+    if (!imported.ok()) {
+      r.outcome = imported.status().code() == absl::StatusCode::kUnimplemented
+                      ? Outcome::kUnsupported
+                      : Outcome::kImportError;
+      r.detail = std::string(imported.status().message());
+      return r;
+    }
+    Interpreter interp(imported->module);
+    auto out = interp.Run("main", inputs);
+    if (!out.ok()) {
+      r.outcome = Outcome::kRunError;
+      r.detail = std::string(out.status().message());
+      return r;
+    }
+    std::vector<NDArray> got = FlattenTensors(*out);
+    for (size_t i = 0; fs::exists(set / fmt::format("output_{}.pb", i)); ++i) {
+      auto want = onnx_import::ParseTensorFile(ReadAll(set / fmt::format("output_{}.pb", i)));
+      if (!want.ok()) {
+        r.outcome = Outcome::kBadTest;
+        r.detail = std::string(want.status().message());
+        return r;
+      }
+      if (i >= got.size()) {
+        r.outcome = Outcome::kMismatch;
+        r.detail = fmt::format("output {} missing", i);
+        return r;
+      }
+      if (std::string diff = Compare(got[i], *want); !diff.empty()) {
+        r.outcome = Outcome::kMismatch;
+        r.detail = fmt::format("output {}: {}", i, diff);
+        return r;
+      }
+    }
+  }
+  return r;
+}
+
+std::vector<Result> RunAll() {
+  std::vector<fs::path> dirs;
+  for (const auto& e : fs::directory_iterator(kNodeRoot)) {
+    if (fs::exists(e.path() / "model.onnx")) dirs.push_back(e.path());
+  }
+  std::sort(dirs.begin(), dirs.end());
+  std::vector<Result> results;
+  for (const fs::path& d : dirs) results.push_back(RunOne(d));
+  // Multi-node tests (function expansions) count for the op type whose
+  // snake-case name is the longest prefix of the test name.
+  std::set<std::string> ops;
+  for (const Result& r : results) {
+    if (!r.op_type.empty()) ops.insert(r.op_type);
+  }
+  for (Result& r : results) {
+    if (!r.op_type.empty()) continue;
+    size_t best = 0;
+    for (const std::string& op : ops) {
+      std::string prefix = "test_" + Snake(op);
+      if (r.name.starts_with(prefix) && prefix.size() > best &&
+          (r.name.size() == prefix.size() || r.name[prefix.size()] == '_')) {
+        best = prefix.size();
+        r.op_type = op;
+      }
+    }
+    if (r.op_type.empty()) r.op_type = "(other)";
+  }
+  return results;
+}
+
+struct OpTally {
+  int pass = 0, fail = 0, unsupported = 0;
+  std::string reason;  // first unsupported / failure message
+  std::vector<std::string> failed;
+};
+
+std::map<std::string, OpTally> Tally(const std::vector<Result>& results) {
+  std::map<std::string, OpTally> by_op;
+  for (const Result& r : results) {
+    OpTally& t = by_op[r.op_type];
+    if (r.outcome == Outcome::kPass) {
+      ++t.pass;
+    } else if (r.outcome == Outcome::kUnsupported || r.outcome == Outcome::kBadTest) {
+      ++t.unsupported;
+      if (t.reason.empty()) t.reason = r.detail;
+    } else {
+      ++t.fail;
+      t.failed.push_back(fmt::format("{} ({})", r.name, r.detail));
+    }
+  }
+  return by_op;
+}
+
+// An op type is supported when at least one of its tests imports.
+bool Supported(const OpTally& t) { return t.pass + t.fail > 0; }
+
+std::string Table(const std::map<std::string, OpTally>& by_op) {
+  std::string out =
+      "| op type | passed | failed | unsupported | why unsupported / first failure |\n"
+      "| --- | ---: | ---: | ---: | --- |\n";
+  for (const auto& [op, t] : by_op) {
+    std::string why = t.unsupported ? t.reason : "";
+    if (!t.failed.empty()) why += (why.empty() ? "" : "; ") + std::string("failed: ") + t.failed[0];
+    for (char& ch : why) {
+      if (ch == '|' || ch == '\n') ch = ' ';
+    }
+    if (why.size() > 160) why = why.substr(0, 157) + "...";
+    out += fmt::format("| {} | {} | {} | {} | {} |\n", op, t.pass, t.fail, t.unsupported, why);
+  }
+  return out;
+}
+
+TEST(OnnxNodeTests, CoverageTargets) {
+  if (!fs::exists(kNodeRoot)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  std::vector<Result> results = RunAll();
+  std::map<std::string, OpTally> by_op = Tally(results);
+  int ops = 0, supported = 0, tests_supported = 0, passed_supported = 0;
+  for (const auto& [op, t] : by_op) {
+    if (op == "(other)") continue;
+    ++ops;
+    if (!Supported(t)) continue;
+    ++supported;
+    tests_supported += t.pass + t.fail;
+    passed_supported += t.pass;
+  }
+  std::string summary = fmt::format(
+      "{} tests; {} of {} op types supported; {} of {} tests of supported op types pass",
+      results.size(), supported, ops, passed_supported, tests_supported);
+  std::cout << summary << "\n";
+  if (std::getenv("CARVE_ONNX_VERBOSE")) {
+    for (const Result& r : results) {
+      if (r.outcome != Outcome::kPass) std::cout << r.name << ": " << r.detail << "\n";
+    }
+  }
+  if (const char* path = std::getenv("CARVE_ONNX_TABLE")) {
+    std::ofstream(path) << summary << "\n\n" << Table(by_op);
+  }
+  // CARVE_UPDATE_ONNX_DOC=1 rewrites docs/onnx.md after its marker line.
+  if (std::getenv("CARVE_UPDATE_ONNX_DOC")) {
+    fs::path doc = fs::path(CARVE_SOURCE_DIR) / "docs/onnx.md";
+    std::string text = ReadAll(doc);
+    const std::string marker = "<!-- node-test table: generated, do not edit below -->\n";
+    size_t at = text.find(marker);
+    ASSERT_NE(at, std::string::npos) << "no marker in " << doc;
+    std::ofstream(doc) << text.substr(0, at + marker.size()) << "\n" << summary << ".\n\n"
+                       << Table(by_op);
+  }
+  // Regression floors: the figures reached (docs/onnx.md); raise them as
+  // coverage grows.
+  EXPECT_GE(supported, 131) << summary;
+  EXPECT_GE(passed_supported * 100, tests_supported * 95) << summary;
+}
+
+}  // namespace
+}  // namespace carve

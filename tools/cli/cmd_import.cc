@@ -1,0 +1,146 @@
+// `carve import MODEL.onnx [-o OUT.relay] [--params-out DIR | --freeze]
+// [--shape NAME=D1,D2,...]... [--summary]`: an ONNX model to Relay text
+// (frontend/onnx). `-` reads the model from standard input.
+#include <filesystem>
+#include <map>
+
+#include "fmt/format.h"
+#include "frontend/onnx/import.h"
+#include "grammar/printer.h"
+#include "interpreter/npy.h"
+#include "support/diagnostics.h"
+#include "tools/cli/cli.h"
+
+namespace carve::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// "NAME=1,3,224,224" -> {NAME, {1, 3, 224, 224}}.
+absl::Status ParseShapeOption(const std::string& text,
+                              std::map<std::string, std::vector<int64_t>>& shapes) {
+  size_t eq = text.rfind('=');
+  if (eq == std::string::npos || eq == 0) {
+    return absl::InvalidArgumentError(
+        fmt::format("--shape expects NAME=D1,D2,..., got '{}'", text));
+  }
+  std::vector<int64_t> dims;
+  std::string rest = text.substr(eq + 1);
+  size_t pos = 0;
+  while (!rest.empty()) {
+    size_t comma = rest.find(',', pos);
+    std::string part = rest.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    char* end = nullptr;
+    long long d = std::strtoll(part.c_str(), &end, 10);
+    if (part.empty() || *end != '\0' || d < 0) {
+      return absl::InvalidArgumentError(
+          fmt::format("--shape {}: '{}' is not a dimension (a non-negative integer)", text, part));
+    }
+    dims.push_back(d);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  shapes[text.substr(0, eq)] = std::move(dims);
+  return absl::OkStatus();
+}
+
+std::string Summary(const onnx_import::ImportResult& r) {
+  std::string out = fmt::format("opset: {}\ninputs:\n", r.opset);
+  for (const auto& [name, type] : r.inputs) {
+    out += fmt::format("  %{}: {}\n", name, TypeToString(type));
+  }
+  int64_t param_bytes = 0;
+  for (const auto& p : r.params) param_bytes += int64_t(p.value.nbytes());
+  out += fmt::format("initializer bytes: {}\nparameters: {} ({} bytes)\nops:\n",
+                     r.initializer_bytes, r.params.size(), param_bytes);
+  for (const auto& [op, n] : r.op_counts) out += fmt::format("  {:<24} {}\n", op, n);
+  return out;
+}
+
+absl::Status WriteParams(Env& env, const std::string& dir,
+                         const std::vector<onnx_import::ImportedParam>& params) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    return absl::InvalidArgumentError(
+        fmt::format("cannot create --params-out folder '{}': {}", dir, ec.message()));
+  }
+  for (const auto& p : params) {
+    auto bytes = SerializeNpy(p.value);
+    if (!bytes.ok()) return bytes.status();
+    if (absl::Status s = env.write_file((fs::path(dir) / (p.name + ".npy")).string(), *bytes);
+        !s.ok()) {
+      return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+int RunImport(const Command& cmd, const ParsedArgs& args, Env& env) {
+  if (args.positional().size() != 1) return UsageError(env, cmd, "expected exactly one MODEL");
+  const std::string& path = args.positional()[0];
+  onnx_import::ImportOptions options;
+  options.freeze = args.Has("--freeze");
+  if (options.freeze && args.Has("--params-out")) {
+    return UsageError(env, cmd, "--params-out does not apply with --freeze (no parameters)");
+  }
+  for (const std::string& s : args.GetAll("--shape")) {
+    if (absl::Status st = ParseShapeOption(s, options.shapes); !st.ok()) {
+      return UsageError(env, cmd, std::string(st.message()));
+    }
+  }
+  if (path != "-") {
+    fs::path parent = fs::path(path).parent_path();
+    options.base_dir = parent.empty() ? "." : parent.string();
+  }
+  absl::StatusOr<std::string> bytes = ReadInput(env, path);
+  if (!bytes.ok()) return ReportError(env, bytes.status());
+  auto result = onnx_import::ImportOnnx(*bytes, options);
+  if (!result.ok()) {
+    *env.err << RenderStatus(result.status(), path == "-" ? "<stdin>" : path);
+    return kExitUserError;
+  }
+  if (!result->params.empty() && !args.Has("--params-out")) {
+    *env.err << fmt::format(
+        "carve import: the model has {} initializers: write them with --params-out DIR "
+        "(for `carve run --params DIR`) or embed them with --freeze\n",
+        result->params.size());
+    return kExitUsage;
+  }
+  const std::string out_path = args.GetOr("--output", "-");
+  if (args.Has("--summary")) *(out_path == "-" ? env.err : env.out) << Summary(*result);
+  if (args.Has("--params-out")) {
+    if (absl::Status s = WriteParams(env, *args.Get("--params-out"), result->params); !s.ok()) {
+      return ReportError(env, s);
+    }
+  }
+  PrintOptions print;
+  absl::Status s = WriteOutputChunks(env, out_path, [&](const ChunkWriter& write) {
+    PrintModuleTo(result->module, print, write);
+  });
+  if (!s.ok()) return ReportError(env, s);
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddImportCommands(std::vector<Command>& commands) {
+  Command cmd;
+  cmd.name = "import";
+  cmd.usage =
+      "carve import MODEL.onnx [-o OUT.relay] [--params-out DIR | --freeze] "
+      "[--shape NAME=D1,D2,...]... [--summary]";
+  cmd.summary = "import an ONNX model as Relay text (TVM's ONNX frontend mapping)";
+  cmd.options = {
+      {"--output", true, false, "-o", "write the module to OUT instead of standard output"},
+      {"--params-out", true, false, "",
+       "write the initializers as DIR/NAME.npy (for `carve run --params DIR`)"},
+      {"--freeze", false, false, "", "embed the initializers as constants (freeze_params=True)"},
+      {"--shape", true, true, "", "NAME=D1,D2,...: the shape of graph input NAME"},
+      {"--summary", false, false, "", "list inputs, parameter bytes and ONNX ops"},
+  };
+  cmd.run = [cmd](const ParsedArgs& args, Env& env) { return RunImport(cmd, args, env); };
+  commands.push_back(std::move(cmd));
+}
+
+}  // namespace carve::cli
