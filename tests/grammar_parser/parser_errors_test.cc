@@ -244,9 +244,12 @@ TEST(ParseErrors, ErrorCountIsBounded) {
 TEST(ParseErrors, StopBetweenPeekAndNextKeepsTheToken) {
   const std::string inputs[] = {
       // Minimised by libFuzzer (fuzz_relay).
-      std::string("p(\xe7" "a\xe7;%6=c);p(i(%;%6=c=\xd4;%6=c=;p(%b\xd4"),
+      std::string("p(\xe7"
+                  "a\xe7;%6=c);p(i(%;%6=c=\xd4;%6=c=;p(%b\xd4"),
       // The 103-byte original.
-      std::string("// e);\n  %ip(%b4\xd4\xe7" "a\xe7" "amyifs\n);\n %6 = c=-1);\n  %6ip(yi(%b4\xd4\n);\n"
+      std::string("// e);\n  %ip(%b4\xd4\xe7"
+                  "a\xe7"
+                  "amyifs\n);\n %6 = c=-1);\n  %6ip(yi(%b4\xd4\n);\n"
                   "  %6 = c=b4\xd4;\n  %6 = c=-1);%6ip(%b4\xd4 = c4\xd4"),
   };
   for (const std::string& text : inputs) {
