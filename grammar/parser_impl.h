@@ -117,13 +117,14 @@ class Parser {
   // ---- Tokens, diagnostics, recovery (parse_state.cc) ----
   // After kMaxErrors diagnostics the parser sees only EOF.
   const Token& Peek(uint32_t k = 0) { return stopped_ ? eof_ : lex_.Peek(k); }
-  // Consumes the next token (valid until the next Next()).
+  // Consumes the next token (valid until the next Next()). It is always the
+  // lexer's token, the one Peek() showed, even when the parse stops between
+  // the Peek() and the Next() (an error reported in between, or by the lexer
+  // while filling the lookahead): callers read a token's kind-specific parts
+  // (Name, VersionText, ...) after peeking its kind, and EOF's are not in the
+  // text. A stop shows from the next Peek() on.
   const Token& Next() {
-    if (stopped_) return eof_;
-    if (diags_.size() >= kMaxErrors) {
-      Stop();
-      return eof_;
-    }
+    if (!stopped_ && diags_.size() >= kMaxErrors) Stop();
     const Token& t = lex_.Next();
     prev_end_ = t.end;
     return t;

@@ -36,7 +36,8 @@ DslParser::DslParser(std::string_view text, uint32_t file_id, DiagnosticEngine& 
 // ---- Tokens and diagnostics ----
 
 Token DslParser::Next() {
-  if (stopped_) return eof_;
+  // Always the lexer's token, the one Peek() showed before a stop (see
+  // Parser::Next): a stop shows from the next Peek() on.
   Token t = lex_.Next();
   prev_end_ = t.end;
   return t;

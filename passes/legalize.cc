@@ -2,6 +2,7 @@
 // conv2d_transpose, as TVM's Legalize does under partition_for_dnnl.
 #include "passes/legalize.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "passes/rewrite_util.h"
@@ -43,6 +44,10 @@ class GroupConvLegalizer : public TypedMutator {
         AttrValue::Int(shape[3].value)};
     const Attrs* reshape_attrs =
         WithField(DefaultAttrs(FindOp("reshape")->attrs), "newshape", AttrValue::Array(newshape));
+    // A 0 here is an empty axis, not "copy the input dim" (cf. F-4).
+    if (std::any_of(shape.begin(), shape.end(), [](const Dim& d) { return d.value == 0; })) {
+      reshape_attrs = WithField(reshape_attrs, "allowzero", AttrValue::Bool(true));
+    }
     const Expr* weight = builder().MakeCall(GetOp("reshape"), {call->args()[1]}, reshape_attrs);
     const Attrs* attrs =
         WithField(call->attrs(), "kernel_layout", AttrValue::Str(conv ? "GOIHW" : "GIOHW"));

@@ -1,5 +1,6 @@
 #include "passes/simplify_expr.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,8 +53,18 @@ absl::StatusOr<const Expr*> SimplifyReshape(const RewriteContext& ctx) {
   const Expr* x = ctx.Capture("x");
   if (out == nullptr || !out->is_static() || x == nullptr) return ctx.post();
   if (x->checked_type() == out) return x;
-  const Call* reshape = ctx.builder().MakeCall(
-      GetOp("reshape"), {x}, OpAttrs("reshape", {{"newshape", Ints(out->shape())}}));
+  // The new shape is the result's literal shape: a 0 in it is an empty
+  // axis, which reshape reads as "copy the input dim" unless allowzero is
+  // set (random-program finding F-4: dropping it made an ill-typed module).
+  // TVM v0.16 builds the reshape with allowzero at its default whatever the
+  // shape; carve sets it exactly when the shape has a 0, so every other
+  // rewrite prints as before.
+  const bool has_zero = std::any_of(out->shape().begin(), out->shape().end(),
+                                    [](const Dim& d) { return d.value == 0; });
+  const Attrs* attrs = has_zero ? OpAttrs("reshape", {{"newshape", Ints(out->shape())},
+                                                      {"allowzero", AttrValue::Bool(true)}})
+                                : OpAttrs("reshape", {{"newshape", Ints(out->shape())}});
+  const Call* reshape = ctx.builder().MakeCall(GetOp("reshape"), {x}, attrs);
   return Typed(reshape, out);
 }
 

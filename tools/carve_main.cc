@@ -1,4 +1,5 @@
 // The carve command-line tool.
+#include <exception>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -26,6 +27,14 @@ int main(int argc, char** argv) {
     std::cout << carve::BuildInfoText();
     return 0;
   }
-  carve::cli::Env env = carve::cli::RealEnv();
-  return carve::cli::RunCarve(args, env);
+  // Last line of defence only: bad input is reported as an absl::Status
+  // with a source span; an exception reaching here is a carve bug, and must
+  // end as an error exit, not an abort.
+  try {
+    carve::cli::Env env = carve::cli::RealEnv();
+    return carve::cli::RunCarve(args, env);
+  } catch (const std::exception& e) {
+    std::cerr << fmt::format("carve: internal error: {}\n", e.what());
+    return 1;
+  }
 }

@@ -98,8 +98,8 @@ absl::StatusOr<const Expr*> LayerNorm(const RewriteContext& ctx) {
 }
 
 // dense -> add(bias, .) [-> GELU with the matched constants] -> reshape with
-// the matched reshape's newshape (allowzero back at its default, as TVM's
-// relay.op.reshape(x, newshape) builds it).
+// the matched reshape's newshape and allowzero (TVM's relay.op.reshape(x,
+// newshape) drops allowzero; carve keeps it, cf. F-4).
 // TVM moves the bias add before the reshape whatever their shapes; that
 // computes the same only when the bias is one value or a vector of the
 // dense's units and the reshape keeps the units as its last axis (else the
@@ -139,6 +139,11 @@ absl::StatusOr<const Expr*> ReshapeLast(const RewriteContext& ctx, bool gelu) {
          ctx.Capture("c3")});
   }
   const Attrs* attrs = WithField(DefaultAttrs(FindOp("reshape")->attrs), "newshape", *newshape);
+  // The moved reshape reads the same input shape, so the matched allowzero
+  // still holds: without it a 0 in newshape would copy a dim (cf. F-4).
+  if (const AttrValue* allowzero = reshape->attrs()->Find("allowzero")) {
+    attrs = WithField(attrs, "allowzero", *allowzero);
+  }
   return MakeOpCall(b, "reshape", {out}, attrs);
 }
 

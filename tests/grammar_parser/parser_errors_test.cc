@@ -2,6 +2,7 @@
 // errors per run, and no crash or runaway recursion on any input.
 #include <string>
 
+#include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "grammar/parser.h"
 #include "gtest/gtest.h"
@@ -233,6 +234,44 @@ TEST(ParseErrors, ErrorCountIsBounded) {
   std::vector<Diagnostic> diags = StatusToDiagnostics(m.status());
   EXPECT_EQ(diags.size(), 21u);
   EXPECT_EQ(diags.back().message, "too many errors; stopping here");
+}
+
+// Fuzzer finding F-5: the lexer reported the 20th error while filling the
+// lookahead, so the parser stopped between peeking a `%name` and consuming
+// it; Next() then returned the EOF token, whose name lies past the end of
+// the text (std::out_of_range -> abort). Next() now always returns the token
+// Peek() showed; the stop shows from the next Peek() on.
+TEST(ParseErrors, StopBetweenPeekAndNextKeepsTheToken) {
+  const std::string inputs[] = {
+      // Minimised by libFuzzer (fuzz_relay).
+      std::string("p(\xe7"
+                  "a\xe7;%6=c);p(i(%;%6=c=\xd4;%6=c=;p(%b\xd4"),
+      // The 103-byte original.
+      std::string("// e);\n  %ip(%b4\xd4\xe7"
+                  "a\xe7"
+                  "amyifs\n);\n %6 = c=-1);\n  %6ip(yi(%b4\xd4\n);\n"
+                  "  %6 = c=b4\xd4;\n  %6 = c=-1);%6ip(%b4\xd4 = c4\xd4"),
+  };
+  for (const std::string& text : inputs) {
+    auto m = ParseModule("t.relay", text);
+    ASSERT_FALSE(m.ok());
+    std::vector<Diagnostic> diags = StatusToDiagnostics(m.status());
+    EXPECT_EQ(diags.back().message, "too many errors; stopping here");
+    for (const Diagnostic& d : diags) {
+      EXPECT_LE(d.span.begin, d.span.end) << d.message;
+      EXPECT_LE(d.span.end, text.size()) << d.message;
+    }
+  }
+  // The same with each kind of name the parser reads after peeking it, and
+  // one error (a byte no token starts with) per line after it, so that the
+  // 20th error is lexed in the lookahead of some name.
+  for (const char* name : {"%b", "@g", "%0"}) {
+    std::string text = kHeader;
+    for (int i = 0; i < 25; ++i) text += fmt::format("p({}\xd4\n", name);
+    auto m = ParseModule("t.relay", text);
+    ASSERT_FALSE(m.ok()) << name;
+    EXPECT_EQ(StatusToDiagnostics(m.status()).back().message, "too many errors; stopping here");
+  }
 }
 
 TEST(ParseErrors, DeepNestingIsAnErrorNotACrash) {
