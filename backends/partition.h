@@ -25,6 +25,7 @@
 #include "absl/status/statusor.h"
 #include "ir/module.h"
 #include "passes/bind_params.h"
+#include "passes/graph_normal_form.h"  // InlineLets
 #include "passes/pass.h"
 #include "passes/target.h"
 
@@ -81,13 +82,6 @@ absl::StatusOr<bool> PruneNnapiSubgraphs(Module& mod, int64_t min_flops);
 // that run the partitioned module (`carve run --compare`) call this first to
 // explain why it cannot run.
 absl::Status CheckRunnablePartition(const Module& mod);
-
-// `fn` in graph-normal form: every `let` whose value is not a function is
-// dropped and its variable replaced by the value (shared, not copied), so
-// AnnotateTarget sees dataflow only. Lets binding functions (closures, which
-// may be recursive) stay. Relay is pure, so the result computes the same.
-// Types are not set: re-type the module.
-const Function* InlineLets(const Function* fn, Arena* arena);
 
 // Installs the interpreter's kernels as FoldConstant's evaluator when no
 // evaluator is installed (the passes do not link the interpreter).
