@@ -109,8 +109,8 @@ OffloadedNodeObserver RecordComposites(std::vector<CompositeRun>& runs) {
     if (composite == nullptr || !composite->HasAttr("Composite") || e.outputs.size() != 1) return;
     std::optional<std::vector<Value>> args = CompositeArgs(composite, e.inputs);
     if (!args) return;
-    runs.push_back({std::string(composite->GetStringAttr("Composite")), composite,
-                    *std::move(args), e.outputs[0]});
+    runs.push_back({std::string(composite->GetStringAttr("Composite")), composite, *std::move(args),
+                    e.outputs[0]});
   };
 }
 
@@ -126,9 +126,7 @@ std::string StatsText(const ErrorStats& s) {
 }
 
 // NaN without its sign bit (printf's "-nan" depends on how it was made).
-std::string ValueText(double v) {
-  return std::isnan(v) ? "nan" : fmt::format("{:.6e}", v);
-}
+std::string ValueText(double v) { return std::isnan(v) ? "nan" : fmt::format("{:.6e}", v); }
 
 std::string IndexText(const std::vector<int64_t>& index) {
   return fmt::format("[{}]", fmt::join(index, ", "));
@@ -139,9 +137,10 @@ std::string IndexText(const std::vector<int64_t>& index) {
 std::string DetailText(const ErrorStats& s) {
   std::string out = fmt::format("    {} of {} out of tolerance", s.out_of_tolerance, s.elements);
   if (s.nan_one_side > 0) {
-    out += fmt::format(" ({} of them NaN on one side only: the reference keeps NaN, oneDNN's "
-                       "and TVM's relu/clip give a number)",
-                       s.nan_one_side);
+    out += fmt::format(
+        " ({} of them NaN on one side only: the reference keeps NaN, oneDNN's "
+        "and TVM's relu/clip give a number)",
+        s.nan_one_side);
   }
   if (!s.has_worst) {
     out += "; all equal\n";
@@ -157,9 +156,10 @@ std::string DetailText(const ErrorStats& s) {
   }
   out += "\n";
   if (s.max_magnitude > kExplodedMagnitude) {
-    out += fmt::format("    warning: values reach {:.1e} (beyond {:.0e}): errors relative to such "
-                       "values say little; see --input-dist\n",
-                       s.max_magnitude, kExplodedMagnitude);
+    out += fmt::format(
+        "    warning: values reach {:.1e} (beyond {:.0e}): errors relative to such "
+        "values say little; see --input-dist\n",
+        s.max_magnitude, kExplodedMagnitude);
   }
   if (s.nonfinite_both > 0) {
     out += fmt::format("    warning: {} element{} inf or NaN on both sides\n", s.nonfinite_both,
@@ -171,9 +171,8 @@ std::string DetailText(const ErrorStats& s) {
 absl::Status CompareOutputs(std::span<const NDArray> got, std::span<const NDArray> ref,
                             const CompareOptions& options, CompareReport& report) {
   if (got.size() != ref.size()) {
-    return absl::InternalError(
-        fmt::format("the partitioned module returned {} outputs, the module {}", got.size(),
-                    ref.size()));
+    return absl::InternalError(fmt::format(
+        "the partitioned module returned {} outputs, the module {}", got.size(), ref.size()));
   }
   for (size_t i = 0; i < got.size(); ++i) {
     CARVE_ASSIGN_OR_RETURN(ErrorStats s,
@@ -190,9 +189,8 @@ absl::Status CompareComposites(const std::vector<CompositeRun>& runs, Interprete
   for (const CompositeRun& run : runs) {
     CARVE_ASSIGN_OR_RETURN(Value ref, reference.CallReference(run.composite, run.args));
     if (!ref.is_tensor()) continue;
-    CARVE_ASSIGN_OR_RETURN(
-        ErrorStats s,
-        Compare(run.output, ref.tensor(), ToleranceFor(ref.tensor().dtype(), options)));
+    CARVE_ASSIGN_OR_RETURN(ErrorStats s, Compare(run.output, ref.tensor(),
+                                                 ToleranceFor(ref.tensor().dtype(), options)));
     by_name[run.name].Merge(s);
   }
   for (const auto& [name, s] : by_name) {
@@ -337,7 +335,8 @@ absl::StatusOr<CompareReport> CompareWithBackends(const Module& input,
   std::vector<CompositeRun> runs;
   ExternalRegistry registry;
   for (const TargetSpecPtr& b : backends) {
-    std::shared_ptr<const BackendKernels> kernels = BackendRuntimeRegistry::Global().Find(b->name());
+    std::shared_ptr<const BackendKernels> kernels =
+        BackendRuntimeRegistry::Global().Find(b->name());
     if (kernels == nullptr) {
       return absl::InvalidArgumentError(fmt::format("backend '{}' has no runtime", b->name()));
     }
@@ -363,8 +362,9 @@ std::string RenderCompareReport(const CompareReport& report) {
   std::string out = fmt::format("compare: {} offloaded function{} for {}\n", report.offloaded,
                                 report.offloaded == 1 ? "" : "s", report.backends);
   if (report.offloaded == 0) {
-    out += "compare: nothing offloaded: both runs used the reference kernels, so their "
-           "agreement says nothing about the backend\n";
+    out +=
+        "compare: nothing offloaded: both runs used the reference kernels, so their "
+        "agreement says nothing about the backend\n";
   }
   out += "outputs:\n";
   for (size_t i = 0; i < report.outputs.size(); ++i) {

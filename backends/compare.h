@@ -57,8 +57,8 @@ struct ErrorStats {
 
   // The tolerance applied (the last merged; one dtype per name in practice).
   double rtol = 0, atol = 0;
-  bool norm_rule = false;  // the norm-wise rule applies (float dtypes)
-  double scale = 0;        // max|b| of the norm-wise rule (largest over merged)
+  bool norm_rule = false;        // the norm-wise rule applies (float dtypes)
+  double scale = 0;              // max|b| of the norm-wise rule (largest over merged)
   int64_t elements = 0;          // elements compared
   int64_t out_of_tolerance = 0;  // elements within neither rule
   int64_t by_norm_rule = 0;      // elements within only the norm-wise rule
@@ -102,7 +102,7 @@ struct CompareReport {
   std::string note;
   std::vector<OutputComparison> outputs;        // in output order
   std::vector<CompositeComparison> composites;  // by name
-  bool ok = true;  // every error within tolerance
+  bool ok = true;                               // every error within tolerance
 };
 
 // Partitions `mod` (typed, with @main) for `backends` and runs both on

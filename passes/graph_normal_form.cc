@@ -72,11 +72,11 @@ const Function* InlineLets(const Function* fn, Arena* arena) {
 }
 
 PassPtr ToGraphNormalForm() {
-  return MakeFunctionPass("ToGraphNormalForm", "",
-                          [](const Function* fn, const Module& mod,
-                             PassContext&) -> absl::StatusOr<const Function*> {
-                            return InlineLets(fn, mod.arena());
-                          });
+  return MakeFunctionPass(
+      "ToGraphNormalForm", "",
+      [](const Function* fn, const Module& mod, PassContext&) -> absl::StatusOr<const Function*> {
+        return InlineLets(fn, mod.arena());
+      });
 }
 
 }  // namespace carve

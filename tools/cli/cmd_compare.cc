@@ -11,9 +11,9 @@
 #include "backends/compare.h"
 #include "backends/partition.h"
 #include "backends/specs.h"
-#include "passes/partition_report.h"
 #include "fmt/format.h"
 #include "interpreter/npy.h"
+#include "passes/partition_report.h"
 #include "support/status_macros.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/load.h"
@@ -55,17 +55,17 @@ std::string InputsLine(const Function& main, const ParsedArgs& args) {
   for (const Var* p : main.params()) {
     std::string name(p->name());
     std::error_code ec;
-    bool from_file = given.contains(name) ||
-                     (!dir.empty() && std::filesystem::exists(
-                                          std::filesystem::path(dir) / (name + ".npy"), ec));
+    bool from_file =
+        given.contains(name) ||
+        (!dir.empty() && std::filesystem::exists(std::filesystem::path(dir) / (name + ".npy"), ec));
     ++(from_file ? read : generated);
   }
   std::string out = "inputs: ";
   if (generated > 0) {
     out += fmt::format(
         "{} generated from {} (seed {})", generated,
-        InputDistName(ParseInputDist(args.GetOr("--input-dist", "uniform")).value_or(
-            InputDist::kUniform)),
+        InputDistName(
+            ParseInputDist(args.GetOr("--input-dist", "uniform")).value_or(InputDist::kUniform)),
         args.GetOr("--seed", "0"));
   }
   if (read > 0) out += fmt::format("{}{} read from files", generated > 0 ? ", " : "", read);
