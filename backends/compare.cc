@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 #include <span>
+#include <utility>
 
 #include "backends/json/serializer.h"
 #include "backends/partition.h"
@@ -37,36 +38,27 @@ Tolerance ToleranceFor(DataType dtype, const CompareOptions& options) {
 }
 
 absl::StatusOr<ErrorStats> Compare(const NDArray& got, const NDArray& ref, const Tolerance& tol) {
-  if (got.dtype() != ref.dtype() || got.shape() != ref.shape()) {
-    return absl::InternalError(fmt::format("backend result {} does not match the reference {}",
-                                           got.dtype().ToString(), ref.dtype().ToString()));
+  return CompareTensors(got, ref, tol.rtol, tol.atol);
+}
+
+std::vector<int64_t> Unravel(int64_t flat, const std::vector<int64_t>& shape) {
+  std::vector<int64_t> index(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    index[d] = shape[d] == 0 ? 0 : flat % shape[d];
+    flat = shape[d] == 0 ? 0 : flat / shape[d];
   }
-  ErrorStats s;
-  s.count = 1;
-  // A float element also passes within rtol of the tensor's largest
-  // magnitude (a norm-wise check, see the header); integers keep the
-  // elementwise test.
-  double scale = 0;
-  if (ref.dtype().is_float()) {
-    for (int64_t i = 0; i < ref.num_elements(); ++i) {
-      double b = std::abs(ref.GetAsDouble(i));
-      if (std::isfinite(b)) scale = std::max(scale, b);
-    }
-  }
-  for (int64_t i = 0; i < got.num_elements(); ++i) {
-    double a = got.GetAsDouble(i), b = ref.GetAsDouble(i);
-    if (std::isnan(a) != std::isnan(b)) {
-      s.within = false;
-      s.max_abs = s.max_rel = INFINITY;
-      continue;
-    }
-    if (std::isnan(a) || a == b) continue;
-    double abs = std::abs(a - b);
-    s.max_abs = std::max(s.max_abs, abs);
-    s.max_rel = std::max(s.max_rel, abs / std::max(std::abs(b), 1e-30));
-    if (abs > tol.atol + tol.rtol * std::abs(b) && abs > tol.rtol * scale) s.within = false;
-  }
-  return s;
+  return index;
+}
+
+// Orders candidate worst elements: a one-sided NaN first, then by |a - b|.
+std::pair<int, double> Badness(double a, double b) {
+  if (std::isnan(a) != std::isnan(b)) return {1, 0};
+  if (std::isnan(a) || a == b) return {0, 0};
+  return {0, std::abs(a - b)};
+}
+
+std::pair<int, double> WorstBadness(const ErrorStats& s) {
+  return s.has_worst ? Badness(s.worst_got, s.worst_ref) : std::pair<int, double>{-1, 0};
 }
 
 // One composite node run inside an offloaded function.
@@ -117,8 +109,8 @@ OffloadedNodeObserver RecordComposites(std::vector<CompositeRun>& runs) {
     if (composite == nullptr || !composite->HasAttr("Composite") || e.outputs.size() != 1) return;
     std::optional<std::vector<Value>> args = CompositeArgs(composite, e.inputs);
     if (!args) return;
-    runs.push_back({std::string(composite->GetStringAttr("Composite")), composite,
-                    *std::move(args), e.outputs[0]});
+    runs.push_back({std::string(composite->GetStringAttr("Composite")), composite, *std::move(args),
+                    e.outputs[0]});
   };
 }
 
@@ -133,12 +125,54 @@ std::string StatsText(const ErrorStats& s) {
                      s.within ? "ok" : "FAIL");
 }
 
+// NaN without its sign bit (printf's "-nan" depends on how it was made).
+std::string ValueText(double v) { return std::isnan(v) ? "nan" : fmt::format("{:.6e}", v); }
+
+std::string IndexText(const std::vector<int64_t>& index) {
+  return fmt::format("[{}]", fmt::join(index, ", "));
+}
+
+// The lines under an output or composite: counts and worst element, the
+// rule, warnings.
+std::string DetailText(const ErrorStats& s) {
+  std::string out = fmt::format("    {} of {} out of tolerance", s.out_of_tolerance, s.elements);
+  if (s.nan_one_side > 0) {
+    out += fmt::format(
+        " ({} of them NaN on one side only: the reference keeps NaN, oneDNN's "
+        "and TVM's relu/clip give a number)",
+        s.nan_one_side);
+  }
+  if (!s.has_worst) {
+    out += "; all equal\n";
+  } else {
+    out += fmt::format("; worst {}{}: {} vs reference {}\n", IndexText(s.worst_index),
+                       s.count > 1 ? fmt::format(" in call {}", s.worst_call + 1) : "",
+                       ValueText(s.worst_got), ValueText(s.worst_ref));
+  }
+  out += fmt::format("    rule: |a-b| <= atol + rtol*|b| with rtol={:g} atol={:g}", s.rtol, s.atol);
+  if (s.norm_rule) {
+    out += fmt::format(", or |a-b| <= rtol*max|b| with max|b|={:.1e} ({} passed by this one only)",
+                       s.scale, s.by_norm_rule);
+  }
+  out += "\n";
+  if (s.max_magnitude > kExplodedMagnitude) {
+    out += fmt::format(
+        "    warning: values reach {:.1e} (beyond {:.0e}): errors relative to such "
+        "values say little; see --input-dist\n",
+        s.max_magnitude, kExplodedMagnitude);
+  }
+  if (s.nonfinite_both > 0) {
+    out += fmt::format("    warning: {} element{} inf or NaN on both sides\n", s.nonfinite_both,
+                       s.nonfinite_both == 1 ? " is" : "s are");
+  }
+  return out;
+}
+
 absl::Status CompareOutputs(std::span<const NDArray> got, std::span<const NDArray> ref,
                             const CompareOptions& options, CompareReport& report) {
   if (got.size() != ref.size()) {
-    return absl::InternalError(
-        fmt::format("the partitioned module returned {} outputs, the module {}", got.size(),
-                    ref.size()));
+    return absl::InternalError(fmt::format(
+        "the partitioned module returned {} outputs, the module {}", got.size(), ref.size()));
   }
   for (size_t i = 0; i < got.size(); ++i) {
     CARVE_ASSIGN_OR_RETURN(ErrorStats s,
@@ -155,9 +189,8 @@ absl::Status CompareComposites(const std::vector<CompositeRun>& runs, Interprete
   for (const CompositeRun& run : runs) {
     CARVE_ASSIGN_OR_RETURN(Value ref, reference.CallReference(run.composite, run.args));
     if (!ref.is_tensor()) continue;
-    CARVE_ASSIGN_OR_RETURN(
-        ErrorStats s,
-        Compare(run.output, ref.tensor(), ToleranceFor(ref.tensor().dtype(), options)));
+    CARVE_ASSIGN_OR_RETURN(ErrorStats s, Compare(run.output, ref.tensor(),
+                                                 ToleranceFor(ref.tensor().dtype(), options)));
     by_name[run.name].Merge(s);
   }
   for (const auto& [name, s] : by_name) {
@@ -185,11 +218,84 @@ absl::StatusOr<std::vector<NDArray>> RunMain(const Module& mod,
 
 }  // namespace
 
+absl::StatusOr<ErrorStats> CompareTensors(const NDArray& got, const NDArray& ref, double rtol,
+                                          double atol) {
+  if (got.dtype() != ref.dtype() || got.shape() != ref.shape()) {
+    return absl::InternalError(fmt::format("backend result {} does not match the reference {}",
+                                           TypeText(got), TypeText(ref)));
+  }
+  ErrorStats s;
+  s.count = 1;
+  s.rtol = rtol;
+  s.atol = atol;
+  s.norm_rule = ref.dtype().is_float();
+  s.elements = ref.num_elements();
+  if (s.norm_rule) {
+    for (int64_t i = 0; i < ref.num_elements(); ++i) {
+      double b = std::abs(ref.GetAsDouble(i));
+      if (std::isfinite(b)) s.scale = std::max(s.scale, b);
+    }
+  }
+  int64_t worst = -1;
+  std::pair<int, double> worst_badness{0, 0};
+  for (int64_t i = 0; i < got.num_elements(); ++i) {
+    double a = got.GetAsDouble(i), b = ref.GetAsDouble(i);
+    for (double v : {a, b}) {
+      if (std::isfinite(v)) s.max_magnitude = std::max(s.max_magnitude, std::abs(v));
+    }
+    if (!std::isfinite(a) && !std::isfinite(b)) ++s.nonfinite_both;
+    std::pair<int, double> badness = Badness(a, b);
+    if (badness > worst_badness) worst = i, worst_badness = badness;
+    if (std::isnan(a) != std::isnan(b)) {
+      s.within = false;
+      s.max_abs = s.max_rel = INFINITY;
+      ++s.out_of_tolerance;
+      ++s.nan_one_side;
+      continue;
+    }
+    if (std::isnan(a) || a == b) continue;
+    double abs = std::abs(a - b);
+    s.max_abs = std::max(s.max_abs, abs);
+    s.max_rel = std::max(s.max_rel, abs / std::max(std::abs(b), 1e-30));
+    if (abs <= atol + rtol * std::abs(b)) continue;
+    if (s.norm_rule && abs <= rtol * s.scale) {
+      ++s.by_norm_rule;
+      continue;
+    }
+    s.within = false;
+    ++s.out_of_tolerance;
+  }
+  if (worst >= 0) {
+    s.has_worst = true;
+    s.worst_index = Unravel(worst, ref.shape());
+    s.worst_got = got.GetAsDouble(worst);
+    s.worst_ref = ref.GetAsDouble(worst);
+  }
+  return s;
+}
+
 void ErrorStats::Merge(const ErrorStats& other) {
+  if (WorstBadness(other) > WorstBadness(*this)) {
+    has_worst = true;
+    worst_index = other.worst_index;
+    worst_call = count + other.worst_call;
+    worst_got = other.worst_got;
+    worst_ref = other.worst_ref;
+  }
   max_abs = std::max(max_abs, other.max_abs);
   max_rel = std::max(max_rel, other.max_rel);
   within = within && other.within;
   count += other.count;
+  rtol = other.rtol;
+  atol = other.atol;
+  norm_rule = norm_rule || other.norm_rule;
+  scale = std::max(scale, other.scale);
+  elements += other.elements;
+  out_of_tolerance += other.out_of_tolerance;
+  by_norm_rule += other.by_norm_rule;
+  nan_one_side += other.nan_one_side;
+  nonfinite_both += other.nonfinite_both;
+  max_magnitude = std::max(max_magnitude, other.max_magnitude);
 }
 
 absl::StatusOr<CompareReport> CompareWithBackends(const Module& input,
@@ -229,7 +335,8 @@ absl::StatusOr<CompareReport> CompareWithBackends(const Module& input,
   std::vector<CompositeRun> runs;
   ExternalRegistry registry;
   for (const TargetSpecPtr& b : backends) {
-    std::shared_ptr<const BackendKernels> kernels = BackendRuntimeRegistry::Global().Find(b->name());
+    std::shared_ptr<const BackendKernels> kernels =
+        BackendRuntimeRegistry::Global().Find(b->name());
     if (kernels == nullptr) {
       return absl::InvalidArgumentError(fmt::format("backend '{}' has no runtime", b->name()));
     }
@@ -254,18 +361,36 @@ absl::StatusOr<CompareReport> CompareWithBackends(const Module& input,
 std::string RenderCompareReport(const CompareReport& report) {
   std::string out = fmt::format("compare: {} offloaded function{} for {}\n", report.offloaded,
                                 report.offloaded == 1 ? "" : "s", report.backends);
+  if (report.offloaded == 0) {
+    out +=
+        "compare: nothing offloaded: both runs used the reference kernels, so their "
+        "agreement says nothing about the backend\n";
+  }
   out += "outputs:\n";
   for (size_t i = 0; i < report.outputs.size(); ++i) {
     out += fmt::format("  out{}  {}  {}\n", i, report.outputs[i].type,
                        StatsText(report.outputs[i].error));
+    out += DetailText(report.outputs[i].error);
   }
   out += report.composites.empty() ? "composites: none\n" : "composites:\n";
   size_t width = 0;
   for (const CompositeComparison& c : report.composites) width = std::max(width, c.name.size());
   for (const CompositeComparison& c : report.composites) {
     out += fmt::format("  {:<{}}  x{:<3} {}\n", c.name, width, c.error.count, StatsText(c.error));
+    out += DetailText(c.error);
   }
   return out;
+}
+
+bool ComparePassed(const CompareReport& report, bool require_offload) {
+  return report.ok && (report.offloaded > 0 || !require_offload);
+}
+
+std::string RenderCompareResult(const CompareReport& report, bool require_offload) {
+  if (!report.ok) return "result: FAIL: beyond tolerance\n";
+  if (report.offloaded > 0) return "result: ok\n";
+  return require_offload ? "result: FAIL: nothing offloaded (--require-offload)\n"
+                         : "result: nothing offloaded\n";
 }
 
 }  // namespace carve

@@ -6,9 +6,18 @@
 // kernel's output against the composite's Relay body run on the reference
 // kernels. What `carve run --compare` prints and carve.compare returns.
 //
-// An error is within tolerance as numpy's allclose has it (|x - ref| <=
-// atol + rtol * |ref|) or, for floats, when |x - ref| <= rtol * max|ref|:
-// reductions round in proportion to their terms, not to their result.
+// Two rules, each named in the report. An element is within tolerance by the
+// elementwise rule, numpy's allclose (|a - b| <= atol + rtol * |b|, a the
+// backend's value, b the reference's), or, for floats only, by the norm-wise
+// rule |a - b| <= rtol * max|b| (max over the tensor's finite elements):
+// reductions round in proportion to their terms, not to their result. The
+// report counts the elements that needed the second rule.
+//
+// NaN: equal when both sides are NaN; a NaN on one side only is out of
+// tolerance, whichever side. The reference keeps a NaN through relu and clip
+// (as Relay's semantics do) while oneDNN's eltwise kernels and TVM's own relu
+// turn it into a number, so such a mismatch can be the backend's documented
+// behaviour rather than a miscompile; the report counts them apart.
 #pragma once
 
 #include <cstdint>
@@ -34,14 +43,45 @@ struct CompareOptions {
   ParamMap params;
 };
 
-// The largest errors of one tensor, or of several merged.
+// Magnitudes beyond this make an output "explode" (a warning): random
+// inputs through a deep net with random weights reach 1e8 and more, where a
+// relative error says little about the backend.
+inline constexpr double kExplodedMagnitude = 1e6;
+
+// The largest errors of one tensor, or of several merged (a composite's
+// calls: the worst element is the worst over all of them).
 struct ErrorStats {
   double max_abs = 0, max_rel = 0;
   bool within = true;
   int64_t count = 0;  // comparisons merged in
 
+  // The tolerance applied (the last merged; one dtype per name in practice).
+  double rtol = 0, atol = 0;
+  bool norm_rule = false;        // the norm-wise rule applies (float dtypes)
+  double scale = 0;              // max|b| of the norm-wise rule (largest over merged)
+  int64_t elements = 0;          // elements compared
+  int64_t out_of_tolerance = 0;  // elements within neither rule
+  int64_t by_norm_rule = 0;      // elements within only the norm-wise rule
+  int64_t nan_one_side = 0;      // elements NaN on exactly one side (counted out)
+  int64_t nonfinite_both = 0;    // elements inf or NaN on both sides
+  double max_magnitude = 0;      // largest finite |value| of either side
+
+  // The element with the largest |a - b| (a one-sided NaN before any
+  // number); none when every element is equal.
+  bool has_worst = false;
+  std::vector<int64_t> worst_index;  // one coordinate per dimension
+  int64_t worst_call = 0;            // which merged comparison (0-based)
+  double worst_got = 0, worst_ref = 0;
+
+  // Magnitude beyond kExplodedMagnitude or inf/NaN on both sides.
+  bool exploded() const { return max_magnitude > kExplodedMagnitude || nonfinite_both > 0; }
   void Merge(const ErrorStats& other);
 };
+
+// The comparison of `got` (a backend's) with `ref` (the reference's), of the
+// same dtype and shape, under `rtol`/`atol` (see the rules above).
+absl::StatusOr<ErrorStats> CompareTensors(const NDArray& got, const NDArray& ref, double rtol,
+                                          double atol);
 
 struct OutputComparison {
   std::string type;  // "Tensor[(1, 10), float32]"
@@ -62,7 +102,7 @@ struct CompareReport {
   std::string note;
   std::vector<OutputComparison> outputs;        // in output order
   std::vector<CompositeComparison> composites;  // by name
-  bool ok = true;  // every error within tolerance
+  bool ok = true;                               // every error within tolerance
 };
 
 // Partitions `mod` (typed, with @main) for `backends` and runs both on
@@ -75,5 +115,13 @@ absl::StatusOr<CompareReport> CompareWithBackends(const Module& mod,
 // The report as `carve run --compare` prints it, without its last line
 // ("compare: ...", "outputs:" and "composites:" sections).
 std::string RenderCompareReport(const CompareReport& report);
+
+// Whether the comparison passes: every error within tolerance and, with
+// `require_offload`, something offloaded.
+bool ComparePassed(const CompareReport& report, bool require_offload);
+
+// The last line: "result: ok", "result: nothing offloaded ...",
+// "result: FAIL: ...".
+std::string RenderCompareResult(const CompareReport& report, bool require_offload);
 
 }  // namespace carve

@@ -1,5 +1,6 @@
 #include "backends/partition.h"
 
+#include <map>
 #include <optional>
 
 #include "absl/container/flat_hash_map.h"
@@ -12,6 +13,7 @@
 #include "interpreter/kernel.h"
 #include "ir/visit.h"
 #include "passes/annotate_target.h"
+#include "passes/annotation.h"
 #include "passes/fold_constant.h"
 #include "passes/partition_walk.h"
 #include "passes/infer_type.h"
@@ -191,11 +193,11 @@ absl::StatusOr<bool> PruneNnapiSubgraphs(Module& mod, int64_t min_flops) {
   return InlineBack(mod, remove);
 }
 
-absl::Status CheckRunnablePartition(const Module& mod) {
+std::vector<std::string> UnboundInputsOfMain(const Module& mod) {
   const Function* main = mod.Lookup("main");
-  if (main == nullptr) return absl::OkStatus();
+  if (main == nullptr) return {};
   std::vector<const Var*> unbound = FreeVars(main);
-  if (unbound.empty()) return absl::OkStatus();
+  if (unbound.empty()) return {};
   absl::flat_hash_map<const Var*, const Var*> let_of;  // free variable -> the let it feeds
   PostOrderVisit(main->body(), [&](const Expr* e) {
     const Let* let = DynCast<Let>(e);
@@ -209,6 +211,11 @@ absl::Status CheckRunnablePartition(const Module& mod) {
                        ? fmt::format("%{}", v->name())
                        : fmt::format("%{} (the value of let %{})", v->name(), it->second->name()));
   }
+  return free;
+}
+
+absl::Status CheckRunnablePartition(const Module& mod) {
+  std::vector<std::string> free = UnboundInputsOfMain(mod);
   if (free.empty()) return absl::OkStatus();
   std::string list;
   for (const std::string& f : free) list += (list.empty() ? "" : ", ") + f;
@@ -221,66 +228,60 @@ absl::Status CheckRunnablePartition(const Module& mod) {
       list));
 }
 
-const Function* InlineLets(const Function* fn, Arena* arena) {
-  absl::flat_hash_map<const Var*, const Expr*> value_of;
-  PostOrderVisit(fn, [&](const Expr* e) {
-    const Let* let = DynCast<Let>(e);
-    if (let != nullptr && !Isa<Function>(let->value())) value_of.emplace(let->var(), let->value());
-  });
-  if (value_of.empty()) return fn;
-  auto inlined = [&](const Expr* e) {
-    const Let* let = DynCast<Let>(e);
-    return let != nullptr && value_of.contains(let->var());
-  };
-  // What each node depends on once lets are gone: a bound variable on its
-  // value, an inlined let on its body, anything else on its children.
-  auto for_each_dep = [&](const Expr* e, auto&& f) {
-    if (const Var* v = DynCast<Var>(e)) {
-      if (auto it = value_of.find(v); it != value_of.end()) f(it->second);
-    } else if (inlined(e)) {
-      f(Cast<Let>(e)->body());
-    } else {
-      ForEachChild(e, f);
-    }
-  };
-  IRBuilder builder(arena);
-  absl::flat_hash_map<const Expr*, const Expr*> out;
-  auto mapped = [&](const Expr* e) {
-    auto it = out.find(e);
-    return it == out.end() ? e : it->second;
-  };
-  std::vector<std::pair<const Expr*, bool>> stack = {{fn, false}};
-  while (!stack.empty()) {
-    auto [e, expanded] = stack.back();
-    if (out.contains(e)) {
-      stack.pop_back();
-      continue;
-    }
-    if (!expanded) {
-      stack.back().second = true;
-      for_each_dep(e, [&](const Expr* d) {
-        if (!out.contains(d)) stack.emplace_back(d, false);
-      });
-      continue;
-    }
-    stack.pop_back();
-    const Expr* result = e;
-    if (const Var* v = DynCast<Var>(e)) {
-      if (auto it = value_of.find(v); it != value_of.end()) result = mapped(it->second);
-    } else if (inlined(e)) {
-      result = mapped(Cast<Let>(e)->body());
-    } else {
-      std::vector<const Expr*> kids;
-      bool changed = false;
-      ForEachChild(e, [&](const Expr* c) {
-        kids.push_back(mapped(c));
-        changed = changed || kids.back() != c;
-      });
-      if (changed) result = RebuildOverChildren(builder, e, kids);
-    }
-    out[e] = result;
+namespace {
+
+// Operator calls that run: in @main and in the global functions it calls,
+// composite bodies included (annotations are no ops).
+std::map<std::string, int> OpsThatRun(const Module& mod) {
+  std::map<std::string, int> ops;
+  absl::flat_hash_set<const Function*> seen;
+  std::vector<const Function*> work;
+  if (const Function* main = mod.Lookup("main")) work.push_back(main);
+  while (!work.empty()) {
+    const Function* fn = work.back();
+    work.pop_back();
+    if (!seen.insert(fn).second) continue;
+    PostOrderVisit(fn, [&](const Expr* e) {
+      if (const GlobalVar* gv = DynCast<GlobalVar>(e)) {
+        if (const Function* callee = mod.Lookup(gv->name())) work.push_back(callee);
+      }
+      const Call* call = DynCast<Call>(e);
+      if (call != nullptr && call->op() != nullptr && !IsCompilerAnnotation(call)) {
+        ++ops[std::string(call->op()->name)];
+      }
+    });
   }
-  return Cast<Function>(mapped(fn));
+  return ops;
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<LetBoundLoss>> FindLetBoundLoss(
+    const Module& input, const Module& partitioned, const std::vector<TargetSpecPtr>& backends,
+    const BackendPartitionOptions& options) {
+  LetBoundLoss loss;
+  loss.free_inputs = UnboundInputsOfMain(partitioned);
+  if (loss.free_inputs.empty()) return std::optional<LetBoundLoss>();
+  Module graph = input;
+  graph.Add("main", InlineLets(graph.Lookup("main"), graph.arena()));
+  CARVE_RETURN_IF_ERROR(InferType(graph));
+  CARVE_ASSIGN_OR_RETURN(Module full, PartitionForBackends(graph, backends, options));
+  std::map<std::string, int> ran = OpsThatRun(partitioned);
+  for (const auto& [name, n] : OpsThatRun(full)) {
+    int missing = n - ran[name];
+    if (missing > 0) loss.ops[name] = missing;
+  }
+  return std::optional<LetBoundLoss>(std::move(loss));
+}
+
+std::string LetBoundLossWarning(const LetBoundLoss& loss, std::string_view backends) {
+  return fmt::format(
+      "carve: warning: {} op{} never run after partitioning ({}): TVM v0.16's AnnotateTarget "
+      "starts a region at a let-bound value and never ends it, so @main reads {} that nothing "
+      "binds; run ToGraphNormalForm first: carve opt FILE -p ToGraphNormalForm | carve "
+      "partition - --backend {}\n",
+      loss.total(), loss.total() == 1 ? "" : "s",
+      loss.ops.empty() ? "none counted" : loss.OpsText(), loss.FreeInputsText(), backends);
 }
 
 absl::StatusOr<std::vector<TargetSpecPtr>> ResolveBackends(std::string_view names) {

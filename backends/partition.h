@@ -18,6 +18,7 @@
 // and rules apply in priority order (as TVM's AnnotateTarget(["a", "b"])).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,8 @@
 #include "absl/status/statusor.h"
 #include "ir/module.h"
 #include "passes/bind_params.h"
+#include "passes/graph_normal_form.h"  // InlineLets
+#include "passes/partition_report.h"  // LetBoundLoss
 #include "passes/pass.h"
 #include "passes/target.h"
 
@@ -82,12 +85,23 @@ absl::StatusOr<bool> PruneNnapiSubgraphs(Module& mod, int64_t min_flops);
 // explain why it cannot run.
 absl::Status CheckRunnablePartition(const Module& mod);
 
-// `fn` in graph-normal form: every `let` whose value is not a function is
-// dropped and its variable replaced by the value (shared, not copied), so
-// AnnotateTarget sees dataflow only. Lets binding functions (closures, which
-// may be recursive) stay. Relay is pure, so the result computes the same.
-// Types are not set: re-type the module.
-const Function* InlineLets(const Function* fn, Arena* arena);
+// The variables @main of a partitioned module reads and nothing binds, each
+// as "%v" or "%v (the value of let %a)", in @main's order.
+std::vector<std::string> UnboundInputsOfMain(const Module& mod);
+
+// What TVM's flow loses to let-bound values: nullopt when `partitioned`
+// (`input` partitioned for `backends`) leaves no input of @main free; else
+// the free inputs and the ops that the graph-normal form of `input`,
+// partitioned the same way, runs and `partitioned` does not (the ops that
+// computed a let-bound value now sit in a partition nothing calls, or were
+// dropped with it). `input` is typed, with @main.
+absl::StatusOr<std::optional<LetBoundLoss>> FindLetBoundLoss(
+    const Module& input, const Module& partitioned, const std::vector<TargetSpecPtr>& backends,
+    const BackendPartitionOptions& options = {});
+
+// The warning `carve partition` prints on stderr for `loss` ("carve:
+// warning: ..."; `backends` as the user named them).
+std::string LetBoundLossWarning(const LetBoundLoss& loss, std::string_view backends);
 
 // Installs the interpreter's kernels as FoldConstant's evaluator when no
 // evaluator is installed (the passes do not link the interpreter).

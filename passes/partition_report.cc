@@ -54,15 +54,38 @@ std::string FormatBytes(int64_t bytes) {
   return fmt::format("{} B", bytes);
 }
 
+// Global functions @main calls, directly or through others (and @main).
+absl::flat_hash_set<const Function*> ReachableFromMain(const Module& mod) {
+  absl::flat_hash_set<const Function*> seen;
+  std::vector<const Function*> work;
+  if (const Function* main = mod.Lookup("main")) work.push_back(main);
+  while (!work.empty()) {
+    const Function* fn = work.back();
+    work.pop_back();
+    if (!seen.insert(fn).second) continue;
+    PostOrderVisit(fn, [&](const Expr* e) {
+      if (const GlobalVar* gv = DynCast<GlobalVar>(e)) {
+        if (const Function* callee = mod.Lookup(gv->name())) work.push_back(callee);
+      }
+    });
+  }
+  return seen;
+}
+
 class ReportBuilder {
  public:
-  ReportBuilder(const Module& mod, const std::vector<TargetSpecPtr>& backends)
-      : mod_(mod), backends_(backends), stats_(backends.size()) {}
+  ReportBuilder(const Module& mod, const std::vector<TargetSpecPtr>& backends,
+                const LetBoundLoss* lost)
+      : mod_(mod), backends_(backends), lost_(lost), stats_(backends.size()) {}
 
   std::string Build() {
+    absl::flat_hash_set<const Function*> reachable;
+    if (lost_ != nullptr) reachable = ReachableFromMain(mod_);
     for (const auto& [gv, fn] : mod_.Functions()) {
       std::string_view compiler = fn->GetStringAttr(attr::kCompiler);
       int b = BackendIndex(compiler);
+      // A partition nothing calls never runs: its ops are in `lost_`.
+      if (lost_ != nullptr && !compiler.empty() && !reachable.contains(fn)) continue;
       if (b >= 0) {
         AddRegion(stats_[b], gv, fn);
       } else if (compiler.empty()) {
@@ -71,6 +94,7 @@ class ReportBuilder {
     }
     std::string out;
     for (size_t b = 0; b < backends_.size(); ++b) out += Render(b);
+    if (lost_ != nullptr) out += RenderLost();
     return out;
   }
 
@@ -207,8 +231,31 @@ class ReportBuilder {
     return it != partition_backend_.end() && it->second == b;
   }
 
+  std::string RenderLost() const {
+    std::string names;
+    for (const TargetSpecPtr& b : backends_) names += (names.empty() ? "" : ",") + b->name();
+    return fmt::format(
+        "lost to let-bound regions: {} op{} never run ({})\n"
+        "  free inputs of @main: {}\n"
+        "  TVM v0.16's AnnotateTarget starts a region at a let-bound value and never ends it; "
+        "run ToGraphNormalForm first (carve opt FILE -p ToGraphNormalForm | carve partition - "
+        "--backend {})\n",
+        lost_->total(), lost_->total() == 1 ? "" : "s", lost_->OpsText(),
+        lost_->FreeInputsText(), names);
+  }
+
   std::string Render(size_t b) {
-    if (b == 0) ClassifyHost();
+    if (b == 0) {
+      ClassifyHost();
+      if (lost_ != nullptr) {
+        total_ops_ += lost_->total();
+        for (BackendStats& s : stats_) {
+          for (const auto& [name, n] : lost_->ops) {
+            s.host[{name, "lost to a let-bound region (never runs)"}] += n;
+          }
+        }
+      }
+    }
     const BackendStats& s = stats_[b];
     double share = total_ops_ > 0 ? 100.0 * s.offloaded / total_ops_ : 0;
     std::string out = fmt::format("backend {}: {} of {} ops offloaded ({:.1f}%) in {} region{}\n",
@@ -252,6 +299,7 @@ class ReportBuilder {
 
   const Module& mod_;
   const std::vector<TargetSpecPtr>& backends_;
+  const LetBoundLoss* lost_;  // or nullptr
   std::vector<BackendStats> stats_;
   std::vector<const Function*> host_functions_;
   absl::flat_hash_map<const GlobalVar*, int> partition_backend_;
@@ -262,8 +310,30 @@ class ReportBuilder {
 
 }  // namespace
 
-std::string RenderPartitionReport(const Module& mod, const std::vector<TargetSpecPtr>& backends) {
-  return ReportBuilder(mod, backends).Build();
+std::string LetBoundLoss::OpsText() const {
+  std::string out;
+  for (const auto& [name, n] : ops) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", name, n);
+  return out;
+}
+
+std::string LetBoundLoss::FreeInputsText() const {
+  std::string out;
+  for (size_t i = 0; i < free_inputs.size() && i < 3; ++i) {
+    out += (out.empty() ? "" : ", ") + free_inputs[i];
+  }
+  if (free_inputs.size() > 3) out += fmt::format(" and {} more", free_inputs.size() - 3);
+  return out;
+}
+
+int LetBoundLoss::total() const {
+  int n = 0;
+  for (const auto& [name, count] : ops) n += count;
+  return n;
+}
+
+std::string RenderPartitionReport(const Module& mod, const std::vector<TargetSpecPtr>& backends,
+                                  const LetBoundLoss* lost) {
+  return ReportBuilder(mod, backends, lost).Build();
 }
 
 }  // namespace carve

@@ -24,8 +24,16 @@
 // <earlier backend>", or "offloaded to <later backend>" (a backend later in
 // the list took an op this one also accepts, e.g. inside its composite). A region break is a host op
 // that reads from an offloaded region and feeds one.
+//
+// Given a LetBoundLoss (TVM's flow left let-bound region inputs free in
+// @main, backends/partition.h), the ops that never run are counted in each
+// backend's total and listed as "not offloaded" with the reason "lost to a
+// let-bound region (never runs)", partitions @main does not call are not
+// counted as offloaded, and a last section names the free inputs and the
+// remedy (ToGraphNormalForm first).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,8 +42,22 @@
 
 namespace carve {
 
+// Ops a partitioned module never runs because let-bound region inputs were
+// left free in @main (found by backends/partition.h's FindLetBoundLoss).
+struct LetBoundLoss {
+  // "%dnnl_1_i0 (the value of let %a)", in @main's order.
+  std::vector<std::string> free_inputs;
+  std::map<std::string, int> ops;  // op name -> count
+  int total() const;
+  // "add 12, nn.dense 6"
+  std::string OpsText() const;
+  // The first three free inputs, "and N more" after them.
+  std::string FreeInputsText() const;
+};
+
 // The report for a module PartitionGraph produced (typed), for `backends` in
-// priority order.
-std::string RenderPartitionReport(const Module& mod, const std::vector<TargetSpecPtr>& backends);
+// priority order; `lost` when FindLetBoundLoss found ops lost to lets.
+std::string RenderPartitionReport(const Module& mod, const std::vector<TargetSpecPtr>& backends,
+                                  const LetBoundLoss* lost = nullptr);
 
 }  // namespace carve

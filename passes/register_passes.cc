@@ -8,6 +8,7 @@
 #include "passes/convert_layout.h"
 #include "passes/fold_constant.h"
 #include "passes/fold_scale_axis.h"
+#include "passes/graph_normal_form.h"
 #include "passes/infer_type.h"
 #include "passes/legalize.h"
 #include "passes/type_annotations.h"
@@ -189,6 +190,9 @@ void RegisterBuiltinPasses(PassRegistry& registry) {
   registry.Register(Simple("FlattenNestedTuples",
                            "PartitionGraph's first step: compiler_end(tuple) -> tuple of ends",
                            FlattenNestedTuplesPass));
+  registry.Register(Simple("ToGraphNormalForm",
+                           "lets inlined (let-bound functions kept): a dataflow graph",
+                           ToGraphNormalForm));
   registry.Register(Simple("RemoveDefaultAnnotations",
                            "PartitionGraph's second step: drop `default` annotations",
                            RemoveDefaultAnnotationsPass));

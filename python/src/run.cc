@@ -84,12 +84,34 @@ py::object ErrorToPy(const ErrorStats& e) {
   d["max_abs"] = e.max_abs;
   d["max_rel"] = e.max_rel;
   d["within"] = e.within;
+  d["rtol"] = e.rtol;
+  d["atol"] = e.atol;
+  // The rule(s) that applied, as the report names them (backends/compare.h).
+  d["rule"] = e.norm_rule ? "|a-b| <= atol + rtol*|b| or |a-b| <= rtol*max|b|"
+                          : "|a-b| <= atol + rtol*|b|";
+  d["scale"] = e.norm_rule ? py::object(py::float_(e.scale)) : py::object(py::none());
+  d["elements"] = e.elements;
+  d["out_of_tolerance"] = e.out_of_tolerance;
+  d["by_norm_rule"] = e.by_norm_rule;
+  d["nan_one_side"] = e.nan_one_side;
+  d["nonfinite_both"] = e.nonfinite_both;
+  d["max_magnitude"] = e.max_magnitude;
+  d["exploded"] = e.exploded();
+  if (e.has_worst) {
+    d["worst_index"] = py::tuple(py::cast(e.worst_index));
+    d["worst_got"] = e.worst_got;
+    d["worst_ref"] = e.worst_ref;
+  } else {
+    d["worst_index"] = py::none();
+    d["worst_got"] = py::none();
+    d["worst_ref"] = py::none();
+  }
   return d;
 }
 
 py::object Compare(const ModuleHandle& mod, const py::object& backends, const py::object& inputs,
                    const py::object& params, const std::optional<double>& rtol,
-                   const std::optional<double>& atol) {
+                   const std::optional<double>& atol, bool require_offload) {
   for (const auto& tol : {rtol, atol}) {
     if (tol && !(*tol >= 0)) ThrowIfError(absl::InvalidArgumentError("tolerances are non-negative"));
   }
@@ -113,17 +135,20 @@ py::object Compare(const ModuleHandle& mod, const py::object& backends, const py
     py::dict d = ErrorToPy(c.error);
     d["name"] = c.name;
     d["calls"] = c.error.count;
+    d["worst_call"] = c.error.has_worst ? py::object(py::int_(c.error.worst_call)) : py::none();
     composites.append(d);
   }
   py::dict fields;
-  fields["ok"] = report.ok;
+  fields["ok"] = ComparePassed(report, require_offload);
+  fields["within_tolerance"] = report.ok;
   fields["backends"] = report.backends;
   fields["offloaded"] = report.offloaded;
   fields["outputs"] = outputs;
   fields["composites"] = composites;
   fields["partitioned"] = ModuleHandle{report.partitioned};
-  fields["text"] = RenderCompareReport(report) +
-                   fmt::format("result: {}\n", report.ok ? "ok" : "FAIL: beyond tolerance");
+  fields["note"] = report.note;
+  fields["text"] = report.note + RenderCompareReport(report) +
+                   RenderCompareResult(report, require_offload);
   return py::module_::import("carve.compare").attr("CompareReport")(**fields);
 }
 
@@ -132,7 +157,8 @@ py::object Compare(const ModuleHandle& mod, const py::object& backends, const py
 void BindRun(py::module_& m) {
   m.def("run", Run, py::arg("mod"), py::arg("inputs") = py::none(), py::arg("params") = py::none());
   m.def("compare", Compare, py::arg("mod"), py::arg("backend"), py::arg("inputs") = py::none(),
-        py::arg("params") = py::none(), py::arg("rtol") = py::none(), py::arg("atol") = py::none());
+        py::arg("params") = py::none(), py::arg("rtol") = py::none(), py::arg("atol") = py::none(),
+        py::arg("require_offload") = false);
 }
 
 }  // namespace carve::python

@@ -114,3 +114,40 @@ def test_compare_tolerance_can_fail(mod):
     assert report.text.endswith("result: ok\n" if report.ok else "result: FAIL: beyond tolerance\n")
     with pytest.raises(carve.CarveError, match="non-negative"):
         carve.compare(mod, "dnnl", inputs=inputs(), rtol=-1.0)
+
+
+def test_compare_counts_rule_and_worst(mod):
+    report = carve.compare(mod, "dnnl", inputs=inputs())
+    out = report.outputs[0]
+    assert out["rule"] == "|a-b| <= atol + rtol*|b| or |a-b| <= rtol*max|b|"
+    assert (out["rtol"], out["atol"]) == (1e-4, 1e-5)
+    assert out["elements"] == 32 and out["out_of_tolerance"] == 0
+    assert out["nan_one_side"] == 0 and not out["exploded"]
+    assert out["scale"] > 0 and out["max_magnitude"] >= out["scale"]
+    if out["max_abs"] > 0:
+        # The worst index is a coordinate per dimension and its values differ by max_abs.
+        assert len(out["worst_index"]) == 2
+        assert abs(out["worst_got"] - out["worst_ref"]) == pytest.approx(out["max_abs"])
+    composite = report.composites[0]
+    assert composite["elements"] == 1 * 32 * 14 * 14 and composite["worst_call"] in (None, 0)
+    assert report.within_tolerance and not report.nothing_offloaded and report.warnings == []
+    assert "out of tolerance" in report.text and "rule: |a-b| <= atol + rtol*|b|" in report.text
+
+    strict = carve.compare(mod, "dnnl", inputs=inputs(), rtol=0.0, atol=0.0)
+    # With no tolerance every differing element is out, and the report counts them.
+    differing = strict.outputs[0]["out_of_tolerance"]
+    assert (differing > 0) == (strict.outputs[0]["max_abs"] > 0)
+    assert strict.outputs[0]["rtol"] == 0.0
+
+
+def test_compare_nothing_offloaded():
+    # Nothing of this module is offloadable to dnnl (no supported op).
+    m = carve.parse('#[version = "0.0.5"]\ndef @main(%x: Tensor[(4), float32]) { less(%x, %x) }')
+    x = {"x": np.ones(4, dtype="float32")}
+    report = carve.compare(m, "dnnl", inputs=x)
+    assert report.nothing_offloaded and report.ok
+    assert "compare: nothing offloaded" in report.text
+    assert report.text.endswith("result: nothing offloaded\n")
+    required = carve.compare(m, "dnnl", inputs=x, require_offload=True)
+    assert not required.ok and required.within_tolerance
+    assert required.text.endswith("result: FAIL: nothing offloaded (--require-offload)\n")

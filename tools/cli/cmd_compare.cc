@@ -1,17 +1,19 @@
-// `carve run FILE --compare BACKEND[,...] [--rtol R] [--atol A]`: runs @main as
-// is on the reference kernels and partitioned for the backends on their
-// runtimes, and prints the largest absolute and relative error of every
-// output and of every composite (backends/compare.h). Exits 1 when an error
-// exceeds the tolerance.
+// `carve run FILE --compare BACKEND[,...] [--rtol R] [--atol A]
+// [--input-dist D] [--require-offload]`: runs @main as is on the reference
+// kernels and partitioned for the backends on their runtimes, and prints the
+// errors of every output and of every composite with the rule that applied
+// (backends/compare.h). Exits 1 when an error exceeds the tolerance, or with
+// --require-offload when nothing was offloaded.
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "backends/compare.h"
 #include "backends/partition.h"
 #include "backends/specs.h"
-#include "passes/partition_report.h"
 #include "fmt/format.h"
 #include "interpreter/npy.h"
+#include "passes/partition_report.h"
 #include "support/status_macros.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/load.h"
@@ -37,7 +39,39 @@ struct CompareContext {
   CompareOptions options;
   bool ok = true;
   std::string report;
+  std::string result;  // the last line
 };
+
+// Where the inputs came from: how many were generated, from which
+// distribution and seed (the errors depend on it), and how many were read.
+std::string InputsLine(const Function& main, const ParsedArgs& args) {
+  std::set<std::string> given;
+  for (const std::string& spec : args.GetAll("--input")) {
+    std::string name = spec.substr(0, spec.find('='));
+    given.insert(name.starts_with('%') ? name.substr(1) : name);
+  }
+  const std::string dir = args.GetOr("--params", "");
+  size_t generated = 0, read = 0;
+  for (const Var* p : main.params()) {
+    std::string name(p->name());
+    std::error_code ec;
+    bool from_file =
+        given.contains(name) ||
+        (!dir.empty() && std::filesystem::exists(std::filesystem::path(dir) / (name + ".npy"), ec));
+    ++(from_file ? read : generated);
+  }
+  std::string out = "inputs: ";
+  if (generated > 0) {
+    out += fmt::format(
+        "{} generated from {} (seed {})", generated,
+        InputDistName(
+            ParseInputDist(args.GetOr("--input-dist", "uniform")).value_or(InputDist::kUniform)),
+        args.GetOr("--seed", "0"));
+  }
+  if (read > 0) out += fmt::format("{}{} read from files", generated > 0 ? ", " : "", read);
+  if (generated == 0 && read == 0) out += "none";
+  return out + "\n";
+}
 
 absl::Status RunComparison(const Module& mod, const ParsedArgs& args, Env& env,
                            CompareContext& c) {
@@ -51,10 +85,13 @@ absl::Status RunComparison(const Module& mod, const ParsedArgs& args, Env& env,
   c.options.params = ParamsToBind(args, inputs, from_dir);
   CARVE_ASSIGN_OR_RETURN(CompareReport report,
                          CompareWithBackends(mod, backends, inputs, c.options));
+  c.report += InputsLine(*main, args);
   c.report += report.note;
   if (args.Has("--report")) c.report += RenderPartitionReport(report.partitioned, backends);
   c.report += RenderCompareReport(report);
-  c.ok = report.ok;
+  const bool require_offload = args.Has("--require-offload");
+  c.ok = ComparePassed(report, require_offload);
+  c.result = RenderCompareResult(report, require_offload);
   return absl::OkStatus();
 }
 
@@ -82,8 +119,12 @@ absl::StatusOr<bool> CompareModule(const Module& mod, const ParsedArgs& args, En
   CompareContext c;
   CARVE_ASSIGN_OR_RETURN(c.options.rtol, ParseDouble(args, "--rtol"));
   CARVE_ASSIGN_OR_RETURN(c.options.atol, ParseDouble(args, "--atol"));
+  if (!ParseInputDist(args.GetOr("--input-dist", "uniform"))) {
+    return absl::InvalidArgumentError(fmt::format(
+        "--input-dist expects uniform, normal or ones, got '{}'", *args.Get("--input-dist")));
+  }
   CARVE_RETURN_IF_ERROR(RunComparison(mod, args, env, c));
-  c.report += fmt::format("result: {}\n", c.ok ? "ok" : "FAIL: beyond tolerance");
+  c.report += c.result;
   *env.out << c.report;
   return c.ok;
 }

@@ -235,14 +235,21 @@ int RunPartition(const ParsedArgs& args, Env& env) {
   absl::StatusOr<PassPtr> pipeline = BackendPipeline(*backends);
   if (!pipeline.ok()) return ReportError(env, pipeline.status());
   InstallConstantEvaluator();
+  const Module input = *mod;  // for FindLetBoundLoss
   absl::Status ran = RunWithInstruments(**pipeline, *mod, args, env);
   if (!ran.ok()) return ReportError(env, ran);
   // prune_dnnl_subgraphs / prune_tensorrt_subgraphs, as partition_for_<name>.
   absl::StatusOr<bool> pruned = PruneBackendPartitions(*mod, *backends);
   if (!pruned.ok()) return ReportError(env, pruned.status());
+  // TVM's module, printed as TVM makes it, but not silently: ops that
+  // computed let-bound values never run (backends/partition.h).
+  absl::StatusOr<std::optional<LetBoundLoss>> lost = FindLetBoundLoss(input, *mod, *backends);
+  if (!lost.ok()) return ReportError(env, lost.status());
+  if (*lost) *env.err << LetBoundLossWarning(**lost, *args.Get("--backend"));
   if (args.Has("--report")) {
-    absl::Status written =
-        env.write_file(args.GetOr("--output", "-"), RenderPartitionReport(*mod, *backends));
+    absl::Status written = env.write_file(
+        args.GetOr("--output", "-"),
+        RenderPartitionReport(*mod, *backends, *lost ? &**lost : nullptr));
     return written.ok() ? kExitOk : ReportError(env, written);
   }
   return WriteModule(*mod, args, env);

@@ -112,9 +112,10 @@ absl::StatusOr<int64_t> TensorLimitOption(const ParsedArgs& args) {
 struct RunNumbers {
   uint64_t seed = 0;
   long threads = 1;
+  InputDist dist = InputDist::kUniform;
 };
 
-// --seed and --threads, or InvalidArgument naming the bad one.
+// --seed, --threads and --input-dist, or InvalidArgument naming the bad one.
 absl::StatusOr<RunNumbers> ParseRunNumbers(const ParsedArgs& args) {
   RunNumbers n;
   std::string seed_text = args.GetOr("--seed", "0");
@@ -130,6 +131,12 @@ absl::StatusOr<RunNumbers> ParseRunNumbers(const ParsedArgs& args) {
     return absl::InvalidArgumentError(
         fmt::format("--threads expects a positive integer, got '{}'", threads_text));
   }
+  const std::optional<InputDist> dist = ParseInputDist(args.GetOr("--input-dist", "uniform"));
+  if (!dist) {
+    return absl::InvalidArgumentError(fmt::format(
+        "--input-dist expects uniform, normal or ones, got '{}'", *args.Get("--input-dist")));
+  }
+  n.dist = *dist;
   return n;
 }
 
@@ -170,6 +177,7 @@ absl::Status RunModule(const Module& loaded, const ParsedArgs& args, Env& env) {
   input_options.inputs = args.GetAll("--input");
   input_options.params_dir = args.GetOr("--params", "");
   input_options.seed = numbers.seed;
+  input_options.dist = numbers.dist;
   CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> inputs, PrepareRunInputs(*main, input_options));
   const long threads = numbers.threads;
   std::unique_ptr<Eigen::ThreadPool> pool;
@@ -226,14 +234,17 @@ void AddRunCommands(std::vector<Command>& commands) {
   const std::vector<std::string> compare_only = {"compare"};
   commands.push_back(Command{
       "run",
-      "carve run FILE [--input NAME=F.npy]... [--params DIR] [--seed N] [--out DIR] "
-      "[--threads N] [--stats] [--max-tensor-bytes N] "
-      "[--compare BACKEND[,...] [--rtol R] [--atol A] [--bind NAME,...] [--report]]",
+      "carve run FILE [--input NAME=F.npy]... [--params DIR] [--seed N] [--input-dist D] "
+      "[--out DIR] [--threads N] [--stats] [--max-tensor-bytes N] "
+      "[--compare BACKEND[,...] [--rtol R] [--atol A] [--bind NAME,...] [--report] "
+      "[--require-offload]]",
       "evaluate @main with the reference interpreter",
       {{"--input", true, true, "", "NAME=F.npy: the value of parameter %NAME"},
        {"--params", true, false, "",
         "DIR: bind DIR/NAME.npy to parameter %NAME (every .npy must name one)"},
        {"--seed", true, false, "", "seed of the generator filling the other inputs (0)"},
+       {"--input-dist", true, false, "",
+        "uniform|normal|ones: how the other inputs are generated (uniform: floats in [-1, 1))"},
        {"--max-tensor-bytes", true, false, "",
         "N[K|M|G]: largest tensor the run may create (default: half the physical memory, "
         "or $CARVE_MAX_TENSOR_BYTES)"},
@@ -253,7 +264,9 @@ void AddRunCommands(std::vector<Command>& commands) {
        {"--bind", true, true, "", "NAME[,...]: bind these inputs as constants before partitioning",
         compare_only},
        {"--patterns", true, true, "", "F.pat: load backend specs", compare_only},
-       {"--report", false, false, "", "print the partition report first", compare_only}},
+       {"--report", false, false, "", "print the partition report first", compare_only},
+       {"--require-offload", false, false, "",
+        "fail (exit 1) when nothing was offloaded", compare_only}},
       RunRun,
       {{"run", ""}, {"compare", "--compare"}}});
 }

@@ -1,6 +1,7 @@
 #include "tools/cli/run_inputs.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 
@@ -39,8 +40,12 @@ absl::flat_hash_set<const Var*> VarianceParams(const Function& main) {
   return out;
 }
 
+double Uniform01(uint64_t& state) {
+  return double(NextRandom(state) >> 11) * (1.0 / 9007199254740992.0);  // [0, 1)
+}
+
 absl::StatusOr<NDArray> RandomTensor(const Var& param, uint64_t seed, size_t index, bool variance,
-                                     int64_t max_bytes) {
+                                     InputDist dist, int64_t max_bytes) {
   const TensorType* t = DynCast<TensorType>(param.annotation());
   if (t == nullptr || !t->is_static() || !IsSupportedTensorDType(t->dtype())) {
     return absl::InvalidArgumentError(
@@ -55,19 +60,45 @@ absl::StatusOr<NDArray> RandomTensor(const Var& param, uint64_t seed, size_t ind
   for (const Dim& d : t->shape()) shape.push_back(d.value);
   NDArray a = NDArray::Empty(t->dtype(), shape);
   uint64_t state = seed * 0x100000001B3ull + index;
+  const DataType d = t->dtype();
   for (int64_t i = 0; i < a.num_elements(); ++i) {
+    if (dist == InputDist::kOnes) {
+      a.SetFromDouble(i, 1.0);
+      continue;
+    }
     uint64_t r = NextRandom(state);
     double u = double(r >> 11) * (1.0 / 9007199254740992.0);  // [0, 1)
-    DataType d = t->dtype();
     double v = d.is_float()  ? (variance ? u + 0.5 : 2 * u - 1)
                : d.is_bool() ? double(r & 1)
                              : double(r % 10);
+    if (dist == InputDist::kNormal && d.is_float() && !variance) {
+      // Box-Muller with a second draw: portable (no std:: distribution,
+      // whose algorithm differs between standard libraries).
+      double u2 = Uniform01(state);
+      v = std::sqrt(-2.0 * std::log(1.0 - u)) * std::cos(2.0 * M_PI * u2);
+    }
     a.SetFromDouble(i, v);
   }
   return a;
 }
 
 }  // namespace
+
+std::optional<InputDist> ParseInputDist(const std::string& name) {
+  if (name == "uniform" || name == "uniform[-1,1)") return InputDist::kUniform;
+  if (name == "normal" || name == "normal(0,1)") return InputDist::kNormal;
+  if (name == "ones") return InputDist::kOnes;
+  return std::nullopt;
+}
+
+std::string InputDistName(InputDist dist) {
+  switch (dist) {
+    case InputDist::kUniform: return "uniform[-1,1)";
+    case InputDist::kNormal: return "normal(0,1)";
+    case InputDist::kOnes: return "ones";
+  }
+  return "";
+}
 
 absl::Status CheckParamsDir(const std::string& dir, const Function& main) {
   std::error_code ec;
@@ -132,7 +163,8 @@ absl::StatusOr<std::vector<NDArray>> PrepareRunInputs(const Function& main,
       if (std::filesystem::exists(candidate, ec)) path = candidate.string();
     }
     if (path.empty()) {
-      absl::StatusOr<NDArray> r = RandomTensor(*p, options.seed, i, variances.contains(p), max_bytes);
+      absl::StatusOr<NDArray> r = RandomTensor(*p, options.seed, i, variances.contains(p),
+                                                 options.dist, max_bytes);
       if (!r.ok()) return r.status();
       values.push_back(*std::move(r));
       continue;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,10 +13,23 @@
 
 namespace carve::cli {
 
+// The distribution of generated float inputs (`--input-dist`).
+enum class InputDist {
+  kUniform,  // uniform in [-1, 1): the default
+  kNormal,   // standard normal, N(0, 1)
+  kOnes,     // every element 1 (integers 1, bools true)
+};
+
+// "uniform" (also "uniform[-1,1)"), "normal", "ones"; nullopt otherwise.
+std::optional<InputDist> ParseInputDist(const std::string& name);
+// The distribution as the report names it: "uniform[-1,1)", "normal(0,1)", "ones".
+std::string InputDistName(InputDist dist);
+
 struct RunInputOptions {
   std::vector<std::string> inputs;  // "NAME=path.npy"
   std::string params_dir;           // DIR/NAME.npy binds %NAME
   uint64_t seed = 0;
+  InputDist dist = InputDist::kUniform;
   // The largest input to generate, in bytes (0 = MaxTensorBytes(),
   // ir/tensor_limit.h).
   int64_t max_tensor_bytes = 0;
@@ -27,8 +41,10 @@ struct RunInputOptions {
 // the closest parameter and the known ones.
 absl::Status CheckParamsDir(const std::string& dir, const Function& main);
 
-// One tensor per parameter of `main`, in order. Generated values are
-// uniform in [-1, 1) for floats, [0, 10) for integers, fair coins for bool,
+// One tensor per parameter of `main`, in order. Generated values are, by
+// default (InputDist::kUniform), uniform in [-1, 1) for floats, [0, 10) for
+// integers, fair coins for bool; kNormal draws floats from N(0, 1) (integers
+// and bools as kUniform); kOnes makes every element 1;
 // from a generator seeded with `seed` and advanced per parameter, so the
 // same seed gives the same inputs on every machine. A float parameter that
 // @main passes as the variance of an nn.batch_norm (an argument the op

@@ -51,6 +51,7 @@ absl::StatusOr<std::map<std::string, NDArray>> NamedInputs(const Function& main,
   options.params_dir = args.GetOr("--params", "");
   // Validated by the command (run, codegen) before it gets here.
   options.seed = std::strtoull(args.GetOr("--seed", "0").c_str(), nullptr, 10);
+  options.dist = ParseInputDist(args.GetOr("--input-dist", "uniform")).value_or(InputDist::kUniform);
   CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> values, PrepareRunInputs(main, options));
   std::map<std::string, NDArray> named;
   for (size_t i = 0; i < values.size(); ++i) named[std::string(main.params()[i]->name())] = values[i];

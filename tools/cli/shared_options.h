@@ -16,7 +16,7 @@
 namespace carve::cli {
 
 // The inputs of `main` by parameter name, as `carve run` prepares them
-// (--input, --params, --seed); also checks that every --bind name is a
+// (--input, --params, --seed, --input-dist, validated by the command); also checks that every --bind name is a
 // parameter of `main`.
 absl::StatusOr<std::map<std::string, NDArray>> NamedInputs(const Function& main,
                                                            const ParsedArgs& args);
