@@ -4,6 +4,7 @@
 
 #include "fmt/format.h"
 #include "support/diagnostics.h"
+#include "tools/cli/reduce.h"
 
 namespace carve::cli {
 namespace {
@@ -16,6 +17,7 @@ std::vector<Command> AllCommands() {
   AddPatternCommands(commands);
   AddRunCommands(commands);
   AddCodegenCommands(commands);
+  AddReduceCommands(commands);
   return commands;
 }
 
