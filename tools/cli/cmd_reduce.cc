@@ -51,21 +51,23 @@ absl::StatusOr<std::vector<std::string>> SplitWords(const std::string& s) {
 
 struct Outcome {
   int status = 0;  // the exit status, 128 + N for signal N, 124 for a time-out
-  std::string err;
+  std::string out, err;
 };
 
 // Runs `carve args` (without the leading "carve") in a forked child.
 Outcome RunChild(const std::vector<std::string>& args, double timeout_seconds) {
-  int fds[2];
-  if (pipe(fds) != 0) return {125, "pipe failed"};
+  int out_fds[2], err_fds[2];
+  if (pipe(out_fds) != 0) return {125, "", "pipe failed"};
+  if (pipe(err_fds) != 0) return {125, "", "pipe failed"};
   fflush(nullptr);
   pid_t pid = fork();
   if (pid == 0) {
-    close(fds[0]);
-    int devnull = open("/dev/null", O_RDWR);
+    close(out_fds[0]);
+    close(err_fds[0]);
+    int devnull = open("/dev/null", O_RDONLY);
     dup2(devnull, 0);
-    dup2(devnull, 1);
-    dup2(fds[1], 2);
+    dup2(out_fds[1], 1);
+    dup2(err_fds[1], 2);
     Env env = RealEnv();
     env.prefault_heap = nullptr;
     int rc = RunCarve(args, env);
@@ -73,12 +75,15 @@ Outcome RunChild(const std::vector<std::string>& args, double timeout_seconds) {
     std::cerr.flush();
     _exit(rc);
   }
-  close(fds[1]);
+  close(out_fds[1]);
+  close(err_fds[1]);
   Outcome o;
   auto deadline = std::chrono::steady_clock::now() +
                   std::chrono::milliseconds(int64_t(timeout_seconds * 1000));
   bool timed_out = false;
-  while (true) {
+  pollfd fds[2] = {{out_fds[0], POLLIN, 0}, {err_fds[0], POLLIN, 0}};
+  std::string* sinks[2] = {&o.out, &o.err};
+  for (int open_fds = 2; open_fds > 0;) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                     deadline - std::chrono::steady_clock::now())
                     .count();
@@ -86,15 +91,24 @@ Outcome RunChild(const std::vector<std::string>& args, double timeout_seconds) {
       timed_out = true;
       break;
     }
-    pollfd p{fds[0], POLLIN, 0};
-    if (poll(&p, 1, int(left)) <= 0) continue;
-    char buf[4096];
-    ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n <= 0) break;
-    o.err.append(buf, size_t(n));
+    if (poll(fds, 2, int(left)) <= 0) continue;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      char buf[4096];
+      ssize_t n = read(fds[i].fd, buf, sizeof buf);
+      if (n > 0) {
+        sinks[i]->append(buf, size_t(n));
+      } else {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      }
+    }
   }
   if (timed_out) kill(pid, SIGKILL);
-  close(fds[0]);
+  for (pollfd& p : fds) {
+    if (p.fd >= 0) close(p.fd);
+  }
   int status = 0;
   waitpid(pid, &status, 0);
   o.status = timed_out              ? 124
@@ -106,7 +120,7 @@ Outcome RunChild(const std::vector<std::string>& args, double timeout_seconds) {
 struct Condition {
   std::vector<std::string> words;  // without "carve"; {} and %s = the file
   std::optional<int> exit;
-  std::optional<std::string> stderr_contains;
+  std::optional<std::string> stderr_contains, stdout_contains;
   double timeout = 30;
 
   Outcome Run(const std::string& file) const {
@@ -122,6 +136,7 @@ struct Condition {
   bool Holds(const Outcome& o) const {
     if (exit && o.status != *exit) return false;
     if (stderr_contains && o.err.find(*stderr_contains) == std::string::npos) return false;
+    if (stdout_contains && o.out.find(*stdout_contains) == std::string::npos) return false;
     return true;
   }
 };
@@ -154,6 +169,7 @@ absl::StatusOr<Condition> ParseCondition(const ParsedArgs& args) {
     c.exit = int(v);
   }
   c.stderr_contains = args.Get("--stderr-contains");
+  c.stdout_contains = args.Get("--stdout-contains");
   if (auto t = args.Get("--timeout")) {
     c.timeout = std::strtod(t->c_str(), nullptr);
     if (c.timeout <= 0) return absl::InvalidArgumentError("--timeout expects seconds > 0");
@@ -182,7 +198,7 @@ int RunReduce(const ParsedArgs& args, Env& env) {
     return cond->Run(candidate_path);
   };
   Outcome first = run(*text);
-  if (!cond->exit && !cond->stderr_contains) {
+  if (!cond->exit && !cond->stderr_contains && !cond->stdout_contains) {
     // Without --exit or --stderr-contains: "fails as the original does".
     if (first.status == 0) {
       std::filesystem::remove_all(tmpl);
@@ -199,9 +215,17 @@ int RunReduce(const ParsedArgs& args, Env& env) {
     return kExitUserError;
   }
   auto start = std::chrono::steady_clock::now();
+  // `--input NAME=F.npy` in the command names a parameter that must stay.
+  std::vector<std::string> pinned;
+  for (size_t i = 0; i + 1 < cond->words.size(); ++i) {
+    if (cond->words[i] != "--input") continue;
+    std::string spec = cond->words[i + 1];
+    std::string name = spec.substr(0, spec.find('='));
+    pinned.push_back(name.starts_with("%") ? name.substr(1) : name);
+  }
   ReduceStats stats;
-  std::string reduced =
-      ReduceRelay(*text, [&](const std::string& t) { return cond->Holds(run(t)); }, &stats);
+  std::string reduced = ReduceRelay(
+      *text, [&](const std::string& t) { return cond->Holds(run(t)); }, &stats, pinned);
   std::filesystem::remove_all(tmpl);
   if (!reduced.empty() && reduced.back() != '\n') reduced += '\n';
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -224,7 +248,8 @@ int RunReduce(const ParsedArgs& args, Env& env) {
 void AddReduceCommands(std::vector<Command>& commands) {
   commands.push_back(Command{
       "reduce",
-      "carve reduce FILE --until 'carve ARGS... {}' [--exit N] [--stderr-contains TEXT] [-o OUT]",
+      "carve reduce FILE --until 'carve ARGS... {}' [--exit N] [--stderr-contains TEXT] "
+      "[--stdout-contains TEXT] [-o OUT]",
       "shrink a .relay file while a carve command keeps failing on it",
       {{"--until", true, false, "",
         "the carve command to run; {} or %s stands for the candidate file"},
@@ -232,6 +257,8 @@ void AddReduceCommands(std::vector<Command>& commands) {
         "the exit status to keep (128+N for signal N, 124 for a time-out; default: the "
         "original's)"},
        {"--stderr-contains", true, false, "", "text standard error must keep containing"},
+       {"--stdout-contains", true, false, "",
+        "text standard output must keep containing (e.g. FAIL of run --compare)"},
        {"--timeout", true, false, "", "seconds per run of the command (30)"},
        {"--output", true, false, "-o", "write the reduced file to OUT instead of standard output"}},
       RunReduce});

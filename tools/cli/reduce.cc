@@ -1,5 +1,6 @@
 #include "tools/cli/reduce.h"
 
+#include <algorithm>
 #include <cctype>
 #include <optional>
 #include <vector>
@@ -96,6 +97,14 @@ std::vector<const Expr*> ReplaceableNodes(const Function* main) {
 
 // Prints `mod` with @main's body replaced by `body` (parameters: those of
 // @main it still uses, then `extra`), and restores @main.
+// Parameter names kept even when unused (ReduceRelay's `pinned`).
+thread_local const std::vector<std::string>* g_pinned = nullptr;
+
+bool Pinned(const Var* p) {
+  if (g_pinned == nullptr) return false;
+  return std::find(g_pinned->begin(), g_pinned->end(), p->name()) != g_pinned->end();
+}
+
 std::string PrintWithBody(Module& mod, const Expr* body, const std::vector<const Var*>& extra) {
   const Function* main = mod.Lookup("main");
   absl::flat_hash_set<const Var*> used;
@@ -104,7 +113,7 @@ std::string PrintWithBody(Module& mod, const Expr* body, const std::vector<const
   }
   std::vector<const Var*> params;
   for (const Var* p : main->params()) {
-    if (used.contains(p)) params.push_back(p);
+    if (used.contains(p) || Pinned(p)) params.push_back(p);
   }
   for (const Var* p : extra) {
     if (used.contains(p)) params.push_back(p);
@@ -305,7 +314,8 @@ bool ShrinkNumbers(Search& s) {
 bool IsValidRelay(const std::string& text) { return ParseTyped(text).has_value(); }
 
 std::string ReduceRelay(const std::string& text, const InterestingFn& interesting,
-                        ReduceStats* stats) {
+                        ReduceStats* stats, const std::vector<std::string>& pinned) {
+  g_pinned = &pinned;
   ReduceStats local;
   ReduceStats& st = stats ? *stats : local;
   Search s(text, interesting, st);
@@ -323,6 +333,7 @@ std::string ReduceRelay(const std::string& text, const InterestingFn& interestin
     progress |= DropAttributes(s);
     progress |= ShrinkNumbers(s);
   }
+  g_pinned = nullptr;
   return s.best();
 }
 

@@ -39,9 +39,11 @@ struct ReduceStats {
 using InterestingFn = std::function<bool(const std::string& text)>;
 
 // Reduces `text` (which must satisfy `interesting`; the caller checks).
-// Returns the smallest text found.
+// Parameters of @main named in `pinned` are kept even when unused (the
+// command names them, e.g. `run --input x=F.npy`). Returns the smallest text
+// found.
 std::string ReduceRelay(const std::string& text, const InterestingFn& interesting,
-                        ReduceStats* stats = nullptr);
+                        ReduceStats* stats = nullptr, const std::vector<std::string>& pinned = {});
 
 // True when `text` parses and type-checks.
 bool IsValidRelay(const std::string& text);
