@@ -6,6 +6,7 @@
 
 #include "fmt/format.h"
 #include "testing/random_model.h"
+#include "testing/random_ops.h"
 
 namespace carve::testing {
 namespace {
@@ -576,12 +577,7 @@ bool If(ProgramBuilder& b) {
   return true;
 }
 
-struct OpGen {
-  int weight;
-  bool (*gen)(ProgramBuilder&);
-};
-
-const std::vector<OpGen>& OpTable() {
+const std::vector<OpGen>& CoreOps() {
   static const std::vector<OpGen> kTable = {
       {10, Unary},      {10, Binary},      {3, Compare},       {3, Cast},
       {4, Softmax},     {6, Dense},        {3, BatchMatmul},   {7, Conv2D},
@@ -590,6 +586,15 @@ const std::vector<OpGen>& OpTable() {
       {2, ExpandSqueeze}, {2, StridedSlice}, {2, Pad},         {3, BiasAdd},
       {1, TupleOp},
   };
+  return kTable;
+}
+
+const std::vector<OpGen>& OpTable() {
+  static const std::vector<OpGen> kTable = [] {
+    std::vector<OpGen> all = CoreOps();
+    all.insert(all.end(), MoreOps().begin(), MoreOps().end());
+    return all;
+  }();
   return kTable;
 }
 
