@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -54,8 +55,31 @@ struct Outcome {
   std::string out, err;
 };
 
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kAddressSanitizer = true;
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+
+// Caps the child's address space: shrinking a shape literal can turn an
+// allocation that failed at once into one that succeeds and pages for
+// minutes. (Not under ASan, whose shadow memory needs the address space.)
+void LimitMemory(int64_t megabytes) {
+  if (kAddressSanitizer || megabytes <= 0) return;
+  rlim_t bytes = rlim_t(megabytes) << 20;
+  rlimit r{bytes, bytes};
+  setrlimit(RLIMIT_AS, &r);
+}
+
 // Runs `carve args` (without the leading "carve") in a forked child.
-Outcome RunChild(const std::vector<std::string>& args, double timeout_seconds) {
+Outcome RunChild(const std::vector<std::string>& args, double timeout_seconds,
+                 int64_t memory_mb) {
   int out_fds[2], err_fds[2];
   if (pipe(out_fds) != 0) return {125, "", "pipe failed"};
   if (pipe(err_fds) != 0) return {125, "", "pipe failed"};
@@ -68,6 +92,7 @@ Outcome RunChild(const std::vector<std::string>& args, double timeout_seconds) {
     dup2(devnull, 0);
     dup2(out_fds[1], 1);
     dup2(err_fds[1], 2);
+    LimitMemory(memory_mb);
     Env env = RealEnv();
     env.prefault_heap = nullptr;
     int rc = RunCarve(args, env);
@@ -121,7 +146,8 @@ struct Condition {
   std::vector<std::string> words;  // without "carve"; {} and %s = the file
   std::optional<int> exit;
   std::optional<std::string> stderr_contains, stdout_contains;
-  double timeout = 30;
+  double timeout = 10;
+  int64_t memory_mb = 1024;
 
   Outcome Run(const std::string& file) const {
     std::vector<std::string> args;
@@ -131,7 +157,7 @@ struct Condition {
       }
       args.push_back(w);
     }
-    return RunChild(args, timeout);
+    return RunChild(args, timeout, memory_mb);
   }
   bool Holds(const Outcome& o) const {
     if (exit && o.status != *exit) return false;
@@ -173,6 +199,10 @@ absl::StatusOr<Condition> ParseCondition(const ParsedArgs& args) {
   if (auto t = args.Get("--timeout")) {
     c.timeout = std::strtod(t->c_str(), nullptr);
     if (c.timeout <= 0) return absl::InvalidArgumentError("--timeout expects seconds > 0");
+  }
+  if (auto m = args.Get("--memory-limit")) {
+    c.memory_mb = std::strtoll(m->c_str(), nullptr, 10);
+    if (c.memory_mb <= 0) return absl::InvalidArgumentError("--memory-limit expects megabytes > 0");
   }
   return c;
 }
@@ -259,7 +289,8 @@ void AddReduceCommands(std::vector<Command>& commands) {
        {"--stderr-contains", true, false, "", "text standard error must keep containing"},
        {"--stdout-contains", true, false, "",
         "text standard output must keep containing (e.g. FAIL of run --compare)"},
-       {"--timeout", true, false, "", "seconds per run of the command (30)"},
+       {"--timeout", true, false, "", "seconds per run of the command (10)"},
+       {"--memory-limit", true, false, "", "address space of each run in MB (1024)"},
        {"--output", true, false, "-o", "write the reduced file to OUT instead of standard output"}},
       RunReduce});
 }
