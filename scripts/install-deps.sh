@@ -8,6 +8,7 @@ packages=(
   libre2-dev libfmt-dev libabsl-dev libeigen3-dev
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
   libedit-dev libdnnl-dev
+  clang-14 libclang-rt-14-dev
   python3 python3-numpy
 )
 
