@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
   libedit-dev libdnnl-dev
   llvm-14-tools  # FileCheck: tests/tools_cli/filecheck_diff_test.cc checks carve test against it
+  clang-14 libclang-rt-14-dev  # libFuzzer targets and the sanitizer build (scripts/fuzz.sh, sanitize.sh)
   python3 python3-numpy
   python3-dev pybind11-dev python3-pytest  # the Python module (python/) and its tests
 )

@@ -6,6 +6,7 @@
 #include "fmt/format.h"
 #include "ir/tensor_limit.h"
 #include "support/diagnostics.h"
+#include "tools/cli/reduce.h"
 
 namespace carve::cli {
 namespace {
@@ -20,6 +21,7 @@ std::vector<Command> AllCommands() {
   AddCodegenCommands(commands);
   AddReplCommands(commands);
   AddImportCommands(commands);
+  AddReduceCommands(commands);
   return commands;
 }
 

@@ -1,0 +1,16 @@
+# CARVE_FUZZ=ON instruments every target for libFuzzer with ASan and UBSan
+# (clang only; configure a separate build dir, see docs/fuzzing.md) and adds
+# the fuzz targets in fuzz/. The normal gcc build is untouched.
+option(CARVE_FUZZ "Build the libFuzzer targets (clang; ASan + UBSan)" OFF)
+if(CARVE_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "CARVE_FUZZ needs clang: -DCMAKE_CXX_COMPILER=clang++-14")
+  endif()
+  if(CARVE_SANITIZE)
+    message(FATAL_ERROR "CARVE_FUZZ already sanitizes; leave CARVE_SANITIZE off")
+  endif()
+  set(CARVE_FUZZ_FLAGS -fsanitize=fuzzer-no-link,address,undefined
+                       -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+  add_compile_options(${CARVE_FUZZ_FLAGS})
+  add_link_options(-fsanitize=address,undefined)
+endif()

@@ -1,0 +1,62 @@
+// libFuzzer target: `carve run` of small generated modules. The input picks
+// a random program (testing/random_program.h: seed and options) and the
+// reference interpreter runs it on inputs of the program's run-time shapes
+// (docs/fuzzing.md). Generated programs are valid, so an error is a bug too.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "grammar/parser.h"
+#include "interpreter/evaluator.h"
+#include "ir/dtype.h"
+#include "passes/infer_type.h"
+#include "testing/random_program.h"
+
+namespace {
+
+uint64_t Take(const uint8_t*& data, size_t& size, size_t n) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < n && size > 0; ++i, ++data, --size) v = (v << 8) | *data;
+  return v;
+}
+
+[[noreturn]] void Fail(const char* what, const absl::Status& s, const std::string& text) {
+  std::fprintf(stderr, "run_fuzz: %s: %s\n%s\n", what, std::string(s.message()).c_str(),
+               text.c_str());
+  std::abort();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  carve::testing::RandomProgramOptions o;
+  uint64_t seed = Take(data, size, 8);
+  o.max_ops = 1 + int(Take(data, size, 1) % 10);
+  o.min_ops = 1;
+  o.dynamic_rate = double(Take(data, size, 1) % 5) / 10;
+  o.zero_rate = double(Take(data, size, 1) % 5) / 10;
+  o.let_rate = o.if_rate = o.tuple_rate = double(Take(data, size, 1) % 3) / 10;
+  carve::testing::RandomProgram p = carve::testing::GenerateRandomProgram(seed, o);
+  absl::StatusOr<carve::Module> mod = carve::ParseModule("fuzz.relay", p.text);
+  if (!mod.ok()) Fail("generated program does not parse", mod.status(), p.text);
+  if (absl::Status s = carve::InferType(*mod); !s.ok()) Fail("does not type-check", s, p.text);
+  std::vector<carve::NDArray> args;
+  uint64_t state = seed;
+  for (const carve::testing::RandomInput& in : p.inputs) {
+    carve::NDArray a = carve::NDArray::Empty(*carve::DataType::Parse(in.dtype), in.shape);
+    for (int64_t i = 0; i < a.num_elements(); ++i) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      a.SetFromDouble(i, in.dtype == "bool" ? double(state >> 63)
+                                            : double(int64_t(state >> 40) % 2000) / 1000.0 - 1);
+    }
+    args.push_back(std::move(a));
+  }
+  carve::InterpreterOptions io;
+  io.external = nullptr;
+  carve::Interpreter interp(*mod, io);
+  absl::StatusOr<std::vector<carve::NDArray>> out = interp.RunFlat("main", args);
+  if (!out.ok()) Fail("run failed", out.status(), p.text);
+  return 0;
+}

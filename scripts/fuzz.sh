@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets in ./build-fuzz (clang-14, ASan + UBSan;
+# the normal ./build is untouched) and runs one of them.
+#
+#   scripts/fuzz.sh TARGET SECONDS [LIBFUZZER ARGS...]
+#   scripts/fuzz.sh all SECONDS        # each target in turn, SECONDS each
+#
+# TARGET: relay, pat, npy, byoc or run (fuzz/<TARGET>_fuzz.cc). The run
+# starts from the checked-in seeds in fuzz/corpus/TARGET and keeps what it
+# finds in build-fuzz/corpus/TARGET (not checked in); crashes, leaks and
+# time-outs are written to build-fuzz/artifacts/TARGET/ and make the script
+# exit non-zero. See docs/fuzzing.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+targets=(relay pat npy byoc run)
+if (($# < 2)); then
+  echo "usage: scripts/fuzz.sh TARGET|all SECONDS [LIBFUZZER ARGS...]" >&2
+  exit 2
+fi
+target=$1
+seconds=$2
+shift 2
+if [[ $target != all && ! " ${targets[*]} " =~ " $target " ]]; then
+  echo "scripts/fuzz.sh: unknown target '$target' (known: ${targets[*]} all)" >&2
+  exit 2
+fi
+if ! [[ $seconds =~ ^[0-9]+$ ]] || ((seconds < 1)); then
+  echo "scripts/fuzz.sh: SECONDS must be a positive integer, got '$seconds'" >&2
+  exit 2
+fi
+
+launcher=()
+if command -v ccache >/dev/null 2>&1; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+if [[ ! -f build-fuzz/CMakeCache.txt ]]; then
+  CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" -DCARVE_FUZZ=ON \
+    -DCARVE_BUILD_TESTS=OFF -DCARVE_BUILD_BENCH=OFF "${launcher[@]}" >/dev/null
+fi
+if [[ $target == all ]]; then run=("${targets[@]}"); else run=("$target"); fi
+ninja -C build-fuzz "${run[@]/#/fuzz_}"
+
+status=0
+for t in "${run[@]}"; do
+  mkdir -p "build-fuzz/corpus/$t" "build-fuzz/artifacts/$t"
+  echo "== fuzz_$t for ${seconds}s" >&2
+  # -rss_limit_mb: carve keeps every parsed text for its diagnostics
+  # (SourceManager), so a long run grows; -fork restarts workers before that
+  # matters while keeping one corpus.
+  if ! ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
+      UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+      "build-fuzz/fuzz/fuzz_$t" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
+      -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="build-fuzz/artifacts/$t/" \
+      "$@" "build-fuzz/corpus/$t" "fuzz/corpus/$t"; then
+    status=1
+  fi
+done
+exit $status

@@ -1,0 +1,298 @@
+// `carve reduce FILE --until 'carve ARGS...' [--exit N | --stderr-contains
+// TEXT] [-o OUT]`: shrinks a .relay file while running the --until command on
+// it keeps failing the same way (tools/cli/reduce.h; docs/reduce.md). The
+// command runs in process, in a forked child per candidate, so a crash or a
+// hang of the candidate is an outcome, not the end of the reduction.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "fmt/format.h"
+#include "tools/cli/cli.h"
+#include "tools/cli/reduce.h"
+
+namespace carve::cli {
+namespace {
+
+// Splits a command line into words: blanks separate, '...' and "..." quote.
+absl::StatusOr<std::vector<std::string>> SplitWords(const std::string& s) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  char quote = 0;
+  for (char c : s) {
+    if (quote) {
+      if (c == quote) quote = 0;
+      else word += c;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      in_word = true;
+    } else if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word) words.push_back(word);
+      word.clear();
+      in_word = false;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (quote) return absl::InvalidArgumentError(fmt::format("unclosed {} in --until", quote));
+  if (in_word) words.push_back(word);
+  return words;
+}
+
+struct Outcome {
+  int status = 0;  // the exit status, 128 + N for signal N, 124 for a time-out
+  std::string out, err;
+};
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kAddressSanitizer = true;
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+
+// Caps the child's address space: shrinking a shape literal can turn an
+// allocation that failed at once into one that succeeds and pages for
+// minutes. (Not under ASan, whose shadow memory needs the address space.)
+void LimitMemory(int64_t megabytes) {
+  if (kAddressSanitizer || megabytes <= 0) return;
+  rlim_t bytes = rlim_t(megabytes) << 20;
+  rlimit r{bytes, bytes};
+  setrlimit(RLIMIT_AS, &r);
+}
+
+// Runs `carve args` (without the leading "carve") in a forked child.
+Outcome RunChild(const std::vector<std::string>& args, double timeout_seconds,
+                 int64_t memory_mb) {
+  int out_fds[2], err_fds[2];
+  if (pipe(out_fds) != 0) return {125, "", "pipe failed"};
+  if (pipe(err_fds) != 0) return {125, "", "pipe failed"};
+  fflush(nullptr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(out_fds[0]);
+    close(err_fds[0]);
+    int devnull = open("/dev/null", O_RDONLY);
+    dup2(devnull, 0);
+    dup2(out_fds[1], 1);
+    dup2(err_fds[1], 2);
+    LimitMemory(memory_mb);
+    Env env = RealEnv();
+    env.prefault_heap = nullptr;
+    int rc = RunCarve(args, env);
+    std::cout.flush();
+    std::cerr.flush();
+    _exit(rc);
+  }
+  close(out_fds[1]);
+  close(err_fds[1]);
+  Outcome o;
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::milliseconds(int64_t(timeout_seconds * 1000));
+  bool timed_out = false;
+  pollfd fds[2] = {{out_fds[0], POLLIN, 0}, {err_fds[0], POLLIN, 0}};
+  std::string* sinks[2] = {&o.out, &o.err};
+  for (int open_fds = 2; open_fds > 0;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    deadline - std::chrono::steady_clock::now())
+                    .count();
+    if (left <= 0) {
+      timed_out = true;
+      break;
+    }
+    if (poll(fds, 2, int(left)) <= 0) continue;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      char buf[4096];
+      ssize_t n = read(fds[i].fd, buf, sizeof buf);
+      if (n > 0) {
+        sinks[i]->append(buf, size_t(n));
+      } else {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      }
+    }
+  }
+  if (timed_out) kill(pid, SIGKILL);
+  for (pollfd& p : fds) {
+    if (p.fd >= 0) close(p.fd);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  o.status = timed_out              ? 124
+             : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
+                                   : WEXITSTATUS(status);
+  return o;
+}
+
+struct Condition {
+  std::vector<std::string> words;  // without "carve"; {} and %s = the file
+  std::optional<int> exit;
+  std::optional<std::string> stderr_contains, stdout_contains;
+  double timeout = 10;
+  int64_t memory_mb = 1024;
+
+  Outcome Run(const std::string& file) const {
+    std::vector<std::string> args;
+    for (std::string w : words) {
+      for (const char* hole : {"{}", "%s"}) {
+        for (size_t p; (p = w.find(hole)) != std::string::npos;) w.replace(p, 2, file);
+      }
+      args.push_back(w);
+    }
+    return RunChild(args, timeout, memory_mb);
+  }
+  bool Holds(const Outcome& o) const {
+    if (exit && o.status != *exit) return false;
+    if (stderr_contains && o.err.find(*stderr_contains) == std::string::npos) return false;
+    if (stdout_contains && o.out.find(*stdout_contains) == std::string::npos) return false;
+    return true;
+  }
+};
+
+int64_t CountLines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
+
+absl::StatusOr<Condition> ParseCondition(const ParsedArgs& args) {
+  Condition c;
+  std::optional<std::string> until = args.Get("--until");
+  if (!until) return absl::InvalidArgumentError("--until 'carve ARGS...' is required");
+  absl::StatusOr<std::vector<std::string>> words = SplitWords(*until);
+  if (!words.ok()) return words.status();
+  if (words->empty() || (*words)[0] != "carve") {
+    return absl::InvalidArgumentError("the --until command must start with `carve`");
+  }
+  c.words.assign(words->begin() + 1, words->end());
+  bool hole = false;
+  for (const std::string& w : c.words) {
+    hole |= w.find("{}") != std::string::npos || w.find("%s") != std::string::npos;
+  }
+  if (!hole) {
+    return absl::InvalidArgumentError("the --until command must name the candidate file as {} or %s");
+  }
+  if (auto e = args.Get("--exit")) {
+    char* end = nullptr;
+    long v = std::strtol(e->c_str(), &end, 10);
+    if (e->empty() || *end != '\0' || v < 0 || v > 255) {
+      return absl::InvalidArgumentError(fmt::format("--exit expects 0..255, got '{}'", *e));
+    }
+    c.exit = int(v);
+  }
+  c.stderr_contains = args.Get("--stderr-contains");
+  c.stdout_contains = args.Get("--stdout-contains");
+  if (auto t = args.Get("--timeout")) {
+    c.timeout = std::strtod(t->c_str(), nullptr);
+    if (c.timeout <= 0) return absl::InvalidArgumentError("--timeout expects seconds > 0");
+  }
+  if (auto m = args.Get("--memory-limit")) {
+    c.memory_mb = std::strtoll(m->c_str(), nullptr, 10);
+    if (c.memory_mb <= 0) return absl::InvalidArgumentError("--memory-limit expects megabytes > 0");
+  }
+  return c;
+}
+
+int RunReduce(const ParsedArgs& args, Env& env) {
+  if (args.positional().size() != 1) {
+    *env.err << "carve reduce: expected one FILE\n";
+    return kExitUsage;
+  }
+  absl::StatusOr<Condition> cond = ParseCondition(args);
+  if (!cond.ok()) {
+    *env.err << "carve reduce: " << cond.status().message() << "\n";
+    return kExitUsage;
+  }
+  const std::string& path = args.positional()[0];
+  absl::StatusOr<std::string> text = ReadInput(env, path);
+  if (!text.ok()) return ReportError(env, text.status());
+  char tmpl[] = "/tmp/carve-reduce-XXXXXX";
+  if (mkdtemp(tmpl) == nullptr) return ReportError(env, absl::InternalError("mkdtemp failed"));
+  std::string candidate_path = std::string(tmpl) + "/" + std::filesystem::path(path).filename().string();
+  auto run = [&](const std::string& t) {
+    std::ofstream(candidate_path, std::ios::trunc) << t;
+    return cond->Run(candidate_path);
+  };
+  Outcome first = run(*text);
+  if (!cond->exit && !cond->stderr_contains && !cond->stdout_contains) {
+    // Without --exit or --stderr-contains: "fails as the original does".
+    if (first.status == 0) {
+      std::filesystem::remove_all(tmpl);
+      *env.err << fmt::format("carve reduce: the --until command succeeds on {}; give --exit or "
+                              "--stderr-contains, or a failing input\n", path);
+      return kExitUserError;
+    }
+    cond->exit = first.status;
+  }
+  if (!cond->Holds(first)) {
+    std::filesystem::remove_all(tmpl);
+    *env.err << fmt::format("carve reduce: the condition does not hold on {} (exit {})\n{}", path,
+                            first.status, first.err);
+    return kExitUserError;
+  }
+  auto start = std::chrono::steady_clock::now();
+  // `--input NAME=F.npy` in the command names a parameter that must stay.
+  std::vector<std::string> pinned;
+  for (size_t i = 0; i + 1 < cond->words.size(); ++i) {
+    if (cond->words[i] != "--input") continue;
+    std::string spec = cond->words[i + 1];
+    std::string name = spec.substr(0, spec.find('='));
+    pinned.push_back(name.starts_with("%") ? name.substr(1) : name);
+  }
+  ReduceStats stats;
+  std::string reduced = ReduceRelay(
+      *text, [&](const std::string& t) { return cond->Holds(run(t)); }, &stats, pinned);
+  std::filesystem::remove_all(tmpl);
+  if (!reduced.empty() && reduced.back() != '\n') reduced += '\n';
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::string out_path = args.GetOr("--output", "-");
+  if (out_path == "-") {
+    *env.out << reduced;
+  } else if (absl::Status written = env.write_file(out_path, reduced); !written.ok()) {
+    return ReportError(env, written);
+  }
+  *env.err << fmt::format(
+      "carve reduce: {} bytes, {} lines -> {} bytes, {} lines ({} candidates run, {} kept, {} "
+      "invalid skipped, {:.1f} s)\n",
+      text->size(), CountLines(*text), reduced.size(), CountLines(reduced), stats.candidates,
+      stats.accepted, stats.invalid, seconds);
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddReduceCommands(std::vector<Command>& commands) {
+  commands.push_back(Command{
+      "reduce",
+      "carve reduce FILE --until 'carve ARGS... {}' [--exit N] [--stderr-contains TEXT] "
+      "[--stdout-contains TEXT] [-o OUT]",
+      "shrink a .relay file while a carve command keeps failing on it",
+      {{"--until", true, false, "",
+        "the carve command to run; {} or %s stands for the candidate file"},
+       {"--exit", true, false, "",
+        "the exit status to keep (128+N for signal N, 124 for a time-out; default: the "
+        "original's)"},
+       {"--stderr-contains", true, false, "", "text standard error must keep containing"},
+       {"--stdout-contains", true, false, "",
+        "text standard output must keep containing (e.g. FAIL of run --compare)"},
+       {"--timeout", true, false, "", "seconds per run of the command (10)"},
+       {"--memory-limit", true, false, "", "address space of each run in MB (1024)"},
+       {"--output", true, false, "-o", "write the reduced file to OUT instead of standard output"}},
+      RunReduce});
+}
+
+}  // namespace carve::cli
