@@ -6,6 +6,7 @@
 #include "fmt/format.h"
 #include "ir/tensor_limit.h"
 #include "support/diagnostics.h"
+#include "tools/cli/cmd_viz.h"
 
 namespace carve::cli {
 namespace {
@@ -18,6 +19,7 @@ std::vector<Command> AllCommands() {
   AddPatternCommands(commands);
   AddRunCommands(commands);
   AddCodegenCommands(commands);
+  AddVizCommands(commands);
   return commands;
 }
 
