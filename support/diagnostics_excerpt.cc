@@ -9,10 +9,11 @@ namespace {
 bool IsContinuation(unsigned char c) { return (c & 0xC0) == 0x80; }
 
 // Byte offsets where each code point of `line` starts, plus line.size().
+// Byte 0 always starts one, even a stray continuation byte (binary input).
 std::vector<size_t> CodePointStarts(std::string_view line) {
   std::vector<size_t> starts;
   for (size_t i = 0; i < line.size(); ++i) {
-    if (!IsContinuation(static_cast<unsigned char>(line[i]))) starts.push_back(i);
+    if (i == 0 || !IsContinuation(static_cast<unsigned char>(line[i]))) starts.push_back(i);
   }
   starts.push_back(line.size());
   return starts;
@@ -28,10 +29,11 @@ void AppendShown(std::string& out, std::string_view bytes) {
 
 // One caret position per code point of `bytes`; tabs are kept as tabs.
 void AppendPadding(std::string& out, std::string_view bytes) {
-  for (char c : bytes) {
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    char c = bytes[i];
     if (c == '\t') {
       out.push_back('\t');
-    } else if (!IsContinuation(static_cast<unsigned char>(c))) {
+    } else if (i == 0 || !IsContinuation(static_cast<unsigned char>(c))) {
       out.push_back(' ');
     }
   }

@@ -113,6 +113,20 @@ TEST(DiagnosticsExcerptTest, ControlBytesAreShownAsQuestionMarks) {
   EXPECT_EQ(ex.caret, "  ^");
 }
 
+TEST(DiagnosticsExcerptTest, LeadingContinuationBytesAreCharacters) {
+  // Binary garbage may start a line inside a UTF-8 sequence.
+  std::string line = "\x80\x80x";
+  SourceExcerpt ex = MakeSourceExcerpt(line, 1);
+  EXPECT_EQ(ex.text, line);
+  EXPECT_EQ(ex.caret, "^");
+  ex = MakeSourceExcerpt(line, 3);
+  EXPECT_EQ(ex.caret, " ^");
+  std::string long_line = "\x80" + std::string(500, 'y');
+  ex = MakeSourceExcerpt(long_line, 1);
+  EXPECT_EQ(ex.caret, "^");
+  EXPECT_TRUE(ex.text.ends_with("..."));
+}
+
 TEST(DiagnosticsExcerptTest, RenderedErrorOnALongLine) {
   std::string line = "def @main(";
   while (line.size() < 1462) line += "%x: int32, ";
