@@ -16,6 +16,11 @@ namespace carve::viz {
 namespace {
 
 int64_t TypeBytes(const Type* t) {
+  if (const TupleType* tuple = t == nullptr ? nullptr : DynCast<TupleType>(t)) {
+    int64_t sum = 0;
+    for (const Type* f : tuple->fields()) sum += TypeBytes(f);
+    return sum;
+  }
   const TensorType* tt = t == nullptr ? nullptr : DynCast<TensorType>(t);
   if (tt == nullptr || !tt->is_static()) return 0;
   return tt->num_elements() * ((tt->dtype().bits * tt->dtype().lanes + 7) / 8);
@@ -284,7 +289,9 @@ Graph Summarize(const Graph& g) {
       out.nodes[it->second].ops += n.is_op ? 1 : 0;
       continue;
     }
-    if (n.label == "const") continue;  // weights clutter a summary
+    // Weights and inputs would outnumber the boxes: a summary shows the
+    // regions and the host ops between them.
+    if (n.label == "const" || n.label == "input") continue;
     box[i] = static_cast<int>(out.nodes.size());
     Node h = n;
     h.cluster = -1;

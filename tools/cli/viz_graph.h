@@ -62,8 +62,8 @@ absl::StatusOr<Graph> BuildGraph(const NodeNames& names,
 // `name`; error when no node has that name.
 absl::StatusOr<Graph> Around(const Graph& g, const std::string& name, int depth);
 
-// One box per offloaded region (its op count), host ops kept, constants and
-// composites folded; edges between distinct boxes carry the summed boundary
+// One box per offloaded region (its op count), host ops kept, constants,
+// inputs and composites left out; edges between distinct boxes carry the summed boundary
 // tensor size.
 Graph Summarize(const Graph& g);
 
