@@ -8,6 +8,7 @@ packages=(
   libre2-dev libfmt-dev libabsl-dev libeigen3-dev
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
   libedit-dev libdnnl-dev
+  libgraphviz-dev  # carve viz --format svg/html lays graphs out with libgvc (its plugins come with libgvc6)
   llvm-14-tools  # FileCheck: tests/tools_cli/filecheck_diff_test.cc checks carve test against it
   clang-14 libclang-rt-14-dev  # libFuzzer targets and the sanitizer build (scripts/fuzz.sh, sanitize.sh)
   python3 python3-numpy

@@ -4,6 +4,7 @@
 
 #include "absl/strings/cord.h"
 #include "fmt/format.h"
+#include "support/diagnostics_excerpt.h"
 
 namespace carve {
 namespace {
@@ -63,22 +64,10 @@ void RenderOne(std::string& out, Severity severity, Span span,
   LineCol lc = file->Resolve(span.begin);
   out += fmt::format("{}:{}:{}: {}: {}\n", file->name(), lc.line, lc.column,
                      SeverityName(severity), message);
-  std::string_view line = file->Line(lc.line);
-  // Keep the echo readable for binary garbage: replace control bytes.
-  std::string shown;
-  shown.reserve(line.size());
-  for (char c : line) {
-    unsigned char u = static_cast<unsigned char>(c);
-    shown.push_back(c == '\t' ? '\t' : (u < 0x20 || u == 0x7f) ? '?' : c);
-  }
-  if (shown.size() > 200) shown.resize(200);
-  out += fmt::format("  {}\n", shown);
-  std::string caret = "  ";
-  for (uint32_t i = 1; i < lc.column && i - 1 < shown.size(); ++i) {
-    caret.push_back(shown[i - 1] == '\t' ? '\t' : ' ');
-  }
-  caret.push_back('^');
-  out += caret + "\n";
+  // Long lines (TVM prints whole functions on one line) are shown as a
+  // window around the column; see support/diagnostics_excerpt.h.
+  SourceExcerpt ex = MakeSourceExcerpt(file->Line(lc.line), lc.column);
+  out += fmt::format("  {}\n  {}\n", ex.text, ex.caret);
 }
 
 }  // namespace

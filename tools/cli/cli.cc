@@ -7,6 +7,7 @@
 #include "ir/tensor_limit.h"
 #include "support/diagnostics.h"
 #include "tools/cli/reduce.h"
+#include "tools/cli/cmd_viz.h"
 
 namespace carve::cli {
 namespace {
@@ -22,6 +23,7 @@ std::vector<Command> AllCommands() {
   AddReplCommands(commands);
   AddImportCommands(commands);
   AddReduceCommands(commands);
+  AddVizCommands(commands);
   return commands;
 }
 

@@ -1,0 +1,170 @@
+// `carve viz FILE [--backend NAME[,...] | -p PIPELINE] [--format F] -o OUT`:
+// a picture of the (partitioned) graph. See docs/visualize.md.
+#include <string>
+
+#include "backends/partition.h"
+#include "fmt/format.h"
+#include "grammar/pattern_node_names.h"
+#include "interpreter/kernel.h"
+#include "passes/fold_constant.h"
+#include "passes/infer_type.h"
+#include "passes/pass_registry.h"
+#include "support/status_macros.h"
+#include "tools/cli/cli.h"
+#include "tools/cli/cmd_viz.h"
+#include "tools/cli/load.h"
+#include "tools/cli/viz_graph.h"
+#include "tools/cli/viz_writers.h"
+
+namespace carve::cli {
+namespace {
+
+// Graphs with more nodes than this are drawn as the region summary unless
+// --max-nodes says otherwise: Graphviz takes minutes on ~10k nodes and the
+// picture is unreadable long before.
+constexpr int kDefaultMaxNodes = 400;
+
+// FoldConstant (in the backends' preparation) computes with the
+// interpreter's kernels, as in `carve partition` (cmd_opt.cc), so that the
+// picture shows the partition `carve partition` prints.
+void InstallConstantEvaluator() {
+  static const bool installed = [] {
+    SetConstantEvaluator([](const Call* call, std::span<const NDArray> args)
+                             -> absl::StatusOr<std::vector<NDArray>> {
+      KernelFn kernel = FindKernel(call->op()->name);
+      if (kernel == nullptr) {
+        return absl::UnimplementedError(fmt::format("no kernel for {}", call->op()->name));
+      }
+      KernelContext ctx;
+      ctx.op = call->op();
+      ctx.inputs = args;
+      ctx.attrs = call->attrs();
+      ctx.out_type = call->checked_type();
+      return kernel(ctx);
+    });
+    return true;
+  }();
+  (void)installed;
+}
+
+// The format named by --format, else by the extension of -o, else DOT.
+std::string FormatOf(const ParsedArgs& args) {
+  if (auto f = args.Get("--format")) return *f;
+  std::string out = args.GetOr("--output", "-");
+  for (const char* ext : {"svg", "html", "dot"}) {
+    if (out.ends_with(std::string(".") + ext)) return ext;
+  }
+  if (out.ends_with(".gv")) return "dot";
+  if (out.ends_with(".txt")) return "term";
+  return "dot";
+}
+
+absl::StatusOr<Module> Transform(Module mod, const ParsedArgs& args,
+                                 std::vector<TargetSpecPtr>& backends) {
+  if (auto names = args.Get("--backend")) {
+    CARVE_ASSIGN_OR_RETURN(backends, ResolveBackends(*names));
+    InstallConstantEvaluator();
+    return PartitionForBackends(std::move(mod), backends);
+  }
+  if (auto text = args.Get("--pipeline")) {
+    CARVE_ASSIGN_OR_RETURN(PassPtr pipeline, ParsePipeline(*text));
+    InstallConstantEvaluator();
+    PassContext ctx;
+    CARVE_RETURN_IF_ERROR(RunPipeline(*pipeline, mod, ctx).status());
+  }
+  return mod;
+}
+
+absl::StatusOr<std::string> Render(const viz::Graph& graph, const std::string& format) {
+  if (format == "term") return viz::WriteTerm(graph);
+  std::string dot = viz::WriteDot(graph);
+  if (format == "dot") return dot;
+  CARVE_ASSIGN_OR_RETURN(std::string svg, viz::DotToSvg(dot));
+  if (format == "svg") return svg;
+  return viz::WriteHtml(graph, svg);
+}
+
+absl::Status Viz(const ParsedArgs& args, Env& env, const std::string& format, int depth,
+                 int max_nodes) {
+  CARVE_ASSIGN_OR_RETURN(Module mod, LoadTypedModule(env, args.positional()[0]));
+  std::vector<TargetSpecPtr> backends;
+  CARVE_ASSIGN_OR_RETURN(mod, Transform(std::move(mod), args, backends));
+  // Nodes carry the names the transformed module prints with (`carve
+  // partition F --backend B` output), which --around refers to.
+  CARVE_ASSIGN_OR_RETURN(NodeNames names, NodeNames::ForModule(mod));
+  CARVE_RETURN_IF_ERROR(InferType(names.module()));
+  CARVE_ASSIGN_OR_RETURN(viz::Graph graph, viz::BuildGraph(names, backends));
+  if (auto center = args.Get("--around")) {
+    CARVE_ASSIGN_OR_RETURN(graph, viz::Around(graph, *center, depth));
+  } else if (static_cast<int>(graph.nodes.size()) > max_nodes) {
+    *env.err << fmt::format(
+        "carve viz: {} nodes is more than --max-nodes {}: drawing one box per region "
+        "(use --around %N --depth K for a part in full)\n",
+        graph.nodes.size(), max_nodes);
+    graph = viz::Summarize(graph);
+  }
+  CARVE_ASSIGN_OR_RETURN(std::string text, Render(graph, format));
+  return env.write_file(args.GetOr("--output", "-"), text);
+}
+
+// A non-negative integer option, or nullopt on bad text.
+std::optional<int> IntOption(const ParsedArgs& args, const std::string& name, int fallback) {
+  auto v = args.Get(name);
+  if (!v) return fallback;
+  if (v->empty() || v->size() > 7 || v->find_first_not_of("0123456789") != std::string::npos) {
+    return std::nullopt;
+  }
+  return std::stoi(*v);
+}
+
+constexpr const char* kUsage =
+    "carve viz FILE [--backend NAME[,NAME...] | -p PIPELINE] [--format dot|svg|html|term] "
+    "[--around %N [--depth K] | --max-nodes N] [-o OUT]";
+
+int UsageError(Env& env, const std::string& message) {
+  *env.err << fmt::format("carve viz: {}\nusage: {}\n", message, kUsage);
+  return kExitUsage;
+}
+
+int RunViz(const ParsedArgs& args, Env& env) {
+  if (args.positional().size() != 1) return UsageError(env, "expected one FILE");
+  if (args.Has("--backend") && args.Has("--pipeline")) {
+    return UsageError(env, "give --backend or -p PIPELINE, not both");
+  }
+  std::string format = FormatOf(args);
+  if (format != "dot" && format != "svg" && format != "html" && format != "term") {
+    return UsageError(env,
+                      fmt::format("unknown --format '{}' (known: dot, svg, html, term)", format));
+  }
+  std::optional<int> depth = IntOption(args, "--depth", 2);
+  std::optional<int> max_nodes = IntOption(args, "--max-nodes", kDefaultMaxNodes);
+  if (!depth) return UsageError(env, "--depth expects a number of edges, e.g. 2");
+  if (!max_nodes) return UsageError(env, "--max-nodes expects a number, e.g. 400");
+  absl::Status s = Viz(args, env, format, *depth, *max_nodes);
+  return s.ok() ? kExitOk : ReportError(env, s);
+}
+
+}  // namespace
+
+void AddVizCommands(std::vector<Command>& commands) {
+  const std::vector<std::string> whole = {"whole"};
+  const std::vector<std::string> around = {"around"};
+  commands.push_back(Command{
+      "viz",
+      kUsage,
+      "draw the (partitioned) graph: targets, regions, composites, host reasons",
+      {
+          {"--backend", true, false, "", "partition for these backends first, by priority"},
+          {"--pipeline", true, false, "-p", "run this pass pipeline first"},
+          {"--format", true, false, "", "dot, svg, html or term (default: from -o, else dot)"},
+          {"--output", true, false, "-o", "write to OUT instead of standard output"},
+          {"--around", true, false, "", "draw only the nodes near %N (a name the module prints)"},
+          {"--depth", true, false, "", "with --around: how many edges away (default 2)", around},
+          {"--max-nodes", true, false, "",
+           "above this many nodes draw one box per region (default 400)", whole},
+      },
+      RunViz,
+      {{"whole", ""}, {"around", "--around"}}});
+}
+
+}  // namespace carve::cli

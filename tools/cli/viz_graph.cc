@@ -1,0 +1,320 @@
+#include "tools/cli/viz_graph.h"
+
+#include <deque>
+#include <map>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "fmt/format.h"
+#include "ir/attrs.h"
+#include "ir/module.h"
+#include "ir/type.h"
+#include "ir/visit.h"
+#include "passes/annotation.h"
+
+namespace carve::viz {
+namespace {
+
+int64_t TypeBytes(const Type* t) {
+  if (const TupleType* tuple = t == nullptr ? nullptr : DynCast<TupleType>(t)) {
+    int64_t sum = 0;
+    for (const Type* f : tuple->fields()) sum += TypeBytes(f);
+    return sum;
+  }
+  const TensorType* tt = t == nullptr ? nullptr : DynCast<TensorType>(t);
+  if (tt == nullptr || !tt->is_static()) return 0;
+  return tt->num_elements() * ((tt->dtype().bits * tt->dtype().lanes + 7) / 8);
+}
+
+// "Tensor[(1, 64), float32]" -> "(1, 64) float32": shorter edge labels.
+std::string ShapeLabel(const Type* t) {
+  if (t == nullptr) return "";
+  std::string s = TypeToString(t);
+  if (s.starts_with("fn ")) return "fn";  // a whole signature would swamp the picture
+  if (s.starts_with("Tensor[") && s.ends_with("]")) {
+    s = s.substr(7, s.size() - 8);
+    size_t comma = s.rfind("), ");
+    if (comma != std::string::npos) s = s.substr(0, comma + 1) + " " + s.substr(comma + 3);
+  }
+  return s;
+}
+
+std::string AttrsText(const Call* call) {
+  if (call->attrs() == nullptr) return "";
+  std::string out;
+  for (const AttrEntry& e : call->attrs()->entries()) {
+    if (!out.empty()) out += ", ";
+    out += fmt::format("{}={}", e.key, AttrValueToString(e.value));
+  }
+  return out;
+}
+
+class Builder {
+ public:
+  Builder(const NodeNames& names, const std::vector<TargetSpecPtr>& backends)
+      : names_(names), backends_(backends) {
+    for (const auto& [gv, fn] : names.module().Functions()) functions_[gv] = fn;
+    for (const TargetSpecPtr& b : backends) g_.targets.push_back(b->name());
+  }
+
+  absl::StatusOr<Graph> Build() {
+    const Function* main = nullptr;
+    for (const auto& [gv, fn] : functions_) {
+      if (gv->name() == "main") main = fn;
+    }
+    if (main == nullptr) return absl::InvalidArgumentError("the module has no @main");
+    g_.output = Expand(main, {}, -1);
+    return std::move(g_);
+  }
+
+ private:
+  // Adds the nodes of `fn`'s body in cluster `cluster`, its parameters bound
+  // to the nodes `args` (empty for @main: parameters become input nodes).
+  // Returns the node of the body's result.
+  int Expand(const Function* fn, const std::vector<int>& args, int cluster) {
+    absl::flat_hash_map<const Expr*, int> ids;
+    for (size_t i = 0; i < fn->params().size() && i < args.size(); ++i) {
+      ids[fn->params()[i]] = args[i];
+    }
+    std::vector<const Expr*> order = PostOrder(fn->body());
+    // Composite bodies are expanded at their call, in their own cluster.
+    absl::flat_hash_set<const Expr*> inner;
+    for (const Expr* e : order) {
+      const Call* call = DynCast<Call>(e);
+      if (call != nullptr && call->callee()->kind() == ExprKind::kFunction) {
+        PostOrderVisit(call->callee(), [&](const Expr* x) { inner.insert(x); });
+      }
+    }
+    const std::string target = cluster >= 0 ? g_.clusters[cluster].target : "";
+    for (const Expr* e : order) {
+      if (inner.contains(e) || ids.contains(e) || e->kind() == ExprKind::kOp ||
+          e->kind() == ExprKind::kGlobalVar || e->kind() == ExprKind::kFunction) {
+        continue;
+      }
+      ids[e] = Visit(e, ids, cluster, target);
+    }
+    auto it = ids.find(fn->body());
+    return it == ids.end() ? -1 : it->second;
+  }
+
+  int Visit(const Expr* e, const absl::flat_hash_map<const Expr*, int>& ids, int cluster,
+            const std::string& target) {
+    std::vector<int> operands;
+    ForEachChild(e, [&](const Expr* c) {
+      auto it = ids.find(c);
+      if (it != ids.end()) operands.push_back(it->second);
+    });
+    if (const Call* call = DynCast<Call>(e)) {
+      if (const Function* callee = DynCast<Function>(call->callee())) {
+        std::string_view composite = CompositeName(call);
+        int c = AddCluster(composite.empty() ? "fn" : std::string(composite), false, target,
+                           cluster);
+        return Expand(callee, operands, c);
+      }
+      if (const GlobalVar* gv = DynCast<GlobalVar>(call->callee())) {
+        auto f = functions_.find(gv);
+        std::string_view compiler =
+            f == functions_.end() ? "" : f->second->GetStringAttr(attr::kCompiler);
+        if (!compiler.empty()) {
+          int c = AddCluster(std::string(gv->name()), true, std::string(compiler), cluster);
+          return Expand(f->second, operands, c);
+        }
+      }
+    }
+    Node n;
+    // Only names users can type (%3, %x); inlined nodes are named by their
+    // printed text, which the label already says better.
+    n.name = names_.Name(e);
+    if (!n.name.starts_with('%')) n.name.clear();
+    n.cluster = cluster;
+    n.target = target;
+    n.type = e->checked_type() != nullptr ? TypeToString(e->checked_type()) : "";
+    if (const Call* call = DynCast<Call>(e)) {
+      if (call->op() != nullptr) {
+        n.label = std::string(call->op()->name);
+        n.is_op = true;
+        n.attrs = AttrsText(call);
+        if (target.empty()) n.reason = HostReason(call);
+      } else if (const GlobalVar* gv = DynCast<GlobalVar>(call->callee())) {
+        n.label = fmt::format("@{}", gv->name());
+      } else {
+        n.label = "call";
+      }
+    } else if (e->kind() == ExprKind::kVar) {
+      n.label = names_.Role(e) == "a parameter" ? "input" : "var";
+    } else if (e->kind() == ExprKind::kConstant) {
+      n.label = "const";
+    } else if (e->kind() == ExprKind::kTuple) {
+      n.label = "tuple";
+    } else if (const TupleGetItem* item = DynCast<TupleGetItem>(e)) {
+      n.label = fmt::format(".{}", item->index());
+    } else if (e->kind() == ExprKind::kLet) {
+      n.label = "let";
+    } else if (e->kind() == ExprKind::kIf) {
+      n.label = "if";
+    } else {
+      n.label = "expr";
+    }
+    int id = static_cast<int>(g_.nodes.size());
+    g_.nodes.push_back(std::move(n));
+    for (int from : operands) {
+      g_.edges.push_back(Edge{from, id, "", 0});
+    }
+    // Edge labels: the shape of the tensor flowing out of the source node.
+    size_t k = g_.edges.size() - operands.size();
+    ForEachChild(e, [&](const Expr* c) {
+      if (!ids.contains(c)) return;
+      g_.edges[k].label = ShapeLabel(c->checked_type());
+      g_.edges[k].bytes = TypeBytes(c->checked_type());
+      ++k;
+    });
+    return id;
+  }
+
+  int AddCluster(std::string name, bool region, std::string target, int parent) {
+    g_.clusters.push_back(Cluster{std::move(name), region, std::move(target), parent});
+    return static_cast<int>(g_.clusters.size()) - 1;
+  }
+
+  // Why no backend took this host op, per backend ("dnnl: unsupported op").
+  // The facts are the backends' own rules and checks (TargetSpec), as in
+  // passes/partition_report.cc.
+  std::string HostReason(const Call* call) const {
+    std::vector<std::string> parts;
+    for (const TargetSpecPtr& b : backends_) {
+      std::string why;
+      if (!b->HasOpRule(call->op())) {
+        why = "unsupported op";
+      } else if (OpVerdict v = b->CheckCall(call); !v.accepted()) {
+        why = fmt::format("failed check: {}", v.detail);
+      } else {
+        why = "supported, kept on the host";
+      }
+      parts.push_back(fmt::format("{}: {}", b->name(), why));
+    }
+    return fmt::format("{}", fmt::join(parts, "; "));
+  }
+
+  const NodeNames& names_;
+  const std::vector<TargetSpecPtr>& backends_;
+  std::map<const GlobalVar*, const Function*> functions_;
+  Graph g_;
+};
+
+}  // namespace
+
+std::string FormatBytes(int64_t bytes) {
+  if (bytes < 1024) return fmt::format("{} B", bytes);
+  if (bytes < 1024 * 1024) return fmt::format("{:.1f} KiB", bytes / 1024.0);
+  return fmt::format("{:.1f} MiB", bytes / (1024.0 * 1024.0));
+}
+
+absl::StatusOr<Graph> BuildGraph(const NodeNames& names,
+                                 const std::vector<TargetSpecPtr>& backends) {
+  return Builder(names, backends).Build();
+}
+
+absl::StatusOr<Graph> Around(const Graph& g, const std::string& name, int depth) {
+  int center = -1;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (g.nodes[i].name == name) center = static_cast<int>(i);
+  }
+  if (center < 0) {
+    return absl::InvalidArgumentError(fmt::format(
+        "--around: no node named '{}' (use the %N and %var names the module prints as)", name));
+  }
+  std::vector<std::vector<int>> adj(g.nodes.size());
+  for (const Edge& e : g.edges) {
+    adj[e.from].push_back(e.to);
+    adj[e.to].push_back(e.from);
+  }
+  std::vector<int> dist(g.nodes.size(), -1);
+  std::deque<int> queue = {center};
+  dist[center] = 0;
+  while (!queue.empty()) {
+    int n = queue.front();
+    queue.pop_front();
+    if (dist[n] == depth) continue;
+    for (int m : adj[n]) {
+      if (dist[m] < 0) {
+        dist[m] = dist[n] + 1;
+        queue.push_back(m);
+      }
+    }
+  }
+  Graph out;
+  out.clusters = g.clusters;
+  out.targets = g.targets;
+  std::vector<int> remap(g.nodes.size(), -1);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (dist[i] < 0) continue;
+    remap[i] = static_cast<int>(out.nodes.size());
+    out.nodes.push_back(g.nodes[i]);
+  }
+  for (const Edge& e : g.edges) {
+    if (remap[e.from] >= 0 && remap[e.to] >= 0) {
+      out.edges.push_back(Edge{remap[e.from], remap[e.to], e.label, e.bytes});
+    }
+  }
+  out.output = g.output >= 0 ? remap[g.output] : -1;
+  return out;
+}
+
+Graph Summarize(const Graph& g) {
+  Graph out;
+  out.targets = g.targets;
+  out.summary = true;
+  // The outermost region of each cluster (-1 when on the host).
+  auto region_of = [&](int c) {
+    int r = -1;
+    for (; c >= 0; c = g.clusters[c].parent) {
+      if (g.clusters[c].region) r = c;
+    }
+    return r;
+  };
+  std::vector<int> box(g.nodes.size(), -1);
+  std::map<int, int> region_box;  // region cluster -> box node
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    int r = region_of(n.cluster);
+    if (r >= 0) {
+      auto [it, added] = region_box.try_emplace(r, static_cast<int>(out.nodes.size()));
+      if (added) {
+        Node b;
+        b.name = g.clusters[r].name;
+        b.target = g.clusters[r].target;
+        out.nodes.push_back(b);
+      }
+      box[i] = it->second;
+      out.nodes[it->second].ops += n.is_op ? 1 : 0;
+      continue;
+    }
+    // Weights and inputs would outnumber the boxes: a summary shows the
+    // regions and the host ops between them.
+    if (n.label == "const" || n.label == "input") continue;
+    box[i] = static_cast<int>(out.nodes.size());
+    Node h = n;
+    h.cluster = -1;
+    out.nodes.push_back(h);
+  }
+  for (Node& n : out.nodes) {
+    if (n.label.empty()) n.label = fmt::format("{} ops", n.ops);
+  }
+  // One edge per (box, box) pair, with the boundary bytes summed over the
+  // distinct source tensors.
+  std::map<std::pair<int, int>, int64_t> bytes;
+  absl::flat_hash_set<std::pair<int, int>> seen;  // (source node, target box)
+  for (const Edge& e : g.edges) {
+    int a = box[e.from], b = box[e.to];
+    if (a < 0 || b < 0 || a == b) continue;
+    if (!seen.insert({e.from, b}).second) continue;
+    bytes[{a, b}] += e.bytes;
+  }
+  for (const auto& [ab, n] : bytes) {
+    out.edges.push_back(Edge{ab.first, ab.second, FormatBytes(n), n});
+  }
+  out.output = g.output >= 0 ? box[g.output] : -1;
+  return out;
+}
+
+}  // namespace carve::viz

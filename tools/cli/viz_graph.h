@@ -1,0 +1,73 @@
+// The graph model behind `carve viz`: the nodes of a (partitioned) module
+// with the target each runs on, the clusters they sit in (offloaded regions
+// and composites, by name), edges labelled with tensor shapes, and for host
+// ops the reason they stayed on the host. Writers (viz_writers.h) turn it
+// into DOT, SVG, HTML or an indented tree; everything here is deterministic
+// (node ids in evaluation order).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "grammar/pattern_node_names.h"
+#include "passes/target.h"
+
+namespace carve::viz {
+
+struct Cluster {
+  std::string name;    // region function (`tvmgen_default_dnnl_main_0`) or composite
+  bool region = false;  // an offloaded function (else a composite)
+  std::string target;  // "" on the host
+  int parent = -1;     // enclosing cluster
+};
+
+struct Node {
+  std::string name;    // the name `carve fmt` prints for it (%3, %x), may be ""
+  std::string label;   // op name, "input", "const", "tuple", ".1", or a summary box
+  std::string target;  // "" on the host
+  std::string reason;  // why a host op stayed on the host ("" when not known)
+  std::string type;    // checked type as text
+  std::string attrs;   // "k=v, ..." of a call
+  int cluster = -1;    // innermost cluster
+  int ops = 0;         // summary boxes: ops inside
+  bool is_op = false;  // an operator call (counted in summaries)
+};
+
+struct Edge {
+  int from = 0;
+  int to = 0;
+  std::string label;  // tensor shape, or boundary bytes in summaries
+  int64_t bytes = 0;  // size of the tensor (0 when not static)
+};
+
+struct Graph {
+  std::vector<Node> nodes;
+  std::vector<Cluster> clusters;
+  std::vector<Edge> edges;
+  std::vector<std::string> targets;  // backends in priority order (colours)
+  int output = -1;                   // the node of @main's result
+  bool summary = false;              // region-level view
+};
+
+// The graph of @main of `names.module()` (typed), with regions and
+// composites expanded as clusters. With `backends`, host ops get the reason
+// each backend did not take them (from TargetSpec's rules and checks, the
+// same facts `partition --report` uses).
+absl::StatusOr<Graph> BuildGraph(const NodeNames& names,
+                                 const std::vector<TargetSpecPtr>& backends);
+
+// The nodes within `depth` edges (either direction) of the node printed as
+// `name`; error when no node has that name.
+absl::StatusOr<Graph> Around(const Graph& g, const std::string& name, int depth);
+
+// One box per offloaded region (its op count), host ops kept, constants,
+// inputs and composites left out; edges between distinct boxes carry the summed boundary
+// tensor size.
+Graph Summarize(const Graph& g);
+
+// "1.2 MiB"-style sizes.
+std::string FormatBytes(int64_t bytes);
+
+}  // namespace carve::viz

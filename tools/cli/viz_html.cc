@@ -1,0 +1,128 @@
+// The HTML view: one self-contained page that works offline. The SVG that
+// Graphviz drew is inline; a small script pans (drag), zooms (wheel) and
+// shows a clicked node's op, attributes, type, target and reason, read from
+// a JSON table in the page.
+#include "fmt/format.h"
+#include "tools/cli/viz_style.h"
+#include "tools/cli/viz_writers.h"
+
+namespace carve::viz {
+namespace {
+
+std::string Json(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '<': out += "\\u003c"; break;  // never "</script>" inside the page
+      case '>': out += "\\u003e"; break;
+      case '&': out += "\\u0026"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += fmt::format("\\u{:04x}", static_cast<int>(c));
+        } else {
+          out.push_back(c);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string Html(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      default: out.push_back(c);
+    }
+  }
+  return out;
+}
+
+std::string NodeTable(const Graph& g) {
+  std::string out = "{";
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    std::string where;
+    for (int c = n.cluster; c >= 0; c = g.clusters[c].parent) {
+      where = g.clusters[c].name + (where.empty() ? "" : " / " + where);
+    }
+    out += fmt::format(
+        "{}\"n{}\":{{\"name\":{},\"op\":{},\"target\":{},\"cluster\":{},\"type\":{},"
+        "\"attrs\":{},\"reason\":{}}}\n",
+        i == 0 ? "" : ",", i, Json(n.name), Json(n.label),
+        Json(n.target.empty() ? "host" : n.target), Json(where), Json(n.type), Json(n.attrs),
+        Json(n.reason));
+  }
+  return out + "}";
+}
+
+constexpr const char* kStyle = R"(body{margin:0;font:13px Helvetica,Arial,sans-serif;display:flex;height:100vh}
+#view{flex:1;overflow:hidden;cursor:grab;background:#fff}
+#view svg{width:100%;height:100%}
+#side{width:320px;border-left:1px solid #ccc;padding:8px;overflow:auto;background:#fafafa}
+#side h1{font-size:15px;margin:0 0 6px}
+.sw{display:inline-block;width:12px;height:12px;border:1px solid #888;margin-right:4px;vertical-align:middle}
+#details dt{font-weight:bold;margin-top:6px}#details dd{margin:0;white-space:pre-wrap;word-break:break-all}
+g.node.sel path,g.node.sel polygon,g.node.sel ellipse{stroke:#d00;stroke-width:3}
+)";
+
+constexpr const char* kScript = R"((function(){
+var nodes=JSON.parse(document.getElementById('carve-nodes').textContent);
+var view=document.getElementById('view'),svg=view.querySelector('svg');
+if(!svg)return;
+svg.removeAttribute('width');svg.removeAttribute('height');
+var vb=svg.viewBox.baseVal,box=[vb.x,vb.y,vb.width,vb.height];
+function apply(){svg.setAttribute('viewBox',box.join(' '));}
+view.addEventListener('wheel',function(e){e.preventDefault();
+ var r=svg.getBoundingClientRect(),k=e.deltaY<0?0.8:1.25;
+ var px=box[0]+(e.clientX-r.left)/r.width*box[2],py=box[1]+(e.clientY-r.top)/r.height*box[3];
+ box=[px-(px-box[0])*k,py-(py-box[1])*k,box[2]*k,box[3]*k];apply();},{passive:false});
+var drag=null;
+view.addEventListener('mousedown',function(e){drag=[e.clientX,e.clientY,box[0],box[1],false];});
+window.addEventListener('mousemove',function(e){if(!drag)return;var r=svg.getBoundingClientRect();
+ var dx=e.clientX-drag[0],dy=e.clientY-drag[1];if(Math.abs(dx)+Math.abs(dy)>3)drag[4]=true;
+ box[0]=drag[2]-dx/r.width*box[2];box[1]=drag[3]-dy/r.height*box[3];apply();});
+window.addEventListener('mouseup',function(){setTimeout(function(){drag=null;},0);});
+var sel=null;
+svg.addEventListener('click',function(e){if(drag&&drag[4])return;
+ var g=e.target.closest('g.node');if(!g||!nodes[g.id])return;
+ if(sel)sel.classList.remove('sel');sel=g;g.classList.add('sel');
+ var n=nodes[g.id],d=document.getElementById('details');d.textContent='';
+ [['node',n.name],['op',n.op],['target',n.target],['in',n.cluster],['type',n.type],
+  ['attributes',n.attrs],['why on the host',n.reason]].forEach(function(p){
+  if(!p[1])return;var dt=document.createElement('dt'),dd=document.createElement('dd');
+  dt.textContent=p[0];dd.textContent=p[1];d.appendChild(dt);d.appendChild(dd);});});
+})();
+)";
+
+}  // namespace
+
+std::string WriteHtml(const Graph& g, const std::string& svg) {
+  size_t start = svg.find("<svg");
+  std::string inline_svg = start == std::string::npos ? svg : svg.substr(start);
+  Palette palette(g);
+  std::string legend = fmt::format("<div><span class=\"sw\" style=\"background:{}\"></span>host</div>\n",
+                                   palette.Fill(""));
+  for (const std::string& t : palette.targets()) {
+    legend += fmt::format("<div><span class=\"sw\" style=\"background:{}\"></span>{}</div>\n",
+                          palette.Fill(t), Html(t));
+  }
+  return fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<title>carve viz</title>\n<style>\n{}</style>\n</head>\n<body>\n"
+      "<div id=\"view\">\n{}</div>\n"
+      "<div id=\"side\">\n<h1>carve viz</h1>\n<p>Drag to pan, wheel to zoom, click a node for "
+      "details.</p>\n{}<dl id=\"details\"></dl>\n</div>\n"
+      "<script type=\"application/json\" id=\"carve-nodes\">{}</script>\n"
+      "<script>\n{}</script>\n</body>\n</html>\n",
+      kStyle, inline_svg, legend, NodeTable(g), kScript);
+}
+
+}  // namespace carve::viz
