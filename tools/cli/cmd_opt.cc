@@ -30,28 +30,6 @@
 namespace carve::cli {
 namespace {
 
-// FoldConstant computes with the interpreter's kernels (passes/ does not link
-// the interpreter; the tool connects them).
-void InstallConstantEvaluator() {
-  static const bool installed = [] {
-    SetConstantEvaluator([](const Call* call, std::span<const NDArray> args)
-                             -> absl::StatusOr<std::vector<NDArray>> {
-      KernelFn kernel = FindKernel(call->op()->name);
-      if (kernel == nullptr) {
-        return absl::UnimplementedError(fmt::format("no kernel for {}", call->op()->name));
-      }
-      KernelContext ctx;
-      ctx.op = call->op();
-      ctx.inputs = args;
-      ctx.attrs = call->attrs();
-      ctx.out_type = call->checked_type();
-      return kernel(ctx);
-    });
-    return true;
-  }();
-  (void)installed;
-}
-
 PrintOptions OutputOptions(const ParsedArgs& args) {
   PrintOptions options;
   options.show_types = args.Has("--types");
@@ -186,7 +164,7 @@ int RunOpt(const ParsedArgs& args, Env& env) {
   ScopedRuleFiles rule_files(RuleFilesFor(args, env));
   absl::StatusOr<PassPtr> pipeline = ParsePipeline(*args.Get("--pipeline"));
   if (!pipeline.ok()) return ReportError(env, pipeline.status());
-  InstallConstantEvaluator();
+  EnsureConstantEvaluator();
   if (env.prefault_heap) {
     env.prefault_heap(args.positional()[0], HeapPerInputByte(*args.Get("--pipeline")));
   }
@@ -234,7 +212,7 @@ int RunPartition(const ParsedArgs& args, Env& env) {
   if (!mod.ok()) return ReportError(env, mod.status());
   absl::StatusOr<PassPtr> pipeline = BackendPipeline(*backends);
   if (!pipeline.ok()) return ReportError(env, pipeline.status());
-  InstallConstantEvaluator();
+  EnsureConstantEvaluator();
   const Module input = *mod;  // for FindLetBoundLoss
   absl::Status ran = RunWithInstruments(**pipeline, *mod, args, env);
   if (!ran.ok()) return ReportError(env, ran);

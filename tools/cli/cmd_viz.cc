@@ -24,29 +24,6 @@ namespace {
 // picture is unreadable long before.
 constexpr int kDefaultMaxNodes = 400;
 
-// FoldConstant (in the backends' preparation) computes with the
-// interpreter's kernels, as in `carve partition` (cmd_opt.cc), so that the
-// picture shows the partition `carve partition` prints.
-void InstallConstantEvaluator() {
-  static const bool installed = [] {
-    SetConstantEvaluator([](const Call* call, std::span<const NDArray> args)
-                             -> absl::StatusOr<std::vector<NDArray>> {
-      KernelFn kernel = FindKernel(call->op()->name);
-      if (kernel == nullptr) {
-        return absl::UnimplementedError(fmt::format("no kernel for {}", call->op()->name));
-      }
-      KernelContext ctx;
-      ctx.op = call->op();
-      ctx.inputs = args;
-      ctx.attrs = call->attrs();
-      ctx.out_type = call->checked_type();
-      return kernel(ctx);
-    });
-    return true;
-  }();
-  (void)installed;
-}
-
 // The format named by --format, else by the extension of -o, else DOT.
 std::string FormatOf(const ParsedArgs& args) {
   if (auto f = args.Get("--format")) return *f;
@@ -63,12 +40,12 @@ absl::StatusOr<Module> Transform(Module mod, const ParsedArgs& args,
                                  std::vector<TargetSpecPtr>& backends) {
   if (auto names = args.Get("--backend")) {
     CARVE_ASSIGN_OR_RETURN(backends, ResolveBackends(*names));
-    InstallConstantEvaluator();
+    EnsureConstantEvaluator();
     return PartitionForBackends(std::move(mod), backends);
   }
   if (auto text = args.Get("--pipeline")) {
     CARVE_ASSIGN_OR_RETURN(PassPtr pipeline, ParsePipeline(*text));
-    InstallConstantEvaluator();
+    EnsureConstantEvaluator();
     PassContext ctx;
     CARVE_RETURN_IF_ERROR(RunPipeline(*pipeline, mod, ctx).status());
   }
