@@ -159,6 +159,23 @@ std::string ReadUntil(int fd, const std::string& needle) {
   return seen;
 }
 
+// Reads whatever `fd` prints for `ms` milliseconds (keeps the terminal's
+// output drained so the child never blocks writing to it).
+std::string ReadFor(int fd, int ms) {
+  std::string seen;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  while (std::chrono::steady_clock::now() < deadline) {
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 20) <= 0) continue;
+    char buf[4096];
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n > 0) seen.append(buf, size_t(n));
+    // EIO once the child has closed its side: keep waiting out `ms`.
+    if (n <= 0) usleep(20 * 1000);
+  }
+  return seen;
+}
+
 TEST(ReplTerminalTest, TabCompletesAPassNameAndHistoryIsKept) {
   std::string home = Temp("repl_home");
   std::filesystem::create_directories(home);
@@ -203,16 +220,24 @@ TEST(ReplTerminalTest, TabCompletesAPassNameAndHistoryIsKept) {
   EXPECT_THAT(seen, HasSubstr("step 1: MergeComposite(byoc_target) (changed"));
   // Ctrl-D at the prompt quits (sent only once the prompt is up: in the
   // terminal's cooked mode between prompts it would end a line instead).
-  // libedit may flush pending input when it puts the terminal into raw mode
-  // just after the prompt, so Ctrl-D is sent again until the REPL quits.
+  // A Ctrl-D that races libedit's switch into raw mode just after the prompt
+  // can land as a literal character (the line then shows "^D" and further
+  // Ctrl-Ds only beep), so each Ctrl-D is preceded by Ctrl-U (kill the line)
+  // and sent again until the REPL quits. The terminal is read all the while:
+  // a child closing its terminal on exit waits until its output was read.
   ASSERT_THAT(seen, HasSubstr("carve:1> "));
   bool exited = false;
+  std::string after;
+  bool writable = true;
   for (int i = 0; i < 300 && !exited; ++i) {
-    ASSERT_EQ(write(master, "\x04", 1), 1);
-    usleep(200 * 1000);
+    // The write fails once the child has closed the terminal on its way out.
+    if (writable && i < 50) writable = write(master, "\x15\x04", 2) == 2;
+    after += ReadFor(master, 200);
     exited = waitpid(pid, &child.status, WNOHANG) == pid;
   }
-  ASSERT_TRUE(exited || child.Exited());
+  ASSERT_TRUE(exited || child.Exited()) << "the REPL did not quit on Ctrl-D; it printed:\n"
+                                        << seen << "\n(then)\n"
+                                        << after;
   close(master);
   EXPECT_TRUE(WIFEXITED(child.status) && WEXITSTATUS(child.status) == 0);
   std::ifstream history(home + "/.carve_history");
