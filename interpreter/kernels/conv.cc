@@ -3,7 +3,8 @@
 // works (NCHW, NHWC, OIHW, HWIO, OHWI, HWOI, ...), and so do conv2d's and
 // conv2d_transpose's grouped G-layouts (GOIHW / GIOHW, what dnnl's
 // legalize_group_conv produces) when groups > 1; split layouts (NCHW16c)
-// are reported as Unimplemented.
+// are reported as Unimplemented. A depthwise convolution also takes TVM's
+// channel-multiplier weight (C, M, k...) in any kernel layout (HWOI for NHWC).
 
 #include "interpreter/kernels/conv.h"
 
@@ -146,6 +147,16 @@ absl::Status CheckGeometry(const KernelContext& ctx, const ConvGeometry& g, cons
   return absl::OkStatus();
 }
 
+// TVM's Conv2DRel / Conv3DRel type a depthwise convolution (groups == C ==
+// weight O) with channels = M * C from a weight whose I is the channel
+// multiplier M (topi's depthwise_conv2d_nchw / _nhwc filters, e.g. HWOI
+// (kh, kw, C, M)); an M of 1 is also the plain grouped form.
+bool IsDepthwiseMultiplierWeight(const ConvAttrs& a, int spatial, const ConvGeometry& g,
+                                 int64_t weight_i, int64_t weight_o) {
+  return spatial >= 2 && !a.grouped_kernel && g.groups > 1 && g.in_channels == g.groups &&
+         weight_o == g.groups && weight_i > 1 && weight_i * g.groups == g.out_channels;
+}
+
 // Converts `weight` to the accumulation type in canonical `axes` order and
 // subtracts the per-output-channel zero points (qnn.conv2d).
 template <typename Acc>
@@ -233,8 +244,16 @@ absl::StatusOr<std::vector<NDArray>> RunConv(const KernelContext& ctx, int spati
   g.out_channels = Extent(out, a.out_layout, 'C');
   g.groups = a.groups;
   FillSpatial(g, a, spatial, data, weight, out);
-  CARVE_RETURN_IF_ERROR(CheckGeometry(ctx, g, a, spatial, WeightExtent(weight, a, 'I', 'O'),
-                                      WeightExtent(weight, a, 'O', 'O'), false));
+  int64_t weight_i = WeightExtent(weight, a, 'I', 'O');
+  int64_t weight_o = WeightExtent(weight, a, 'O', 'O');
+  if (IsDepthwiseMultiplierWeight(a, spatial, g, weight_i, weight_o)) {
+    // TVM's depthwise weight (C, M, k...) holds output channel c * M + m at
+    // (c, m): in row-major OI.. order that is the grouped (C * M, 1, k...)
+    // weight the engine takes, so only the extents are re-read.
+    weight_o *= weight_i;
+    weight_i = 1;
+  }
+  CARVE_RETURN_IF_ERROR(CheckGeometry(ctx, g, a, spatial, weight_i, weight_o, false));
   const std::string sp = SpatialLetters(spatial);
   // Channels-last data (NHWC, NWC, NDHWC) keeps its order: its im2col rows
   // are contiguous channel runs. Everything else computes channels-first.

@@ -24,6 +24,9 @@ struct ConvCase {
   DataType data_dtype = DataType::Float(32), weight_dtype = DataType::Float(32);
   DataType out_dtype = DataType::Float(32);
   bool transposed = false;
+  // Pass the depthwise weight in TVM's (C, M, k...) form (groups == C,
+  // out_channels == M * C) instead of the grouped (M * C, 1, k...) one.
+  bool multiplier_weight = false;
 };
 
 std::string Spatial(int s) { return std::string("DHW").substr(3 - s); }
@@ -147,6 +150,17 @@ NDArray SplitGroups(const NDArray& weight, int64_t groups) {
   return out;
 }
 
+// The grouped depthwise weight (C * M, 1, k...) as TVM's (C, M, k...): the
+// same row-major order.
+NDArray AsMultiplierWeight(const NDArray& weight, int64_t channels) {
+  std::vector<int64_t> shape = weight.shape();
+  shape[1] = shape[0] / channels;
+  shape[0] = channels;
+  NDArray out = NDArray::Empty(weight.dtype(), shape);
+  for (int64_t i = 0; i < weight.num_elements(); ++i) out.SetFromDouble(i, weight.GetAsDouble(i));
+  return out;
+}
+
 // Builds random inputs in logical layouts, runs the kernel on the case's
 // layouts and compares with the reference.
 void CheckConv(const ConvCase& c, double tol = 1e-4,
@@ -181,11 +195,13 @@ void CheckConv(const ConvCase& c, double tol = 1e-4,
       Relayout(out_shape_probe, data_logical, out_layout).shape();
   const std::string op = fmt::format("nn.conv{}d{}", c.spatial, c.transposed ? "_transpose" : "");
   const bool grouped = c.kernel_layout.find('G') != std::string::npos;
+  const NDArray logical_weight =
+      c.multiplier_weight ? AsMultiplierWeight(weight, c.in_channels) : weight;
   auto out = RunKernel1(op,
                         {Relayout(data, data_logical, c.data_layout),
                          grouped ? Relayout(SplitGroups(weight, c.groups), "G" + weight_logical,
                                             c.kernel_layout)
-                                 : Relayout(weight, weight_logical, c.kernel_layout)},
+                                 : Relayout(logical_weight, weight_logical, c.kernel_layout)},
                         ConvAttrs(c), TypeOf(c.out_dtype, out_shape), device);
   CARVE_ASSERT_OK(out);
   EXPECT_EQ(out->dtype(), c.out_dtype);
@@ -278,6 +294,25 @@ TEST(Conv2D, DepthwiseWithChannelMultiplier) {
       c.data_layout = layout;
       c.kernel_layout = std::string(layout) == "NCHW" ? "OIHW" : "HWOI";
       SCOPED_TRACE(fmt::format("{} x{}", layout, multiplier));
+      CheckConv(c);
+    }
+  }
+}
+
+// TVM's depthwise form (test_compile_depthwise_conv2d_arm_cpu, issue 21):
+// NHWC data with an HWOI weight (kh, kw, C, M), channels = M * C; also
+// NCHW/OIHW and the other kernel layouts, on every data layout.
+TEST(Conv2D, DepthwiseMultiplierWeightInTvmForm) {
+  for (const char* data : {"NCHW", "NHWC"}) {
+    for (const char* kernel : {"HWOI", "OIHW", "HWIO", "OHWI"}) {
+      ConvCase c = Conv2DCase();
+      c.in_channels = 4;
+      c.groups = 4;
+      c.out_channels = 8;
+      c.multiplier_weight = true;
+      c.data_layout = data;
+      c.kernel_layout = kernel;
+      SCOPED_TRACE(fmt::format("{}/{}", data, kernel));
       CheckConv(c);
     }
   }
@@ -428,6 +463,30 @@ TEST(Conv3D, BothLayoutsSixValuePadding) {
     c.pad_after = {0, 2, 1};
     c.data_layout = layout;
     c.kernel_layout = std::string(layout) == "NCDHW" ? "OIDHW" : "DHWIO";
+    CheckConv(c);
+  }
+}
+
+// test_compile_depthwise_conv3d: (1, 16, D, H, W) data, weight (16, 2, k..)
+// with groups 16 and channels 32 (TVM's Conv3DRel depthwise rule).
+TEST(Conv3D, DepthwiseMultiplierWeightInTvmForm) {
+  for (const char* layout : {"NCDHW", "NDHWC"}) {
+    ConvCase c;
+    c.spatial = 3;
+    c.in_channels = 16;
+    c.groups = 16;
+    c.out_channels = 32;
+    c.multiplier_weight = true;
+    c.in = {4, 5, 3};
+    c.kernel = {2, 3, 1};
+    c.stride = {1, 1, 2};
+    c.dilation = {1, 1, 1};
+    c.padding_attr = {0, 1, 0};
+    c.pad_before = {0, 1, 0};
+    c.pad_after = {0, 1, 0};
+    c.data_layout = layout;
+    c.kernel_layout = std::string(layout) == "NCDHW" ? "OIDHW" : "DHWOI";
+    SCOPED_TRACE(layout);
     CheckConv(c);
   }
 }
