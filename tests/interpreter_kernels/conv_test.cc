@@ -299,21 +299,26 @@ TEST(Conv2D, DepthwiseWithChannelMultiplier) {
   }
 }
 
+// `base` as a depthwise convolution of `channels` input channels with
+// channel multiplier `multiplier`, its weight in TVM's (C, M, k...) form.
+ConvCase MultiplierCase(ConvCase base, int64_t channels, int64_t multiplier,
+                        const std::string& data, const std::string& kernel) {
+  base.in_channels = base.groups = channels;
+  base.out_channels = channels * multiplier;
+  base.multiplier_weight = true;
+  base.data_layout = data;
+  base.kernel_layout = kernel;
+  return base;
+}
+
 // TVM's depthwise form (test_compile_depthwise_conv2d_arm_cpu, issue 21):
 // NHWC data with an HWOI weight (kh, kw, C, M), channels = M * C; also
 // NCHW/OIHW and the other kernel layouts, on every data layout.
 TEST(Conv2D, DepthwiseMultiplierWeightInTvmForm) {
   for (const char* data : {"NCHW", "NHWC"}) {
     for (const char* kernel : {"HWOI", "OIHW", "HWIO", "OHWI"}) {
-      ConvCase c = Conv2DCase();
-      c.in_channels = 4;
-      c.groups = 4;
-      c.out_channels = 8;
-      c.multiplier_weight = true;
-      c.data_layout = data;
-      c.kernel_layout = kernel;
       SCOPED_TRACE(fmt::format("{}/{}", data, kernel));
-      CheckConv(c);
+      CheckConv(MultiplierCase(Conv2DCase(), 4, 2, data, kernel));
     }
   }
 }
@@ -447,47 +452,38 @@ TEST(Conv1D, BothLayoutsAsymmetricPadding) {
   }
 }
 
+ConvCase Conv3DCase() {
+  ConvCase c;
+  c.spatial = 3;
+  c.batch = 1;
+  c.in_channels = 3;
+  c.out_channels = 4;
+  c.in = {5, 6, 7};
+  c.kernel = {2, 3, 2};
+  c.stride = {1, 2, 1};
+  c.dilation = {2, 1, 1};
+  c.padding_attr = {1, 0, 1, 0, 2, 1};  // (front, top, left, back, bottom, right)
+  c.pad_before = {1, 0, 1};
+  c.pad_after = {0, 2, 1};
+  return c;
+}
+
 TEST(Conv3D, BothLayoutsSixValuePadding) {
   for (const char* layout : {"NCDHW", "NDHWC"}) {
-    ConvCase c;
-    c.spatial = 3;
-    c.batch = 1;
-    c.in_channels = 3;
-    c.out_channels = 4;
-    c.in = {5, 6, 7};
-    c.kernel = {2, 3, 2};
-    c.stride = {1, 2, 1};
-    c.dilation = {2, 1, 1};
-    c.padding_attr = {1, 0, 1, 0, 2, 1};  // (front, top, left, back, bottom, right)
-    c.pad_before = {1, 0, 1};
-    c.pad_after = {0, 2, 1};
+    ConvCase c = Conv3DCase();
     c.data_layout = layout;
     c.kernel_layout = std::string(layout) == "NCDHW" ? "OIDHW" : "DHWIO";
     CheckConv(c);
   }
 }
 
-// test_compile_depthwise_conv3d: (1, 16, D, H, W) data, weight (16, 2, k..)
-// with groups 16 and channels 32 (TVM's Conv3DRel depthwise rule).
+// test_compile_depthwise_conv3d's channels: data (1, 16, ...), weight
+// (16, 2, k...), groups 16, channels 32 (TVM's Conv3DRel depthwise rule).
 TEST(Conv3D, DepthwiseMultiplierWeightInTvmForm) {
   for (const char* layout : {"NCDHW", "NDHWC"}) {
-    ConvCase c;
-    c.spatial = 3;
-    c.in_channels = 16;
-    c.groups = 16;
-    c.out_channels = 32;
-    c.multiplier_weight = true;
-    c.in = {4, 5, 3};
-    c.kernel = {2, 3, 1};
-    c.stride = {1, 1, 2};
-    c.dilation = {1, 1, 1};
-    c.padding_attr = {0, 1, 0};
-    c.pad_before = {0, 1, 0};
-    c.pad_after = {0, 1, 0};
-    c.data_layout = layout;
-    c.kernel_layout = std::string(layout) == "NCDHW" ? "OIDHW" : "DHWOI";
     SCOPED_TRACE(layout);
-    CheckConv(c);
+    const bool first = std::string(layout) == "NCDHW";
+    CheckConv(MultiplierCase(Conv3DCase(), 16, 2, layout, first ? "OIDHW" : "DHWOI"));
   }
 }
 

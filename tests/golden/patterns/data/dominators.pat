@@ -38,3 +38,18 @@ backend fuzzy {
   composite diamond = dominates(nn.conv2d(_, _), has_attr(_, TOpPattern=0)(_) | add(_, _),
                                 add(_, _));
 }
+
+// Not from TVM's tests: dominators after an earlier composite of the same
+// table (MergeComposite runs the table in order). A composite call on the
+// path is a call of a function, not of an op: an elemwise path rejects it,
+// a wildcard path (`child.dominates(parent)`'s default) goes through it,
+// skipping the callee as TVM's MatchesPath does.
+backend after_leaky {
+  composite leaky = nn.leaky_relu(_);
+  composite diamond = dominates(nn.conv2d(_, _), has_attr(_, TOpPattern=0)(_) | add(_, _),
+                                add(_, _));
+}
+backend after_tanh {
+  composite tanh = tanh(_);
+  composite diamond = dominates(nn.conv2d(_, _), _, add(_, _));
+}
