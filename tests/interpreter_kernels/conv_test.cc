@@ -145,9 +145,7 @@ NDArray SplitGroups(const NDArray& weight, int64_t groups) {
   std::vector<int64_t> shape = weight.shape();
   shape[0] /= groups;
   shape.insert(shape.begin(), groups);
-  NDArray out = NDArray::Empty(weight.dtype(), shape);
-  for (int64_t i = 0; i < weight.num_elements(); ++i) out.SetFromDouble(i, weight.GetAsDouble(i));
-  return out;
+  return Reshaped(weight, shape);
 }
 
 // The grouped depthwise weight (C * M, 1, k...) as TVM's (C, M, k...): the
@@ -156,9 +154,7 @@ NDArray AsMultiplierWeight(const NDArray& weight, int64_t channels) {
   std::vector<int64_t> shape = weight.shape();
   shape[1] = shape[0] / channels;
   shape[0] = channels;
-  NDArray out = NDArray::Empty(weight.dtype(), shape);
-  for (int64_t i = 0; i < weight.num_elements(); ++i) out.SetFromDouble(i, weight.GetAsDouble(i));
-  return out;
+  return Reshaped(weight, shape);
 }
 
 // Builds random inputs in logical layouts, runs the kernel on the case's
@@ -609,14 +605,33 @@ TEST(Conv2D, MismatchedWeightIsAnError) {
   EXPECT_THAT(std::string(out.status().message()), ::testing::HasSubstr("weight"));
 }
 
-TEST(Conv2D, SplitLayoutIsUnimplemented) {
-  NDArray data = Random<float>({1, 1, 4, 4, 4}, 1);
-  NDArray weight = Random<float>({4, 4, 1, 1}, 2);
-  auto out = RunKernel1("nn.conv2d", {data, weight},
-                        MakeAttrs("relay.attrs.Conv2DAttrs", {{"data_layout", Str("NCHW4c")}}),
-                        TypeOf(DataType::Float(32), {1, 1, 4, 4, 4}));
-  ASSERT_FALSE(out.ok());
-  EXPECT_EQ(out.status().code(), absl::StatusCode::kUnimplemented);
+// TVM's x86 conv2d_NCHWc layouts: NCHW4c data, an OIHW4i2o kernel and an
+// NCHW2c output compute the NCHW / OIHW convolution (and so does a
+// transposed conv with split layouts).
+TEST(Conv2D, SplitLayoutsComputeThePrimalConvolution) {
+  ConvCase c = Conv2DCase();
+  c.in_channels = 8;
+  c.out_channels = 6;
+  const std::vector<int64_t> out = OutExtents(c);
+  NDArray data = Random<float>({2, 8, 7, 9}, 1);
+  NDArray weight = Random<float>({6, 8, 3, 2}, 2);
+  const std::vector<double> expected = Reference(c, data, weight);
+  // (N, C, H, W) as (N, C/4, 4, H, W) with the 4 moved last; (O, I, H, W)
+  // as (O/2, 2, I/4, 4, H, W) with the 4 and the 2 moved last.
+  NDArray data4c = Relayout(Reshaped(data, {2, 2, 4, 7, 9}), "NCcHW", "NCHWc");
+  NDArray weight4i2o = Relayout(Reshaped(weight, {3, 2, 2, 4, 3, 2}), "OoIiHW", "OIHWio");
+  c.data_layout = "NCHW4c";
+  c.kernel_layout = "OIHW4i2o";
+  c.out_layout = "NCHW2c";
+  auto got = RunKernel1("nn.conv2d", {data4c, weight4i2o}, ConvAttrs(c),
+                        TypeOf(DataType::Float(32), {2, 3, out[0], out[1], 2}));
+  CARVE_ASSERT_OK(got);
+  ExpectNear(AsDoubles(Relayout(*got, "NCHWc", "NCcHW")), expected, 1e-4, "NCHW4c");
+  // Data whose channels (9, in NCHW3c) are not the weight's is an error.
+  c.data_layout = "NCHW3c";
+  auto bad = RunKernel1("nn.conv2d", {Random<float>({2, 3, 7, 9, 3}, 1), weight4i2o}, ConvAttrs(c),
+                        TypeOf(DataType::Float(32), {2, 3, out[0], out[1], 2}));
+  EXPECT_FALSE(bad.ok());
 }
 
 }  // namespace

@@ -152,7 +152,9 @@ void CheckPool2D(const PoolCase& c, const std::vector<int64_t>& padding_attr,
              layout);
 }
 
-TEST(Pool2D, RandomCasesAgainstReference) {
+// Odd extents, strides, dilation and asymmetric padding ({1, 0, 2, 1} as
+// written in a call).
+PoolCase OddCase() {
   PoolCase c;
   c.in = {9, 8};
   c.kernel = {3, 2};
@@ -160,6 +162,11 @@ TEST(Pool2D, RandomCasesAgainstReference) {
   c.dilation = {2, 1};
   c.pad_before = {1, 0};
   c.pad_after = {2, 1};
+  return c;
+}
+
+TEST(Pool2D, RandomCasesAgainstReference) {
+  PoolCase c = OddCase();
   for (bool max : {true, false}) {
     for (bool ceil : {false, true}) {
       for (bool include : {false, true}) {
@@ -285,24 +292,11 @@ TEST(AdaptivePool2D, NonDivisibleBins) {
   EXPECT_THAT(AsDoubles(*m), ElementsAreArray(max));
 }
 
-// `t` with its row-major elements under another shape.
-NDArray Reshaped(const NDArray& t, std::vector<int64_t> shape) {
-  NDArray out = NDArray::Empty(t.dtype(), shape);
-  for (int64_t i = 0; i < t.num_elements(); ++i) out.SetFromDouble(i, t.GetAsDouble(i));
-  return out;
-}
-
 // TVM's pool computes take split layouts (NCHW16c, what AlterOpLayout makes
 // on x86) and return the input's layout whatever out_layout says (the
 // relations type the output that way too).
 TEST(Pool2D, SplitLayoutAndOutLayoutAsTvmComputes) {
-  PoolCase c;
-  c.in = {9, 8};
-  c.kernel = {3, 2};
-  c.stride = {2, 2};
-  c.dilation = {1, 1};
-  c.pad_before = {1, 0};
-  c.pad_after = {1, 1};
+  PoolCase c = OddCase();
   const int64_t ch = 32;
   NDArray x = Random<float>({1, ch, 9, 8}, 5);
   const std::vector<int64_t> out = PoolOut(c);
@@ -311,8 +305,9 @@ TEST(Pool2D, SplitLayoutAndOutLayoutAsTvmComputes) {
     const std::vector<double> expected = ReferencePool(c, AsDoubles(x), ch);
     auto attrs = [&](std::string_view layout, std::string_view out_layout) {
       return Pool2DAttrs(max, {{"pool_size", Ints({3, 2})},
-                               {"strides", Ints({2, 2})},
-                               {"padding", Ints({1, 0, 1, 1})},
+                               {"strides", Ints({2, 3})},
+                               {"dilation", Ints({2, 1})},
+                               {"padding", Ints({1, 0, 2, 1})},
                                {"layout", Str(layout)},
                                {"out_layout", Str(out_layout)}});
     };
