@@ -18,7 +18,9 @@ struct ConvKind {
   std::string_view data_canon;            // NCW / NCHW / NCDHW
   std::string_view kernel_canon;          // OIW / OIHW / OIDHW
   std::string_view grouped_kernel_canon;  // GOIHW for conv2d, "" otherwise
-  bool has_depthwise_rule;                // conv2d's depthwise weight shape
+  // TVM's Conv2DRel and Conv3DRel (not Conv1DRel) assign a depthwise
+  // weight (C, channels // C, k...) when groups == C == weight O.
+  bool has_depthwise_rule;
   bool padding_exact;                     // conv1d reads padding[0] + padding[1]
   // conv1d quirk: with channels/kernel_size unset, TVM checks the input
   // channels against weight.I without dividing by groups.
@@ -27,7 +29,7 @@ struct ConvKind {
 
 constexpr ConvKind kConv1D{1, "NCW", "OIW", "", false, true, true};
 constexpr ConvKind kConv2D{2, "NCHW", "OIHW", "GOIHW", true, false, false};
-constexpr ConvKind kConv3D{3, "NCDHW", "OIDHW", "", false, false, false};
+constexpr ConvKind kConv3D{3, "NCDHW", "OIDHW", "", true, false, false};
 
 // The weight in OIHW terms. A grouped GOIHW weight (G, O/G, I/G, kh, kw)
 // reads as O = G * O/G.
@@ -70,13 +72,15 @@ absl::Status CheckInputChannels(const ConvParams& p, Dim c, Dim weight_in, bool 
 // Checks the weight against the attrs and the input channels `c`; returns
 // the output channel count.
 absl::StatusOr<Dim> CheckWeight(const ConvParams& p, const ConvKind& kind, Dim c,
-                                const WeightView& w) {
+                                const WeightView& w, bool grouped) {
   CARVE_RETURN_IF_ERROR(CheckKernelSize(p, w.kernel));
   bool assign = p.channels && p.kernel_size;
-  bool depthwise = kind.has_depthwise_rule && p.groups > 1 && DimIs(c, p.groups) &&
+  // A G-layout weight takes TVM's grouped rule before the depthwise one.
+  bool depthwise = kind.has_depthwise_rule && !grouped && p.groups > 1 && DimIs(c, p.groups) &&
                    DimIs(w.out_channels, p.groups);
   if (assign && depthwise) {
-    // TVM's depthwise weight is (C, channels // C, kh, kw) in OIHW terms.
+    // TVM's depthwise weight is (C, channels // C, k...) in OIHW terms: a
+    // channel multiplier channels // C > 1 is read from the weight's I.
     int64_t multiplier = FloorDiv(*p.channels, c.value);
     if (!DimMatches(w.in_channels, D(multiplier))) {
       return Error("depthwise weight input channels {} do not match channels {} / groups {}",
@@ -107,7 +111,7 @@ absl::StatusOr<const Type*> ConvRel(const TypeRelCall& call, const ConvKind& kin
   CARVE_ASSIGN_OR_RETURN(Shape dshape, ToCanonical(data, in_bij, "input"));
   CARVE_ASSIGN_OR_RETURN(Shape wshape, ToCanonical(weight, k_bij, "weight"));
   CARVE_ASSIGN_OR_RETURN(WeightView w, ViewWeight(wshape, grouped));
-  CARVE_ASSIGN_OR_RETURN(Dim out_channels, CheckWeight(p, kind, dshape[1], w));
+  CARVE_ASSIGN_OR_RETURN(Dim out_channels, CheckWeight(p, kind, dshape[1], w, grouped));
   Shape out = {dshape[0], out_channels};
   for (int i = 0; i < kind.spatial; ++i) {
     Dim k = p.kernel_size ? D((*p.kernel_size)[i]) : w.kernel[i];

@@ -11,15 +11,13 @@ struct ConvTransposeKind {
   std::string_view data_canon;            // NCW / NCHW / NCDHW
   std::string_view kernel_canon;          // IOW / IOHW / IODHW
   std::string_view grouped_kernel_canon;  // GIOHW for 2-d, "" otherwise
-  // TVM's 2-d relation checks channels // groups == weight.O and
-  // C == weight.I; the 1-d and 3-d ones check channels == weight.O and
-  // C // groups == weight.I.
-  bool groups_divide_channels;
 };
 
-constexpr ConvTransposeKind kConv1DT{1, "NCW", "IOW", "", false};
-constexpr ConvTransposeKind kConv2DT{2, "NCHW", "IOHW", "GIOHW", true};
-constexpr ConvTransposeKind kConv3DT{3, "NCDHW", "IODHW", "", false};
+// TVM v0.16's three relations check the weight alike: channels // groups ==
+// weight.O and C == weight.I (groups do not divide the input channels).
+constexpr ConvTransposeKind kConv1DT{1, "NCW", "IOW", ""};
+constexpr ConvTransposeKind kConv2DT{2, "NCHW", "IOHW", "GIOHW"};
+constexpr ConvTransposeKind kConv3DT{3, "NCDHW", "IODHW", ""};
 
 // The weight in IOHW terms; a grouped GIOHW weight (G, I/G, O/G, kh, kw)
 // reads as I = G * I/G, O = O/G (as TVM does).
@@ -50,22 +48,19 @@ absl::StatusOr<TransposeWeight> ViewWeight(const Shape& w, bool grouped) {
 // Checks the weight against the attrs and the input channels `c`; returns
 // the output channel count (channels when set with kernel_size, else the
 // weight's O, not multiplied by groups, as in TVM).
-absl::StatusOr<Dim> CheckWeight(const ConvParams& p, const ConvTransposeKind& kind, Dim c,
-                                const TransposeWeight& w) {
+absl::StatusOr<Dim> CheckWeight(const ConvParams& p, Dim c, const TransposeWeight& w) {
   CARVE_RETURN_IF_ERROR(CheckKernelSize(p, w.kernel));
   bool assign = p.channels && p.kernel_size;
   if (p.channels) {
     // The assigned weight is (C, channels // groups, k...) for every rank.
-    int64_t want =
-        assign || kind.groups_divide_channels ? FloorDiv(*p.channels, p.groups) : *p.channels;
+    int64_t want = FloorDiv(*p.channels, p.groups);
     if (!DimMatches(w.out_channels, D(want))) {
       return Error("weight output channels {} do not match channels {} / groups {}",
                    w.out_channels.value, *p.channels, p.groups);
     }
   }
   if (!c.is_any() && !w.in_channels.is_any()) {
-    int64_t want = assign || kind.groups_divide_channels ? c.value : FloorDiv(c.value, p.groups);
-    if (want != w.in_channels.value) {
+    if (c.value != w.in_channels.value) {
       return Error("input channels {} do not match weight input channels {} (groups {})", c.value,
                    w.in_channels.value, p.groups);
     }
@@ -88,7 +83,7 @@ absl::StatusOr<const Type*> ConvTransposeRel(const TypeRelCall& call,
   CARVE_ASSIGN_OR_RETURN(Shape dshape, ToCanonical(data, in_bij, "input"));
   CARVE_ASSIGN_OR_RETURN(Shape wshape, ToCanonical(weight, k_bij, "weight"));
   CARVE_ASSIGN_OR_RETURN(TransposeWeight w, ViewWeight(wshape, grouped));
-  CARVE_ASSIGN_OR_RETURN(Dim out_channels, CheckWeight(p, kind, dshape[1], w));
+  CARVE_ASSIGN_OR_RETURN(Dim out_channels, CheckWeight(p, dshape[1], w));
   Shape out = {dshape[0], out_channels};
   for (int i = 0; i < kind.spatial; ++i) {
     Dim k = p.kernel_size ? D((*p.kernel_size)[i]) : w.kernel[i];

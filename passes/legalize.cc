@@ -3,12 +3,29 @@
 #include "passes/legalize.h"
 
 #include <algorithm>
+#include <span>
+#include <string_view>
 #include <vector>
 
 #include "passes/rewrite_util.h"
 
 namespace carve {
 namespace {
+
+// True when `conv` (groups > 1, an OIHW weight of `shape`) is TVM's
+// depthwise convolution with a channel multiplier M = weight I > 1:
+// groups == data C == weight O (Conv2DRel's depthwise rule).
+bool IsDepthwiseMultiplierWeight(const Call* conv, int64_t groups, std::span<const Dim> shape) {
+  const auto* data = DynCast<TensorType>(conv->args()[0]->checked_type());
+  std::string_view layout = conv->attrs()->GetString("data_layout", "NCHW");
+  size_t c = layout.find('C');
+  if (data == nullptr || layout.find('c') != std::string_view::npos || c >= data->rank()) {
+    return false;
+  }
+  const Dim& channels = data->shape()[c];
+  return !channels.is_any() && channels.value == groups && shape[0].value == groups &&
+         shape[1].value > 1;
+}
 
 class GroupConvLegalizer : public TypedMutator {
  public:
@@ -42,6 +59,13 @@ class GroupConvLegalizer : public TypedMutator {
         AttrValue::Int(groups), AttrValue::Int(shape[0].value / groups),
         AttrValue::Int(shape[1].value), AttrValue::Int(shape[2].value),
         AttrValue::Int(shape[3].value)};
+    if (conv && IsDepthwiseMultiplierWeight(Cast<Call>(e), groups, shape)) {
+      // TVM's depthwise weight (C, M, kh, kw) holds output channel c * M + m
+      // at (c, m): as GOIHW it is (C, M, 1, kh, kw). dnnl.py's reshape to
+      // (C, 1, M, kh, kw) types in no conv (docs/tvm-deviations.md).
+      newshape[1] = AttrValue::Int(shape[1].value);
+      newshape[2] = AttrValue::Int(1);
+    }
     const Attrs* reshape_attrs =
         WithField(DefaultAttrs(FindOp("reshape")->attrs), "newshape", AttrValue::Array(newshape));
     // A 0 here is an empty axis, not "copy the input dim" (cf. F-4).

@@ -59,7 +59,8 @@ absl::StatusOr<memory::desc> DataDesc(std::string_view layout, const std::vector
 // Relay splits the group off O for convolutions (shape O x I/G) and off I
 // for transposed ones (shape I x O/G).
 absl::StatusOr<memory::desc> WeightsDesc(std::string_view layout, const std::vector<int64_t>& shape,
-                                         int spatial, int64_t groups, bool transpose) {
+                                         int spatial, int64_t groups, bool transpose,
+                                         int64_t out_channels) {
   std::string logical = "OI" + SpatialLetters(spatial);
   if (groups > 1 && layout.find('G') != std::string_view::npos) {
     // Already grouped (dnnl's legalize_group_conv: GOIHW, GIOHW): G, O and
@@ -76,6 +77,16 @@ absl::StatusOr<memory::desc> WeightsDesc(std::string_view layout, const std::vec
   std::vector<int64_t> dims;
   for (char c : logical) dims.push_back(shape[layout.find(c)]);
   if (groups == 1) return F32Desc(dims, *strides);
+  if (!transpose && dims[0] == groups && dims[1] > 1 && dims[1] * groups == out_channels) {
+    // TVM's depthwise weight (C, M, k...) (Conv2DRel's depthwise rule) is
+    // oneDNN's (G = C, O/G = M, I/G = 1, k...).
+    std::vector<int64_t> gdims{groups, dims[1], 1}, gstrides{(*strides)[0], (*strides)[1], 1};
+    for (size_t i = 2; i < dims.size(); ++i) {
+      gdims.push_back(dims[i]);
+      gstrides.push_back((*strides)[i]);
+    }
+    return F32Desc(gdims, gstrides);
+  }
   // dims: conv (O, I/G, k...), transpose (O/G, I, k...).
   int split = transpose ? 1 : 0;  // the axis holding all groups
   int64_t per_group = dims[split] / groups;
@@ -119,8 +130,10 @@ absl::StatusOr<ConvShapes> DescribeConv(const NodeBuildContext& ctx, const Fusio
   std::vector<int64_t> out_shape = node.shapes[0];
   CARVE_ASSIGN_OR_RETURN(c.src, DataDesc(data_layout, ctx.InputShape(spec.data), c.spatial));
   CARVE_ASSIGN_OR_RETURN(c.dst, DataDesc(out_layout, out_shape, c.spatial));
+  size_t out_c = out_layout.find('C');
+  int64_t out_channels = out_c < out_shape.size() ? out_shape[out_c] : -1;
   CARVE_ASSIGN_OR_RETURN(c.weights, WeightsDesc(kernel_layout, ctx.InputShape(*spec.weight),
-                                                c.spatial, c.groups, c.transpose));
+                                                c.spatial, c.groups, c.transpose, out_channels));
   return c;
 }
 

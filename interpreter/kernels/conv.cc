@@ -2,8 +2,11 @@
 // Any data/kernel/out layout that is a permutation of the canonical letters
 // works (NCHW, NHWC, OIHW, HWIO, OHWI, HWOI, ...), and so do conv2d's and
 // conv2d_transpose's grouped G-layouts (GOIHW / GIOHW, what dnnl's
-// legalize_group_conv produces) when groups > 1; split layouts (NCHW16c)
-// are reported as Unimplemented.
+// legalize_group_conv produces) when groups > 1. Split layouts (NCHW16c data,
+// OIHW16i16o kernels: TVM's x86 conv2d_NCHWc) run through their primal
+// layouts, moved there and back by the layout_transform kernel. A depthwise
+// convolution also takes TVM's channel-multiplier weight (C, M, k...) in any
+// kernel layout (HWOI for NHWC).
 
 #include "interpreter/kernels/conv.h"
 
@@ -13,6 +16,8 @@
 
 #include "interpreter/kernels/conv_engine.h"
 #include "interpreter/kernels/nn_util.h"
+#include "ir/layout.h"
+#include "ir/op.h"
 
 namespace carve::nn_kernels {
 namespace {
@@ -146,6 +151,16 @@ absl::Status CheckGeometry(const KernelContext& ctx, const ConvGeometry& g, cons
   return absl::OkStatus();
 }
 
+// TVM's Conv2DRel / Conv3DRel type a depthwise convolution (groups == C ==
+// weight O) with channels = M * C from a weight whose I is the channel
+// multiplier M (topi's depthwise_conv2d_nchw / _nhwc filters, e.g. HWOI
+// (kh, kw, C, M)); an M of 1 is also the plain grouped form.
+bool IsDepthwiseMultiplierWeight(const ConvAttrs& a, int spatial, const ConvGeometry& g,
+                                 int64_t weight_i, int64_t weight_o) {
+  return spatial >= 2 && !a.grouped_kernel && g.groups > 1 && g.in_channels == g.groups &&
+         weight_o == g.groups && weight_i > 1 && weight_i * g.groups == g.out_channels;
+}
+
 // Converts `weight` to the accumulation type in canonical `axes` order and
 // subtracts the per-output-channel zero points (qnn.conv2d).
 template <typename Acc>
@@ -195,6 +210,69 @@ absl::Status RunTyped(const KernelContext& ctx, const NDArray& data, const ConvA
   return StorePermuted(ctx, result.get(), out_perm, out);
 }
 
+// `layout` without its sub-axes ("NCHW16c" -> "NCHW", "OIHW4o4i" -> "OIHW").
+std::string PrimalLayout(std::string_view layout) {
+  std::string primal;
+  for (char c : layout) {
+    if (c >= 'A' && c <= 'Z') primal += c;
+  }
+  return primal;
+}
+
+// `t` moved from layout `from` to `to` (same primal axes) by the
+// layout_transform kernel, so that the data movement has one definition.
+absl::StatusOr<NDArray> TransformLayout(const KernelContext& ctx, const NDArray& t,
+                                        const std::string& from, const std::string& to) {
+  absl::StatusOr<BijectiveLayout> bijection = BijectiveLayout::Make(from, to);
+  if (!bijection.ok()) return KernelError(ctx, "{}", std::string(bijection.status().message()));
+  std::vector<Dim> dims;
+  for (int64_t e : t.shape()) dims.push_back(Dim{e});
+  CARVE_ASSIGN_OR_RETURN(std::vector<Dim> shape, bijection->ForwardShape(dims));
+  const OpInfo* op = FindOp("layout_transform");
+  KernelFn kernel = FindKernel("layout_transform");
+  if (op == nullptr || kernel == nullptr) return KernelError(ctx, "no layout_transform kernel");
+  const Attrs* attrs = WithField(DefaultAttrs(op->attrs), "src_layout", AttrValue::Str(from));
+  attrs = WithField(attrs, "dst_layout", AttrValue::Str(to));
+  KernelContext inner{op, {&t, 1}, attrs, TensorTy(t.dtype(), shape), ctx.device};
+  CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> out, kernel(inner));
+  return std::move(out[0]);
+}
+
+// Runs `run` (RunConv or RunConvTranspose without the split-layout step) on
+// the call with its split data / kernel / out layouts replaced by their
+// primal ones, and moves the result back into the out layout.
+template <typename Run>
+absl::StatusOr<std::vector<NDArray>> RunInPrimalLayouts(const KernelContext& ctx,
+                                                        const ConvAttrs& a, Run run) {
+  const std::string data = PrimalLayout(a.data_layout), kernel = PrimalLayout(a.kernel_layout);
+  const std::string out = PrimalLayout(a.out_layout);
+  std::vector<NDArray> inputs(ctx.inputs.begin(), ctx.inputs.end());
+  CARVE_ASSIGN_OR_RETURN(inputs[0], TransformLayout(ctx, inputs[0], a.data_layout, data));
+  CARVE_ASSIGN_OR_RETURN(inputs[1], TransformLayout(ctx, inputs[1], a.kernel_layout, kernel));
+  const auto* out_type = DynCast<TensorType>(ctx.out_type);
+  if (out_type == nullptr) return KernelError(ctx, "needs a tensor output type");
+  absl::StatusOr<BijectiveLayout> out_bijection = BijectiveLayout::Make(a.out_layout, out);
+  if (!out_bijection.ok()) {
+    return KernelError(ctx, "{}", std::string(out_bijection.status().message()));
+  }
+  CARVE_ASSIGN_OR_RETURN(std::vector<Dim> out_shape,
+                         out_bijection->ForwardShape(out_type->shape()));
+  const Attrs* attrs = WithField(ctx.attrs, "data_layout", AttrValue::Str(data));
+  attrs = WithField(attrs, "kernel_layout", AttrValue::Str(kernel));
+  attrs = WithField(attrs, "out_layout", AttrValue::Str(out));
+  KernelContext inner{ctx.op, inputs, attrs, TensorTy(out_type->dtype(), out_shape), ctx.device};
+  CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> result, run(inner));
+  CARVE_ASSIGN_OR_RETURN(result[0], TransformLayout(ctx, result[0], out, a.out_layout));
+  return result;
+}
+
+bool HasSplitLayout(const ConvAttrs& a) {
+  for (const std::string* layout : {&a.data_layout, &a.kernel_layout, &a.out_layout}) {
+    if (PrimalLayout(*layout).size() != layout->size()) return true;
+  }
+  return false;
+}
+
 absl::StatusOr<std::vector<NDArray>> ConvKernel(const KernelContext& ctx, int spatial) {
   CARVE_RETURN_IF_ERROR(CheckArity(ctx, 2));
   return RunConv(ctx, spatial, nullptr);
@@ -223,6 +301,11 @@ absl::StatusOr<std::vector<NDArray>> Conv3DTranspose(const KernelContext& ctx) {
 absl::StatusOr<std::vector<NDArray>> RunConv(const KernelContext& ctx, int spatial,
                                              const ConvZeroPoints* zero_points) {
   CARVE_ASSIGN_OR_RETURN(ConvAttrs a, DecodeConvAttrs(ctx, spatial, false));
+  if (HasSplitLayout(a)) {
+    return RunInPrimalLayouts(ctx, a, [&](const KernelContext& inner) {
+      return RunConv(inner, spatial, zero_points);
+    });
+  }
   const NDArray& data = ctx.inputs[0];
   const NDArray& weight = ctx.inputs[1];
   CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
@@ -233,8 +316,16 @@ absl::StatusOr<std::vector<NDArray>> RunConv(const KernelContext& ctx, int spati
   g.out_channels = Extent(out, a.out_layout, 'C');
   g.groups = a.groups;
   FillSpatial(g, a, spatial, data, weight, out);
-  CARVE_RETURN_IF_ERROR(CheckGeometry(ctx, g, a, spatial, WeightExtent(weight, a, 'I', 'O'),
-                                      WeightExtent(weight, a, 'O', 'O'), false));
+  int64_t weight_i = WeightExtent(weight, a, 'I', 'O');
+  int64_t weight_o = WeightExtent(weight, a, 'O', 'O');
+  if (IsDepthwiseMultiplierWeight(a, spatial, g, weight_i, weight_o)) {
+    // TVM's depthwise weight (C, M, k...) holds output channel c * M + m at
+    // (c, m): in row-major OI.. order that is the grouped (C * M, 1, k...)
+    // weight the engine takes, so only the extents are re-read.
+    weight_o *= weight_i;
+    weight_i = 1;
+  }
+  CARVE_RETURN_IF_ERROR(CheckGeometry(ctx, g, a, spatial, weight_i, weight_o, false));
   const std::string sp = SpatialLetters(spatial);
   // Channels-last data (NHWC, NWC, NDHWC) keeps its order: its im2col rows
   // are contiguous channel runs. Everything else computes channels-first.
@@ -255,6 +346,10 @@ absl::StatusOr<std::vector<NDArray>> RunConv(const KernelContext& ctx, int spati
 
 absl::StatusOr<std::vector<NDArray>> RunConvTranspose(const KernelContext& ctx, int spatial) {
   CARVE_ASSIGN_OR_RETURN(ConvAttrs a, DecodeConvAttrs(ctx, spatial, true));
+  if (HasSplitLayout(a)) {
+    return RunInPrimalLayouts(
+        ctx, a, [&](const KernelContext& inner) { return RunConvTranspose(inner, spatial); });
+  }
   const NDArray& data = ctx.inputs[0];
   const NDArray& weight = ctx.inputs[1];
   CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));

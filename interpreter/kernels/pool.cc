@@ -1,19 +1,21 @@
 // Kernels for the pooling ops (ops.md §10): nn.{max,avg}_pool{1,2,3}d,
 // nn.global_{max,avg}_pool2d and nn.adaptive_{max,avg}_pool{1,2,3}d.
 //
-// Every layout whose pooled axes (D/H/W) are unsplit works: the input is
-// viewed as [planes, D, H, W] (the other axes, in layout order, flattened
-// into planes; a free view for NCHW), pooled plane by plane, and written
-// back in the output layout.
+// Every layout whose pooled axes (D/H/W) are unsplit works, split ones such
+// as NCHW16c included: the input is viewed as [planes, D, H, W] (the other
+// axes, in layout order, flattened into planes; a free view for NCHW),
+// pooled plane by plane, and written back in the same layout (TVM's
+// computes ignore out_layout).
 
+#include <algorithm>
 #include <array>
-#include <cctype>
 #include <limits>
 #include <memory>
 #include <string>
 
 #include "interpreter/kernels/gemm.h"
 #include "interpreter/kernels/nn_util.h"
+#include "ir/layout.h"
 
 namespace carve::nn_kernels {
 namespace {
@@ -108,36 +110,39 @@ void PoolPlane(const PoolGeometry& g, PoolKind kind, C lowest, const C* in, C* o
 template <typename T>
 using PoolCompute = std::conditional_t<kIsFloat<T>, ComputeT<T>, int64_t>;
 
-// The pooled-axis letters and how the layout maps onto [planes..., D, H, W].
+// How the layout maps onto [planes..., D, H, W]: `perm` lists the tensor
+// axes that are not pooled, in layout order (split sub-axes such as the 16c
+// of NCHW16c included), then the pooled ones in D, H, W order.
 struct PoolLayout {
-  std::string canonical;  // non-pooled letters in layout order, then the pooled ones
-  std::vector<int> in_perm, out_perm;
+  std::vector<int> perm;
 };
 
+// TVM's Pool*Compute pool in `layout` and return that same layout (as the
+// relations type it): `out_layout` only tells layout passes what a consumer
+// wants, so it is not read here.
 absl::StatusOr<PoolLayout> ResolveLayout(const KernelContext& ctx, int spatial,
                                          const NDArray& data, const NDArray& out) {
   const std::string sp = std::string("DHW").substr(3 - spatial);
-  std::string layout(AttrString(ctx, "layout", spatial == 1 ? "NCW"
-                                               : spatial == 2 ? "NCHW"
-                                                              : "NCDHW"));
-  std::string out_layout(AttrString(ctx, "out_layout", ""));
-  if (out_layout.empty()) out_layout = layout;
-  for (char c : layout) {
-    if (!std::isupper(static_cast<unsigned char>(c))) {
-      return absl::UnimplementedError(fmt::format(
-          "{}: split layout \"{}\" is not supported", OpName(ctx), layout));
-    }
+  std::string_view text =
+      AttrString(ctx, "layout", spatial == 1 ? "NCW" : spatial == 2 ? "NCHW" : "NCDHW");
+  absl::StatusOr<Layout> layout = Layout::Parse(text);
+  if (!layout.ok()) return KernelError(ctx, "{}", std::string(layout.status().message()));
+  if (data.rank() != layout->ndim() || out.rank() != layout->ndim()) {
+    return KernelError(ctx, "data rank {} does not match layout \"{}\"", data.rank(), text);
   }
   PoolLayout pl;
-  for (char c : layout) {
-    if (sp.find(c) == std::string::npos) pl.canonical += c;
+  std::vector<int> pooled;
+  for (char axis : sp) {
+    const int at = layout->IndexOf(axis);
+    if (at < 0 || layout->FactorOf(axis) != 0) {
+      return KernelError(ctx, "layout \"{}\" must hold the pooled {} axes unsplit", text, sp);
+    }
+    pooled.push_back(at);
   }
-  pl.canonical += sp;
-  CARVE_ASSIGN_OR_RETURN(pl.in_perm, LayoutPermutation(ctx, layout, pl.canonical));
-  CARVE_ASSIGN_OR_RETURN(pl.out_perm, LayoutPermutation(ctx, out_layout, pl.canonical));
-  if (data.rank() != layout.size() || out.rank() != layout.size()) {
-    return KernelError(ctx, "data rank {} does not match layout \"{}\"", data.rank(), layout);
+  for (int i = 0; i < int(layout->ndim()); ++i) {
+    if (std::find(pooled.begin(), pooled.end(), i) == pooled.end()) pl.perm.push_back(i);
   }
+  pl.perm.insert(pl.perm.end(), pooled.begin(), pooled.end());
   return pl;
 }
 
@@ -169,20 +174,20 @@ absl::StatusOr<std::vector<NDArray>> RunPool(const KernelContext& ctx, int spati
   const size_t rank = data.rank();
   int64_t planes = 1;
   for (size_t i = 0; i + spatial < rank; ++i) {
-    if (data.shape()[pl.in_perm[i]] != out.shape()[pl.out_perm[i]]) {
+    if (data.shape()[pl.perm[i]] != out.shape()[pl.perm[i]]) {
       return KernelError(ctx, "output shape {} does not match input shape {}",
                          ShapeString(out.shape()), ShapeString(data.shape()));
     }
-    planes *= data.shape()[pl.in_perm[i]];
+    planes *= data.shape()[pl.perm[i]];
   }
   for (int i = 0; i < spatial; ++i) {
-    g.in[3 - spatial + i] = data.shape()[pl.in_perm[rank - spatial + i]];
-    g.out[3 - spatial + i] = out.shape()[pl.out_perm[rank - spatial + i]];
+    g.in[3 - spatial + i] = data.shape()[pl.perm[rank - spatial + i]];
+    g.out[3 - spatial + i] = out.shape()[pl.perm[rank - spatial + i]];
   }
   CARVE_RETURN_IF_ERROR(CheckExtents(ctx, g));
   CARVE_RETURN_IF_ERROR(DispatchNumeric(ctx, data.dtype(), [&]<typename T>() -> absl::Status {
     using C = PoolCompute<T>;
-    CARVE_ASSIGN_OR_RETURN(Buffer<C> in, Buffer<C>::Permuted(ctx, data, pl.in_perm));
+    CARVE_ASSIGN_OR_RETURN(Buffer<C> in, Buffer<C>::Permuted(ctx, data, pl.perm));
     std::unique_ptr<C[]> result(new C[std::max<int64_t>(out.num_elements(), 1)]);
     const C lowest = ConvertTo<C>(std::numeric_limits<T>::lowest());
     ParallelFor(ctx.device, planes, double(g.out_size() * g.kernel[0] * g.kernel[1] * g.kernel[2]),
@@ -192,7 +197,7 @@ absl::StatusOr<std::vector<NDArray>> RunPool(const KernelContext& ctx, int spati
                                  result.get() + p * g.out_size());
                   }
                 });
-    return StorePermuted(ctx, result.get(), pl.out_perm, out);
+    return StorePermuted(ctx, result.get(), pl.perm, out);
   }));
   return std::vector<NDArray>{std::move(out)};
 }

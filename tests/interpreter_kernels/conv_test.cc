@@ -24,6 +24,9 @@ struct ConvCase {
   DataType data_dtype = DataType::Float(32), weight_dtype = DataType::Float(32);
   DataType out_dtype = DataType::Float(32);
   bool transposed = false;
+  // Pass the depthwise weight in TVM's (C, M, k...) form (groups == C,
+  // out_channels == M * C) instead of the grouped (M * C, 1, k...) one.
+  bool multiplier_weight = false;
 };
 
 std::string Spatial(int s) { return std::string("DHW").substr(3 - s); }
@@ -142,9 +145,16 @@ NDArray SplitGroups(const NDArray& weight, int64_t groups) {
   std::vector<int64_t> shape = weight.shape();
   shape[0] /= groups;
   shape.insert(shape.begin(), groups);
-  NDArray out = NDArray::Empty(weight.dtype(), shape);
-  for (int64_t i = 0; i < weight.num_elements(); ++i) out.SetFromDouble(i, weight.GetAsDouble(i));
-  return out;
+  return Reshaped(weight, shape);
+}
+
+// The grouped depthwise weight (C * M, 1, k...) as TVM's (C, M, k...): the
+// same row-major order.
+NDArray AsMultiplierWeight(const NDArray& weight, int64_t channels) {
+  std::vector<int64_t> shape = weight.shape();
+  shape[1] = shape[0] / channels;
+  shape[0] = channels;
+  return Reshaped(weight, shape);
 }
 
 // Builds random inputs in logical layouts, runs the kernel on the case's
@@ -181,11 +191,13 @@ void CheckConv(const ConvCase& c, double tol = 1e-4,
       Relayout(out_shape_probe, data_logical, out_layout).shape();
   const std::string op = fmt::format("nn.conv{}d{}", c.spatial, c.transposed ? "_transpose" : "");
   const bool grouped = c.kernel_layout.find('G') != std::string::npos;
+  const NDArray logical_weight =
+      c.multiplier_weight ? AsMultiplierWeight(weight, c.in_channels) : weight;
   auto out = RunKernel1(op,
                         {Relayout(data, data_logical, c.data_layout),
                          grouped ? Relayout(SplitGroups(weight, c.groups), "G" + weight_logical,
                                             c.kernel_layout)
-                                 : Relayout(weight, weight_logical, c.kernel_layout)},
+                                 : Relayout(logical_weight, weight_logical, c.kernel_layout)},
                         ConvAttrs(c), TypeOf(c.out_dtype, out_shape), device);
   CARVE_ASSERT_OK(out);
   EXPECT_EQ(out->dtype(), c.out_dtype);
@@ -279,6 +291,30 @@ TEST(Conv2D, DepthwiseWithChannelMultiplier) {
       c.kernel_layout = std::string(layout) == "NCHW" ? "OIHW" : "HWOI";
       SCOPED_TRACE(fmt::format("{} x{}", layout, multiplier));
       CheckConv(c);
+    }
+  }
+}
+
+// `base` as a depthwise convolution of `channels` input channels with
+// channel multiplier `multiplier`, its weight in TVM's (C, M, k...) form.
+ConvCase MultiplierCase(ConvCase base, int64_t channels, int64_t multiplier,
+                        const std::string& data, const std::string& kernel) {
+  base.in_channels = base.groups = channels;
+  base.out_channels = channels * multiplier;
+  base.multiplier_weight = true;
+  base.data_layout = data;
+  base.kernel_layout = kernel;
+  return base;
+}
+
+// TVM's depthwise form (test_compile_depthwise_conv2d_arm_cpu, issue 21):
+// NHWC data with an HWOI weight (kh, kw, C, M), channels = M * C; also
+// NCHW/OIHW and the other kernel layouts, on every data layout.
+TEST(Conv2D, DepthwiseMultiplierWeightInTvmForm) {
+  for (const char* data : {"NCHW", "NHWC"}) {
+    for (const char* kernel : {"HWOI", "OIHW", "HWIO", "OHWI"}) {
+      SCOPED_TRACE(fmt::format("{}/{}", data, kernel));
+      CheckConv(MultiplierCase(Conv2DCase(), 4, 2, data, kernel));
     }
   }
 }
@@ -412,23 +448,38 @@ TEST(Conv1D, BothLayoutsAsymmetricPadding) {
   }
 }
 
+ConvCase Conv3DCase() {
+  ConvCase c;
+  c.spatial = 3;
+  c.batch = 1;
+  c.in_channels = 3;
+  c.out_channels = 4;
+  c.in = {5, 6, 7};
+  c.kernel = {2, 3, 2};
+  c.stride = {1, 2, 1};
+  c.dilation = {2, 1, 1};
+  c.padding_attr = {1, 0, 1, 0, 2, 1};  // (front, top, left, back, bottom, right)
+  c.pad_before = {1, 0, 1};
+  c.pad_after = {0, 2, 1};
+  return c;
+}
+
 TEST(Conv3D, BothLayoutsSixValuePadding) {
   for (const char* layout : {"NCDHW", "NDHWC"}) {
-    ConvCase c;
-    c.spatial = 3;
-    c.batch = 1;
-    c.in_channels = 3;
-    c.out_channels = 4;
-    c.in = {5, 6, 7};
-    c.kernel = {2, 3, 2};
-    c.stride = {1, 2, 1};
-    c.dilation = {2, 1, 1};
-    c.padding_attr = {1, 0, 1, 0, 2, 1};  // (front, top, left, back, bottom, right)
-    c.pad_before = {1, 0, 1};
-    c.pad_after = {0, 2, 1};
+    ConvCase c = Conv3DCase();
     c.data_layout = layout;
     c.kernel_layout = std::string(layout) == "NCDHW" ? "OIDHW" : "DHWIO";
     CheckConv(c);
+  }
+}
+
+// test_compile_depthwise_conv3d's channels: data (1, 16, ...), weight
+// (16, 2, k...), groups 16, channels 32 (TVM's Conv3DRel depthwise rule).
+TEST(Conv3D, DepthwiseMultiplierWeightInTvmForm) {
+  for (const char* layout : {"NCDHW", "NDHWC"}) {
+    SCOPED_TRACE(layout);
+    const bool first = std::string(layout) == "NCDHW";
+    CheckConv(MultiplierCase(Conv3DCase(), 16, 2, layout, first ? "OIDHW" : "DHWOI"));
   }
 }
 
@@ -554,14 +605,33 @@ TEST(Conv2D, MismatchedWeightIsAnError) {
   EXPECT_THAT(std::string(out.status().message()), ::testing::HasSubstr("weight"));
 }
 
-TEST(Conv2D, SplitLayoutIsUnimplemented) {
-  NDArray data = Random<float>({1, 1, 4, 4, 4}, 1);
-  NDArray weight = Random<float>({4, 4, 1, 1}, 2);
-  auto out = RunKernel1("nn.conv2d", {data, weight},
-                        MakeAttrs("relay.attrs.Conv2DAttrs", {{"data_layout", Str("NCHW4c")}}),
-                        TypeOf(DataType::Float(32), {1, 1, 4, 4, 4}));
-  ASSERT_FALSE(out.ok());
-  EXPECT_EQ(out.status().code(), absl::StatusCode::kUnimplemented);
+// TVM's x86 conv2d_NCHWc layouts: NCHW4c data, an OIHW4i2o kernel and an
+// NCHW2c output compute the NCHW / OIHW convolution (and so does a
+// transposed conv with split layouts).
+TEST(Conv2D, SplitLayoutsComputeThePrimalConvolution) {
+  ConvCase c = Conv2DCase();
+  c.in_channels = 8;
+  c.out_channels = 6;
+  const std::vector<int64_t> out = OutExtents(c);
+  NDArray data = Random<float>({2, 8, 7, 9}, 1);
+  NDArray weight = Random<float>({6, 8, 3, 2}, 2);
+  const std::vector<double> expected = Reference(c, data, weight);
+  // (N, C, H, W) as (N, C/4, 4, H, W) with the 4 moved last; (O, I, H, W)
+  // as (O/2, 2, I/4, 4, H, W) with the 4 and the 2 moved last.
+  NDArray data4c = Relayout(Reshaped(data, {2, 2, 4, 7, 9}), "NCcHW", "NCHWc");
+  NDArray weight4i2o = Relayout(Reshaped(weight, {3, 2, 2, 4, 3, 2}), "OoIiHW", "OIHWio");
+  c.data_layout = "NCHW4c";
+  c.kernel_layout = "OIHW4i2o";
+  c.out_layout = "NCHW2c";
+  auto got = RunKernel1("nn.conv2d", {data4c, weight4i2o}, ConvAttrs(c),
+                        TypeOf(DataType::Float(32), {2, 3, out[0], out[1], 2}));
+  CARVE_ASSERT_OK(got);
+  ExpectNear(AsDoubles(Relayout(*got, "NCHWc", "NCcHW")), expected, 1e-4, "NCHW4c");
+  // Data whose channels (9, in NCHW3c) are not the weight's is an error.
+  c.data_layout = "NCHW3c";
+  auto bad = RunKernel1("nn.conv2d", {Random<float>({2, 3, 7, 9, 3}, 1), weight4i2o}, ConvAttrs(c),
+                        TypeOf(DataType::Float(32), {2, 3, out[0], out[1], 2}));
+  EXPECT_FALSE(bad.ok());
 }
 
 }  // namespace

@@ -91,6 +91,14 @@ inline NDArray Relayout(const NDArray& t, std::string_view from, std::string_vie
   return out;
 }
 
+// `t` with its row-major elements under another shape (a reshape, to view
+// a tensor with a split axis, e.g. NCHW as (N, C / 4, 4, H, W)).
+inline NDArray Reshaped(const NDArray& t, std::vector<int64_t> shape) {
+  NDArray out = NDArray::Empty(t.dtype(), shape);
+  for (int64_t i = 0; i < t.num_elements(); ++i) out.SetFromDouble(i, t.GetAsDouble(i));
+  return out;
+}
+
 // Attributes of the schema `type_key` ("relay.attrs.Conv2DAttrs") at their
 // defaults with `fields` replaced; a dictionary when the schema is absent.
 inline const Attrs* MakeAttrs(std::string_view type_key,

@@ -1,6 +1,6 @@
 // Pooling kernels against hand-computed windows and a naive reference:
-// ceil_mode overhang, count_include_pad both ways, dilation, NHWC, 1-d and
-// 3-d, global and adaptive pools with non-divisible bins.
+// ceil_mode overhang, count_include_pad both ways, dilation, NHWC and
+// NCHW16c, 1-d and 3-d, global and adaptive pools with non-divisible bins.
 #include <limits>
 
 #include "gmock/gmock.h"
@@ -152,7 +152,9 @@ void CheckPool2D(const PoolCase& c, const std::vector<int64_t>& padding_attr,
              layout);
 }
 
-TEST(Pool2D, RandomCasesAgainstReference) {
+// Odd extents, strides, dilation and asymmetric padding ({1, 0, 2, 1} as
+// written in a call).
+PoolCase OddCase() {
   PoolCase c;
   c.in = {9, 8};
   c.kernel = {3, 2};
@@ -160,6 +162,11 @@ TEST(Pool2D, RandomCasesAgainstReference) {
   c.dilation = {2, 1};
   c.pad_before = {1, 0};
   c.pad_after = {2, 1};
+  return c;
+}
+
+TEST(Pool2D, RandomCasesAgainstReference) {
+  PoolCase c = OddCase();
   for (bool max : {true, false}) {
     for (bool ceil : {false, true}) {
       for (bool include : {false, true}) {
@@ -283,6 +290,48 @@ TEST(AdaptivePool2D, NonDivisibleBins) {
                       TypeOf(DataType::Float(32), {1, 3, 4, 1}));
   CARVE_ASSERT_OK(m);
   EXPECT_THAT(AsDoubles(*m), ElementsAreArray(max));
+}
+
+// TVM's pool computes take split layouts (NCHW16c, what AlterOpLayout makes
+// on x86) and return the input's layout whatever out_layout says (the
+// relations type the output that way too).
+TEST(Pool2D, SplitLayoutAndOutLayoutAsTvmComputes) {
+  PoolCase c = OddCase();
+  const int64_t ch = 32;
+  NDArray x = Random<float>({1, ch, 9, 8}, 5);
+  const std::vector<int64_t> out = PoolOut(c);
+  for (bool max : {true, false}) {
+    c.max = max;
+    const std::vector<double> expected = ReferencePool(c, AsDoubles(x), ch);
+    auto attrs = [&](std::string_view layout, std::string_view out_layout) {
+      return Pool2DAttrs(max, {{"pool_size", Ints({3, 2})},
+                               {"strides", Ints({2, 3})},
+                               {"dilation", Ints({2, 1})},
+                               {"padding", Ints({1, 0, 2, 1})},
+                               {"layout", Str(layout)},
+                               {"out_layout", Str(out_layout)}});
+    };
+    const char* op = max ? "nn.max_pool2d" : "nn.avg_pool2d";
+    // NCHW16c holds (N, C // 16, H, W, 16): NCHW viewed as (N, C // 16, 16,
+    // H, W) with the 16 moved last.
+    NDArray x16 = Relayout(Reshaped(x, {1, ch / 16, 16, 9, 8}), "NCcHW", "NCHWc");
+    auto got = RunKernel1(op, {x16}, attrs("NCHW16c", ""),
+                          TypeOf(DataType::Float(32), {1, ch / 16, out[0], out[1], 16}));
+    CARVE_ASSERT_OK(got);
+    ExpectNear(AsDoubles(Relayout(*got, "NCHWc", "NCcHW")), expected, 1e-5, "NCHW16c");
+    auto nhwc = RunKernel1(op, {Relayout(x, "NCHW", "NHWC")}, attrs("NHWC", "NCHW"),
+                           TypeOf(DataType::Float(32), {1, out[0], out[1], ch}));
+    CARVE_ASSERT_OK(nhwc);
+    ExpectNear(AsDoubles(Relayout(*nhwc, "NHWC", "NCHW")), expected, 1e-5, "NHWC");
+  }
+  // A pooled axis must not be split.
+  auto split_h = RunKernel1("nn.max_pool2d", {Random<float>({1, 2, 4, 4, 2}, 1)},
+                            Pool2DAttrs(true, {{"pool_size", Ints({1, 1})},
+                                               {"layout", Str("NCHW2h")}}),
+                            TypeOf(DataType::Float(32), {1, 2, 4, 4, 2}));
+  ASSERT_FALSE(split_h.ok());
+  EXPECT_THAT(std::string(split_h.status().message()),
+              ::testing::HasSubstr("must hold the pooled HW axes unsplit"));
 }
 
 TEST(Pool2D, WrongOutputExtentIsAnError) {
