@@ -14,6 +14,15 @@
 namespace carve {
 namespace {
 
+// Every op has the rule `expected` lists for it, and the others kNone.
+template <typename Rule>
+void ExpectRules(const std::map<std::string, Rule>& expected, Rule (*rule_of)(const OpInfo&)) {
+  for (const OpInfo* op : AllOps()) {
+    auto it = expected.find(std::string(op->name));
+    EXPECT_EQ(rule_of(*op), it == expected.end() ? Rule::kNone : it->second) << op->name;
+  }
+}
+
 TEST(OpRulesTest, LayoutRules) {
   const std::map<std::string, LayoutRule> expected = {
       {"nn.conv2d", LayoutRule::kConv},          {"nn.max_pool2d", LayoutRule::kPool},
@@ -23,11 +32,7 @@ TEST(OpRulesTest, LayoutRules) {
       {"sum", LayoutRule::kReduce},              {"mean", LayoutRule::kReduce},
       {"max", LayoutRule::kReduce},              {"min", LayoutRule::kReduce},
       {"prod", LayoutRule::kReduce}};
-  for (const OpInfo* op : AllOps()) {
-    auto it = expected.find(std::string(op->name));
-    EXPECT_EQ(LayoutRuleOf(*op), it == expected.end() ? LayoutRule::kNone : it->second)
-        << op->name;
-  }
+  ExpectRules<LayoutRule>(expected, LayoutRuleOf);
 }
 
 TEST(OpRulesTest, AxisBroadcastOps) {
@@ -46,11 +51,7 @@ TEST(OpRulesTest, ScaleRules) {
       {"nn.bias_add", ScaleRule::kBiasAdd},  {"expand_dims", ScaleRule::kLookThrough},
       {"reshape", ScaleRule::kLookThrough},  {"transpose", ScaleRule::kLookThrough},
       {"squeeze", ScaleRule::kLookThrough},  {"repeat", ScaleRule::kLookThrough}};
-  for (const OpInfo* op : AllOps()) {
-    auto it = expected.find(std::string(op->name));
-    EXPECT_EQ(ScaleRuleOf(*op), it == expected.end() ? ScaleRule::kNone : it->second)
-        << op->name;
-  }
+  ExpectRules<ScaleRule>(expected, ScaleRuleOf);
 }
 
 TEST(OpRulesTest, SimplifyRules) {
@@ -60,11 +61,7 @@ TEST(OpRulesTest, SimplifyRules) {
       {"nn.instance_norm", SimplifyRule::kInstanceNorm},
       {"nn.dropout", SimplifyRule::kDropout},
       {"nn.bias_add", SimplifyRule::kBiasAdd}};
-  for (const OpInfo* op : AllOps()) {
-    auto it = expected.find(std::string(op->name));
-    EXPECT_EQ(SimplifyRuleOf(*op), it == expected.end() ? SimplifyRule::kNone : it->second)
-        << op->name;
-  }
+  ExpectRules<SimplifyRule>(expected, SimplifyRuleOf);
 }
 
 // The rule ranges do not overlap the single-bit flags.
