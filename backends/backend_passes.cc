@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
-#include "backends/dnnl/dnnl_rewrites.h"
 #include "ir/visit.h"
 
 namespace carve {
@@ -31,14 +30,14 @@ absl::flat_hash_set<std::string> ReachableFromMain(const Module& mod) {
   return reached;
 }
 
-PassInfo Simple(std::string name, std::string summary, ModuleTransform fn) {
+}  // namespace
+
+PassInfo MakeSimplePass(std::string name, std::string summary, ModuleTransform fn) {
   return PassInfo{
       name, summary, {}, [name, summary, fn](const PassArgs&) -> absl::StatusOr<PassPtr> {
         return MakeModulePass(name, summary, fn);
       }};
 }
-
-}  // namespace
 
 bool RemoveUnreachableFunctions(Module& mod) {
   if (mod.Lookup("main") == nullptr) return false;
@@ -53,17 +52,11 @@ bool RemoveUnreachableFunctions(Module& mod) {
 
 void RegisterBackendPasses(PassRegistry& registry) {
   if (registry.Find("RemoveUnusedFunctions") == nullptr) {
-    registry.Register(Simple("RemoveUnusedFunctions",
+    registry.Register(MakeSimplePass("RemoveUnusedFunctions",
                              "drop the global functions @main does not reach",
                              [](Module& mod, PassContext&) -> absl::StatusOr<bool> {
                                return RemoveUnreachableFunctions(mod);
                              }));
-  }
-  if (registry.Find("DnnlRewrites") == nullptr) {
-    registry.Register(Simple(
-        "DnnlRewrites",
-        "dnnl.py's rewrite_layer_norm and rewrite_dense_bias_gelu_reshape_last on @main",
-        [](Module& mod, PassContext&) -> absl::StatusOr<bool> { return RunDnnlRewrites(mod); }));
   }
 }
 

@@ -3,13 +3,13 @@
 // recipes, `carve partition` and `carve opt -p` find them):
 //   RemoveUnusedFunctions  drop the global functions @main does not reach
 //                          (TensorRT's recipe; TVM's pass with its default
-//                          entry list ["main"]);
-//   DnnlRewrites           dnnl.py's rewrite_layer_norm, then
-//                          rewrite_dense_bias_gelu_reshape_last, on @main
-//                          (dnnl_rewrites.h).
-// A pass of the same name already registered (a generic one in passes/) is
-// kept.
+//                          entry list ["main"]).
+// A backend's own steps (dnnl's DnnlRewrites) are registered by its
+// descriptor (backend.h, `register_passes`). A pass of the same name already
+// registered (a generic one in passes/) is kept.
 #pragma once
+
+#include <string>
 
 #include "ir/module.h"
 #include "passes/pass_registry.h"
@@ -20,6 +20,10 @@ namespace carve {
 // or the module has no @main.
 bool RemoveUnreachableFunctions(Module& mod);
 
+// Registers RemoveUnusedFunctions in `registry` unless it has one.
 void RegisterBackendPasses(PassRegistry& registry);
+
+// A module pass without arguments, for backends' register_passes hooks.
+PassInfo MakeSimplePass(std::string name, std::string summary, ModuleTransform fn);
 
 }  // namespace carve

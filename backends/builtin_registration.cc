@@ -1,5 +1,5 @@
-// Makes the built-in backends known to every tool that links carve_backends:
-// their specs are registered in TargetRegistry::Global() (so pipelines such
+// Makes the registered backends (backends/<name>/, backend.h) known to every
+// tool that links carve_backends: their specs are registered in TargetRegistry::Global() (so pipelines such
 // as `MergeComposite(dnnl),AnnotateTarget(dnnl)` and `carve partition
 // --backend dnnl` find them), and the interpreter's kernels become
 // FoldConstant's evaluator (backend recipes fold constants).
@@ -20,7 +20,8 @@ namespace {
 
 bool RegisterBuiltins() {
   EnsureConstantEvaluator();
-  // Recipe steps the pass registry lacks (RemoveUnusedFunctions, DnnlRewrites).
+  // A recipe step the pass registry lacks (RemoveUnusedFunctions); a
+  // backend's own steps come with its descriptor (backend.h).
   RegisterBackendPasses(PassRegistry::Global());
   // The specs are parsed on the first target lookup, not at start-up.
   TargetRegistry::Global().AddProvider([](TargetRegistry& registry) {

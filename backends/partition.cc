@@ -5,8 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "backends/backend_passes.h"
-#include "backends/nnapi/nnapi_cost.h"
+#include "backends/backend.h"
 #include "backends/specs.h"
 #include "fmt/format.h"
 #include "interpreter/function_info.h"
@@ -26,119 +25,6 @@
 namespace carve {
 namespace {
 
-// Replaces parameters by argument expressions.
-class Substitute : public ExprMutator {
- public:
-  Substitute(Arena* arena, absl::flat_hash_map<const Expr*, const Expr*> map)
-      : ExprMutator(arena), map_(std::move(map)) {}
-
- protected:
-  const Expr* Rewrite(const Expr* e) override {
-    auto it = map_.find(e);
-    return it != map_.end() ? it->second : Rebuild(e);
-  }
-
- private:
-  absl::flat_hash_map<const Expr*, const Expr*> map_;
-};
-
-// Inlines the calls of the named partitions (TVM's SubgraphRemover).
-class InlinePartitions : public ExprMutator {
- public:
-  InlinePartitions(const Module& mod, const absl::flat_hash_set<std::string>& names)
-      : ExprMutator(mod.arena()), mod_(mod), names_(names) {}
-
- protected:
-  const Expr* Rewrite(const Expr* e) override {
-    const Expr* rebuilt = Rebuild(e);
-    const Call* call = DynCast<Call>(rebuilt);
-    const GlobalVar* gv = call != nullptr ? DynCast<GlobalVar>(call->callee()) : nullptr;
-    if (gv == nullptr || !names_.contains(std::string(gv->name()))) return rebuilt;
-    const Function* fn = mod_.Lookup(gv);
-    absl::flat_hash_map<const Expr*, const Expr*> map;
-    for (size_t i = 0; i < fn->params().size() && i < call->args().size(); ++i) {
-      map[fn->params()[i]] = call->args()[i];
-    }
-    return Substitute(mod_.arena(), std::move(map)).Mutate(fn->body());
-  }
-
- private:
-  const Module& mod_;
-  const absl::flat_hash_set<std::string>& names_;
-};
-
-// Inlines `names` into every remaining function (or, with `main_only`, into
-// @main alone) and removes them.
-absl::StatusOr<bool> InlineBack(Module& mod, const absl::flat_hash_set<std::string>& names,
-                                bool main_only = false) {
-  if (names.empty()) return false;
-  for (const auto& [gv, fn] : mod.Functions()) {
-    if (names.contains(std::string(gv->name()))) continue;
-    if (main_only && gv->name() != "main") continue;
-    const Expr* body = InlinePartitions(mod, names).Mutate(fn->body());
-    if (body == fn->body()) continue;
-    mod.Add(gv, mod.builder().MakeFunction(fn->params(), body, fn->ret_type(), fn->attrs(),
-                                           fn->type_params(), fn->span()));
-  }
-  if (main_only) {
-    RemoveUnreachableFunctions(mod);
-  } else {
-    for (const std::string& name : names) mod.Remove(name);
-  }
-  CARVE_RETURN_IF_ERROR(InferType(mod));
-  return true;
-}
-
-// The partitions of `backend`, by global name.
-std::vector<std::pair<std::string, const Function*>> Partitions(const Module& mod,
-                                                                std::string_view backend) {
-  std::vector<std::pair<std::string, const Function*>> out;
-  for (const auto& [gv, fn] : mod.Functions()) {
-    if (fn->GetStringAttr("Compiler") == backend) out.emplace_back(std::string(gv->name()), fn);
-  }
-  return out;
-}
-
-// True when the body of `fn` calls one of `ops`, composite bodies included.
-bool CallsAnyOf(const Function* fn, const absl::flat_hash_set<std::string_view>& ops) {
-  bool found = false;
-  PostOrderVisit(fn->body(), [&](const Expr* e) {
-    if (const Call* c = DynCast<Call>(e); c != nullptr && c->op() != nullptr) {
-      found = found || ops.contains(c->op()->name);
-    }
-  });
-  return found;
-}
-
-// prune_tensorrt_subgraphs' is_valid_subgraph in implicit batch mode.
-bool ValidTensorRtSubgraph(const Function* fn) {
-  std::optional<int64_t> batch;
-  for (const Var* p : fn->params()) {
-    std::vector<const Type*> types{p->checked_type()};
-    if (const TupleType* t = DynCast<TupleType>(types[0])) {
-      types.assign(t->fields().begin(), t->fields().end());
-    }
-    for (const Type* type : types) {
-      const TensorType* tensor = DynCast<TensorType>(type);
-      if (tensor == nullptr || tensor->rank() == 0) return false;  // no scalar inputs
-      if (tensor->shape()[0].is_any()) continue;
-      if (batch && *batch != tensor->shape()[0].value) return false;
-      batch = tensor->shape()[0].value;
-    }
-  }
-  return true;
-}
-
-absl::StatusOr<bool> Prune(Module& mod, std::string_view backend) {
-  if (backend == "dnnl") return PruneDnnlSubgraphs(mod);
-  if (backend == "tensorrt") return PruneTensorRtSubgraphs(mod);
-  if (backend == "nnapi") {
-    CARVE_ASSIGN_OR_RETURN(int64_t min_flops, NnapiMinOffloadFlops());
-    return PruneNnapiSubgraphs(mod, min_flops);
-  }
-  return false;
-}
-
 absl::StatusOr<std::vector<NDArray>> EvaluateConstantCall(const Call* call,
                                                           std::span<const NDArray> args) {
   const OpInfo* op = call->op();
@@ -156,41 +42,6 @@ absl::StatusOr<std::vector<NDArray>> EvaluateConstantCall(const Call* call,
 
 void EnsureConstantEvaluator() {
   if (GetConstantEvaluator() == nullptr) SetConstantEvaluator(EvaluateConstantCall);
-}
-
-absl::StatusOr<bool> PruneDnnlSubgraphs(Module& mod) {
-  static const absl::flat_hash_set<std::string_view> kCompute = {
-      "nn.conv1d", "nn.conv2d", "nn.conv3d", "nn.conv2d_transpose", "nn.conv3d_transpose",
-      "nn.dense", "nn.layer_norm", "nn.batch_matmul", "nn.global_avg_pool2d"};
-  // TVM counts every global function, @main included: "only one subgraph"
-  // is read as "at most two globals", whatever the other one is.
-  if (mod.size() <= 2) return false;
-  absl::flat_hash_set<std::string> remove;
-  for (const auto& [name, fn] : Partitions(mod, "dnnl")) {
-    if (!CallsAnyOf(fn, kCompute)) remove.insert(name);
-  }
-  // TVM's SubgraphRemover rewrites @main only, and RemoveUnusedFunctions then
-  // drops whatever @main no longer reaches: a pruned partition that another
-  // global function calls stays, and so does that call.
-  CARVE_ASSIGN_OR_RETURN(bool inlined, InlineBack(mod, remove, /*main_only=*/true));
-  // TVM runs RemoveUnusedFunctions even when nothing was pruned.
-  return RemoveUnreachableFunctions(mod) || inlined;
-}
-
-absl::StatusOr<bool> PruneTensorRtSubgraphs(Module& mod) {
-  absl::flat_hash_set<std::string> remove;
-  for (const auto& [name, fn] : Partitions(mod, "tensorrt")) {
-    if (!ValidTensorRtSubgraph(fn)) remove.insert(name);
-  }
-  return InlineBack(mod, remove);
-}
-
-absl::StatusOr<bool> PruneNnapiSubgraphs(Module& mod, int64_t min_flops) {
-  absl::flat_hash_set<std::string> remove;
-  for (const auto& [name, fn] : Partitions(mod, "nnapi")) {
-    if (NnapiStaticCost(fn) < min_flops) remove.insert(name);
-  }
-  return InlineBack(mod, remove);
 }
 
 std::vector<std::string> UnboundInputsOfMain(const Module& mod) {
@@ -342,7 +193,9 @@ absl::StatusOr<bool> PruneBackendPartitions(Module& mod,
                                             const std::vector<TargetSpecPtr>& backends) {
   bool changed = false;
   for (const TargetSpecPtr& b : backends) {
-    CARVE_ASSIGN_OR_RETURN(bool pruned, Prune(mod, b->name()));
+    const BackendDescriptor* descriptor = FindBackend(b->name());
+    if (descriptor == nullptr || !descriptor->prune) continue;
+    CARVE_ASSIGN_OR_RETURN(bool pruned, descriptor->prune(mod));
     changed = changed || pruned;
   }
   return changed;

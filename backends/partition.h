@@ -4,16 +4,11 @@
 //   bind params -> the backend's preparation passes -> MergeComposite ->
 //   AnnotateTarget -> [MergeCompilerRegions] -> PartitionGraph -> [prune]
 //
-// with the recipe of specs.h and the pruning TVM applies after partitioning:
-//   - dnnl (prune_dnnl_subgraphs): when there is more than one partition,
-//     partitions without a compute op (conv*, conv*_transpose, dense,
-//     layer_norm, batch_matmul, global_avg_pool2d) are inlined back;
-//   - tensorrt (prune_tensorrt_subgraphs, implicit batch mode): partitions
-//     with a scalar input, or inputs of different batch sizes, are inlined
-//     back;
-//   - nnapi (carve's static-cost annotator, backends/nnapi/nnapi_cost.h):
-//     partitions whose static cost is below $CARVE_NNAPI_MIN_FLOPS (default
-//     kNnapiDefaultMinFlops) are inlined back.
+// with the recipe and the pruning step of each backend's descriptor
+// (backend.h; e.g. backends/dnnl/dnnl_backend.cc for TVM's
+// prune_dnnl_subgraphs, backends/tensorrt/tensorrt_backend.cc for
+// prune_tensorrt_subgraphs, backends/nnapi/nnapi_backend.cc for carve's
+// static-cost pruning).
 // Several backends may be named: the first one's recipe runs, their tables
 // and rules apply in priority order (as TVM's AnnotateTarget(["a", "b"])).
 #pragma once
@@ -38,7 +33,7 @@ struct BackendPartitionOptions {
   ParamMap params;
   // PartitionGraph's mod_name.
   std::string mod_name = "default";
-  // Run the backend's pruning step (dnnl, tensorrt).
+  // Run the backends' pruning steps (BackendDescriptor::prune).
   bool prune = true;
   // Optional pass context (instruments for --print-ir-after-all, timing).
   PassContext* context = nullptr;
@@ -63,18 +58,11 @@ absl::StatusOr<std::vector<TargetSpecPtr>> ResolveBackends(std::string_view name
 absl::StatusOr<PassPtr> BackendPipeline(const std::vector<TargetSpecPtr>& backends,
                                         const std::string& mod_name = "default");
 
-// The pruning step of every backend of `backends` that has one (dnnl,
-// tensorrt, nnapi), as PartitionForBackends runs it after PartitionGraph; for tools
-// that run the pipeline themselves (`carve partition`). Returns whether a
-// partition was inlined back.
+// The pruning step of every backend of `backends` whose descriptor has one,
+// as PartitionForBackends runs it after PartitionGraph; for tools that run
+// the pipeline themselves (`carve partition`). Returns whether a partition
+// was inlined back.
 absl::StatusOr<bool> PruneBackendPartitions(Module& mod, const std::vector<TargetSpecPtr>& backends);
-
-// The pruning steps, exposed for tests. Each returns whether it inlined a
-// partition back.
-absl::StatusOr<bool> PruneDnnlSubgraphs(Module& mod);
-absl::StatusOr<bool> PruneTensorRtSubgraphs(Module& mod);
-// nnapi partitions whose NnapiStaticCost is below `min_flops`.
-absl::StatusOr<bool> PruneNnapiSubgraphs(Module& mod, int64_t min_flops);
 
 // Fails (FailedPrecondition) when @main of a partitioned module reads a
 // variable nothing binds, naming each such variable and the `let` it feeds.

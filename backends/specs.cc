@@ -9,9 +9,8 @@
 #include <mutex>
 
 #include "fmt/format.h"
-#include "backends/dnnl/dnnl_checks.h"
+#include "backends/backend.h"
 #include "backends/embedded_specs.h"
-#include "backends/tensorrt/tensorrt_checks.h"
 #include "grammar/pattern_parser.h"
 #include "passes/edit_distance.h"
 #include "patterns/matcher.h"
@@ -19,42 +18,6 @@
 
 namespace carve {
 namespace {
-
-constexpr std::string_view kBuiltins[] = {"bnns", "arm_compute_lib", "nnapi", "dnnl", "tensorrt"};
-
-// TVM v0.16's partition_for_<name> (tvm-reference 4), in the passes carve
-// has. Passes TVM runs that carve lacks, and why leaving them out does not
-// change which ops are offloaded on the models carve handles, are noted in
-// docs/backends.md.
-const std::map<std::string, PartitionRecipe, std::less<>>& Recipes() {
-  static const auto* recipes = new std::map<std::string, PartitionRecipe, std::less<>>{
-      // InferType, FoldConstant, (FoldScaleAxis, DynamicToStatic,
-      // AlterOpLayout), FoldConstant; no MergeCompilerRegions.
-      {"bnns", {"InferType,FoldConstant", true, false}},
-      // InferType; AnnotateTarget(include_non_call_ops=False); no merging.
-      {"arm_compute_lib", {"InferType", false, false}},
-      // test_dnnl.py's pipeline: CanonicalizeOps, InferType, SimplifyInference,
-      // FoldConstant, FoldScaleAxis (Backward-, ForwardFoldScaleAxis, FoldConstant),
-      // SimplifyExpr, FoldConstant, Legalize with legalize_group_conv
-      // (DnnlLegalize), FoldConstant, (AlterOpLayout), rewrite_layer_norm, rewrite_dense_bias_gelu_reshape_last
-      // (DnnlRewrites), (legalize_qnn_for_dnnl).
-      {"dnnl",
-       {"CanonicalizeOps,InferType,SimplifyInference,FoldConstant,BackwardFoldScaleAxis,"
-        "ForwardFoldScaleAxis,FoldConstant,SimplifyExpr,FoldConstant,DnnlLegalize,FoldConstant,"
-        "DnnlRewrites",
-        true, true}},
-      // InferType, RemoveDropout, RemoveUnusedFunctions (registered by
-      // backend_passes.h), (ConvertLayout), FoldConstant. ConvertLayout is an
-      // opt_level 3 pass: partition_for_tensorrt's Sequential skips it under
-      // TVM's default PassContext (opt_level 2), and with it the
-      // CanonicalizeOps it requires; carve follows the default.
-      {"tensorrt", {"InferType,RemoveDropout,RemoveUnusedFunctions,FoldConstant", true, true}},
-      // The NNAPI RFC's second option: AnnotateTarget over registered ops and
-      // patterns; NNAPI compiles a whole model, so regions are merged.
-      {"nnapi", {"InferType,FoldConstant", true, true}},
-  };
-  return *recipes;
-}
 
 struct SpecCache {
   std::mutex mu;
@@ -69,7 +32,7 @@ SpecCache& Cache() {
 absl::Status UnknownBackend(std::string_view name) {
   std::string hint;
   size_t best = 4;
-  for (std::string_view b : kBuiltins) {
+  for (std::string_view b : BuiltinBackendNames()) {
     size_t d = EditDistance(name, b);
     if (d < best) best = d, hint = fmt::format(" (did you mean '{}'?)", b);
   }
@@ -78,12 +41,12 @@ absl::Status UnknownBackend(std::string_view name) {
 
 }  // namespace
 
-std::span<const std::string_view> BuiltinBackendNames() { return kBuiltins; }
+std::vector<std::string_view> BuiltinBackendNames() { return RegisteredBackendNames(); }
 
 absl::StatusOr<SpecSource> BuiltinSpecSource(std::string_view name) {
-  bool builtin = false;
-  for (std::string_view b : kBuiltins) builtin = builtin || b == name;
-  if (!builtin) return UnknownBackend(name);
+  const BackendDescriptor* backend = FindBackend(name);
+  if (backend == nullptr) return UnknownBackend(name);
+  if (!backend->spec_text.empty()) return SpecSource{backend->spec_path, backend->spec_text};
   const char* dir = std::getenv("CARVE_BACKENDS_DIR");
   if (dir != nullptr && *dir != '\0') {
     SpecSource source;
@@ -100,8 +63,8 @@ absl::StatusOr<SpecSource> BuiltinSpecSource(std::string_view name) {
   for (const EmbeddedSpec& spec : EmbeddedSpecs()) {
     if (spec.name == name) return SpecSource{std::string(spec.path), std::string(spec.text)};
   }
-  // A name in kBuiltins without backends/<name>/<name>.pat: a build error
-  // that specs_test catches.
+  // A registered backend without backends/<name>/<name>.pat or its own
+  // spec text: a build error that specs_test catches.
   return absl::InternalError(fmt::format("carve was built without the spec of '{}'", name));
 }
 
@@ -111,8 +74,8 @@ absl::StatusOr<PatternLibrary> LoadBuiltinSpecFile(std::string_view name) {
 }
 
 PartitionRecipe RecipeFor(std::string_view backend) {
-  auto it = Recipes().find(backend);
-  return it == Recipes().end() ? PartitionRecipe{"InferType", true, true} : it->second;
+  const BackendDescriptor* descriptor = FindBackend(backend);
+  return descriptor != nullptr ? descriptor->recipe : BackendDescriptor().recipe;
 }
 
 TargetSpecPtr MakeTargetSpec(const BackendSpec& backend, PartitionRecipe recipe) {
@@ -131,12 +94,12 @@ TargetSpecPtr MakeTargetSpec(const BackendSpec& backend, PartitionRecipe recipe)
     if (rule.predicate != nullptr) op.description = PredicateToString(*rule.predicate);
     spec->AddOp(std::move(op));
   }
+  // The checks the DSL cannot state exactly, from the backend's folder.
+  const BackendDescriptor* descriptor = FindBackend(backend.name);
   for (const NamedPattern& c : backend.composites) {
-    // TensorRT and DNNL checks the DSL cannot state exactly (tensorrt_checks.h,
-    // dnnl_checks.h).
-    RootCheck check = backend.name == "tensorrt" ? TensorRtCompositeCheck(c.name)
-                      : backend.name == "dnnl"   ? DnnlCompositeCheck(c.name)
-                                                 : nullptr;
+    RootCheck check = descriptor != nullptr && descriptor->composite_check
+                          ? descriptor->composite_check(c.name)
+                          : nullptr;
     spec->AddComposite(CompositeRule{c.name, c.pattern, std::move(check), ""});
   }
   spec->set_recipe(std::move(recipe));
@@ -178,7 +141,7 @@ absl::StatusOr<std::vector<std::string>> RegisterBackendFile(const std::string& 
 
 absl::Status RegisterBuiltinBackends(TargetRegistry& registry) {
   absl::Status first = absl::OkStatus();
-  for (std::string_view name : kBuiltins) {
+  for (std::string_view name : BuiltinBackendNames()) {
     absl::StatusOr<TargetSpecPtr> spec = BuiltinBackendSpec(name);
     if (spec.ok()) {
       registry.Register(*spec);

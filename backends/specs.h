@@ -1,15 +1,15 @@
-// The built-in backend specs: TVM v0.16's annotation rules and pattern
-// tables for bnns, arm_compute_lib, nnapi, dnnl and tensorrt, written in the
-// `.pat` DSL (backends/<name>/<name>.pat). Their text is compiled into carve
+// The backend specs: TVM v0.16's annotation rules and pattern tables of each
+// registered backend (backend.h), written in the `.pat` DSL
+// (backends/<name>/<name>.pat). Their text is compiled into carve
 // (embedded_specs.h), so the binary and the libraries work without the
 // source tree; a user can still copy one, edit it and pass it with
 // `--patterns`, or point $CARVE_BACKENDS_DIR at a folder of edited copies.
 // This file turns the DSL's `backend NAME { ... }` blocks into the
-// TargetSpecs the passes use, with each backend's partition recipe (TVM's
-// `partition_for_<name>`, which the DSL does not describe; see partition.h).
+// TargetSpecs the passes use, with each backend's partition recipe and
+// composite checks from its descriptor (TVM's `partition_for_<name>`, which
+// the DSL does not describe; see partition.h).
 #pragma once
 
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,8 +20,9 @@
 
 namespace carve {
 
-// The built-in backends, in the order `carve partition --help` lists them.
-std::span<const std::string_view> BuiltinBackendNames();
+// The registered backends (backend.h), in the order `carve partition --help`
+// lists them.
+std::vector<std::string_view> BuiltinBackendNames();
 
 // The text of a built-in backend's spec and the name its diagnostics use.
 struct SpecSource {
@@ -38,12 +39,14 @@ absl::StatusOr<SpecSource> BuiltinSpecSource(std::string_view name);
 // BuiltinSpecSource(name), parsed.
 absl::StatusOr<PatternLibrary> LoadBuiltinSpecFile(std::string_view name);
 
-// The recipe of a built-in backend, or the default one (MergeComposite,
-// AnnotateTarget, MergeCompilerRegions, PartitionGraph) for other names.
+// The recipe of a registered backend, or the default one (InferType,
+// MergeComposite, AnnotateTarget, MergeCompilerRegions, PartitionGraph) for
+// other names.
 PartitionRecipe RecipeFor(std::string_view backend);
 
 // A TargetSpec from a DSL backend: its op rules (with their `where`
-// conditions) and composite table in order, with `recipe`.
+// conditions) and composite table in order (with the C++ checks of the
+// registered backend of that name), with `recipe`.
 TargetSpecPtr MakeTargetSpec(const BackendSpec& backend, PartitionRecipe recipe);
 
 // Every backend of `library` as a TargetSpec (recipes by name).

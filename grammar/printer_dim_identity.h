@@ -12,16 +12,17 @@
 // dense weight, and a second dense's weight shares the first one's.
 //
 // DimIdentity models that object identity: every dim of every value gets a
-// token, relations copy tokens where TVM's relation copies the PrimExpr
-// object and mint new ones where TVM computes a new value. Relations that are
-// not modelled give fresh tokens, which is what TVM does for any computed
-// extent.
+// token, and each call's relation copies tokens where TVM's relation copies
+// the PrimExpr object and mints new ones where TVM computes a new value (the
+// rules live next to the relations: ir/dim_sharing.h). Relations without a
+// rule give fresh tokens, which is what TVM does for any computed extent.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "ir/dim_sharing.h"
 #include "ir/expr.h"
 
 namespace carve::print_internal {
@@ -35,11 +36,9 @@ class DimIdentity {
   std::vector<int64_t> ConstantDims(const Constant* constant);
 
  private:
-  struct Toks {
-    bool tuple = false;
-    std::vector<int64_t> dims;
-    std::vector<Toks> fields;
-  };
+  using Toks = DimTokens;
+  // One call as the rules of ir/dim_sharing.h see it.
+  class CallView;
   Toks Fresh(const Type* type);
   std::vector<int64_t> FreshDims(size_t n);
   const Toks* Lookup(const Expr* e);

@@ -5,6 +5,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "fmt/format.h"
 #include "ir/op.h"
+#include "ir/op_rules.h"
 #include "ir/type_relations.h"
 
 namespace carve {

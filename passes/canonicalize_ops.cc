@@ -3,6 +3,7 @@
 #include "passes/cleanup_passes.h"
 
 #include <vector>
+#include "ir/op_rules.h"
 #include "passes/rewrite_util.h"
 
 namespace carve {
@@ -15,7 +16,7 @@ class BiasAddCanonicalizer : public TypedMutator {
  protected:
   const Expr* Rewrite(const Expr* e) override {
     const Expr* post = RebuildTyped(e);
-    if (!IsOpCall(e, "nn.bias_add")) return post;
+    if (SimplifyRuleOf(e) != SimplifyRule::kBiasAdd) return post;
     const Call* call = Cast<Call>(post);
     const auto* data_type = DynCast<TensorType>(Cast<Call>(e)->args()[0]->checked_type());
     if (data_type == nullptr) return post;  // untyped: leave it

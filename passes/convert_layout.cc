@@ -11,6 +11,7 @@
 
 #include "fmt/format.h"
 #include "ir/layout.h"
+#include "ir/op_rules.h"
 #include "passes/rewrite_util.h"
 #include "passes/cleanup_passes.h"
 #include "patterns/rebuild.h"
@@ -72,9 +73,11 @@ bool AllOnes(const TensorType* t) {
 }
 
 // TVM's ConvertLayout: a forward rewrite in which each node's result is in
-// its original layout or, "alternated", in a new one. conv2d is converted to
-// the desired layout; ops with a layout rule (2-d pools, unary elementwise
-// ops, broadcast binary ops, concatenate) follow their inputs' new layout;
+// its original layout or, "alternated", in a new one. An op's LayoutRule
+// (ir/op.h) says what happens to it: conv2d is converted to the desired
+// layout; 2-d pools, concatenate, batch_norm, pad and reductions follow
+// their inputs' new layout, as do unary elementwise ops and numpy-style
+// broadcasts;
 // any other consumer reads an alternated input through a layout_transform
 // back (one per value and direction, shared, as TVM's transform memo).
 class LayoutConverter : public TypedMutator {
@@ -88,7 +91,7 @@ class LayoutConverter : public TypedMutator {
     PostOrderVisit(root, [this](const Expr* e) {
       if (Isa<TupleGetItem>(e)) return;
       ForEachChild(e, [this](const Expr* c) {
-        if (IsOpCall(c, "nn.batch_norm")) blocked_.insert(c);
+        if (LayoutRuleOf(c) == LayoutRule::kBatchNorm) blocked_.insert(c);
       });
     });
   }
@@ -201,17 +204,14 @@ class LayoutConverter : public TypedMutator {
   // nullptr: no layout rule applies (the caller realizes the inputs).
   const Expr* RewriteCall(const Call* call) {
     const OpInfo* op = call->op();
-    std::string_view name = op->name;
-    if (name == "nn.conv2d") return ConvertConv(call);
-    if (name == "nn.max_pool2d" || name == "nn.avg_pool2d" || name == "nn.global_max_pool2d" ||
-        name == "nn.global_avg_pool2d") {
-      return AdaptPool(call);
-    }
-    if (name == "concatenate") return AdaptConcat(call);
-    if (name == "nn.batch_norm") return AdaptBatchNorm(call);
-    if (name == "nn.pad") return AdaptPad(call);
-    if (name == "sum" || name == "mean" || name == "max" || name == "min" || name == "prod") {
-      return AdaptReduce(call);
+    switch (LayoutRuleOf(*op)) {
+      case LayoutRule::kConv: return ConvertConv(call);
+      case LayoutRule::kPool: return AdaptPool(call);
+      case LayoutRule::kConcat: return AdaptConcat(call);
+      case LayoutRule::kBatchNorm: return AdaptBatchNorm(call);
+      case LayoutRule::kPad: return AdaptPad(call);
+      case LayoutRule::kReduce: return AdaptReduce(call);
+      case LayoutRule::kNone: break;
     }
     if (call->args().size() == 1 && op->pattern == OpPattern::kElemWise) {
       const Alt* alt = FindAlt(call->args()[0]);
@@ -222,10 +222,10 @@ class LayoutConverter : public TypedMutator {
                            copy.new_layout),
                     copy.old_layout, copy.new_layout);
     }
-    // nn.prelu and nn.bias_add broadcast along an axis attribute, not
-    // numpy-style: they have no rule here.
+    // Ops that broadcast along an axis attribute (nn.prelu, nn.bias_add),
+    // not numpy-style, have no rule here.
     if (call->args().size() == 2 && op->pattern == OpPattern::kBroadcast &&
-        name != "nn.prelu" && name != "nn.bias_add") {
+        !BroadcastsAlongAxis(*op)) {
       return AdaptBroadcast(call);
     }
     return nullptr;

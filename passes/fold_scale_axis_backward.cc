@@ -38,7 +38,7 @@ class BackwardFolder : public ExprMutator {
  protected:
   const Expr* Rewrite(const Expr* e) override {
     const Expr* post = Rebuild(e);
-    if (failed_ || !IsOpCall(e, "multiply")) return post;
+    if (failed_ || !IsMultiply(e)) return post;
     const Call* call = Cast<Call>(e);
     const Expr* lhs = call->args()[0];
     const Expr* rhs = call->args()[1];
@@ -72,7 +72,7 @@ class BackwardFolder : public ExprMutator {
   }
 
   MaybeMessage Prep(const Call* call) const {
-    if (IsRelu(call)) {
+    if (PassesScale(call)) {
       MaybeMessage in = In(call->args()[0]);
       if (in.has_value()) in->require_positive = true;
       return in;
@@ -83,7 +83,7 @@ class BackwardFolder : public ExprMutator {
       if (!info.foldable) return std::nullopt;
       return Message{{info.channel_axis}, false};
     }
-    if (IsOpCall(call, "nn.bias_add")) {
+    if (IsBiasAdd(call)) {
       MaybeMessage in = In(call->args()[0]);
       // TVM compares the axis attribute as written (-1 never matches).
       if (in.has_value() && in->axes.size() == 1 &&
@@ -94,7 +94,7 @@ class BackwardFolder : public ExprMutator {
     }
     // TVM scales axis 1 of a dense's output whatever its rank; the units
     // are the last axis, so only a 2-d dense folds (docs/tvm-deviations.md).
-    if (IsOpCall(call, "nn.dense") && IsMatrixDense(call)) return Message{{1}, false};
+    if (IsDense(call) && IsMatrixDense(call)) return Message{{1}, false};
     return std::nullopt;
   }
 
@@ -118,7 +118,7 @@ class BackwardFolder : public ExprMutator {
   // unscaled rebuild, Mutated()).
   std::vector<const Expr*> ScaledOperands(const Call* n) {
     auto args = n->args();
-    if (IsRelu(n)) return {args[0]};
+    if (PassesScale(n)) return {args[0]};
     if (IsAddSub(n)) {
       std::vector<const Expr*> out;
       if (MessageOf(args[0]) != nullptr) out.push_back(args[0]);
@@ -126,7 +126,7 @@ class BackwardFolder : public ExprMutator {
       if (out.empty()) failed_ = true;
       return out;
     }
-    if (IsOpCall(n, "nn.bias_add")) {
+    if (IsBiasAdd(n)) {
       if (MessageOf(args[0]) == nullptr) failed_ = true;
       return {args[0]};
     }
@@ -177,7 +177,7 @@ class BackwardFolder : public ExprMutator {
       auto it = done.find(a);
       return it == done.end() ? nullptr : it->second;
     };
-    if (IsRelu(n)) return builder().MakeCall(n->callee(), {scaled(args[0])}, n->attrs(), n->span());
+    if (PassesScale(n)) return builder().MakeCall(n->callee(), {scaled(args[0])}, n->attrs(), n->span());
     if (IsAddSub(n)) {
       const Expr* l = scaled(args[0]);
       const Expr* r = scaled(args[1]);
@@ -196,7 +196,7 @@ class BackwardFolder : public ExprMutator {
       }
       return builder().MakeCall(n->callee(), {l, r}, n->attrs(), n->span());
     }
-    if (IsOpCall(n, "nn.bias_add")) {
+    if (IsBiasAdd(n)) {
       const Expr* r = MakeOpCall(builder(), "multiply", {Mutated(args[1]), scale});
       return builder().MakeCall(n->callee(), {scaled(args[0]), r}, n->attrs());
     }
@@ -205,7 +205,7 @@ class BackwardFolder : public ExprMutator {
       ConvInfo info = ConvFacts(n, /*use_out_layout=*/true);
       if (!info.foldable) return nullptr;
       wscale = ExpandBiasToMatchAxis(builder(), scale, info.kernel_ndim, info.kernel_o);
-    } else if (IsOpCall(n, "nn.dense")) {
+    } else if (IsDense(n)) {
       wscale = ExpandBiasToMatchAxis(builder(), scale, 2, 0);
     } else {
       return nullptr;  // TVM: outstanding scale

@@ -110,7 +110,7 @@ class ForwardFolder : public ExprMutator {
   // Demands on the operands of `call` given the demand `out` on its result
   // (empty: none on any operand).
   std::vector<MaybeMessage> Prep(const Call* call, const MaybeMessage& out) const {
-    if (IsRelu(call)) {
+    if (PassesScale(call)) {
       MaybeMessage m = out;
       if (m.has_value()) m->require_positive = true;
       return {m};
@@ -130,7 +130,7 @@ class ForwardFolder : public ExprMutator {
     }
     // TVM scales axis 1 of a dense's data whatever its rank; the features
     // are the last axis, so only a 2-d dense folds (docs/tvm-deviations.md).
-    if (IsOpCall(call, "nn.dense") && IsMatrixDense(call)) {
+    if (IsDense(call) && IsMatrixDense(call)) {
       return {Message{{1}, false}, std::nullopt};
     }
     return {};
@@ -152,7 +152,7 @@ class ForwardFolder : public ExprMutator {
   // nullptr: the plain path (no rewrite, or TVM's rewrite declined).
   const Expr* RewriteCall(const Call* call) {
     auto args = call->args();
-    if (IsRelu(call)) {
+    if (PassesScale(call)) {
       const ScaledValue* in = ScaledOf(args[0]);
       if (in == nullptr) return nullptr;
       const Expr* value =
@@ -160,8 +160,8 @@ class ForwardFolder : public ExprMutator {
       return Owe(call, {value, in->scale, in->axes});
     }
     if (IsAddSub(call)) return RewriteAddSub(call);
-    if (IsOpCall(call, "multiply")) return RewriteMultiply(call);
-    if (IsConv(call) || IsOpCall(call, "nn.dense")) return RewriteConsumer(call);
+    if (IsMultiply(call)) return RewriteMultiply(call);
+    if (IsConv(call) || IsDense(call)) return RewriteConsumer(call);
     return nullptr;
   }
 

@@ -69,10 +69,7 @@ bool MatchBroadcastToLeftAxes(const TensorType* lhs, const TensorType* rhs,
 bool IsAllPositiveConstant(const Expr* e) {
   // Peel the shape-only ops TVM looks through (a chain, so a loop).
   while (const auto* call = DynCast<Call>(e)) {
-    if (!IsOpCall(call, "expand_dims") && !IsOpCall(call, "reshape") &&
-        !IsOpCall(call, "transpose") && !IsOpCall(call, "squeeze") && !IsOpCall(call, "repeat")) {
-      return false;
-    }
+    if (ScaleRuleOf(call) != ScaleRule::kLookThrough) return false;
     e = call->args()[0];
   }
   const auto* constant = DynCast<Constant>(e);
@@ -90,9 +87,7 @@ bool IsAllPositiveConstant(const Expr* e) {
   return true;
 }
 
-bool IsConv(const Expr* e) { return IsOpCall(e, "nn.conv2d") || IsOpCall(e, "nn.conv3d"); }
-bool IsRelu(const Expr* e) { return IsOpCall(e, "nn.relu") || IsOpCall(e, "nn.leaky_relu"); }
-bool IsAddSub(const Expr* e) { return IsOpCall(e, "add") || IsOpCall(e, "subtract"); }
+
 
 ConvInfo ConvFacts(const Call* call, bool use_out_layout) {
   ConvInfo info;

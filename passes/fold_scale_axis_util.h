@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir/expr.h"
+#include "ir/op_rules.h"
 #include "passes/rewrite_util.h"
 
 namespace carve::fold_scale {
@@ -34,8 +35,9 @@ bool MatchBroadcastToLeftAxes(const TensorType* lhs, const TensorType* rhs,
                               const std::vector<int64_t>& axes, IRBuilder* builder = nullptr,
                               const Expr** rhs_value = nullptr);
 
-// TVM's IsAllPositiveConstant: a constant (seen through expand_dims,
-// reshape, transpose, squeeze, repeat) whose elements are all >= 0.
+// TVM's IsAllPositiveConstant: a constant (seen through the ops whose
+// ScaleRule is kLookThrough: expand_dims, reshape, transpose, squeeze,
+// repeat) whose elements are all >= 0.
 bool IsAllPositiveConstant(const Expr* e);
 
 // Layout facts of a conv2d / conv3d call, for simple layouts only.
@@ -50,11 +52,16 @@ struct ConvInfo {
 // `use_out_layout`: read the channel axis from out_layout (data_layout when
 // empty), as the backward direction does; else from data_layout.
 ConvInfo ConvFacts(const Call* call, bool use_out_layout);
-bool IsConv(const Expr* e);
-// nn.relu / nn.leaky_relu, and add / subtract: the ops a scale passes
-// through in both directions.
-bool IsRelu(const Expr* e);
-bool IsAddSub(const Expr* e);
+
+// Shorthands for ScaleRuleOf(e) == ScaleRule::k... (ir/expr.h): a conv (conv2d,
+// conv3d); an op a positive scale passes through (relu, leaky_relu); add /
+// subtract; multiply; dense; bias_add.
+inline bool IsConv(const Expr* e) { return ScaleRuleOf(e) == ScaleRule::kConv; }
+inline bool PassesScale(const Expr* e) { return ScaleRuleOf(e) == ScaleRule::kPassThrough; }
+inline bool IsAddSub(const Expr* e) { return ScaleRuleOf(e) == ScaleRule::kAddSub; }
+inline bool IsMultiply(const Expr* e) { return ScaleRuleOf(e) == ScaleRule::kMultiply; }
+inline bool IsDense(const Expr* e) { return ScaleRuleOf(e) == ScaleRule::kDense; }
+inline bool IsBiasAdd(const Expr* e) { return ScaleRuleOf(e) == ScaleRule::kBiasAdd; }
 // Whether the data of nn.dense `call` is 2-d (typed): the only dense whose
 // axis 1 is its feature axis (input) and units axis (output).
 bool IsMatrixDense(const Call* call);

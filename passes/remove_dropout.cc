@@ -1,5 +1,7 @@
 // RemoveDropout: nn.dropout(x).0 -> x.
 #include "passes/cleanup_passes.h"
+
+#include "ir/op_rules.h"
 #include "passes/rewrite_util.h"
 
 namespace carve {
@@ -13,7 +15,8 @@ class DropoutRemover : public TypedMutator {
   const Expr* Rewrite(const Expr* e) override {
     const Expr* post = RebuildTyped(e);
     const TupleGetItem* item = DynCast<TupleGetItem>(post);
-    if (item == nullptr || item->index() != 0 || !IsOpCall(item->tuple(), "nn.dropout")) {
+    if (item == nullptr || item->index() != 0 ||
+        SimplifyRuleOf(item->tuple()) != SimplifyRule::kDropout) {
       return post;
     }
     return Cast<Call>(item->tuple())->args()[0];

@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "ir/op_rules.h"
 #include "passes/rewrite_util.h"
 
 namespace carve {
@@ -25,8 +26,9 @@ class InferenceSimplifier : public TypedMutator {
       const TensorType* data_type =
           TensorTypeOf(Cast<Call>(e)->args().empty() ? nullptr : Cast<Call>(e)->args()[0]);
       if (data_type == nullptr) return post;
-      if (IsOpCall(call, "nn.layer_norm")) return LayerNorm(call, data_type);
-      if (IsOpCall(call, "nn.instance_norm")) return InstanceNorm(call, data_type);
+      SimplifyRule rule = SimplifyRuleOf(call);
+      if (rule == SimplifyRule::kLayerNorm) return LayerNorm(call, data_type);
+      if (rule == SimplifyRule::kInstanceNorm) return InstanceNorm(call, data_type);
     }
     return post;
   }
@@ -38,8 +40,9 @@ class InferenceSimplifier : public TypedMutator {
   // type comes from there (TVM's ty_map_), since a rebuilt operand is untyped.
   const Expr* RewriteItem(const Expr* original_tuple, const TupleGetItem* item, const Expr* post) {
     if (item->index() != 0) return post;
-    if (IsOpCall(item->tuple(), "nn.dropout")) return Cast<Call>(item->tuple())->args()[0];
-    if (!IsOpCall(item->tuple(), "nn.batch_norm")) return post;
+    SimplifyRule rule = SimplifyRuleOf(item->tuple());
+    if (rule == SimplifyRule::kDropout) return Cast<Call>(item->tuple())->args()[0];
+    if (rule != SimplifyRule::kBatchNorm) return post;
     const Call* bn = Cast<Call>(item->tuple());
     const auto* original = DynCast<Call>(original_tuple);
     if (original == nullptr || original->args().size() != 5) return post;

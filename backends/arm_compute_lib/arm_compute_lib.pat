@@ -4,7 +4,7 @@
 // partition_for_arm_compute_lib binds params and runs InferType,
 // MergeComposite(table), AnnotateTarget(arm_compute_lib,
 // include_non_call_ops=False), PartitionGraph: no region merging, one
-// function per op or composite. (carve's recipe: backends/specs.cc.)
+// function per op or composite. (carve's recipe: acl_backend.cc.)
 //
 // Copy this file, edit it and pass it with `--patterns` to try other rules.
 

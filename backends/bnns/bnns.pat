@@ -4,7 +4,7 @@
 // partition_for_bnns binds params and runs InferType, FoldConstant, ...,
 // MergeComposite(bnns), AnnotateTarget(bnns), PartitionGraph. There is no
 // MergeCompilerRegions: every op and composite becomes its own partition.
-// (carve's recipe: backends/specs.cc.)
+// (carve's recipe: bnns_backend.cc.)
 //
 // Copy this file, edit it and pass it with `--patterns` to try other rules.
 

@@ -5,7 +5,7 @@
 // an expand_dims'd bias, which is why every bias below is an `add`),
 // InferType, FoldConstant, SimplifyExpr, FoldConstant, MergeComposite(dnnl),
 // AnnotateTarget(dnnl), MergeCompilerRegions, PartitionGraph, then
-// prune_dnnl_subgraphs. (carve's recipe: backends/specs.cc.)
+// prune_dnnl_subgraphs. (carve's recipe: dnnl_backend.cc.)
 //
 // Copy this file, edit it and pass it with `--patterns` to try other rules.
 // The generated part of TVM's table is written out in full: the DSL has no

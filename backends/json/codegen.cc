@@ -4,7 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "backends/nnapi/nnapi_model.h"
+#include "backends/backend.h"
 #include "fmt/format.h"
 #include "interpreter/npy.h"
 #include "support/status_macros.h"
@@ -36,13 +36,10 @@ absl::StatusOr<std::map<std::string, std::string>> ArtifactFiles(
     for (const auto& [name, tensor] : f.constants) {
       CARVE_ASSIGN_OR_RETURN(files[name + ".npy"], SerializeNpy(tensor));
     }
-    if (a.compiler == "nnapi") {
-      // The NNAPI converter's model description (backends/nnapi/nnapi_model.h).
-      CARVE_ASSIGN_OR_RETURN(NnapiModel model, ConvertToNnapiModel(f));
-      files[NnapiModelFileName(f.graph.symbol)] = WriteNnapiModel(model);
-      for (const auto& [name, tensor] : model.constants) {
-        CARVE_ASSIGN_OR_RETURN(files[name + ".npy"], SerializeNpy(tensor));
-      }
+    // Files the backend adds (nnapi: its model description).
+    const BackendDescriptor* backend = FindBackend(a.compiler);
+    if (backend != nullptr && backend->codegen_files) {
+      CARVE_RETURN_IF_ERROR(backend->codegen_files(f, files));
     }
   }
   return files;

@@ -3,8 +3,9 @@
 //
 //   DIR/<symbol>.json                 the graph (json_graph.h)
 //   DIR/<symbol>_const_<k>.npy        one file per constant, in const order
-//   DIR/<symbol>.nnapi.json           nnapi functions: the NNAPI model description
-//   DIR/<symbol>_nnapi_<k>.npy        and the constants it adds (backends/nnapi/nnapi_model.h)
+//   DIR/...                           the files the function's backend adds
+//                                     (BackendDescriptor::codegen_files; nnapi:
+//                                     <symbol>.nnapi.json, <symbol>_nnapi_<k>.npy)
 //
 // which is what TVM's JSON runtime modules hold (graph JSON plus the
 // ConstLoaderModule's named tensors), as plain files.

@@ -6,9 +6,9 @@
 // threshold; this is carve's: the cost of a partition is the floating-point
 // work its ops do, computed from the static shapes of the typed Relay body
 // (composite bodies included), and a partition whose cost is below a
-// minimum stays on the host (PruneNnapiSubgraphs in backends/partition.h
-// inlines it back, as prune_dnnl_subgraphs does). Per op, with `out` the
-// number of output elements:
+// minimum stays on the host (PruneNnapiSubgraphs below inlines it back, as
+// prune_dnnl_subgraphs does). Per op, with `out` the number of output
+// elements:
 //
 //   nn.conv2d           2 * out * (C_in / groups) * KH * KW   (= 2 * out * |weight| / C_out)
 //   nn.dense            2 * out * K                           (K = the input's last dim)
@@ -25,6 +25,7 @@
 
 #include "absl/status/statusor.h"
 #include "ir/expr.h"
+#include "ir/module.h"
 
 namespace carve {
 
@@ -49,5 +50,10 @@ int64_t NnapiStaticCost(const Function* fn);
 // kNnapiDefaultMinFlops, or $CARVE_NNAPI_MIN_FLOPS when set; InvalidArgument
 // when the variable is not a non-negative integer.
 absl::StatusOr<int64_t> NnapiMinOffloadFlops();
+
+// The nnapi backend's pruning step (nnapi_backend.cc): inlines back the nnapi
+// partitions whose NnapiStaticCost is below `min_flops`; returns whether it
+// inlined one.
+absl::StatusOr<bool> PruneNnapiSubgraphs(Module& mod, int64_t min_flops);
 
 }  // namespace carve

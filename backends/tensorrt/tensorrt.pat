@@ -7,7 +7,7 @@
 // AnnotateTarget(tensorrt), MergeCompilerRegions, PartitionGraph, InferType,
 // then prune_tensorrt_subgraphs. ConvertLayout is an opt_level 3 pass and
 // does not run under TVM's default PassContext; carve's recipe
-// (backends/specs.cc) leaves it out.
+// (tensorrt_backend.cc) leaves it out.
 //
 // TVM's options are taken at their defaults: TensorRT version 6.0.1 (no
 // runtime), implicit batch mode, no fp16, remove_no_mac_subgraphs off.

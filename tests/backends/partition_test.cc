@@ -6,6 +6,7 @@
 #include <map>
 
 #include "absl/container/flat_hash_set.h"
+#include "backends/dnnl/dnnl_backend.h"
 
 #include "backends_test_util.h"
 #include "gmock/gmock.h"

@@ -108,8 +108,10 @@ TEST(SpecsTest, SpecFilesPrintBackAndReparse) {
 }
 
 // The text compiled into carve is that of backends/<name>/<name>.pat, for
-// every built-in backend.
+// every built-in backend, in TVM's order.
 TEST(SpecsTest, EmbeddedSpecsAreTheSpecFiles) {
+  EXPECT_THAT(BuiltinBackendNames(),
+              ElementsAre("bnns", "arm_compute_lib", "nnapi", "dnnl", "tensorrt"));
   for (std::string_view name : BuiltinBackendNames()) {
     const EmbeddedSpec* found = nullptr;
     for (const EmbeddedSpec& spec : EmbeddedSpecs()) {

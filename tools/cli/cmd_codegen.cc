@@ -133,7 +133,8 @@ void AddCodegenCommands(std::vector<Command>& commands) {
       "carve codegen FILE --backend NAME [-o DIR] [--params DIR] [--bind NAME,...] "
       "[--patterns F.pat]... [--print-module]",
       "partition and write each offloaded function in the BYOC JSON graph format",
-      {{"--backend", true, false, "", "the backend (bnns, arm_compute_lib, nnapi, dnnl, tensorrt)"},
+      {{"--backend", true, false, "",
+        fmt::format("the backend ({})", fmt::join(BuiltinBackendNames(), ", "))},
        {"--output", true, false, "-o",
         "DIR: write <symbol>.json and <symbol>_const_<k>.npy files (default: print the graphs)"},
        {"--params", true, false, "", "DIR: bind DIR/NAME.npy to the parameter %NAME of @main"},

@@ -1,0 +1,60 @@
+// The tensorrt backend (TVM v0.16 python/tvm/relay/op/contrib/tensorrt.py):
+// its spec is tensorrt.pat, its composite checks tensorrt_checks.h, its
+// runtime tensorrt_runtime.cc.
+#include "backends/tensorrt/tensorrt_backend.h"
+
+#include <optional>
+
+#include "backends/backend.h"
+#include "backends/tensorrt/tensorrt_checks.h"
+
+namespace carve {
+namespace {
+
+// prune_tensorrt_subgraphs' is_valid_subgraph in implicit batch mode.
+bool ValidTensorRtSubgraph(const Function* fn) {
+  std::optional<int64_t> batch;
+  for (const Var* p : fn->params()) {
+    std::vector<const Type*> types{p->checked_type()};
+    if (const TupleType* t = DynCast<TupleType>(types[0])) {
+      types.assign(t->fields().begin(), t->fields().end());
+    }
+    for (const Type* type : types) {
+      const TensorType* tensor = DynCast<TensorType>(type);
+      if (tensor == nullptr || tensor->rank() == 0) return false;  // no scalar inputs
+      if (tensor->shape()[0].is_any()) continue;
+      if (batch && *batch != tensor->shape()[0].value) return false;
+      batch = tensor->shape()[0].value;
+    }
+  }
+  return true;
+}
+
+BackendDescriptor MakeTensorRtBackend() {
+  BackendDescriptor d;
+  d.name = "tensorrt";
+  d.order = 50;
+  // partition_for_tensorrt: InferType, RemoveDropout, RemoveUnusedFunctions
+  // (backend_passes.h), (ConvertLayout), FoldConstant. ConvertLayout is an
+  // opt_level 3 pass: partition_for_tensorrt's Sequential skips it under
+  // TVM's default PassContext (opt_level 2), and with it the CanonicalizeOps
+  // it requires; carve follows the default.
+  d.recipe = {"InferType,RemoveDropout,RemoveUnusedFunctions,FoldConstant", true, true};
+  d.composite_check = TensorRtCompositeCheck;
+  d.prune = PruneTensorRtSubgraphs;
+  return d;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> PruneTensorRtSubgraphs(Module& mod) {
+  std::vector<std::string> remove;
+  for (const auto& [name, fn] : PartitionsOf(mod, "tensorrt")) {
+    if (!ValidTensorRtSubgraph(fn)) remove.push_back(name);
+  }
+  return InlinePartitionsBack(mod, remove);
+}
+
+CARVE_REGISTER_BACKEND(MakeTensorRtBackend);
+
+}  // namespace carve

@@ -1,0 +1,14 @@
+// The tensorrt backend's pruning step (tensorrt_backend.cc).
+#pragma once
+
+#include "absl/status/statusor.h"
+#include "ir/module.h"
+
+namespace carve {
+
+// TVM's prune_tensorrt_subgraphs in implicit batch mode: inlines back the
+// tensorrt partitions with a scalar input or inputs of different batch
+// sizes. Returns whether it inlined one.
+absl::StatusOr<bool> PruneTensorRtSubgraphs(Module& mod);
+
+}  // namespace carve

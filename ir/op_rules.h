@@ -1,0 +1,110 @@
+// Op facts that generic passes ask for instead of op names: the rule each
+// pass applies to an op (TVM registers these as per-op attributes:
+// FInferCorrectLayout, FForwardRewrite / FBackwardTransform, the ops
+// SimplifyInference and CanonicalizeOps rewrite) and the axis-broadcast
+// fact. They are stored in OpInfo::flags and written in the flags column of
+// ir/ops.def (kOpLayout*, kOpScale*, kOpSimplify*, kOpAxisBroadcast) next to
+// ir/op.h's single-bit flags, which use bits 0-3.
+#pragma once
+
+#include <cstdint>
+
+#include "ir/expr.h"
+#include "ir/op.h"
+
+namespace carve {
+
+// How ConvertLayout treats an op: the kind of TVM's FInferCorrectLayout
+// registered for it. kNone: a unary elementwise op follows its input's
+// layout, a numpy-style broadcast follows its operands', any other op reads
+// its inputs in their original layout.
+enum class LayoutRule : uint8_t {
+  kNone = 0,
+  kConv = 1,       // converted to the desired layout (nn.conv2d)
+  kPool = 2,       // follows its input's layout attribute (2-d pools)
+  kConcat = 3,     // follows its inputs, axis remapped
+  kBatchNorm = 4,  // follows its input, axis remapped
+  kPad = 5,        // follows its input, pad_width permuted
+  kReduce = 6,     // follows its input, reduced axes remapped
+};
+
+// How FoldScaleAxis treats an op: the kind of TVM's FForwardPrep /
+// FBackwardPrep / ...Rewrite / ...Transform registered for it.
+enum class ScaleRule : uint8_t {
+  kNone = 0,
+  kPassThrough = 1,  // a positive per-channel scale commutes with it (relu-like)
+  kAddSub = 2,       // both operands take the scale
+  kMultiply = 3,     // the scale itself (the op folded away)
+  kConv = 4,         // folded into the weight along its output / input channels
+  kDense = 5,        // folded into the weight's rows / columns
+  kBiasAdd = 6,      // the bias takes the scale
+  kLookThrough = 7,  // moves data only: a constant seen through it keeps its signs
+};
+
+// How the inference-time simplifications (SimplifyInference, RemoveDropout,
+// CanonicalizeOps) rewrite an op into simpler ones.
+enum class SimplifyRule : uint8_t {
+  kNone = 0,
+  kBatchNorm = 1,     // scale and shift by the moving statistics
+  kLayerNorm = 2,     // mean / variance over the axis
+  kInstanceNorm = 3,  // mean / variance over the spatial axes
+  kDropout = 4,       // the identity on its data
+  kBiasAdd = 5,       // expand_dims of the bias, then add
+};
+
+// The flags column's names for these facts: 4-bit rule fields at bits 8,
+// 12 and 16, and one bit.
+enum OpRuleFlag : uint32_t {
+  // Broadcasts an operand along an `axis` attribute rather than numpy-style
+  // (nn.bias_add, nn.prelu): the op is layout-sensitive.
+  kOpAxisBroadcast = 1u << 4,
+
+  kOpLayoutConv = uint32_t(LayoutRule::kConv) << 8,
+  kOpLayoutPool = uint32_t(LayoutRule::kPool) << 8,
+  kOpLayoutConcat = uint32_t(LayoutRule::kConcat) << 8,
+  kOpLayoutBatchNorm = uint32_t(LayoutRule::kBatchNorm) << 8,
+  kOpLayoutPad = uint32_t(LayoutRule::kPad) << 8,
+  kOpLayoutReduce = uint32_t(LayoutRule::kReduce) << 8,
+
+  kOpScalePassThrough = uint32_t(ScaleRule::kPassThrough) << 12,
+  kOpScaleAddSub = uint32_t(ScaleRule::kAddSub) << 12,
+  kOpScaleMultiply = uint32_t(ScaleRule::kMultiply) << 12,
+  kOpScaleConv = uint32_t(ScaleRule::kConv) << 12,
+  kOpScaleDense = uint32_t(ScaleRule::kDense) << 12,
+  kOpScaleBiasAdd = uint32_t(ScaleRule::kBiasAdd) << 12,
+  kOpScaleLookThrough = uint32_t(ScaleRule::kLookThrough) << 12,
+
+  kOpSimplifyBatchNorm = uint32_t(SimplifyRule::kBatchNorm) << 16,
+  kOpSimplifyLayerNorm = uint32_t(SimplifyRule::kLayerNorm) << 16,
+  kOpSimplifyInstanceNorm = uint32_t(SimplifyRule::kInstanceNorm) << 16,
+  kOpSimplifyDropout = uint32_t(SimplifyRule::kDropout) << 16,
+  kOpSimplifyBiasAdd = uint32_t(SimplifyRule::kBiasAdd) << 16,
+};
+
+inline LayoutRule LayoutRuleOf(const OpInfo& op) { return LayoutRule((op.flags >> 8) & 0xF); }
+inline ScaleRule ScaleRuleOf(const OpInfo& op) { return ScaleRule((op.flags >> 12) & 0xF); }
+inline SimplifyRule SimplifyRuleOf(const OpInfo& op) {
+  return SimplifyRule((op.flags >> 16) & 0xF);
+}
+inline bool BroadcastsAlongAxis(const OpInfo& op) { return (op.flags & kOpAxisBroadcast) != 0; }
+
+// The op `e` calls, or nullptr when `e` is not a call of an op.
+inline const OpInfo* OpOf(const Expr* e) {
+  const Call* call = DynCast<Call>(e);
+  return call != nullptr ? call->op() : nullptr;
+}
+// The facts of the op `e` calls; kNone when `e` is not a call of an op.
+inline LayoutRule LayoutRuleOf(const Expr* e) {
+  const OpInfo* op = OpOf(e);
+  return op != nullptr ? LayoutRuleOf(*op) : LayoutRule::kNone;
+}
+inline ScaleRule ScaleRuleOf(const Expr* e) {
+  const OpInfo* op = OpOf(e);
+  return op != nullptr ? ScaleRuleOf(*op) : ScaleRule::kNone;
+}
+inline SimplifyRule SimplifyRuleOf(const Expr* e) {
+  const OpInfo* op = OpOf(e);
+  return op != nullptr ? SimplifyRuleOf(*op) : SimplifyRule::kNone;
+}
+
+}  // namespace carve

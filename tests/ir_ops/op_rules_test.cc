@@ -1,0 +1,78 @@
+// The pass rules of ir/ops.def against TVM v0.16's registrations: the ops
+// with an FInferCorrectLayout that ConvertLayout models, the ops
+// FoldScaleAxis registers forward / backward rules for, and the ops
+// SimplifyInference / CanonicalizeOps / RemoveDropout rewrite. Every other
+// op must have no rule, so a new row cannot pick one up by accident.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "ir/op.h"
+#include "ir/op_rules.h"
+
+namespace carve {
+namespace {
+
+// Every op has the rule `expected` lists for it, and the others kNone.
+template <typename Rule>
+void ExpectRules(const std::map<std::string, Rule>& expected, Rule (*rule_of)(const OpInfo&)) {
+  for (const OpInfo* op : AllOps()) {
+    auto it = expected.find(std::string(op->name));
+    EXPECT_EQ(rule_of(*op), it == expected.end() ? Rule::kNone : it->second) << op->name;
+  }
+}
+
+TEST(OpRulesTest, LayoutRules) {
+  const std::map<std::string, LayoutRule> expected = {
+      {"nn.conv2d", LayoutRule::kConv},          {"nn.max_pool2d", LayoutRule::kPool},
+      {"nn.avg_pool2d", LayoutRule::kPool},      {"nn.global_max_pool2d", LayoutRule::kPool},
+      {"nn.global_avg_pool2d", LayoutRule::kPool}, {"concatenate", LayoutRule::kConcat},
+      {"nn.batch_norm", LayoutRule::kBatchNorm}, {"nn.pad", LayoutRule::kPad},
+      {"sum", LayoutRule::kReduce},              {"mean", LayoutRule::kReduce},
+      {"max", LayoutRule::kReduce},              {"min", LayoutRule::kReduce},
+      {"prod", LayoutRule::kReduce}};
+  ExpectRules<LayoutRule>(expected, LayoutRuleOf);
+}
+
+TEST(OpRulesTest, AxisBroadcastOps) {
+  for (const OpInfo* op : AllOps()) {
+    bool axis = op->name == "nn.bias_add" || op->name == "nn.prelu";
+    EXPECT_EQ(BroadcastsAlongAxis(*op), axis) << op->name;
+  }
+}
+
+TEST(OpRulesTest, ScaleRules) {
+  const std::map<std::string, ScaleRule> expected = {
+      {"nn.relu", ScaleRule::kPassThrough},  {"nn.leaky_relu", ScaleRule::kPassThrough},
+      {"add", ScaleRule::kAddSub},           {"subtract", ScaleRule::kAddSub},
+      {"multiply", ScaleRule::kMultiply},    {"nn.conv2d", ScaleRule::kConv},
+      {"nn.conv3d", ScaleRule::kConv},       {"nn.dense", ScaleRule::kDense},
+      {"nn.bias_add", ScaleRule::kBiasAdd},  {"expand_dims", ScaleRule::kLookThrough},
+      {"reshape", ScaleRule::kLookThrough},  {"transpose", ScaleRule::kLookThrough},
+      {"squeeze", ScaleRule::kLookThrough},  {"repeat", ScaleRule::kLookThrough}};
+  ExpectRules<ScaleRule>(expected, ScaleRuleOf);
+}
+
+TEST(OpRulesTest, SimplifyRules) {
+  const std::map<std::string, SimplifyRule> expected = {
+      {"nn.batch_norm", SimplifyRule::kBatchNorm},
+      {"nn.layer_norm", SimplifyRule::kLayerNorm},
+      {"nn.instance_norm", SimplifyRule::kInstanceNorm},
+      {"nn.dropout", SimplifyRule::kDropout},
+      {"nn.bias_add", SimplifyRule::kBiasAdd}};
+  ExpectRules<SimplifyRule>(expected, SimplifyRuleOf);
+}
+
+// The rule ranges do not overlap the single-bit flags.
+TEST(OpRulesTest, RuleBitsAreDisjoint) {
+  constexpr uint32_t kSingleBits = kOpCommutative | kOpStateful | kOpNonComputational |
+                                   kOpAnnotation | kOpAxisBroadcast;
+  EXPECT_EQ(kSingleBits & (0xFFFu << 8), 0u);
+  for (const OpInfo* op : AllOps()) {
+    EXPECT_EQ(op->flags & ~(kSingleBits | (0xFFFu << 8)), 0u) << op->name;
+  }
+}
+
+}  // namespace
+}  // namespace carve
