@@ -66,17 +66,30 @@ AxisWindow WindowAt(const PoolGeometry& g, int a, int64_t o) {
   return w;
 }
 
+// The windows of every output index on each axis (WindowAt), computed once
+// per call rather than once per output element of every plane.
+using AxisWindows = std::array<std::vector<AxisWindow>, 3>;
+
+AxisWindows WindowsOf(const PoolGeometry& g) {
+  AxisWindows w;
+  for (int a = 0; a < 3; ++a) {
+    for (int64_t o = 0; o < g.out[a]; ++o) w[a].push_back(WindowAt(g, a, o));
+  }
+  return w;
+}
+
 // Pools one [D, H, W] plane into one [OD, OH, OW] plane. `lowest` is the
 // value of a window with no real input (TVM pads max pools with the dtype's
 // lowest value).
 template <typename C>
-void PoolPlane(const PoolGeometry& g, PoolKind kind, C lowest, const C* in, C* out) {
+void PoolPlane(const PoolGeometry& g, const AxisWindows& windows, PoolKind kind, C lowest,
+               const C* in, C* out) {
   for (int64_t od = 0; od < g.out[0]; ++od) {
-    const AxisWindow wd = WindowAt(g, 0, od);
+    const AxisWindow& wd = windows[0][od];
     for (int64_t oh = 0; oh < g.out[1]; ++oh) {
-      const AxisWindow wh = WindowAt(g, 1, oh);
+      const AxisWindow& wh = windows[1][oh];
       for (int64_t ow = 0; ow < g.out[2]; ++ow) {
-        const AxisWindow ww = WindowAt(g, 2, ow);
+        const AxisWindow& ww = windows[2][ow];
         C acc = kind == PoolKind::kMax ? lowest : C(0);
         for (int64_t kd = wd.lo; kd < wd.hi; ++kd) {
           const int64_t id = wd.begin + kd * wd.step;
@@ -185,10 +198,11 @@ absl::StatusOr<std::vector<NDArray>> RunPool(const KernelContext& ctx, int spati
     CARVE_ASSIGN_OR_RETURN(Buffer<C> in, Buffer<C>::Permuted(ctx, data, pl.in_perm));
     std::unique_ptr<C[]> result(new C[std::max<int64_t>(out.num_elements(), 1)]);
     const C lowest = ConvertTo<C>(std::numeric_limits<T>::lowest());
+    const AxisWindows windows = WindowsOf(g);
     ParallelFor(ctx.device, planes, double(g.out_size() * g.kernel[0] * g.kernel[1] * g.kernel[2]),
                 [&](int64_t begin, int64_t end) {
                   for (int64_t p = begin; p < end; ++p) {
-                    PoolPlane<C>(g, kind, lowest, in.data() + p * g.in_size(),
+                    PoolPlane<C>(g, windows, kind, lowest, in.data() + p * g.in_size(),
                                  result.get() + p * g.out_size());
                   }
                 });
