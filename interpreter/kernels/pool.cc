@@ -11,6 +11,8 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "interpreter/kernels/gemm.h"
 #include "interpreter/kernels/nn_util.h"
@@ -78,38 +80,87 @@ AxisWindows WindowsOf(const PoolGeometry& g) {
   return w;
 }
 
+// One tap of a window: max keeps the larger value (the first of equal
+// ones, so -0 / +0 and NaN behave as in a scalar loop), avg sums.
+template <PoolKind kKind, typename C>
+inline C PoolStep(C acc, C v) {
+  if constexpr (kKind == PoolKind::kMax) {
+    return v > acc ? v : acc;
+  } else {
+    return acc + v;
+  }
+}
+
+// The output columns [first, last) whose W windows are whole (every tap
+// reads input): contiguous, since window starts grow with the column.
+std::pair<int64_t, int64_t> WholeColumns(const PoolGeometry& g, const AxisWindows& windows) {
+  if (g.adaptive) return {0, 0};
+  auto whole = [&](int64_t ow) {
+    return windows[2][ow].lo == 0 && windows[2][ow].hi == g.kernel[2];
+  };
+  int64_t first = 0;
+  while (first < g.out[2] && !whole(first)) ++first;
+  int64_t last = first;
+  while (last < g.out[2] && whole(last)) ++last;
+  return {first, last};
+}
+
 // Pools one [D, H, W] plane into one [OD, OH, OW] plane. `lowest` is the
 // value of a window with no real input (TVM pads max pools with the dtype's
-// lowest value).
-template <typename C>
-void PoolPlane(const PoolGeometry& g, const AxisWindows& windows, PoolKind kind, C lowest,
-               const C* in, C* out) {
+// lowest value). Each output element takes its taps in (kd, kh, kw) order;
+// the columns with whole windows are computed a row at a time (taps outer,
+// columns inner, so the loop vectorises) with that same order per element.
+template <PoolKind kKind, typename C>
+void PoolPlane(const PoolGeometry& g, const AxisWindows& windows, C lowest, const C* in, C* out,
+               std::vector<C>& row_acc) {
+  const C init = kKind == PoolKind::kMax ? lowest : C(0);
+  const auto [first, last] = WholeColumns(g, windows);
+  const int64_t stride = g.stride[2], dil = g.dilation[2], pad = g.pad_before[2];
+  row_acc.resize(g.out[2]);
   for (int64_t od = 0; od < g.out[0]; ++od) {
     const AxisWindow& wd = windows[0][od];
     for (int64_t oh = 0; oh < g.out[1]; ++oh) {
       const AxisWindow& wh = windows[1][oh];
-      for (int64_t ow = 0; ow < g.out[2]; ++ow) {
-        const AxisWindow& ww = windows[2][ow];
-        C acc = kind == PoolKind::kMax ? lowest : C(0);
-        for (int64_t kd = wd.lo; kd < wd.hi; ++kd) {
-          const int64_t id = wd.begin + kd * wd.step;
-          for (int64_t kh = wh.lo; kh < wh.hi; ++kh) {
-            const C* row = in + (id * g.in[1] + wh.begin + kh * wh.step) * g.in[2] + ww.begin;
+      C* acc = row_acc.data();
+      for (int64_t ow = 0; ow < g.out[2]; ++ow) acc[ow] = init;
+      for (int64_t kd = wd.lo; kd < wd.hi; ++kd) {
+        const int64_t id = wd.begin + kd * wd.step;
+        for (int64_t kh = wh.lo; kh < wh.hi; ++kh) {
+          const C* row = in + (id * g.in[1] + wh.begin + kh * wh.step) * g.in[2];
+          for (int64_t ow = 0; ow < first; ++ow) {
+            const AxisWindow& ww = windows[2][ow];
             for (int64_t kw = ww.lo; kw < ww.hi; ++kw) {
-              const C v = row[kw * ww.step];
-              if (kind == PoolKind::kMax) {
-                acc = v > acc ? v : acc;
-              } else {
-                acc += v;
+              acc[ow] = PoolStep<kKind>(acc[ow], row[ww.begin + kw * ww.step]);
+            }
+          }
+          for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+            const int64_t off = kw * dil - pad;  // whole windows: ow * stride + off >= 0
+            if (stride == 1) {
+              for (int64_t ow = first; ow < last; ++ow) {
+                acc[ow] = PoolStep<kKind>(acc[ow], row[ow + off]);
+              }
+            } else {
+              for (int64_t ow = first; ow < last; ++ow) {
+                acc[ow] = PoolStep<kKind>(acc[ow], row[ow * stride + off]);
               }
             }
           }
+          for (int64_t ow = last; ow < g.out[2]; ++ow) {
+            const AxisWindow& ww = windows[2][ow];
+            for (int64_t kw = ww.lo; kw < ww.hi; ++kw) {
+              acc[ow] = PoolStep<kKind>(acc[ow], row[ww.begin + kw * ww.step]);
+            }
+          }
         }
-        if (kind == PoolKind::kAvg) {
-          const int64_t divisor = std::max<int64_t>(1, wd.count * wh.count * ww.count);
-          acc = acc / C(divisor);
+      }
+      C* dst = out + (od * g.out[1] + oh) * g.out[2];
+      for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+        if constexpr (kKind == PoolKind::kAvg) {
+          const int64_t divisor = std::max<int64_t>(1, wd.count * wh.count * windows[2][ow].count);
+          dst[ow] = acc[ow] / C(divisor);
+        } else {
+          dst[ow] = acc[ow];
         }
-        out[(od * g.out[1] + oh) * g.out[2] + ow] = acc;
       }
     }
   }
@@ -127,18 +178,19 @@ struct PoolLayout {
   std::vector<int> in_perm, out_perm;
 };
 
-absl::StatusOr<PoolLayout> ResolveLayout(const KernelContext& ctx, int spatial,
-                                         const NDArray& data, const NDArray& out) {
+absl::StatusOr<PoolLayout> ResolveLayout(const KernelContext& ctx, int spatial, const NDArray& data,
+                                         const NDArray& out) {
   const std::string sp = std::string("DHW").substr(3 - spatial);
-  std::string layout(AttrString(ctx, "layout", spatial == 1 ? "NCW"
-                                               : spatial == 2 ? "NCHW"
-                                                              : "NCDHW"));
+  std::string layout(AttrString(ctx, "layout",
+                                spatial == 1   ? "NCW"
+                                : spatial == 2 ? "NCHW"
+                                               : "NCDHW"));
   std::string out_layout(AttrString(ctx, "out_layout", ""));
   if (out_layout.empty()) out_layout = layout;
   for (char c : layout) {
     if (!std::isupper(static_cast<unsigned char>(c))) {
-      return absl::UnimplementedError(fmt::format(
-          "{}: split layout \"{}\" is not supported", OpName(ctx), layout));
+      return absl::UnimplementedError(
+          fmt::format("{}: split layout \"{}\" is not supported", OpName(ctx), layout));
     }
   }
   PoolLayout pl;
@@ -160,12 +212,11 @@ absl::Status CheckExtents(const KernelContext& ctx, const PoolGeometry& g) {
   if (g.adaptive) return absl::OkStatus();
   for (int a = 0; a < 3; ++a) {
     const int64_t dk = (g.kernel[a] - 1) * g.dilation[a] + 1;
-    const int64_t span = g.in[a] + g.pad_before[a] + g.pad_after[a] - dk +
-                         (g.ceil_mode ? g.stride[a] - 1 : 0);
+    const int64_t span =
+        g.in[a] + g.pad_before[a] + g.pad_after[a] - dk + (g.ceil_mode ? g.stride[a] - 1 : 0);
     const int64_t expect = span < 0 ? 0 : span / g.stride[a] + 1;
     if (expect != g.out[a]) {
-      return KernelError(ctx, "output extent {} does not match the computed {}", g.out[a],
-                         expect);
+      return KernelError(ctx, "output extent {} does not match the computed {}", g.out[a], expect);
     }
   }
   return absl::OkStatus();
@@ -201,9 +252,15 @@ absl::StatusOr<std::vector<NDArray>> RunPool(const KernelContext& ctx, int spati
     const AxisWindows windows = WindowsOf(g);
     ParallelFor(ctx.device, planes, double(g.out_size() * g.kernel[0] * g.kernel[1] * g.kernel[2]),
                 [&](int64_t begin, int64_t end) {
+                  std::vector<C> row_acc;
                   for (int64_t p = begin; p < end; ++p) {
-                    PoolPlane<C>(g, windows, kind, lowest, in.data() + p * g.in_size(),
-                                 result.get() + p * g.out_size());
+                    const C* src = in.data() + p * g.in_size();
+                    C* dst = result.get() + p * g.out_size();
+                    if (kind == PoolKind::kMax) {
+                      PoolPlane<PoolKind::kMax>(g, windows, lowest, src, dst, row_acc);
+                    } else {
+                      PoolPlane<PoolKind::kAvg>(g, windows, lowest, src, dst, row_acc);
+                    }
                   }
                 });
     return StorePermuted(ctx, result.get(), pl.out_perm, out);
@@ -219,8 +276,7 @@ absl::StatusOr<std::vector<NDArray>> WindowPool(const KernelContext& ctx) {
   PoolGeometry g;
   CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> kernel, SpatialInts(ctx, "pool_size", kSpatial, 1));
   CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> stride, SpatialInts(ctx, "strides", kSpatial, 1));
-  CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> dilation,
-                         SpatialInts(ctx, "dilation", kSpatial, 1));
+  CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> dilation, SpatialInts(ctx, "dilation", kSpatial, 1));
   const std::vector<int64_t> padding =
       AttrInts(ctx, "padding").value_or(std::vector<int64_t>(kSpatial, 0));
   CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ExpandPadding(ctx, padding, kSpatial));
