@@ -178,19 +178,18 @@ struct PoolLayout {
   std::vector<int> in_perm, out_perm;
 };
 
-absl::StatusOr<PoolLayout> ResolveLayout(const KernelContext& ctx, int spatial, const NDArray& data,
-                                         const NDArray& out) {
+absl::StatusOr<PoolLayout> ResolveLayout(const KernelContext& ctx, int spatial,
+                                         const NDArray& data, const NDArray& out) {
   const std::string sp = std::string("DHW").substr(3 - spatial);
-  std::string layout(AttrString(ctx, "layout",
-                                spatial == 1   ? "NCW"
-                                : spatial == 2 ? "NCHW"
-                                               : "NCDHW"));
+  std::string layout(AttrString(ctx, "layout", spatial == 1 ? "NCW"
+                                               : spatial == 2 ? "NCHW"
+                                                              : "NCDHW"));
   std::string out_layout(AttrString(ctx, "out_layout", ""));
   if (out_layout.empty()) out_layout = layout;
   for (char c : layout) {
     if (!std::isupper(static_cast<unsigned char>(c))) {
-      return absl::UnimplementedError(
-          fmt::format("{}: split layout \"{}\" is not supported", OpName(ctx), layout));
+      return absl::UnimplementedError(fmt::format(
+          "{}: split layout \"{}\" is not supported", OpName(ctx), layout));
     }
   }
   PoolLayout pl;
@@ -212,11 +211,12 @@ absl::Status CheckExtents(const KernelContext& ctx, const PoolGeometry& g) {
   if (g.adaptive) return absl::OkStatus();
   for (int a = 0; a < 3; ++a) {
     const int64_t dk = (g.kernel[a] - 1) * g.dilation[a] + 1;
-    const int64_t span =
-        g.in[a] + g.pad_before[a] + g.pad_after[a] - dk + (g.ceil_mode ? g.stride[a] - 1 : 0);
+    const int64_t span = g.in[a] + g.pad_before[a] + g.pad_after[a] - dk +
+                         (g.ceil_mode ? g.stride[a] - 1 : 0);
     const int64_t expect = span < 0 ? 0 : span / g.stride[a] + 1;
     if (expect != g.out[a]) {
-      return KernelError(ctx, "output extent {} does not match the computed {}", g.out[a], expect);
+      return KernelError(ctx, "output extent {} does not match the computed {}", g.out[a],
+                         expect);
     }
   }
   return absl::OkStatus();
@@ -276,7 +276,8 @@ absl::StatusOr<std::vector<NDArray>> WindowPool(const KernelContext& ctx) {
   PoolGeometry g;
   CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> kernel, SpatialInts(ctx, "pool_size", kSpatial, 1));
   CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> stride, SpatialInts(ctx, "strides", kSpatial, 1));
-  CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> dilation, SpatialInts(ctx, "dilation", kSpatial, 1));
+  CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> dilation,
+                         SpatialInts(ctx, "dilation", kSpatial, 1));
   const std::vector<int64_t> padding =
       AttrInts(ctx, "padding").value_or(std::vector<int64_t>(kSpatial, 0));
   CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ExpandPadding(ctx, padding, kSpatial));
