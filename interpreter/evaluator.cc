@@ -2,6 +2,7 @@
 
 #include "fmt/format.h"
 #include "interpreter/machine.h"
+#include "interpreter/plan.h"
 #include "ir/tensor_limit.h"
 #include "support/status_macros.h"
 
@@ -79,6 +80,13 @@ const FunctionInfo& Interpreter::Info(const Function* fn) {
   auto [it, inserted] = info_.try_emplace(fn, nullptr);
   if (inserted) it->second = std::make_unique<FunctionInfo>(AnalyzeFunction(fn));
   return *it->second;
+}
+
+const Plan* Interpreter::PlanFor(const Function* fn) {
+  if (!opts_.use_plans) return nullptr;
+  auto [it, inserted] = plans_.try_emplace(fn, nullptr);
+  if (inserted) it->second = Plan::Lower(*this, fn);
+  return it->second.get();
 }
 
 KernelFn Interpreter::Kernel(const OpInfo* op) {

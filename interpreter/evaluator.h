@@ -37,6 +37,8 @@
 
 namespace carve {
 
+class Plan;
+
 struct InterpreterOptions {
   // Where Compiler / Composite functions are dispatched; nullptr evaluates
   // every function body with the reference kernels.
@@ -50,6 +52,10 @@ struct InterpreterOptions {
   // the run with ResourceExhausted before it is allocated. 0 = the limit in
   // force when the interpreter is made (ir/tensor_limit.h).
   int64_t max_tensor_bytes = 0;
+  // Run dataflow functions through their execution plans
+  // (interpreter/plan.h); false walks every body (the plans' differential
+  // reference: both give bit-identical results).
+  bool use_plans = true;
 };
 
 // Counters of the most recent outermost Run / Call / Apply (calls made by
@@ -106,9 +112,13 @@ class Interpreter {
   const FunctionInfo& Info(const Function* fn);
   // The kernel of `op` (cached), or nullptr.
   KernelFn Kernel(const OpInfo* op);
+  // The execution plan of `fn` (lowered on first use), or nullptr when its
+  // body is not pure dataflow or plans are off.
+  const Plan* PlanFor(const Function* fn);
 
  private:
   friend class Machine;
+  friend class Plan;
 
   absl::StatusOr<Value> Invoke(const Value& callee, std::vector<Value> args,
                                bool dispatch_external);
@@ -119,6 +129,10 @@ class Interpreter {
   int active_runs_ = 0;  // > 0 while a machine runs (handlers may re-enter)
   absl::flat_hash_map<const Function*, std::unique_ptr<FunctionInfo>> info_;
   absl::flat_hash_map<const OpInfo*, KernelFn> kernels_;
+  absl::flat_hash_map<const Function*, std::unique_ptr<Plan>> plans_;
+  // Plans running on the C++ stack (a plan's function call nests an
+  // evaluator, which may run another plan); past a bound, bodies are walked.
+  int plan_depth_ = 0;
 };
 
 // Checks that `arg` fits `type` (dtype and static dims of tensors, tuple

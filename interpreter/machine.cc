@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "fmt/format.h"
+#include "interpreter/plan.h"
 #include "ir/tensor_limit.h"
 #include "support/cancellation.h"
 #include "support/diagnostics.h"
@@ -10,6 +11,10 @@
 
 namespace carve {
 namespace {
+
+// Plans nested through function calls (each nests a Machine on the C++
+// stack); deeper calls walk their bodies on the heap-allocated stacks.
+constexpr int kMaxPlanDepth = 64;
 
 // Bytes of tensor storage a value holds (closures count as nothing).
 int64_t ValueBytes(const Value& v) { return v.TensorBytes(); }
@@ -58,6 +63,17 @@ absl::Status CheckArguments(const Value& callee, const Function* fn, std::span<c
 absl::StatusOr<Value> Machine::Invoke(const Value& callee, std::vector<Value> args,
                                       bool dispatch_external) {
   CARVE_RETURN_IF_ERROR(Enter(callee, std::move(args), Span{}, dispatch_external));
+  return RunTasks();
+}
+
+absl::StatusOr<Value> Machine::CallFromPlan(const Value& callee, std::vector<Value> args, Span span,
+                                    int64_t outer_retained) {
+  retained_bytes_ = outer_retained;
+  CARVE_RETURN_IF_ERROR(Enter(callee, std::move(args), span));
+  return RunTasks();
+}
+
+absl::StatusOr<Value> Machine::RunTasks() {
   while (!tasks_.empty()) {
     Task task = tasks_.back();
     tasks_.pop_back();
@@ -230,6 +246,18 @@ absl::Status Machine::CallOp(const Call* call, const OpInfo* op, std::vector<Val
     return AtSpan(call->span(),
                   absl::UnimplementedError(fmt::format("no kernel for op '{}'", op->name)));
   }
+  // Live during the kernel: the retained values plus its fresh outputs.
+  // Inputs consumed here without being retained are not counted (telling
+  // them apart from retained ones would need buffer identities), so the
+  // peak is a lower bound.
+  CARVE_ASSIGN_OR_RETURN(Value out, CallKernel(interp_, call, kernel, args, retained_bytes_));
+  values_.push_back(std::move(out));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Value> Machine::CallKernel(Interpreter& interp, const Call* call, KernelFn kernel,
+                                          std::span<const Value> args, int64_t retained) {
+  const OpInfo* op = call->op();
   std::vector<NDArray> inputs;
   inputs.reserve(args.size());
   for (const Value& a : args) {
@@ -257,7 +285,7 @@ absl::Status Machine::CallOp(const Call* call, const OpInfo* op, std::vector<Val
   }
   // Checked here, where every output type is concrete, so no kernel is
   // asked to allocate what cannot or should not be allocated.
-  if (absl::Status fits = CheckTensorFits(out_type, interp_.opts_.max_tensor_bytes,
+  if (absl::Status fits = CheckTensorFits(out_type, interp.opts_.max_tensor_bytes,
                                           fmt::format("{}: the result", op->name));
       !fits.ok()) {
     return AtSpan(call->span(), fits);
@@ -267,17 +295,14 @@ absl::Status Machine::CallOp(const Call* call, const OpInfo* op, std::vector<Val
   ctx.inputs = inputs;
   ctx.attrs = call->attrs();
   ctx.out_type = out_type;
-  ctx.device = interp_.opts_.device;
-  ++interp_.stats_.kernel_calls;
+  ctx.device = interp.opts_.device;
+  ++interp.stats_.kernel_calls;
   auto outputs = kernel(ctx);
   if (!outputs.ok()) return AtSpan(call->span(), outputs.status());
-  // Live now: the retained values plus the fresh outputs. Inputs consumed
-  // here without being retained are not counted (telling them apart from
-  // retained ones would need buffer identities), so this is a lower bound.
   int64_t output_bytes = 0;
   for (const NDArray& t : *outputs) output_bytes += static_cast<int64_t>(t.nbytes());
-  interp_.stats_.peak_live_bytes =
-      std::max(interp_.stats_.peak_live_bytes, retained_bytes_ + output_bytes);
+  interp.stats_.peak_live_bytes =
+      std::max(interp.stats_.peak_live_bytes, retained + output_bytes);
   if (const TupleType* tt = DynCast<TupleType>(out_type)) {
     if (outputs->size() != tt->fields().size()) {
       return AtSpan(call->span(), absl::InternalError(
@@ -285,16 +310,14 @@ absl::Status Machine::CallOp(const Call* call, const OpInfo* op, std::vector<Val
                                                   outputs->size(), TypeToString(out_type))));
     }
     std::vector<Value> fields(outputs->begin(), outputs->end());
-    values_.push_back(Value::Tuple(std::move(fields)));
-  } else {
-    if (outputs->size() != 1) {
-      return AtSpan(call->span(),
-                    absl::InternalError(fmt::format("{}: kernel returned {} outputs for one tensor",
-                                                    op->name, outputs->size())));
-    }
-    values_.push_back(std::move((*outputs)[0]));
+    return Value::Tuple(std::move(fields));
   }
-  return absl::OkStatus();
+  if (outputs->size() != 1) {
+    return AtSpan(call->span(),
+                  absl::InternalError(fmt::format("{}: kernel returned {} outputs for one tensor",
+                                                  op->name, outputs->size())));
+  }
+  return Value(std::move((*outputs)[0]));
 }
 
 absl::Status Machine::Enter(const Value& callee, std::vector<Value> args, Span span,
@@ -332,6 +355,15 @@ absl::Status Machine::Enter(const Value& callee, std::vector<Value> args, Span s
   }
   ++interp_.stats_.function_calls;
   const bool observe = interp_.opts_.observer && (!compiler.empty() || !composite.empty());
+  if (interp_.plan_depth_ < kMaxPlanDepth) {
+    if (const Plan* plan = interp_.PlanFor(fn)) {
+      if (observe) {
+        observations_.push_back({fn, args});
+        tasks_.push_back({Op::kObserve, nullptr, observations_.size() - 1});
+      }
+      return RunPlan(*plan, callee, std::move(args));
+    }
+  }
   if (!observe && !tasks_.empty() && tasks_.back().op == Op::kReturn) {
     PopFrame();  // tail call: the caller has nothing left to do
     ++interp_.stats_.tail_calls;
@@ -354,6 +386,16 @@ absl::Status Machine::Enter(const Value& callee, std::vector<Value> args, Span s
   }
   for (size_t i = 0; i < args.size(); ++i) Bind(frame, fn->params()[i], std::move(args[i]));
   tasks_.push_back({Op::kEval, fn->body()});
+  return absl::OkStatus();
+}
+
+absl::Status Machine::RunPlan(const Plan& plan, const Value& callee, std::vector<Value> args) {
+  const Closure* closure = callee.is_closure() ? &callee.closure() : nullptr;
+  ++interp_.plan_depth_;
+  absl::StatusOr<Value> result = plan.Run(interp_, std::move(args), closure, retained_bytes_);
+  --interp_.plan_depth_;
+  if (!result.ok()) return result.status();
+  values_.push_back(*std::move(result));
   return absl::OkStatus();
 }
 
@@ -400,14 +442,18 @@ absl::Status Machine::Branch(const If* e) {
 }
 
 absl::Status Machine::Project(const TupleGetItem* e) {
-  Value tuple = PopValue();
+  CARVE_ASSIGN_OR_RETURN(Value field, ProjectField(e, PopValue()));
+  values_.push_back(std::move(field));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Value> Machine::ProjectField(const TupleGetItem* e, const Value& tuple) {
   if (!tuple.is_tuple() || e->index() < 0 ||
       static_cast<size_t>(e->index()) >= tuple.fields().size()) {
     return AtSpan(e->span(), absl::InvalidArgumentError(fmt::format(
                                  "cannot take field {} of {}", e->index(), DescribeValue(tuple))));
   }
-  values_.push_back(tuple.fields()[e->index()]);
-  return absl::OkStatus();
+  return tuple.fields()[e->index()];
 }
 
 void Machine::Bind(Frame& frame, const Var* v, Value value) {
@@ -441,7 +487,7 @@ Value Machine::PopValue() {
   return v;
 }
 
-absl::Status Machine::AtSpan(Span span, const absl::Status& status) const {
+absl::Status Machine::AtSpan(Span span, const absl::Status& status) {
   if (!span.valid() || status.ok()) return status;
   // Keep a span that an inner failure already carries.
   std::vector<Diagnostic> diags = StatusToDiagnostics(status);

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -29,6 +30,24 @@ class Machine {
   // it still dispatch).
   absl::StatusOr<Value> Invoke(const Value& callee, std::vector<Value> args,
                                bool dispatch_external = true);
+
+  // Calls `callee` for a function-call step of an execution plan: as
+  // Invoke, with `span` (the call's) on errors, and `outer_retained` bytes
+  // held by the plan counted in the live-bytes statistics.
+  absl::StatusOr<Value> CallFromPlan(const Value& callee, std::vector<Value> args, Span span,
+                             int64_t outer_retained);
+
+  // Runs the kernel of the op call `call` on `args`: the call's static
+  // inferred type, else the op's type relation on the runtime types; the
+  // tensor-size limit; the kernel-call and live-bytes counters (`retained`
+  // is what the caller holds besides the fresh outputs). Errors carry the
+  // call's span. Shared by the tree walker and execution plans.
+  static absl::StatusOr<Value> CallKernel(Interpreter& interp, const Call* call, KernelFn kernel,
+                                          std::span<const Value> args, int64_t retained);
+  // Field `e->index()` of `tuple`, or an error at e's span.
+  static absl::StatusOr<Value> ProjectField(const TupleGetItem* e, const Value& tuple);
+  // Adds `span` (when valid) to a failure that carries none yet.
+  static absl::Status AtSpan(Span span, const absl::Status& status);
 
  private:
   // A bound variable or a memoised node value, with the reads left before
@@ -67,6 +86,10 @@ class Machine {
     std::vector<Value> args;
   };
 
+  // Runs the task stack to completion and returns the one value left.
+  absl::StatusOr<Value> RunTasks();
+  // Runs `plan` for a call of `fn` (no frame: its result is pushed).
+  absl::Status RunPlan(const Plan& plan, const Value& callee, std::vector<Value> args);
   absl::Status Step(const Task& task);
   absl::Status Eval(const Expr* e);
   absl::Status EvalVar(const Var* v);
@@ -88,8 +111,6 @@ class Machine {
   void Release(Frame& frame, int64_t bytes);
   void PopFrame();
   Value PopValue();
-  // Adds the call's span (when it has one) to a failure.
-  absl::Status AtSpan(Span span, const absl::Status& status) const;
 
   Interpreter& interp_;
   std::vector<Task> tasks_;

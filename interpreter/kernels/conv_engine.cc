@@ -1,8 +1,8 @@
 #include "interpreter/kernels/conv_engine.h"
 
 #include <algorithm>
-#include <type_traits>
 #include <memory>
+#include <type_traits>
 #include <utility>
 
 #include "interpreter/kernels/conv_internal.h"
@@ -49,8 +49,8 @@ void Im2ColFirst(const ConvGeometry& g, const T* in, int64_t r0, int64_t r1, T* 
           std::fill(dst, dst + g.out[2], T(0));
           continue;
         }
-        GatherRow(plane + (id * g.in[1] + ih) * g.in[2], kw * g.dilation[2] - g.pad[2],
-                  g.stride[2], g.in[2], g.out[2], dst);
+        GatherRow(plane + (id * g.in[1] + ih) * g.in[2], kw * g.dilation[2] - g.pad[2], g.stride[2],
+                  g.in[2], g.out[2], dst);
       }
     }
   });
@@ -166,13 +166,22 @@ void DepthwiseFirst(const ConvGeometry& g, const T* data, const T* weight, T* ou
         const int64_t kh = t / g.kernel[2] % g.kernel[1], kw = t % g.kernel[2];
         const int64_t off_w = kw * g.dilation[2] - g.pad[2];
         auto [lo, hi] = ValidRange(off_w, g.stride[2], g.in[2], g.out[2]);
-        for (int64_t r = 0; r < g.out[0] * g.out[1]; ++r) {
-          const int64_t id = InCoord(g, 0, r / g.out[1], kd);
-          const int64_t ih = InCoord(g, 1, r % g.out[1], kh);
-          if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1]) continue;
-          const T* src = plane + (id * g.in[1] + ih) * g.in[2];
-          T* row = dst + r * g.out[2];
-          for (int64_t ow = lo; ow < hi; ++ow) row[ow] += wv * src[ow * g.stride[2] + off_w];
+        // Rows (od, oh) walked as two loops (no division per row); each
+        // output element still takes its taps in order t = 0, 1, ...
+        for (int64_t od = 0; od < g.out[0]; ++od) {
+          const int64_t id = InCoord(g, 0, od, kd);
+          if (id < 0 || id >= g.in[0]) continue;
+          for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+            const int64_t ih = InCoord(g, 1, oh, kh);
+            if (ih < 0 || ih >= g.in[1]) continue;
+            const T* src = plane + (id * g.in[1] + ih) * g.in[2];
+            T* row = dst + (od * g.out[1] + oh) * g.out[2];
+            if (g.stride[2] == 1) {
+              for (int64_t ow = lo; ow < hi; ++ow) row[ow] += wv * src[ow + off_w];
+            } else {
+              for (int64_t ow = lo; ow < hi; ++ow) row[ow] += wv * src[ow * g.stride[2] + off_w];
+            }
+          }
         }
       }
     }
@@ -246,8 +255,8 @@ void Col2ImFirst(const ConvGeometry& g, const T* col, int64_t r0, int64_t r1, T*
 }  // namespace
 
 template <typename T>
-void ConvForward(const ConvGeometry& g, ChannelOrder order, const T* data, const T* weight,
-                 T* out, const Eigen::ThreadPoolDevice* device) {
+void ConvForward(const ConvGeometry& g, ChannelOrder order, const T* data, const T* weight, T* out,
+                 const Eigen::ThreadPoolDevice* device) {
   if (g.in_per_group() == 1 && !IsPointwise(g)) {
     if (order == ChannelOrder::kFirst) {
       DepthwiseFirst(g, data, weight, out, device);
@@ -286,8 +295,8 @@ void ConvTransposeForward(const ConvGeometry& g, const T* data, const T* weight,
       for (int64_t r0 = 0; r0 < rows; r0 += rows_per_tile) {
         const int64_t r1 = std::min(r0 + rows_per_tile, rows);
         const int64_t cols = (r1 - r0) * g.in[2];
-        Gemm<T>(og * k, cols, cg, w, MatrixRef<T>{in + r0 * g.in[2], g.in_size(), false},
-                col.get(), cols, false, device);
+        Gemm<T>(og * k, cols, cg, w, MatrixRef<T>{in + r0 * g.in[2], g.in_size(), false}, col.get(),
+                cols, false, device);
         Col2ImFirst(g, col.get(), r0, r1, planes, device);
       }
     }

@@ -12,6 +12,8 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "interpreter/kernels/gemm.h"
 #include "interpreter/kernels/nn_util.h"
@@ -68,37 +70,99 @@ AxisWindow WindowAt(const PoolGeometry& g, int a, int64_t o) {
   return w;
 }
 
+// The windows of every output index on each axis (WindowAt), computed once
+// per call rather than once per output element of every plane.
+using AxisWindows = std::array<std::vector<AxisWindow>, 3>;
+
+AxisWindows WindowsOf(const PoolGeometry& g) {
+  AxisWindows w;
+  for (int a = 0; a < 3; ++a) {
+    for (int64_t o = 0; o < g.out[a]; ++o) w[a].push_back(WindowAt(g, a, o));
+  }
+  return w;
+}
+
+// One tap of a window: max keeps the larger value (the first of equal
+// ones, so -0 / +0 and NaN behave as in a scalar loop), avg sums.
+template <PoolKind kKind, typename C>
+inline C PoolStep(C acc, C v) {
+  if constexpr (kKind == PoolKind::kMax) {
+    return v > acc ? v : acc;
+  } else {
+    return acc + v;
+  }
+}
+
+// The output columns [first, last) whose W windows are whole (every tap
+// reads input): contiguous, since window starts grow with the column.
+std::pair<int64_t, int64_t> WholeColumns(const PoolGeometry& g, const AxisWindows& windows) {
+  if (g.adaptive) return {0, 0};
+  auto whole = [&](int64_t ow) {
+    return windows[2][ow].lo == 0 && windows[2][ow].hi == g.kernel[2];
+  };
+  int64_t first = 0;
+  while (first < g.out[2] && !whole(first)) ++first;
+  int64_t last = first;
+  while (last < g.out[2] && whole(last)) ++last;
+  return {first, last};
+}
+
 // Pools one [D, H, W] plane into one [OD, OH, OW] plane. `lowest` is the
 // value of a window with no real input (TVM pads max pools with the dtype's
-// lowest value).
-template <typename C>
-void PoolPlane(const PoolGeometry& g, PoolKind kind, C lowest, const C* in, C* out) {
+// lowest value). Each output element takes its taps in (kd, kh, kw) order;
+// the columns with whole windows are computed a row at a time (taps outer,
+// columns inner, so the loop vectorises) with that same order per element.
+template <PoolKind kKind, typename C>
+void PoolPlane(const PoolGeometry& g, const AxisWindows& windows, C lowest, const C* in, C* out,
+               std::vector<C>& row_acc) {
+  const C init = kKind == PoolKind::kMax ? lowest : C(0);
+  const auto [first, last] = WholeColumns(g, windows);
+  const int64_t stride = g.stride[2], dil = g.dilation[2], pad = g.pad_before[2];
+  row_acc.resize(g.out[2]);
   for (int64_t od = 0; od < g.out[0]; ++od) {
-    const AxisWindow wd = WindowAt(g, 0, od);
+    const AxisWindow& wd = windows[0][od];
     for (int64_t oh = 0; oh < g.out[1]; ++oh) {
-      const AxisWindow wh = WindowAt(g, 1, oh);
-      for (int64_t ow = 0; ow < g.out[2]; ++ow) {
-        const AxisWindow ww = WindowAt(g, 2, ow);
-        C acc = kind == PoolKind::kMax ? lowest : C(0);
-        for (int64_t kd = wd.lo; kd < wd.hi; ++kd) {
-          const int64_t id = wd.begin + kd * wd.step;
-          for (int64_t kh = wh.lo; kh < wh.hi; ++kh) {
-            const C* row = in + (id * g.in[1] + wh.begin + kh * wh.step) * g.in[2] + ww.begin;
+      const AxisWindow& wh = windows[1][oh];
+      C* acc = row_acc.data();
+      for (int64_t ow = 0; ow < g.out[2]; ++ow) acc[ow] = init;
+      for (int64_t kd = wd.lo; kd < wd.hi; ++kd) {
+        const int64_t id = wd.begin + kd * wd.step;
+        for (int64_t kh = wh.lo; kh < wh.hi; ++kh) {
+          const C* row = in + (id * g.in[1] + wh.begin + kh * wh.step) * g.in[2];
+          for (int64_t ow = 0; ow < first; ++ow) {
+            const AxisWindow& ww = windows[2][ow];
             for (int64_t kw = ww.lo; kw < ww.hi; ++kw) {
-              const C v = row[kw * ww.step];
-              if (kind == PoolKind::kMax) {
-                acc = v > acc ? v : acc;
-              } else {
-                acc += v;
+              acc[ow] = PoolStep<kKind>(acc[ow], row[ww.begin + kw * ww.step]);
+            }
+          }
+          for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+            const int64_t off = kw * dil - pad;  // whole windows: ow * stride + off >= 0
+            if (stride == 1) {
+              for (int64_t ow = first; ow < last; ++ow) {
+                acc[ow] = PoolStep<kKind>(acc[ow], row[ow + off]);
+              }
+            } else {
+              for (int64_t ow = first; ow < last; ++ow) {
+                acc[ow] = PoolStep<kKind>(acc[ow], row[ow * stride + off]);
               }
             }
           }
+          for (int64_t ow = last; ow < g.out[2]; ++ow) {
+            const AxisWindow& ww = windows[2][ow];
+            for (int64_t kw = ww.lo; kw < ww.hi; ++kw) {
+              acc[ow] = PoolStep<kKind>(acc[ow], row[ww.begin + kw * ww.step]);
+            }
+          }
         }
-        if (kind == PoolKind::kAvg) {
-          const int64_t divisor = std::max<int64_t>(1, wd.count * wh.count * ww.count);
-          acc = acc / C(divisor);
+      }
+      C* dst = out + (od * g.out[1] + oh) * g.out[2];
+      for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+        if constexpr (kKind == PoolKind::kAvg) {
+          const int64_t divisor = std::max<int64_t>(1, wd.count * wh.count * windows[2][ow].count);
+          dst[ow] = acc[ow] / C(divisor);
+        } else {
+          dst[ow] = acc[ow];
         }
-        out[(od * g.out[1] + oh) * g.out[2] + ow] = acc;
       }
     }
   }
@@ -190,11 +254,18 @@ absl::StatusOr<std::vector<NDArray>> RunPool(const KernelContext& ctx, int spati
     CARVE_ASSIGN_OR_RETURN(Buffer<C> in, Buffer<C>::Permuted(ctx, data, pl.perm));
     std::unique_ptr<C[]> result(new C[std::max<int64_t>(out.num_elements(), 1)]);
     const C lowest = ConvertTo<C>(std::numeric_limits<T>::lowest());
+    const AxisWindows windows = WindowsOf(g);
     ParallelFor(ctx.device, planes, double(g.out_size() * g.kernel[0] * g.kernel[1] * g.kernel[2]),
                 [&](int64_t begin, int64_t end) {
+                  std::vector<C> row_acc;
                   for (int64_t p = begin; p < end; ++p) {
-                    PoolPlane<C>(g, kind, lowest, in.data() + p * g.in_size(),
-                                 result.get() + p * g.out_size());
+                    const C* src = in.data() + p * g.in_size();
+                    C* dst = result.get() + p * g.out_size();
+                    if (kind == PoolKind::kMax) {
+                      PoolPlane<PoolKind::kMax>(g, windows, lowest, src, dst, row_acc);
+                    } else {
+                      PoolPlane<PoolKind::kAvg>(g, windows, lowest, src, dst, row_acc);
+                    }
                   }
                 });
     return StorePermuted(ctx, result.get(), pl.perm, out);

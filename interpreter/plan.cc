@@ -1,0 +1,315 @@
+#include "interpreter/plan.h"
+
+#include <algorithm>
+
+#include "interpreter/machine.h"
+#include "support/cancellation.h"
+#include "support/status_macros.h"
+
+namespace carve {
+
+// Lowers one function body: an explicit-stack post-order walk that mirrors
+// Machine::Eval task by task, emitting a step where the tree walker would
+// apply a call, build a tuple or project a field.
+class PlanBuilder {
+ public:
+  PlanBuilder(Interpreter& interp, const Function* fn) : interp_(interp), fn_(fn) {}
+
+  std::unique_ptr<Plan> Build() {
+    plan_ = std::make_unique<Plan>();
+    for (const Var* p : fn_->params()) {
+      uint32_t s = NewSlot();
+      plan_->param_slots_.push_back(s);
+      env_[p] = s;
+    }
+    for (const Var* v : interp_.Info(fn_).free_vars) {
+      uint32_t s = NewSlot();
+      plan_->captured_slots_[v] = s;
+      env_[v] = s;
+    }
+    if (!Walk()) return nullptr;
+    plan_->num_slots_ = next_slot_;
+    ComputeFrees();
+    return std::move(plan_);
+  }
+
+ private:
+  enum class Phase : uint8_t { kEnter, kEmit, kLetBody, kLetDone };
+  struct Item {
+    const Expr* e;
+    Phase phase;
+  };
+
+  uint32_t NewSlot() { return next_slot_++; }
+
+  // The slot of an evaluated operand (an atom is resolved here; a non-atom
+  // was lowered before its consumer). False when it cannot be planned.
+  bool SlotOf(const Expr* e, uint32_t* slot) {
+    switch (e->kind()) {
+      case ExprKind::kVar: {
+        auto it = env_.find(Cast<Var>(e));
+        if (it == env_.end()) return false;
+        *slot = it->second;
+        return true;
+      }
+      case ExprKind::kConstant:
+        return Preset(e, Cast<Constant>(e)->data(), slot);
+      case ExprKind::kGlobalVar:
+        return Preset(e, Value::Global(Cast<GlobalVar>(e)), slot);
+      case ExprKind::kOp:
+        return false;  // an operator used as a value: the tree walker reports it
+      default: {
+        auto it = lowered_.find(e);
+        if (it == lowered_.end()) return false;
+        *slot = it->second;
+        return true;
+      }
+    }
+  }
+
+  bool Preset(const Expr* e, Value value, uint32_t* slot) {
+    auto [it, inserted] = lowered_.try_emplace(e, 0);
+    if (inserted) {
+      it->second = NewSlot();
+      plan_->presets_.emplace_back(it->second, std::move(value));
+    }
+    *slot = it->second;
+    return true;
+  }
+
+  // Pushes the evaluation of operand `e` (atoms and lowered nodes need none).
+  void Visit(const Expr* e) {
+    if (e->is_atom() || lowered_.contains(e)) return;
+    stack_.push_back({e, Phase::kEnter});
+  }
+
+  bool Walk() {
+    Visit(fn_->body());
+    while (!stack_.empty()) {
+      Item item = stack_.back();
+      stack_.pop_back();
+      if (item.phase != Phase::kEnter) {
+        if (!Finish(item)) return false;
+        continue;
+      }
+      const Expr* e = item.e;
+      if (lowered_.contains(e)) continue;  // shared: lowered on its first visit
+      if (!Enter(e)) return false;
+    }
+    return SlotOf(fn_->body(), &plan_->result_);
+  }
+
+  // Schedules a node's operands (pushed in reverse, so they run left to
+  // right) before its own step.
+  bool Enter(const Expr* e) {
+    switch (e->kind()) {
+      case ExprKind::kCall: {
+        const Call* call = Cast<Call>(e);
+        if (call->op() != nullptr && interp_.Kernel(call->op()) == nullptr) return false;
+        stack_.push_back({e, Phase::kEmit});
+        for (size_t i = call->args().size(); i-- > 0;) Visit(call->args()[i]);
+        if (call->op() == nullptr) Visit(call->callee());
+        return true;
+      }
+      case ExprKind::kTuple: {
+        auto fields = Cast<Tuple>(e)->fields();
+        stack_.push_back({e, Phase::kEmit});
+        for (size_t i = fields.size(); i-- > 0;) Visit(fields[i]);
+        return true;
+      }
+      case ExprKind::kTupleGetItem:
+        stack_.push_back({e, Phase::kEmit});
+        Visit(Cast<TupleGetItem>(e)->tuple());
+        return true;
+      case ExprKind::kLet:
+        stack_.push_back({e, Phase::kLetBody});
+        Visit(Cast<Let>(e)->value());
+        return true;
+      case ExprKind::kFunction: {
+        // A closed literal (a composite function) is a constant closure.
+        const Function* f = Cast<Function>(e);
+        if (!interp_.Info(f).free_vars.empty()) return false;
+        Closure closure;
+        closure.function = f;
+        uint32_t slot;
+        return Preset(e, Value::MakeClosure(std::move(closure)), &slot);
+      }
+      default:
+        return false;  // if: control flow stays with the tree walker
+    }
+  }
+
+  bool Finish(const Item& item) {
+    const Expr* e = item.e;
+    switch (item.phase) {
+      case Phase::kEmit:
+        return Emit(e);
+      case Phase::kLetBody: {
+        const Let* let = Cast<Let>(e);
+        uint32_t value;
+        if (!SlotOf(let->value(), &value)) return false;
+        env_[let->var()] = value;
+        stack_.push_back({e, Phase::kLetDone});
+        Visit(let->body());
+        return true;
+      }
+      case Phase::kLetDone: {
+        uint32_t body;
+        if (!SlotOf(Cast<Let>(e)->body(), &body)) return false;
+        lowered_[e] = body;
+        return true;
+      }
+      default:
+        return false;
+    }
+  }
+
+  bool Emit(const Expr* e) {
+    Plan::Step step{};
+    step.expr = e;
+    step.in_begin = plan_->operands_.size();
+    std::vector<const Expr*> operands;
+    if (const Call* call = DynCast<Call>(e)) {
+      if (call->op() != nullptr) {
+        step.kind = Plan::StepKind::kKernel;
+        step.kernel = interp_.Kernel(call->op());
+        ++plan_->kernel_steps_;
+      } else {
+        step.kind = Plan::StepKind::kInvoke;
+        operands.push_back(call->callee());
+      }
+      operands.insert(operands.end(), call->args().begin(), call->args().end());
+    } else if (const Tuple* tuple = DynCast<Tuple>(e)) {
+      step.kind = Plan::StepKind::kTuple;
+      operands.assign(tuple->fields().begin(), tuple->fields().end());
+    } else {
+      step.kind = Plan::StepKind::kProject;
+      operands.push_back(Cast<TupleGetItem>(e)->tuple());
+    }
+    for (const Expr* op : operands) {
+      uint32_t s;
+      if (!SlotOf(op, &s)) return false;
+      plan_->operands_.push_back(s);
+    }
+    step.in_end = plan_->operands_.size();
+    step.out = NewSlot();
+    lowered_[e] = step.out;
+    plan_->steps_.push_back(step);
+    return true;
+  }
+
+  // For each step, the slots it reads for the last time (each once), so a
+  // run frees them right after; presets and the result are never freed.
+  void ComputeFrees() {
+    Plan& p = *plan_;
+    constexpr uint32_t kNever = UINT32_MAX;
+    std::vector<uint32_t> last(p.num_slots_, kNever);
+    for (uint32_t k = 0; k < p.steps_.size(); ++k) {
+      for (uint32_t i = p.steps_[k].in_begin; i < p.steps_[k].in_end; ++i) last[p.operands_[i]] = k;
+    }
+    std::vector<bool> keep(p.num_slots_, false);
+    for (const auto& [slot, value] : p.presets_) keep[slot] = true;
+    keep[p.result_] = true;
+    std::vector<std::vector<uint32_t>> frees(p.steps_.size());
+    p.unread_.assign(p.num_slots_, false);
+    for (uint32_t s = 0; s < p.num_slots_; ++s) {
+      if (keep[s]) continue;
+      if (last[s] == kNever) {
+        p.unread_[s] = true;
+      } else {
+        frees[last[s]].push_back(s);
+      }
+    }
+    for (uint32_t k = 0; k < p.steps_.size(); ++k) {
+      p.steps_[k].free_begin = p.frees_.size();
+      p.frees_.insert(p.frees_.end(), frees[k].begin(), frees[k].end());
+      p.steps_[k].free_end = p.frees_.size();
+    }
+  }
+
+  Interpreter& interp_;
+  const Function* fn_;
+  std::unique_ptr<Plan> plan_;
+  uint32_t next_slot_ = 0;
+  absl::flat_hash_map<const Var*, uint32_t> env_;
+  absl::flat_hash_map<const Expr*, uint32_t> lowered_;
+  std::vector<Item> stack_;
+};
+
+std::unique_ptr<Plan> Plan::Lower(Interpreter& interp, const Function* fn) {
+  return PlanBuilder(interp, fn).Build();
+}
+
+namespace {
+
+// The live slots of one run and their byte count (for the interpreter's
+// retained / live counters; presets are the module's, not the run's).
+struct RunSlots {
+  std::vector<Value> values;
+  std::vector<int64_t> bytes;
+  int64_t retained = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<Value> Plan::Run(Interpreter& interp, std::vector<Value> args,
+                                const Closure* closure, int64_t outer_retained) const {
+  RunSlots run;
+  run.values.resize(num_slots_);
+  run.bytes.assign(num_slots_, 0);
+  InterpreterStats& stats = interp.stats_;
+  auto store = [&](uint32_t slot, Value v) {
+    if (unread_[slot] && slot != result_) return;  // never read: dropped now
+    run.bytes[slot] = v.TensorBytes();
+    run.retained += run.bytes[slot];
+    stats.peak_retained_bytes = std::max(stats.peak_retained_bytes, outer_retained + run.retained);
+    run.values[slot] = std::move(v);
+  };
+  for (const auto& [slot, value] : presets_) run.values[slot] = value;
+  for (size_t i = 0; i < args.size(); ++i) store(param_slots_[i], std::move(args[i]));
+  if (closure != nullptr) {
+    for (const auto& [var, value] : closure->captured) store(captured_slots_.at(var), value);
+  }
+  std::vector<Value> in;
+  for (const Step& step : steps_) {
+    CARVE_RETURN_IF_ERROR(CheckCancellation());  // Ctrl-C in the REPL
+    in.clear();
+    for (uint32_t i = step.in_begin; i < step.in_end; ++i) in.push_back(run.values[operands_[i]]);
+    for (uint32_t i = step.free_begin; i < step.free_end; ++i) {
+      const uint32_t s = frees_[i];
+      run.retained -= run.bytes[s];
+      run.bytes[s] = 0;
+      run.values[s] = Value();
+    }
+    Value out;
+    switch (step.kind) {
+      case StepKind::kKernel: {
+        CARVE_ASSIGN_OR_RETURN(out, Machine::CallKernel(interp, Cast<Call>(step.expr), step.kernel,
+                                                        in, outer_retained + run.retained));
+        break;
+      }
+      case StepKind::kTuple:
+        out = Value::Tuple(std::move(in));
+        in = {};
+        break;
+      case StepKind::kProject: {
+        CARVE_ASSIGN_OR_RETURN(out, Machine::ProjectField(Cast<TupleGetItem>(step.expr), in[0]));
+        break;
+      }
+      case StepKind::kInvoke: {
+        Value callee = std::move(in[0]);
+        std::vector<Value> call_args(std::make_move_iterator(in.begin() + 1),
+                                     std::make_move_iterator(in.end()));
+        Machine machine(interp);
+        CARVE_ASSIGN_OR_RETURN(out,
+                               machine.CallFromPlan(callee, std::move(call_args), step.expr->span(),
+                                                    outer_retained + run.retained));
+        break;
+      }
+    }
+    store(step.out, std::move(out));
+  }
+  return std::move(run.values[result_]);
+}
+
+}  // namespace carve

@@ -1,0 +1,82 @@
+// Execution plans: a function whose body is pure dataflow (op calls,
+// tuples, projections, lets, constants and calls of other functions) is
+// lowered once into a flat list of steps over numbered value slots, and the
+// plan is what runs: no task stack, no memo hash tables, no type relation
+// when the call is typed, each kernel resolved once.
+//
+//   - Order: steps follow the tree walker's evaluation order exactly
+//     (post-order, callee before arguments, left to right, a let's value
+//     before its body, each shared node once), so kernels see the same
+//     inputs in the same order, the first failing call is the same one, and
+//     results are bit-identical (tests/interpreter_core/plan_test.cc).
+//   - Memory: each slot is freed after the step that reads it last
+//     (liveness computed at lowering), so a run holds the same live set as
+//     the tree walker; constants are held by the plan, not copied.
+//   - Calls of globals and closures inside a plan go back to the evaluator
+//     (which dispatches Compiler / Composite functions and runs the callee's
+//     own plan when it has one).
+//
+// Bodies with `if`, function literals that capture variables, or ops
+// without a kernel are not planned: the tree walker (interpreter/machine.h)
+// runs them and calls into the plans of the dataflow functions they call.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "interpreter/evaluator.h"
+
+namespace carve {
+
+class Plan {
+ public:
+  // Lowers `fn`, or returns nullptr when its body is not pure dataflow (see
+  // above). Iterative: million-node bodies lower in linear time.
+  static std::unique_ptr<Plan> Lower(Interpreter& interp, const Function* fn);
+
+  // Runs the plan with the function's arguments (moved in: each is freed
+  // after its last read) and, for a closure, its captured values.
+  // `outer_retained` is what the calling evaluator holds (for the live-bytes
+  // counters).
+  absl::StatusOr<Value> Run(Interpreter& interp, std::vector<Value> args, const Closure* closure,
+                            int64_t outer_retained) const;
+
+  // Number of steps (kernel calls, tuples, projections, function calls).
+  size_t num_steps() const { return steps_.size(); }
+  // Number of kernel-call steps.
+  size_t num_kernel_steps() const { return kernel_steps_; }
+
+ private:
+  enum class StepKind : uint8_t { kKernel, kTuple, kProject, kInvoke };
+  struct Step {
+    StepKind kind;
+    const Expr* expr;           // the Call / Tuple / TupleGetItem
+    KernelFn kernel = nullptr;  // kKernel
+    uint32_t out = 0;           // slot written
+    uint32_t in_begin = 0;      // operands: operands_[in_begin, in_end)
+    uint32_t in_end = 0;        // (kInvoke: the callee first)
+    uint32_t free_begin = 0;    // slots read for the last time here:
+    uint32_t free_end = 0;      // frees_[free_begin, free_end)
+  };
+  friend class PlanBuilder;
+
+  std::vector<Step> steps_;
+  std::vector<uint32_t> operands_;
+  std::vector<uint32_t> frees_;
+  uint32_t num_slots_ = 0;
+  // Slots of the parameters, in order, and of captured variables.
+  std::vector<uint32_t> param_slots_;
+  absl::flat_hash_map<const Var*, uint32_t> captured_slots_;
+  // Slots preset on every run: constants, globals, closed function literals.
+  std::vector<std::pair<uint32_t, Value>> presets_;
+  // Slots read by no step (freed as soon as they are written).
+  std::vector<bool> unread_;
+  uint32_t result_ = 0;
+  size_t kernel_steps_ = 0;
+};
+
+}  // namespace carve
