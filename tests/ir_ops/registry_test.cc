@@ -221,7 +221,8 @@ TEST(RegistryTest, Flags) {
                                                     "vm.invoke_tvm_op",
                                                     "vm.reshape_tensor",
                                                     "vm.shape_of",
-                                                    "call_lowered"};
+                                                    "call_lowered",
+                                                    "parser.MetaRef"};
     bool non_computational =
         (name.starts_with("qnn.") && !computational_qnn.contains(name)) || internals.contains(name);
     EXPECT_EQ((op->flags & kOpNonComputational) != 0, non_computational) << name;
