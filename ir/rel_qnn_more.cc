@@ -35,7 +35,10 @@ absl::Status ScalarPairs(const TypeRelCall& call, size_t first, size_t pairs) {
 absl::StatusOr<const Type*> OnArgs(const TypeRelCall& call, std::initializer_list<size_t> positions,
                                    TypeRelation rel) {
   std::vector<const Type*> args;
-  for (size_t p : positions) args.push_back(call.args[p]);
+  for (size_t p : positions) {
+    if (p >= call.args.size()) return Error("expected at least {} arguments", p + 1);
+    args.push_back(call.args[p]);
+  }
   return rel(TypeRelCall{call.op, args, call.attrs});
 }
 
