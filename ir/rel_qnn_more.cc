@@ -5,6 +5,7 @@
 // plus nn.contrib_dense_pack. Scales are float32 and zero points int32,
 // scalars unless noted; the output follows the float op's rule.
 #include "ir/rel_common.h"
+#include "ir/rel_on_args.h"
 #include "ir/type_relations.h"
 
 namespace carve::rel {
@@ -29,17 +30,6 @@ absl::Status ScalarPairs(const TypeRelCall& call, size_t first, size_t pairs) {
     CARVE_RETURN_IF_ERROR(ExpectScalar(z, DataType::Int(32), ArgName(call, first + 2 * p + 1)));
   }
   return absl::OkStatus();
-}
-
-// `rel` applied to the arguments at `positions` (with the call's attrs).
-absl::StatusOr<const Type*> OnArgs(const TypeRelCall& call, std::initializer_list<size_t> positions,
-                                   TypeRelation rel) {
-  std::vector<const Type*> args;
-  for (size_t p : positions) {
-    if (p >= call.args.size()) return Error("expected at least {} arguments", p + 1);
-    args.push_back(call.args[p]);
-  }
-  return rel(TypeRelCall{call.op, args, call.attrs});
 }
 
 const DataType kInt8 = DataType::Int(8), kUInt8 = DataType::UInt(8), kInt32 = DataType::Int(32);

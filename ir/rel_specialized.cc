@@ -6,6 +6,7 @@
 // The conv-like relations reuse rel_conv.cc's Conv2D through the call's own
 // attributes, which carry the same field names.
 #include "ir/rel_common.h"
+#include "ir/rel_on_args.h"
 #include "ir/type_relations.h"
 
 namespace carve::rel {
@@ -13,16 +14,6 @@ namespace {
 
 Dim Mul(Dim a, Dim b) { return a.is_any() || b.is_any() ? Dim::Any() : D(a.value * b.value); }
 Dim Add(Dim a, int64_t b) { return a.is_any() ? a : D(a.value + b); }
-
-absl::StatusOr<const Type*> OnArgs(const TypeRelCall& call, std::initializer_list<size_t> positions,
-                                   TypeRelation rel) {
-  std::vector<const Type*> args;
-  for (size_t p : positions) {
-    if (p >= call.args.size()) return Error("expected at least {} arguments", p + 1);
-    args.push_back(call.args[p]);
-  }
-  return rel(TypeRelCall{call.op, args, call.attrs});
-}
 
 // A convolution whose weight was transformed ahead of time: the output
 // follows the data, `channels` and `kernel_size` (the weight's shape says
@@ -66,6 +57,16 @@ absl::StatusOr<const Type*> TransformedWeightConv(const TypeRelCall& call,
 }
 
 }  // namespace
+
+absl::StatusOr<const Type*> OnArgs(const TypeRelCall& call, std::initializer_list<size_t> positions,
+                                   TypeRelation rel) {
+  std::vector<const Type*> args;
+  for (size_t p : positions) {
+    if (p >= call.args.size()) return Error("expected at least {} arguments", p + 1);
+    args.push_back(call.args[p]);
+  }
+  return rel(TypeRelCall{call.op, args, call.attrs});
+}
 
 absl::StatusOr<const Type*> Conv2DTransformedWeight(const TypeRelCall& call) {
   return TransformedWeightConv(call, "HW");

@@ -6,35 +6,13 @@
 // dtype works, and index tensors are read through GetAsDouble.
 #include <cstring>
 
+#include "interpreter/kernels/element_index.h"
 #include "interpreter/kernels/kernel_util.h"
 
 namespace carve {
 namespace {
 
 using Outputs = absl::StatusOr<std::vector<NDArray>>;
-
-// The coordinates of flat index `flat` in `shape`.
-std::vector<int64_t> Coords(int64_t flat, const std::vector<int64_t>& shape) {
-  std::vector<int64_t> c(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    c[d] = flat % shape[d];
-    flat /= shape[d];
-  }
-  return c;
-}
-
-// The flat offset of `coords` in a tensor with `strides`.
-int64_t Offset(const std::vector<int64_t>& coords, const std::vector<int64_t>& strides) {
-  int64_t off = 0;
-  for (size_t d = 0; d < coords.size(); ++d) off += coords[d] * strides[d];
-  return off;
-}
-
-void CopyElement(const NDArray& from, int64_t i, NDArray& to, int64_t j) {
-  const size_t b = from.dtype().bytes();
-  std::memcpy(static_cast<std::byte*>(to.raw_data()) + j * b,
-              static_cast<const std::byte*>(from.raw_data()) + i * b, b);
-}
 
 // An index value normalised against `extent` (negative counts from the
 // end), or an error.

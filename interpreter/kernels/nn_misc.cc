@@ -8,33 +8,13 @@
 #include <cmath>
 #include <cstring>
 
+#include "interpreter/kernels/element_index.h"
 #include "interpreter/kernels/kernel_util.h"
 
 namespace carve {
 namespace {
 
 using Outputs = absl::StatusOr<std::vector<NDArray>>;
-
-std::vector<int64_t> Coords(int64_t flat, const std::vector<int64_t>& shape) {
-  std::vector<int64_t> c(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    c[d] = flat % shape[d];
-    flat /= shape[d];
-  }
-  return c;
-}
-
-int64_t Offset(const std::vector<int64_t>& c, const std::vector<int64_t>& strides) {
-  int64_t off = 0;
-  for (size_t d = 0; d < c.size(); ++d) off += c[d] * strides[d];
-  return off;
-}
-
-void CopyElement(const NDArray& from, int64_t i, NDArray& to, int64_t j) {
-  const size_t b = from.dtype().bytes();
-  std::memcpy(static_cast<std::byte*>(to.raw_data()) + j * b,
-              static_cast<const std::byte*>(from.raw_data()) + i * b, b);
-}
 
 // Adaptive pooling: output index i of an axis covers input
 // [floor(i * in / out), ceil((i + 1) * in / out)).

@@ -152,3 +152,40 @@ TEST(TvmNnOps, AffineGridAndResize1D) {
 
 }  // namespace
 }  // namespace carve::testing
+
+namespace carve::testing {
+namespace {
+
+TEST(TvmNnOps, SlidingWindowAndStridedSet) {
+  // Windows of 3 every 2 over 0..5: starts 0 and 2.
+  auto out = RunOp1("sliding_window", {Tensor<float>({1, 6}, {0, 1, 2, 3, 4, 5})},
+                    {{"axis", Int(1)}, {"window_shape", Ints({3})}, {"strides", Ints({2})}});
+  CARVE_ASSERT_OK(out);
+  EXPECT_THAT(out->shape(), ::testing::ElementsAre(1, 2, 3));
+  EXPECT_THAT(Values<float>(*out), ::testing::ElementsAre(0, 1, 2, 2, 3, 4));
+  // data[1:5:2] = [7, 8]
+  out = RunOp1("strided_set",
+               {Tensor<float>({5}, {0, 0, 0, 0, 0}), Tensor<float>({2}, {7, 8}),
+                Tensor<int64_t>({1}, {1}), Tensor<int64_t>({1}, {5}), Tensor<int64_t>({1}, {2})});
+  CARVE_ASSERT_OK(out);
+  EXPECT_THAT(Values<float>(*out), ::testing::ElementsAre(0, 7, 0, 8, 0));
+}
+
+TEST(TvmNnOps, SparseDenseAndDensePack) {
+  // S = [[1, 0, 2], [0, 3, 0]] in CSR; dense [1, 1, 2]: dense . S^T = [5, 3].
+  NDArray dense = Tensor<float>({1, 3}, {1, 1, 2});
+  auto out =
+      RunOp1("nn.sparse_dense", {dense, Tensor<float>({3}, {1, 2, 3}),
+                                 Tensor<int32_t>({3}, {0, 2, 1}), Tensor<int32_t>({3}, {0, 2, 3})});
+  CARVE_ASSERT_OK(out);
+  EXPECT_THAT(Values<float>(*out), ::testing::ElementsAre(5, 3));
+  // weight[0] = [[1, 2], [3, 4]] (K = 2, n = 2): [1, 2] . columns = [7, 10].
+  out = RunOp1("nn.contrib_dense_pack",
+               {Tensor<float>({1, 2}, {1, 2}), Tensor<float>({1, 2, 2}, {1, 2, 3, 4})},
+               {{"units", Int(2)}});
+  CARVE_ASSERT_OK(out);
+  EXPECT_THAT(Values<float>(*out), ::testing::ElementsAre(7, 10));
+}
+
+}  // namespace
+}  // namespace carve::testing
