@@ -129,3 +129,15 @@ absl::StatusOr<const Type*> MetaRef(const TypeRelCall& call) {
 }
 
 }  // namespace carve::rel
+
+namespace carve::rel {
+
+// torch_op(args...): TVM loads the serialized TorchScript module and runs
+// it on zeros to learn the output type; carve cannot run TorchScript.
+absl::StatusOr<const Type*> TorchOp(const TypeRelCall& call) {
+  (void)call;
+  return absl::UnimplementedError(
+      "the output type comes from running the TorchScript module, which needs libtorch");
+}
+
+}  // namespace carve::rel
