@@ -27,6 +27,10 @@ template <typename... T>
 AttrValue INTS(T... v) {
   return AttrValue::Ints({static_cast<int64_t>(v)...});
 }
+template <typename... T>
+AttrValue FLOATS(T... v) {
+  return AttrValue::Array({AttrValue::Float(static_cast<double>(v))...});
+}
 const AttrValue NUL{};
 
 void RegisterSchemas(Registry& r) {

@@ -207,7 +207,24 @@ TEST(RegistryTest, Flags) {
     std::string name(op->name);
     EXPECT_EQ(op->commutative(), commutative.count(name) == 1) << name;
     EXPECT_EQ((op->flags & kOpStateful) != 0, name == "nn.dropout") << name;
-    bool non_computational = name.starts_with("qnn.") || name.starts_with("annotation.");
+    // TVM v0.16's TNonComputational ops: the qnn ops but avg_pool2d and the
+    // simulated (de)quantize ones, carve's compiler annotations, and the
+    // memory / VM / device internals.
+    static const std::set<std::string> computational_qnn = {
+        "qnn.avg_pool2d", "qnn.simulated_quantize", "qnn.simulated_dequantize"};
+    static const std::set<std::string> internals = {"annotation.compiler_begin",
+                                                    "annotation.compiler_end",
+                                                    "memory.alloc_storage",
+                                                    "memory.alloc_tensor",
+                                                    "memory.kill",
+                                                    "on_device",
+                                                    "vm.invoke_tvm_op",
+                                                    "vm.reshape_tensor",
+                                                    "vm.shape_of",
+                                                    "call_lowered",
+                                                    "parser.MetaRef"};
+    bool non_computational =
+        (name.starts_with("qnn.") && !computational_qnn.contains(name)) || internals.contains(name);
     EXPECT_EQ((op->flags & kOpNonComputational) != 0, non_computational) << name;
   }
 }

@@ -89,7 +89,7 @@ TEST(ReplCompletionTest, CommandsPassesBackendsNodes) {
   c = Complete(s, "print @ma");
   ASSERT_EQ(c.candidates.size(), 1u);
   EXPECT_EQ(c.candidates[0].text, "@main");
-  c = Complete(s, "match nn.con");
+  c = Complete(s, "match nn.conv");
   EXPECT_EQ(c.candidates.front().text, "nn.conv1d");
 }
 
