@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "ir/module.h"
+#include "passes/placement_record.h"
 #include "passes/target.h"
 
 namespace carve {
@@ -55,9 +56,19 @@ struct LetBoundLoss {
   std::string FreeInputsText() const;
 };
 
-// The report for a module PartitionGraph produced (typed), for `backends` in
-// priority order; `lost` when FindLetBoundLoss found ops lost to lets.
+// The report for a module PartitionGraph produced (typed) and its placement
+// record (passes/placement_record.h: the reasons come from there); `lost`
+// when FindLetBoundLoss found ops lost to lets.
+std::string RenderPartitionReport(const Module& mod, const PlacementRecord& record,
+                                  const LetBoundLoss* lost = nullptr);
+// Same, with a record built from `mod` alone (no pruning facts: ops a
+// region-level rule sent back read "kept on the host").
 std::string RenderPartitionReport(const Module& mod, const std::vector<TargetSpecPtr>& backends,
                                   const LetBoundLoss* lost = nullptr);
+
+// `carve partition --report=json`: the same statistics and the whole record
+// as one JSON object (schema "carve-partition-report/1", docs/backends.md).
+std::string RenderPartitionReportJson(const Module& mod, const PlacementRecord& record,
+                                      const LetBoundLoss* lost = nullptr);
 
 }  // namespace carve
