@@ -57,6 +57,15 @@ struct BackendRules {
   std::vector<std::shared_ptr<const CompiledPattern>> composites;  // null: did not compile
 };
 
+BackendRules CompileRules(const TargetSpec& spec) {
+  BackendRules rules{&spec, {}};
+  for (const CompositeRule& c : spec.composites()) {
+    auto compiled = CompilePattern(c.pattern);
+    rules.composites.push_back(compiled.ok() ? *compiled : nullptr);
+  }
+  return rules;
+}
+
 // Explains a composite rooted at `call`: "<name>: <where>: <why>".
 std::string NoMatchText(const Explanation& e, std::string_view name) {
   std::string path = PathToString(e.path);
@@ -95,8 +104,9 @@ Verdict RulesVerdict(const BackendRules& rules, const Call* call) {
     }
     if (rule.check != nullptr && !rule.check(call)) {
       return {Verdict::Kind::kFailedCheck,
-              fmt::format("{}: {} (built-in check)", rule.name,
-                          rule.description.empty() ? "check" : rule.description)};
+              rule.description.empty()
+                  ? fmt::format("{}: the pattern matches, its built-in check fails", rule.name)
+                  : fmt::format("{}: {} (built-in check)", rule.name, rule.description)};
     }
     return {Verdict::Kind::kOffloaded, fmt::format("composite {}", rule.name)};
   }
@@ -114,14 +124,7 @@ class Builder {
         if (call->span().valid()) input_calls_[PrunedOps::Key(call)].push_back(call);
       }
     }
-    for (const TargetSpecPtr& b : backends) {
-      BackendRules rules{b.get(), {}};
-      for (const CompositeRule& c : b->composites()) {
-        auto compiled = CompilePattern(c.pattern);
-        rules.composites.push_back(compiled.ok() ? *compiled : nullptr);
-      }
-      rules_.push_back(std::move(rules));
-    }
+    for (const TargetSpecPtr& b : backends) rules_.push_back(CompileRules(*b));
   }
 
   std::vector<Placement> Build() {
@@ -355,6 +358,23 @@ std::string JsonString(std::string_view s) {
   return out + "\"";
 }
 
+std::string PlacementJson(const Placement& p, const std::vector<TargetSpecPtr>& backends,
+                          std::string_view name) {
+  std::string out = "{";
+  if (!name.empty()) out += fmt::format("\"node\": {}, ", JsonString(name));
+  out += fmt::format(
+      "\"op\": {}, \"function\": {}, \"target\": {}, \"composite\": {}, \"verdicts\": [",
+      JsonString(p.op), JsonString(p.function),
+      p.backend < 0 ? "null" : JsonString(backends[p.backend]->name()),
+      p.composite.empty() ? "null" : JsonString(p.composite));
+  for (size_t b = 0; b < p.verdicts.size(); ++b) {
+    out += fmt::format("{}{{\"backend\": {}, \"kind\": \"{}\", \"detail\": {}}}", b ? ", " : "",
+                       JsonString(backends[b]->name()), Verdict::KindName(p.verdicts[b].kind),
+                       JsonString(p.verdicts[b].detail));
+  }
+  return out + "]}";
+}
+
 std::string PlacementRecord::ToJson(const std::vector<std::string>* names) const {
   std::string out = "{\"backends\": [";
   for (size_t b = 0; b < backends_.size(); ++b) {
@@ -362,23 +382,26 @@ std::string PlacementRecord::ToJson(const std::vector<std::string>* names) const
   }
   out += "],\n \"ops\": [";
   for (size_t i = 0; i < placements_.size(); ++i) {
-    const Placement& p = placements_[i];
     out += i ? ",\n  " : "\n  ";
-    out += "{";
-    if (names != nullptr && i < names->size()) out += fmt::format("\"node\": {}, ", JsonString((*names)[i]));
-    out += fmt::format("\"op\": {}, \"function\": {}, \"target\": {}, \"composite\": {}, \"verdicts\": [",
-                       JsonString(p.op), JsonString(p.function),
-                       p.backend < 0 ? "null" : JsonString(backends_[p.backend]->name()),
-                       p.composite.empty() ? "null" : JsonString(p.composite));
-    for (size_t b = 0; b < p.verdicts.size(); ++b) {
-      out += fmt::format("{}{{\"backend\": {}, \"kind\": \"{}\", \"detail\": {}}}", b ? ", " : "",
-                         JsonString(backends_[b]->name()), Verdict::KindName(p.verdicts[b].kind),
-                         JsonString(p.verdicts[b].detail));
-    }
-    out += "]}";
+    std::string name = names != nullptr && i < names->size() ? (*names)[i] : "";
+    out += PlacementJson(placements_[i], backends_, name);
   }
   out += "\n ]}\n";
   return out;
+}
+
+Verdict JudgeByRules(const TargetSpec& spec, const Call* call) {
+  return RulesVerdict(CompileRules(spec), call);
+}
+
+std::string OpRulesRefusal(const TargetSpec& spec, const Call* call) {
+  std::string first;
+  for (const OpRule& rule : spec.OpRules(call->op())) {
+    std::string why = RuleRefusal(rule, call);
+    if (why.empty()) return "";
+    if (first.empty()) first = std::move(why);
+  }
+  return first;
 }
 
 }  // namespace carve

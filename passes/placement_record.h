@@ -114,6 +114,23 @@ class PlacementRecord {
   absl::flat_hash_map<const Call*, size_t> index_;
 };
 
+// The verdict of `spec`'s rules alone on a typed op call, in the graph it
+// sits in (no other backend, no region-level rule): kOffloaded ("single-op
+// rule" or "composite NAME") when a single-op rule accepts it or a composite
+// rooted at it matches and passes its check; else the failing clause, the
+// closest composite's mismatch, or kUnsupportedOp.
+Verdict JudgeByRules(const TargetSpec& spec, const Call* call);
+
+// Why the single-op rules of `spec` for the op of `call` reject it (the
+// first rule's failing clause or built-in check); "" when one accepts.
+// Precondition: spec.HasOpRule(call->op()).
+std::string OpRulesRefusal(const TargetSpec& spec, const Call* call);
+
+// One placement as a JSON object (the "ops" entries of ToJson); `name` is
+// the call's printed name or "".
+std::string PlacementJson(const Placement& p, const std::vector<TargetSpecPtr>& backends,
+                          std::string_view name);
+
 // JSON string literal of `s` (quotes and escapes).
 std::string JsonString(std::string_view s);
 
