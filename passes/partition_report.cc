@@ -186,7 +186,7 @@ class ReportBuilder {
       if (p.backend < 0) ++total_ops_;
       for (size_t b = 0; b < backends_.size(); ++b) {
         if (static_cast<int>(b) == p.backend) continue;
-        ++stats_[b].host[{p.op, p.verdicts[b].Text()}];
+        ++stats_[b].host[{p.op, p.verdicts[b].Summary()}];
       }
     }
     for (const Function* fn : host_functions_) {

@@ -196,12 +196,12 @@ class Builder {
   }
 
   void Decide(Placement& p) const {
-    int pruned_by = -1;
-    std::string pruned_reason;
+    const PrunedOps::Entry* pruned = nullptr;
     if (pruned_ != nullptr && p.backend < 0) {
       auto it = pruned_->by_span.find(PrunedOps::Key(p.call));
-      if (it != pruned_->by_span.end()) std::tie(pruned_by, pruned_reason) = it->second;
+      if (it != pruned_->by_span.end()) pruned = &it->second;
     }
+    const int pruned_by = pruned != nullptr ? pruned->backend : -1;
     int composite_backend = p.composite.empty() ? -1 : CompositeBackend(p.composite);
     for (size_t b = 0; b < backends_.size(); ++b) {
       const int bi = static_cast<int>(b);
@@ -210,14 +210,16 @@ class Builder {
                               p.composite.empty() ? "single-op rule"
                                                   : fmt::format("composite {}", p.composite)});
       } else if (bi == pruned_by) {
-        p.verdicts.push_back({Verdict::Kind::kPruned, pruned_reason});
+        p.verdicts.push_back({Verdict::Kind::kPruned, pruned->reason, pruned->region});
       } else if (!p.composite.empty() && composite_backend != bi) {
         p.verdicts.push_back({Verdict::Kind::kInComposite, p.composite});
       } else if (!p.composite.empty()) {
-        // This backend's own composite, on the host: only a region-level
-        // rule removes one (pruned_by names it when the spans are known).
-        p.verdicts.push_back({Verdict::Kind::kKeptOnHost,
-                              fmt::format("its composite {} stayed on the host", p.composite)});
+        // This backend's own composite, on the host: AnnotateTarget gives
+        // every composite to its backend, so only a region-level rule sent
+        // it back (pruned_by names the rule when the spans are known).
+        p.verdicts.push_back(
+            {Verdict::Kind::kPruned,
+             fmt::format("its composite {} was partitioned, then sent back", p.composite)});
       } else {
         p.verdicts.push_back(ElsewhereVerdict(RulesVerdict(rules_[b], Judged(p.call)), Judged(p.call), bi,
                                               p.backend));
@@ -291,13 +293,21 @@ std::string Verdict::Text() const {
     case Kind::kOffloadedElsewhere:
       return fmt::format("offloaded to {}", detail);
     case Kind::kPruned:
-      return fmt::format("pruned: {}", detail);
+      return fmt::format("pruned: {}", detail);  // the region is said apart
     case Kind::kInComposite:
       return fmt::format("in composite {}", detail);
     case Kind::kKeptOnHost:
       return detail.empty() ? "kept on the host" : fmt::format("kept on the host: {}", detail);
   }
   return detail;
+}
+
+std::string Verdict::Summary() const {
+  if (kind == Kind::kNoMatch) {
+    size_t got = detail.rfind(", got ");
+    return got == std::string::npos ? Text() : fmt::format("no match: {}", detail.substr(0, got));
+  }
+  return Text();
 }
 
 SpanKey PrunedOps::Key(const Expr* e) {
@@ -368,9 +378,11 @@ std::string PlacementJson(const Placement& p, const std::vector<TargetSpecPtr>& 
       p.backend < 0 ? "null" : JsonString(backends[p.backend]->name()),
       p.composite.empty() ? "null" : JsonString(p.composite));
   for (size_t b = 0; b < p.verdicts.size(); ++b) {
-    out += fmt::format("{}{{\"backend\": {}, \"kind\": \"{}\", \"detail\": {}}}", b ? ", " : "",
-                       JsonString(backends[b]->name()), Verdict::KindName(p.verdicts[b].kind),
-                       JsonString(p.verdicts[b].detail));
+    const Verdict& v = p.verdicts[b];
+    out += fmt::format("{}{{\"backend\": {}, \"kind\": \"{}\", \"detail\": {}{}}}", b ? ", " : "",
+                       JsonString(backends[b]->name()), Verdict::KindName(v.kind),
+                       JsonString(v.detail),
+                       v.region.empty() ? "" : fmt::format(", \"region\": {}", JsonString(v.region)));
   }
   return out + "]}";
 }

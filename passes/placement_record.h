@@ -27,6 +27,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -48,12 +49,22 @@ struct Verdict {
     kInComposite,      // inside another backend's composite: detail = its name
     kKeptOnHost,       // accepted, no reason known
   };
+  Verdict() = default;
+  Verdict(Kind kind, std::string detail, std::string region = "")
+      : kind(kind), detail(std::move(detail)), region(std::move(region)) {}
+
   Kind kind = Kind::kKeptOnHost;
   std::string detail;
+  // kPruned: the partition the rule removed (tvmgen_default_nnapi_main_3).
+  std::string region;
 
   // The report's wording: "unsupported op", "failed check: rank(?) == 2 is
   // false (rank(?) is 4)", "offloaded by composite dnnl.conv2d_relu", ...
   std::string Text() const;
+  // Text() without what varies from node to node, for counting nodes by
+  // reason (the report): a mismatch's ", got ..." and a pruned partition's
+  // name.
+  std::string Summary() const;
   // Stable machine name for JSON: "offloaded", "unsupported_op",
   // "failed_check", "no_match", "claimed", "offloaded_elsewhere", "pruned",
   // "in_composite", "kept_on_host".
@@ -75,7 +86,12 @@ struct Placement {
 // their spans), with the reason: "prune_dnnl_subgraphs: no compute op".
 using SpanKey = std::tuple<uint32_t, uint32_t, uint32_t>;
 struct PrunedOps {
-  absl::flat_hash_map<SpanKey, std::pair<int, std::string>> by_span;  // -> (backend, reason)
+  struct Entry {
+    int backend = -1;
+    std::string reason;  // the rule and its numbers
+    std::string region;  // the partition it removed
+  };
+  absl::flat_hash_map<SpanKey, Entry> by_span;
   static SpanKey Key(const Expr* e);
 };
 

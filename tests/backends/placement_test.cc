@@ -75,8 +75,8 @@ TEST(PlacementRecordTest, PrunedByTheCostRuleWithItsNumbers) {
   const Placement& pool = Only(r.record, "nn.max_pool2d");
   EXPECT_EQ(pool.backend, -1);
   EXPECT_EQ(pool.verdicts[0].kind, Verdict::Kind::kPruned);
-  EXPECT_THAT(pool.verdicts[0].detail,
-              HasSubstr("tvmgen_default_nnapi_main_0: static cost 3528 below the minimum"));
+  EXPECT_THAT(pool.verdicts[0].detail, HasSubstr("static cost 3528 below the minimum 4096"));
+  EXPECT_EQ(pool.verdicts[0].region, "tvmgen_default_nnapi_main_0");
 }
 
 // A failed single-op rule names the clause that failed and the value seen,
@@ -105,7 +105,7 @@ TEST(PlacementRecordTest, TwoBackends) {
   EXPECT_EQ(tanh.verdicts[1].Text(), "offloaded by composite tensorrt.tanh");
   const Placement& conv = Only(r.record, "nn.conv2d");
   EXPECT_EQ(conv.backend, 0);
-  EXPECT_EQ(conv.verdicts[1].kind, Verdict::Kind::kNoMatch);
+  EXPECT_EQ(conv.verdicts[1].Text(), "in composite dnnl.conv2d_relu");
 }
 
 // tensorrt's int32 add: its composite's where clause, with the dtype seen.
@@ -126,7 +126,7 @@ TEST(PlacementRecordTest, ReportAndJsonReadTheRecord) {
   Recorded r = Record(kConvNet, "nnapi");
   std::string text = RenderPartitionReport(r.module, r.record);
   EXPECT_THAT(text, HasSubstr("nn.conv2d                         1  no match: nnapi.conv2d: arg 1"));
-  EXPECT_THAT(text, HasSubstr("pruned: tvmgen_default_nnapi_main_0: static cost"));
+  EXPECT_THAT(text, HasSubstr("nn.max_pool2d                     1  pruned: static cost 3528"));
   std::string json = RenderPartitionReportJson(r.module, r.record);
   EXPECT_THAT(json, StartsWith("{\"schema\": \"carve-partition-report/1\""));
   EXPECT_THAT(json, HasSubstr("{\"op\": \"nn.max_pool2d\", \"function\": \"main\", \"target\": "

@@ -118,6 +118,7 @@ std::string PlacementText(const Placement& p, const std::vector<TargetSpecPtr>& 
   for (size_t b = 0; b < backends.size(); ++b) {
     std::string where;
     if (static_cast<int>(b) == p.backend) where = fmt::format(" (in {})", p.function);
+    if (!p.verdicts[b].region.empty()) where = fmt::format(" (partition {})", p.verdicts[b].region);
     out += fmt::format("  {}: {}{}\n", backends[b]->name(), p.verdicts[b].Text(), where);
   }
   return out;
@@ -147,10 +148,15 @@ absl::Status WhyPlacement(const ParsedArgs& args, Env& env) {
     CARVE_RETURN_IF_ERROR(BindParams(mod, params).status());
   }
   CARVE_ASSIGN_OR_RETURN(PartitionResult result, PartitionWithRecord(std::move(mod), backends));
+  // The node's calls in the result, by span: the same op, else what the
+  // preparation passes rewrote it into (dnnl's nn.bias_add becomes add).
   std::vector<const Placement*> found;
+  std::vector<const Placement*> rewritten;
   for (const Placement& p : result.record.placements()) {
-    if (KeyOf(p.call) == KeyOf(call) && p.call->op() == call->op()) found.push_back(&p);
+    if (KeyOf(p.call) != KeyOf(call)) continue;
+    (p.call->op() == call->op() ? found : rewritten).push_back(&p);
   }
+  if (found.empty()) found = rewritten;
   if (args.Has("--json")) {
     std::string out = fmt::format("{{\"node\": {}, \"op\": {}, \"placements\": [", JsonString(at),
                                   JsonString(call->op()->name));
@@ -168,6 +174,10 @@ absl::Status WhyPlacement(const ParsedArgs& args, Env& env) {
   }
   for (size_t i = 0; i < found.size(); ++i) {
     if (found.size() > 1) out += fmt::format(" copy {} of {}:\n", i + 1, found.size());
+    if (found[i]->call->op() != call->op()) {
+      out += fmt::format("  (rewritten into {} by {}'s preparation passes)\n", found[i]->op,
+                         backends.front()->name());
+    }
     out += PlacementText(*found[i], backends);
   }
   *env.out << out;
