@@ -57,8 +57,16 @@ absl::StatusOr<std::string> PruneReason(std::string_view backend, const Function
   if (backend == "tensorrt") return TensorRtReason(fn);
   if (backend == "nnapi") {
     CARVE_ASSIGN_OR_RETURN(int64_t min_flops, NnapiMinOffloadFlops());
-    return fmt::format("static cost {} below the minimum {} ($CARVE_NNAPI_MIN_FLOPS)",
-                       NnapiStaticCost(fn), min_flops);
+    int64_t cost = NnapiStaticCost(fn);
+    // A dynamic dimension (`?`) makes the static cost 0: say so, or "cost
+    // 0" reads like an empty partition.
+    bool dynamic = false;
+    for (const Var* p : fn->params()) {
+      const TensorType* t = DynCast<TensorType>(p->checked_type());
+      dynamic = dynamic || (t != nullptr && !t->is_static());
+    }
+    return fmt::format("static cost {} below the minimum {} ($CARVE_NNAPI_MIN_FLOPS){}", cost,
+                       min_flops, dynamic && cost == 0 ? " (a dynamic shape counts 0)" : "");
   }
   return std::string("removed after partitioning");
 }
