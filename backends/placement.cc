@@ -119,7 +119,8 @@ absl::StatusOr<PartitionResult> PartitionWithRecord(Module mod,
   BackendPartitionOptions options;
   options.prune = false;
   options.context = &ctx;
-  CARVE_ASSIGN_OR_RETURN(Module partitioned, PartitionForBackends(std::move(mod), backends, options));
+  CARVE_ASSIGN_OR_RETURN(Module partitioned,
+                         PartitionForBackends(std::move(mod), backends, options));
   CARVE_ASSIGN_OR_RETURN(PrunedOps pruned, PruneAndRecord(partitioned, backends));
   PlacementRecord record = PlacementRecord::Build(partitioned, backends, &pruned, input->kept());
   return PartitionResult{std::move(partitioned), std::move(record)};

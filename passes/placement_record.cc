@@ -45,8 +45,8 @@ std::string RuleRefusal(const OpRule& rule, const Call* call) {
     }
   }
   if (rule.check != nullptr && !rule.check(call)) {
-    return rule.description.empty() ? "built-in check" : fmt::format("{} (built-in check)",
-                                                                     rule.description);
+    return rule.description.empty() ? "built-in check"
+                                    : fmt::format("{} (built-in check)", rule.description);
   }
   return "";
 }
@@ -206,9 +206,9 @@ class Builder {
     for (size_t b = 0; b < backends_.size(); ++b) {
       const int bi = static_cast<int>(b);
       if (bi == p.backend) {
-        p.verdicts.push_back({Verdict::Kind::kOffloaded,
-                              p.composite.empty() ? "single-op rule"
-                                                  : fmt::format("composite {}", p.composite)});
+        p.verdicts.push_back(
+            {Verdict::Kind::kOffloaded,
+             p.composite.empty() ? "single-op rule" : fmt::format("composite {}", p.composite)});
       } else if (bi == pruned_by) {
         p.verdicts.push_back({Verdict::Kind::kPruned, pruned->reason, pruned->region});
       } else if (!p.composite.empty() && composite_backend != bi) {
@@ -221,8 +221,8 @@ class Builder {
             {Verdict::Kind::kPruned,
              fmt::format("its composite {} was partitioned, then sent back", p.composite)});
       } else {
-        p.verdicts.push_back(ElsewhereVerdict(RulesVerdict(rules_[b], Judged(p.call)), Judged(p.call), bi,
-                                              p.backend));
+        p.verdicts.push_back(ElsewhereVerdict(RulesVerdict(rules_[b], Judged(p.call)),
+                                              Judged(p.call), bi, p.backend));
       }
     }
   }
@@ -317,8 +317,7 @@ SpanKey PrunedOps::Key(const Expr* e) {
 
 PlacementRecord PlacementRecord::Build(const Module& mod,
                                        const std::vector<TargetSpecPtr>& backends,
-                                       const PrunedOps* pruned,
-                                       const Module* annotator_input) {
+                                       const PrunedOps* pruned, const Module* annotator_input) {
   PlacementRecord r;
   r.backends_ = backends;
   r.placements_ = Builder(mod, backends, pruned, annotator_input).Build();
@@ -379,10 +378,10 @@ std::string PlacementJson(const Placement& p, const std::vector<TargetSpecPtr>& 
       p.composite.empty() ? "null" : JsonString(p.composite));
   for (size_t b = 0; b < p.verdicts.size(); ++b) {
     const Verdict& v = p.verdicts[b];
-    out += fmt::format("{}{{\"backend\": {}, \"kind\": \"{}\", \"detail\": {}{}}}", b ? ", " : "",
-                       JsonString(backends[b]->name()), Verdict::KindName(v.kind),
-                       JsonString(v.detail),
-                       v.region.empty() ? "" : fmt::format(", \"region\": {}", JsonString(v.region)));
+    out += fmt::format(
+        "{}{{\"backend\": {}, \"kind\": \"{}\", \"detail\": {}{}}}", b ? ", " : "",
+        JsonString(backends[b]->name()), Verdict::KindName(v.kind), JsonString(v.detail),
+        v.region.empty() ? "" : fmt::format(", \"region\": {}", JsonString(v.region)));
   }
   return out + "]}";
 }

@@ -39,15 +39,15 @@ namespace carve {
 // One backend's verdict on one call.
 struct Verdict {
   enum class Kind : uint8_t {
-    kOffloaded,        // this backend runs it: detail = the rule
-    kUnsupportedOp,    // no rule for the op
-    kFailedCheck,      // single-op rule or composite check: detail = the clause
-    kNoMatch,          // a composite rooted here did not match: detail = where
-    kClaimed,          // an earlier backend runs it: detail = its name
+    kOffloaded,           // this backend runs it: detail = the rule
+    kUnsupportedOp,       // no rule for the op
+    kFailedCheck,         // single-op rule or composite check: detail = the clause
+    kNoMatch,             // a composite rooted here did not match: detail = where
+    kClaimed,             // an earlier backend runs it: detail = its name
     kOffloadedElsewhere,  // a later backend runs it: detail = its name
-    kPruned,           // region removed by a region-level rule: detail = rule
-    kInComposite,      // inside another backend's composite: detail = its name
-    kKeptOnHost,       // accepted, no reason known
+    kPruned,              // region removed by a region-level rule: detail = rule
+    kInComposite,         // inside another backend's composite: detail = its name
+    kKeptOnHost,          // accepted, no reason known
   };
   Verdict() = default;
   Verdict(Kind kind, std::string detail, std::string region = "")
@@ -75,9 +75,9 @@ struct Verdict {
 struct Placement {
   const Call* call = nullptr;  // in the module the record was built on
   std::string op;
-  std::string function;   // the global function holding it (region or host)
-  int backend = -1;       // index of the backend that runs it; -1: the host
-  std::string composite;  // the composite function it sits in, "" if none
+  std::string function;           // the global function holding it (region or host)
+  int backend = -1;               // index of the backend that runs it; -1: the host
+  std::string composite;          // the composite function it sits in, "" if none
   std::vector<Verdict> verdicts;  // one per backend, in priority order
 };
 

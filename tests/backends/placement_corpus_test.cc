@@ -11,9 +11,9 @@
 
 #include "backends/partition.h"
 #include "backends/placement.h"
-#include "gtest/gtest.h"
 #include "grammar/parser.h"
 #include "grammar/printer.h"
+#include "gtest/gtest.h"
 #include "passes/infer_type.h"
 
 namespace carve {

@@ -16,8 +16,8 @@ namespace carve {
 namespace {
 
 using ::testing::HasSubstr;
-using ::testing::StartsWith;
 using testing::ParseTyped;  // carve::testing
+using ::testing::StartsWith;
 
 struct Recorded {
   Module module;
@@ -125,7 +125,8 @@ def @main(%a: Tensor[(2, 3), int32], %b: Tensor[(2, 3), int32]) {
 TEST(PlacementRecordTest, ReportAndJsonReadTheRecord) {
   Recorded r = Record(kConvNet, "nnapi");
   std::string text = RenderPartitionReport(r.module, r.record);
-  EXPECT_THAT(text, HasSubstr("nn.conv2d                         1  no match: nnapi.conv2d: arg 1"));
+  EXPECT_THAT(text,
+              HasSubstr("nn.conv2d                         1  no match: nnapi.conv2d: arg 1"));
   EXPECT_THAT(text, HasSubstr("nn.max_pool2d                     1  pruned: static cost 3528"));
   std::string json = RenderPartitionReportJson(r.module, r.record);
   EXPECT_THAT(json, StartsWith("{\"schema\": \"carve-partition-report/1\""));

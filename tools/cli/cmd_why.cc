@@ -58,8 +58,8 @@ absl::StatusOr<Named> LoadNamedNode(Env& env, const ParsedArgs& args, const std:
   NodeNames::Named target = names.Lookup(at);
   if (target.node == nullptr) {
     return absl::InvalidArgumentError(fmt::format(
-        "{}: no node named '{}' (use the %N, %var and @function names `carve fmt {}` prints)",
-        file, at, file));
+        "{}: no node named '{}' (use the %N, %var and @function names `carve fmt {}` prints)", file,
+        at, file));
   }
   return Named{std::move(names), target};
 }
@@ -135,8 +135,8 @@ absl::Status WhyPlacement(const ParsedArgs& args, Env& env) {
   const Call* call = DynCast<Call>(node);
   if (call == nullptr || call->op() == nullptr) {
     return absl::InvalidArgumentError(fmt::format(
-        "{}: {} is {}, not an operator call: only operator calls are placed on a backend", file,
-        at, DescribeExpr(node)));
+        "{}: {} is {}, not an operator call: only operator calls are placed on a backend", file, at,
+        DescribeExpr(node)));
   }
   // Partition the named module itself, so its spans are the names' spans.
   Module mod = named.names.module();
@@ -253,15 +253,15 @@ std::string ExplainRule(const BackendRule& rule, const Module& mod, const Expr* 
                            : fmt::format("{} at {}: failed check: {}\n", title, at, refusal);
   }
   auto compiled = CompilePattern(rule.composite->pattern);
-  if (!compiled.ok()) return fmt::format("{}: {}\n", rule.composite->name, std::string(compiled.status().message()));
+  if (!compiled.ok())
+    return fmt::format("{}: {}\n", rule.composite->name, std::string(compiled.status().message()));
   Explanation e = ExplainInGraph(*compiled, FunctionOf(mod, node), node, namer);
   std::string text = RenderExplanation(e, rule.composite->name, namer);
   if (e.matched() && rule.composite->check != nullptr && !rule.composite->check(node)) {
-    text = fmt::format("{} at {}: matches, but its built-in check fails{}",
-                       rule.composite->name, at,
-                       rule.composite->description.empty()
-                           ? ""
-                           : fmt::format(": {}", rule.composite->description));
+    text = fmt::format(
+        "{} at {}: matches, but its built-in check fails{}", rule.composite->name, at,
+        rule.composite->description.empty() ? ""
+                                            : fmt::format(": {}", rule.composite->description));
   }
   return text + "\n";
 }
