@@ -88,6 +88,7 @@ TargetSpecPtr MakeTargetSpec(const BackendSpec& backend, PartitionRecipe recipe)
       // pattern, whose where clause reads the arguments' captures.
       Pattern pattern = rule.pattern;
       op.check = [pattern](const Call* call) { return MatchPattern(pattern, call); };
+      op.pattern = pattern;
     } else {
       op.where = rule.predicate;
     }

@@ -74,11 +74,15 @@ absl::flat_hash_set<const Function*> ReachableFromMain(const Module& mod) {
 
 class ReportBuilder {
  public:
-  ReportBuilder(const Module& mod, const std::vector<TargetSpecPtr>& backends,
-                const LetBoundLoss* lost)
-      : mod_(mod), backends_(backends), lost_(lost), stats_(backends.size()) {}
+  ReportBuilder(const Module& mod, const PlacementRecord& record, const LetBoundLoss* lost)
+      : mod_(mod),
+        backends_(record.backends()),
+        lost_(lost),
+        stats_(backends_.size()),
+        record_(record) {}
 
-  std::string Build() {
+  // Collects the statistics; Text() and Json() render them.
+  void Build() {
     absl::flat_hash_set<const Function*> reachable;
     if (lost_ != nullptr) reachable = ReachableFromMain(mod_);
     for (const auto& [gv, fn] : mod_.Functions()) {
@@ -92,9 +96,41 @@ class ReportBuilder {
         AddHostFunction(fn);
       }
     }
+    ClassifyHost();
+    if (lost_ != nullptr) {
+      total_ops_ += lost_->total();
+      for (BackendStats& s : stats_) {
+        for (const auto& [name, n] : lost_->ops) {
+          s.host[{name, "lost to a let-bound region (never runs)"}] += n;
+        }
+      }
+    }
+  }
+
+  std::string Text() const {
     std::string out;
     for (size_t b = 0; b < backends_.size(); ++b) out += Render(b);
     if (lost_ != nullptr) out += RenderLost();
+    return out;
+  }
+
+  // The same statistics and the record (docs/backends.md "--report=json").
+  std::string Json() const {
+    std::string out = "{\"schema\": \"carve-partition-report/1\",\n \"backends\": [";
+    for (size_t b = 0; b < backends_.size(); ++b) out += (b ? ",\n  " : "\n  ") + BackendJson(b);
+    out += "\n ],\n \"lost_to_let\": ";
+    if (lost_ == nullptr) {
+      out += "null";
+    } else {
+      out += fmt::format("{{\"ops\": {}, \"free_inputs\": [", CountsJson(lost_->ops));
+      for (size_t i = 0; i < lost_->free_inputs.size(); ++i) {
+        out += (i ? ", " : "") + JsonString(lost_->free_inputs[i]);
+      }
+      out += "]}";
+    }
+    std::string record = record_.ToJson();  // {"backends": [...],\n "ops": [...]}\n
+    size_t ops = record.find("\"ops\"");
+    out += ",\n " + record.substr(ops);
     return out;
   }
 
@@ -112,7 +148,7 @@ class ReportBuilder {
       if (IsOp(e)) {
         ++region.ops;
         ++s.offloaded_ops[std::string(Cast<Call>(e)->op()->name)];
-        offloaded_calls_.emplace_back(Cast<Call>(e), &s - stats_.data());
+        offloaded_.insert(Cast<Call>(e));
       } else if (const Call* call = DynCast<Call>(e)) {
         std::string_view composite = CompositeName(call);
         if (!composite.empty()) ++s.composites[std::string(composite)];
@@ -133,39 +169,34 @@ class ReportBuilder {
 
   void AddHostFunction(const Function* fn) { host_functions_.push_back(fn); }
 
-  // Host ops are classified after every partition is known (region breaks
-  // look at calls of partitions).
+  // Every op's line comes from the placement record: the backend that runs
+  // it, and for each other backend the reason it does not. Host ops are
+  // counted after every partition is known (region breaks look at calls of
+  // partitions).
   void ClassifyHost() {
-    // Ops another backend took are "not offloaded" from this one's view.
-    for (const auto& [call, owner] : offloaded_calls_) {
+    absl::flat_hash_set<const Call*> host_calls;
+    for (const Function* fn : host_functions_) {
+      PostOrderVisit(fn, [&](const Expr* e) {
+        if (IsOp(e)) host_calls.insert(Cast<Call>(e));
+      });
+    }
+    for (const Placement& p : record_.placements()) {
+      bool counted = p.backend >= 0 ? offloaded_.contains(p.call) : host_calls.contains(p.call);
+      if (!counted) continue;  // in a partition nothing calls (lost to a let)
+      if (p.backend < 0) ++total_ops_;
       for (size_t b = 0; b < backends_.size(); ++b) {
-        if (static_cast<ptrdiff_t>(b) == owner) continue;
-        std::string reason = ElsewhereReason(call, b, owner);
-        ++stats_[b].host[{std::string(call->op()->name), reason}];
+        if (static_cast<int>(b) == p.backend) continue;
+        ++stats_[b].host[{p.op, p.verdicts[b].Summary()}];
       }
     }
     for (const Function* fn : host_functions_) {
-      absl::flat_hash_map<const Expr*, std::string_view> in_composite;
       std::vector<const Expr*> order = PostOrder(fn);
-      for (const Expr* e : order) {
-        const Call* call = DynCast<Call>(e);
-        std::string_view composite = call == nullptr ? "" : CompositeName(call);
-        if (composite.empty()) continue;
-        PostOrderVisit(Cast<Function>(call->callee())->body(),
-                       [&](const Expr* inner) { in_composite.try_emplace(inner, composite); });
-      }
       for (size_t b = 0; b < backends_.size(); ++b) {
         absl::flat_hash_set<const Expr*> breaks = RegionBreaks(order, static_cast<int>(b));
         for (const Expr* e : order) {
-          if (!IsOp(e)) continue;
-          const Call* call = Cast<Call>(e);
-          if (b == 0) ++total_ops_;
-          auto it = in_composite.find(call);
-          std::string reason = it != in_composite.end()
-                                   ? fmt::format("in composite {}", it->second)
-                                   : HostReason(call, b);
-          ++stats_[b].host[{std::string(call->op()->name), reason}];
-          if (breaks.contains(call)) ++stats_[b].breaks[std::string(call->op()->name)];
+          if (IsOp(e) && breaks.contains(e)) {
+            ++stats_[b].breaks[std::string(Cast<Call>(e)->op()->name)];
+          }
         }
       }
     }
@@ -196,30 +227,6 @@ class ReportBuilder {
     return breaks;
   }
 
-  std::string HostReason(const Call* call, size_t b) const {
-    const TargetSpec& spec = *backends_[b];
-    if (!spec.HasOpRule(call->op())) return "unsupported op";
-    OpVerdict verdict = spec.CheckCall(call);
-    if (!verdict.accepted()) return fmt::format("failed check: {}", verdict.detail);
-    for (size_t other = 0; other < b; ++other) {
-      if (backends_[other]->Accepts(call)) {
-        return fmt::format("claimed by {}", backends_[other]->name());
-      }
-    }
-    return "supported, kept on the host";
-  }
-
-  // Why backend b does not run `call`, which backend `owner` runs.
-  std::string ElsewhereReason(const Call* call, size_t b, ptrdiff_t owner) const {
-    const TargetSpec& spec = *backends_[b];
-    if (!spec.HasOpRule(call->op())) return "unsupported op";
-    OpVerdict verdict = spec.CheckCall(call);
-    if (!verdict.accepted()) return fmt::format("failed check: {}", verdict.detail);
-    const std::string& name = backends_[owner]->name();
-    return static_cast<ptrdiff_t>(b) > owner ? fmt::format("claimed by {}", name)
-                                             : fmt::format("offloaded to {}", name);
-  }
-
   // True when `e` is (a projection of) a call of one of backend b's
   // partitions.
   bool IsPartitionCall(const Expr* e, int b) const {
@@ -244,18 +251,42 @@ class ReportBuilder {
         lost_->FreeInputsText(), names);
   }
 
-  std::string Render(size_t b) {
-    if (b == 0) {
-      ClassifyHost();
-      if (lost_ != nullptr) {
-        total_ops_ += lost_->total();
-        for (BackendStats& s : stats_) {
-          for (const auto& [name, n] : lost_->ops) {
-            s.host[{name, "lost to a let-bound region (never runs)"}] += n;
-          }
-        }
-      }
+  static std::string CountsJson(const std::map<std::string, int>& counts) {
+    std::string out = "{";
+    for (const auto& [name, n] : counts) {
+      out += fmt::format("{}{}: {}", out.size() > 1 ? ", " : "", JsonString(name), n);
     }
+    return out + "}";
+  }
+
+  std::string BackendJson(size_t b) const {
+    const BackendStats& s = stats_[b];
+    std::string out = fmt::format(
+        "{{\"name\": {}, \"offloaded\": {}, \"total\": {}, \"offloaded_ops\": {}, "
+        "\"composites\": {},\n   \"not_offloaded\": [",
+        JsonString(backends_[b]->name()), s.offloaded, total_ops_, CountsJson(s.offloaded_ops),
+        CountsJson(s.composites));
+    bool first = true;
+    for (const auto& [key, n] : s.host) {
+      out += fmt::format("{}{{\"op\": {}, \"count\": {}, \"reason\": {}}}",
+                         first ? "\n    " : ",\n    ", JsonString(key.first), n,
+                         JsonString(key.second));
+      first = false;
+    }
+    out += "],\n   \"regions\": [";
+    for (size_t i = 0; i < s.regions.size(); ++i) {
+      const RegionInfo& r = s.regions[i];
+      out += fmt::format("{}{{\"name\": {}, \"ops\": {}, \"inputs\": {}, \"outputs\": {}}}",
+                         i ? ", " : "", JsonString(r.name), r.ops, r.inputs, r.outputs);
+    }
+    out += fmt::format(
+        "],\n   \"boundary\": {{\"inputs\": {}, \"outputs\": {}, \"bytes\": {}}}, "
+        "\"region_breaks\": {}}}",
+        s.inputs, s.outputs, s.bytes, CountsJson(s.breaks));
+    return out;
+  }
+
+  std::string Render(size_t b) const {
     const BackendStats& s = stats_[b];
     double share = total_ops_ > 0 ? 100.0 * s.offloaded / total_ops_ : 0;
     std::string out = fmt::format("backend {}: {} of {} ops offloaded ({:.1f}%) in {} region{}\n",
@@ -303,8 +334,9 @@ class ReportBuilder {
   std::vector<BackendStats> stats_;
   std::vector<const Function*> host_functions_;
   absl::flat_hash_map<const GlobalVar*, int> partition_backend_;
-  // Every op inside a partition, with the index of its backend.
-  std::vector<std::pair<const Call*, ptrdiff_t>> offloaded_calls_;
+  const PlacementRecord& record_;
+  // Every op inside a partition @main runs.
+  absl::flat_hash_set<const Call*> offloaded_;
   int total_ops_ = 0;
 };
 
@@ -331,9 +363,23 @@ int LetBoundLoss::total() const {
   return n;
 }
 
+std::string RenderPartitionReport(const Module& mod, const PlacementRecord& record,
+                                  const LetBoundLoss* lost) {
+  ReportBuilder builder(mod, record, lost);
+  builder.Build();
+  return builder.Text();
+}
+
+std::string RenderPartitionReportJson(const Module& mod, const PlacementRecord& record,
+                                      const LetBoundLoss* lost) {
+  ReportBuilder builder(mod, record, lost);
+  builder.Build();
+  return builder.Json();
+}
+
 std::string RenderPartitionReport(const Module& mod, const std::vector<TargetSpecPtr>& backends,
                                   const LetBoundLoss* lost) {
-  return ReportBuilder(mod, backends, lost).Build();
+  return RenderPartitionReport(mod, PlacementRecord::Build(mod, backends), lost);
 }
 
 }  // namespace carve

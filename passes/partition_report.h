@@ -8,7 +8,7 @@
 //     composites:
 //       dnnl.conv2d_bias_relu  40
 //     not offloaded:
-//       nn.max_pool2d           3  failed check: ?.layout == "NCHW"
+//       nn.max_pool2d           3  failed check: where clause: `?.layout == "NCHW"` is false (...)
 //       nn.softmax              2  unsupported op
 //     regions:
 //       tvmgen_default_dnnl_main_0  80 ops  2 inputs  1 output
@@ -16,14 +16,12 @@
 //     region breaks: 2 host ops between offloaded regions (nn.softmax 2)
 //
 // Ops are operator calls, counted inside composites; annotations are not
-// ops. A host op is "not offloaded" because its op has no rule in the
-// backend ("unsupported op"), a rule's condition failed ("failed check:
-// <condition>"), an earlier backend took it ("claimed by <backend>"), or it
-// sits in a composite that stayed on the host. Ops another backend offloaded
-// are listed the same way: "unsupported op", "failed check", "claimed by
-// <earlier backend>", or "offloaded to <later backend>" (a backend later in
-// the list took an op this one also accepts, e.g. inside its composite). A region break is a host op
-// that reads from an offloaded region and feeds one.
+// ops. The reason of each op a backend does not run is its verdict in the
+// placement record (passes/placement_record.h, docs/why.md): unsupported
+// op, the failed clause of a rule, the closest composite's mismatch, claimed
+// by / offloaded to another backend, in another backend's composite, or
+// pruned by a region-level rule with its numbers. A region break is a host
+// op that reads from an offloaded region and feeds one.
 //
 // Given a LetBoundLoss (TVM's flow left let-bound region inputs free in
 // @main, backends/partition.h), the ops that never run are counted in each
@@ -38,6 +36,7 @@
 #include <vector>
 
 #include "ir/module.h"
+#include "passes/placement_record.h"
 #include "passes/target.h"
 
 namespace carve {
@@ -55,9 +54,19 @@ struct LetBoundLoss {
   std::string FreeInputsText() const;
 };
 
-// The report for a module PartitionGraph produced (typed), for `backends` in
-// priority order; `lost` when FindLetBoundLoss found ops lost to lets.
+// The report for a module PartitionGraph produced (typed) and its placement
+// record (passes/placement_record.h: the reasons come from there); `lost`
+// when FindLetBoundLoss found ops lost to lets.
+std::string RenderPartitionReport(const Module& mod, const PlacementRecord& record,
+                                  const LetBoundLoss* lost = nullptr);
+// Same, with a record built from `mod` alone (no pruning facts: ops a
+// region-level rule sent back read "kept on the host").
 std::string RenderPartitionReport(const Module& mod, const std::vector<TargetSpecPtr>& backends,
                                   const LetBoundLoss* lost = nullptr);
+
+// `carve partition --report=json`: the same statistics and the whole record
+// as one JSON object (schema "carve-partition-report/1", docs/backends.md).
+std::string RenderPartitionReportJson(const Module& mod, const PlacementRecord& record,
+                                      const LetBoundLoss* lost = nullptr);
 
 }  // namespace carve

@@ -50,6 +50,10 @@ struct OpRule {
   // The condition as text, for reports ("layout == NCHW"); defaults to the
   // predicate's DSL text.
   std::string description;
+  // The DSL pattern `check` matches (`op nn.conv2d(?x, const as ?w) where
+  // ...`), when the rule came from one: explanations say which part of it
+  // failed (passes/placement_record.h).
+  Pattern pattern;
 };
 
 // One composite pattern of the table.

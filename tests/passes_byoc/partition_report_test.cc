@@ -47,7 +47,7 @@ def @main(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(4, 4, 3, 3), float32]) 
   EXPECT_THAT(report, HasSubstr("    nn.conv2d                         1\n"));
   EXPECT_THAT(report, HasSubstr("    nn.relu                           2\n"));
   EXPECT_THAT(report, HasSubstr("  composites:\n    rep.conv_relu"));
-  EXPECT_THAT(report, HasSubstr("    nn.max_pool2d                     1  failed check: layout == NHWC\n"));
+  EXPECT_THAT(report, HasSubstr("    nn.max_pool2d                     1  failed check: layout == NHWC (built-in check)\n"));
   EXPECT_THAT(report, HasSubstr("    tanh                              1  unsupported op\n"));
   EXPECT_THAT(report, HasSubstr("tvmgen_default_rep_main_0  2 ops  2 inputs  1 output\n"));
   EXPECT_THAT(report, HasSubstr("boundary tensors: 3 inputs, 2 outputs"));
@@ -88,7 +88,7 @@ def @main(%x: Tensor[(4), float32]) {
   // Nothing partitioned: the report explains every op from each backend's view.
   std::string report = RenderPartitionReport(mod, {first, second});
   EXPECT_THAT(report, HasSubstr("backend first_only_relu: 0 of 1 ops offloaded (0.0%) in 0 regions"));
-  EXPECT_THAT(report, HasSubstr("supported, kept on the host"));
+  EXPECT_THAT(report, HasSubstr("kept on the host: accepted by its single-op rule"));
   EXPECT_THAT(report, HasSubstr("claimed by first_only_relu"));
 }
 

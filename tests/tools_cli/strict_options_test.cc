@@ -116,8 +116,8 @@ TEST_F(StrictOptionsTest, ValidCombinationsStillRun) {
 }
 
 TEST(ModeTableTest, FirstGivenSelectorWins) {
-  std::vector<OptionSpec> specs = {{"--a", false, false, "", ""},
-                                   {"--b", false, false, "", ""},
+  std::vector<OptionSpec> specs = {{"--a", false, false, "", "", {}},
+                                   {"--b", false, false, "", "", {}},
                                    {"--x", false, false, "", "", {"a"}}};
   std::vector<CommandMode> modes = {{"plain", ""}, {"a", "--a"}, {"b", "--b"}};
   absl::StatusOr<ParsedArgs> args = ParseArgs({"--b", "--a", "--x"}, specs);

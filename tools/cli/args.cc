@@ -125,7 +125,7 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
         }
         value = args[++i];
       }
-    } else if (value.has_value()) {
+    } else if (value.has_value() && !spec->optional_value) {
       return absl::InvalidArgumentError(fmt::format("option '{}' takes no value", name));
     }
     auto& slot = out.values_[spec->name];
@@ -142,6 +142,7 @@ std::string FormatOptions(const std::vector<OptionSpec>& specs,
     std::string lhs = s.name;
     if (!s.alias.empty()) lhs = s.alias + ", " + lhs;
     if (s.takes_value) lhs += " VALUE";
+    if (s.optional_value) lhs += "[=VALUE]";
     std::string where;
     if (!s.modes.empty() && !modes.empty()) {
       where = AppliesInDefault(s, modes) ? fmt::format(" (not with {})", Selectors(s, modes, false))

@@ -22,7 +22,10 @@ struct OptionSpec {
   std::string help;
   // The modes (CommandMode::name) this option applies to; empty = every
   // mode of its command. Given in another mode, it is a usage error.
-  std::vector<std::string> modes;
+  std::vector<std::string> modes = {};
+  // A flag that may carry a value after `=` only (`--report` or
+  // `--report=json`); Get() returns "" for the bare flag.
+  bool optional_value = false;
 };
 
 // One way of running a command, chosen by an option: `carve run` evaluates,

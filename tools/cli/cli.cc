@@ -18,6 +18,7 @@ std::vector<Command> AllCommands() {
   AddTestCommands(commands);
   AddPassCommands(commands);
   AddPatternCommands(commands);
+  AddWhyCommands(commands);
   AddRunCommands(commands);
   AddCodegenCommands(commands);
   AddReplCommands(commands);

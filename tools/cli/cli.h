@@ -44,7 +44,8 @@ int UsageError(Env& env, const Command& cmd, const std::string& message);
 void AddFormatCommands(std::vector<Command>& commands);   // fmt, check, equal
 void AddTestCommands(std::vector<Command>& commands);     // test
 void AddPassCommands(std::vector<Command>& commands);     // opt, partition (cmd_opt.cc)
-void AddPatternCommands(std::vector<Command>& commands);  // match, why (cmd_match.cc)
+void AddPatternCommands(std::vector<Command>& commands);  // match (cmd_match.cc)
+void AddWhyCommands(std::vector<Command>& commands);      // why (cmd_why.cc)
 void AddRunCommands(std::vector<Command>& commands);      // run (cmd_run.cc)
 void AddCodegenCommands(std::vector<Command>& commands);  // codegen (cmd_codegen.cc)
 void AddReplCommands(std::vector<Command>& commands);     // repl (cmd_repl.cc)

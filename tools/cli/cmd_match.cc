@@ -1,4 +1,5 @@
-// `carve match PATTERN FILE` and `carve why PATTERN FILE --at %N`.
+// `carve match PATTERN FILE`, and the queries `carve why` (cmd_why.cc) and
+// the REPL share.
 //
 // PATTERN is DSL text (patterns.md section 2), `-` (that text on standard
 // input) or `@file.pat:name`, naming a
@@ -152,15 +153,6 @@ absl::Status Match(const ParsedArgs& args, Env& env) {
   return absl::OkStatus();
 }
 
-absl::Status Why(const ParsedArgs& args, Env& env) {
-  CARVE_ASSIGN_OR_RETURN(NamedQuery query, LoadQuery(env, args.positional()[0]));
-  const std::string& file = args.positional()[1];
-  CARVE_ASSIGN_OR_RETURN(NodeNames names, LoadNamed(env, file));
-  CARVE_ASSIGN_OR_RETURN(std::string out, WhyReport(query, names, *args.Get("--at"), file));
-  *env.out << out;
-  return absl::OkStatus();
-}
-
 int RunMatch(const ParsedArgs& args, Env& env) {
   if (args.positional().size() != 2) {
     *env.err << "carve match: expected PATTERN and FILE\nusage: carve match PATTERN FILE "
@@ -168,16 +160,6 @@ int RunMatch(const ParsedArgs& args, Env& env) {
     return kExitUsage;
   }
   absl::Status s = Match(args, env);
-  return s.ok() ? kExitOk : ReportError(env, s);
-}
-
-int RunWhy(const ParsedArgs& args, Env& env) {
-  if (args.positional().size() != 2 || !args.Has("--at")) {
-    *env.err << "carve why: expected PATTERN, FILE and --at NODE\nusage: carve why PATTERN FILE "
-                "--at %N\n";
-    return kExitUsage;
-  }
-  absl::Status s = Why(args, env);
   return s.ok() ? kExitOk : ReportError(env, s);
 }
 
@@ -261,12 +243,6 @@ void AddPatternCommands(std::vector<Command>& commands) {
       "print every node where PATTERN matches (PATTERN: DSL text or @file.pat:name)",
       {{"--captures", false, false, "", "also print each match's captures (?x=%3)"}},
       RunMatch});
-  commands.push_back(Command{
-      "why",
-      "carve why PATTERN FILE --at %N",
-      "explain why PATTERN does or does not match the node printed as %N",
-      {{"--at", true, false, "", "the node: %N, %var or @function (its result)"}},
-      RunWhy});
 }
 
 }  // namespace carve::cli

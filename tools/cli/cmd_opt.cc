@@ -15,6 +15,7 @@
 #include "passes/merge_compiler_regions.h"
 #include "passes/merge_composite.h"
 #include "backends/partition.h"
+#include "backends/placement.h"
 #include "passes/partition_graph.h"
 #include "passes/partition_report.h"
 #include "passes/pass_registry.h"
@@ -62,9 +63,10 @@ PassContext MakeContext(const ParsedArgs& args, Env& env,
 // Runs `pipeline` on `mod` with the instruments; prints the timing table on
 // stderr when asked for.
 absl::Status RunWithInstruments(const Pass& pipeline, Module& mod, const ParsedArgs& args,
-                                Env& env) {
+                                Env& env, std::shared_ptr<PassInstrument> extra = nullptr) {
   std::shared_ptr<TimingInstrument> timing;
   PassContext ctx = MakeContext(args, env, timing);
+  if (extra != nullptr) ctx.AddInstrument(std::move(extra));
   absl::StatusOr<bool> ran = RunPipeline(pipeline, mod, ctx);
   if (timing != nullptr) *env.err << timing->Render();
   return ran.status();
@@ -195,7 +197,14 @@ absl::StatusOr<std::vector<TargetSpecPtr>> Backends(const std::string& list) {
 int RunPartition(const ParsedArgs& args, Env& env) {
   if (args.positional().size() != 1 || !args.Has("--backend")) {
     *env.err << "carve partition: expected FILE and --backend NAME\n"
-                "usage: carve partition FILE --backend NAME[,NAME...] [--params DIR] [--report]\n";
+                "usage: carve partition FILE --backend NAME[,NAME...] [--params DIR] "
+                "[--report[=json]]\n";
+    return kExitUsage;
+  }
+  if (std::string format = args.GetOr("--report", ""); format != "" && format != "text" &&
+                                                          format != "json") {
+    *env.err << fmt::format("carve partition: unknown --report format '{}' (known: text, json)\n",
+                            format);
     return kExitUsage;
   }
   if (absl::Status names = CheckPrintIrPasses(args); !names.ok()) {
@@ -214,10 +223,13 @@ int RunPartition(const ParsedArgs& args, Env& env) {
   if (!pipeline.ok()) return ReportError(env, pipeline.status());
   EnsureConstantEvaluator();
   const Module input = *mod;  // for FindLetBoundLoss
-  absl::Status ran = RunWithInstruments(**pipeline, *mod, args, env);
+  // The module AnnotateTarget judged, for the report's reasons.
+  auto annotator_input = std::make_shared<KeepModuleAfter>();
+  absl::Status ran = RunWithInstruments(**pipeline, *mod, args, env, annotator_input);
   if (!ran.ok()) return ReportError(env, ran);
-  // prune_dnnl_subgraphs / prune_tensorrt_subgraphs, as partition_for_<name>.
-  absl::StatusOr<bool> pruned = PruneBackendPartitions(*mod, *backends);
+  // prune_dnnl_subgraphs / prune_tensorrt_subgraphs, as partition_for_<name>,
+  // remembering what the pruning sent back for the report.
+  absl::StatusOr<PrunedOps> pruned = PruneAndRecord(*mod, *backends);
   if (!pruned.ok()) return ReportError(env, pruned.status());
   // TVM's module, printed as TVM makes it, but not silently: ops that
   // computed let-bound values never run (backends/partition.h).
@@ -225,9 +237,12 @@ int RunPartition(const ParsedArgs& args, Env& env) {
   if (!lost.ok()) return ReportError(env, lost.status());
   if (*lost) *env.err << LetBoundLossWarning(**lost, *args.Get("--backend"));
   if (args.Has("--report")) {
-    absl::Status written = env.write_file(
-        args.GetOr("--output", "-"),
-        RenderPartitionReport(*mod, *backends, *lost ? &**lost : nullptr));
+    PlacementRecord record = PlacementRecord::Build(*mod, *backends, &*pruned, annotator_input->kept());
+    const LetBoundLoss* loss = *lost ? &**lost : nullptr;
+    std::string report = *args.Get("--report") == "json"
+                             ? RenderPartitionReportJson(*mod, record, loss)
+                             : RenderPartitionReport(*mod, record, loss);
+    absl::Status written = env.write_file(args.GetOr("--output", "-"), report);
     return written.ok() ? kExitOk : ReportError(env, written);
   }
   return WriteModule(*mod, args, env);
@@ -289,7 +304,10 @@ void AddPassCommands(std::vector<Command>& commands) {
   std::vector<OptionSpec> partition_options = {
       {"--backend", true, false, "", "backend name(s), comma-separated, by priority"},
       {"--params", true, false, "", "bind DIR/NAME.npy to the parameter %NAME of @main"},
-      {"--report", false, false, "", "print the partition report instead of the module"},
+      {"--report", false, false, "",
+       "print the partition report instead of the module; --report=json: as JSON",
+       {},
+       /*optional_value=*/true},
       {"--patterns", true, true, "", "F.pat: load backend specs (replacing built-in ones)"},
       {"--output", true, false, "-o", "write to OUT instead of standard output"},
       {"--types", false, false, "", "print the inferred `/* ty=... */` comments", module_only},
@@ -300,7 +318,7 @@ void AddPassCommands(std::vector<Command>& commands) {
   for (OptionSpec& o : DebugOptions()) partition_options.push_back(std::move(o));
   commands.push_back(Command{"partition",
                              "carve partition FILE --backend NAME[,NAME...] [--params DIR] "
-                             "[--patterns F.pat]... [--report]",
+                             "[--patterns F.pat]... [--report[=json]]",
                              "the whole BYOC flow for the named backend(s), like TVM's "
                              "partition_for_<backend>",
                              partition_options, RunPartition,

@@ -1,8 +1,10 @@
 // `carve viz FILE [--backend NAME[,...] | -p PIPELINE] [--format F] -o OUT`:
 // a picture of the (partitioned) graph. See docs/visualize.md.
+#include <optional>
 #include <string>
 
 #include "backends/partition.h"
+#include "backends/placement.h"
 #include "fmt/format.h"
 #include "grammar/pattern_node_names.h"
 #include "interpreter/kernel.h"
@@ -37,11 +39,14 @@ std::string FormatOf(const ParsedArgs& args) {
 }
 
 absl::StatusOr<Module> Transform(Module mod, const ParsedArgs& args,
-                                 std::vector<TargetSpecPtr>& backends) {
+                                 std::vector<TargetSpecPtr>& backends,
+                                 std::optional<PlacementRecord>& record) {
   if (auto names = args.Get("--backend")) {
     CARVE_ASSIGN_OR_RETURN(backends, ResolveBackends(*names));
     EnsureConstantEvaluator();
-    return PartitionForBackends(std::move(mod), backends);
+    CARVE_ASSIGN_OR_RETURN(PartitionResult result, PartitionWithRecord(std::move(mod), backends));
+    record = std::move(result.record);
+    return std::move(result.module);
   }
   if (auto text = args.Get("--pipeline")) {
     CARVE_ASSIGN_OR_RETURN(PassPtr pipeline, ParsePipeline(*text));
@@ -65,12 +70,13 @@ absl::Status Viz(const ParsedArgs& args, Env& env, const std::string& format, in
                  int max_nodes) {
   CARVE_ASSIGN_OR_RETURN(Module mod, LoadTypedModule(env, args.positional()[0]));
   std::vector<TargetSpecPtr> backends;
-  CARVE_ASSIGN_OR_RETURN(mod, Transform(std::move(mod), args, backends));
+  std::optional<PlacementRecord> record;  // with --backend
+  CARVE_ASSIGN_OR_RETURN(mod, Transform(std::move(mod), args, backends, record));
   // Nodes carry the names the transformed module prints with (`carve
   // partition F --backend B` output), which --around refers to.
   CARVE_ASSIGN_OR_RETURN(NodeNames names, NodeNames::ForModule(mod));
   CARVE_RETURN_IF_ERROR(InferType(names.module()));
-  CARVE_ASSIGN_OR_RETURN(viz::Graph graph, viz::BuildGraph(names, backends));
+  CARVE_ASSIGN_OR_RETURN(viz::Graph graph, viz::BuildGraph(names, backends, record ? &*record : nullptr));
   if (auto center = args.Get("--around")) {
     CARVE_ASSIGN_OR_RETURN(graph, viz::Around(graph, *center, depth));
   } else if (static_cast<int>(graph.nodes.size()) > max_nodes) {

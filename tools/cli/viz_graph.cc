@@ -51,10 +51,12 @@ std::string AttrsText(const Call* call) {
 
 class Builder {
  public:
-  Builder(const NodeNames& names, const std::vector<TargetSpecPtr>& backends)
-      : names_(names), backends_(backends) {
+  Builder(const NodeNames& names, const std::vector<TargetSpecPtr>& backends,
+          const PlacementRecord* record)
+      : names_(names) {
     for (const auto& [gv, fn] : names.module().Functions()) functions_[gv] = fn;
     for (const TargetSpecPtr& b : backends) g_.targets.push_back(b->name());
+    if (record != nullptr) MapRecord(*record);
   }
 
   absl::StatusOr<Graph> Build() {
@@ -176,27 +178,32 @@ class Builder {
     return static_cast<int>(g_.clusters.size()) - 1;
   }
 
-  // Why no backend took this host op, per backend ("dnnl: unsupported op").
-  // The facts are the backends' own rules and checks (TargetSpec), as in
-  // passes/partition_report.cc.
+  // The record was built on the module `names_` printed; its re-parsed
+  // copy has the same op calls in the same order (PlacementRecord::Order).
+  void MapRecord(const PlacementRecord& record) {
+    std::vector<const Call*> calls = PlacementRecord::Order(names_.module());
+    const std::vector<Placement>& placements = record.placements();
+    if (calls.size() != placements.size()) return;
+    for (size_t i = 0; i < calls.size(); ++i) {
+      if (calls[i]->op()->name != placements[i].op) return;
+    }
+    for (size_t i = 0; i < calls.size(); ++i) placement_[calls[i]] = &placements[i];
+  }
+
+  // Why no backend took this host op, per backend ("dnnl: unsupported op"),
+  // from the placement record.
   std::string HostReason(const Call* call) const {
+    auto it = placement_.find(call);
+    if (it == placement_.end()) return "";
     std::vector<std::string> parts;
-    for (const TargetSpecPtr& b : backends_) {
-      std::string why;
-      if (!b->HasOpRule(call->op())) {
-        why = "unsupported op";
-      } else if (OpVerdict v = b->CheckCall(call); !v.accepted()) {
-        why = fmt::format("failed check: {}", v.detail);
-      } else {
-        why = "supported, kept on the host";
-      }
-      parts.push_back(fmt::format("{}: {}", b->name(), why));
+    for (size_t b = 0; b < it->second->verdicts.size(); ++b) {
+      parts.push_back(fmt::format("{}: {}", g_.targets[b], it->second->verdicts[b].Text()));
     }
     return fmt::format("{}", fmt::join(parts, "; "));
   }
 
   const NodeNames& names_;
-  const std::vector<TargetSpecPtr>& backends_;
+  absl::flat_hash_map<const Call*, const Placement*> placement_;
   std::map<const GlobalVar*, const Function*> functions_;
   Graph g_;
 };
@@ -210,8 +217,9 @@ std::string FormatBytes(int64_t bytes) {
 }
 
 absl::StatusOr<Graph> BuildGraph(const NodeNames& names,
-                                 const std::vector<TargetSpecPtr>& backends) {
-  return Builder(names, backends).Build();
+                                 const std::vector<TargetSpecPtr>& backends,
+                                 const PlacementRecord* record) {
+  return Builder(names, backends, record).Build();
 }
 
 absl::StatusOr<Graph> Around(const Graph& g, const std::string& name, int depth) {

@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "grammar/pattern_node_names.h"
+#include "passes/placement_record.h"
 #include "passes/target.h"
 
 namespace carve::viz {
@@ -52,11 +53,13 @@ struct Graph {
 };
 
 // The graph of @main of `names.module()` (typed), with regions and
-// composites expanded as clusters. With `backends`, host ops get the reason
-// each backend did not take them (from TargetSpec's rules and checks, the
-// same facts `partition --report` uses).
+// composites expanded as clusters. With `record` (the placement record of
+// the module `names` printed, passes/placement_record.h), host ops get the
+// reason each backend did not take them: the same record `partition
+// --report` and `why --backend` read.
 absl::StatusOr<Graph> BuildGraph(const NodeNames& names,
-                                 const std::vector<TargetSpecPtr>& backends);
+                                 const std::vector<TargetSpecPtr>& backends,
+                                 const PlacementRecord* record = nullptr);
 
 // The nodes within `depth` edges (either direction) of the node printed as
 // `name`; error when no node has that name.

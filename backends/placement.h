@@ -1,0 +1,52 @@
+// The placement record of a whole backend flow (passes/placement_record.h):
+// the partitioning of backends/partition.h, with the ops each backend's
+// region-level rule sent back to the host after partitioning and the rule's
+// reason with its numbers:
+//   - dnnl (prune_dnnl_subgraphs): "partition without a compute op";
+//   - tensorrt (prune_tensorrt_subgraphs): the scalar input or the batch
+//     sizes that differ;
+//   - nnapi (static cost): the cost and the minimum.
+// `carve partition --report`, `carve why --backend` and `carve viz` all read
+// the record this produces, so they agree.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ir/module.h"
+#include "passes/pass.h"
+#include "passes/placement_record.h"
+#include "passes/target.h"
+
+namespace carve {
+
+// Keeps the module as it was after the first run of the pass named `pass`:
+// with "MergeComposite", the module AnnotateTarget judged, which
+// PlacementRecord::Build reads the rules' verdicts from.
+class KeepModuleAfter : public PassInstrument {
+ public:
+  explicit KeepModuleAfter(std::string pass = "MergeComposite") : pass_(std::move(pass)) {}
+  absl::Status AfterPass(const Pass& pass, const Module& mod, int depth, bool changed) override;
+  const Module* kept() const { return kept_ ? &*kept_ : nullptr; }
+
+ private:
+  std::string pass_;
+  std::optional<Module> kept_;
+};
+
+// PruneBackendPartitions on `mod` (partitioned for `backends`, before
+// pruning), returning which ops the pruning inlined back and why.
+absl::StatusOr<PrunedOps> PruneAndRecord(Module& mod, const std::vector<TargetSpecPtr>& backends);
+
+// PartitionForBackends (bind nothing, prune) on `mod` (typed), returning the
+// partitioned module and its placement record.
+struct PartitionResult {
+  Module module;
+  PlacementRecord record;
+};
+absl::StatusOr<PartitionResult> PartitionWithRecord(Module mod,
+                                                    const std::vector<TargetSpecPtr>& backends);
+
+}  // namespace carve

@@ -1,0 +1,80 @@
+// The placement record on every TVM-printed corpus program and every
+// built-in backend: `carve why` partitions the printed-and-reparsed module
+// (its node names), `partition --report` the file itself, and `viz` maps the
+// record onto a reparsed copy of the partitioned module; the three agree only
+// if the record does not depend on which copy it was built from.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "backends/partition.h"
+#include "backends/placement.h"
+#include "grammar/parser.h"
+#include "grammar/printer.h"
+#include "gtest/gtest.h"
+#include "passes/infer_type.h"
+
+namespace carve {
+namespace {
+
+std::vector<std::string> Verdicts(const PlacementRecord& record) {
+  std::vector<std::string> out;
+  for (const Placement& p : record.placements()) {
+    std::string line = p.op + " @" + p.function;
+    for (const Verdict& v : p.verdicts) line += " | " + v.Text() + " " + v.region;
+    out.push_back(line);
+  }
+  return out;
+}
+
+absl::StatusOr<Module> ParseTyped(const std::string& name, const std::string& text) {
+  absl::StatusOr<Module> mod = ParseModule(name, text);
+  if (!mod.ok()) return mod.status();
+  absl::Status typed = InferType(*mod);
+  if (!typed.ok()) return typed;
+  return mod;
+}
+
+TEST(PlacementCorpusTest, RecordDoesNotDependOnTheCopy) {
+  std::filesystem::path dir = std::filesystem::path(CARVE_SHARED_DIR) / "corpus";
+  if (!std::filesystem::exists(dir)) GTEST_SKIP() << "no shared corpus at " << dir;
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() == ".relay") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  int compared = 0;
+  for (const auto& path : files) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    absl::StatusOr<Module> original = ParseTyped(path.filename().string(), text.str());
+    if (!original.ok()) continue;  // the corpus also holds programs carve rejects
+    absl::StatusOr<Module> reparsed = ParseTyped("printed.relay", PrintModule(*original));
+    ASSERT_TRUE(reparsed.ok()) << path;
+    for (const char* backend : {"dnnl", "tensorrt", "nnapi", "bnns", "arm_compute_lib"}) {
+      std::vector<TargetSpecPtr> specs = *ResolveBackends(backend);
+      absl::StatusOr<PartitionResult> a = PartitionWithRecord(*original, specs);
+      absl::StatusOr<PartitionResult> b = PartitionWithRecord(*reparsed, specs);
+      ASSERT_EQ(a.ok(), b.ok()) << path << " " << backend;
+      if (!a.ok()) continue;
+      EXPECT_EQ(Verdicts(a->record), Verdicts(b->record)) << path << " " << backend;
+      // viz: the partitioned module, printed and reparsed, has the record's
+      // op calls in the record's order.
+      absl::StatusOr<Module> drawn = ParseTyped("drawn.relay", PrintModule(a->module));
+      ASSERT_TRUE(drawn.ok()) << path << " " << backend;
+      std::vector<const Call*> order = PlacementRecord::Order(*drawn);
+      ASSERT_EQ(order.size(), a->record.placements().size()) << path << " " << backend;
+      for (size_t i = 0; i < order.size(); ++i) {
+        EXPECT_EQ(order[i]->op()->name, a->record.placements()[i].op) << path << " " << backend;
+      }
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 20);
+}
+
+}  // namespace
+}  // namespace carve
