@@ -1,9 +1,16 @@
 #include "backends/dnnl/dnnl_common.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <numbers>
 
 #include "fmt/format.h"
+
+#if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
+// From libgomp (linked by backends/CMakeLists.txt); declared here rather
+// than through <omp.h>, which only some compilers ship.
+extern "C" void omp_set_num_threads(int threads);
+#endif
 
 namespace carve::dnnl_backend {
 namespace {
@@ -32,8 +39,23 @@ bool ConstantsAre(const ActivationSpec& act, const NodeBuildContext& ctx,
 }  // namespace
 
 const dnnl::engine& Engine() {
-  static const auto* engine = new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  static const auto* engine = [] {
+    if (std::getenv("DNNL_PRIMITIVE_CACHE_CAPACITY") == nullptr) {
+      dnnl::set_primitive_cache_capacity(kPrimitiveCacheCapacity);
+    }
+    return new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  }();
   return *engine;
+}
+
+void SetOneDnnThreads(int threads) {
+#if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
+  omp_set_num_threads(threads);
+#elif DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_SEQ
+  (void)threads;  // a sequential build runs on the calling thread only
+#else
+#error "SetOneDnnThreads knows OpenMP and sequential oneDNN builds only"
+#endif
 }
 
 std::optional<std::vector<int64_t>> LogicalStrides(std::string_view layout,

@@ -26,8 +26,20 @@
 
 namespace carve::dnnl_backend {
 
-// The process's CPU engine.
+// The process's CPU engine. Creating it first sets oneDNN's primitive cache
+// capacity (kPrimitiveCacheCapacity) unless DNNL_PRIMITIVE_CACHE_CAPACITY
+// is set in the environment.
 const dnnl::engine& Engine();
+
+// Primitives oneDNN keeps for re-creation with the same descriptor (one
+// runtime per offloaded function and thread pool: a second pool or a
+// respecialised function finds its primitives there instead of JIT-compiling
+// them again). oneDNN's default, stated so carve does not depend on it.
+inline constexpr int kPrimitiveCacheCapacity = 1024;
+
+// Sets the number of threads oneDNN's primitives run on, for primitives
+// executed from the calling thread (OpenMP keeps the count per thread).
+void SetOneDnnThreads(int threads);
 
 // Row-major strides of `shape`, permuted into `logical` letter order: the
 // stride of logical axis L is the stride of L's position in `layout`

@@ -86,9 +86,19 @@ class BackendKernels {
   const NodeKernelFactory* Find(std::string_view name) const;
   // Names with a factory, sorted.
   std::vector<std::string> Names() const;
+  // How the backend's library is told its thread count (oneDNN's OpenMP
+  // threads); unset for backends that run on carve's kernels only.
+  void SetThreadControl(std::function<void(int threads)> control) {
+    thread_control_ = std::move(control);
+  }
+  // Tells the backend's library to use `threads` threads (no-op when unset).
+  void SetThreads(int threads) const {
+    if (thread_control_) thread_control_(threads);
+  }
 
  private:
   std::string backend_;
+  std::function<void(int)> thread_control_;
   std::map<std::string, NodeKernelFactory, std::less<>> factories_;
   NodeKernelFactory composite_default_;
 };
