@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <numbers>
 
 #include "fmt/format.h"
@@ -89,12 +90,52 @@ dnnl::memory Wrap(const dnnl::memory::desc& desc, const NDArray& tensor) {
   return dnnl::memory(desc, Engine(), const_cast<void*>(tensor.raw_data()));
 }
 
+dnnl::memory& Rebind(dnnl::memory& cached, const dnnl::memory::desc& desc, const NDArray& tensor) {
+  if (!cached) {
+    cached = Wrap(desc, tensor);
+  } else {
+    cached.set_data_handle(const_cast<void*>(tensor.raw_data()));
+  }
+  return cached;
+}
+
 dnnl::memory Reorder(const dnnl::memory& mem, const dnnl::memory::desc& desc, dnnl::stream& s) {
   if (mem.get_desc() == desc) return mem;
   dnnl::memory src = mem;
   dnnl::memory out(desc, Engine());
   dnnl::reorder(src, out).execute(s, src, out);
   return out;
+}
+
+LayoutReorder::LayoutReorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to)
+    : identity_(from == to), to_(to) {
+  if (!identity_) primitive_ = dnnl::reorder(dnnl::reorder::primitive_desc(Engine(), from, Engine(), to));
+}
+
+dnnl::memory LayoutReorder::Apply(const dnnl::memory& src, dnnl::stream& s) {
+  if (identity_) return src;
+  if (!buffer_) buffer_ = dnnl::memory(to_, Engine());  // once, on the first call
+  primitive_.execute(s, {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, buffer_}});
+  return buffer_;
+}
+
+void LayoutReorder::Into(const dnnl::memory& src, const dnnl::memory& dst, dnnl::stream& s) {
+  if (identity_) {
+    std::memcpy(dst.get_data_handle(), src.get_data_handle(), to_.get_size());
+    return;
+  }
+  primitive_.execute(s, {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}});
+}
+
+dnnl::memory ScratchpadFor(const dnnl::memory::desc& desc) {
+  if (desc.get_size() == 0) return dnnl::memory();
+  return dnnl::memory(desc, Engine());
+}
+
+dnnl::primitive_attr UserScratchpadAttr() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
 }
 
 absl::Status AppendActivation(const ActivationSpec& act, const NodeBuildContext& ctx,

@@ -153,6 +153,7 @@ class DnnlConvKernel : public NodeKernel {
     CARVE_RETURN_IF_ERROR(AppendActivation(spec.activation, ctx, ops));
     dnnl::primitive_attr attr;
     attr.set_post_ops(ops);
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     user_src_ = c.src;
     user_dst_ = c.dst;
     user_weights_ = c.weights;
@@ -181,6 +182,7 @@ class DnnlConvKernel : public NodeKernel {
                                           c.pad_l, c.pad_r);
       dnnl::deconvolution_forward::primitive_desc pd(d, attr, Engine());
       src_ = pd.src_desc(), weights_ = pd.weights_desc(), dst_ = pd.dst_desc();
+      scratchpad_ = ScratchpadFor(pd.scratchpad_desc());
       primitive_ = dnnl::deconvolution_forward(pd);
     } else {
       dnnl::convolution_forward::desc d(prop, dnnl::algorithm::convolution_direct, any(c.src),
@@ -188,34 +190,44 @@ class DnnlConvKernel : public NodeKernel {
                                         c.pad_l, c.pad_r);
       dnnl::convolution_forward::primitive_desc pd(d, attr, Engine());
       src_ = pd.src_desc(), weights_ = pd.weights_desc(), dst_ = pd.dst_desc();
+      scratchpad_ = ScratchpadFor(pd.scratchpad_desc());
       primitive_ = dnnl::convolution_forward(pd);
     }
     stream_ = dnnl::stream(Engine());
+    // The per-call conversions between the Relay layouts and the
+    // primitive's, prepared once with their buffers.
+    src_reorder_ = LayoutReorder(user_src_, src_);
+    dst_reorder_ = LayoutReorder(dst_, user_dst_);
+    if (spec_.sum) sum_reorder_ = LayoutReorder(user_dst_, dst_);
+    if (!dst_reorder_.identity()) dst_buffer_ = memory(dst_, Engine());
     // Constant weights are reordered into the primitive's layout once.
     const NDArray& w = ctx.const_inputs[*spec_.weight];
     if (w.defined()) {
       weight_keep_ = w;
       packed_weights_ = Reorder(Wrap(user_weights_, w), weights_, stream_);
       stream_.wait();
+    } else {
+      weight_reorder_ = LayoutReorder(user_weights_, weights_);
     }
   }
 
   void Execute(std::span<const NDArray> inputs, NDArray& out) {
-    memory src = Reorder(Wrap(user_src_, inputs[spec_.data]), src_, stream_);
-    memory weights = packed_weights_ ? packed_weights_
-                                     : Reorder(Wrap(user_weights_, inputs[*spec_.weight]), weights_, stream_);
-    memory user_dst = Wrap(user_dst_, out);
-    memory dst = user_dst_ == dst_ ? user_dst : memory(dst_, Engine());
-    if (spec_.sum) {
-      // The sum post-op accumulates into the destination.
-      memory addend = Wrap(user_dst_, inputs[*spec_.sum]);
-      dnnl::reorder(addend, dst).execute(stream_, addend, dst);
-    }
+    memory src = src_reorder_.Apply(Rebind(src_mem_, user_src_, inputs[spec_.data]), stream_);
+    memory weights =
+        packed_weights_
+            ? packed_weights_
+            : weight_reorder_.Apply(Rebind(weights_mem_, user_weights_, inputs[*spec_.weight]),
+                                    stream_);
+    memory user_dst = Rebind(dst_mem_, user_dst_, out);
+    memory dst = dst_reorder_.identity() ? user_dst : dst_buffer_;
+    // The sum post-op accumulates into the destination.
+    if (spec_.sum) sum_reorder_.Into(Rebind(sum_mem_, user_dst_, inputs[*spec_.sum]), dst, stream_);
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights},
                                          {DNNL_ARG_DST, dst}};
-    if (has_bias_) args[DNNL_ARG_BIAS] = Wrap(F32Plain({channels_}), inputs[*spec_.bias]);
+    if (has_bias_) args[DNNL_ARG_BIAS] = Rebind(bias_mem_, F32Plain({channels_}), inputs[*spec_.bias]);
+    if (scratchpad_) args[DNNL_ARG_SCRATCHPAD] = scratchpad_;
     primitive_.execute(stream_, args);
-    if (dst != user_dst) dnnl::reorder(dst, user_dst).execute(stream_, dst, user_dst);
+    if (!dst_reorder_.identity()) dst_reorder_.Into(dst, user_dst, stream_);
     stream_.wait();
   }
 
@@ -229,6 +241,10 @@ class DnnlConvKernel : public NodeKernel {
   dnnl::stream stream_;
   NDArray weight_keep_;
   memory packed_weights_;
+  LayoutReorder src_reorder_, dst_reorder_, sum_reorder_, weight_reorder_;
+  memory dst_buffer_, scratchpad_;
+  // The call's tensors, re-pointed on every call (Rebind).
+  memory src_mem_, weights_mem_, dst_mem_, sum_mem_, bias_mem_;
 };
 
 }  // namespace
