@@ -6,6 +6,7 @@
 #include <numbers>
 
 #include "fmt/format.h"
+#include "support/status_macros.h"
 
 #if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
 // From libgomp (linked by backends/CMakeLists.txt); declared here rather
@@ -88,6 +89,17 @@ dnnl::memory::desc F32Plain(const std::vector<int64_t>& dims) {
 
 dnnl::memory Wrap(const dnnl::memory::desc& desc, const NDArray& tensor) {
   return dnnl::memory(desc, Engine(), const_cast<void*>(tensor.raw_data()));
+}
+
+absl::StatusOr<NDArray> DnnlTensor::ToPlain() const {
+  NDArray out = NDArray::Empty(DataType::Float(32), shape_);
+  CARVE_RETURN_IF_ERROR(Guard([&] {
+    dnnl::stream s(Engine());
+    dnnl::memory src = mem_, dst = Wrap(plain_, out);
+    dnnl::reorder(src, dst).execute(s, src, dst);
+    s.wait();
+  }));
+  return out;
 }
 
 dnnl::memory& Rebind(dnnl::memory& cached, const dnnl::memory::desc& desc, const NDArray& tensor) {

@@ -57,6 +57,22 @@ dnnl::memory::desc F32Plain(const std::vector<int64_t>& dims);
 // A memory object over a tensor's storage (no copy).
 dnnl::memory Wrap(const dnnl::memory::desc& desc, const NDArray& tensor);
 
+// A oneDNN memory in the layout its producing primitive chose (a blocked
+// format), passed to the next oneDNN kernels of the graph as is; `plain`
+// describes the Relay layout of `shape` that ToPlain converts to.
+class DnnlTensor : public NativeTensor {
+ public:
+  DnnlTensor(dnnl::memory mem, dnnl::memory::desc plain, std::vector<int64_t> shape)
+      : mem_(std::move(mem)), plain_(std::move(plain)), shape_(std::move(shape)) {}
+  const dnnl::memory& memory() const { return mem_; }
+  absl::StatusOr<NDArray> ToPlain() const override;
+
+ private:
+  dnnl::memory mem_;
+  dnnl::memory::desc plain_;
+  std::vector<int64_t> shape_;
+};
+
 // `cached` pointed at `tensor`'s storage: created with `desc` on the first
 // call, then only re-pointed (creating a memory object on every call is a
 // tenth of a small network's time).
