@@ -65,6 +65,8 @@ class DnnlTensor : public NativeTensor {
   DnnlTensor(dnnl::memory mem, dnnl::memory::desc plain, std::vector<int64_t> shape)
       : mem_(std::move(mem)), plain_(std::move(plain)), shape_(std::move(shape)) {}
   const dnnl::memory& memory() const { return mem_; }
+  // The Relay layout of the tensor, as its producer read it.
+  const dnnl::memory::desc& plain() const { return plain_; }
   absl::StatusOr<NDArray> ToPlain() const override;
 
  private:

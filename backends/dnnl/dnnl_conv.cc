@@ -251,6 +251,14 @@ class DnnlConvKernel : public NodeKernel {
       throw dnnl::error(dnnl_invalid_arguments, "a native input not made by oneDNN");
     }
     const memory& m = tensor->memory();
+    if (tensor->plain() != user_src_) {
+      // The same row-major bytes read with other logical dims (an NCHW
+      // result read as NHWC data): through the plain tensor.
+      relaid_ = NDArray::Empty(DataType::Float(32), {int64_t(user_src_.get_size() / 4)});
+      memory plain = Wrap(tensor->plain(), relaid_), source = m;
+      dnnl::reorder(source, plain).execute(stream_, source, plain);
+      return src_reorder_.Apply(Rebind(src_mem_, user_src_, relaid_), stream_);
+    }
     if (m.get_desc() == src_) return m;
     // Another primitive's layout: converted, with a reorder kept for it.
     if (native_from_ != m.get_desc()) {
@@ -303,6 +311,7 @@ class DnnlConvKernel : public NodeKernel {
   // Native data in another layout than src_: the last such layout's reorder.
   memory::desc native_from_;
   LayoutReorder native_reorder_;
+  NDArray relaid_;  // native data read with other dims, made plain
 };
 
 }  // namespace

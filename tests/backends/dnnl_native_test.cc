@@ -109,5 +109,31 @@ def @main(%x: Tensor[(1, 16, 14, 14), float32], %w0: Tensor[(32, 16, 3, 3), floa
   EXPECT_TRUE(found) << "no observed output equals conv %3's";
 }
 
+// An NCHW convolution's result read as NHWC data by the next one: the same
+// bytes with other logical dims, so the native tensor goes through Relay's
+// layout (a direct reorder between the two would be rejected by oneDNN).
+TEST(DnnlNative, ResultReadWithAnotherLayout) {
+  Module mod = testing::ParseTyped(R"(
+def @part(%x: Tensor[(1, 7, 7, 6), float32], %w0: Tensor[(2, 7, 3, 3), float32],
+          %w1: Tensor[(1, 3, 4, 1), float32], Compiler="dnnl", global_symbol="part")
+          -> Tensor[(1, 2, 1, 1), float32] {
+  %0 = nn.conv2d(%x, %w0, strides=[2, 1], padding=[0, 0, 0, 0], channels=2, kernel_size=[3, 3]);
+  nn.conv2d(%0, %w1, strides=[2, 2], padding=[1, 0, 0, 0], dilation=[2, 1], channels=1,
+            kernel_size=[1, 3], data_layout="NHWC", kernel_layout="HWIO")
+}
+def @main(%x: Tensor[(1, 7, 7, 6), float32], %w0: Tensor[(2, 7, 3, 3), float32],
+          %w1: Tensor[(1, 3, 4, 1), float32]) {
+  @part(%x, %w0, %w1)
+}
+)");
+  Graph g = Build(mod);
+  EXPECT_EQ(g.runtime->num_native_entries(), 1u);
+  std::vector<NDArray> inputs = testing::RandomInputs(mod, 7);
+  std::vector<NDArray> expected = Reference(mod, inputs);
+  absl::StatusOr<std::vector<NDArray>> got = g.runtime->Run(inputs);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_LE(testing::CloseRatio((*got)[0], expected[0], 1e-4, 1e-4), 1.0);
+}
+
 }  // namespace
 }  // namespace carve
