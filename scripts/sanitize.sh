@@ -8,8 +8,8 @@
 #       under a time limit: every golden file through the sanitized
 #       `carve test`; random programs through the differential test
 #       (carve-random, fixed seeds); each checked-in fuzz seed corpus once
-#       through its fuzz target. About 7 minutes with a cold compiler cache
-#       on an idle machine (estimate, docs/fuzzing.md).
+#       through its fuzz target. 15 minutes of CPU with a cold compiler
+#       cache (measured; roughly 9-10 minutes on an idle 2-core machine).
 #   scripts/sanitize.sh        the long run: the libFuzzer configuration of
 #       scripts/fuzz.sh in ./build-fuzz (clang-14, -O1, coverage), the unit
 #       tests that exercise the most code (parser, BYOC passes, backends,
