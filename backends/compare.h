@@ -29,8 +29,8 @@
 #include "absl/status/statusor.h"
 #include "ir/module.h"
 #include "ir/ndarray.h"
-#include "passes/bind_params.h"
-#include "passes/target.h"
+#include "passes/fold/bind_params.h"
+#include "passes/byoc/target.h"
 
 namespace carve {
 

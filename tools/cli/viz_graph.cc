@@ -10,7 +10,7 @@
 #include "ir/module.h"
 #include "ir/type.h"
 #include "ir/visit.h"
-#include "passes/annotation.h"
+#include "passes/byoc/annotation.h"
 
 namespace carve::viz {
 namespace {
@@ -178,7 +178,7 @@ class Builder {
 
   // Why no backend took this host op, per backend ("dnnl: unsupported op").
   // The facts are the backends' own rules and checks (TargetSpec), as in
-  // passes/partition_report.cc.
+  // passes/byoc/partition_report.cc.
   std::string HostReason(const Call* call) const {
     std::vector<std::string> parts;
     for (const TargetSpecPtr& b : backends_) {

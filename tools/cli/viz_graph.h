@@ -12,7 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "grammar/pattern_node_names.h"
-#include "passes/target.h"
+#include "passes/byoc/target.h"
 
 namespace carve::viz {
 

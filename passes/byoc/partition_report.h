@@ -1,0 +1,63 @@
+// The partition report of `carve partition --report`: for each backend, what
+// was offloaded and what stayed on the host, and why. Stable text (sorted,
+// no timings) for golden files:
+//
+//   backend dnnl: 120 of 140 ops offloaded (85.7%) in 3 regions
+//     offloaded ops:
+//       nn.conv2d              40
+//     composites:
+//       dnnl.conv2d_bias_relu  40
+//     not offloaded:
+//       nn.max_pool2d           3  failed check: ?.layout == "NCHW"
+//       nn.softmax              2  unsupported op
+//     regions:
+//       tvmgen_default_dnnl_main_0  80 ops  2 inputs  1 output
+//     boundary tensors: 5 inputs, 3 outputs (1.2 MiB)
+//     region breaks: 2 host ops between offloaded regions (nn.softmax 2)
+//
+// Ops are operator calls, counted inside composites; annotations are not
+// ops. A host op is "not offloaded" because its op has no rule in the
+// backend ("unsupported op"), a rule's condition failed ("failed check:
+// <condition>"), an earlier backend took it ("claimed by <backend>"), or it
+// sits in a composite that stayed on the host. Ops another backend offloaded
+// are listed the same way: "unsupported op", "failed check", "claimed by
+// <earlier backend>", or "offloaded to <later backend>" (a backend later in
+// the list took an op this one also accepts, e.g. inside its composite). A region break is a host op
+// that reads from an offloaded region and feeds one.
+//
+// Given a LetBoundLoss (TVM's flow left let-bound region inputs free in
+// @main, backends/partition.h), the ops that never run are counted in each
+// backend's total and listed as "not offloaded" with the reason "lost to a
+// let-bound region (never runs)", partitions @main does not call are not
+// counted as offloaded, and a last section names the free inputs and the
+// remedy (ToGraphNormalForm first).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/module.h"
+#include "passes/byoc/target.h"
+
+namespace carve {
+
+// Ops a partitioned module never runs because let-bound region inputs were
+// left free in @main (found by backends/partition.h's FindLetBoundLoss).
+struct LetBoundLoss {
+  // "%dnnl_1_i0 (the value of let %a)", in @main's order.
+  std::vector<std::string> free_inputs;
+  std::map<std::string, int> ops;  // op name -> count
+  int total() const;
+  // "add 12, nn.dense 6"
+  std::string OpsText() const;
+  // The first three free inputs, "and N more" after them.
+  std::string FreeInputsText() const;
+};
+
+// The report for a module PartitionGraph produced (typed), for `backends` in
+// priority order; `lost` when FindLetBoundLoss found ops lost to lets.
+std::string RenderPartitionReport(const Module& mod, const std::vector<TargetSpecPtr>& backends,
+                                  const LetBoundLoss* lost = nullptr);
+
+}  // namespace carve
