@@ -12,7 +12,7 @@
 #include "backends/runtime/backend_runtime.h"
 #include "fmt/format.h"
 #include "interpreter/evaluator.h"
-#include "passes/infer_type.h"
+#include "passes/infer/infer_type.h"
 #include "support/status_macros.h"
 
 namespace carve {

@@ -30,8 +30,8 @@
 #include "backends/runtime/call_timing.h"
 #include "ir/module.h"
 #include "ir/ndarray.h"
-#include "passes/bind_params.h"
-#include "passes/target.h"
+#include "passes/fold/bind_params.h"
+#include "passes/byoc/target.h"
 
 namespace carve {
 

@@ -14,7 +14,7 @@
 #include "backends/specs.h"
 #include "fmt/format.h"
 #include "interpreter/npy.h"
-#include "passes/partition_report.h"
+#include "passes/byoc/partition_report.h"
 #include "support/status_macros.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/load.h"
