@@ -32,11 +32,12 @@ run() {
 printf "%-22s %12s %12s %8s %12s %12s %8s\n" case base_s cand_s ratio base_MB cand_MB ratio
 for c in "${cases[@]}"; do
   label=${c%%|*}; read -r -a args <<< "${c#*|}"
-  bt=1e9; ct=1e9; bm=0; cm=0
+  bt=""; ct=""; bm=0; cm=0
   for ((r = 0; r < rounds; r++)); do
-    read -r t m < <(run "$base" "${args[@]}"); bt=$(echo "if ($t < $bt) $t else $bt" | bc); bm=$((m > bm ? m : bm))
-    read -r t m < <(run "$cand" "${args[@]}"); ct=$(echo "if ($t < $ct) $t else $ct" | bc); cm=$((m > cm ? m : cm))
+    read -r t m < <(run "$base" "${args[@]}"); bt="$bt $t"; bm=$((m > bm ? m : bm))
+    read -r t m < <(run "$cand" "${args[@]}"); ct="$ct $t"; cm=$((m > cm ? m : cm))
   done
-  printf "%-22s %12s %12s %8.2f %12d %12d %8.2f\n" "$label" "$bt" "$ct" "$(echo "$ct / $bt" | bc -l)" \
-    $((bm / 1024)) $((cm / 1024)) "$(echo "$cm / $bm" | bc -l)"
+  bt=$(echo $bt | tr ' ' '\n' | sort -g | head -1); ct=$(echo $ct | tr ' ' '\n' | sort -g | head -1)
+  awk -v l="$label" -v bt="$bt" -v ct="$ct" -v bm="$bm" -v cm="$cm" 'BEGIN {
+    printf "%-22s %12.2f %12.2f %8.2f %12d %12d %8.2f\n", l, bt, ct, ct / bt, bm / 1024, cm / 1024, cm / bm }'
 done
