@@ -14,7 +14,7 @@
 #include "passes/byoc/annotate_target.h"
 #include "passes/byoc/annotation.h"
 #include "passes/fold/fold_constant.h"
-#include "passes/byoc/partition_walk.h"
+#include "ir/rebuild.h"
 #include "passes/infer/infer_type.h"
 #include "passes/byoc/merge_compiler_regions.h"
 #include "passes/byoc/merge_composite.h"

@@ -1,8 +1,6 @@
 #include "ir/visit.h"
 
-#include <span>
-
-#include "absl/container/inlined_vector.h"
+#include "ir/rebuild.h"
 
 namespace carve {
 
@@ -79,93 +77,11 @@ const Expr* ExprMutator::Mutated(const Expr* original) const {
   return m == nullptr ? original : *m;
 }
 
+// A mutator's children may change type, so the rebuilt node is left untyped
+// for InferType (a subclass that knows better sets the type).
 const Expr* ExprMutator::Rebuild(const Expr* e) {
-  switch (e->kind()) {
-    case ExprKind::kCall: {
-      auto* c = Cast<Call>(e);
-      const Expr* callee = Mutated(c->callee());
-      std::span<const Expr* const> old_args = c->args();
-      // Most nodes of a walk are unchanged: look for a changed operand
-      // before copying any (no allocation on the unchanged path).
-      size_t first = 0;
-      const Expr* first_new = nullptr;
-      for (; first < old_args.size(); ++first) {
-        first_new = Mutated(old_args[first]);
-        if (first_new != old_args[first]) break;
-      }
-      if (callee == c->callee() && first == old_args.size()) return e;
-      absl::InlinedVector<const Expr*, 8> args(old_args.begin(), old_args.end());
-      if (first < args.size()) {
-        args[first] = first_new;
-        for (size_t i = first + 1; i < args.size(); ++i) args[i] = Mutated(args[i]);
-      }
-      return builder_.MakeCall(callee, args, c->attrs(), c->span());
-    }
-    case ExprKind::kTuple: {
-      auto* t = Cast<Tuple>(e);
-      std::span<const Expr* const> old_fields = t->fields();
-      size_t first = 0;
-      const Expr* first_new = nullptr;
-      for (; first < old_fields.size(); ++first) {
-        first_new = Mutated(old_fields[first]);
-        if (first_new != old_fields[first]) break;
-      }
-      if (first == old_fields.size()) return e;
-      absl::InlinedVector<const Expr*, 8> fields(old_fields.begin(), old_fields.end());
-      fields[first] = first_new;
-      for (size_t i = first + 1; i < fields.size(); ++i) fields[i] = Mutated(fields[i]);
-      return builder_.MakeTuple(fields, t->span());
-    }
-    case ExprKind::kTupleGetItem: {
-      auto* g = Cast<TupleGetItem>(e);
-      const Expr* t = Mutated(g->tuple());
-      if (t == g->tuple()) return e;
-      return builder_.MakeTupleGetItem(t, g->index(), g->span());
-    }
-    case ExprKind::kLet: {
-      auto* l = Cast<Let>(e);
-      const Expr* var = Mutated(l->var());
-      const Expr* value = Mutated(l->value());
-      const Expr* body = Mutated(l->body());
-      if (var == l->var() && value == l->value() && body == l->body()) return e;
-      const Var* v = DynCast<Var>(var);
-      if (v == nullptr) v = l->var();
-      return builder_.MakeLet(v, value, body, l->span());
-    }
-    case ExprKind::kIf: {
-      auto* i = Cast<If>(e);
-      const Expr* c = Mutated(i->cond());
-      const Expr* t = Mutated(i->then_branch());
-      const Expr* f = Mutated(i->else_branch());
-      if (c == i->cond() && t == i->then_branch() && f == i->else_branch()) return e;
-      return builder_.MakeIf(c, t, f, i->span());
-    }
-    case ExprKind::kFunction: {
-      auto* fn = Cast<Function>(e);
-      auto mutated_param = [this](const Var* p) {
-        const Var* np = DynCast<Var>(Mutated(p));
-        return np == nullptr ? p : np;
-      };
-      // Parameters rarely change: look before copying the list.
-      std::span<const Var* const> old_params = fn->params();
-      size_t first = 0;
-      while (first < old_params.size() && mutated_param(old_params[first]) == old_params[first]) {
-        ++first;
-      }
-      const Expr* body = Mutated(fn->body());
-      if (first == old_params.size()) {
-        if (body == fn->body()) return e;
-        return builder_.MakeFunctionWithParamsOf(fn, body, fn->ret_type(), fn->attrs(),
-                                                 fn->span());
-      }
-      std::vector<const Var*> params(old_params.begin(), old_params.end());
-      for (size_t i = first; i < params.size(); ++i) params[i] = mutated_param(params[i]);
-      return builder_.MakeFunction(params, body, fn->ret_type(), fn->attrs(),
-                                   fn->type_params(), fn->span());
-    }
-    default:
-      return e;
-  }
+  return RebuildMapped(
+      builder_, e, [this](const Expr* c) { return Mutated(c); }, RebuildType::kDrop);
 }
 
 }  // namespace carve

@@ -120,7 +120,9 @@ absl::StatusOr<bool> PassContext::Run(const Pass& pass, Module& mod) {
   bool outer_input = input_annotated_;
   input_annotated_ = annotated_;
   annotated_ = false;
+  AnalysisManager::Marks outer_marks = analyses_.BeginPass();
   absl::StatusOr<bool> changed = pass.Run(mod, *this);
+  analyses_.EndPass(std::move(outer_marks));
   input_annotated_ = outer_input;
   --depth_;
   if (!changed.ok()) return changed.status();

@@ -11,13 +11,13 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <typeindex>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "ir/module.h"
+#include "passes/analysis_manager.h"
 
 namespace carve {
 
@@ -73,23 +73,12 @@ class PassContext {
   void NoteUntypedNodes() { untyped_nodes_ = true; }
   bool TakeUntypedNodes() { return std::exchange(untyped_nodes_, false); }
 
-  // What a pass leaves for later passes of the same run (MLIR's cached
-  // analyses, narrowed): one object of each type T, made on first use, gone
-  // with the context. A shortcut only: a pass that finds nothing there does
-  // the work itself, so passes also run right outside a context.
-  // (MergeCompilerRegions leaves the region sets of its results here for
-  // PartitionGraph: RegionSetHandoff.)
-  template <typename T>
-  T& Handoff() {
-    for (auto& [type, object] : handoffs_) {
-      if (type == std::type_index(typeid(T))) return *static_cast<T*>(object.get());
-    }
-    handoffs_.emplace_back(std::type_index(typeid(T)), std::make_shared<T>());
-    return *static_cast<T*>(handoffs_.back().second.get());
-  }
+  // The analyses the passes of this run share (analysis_manager.h); after
+  // each pass, those it did not mark preserved are dropped.
+  AnalysisManager& analyses() { return analyses_; }
 
  private:
-  std::vector<std::pair<std::type_index, std::shared_ptr<void>>> handoffs_;
+  AnalysisManager analyses_;
   std::vector<std::shared_ptr<PassInstrument>> instruments_;
   int depth_ = 0;
   bool input_annotated_ = false;  // of the running pass

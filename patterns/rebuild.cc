@@ -2,82 +2,15 @@
 
 #include <vector>
 
+#include "ir/rebuild.h"
+#include "ir/visit.h"
 #include "patterns/graph.h"
 
 namespace carve {
-namespace {
-
-const Var* MapVar(const Var* v, absl::FunctionRef<const Expr*(const Expr*)> map) {
-  const Var* mapped = DynCast<Var>(map(v));
-  return mapped != nullptr ? mapped : v;
-}
-
-const Expr* RebuildChanged(const Expr* e, absl::FunctionRef<const Expr*(const Expr*)> map,
-                           IRBuilder& b, bool& changed) {
-  auto m = [&](const Expr* c) {
-    const Expr* r = map(c);
-    changed |= r != c;
-    return r;
-  };
-  switch (e->kind()) {
-    case ExprKind::kCall: {
-      const auto* c = Cast<Call>(e);
-      const Expr* callee = m(c->callee());
-      std::vector<const Expr*> args;
-      args.reserve(c->args().size());
-      for (const Expr* a : c->args()) args.push_back(m(a));
-      return changed ? b.MakeCall(callee, args, c->attrs(), c->span()) : e;
-    }
-    case ExprKind::kTuple: {
-      std::vector<const Expr*> fields;
-      for (const Expr* f : Cast<Tuple>(e)->fields()) fields.push_back(m(f));
-      return changed ? b.MakeTuple(fields, e->span()) : e;
-    }
-    case ExprKind::kTupleGetItem: {
-      const auto* g = Cast<TupleGetItem>(e);
-      const Expr* t = m(g->tuple());
-      return changed ? b.MakeTupleGetItem(t, g->index(), g->span()) : e;
-    }
-    case ExprKind::kLet: {
-      const auto* l = Cast<Let>(e);
-      const Var* var = MapVar(l->var(), map);
-      changed |= var != l->var();
-      const Expr* value = m(l->value());
-      const Expr* body = m(l->body());
-      return changed ? b.MakeLet(var, value, body, l->span()) : e;
-    }
-    case ExprKind::kIf: {
-      const auto* i = Cast<If>(e);
-      const Expr* c = m(i->cond());
-      const Expr* t = m(i->then_branch());
-      const Expr* f = m(i->else_branch());
-      return changed ? b.MakeIf(c, t, f, i->span()) : e;
-    }
-    case ExprKind::kFunction: {
-      const auto* fn = Cast<Function>(e);
-      std::vector<const Var*> params;
-      for (const Var* p : fn->params()) {
-        params.push_back(MapVar(p, map));
-        changed |= params.back() != p;
-      }
-      const Expr* body = m(fn->body());
-      return changed ? b.MakeFunction(params, body, fn->ret_type(), fn->attrs(), fn->type_params(),
-                                      fn->span())
-                     : e;
-    }
-    default:
-      return e;
-  }
-}
-
-}  // namespace
 
 const Expr* RebuildNode(const Expr* e, absl::FunctionRef<const Expr*(const Expr*)> map,
                         IRBuilder& builder) {
-  bool changed = false;
-  const Expr* out = RebuildChanged(e, map, builder, changed);
-  if (out != e) out->set_checked_type(e->checked_type());
-  return out;
+  return RebuildMapped(builder, e, map);
 }
 
 GraphRebuilder::GraphRebuilder(const IndexedGraph& graph, IRBuilder& builder)
@@ -158,24 +91,22 @@ const Expr* GraphRebuilder::Rebuild(uint32_t i) {
   const Expr* r = nullptr;
   scratch_.clear();
   for (uint32_t in : inputs) scratch_.push_back(out_[in]);
-  if (const auto* call = DynCast<Call>(e); call && inputs.size() == call->args().size() + 1) {
-    r = builder_.MakeCall(scratch_[0], std::span<const Expr* const>(scratch_).subspan(1),
-                          call->attrs(), call->span());
-  } else if (const auto* tuple = DynCast<Tuple>(e);
-             tuple && inputs.size() == tuple->fields().size()) {
-    r = builder_.MakeTuple(scratch_, e->span());
-  } else if (const auto* get = DynCast<TupleGetItem>(e); get && inputs.size() == 1) {
-    r = builder_.MakeTupleGetItem(out_[inputs[0]], get->index(), get->span());
+  // Calls, tuples and projections: the graph's inputs are exactly their
+  // children, no lookup.
+  ExprKind kind = e->kind();
+  if ((kind == ExprKind::kCall || kind == ExprKind::kTuple || kind == ExprKind::kTupleGetItem) &&
+      inputs.size() == NumChildren(e)) {
+    r = RebuildWithChildren(builder_, e, scratch_);
   } else if (const auto* fn = DynCast<Function>(e);
              fn && i == graph_.root() && inputs.size() == 1 &&
              graph_.root_params().size() == fn->params().size()) {
     r = RebuildRootFunction(fn, inputs[0]);
+    r->set_checked_type(e->checked_type());
   } else {
     // Functions, lets, ifs and nodes with recursive references: by lookup.
     r = RebuildNode(
         e, [this](const Expr* c) { return Mapped(c); }, builder_);
   }
-  r->set_checked_type(e->checked_type());
   Set(i, r);
   return r;
 }

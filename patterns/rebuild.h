@@ -1,8 +1,8 @@
-// Rebuilding expressions after a grouper pass: the single mutation primitive
-// partition.cc and rewrite.cc share. Rebuilt nodes keep the original's span
-// and checked type (partitioning and rewriting re-link nodes without changing
-// what they compute), so later `check` callbacks and type constraints still
-// see typed nodes without a whole-graph re-inference.
+// Rebuilding expressions after a grouper pass (partition.cc, rewrite.cc),
+// over ir/rebuild.h's RebuildWithChildren. Rebuilt nodes keep the original's
+// span and checked type (partitioning and rewriting re-link nodes without
+// changing what they compute), so later `check` callbacks and type
+// constraints still see typed nodes without a whole-graph re-inference.
 #pragma once
 
 #include <utility>

@@ -11,7 +11,6 @@
 #include "fmt/format.h"
 #include "ir/address_map.h"
 #include "ir/visit.h"
-#include "passes/byoc/annotated_region_set.h"
 #include "passes/byoc/annotation.h"
 #include "support/status_macros.h"
 
@@ -36,8 +35,6 @@ class Annotator : public ExprMutator {
   static constexpr Id kDefault = 1;
 
  public:
-  const RegionSetSizeHint& size_hint() const { return size_hint_; }
-
   Annotator(Arena* arena, const std::vector<TargetSpecPtr>& targets, bool include_non_call_ops)
       : ExprMutator(arena), targets_(targets), include_non_call_ops_(include_non_call_ops) {
     IdOf("");
@@ -58,15 +55,6 @@ class Annotator : public ExprMutator {
   }
 
   const Expr* Rewrite(const Expr* e) override {
-    // Each node the walk meets becomes one node of the result (the rewrite
-    // keeps its number of children), and the annotations it adds come on
-    // top (MakeBegin, MakeEnd): the size of the result's region set, but for
-    // composite bodies, which the walk does not enter (see
-    // RegionSetSizeHint).
-    if (!e->is_atom()) {
-      ++size_hint_.nodes;
-      size_hint_.children += NumChildren(e);
-    }
     switch (e->kind()) {
       case ExprKind::kCall:
         return RewriteCall(Cast<Call>(e));
@@ -99,13 +87,11 @@ class Annotator : public ExprMutator {
   const Expr* RewriteCall(const Call* pre) {
     if (IsCompilerBegin(pre)) {
       saw_annotation_ = true;
-      ++size_hint_.begins;
       return Typed(pre, Rebuild(pre));  // its consumer handles it
     }
     if (IsCompilerEnd(pre)) {
       // An earlier run's annotation: remember the target of its input.
       saw_annotation_ = true;
-      ++size_hint_.ends;
       const Call* post = Cast<Call>(Typed(pre, Rebuild(pre)));
       target_of_.TryEmplace(post->args()[0], IdOf(AnnotationTarget(post)));
       return post;
@@ -292,27 +278,18 @@ class Annotator : public ExprMutator {
   // compiler_begin / compiler_end of `arg` for target `id`, with the
   // target's attributes looked up once per target.
   const Call* MakeBegin(const Expr* arg, Id id) {
-    ++size_hint_.begins;
     TargetInfo& info = targets_info_[id];
     return MakeAnnotation(CompilerBeginOp(), arg, info.name, info.begin_attrs);
   }
   const Call* MakeEnd(const Expr* arg, Id id) {
-    ++size_hint_.ends;
     TargetInfo& info = targets_info_[id];
     return MakeAnnotation(CompilerEndOp(), arg, info.name, info.end_attrs);
   }
   // `attrs`: the target's cached attributes for `op`, made on first use.
   const Call* MakeAnnotation(const OpExpr* op, const Expr* arg, std::string_view target,
                              const Attrs*& attrs) {
-    CountAnnotation();
     if (attrs == nullptr) attrs = CompilerAnnotationAttrs(op, target);
     return MakeCompilerAnnotation(builder(), op, arg, attrs);
-  }
-
-  // An annotation call: a node with two children (the op and its argument).
-  void CountAnnotation() {
-    ++size_hint_.nodes;
-    size_hint_.children += 2;
   }
 
   // The number of a target name in targets_info_ (added when new). A
@@ -348,7 +325,6 @@ class Annotator : public ExprMutator {
   bool include_non_call_ops_;
   // Whether an annotation of an earlier run was rewritten yet.
   bool saw_annotation_ = false;
-  RegionSetSizeHint size_hint_;
   // The target chosen for each rewritten node (TVM's op_expr_to_target_), as
   // an Id: 4 bytes per node instead of a 16-byte string view (the map holds
   // an entry for every node of the function).
@@ -365,15 +341,12 @@ class Annotator : public ExprMutator {
 
 absl::StatusOr<const Function*> AnnotateTargetFunction(const Function* fn,
                                                        const std::vector<TargetSpecPtr>& targets,
-                                                       bool include_non_call_ops, Arena* arena,
-                                                       RegionSetSizeHint* size_hint) {
+                                                       bool include_non_call_ops, Arena* arena) {
   if (targets.empty()) {
     return absl::InvalidArgumentError("AnnotateTarget: expected at least one target");
   }
   Annotator annotator(arena, targets, include_non_call_ops);
-  const Function* annotated = Cast<Function>(annotator.Mutate(fn));
-  if (size_hint != nullptr) *size_hint = annotator.size_hint();
-  return annotated;
+  return Cast<Function>(annotator.Mutate(fn));
 }
 
 PassPtr AnnotateTarget(std::vector<TargetSpecPtr> targets, bool include_non_call_ops) {
@@ -385,13 +358,7 @@ PassPtr AnnotateTarget(std::vector<TargetSpecPtr> targets, bool include_non_call
       [targets = std::move(targets), include_non_call_ops](
           const Function* fn, const Module& mod,
           PassContext& ctx) -> absl::StatusOr<const Function*> {
-        RegionSetSizeHint size_hint;
-        CARVE_ASSIGN_OR_RETURN(
-            const Function* annotated,
-            AnnotateTargetFunction(fn, targets, include_non_call_ops, mod.arena(), &size_hint));
-        // For MergeCompilerRegions, which builds the region set of `annotated`.
-        ctx.Handoff<RegionSetSizeHintHandoff>().Keep(mod.arena(), annotated, size_hint);
-        return annotated;
+        return AnnotateTargetFunction(fn, targets, include_non_call_ops, mod.arena());
       },
       /*require_types=*/true, /*keeps_types=*/true);
 }

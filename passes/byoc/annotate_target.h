@@ -35,16 +35,10 @@
 
 namespace carve {
 
-struct RegionSetSizeHint;
-
-// Annotates one function (which must be typed: rules may read types). With
-// `size_hint`, also says how large the region set of the result is expected
-// to be (see RegionSetSizeHint, annotated_region_set.h): the pass hands it to
-// MergeCompilerRegions.
+// Annotates one function (which must be typed: rules may read types).
 absl::StatusOr<const Function*> AnnotateTargetFunction(const Function* fn,
                                                        const std::vector<TargetSpecPtr>& targets,
-                                                       bool include_non_call_ops, Arena* arena,
-                                                       RegionSetSizeHint* size_hint = nullptr);
+                                                       bool include_non_call_ops, Arena* arena);
 
 // The pass: AnnotateTargetFunction on every optimizable function, then
 // InferType. `targets` must not be empty.

@@ -469,14 +469,12 @@ class AnnotatedRegionSet::Creator {
 };
 
 absl::StatusOr<AnnotatedRegionSet> AnnotatedRegionSet::Create(const Expr* root,
-                                                              std::string func_name, Use use,
-                                                              const RegionSetSizeHint* size_hint) {
+                                                              std::string func_name, Use use) {
   AnnotatedRegionSet set;
   set.func_name_ = std::move(func_name);
   bool keep_children = use == Use::kGraphWalks;
   set.keep_children_ = keep_children;
   set.root_ = root;
-  if (size_hint != nullptr) set.Reserve(*size_hint);
   absl::Status status;
   {
     NodeSource source(set);
@@ -518,26 +516,6 @@ absl::StatusOr<AnnotatedRegionSet> AnnotatedRegionSet::CreateForRewrite(Annotate
   }
   CARVE_RETURN_IF_ERROR(status);
   return set;
-}
-
-void AnnotatedRegionSet::Reserve(const RegionSetSizeHint& size_hint) {
-  node_.reserve(size_hint.nodes);
-  kind_.reserve(size_hint.nodes);
-  flags_.reserve(size_hint.nodes);
-  node_region_.reserve(size_hint.nodes);
-  if (keep_children_) {
-    kid_begin_.reserve(size_hint.nodes + 1);
-    kids_.reserve(size_hint.children);
-  } else {
-    annotation_arg_.reserve(size_hint.nodes);
-  }
-  // A region per begin; list items: its input and consumer entries, and an
-  // output entry per end.
-  regions_.reserve(size_hint.begins);
-  parent_.reserve(size_hint.begins);
-  items_.reserve(2 * size_hint.begins + size_hint.ends);
-  next_.reserve(2 * size_hint.begins + size_hint.ends);
-  index_.Reserve(size_hint.nodes);
 }
 
 // Frees what RewriteSource does not read (the regions' lists, the
@@ -738,55 +716,6 @@ void AnnotatedRegionSet::GroupNodes() const {
     RegionId r = RegionAt(i);
     if (r != kNoRegion) members_[next[r]++] = i;
   }
-}
-
-void RegionSetSizeHintHandoff::Keep(const Arena* arena, const Function* fn,
-                                    RegionSetSizeHint size_hint) {
-  if (arena_ != arena) {
-    hints_.clear();
-    arena_ = arena;
-  }
-  if (hints_.size() >= kMaxKept && !hints_.contains(fn)) return;
-  hints_[fn] = size_hint;
-}
-
-std::optional<RegionSetSizeHint> RegionSetSizeHintHandoff::Take(const Arena* arena,
-                                                                const Function* fn) {
-  if (arena_ != arena) return std::nullopt;
-  auto it = hints_.find(fn);
-  if (it == hints_.end()) return std::nullopt;
-  RegionSetSizeHint size_hint = it->second;
-  hints_.erase(it);
-  return size_hint;
-}
-
-void RegionSetHandoff::Keep(std::shared_ptr<Arena> arena, AnnotatedRegionSet set) {
-  if (arena_ != arena) {
-    sets_.clear();
-    arena_ = std::move(arena);
-  }
-  // One set per root (an earlier one of the same root is the same set).
-  std::erase_if(sets_, [&](const AnnotatedRegionSet& s) { return s.root() == set.root(); });
-  if (sets_.size() >= kMaxKept) sets_.erase(sets_.begin());
-  sets_.push_back(std::move(set));
-}
-
-std::optional<AnnotatedRegionSet> RegionSetHandoff::Take(const Arena* arena,
-                                                         const Function* root) {
-  if (arena_.get() != arena) return std::nullopt;
-  for (size_t i = 0; i < sets_.size(); ++i) {
-    if (sets_[i].root() != root) continue;
-    std::optional<AnnotatedRegionSet> set(std::move(sets_[i]));
-    sets_.erase(sets_.begin() + i);
-    return set;
-  }
-  return std::nullopt;
-}
-
-void RegionSetHandoff::Drop(const Arena* arena) {
-  if (arena_.get() != arena) return;
-  sets_.clear();
-  arena_ = nullptr;
 }
 
 }  // namespace carve

@@ -48,22 +48,6 @@
 
 namespace carve {
 
-// The sizes AnnotatedRegionSet::Create is expected to meet in a function,
-// known to the pass that annotated it (AnnotateTarget): Create reserves its
-// arrays at these sizes once instead of growing them by doubling (each
-// doubling copies the array into fresh memory and leaves the old one as a
-// hole). A hint, not a bound: AnnotateTarget counts the nodes it rewrites and
-// the annotations it makes, and does not enter composite functions, so a
-// composite body Create numbers (one that is not region-free, e.g. of more
-// than HasRegionFreeBody's 32 nodes) is not counted. Create grows its arrays
-// past the hint as needed: the result is the same, only the memory differs.
-struct RegionSetSizeHint {
-  size_t nodes = 0;     // numbered nodes
-  size_t children = 0;  // their children, atoms included
-  size_t begins = 0;    // compiler_begin calls
-  size_t ends = 0;      // compiler_end calls
-};
-
 class AnnotatedRegionSet {
  public:
   // A region id; kNoRegion for nodes outside every region.
@@ -84,12 +68,9 @@ class AnnotatedRegionSet {
     // the regions' node lists are not (Nodes() is unavailable).
     kGraphWalks,
   };
-  // `size_hint`, when given, sizes the arrays up front (see
-  // RegionSetSizeHint); any hint gives the same set.
   static absl::StatusOr<AnnotatedRegionSet> Create(const Expr* root,
                                                    std::string func_name = "default",
-                                                   Use use = Use::kRegionQueries,
-                                                   const RegionSetSizeHint* size_hint = nullptr);
+                                                   Use use = Use::kRegionQueries);
 
   // A rewrite over the numbering of a set built for kGraphWalks, children
   // before parents, in which each node i it visited became
@@ -232,7 +213,6 @@ class AnnotatedRegionSet {
   template <typename Source>
   class Creator;
 
-  void Reserve(const RegionSetSizeHint& size_hint);
   void ReleaseForRewrite();
   RegionId Find(RegionId id) const;
   RegionId MakeRegion(uint32_t target, const Function* scope);
@@ -299,48 +279,6 @@ class AnnotatedRegionSet {
   // The lists' items (node indices) and links.
   std::vector<NodeIndex> items_;
   std::vector<int32_t> next_;
-};
-
-// The size hints AnnotateTarget knows of the functions it made, for
-// MergeCompilerRegions (through PassContext::Handoff): Keep stores them, Take
-// returns them (once) for the same function of the same arena. They only
-// size arrays, so a stale entry (an address reused by another graph) could
-// cost memory, never change a result. Keep forgets the hints of other
-// arenas; at most kMaxKept hints wait, and when that many do, later ones
-// are not kept: the passes visit a module's functions in the same order, so
-// the hints kept first are the first asked for (dropping them instead would
-// leave the hints kept last waiting for functions already merged).
-class RegionSetSizeHintHandoff {
- public:
-  static constexpr size_t kMaxKept = 4096;
-  void Keep(const Arena* arena, const Function* fn, RegionSetSizeHint size_hint);
-  std::optional<RegionSetSizeHint> Take(const Arena* arena, const Function* fn);
-
- private:
-  const Arena* arena_ = nullptr;
-  absl::flat_hash_map<const Function*, RegionSetSizeHint> hints_;
-};
-
-// Region sets one pass hands over to a later pass of the same pipeline run
-// (MergeCompilerRegions to PartitionGraph, through PassContext::Handoff):
-// Keep stores a set, Take returns it (once) to a caller asking for the same
-// function in the same arena. A set depends only on the nodes reachable from
-// its root; nodes are never changed nor freed while their arena lives, and
-// the handoff holds the arena, so the root's address names the same graph
-// for as long as the set is kept: it is never stale, whatever ran in
-// between. Keep replaces the sets of other arenas; at most kMaxKept sets
-// wait (for a pass that may never come).
-class RegionSetHandoff {
- public:
-  void Keep(std::shared_ptr<Arena> arena, AnnotatedRegionSet set);
-  std::optional<AnnotatedRegionSet> Take(const Arena* arena, const Function* root);
-  // Forgets the sets kept for `arena`.
-  void Drop(const Arena* arena);
-
- private:
-  static constexpr size_t kMaxKept = 64;
-  std::shared_ptr<Arena> arena_;
-  std::vector<AnnotatedRegionSet> sets_;
 };
 
 }  // namespace carve

@@ -11,11 +11,11 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "fmt/format.h"
+#include "ir/rebuild.h"
 #include "ir/visit.h"
 #include "passes/byoc/annotated_region_set.h"
 #include "passes/byoc/annotation.h"
 #include "passes/byoc/dataflow_deps.h"
-#include "passes/byoc/partition_walk.h"
 #include "passes/byoc/region_verify.h"
 #include "support/diagnostics.h"
 #include "support/status_macros.h"
@@ -486,9 +486,7 @@ class InternalAnnotationRemover {
     handle_[i] = i;
     if (!ChildChanged(i)) return e;
     handle_[i] = i | Rewrite::kNewBit;
-    const Expr* post = Rebuild(i, e);
-    if (post->checked_type() == nullptr) post->set_checked_type(e->checked_type());
-    return post;
+    return Rebuild(i, e);
   }
 
   bool ChildChanged(NodeIndex i) const {
@@ -500,13 +498,13 @@ class InternalAnnotationRemover {
 
   // Node i (`e`) over its children's rebuilt versions; some changed. The
   // numbering keeps each node's children in ForEachChild's order, as
-  // RebuildOverChildren takes them (variables are never rewritten here).
+  // RebuildWithChildren takes them (variables are never rewritten here).
   const Expr* Rebuild(NodeIndex i, const Expr* e) {
     std::span<const NodeIndex> kids = set_.children(i);
     absl::InlinedVector<const Expr*, 8> mapped;
     size_t k = 0;
     ForEachChild(e, [&](const Expr* c) { mapped.push_back(Mapped(kids[k++], c)); });
-    return RebuildOverChildren(builder_, e, mapped);
+    return RebuildWithChildren(builder_, e, mapped);
   }
 
   IRBuilder builder_;
@@ -524,11 +522,10 @@ struct Merged {
 };
 
 // One merge of `fn`'s regions; `exact` as RegionMerger's.
-absl::StatusOr<Merged> MergeOnce(const Function* fn, Arena* arena, bool derive_set,
-                                 const RegionSetSizeHint* size_hint, bool exact) {
-  CARVE_ASSIGN_OR_RETURN(
-      AnnotatedRegionSet set,
-      AnnotatedRegionSet::Create(fn, "default", AnnotatedRegionSet::Use::kGraphWalks, size_hint));
+absl::StatusOr<Merged> MergeOnce(const Function* fn, Arena* arena, bool derive_set, bool exact) {
+  CARVE_ASSIGN_OR_RETURN(AnnotatedRegionSet set,
+                         AnnotatedRegionSet::Create(fn, "default",
+                                                    AnnotatedRegionSet::Use::kGraphWalks));
   if (set.size() == 0) return Merged{fn, std::nullopt};
   InternalAnnotationRemover remover(arena, set);
   Merged merged{nullptr, std::nullopt};
@@ -564,28 +561,16 @@ bool HasRegionCycle(const Merged& merged) {
 // and in the rare case it has a cycle, merged again testing every merge
 // exactly. Only a merger that saw a recorded region grow upstream (rare:
 // RegionMerger::suspect) pays for the check.
-absl::StatusOr<Merged> MergeRegions(const Function* fn, Arena* arena, bool derive_set,
-                                    const RegionSetSizeHint* size_hint) {
-  CARVE_ASSIGN_OR_RETURN(Merged merged, MergeOnce(fn, arena, derive_set, size_hint, false));
+absl::StatusOr<Merged> MergeRegions(const Function* fn, Arena* arena, bool derive_set) {
+  CARVE_ASSIGN_OR_RETURN(Merged merged, MergeOnce(fn, arena, derive_set, false));
   if (merged.fn == fn || !merged.suspect || !HasRegionCycle(merged)) return merged;
-  return MergeOnce(fn, arena, derive_set, size_hint, true);
+  return MergeOnce(fn, arena, derive_set, true);
 }
 
 }  // namespace
 
 absl::StatusOr<const Function*> MergeCompilerRegionsFunction(const Function* fn, Arena* arena) {
-  CARVE_ASSIGN_OR_RETURN(Merged merged,
-                         MergeRegions(fn, arena, /*derive_set=*/false, /*size_hint=*/nullptr));
-  return merged.fn;
-}
-
-absl::StatusOr<const Function*> MergeCompilerRegionsFunction(const Function* fn,
-                                                             const std::shared_ptr<Arena>& arena,
-                                                             RegionSetHandoff& handoff,
-                                                             const RegionSetSizeHint* size_hint) {
-  CARVE_ASSIGN_OR_RETURN(Merged merged,
-                         MergeRegions(fn, arena.get(), /*derive_set=*/true, size_hint));
-  if (merged.set.has_value()) handoff.Keep(arena, std::move(*merged.set));
+  CARVE_ASSIGN_OR_RETURN(Merged merged, MergeRegions(fn, arena, /*derive_set=*/false));
   return merged.fn;
 }
 
@@ -594,11 +579,13 @@ PassPtr MergeCompilerRegions() {
       "MergeCompilerRegions", "",
       [](const Function* fn, const Module& mod,
          PassContext& ctx) -> absl::StatusOr<const Function*> {
-        // AnnotateTarget, when it made `fn`, left a hint of its size.
-        std::optional<RegionSetSizeHint> size_hint =
-            ctx.Handoff<RegionSetSizeHintHandoff>().Take(mod.arena(), fn);
-        return MergeCompilerRegionsFunction(fn, mod.shared_arena(), ctx.Handoff<RegionSetHandoff>(),
-                                            size_hint.has_value() ? &*size_hint : nullptr);
+        // PartitionGraph, next in every BYOC pipeline, needs the region set
+        // of the result: derived from the arrays of the merge, it costs no
+        // walk over the merged nodes.
+        CARVE_ASSIGN_OR_RETURN(Merged merged, MergeRegions(fn, mod.arena(), /*derive_set=*/true));
+        if (merged.set.has_value()) ctx.analyses().Put(mod, merged.fn, std::move(*merged.set));
+        ctx.analyses().Preserve<AnnotatedRegionSet>();
+        return merged.fn;
       },
       /*require_types=*/false, /*keeps_types=*/true);
 }

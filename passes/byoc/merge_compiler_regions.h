@@ -38,8 +38,6 @@
 // merge. On the graphs TVM handles correctly the regions are the same.
 #pragma once
 
-#include <memory>
-
 #include "absl/status/statusor.h"
 #include "ir/expr.h"
 #include "passes/byoc/annotated_region_set.h"
@@ -50,15 +48,10 @@ namespace carve {
 // Merges the regions of one annotated function. ResourceExhausted when its
 // region set numbers 2^30 nodes or more (the merger tags indices).
 absl::StatusOr<const Function*> MergeCompilerRegionsFunction(const Function* fn, Arena* arena);
-// The same, and keeps the region set of the result in `handoff`:
-// PartitionGraph takes it instead of walking the merged function again.
-// `size_hint` (see RegionSetSizeHint), when given, sizes the set's arrays.
-absl::StatusOr<const Function*> MergeCompilerRegionsFunction(
-    const Function* fn, const std::shared_ptr<Arena>& arena, RegionSetHandoff& handoff,
-    const RegionSetSizeHint* size_hint = nullptr);
 
 // The pass: MergeCompilerRegionsFunction on every optimizable function, then
-// InferType.
+// InferType. It leaves the region set of each merged function in the
+// context's analyses (PassContext::analyses) for PartitionGraph.
 PassPtr MergeCompilerRegions();
 
 }  // namespace carve

@@ -11,11 +11,11 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/time/clock.h"
 #include "fmt/format.h"
+#include "ir/rebuild.h"
 #include "passes/byoc/annotated_region_set.h"
 #include "passes/byoc/annotation.h"
 #include "passes/infer/infer_type.h"
 #include "passes/byoc/partition_cycles.h"
-#include "passes/byoc/partition_walk.h"
 #include "passes/infer/type_annotations.h"
 #include "passes/byoc/region_verify.h"
 #include "passes/rewrite/rewrite_util.h"
@@ -323,7 +323,7 @@ class Partitioner {
       return Replacement(f, Cast<Call>(e)->args()[0]);
     }
     if (!frame.changed) return e;
-    return RebuildOverChildren(builder_, e, kids);
+    return RebuildWithChildren(builder_, e, kids);
   }
 
   // The parameter (or bound constant) standing for a compiler_begin's input
@@ -570,33 +570,10 @@ void MangleExistingExternalFunctions(Module& mod, const std::string& prefix,
   mod = std::move(fresh);
 }
 
-// Whether one of the nodes nearest `fn`'s root (a breadth-first scan of a
-// bounded number of nodes) is one that PartitionGraph's preparation
-// rewrites: an annotation of the `default` target or a compiler_end reading
-// a tuple. AnnotateTarget leaves default annotations all over a graph with
-// unsupported ops, so there the scan stops early; elsewhere it costs its
-// bound.
-bool PrepHasWorkNearRoot(const Function* fn) {
-  constexpr size_t kScanLimit = 1024;
-  absl::flat_hash_set<const Expr*> seen = {fn->body()};
-  std::vector<const Expr*> queue = {fn->body()};
-  for (size_t next = 0; next < queue.size() && next < kScanLimit; ++next) {
-    const Expr* e = queue[next];
-    if (IsCompilerAnnotation(e)) {
-      if (AnnotationTarget(e) == kDefaultTarget) return true;
-      if (IsCompilerEnd(e) && Isa<Tuple>(Cast<Call>(e)->args()[0])) return true;
-    }
-    ForEachChild(e, [&](const Expr* c) {
-      if (!c->is_atom() && seen.insert(c).second) queue.push_back(c);
-    });
-  }
-  return false;
-}
-
-}  // namespace
-
+// The whole pass on `mod`.
 absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionGraphOptions& options,
-                                     bool input_annotated, RegionSetHandoff* handoff) {
+                                     PassContext& ctx) {
+  bool input_annotated = ctx.input_annotated();
   CARVE_ASSIGN_OR_RETURN(std::string prefix, MangleModuleName(options.mod_name));
   bool changed = false;
   bool hooked = false;
@@ -608,19 +585,14 @@ absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionGraphOptions& o
     // The preparation steps run first (FlattenNestedTuples,
     // RemoveDefaultAnnotations). When the set of the function as it stands
     // shows they would change nothing, it is the set of the prepared
-    // function: no rewrite, no second build.
+    // function: no rewrite, no second build. MergeCompilerRegions leaves
+    // that set in the context's analyses.
     const Function* fn = original;
-    // When MergeCompilerRegions made this function, it kept the set Create
-    // would build (derived from its own arrays, see CreateForRewrite): no
-    // walk. A graph whose preparation visibly has work near its root skips
-    // the first build.
     absl::StatusOr<AnnotatedRegionSet> built = absl::FailedPreconditionError("not built");
-    std::optional<AnnotatedRegionSet> kept;
-    if (handoff != nullptr) kept = handoff->Take(mod.arena(), fn);
-    if (kept.has_value()) {
+    if (std::optional<AnnotatedRegionSet> kept = ctx.analyses().Take<AnnotatedRegionSet>(mod, fn)) {
       kept->set_func_name(std::string(gv->name()));
       built = std::move(*kept);
-    } else if (!PrepHasWorkNearRoot(original)) {
+    } else {
       built = AnnotatedRegionSet::Create(fn, std::string(gv->name()));
     }
     if (!built.ok() || built->needs_partition_prep()) {
@@ -654,8 +626,6 @@ absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionGraphOptions& o
     changed = true;
     hooked = hooked || partitioner.hooked();
   }
-  // Sets kept for functions this pass did not ask for are of no more use.
-  if (handoff != nullptr) handoff->Drop(mod.arena());
   MangleExistingExternalFunctions(mod, prefix, existing);
   changed |= !existing.empty();
   // TVM re-types the module after every region. Every node built here is
@@ -664,16 +634,17 @@ absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionGraphOptions& o
   return changed;
 }
 
+}  // namespace
+
 PassPtr PartitionGraph(PartitionGraphOptions options) {
   std::string description =
       fmt::format("PartitionGraph(mod_name={},bind_constants={})", options.mod_name,
                   options.bind_constants ? "True" : "False");
   return MakeModulePass("PartitionGraph", description,
                         [options](Module& mod, PassContext& ctx) -> absl::StatusOr<bool> {
-                          bool annotated = ctx.input_annotated();
+                          absl::StatusOr<bool> changed = PartitionModule(mod, options, ctx);
                           ctx.set_output_annotated();
-                          return PartitionModule(mod, options, annotated,
-                                                 &ctx.Handoff<RegionSetHandoff>());
+                          return changed;
                         });
 }
 

@@ -55,15 +55,6 @@ absl::StatusOr<bool> PrepareForPartitioning(Module& mod);
 // Both steps on one function (the function itself when nothing changes).
 const Function* PrepareFunctionForPartitioning(const Function* fn, Arena* arena);
 
-// The whole pass on `mod`.
-// `input_annotated`: `mod` is known to carry every annotation InferType fills
-// (PassContext::input_annotated), so the result needs no scan. `handoff`:
-// region sets an earlier pass kept (MergeCompilerRegions), used instead of a
-// walk for the functions they describe.
-absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionGraphOptions& options,
-                                     bool input_annotated = false,
-                                     RegionSetHandoff* handoff = nullptr);
-
 // The pass.
 PassPtr PartitionGraph(PartitionGraphOptions options = {});
 PassPtr FlattenNestedTuplesPass();

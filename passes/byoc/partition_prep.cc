@@ -9,9 +9,9 @@
 #include "fmt/format.h"
 #include "passes/byoc/annotation.h"
 #include "ir/address_map.h"
+#include "ir/rebuild.h"
 #include "ir/visit.h"
 #include "passes/byoc/partition_graph.h"
-#include "passes/byoc/partition_walk.h"
 #include "passes/rewrite/rewrite_util.h"
 #include "support/status_macros.h"
 
@@ -122,7 +122,7 @@ class PartitionPrep {
   const Expr* Rewrite(const Frame& frame) {
     const Expr* e = frame.e;
     std::span<const Expr* const> kids(kids_.data() + frame.first, frame.end - frame.first);
-    const Expr* post = frame.changed ? RebuildOverChildren(builder_, e, kids) : e;
+    const Expr* post = frame.changed ? RebuildWithChildren(builder_, e, kids) : e;
     if (!IsCompilerAnnotation(e)) return post;
     const Expr* arg = Cast<Call>(post)->args()[0];
     const Tuple* tuple = IsCompilerEnd(e) ? DynCast<Tuple>(arg) : nullptr;
@@ -201,38 +201,6 @@ absl::StatusOr<bool> PrepareForPartitioning(Module& mod) {
 const Function* PrepareFunctionForPartitioning(const Function* fn, Arena* arena) {
   PartitionPrep prep(arena);
   return Cast<Function>(prep.Run(fn));
-}
-
-const Expr* RebuildOverChildren(IRBuilder& builder, const Expr* e,
-                                std::span<const Expr* const> kids) {
-  const Expr* out = e;
-  switch (e->kind()) {
-    case ExprKind::kCall:
-      out = builder.MakeCall(kids[0], kids.subspan(1), Cast<Call>(e)->attrs(), e->span());
-      break;
-    case ExprKind::kTuple:
-      out = builder.MakeTuple(kids, e->span());
-      break;
-    case ExprKind::kTupleGetItem:
-      out = builder.MakeTupleGetItem(kids[0], Cast<TupleGetItem>(e)->index(), e->span());
-      break;
-    case ExprKind::kLet:
-      out = builder.MakeLet(Cast<Let>(e)->var(), kids[1], kids[2], e->span());
-      break;
-    case ExprKind::kIf:
-      out = builder.MakeIf(kids[0], kids[1], kids[2], e->span());
-      break;
-    case ExprKind::kFunction: {
-      const auto* fn = Cast<Function>(e);
-      out = builder.MakeFunctionWithParamsOf(fn, kids.back(), fn->ret_type(), fn->attrs(),
-                                             fn->span());
-      break;
-    }
-    default:
-      return e;
-  }
-  out->set_checked_type(e->checked_type());
-  return out;
 }
 
 PassPtr FlattenNestedTuplesPass() {

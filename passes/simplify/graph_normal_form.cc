@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "ir/rebuild.h"
 #include "ir/visit.h"
-#include "passes/byoc/partition_walk.h"
 
 namespace carve {
 
@@ -64,7 +64,7 @@ const Function* InlineLets(const Function* fn, Arena* arena) {
         kids.push_back(mapped(c));
         changed = changed || kids.back() != c;
       });
-      if (changed) result = RebuildOverChildren(builder, e, kids);
+      if (changed) result = RebuildWithChildren(builder, e, kids);
     }
     out[e] = result;
   }
