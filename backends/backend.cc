@@ -8,7 +8,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "backends/backend_passes.h"
 #include "ir/visit.h"
-#include "passes/infer_type.h"
+#include "passes/infer/infer_type.h"
 #include "passes/pass_registry.h"
 #include "support/status_macros.h"
 

@@ -29,7 +29,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "ir/module.h"
-#include "passes/target.h"
+#include "passes/byoc/target.h"
 
 namespace carve {
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <span>
 #include <utility>
@@ -11,7 +12,7 @@
 #include "backends/runtime/backend_runtime.h"
 #include "fmt/format.h"
 #include "interpreter/evaluator.h"
-#include "passes/infer_type.h"
+#include "passes/infer/infer_type.h"
 #include "support/status_macros.h"
 
 namespace carve {
@@ -101,9 +102,11 @@ std::optional<std::vector<Value>> CompositeArgs(const Function* composite,
   return args;
 }
 
-// Records every composite node the backend runtimes execute.
-OffloadedNodeObserver RecordComposites(std::vector<CompositeRun>& runs) {
-  return [&runs](const OffloadedNodeEvent& e) {
+// Records every composite node the backend runtimes execute while
+// `recording` is set (the first call of @main; repeated ones are timed only).
+OffloadedNodeObserver RecordComposites(std::vector<CompositeRun>& runs, const bool& recording) {
+  return [&runs, &recording](const OffloadedNodeEvent& e) {
+    if (!recording) return;
     const Call* call = DynCast<Call>(e.serialized->sources[e.nid]);
     const Function* composite = call != nullptr ? DynCast<Function>(call->callee()) : nullptr;
     if (composite == nullptr || !composite->HasAttr("Composite") || e.outputs.size() != 1) return;
@@ -202,7 +205,9 @@ absl::Status CompareComposites(const std::vector<CompositeRun>& runs, Interprete
 
 absl::StatusOr<std::vector<NDArray>> RunMain(const Module& mod,
                                              const std::map<std::string, NDArray>& inputs,
-                                             Interpreter& interpreter) {
+                                             Interpreter& interpreter, const RepeatOptions& repeat,
+                                             CallTiming& timing,
+                                             const std::function<void()>& after_first = {}) {
   const Function* main = mod.Lookup("main");
   if (main == nullptr) return absl::InvalidArgumentError("module has no @main");
   std::vector<NDArray> args;
@@ -213,7 +218,17 @@ absl::StatusOr<std::vector<NDArray>> RunMain(const Module& mod,
     }
     args.push_back(it->second);
   }
-  return interpreter.RunFlat("main", args);
+  std::optional<std::vector<NDArray>> first;
+  CARVE_RETURN_IF_ERROR(TimeCalls(repeat, [&]() -> absl::Status {
+    absl::StatusOr<std::vector<NDArray>> out = interpreter.RunFlat("main", args);
+    if (!out.ok()) return out.status();
+    if (!first) {
+      first = *std::move(out);
+      if (after_first) after_first();
+    }
+    return absl::OkStatus();
+  }, timing));
+  return *std::move(first);
 }
 
 }  // namespace
@@ -309,8 +324,10 @@ absl::StatusOr<CompareReport> CompareWithBackends(const Module& input,
   }
   BackendPartitionOptions partition_options;
   partition_options.params = options.params;
+  const double partition_start = NowMicros();
   CARVE_ASSIGN_OR_RETURN(report.partitioned,
                          PartitionForBackends(mod, backends, partition_options));
+  report.partition_us = NowMicros() - partition_start;
   // TVM leaves let-bound region inputs free in @main (AnnotateTarget begins
   // a region at a let value and never ends it), so that module cannot run.
   // The graph-normal form (lets inlined; Relay is pure, so it computes the
@@ -330,9 +347,11 @@ absl::StatusOr<CompareReport> CompareWithBackends(const Module& input,
   InterpreterOptions plain;
   plain.external = nullptr;
   Interpreter reference(mod, plain);
-  CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> expected, RunMain(mod, inputs, reference));
+  CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> expected,
+                         RunMain(mod, inputs, reference, options.timing, report.reference_timing));
 
   std::vector<CompositeRun> runs;
+  bool recording = true;
   ExternalRegistry registry;
   for (const TargetSpecPtr& b : backends) {
     std::shared_ptr<const BackendKernels> kernels =
@@ -341,14 +360,16 @@ absl::StatusOr<CompareReport> CompareWithBackends(const Module& input,
       return absl::InvalidArgumentError(fmt::format("backend '{}' has no runtime", b->name()));
     }
     BackendRuntimeOptions runtime_options;
-    runtime_options.observer = RecordComposites(runs);
+    runtime_options.observer = RecordComposites(runs, recording);
     registry.RegisterRuntime(b->name(), MakeBackendRuntime(kernels, runtime_options));
   }
   for (const auto& [gv, fn] : partitioned.Functions()) report.offloaded += fn->HasAttr("Compiler");
   InterpreterOptions external;
   external.external = &registry;
   Interpreter backend(partitioned, external);
-  CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> got, RunMain(partitioned, inputs, backend));
+  CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> got,
+                         RunMain(partitioned, inputs, backend, options.timing,
+                                 report.backend_timing, [&] { recording = false; }));
 
   CARVE_RETURN_IF_ERROR(CompareOutputs(got, expected, options, report));
   InterpreterOptions plain_partitioned;

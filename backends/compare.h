@@ -27,10 +27,11 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "backends/runtime/call_timing.h"
 #include "ir/module.h"
 #include "ir/ndarray.h"
-#include "passes/bind_params.h"
-#include "passes/target.h"
+#include "passes/fold/bind_params.h"
+#include "passes/byoc/target.h"
 
 namespace carve {
 
@@ -41,6 +42,9 @@ struct CompareOptions {
   std::optional<double> rtol, atol;
   // Bound as constants before partitioning (TVM's `params`).
   ParamMap params;
+  // Calls of @main to time on each side (`--repeat`, `--warmup`); the
+  // comparison uses the first call's results.
+  RepeatOptions timing;
 };
 
 // Magnitudes beyond this make an output "explode" (a warning): random
@@ -103,6 +107,10 @@ struct CompareReport {
   std::vector<OutputComparison> outputs;        // in output order
   std::vector<CompositeComparison> composites;  // by name
   bool ok = true;                               // every error within tolerance
+  // Wall time of partitioning, and of the calls of @main as is (reference
+  // kernels) and partitioned (backends), per CompareOptions::timing.
+  double partition_us = 0;
+  CallTiming reference_timing, backend_timing;
 };
 
 // Partitions `mod` (typed, with @main) for `backends` and runs both on

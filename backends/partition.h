@@ -21,11 +21,11 @@
 #include "absl/status/statusor.h"
 #include "backends/backend.h"
 #include "ir/module.h"
-#include "passes/bind_params.h"
-#include "passes/graph_normal_form.h"  // InlineLets
-#include "passes/partition_report.h"  // LetBoundLoss
+#include "passes/fold/bind_params.h"
+#include "passes/simplify/graph_normal_form.h"  // InlineLets
+#include "passes/byoc/partition_report.h"  // LetBoundLoss
 #include "passes/pass.h"
-#include "passes/target.h"
+#include "passes/byoc/target.h"
 
 namespace carve {
 

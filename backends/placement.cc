@@ -9,7 +9,7 @@
 #include "backends/partition.h"
 #include "fmt/format.h"
 #include "ir/visit.h"
-#include "passes/annotation.h"
+#include "passes/byoc/annotation.h"
 #include "passes/pass.h"
 #include "support/status_macros.h"
 

@@ -1,4 +1,4 @@
-// The placement record of a whole backend flow (passes/placement_record.h):
+// The placement record of a whole backend flow (passes/byoc/placement_record.h):
 // the partitioning of backends/partition.h, with the ops each backend's
 // region-level rule sent back to the host after partitioning and the rule's
 // reason with its numbers, as the backend's prune hook states it
@@ -15,8 +15,8 @@
 #include "absl/status/statusor.h"
 #include "ir/module.h"
 #include "passes/pass.h"
-#include "passes/placement_record.h"
-#include "passes/target.h"
+#include "passes/byoc/placement_record.h"
+#include "passes/byoc/target.h"
 
 namespace carve {
 

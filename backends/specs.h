@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "passes/target.h"
+#include "passes/byoc/target.h"
 #include "patterns/library.h"
 
 namespace carve {

@@ -29,7 +29,7 @@
 #include "benchmark/benchmark.h"
 #include "fmt/format.h"
 #include "grammar/parser.h"
-#include "passes/infer_type.h"
+#include "passes/infer/infer_type.h"
 
 namespace carve {
 namespace {

@@ -20,7 +20,7 @@
 #include "bench/relay_gen.h"
 #include "grammar/parser.h"
 #include "grammar/printer.h"
-#include "passes/infer_type.h"
+#include "passes/infer/infer_type.h"
 #include "support/page_faults.h"
 
 namespace carve::bench {

@@ -19,13 +19,13 @@
 #include "fmt/format.h"
 #include "grammar/parser.h"
 #include "grammar/printer.h"
-#include "passes/annotate_target.h"
-#include "passes/infer_type.h"
+#include "passes/byoc/annotate_target.h"
+#include "passes/infer/infer_type.h"
 #include "passes/instruments.h"
-#include "passes/merge_compiler_regions.h"
-#include "passes/merge_composite.h"
-#include "passes/partition_graph.h"
-#include "passes/target.h"
+#include "passes/byoc/merge_compiler_regions.h"
+#include "passes/byoc/merge_composite.h"
+#include "passes/byoc/partition_graph.h"
+#include "passes/byoc/target.h"
 
 namespace carve {
 namespace {

@@ -17,7 +17,7 @@
 #include "bench/relay_gen.h"
 #include "grammar/parser.h"
 #include "ir/visit.h"
-#include "passes/infer_type.h"
+#include "passes/infer/infer_type.h"
 #include "patterns/builders.h"
 #include "patterns/graph.h"
 #include "patterns/partition.h"

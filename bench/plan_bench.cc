@@ -19,7 +19,7 @@
 #include "benchmark/benchmark.h"
 #include "frontend/onnx/import.h"
 #include "interpreter/evaluator.h"
-#include "passes/infer_type.h"
+#include "passes/infer/infer_type.h"
 
 namespace carve {
 namespace {

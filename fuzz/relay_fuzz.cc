@@ -7,7 +7,7 @@
 
 #include "grammar/parser.h"
 #include "grammar/printer.h"
-#include "passes/infer_type.h"
+#include "passes/infer/infer_type.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);

@@ -11,7 +11,7 @@
 #include "grammar/parser.h"
 #include "interpreter/evaluator.h"
 #include "ir/dtype.h"
-#include "passes/infer_type.h"
+#include "passes/infer/infer_type.h"
 #include "testing/random_program.h"
 
 namespace {

@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "fmt/format.h"
-#include "passes/infer_type.h"
-#include "passes/region_verify.h"
+#include "passes/infer/infer_type.h"
+#include "passes/byoc/region_verify.h"
 #include "support/diagnostics.h"
 #include "support/page_faults.h"
 

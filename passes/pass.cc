@@ -2,9 +2,9 @@
 
 #include <utility>
 
-#include "passes/annotation.h"
-#include "passes/infer_type.h"
-#include "passes/type_annotations.h"
+#include "passes/byoc/annotation.h"
+#include "passes/infer/infer_type.h"
+#include "passes/infer/type_annotations.h"
 #include "support/cancellation.h"
 #include "support/status_macros.h"
 

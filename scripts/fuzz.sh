@@ -7,9 +7,11 @@
 #
 # TARGET: relay, pat, npy, byoc or run (fuzz/<TARGET>_fuzz.cc). The run
 # starts from the checked-in seeds in fuzz/corpus/TARGET and keeps what it
-# finds in build-fuzz/corpus/TARGET (not checked in); crashes, leaks and
-# time-outs are written to build-fuzz/artifacts/TARGET/ and make the script
-# exit non-zero. See docs/fuzzing.md.
+# finds in $CARVE_FUZZ_DIR/corpus/TARGET (not checked in); crashes, leaks and
+# time-outs are written to $CARVE_FUZZ_DIR/artifacts/TARGET/ and make the
+# script exit non-zero. CARVE_FUZZ_DIR defaults to build-fuzz; point it
+# outside the checkout to keep a corpus across clones and long runs (add
+# -fork=1 for those, docs/fuzzing.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 targets=(relay pat npy byoc run)
@@ -39,9 +41,10 @@ fi
 if [[ $target == all ]]; then run=("${targets[@]}"); else run=("$target"); fi
 ninja -C build-fuzz "${run[@]/#/fuzz_}"
 
+work=${CARVE_FUZZ_DIR:-build-fuzz}
 status=0
 for t in "${run[@]}"; do
-  mkdir -p "build-fuzz/corpus/$t" "build-fuzz/artifacts/$t"
+  mkdir -p "$work/corpus/$t" "$work/artifacts/$t"
   echo "== fuzz_$t for ${seconds}s" >&2
   # -rss_limit_mb: carve keeps every parsed text for its diagnostics
   # (SourceManager), so a long run grows; -fork restarts workers before that
@@ -49,8 +52,8 @@ for t in "${run[@]}"; do
   if ! ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
       UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
       "build-fuzz/fuzz/fuzz_$t" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
-      -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="build-fuzz/artifacts/$t/" \
-      "$@" "build-fuzz/corpus/$t" "fuzz/corpus/$t"; then
+      -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$work/artifacts/$t/" \
+      "$@" "$work/corpus/$t" "fuzz/corpus/$t"; then
     status=1
   fi
 done

@@ -14,7 +14,7 @@
 
 #include <string_view>
 
-#include "passes/target.h"
+#include "passes/byoc/target.h"
 
 namespace carve {
 

@@ -1,9 +1,18 @@
 #include "backends/dnnl/dnnl_common.h"
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <numbers>
 
 #include "fmt/format.h"
+#include "support/status_macros.h"
+
+#if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
+// From libgomp (linked by backends/CMakeLists.txt); declared here rather
+// than through <omp.h>, which only some compilers ship.
+extern "C" void omp_set_num_threads(int threads);
+#endif
 
 namespace carve::dnnl_backend {
 namespace {
@@ -32,8 +41,23 @@ bool ConstantsAre(const ActivationSpec& act, const NodeBuildContext& ctx,
 }  // namespace
 
 const dnnl::engine& Engine() {
-  static const auto* engine = new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  static const auto* engine = [] {
+    if (std::getenv("DNNL_PRIMITIVE_CACHE_CAPACITY") == nullptr) {
+      dnnl::set_primitive_cache_capacity(kPrimitiveCacheCapacity);
+    }
+    return new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  }();
   return *engine;
+}
+
+void SetOneDnnThreads(int threads) {
+#if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
+  omp_set_num_threads(threads);
+#elif DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_SEQ
+  (void)threads;  // a sequential build runs on the calling thread only
+#else
+#error "SetOneDnnThreads knows OpenMP and sequential oneDNN builds only"
+#endif
 }
 
 std::optional<std::vector<int64_t>> LogicalStrides(std::string_view layout,
@@ -67,12 +91,63 @@ dnnl::memory Wrap(const dnnl::memory::desc& desc, const NDArray& tensor) {
   return dnnl::memory(desc, Engine(), const_cast<void*>(tensor.raw_data()));
 }
 
+absl::StatusOr<NDArray> DnnlTensor::ToPlain() const {
+  NDArray out = NDArray::Empty(DataType::Float(32), shape_);
+  CARVE_RETURN_IF_ERROR(Guard([&] {
+    dnnl::stream s(Engine());
+    dnnl::memory src = mem_, dst = Wrap(plain_, out);
+    dnnl::reorder(src, dst).execute(s, src, dst);
+    s.wait();
+  }));
+  return out;
+}
+
+dnnl::memory& Rebind(dnnl::memory& cached, const dnnl::memory::desc& desc, const NDArray& tensor) {
+  if (!cached) {
+    cached = Wrap(desc, tensor);
+  } else {
+    cached.set_data_handle(const_cast<void*>(tensor.raw_data()));
+  }
+  return cached;
+}
+
 dnnl::memory Reorder(const dnnl::memory& mem, const dnnl::memory::desc& desc, dnnl::stream& s) {
   if (mem.get_desc() == desc) return mem;
   dnnl::memory src = mem;
   dnnl::memory out(desc, Engine());
   dnnl::reorder(src, out).execute(s, src, out);
   return out;
+}
+
+LayoutReorder::LayoutReorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to)
+    : identity_(from == to), to_(to) {
+  if (!identity_) primitive_ = dnnl::reorder(dnnl::reorder::primitive_desc(Engine(), from, Engine(), to));
+}
+
+dnnl::memory LayoutReorder::Apply(const dnnl::memory& src, dnnl::stream& s) {
+  if (identity_) return src;
+  if (!buffer_) buffer_ = dnnl::memory(to_, Engine());  // once, on the first call
+  primitive_.execute(s, {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, buffer_}});
+  return buffer_;
+}
+
+void LayoutReorder::Into(const dnnl::memory& src, const dnnl::memory& dst, dnnl::stream& s) {
+  if (identity_) {
+    std::memcpy(dst.get_data_handle(), src.get_data_handle(), to_.get_size());
+    return;
+  }
+  primitive_.execute(s, {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}});
+}
+
+dnnl::memory ScratchpadFor(const dnnl::memory::desc& desc) {
+  if (desc.get_size() == 0) return dnnl::memory();
+  return dnnl::memory(desc, Engine());
+}
+
+dnnl::primitive_attr UserScratchpadAttr() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
 }
 
 absl::Status AppendActivation(const ActivationSpec& act, const NodeBuildContext& ctx,

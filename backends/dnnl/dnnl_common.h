@@ -26,8 +26,20 @@
 
 namespace carve::dnnl_backend {
 
-// The process's CPU engine.
+// The process's CPU engine. Creating it first sets oneDNN's primitive cache
+// capacity (kPrimitiveCacheCapacity) unless DNNL_PRIMITIVE_CACHE_CAPACITY
+// is set in the environment.
 const dnnl::engine& Engine();
+
+// Primitives oneDNN keeps for re-creation with the same descriptor (one
+// runtime per offloaded function and thread pool: a second pool or a
+// respecialised function finds its primitives there instead of JIT-compiling
+// them again). oneDNN's default, stated so carve does not depend on it.
+inline constexpr int kPrimitiveCacheCapacity = 1024;
+
+// Sets the number of threads oneDNN's primitives run on, for primitives
+// executed from the calling thread (OpenMP keeps the count per thread).
+void SetOneDnnThreads(int threads);
 
 // Row-major strides of `shape`, permuted into `logical` letter order: the
 // stride of logical axis L is the stride of L's position in `layout`
@@ -45,8 +57,65 @@ dnnl::memory::desc F32Plain(const std::vector<int64_t>& dims);
 // A memory object over a tensor's storage (no copy).
 dnnl::memory Wrap(const dnnl::memory::desc& desc, const NDArray& tensor);
 
+// A oneDNN memory in the layout its producing primitive chose (a blocked
+// format), passed to the next oneDNN kernels of the graph as is; `plain`
+// describes the Relay layout of `shape` that ToPlain converts to.
+class DnnlTensor : public NativeTensor {
+ public:
+  DnnlTensor(dnnl::memory mem, dnnl::memory::desc plain, std::vector<int64_t> shape)
+      : mem_(std::move(mem)), plain_(std::move(plain)), shape_(std::move(shape)) {}
+  const dnnl::memory& memory() const { return mem_; }
+  // The Relay layout of the tensor, as its producer read it.
+  const dnnl::memory::desc& plain() const { return plain_; }
+  absl::StatusOr<NDArray> ToPlain() const override;
+
+ private:
+  dnnl::memory mem_;
+  dnnl::memory::desc plain_;
+  std::vector<int64_t> shape_;
+};
+
+// `cached` pointed at `tensor`'s storage: created with `desc` on the first
+// call, then only re-pointed (creating a memory object on every call is a
+// tenth of a small network's time).
+dnnl::memory& Rebind(dnnl::memory& cached, const dnnl::memory::desc& desc, const NDArray& tensor);
+
 // `mem` in `desc`: itself when the layouts agree, else a reordered copy.
+// For the once-only reorders of constant weights; per-call conversions use
+// a LayoutReorder.
 dnnl::memory Reorder(const dnnl::memory& mem, const dnnl::memory::desc& desc, dnnl::stream& s);
+
+// A conversion between two fixed layouts prepared when a kernel is built:
+// the reorder primitive and the buffer it writes, so a call converts
+// without creating a primitive or allocating (what TVM's DNNL runtime and
+// oneDNN's examples do).
+class LayoutReorder {
+ public:
+  LayoutReorder() = default;
+  LayoutReorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to);
+
+  // Whether the layouts agree (Apply then returns its argument).
+  bool identity() const { return identity_; }
+  // `src` (laid out as `from`) in `to`: `src` itself when the layouts agree,
+  // else the buffer, overwritten.
+  dnnl::memory Apply(const dnnl::memory& src, dnnl::stream& s);
+  // Converts `src` (as `from`) into `dst` (as `to`), copying even when the
+  // layouts agree.
+  void Into(const dnnl::memory& src, const dnnl::memory& dst, dnnl::stream& s);
+
+ private:
+  bool identity_ = true;
+  dnnl::reorder primitive_;
+  dnnl::memory::desc to_;
+  dnnl::memory buffer_;  // Apply's, made by its first conversion
+};
+
+// The user-managed scratchpad of a primitive: allocated once with the
+// kernel (attr must have set_scratchpad_mode(user)); empty when it needs
+// none. Passed as DNNL_ARG_SCRATCHPAD on every call.
+dnnl::memory ScratchpadFor(const dnnl::memory::desc& desc);
+// Attributes asking for a user-managed scratchpad (and nothing else).
+dnnl::primitive_attr UserScratchpadAttr();
 
 // Appends the post-op of `act` (after a sum, if any) to `ops`, reading the
 // activation's scalar constants from the node's constant inputs.

@@ -166,6 +166,7 @@ class DnnlConvKernel : public NodeKernel {
     CARVE_RETURN_IF_ERROR(AppendActivation(spec.activation, ctx, ops));
     dnnl::primitive_attr attr;
     attr.set_post_ops(ops);
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     user_src_ = c.src;
     user_dst_ = c.dst;
     user_weights_ = c.weights;
@@ -176,8 +177,38 @@ class DnnlConvKernel : public NodeKernel {
 
   absl::StatusOr<std::vector<NDArray>> Run(std::span<const NDArray> inputs) override {
     NDArray out = NDArray::Empty(DataType::Float(32), out_shape_);
-    CARVE_RETURN_IF_ERROR(Guard([&] { Execute(inputs, out); }));
+    CARVE_RETURN_IF_ERROR(Guard([&] {
+      Execute(src_reorder_.Apply(Rebind(src_mem_, user_src_, inputs[spec_.data]), stream_), inputs,
+              out);
+    }));
     return std::vector<NDArray>{out};
+  }
+
+  // The data may come, and the result may go, in the layout the primitives
+  // chose (oneDNN's blocked formats): consecutive convolutions of a region
+  // then pass activations without converting them.
+  bool TakesNative(size_t input) const override { return input == spec_.data; }
+  bool MakesNative() const override { return true; }
+
+  absl::StatusOr<std::vector<KernelValue>> RunNative(std::span<const KernelValue> inputs,
+                                                     bool native_output) override {
+    std::vector<NDArray> plain;
+    for (const KernelValue& v : inputs) plain.push_back(v.plain);
+    std::vector<KernelValue> out(1);
+    absl::Status guarded = Guard([&] {
+      memory src = Source(inputs[spec_.data]);
+      if (!native_output) {
+        out[0].plain = NDArray::Empty(DataType::Float(32), out_shape_);
+        Execute(src, plain, out[0].plain);
+        return;
+      }
+      memory dst(dst_, Engine());  // read by the next kernels until their last use
+      Compute(src, plain, dst);
+      stream_.wait();
+      out[0].native = std::make_shared<DnnlTensor>(dst, user_dst_, out_shape_);
+    });
+    if (!guarded.ok()) return guarded;
+    return out;
   }
 
  private:
@@ -194,6 +225,7 @@ class DnnlConvKernel : public NodeKernel {
                                           c.pad_l, c.pad_r);
       dnnl::deconvolution_forward::primitive_desc pd(d, attr, Engine());
       src_ = pd.src_desc(), weights_ = pd.weights_desc(), dst_ = pd.dst_desc();
+      scratchpad_ = ScratchpadFor(pd.scratchpad_desc());
       primitive_ = dnnl::deconvolution_forward(pd);
     } else {
       dnnl::convolution_forward::desc d(prop, dnnl::algorithm::convolution_direct, any(c.src),
@@ -201,35 +233,78 @@ class DnnlConvKernel : public NodeKernel {
                                         c.pad_l, c.pad_r);
       dnnl::convolution_forward::primitive_desc pd(d, attr, Engine());
       src_ = pd.src_desc(), weights_ = pd.weights_desc(), dst_ = pd.dst_desc();
+      scratchpad_ = ScratchpadFor(pd.scratchpad_desc());
       primitive_ = dnnl::convolution_forward(pd);
     }
     stream_ = dnnl::stream(Engine());
+    // The per-call conversions between the Relay layouts and the
+    // primitive's, prepared once with their buffers.
+    src_reorder_ = LayoutReorder(user_src_, src_);
+    dst_reorder_ = LayoutReorder(dst_, user_dst_);
+    if (spec_.sum) sum_reorder_ = LayoutReorder(user_dst_, dst_);
+    if (!dst_reorder_.identity()) dst_buffer_ = memory(dst_, Engine());
     // Constant weights are reordered into the primitive's layout once.
     const NDArray& w = ctx.const_inputs[*spec_.weight];
     if (w.defined()) {
       weight_keep_ = w;
       packed_weights_ = Reorder(Wrap(user_weights_, w), weights_, stream_);
       stream_.wait();
+    } else {
+      weight_reorder_ = LayoutReorder(user_weights_, weights_);
     }
   }
 
-  void Execute(std::span<const NDArray> inputs, NDArray& out) {
-    memory src = Reorder(Wrap(user_src_, inputs[spec_.data]), src_, stream_);
-    memory weights = packed_weights_ ? packed_weights_
-                                     : Reorder(Wrap(user_weights_, inputs[*spec_.weight]), weights_, stream_);
-    memory user_dst = Wrap(user_dst_, out);
-    memory dst = user_dst_ == dst_ ? user_dst : memory(dst_, Engine());
-    if (spec_.sum) {
-      // The sum post-op accumulates into the destination.
-      memory addend = Wrap(user_dst_, inputs[*spec_.sum]);
-      dnnl::reorder(addend, dst).execute(stream_, addend, dst);
+  // The data in the primitive's layout, from a plain or a native tensor.
+  memory Source(const KernelValue& data) {
+    if (data.native == nullptr) {
+      return src_reorder_.Apply(Rebind(src_mem_, user_src_, data.plain), stream_);
     }
+    const auto* tensor = dynamic_cast<const DnnlTensor*>(data.native.get());
+    if (tensor == nullptr) {
+      throw dnnl::error(dnnl_invalid_arguments, "a native input not made by oneDNN");
+    }
+    const memory& m = tensor->memory();
+    if (tensor->plain() != user_src_) {
+      // The same row-major bytes read with other logical dims (an NCHW
+      // result read as NHWC data): through the plain tensor.
+      relaid_ = NDArray::Empty(DataType::Float(32), {int64_t(user_src_.get_size() / 4)});
+      memory plain = Wrap(tensor->plain(), relaid_), source = m;
+      dnnl::reorder(source, plain).execute(stream_, source, plain);
+      return src_reorder_.Apply(Rebind(src_mem_, user_src_, relaid_), stream_);
+    }
+    if (m.get_desc() == src_) return m;
+    // Another primitive's layout: converted, with a reorder kept for it.
+    if (native_from_ != m.get_desc()) {
+      native_from_ = m.get_desc();
+      native_reorder_ = LayoutReorder(native_from_, src_);
+    }
+    return native_reorder_.Apply(m, stream_);
+  }
+
+  // Runs on `src` (in the primitive's layout) into `out` (plain).
+  void Execute(const memory& src, std::span<const NDArray> inputs, NDArray& out) {
+    memory user_dst = Rebind(dst_mem_, user_dst_, out);
+    memory dst = dst_reorder_.identity() ? user_dst : dst_buffer_;
+    Compute(src, inputs, dst);
+    if (!dst_reorder_.identity()) dst_reorder_.Into(dst, user_dst, stream_);
+    stream_.wait();
+  }
+
+  // The primitive on `src` into `dst` (both in its layouts); the other
+  // operands are the plain `inputs`.
+  void Compute(const memory& src, std::span<const NDArray> inputs, const memory& dst) {
+    memory weights =
+        packed_weights_
+            ? packed_weights_
+            : weight_reorder_.Apply(Rebind(weights_mem_, user_weights_, inputs[*spec_.weight]),
+                                    stream_);
+    // The sum post-op accumulates into the destination.
+    if (spec_.sum) sum_reorder_.Into(Rebind(sum_mem_, user_dst_, inputs[*spec_.sum]), dst, stream_);
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights},
                                          {DNNL_ARG_DST, dst}};
-    if (has_bias_) args[DNNL_ARG_BIAS] = Wrap(F32Plain({channels_}), inputs[*spec_.bias]);
+    if (has_bias_) args[DNNL_ARG_BIAS] = Rebind(bias_mem_, F32Plain({channels_}), inputs[*spec_.bias]);
+    if (scratchpad_) args[DNNL_ARG_SCRATCHPAD] = scratchpad_;
     primitive_.execute(stream_, args);
-    if (dst != user_dst) dnnl::reorder(dst, user_dst).execute(stream_, dst, user_dst);
-    stream_.wait();
   }
 
   FusionSpec spec_;
@@ -242,6 +317,14 @@ class DnnlConvKernel : public NodeKernel {
   dnnl::stream stream_;
   NDArray weight_keep_;
   memory packed_weights_;
+  LayoutReorder src_reorder_, dst_reorder_, sum_reorder_, weight_reorder_;
+  memory dst_buffer_, scratchpad_;
+  // The call's tensors, re-pointed on every call (Rebind).
+  memory src_mem_, weights_mem_, dst_mem_, sum_mem_, bias_mem_;
+  // Native data in another layout than src_: the last such layout's reorder.
+  memory::desc native_from_;
+  LayoutReorder native_reorder_;
+  NDArray relaid_;  // native data read with other dims, made plain
 };
 
 }  // namespace

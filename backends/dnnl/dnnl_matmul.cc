@@ -43,8 +43,10 @@ class MatmulKernel : public NodeKernel {
     return Guard([&] {
       memory::desc bias = plan_.bias_input ? plan_.bias : memory::desc();
       dnnl::matmul::desc d(plan_.src, Any(plan_.weights), bias, plan_.dst);
+      plan_.attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
       dnnl::matmul::primitive_desc pd(d, plan_.attr, Engine());
       weights_ = pd.weights_desc();
+      scratchpad_ = ScratchpadFor(pd.scratchpad_desc());
       primitive_ = dnnl::matmul(pd);
       stream_ = dnnl::stream(Engine());
       const NDArray& w = ctx.const_inputs[plan_.weights_input];
@@ -52,6 +54,8 @@ class MatmulKernel : public NodeKernel {
         weight_keep_ = w;
         packed_ = Reorder(Wrap(plan_.weights, w), weights_, stream_);
         stream_.wait();
+      } else {
+        weight_reorder_ = LayoutReorder(plan_.weights, weights_);
       }
     });
   }
@@ -60,16 +64,21 @@ class MatmulKernel : public NodeKernel {
     NDArray out = NDArray::Empty(DataType::Float(32), plan_.out_shape);
     CARVE_RETURN_IF_ERROR(Guard([&] {
       memory weights = packed_ ? packed_
-                               : Reorder(Wrap(plan_.weights, inputs[plan_.weights_input]), weights_,
-                                         stream_);
-      memory dst = Wrap(plan_.dst, out);
+                               : weight_reorder_.Apply(
+                                     Rebind(weights_mem_, plan_.weights, inputs[plan_.weights_input]),
+                                     stream_);
+      memory dst = Rebind(dst_mem_, plan_.dst, out);
       if (plan_.sum_input) {
         std::memcpy(out.raw_data(), inputs[*plan_.sum_input].raw_data(), out.nbytes());
       }
-      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, Wrap(plan_.src, inputs[plan_.src_input])},
-                                           {DNNL_ARG_WEIGHTS, weights},
-                                           {DNNL_ARG_DST, dst}};
-      if (plan_.bias_input) args[DNNL_ARG_BIAS] = Wrap(plan_.bias, inputs[*plan_.bias_input]);
+      std::unordered_map<int, memory> args{
+          {DNNL_ARG_SRC, Rebind(src_mem_, plan_.src, inputs[plan_.src_input])},
+          {DNNL_ARG_WEIGHTS, weights},
+          {DNNL_ARG_DST, dst}};
+      if (plan_.bias_input) {
+        args[DNNL_ARG_BIAS] = Rebind(bias_mem_, plan_.bias, inputs[*plan_.bias_input]);
+      }
+      if (scratchpad_) args[DNNL_ARG_SCRATCHPAD] = scratchpad_;
       primitive_.execute(stream_, args);
       stream_.wait();
     }));
@@ -83,6 +92,10 @@ class MatmulKernel : public NodeKernel {
   dnnl::stream stream_;
   NDArray weight_keep_;
   memory packed_;
+  LayoutReorder weight_reorder_;  // weights that are not constants
+  memory scratchpad_;
+  // The call's tensors, re-pointed on every call (Rebind).
+  memory src_mem_, weights_mem_, dst_mem_, bias_mem_;
 };
 
 int64_t Product(const std::vector<int64_t>& v, size_t begin, size_t end) {

@@ -23,22 +23,27 @@ class PrimitiveKernel : public NodeKernel {
     memory::desc desc;
   };
 
+  // `scratchpad`: the primitive's (made with UserScratchpadAttr), allocated
+  // here once.
   PrimitiveKernel(dnnl::primitive p, std::vector<Arg> args, memory::desc dst,
-                  std::vector<int64_t> out_shape, bool needs_workspace = false,
-                  memory::desc workspace = {})
+                  std::vector<int64_t> out_shape, const memory::desc& scratchpad)
       : primitive_(std::move(p)),
         args_(std::move(args)),
         dst_(std::move(dst)),
         out_shape_(std::move(out_shape)),
         stream_(Engine()),
-        workspace_(needs_workspace ? memory(workspace, Engine()) : memory()) {}
+        scratchpad_(ScratchpadFor(scratchpad)),
+        arg_mems_(args_.size()) {}
 
   absl::StatusOr<std::vector<NDArray>> Run(std::span<const NDArray> inputs) override {
     NDArray out = NDArray::Empty(DataType::Float(32), out_shape_);
     CARVE_RETURN_IF_ERROR(Guard([&] {
-      std::unordered_map<int, memory> args{{DNNL_ARG_DST, Wrap(dst_, out)}};
-      for (const Arg& a : args_) args[a.dnnl_arg] = Wrap(a.desc, inputs[a.input]);
-      if (workspace_) args[DNNL_ARG_WORKSPACE] = workspace_;
+      std::unordered_map<int, memory> args{{DNNL_ARG_DST, Rebind(dst_mem_, dst_, out)}};
+      for (size_t i = 0; i < args_.size(); ++i) {
+        const Arg& a = args_[i];
+        args[a.dnnl_arg] = Rebind(arg_mems_[i], a.desc, inputs[a.input]);
+      }
+      if (scratchpad_) args[DNNL_ARG_SCRATCHPAD] = scratchpad_;
       primitive_.execute(stream_, args);
       stream_.wait();
     }));
@@ -51,7 +56,10 @@ class PrimitiveKernel : public NodeKernel {
   memory::desc dst_;
   std::vector<int64_t> out_shape_;
   dnnl::stream stream_;
-  memory workspace_;
+  memory scratchpad_;
+  // The call's tensors, re-pointed on every call (Rebind).
+  std::vector<memory> arg_mems_;
+  memory dst_mem_;
 };
 
 absl::Status RequireF32(const NodeBuildContext& ctx) {
@@ -163,10 +171,10 @@ absl::StatusOr<std::unique_ptr<NodeKernel>> MakeDnnlEltwise(const NodeBuildConte
   return Create([&] {
     dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference, form.algorithm, md,
                                   form.alpha, form.beta);
-    dnnl::eltwise_forward::primitive_desc pd(d, Engine());
+    dnnl::eltwise_forward::primitive_desc pd(d, UserScratchpadAttr(), Engine());
     return std::make_unique<PrimitiveKernel>(dnnl::eltwise_forward(pd),
                                              std::vector<PrimitiveKernel::Arg>{{DNNL_ARG_SRC, 0, md}},
-                                             md, shape);
+                                             md, shape, pd.scratchpad_desc());
   });
 }
 
@@ -179,10 +187,10 @@ absl::StatusOr<std::unique_ptr<NodeKernel>> MakeDnnlSoftmax(const NodeBuildConte
   memory::desc md = F32Plain(shape);
   return Create([&] {
     dnnl::softmax_forward::desc d(dnnl::prop_kind::forward_inference, md, int(axis));
-    dnnl::softmax_forward::primitive_desc pd(d, Engine());
+    dnnl::softmax_forward::primitive_desc pd(d, UserScratchpadAttr(), Engine());
     return std::make_unique<PrimitiveKernel>(dnnl::softmax_forward(pd),
                                              std::vector<PrimitiveKernel::Arg>{{DNNL_ARG_SRC, 0, md}},
-                                             md, shape);
+                                             md, shape, pd.scratchpad_desc());
   });
 }
 
@@ -202,10 +210,10 @@ absl::StatusOr<std::unique_ptr<NodeKernel>> MakeDnnlPool(const NodeBuildContext&
   return Create([&] {
     dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, algorithm, p.src, p.dst,
                                      p.strides, p.kernel, p.dilation, p.pad_l, p.pad_r);
-    dnnl::pooling_v2_forward::primitive_desc pd(d, Engine());
+    dnnl::pooling_v2_forward::primitive_desc pd(d, UserScratchpadAttr(), Engine());
     return std::make_unique<PrimitiveKernel>(
         dnnl::pooling_v2_forward(pd), std::vector<PrimitiveKernel::Arg>{{DNNL_ARG_SRC, 0, p.src}},
-        p.dst, shape);
+        p.dst, shape, pd.scratchpad_desc());
   });
 }
 
@@ -224,11 +232,11 @@ absl::StatusOr<std::unique_ptr<NodeKernel>> MakeDnnlBinary(const NodeBuildContex
       op == "add" ? dnnl::algorithm::binary_add : dnnl::algorithm::binary_mul;
   return Create([&] {
     dnnl::binary::desc d(algorithm, a, b, a);
-    dnnl::binary::primitive_desc pd(d, Engine());
+    dnnl::binary::primitive_desc pd(d, UserScratchpadAttr(), Engine());
     return std::make_unique<PrimitiveKernel>(
         dnnl::binary(pd),
         std::vector<PrimitiveKernel::Arg>{{DNNL_ARG_SRC_0, full, a}, {DNNL_ARG_SRC_1, 1 - full, b}},
-        a, out);
+        a, out, pd.scratchpad_desc());
   });
 }
 

@@ -7,8 +7,8 @@
 #include "grammar/pattern_parser.h"
 #include "ir/attrs.h"
 #include "ir/op.h"
-#include "passes/infer_type.h"
-#include "passes/rewrite_util.h"
+#include "passes/infer/infer_type.h"
+#include "passes/rewrite/rewrite_util.h"
 #include "patterns/rewrite.h"
 #include "support/status_macros.h"
 

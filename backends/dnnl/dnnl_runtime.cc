@@ -83,6 +83,7 @@ absl::StatusOr<std::unique_ptr<NodeKernel>> SingleAnchorKernel(const NodeBuildCo
 
 std::shared_ptr<BackendKernels> MakeDnnlKernels(std::string name) {
   auto kernels = std::make_shared<BackendKernels>(std::move(name));
+  kernels->SetThreadControl(SetOneDnnThreads);
   kernels->SetCompositeDefault(WithFallback(CompositeKernel, FusedOrChainFactory()));
   NodeKernelFactory reference = MakeReferenceKernel;
   for (const char* op : {"nn.conv1d", "nn.conv2d", "nn.conv3d", "nn.conv2d_transpose",

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "absl/container/flat_hash_map.h"
 #include "fmt/format.h"
@@ -54,7 +55,11 @@ class BackendRuntime {
     std::shared_ptr<Arena> arena =
         call.interpreter != nullptr ? call.interpreter->module().shared_arena() : nullptr;
     bool dynamic = HasDynamicParams(call.function);
-    CacheKey key{call.function, dynamic ? SpecializationKey(call.function, call.args) : ""};
+    // The interpreter's thread pool runs the graph's carve kernels; a pool
+    // found by address is the live one the call came with.
+    const Eigen::ThreadPoolDevice* device =
+        call.interpreter != nullptr ? call.interpreter->options().device : options_.runtime.device;
+    CacheKey key{call.function, dynamic ? SpecializationKey(call.function, call.args) : "", device};
     std::lock_guard<std::mutex> lock(mu_);
     auto it = cache_.find(key);
     if (it != cache_.end() && arena != nullptr && it->second->arena.lock() == arena) {
@@ -76,8 +81,10 @@ class BackendRuntime {
                            ParseJsonGraph(WriteJsonGraph(entry->serialized.graph)));
     std::map<std::string, NDArray, std::less<>> constants(entry->serialized.constants.begin(),
                                                            entry->serialized.constants.end());
+    JsonRuntimeOptions runtime_options = options_.runtime;
+    runtime_options.device = device;
     CARVE_ASSIGN_OR_RETURN(entry->runtime, JsonRuntime::Create(std::move(graph), constants,
-                                                               *kernels_, options_.runtime));
+                                                               *kernels_, runtime_options));
     CachedRuntime* raw = entry.get();
     cache_[key] = std::move(entry);
     return raw;
@@ -86,7 +93,7 @@ class BackendRuntime {
   std::shared_ptr<const BackendKernels> kernels_;
   BackendRuntimeOptions options_;
   std::mutex mu_;
-  using CacheKey = std::pair<const Function*, std::string>;
+  using CacheKey = std::tuple<const Function*, std::string, const Eigen::ThreadPoolDevice*>;
   absl::flat_hash_map<CacheKey, std::unique_ptr<CachedRuntime>> cache_;
 };
 
@@ -130,6 +137,13 @@ std::shared_ptr<const BackendKernels> BackendRuntimeRegistry::Find(std::string_v
   }
   return nullptr;
 }
+
+void BackendRuntimeRegistry::SetThreads(int threads) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& k : kernels_) k->SetThreads(threads);
+}
+
+void SetBackendThreads(int threads) { BackendRuntimeRegistry::Global().SetThreads(threads); }
 
 std::vector<std::string> BackendRuntimeRegistry::Names() const {
   std::lock_guard<std::mutex> lock(mu_);

@@ -35,6 +35,9 @@ class BackendRuntimeRegistry {
   // nullptr when `backend` has no runtime.
   std::shared_ptr<const BackendKernels> Find(std::string_view backend) const;
   std::vector<std::string> Names() const;
+  // Tells every registered backend's library to use `threads` threads
+  // (process-wide; see SetBackendThreads).
+  void SetThreads(int threads) const;
 
  private:
   mutable std::mutex mu_;
@@ -60,6 +63,13 @@ struct BackendRuntimeOptions {
 // The external runtime that runs Compiler functions on `kernels`.
 ExternalFn MakeBackendRuntime(std::shared_ptr<const BackendKernels> kernels,
                               BackendRuntimeOptions options = {});
+
+// Sets the thread count of every kernel library the backends call (oneDNN
+// runs its primitives on OpenMP threads, whose default is one per core): what
+// `carve run --threads N` does besides handing the interpreter's kernels a
+// pool of N threads. OpenMP keeps the count per calling thread, so call it on
+// the thread that runs the interpreter.
+void SetBackendThreads(int threads);
 
 // Registers `kernels` in the BackendRuntimeRegistry and its runtime in
 // ExternalRegistry::Global().

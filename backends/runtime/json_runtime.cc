@@ -1,5 +1,7 @@
 #include "backends/runtime/json_runtime.h"
 
+#include <algorithm>
+
 #include "backends/json/attr_codec.h"
 #include "fmt/format.h"
 #include "interpreter/kernel.h"
@@ -126,7 +128,87 @@ absl::StatusOr<std::unique_ptr<JsonRuntime>> JsonRuntime::Create(
   for (const JsonEntry& head : rt->graph_.heads) {
     rt->last_use_[rt->row_ptr_[head.node] + head.index] = int64_t(rt->graph_.nodes.size());
   }
+  rt->PlanNativeEntries();
   return rt;
+}
+
+size_t JsonRuntime::num_native_entries() const {
+  return size_t(std::count(native_entry_.begin(), native_entry_.end(), true));
+}
+
+void JsonRuntime::PlanNativeEntries() {
+  const size_t num_entries = row_ptr_.back();
+  native_entry_.assign(num_entries, false);
+  native_node_.assign(graph_.nodes.size(), false);
+  std::vector<bool> readable(num_entries, true);  // every reader takes it native
+  std::vector<bool> read(num_entries, false);
+  for (uint32_t nid = 0; nid < graph_.nodes.size(); ++nid) {
+    const JsonNode& node = graph_.nodes[nid];
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      uint32_t eid = row_ptr_[node.inputs[i].node] + node.inputs[i].index;
+      read[eid] = true;
+      if (kernels_[nid] == nullptr || !kernels_[nid]->TakesNative(i)) readable[eid] = false;
+    }
+  }
+  for (const JsonEntry& head : graph_.heads) readable[row_ptr_[head.node] + head.index] = false;
+  for (uint32_t nid = 0; nid < graph_.nodes.size(); ++nid) {
+    const JsonNode& node = graph_.nodes[nid];
+    if (kernels_[nid] == nullptr || node.num_outputs != 1 || !kernels_[nid]->MakesNative()) continue;
+    uint32_t eid = row_ptr_[nid];
+    if (!read[eid] || !readable[eid]) continue;
+    native_entry_[eid] = true;
+    native_node_[nid] = true;
+  }
+  for (uint32_t nid = 0; nid < graph_.nodes.size(); ++nid) {
+    for (const JsonEntry& e : graph_.nodes[nid].inputs) {
+      if (native_entry_[row_ptr_[e.node] + e.index]) native_node_[nid] = true;
+    }
+  }
+}
+
+absl::Status JsonRuntime::RunNativeNode(uint32_t nid, std::vector<NDArray>& entries,
+                                        std::vector<NativeTensorPtr>& native,
+                                        const NodeObserver* observer) {
+  const JsonNode& node = graph_.nodes[nid];
+  std::vector<KernelValue> args;
+  for (const JsonEntry& e : node.inputs) {
+    uint32_t eid = row_ptr_[e.node] + e.index;
+    args.push_back({entries[eid], native[eid]});
+  }
+  const bool native_out = native_entry_[row_ptr_[nid]];
+  absl::StatusOr<std::vector<KernelValue>> outs = kernels_[nid]->RunNative(args, native_out);
+  if (!outs.ok()) return outs.status();
+  if (node.num_outputs != 1 || outs->size() != 1 ||
+      (native_out && (*outs)[0].native == nullptr)) {
+    return absl::InternalError(fmt::format("node {} ('{}') returned no {} output", nid, node.name,
+                                           native_out ? "native" : "plain"));
+  }
+  if (native_out) {
+    native[row_ptr_[nid]] = (*outs)[0].native;
+  } else {
+    CARVE_RETURN_IF_ERROR(CheckTensor((*outs)[0].plain, node, 0, "output of"));
+    entries[row_ptr_[nid]] = (*outs)[0].plain;
+  }
+  if (observer == nullptr || !*observer) return absl::OkStatus();
+  // The observer sees plain tensors: convert what stayed native.
+  std::vector<NDArray> plain_in, plain_out;
+  for (const KernelValue& v : args) {
+    if (v.native == nullptr) {
+      plain_in.push_back(v.plain);
+      continue;
+    }
+    CARVE_ASSIGN_OR_RETURN(NDArray t, v.native->ToPlain());
+    plain_in.push_back(std::move(t));
+  }
+  if (native_out) {
+    CARVE_ASSIGN_OR_RETURN(NDArray t, (*outs)[0].native->ToPlain());
+    CARVE_RETURN_IF_ERROR(CheckTensor(t, node, 0, "output of"));
+    plain_out.push_back(std::move(t));
+  } else {
+    plain_out.push_back((*outs)[0].plain);
+  }
+  (*observer)(nid, node, plain_in, plain_out);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<NDArray>> JsonRuntime::Run(std::span<const NDArray> inputs,
@@ -147,9 +229,22 @@ absl::StatusOr<std::vector<NDArray>> JsonRuntime::Run(std::span<const NDArray> i
   }
   for (const auto& [eid, tensor] : const_entries_) entries[eid] = tensor;
   std::vector<NDArray> args;
+  std::vector<NativeTensorPtr> native(native_entry_.size());
   for (uint32_t nid = 0; nid < graph_.nodes.size(); ++nid) {
     if (kernels_[nid] == nullptr) continue;
     const JsonNode& node = graph_.nodes[nid];
+    if (native_node_[nid]) {
+      absl::Status ran = RunNativeNode(nid, entries, native, observer);
+      if (!ran.ok()) {
+        return absl::Status(ran.code(), fmt::format("{}: node {} ('{}'): {}", graph_.symbol, nid,
+                                                    node.name, std::string(ran.message())));
+      }
+      for (const JsonEntry& e : node.inputs) {
+        uint32_t eid = row_ptr_[e.node] + e.index;
+        if (last_use_[eid] == nid) entries[eid] = NDArray(), native[eid] = nullptr;
+      }
+      continue;
+    }
     args.clear();
     for (const JsonEntry& e : node.inputs) args.push_back(entries[row_ptr_[e.node] + e.index]);
     absl::StatusOr<std::vector<NDArray>> outs = kernels_[nid]->Run(args);

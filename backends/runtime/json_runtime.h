@@ -54,9 +54,17 @@ class JsonRuntime {
   const JsonGraph& graph() const { return graph_; }
   // Number of tensors Run expects.
   size_t num_inputs() const { return input_entries_.size(); }
+  // Number of entries kernels pass to each other as native tensors.
+  size_t num_native_entries() const;
 
  private:
   JsonRuntime() = default;
+  // Marks the entries passed between kernels as native tensors
+  // (NodeKernel::MakesNative / TakesNative) and the nodes that run natively.
+  void PlanNativeEntries();
+  // Runs kernel node `nid` on native and plain entries (see RunNative).
+  absl::Status RunNativeNode(uint32_t nid, std::vector<NDArray>& entries,
+                             std::vector<NativeTensorPtr>& native, const NodeObserver* observer);
 
   JsonGraph graph_;
   std::vector<uint32_t> row_ptr_;
@@ -66,6 +74,9 @@ class JsonRuntime {
   // For each entry, the index of the last node reading it (to free
   // intermediate tensors early); heads are never freed.
   std::vector<int64_t> last_use_;
+  // Entries a kernel hands the next ones in its library's layout, and the
+  // nodes that read or write such an entry.
+  std::vector<bool> native_entry_, native_node_;
 };
 
 // A kernel that runs op node `ctx.node()` on the reference kernels.

@@ -43,12 +43,44 @@ struct NodeBuildContext {
   const Type* OutputType() const;
 };
 
+// A tensor one kernel of a library leaves in the library's own layout
+// (oneDNN's blocked formats) for the next kernels of the same library, so
+// consecutive library ops convert layouts only at the region's boundaries.
+// The JSON runtime passes it on unread; ToPlain gives the row-major tensor
+// (for an observer: `--compare` sees what ran).
+class NativeTensor {
+ public:
+  virtual ~NativeTensor() = default;
+  virtual absl::StatusOr<NDArray> ToPlain() const = 0;
+};
+using NativeTensorPtr = std::shared_ptr<const NativeTensor>;
+
+// One input or output of a kernel: a plain tensor, or else a native one.
+struct KernelValue {
+  NDArray plain;
+  NativeTensorPtr native;
+};
+
 // A prepared node. Run receives one tensor per input entry and returns one
 // per output. Kernels are used by one thread at a time.
 class NodeKernel {
  public:
   virtual ~NodeKernel() = default;
   virtual absl::StatusOr<std::vector<NDArray>> Run(std::span<const NDArray> inputs) = 0;
+
+  // Native tensors (the JSON runtime uses them for an entry whose producer
+  // makes them and whose every reader takes them). Whether input `i` may be
+  // native; whether output 0 can be (single-output kernels only).
+  virtual bool TakesNative(size_t /*input*/) const { return false; }
+  virtual bool MakesNative() const { return false; }
+  // Run with inputs native where TakesNative allows it (else plain), making
+  // output 0 native when `native_output`. Only called on kernels that take
+  // or make native tensors.
+  virtual absl::StatusOr<std::vector<KernelValue>> RunNative(std::span<const KernelValue> inputs,
+                                                             bool native_output) {
+    (void)inputs, (void)native_output;
+    return absl::UnimplementedError("this kernel takes and makes plain tensors only");
+  }
 };
 
 using NodeKernelFactory =
@@ -86,9 +118,19 @@ class BackendKernels {
   const NodeKernelFactory* Find(std::string_view name) const;
   // Names with a factory, sorted.
   std::vector<std::string> Names() const;
+  // How the backend's library is told its thread count (oneDNN's OpenMP
+  // threads); unset for backends that run on carve's kernels only.
+  void SetThreadControl(std::function<void(int threads)> control) {
+    thread_control_ = std::move(control);
+  }
+  // Tells the backend's library to use `threads` threads (no-op when unset).
+  void SetThreads(int threads) const {
+    if (thread_control_) thread_control_(threads);
+  }
 
  private:
   std::string backend_;
+  std::function<void(int)> thread_control_;
   std::map<std::string, NodeKernelFactory, std::less<>> factories_;
   NodeKernelFactory composite_default_;
 };

@@ -5,7 +5,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "fmt/format.h"
 #include "ir/visit.h"
-#include "passes/infer_type.h"
+#include "passes/infer/infer_type.h"
 #include "support/status_macros.h"
 
 namespace carve {

@@ -184,6 +184,9 @@ C SoftmaxExp(C v, SoftmaxKind kind) {
 // as `extent` rows of `inner` contiguous lanes, so any axis vectorises.
 template <typename C>
 void SoftmaxBlock(const C* x, C* y, int64_t extent, int64_t inner, SoftmaxKind kind) {
+  // An empty axis has no first row to start the maxima from, and nothing to
+  // normalise; reading one would run past the (empty) block.
+  if (extent == 0) return;
   std::vector<C> max(x, x + inner), sum(size_t(inner), C(0));
   for (int64_t r = 1; r < extent; ++r) {
     for (int64_t i = 0; i < inner; ++i) max[i] = std::max(max[i], x[r * inner + i]);

@@ -14,7 +14,7 @@
 #include "handles.h"
 #include "ir/op.h"
 #include "params.h"
-#include "passes/bind_params.h"
+#include "passes/fold/bind_params.h"
 
 namespace py = pybind11;
 

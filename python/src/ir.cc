@@ -17,7 +17,7 @@
 #include "ir/structural_hash.h"
 #include "ir/visit.h"
 #include "ir_util.h"
-#include "passes/type_annotations.h"
+#include "passes/infer/type_annotations.h"
 #include "support/diagnostics.h"
 
 namespace py = pybind11;

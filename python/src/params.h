@@ -5,7 +5,7 @@
 
 #include <pybind11/pybind11.h>
 
-#include "passes/bind_params.h"
+#include "passes/fold/bind_params.h"
 
 namespace carve::python {
 

@@ -13,12 +13,12 @@
 #include "callbacks.h"
 #include "errors.h"
 #include "fmt/format.h"
-#include "passes/annotate_target.h"
-#include "passes/merge_compiler_regions.h"
-#include "passes/merge_composite.h"
-#include "passes/partition_graph.h"
+#include "passes/byoc/annotate_target.h"
+#include "passes/byoc/merge_compiler_regions.h"
+#include "passes/byoc/merge_composite.h"
+#include "passes/byoc/partition_graph.h"
 #include "passes/pass_registry.h"
-#include "passes/target.h"
+#include "passes/byoc/target.h"
 #include "patterns_handle.h"
 
 namespace py = pybind11;

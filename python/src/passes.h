@@ -5,7 +5,7 @@
 
 #include "handles.h"
 #include "passes/pass.h"
-#include "passes/target.h"
+#include "passes/byoc/target.h"
 
 namespace carve::python {
 

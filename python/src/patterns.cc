@@ -15,7 +15,7 @@
 #include "grammar/pattern_parser.h"
 #include "grammar/pattern_printer.h"
 #include "handles.h"
-#include "passes/target.h"
+#include "passes/byoc/target.h"
 #include "patterns/builders.h"
 #include "patterns/compile.h"
 #include "patterns/explain.h"

@@ -182,7 +182,7 @@ TEST(ToyBackend, SharedCodeNamesNoBackend) {
   const char* kShared[] = {"backends/specs.cc",          "backends/partition.cc",
                            "backends/backend.cc",        "backends/builtin_registration.cc",
                            "backends/json/codegen.cc",   "tools/cli/cmd_codegen.cc",
-                           "backends/placement.cc",      "passes/placement_record.cc"};
+                           "backends/placement.cc",      "passes/byoc/placement_record.cc"};
   for (const char* file : kShared) {
     std::ifstream in(fmt::format("{}/{}", CARVE_SOURCE_DIR, file));
     ASSERT_TRUE(in) << file;

@@ -14,7 +14,7 @@
 #include "grammar/printer.h"
 #include "interpreter/evaluator.h"
 #include "ir/ndarray.h"
-#include "passes/infer_type.h"
+#include "passes/infer/infer_type.h"
 #include "support/diagnostics.h"
 
 namespace carve::testing {

@@ -6,7 +6,7 @@
 #include "backends_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "passes/partition_report.h"
+#include "passes/byoc/partition_report.h"
 
 namespace carve {
 namespace {

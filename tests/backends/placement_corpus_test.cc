@@ -14,7 +14,7 @@
 #include "grammar/parser.h"
 #include "grammar/printer.h"
 #include "gtest/gtest.h"
-#include "passes/infer_type.h"
+#include "passes/infer/infer_type.h"
 
 namespace carve {
 namespace {

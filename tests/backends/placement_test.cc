@@ -1,4 +1,4 @@
-// The placement record (passes/placement_record.h, backends/placement.h):
+// The placement record (passes/byoc/placement_record.h, backends/placement.h):
 // one verdict per op call and backend, from the whole flow of `carve
 // partition`, for the reasons users ask about.
 #include "backends/placement.h"
@@ -10,7 +10,7 @@
 #include "backends_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "passes/partition_report.h"
+#include "passes/byoc/partition_report.h"
 
 namespace carve {
 namespace {

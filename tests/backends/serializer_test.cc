@@ -5,7 +5,7 @@
 #include "backends_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "passes/bind_params.h"
+#include "passes/fold/bind_params.h"
 
 namespace carve {
 namespace {

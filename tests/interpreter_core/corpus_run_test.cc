@@ -11,7 +11,7 @@
 #include "grammar/parser.h"
 #include "gtest/gtest.h"
 #include "interpreter/evaluator.h"
-#include "passes/infer_type.h"
+#include "passes/infer/infer_type.h"
 #include "tests/interpreter_core/test_util.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 

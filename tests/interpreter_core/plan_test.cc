@@ -10,7 +10,7 @@
 #include "grammar/parser.h"
 #include "gtest/gtest.h"
 #include "interpreter/evaluator.h"
-#include "passes/infer_type.h"
+#include "passes/infer/infer_type.h"
 #include "tests/interpreter_core/test_util.h"
 
 namespace carve::testing {

@@ -13,7 +13,7 @@
 #include "gtest/gtest.h"
 #include "interpreter/evaluator.h"
 #include "interpreter/plan.h"
-#include "passes/infer_type.h"
+#include "passes/infer/infer_type.h"
 #include "tools/cli/env.h"
 #include "tools/cli/golden_case.h"
 #include "tools/cli/golden_run.h"

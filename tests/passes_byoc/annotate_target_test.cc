@@ -2,11 +2,11 @@
 // (tvm-reference 6.3). Not ported: test_extern_dnnl's run half and
 // test_extern_dnnl_mobilenet (they execute DNNL code; the latter is skipped in
 // TVM too) and test_ref_create_read_write (carve's IR has no references).
-#include "passes/annotate_target.h"
+#include "passes/byoc/annotate_target.h"
 
 #include "fmt/format.h"
 #include "gtest/gtest.h"
-#include "passes/annotation.h"
+#include "passes/byoc/annotation.h"
 #include "tests/passes_byoc/byoc_test_util.h"
 
 namespace carve::testing {

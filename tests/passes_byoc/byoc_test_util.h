@@ -10,10 +10,10 @@
 #include "grammar/parser.h"
 #include "grammar/printer.h"
 #include "ir/structural_equal.h"
-#include "passes/infer_type.h"
+#include "passes/infer/infer_type.h"
 #include "passes/pass.h"
-#include "passes/type_annotations.h"
-#include "passes/target.h"
+#include "passes/infer/type_annotations.h"
+#include "passes/byoc/target.h"
 #include "support/diagnostics.h"
 
 namespace carve::testing {

@@ -6,10 +6,10 @@
 #include <sstream>
 
 #include "gtest/gtest.h"
-#include "passes/annotate_target.h"
-#include "passes/merge_compiler_regions.h"
-#include "passes/merge_composite.h"
-#include "passes/partition_graph.h"
+#include "passes/byoc/annotate_target.h"
+#include "passes/byoc/merge_compiler_regions.h"
+#include "passes/byoc/merge_composite.h"
+#include "passes/byoc/partition_graph.h"
 #include "tests/passes_byoc/byoc_test_util.h"
 
 namespace carve::testing {

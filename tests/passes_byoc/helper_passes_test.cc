@@ -4,12 +4,12 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ir/visit.h"
-#include "passes/bind_params.h"
-#include "passes/cleanup_passes.h"
-#include "passes/convert_layout.h"
-#include "passes/fold_constant.h"
+#include "passes/fold/bind_params.h"
+#include "passes/simplify/cleanup_passes.h"
+#include "passes/layout/convert_layout.h"
+#include "passes/fold/fold_constant.h"
 #include "passes/pass_registry.h"
-#include "passes/simplify_expr.h"
+#include "passes/simplify/simplify_expr.h"
 #include "tests/passes_byoc/byoc_test_util.h"
 
 namespace carve::testing {

@@ -2,15 +2,15 @@
 // (tvm-reference 6.4), and the cases where carve deliberately differs: TVM
 // merges regions across a path that leaves the target through a node outside
 // every region, creating a cycle (tvm-reference 3.4); carve does not.
-#include "passes/merge_compiler_regions.h"
+#include "passes/byoc/merge_compiler_regions.h"
 
 #include <string>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "passes/annotate_target.h"
-#include "passes/partition_graph.h"
-#include "passes/region_verify.h"
+#include "passes/byoc/annotate_target.h"
+#include "passes/byoc/partition_graph.h"
+#include "passes/byoc/region_verify.h"
 #include "ir/visit.h"
 #include "tests/passes_byoc/byoc_test_util.h"
 

@@ -3,7 +3,7 @@
 // test_einsum_reshape_pattern uses concatenate in place of einsum (carve's
 // registry has no einsum); the shape of the pattern (optional reshapes
 // around an op of a tuple) is the same.
-#include "passes/merge_composite.h"
+#include "passes/byoc/merge_composite.h"
 
 #include "fmt/format.h"
 #include "gtest/gtest.h"

@@ -1,12 +1,12 @@
 // HasRegionCycle answers as FindRegionCycle does, and leaves no scratch
 // marks behind.
-#include "passes/partition_cycles.h"
+#include "passes/byoc/partition_cycles.h"
 
 #include <string>
 
 #include "gtest/gtest.h"
 #include "ir/visit.h"
-#include "passes/region_verify.h"
+#include "passes/byoc/region_verify.h"
 #include "tests/passes_byoc/byoc_test_util.h"
 
 namespace carve::testing {

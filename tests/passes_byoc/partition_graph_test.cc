@@ -7,16 +7,16 @@
 // (TVM's Inline pass), test_preserve_type_import (carve has no ADTs); the
 // BatchNorm folding half of test_dnnl_fuse is covered by the pattern-count
 // cases below without SimplifyInference.
-#include "passes/partition_graph.h"
+#include "passes/byoc/partition_graph.h"
 
 #include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ir/visit.h"
-#include "passes/annotate_target.h"
-#include "passes/bind_params.h"
-#include "passes/merge_compiler_regions.h"
-#include "passes/merge_composite.h"
+#include "passes/byoc/annotate_target.h"
+#include "passes/fold/bind_params.h"
+#include "passes/byoc/merge_compiler_regions.h"
+#include "passes/byoc/merge_composite.h"
 #include "patterns/builders.h"
 #include "tests/passes_byoc/byoc_test_util.h"
 

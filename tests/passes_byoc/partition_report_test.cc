@@ -1,13 +1,13 @@
 // The partition report: offloaded / host ops with reasons, regions,
 // boundary tensors, region breaks.
-#include "passes/partition_report.h"
+#include "passes/byoc/partition_report.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "passes/annotate_target.h"
-#include "passes/merge_compiler_regions.h"
-#include "passes/merge_composite.h"
-#include "passes/partition_graph.h"
+#include "passes/byoc/annotate_target.h"
+#include "passes/byoc/merge_compiler_regions.h"
+#include "passes/byoc/merge_composite.h"
+#include "passes/byoc/partition_graph.h"
 #include "patterns/builders.h"
 #include "tests/passes_byoc/byoc_test_util.h"
 

@@ -6,7 +6,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "passes/annotation.h"
+#include "passes/byoc/annotation.h"
 #include "passes/instruments.h"
 #include "tests/passes_byoc/byoc_test_util.h"
 

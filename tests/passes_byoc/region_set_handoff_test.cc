@@ -6,10 +6,10 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "passes/annotate_target.h"
-#include "passes/annotated_region_set.h"
-#include "passes/merge_compiler_regions.h"
-#include "passes/partition_graph.h"
+#include "passes/byoc/annotate_target.h"
+#include "passes/byoc/annotated_region_set.h"
+#include "passes/byoc/merge_compiler_regions.h"
+#include "passes/byoc/partition_graph.h"
 #include "passes/pass_registry.h"
 #include "tests/passes_byoc/byoc_test_util.h"
 

@@ -7,9 +7,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ir/visit.h"
-#include "passes/annotated_region_set.h"
-#include "passes/annotation.h"
-#include "passes/region_verify.h"
+#include "passes/byoc/annotated_region_set.h"
+#include "passes/byoc/annotation.h"
+#include "passes/byoc/region_verify.h"
 #include "tests/passes_byoc/byoc_test_util.h"
 
 namespace carve::testing {

@@ -1,4 +1,4 @@
-// The Rewrite pass (passes/rewrite_pass.h): `.pat` rules applied to every
+// The Rewrite pass (passes/rewrite/rewrite_pass.h): `.pat` rules applied to every
 // function of a module to a fixpoint, through the pass registry and the
 // pipeline parser. This binary does not link the DSL parser, so the rule
 // files are libraries built in C++ and served by a test loader (the golden
@@ -13,7 +13,7 @@
 #include "ir/op.h"
 #include "ir/visit.h"
 #include "passes/pass_registry.h"
-#include "passes/rewrite_pass.h"
+#include "passes/rewrite/rewrite_pass.h"
 #include "patterns/builders.h"
 #include "patterns/library.h"
 #include "patterns/template.h"

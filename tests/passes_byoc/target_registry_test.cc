@@ -1,7 +1,7 @@
 // TargetRegistry's load errors: a target whose spec failed to load is
 // reported with that failure (the spec file's diagnostics), not as an unknown
 // target, including through a pipeline's pass arguments.
-#include "passes/target.h"
+#include "passes/byoc/target.h"
 
 #include "fmt/format.h"
 #include "gmock/gmock.h"

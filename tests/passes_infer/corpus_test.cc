@@ -12,7 +12,7 @@
 #include "grammar/printer.h"
 #include "gtest/gtest.h"
 #include "ir/visit.h"
-#include "passes/infer_type.h"
+#include "passes/infer/infer_type.h"
 #include "support/diagnostics.h"
 
 namespace carve {

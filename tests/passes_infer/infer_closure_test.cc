@@ -2,7 +2,7 @@
 // composite functions, unannotated let-bound closures, recursive closures.
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "passes/infer_type.h"
+#include "passes/infer/infer_type.h"
 #include "tests/passes_infer/infer_test_util.h"
 
 namespace carve::testing {

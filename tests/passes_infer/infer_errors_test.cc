@@ -1,7 +1,7 @@
 // InferType on ill-typed programs: messages, spans, and several errors per run.
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "passes/infer_type.h"
+#include "passes/infer/infer_type.h"
 #include "tests/passes_infer/infer_test_util.h"
 
 namespace carve::testing {

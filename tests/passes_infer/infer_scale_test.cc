@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "gtest/gtest.h"
-#include "passes/infer_type.h"
+#include "passes/infer/infer_type.h"
 #include "tests/passes_infer/infer_test_util.h"
 
 namespace carve::testing {

@@ -9,7 +9,7 @@
 
 #include "gtest/gtest.h"
 #include "ir/module.h"
-#include "passes/infer_type.h"
+#include "passes/infer/infer_type.h"
 #include "support/diagnostics.h"
 
 namespace carve::testing {

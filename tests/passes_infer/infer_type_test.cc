@@ -1,5 +1,5 @@
 // InferType on well-typed programs: every construct gets TVM's type.
-#include "passes/infer_type.h"
+#include "passes/infer/infer_type.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

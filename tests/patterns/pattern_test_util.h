@@ -15,7 +15,7 @@
 #include "ir/expr.h"
 #include "ir/module.h"
 #include "ir/structural_equal.h"
-#include "passes/infer_type.h"
+#include "passes/infer/infer_type.h"
 #include "patterns/builders.h"
 #include "patterns/matcher.h"
 #include "support/diagnostics.h"

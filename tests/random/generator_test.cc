@@ -6,7 +6,7 @@
 #include <set>
 
 #include "grammar/parser.h"
-#include "passes/infer_type.h"
+#include "passes/infer/infer_type.h"
 #include "testing/random_program.h"
 
 namespace carve::testing {

@@ -109,6 +109,23 @@ TEST_F(StrictOptionsTest, HelpSaysWhereAnOptionApplies) {
   EXPECT_THAT(r.out, HasSubstr("(not with --compare)"));
 }
 
+// --repeat times both modes: the load, the first call and the latency of
+// the repeated calls, on stderr; stdout keeps the outputs (or the report).
+TEST_F(StrictOptionsTest, RepeatAppliesToBothModes) {
+  Result run = Run({"run", small_, "--repeat", "3", "--warmup", "1"});
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("out0:"));
+  EXPECT_THAT(run.err, HasSubstr("load_us: "));
+  EXPECT_THAT(run.err, HasSubstr("first_call_us: "));
+  EXPECT_THAT(run.err, HasSubstr("(3 calls after 1 warm-up)"));
+  Result compare = Run({"run", small_, "--compare", "dnnl", "--repeat", "2"});
+  EXPECT_EQ(compare.code, 0) << compare.err;
+  EXPECT_THAT(compare.out, HasSubstr("result: "));
+  EXPECT_THAT(compare.err, HasSubstr("reference_latency_us: min="));
+  EXPECT_THAT(compare.err, HasSubstr("partitioned_latency_us: min="));
+  EXPECT_THAT(compare.err, HasSubstr("(2 calls after 0 warm-up)"));
+}
+
 TEST_F(StrictOptionsTest, ValidCombinationsStillRun) {
   EXPECT_EQ(Run({"run", small_, "--seed", "3", "--stats"}).code, 0);
   EXPECT_EQ(Run({"opt", "--list-passes"}).code, 0);

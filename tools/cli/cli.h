@@ -8,7 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "passes/bind_params.h"
+#include "passes/fold/bind_params.h"
 #include "tools/cli/args.h"
 #include "tools/cli/env.h"
 

@@ -10,10 +10,11 @@
 
 #include "backends/compare.h"
 #include "backends/partition.h"
+#include "backends/runtime/backend_runtime.h"
 #include "backends/specs.h"
 #include "fmt/format.h"
 #include "interpreter/npy.h"
-#include "passes/partition_report.h"
+#include "passes/byoc/partition_report.h"
 #include "support/status_macros.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/load.h"
@@ -40,6 +41,8 @@ struct CompareContext {
   bool ok = true;
   std::string report;
   std::string result;  // the last line
+  double partition_us = 0;
+  CallTiming reference_timing, backend_timing;
 };
 
 // Where the inputs came from: how many were generated, from which
@@ -91,6 +94,9 @@ absl::Status RunComparison(const Module& mod, const ParsedArgs& args, Env& env,
   c.report += RenderCompareReport(report);
   const bool require_offload = args.Has("--require-offload");
   c.ok = ComparePassed(report, require_offload);
+  c.partition_us = report.partition_us;
+  c.reference_timing = report.reference_timing;
+  c.backend_timing = report.backend_timing;
   c.result = RenderCompareResult(report, require_offload);
   return absl::OkStatus();
 }
@@ -108,8 +114,12 @@ int RunCompare(const ParsedArgs& args, Env& env) {
       return kExitUsage;
     }
   }
+  const double load_start = NowMicros();
   absl::StatusOr<Module> mod = LoadTypedModule(env, args.positional()[0]);
   if (!mod.ok()) return ReportError(env, mod.status());
+  if (args.Has("--repeat")) {
+    *env.err << fmt::format("load_us: {:.1f}\n", NowMicros() - load_start);
+  }
   absl::StatusOr<bool> within = CompareModule(*mod, args, env);
   if (!within.ok()) return ReportError(env, within.status());
   return *within ? kExitOk : kExitUserError;
@@ -123,9 +133,18 @@ absl::StatusOr<bool> CompareModule(const Module& mod, const ParsedArgs& args, En
     return absl::InvalidArgumentError(fmt::format(
         "--input-dist expects uniform, normal or ones, got '{}'", *args.Get("--input-dist")));
   }
+  CARVE_ASSIGN_OR_RETURN(c.options.timing, ParseRepeatOptions(args));
+  // `--threads` does not apply here: every library runs on one thread.
+  SetBackendThreads(1);
   CARVE_RETURN_IF_ERROR(RunComparison(mod, args, env, c));
   c.report += c.result;
   *env.out << c.report;
+  if (c.options.timing.repeat > 0) {
+    // Timings vary from run to run: stderr, beside the deterministic report.
+    *env.err << fmt::format("partition_us: {:.1f}\n", c.partition_us)
+             << FormatCallTiming("reference_", c.reference_timing)
+             << FormatCallTiming("partitioned_", c.backend_timing);
+  }
   return c.ok;
 }
 

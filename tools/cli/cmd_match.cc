@@ -13,7 +13,7 @@
 #include "backends/specs.h"
 #include "grammar/pattern_node_names.h"
 #include "grammar/pattern_parser.h"
-#include "passes/infer_type.h"
+#include "passes/infer/infer_type.h"
 #include "patterns/explain.h"
 #include "patterns/query.h"
 #include "support/status_macros.h"

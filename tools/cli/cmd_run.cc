@@ -1,6 +1,7 @@
 // `carve run FILE [--input NAME=F.npy]... [--params DIR] [--seed N] [--out DIR] [--threads N]
-// [--stats]`:
-// evaluates @main on the reference interpreter.
+// [--stats] [--repeat N [--warmup K]]`:
+// evaluates @main on the reference interpreter (offloaded functions on their
+// backends' runtimes), optionally timing repeated calls.
 #define EIGEN_USE_THREADS
 #include <malloc.h>
 #include <sys/resource.h>
@@ -14,6 +15,8 @@
 #include <optional>
 #include <random>
 
+#include "backends/runtime/backend_runtime.h"
+#include "backends/runtime/call_timing.h"
 #include "fmt/format.h"
 #include "support/status_macros.h"
 #include "interpreter/evaluator.h"
@@ -113,7 +116,21 @@ struct RunNumbers {
   uint64_t seed = 0;
   long threads = 1;
   InputDist dist = InputDist::kUniform;
+  RepeatOptions repeat;
 };
+
+// A count option in [lo, 1000000], or InvalidArgument.
+absl::StatusOr<int> ParseCount(const ParsedArgs& args, const std::string& key, int lo) {
+  const std::string text = args.GetOr(key, std::to_string(lo));
+  char* end = nullptr;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  if (end == text.c_str() || *end != '\0' || v < lo || v > 1000000) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{} expects {} integer up to 1000000, got '{}'", key,
+        lo == 0 ? "a non-negative" : "a positive", text));
+  }
+  return int(v);
+}
 
 // --seed, --threads and --input-dist, or InvalidArgument naming the bad one.
 absl::StatusOr<RunNumbers> ParseRunNumbers(const ParsedArgs& args) {
@@ -137,6 +154,7 @@ absl::StatusOr<RunNumbers> ParseRunNumbers(const ParsedArgs& args) {
         "--input-dist expects uniform, normal or ones, got '{}'", *args.Get("--input-dist")));
   }
   n.dist = *dist;
+  CARVE_ASSIGN_OR_RETURN(n.repeat, ParseRepeatOptions(args));
   return n;
 }
 
@@ -159,13 +177,29 @@ int RunRun(const ParsedArgs& args, Env& env) {
     return kExitUsage;
   }
   KeepFreedTensorMemory();
+  const double load_start = NowMicros();
   absl::StatusOr<Module> mod = LoadTypedModule(env, args.positional()[0]);
   if (!mod.ok()) return ReportError(env, mod.status());
+  if (args.Has("--repeat")) {
+    *env.err << fmt::format("load_us: {:.1f}\n", NowMicros() - load_start);
+  }
   absl::Status ran = RunModule(*mod, args, env);
   return ran.ok() ? kExitOk : ReportError(env, ran);
 }
 
 }  // namespace
+
+absl::StatusOr<RepeatOptions> ParseRepeatOptions(const ParsedArgs& args) {
+  RepeatOptions r;
+  if (args.Has("--warmup") && !args.Has("--repeat")) {
+    return absl::InvalidArgumentError("--warmup needs --repeat");
+  }
+  if (args.Has("--repeat")) {
+    CARVE_ASSIGN_OR_RETURN(r.repeat, ParseCount(args, "--repeat", 1));
+    CARVE_ASSIGN_OR_RETURN(r.warmup, ParseCount(args, "--warmup", 0));
+  }
+  return r;
+}
 
 absl::Status RunModule(const Module& loaded, const ParsedArgs& args, Env& env) {
   const Module* mod = &loaded;
@@ -180,6 +214,7 @@ absl::Status RunModule(const Module& loaded, const ParsedArgs& args, Env& env) {
   input_options.dist = numbers.dist;
   CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> inputs, PrepareRunInputs(*main, input_options));
   const long threads = numbers.threads;
+  SetBackendThreads(int(threads));
   std::unique_ptr<Eigen::ThreadPool> pool;
   std::unique_ptr<Eigen::ThreadPoolDevice> device;
   InterpreterOptions options;
@@ -188,20 +223,40 @@ absl::Status RunModule(const Module& loaded, const ParsedArgs& args, Env& env) {
     device = std::make_unique<Eigen::ThreadPoolDevice>(pool.get(), int(threads));
     options.device = device.get();
   }
+  const double prepare_start = NowMicros();
   Interpreter interpreter(*mod, options);
-  // The interpreter owns the inputs, so each is freed after its last use.
   std::vector<Value> values(std::make_move_iterator(inputs.begin()),
                             std::make_move_iterator(inputs.end()));
   inputs.clear();
+  const double prepare_us = NowMicros() - prepare_start;
   const RunClock run_start = RunClock::Now();
-  absl::StatusOr<Value> result = interpreter.RunConsuming("main", std::move(values));
-  const RunClock run_end = RunClock::Now();
+  RunClock run_end = run_start;
+  absl::StatusOr<Value> result;
+  CallTiming timing;
+  if (numbers.repeat.repeat > 0) {
+    // Every call gets the same inputs, so the interpreter must not consume
+    // them; the outputs printed are the last call's, --stats times the first.
+    bool first = true;
+    CARVE_RETURN_IF_ERROR(TimeCalls(numbers.repeat, [&]() -> absl::Status {
+      result = interpreter.Run("main", values);
+      if (first) run_end = RunClock::Now(), first = false;
+      return result.status();
+    }, timing));
+  } else {
+    // The interpreter owns the inputs, so each is freed after its last use.
+    result = interpreter.RunConsuming("main", std::move(values));
+    run_end = RunClock::Now();
+  }
   if (!result.ok()) return result.status();
   const std::vector<NDArray> outputs = FlattenTensors(*result);
+  if (numbers.repeat.repeat > 0) {
+    *env.err << fmt::format("prepare_us: {:.1f}\n", prepare_us) << FormatCallTiming("", timing);
+  }
   if (args.Has("--stats")) {
+    // Of the first call; at microsecond resolution.
     const InterpreterStats& st = interpreter.stats();
     *env.err << fmt::format(
-        "run_cpu_seconds: {:.4f}\nrun_wall_seconds: {:.4f}\nkernel_calls: {}\n"
+        "run_cpu_seconds: {:.6f}\nrun_wall_seconds: {:.6f}\nkernel_calls: {}\n"
         "peak_live_bytes: {}\nbaseline_rss_bytes: {}\npeak_rss_bytes: {}\n",
         run_end.cpu - run_start.cpu, run_end.wall - run_start.wall, st.kernel_calls,
         st.peak_live_bytes, baseline_rss, PeakRssBytes());
@@ -235,7 +290,7 @@ void AddRunCommands(std::vector<Command>& commands) {
   commands.push_back(Command{
       "run",
       "carve run FILE [--input NAME=F.npy]... [--params DIR] [--seed N] [--input-dist D] "
-      "[--out DIR] [--threads N] [--stats] [--max-tensor-bytes N] "
+      "[--out DIR] [--threads N] [--stats] [--repeat N [--warmup K]] [--max-tensor-bytes N] "
       "[--compare BACKEND[,...] [--rtol R] [--atol A] [--bind NAME,...] [--report] "
       "[--require-offload]]",
       "evaluate @main with the reference interpreter",
@@ -249,11 +304,17 @@ void AddRunCommands(std::vector<Command>& commands) {
         "N[K|M|G]: largest tensor the run may create (default: half the physical memory, "
         "or $CARVE_MAX_TENSOR_BYTES)"},
        {"--out", true, false, "", "DIR: write the outputs as out0.npy, out1.npy, ...", run_only},
-       {"--threads", true, false, "", "threads for the heavy kernels (1)", run_only},
+       {"--threads", true, false, "",
+        "threads for every kernel library: carve's kernels and oneDNN's (1)", run_only},
        {"--stats", false, false, "",
-        "print the run's CPU and wall time, kernel calls, peak live tensor bytes, RSS before "
-        "any tensor and peak RSS to stderr",
+        "print the (first) call's CPU and wall time, kernel calls, peak live tensor bytes, RSS "
+        "before any tensor and peak RSS to stderr",
         run_only},
+       {"--repeat", true, false, "",
+        "N: after the first call, call @main N more times on the same inputs and print the "
+        "load time, the first call's and the latency (min, median, p90) in microseconds to "
+        "stderr"},
+       {"--warmup", true, false, "", "K: untimed calls between the first and the --repeat ones (0)"},
        // --- `--compare` options (cmd_compare.cc) ---
        {"--compare", true, false, "",
         "BACKEND[,...]: also run partitioned for the backends and print the errors"},

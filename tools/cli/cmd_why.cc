@@ -10,7 +10,7 @@
 //     AnnotateTarget judges it.
 //   carve why FILE --backend NAME[,NAME...] --at NODE [--json]
 //     What went where: the node's entry in the placement record of `carve
-//     partition` (passes/placement_record.h): which backend runs it and by
+//     partition` (passes/byoc/placement_record.h): which backend runs it and by
 //     which rule, and for every other backend why not. --json prints the
 //     entry as the objects of `partition --report=json`'s "ops".
 #include <algorithm>
@@ -26,9 +26,9 @@
 #include "grammar/pattern_node_names.h"
 #include "ir/op.h"
 #include "ir/visit.h"
-#include "passes/infer_type.h"
+#include "passes/infer/infer_type.h"
 #include "passes/pass_registry.h"
-#include "passes/placement_record.h"
+#include "passes/byoc/placement_record.h"
 #include "patterns/explain.h"
 #include "support/status_macros.h"
 #include "tools/cli/cli.h"

@@ -1,8 +1,8 @@
 #include "tools/cli/load.h"
 
 #include "grammar/parser.h"
-#include "passes/infer_type.h"
-#include "passes/type_annotations.h"
+#include "passes/infer/infer_type.h"
+#include "passes/infer/type_annotations.h"
 #include "support/status_macros.h"
 
 namespace carve::cli {

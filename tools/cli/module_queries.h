@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "backends/runtime/call_timing.h"
 #include "grammar/pattern_node_names.h"
 #include "grammar/pattern_parser.h"
 #include "ir/module.h"
@@ -40,6 +41,10 @@ absl::StatusOr<std::string> MatchReport(const NamedQuery& query, const NodeNames
 // (%N, %var or @f); `file` names the module in the error for an unknown node.
 absl::StatusOr<std::string> WhyReport(const NamedQuery& query, const NodeNames& names,
                                       const std::string& at, const std::string& file);
+
+// `--repeat N` and `--warmup K` of `carve run` (both modes), or
+// InvalidArgument (a count out of range, --warmup without --repeat).
+absl::StatusOr<RepeatOptions> ParseRepeatOptions(const ParsedArgs& args);
 
 // `carve run` on `mod` with the run options of `args` (its positional
 // arguments are ignored): prints the output summaries on env.out.

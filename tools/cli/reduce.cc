@@ -13,7 +13,7 @@
 #include "ir/module.h"
 #include "ir/type.h"
 #include "ir/visit.h"
-#include "passes/infer_type.h"
+#include "passes/infer/infer_type.h"
 
 namespace carve::cli {
 namespace {

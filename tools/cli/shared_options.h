@@ -10,7 +10,7 @@
 #include "absl/status/statusor.h"
 #include "ir/expr.h"
 #include "ir/ndarray.h"
-#include "passes/bind_params.h"
+#include "passes/fold/bind_params.h"
 #include "tools/cli/args.h"
 
 namespace carve::cli {

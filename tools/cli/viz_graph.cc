@@ -10,7 +10,7 @@
 #include "ir/module.h"
 #include "ir/type.h"
 #include "ir/visit.h"
-#include "passes/annotation.h"
+#include "passes/byoc/annotation.h"
 
 namespace carve::viz {
 namespace {

@@ -12,8 +12,8 @@
 
 #include "absl/status/statusor.h"
 #include "grammar/pattern_node_names.h"
-#include "passes/placement_record.h"
-#include "passes/target.h"
+#include "passes/byoc/placement_record.h"
+#include "passes/byoc/target.h"
 
 namespace carve::viz {
 
@@ -54,7 +54,7 @@ struct Graph {
 
 // The graph of @main of `names.module()` (typed), with regions and
 // composites expanded as clusters. With `record` (the placement record of
-// the module `names` printed, passes/placement_record.h), host ops get the
+// the module `names` printed, passes/byoc/placement_record.h), host ops get the
 // reason each backend did not take them: the same record `partition
 // --report` and `why --backend` read.
 absl::StatusOr<Graph> BuildGraph(const NodeNames& names,

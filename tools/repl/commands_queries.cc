@@ -5,7 +5,7 @@
 
 #include "backends/partition.h"
 #include "fmt/format.h"
-#include "passes/partition_report.h"
+#include "passes/byoc/partition_report.h"
 #include "support/status_macros.h"
 #include "tools/cli/module_queries.h"
 #include "tools/repl/commands.h"

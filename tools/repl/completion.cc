@@ -7,7 +7,7 @@
 #include "fmt/format.h"
 #include "ir/op.h"
 #include "passes/pass_registry.h"
-#include "passes/target.h"
+#include "passes/byoc/target.h"
 #include "tools/repl/commands.h"
 
 namespace carve::repl {

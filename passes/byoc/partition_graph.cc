@@ -1,0 +1,680 @@
+#include "passes/byoc/partition_graph.h"
+
+#include <algorithm>
+#include <charconv>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/time/clock.h"
+#include "fmt/format.h"
+#include "passes/byoc/annotated_region_set.h"
+#include "passes/byoc/annotation.h"
+#include "passes/infer/infer_type.h"
+#include "passes/byoc/partition_cycles.h"
+#include "passes/byoc/partition_walk.h"
+#include "passes/infer/type_annotations.h"
+#include "passes/byoc/region_verify.h"
+#include "passes/rewrite/rewrite_util.h"
+#include "passes/byoc/target.h"
+#include "support/status_macros.h"
+
+namespace carve {
+namespace {
+
+using RegionId = AnnotatedRegionSet::RegionId;
+
+// A constant, or a tuple of constants (TVM binds both).
+bool IsConstantValue(const Expr* e) {
+  if (Isa<Constant>(e)) return true;
+  const Tuple* t = DynCast<Tuple>(e);
+  if (t == nullptr) return false;
+  for (const Expr* f : t->fields()) {
+    if (!Isa<Constant>(f)) return false;
+  }
+  return true;
+}
+
+// The attributes of a partitioned function, in the order TVM prints them
+// (`compiler` is AttrValue::Str(target)). Interned at once: a graph can have
+// tens of thousands of regions.
+const Attrs* RegionFunctionAttrs(const AttrValue& compiler, std::string_view symbol) {
+  const AttrEntry entries[] = {{attr::kCompiler, compiler},
+                               {attr::kPrimitive, AttrValue::Int(1)},
+                               {attr::kInline, AttrValue::Int(1)},
+                               {attr::kGlobalSymbol, AttrValue::Str(symbol)}};
+  return InternAttrs(nullptr, entries);
+}
+
+// A global name not used in `mod` (nor in `taken`) yet: `name`, else
+// `name_1`, `name_2`, ...
+std::string FreshGlobalName(const Module& mod, const std::string& name,
+                            const absl::flat_hash_set<std::string>& taken = {}) {
+  auto is_free = [&](const std::string& n) {
+    return mod.FindGlobalVar(n) == nullptr && !taken.contains(n);
+  };
+  if (is_free(name)) return name;
+  for (int i = 1;; ++i) {
+    std::string candidate = fmt::format("{}_{}", name, i);
+    if (is_free(candidate)) return candidate;
+  }
+}
+
+// What the partitioner knows about one region's function.
+struct RegionFunction {
+  bool created = false;
+  // Parameters and the values passed for them, in first-use order.
+  std::vector<std::pair<const Var*, const Expr*>> params;
+  // The distinct values the region's compiler_ends read, in output order,
+  // and, once the function is made, the call or projection replacing each.
+  std::vector<const Expr*> outputs;
+  std::vector<const Expr*> replacements;
+  // Position in `outputs` by value, for regions with many outputs.
+  absl::flat_hash_map<const Expr*, uint32_t> output_index;
+  // "<target>_<id>_i" (made at the first parameter): parameter names are
+  // this and the input's position.
+  std::string param_prefix;
+};
+
+// Regions with at most this many outputs find one by a linear search.
+constexpr size_t kFewOutputs = 8;
+
+// What the region set says of a compiler_begin or compiler_end: its region
+// and, for a begin, its position among the region's inputs.
+struct AnnotationInfo {
+  AnnotatedRegionSet::RegionId region = AnnotatedRegionSet::kNoRegion;
+  int32_t input_index = -1;
+};
+
+// Rewrites one function: regions become calls of new global functions. The
+// walk is TVM's: post order, where reaching a region's first compiler_end
+// first visits every output of the region (so parameters appear in TVM's
+// order); iterative, with the extra edges made explicit.
+//
+// A node's children wait in one shared array (kids_) while they are visited;
+// each is overwritten with its rewritten version as it completes, so a node
+// is rebuilt from that slice without looking its children up again. The memo
+// table holds one entry per visited node: nullptr while the node is being
+// visited (reaching it again means a cycle), then its rewritten version;
+// before that, begins and ends hold what the region set says of them (see
+// Tag). Atoms (variables, constants, ops, globals) and composite functions
+// stay as they are and never enter it (see KeptAsIs).
+//
+// Run leaves the module alone: the caller adds the new functions (Commit)
+// once the regions are known not to depend on each other.
+class Partitioner {
+ public:
+  Partitioner(Module& mod, const AnnotatedRegionSet& set, std::string prefix, bool bind_constants)
+      : mod_(mod),
+        set_(set),
+        builder_(mod.arena()),
+        prefix_(std::move(prefix)),
+        bind_constants_(bind_constants),
+        dense_(set.NumRegionIds(), -1) {
+    std::vector<RegionId> ids = set_.RegionIds();
+    funcs_.resize(ids.size());
+    for (size_t i = 0; i < ids.size(); ++i) {
+      RegionId r = ids[i];
+      dense_[r] = static_cast<int32_t>(i);
+      uint32_t k = 0;
+      set_.ForEachIn(r, [&](const Call* begin) { memo_.TryEmplace(begin, Tag(r, k++)); });
+      tags_ += k;
+      std::vector<const Call*> ends = set_.Outs(r);
+      for (const Call* end : ends) tags_ += memo_.TryEmplace(end, Tag(r, 0)).second;
+      SetOutputs(funcs_[i], ends);
+    }
+  }
+
+  // True when a target's hook rewrote a partition (types may have changed).
+  bool hooked() const { return hooked_; }
+
+  // After a successful Run: whether the walk showed that the regions do not
+  // depend on each other in a cycle (see NoteShape); when false, the caller
+  // must check.
+  bool proved_acyclic() const { return plain_ && tags_visited_ == tags_; }
+
+  // Adds the functions Run made to the module (Run itself leaves the module
+  // alone, so that a failed check leaves it as it was).
+  void Commit() {
+    for (const auto& [gv, fn] : new_functions_) mod_.Add(gv, fn);
+  }
+
+  absl::StatusOr<const Function*> Run(const Function* fn) {
+    if (KeptAsIs(fn)) return fn;
+    memo_.TryEmplace(fn, nullptr);
+    Push(fn, 0, {});
+    while (true) {
+      Frame& top = stack_.back();
+      if (top.next < top.end) {
+        const Expr* c = kids_[top.next];
+        if (KeptAsIs(c)) {
+          ++top.next;
+          continue;
+        }
+        auto [slot, inserted] = memo_.TryEmplace(c, nullptr);
+        if (inserted || IsTag(*slot)) {
+          AnnotationInfo info = inserted ? AnnotationInfo{} : Untag(*slot);
+          tags_visited_ += !inserted;
+          *slot = nullptr;
+          Push(c, top.next++, info);  // invalidates `top`
+          continue;
+        }
+        if (*slot == nullptr) {
+          // Only regions that feed each other can lead back to a node
+          // being visited; the caller's cycle check then names the cycle.
+          return absl::FailedPreconditionError(
+              fmt::format("PartitionGraph: the regions around {} depend on each other",
+                          DescribeNode(c)));
+        }
+        Resolve(top, top.next++, *slot);
+        continue;
+      }
+      CARVE_ASSIGN_OR_RETURN(const Expr* out, PostVisit(top));
+      *memo_.Find(top.e) = out;
+      uint32_t parent_slot = top.parent_slot;
+      kids_.resize(top.first);
+      stack_.pop_back();
+      PrefetchUnwinding();
+      if (stack_.empty()) return Cast<Function>(out);
+      Resolve(stack_.back(), parent_slot, out);
+    }
+  }
+
+ private:
+  // A node being visited: its children are kids_[first, end) (for a
+  // compiler_end, followed by its region's outputs), those before `next`
+  // already rewritten; `changed` when one of them differs from the original.
+  struct Frame {
+    const Expr* e;
+    uint32_t first;
+    uint32_t next;
+    uint32_t end;
+    uint32_t parent_slot;  // where the rewritten node goes in kids_
+    bool changed;
+    AnnotationInfo info;
+  };
+
+  // Before the walk, the memo entry of each compiler_begin and compiler_end
+  // of a region holds its region and, for a begin, its position among the
+  // region's inputs: no lookups in the set during the walk. Such an entry
+  // is tagged in its low bit (no node address is odd).
+  static const Expr* Tag(RegionId r, uint32_t input_index) {
+    uintptr_t bits = (static_cast<uintptr_t>(r) << 32) | input_index;
+    return reinterpret_cast<const Expr*>((bits << 1) | 1);
+  }
+  static bool IsTag(const Expr* value) { return reinterpret_cast<uintptr_t>(value) & 1; }
+  static AnnotationInfo Untag(const Expr* value) {
+    uintptr_t bits = reinterpret_cast<uintptr_t>(value) >> 1;
+    return {static_cast<RegionId>(bits >> 32), static_cast<int32_t>(bits & 0xffffffffu)};
+  }
+  // The region of an end, from its frame (a compiler_end no region lists as
+  // an output has none: ask the set).
+  RegionId RegionOf(const Frame& frame) const {
+    return frame.info.region != AnnotatedRegionSet::kNoRegion ? frame.info.region
+                                                              : set_.GetRegion(frame.e);
+  }
+
+  // Acyclicity without a search of its own. Let pos(n) be the position of
+  // node n in the walk's post order, and pos(R) that of the compiler_end
+  // whose visit made region R's function (every node of R reachable from
+  // R's outputs comes before it). FindRegionCycle's graph (every region
+  // contracted to a vertex, edges to dependencies) is acyclic when each
+  // edge u -> d has pos(d) < pos(u). In a "plain" function that holds by
+  // construction:
+  //   - a node outside regions depends on its children, which come first;
+  //     a child in a region is a compiler_end (calls, tuples and
+  //     projections reading a region's inner node join the region), which
+  //     comes at or after pos(R);
+  //   - a region depends on what its nodes read outside it: begins' inputs
+  //     and ends of other regions, children of nodes that come before
+  //     pos(R), provided every node of R does. That fails only when a node
+  //     of R is reached other than from R's outputs: through a begin
+  //     reading a region's inner node, a function body, a callee, a let or
+  //     an if, or a begin reached after its function was made.
+  // "Plain" rules those out (checked as the walk goes, by `NoteShape` and
+  // `OpenInput`), and every begin and end the set lists must have been
+  // visited (a region inside a composite function is not). Otherwise the
+  // caller runs the full test.
+  void NoteShape(const Frame& frame) {
+    const Expr* e = frame.e;
+    switch (e->kind()) {
+      case ExprKind::kLet:
+      case ExprKind::kIf:
+        plain_ = false;
+        return;
+      case ExprKind::kFunction:
+        plain_ = plain_ && !IsInnerRegionNode(Cast<Function>(e)->body());
+        return;
+      case ExprKind::kCall: {
+        const Expr* callee = Cast<Call>(e)->callee();
+        plain_ = plain_ && (callee->is_atom() || Isa<Function>(callee));
+        if (IsBegin(e) || IsEnd(e)) {
+          plain_ = plain_ && frame.info.region != AnnotatedRegionSet::kNoRegion;
+        }
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  // Whether `e` is a node of a region other than one of its compiler_ends.
+  bool IsInnerRegionNode(const Expr* e) const {
+    if (e->is_atom() || IsEnd(e)) return false;
+    return set_.GetRegion(e) != AnnotatedRegionSet::kNoRegion;
+  }
+
+  void Resolve(Frame& frame, uint32_t slot, const Expr* out) {
+    frame.changed |= kids_[slot] != out;
+    kids_[slot] = out;
+  }
+
+  void Push(const Expr* e, uint32_t parent_slot, AnnotationInfo info) {
+    auto first = static_cast<uint32_t>(kids_.size());
+    stack_.push_back({e, first, first, first, parent_slot, false, info});
+    ExpandChildren(stack_.back());
+    stack_.back().end = static_cast<uint32_t>(kids_.size());
+  }
+
+  // A call's post-visit rebuilds it, which reads its callee (to check for
+  // an op), last read when the walk went down the call's operands: on a
+  // long chain, a cache miss per call of a composite function. The frames
+  // a few below the top are the next ones to finish: start loading their
+  // first child (a call's callee) now.
+  void PrefetchUnwinding() {
+    constexpr size_t kAhead = 6;
+    if (stack_.size() > kAhead) __builtin_prefetch(kids_[stack_[stack_.size() - kAhead].first]);
+  }
+
+  static bool IsBegin(const Expr* e) { return IsCompilerBegin(e); }
+  static bool IsEnd(const Expr* e) { return IsCompilerEnd(e); }
+
+  // Atoms, and composite functions (nothing to partition inside), are their
+  // own rewritten version: they never enter the memo table (a composite
+  // function lies elsewhere in memory than the graph around it, and so
+  // would its memo entry).
+  static bool KeptAsIs(const Expr* e) {
+    if (e->is_atom()) return true;
+    const Function* fn = DynCast<Function>(e);
+    return fn != nullptr && fn->HasAttr(attr::kComposite);
+  }
+
+  void ExpandChildren(const Frame& frame) {
+    const Expr* e = frame.e;
+    ForEachChild(e, [&](const Expr* c) { kids_.push_back(c); });
+    NoteShape(frame);
+    if (!IsEnd(e)) return;
+    RegionId r = RegionOf(frame);
+    if (Func(r).created) return;
+    for (const Expr* out : Func(r).outputs) kids_.push_back(out);
+  }
+
+  absl::StatusOr<const Expr*> PostVisit(const Frame& frame) {
+    const Expr* e = frame.e;
+    std::span<const Expr* const> kids(kids_.data() + frame.first, frame.end - frame.first);
+    if (IsBegin(e)) return OpenInput(Cast<Call>(e), kids[1], frame.info);
+    if (IsEnd(e)) {
+      RegionId r = RegionOf(frame);
+      RegionFunction& f = Func(r);
+      if (!f.created) CARVE_RETURN_IF_ERROR(CreateFunction(r, Cast<Call>(e)));
+      return Replacement(f, Cast<Call>(e)->args()[0]);
+    }
+    if (!frame.changed) return e;
+    return RebuildOverChildren(builder_, e, kids);
+  }
+
+  // The parameter (or bound constant) standing for a compiler_begin's input
+  // (rewritten: `value`). Inputs reading the same value share one parameter.
+  absl::StatusOr<const Expr*> OpenInput(const Call* begin, const Expr* value,
+                                        AnnotationInfo info) {
+    const Expr* source = begin->args()[0];
+    while (IsBegin(source) || IsEnd(source)) source = Cast<Call>(source)->args()[0];
+    RegionId r = info.region != AnnotatedRegionSet::kNoRegion ? info.region : set_.GetRegion(begin);
+    RegionFunction& f = Func(r);
+    plain_ = plain_ && !f.created && !IsInnerRegionNode(begin->args()[0]);
+    const Expr** input = InputSlot(source, r);
+    if (*input != nullptr) return *input;
+    if (bind_constants_ && IsConstantValue(value)) {
+      *input = value;
+      return value;
+    }
+    if (info.region == AnnotatedRegionSet::kNoRegion) {
+      // A merge made this input internal to its region (TVM fails a check).
+      return absl::FailedPreconditionError(fmt::format(
+          "PartitionGraph: {} reads a value inside its own region", DescribeNode(begin)));
+    }
+    const Var* var = builder_.MakeVarWithStableName(ParamName(f, r, info.input_index),
+                                                    begin->checked_type(), Span{});
+    var->set_checked_type(begin->checked_type());
+    f.params.emplace_back(var, value);
+    *input = var;
+    return var;
+  }
+
+  // Where the parameter (or bound constant) of region r for input value
+  // `source` is kept (nullptr until made). Almost every value is an input
+  // of one region only: its first region's entry lives in an address-ordered
+  // table (the walk meets the values of a graph in about address order),
+  // others in a hash table. Valid until the next call.
+  const Expr** InputSlot(const Expr* source, RegionId r) {
+    auto [entry, inserted] = inputs_.TryEmplace(source, InputEntry{r, nullptr});
+    if (entry->region == r) return &entry->value;
+    return &other_inputs_[{source, r}];
+  }
+  // "<target>_<id>_i<k>", stored with the other names in blocks of the
+  // arena: a region can have tens of thousands of parameters, and a copy
+  // of each name between the nodes costs more than the node.
+  std::string_view ParamName(RegionFunction& f, RegionId r, int32_t k) {
+    if (f.param_prefix.empty()) f.param_prefix = fmt::format("{}_{}_i", set_.Target(r), r);
+    char digits[16];
+    char* end = std::to_chars(digits, digits + sizeof(digits), k).ptr;
+    size_t size = f.param_prefix.size() + (end - digits);
+    if (static_cast<size_t>(names_end_ - names_) < size) {
+      size_t block = std::max<size_t>(size, 16 << 10);
+      names_ = static_cast<char*>(mod_.arena()->Allocate(block, 1));
+      names_end_ = names_ + block;
+    }
+    char* out = std::copy(f.param_prefix.begin(), f.param_prefix.end(), names_);
+    std::copy(digits, end, out);
+    std::string_view name(names_, size);
+    names_ += size;
+    return name;
+  }
+
+  RegionFunction& Func(RegionId r) { return funcs_[dense_[r]]; }
+
+  // Records the distinct values `ends` read, in order.
+  static void SetOutputs(RegionFunction& f, const std::vector<const Call*>& ends) {
+    for (const Call* end : ends) {
+      const Expr* out = end->args()[0];
+      bool fresh = ends.size() <= kFewOutputs
+                       ? std::find(f.outputs.begin(), f.outputs.end(), out) == f.outputs.end()
+                       : f.output_index.try_emplace(out, f.outputs.size()).second;
+      if (fresh) f.outputs.push_back(out);
+    }
+  }
+
+  // What replaces output value `out` of the made function `f`.
+  static const Expr* Replacement(const RegionFunction& f, const Expr* out) {
+    if (f.output_index.empty()) {
+      auto it = std::find(f.outputs.begin(), f.outputs.end(), out);
+      return f.replacements[it - f.outputs.begin()];
+    }
+    return f.replacements[f.output_index.at(out)];
+  }
+
+  absl::Status CreateFunction(RegionId r, const Call* end) {
+    RegionFunction& f = Func(r);
+    f.created = true;
+    const std::vector<const Expr*>& outs = f.outputs;
+    std::vector<const Expr*> fields;
+    std::vector<const Type*> field_types;
+    for (const Expr* out : outs) {
+      fields.push_back(At(out));
+      field_types.push_back(out->checked_type());
+    }
+    std::vector<const Var*> params;
+    std::vector<const Expr*> args;
+    std::vector<const Type*> param_types;
+    for (const auto& [var, value] : f.params) {
+      params.push_back(var);
+      args.push_back(value);
+      param_types.push_back(var->checked_type());
+    }
+    const Expr* body = fields[0];
+    const Type* ret_type = end->args()[0]->checked_type();
+    const Type* body_type = ret_type;
+    if (fields.size() > 1) {
+      body = builder_.MakeTuple(fields);
+      body_type = AllKnown(field_types) ? TupleTy(field_types) : nullptr;
+      body->set_checked_type(body_type);
+      // TVM leaves it unset here and its InferType fills it: the same.
+      ret_type = body_type;
+    }
+    std::string_view target = set_.Target(r);
+    std::string name = FreshGlobalName(
+        mod_, SanitizeName(fmt::format("{}_{}_{}_{}", prefix_, target, set_.func_name(), r)),
+        new_names_);
+    const Function* fn =
+        builder_.MakeFunction(params, body, ret_type, RegionFunctionAttrs(CompilerAttr(target), name));
+    if (body_type != nullptr && AllKnown(param_types)) {
+      fn->set_checked_type(FuncTy(param_types, body_type));
+    }
+    CARVE_ASSIGN_OR_RETURN(fn, ApplyHook(target, fn));
+    const GlobalVar* gv = builder_.MakeGlobalVar(name);
+    new_names_.insert(name);
+    new_functions_.emplace_back(gv, fn);
+    const Call* call = builder_.MakeCall(gv, args);
+    call->set_checked_type(body_type);
+    if (outs.size() == 1) {
+      f.replacements = {call};
+      return absl::OkStatus();
+    }
+    for (size_t i = 0; i < outs.size(); ++i) {
+      const TupleGetItem* item = builder_.MakeTupleGetItem(call, static_cast<int>(i));
+      item->set_checked_type(outs[i]->checked_type());
+      f.replacements.push_back(item);
+    }
+    return absl::OkStatus();
+  }
+
+  // AttrValue::Str(target), kept for the few targets of a graph.
+  const AttrValue& CompilerAttr(std::string_view target) {
+    for (const auto& [name, value] : compiler_attrs_) {
+      if (name == target) return value;
+    }
+    return compiler_attrs_.emplace_back(target, AttrValue::Str(target)).second;
+  }
+
+  // The target's `relay.ext.<target>.optimize` hook, when it has one.
+  absl::StatusOr<const Function*> ApplyHook(std::string_view target, const Function* fn) {
+    TargetSpecPtr spec = TargetRegistry::Global().Find(target);
+    if (spec == nullptr || spec->partition_hook() == nullptr) return fn;
+    hooked_ = true;
+    return spec->partition_hook()(fn, mod_.arena());
+  }
+
+  static bool AllKnown(const std::vector<const Type*>& types) {
+    for (const Type* t : types) {
+      if (t == nullptr) return false;
+    }
+    return true;
+  }
+
+  Module& mod_;
+  const AnnotatedRegionSet& set_;
+  IRBuilder builder_;
+  std::string prefix_;
+  bool bind_constants_;
+  bool hooked_ = false;
+  // The rewritten version of a visited node (it must be there).
+  const Expr* At(const Expr* e) const { return KeptAsIs(e) ? e : *memo_.Find(e); }
+
+  AddressMap<const Expr*> memo_;
+  std::vector<Frame> stack_;
+  // For proved_acyclic(): no node breaks the "plain" rules; the number of
+  // begins and ends tagged in the memo table, and of those visited.
+  bool plain_ = true;
+  size_t tags_ = 0;
+  size_t tags_visited_ = 0;
+  // The functions made, added to the module by Commit().
+  std::vector<std::pair<const GlobalVar*, const Function*>> new_functions_;
+  absl::flat_hash_set<std::string> new_names_;
+  std::vector<const Expr*> kids_;
+  std::vector<std::pair<std::string_view, AttrValue>> compiler_attrs_;
+  // Input value (first non-annotation ancestor) -> its parameter or bound
+  // constant, for the first region reading it (see InputSlot), and for the
+  // others.
+  struct InputEntry {
+    RegionId region;
+    const Expr* value;
+  };
+  AddressMap<InputEntry> inputs_;
+  absl::flat_hash_map<std::pair<const Expr*, RegionId>, const Expr*> other_inputs_;
+  // The free part of the current block of parameter names.
+  char* names_ = nullptr;
+  char* names_end_ = nullptr;
+  // The live regions' functions, and the position of each region id's
+  // among them (-1 for ids merged away).
+  std::vector<RegionFunction> funcs_;
+  std::vector<int32_t> dense_;
+};
+
+// Replaces calls of renamed globals.
+class GlobalRenamer : public TypedMutator {
+ public:
+  GlobalRenamer(Arena* arena, const absl::flat_hash_map<const GlobalVar*, const GlobalVar*>& map)
+      : TypedMutator(arena), map_(map) {}
+
+ protected:
+  const Expr* Rewrite(const Expr* e) override {
+    if (const GlobalVar* gv = DynCast<GlobalVar>(e)) {
+      auto it = map_.find(gv);
+      return it == map_.end() ? e : it->second;
+    }
+    return RebuildTyped(e);
+  }
+
+ private:
+  const absl::flat_hash_map<const GlobalVar*, const GlobalVar*>& map_;
+};
+
+// TVM's NameMangleExtFuncs for the functions that carried `Compiler` before
+// this run (the new ones are named mangled from the start).
+void MangleExistingExternalFunctions(Module& mod, const std::string& prefix,
+                                     const std::vector<const GlobalVar*>& existing) {
+  if (existing.empty()) return;
+  Module fresh(mod.shared_arena());
+  absl::flat_hash_map<const GlobalVar*, const GlobalVar*> renamed;
+  for (const GlobalVar* gv : existing) {
+    std::string name = SanitizeName(fmt::format("{}_{}", prefix, gv->name()));
+    renamed[gv] = fresh.GetGlobalVar(FreshGlobalName(mod, name));
+  }
+  for (const auto& [gv, fn] : mod.Functions()) {
+    GlobalRenamer renamer(mod.arena(), renamed);
+    const Function* updated = Cast<Function>(renamer.Mutate(fn));
+    auto it = renamed.find(gv);
+    if (it == renamed.end()) {
+      fresh.Add(gv, updated);
+      continue;
+    }
+    IRBuilder b(mod.arena());
+    const Attrs* attrs =
+        WithAttr(updated->attrs(), attr::kGlobalSymbol, AttrValue::Str(it->second->name()));
+    fresh.Add(it->second, b.MakeFunction(updated->params(), updated->body(), updated->ret_type(),
+                                         attrs, updated->type_params(), updated->span()));
+  }
+  mod = std::move(fresh);
+}
+
+// Whether one of the nodes nearest `fn`'s root (a breadth-first scan of a
+// bounded number of nodes) is one that PartitionGraph's preparation
+// rewrites: an annotation of the `default` target or a compiler_end reading
+// a tuple. AnnotateTarget leaves default annotations all over a graph with
+// unsupported ops, so there the scan stops early; elsewhere it costs its
+// bound.
+bool PrepHasWorkNearRoot(const Function* fn) {
+  constexpr size_t kScanLimit = 1024;
+  absl::flat_hash_set<const Expr*> seen = {fn->body()};
+  std::vector<const Expr*> queue = {fn->body()};
+  for (size_t next = 0; next < queue.size() && next < kScanLimit; ++next) {
+    const Expr* e = queue[next];
+    if (IsCompilerAnnotation(e)) {
+      if (AnnotationTarget(e) == kDefaultTarget) return true;
+      if (IsCompilerEnd(e) && Isa<Tuple>(Cast<Call>(e)->args()[0])) return true;
+    }
+    ForEachChild(e, [&](const Expr* c) {
+      if (!c->is_atom() && seen.insert(c).second) queue.push_back(c);
+    });
+  }
+  return false;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionGraphOptions& options,
+                                     bool input_annotated, RegionSetHandoff* handoff) {
+  CARVE_ASSIGN_OR_RETURN(std::string prefix, MangleModuleName(options.mod_name));
+  bool changed = false;
+  bool hooked = false;
+  std::vector<const GlobalVar*> existing;
+  for (const auto& [gv, fn] : mod.Functions()) {
+    if (fn->HasAttr(attr::kCompiler)) existing.push_back(gv);
+  }
+  for (const auto& [gv, original] : mod.Functions()) {
+    // The preparation steps run first (FlattenNestedTuples,
+    // RemoveDefaultAnnotations). When the set of the function as it stands
+    // shows they would change nothing, it is the set of the prepared
+    // function: no rewrite, no second build.
+    const Function* fn = original;
+    // When MergeCompilerRegions made this function, it kept the set Create
+    // would build (derived from its own arrays, see CreateForRewrite): no
+    // walk. A graph whose preparation visibly has work near its root skips
+    // the first build.
+    absl::StatusOr<AnnotatedRegionSet> built = absl::FailedPreconditionError("not built");
+    std::optional<AnnotatedRegionSet> kept;
+    if (handoff != nullptr) kept = handoff->Take(mod.arena(), fn);
+    if (kept.has_value()) {
+      kept->set_func_name(std::string(gv->name()));
+      built = std::move(*kept);
+    } else if (!PrepHasWorkNearRoot(original)) {
+      built = AnnotatedRegionSet::Create(fn, std::string(gv->name()));
+    }
+    if (!built.ok() || built->needs_partition_prep()) {
+      fn = PrepareFunctionForPartitioning(original, mod.arena());
+      if (fn != original) {
+        mod.Add(gv, fn);
+        changed = true;
+      }
+      built = AnnotatedRegionSet::Create(fn, std::string(gv->name()));
+    }
+    CARVE_RETURN_IF_ERROR(built.status());
+    AnnotatedRegionSet& set = *built;
+    if (set.size() == 0) continue;
+    Partitioner partitioner(mod, set, prefix, options.bind_constants);
+    absl::StatusOr<const Function*> updated = partitioner.Run(fn);
+    // Regions that depend on each other are reported first, as TVM fails
+    // on them. The walk proves most functions acyclic; the others get the
+    // fast test, and FindRegionCycle only describes a cycle.
+    std::optional<std::string> cycle;
+    if (!updated.ok() || !partitioner.proved_acyclic()) {
+      cycle = HasRegionCycle(set) ? FindRegionCycle(set, fn) : std::nullopt;
+    }
+    if (cycle.has_value()) {
+      return absl::FailedPreconditionError(
+          fmt::format("PartitionGraph: in @{}, annotated regions depend on each other: {}",
+                      gv->name(), *cycle));
+    }
+    CARVE_RETURN_IF_ERROR(updated.status());
+    partitioner.Commit();
+    mod.Add(gv, *updated);
+    changed = true;
+    hooked = hooked || partitioner.hooked();
+  }
+  // Sets kept for functions this pass did not ask for are of no more use.
+  if (handoff != nullptr) handoff->Drop(mod.arena());
+  MangleExistingExternalFunctions(mod, prefix, existing);
+  changed |= !existing.empty();
+  // TVM re-types the module after every region. Every node built here is
+  // typed and every function annotated, so only a hook's rewrite needs it.
+  if (hooked || !input_annotated) CARVE_RETURN_IF_ERROR(RetypeIfNeeded(mod).status());
+  return changed;
+}
+
+PassPtr PartitionGraph(PartitionGraphOptions options) {
+  std::string description =
+      fmt::format("PartitionGraph(mod_name={},bind_constants={})", options.mod_name,
+                  options.bind_constants ? "True" : "False");
+  return MakeModulePass("PartitionGraph", description,
+                        [options](Module& mod, PassContext& ctx) -> absl::StatusOr<bool> {
+                          bool annotated = ctx.input_annotated();
+                          ctx.set_output_annotated();
+                          return PartitionModule(mod, options, annotated,
+                                                 &ctx.Handoff<RegionSetHandoff>());
+                        });
+}
+
+}  // namespace carve

@@ -1,0 +1,231 @@
+#include "passes/fold/fold_constant.h"
+
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+
+#include "fmt/format.h"
+#include "ir/tensor_limit.h"
+#include "passes/byoc/annotation.h"
+#include "passes/rewrite/rewrite_util.h"
+#include "support/diagnostics.h"
+#include "support/status_macros.h"
+
+namespace carve {
+namespace {
+
+std::mutex& EvaluatorMutex() {
+  static std::mutex* mu = new std::mutex();
+  return *mu;
+}
+
+ConstantEvaluator& InstalledEvaluator() {
+  static ConstantEvaluator* evaluator = new ConstantEvaluator();
+  return *evaluator;
+}
+
+// A constant, or a tuple (of tuples) of constants.
+bool IsComplexConstant(const Expr* e) {
+  if (Isa<Constant>(e)) return true;
+  const Tuple* t = DynCast<Tuple>(e);
+  if (t == nullptr) return false;
+  for (const Expr* f : t->fields()) {
+    if (!IsComplexConstant(f)) return false;
+  }
+  return true;
+}
+
+void Flatten(const Expr* e, std::vector<NDArray>& out) {
+  if (const Constant* c = DynCast<Constant>(e)) {
+    out.push_back(c->data());
+    return;
+  }
+  for (const Expr* f : Cast<Tuple>(e)->fields()) Flatten(f, out);
+}
+
+// Ops whose result is a reshaped view of their only input.
+bool IsViewOp(const OpInfo* op) {
+  static const OpInfo* kViews[] = {FindOp("reshape"), FindOp("expand_dims"), FindOp("squeeze"),
+                                   FindOp("nn.batch_flatten"), FindOp("copy")};
+  for (const OpInfo* v : kViews) {
+    if (v != nullptr && v == op) return true;
+  }
+  return false;
+}
+
+std::vector<int64_t> StaticShape(const TensorType* t) {
+  std::vector<int64_t> shape;
+  for (const Dim& d : t->shape()) shape.push_back(d.value);
+  return shape;
+}
+
+class ConstantFolder : public TypedMutator {
+ public:
+  ConstantFolder(Arena* arena, const ConstantEvaluator& evaluator, bool fold_qnn)
+      : TypedMutator(arena), evaluator_(evaluator), fold_qnn_(fold_qnn) {}
+
+  const absl::Status& status() const { return status_; }
+
+ protected:
+  // TVM leaves primitive functions (partitions, fused ops) alone. A let
+  // chain is walked by FoldLetChain, which must fold each value before the
+  // body sees its variable.
+  bool VisitChildren(const Expr* e) override {
+    if (Isa<Let>(e)) return false;
+    const Function* fn = DynCast<Function>(e);
+    return fn == nullptr || !fn->HasAttr(attr::kPrimitive);
+  }
+
+  const Expr* Rewrite(const Expr* e) override {
+    const Function* fn = DynCast<Function>(e);
+    if (fn != nullptr && fn->HasAttr(attr::kPrimitive)) return e;
+    if (const Var* v = DynCast<Var>(e)) {
+      auto it = inlined_.find(v);
+      return it == inlined_.end() ? e : it->second;
+    }
+    if (const Let* let = DynCast<Let>(e)) return FoldLetChain(let);
+    const Expr* post = RebuildTyped(e);
+    if (const If* branch = DynCast<If>(post)) {
+      // TVM picks the branch of a constant condition (its first byte, as
+      // TVM reads it).
+      const Constant* cond = DynCast<Constant>(branch->cond());
+      if (cond == nullptr || cond->data().nbytes() == 0) return post;
+      bool taken = *static_cast<const unsigned char*>(cond->data().raw_data()) != 0;
+      return taken ? branch->then_branch() : branch->else_branch();
+    }
+    if (const TupleGetItem* item = DynCast<TupleGetItem>(post)) {
+      // TVM projects any tuple literal, constant or not: (a, b).1 -> b.
+      const Tuple* tuple = DynCast<Tuple>(item->tuple());
+      if (tuple != nullptr && item->index() >= 0 &&
+          static_cast<size_t>(item->index()) < tuple->fields().size()) {
+        return tuple->fields()[item->index()];
+      }
+      return post;
+    }
+    const Call* call = DynCast<Call>(post);
+    if (call == nullptr || !Foldable(call)) return post;
+    absl::StatusOr<const Expr*> folded = Fold(call);
+    if (!folded.ok()) {
+      if (folded.status().code() != absl::StatusCode::kUnimplemented && status_.ok()) {
+        status_ = folded.status();
+      }
+      return post;
+    }
+    return *folded == nullptr ? post : *folded;
+  }
+
+ private:
+  // TVM's let handling: a let whose value folds to a constant is dropped and
+  // the constant replaces its variable in the body (a tuple of constants is
+  // kept bound). The spine of the chain is walked iteratively; values are
+  // folded by a nested Mutate (nesting bounded by the text's block depth).
+  const Expr* FoldLetChain(const Let* head) {
+    std::vector<KeptLet> kept;
+    const Expr* cur = head;
+    while (const Let* l = DynCast<Let>(cur)) {
+      const Expr* value = Mutate(l->value());
+      if (Isa<Constant>(value)) {
+        inlined_.emplace(l->var(), value);
+      } else {
+        kept.emplace_back(l, value);
+      }
+      cur = l->body();
+    }
+    const Expr* body = Mutate(cur);
+    return RewrapLetChain(kept, body);
+  }
+
+  bool Foldable(const Call* call) const {
+    const OpInfo* op = call->op();
+    if (op == nullptr || call->args().empty() || IsCompilerAnnotation(call)) return false;
+    if (op->flags & kOpStateful) return false;
+    if ((op->flags & kOpNonComputational) && !(fold_qnn_ && op->name.starts_with("qnn."))) {
+      return false;
+    }
+    for (const Expr* a : call->args()) {
+      if (!IsComplexConstant(a)) return false;
+    }
+    return call->checked_type() != nullptr;
+  }
+
+  // The folded value, nullptr when it cannot be computed here.
+  absl::StatusOr<const Expr*> Fold(const Call* call) {
+    std::vector<NDArray> args;
+    for (const Expr* a : call->args()) Flatten(a, args);
+    const Type* type = call->checked_type();
+    const auto* tensor = DynCast<TensorType>(type);
+    if (IsViewOp(call->op()) && args.size() == 1 && tensor != nullptr && tensor->is_static()) {
+      return MakeConstant(args[0].Reshape(StaticShape(tensor)), tensor);
+    }
+    if (evaluator_ == nullptr) return nullptr;
+    // The kernel would allocate the result: a constant too large to hold
+    // is an error, not a crash (ir/tensor_limit.h).
+    if (absl::Status fits = CheckTensorFits(type, MaxTensorBytes(),
+                                            fmt::format("FoldConstant: {}: the result",
+                                                        call->op()->name));
+        !fits.ok()) {
+      return SpanError(call->span(), std::string(fits.message()));
+    }
+    CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> outs, evaluator_(call, args));
+    if (tensor != nullptr) {
+      if (outs.size() != 1) return absl::InternalError("FoldConstant: expected one result");
+      return MakeConstant(std::move(outs[0]), tensor);
+    }
+    const auto* tuple_type = DynCast<TupleType>(type);
+    if (tuple_type == nullptr || tuple_type->fields().size() != outs.size()) return nullptr;
+    std::vector<const Expr*> fields;
+    for (size_t i = 0; i < outs.size(); ++i) {
+      fields.push_back(MakeConstant(std::move(outs[i]), tuple_type->fields()[i]));
+    }
+    const Tuple* result = builder().MakeTuple(fields, call->span());
+    result->set_checked_type(type);
+    return result;
+  }
+
+  const Constant* MakeConstant(NDArray data, const Type* type) {
+    const Constant* c = builder().MakeConstant(std::move(data));
+    c->set_checked_type(type);
+    return c;
+  }
+
+  const ConstantEvaluator& evaluator_;
+  bool fold_qnn_;
+  // Let-bound variables whose value folded to a constant.
+  absl::flat_hash_map<const Var*, const Expr*> inlined_;
+  absl::Status status_;
+};
+
+}  // namespace
+
+void SetConstantEvaluator(ConstantEvaluator evaluator) {
+  std::lock_guard<std::mutex> lock(EvaluatorMutex());
+  InstalledEvaluator() = std::move(evaluator);
+}
+
+ConstantEvaluator GetConstantEvaluator() {
+  std::lock_guard<std::mutex> lock(EvaluatorMutex());
+  return InstalledEvaluator();
+}
+
+absl::StatusOr<const Function*> FoldConstantFunction(const Function* fn,
+                                                     const ConstantEvaluator& evaluator,
+                                                     bool fold_qnn, Arena* arena) {
+  ConstantFolder folder(arena, evaluator, fold_qnn);
+  const Expr* out = folder.Mutate(fn);
+  CARVE_RETURN_IF_ERROR(folder.status());
+  return Cast<Function>(out);
+}
+
+PassPtr FoldConstant(bool fold_qnn) {
+  return MakeFunctionPass(
+      "FoldConstant", fold_qnn ? "FoldConstant(fold_qnn=True)" : "",
+      [fold_qnn](const Function* fn, const Module& mod,
+                 PassContext&) -> absl::StatusOr<const Function*> {
+        return FoldConstantFunction(fn, GetConstantEvaluator(), fold_qnn, mod.arena());
+      },
+      /*require_types=*/true);
+}
+
+}  // namespace carve
