@@ -131,4 +131,13 @@ absl::StatusOr<bool> InlinePartitionsBack(Module& mod, const std::vector<std::st
   return true;
 }
 
+absl::StatusOr<bool> PrunePartitions(Module& mod, std::vector<PrunedPartition> removed,
+                                     PruneLog* log, bool main_only) {
+  std::vector<std::string> names;
+  for (const PrunedPartition& p : removed) names.push_back(p.name);
+  CARVE_ASSIGN_OR_RETURN(bool inlined, InlinePartitionsBack(mod, names, main_only));
+  if (log != nullptr) log->insert(log->end(), removed.begin(), removed.end());
+  return inlined;
+}
+
 }  // namespace carve

@@ -36,6 +36,16 @@ namespace carve {
 class PassRegistry;
 struct SerializedFunction;
 
+// A partition a backend's pruning inlined back into the host, with the
+// rule's reason and its numbers ("prune_tensorrt_subgraphs: inputs with batch
+// sizes 1 and 4 (implicit batch mode)"): the placement record shows it, so
+// the rule is stated once, in the backend's folder.
+struct PrunedPartition {
+  std::string name;
+  std::string reason;
+};
+using PruneLog = std::vector<PrunedPartition>;
+
 struct BackendDescriptor {
   // The Compiler attribute and the name users type ("dnnl").
   std::string name;
@@ -54,9 +64,10 @@ struct BackendDescriptor {
   // clauses alone decide). Optional.
   std::function<RootCheck(std::string_view composite)> composite_check;
   // Runs after PartitionGraph (and after every backend of a multi-backend
-  // run); inlines back the partitions it rejects and returns whether the
-  // module changed. Optional.
-  std::function<absl::StatusOr<bool>(Module& mod)> prune;
+  // run); inlines back the partitions it rejects, appends each with its
+  // reason to `log` (when not null) and returns whether the module changed.
+  // Optional.
+  std::function<absl::StatusOr<bool>(Module& mod, PruneLog* log)> prune;
   // Adds files for one offloaded function to `carve codegen`'s output
   // (`files`, by name relative to the output folder). Optional.
   std::function<absl::Status(const SerializedFunction& fn,
@@ -88,6 +99,11 @@ std::vector<std::pair<std::string, const Function*>> PartitionsOf(const Module& 
 // SubgraphRemover). Returns whether anything was inlined.
 absl::StatusOr<bool> InlinePartitionsBack(Module& mod, const std::vector<std::string>& names,
                                           bool main_only = false);
+
+// InlinePartitionsBack of the partitions `removed` names, appending them to
+// `log` (when not null): the body of a prune hook.
+absl::StatusOr<bool> PrunePartitions(Module& mod, std::vector<PrunedPartition> removed,
+                                     PruneLog* log, bool main_only = false);
 
 }  // namespace carve
 

@@ -189,13 +189,13 @@ absl::StatusOr<Module> PartitionForBackends(Module mod, const std::vector<Target
   return mod;
 }
 
-absl::StatusOr<bool> PruneBackendPartitions(Module& mod,
-                                            const std::vector<TargetSpecPtr>& backends) {
+absl::StatusOr<bool> PruneBackendPartitions(Module& mod, const std::vector<TargetSpecPtr>& backends,
+                                            PruneLog* log) {
   bool changed = false;
   for (const TargetSpecPtr& b : backends) {
     const BackendDescriptor* descriptor = FindBackend(b->name());
     if (descriptor == nullptr || !descriptor->prune) continue;
-    CARVE_ASSIGN_OR_RETURN(bool pruned, descriptor->prune(mod));
+    CARVE_ASSIGN_OR_RETURN(bool pruned, descriptor->prune(mod, log));
     changed = changed || pruned;
   }
   return changed;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "backends/backend.h"
 #include "ir/module.h"
 #include "passes/fold/bind_params.h"
 #include "passes/simplify/graph_normal_form.h"  // InlineLets
@@ -61,8 +62,10 @@ absl::StatusOr<PassPtr> BackendPipeline(const std::vector<TargetSpecPtr>& backen
 // The pruning step of every backend of `backends` whose descriptor has one,
 // as PartitionForBackends runs it after PartitionGraph; for tools that run
 // the pipeline themselves (`carve partition`). Returns whether a partition
-// was inlined back.
-absl::StatusOr<bool> PruneBackendPartitions(Module& mod, const std::vector<TargetSpecPtr>& backends);
+// was inlined back. Each backend appends the partitions it removed, with
+// its reason, to `log` (when not null).
+absl::StatusOr<bool> PruneBackendPartitions(Module& mod, const std::vector<TargetSpecPtr>& backends,
+                                            PruneLog* log = nullptr);
 
 // Fails (FailedPrecondition) when @main of a partitioned module reads a
 // variable nothing binds, naming each such variable and the `let` it feeds.

@@ -1,11 +1,9 @@
 // The placement record of a whole backend flow (passes/byoc/placement_record.h):
 // the partitioning of backends/partition.h, with the ops each backend's
 // region-level rule sent back to the host after partitioning and the rule's
-// reason with its numbers:
-//   - dnnl (prune_dnnl_subgraphs): "partition without a compute op";
-//   - tensorrt (prune_tensorrt_subgraphs): the scalar input or the batch
-//     sizes that differ;
-//   - nnapi (static cost): the cost and the minimum.
+// reason with its numbers, as the backend's prune hook states it
+// (BackendDescriptor::prune): dnnl's "partition without a compute op",
+// tensorrt's scalar input or differing batch sizes, nnapi's cost and minimum.
 // `carve partition --report`, `carve why --backend` and `carve viz` all read
 // the record this produces, so they agree.
 #pragma once

@@ -9,6 +9,7 @@
 #include "backends/backend_passes.h"
 #include "backends/dnnl/dnnl_checks.h"
 #include "backends/dnnl/dnnl_rewrites.h"
+#include "fmt/format.h"
 #include "ir/visit.h"
 #include "passes/pass_registry.h"
 #include "support/status_macros.h"
@@ -64,18 +65,24 @@ BackendDescriptor MakeDnnlBackend() {
 
 }  // namespace
 
-absl::StatusOr<bool> PruneDnnlSubgraphs(Module& mod) {
+absl::StatusOr<bool> PruneDnnlSubgraphs(Module& mod, PruneLog* log) {
   // TVM counts every global function, @main included: "only one subgraph"
   // is read as "at most two globals", whatever the other one is.
   if (mod.size() <= 2) return false;
-  std::vector<std::string> remove;
-  for (const auto& [name, fn] : PartitionsOf(mod, "dnnl")) {
-    if (!CallsComputeOp(fn)) remove.push_back(name);
+  std::vector<std::pair<std::string, const Function*>> partitions = PartitionsOf(mod, "dnnl");
+  std::vector<PrunedPartition> remove;
+  for (const auto& [name, fn] : partitions) {
+    if (CallsComputeOp(fn)) continue;
+    remove.push_back({name, fmt::format("prune_dnnl_subgraphs: a partition without a compute op "
+                                        "(conv, dense, layer_norm, batch_matmul, "
+                                        "global_avg_pool2d) among {}",
+                                        partitions.size())});
   }
   // TVM's SubgraphRemover rewrites @main only, and RemoveUnusedFunctions then
   // drops whatever @main no longer reaches: a pruned partition that another
   // global function calls stays, and so does that call.
-  CARVE_ASSIGN_OR_RETURN(bool inlined, InlinePartitionsBack(mod, remove, /*main_only=*/true));
+  CARVE_ASSIGN_OR_RETURN(bool inlined, PrunePartitions(mod, std::move(remove), log,
+                                                       /*main_only=*/true));
   // TVM runs RemoveUnusedFunctions even when nothing was pruned.
   return RemoveUnreachableFunctions(mod) || inlined;
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "absl/status/statusor.h"
+#include "backends/backend.h"
 #include "ir/module.h"
 
 namespace carve {
@@ -9,7 +10,8 @@ namespace carve {
 // TVM's prune_dnnl_subgraphs: when the module holds more than one partition,
 // the dnnl partitions without a compute op (conv*, conv*_transpose, dense,
 // layer_norm, batch_matmul, global_avg_pool2d) are inlined back into @main.
-// Returns whether the module changed.
-absl::StatusOr<bool> PruneDnnlSubgraphs(Module& mod);
+// Appends each to `log` (when not null) with the rule and the number of
+// partitions. Returns whether the module changed.
+absl::StatusOr<bool> PruneDnnlSubgraphs(Module& mod, PruneLog* log = nullptr);
 
 }  // namespace carve

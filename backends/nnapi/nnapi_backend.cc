@@ -5,6 +5,7 @@
 #include "backends/json/serializer.h"
 #include "backends/nnapi/nnapi_cost.h"
 #include "backends/nnapi/nnapi_model.h"
+#include "fmt/format.h"
 #include "interpreter/npy.h"
 #include "support/status_macros.h"
 
@@ -22,6 +23,18 @@ absl::Status AddNnapiModelFiles(const SerializedFunction& f,
   return absl::OkStatus();
 }
 
+// The cost rule's reason for removing `fn`. A dynamic dimension (`?`) makes
+// the static cost 0: say so, or "cost 0" reads like an empty partition.
+std::string CostReason(const Function* fn, int64_t cost, int64_t min_flops) {
+  bool dynamic = false;
+  for (const Var* p : fn->params()) {
+    const TensorType* t = DynCast<TensorType>(p->checked_type());
+    dynamic = dynamic || (t != nullptr && !t->is_static());
+  }
+  return fmt::format("static cost {} below the minimum {} ($CARVE_NNAPI_MIN_FLOPS){}", cost,
+                     min_flops, dynamic && cost == 0 ? " (a dynamic shape counts 0)" : "");
+}
+
 BackendDescriptor MakeNnapiBackend() {
   BackendDescriptor d;
   d.name = "nnapi";
@@ -29,9 +42,9 @@ BackendDescriptor MakeNnapiBackend() {
   // The RFC's second option: AnnotateTarget over registered ops and
   // patterns; NNAPI compiles a whole model, so regions are merged.
   d.recipe = {"InferType,FoldConstant", true, true};
-  d.prune = [](Module& mod) -> absl::StatusOr<bool> {
+  d.prune = [](Module& mod, PruneLog* log) -> absl::StatusOr<bool> {
     CARVE_ASSIGN_OR_RETURN(int64_t min_flops, NnapiMinOffloadFlops());
-    return PruneNnapiSubgraphs(mod, min_flops);
+    return PruneNnapiSubgraphs(mod, min_flops, log);
   };
   d.codegen_files = AddNnapiModelFiles;
   return d;
@@ -39,12 +52,13 @@ BackendDescriptor MakeNnapiBackend() {
 
 }  // namespace
 
-absl::StatusOr<bool> PruneNnapiSubgraphs(Module& mod, int64_t min_flops) {
-  std::vector<std::string> remove;
+absl::StatusOr<bool> PruneNnapiSubgraphs(Module& mod, int64_t min_flops, PruneLog* log) {
+  std::vector<PrunedPartition> remove;
   for (const auto& [name, fn] : PartitionsOf(mod, "nnapi")) {
-    if (NnapiStaticCost(fn) < min_flops) remove.push_back(name);
+    int64_t cost = NnapiStaticCost(fn);
+    if (cost < min_flops) remove.push_back({name, CostReason(fn, cost, min_flops)});
   }
-  return InlinePartitionsBack(mod, remove);
+  return PrunePartitions(mod, std::move(remove), log);
 }
 
 CARVE_REGISTER_BACKEND(MakeNnapiBackend);

@@ -24,6 +24,7 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
+#include "backends/backend.h"
 #include "ir/expr.h"
 #include "ir/module.h"
 
@@ -52,8 +53,10 @@ int64_t NnapiStaticCost(const Function* fn);
 absl::StatusOr<int64_t> NnapiMinOffloadFlops();
 
 // The nnapi backend's pruning step (nnapi_backend.cc): inlines back the nnapi
-// partitions whose NnapiStaticCost is below `min_flops`; returns whether it
+// partitions whose NnapiStaticCost is below `min_flops`, appending each to
+// `log` (when not null) with its cost and the minimum; returns whether it
 // inlined one.
-absl::StatusOr<bool> PruneNnapiSubgraphs(Module& mod, int64_t min_flops);
+absl::StatusOr<bool> PruneNnapiSubgraphs(Module& mod, int64_t min_flops,
+                                         PruneLog* log = nullptr);
 
 }  // namespace carve

@@ -7,12 +7,15 @@
 
 #include "backends/backend.h"
 #include "backends/tensorrt/tensorrt_checks.h"
+#include "fmt/format.h"
 
 namespace carve {
 namespace {
 
-// prune_tensorrt_subgraphs' is_valid_subgraph in implicit batch mode.
-bool ValidTensorRtSubgraph(const Function* fn) {
+// Why prune_tensorrt_subgraphs' is_valid_subgraph (implicit batch mode)
+// rejects `fn`: a scalar input, or two inputs with different batch sizes;
+// "" when it accepts it.
+std::string InvalidTensorRtSubgraph(const Function* fn) {
   std::optional<int64_t> batch;
   for (const Var* p : fn->params()) {
     std::vector<const Type*> types{p->checked_type()};
@@ -21,13 +24,20 @@ bool ValidTensorRtSubgraph(const Function* fn) {
     }
     for (const Type* type : types) {
       const TensorType* tensor = DynCast<TensorType>(type);
-      if (tensor == nullptr || tensor->rank() == 0) return false;  // no scalar inputs
+      if (tensor == nullptr || tensor->rank() == 0) {
+        return fmt::format("prune_tensorrt_subgraphs: input %{} is a scalar (implicit batch mode)",
+                           p->name());
+      }
       if (tensor->shape()[0].is_any()) continue;
-      if (batch && *batch != tensor->shape()[0].value) return false;
+      if (batch && *batch != tensor->shape()[0].value) {
+        return fmt::format(
+            "prune_tensorrt_subgraphs: inputs with batch sizes {} and {} (implicit batch mode)",
+            *batch, tensor->shape()[0].value);
+      }
       batch = tensor->shape()[0].value;
     }
   }
-  return true;
+  return "";
 }
 
 BackendDescriptor MakeTensorRtBackend() {
@@ -47,12 +57,13 @@ BackendDescriptor MakeTensorRtBackend() {
 
 }  // namespace
 
-absl::StatusOr<bool> PruneTensorRtSubgraphs(Module& mod) {
-  std::vector<std::string> remove;
+absl::StatusOr<bool> PruneTensorRtSubgraphs(Module& mod, PruneLog* log) {
+  std::vector<PrunedPartition> remove;
   for (const auto& [name, fn] : PartitionsOf(mod, "tensorrt")) {
-    if (!ValidTensorRtSubgraph(fn)) remove.push_back(name);
+    std::string reason = InvalidTensorRtSubgraph(fn);
+    if (!reason.empty()) remove.push_back({name, std::move(reason)});
   }
-  return InlinePartitionsBack(mod, remove);
+  return PrunePartitions(mod, std::move(remove), log);
 }
 
 CARVE_REGISTER_BACKEND(MakeTensorRtBackend);

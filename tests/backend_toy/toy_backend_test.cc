@@ -15,6 +15,7 @@
 #include "backends/backend_passes.h"
 #include "backends/json/codegen.h"
 #include "backends/partition.h"
+#include "backends/placement.h"
 #include "backends/specs.h"
 #include "fmt/format.h"
 #include "gmock/gmock.h"
@@ -48,17 +49,17 @@ RootCheck ToyCompositeCheck(std::string_view composite) {
 }
 
 // Inlines back the toy partitions that compute no add.
-absl::StatusOr<bool> PruneToy(Module& mod) {
-  std::vector<std::string> remove;
+absl::StatusOr<bool> PruneToy(Module& mod, PruneLog* log) {
+  std::vector<PrunedPartition> remove;
   for (const auto& [name, fn] : PartitionsOf(mod, "toy")) {
     bool adds = false;
     PostOrderVisit(fn->body(), [&](const Expr* e) {
       const Call* c = DynCast<Call>(e);
       adds = adds || (c != nullptr && c->op() != nullptr && c->op()->pattern == OpPattern::kBroadcast);
     });
-    if (!adds) remove.push_back(name);
+    if (!adds) remove.push_back({name, "toy pruning: no add among the partition's ops"});
   }
-  return InlinePartitionsBack(mod, remove);
+  return PrunePartitions(mod, std::move(remove), log);
 }
 
 BackendDescriptor MakeToyBackend() {
@@ -149,13 +150,39 @@ TEST(ToyBackend, PruningAndCodegenHooksApply) {
   EXPECT_THAT(*files, Contains(Key(symbol + ".json")));
 }
 
+// The placement record names the partition the toy pruning removed and the
+// reason its hook gave; the composite it kept stays offloaded.
+TEST(ToyBackend, PruneReasonShowsInThePlacementRecord) {
+  absl::StatusOr<std::vector<TargetSpecPtr>> specs = ResolveBackends("toy");
+  ASSERT_TRUE(specs.ok()) << specs.status();
+  absl::StatusOr<PartitionResult> result =
+      PartitionWithRecord(testing::ParseTyped(kProgram), *specs);
+  ASSERT_TRUE(result.ok()) << result.status();
+  int pruned = 0, offloaded = 0;
+  for (const Placement& p : result->record.placements()) {
+    ASSERT_EQ(p.verdicts.size(), 1u);
+    const Verdict& v = p.verdicts[0];
+    if (v.kind == Verdict::Kind::kPruned) {
+      ++pruned;
+      EXPECT_EQ(p.op, "nn.relu");
+      EXPECT_EQ(v.detail, "toy pruning: no add among the partition's ops");
+      EXPECT_THAT(v.region, ::testing::StartsWith("tvmgen_default_toy_main_"));
+      EXPECT_EQ(p.backend, -1);
+    }
+    if (p.backend == 0) ++offloaded;
+  }
+  EXPECT_EQ(pruned, 1);
+  EXPECT_EQ(offloaded, 2);  // the add and relu of the composite
+}
+
 // The shared files name no backend: each backend's facts come from its
 // folder. (A string literal holding a registered backend's name in one of
 // them is the kind of special case this registry replaces.)
 TEST(ToyBackend, SharedCodeNamesNoBackend) {
-  const char* kShared[] = {"backends/specs.cc",      "backends/partition.cc",
-                           "backends/backend.cc",    "backends/builtin_registration.cc",
-                           "backends/json/codegen.cc", "tools/cli/cmd_codegen.cc"};
+  const char* kShared[] = {"backends/specs.cc",          "backends/partition.cc",
+                           "backends/backend.cc",        "backends/builtin_registration.cc",
+                           "backends/json/codegen.cc",   "tools/cli/cmd_codegen.cc",
+                           "backends/placement.cc",      "passes/byoc/placement_record.cc"};
   for (const char* file : kShared) {
     std::ifstream in(fmt::format("{}/{}", CARVE_SOURCE_DIR, file));
     ASSERT_TRUE(in) << file;
