@@ -77,7 +77,12 @@ absl::StatusOr<const Type*> TopK(const TypeRelCall& call) {
   CARVE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(raw_axis, data->rank()));
   CARVE_ASSIGN_OR_RETURN(std::string_view ret, attrs.String("ret_type"));
   CARVE_ASSIGN_OR_RETURN(DataType dtype, attrs.DType("dtype"));
-  if (!dtype.is_integral()) return Error("dtype must be an integer type, got {}", dtype.ToString());
+  // TVM's C++ default is null and its Python wrapper passes "int32": an
+  // unset dtype reads as the wrapper's, as dyn.topk does.
+  if (dtype.is_void()) dtype = DataType::Int(32);
+  if (!dtype.is_integral()) {
+    return Error("dtype must be an integer type, got {}", dtype.ToString());
+  }
   Shape shape(data->shape().begin(), data->shape().end());
   if (k && *k >= 1) {
     if (!shape[axis].is_any() && *k > shape[axis].value) {

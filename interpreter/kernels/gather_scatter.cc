@@ -136,7 +136,7 @@ absl::StatusOr<std::vector<NDArray>> Cumsum(const KernelContext& ctx) {
     for (int64_t i = 0; i < axis; ++i) outer *= s[i];
     for (size_t i = axis + 1; i < s.size(); ++i) inner *= s[i];
   }
-  bool exclusive = AttrInt(ctx, "exclusive", 0) != 0;
+  bool exclusive = AttrBool(ctx, "exclusive", false);
   DataType in = data.dtype(), o = out.dtype();
   if (in == DataType::Float(32) && o == in) CumsumTyped<float, float>(data, out, outer, extent, inner, exclusive);
   else if (in == DataType::Float(64) && o == in) CumsumTyped<double, double>(data, out, outer, extent, inner, exclusive);

@@ -53,7 +53,7 @@ TEST(Cumsum, AxisExclusiveAndFlattened) {
   auto out = RunOp1("cumsum", {x}, {{"axis", AttrValue::Int(1)}});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_THAT(Values<float>(*out), ElementsAre(1, 3, 6, 4, 9, 15));
-  out = RunOp1("cumsum", {x}, {{"axis", AttrValue::Int(0)}, {"exclusive", AttrValue::Int(1)}});
+  out = RunOp1("cumsum", {x}, {{"axis", AttrValue::Int(0)}, {"exclusive", AttrValue::Bool(true)}});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_THAT(Values<float>(*out), ElementsAre(0, 0, 0, 1, 2, 3));
   out = RunOp1("cumsum", {x});  // axis None: over the flattened tensor
