@@ -19,6 +19,7 @@
 #include "passes/byoc/merge_compiler_regions.h"
 #include "passes/byoc/merge_composite.h"
 #include "passes/byoc/partition_graph.h"
+#include "passes/byoc/partition_report.h"
 #include "passes/pass_registry.h"
 #include "support/status_macros.h"
 
@@ -85,17 +86,8 @@ namespace {
 // composite bodies included (annotations are no ops).
 std::map<std::string, int> OpsThatRun(const Module& mod) {
   std::map<std::string, int> ops;
-  absl::flat_hash_set<const Function*> seen;
-  std::vector<const Function*> work;
-  if (const Function* main = mod.Lookup("main")) work.push_back(main);
-  while (!work.empty()) {
-    const Function* fn = work.back();
-    work.pop_back();
-    if (!seen.insert(fn).second) continue;
+  for (const Function* fn : ReachableFromMain(mod)) {
     PostOrderVisit(fn, [&](const Expr* e) {
-      if (const GlobalVar* gv = DynCast<GlobalVar>(e)) {
-        if (const Function* callee = mod.Lookup(gv->name())) work.push_back(callee);
-      }
       const Call* call = DynCast<Call>(e);
       if (call != nullptr && call->op() != nullptr && !IsCompilerAnnotation(call)) {
         ++ops[std::string(call->op()->name)];

@@ -54,23 +54,6 @@ std::string FormatBytes(int64_t bytes) {
   return fmt::format("{} B", bytes);
 }
 
-// Global functions @main calls, directly or through others (and @main).
-absl::flat_hash_set<const Function*> ReachableFromMain(const Module& mod) {
-  absl::flat_hash_set<const Function*> seen;
-  std::vector<const Function*> work;
-  if (const Function* main = mod.Lookup("main")) work.push_back(main);
-  while (!work.empty()) {
-    const Function* fn = work.back();
-    work.pop_back();
-    if (!seen.insert(fn).second) continue;
-    PostOrderVisit(fn, [&](const Expr* e) {
-      if (const GlobalVar* gv = DynCast<GlobalVar>(e)) {
-        if (const Function* callee = mod.Lookup(gv->name())) work.push_back(callee);
-      }
-    });
-  }
-  return seen;
-}
 
 class ReportBuilder {
  public:
@@ -341,6 +324,23 @@ class ReportBuilder {
 };
 
 }  // namespace
+
+absl::flat_hash_set<const Function*> ReachableFromMain(const Module& mod) {
+  absl::flat_hash_set<const Function*> seen;
+  std::vector<const Function*> work;
+  if (const Function* main = mod.Lookup("main")) work.push_back(main);
+  while (!work.empty()) {
+    const Function* fn = work.back();
+    work.pop_back();
+    if (!seen.insert(fn).second) continue;
+    PostOrderVisit(fn, [&](const Expr* e) {
+      if (const GlobalVar* gv = DynCast<GlobalVar>(e)) {
+        if (const Function* callee = mod.Lookup(gv->name())) work.push_back(callee);
+      }
+    });
+  }
+  return seen;
+}
 
 std::string LetBoundLoss::OpsText() const {
   std::string out;

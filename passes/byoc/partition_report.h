@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "ir/module.h"
 #include "passes/byoc/placement_record.h"
 #include "passes/byoc/target.h"
@@ -68,5 +69,8 @@ std::string RenderPartitionReport(const Module& mod, const std::vector<TargetSpe
 // as one JSON object (schema "carve-partition-report/1", docs/backends.md).
 std::string RenderPartitionReportJson(const Module& mod, const PlacementRecord& record,
                                       const LetBoundLoss* lost = nullptr);
+
+// The global functions @main calls, directly or through others, and @main.
+absl::flat_hash_set<const Function*> ReachableFromMain(const Module& mod);
 
 }  // namespace carve

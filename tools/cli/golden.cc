@@ -20,22 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::string_view kCaseSeparator = "// -----";
-
-std::vector<std::string> SplitLines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::string cur;
-  for (char c : text) {
-    if (c == '\n') {
-      lines.push_back(cur);
-      cur.clear();
-    } else {
-      cur.push_back(c);
-    }
-  }
-  if (!cur.empty()) lines.push_back(cur);
-  return lines;
-}
 
 std::string DetectSharedDir(const std::string& test_path) {
   if (const char* env = std::getenv("CARVE_SHARED_DIR"); env && *env) return env;

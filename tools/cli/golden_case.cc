@@ -12,9 +12,6 @@
 #include "tools/cli/filecheck_source.h"
 
 namespace carve::cli {
-namespace {
-
-constexpr std::string_view kCaseSeparator = "// -----";
 
 std::vector<std::string> SplitLines(const std::string& text) {
   std::vector<std::string> lines;
@@ -30,6 +27,8 @@ std::vector<std::string> SplitLines(const std::string& text) {
   if (!cur.empty()) lines.push_back(cur);
   return lines;
 }
+
+namespace {
 
 std::string TrimRight(std::string s) {
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.pop_back();

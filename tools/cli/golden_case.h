@@ -6,11 +6,18 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tools/cli/golden_compare.h"
 
 namespace carve::cli {
+
+// The line that separates the cases of a golden file.
+inline constexpr std::string_view kCaseSeparator = "// -----";
+
+// `text` split at '\n' (a last line without '\n' is kept; no trailing empty line).
+std::vector<std::string> SplitLines(const std::string& text);
 
 // One command of a RUN pipeline.
 struct RunStage {
