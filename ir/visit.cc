@@ -163,6 +163,24 @@ const Expr* ExprMutator::Rebuild(const Expr* e) {
       return builder_.MakeFunction(params, body, fn->ret_type(), fn->attrs(),
                                    fn->type_params(), fn->span());
     }
+    // ---- References ----
+    case ExprKind::kRefCreate: {
+      auto* r = Cast<RefCreate>(e);
+      const Expr* v = Mutated(r->value());
+      return v == r->value() ? e : builder_.MakeRefCreate(v, r->span());
+    }
+    case ExprKind::kRefRead: {
+      auto* r = Cast<RefRead>(e);
+      const Expr* ref = Mutated(r->ref());
+      return ref == r->ref() ? e : builder_.MakeRefRead(ref, r->span());
+    }
+    case ExprKind::kRefWrite: {
+      auto* r = Cast<RefWrite>(e);
+      const Expr* ref = Mutated(r->ref());
+      const Expr* v = Mutated(r->value());
+      if (ref == r->ref() && v == r->value()) return e;
+      return builder_.MakeRefWrite(ref, v, r->span());
+    }
     default:
       return e;
   }
