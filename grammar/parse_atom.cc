@@ -1,5 +1,5 @@
 // Atomic expressions: literals, variables, op names, meta references,
-// tuples and grouping, `if`, and `fn` literals.
+// tuples and grouping, `if`, `fn` literals and references.
 #include <algorithm>
 
 #include "fmt/format.h"
@@ -32,6 +32,10 @@ const Expr* Parser::ParseAtomic() {
       return ParseIf();
     case TokenKind::kLParen:
       return ParseParenthesized();
+    case TokenKind::kRef:
+    case TokenKind::kRefRead:
+    case TokenKind::kRefWrite:
+      return ParseRef();
     case TokenKind::kError: {
       // A bad literal or name, already reported: stand in for it and go on.
       return Placeholder(SpanOf(Next()));

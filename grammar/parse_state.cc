@@ -54,9 +54,6 @@ bool Parser::IsUnsupportedKeyword(TokenKind kind) const {
     case TokenKind::kType:
     case TokenKind::kExtern:
     case TokenKind::kMatch:
-    case TokenKind::kRef:
-    case TokenKind::kRefRead:
-    case TokenKind::kRefWrite:
       return true;
     default:
       return false;
@@ -64,10 +61,8 @@ bool Parser::IsUnsupportedKeyword(TokenKind kind) const {
 }
 
 void Parser::ErrorUnsupported(const Token& t) {
-  bool reference =
-      t.kind == TokenKind::kRef || t.kind == TokenKind::kRefRead || t.kind == TokenKind::kRefWrite;
-  Error(SpanOf(t), fmt::format("carve does not support {} ('{}')",
-                               reference ? "references" : "algebraic data types", lex_.TextOf(t)));
+  Error(SpanOf(t),
+        fmt::format("carve does not support algebraic data types ('{}')", lex_.TextOf(t)));
 }
 
 // ---- Recovery ----

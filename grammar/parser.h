@@ -3,8 +3,9 @@
 // with TVM's operator precedence, scoping and literal rules, and carve's
 // fixes (string escapes, dotted variable names, repeatable projections).
 //
-// Not supported, rejected with a clear error: ADTs (`type`, `extern type`,
-// `match`, constructors) and references (`ref`, `ref_read`, `ref_write`).
+// References (`ref`, `ref_read`, `ref_write`) parse as in TVM. Not supported,
+// rejected with a clear error: ADTs (`type`, `extern type`, `match`,
+// constructors).
 //
 // Errors are collected, several per run (panic-mode recovery at `;`, `}` and
 // the next `def`), and returned as one InvalidArgument status carrying every

@@ -230,6 +230,8 @@ class Parser {
   // ---- Atoms (parse_atom.cc) ----
   const Expr* ParseAtomic();
   const Expr* ParseParenthesized();
+  // `ref(e)`, `ref_read(e)`, `ref_write(e, e)` (grammar/parse_ref.cc).
+  const Expr* ParseRef();
   const Expr* ParseIf();
   const Expr* ParseFunctionLiteral();
   const Expr* ParseLocalUse(const Token& t);

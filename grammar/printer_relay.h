@@ -225,6 +225,8 @@ class RelayTextPrinter {
   Text CallText(const Call* call, uint32_t node);
   Text TupleText(const Tuple* tuple, uint32_t node);
   Text ProjectionText(const TupleGetItem* item, uint32_t node);
+  // `ref(v)`, `ref_read(r)`, `ref_write(r, v)` (printer_relay_ref.cc).
+  Text RefText(const Expr* e, uint32_t node);
   Text ConstantText(const Constant* constant);
   Text GlobalText(const GlobalVar* global);
   Text ArenaText(std::string_view s);

@@ -4,6 +4,7 @@
 // of its children, so that the printing walk indexes arrays instead of
 // hashing pointers (which, on a 100k-node graph, is mostly cache misses).
 #include "grammar/printer_relay.h"
+#include "ir/visit.h"
 
 namespace carve::print_internal {
 
@@ -93,6 +94,11 @@ void RelayTextPrinter::BuildGraph(const Expr* root) {
         edge(let->body());
         break;
       }
+      case ExprKind::kRefCreate:  // references: one edge per operand
+      case ExprKind::kRefRead:
+      case ExprKind::kRefWrite:
+        ForEachChild(e, edge);
+        break;
       default:
         break;
     }

@@ -57,6 +57,11 @@ void RelayTextPrinter::VisitLeaf(const Expr* e, uint32_t node) {
     case ExprKind::kTupleGetItem:
       text = ProjectionText(Cast<TupleGetItem>(e), node);
       break;
+    case ExprKind::kRefCreate:
+    case ExprKind::kRefRead:
+    case ExprKind::kRefWrite:
+      text = RefText(e, node);
+      break;
     default:
       return;  // functions, ifs and lets have frames
   }
@@ -84,6 +89,17 @@ void RelayTextPrinter::PushChildren(const Expr* e, uint32_t node) {
     }
     case ExprKind::kTupleGetItem:
       push(Cast<TupleGetItem>(e)->tuple(), 0);
+      return;
+    // ---- References: their operands in order, as TVM prints them ----
+    case ExprKind::kRefCreate:
+      push(Cast<RefCreate>(e)->value(), 0);
+      return;
+    case ExprKind::kRefRead:
+      push(Cast<RefRead>(e)->ref(), 0);
+      return;
+    case ExprKind::kRefWrite:
+      push(Cast<RefWrite>(e)->value(), 1);
+      push(Cast<RefWrite>(e)->ref(), 0);
       return;
     default:
       return;

@@ -2,6 +2,7 @@
 // between a body (if branch, fn body, let) and the code around it is bound
 // in the enclosing scope before the body prints.
 #include "grammar/printer_relay.h"
+#include "ir/visit.h"
 
 namespace carve::print_internal {
 
@@ -38,6 +39,13 @@ void RelayTextPrinter::ForEachEdge(const Expr* e, uint32_t node, F&& f) const {
       auto* let = Cast<Let>(e);
       f(let->value(), Child(node, 1));
       f(let->body(), Child(node, 2));
+      return;
+    }
+    case ExprKind::kRefCreate:  // references: operands in order
+    case ExprKind::kRefRead:
+    case ExprKind::kRefWrite: {
+      size_t k = 0;
+      ForEachChild(e, [&](const Expr* child) { f(child, Child(node, k++)); });
       return;
     }
     default:

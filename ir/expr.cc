@@ -41,7 +41,8 @@ constexpr bool AllAtLeast(size_t bytes) {
   return ((sizeof(Nodes) >= bytes) && ...);
 }
 // Tuple alone is padded at allocation (see NewWithOperands).
-static_assert(AllAtLeast<Var, GlobalVar, Constant, OpExpr, Call, TupleGetItem, Let, If, Function>(
+static_assert(AllAtLeast<Var, GlobalVar, Constant, OpExpr, Call, TupleGetItem, Let, If, Function,
+                        RefCreate, RefRead, RefWrite>(
     kMinNodeAllocation));
 static_assert(sizeof(Call) % alignof(const Expr*) == 0 && sizeof(Tuple) % alignof(const Expr*) == 0,
               "operands follow the node");
@@ -110,6 +111,18 @@ const Let* IRBuilder::MakeLet(const Var* var, const Expr* value, const Expr* bod
 const If* IRBuilder::MakeIf(const Expr* cond, const Expr* then_branch, const Expr* else_branch,
                             Span span) {
   return arena_->New<If>(cond, then_branch, else_branch, span);
+}
+
+const RefCreate* IRBuilder::MakeRefCreate(const Expr* value, Span span) {
+  return arena_->New<RefCreate>(value, span);
+}
+
+const RefRead* IRBuilder::MakeRefRead(const Expr* ref, Span span) {
+  return arena_->New<RefRead>(ref, span);
+}
+
+const RefWrite* IRBuilder::MakeRefWrite(const Expr* ref, const Expr* value, Span span) {
+  return arena_->New<RefWrite>(ref, value, span);
 }
 
 const Function* IRBuilder::MakeFunction(std::span<const Var* const> params, const Expr* body,

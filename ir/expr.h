@@ -30,6 +30,10 @@ enum class ExprKind : uint8_t {
   kLet,
   kIf,
   kFunction,
+  // References (TVM's RefCreate / RefRead / RefWrite): ir/expr.h's last block.
+  kRefCreate,
+  kRefRead,
+  kRefWrite,
 };
 
 // Var, GlobalVar, Constant and Op are atoms: the printer always inlines them.
@@ -234,6 +238,43 @@ class Function : public Expr {
   std::span<const TypeVar* const> type_params_;
 };
 
+// ---- References: `ref(v)`, `ref_read(r)`, `ref_write(r, v)` ----
+// A mutable cell, as in TVM: ref(v) allocates a new cell holding v (type
+// `ref(T)`), ref_read reads it, ref_write stores a value and yields `()`.
+
+class RefCreate : public Expr {
+ public:
+  static constexpr ExprKind kKind = ExprKind::kRefCreate;
+  RefCreate(const Expr* value, Span span) : Expr(kKind, span), value_(value) {}
+  const Expr* value() const { return value_; }
+
+ private:
+  const Expr* value_;
+};
+
+class RefRead : public Expr {
+ public:
+  static constexpr ExprKind kKind = ExprKind::kRefRead;
+  RefRead(const Expr* ref, Span span) : Expr(kKind, span), ref_(ref) {}
+  const Expr* ref() const { return ref_; }
+
+ private:
+  const Expr* ref_;
+};
+
+class RefWrite : public Expr {
+ public:
+  static constexpr ExprKind kKind = ExprKind::kRefWrite;
+  RefWrite(const Expr* ref, const Expr* value, Span span)
+      : Expr(kKind, span), ref_(ref), value_(value) {}
+  const Expr* ref() const { return ref_; }
+  const Expr* value() const { return value_; }
+
+ private:
+  const Expr* ref_;
+  const Expr* value_;
+};
+
 // Every node's allocation spans at least this many bytes (nodes smaller
 // than that, an empty Tuple, get padding), so tables may key on address
 // grains of this size (grammar/printer_slots.h).
@@ -288,6 +329,9 @@ class IRBuilder {
   const Let* MakeLet(const Var* var, const Expr* value, const Expr* body, Span span = {});
   const If* MakeIf(const Expr* cond, const Expr* then_branch, const Expr* else_branch,
                    Span span = {});
+  const RefCreate* MakeRefCreate(const Expr* value, Span span = {});
+  const RefRead* MakeRefRead(const Expr* ref, Span span = {});
+  const RefWrite* MakeRefWrite(const Expr* ref, const Expr* value, Span span = {});
   // Allocates a Call or Tuple node with its operands after it.
   template <typename Node, typename... Args>
   const Node* NewWithOperands(std::span<const Expr* const> operands, Args&&... args);

@@ -53,6 +53,15 @@ const Expr* RebuildWithChildren(IRBuilder& builder, const Expr* e,
     case ExprKind::kFunction:
       out = RebuildFunction(builder, Cast<Function>(e), kids);
       break;
+    case ExprKind::kRefCreate:
+      out = builder.MakeRefCreate(kids[0], e->span());
+      break;
+    case ExprKind::kRefRead:
+      out = builder.MakeRefRead(kids[0], e->span());
+      break;
+    case ExprKind::kRefWrite:
+      out = builder.MakeRefWrite(kids[0], kids[1], e->span());
+      break;
     default:
       return e;
   }

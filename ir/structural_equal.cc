@@ -37,6 +37,12 @@ const char* KindName(ExprKind kind) {
       return "an if";
     case ExprKind::kFunction:
       return "a function";
+    case ExprKind::kRefCreate:
+      return "a ref";
+    case ExprKind::kRefRead:
+      return "a ref_read";
+    case ExprKind::kRefWrite:
+      return "a ref_write";
   }
   return "an expression";
 }
@@ -50,6 +56,9 @@ bool IsGraphNode(const Expr* e) {
     case ExprKind::kLet:
     case ExprKind::kIf:
     case ExprKind::kFunction:
+    case ExprKind::kRefCreate:  // TVM marks references graph nodes too
+    case ExprKind::kRefRead:
+    case ExprKind::kRefWrite:
       return true;
     case ExprKind::kTuple:
       return !Cast<Tuple>(e)->fields().empty();
@@ -246,6 +255,19 @@ class Comparer {
       }
       case ExprKind::kFunction:
         return ExpandFunction(i);
+      // ---- References ----
+      case ExprKind::kRefCreate:
+        Push(i, Cast<RefCreate>(a)->value(), Cast<RefCreate>(b)->value(),
+             PathStep{PathField::kValue});
+        return true;
+      case ExprKind::kRefRead:
+        Push(i, Cast<RefRead>(a)->ref(), Cast<RefRead>(b)->ref(), PathStep{PathField::kRef});
+        return true;
+      case ExprKind::kRefWrite:
+        Push(i, Cast<RefWrite>(a)->value(), Cast<RefWrite>(b)->value(),
+             PathStep{PathField::kValue});
+        Push(i, Cast<RefWrite>(a)->ref(), Cast<RefWrite>(b)->ref(), PathStep{PathField::kRef});
+        return true;
     }
     return Done(i);
   }

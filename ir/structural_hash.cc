@@ -88,6 +88,13 @@ class Hasher {
         for (const Var* p : f->params()) h = absl::HashOf(h, Of(p));
         return absl::HashOf(h, Of(f->body()));
       }
+      // ---- References ----
+      case ExprKind::kRefCreate:
+        return absl::HashOf(h, Of(Cast<RefCreate>(e)->value()));
+      case ExprKind::kRefRead:
+        return absl::HashOf(h, Of(Cast<RefRead>(e)->ref()));
+      case ExprKind::kRefWrite:
+        return absl::HashOf(h, Of(Cast<RefWrite>(e)->ref()), Of(Cast<RefWrite>(e)->value()));
     }
     return h;
   }

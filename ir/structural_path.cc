@@ -44,6 +44,9 @@ void AppendStep(std::string& out, const PathStep& step) {
     case PathField::kParam:
       out += fmt::format(".params[{}]", step.index);
       return;
+    case PathField::kRef:
+      out += ".ref";
+      return;
   }
 }
 

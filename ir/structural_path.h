@@ -23,6 +23,7 @@ enum class PathField : uint8_t {
   kThen,    // .then_branch
   kElse,    // .else_branch
   kParam,   // .params[i]
+  kRef,     // .ref (ref_read, ref_write)
 };
 
 struct PathStep {

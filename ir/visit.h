@@ -15,7 +15,8 @@ namespace carve {
 
 // Calls `f(child)` for each direct child of `e`, in evaluation order:
 // call: callee then args; tuple: fields; projection: tuple; let: var, value,
-// body; if: cond, then, else; function: params, body. Atoms have none.
+// body; if: cond, then, else; function: params, body; ref_write: ref, value.
+// Atoms have none.
 template <typename F>
 void ForEachChild(const Expr* e, F&& f) {
   switch (e->kind()) {
@@ -51,6 +52,17 @@ void ForEachChild(const Expr* e, F&& f) {
       f(fn->body());
       return;
     }
+    // ---- References: the cell, then the value ----
+    case ExprKind::kRefCreate:
+      f(Cast<RefCreate>(e)->value());
+      return;
+    case ExprKind::kRefRead:
+      f(Cast<RefRead>(e)->ref());
+      return;
+    case ExprKind::kRefWrite:
+      f(Cast<RefWrite>(e)->ref());
+      f(Cast<RefWrite>(e)->value());
+      return;
     default:
       return;
   }

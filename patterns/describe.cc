@@ -54,6 +54,12 @@ std::string DescribeExpr(const Expr* e) {
     case ExprKind::kFunction:
       return fmt::format("a function literal with {}",
                          Plural(Cast<Function>(e)->params().size(), "param"));
+    case ExprKind::kRefCreate:
+      return "a ref";
+    case ExprKind::kRefRead:
+      return "a ref_read";
+    case ExprKind::kRefWrite:
+      return "a ref_write";
   }
   return "an expression";
 }

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "ir/visit.h"
 
 namespace carve {
 namespace {
@@ -63,6 +64,15 @@ bool Shallow(const Expr* a, const Expr* b, std::vector<std::pair<const Expr*, co
       if (x->params().size() != y->params().size() || x->attrs() != y->attrs()) return false;
       for (size_t i = 0; i < x->params().size(); ++i) push(x->params()[i], y->params()[i]);
       push(x->body(), y->body());
+      return true;
+    }
+    case ExprKind::kRefCreate:  // references: operands pairwise
+    case ExprKind::kRefRead:
+    case ExprKind::kRefWrite: {
+      std::vector<const Expr*> xs, ys;
+      ForEachChild(a, [&](const Expr* c) { xs.push_back(c); });
+      ForEachChild(b, [&](const Expr* c) { ys.push_back(c); });
+      for (size_t i = 0; i < xs.size(); ++i) push(xs[i], ys[i]);
       return true;
     }
   }

@@ -142,6 +142,9 @@ class Serializer {
       case ExprKind::kFunction: return Unsupported(e, "a function value");
       case ExprKind::kGlobalVar: return Unsupported(e, "a global function value");
       case ExprKind::kOp: return Unsupported(e, "an operator value");
+      case ExprKind::kRefCreate:
+      case ExprKind::kRefRead:
+      case ExprKind::kRefWrite: return Unsupported(e, "a reference");
     }
     return absl::InternalError("unknown expression kind");
   }

@@ -158,10 +158,19 @@ TEST(ParseErrors, Versions) {
             "1:1: malformed version attribute: expected '#[version = \"0.0.5\"]'\n");
 }
 
+TEST(ParseErrors, MalformedReferences) {
+  EXPECT_EQ(Errors("def @main() { ref 1 }\n"),
+            "2:19: expected '(' after the reference keyword\n");
+  EXPECT_EQ(Errors("def @main(%r) { ref_write(%r 1) }\n"),
+            "2:30: expected ',' between the reference and the value\n"
+            "  note 2:26: to close '(' here\n");
+  EXPECT_EQ(Errors("def @main(%r) { ref_read(%r, 1) }\n"),
+            "2:28: expected ')'\n  note 2:25: to close '(' here\n");
+}
+
 TEST(ParseErrors, UnsupportedConstructs) {
   EXPECT_EQ(Errors("type List[A] { Cons(A, List[A]), Nil }\ndef @main() { ref(1) }\n"),
-            "2:1: carve does not support algebraic data types ('type')\n"
-            "3:15: carve does not support references ('ref')\n");
+            "2:1: carve does not support algebraic data types ('type')\n");
   EXPECT_EQ(Errors("def @main(%x) { match (%x) { _ => 1 } }\n"),
             "2:17: carve does not support algebraic data types ('match')\n");
   EXPECT_EQ(Errors("def @main(%x: List[int32]) { %x }\n"),

@@ -28,6 +28,16 @@ absl::StatusOr<Module> M(const std::string& body) {
   return ParseModule("test", "#[version = \"0.0.5\"]\n" + body);
 }
 
+// TVM's test_ir_parser.py test_ref: the three reference forms, nested.
+TEST(ParseReferences, Forms) {
+  EXPECT_EQ(E("ref(1f)"), "ref(float32:1)");
+  EXPECT_EQ(E("ref_read(ref(1f))"), "ref_read(ref(float32:1))");
+  EXPECT_EQ(E("let %r = ref(1f); ref_write(%r, ref_read(%r))"),
+            "let %r = ref(float32:1); ref_write(%r, ref_read(%r))");
+  // A reference is an atom for postfix projection, as in TVM.
+  EXPECT_EQ(E("ref_read(ref((1f, 2f))).1"), "ref_read(ref((float32:1, float32:2))).1");
+}
+
 TEST(ParseLiterals, ScalarForms) {
   EXPECT_EQ(E("5"), "int32:5");
   EXPECT_EQ(E("-5"), "int32:-5");

@@ -50,7 +50,7 @@ inline std::string Locations(const absl::Status& status) {
 // A compact, recursive rendering of an expression for structural checks:
 // calls `op(args)`, constants `dtype:value`, vars `%name`, tuples `(a, b)`,
 // projections `t.0`, lets `let %x = v; body`, `if(c){t}{e}`, functions
-// `fn(%x){body}`. Not for deep trees.
+// `fn(%x){body}`, references as written. Not for deep trees.
 inline std::string Sexp(const Expr* e) {
   switch (e->kind()) {
     case ExprKind::kVar:
@@ -96,6 +96,13 @@ inline std::string Sexp(const Expr* e) {
       for (size_t i = 0; i < f->params().size(); ++i) out += (i ? ", " : "") + Sexp(f->params()[i]);
       return out + "){" + Sexp(f->body()) + "}";
     }
+    case ExprKind::kRefCreate:
+      return "ref(" + Sexp(Cast<RefCreate>(e)->value()) + ")";
+    case ExprKind::kRefRead:
+      return "ref_read(" + Sexp(Cast<RefRead>(e)->ref()) + ")";
+    case ExprKind::kRefWrite:
+      return "ref_write(" + Sexp(Cast<RefWrite>(e)->ref()) + ", " +
+             Sexp(Cast<RefWrite>(e)->value()) + ")";
   }
   return "?";
 }

@@ -134,6 +134,12 @@ std::string RootKind(const Expr* e, const NodeNames& names) {
       return "global";
     case ExprKind::kOp:
       return "op";
+    case ExprKind::kRefCreate:
+      return "ref";
+    case ExprKind::kRefRead:
+      return "ref_read";
+    case ExprKind::kRefWrite:
+      return "ref_write";
   }
   return "node";
 }
