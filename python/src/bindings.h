@@ -11,5 +11,6 @@ void BindPasses(pybind11::module_& m);      // passes.cc: transform.*
 void BindPatterns(pybind11::module_& m);    // patterns.cc: dataflow patterns, match, why
 void BindBackends(pybind11::module_& m);    // backends.cc: partition_for, codegen
 void BindRun(pybind11::module_& m);         // run.cc: run, compare
+void BindFrontend(pybind11::module_& m);    // frontend.cc: relay.frontend.from_onnx
 
 }  // namespace carve::python

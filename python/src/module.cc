@@ -14,4 +14,5 @@ PYBIND11_MODULE(_carve, m) {
   carve::python::BindPatterns(m);
   carve::python::BindBackends(m);
   carve::python::BindRun(m);
+  carve::python::BindFrontend(m);
 }

@@ -80,8 +80,10 @@ int RunImport(const Command& cmd, const ParsedArgs& args, Env& env) {
   if (args.positional().size() != 1) return UsageError(env, cmd, "expected exactly one MODEL");
   const std::string& path = args.positional()[0];
   onnx_import::ImportOptions options;
-  options.freeze = args.Has("--freeze");
-  if (options.freeze && args.Has("--params-out")) {
+  // TVM's from_onnx defaults to freeze_params=True: the weights become
+  // constants unless the user asks for them as parameters with values on disk.
+  options.freeze = !args.Has("--params-out");
+  if (args.Has("--freeze") && args.Has("--params-out")) {
     return UsageError(env, cmd, "--params-out does not apply with --freeze (no parameters)");
   }
   for (const std::string& s : args.GetAll("--shape")) {
@@ -99,13 +101,6 @@ int RunImport(const Command& cmd, const ParsedArgs& args, Env& env) {
   if (!result.ok()) {
     *env.err << RenderStatus(result.status(), path == "-" ? "<stdin>" : path);
     return kExitUserError;
-  }
-  if (!result->params.empty() && !args.Has("--params-out")) {
-    *env.err << fmt::format(
-        "carve import: the model has {} initializers: write them with --params-out DIR "
-        "(for `carve run --params DIR`) or embed them with --freeze\n",
-        result->params.size());
-    return kExitUsage;
   }
   const std::string out_path = args.GetOr("--output", "-");
   if (args.Has("--summary")) *(out_path == "-" ? env.err : env.out) << Summary(*result);
@@ -135,7 +130,7 @@ void AddImportCommands(std::vector<Command>& commands) {
       {"--output", true, false, "-o", "write the module to OUT instead of standard output"},
       {"--params-out", true, false, "",
        "write the initializers as DIR/NAME.npy (for `carve run --params DIR`)"},
-      {"--freeze", false, false, "", "embed the initializers as constants (freeze_params=True)"},
+      {"--freeze", false, false, "", "embed the initializers as constants (the default, as TVM's freeze_params=True)"},
       {"--shape", true, true, "", "NAME=D1,D2,...: the shape of graph input NAME"},
       {"--summary", false, false, "", "list inputs, parameter bytes and ONNX ops"},
   };

@@ -19,6 +19,7 @@ from . import op as _op
 from .op import nn, qnn, image  # noqa: F401
 from . import op  # noqa: F401
 from . import build_module  # noqa: F401
+from . import frontend  # noqa: F401
 from .build_module import bind_params_by_name  # noqa: F401
 
 

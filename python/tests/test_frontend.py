@@ -1,0 +1,60 @@
+"""carve.relay.frontend.from_onnx against the models' reference outputs."""
+
+import os
+
+import numpy as np
+import pytest
+
+import carve
+from carve import relay
+
+from conftest import SHARED
+
+MODELS = os.path.join(SHARED, "models")
+SQUEEZENET = os.path.join(MODELS, "squeezenet1_1.onnx")
+
+
+def squeezenet_io():
+    if not os.path.exists(SQUEEZENET):
+        pytest.skip("no shared models at %s" % MODELS)
+    x = np.fromfile(os.path.join(MODELS, "squeezenet1_1.input.f32"), dtype=np.float32).reshape(1, 3, 224, 224)
+    y = np.fromfile(os.path.join(MODELS, "squeezenet1_1.output.f32"), dtype=np.float32)
+    return x, y
+
+
+def test_frozen_by_default_as_tvm():
+    x, y = squeezenet_io()
+    mod, params = relay.frontend.from_onnx(SQUEEZENET)
+    assert params == {}
+    assert [p.name_hint for p in mod["main"].params] == ["input"]
+    (out,) = carve.run(mod, inputs={"input": x})
+    np.testing.assert_allclose(out.reshape(-1), y, rtol=1e-4, atol=1e-5)
+
+
+def test_params_kept_and_bound_by_run():
+    x, y = squeezenet_io()
+    with open(SQUEEZENET, "rb") as f:
+        mod, params = relay.frontend.from_onnx(f.read(), freeze_params=False)
+    assert len(params) == len(mod["main"].params) - 1
+    assert all(isinstance(v, np.ndarray) for v in params.values())
+    (out,) = carve.run(mod, inputs={"input": x}, params=params)
+    np.testing.assert_allclose(out.reshape(-1), y, rtol=1e-4, atol=1e-5)
+
+
+def test_model_proto_and_shape():
+    onnx = pytest.importorskip("onnx")
+    squeezenet_io()
+    mod, _ = relay.frontend.from_onnx(onnx.load(SQUEEZENET), shape={"input": (2, 3, 224, 224)})
+    assert "Tensor[(2, 3, 224, 224), float32]" in mod.astext()
+
+
+def test_errors_are_values_not_silence():
+    squeezenet_io()
+    with pytest.raises(carve.CarveError, match="not an input"):
+        relay.frontend.from_onnx(SQUEEZENET, shape={"nope": (1,)})
+    with pytest.raises(ValueError, match="opset"):
+        relay.frontend.from_onnx(SQUEEZENET, opset=11)
+    with pytest.raises(carve.CarveError):
+        relay.frontend.from_onnx(b"not a model")
+    with pytest.raises(TypeError):
+        relay.frontend.from_onnx(42)
