@@ -30,6 +30,7 @@
 #include "absl/status/statusor.h"
 #include "ir/module.h"
 #include "passes/byoc/target.h"
+#include "passes/pass_gate.h"
 
 namespace carve {
 
@@ -60,6 +61,11 @@ struct BackendDescriptor {
   // TVM's partition_for_<name>; the default runs InferType, then the four
   // BYOC passes.
   PartitionRecipe recipe{"InferType", true, true};
+  // The pass context the flow runs in (TVM's PassContext(opt_level=...,
+  // disabled_pass=[...]) around partition_for_<name> in the seeds' guides
+  // and TVM's tests); the recipe's passes above the level are skipped.
+  // `--opt-level` / `--disabled-pass` override it. Default: TVM's context.
+  PassGate gate;
   // The C++ check of composite `composite` (nullptr: the DSL's `where`
   // clauses alone decide). Optional.
   std::function<RootCheck(std::string_view composite)> composite_check;

@@ -52,11 +52,13 @@ bool RemoveUnreachableFunctions(Module& mod) {
 
 void RegisterBackendPasses(PassRegistry& registry) {
   if (registry.Find("RemoveUnusedFunctions") == nullptr) {
-    registry.Register(MakeSimplePass("RemoveUnusedFunctions",
-                             "drop the global functions @main does not reach",
-                             [](Module& mod, PassContext&) -> absl::StatusOr<bool> {
-                               return RemoveUnreachableFunctions(mod);
-                             }));
+    PassInfo info = MakeSimplePass("RemoveUnusedFunctions",
+                                   "drop the global functions @main does not reach",
+                                   [](Module& mod, PassContext&) -> absl::StatusOr<bool> {
+                                     return RemoveUnreachableFunctions(mod);
+                                   });
+    info.opt_level = 1;  // TVM's
+    registry.Register(std::move(info));
   }
 }
 

@@ -147,8 +147,13 @@ absl::StatusOr<std::vector<TargetSpecPtr>> ResolveBackends(std::string_view name
   return out;
 }
 
+PassGate DefaultBackendGate(const std::vector<TargetSpecPtr>& backends) {
+  const BackendDescriptor* d = backends.empty() ? nullptr : FindBackend(backends.front()->name());
+  return d == nullptr ? PassGate{} : d->gate;
+}
+
 absl::StatusOr<PassPtr> BackendPipeline(const std::vector<TargetSpecPtr>& backends,
-                                        const std::string& mod_name) {
+                                        const std::string& mod_name, const PassGate* gate) {
   std::vector<PassPtr> passes;
   const PartitionRecipe& recipe = backends.front()->recipe();
   if (!recipe.prep_pipeline.empty()) {
@@ -163,8 +168,10 @@ absl::StatusOr<PassPtr> BackendPipeline(const std::vector<TargetSpecPtr>& backen
   PartitionGraphOptions options;
   options.mod_name = mod_name;
   passes.push_back(PartitionGraph(options));
-  return MakeSequential(fmt::format("partition_for_{}", backends.front()->name()),
-                        std::move(passes));
+  const PassGate context = gate != nullptr ? *gate : DefaultBackendGate(backends);
+  PassPtr flow = MakeSequential(fmt::format("partition_for_{}", backends.front()->name()),
+                                std::move(passes));
+  return GatePipeline(flow, context);
 }
 
 absl::StatusOr<Module> PartitionForBackends(Module mod, const std::vector<TargetSpecPtr>& backends,
@@ -173,7 +180,9 @@ absl::StatusOr<Module> PartitionForBackends(Module mod, const std::vector<Target
   EnsureConstantEvaluator();
   CARVE_RETURN_IF_ERROR(EnsureTyped(mod));
   if (!options.params.empty()) CARVE_RETURN_IF_ERROR(BindParams(mod, options.params).status());
-  CARVE_ASSIGN_OR_RETURN(PassPtr pipeline, BackendPipeline(backends, options.mod_name));
+  CARVE_ASSIGN_OR_RETURN(PassPtr pipeline,
+                         BackendPipeline(backends, options.mod_name,
+                                         options.gate.has_value() ? &*options.gate : nullptr));
   PassContext local;
   PassContext& ctx = options.context != nullptr ? *options.context : local;
   CARVE_RETURN_IF_ERROR(RunPipeline(*pipeline, mod, ctx).status());

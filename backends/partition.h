@@ -38,6 +38,8 @@ struct BackendPartitionOptions {
   bool prune = true;
   // Optional pass context (instruments for --print-ir-after-all, timing).
   PassContext* context = nullptr;
+  // Overrides the backends' default gate (--opt-level, --disabled-pass).
+  std::optional<PassGate> gate;
 };
 
 // The flow for built-in backend `name` (its spec from backends/<name>/<name>.pat,
@@ -56,8 +58,15 @@ absl::StatusOr<std::vector<TargetSpecPtr>> ResolveBackends(std::string_view name
 
 // The pipeline PartitionForBackends runs after binding parameters (without
 // the pruning step), for tools that show it.
+// Its passes are gated (pass_gate.h) by `gate`, or when null by the first
+// backend's BackendDescriptor::gate.
 absl::StatusOr<PassPtr> BackendPipeline(const std::vector<TargetSpecPtr>& backends,
-                                        const std::string& mod_name = "default");
+                                        const std::string& mod_name = "default",
+                                        const PassGate* gate = nullptr);
+
+// The gate the flow for `backends` runs with by default (the first
+// backend's descriptor's; TVM's default context for a spec without one).
+PassGate DefaultBackendGate(const std::vector<TargetSpecPtr>& backends);
 
 // The pruning step of every backend of `backends` whose descriptor has one,
 // as PartitionForBackends runs it after PartitionGraph; for tools that run

@@ -62,6 +62,9 @@ struct PassInfo {
   std::string summary;
   std::vector<PassParam> params;
   std::function<absl::StatusOr<PassPtr>(const PassArgs& args)> create;
+  // TVM's opt level for the pass (the number TVM passes to CreateFunction-
+  // / CreateModulePass): pipelines skip it below that level (pass_gate.h).
+  int opt_level = 0;
 };
 
 class PassRegistry {

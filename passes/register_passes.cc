@@ -160,6 +160,12 @@ PassPtr InferTypePass() {
   });
 }
 
+// `info` at TVM's opt level `level`.
+PassInfo At(int level, PassInfo info) {
+  info.opt_level = level;
+  return info;
+}
+
 }  // namespace
 
 void RegisterBuiltinPasses(PassRegistry& registry) {
@@ -170,29 +176,31 @@ void RegisterBuiltinPasses(PassRegistry& registry) {
                            "merge adjacent regions of one target (never into a cycle)",
                            MergeCompilerRegions));
   registry.Register(PartitionGraphInfo());
-  registry.Register(FoldConstantInfo());
-  registry.Register(DeadCodeEliminationInfo());
-  registry.Register(ConvertLayoutInfo());
+  registry.Register(At(2, FoldConstantInfo()));
+  registry.Register(At(1, DeadCodeEliminationInfo()));
+  registry.Register(At(3, ConvertLayoutInfo()));
   registry.Register(RewriteInfo());
   registry.Register(Simple("SimplifyExpr", "algebraic simplifications as pattern rules",
                            SimplifyExpr));
-  registry.Register(Simple("CanonicalizeOps", "bias_add -> add(x, expand_dims(bias))",
-                           CanonicalizeOps));
+  registry.Register(At(3, Simple("CanonicalizeOps", "bias_add -> add(x, expand_dims(bias))",
+                                  CanonicalizeOps)));
   registry.Register(Simple("RemoveDropout", "nn.dropout(x).0 -> x", RemoveDropout));
   registry.Register(Simple("SimplifyInference", "norms -> arithmetic, no dropout",
                            SimplifyInference));
   registry.Register(Simple("DnnlLegalize", "Legalize with dnnl's group conv -> GOIHW / GIOHW",
                            DnnlLegalize));
-  registry.Register(Simple("BackwardFoldScaleAxis", "fold a multiply into the conv/dense before it",
-                           BackwardFoldScaleAxis));
-  registry.Register(Simple("ForwardFoldScaleAxis", "fold a multiply into the conv/dense after it",
-                           ForwardFoldScaleAxis));
+  registry.Register(At(3, Simple("BackwardFoldScaleAxis",
+                                  "fold a multiply into the conv/dense before it",
+                                  BackwardFoldScaleAxis)));
+  registry.Register(At(3, Simple("ForwardFoldScaleAxis",
+                                  "fold a multiply into the conv/dense after it",
+                                  ForwardFoldScaleAxis)));
   registry.Register(Simple("FlattenNestedTuples",
                            "PartitionGraph's first step: compiler_end(tuple) -> tuple of ends",
                            FlattenNestedTuplesPass));
-  registry.Register(Simple("ToGraphNormalForm",
-                           "lets inlined (let-bound functions kept): a dataflow graph",
-                           ToGraphNormalForm));
+  registry.Register(At(1, Simple("ToGraphNormalForm",
+                                  "lets inlined (let-bound functions kept): a dataflow graph",
+                                  ToGraphNormalForm)));
   registry.Register(Simple("RemoveDefaultAnnotations",
                            "PartitionGraph's second step: drop `default` annotations",
                            RemoveDefaultAnnotationsPass));

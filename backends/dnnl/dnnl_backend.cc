@@ -57,6 +57,9 @@ BackendDescriptor MakeDnnlBackend() {
       "ForwardFoldScaleAxis,FoldConstant,SimplifyExpr,FoldConstant,DnnlLegalize,FoldConstant,"
       "DnnlRewrites",
       true, true};
+  // test_dnnl.py runs partition_for_dnnl in PassContext(opt_level=3):
+  // CanonicalizeOps and FoldScaleAxis (level 3) run.
+  d.gate.opt_level = 3;
   d.composite_check = DnnlCompositeCheck;
   d.prune = PruneDnnlSubgraphs;
   d.register_passes = RegisterDnnlPasses;

@@ -18,6 +18,7 @@
 #include "backends/placement.h"
 #include "passes/byoc/partition_graph.h"
 #include "passes/byoc/partition_report.h"
+#include "passes/pass_gate.h"
 #include "passes/pass_registry.h"
 #include "passes/rewrite/rewrite_pass.h"
 #include "passes/byoc/target.h"
@@ -144,6 +145,29 @@ absl::Status CheckPrintIrPasses(const ParsedArgs& args) {
   return absl::OkStatus();
 }
 
+// The pass context --opt-level / --disabled-pass ask for, starting from
+// `base`; nullopt when neither is given.
+absl::StatusOr<std::optional<PassGate>> GateFromArgs(const ParsedArgs& args, PassGate base) {
+  if (!args.Has("--opt-level") && !args.Has("--disabled-pass")) return std::nullopt;
+  if (args.Has("--opt-level")) {
+    CARVE_ASSIGN_OR_RETURN(base.opt_level, ParseOptLevel(*args.Get("--opt-level")));
+  }
+  if (args.Has("--disabled-pass")) {
+    CARVE_ASSIGN_OR_RETURN(base.disabled, ParseDisabledPasses(*args.Get("--disabled-pass")));
+  }
+  return std::optional<PassGate>(std::move(base));
+}
+
+std::vector<OptionSpec> GateOptions(std::string_view level_default) {
+  return {
+      {"--opt-level", true, false, "",
+       fmt::format("N: TVM's PassContext opt_level: skip passes registered above N ({})",
+                   level_default)},
+      {"--disabled-pass", true, false, "",
+       "NAME,...: TVM's disabled_pass: never run these passes (replaces the default list)"},
+  };
+}
+
 int RunOpt(const ParsedArgs& args, Env& env) {
   if (args.Has("--list-passes")) {
     *env.out << PassList();
@@ -166,6 +190,15 @@ int RunOpt(const ParsedArgs& args, Env& env) {
   ScopedRuleFiles rule_files(RuleFilesFor(args, env));
   absl::StatusOr<PassPtr> pipeline = ParsePipeline(*args.Get("--pipeline"));
   if (!pipeline.ok()) return ReportError(env, pipeline.status());
+  // Without --opt-level / --disabled-pass every named pass runs, as a TVM
+  // pass applied directly does; with them the pipeline is a Sequential in
+  // that context (the level starting from TVM's default, 2).
+  absl::StatusOr<std::optional<PassGate>> gate = GateFromArgs(args, PassGate{});
+  if (!gate.ok()) {
+    *env.err << fmt::format("carve opt: {}\n", std::string(gate.status().message()));
+    return kExitUsage;
+  }
+  if (gate->has_value()) *pipeline = GatePipeline(*pipeline, **gate);
   EnsureConstantEvaluator();
   if (env.prefault_heap) {
     env.prefault_heap(args.positional()[0], HeapPerInputByte(*args.Get("--pipeline")));
@@ -219,7 +252,15 @@ int RunPartition(const ParsedArgs& args, Env& env) {
   if (env.prefault_heap) env.prefault_heap(args.positional()[0], kPipelineHeapPerInputByte);
   absl::StatusOr<Module> mod = LoadModuleWithParams(env, args);
   if (!mod.ok()) return ReportError(env, mod.status());
-  absl::StatusOr<PassPtr> pipeline = BackendPipeline(*backends);
+  // The backend's context (BackendDescriptor::gate), or the options'.
+  absl::StatusOr<std::optional<PassGate>> gate =
+      GateFromArgs(args, DefaultBackendGate(*backends));
+  if (!gate.ok()) {
+    *env.err << fmt::format("carve partition: {}\n", std::string(gate.status().message()));
+    return kExitUsage;
+  }
+  absl::StatusOr<PassPtr> pipeline =
+      BackendPipeline(*backends, "default", gate->has_value() ? &**gate : nullptr);
   if (!pipeline.ok()) return ReportError(env, pipeline.status());
   EnsureConstantEvaluator();
   const Module input = *mod;  // for FindLetBoundLoss
@@ -286,12 +327,17 @@ void AddPassCommands(std::vector<Command>& commands) {
        "FILE: replay a `carve repl` reproduction (save --repro) instead of FILE -p PIPELINE",
        {"replay"}},
   };
+  for (OptionSpec& o : GateOptions("default: every named pass runs")) {
+    o.modes = run;
+    opt_options.push_back(std::move(o));
+  }
   for (OptionSpec& o : DebugOptions()) {
     o.modes = run;
     opt_options.push_back(std::move(o));
   }
   commands.push_back(Command{"opt",
                              "carve opt FILE -p PIPELINE [--patterns F.pat]... [--params DIR] [-o OUT] "
+                             "[--opt-level N] [--disabled-pass NAME,...] "
                              "[--print-ir-after-all] "
                              "[--print-ir-after-change] [--print-ir-before=PASS] [--pass-timing] "
                              "[--verify-each] | carve opt --list-passes",
@@ -315,10 +361,14 @@ void AddPassCommands(std::vector<Command>& commands) {
        "print compiler_begin/end attrs as meta[relay.attrs.CompilerAttrs][i] (TVM's form)",
        module_only},
   };
+  for (OptionSpec& o : GateOptions("default: the backend's, see docs/backends.md")) {
+    partition_options.push_back(std::move(o));
+  }
   for (OptionSpec& o : DebugOptions()) partition_options.push_back(std::move(o));
   commands.push_back(Command{"partition",
                              "carve partition FILE --backend NAME[,NAME...] [--params DIR] "
-                             "[--patterns F.pat]... [--report[=json]]",
+                             "[--patterns F.pat]... [--opt-level N] [--disabled-pass NAME,...] "
+                             "[--report[=json]]",
                              "the whole BYOC flow for the named backend(s), like TVM's "
                              "partition_for_<backend>",
                              partition_options, RunPartition,
