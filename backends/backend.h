@@ -79,6 +79,12 @@ struct BackendDescriptor {
   std::function<absl::Status(const SerializedFunction& fn,
                              std::map<std::string, std::string>& files)>
       codegen_files;
+  // TVM's `relay.ext.<name>.optimize` hook: the pipeline TVM's
+  // PartitionGraph runs on each partition of this backend (as a module whose
+  // main is the partition), in the flow's pass context (`gate`). carve runs
+  // it as a step right after PartitionGraph (partition_optimize.h).
+  // Optional.
+  std::function<PassPtr()> optimize;
   // Registers the passes `recipe` names that carve's pass registry lacks
   // (called once, on registration, with PassRegistry::Global()). Optional.
   std::function<void(PassRegistry& registry)> register_passes;

@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "backends/backend.h"
+#include "backends/partition_optimize.h"
 #include "backends/specs.h"
 #include "fmt/format.h"
 #include "interpreter/function_info.h"
@@ -169,6 +170,8 @@ absl::StatusOr<PassPtr> BackendPipeline(const std::vector<TargetSpecPtr>& backen
   options.mod_name = mod_name;
   passes.push_back(PartitionGraph(options));
   const PassGate context = gate != nullptr ? *gate : DefaultBackendGate(backends);
+  // relay.ext.<compiler>.optimize, which TVM's PartitionGraph runs.
+  if (PassPtr optimize = OptimizePartitions(backends, context)) passes.push_back(optimize);
   PassPtr flow = MakeSequential(fmt::format("partition_for_{}", backends.front()->name()),
                                 std::move(passes));
   return GatePipeline(flow, context);

@@ -2,9 +2,22 @@
 // arm_compute_lib.py): its spec is arm_compute_lib.pat, its runtime
 // acl_runtime.cc.
 #include "backends/backend.h"
+#include "passes/fold/fold_constant.h"
+#include "passes/layout/convert_layout.h"
 
 namespace carve {
 namespace {
+
+// arm_compute_lib.py's relay.ext.arm_compute_lib.optimize: ConvertLayout
+// with nn.conv2d in NHWC / OHWI (IHWO for a depthwise convolution, its
+// convert_layout_conv2d), then FoldConstant, so the partitions hold OHWI
+// constant kernels and `add` biases (ConvertLayout's CanonicalizeOps).
+// carve's ConvertLayout has no qnn.conv2d rule: a quantized convolution
+// keeps its kernel layout (docs/backends.md).
+PassPtr AclOptimize() {
+  absl::StatusOr<PassPtr> convert = ConvertLayout({"NHWC", "OHWI", "IHWO"});
+  return MakeSequential("relay.ext.arm_compute_lib.optimize", {*convert, FoldConstant()});
+}
 
 BackendDescriptor MakeAclBackend() {
   BackendDescriptor d;
@@ -16,6 +29,7 @@ BackendDescriptor MakeAclBackend() {
   // TVM's ACL tests and the seeds' guide build under
   // PassContext(opt_level=3, disabled_pass=["AlterOpLayout"]).
   d.gate = {3, {"AlterOpLayout"}};
+  d.optimize = AclOptimize;
   return d;
 }
 

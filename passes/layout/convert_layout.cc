@@ -239,6 +239,7 @@ class LayoutConverter : public TypedMutator {
     std::string out_layout(attrs->GetString("out_layout", ""));
     if (!IsPlain4d(layout) || (!out_layout.empty() && !IsPlain4d(out_layout))) return nullptr;
     std::string want_kernel = desired_.kernel;
+    if (!desired_.depthwise_kernel.empty() && Depthwise(call)) want_kernel = desired_.depthwise_kernel;
     if (want_kernel == "default") want_kernel = DefaultKernelLayout(desired_.data, Depthwise(call));
     if (!BijectiveLayout::Make(kernel, want_kernel).ok()) return nullptr;
     const Expr* data = call->args()[0];

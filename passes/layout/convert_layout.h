@@ -34,6 +34,9 @@ namespace carve {
 struct DesiredLayout {
   std::string data;                // "NHWC" or "NCHW"
   std::string kernel = "default";  // conv2d kernel layout; default: HWIO for NHWC, OIHW for NCHW
+  // The kernel layout of a depthwise conv2d when it differs from `kernel`
+  // (ACL's optimize hook asks OHWI, and IHWO for depthwise); "" = `kernel`.
+  std::string depthwise_kernel;
 };
 
 absl::StatusOr<const Function*> ConvertLayoutFunction(const Function* fn,
