@@ -63,7 +63,7 @@ absl::StatusOr<const Expr*> MakeCast(IRBuilder& b, const Expr* x, DataType dtype
 
 bool IsCallOf(const Expr* e, const OpInfo* op) {
   const Call* call = DynCast<Call>(e);
-  return call != nullptr && call->op() == op;
+  return call != nullptr && op != nullptr && call->op() == op;
 }
 
 }  // namespace
