@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "fmt/format.h"
+#include "ir/post_order.h"
 #include "ir/rebuild.h"
 #include "ir/visit.h"
 #include "passes/byoc/annotated_region_set.h"
@@ -56,7 +57,8 @@ class RegionMerger {
     }
     order_.reserve(set_.num_nodes());  // one allocation, not a doubling series
     CountPendingEdges();
-    return Walk(0);  // the root
+    CARVE_RETURN_IF_ERROR(Walk(0));  // the root
+    return cancelled_ ? absl::CancelledError("interrupted") : absl::OkStatus();
   }
 
   // Whether a region grew upstream after another set had recorded it: then
@@ -322,58 +324,54 @@ class RegionMerger {
     ForEachDependency(reinterpret_cast<const Expr*>(key), lets_, f);
   }
 
-  // Every live region upstream of `key` (iterative, memoized).
+  // Every live region upstream of `key` (memoized). Empty when the walk was
+  // cancelled (Run then fails).
   const RegionList& Upstream(uintptr_t key) {
-    struct Item {
-      uintptr_t key;
-      bool expanded;
-    };
-    std::vector<Item> stack = {{key, false}};
-    while (!stack.empty()) {
-      Item& top = stack.back();
-      if (Known(top.key)) {
-        stack.pop_back();
-        continue;
-      }
-      uintptr_t k = top.key;
-      if (!top.expanded) {
-        top.expanded = true;
-        ForEachKeyDependency(k, [&](const Expr* d) {
-          RegionId g = set_.GetRegion(d);
-          if (g == kNone) {
-            if (!IsPlainAtom(d) && !upstream_.Contains(d)) stack.push_back({Key(d), false});
-          } else if (!processed_[g] && !region_known_[g]) {
-            stack.push_back({RegionKey(g), false});
-          }
-        });
-        continue;
-      }
-      stack.pop_back();
-      RegionList result;
-      ForEachKeyDependency(k, [&](const Expr* d) {
-        RegionId g = set_.GetRegion(d);
-        if (g == kNone) {
-          if (const RegionList* up = upstream_.Find(d)) Append(result, *up);
-          return;
-        }
-        if (IsRegionKey(k) && g == static_cast<RegionId>(k >> 1)) return;
-        result.push_back(g);
-        referenced_[g] = 1;
-        Append(result, RegionUpstreamIfKnown(g));
-      });
-      Canonicalize(result);
-      Prune(result, kNone);
-      if (IsRegionKey(k)) {
-        RegionId r = static_cast<RegionId>(k >> 1);
-        region_known_[r] = 1;
-        region_upstream_[r] = std::move(result);
-        // (Undecided, so never merged since construction.)
-        if (!set_.HasOuts(r)) ConsumeInputsOf(r);
-      } else {
-        upstream_[KeyPtr(k)] = std::move(result);
-      }
+    absl::Status walked = WalkPostOrder(
+        key, [&](uintptr_t k) { return !Known(k); },
+        [&](uintptr_t k, auto push) {
+          ForEachKeyDependency(k, [&](const Expr* d) {
+            RegionId g = set_.GetRegion(d);
+            if (g == kNone) {
+              if (!IsPlainAtom(d)) push(Key(d));
+            } else if (!processed_[g]) {
+              push(RegionKey(g));
+            }
+          });
+        },
+        [&](uintptr_t k) { Memoize(k); });
+    if (!walked.ok()) {
+      cancelled_ = true;
+      return kEmpty;
     }
     return IsRegionKey(key) ? region_upstream_[key >> 1] : *upstream_.Find(KeyPtr(key));
+  }
+
+  // Records the upstream set of `k`, whose dependencies are all known.
+  void Memoize(uintptr_t k) {
+    RegionList result;
+    ForEachKeyDependency(k, [&](const Expr* d) {
+      RegionId g = set_.GetRegion(d);
+      if (g == kNone) {
+        if (const RegionList* up = upstream_.Find(d)) Append(result, *up);
+        return;
+      }
+      if (IsRegionKey(k) && g == static_cast<RegionId>(k >> 1)) return;
+      result.push_back(g);
+      referenced_[g] = 1;
+      Append(result, RegionUpstreamIfKnown(g));
+    });
+    Canonicalize(result);
+    Prune(result, kNone);
+    if (IsRegionKey(k)) {
+      RegionId r = static_cast<RegionId>(k >> 1);
+      region_known_[r] = 1;
+      region_upstream_[r] = std::move(result);
+      // (Undecided, so never merged since construction.)
+      if (!set_.HasOuts(r)) ConsumeInputsOf(r);
+    } else {
+      upstream_[KeyPtr(k)] = std::move(result);
+    }
   }
 
   // A region without a compiler_end (AnnotateTarget's begin around a let
@@ -416,6 +414,7 @@ class RegionMerger {
 
   bool exact_;
   bool suspect_ = false;
+  bool cancelled_ = false;  // an Upstream walk was cancelled
   AnnotatedRegionSet& set_;
   std::vector<uint8_t> state_;  // by node index
   std::vector<NodeIndex> order_;

@@ -172,7 +172,6 @@ class Partitioner {
       uint32_t parent_slot = top.parent_slot;
       kids_.resize(top.first);
       stack_.pop_back();
-      PrefetchUnwinding();
       if (stack_.empty()) return Cast<Function>(out);
       Resolve(stack_.back(), parent_slot, out);
     }
@@ -222,16 +221,6 @@ class Partitioner {
     stack_.push_back({e, first, first, first, parent_slot, false, info});
     ExpandChildren(stack_.back());
     stack_.back().end = static_cast<uint32_t>(kids_.size());
-  }
-
-  // A call's post-visit rebuilds it, which reads its callee (to check for
-  // an op), last read when the walk went down the call's operands: on a
-  // long chain, a cache miss per call of a composite function. The frames
-  // a few below the top are the next ones to finish: start loading their
-  // first child (a call's callee) now.
-  void PrefetchUnwinding() {
-    constexpr size_t kAhead = 6;
-    if (stack_.size() > kAhead) __builtin_prefetch(kids_[stack_[stack_.size() - kAhead].first]);
   }
 
   static bool IsBegin(const Expr* e) { return IsCompilerBegin(e); }
