@@ -34,7 +34,8 @@
 #include "grammar/metadata.h"
 #include "grammar/printer_doc.h"
 #include "grammar/printer_names.h"
-#include "grammar/printer_slots.h"
+#include "ir/address_map.h"
+#include "ir/recent_cache.h"
 #include "ir/expr.h"
 #include "ir/ndarray.h"
 
@@ -263,7 +264,7 @@ class RelayTextPrinter {
   std::vector<DocId> scratch_scopes_;  // ScratchScope's documents, by depth
   size_t open_scratch_ = 0;
   Text ret_;                   // a finished frame's result
-  SlotMap slots_;
+  AddressMap<uint32_t> slots_;  // node -> its index in nodes_
   std::vector<NodeState> nodes_;
   std::vector<uint32_t> edges_;
   // EscapingNodes' scratch: per slot, the in-edges seen from inside the
@@ -273,15 +274,14 @@ class RelayTextPrinter {
   absl::flat_hash_map<const Expr*, Text> free_var_decls_;  // for the free_var lines
   NameTable names_;  // TVM name_alloc_map_
   // The printed text of each (interned) type, formatted once into
-  // type_text_; a small direct-mapped cache in front of the map.
+  // type_text_; a small cache of recent types in front of the map.
   struct TypeText {
-    const Type* type = nullptr;
     uint32_t offset = 0;
     uint32_t size = 0;
   };
   absl::flat_hash_map<const Type*, TypeText> type_index_;
   std::string type_text_;
-  std::array<TypeText, 64> type_slots_{};
+  RecentCache<TypeText, 64> type_recent_;
   // Function (dictionary) attributes, formatted once per attribute set as
   // `, k=v, ...`.
   absl::flat_hash_map<const Attrs*, std::string> dict_texts_;

@@ -8,25 +8,21 @@
 
 namespace carve::print_internal {
 
-// SlotMap gives every 32-byte grain of addresses one entry: every node must
-// span at least that many bytes (IRBuilder guarantees it).
-static_assert(kMinNodeAllocation >= SlotMap::kMinObjectBytes);
-
 uint32_t RelayTextPrinter::Slot(const Expr* e) {
-  auto [slot, inserted] = slots_.Insert(e, static_cast<uint32_t>(nodes_.size()));
+  auto [slot, inserted] = slots_.TryEmplace(e, static_cast<uint32_t>(nodes_.size()));
   if (inserted) nodes_.emplace_back().kind = e->kind();
-  return slot;
+  return *slot;
 }
 
 uint32_t RelayTextPrinter::NewSlot(const Expr* e, ExprKind kind, bool* inserted) {
-  auto [slot, fresh] = slots_.Insert(e, static_cast<uint32_t>(nodes_.size()));
+  auto [slot, fresh] = slots_.TryEmplace(e, static_cast<uint32_t>(nodes_.size()));
   if (fresh) nodes_.emplace_back().kind = kind;
   *inserted = fresh;
-  return slot;
+  return *slot;
 }
 
 void RelayTextPrinter::BuildGraph(const Expr* root) {
-  slots_.Clear();
+  slots_ = AddressMap<uint32_t>();
   nodes_.clear();
   edges_.clear();
   free_var_decls_.clear();

@@ -390,18 +390,19 @@ void RelayTextPrinter::AppendTypeInfo(std::string* out, const Expr* e) {
 // Types are interned, so one string per distinct type. Kept apart from the
 // arena: a type is often first met while a node's text is being written there.
 void RelayTextPrinter::AppendType(std::string* out, const Type* type) {
-  TypeText& slot = type_slots_[(reinterpret_cast<uintptr_t>(type) >> 4) & (type_slots_.size() - 1)];
-  if (slot.type != type) {
+  const TypeText* known = type_recent_.Find(type);
+  if (known == nullptr) {
     auto [it, inserted] = type_index_.try_emplace(type);
     if (inserted) {
       std::string text = TypeToString(type);
-      it->second = TypeText{type, static_cast<uint32_t>(type_text_.size()),
+      it->second = TypeText{static_cast<uint32_t>(type_text_.size()),
                             static_cast<uint32_t>(text.size())};
       type_text_.append(text);
     }
-    slot = it->second;
+    type_recent_.Put(type, it->second);
+    known = &it->second;
   }
-  out->append(type_text_.data() + slot.offset, slot.size);
+  out->append(type_text_.data() + known->offset, known->size);
 }
 
 void RelayTextPrinter::AppendText(std::string* out, Text text) {

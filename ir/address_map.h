@@ -30,8 +30,8 @@
 // Maps start as a small linear-probing table (mutators are also made per
 // composite body, a handful of nodes) and switch to pages past
 // kSmallLimit entries. No erase. Pointers to values are valid until the next
-// insertion. (patterns/
-// node_index_map.h is a similar idea for uint32 indices.)
+// insertion. It is carve's one address-keyed map: the passes' memo tables,
+// the pattern graphs' node numbering and the printer's slots use it.
 #pragma once
 
 #include <algorithm>

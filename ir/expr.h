@@ -277,7 +277,7 @@ class RefWrite : public Expr {
 
 // Every node's allocation spans at least this many bytes (nodes smaller
 // than that, an empty Tuple, get padding), so tables may key on address
-// grains of this size (grammar/printer_slots.h).
+// grains of this size (ir/address_map.h).
 inline constexpr size_t kMinNodeAllocation = 32;
 
 // LLVM-style casting.

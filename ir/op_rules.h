@@ -3,7 +3,8 @@
 // FInferCorrectLayout, FForwardRewrite / FBackwardTransform, the ops
 // SimplifyInference and CanonicalizeOps rewrite) and the axis-broadcast
 // fact. They are stored in OpInfo::flags and written in the flags column of
-// ir/ops.def (kOpLayout*, kOpScale*, kOpSimplify*, kOpAxisBroadcast) next to
+// ir/ops.def (kOpLayout*, kOpScale*, kOpSimplify*, kOpAxisBroadcast,
+// kOpQnnCanonicalize) next to
 // ir/op.h's single-bit flags, which use bits 0-3.
 #pragma once
 
@@ -52,41 +53,61 @@ enum class SimplifyRule : uint8_t {
   kBiasAdd = 5,       // expand_dims of the bias, then add
 };
 
-// The flags column's names for these facts: 4-bit rule fields at bits 8,
-// 12 and 16, and one bit.
-enum OpRuleFlag : uint32_t {
-  // Broadcasts an operand along an `axis` attribute rather than numpy-style
-  // (nn.bias_add, nn.prelu): the op is layout-sensitive.
-  kOpAxisBroadcast = 1u << 4,
-
-  kOpLayoutConv = uint32_t(LayoutRule::kConv) << 8,
-  kOpLayoutPool = uint32_t(LayoutRule::kPool) << 8,
-  kOpLayoutConcat = uint32_t(LayoutRule::kConcat) << 8,
-  kOpLayoutBatchNorm = uint32_t(LayoutRule::kBatchNorm) << 8,
-  kOpLayoutPad = uint32_t(LayoutRule::kPad) << 8,
-  kOpLayoutReduce = uint32_t(LayoutRule::kReduce) << 8,
-
-  kOpScalePassThrough = uint32_t(ScaleRule::kPassThrough) << 12,
-  kOpScaleAddSub = uint32_t(ScaleRule::kAddSub) << 12,
-  kOpScaleMultiply = uint32_t(ScaleRule::kMultiply) << 12,
-  kOpScaleConv = uint32_t(ScaleRule::kConv) << 12,
-  kOpScaleDense = uint32_t(ScaleRule::kDense) << 12,
-  kOpScaleBiasAdd = uint32_t(ScaleRule::kBiasAdd) << 12,
-  kOpScaleLookThrough = uint32_t(ScaleRule::kLookThrough) << 12,
-
-  kOpSimplifyBatchNorm = uint32_t(SimplifyRule::kBatchNorm) << 16,
-  kOpSimplifyLayerNorm = uint32_t(SimplifyRule::kLayerNorm) << 16,
-  kOpSimplifyInstanceNorm = uint32_t(SimplifyRule::kInstanceNorm) << 16,
-  kOpSimplifyDropout = uint32_t(SimplifyRule::kDropout) << 16,
-  kOpSimplifyBiasAdd = uint32_t(SimplifyRule::kBiasAdd) << 16,
+// The part an op plays in the fused chains of the backends' composite
+// kernels (backends/kernels/fusion.h), besides anchors (TOpPattern above
+// injective) and activations (label sequences).
+enum class FusionRule : uint8_t {
+  kNone = 0,
+  kBias = 1,        // a bias or residual sum after the anchor (add, nn.bias_add)
+  kRequantize = 2,  // requantizes a quantized anchor's accumulator
+  kMatmul = 3,      // an anchor whose output channels are its last axis
 };
+
+// The flags column's names for these facts: 4-bit rule fields at bits 8,
+// 12, 16 and 20, and single bits. Plain constants, not an enum: a row ORs
+// them with ir/op.h's OpFlag enumerators.
+
+// Broadcasts an operand along an `axis` attribute rather than numpy-style
+// (nn.bias_add, nn.prelu): the op is layout-sensitive.
+inline constexpr uint32_t kOpAxisBroadcast = 1u << 4;
+// Has a QNN canonicalization (TVM's FTVMQnnCanonicalize): a
+// non-computational op FoldConstant evaluates when fold_qnn is set.
+inline constexpr uint32_t kOpQnnCanonicalize = 1u << 5;
+
+inline constexpr uint32_t kOpLayoutConv = uint32_t(LayoutRule::kConv) << 8;
+inline constexpr uint32_t kOpLayoutPool = uint32_t(LayoutRule::kPool) << 8;
+inline constexpr uint32_t kOpLayoutConcat = uint32_t(LayoutRule::kConcat) << 8;
+inline constexpr uint32_t kOpLayoutBatchNorm = uint32_t(LayoutRule::kBatchNorm) << 8;
+inline constexpr uint32_t kOpLayoutPad = uint32_t(LayoutRule::kPad) << 8;
+inline constexpr uint32_t kOpLayoutReduce = uint32_t(LayoutRule::kReduce) << 8;
+
+inline constexpr uint32_t kOpScalePassThrough = uint32_t(ScaleRule::kPassThrough) << 12;
+inline constexpr uint32_t kOpScaleAddSub = uint32_t(ScaleRule::kAddSub) << 12;
+inline constexpr uint32_t kOpScaleMultiply = uint32_t(ScaleRule::kMultiply) << 12;
+inline constexpr uint32_t kOpScaleConv = uint32_t(ScaleRule::kConv) << 12;
+inline constexpr uint32_t kOpScaleDense = uint32_t(ScaleRule::kDense) << 12;
+inline constexpr uint32_t kOpScaleBiasAdd = uint32_t(ScaleRule::kBiasAdd) << 12;
+inline constexpr uint32_t kOpScaleLookThrough = uint32_t(ScaleRule::kLookThrough) << 12;
+
+inline constexpr uint32_t kOpSimplifyBatchNorm = uint32_t(SimplifyRule::kBatchNorm) << 16;
+inline constexpr uint32_t kOpSimplifyLayerNorm = uint32_t(SimplifyRule::kLayerNorm) << 16;
+inline constexpr uint32_t kOpSimplifyInstanceNorm = uint32_t(SimplifyRule::kInstanceNorm) << 16;
+inline constexpr uint32_t kOpSimplifyDropout = uint32_t(SimplifyRule::kDropout) << 16;
+inline constexpr uint32_t kOpSimplifyBiasAdd = uint32_t(SimplifyRule::kBiasAdd) << 16;
+
+inline constexpr uint32_t kOpFusionBias = uint32_t(FusionRule::kBias) << 20;
+inline constexpr uint32_t kOpFusionRequantize = uint32_t(FusionRule::kRequantize) << 20;
+inline constexpr uint32_t kOpFusionMatmul = uint32_t(FusionRule::kMatmul) << 20;
 
 inline LayoutRule LayoutRuleOf(const OpInfo& op) { return LayoutRule((op.flags >> 8) & 0xF); }
 inline ScaleRule ScaleRuleOf(const OpInfo& op) { return ScaleRule((op.flags >> 12) & 0xF); }
 inline SimplifyRule SimplifyRuleOf(const OpInfo& op) {
   return SimplifyRule((op.flags >> 16) & 0xF);
 }
+inline FusionRule FusionRuleOf(const OpInfo& op) { return FusionRule((op.flags >> 20) & 0xF); }
 inline bool BroadcastsAlongAxis(const OpInfo& op) { return (op.flags & kOpAxisBroadcast) != 0; }
+// A quantized op of the QNN dialect (see kOpQnnCanonicalize).
+inline bool IsQnnOp(const OpInfo& op) { return (op.flags & kOpQnnCanonicalize) != 0; }
 
 // The op `e` calls, or nullptr when `e` is not a call of an op.
 inline const OpInfo* OpOf(const Expr* e) {

@@ -10,7 +10,6 @@
 #include "passes/fold/fold_scale_axis.h"
 #include "passes/simplify/graph_normal_form.h"
 #include "passes/infer/infer_type.h"
-#include "passes/layout/legalize.h"
 #include "passes/infer/type_annotations.h"
 #include "passes/byoc/merge_compiler_regions.h"
 #include "passes/byoc/merge_composite.h"
@@ -187,8 +186,6 @@ void RegisterBuiltinPasses(PassRegistry& registry) {
   registry.Register(Simple("RemoveDropout", "nn.dropout(x).0 -> x", RemoveDropout));
   registry.Register(Simple("SimplifyInference", "norms -> arithmetic, no dropout",
                            SimplifyInference));
-  registry.Register(Simple("DnnlLegalize", "Legalize with dnnl's group conv -> GOIHW / GIOHW",
-                           DnnlLegalize));
   registry.Register(At(3, Simple("BackwardFoldScaleAxis",
                                   "fold a multiply into the conv/dense before it",
                                   BackwardFoldScaleAxis)));

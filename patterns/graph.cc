@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/container/flat_hash_map.h"
+#include "ir/recent_cache.h"
 
 namespace carve {
 namespace {
@@ -143,12 +144,13 @@ IndexedGraph::IndexedGraph(const Expr* root, const IndexedGraphOptions& options)
 
 uint32_t IndexedGraph::IndexOf(const Expr* e) const {
   if (!has_index_) BuildIndex();
-  return index_.Find(e);
+  const uint32_t* i = index_.Find(e);
+  return i == nullptr ? kNone : *i;
 }
 
 void IndexedGraph::BuildIndex() const {
-  index_ = NodeIndexMap(nodes_.size());
-  for (uint32_t i = 0; i < nodes_.size(); ++i) index_.Insert(nodes_[i], i);
+  index_ = AddressMap<uint32_t>(nodes_.size());
+  for (uint32_t i = 0; i < nodes_.size(); ++i) index_.TryEmplace(nodes_[i], i);
   has_index_ = true;
 }
 
@@ -223,22 +225,13 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
   absl::flat_hash_map<const Expr*, uint32_t> op_ids;
   std::span<const Var* const> root_params;
   size_t finger = 0;
-  struct Recent {
-    const Expr* expr = nullptr;
-    uint32_t id = 0;
-  };
-  constexpr size_t kRecent = 4096;
-  std::vector<Recent> recent(kRecent);
-  auto recent_slot = [](const Expr* e) -> size_t {
-    auto a = reinterpret_cast<uintptr_t>(e) >> 4;
-    return (a ^ (a >> 12)) & (kRecent - 1);
-  };
+  RecentCache<uint32_t, 4096> recent;
   auto known = [&](const Expr* kid) -> uint32_t {
     if (kid->kind() == ExprKind::kOp) {
       auto it = op_ids.find(kid);
       return it != op_ids.end() ? it->second : kNone;
     }
-    if (const Recent& r = recent[recent_slot(kid)]; r.expr == kid) return r.id;
+    if (const uint32_t* id = recent.Find(kid)) return *id;
     if (kid->kind() != ExprKind::kVar) return kNone;
     for (size_t k = finger; k < finger + 2 && k < root_params.size(); ++k) {
       if (root_params[k] == kid && values[k] < kLaterBit) {
@@ -285,7 +278,7 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
     // All children done: number the node and record its input edges.
     uint32_t id = static_cast<uint32_t>(nodes_.size());
     if (f.expr->kind() == ExprKind::kOp) op_ids.emplace(f.expr, id);
-    recent[recent_slot(f.expr)] = {f.expr, id};
+    recent.Put(f.expr, id);
     nodes_.push_back(f.expr);
     kinds_.push_back(f.expr->kind());
     op_slots_.push_back(f.expr->kind() == ExprKind::kCall ? OpSlot(Cast<Call>(f.expr)->op()) : 0);
@@ -308,13 +301,16 @@ void IndexedGraph::Build(const Expr* root, const IndexedGraphOptions& options) {
   // Only the shared nodes need a lookup (usually ops and a few fan-outs):
   // a small map of them, instead of one of every node (IndexOf fills that
   // on first use).
-  NodeIndexMap shared_index(shared);
+  AddressMap<uint32_t> shared_index(shared);
   for (uint32_t i = 0; i < nodes_.size(); ++i) {
-    if (nodes_[i]->scratch_mark() == 2) shared_index.Insert(nodes_[i], i);
+    if (nodes_[i]->scratch_mark() == 2) shared_index.TryEmplace(nodes_[i], i);
     nodes_[i]->set_scratch_mark(0);
   }
   auto resolve = [&](uint32_t& v) {
-    if (v != kNone && (v & kLaterBit) != 0) v = shared_index.Find(later[v & ~kLaterBit]);
+    if (v != kNone && (v & kLaterBit) != 0) {
+      const uint32_t* found = shared_index.Find(later[v & ~kLaterBit]);
+      v = found == nullptr ? kNone : *found;
+    }
     return v != kNone;
   };
   bool stale = nodes_.size() >= kLaterBit;
@@ -373,7 +369,7 @@ void IndexedGraph::BuildWithMap(const Expr* root, const IndexedGraphOptions& opt
   std::vector<const Var*> let_vars_in_progress;
   std::vector<std::pair<uint32_t, uint32_t>> edges;  // (consumer, producer)
   std::vector<uint32_t> root_param_slots;
-  index_ = NodeIndexMap(size_hint);
+  index_ = AddressMap<uint32_t>(size_hint);
   has_index_ = true;
   nodes_.reserve(size_hint);
   kinds_.reserve(size_hint);
@@ -400,16 +396,15 @@ void IndexedGraph::BuildWithMap(const Expr* root, const IndexedGraphOptions& opt
                               let_vars_in_progress.end()) {
         continue;  // a recursive reference: no node, no edge
       }
-      uint32_t known = index_.Find(kid);
-      if (known != kNone) {
-        slots[s].index = known;
+      if (const uint32_t* known = index_.Find(kid)) {
+        slots[s].index = *known;
       } else {
         open(kid, s);
       }
       continue;
     }
     // All children done: number the node and record its input edges.
-    uint32_t id = index_.Insert(f.expr, static_cast<uint32_t>(nodes_.size()));
+    uint32_t id = *index_.TryEmplace(f.expr, static_cast<uint32_t>(nodes_.size())).first;
     if (id == nodes_.size()) {
       nodes_.push_back(f.expr);
       kinds_.push_back(f.expr->kind());
@@ -581,7 +576,7 @@ uint16_t IndexedGraph::OpSlot(const OpInfo* op) {
 
 void IndexedGraph::ReleaseAllButInputs() {
   std::vector<const Expr*>().swap(nodes_);
-  index_ = NodeIndexMap();
+  index_ = AddressMap<uint32_t>();
   has_index_ = false;
   ReleaseDerivedTables();
 }

@@ -14,9 +14,9 @@
 // Build is one iterative DFS that tells visited nodes by their scratch mark
 // (Expr::scratch_mark, cleared before it returns) and looks up only edges to
 // nodes met before, in a map of those; Derive numbers a partition's result
-// from the previous graph. The NodeIndexMap of every node (a table laid out
-// in address order, so that walks stay cache-friendly on million-node
-// graphs) is filled on the first IndexOf: partitioning walks edges. The
+// from the previous graph. The address map of every node (ir/address_map.h,
+// laid out in address order, so that walks stay cache-friendly on
+// million-node graphs) is filled on the first IndexOf: partitioning walks edges. The
 // post-dominator tree is computed on first use (TVM's LCA construction,
 // consumers first) with an Euler tour, so PostDominates is O(1). Not
 // thread-safe (lazy members), and building writes the nodes' scratch marks:
@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "ir/expr.h"
-#include "patterns/node_index_map.h"
+#include "ir/address_map.h"
 
 namespace carve {
 
@@ -169,7 +169,7 @@ class IndexedGraph {
   // Built on the first IndexOf when the construction did not need it
   // (Derive): partitioning mostly walks edges, and filling a map of every
   // node is most of a derived graph's cost.
-  mutable NodeIndexMap index_;
+  mutable AddressMap<uint32_t> index_;
   mutable bool has_index_ = false;
   // When the root is a function: its parameters' ids, in order (children
   // but not inputs), so that Derive needs no lookups.

@@ -8,6 +8,7 @@
 #include "backends/backend.h"
 #include "backends/backend_passes.h"
 #include "backends/dnnl/dnnl_checks.h"
+#include "backends/dnnl/dnnl_legalize.h"
 #include "backends/dnnl/dnnl_rewrites.h"
 #include "fmt/format.h"
 #include "ir/visit.h"
@@ -36,6 +37,10 @@ bool CallsComputeOp(const Function* fn) {
 
 void RegisterDnnlPasses(PassRegistry& registry) {
   if (registry.Find("DnnlRewrites") != nullptr) return;
+  // Level 1: TVM's Legalize pass, which runs dnnl's legalize_group_conv.
+  registry.Register(PassInfo{"DnnlLegalize", "Legalize with dnnl's group conv -> GOIHW / GIOHW", {},
+                             [](const PassArgs&) -> absl::StatusOr<PassPtr> { return DnnlLegalize(); },
+                             /*opt_level=*/1});
   registry.Register(MakeSimplePass(
       "DnnlRewrites",
       "dnnl.py's rewrite_layer_norm and rewrite_dense_bias_gelu_reshape_last on @main",

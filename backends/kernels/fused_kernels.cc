@@ -9,6 +9,7 @@
 #include "backends/kernels/quant_epilogue.h"
 #include "backends/kernels/ref_op.h"
 #include "fmt/format.h"
+#include "ir/op_rules.h"
 #include "support/status_macros.h"
 
 namespace carve {
@@ -134,12 +135,15 @@ class FusedKernel : public NodeKernel {
   absl::StatusOr<const Type*> PreparePad(const NodeBuildContext& ctx, const Attrs*& anchor_attrs,
                                          const Type* data_type) {
     const JsonNode& node = ctx.node();
-    CARVE_ASSIGN_OR_RETURN(const Attrs* pad_attrs, DecodeOpAttrs(FindOp("nn.pad"), node, "nn.pad."));
-    CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> width, NodeInts(node, "nn.pad.pad_width"));
+    const std::string& pad_op = spec_.pad_op;
+    CARVE_ASSIGN_OR_RETURN(const Attrs* pad_attrs,
+                           DecodeOpAttrs(FindOp(pad_op), node, fmt::format("{}.", pad_op)));
+    CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> width,
+                           NodeInts(node, fmt::format("{}.pad_width", pad_op)));
     const NDArray& value = ctx.const_inputs[*spec_.pad_value];
     const NDArray* expected_value = nullptr;
     NDArray zero;
-    if (spec_.anchor == "qnn.conv2d") {
+    if (const OpInfo* anchor = FindOp(spec_.anchor); anchor != nullptr && IsQnnOp(*anchor)) {
       expected_value = &ctx.const_inputs[spec_.anchor_extra.at(0)];  // input zero point
     }
     bool value_ok = value.defined() && value.num_elements() == 1 &&
@@ -156,7 +160,7 @@ class FusedKernel : public NodeKernel {
       }
     }
     const Type* pad_args[] = {data_type, InputType(ctx, *spec_.pad_value)};
-    CARVE_ASSIGN_OR_RETURN(RefOp pad, RefOp::Make("nn.pad", pad_attrs, pad_args, ctx.device));
+    CARVE_ASSIGN_OR_RETURN(RefOp pad, RefOp::Make(pad_op, pad_attrs, pad_args, ctx.device));
     pad_ = pad;
     return pad_->out_type();
   }
@@ -174,8 +178,8 @@ class FusedKernel : public NodeKernel {
     if (spec_.bias) {
       std::vector<int64_t> bias_shape = ctx.InputShape(*spec_.bias);
       bool along = BroadcastsAlongAxis(bias_shape, out_shape.size(), axis);
-      if (spec_.bias_op == "nn.bias_add") {
-        int64_t bias_axis = NodeInt(node, "nn.bias_add.axis").value_or(1);
+      if (BiasAlongAxisAttr(spec_)) {
+        int64_t bias_axis = NodeInt(node, fmt::format("{}.axis", spec_.bias_op)).value_or(1);
         if (bias_axis < 0) bias_axis += int64_t(out_shape.size());
         along = bias_axis == axis && bias_shape.size() == 1;
       }
@@ -183,8 +187,9 @@ class FusedKernel : public NodeKernel {
       if (!fast_bias_) {
         const Type* types[] = {acc, InputType(ctx, *spec_.bias)};
         const Attrs* attrs = nullptr;
-        if (spec_.bias_op == "nn.bias_add") {
-          CARVE_ASSIGN_OR_RETURN(attrs, DecodeOpAttrs(FindOp("nn.bias_add"), node, "nn.bias_add."));
+        if (BiasAlongAxisAttr(spec_)) {
+          CARVE_ASSIGN_OR_RETURN(attrs, DecodeOpAttrs(FindOp(spec_.bias_op), node,
+                                                      fmt::format("{}.", spec_.bias_op)));
         }
         CARVE_ASSIGN_OR_RETURN(RefOp op, RefOp::Make(spec_.bias_op, attrs, types, ctx.device));
         bias_op_ = op;

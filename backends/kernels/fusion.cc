@@ -8,6 +8,7 @@
 #include "backends/json/composite_body.h"
 #include "fmt/format.h"
 #include "ir/op.h"
+#include "ir/op_rules.h"
 #include "support/status_macros.h"
 
 namespace carve {
@@ -59,7 +60,8 @@ class Decoder {
   }
 
   absl::StatusOr<FusionSpec> Run() {
-    if (at_ < ops_.size() && ops_[at_] == "nn.pad") {
+    if (at_ < ops_.size() && LayoutRuleOf(*FindOp(ops_[at_])) == LayoutRule::kPad) {
+      spec_.pad_op = ops_[at_];
       spec_.data = Take();
       spec_.pad_value = Take();
       CARVE_RETURN_IF_ERROR(CheckEntry(at_, /*chained=*/false, 0));
@@ -93,18 +95,22 @@ class Decoder {
 
   absl::Status DecodePostOp() {
     const std::string& op = ops_[at_];
+    const OpInfo& info = *FindOp(op);  // DecodeFusion checked every head
+    FusionRule rule = FusionRuleOf(info);
     bool activated = spec_.activation.kind != Activation::kNone;
     size_t first = leaf_;
-    if ((op == "add" || op == "nn.bias_add") && !spec_.bias && !activated && !IsFormAt()) {
+    if (rule == FusionRule::kBias && !spec_.bias && !activated && !IsFormAt()) {
       spec_.bias = Take();
       spec_.bias_op = op;
       return Advance(first);
     }
-    if (op == "add" && spec_.bias && !spec_.sum && !activated && !IsFormAt()) {
+    // A residual sum adds a whole tensor: a numpy-style bias op.
+    if (rule == FusionRule::kBias && !BroadcastsAlongAxis(info) && spec_.bias && !spec_.sum &&
+        !activated && !IsFormAt()) {
       spec_.sum = Take();
       return Advance(first);
     }
-    if (op == "qnn.requantize" && spec_.requantize.empty()) {
+    if (rule == FusionRule::kRequantize && spec_.requantize.empty()) {
       for (int k = 0; k < 4; ++k) spec_.requantize.push_back(Take());
       return Advance(first);
     }
@@ -207,6 +213,11 @@ std::string_view ActivationName(Activation a) {
   return "?";
 }
 
+bool BiasAlongAxisAttr(const FusionSpec& spec) {
+  const OpInfo* op = FindOp(spec.bias_op);
+  return op != nullptr && BroadcastsAlongAxis(*op);
+}
+
 absl::StatusOr<FusionSpec> DecodeFusion(const JsonNode& node) {
   CARVE_ASSIGN_OR_RETURN(std::vector<BodyEntry> body, ParseCompositeBody(node));
   for (const BodyEntry& e : body) {
@@ -219,7 +230,8 @@ absl::StatusOr<FusionSpec> DecodeFusion(const JsonNode& node) {
 }
 
 absl::StatusOr<int64_t> OutputChannelAxis(const JsonNode& node, const FusionSpec& spec) {
-  if (spec.anchor == "nn.dense" || spec.anchor == "qnn.dense" || spec.anchor == "nn.batch_matmul") {
+  const OpInfo* anchor = FindOp(spec.anchor);
+  if (anchor != nullptr && FusionRuleOf(*anchor) == FusionRule::kMatmul) {
     return static_cast<int64_t>(node.shapes[0].size()) - 1;
   }
   for (std::string_view key : {"out_layout", "data_layout", "layout"}) {
@@ -236,8 +248,8 @@ absl::StatusOr<int64_t> OutputChannelAxis(const JsonNode& node, const FusionSpec
 bool BiasPerChannel(const JsonNode& node, const FusionSpec& spec,
                     const std::vector<int64_t>& bias_shape, int64_t axis) {
   const size_t rank = node.shapes.empty() ? 0 : node.shapes[0].size();
-  if (spec.bias_op == "nn.bias_add") {
-    int64_t bias_axis = NodeInt(node, "nn.bias_add.axis").value_or(1);
+  if (BiasAlongAxisAttr(spec)) {
+    int64_t bias_axis = NodeInt(node, fmt::format("{}.axis", spec.bias_op)).value_or(1);
     if (bias_axis < 0) bias_axis += int64_t(rank);
     return bias_axis == axis && bias_shape.size() == 1;
   }

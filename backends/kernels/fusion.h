@@ -55,15 +55,20 @@ struct FusionSpec {
   size_t data = 0;
   std::optional<size_t> weight;          // absent for single-input anchors (pools)
   std::vector<size_t> anchor_extra;      // further anchor inputs (qnn zero points, scales)
-  std::optional<size_t> pad_value;       // nn.pad before the anchor
+  std::optional<size_t> pad_value;       // a pad op (pad_op) before the anchor
+  std::string pad_op;
   std::optional<size_t> bias;
-  std::string bias_op;                   // "add" or "nn.bias_add"
+  std::string bias_op;                   // an op of FusionRule::kBias ("add", "nn.bias_add")
   std::optional<size_t> sum;             // a second add of a whole tensor (DNNL *_sum)
   ActivationSpec activation;
   // qnn.requantize after the anchor: input_scale, input_zero_point,
   // output_scale, output_zero_point.
   std::vector<size_t> requantize;
 };
+
+// Whether the bias op of `spec` broadcasts its bias along an axis attribute
+// (nn.bias_add) rather than numpy-style (add): an op fact, see ir/op_rules.h.
+bool BiasAlongAxisAttr(const FusionSpec& spec);
 
 // Decodes `node` (a composite kernel node). InvalidArgument when the body is
 // missing or does not have the shape above, or when the inputs do not match

@@ -13,74 +13,6 @@
 
 namespace carve {
 
-// The graph a Creator walks, given as the nodes themselves: a node is its
-// address, and the set's address map is the walk's visited set.
-class AnnotatedRegionSet::NodeSource {
- public:
-  using Handle = const Expr*;
-  explicit NodeSource(AnnotatedRegionSet& set) : set_(set) {}
-
-  // Atoms, and function literals with a region-free body (see
-  // HasRegionFreeBody): neither is numbered nor visited.
-  static bool IsAtom(Handle h) {
-    if (h->is_atom()) return true;
-    return h->kind() == ExprKind::kFunction && HasRegionFreeBody(Cast<Function>(h));
-  }
-  static const Expr* Node(Handle h) { return h; }
-  static ExprKind Kind(Handle h) { return h->kind(); }
-  // The index of `h`, numbered `next` when met for the first time.
-  std::pair<NodeIndex, bool> Number(Handle h, NodeIndex next) {
-    auto [index, inserted] = set_.index_.TryEmplace(h, next);
-    return {*index, inserted};
-  }
-  // The index of `h` if met before, else kNoNode.
-  NodeIndex Lookup(Handle h) const { return set_.IndexOf(h); }
-  template <typename F>
-  void ForEachChild(Handle h, F&& f) const {
-    // Bottom-up builders (the parser, mutators) allocate a node's operands
-    // just before it, so the nodes the walk opens next mostly lie just below
-    // this one: start loading them (a chain of pointers otherwise waits for
-    // one cache miss after the other).
-    for (int line = 1; line <= 8; ++line) {
-      __builtin_prefetch(reinterpret_cast<const char*>(h) - 64 * line);
-    }
-    // The walk reads every child's kind next: start all their loads now.
-    carve::ForEachChild(h, [&](const Expr* c) {
-      __builtin_prefetch(c);
-      f(c);
-    });
-  }
-  // kBeginFlag or kEndFlag for an annotation call, else 0.
-  uint8_t AnnotationFlags(Handle h) const {
-    if (h->kind() != ExprKind::kCall) return 0;
-    const Expr* callee = Cast<Call>(h)->callee();
-    if (callee == CompilerBeginOp()) return kBeginFlag;
-    return callee == CompilerEndOp() ? kEndFlag : 0;
-  }
-  static bool IsEnd(Handle h) { return IsCompilerEnd(h); }
-  static bool IsComposite(Handle h) { return Cast<Function>(h)->HasAttr(attr::kComposite); }
-  // The target of annotation `h`, as an index into the set's targets_.
-  // Calls made by one builder share their attributes: one look at the
-  // attributes per distinct object.
-  uint32_t TargetOf(Handle h) {
-    const Call* call = Cast<Call>(h);
-    if (!has_last_ || call->attrs() != last_attrs_) {
-      last_attrs_ = call->attrs();
-      last_target_ = set_.TargetIndex(AnnotationTarget(call));
-      has_last_ = true;
-    }
-    return last_target_;
-  }
-  // Called once the walk is over.
-  void Finish() {}
-
- private:
-  AnnotatedRegionSet& set_;
-  const Attrs* last_attrs_ = nullptr;
-  uint32_t last_target_ = 0;
-  bool has_last_ = false;
-};
-
 // Nothing in a region-free body can open, join or close a region, report a
 // malformed annotation or bind a variable, and no node outside it that reads
 // a node of it is affected by when it is visited; a function is outside
@@ -128,141 +60,68 @@ bool AnnotatedRegionSet::HasRegionFreeBody(const Function* fn) {
   return true;
 }
 
-// The graph a rewrite over a kGraphWalks set's numbering produced (see
-// Rewrite in the header), read from that set's arrays: the walk reads no
-// node but lets (the nodes it makes were just written by the rewrite, or read by the
-// source's walk, and PartitionGraph reads them next anyway). A node of the result is the
-// index of the source node it comes from, with kNewBit when it is that
-// node's rebuilt version (a node kept as it is and its rebuilt version can
-// both be in the result, below a composite function and outside it).
-class AnnotatedRegionSet::RewriteSource {
- public:
-  using Handle = uint32_t;
-  static constexpr Handle kNewBit = Rewrite::kNewBit;
-  static constexpr Handle kAtom = Rewrite::kAtom;
-
-  RewriteSource(AnnotatedRegionSet& set, const AnnotatedRegionSet& source, const Rewrite& rewrite)
-      : set_(set), source_(source), rewrite_(rewrite), number_(2 * source.num_nodes(), kNoNode) {}
-
-  static bool IsAtom(Handle h) { return h == kAtom; }
-  const Expr* Node(Handle h) const {
-    NodeIndex i = h & ~kNewBit;
-    return (h & kNewBit) ? rewrite_.out[i] : source_.node(i);
-  }
-  ExprKind Kind(Handle h) const { return source_.kind(h & ~kNewBit); }
-  std::pair<NodeIndex, bool> Number(Handle h, NodeIndex next) {
-    NodeIndex& n = number_[Slot(h)];
-    if (n != kNoNode) return {n, false};
-    n = next;
-    return {n, true};
-  }
-  NodeIndex Lookup(Handle h) const { return h == kAtom ? kNoNode : number_[Slot(h)]; }
-  template <typename F>
-  void ForEachChild(Handle h, F&& f) const {
-    NodeIndex i = h & ~kNewBit;
-    bool rebuilt = h & kNewBit;
-    for (NodeIndex k : source_.children(i)) {
-      if (k == kNoNode) {
-        f(kAtom);
-      } else if (!rebuilt || rewrite_.out[k] == nullptr) {
-        f(k);  // the child as it was
-      } else {
-        f(rewrite_.handle[k]);
-      }
-    }
-  }
-  uint8_t AnnotationFlags(Handle h) const {
-    NodeIndex i = h & ~kNewBit;
-    return source_.IsBegin(i) ? kBeginFlag : source_.IsEnd(i) ? kEndFlag : 0;
-  }
-  bool IsEnd(Handle h) const { return h != kAtom && source_.IsEnd(h & ~kNewBit); }
-  bool IsComposite(Handle h) const { return source_.IsComposite(h & ~kNewBit); }
-  // The target of annotation `h`: the source knows it without reading the
-  // node (the region the annotation was first placed in has its target).
-  uint32_t TargetOf(Handle h) {
-    NodeIndex i = h & ~kNewBit;
-    uint32_t t = source_.flags_[i] >> kTargetShift;
-    t = t != 0 ? t - 1 : source_.regions_[source_.node_region_[i]].target;
-    if (t >= target_index_.size()) target_index_.resize(t + 1, kNoTarget);
-    if (target_index_[t] == kNoTarget) target_index_[t] = set_.TargetIndex(source_.targets_[t]);
-    return target_index_[t];
-  }
-  // The address map is filled when first asked (see IndexOf).
-  void Finish() { set_.index_pending_ = true; }
-
- private:
-  size_t Slot(Handle h) const { return (h & ~kNewBit) + ((h & kNewBit) ? source_.num_nodes() : 0); }
-
-  AnnotatedRegionSet& set_;
-  const AnnotatedRegionSet& source_;
-  const Rewrite& rewrite_;
-  // By source index (then rebuilt versions after them): the number given.
-  std::vector<NodeIndex> number_;
-  // By source target index: the set's.
-  static constexpr uint32_t kNoTarget = ~0u;
-  std::vector<uint32_t> target_index_;
-};
-
 // Visits the expression in TVM's order (MixedModeVisitor): calls, tuples and
 // projections after their operands; let and if nodes before theirs. One
-// depth-first walk that numbers each node when it first meets it.
-template <typename Source>
-class AnnotatedRegionSet::Creator {
+// depth-first walk that numbers each node when it first meets it; the
+// set's address map is the walk's visited set (one look-up per edge).
+class AnnotatedRegionSet::Builder {
  public:
-  using Handle = typename Source::Handle;
-  Creator(AnnotatedRegionSet& set, Source& source, bool keep_children)
-      : set_(set), source_(source), keep_children_(keep_children) {}
+  explicit Builder(AnnotatedRegionSet& set) : set_(set) {}
 
-  absl::Status Run(Handle root) {
-    source_.Number(root, 0);
+  absl::Status Run(const Function* root) {
+    set_.index_.TryEmplace(root, 0);
     CARVE_RETURN_IF_ERROR(Open(root));
     while (!stack_.empty()) {
       Frame& top = stack_.back();
       if (pending_.size() > top.pending_begin) {
         Pending next = pending_.back();
         pending_.pop_back();
-        // The numbering is the visited set: one look-up per edge.
         auto [index, inserted] =
-            source_.Number(next.handle, static_cast<NodeIndex>(set_.node_.size()));
-        KidIds()[next.slot] = index;
-        if (!inserted) continue;  // met before (the graph is acyclic)
-        CARVE_RETURN_IF_ERROR(Open(next.handle));
+            set_.index_.TryEmplace(next.node, static_cast<NodeIndex>(set_.node_.size()));
+        set_.kids_[next.slot] = *index;
+        if (inserted) CARVE_RETURN_IF_ERROR(Open(next.node));
         continue;
       }
       NodeIndex i = top.node;
-      uint32_t target = top.target;
-      uint32_t ids_begin = top.ids_begin;
       stack_.pop_back();
-      std::span<const NodeIndex> kids = KidsOf(i, ids_begin);
-      CARVE_RETURN_IF_ERROR(PostVisit(i, kids, target));
-      if (!keep_children_) ids_.resize(ids_begin);
+      CARVE_RETURN_IF_ERROR(PostVisit(i, KidsOf(i)));
     }
-    if (keep_children_) set_.kid_begin_.push_back(static_cast<uint32_t>(set_.kids_.size()));
-    source_.Finish();
+    set_.kid_begin_.push_back(static_cast<uint32_t>(set_.kids_.size()));
     return absl::OkStatus();
   }
 
  private:
-  // A node being visited. Its children's indices go to the set's kids_ (when
-  // kept) or to ids_ from ids_begin; its children still to visit are
-  // pending_ from pending_begin. The stack is as deep as the graph's longest
-  // path (a chain of 100k ops is 300k nodes deep once annotated), so a level
-  // costs this frame only, not a copy of every child.
+  // A node being visited; its children still to visit are pending_ from
+  // pending_begin. The stack is as deep as the graph's longest path (a
+  // chain of 100k ops is 300k nodes deep once annotated), so a level costs
+  // this frame only, not a copy of every child.
   struct Frame {
     NodeIndex node;
-    uint32_t target;  // of an annotation: index into targets_
-    uint32_t ids_begin;
     uint32_t pending_begin;
   };
-  // A child to visit and where its index goes (in KidIds()).
+  // A child to visit and where its index goes in the set's kids_.
   struct Pending {
-    Handle handle;
+    const Expr* node;
     uint32_t slot;
   };
-  NodeIndex* KidIds() { return keep_children_ ? set_.kids_.data() : ids_.data(); }
+
+  // Atoms, and function literals with a region-free body (see
+  // HasRegionFreeBody): neither is numbered nor visited, as neither joins
+  // nor opens a region.
+  static bool IsAtom(const Expr* e) {
+    if (e->is_atom()) return true;
+    return e->kind() == ExprKind::kFunction && HasRegionFreeBody(Cast<Function>(e));
+  }
+
+  static uint8_t AnnotationFlags(const Expr* e) {
+    if (e->kind() != ExprKind::kCall) return 0;
+    const Expr* callee = Cast<Call>(e)->callee();
+    if (callee == CompilerBeginOp()) return kBeginFlag;
+    return callee == CompilerEndOp() ? kEndFlag : 0;
+  }
+
   // The indices of node i's children, once all are visited.
-  std::span<const NodeIndex> KidsOf(NodeIndex i, uint32_t ids_begin) const {
-    if (!keep_children_) return {ids_.data() + ids_begin, ids_.size() - ids_begin};
+  std::span<const NodeIndex> KidsOf(NodeIndex i) const {
     // (The last node opened has no successor in kid_begin_ yet.)
     uint32_t begin = set_.kid_begin_[i];
     uint32_t end = i + 1 < set_.kid_begin_.size() ? set_.kid_begin_[i + 1]
@@ -270,51 +129,38 @@ class AnnotatedRegionSet::Creator {
     return {set_.kids_.data() + begin, end - begin};
   }
 
-  // Numbers `h` (already numbered by the source), records where its
-  // children's indices go, the children to visit (atoms are not: they
-  // neither join nor open regions) and what its post-visit needs to know of
-  // it (it runs after the whole subtree, when the node has left the caches),
-  // and pre-visits it.
-  absl::Status Open(Handle h) {
+  // Numbers `e` (already in the address map), records its children's slots
+  // and the children to visit, and pre-visits it.
+  absl::Status Open(const Expr* e) {
     NodeIndex i = static_cast<NodeIndex>(set_.node_.size());
-    const Expr* e = source_.Node(h);
     set_.node_.push_back(e);
-    set_.kind_.push_back(source_.Kind(h));
-    set_.flags_.push_back(source_.AnnotationFlags(h));
+    set_.kind_.push_back(e->kind());
+    set_.flags_.push_back(AnnotationFlags(e));
     set_.node_region_.push_back(kNoRegion);
-    handles_.clear();
-    source_.ForEachChild(h, [&](Handle c) { handles_.push_back(c); });
-    uint32_t base;
-    if (keep_children_) {
-      base = static_cast<uint32_t>(set_.kids_.size());
-      set_.kid_begin_.push_back(base);
-      set_.kids_.resize(base + handles_.size(), kNoNode);
-    } else {
-      set_.annotation_arg_.push_back(kNoNode);
-      base = static_cast<uint32_t>(ids_.size());
-      ids_.resize(base + handles_.size(), kNoNode);
-    }
+    children_.clear();
+    ForEachChild(e, [&](const Expr* c) { children_.push_back(c); });
+    auto base = static_cast<uint32_t>(set_.kids_.size());
+    set_.kid_begin_.push_back(base);
+    set_.kids_.resize(base + children_.size(), kNoNode);
     auto pending_begin = static_cast<uint32_t>(pending_.size());
-    for (size_t k = handles_.size(); k-- > 0;) {  // the first child on top
-      if (!source_.IsAtom(handles_[k])) {
-        pending_.push_back({handles_[k], base + static_cast<uint32_t>(k)});
-      }
+    for (size_t k = children_.size(); k-- > 0;) {  // the first child on top
+      if (!IsAtom(children_[k])) pending_.push_back({children_[k], base + static_cast<uint32_t>(k)});
     }
-    uint32_t target = set_.flags_[i] != 0 ? source_.TargetOf(h) : 0;
-    stack_.push_back({i, target, keep_children_ ? 0 : base, pending_begin});
-    return PreVisit(i, h, handles_);
+    stack_.push_back({i, pending_begin});
+    return PreVisit(i, children_);
   }
 
   // `kids`: the node's children, in ForEachChild's order (for a let: var,
   // value, body; for an if: condition, then, else).
-  absl::Status PreVisit(NodeIndex i, Handle h, std::span<const Handle> kids) {
+  absl::Status PreVisit(NodeIndex i, std::span<const Expr* const> kids) {
     switch (set_.kind_[i]) {
       case ExprKind::kLet:
       case ExprKind::kIf:
         return AddToArgRegion(i, ArgsOfUnvisited(kids));
       case ExprKind::kFunction: {
-        if (source_.IsComposite(h)) set_.flags_[i] |= kCompositeFlag;
-        scopes_.push_back(Cast<Function>(set_.node_[i]));
+        const Function* fn = Cast<Function>(set_.node_[i]);
+        if (fn->HasAttr(attr::kComposite)) set_.flags_[i] |= kCompositeFlag;
+        scopes_.push_back(fn);
         return absl::OkStatus();
       }
       default:
@@ -322,10 +168,10 @@ class AnnotatedRegionSet::Creator {
     }
   }
 
-  absl::Status PostVisit(NodeIndex i, std::span<const NodeIndex> kids, uint32_t target) {
+  absl::Status PostVisit(NodeIndex i, std::span<const NodeIndex> kids) {
     switch (set_.kind_[i]) {
       case ExprKind::kCall:
-        return VisitCall(i, kids.subspan(1), target);
+        return VisitCall(i, kids.subspan(1));
       case ExprKind::kTuple:
       case ExprKind::kTupleGetItem:
         return AddToArgRegion(i, ArgsOf(kids));
@@ -340,9 +186,7 @@ class AnnotatedRegionSet::Creator {
     }
   }
 
-  // A call (node i) whose target was read when it was opened, if an
-  // annotation.
-  absl::Status VisitCall(NodeIndex i, std::span<const NodeIndex> args, uint32_t target) {
+  absl::Status VisitCall(NodeIndex i, std::span<const NodeIndex> args) {
     uint8_t annotation = set_.flags_[i] & (kBeginFlag | kEndFlag);
     if (annotation == 0) return AddToArgRegion(i, ArgsOf(args));
     const Call* call = Cast<Call>(set_.node_[i]);
@@ -351,8 +195,7 @@ class AnnotatedRegionSet::Creator {
                        absl::StatusCode::kFailedPrecondition);
     }
     NodeIndex arg = args[0];
-    if (!keep_children_) set_.annotation_arg_[i] = arg;
-    if (target < kMaxFlagTarget) set_.flags_[i] |= (target + 1) << kTargetShift;
+    uint32_t target = set_.TargetIndex(AnnotationTarget(call));
     bool begin = annotation == kBeginFlag;
     if (set_.targets_[target] == kDefaultTarget ||
         (!begin && arg != kNoNode && set_.kind_[arg] == ExprKind::kTuple)) {
@@ -411,13 +254,13 @@ class AnnotatedRegionSet::Creator {
 
   // Arguments of a let or if, pre-visited before its operands: those met
   // before are looked up, the others are outside every region yet.
-  std::span<const Arg> ArgsOfUnvisited(std::span<const Handle> kids) {
+  std::span<const Arg> ArgsOfUnvisited(std::span<const Expr* const> kids) {
     args_.clear();
-    for (Handle x : kids) {
-      if (source_.IsAtom(x)) {
+    for (const Expr* x : kids) {
+      if (IsAtom(x)) {
         args_.push_back({false, kNoRegion});
       } else {
-        args_.push_back({source_.IsEnd(x), set_.RegionOfIndex(source_.Lookup(x))});
+        args_.push_back({IsCompilerEnd(x), set_.RegionOfIndex(set_.IndexOf(x))});
       }
     }
     return args_;
@@ -456,80 +299,28 @@ class AnnotatedRegionSet::Creator {
   }
 
   AnnotatedRegionSet& set_;
-  Source& source_;
   std::vector<const Function*> scopes_;
   std::vector<Frame> stack_;
-  bool keep_children_;
   std::vector<Pending> pending_;
-  // Without kept children: the indices of the children of the frames on the
-  // stack, as they become known.
-  std::vector<NodeIndex> ids_;
-  std::vector<Handle> handles_;  // the children of the node being opened
+  std::vector<const Expr*> children_;  // of the node being opened
   std::vector<Arg> args_;
 };
 
-absl::StatusOr<AnnotatedRegionSet> AnnotatedRegionSet::Create(const Expr* root,
-                                                              std::string func_name, Use use) {
+absl::StatusOr<AnnotatedRegionSet> AnnotatedRegionSet::Create(const Function* fn) {
   AnnotatedRegionSet set;
-  set.func_name_ = std::move(func_name);
-  bool keep_children = use == Use::kGraphWalks;
-  set.keep_children_ = keep_children;
-  set.root_ = root;
-  absl::Status status;
-  {
-    NodeSource source(set);
-    Creator<NodeSource> creator(set, source, keep_children);
-    status = creator.Run(root);
-  }
-  CARVE_RETURN_IF_ERROR(status);
+  set.root_ = fn;
+  CARVE_RETURN_IF_ERROR(Builder(set).Run(fn));
   return set;
 }
 
-absl::StatusOr<AnnotatedRegionSet> AnnotatedRegionSet::CreateForRewrite(AnnotatedRegionSet source,
-                                                                        const Rewrite& rewrite) {
-  assert(source.keep_children_);
-  size_t num_region_ids = source.NumRegionIds();
-  source.ReleaseForRewrite();
-  AnnotatedRegionSet set;
-  set.func_name_ = source.func_name_;
-  set.keep_children_ = false;
-  NodeIndex root = 0;
-  RewriteSource::Handle root_handle = rewrite.out[root] == nullptr ? root : rewrite.handle[root];
-  absl::Status status;
-  {
-    RewriteSource view(set, source, rewrite);
-    set.root_ = view.Node(root_handle);
-    // At most as many nodes as the source (less the dropped annotations).
-    set.node_.reserve(source.num_nodes());
-    set.kind_.reserve(source.num_nodes());
-    set.flags_.reserve(source.num_nodes());
-    set.node_region_.reserve(source.num_nodes());
-    set.annotation_arg_.reserve(source.num_nodes());
-    // Regions: at most the source's; list items: at most an input, an
-    // output and a consumer entry per region.
-    set.regions_.reserve(num_region_ids);
-    set.parent_.reserve(num_region_ids);
-    set.items_.reserve(3 * num_region_ids);
-    set.next_.reserve(3 * num_region_ids);
-    Creator<RewriteSource> creator(set, view, /*keep_children=*/false);
-    status = creator.Run(root_handle);
+absl::StatusOr<const AnnotatedRegionSet*> AnnotatedRegionSet::Get(AnalysisManager& analyses,
+                                                                  const Module& mod,
+                                                                  const Function* fn) {
+  if (const AnnotatedRegionSet* cached = analyses.GetCached<AnnotatedRegionSet>(mod, fn)) {
+    return cached;
   }
-  CARVE_RETURN_IF_ERROR(status);
-  return set;
-}
-
-// Frees what RewriteSource does not read (the regions' lists, the
-// union-find, the address map: a third of the set), so that the set derived
-// next reuses that memory instead of touching new pages. The regions
-// themselves go too when every annotation's flags hold its target.
-void AnnotatedRegionSet::ReleaseForRewrite() {
-  std::vector<NodeIndex>().swap(items_);
-  std::vector<int32_t>().swap(next_);
-  std::vector<RegionId>().swap(parent_);
-  std::vector<uint32_t>().swap(members_begin_);
-  std::vector<NodeIndex>().swap(members_);
-  index_ = AddressMap<NodeIndex>();
-  if (targets_.size() <= kMaxFlagTarget) std::vector<Region>().swap(regions_);
+  CARVE_ASSIGN_OR_RETURN(AnnotatedRegionSet set, Create(fn));
+  return &analyses.Put(mod, fn, std::move(set));
 }
 
 AnnotatedRegionSet::RegionId AnnotatedRegionSet::Find(RegionId id) const {
@@ -545,15 +336,8 @@ AnnotatedRegionSet::RegionId AnnotatedRegionSet::Find(RegionId id) const {
 
 AnnotatedRegionSet::NodeIndex AnnotatedRegionSet::IndexOf(const Expr* e) const {
   if (e->is_atom()) return kNoNode;
-  if (index_pending_) FillIndex();
   const NodeIndex* i = index_.Find(e);
   return i == nullptr ? kNoNode : *i;
-}
-
-void AnnotatedRegionSet::FillIndex() const {
-  index_pending_ = false;
-  index_.Reserve(node_.size());
-  for (NodeIndex i = 0; i < node_.size(); ++i) index_.TryEmplace(node_[i], i);
 }
 
 AnnotatedRegionSet::RegionId AnnotatedRegionSet::GetRegion(const Expr* e) const {

@@ -26,16 +26,15 @@
 // them belongs to a region. It keeps their children's numbers, kinds and
 // regions in arrays indexed by that number: analyses over the same graph
 // (MergeCompilerRegions) walk these arrays instead of the nodes, and look a
-// node up by address only to enter the numbering. The one
-// address map (node -> index) is also the walk's visited set: one look-up
-// per edge, and construction writes nothing to the nodes.
+// node up by address only to enter the numbering.
+//
+// The set is an analysis of one function: passes get it through the pass
+// manager's cache (Get below), so passes in one pipeline that read the
+// regions of the same function build them once.
 #pragma once
 
 #include <cstdint>
-#include <memory>
-#include <optional>
 #include <span>
-#include <string>
 #include <string_view>
 #include <vector>
 
@@ -44,6 +43,7 @@
 #include "absl/status/statusor.h"
 #include "ir/address_map.h"
 #include "ir/expr.h"
+#include "passes/analysis_manager.h"
 #include "passes/byoc/dataflow_deps.h"
 
 namespace carve {
@@ -54,50 +54,18 @@ class AnnotatedRegionSet {
   using RegionId = int;
   static constexpr RegionId kNoRegion = -1;
 
-  // Builds the regions of `root` (usually a function). `func_name` names the
-  // global function the regions belong to (PartitionGraph uses it in names).
-  // FailedPrecondition for malformed annotations: a compiler_end whose input
-  // is outside every region or in a region of another target, a node whose
-  // arguments are partly inside regions and partly outside, a begin or end
-  // with other than one argument.
-  // What a set is built for, and so what it keeps.
-  enum class Use {
-    // The region queries (PartitionGraph, verification).
-    kRegionQueries,
-    // Walks over the numbering (MergeCompilerRegions): children() is kept;
-    // the regions' node lists are not (Nodes() is unavailable).
-    kGraphWalks,
-  };
-  static absl::StatusOr<AnnotatedRegionSet> Create(const Expr* root,
-                                                   std::string func_name = "default",
-                                                   Use use = Use::kRegionQueries);
+  // Builds the regions of `fn`. FailedPrecondition for malformed
+  // annotations: a compiler_end whose input is outside every region or in a
+  // region of another target, a node whose arguments are partly inside
+  // regions and partly outside, a begin or end with other than one argument.
+  static absl::StatusOr<AnnotatedRegionSet> Create(const Function* fn);
 
-  // A rewrite over the numbering of a set built for kGraphWalks, children
-  // before parents, in which each node i it visited became
-  //   - node(i) itself (handle[i] == i),
-  //   - a new node `out[i]` over the rewritten children (handle[i] ==
-  //     i | kNewBit), where the rewritten child k is node(k) when out[k] is
-  //     nullptr, else what handle[k] names,
-  //   - or what another node became (handle[i] names it, as for a child),
-  //     or an atom (handle[i] == kAtom, out[i] the atom).
-  // out[i] is nullptr for the nodes it did not visit: they keep their
-  // children.
-  struct Rewrite {
-    static constexpr uint32_t kNewBit = 1u << 31;
-    static constexpr uint32_t kAtom = ~0u;
-    std::span<const Expr* const> out;
-    std::span<const uint32_t> handle;
-  };
-  // The set Create(root of the rewrite's result) would build (kRegionQueries),
-  // from `source`'s arrays instead of a walk over the nodes (only lets are
-  // read, for their bindings). Failures are Create's. `source` is consumed:
-  // its region tables are freed first, for the new set to reuse.
-  static absl::StatusOr<AnnotatedRegionSet> CreateForRewrite(AnnotatedRegionSet source,
-                                                             const Rewrite& rewrite);
+  // The set of `fn` (a function of `mod`) from the pass manager's analysis
+  // cache, built and cached on a miss. Valid until the running pass ends
+  // (or later, when it preserves the analysis).
+  static absl::StatusOr<const AnnotatedRegionSet*> Get(AnalysisManager& analyses,
+                                                       const Module& mod, const Function* fn);
 
-  void set_func_name(std::string name) { func_name_ = std::move(name); }
-
-  const std::string& func_name() const { return func_name_; }
   // The expression the set was built from, and the lets in it (recorded
   // during construction, so that analyses over the same root need no walk).
   const Expr* root() const { return root_; }
@@ -160,13 +128,13 @@ class AnnotatedRegionSet {
   static bool HasRegionFreeBody(const Function* fn);
   ExprKind kind(NodeIndex i) const { return kind_[i]; }
   // One entry per child of ForEachChild(node(i)), in order; kNoNode for atoms
-  // and unnumbered functions. Only for a set built for kGraphWalks.
+  // and unnumbered functions.
   std::span<const NodeIndex> children(NodeIndex i) const {
     return {kids_.data() + kid_begin_[i], kid_begin_[i + 1] - kid_begin_[i]};
   }
   // The argument of annotation call i (its second child).
   NodeIndex AnnotationArg(NodeIndex i) const {
-    return keep_children_ ? kids_[kid_begin_[i] + 1] : annotation_arg_[i];
+    return kids_[kid_begin_[i] + 1];
   }
   bool IsBegin(NodeIndex i) const { return flags_[i] & kBeginFlag; }
   bool IsEnd(NodeIndex i) const { return flags_[i] & kEndFlag; }
@@ -208,12 +176,8 @@ class AnnotatedRegionSet {
     // Entries of `outs` not marked removed.
     uint32_t live_outs = 0;
   };
-  class NodeSource;
-  class RewriteSource;
-  template <typename Source>
-  class Creator;
+  class Builder;
 
-  void ReleaseForRewrite();
   RegionId Find(RegionId id) const;
   RegionId MakeRegion(uint32_t target, const Function* scope);
   uint32_t ScopeIndex(const Function* scope);
@@ -240,12 +204,6 @@ class AnnotatedRegionSet {
     kCompositeFlag = 4,
     kRemovedFlag = 8,  // a merge dropped it from the inputs or outputs
   };
-  // The high bits of an annotation's flags: its target index plus one, for
-  // the first few targets (else 0: its first region's target is its own).
-  static constexpr unsigned kTargetShift = 4;
-  static constexpr uint32_t kMaxFlagTarget = 15;
-
-  std::string func_name_;
   const Expr* root_ = nullptr;
   LetBindings lets_;
   bool needs_partition_prep_ = false;
@@ -259,7 +217,6 @@ class AnnotatedRegionSet {
   std::vector<ExprKind> kind_;
   std::vector<uint8_t> flags_;
   std::vector<RegionId> node_region_;
-  bool keep_children_ = false;
   std::vector<std::string_view> targets_;  // the distinct targets
   // The distinct scopes (nullptr first: outside every function), few.
   std::vector<const Function*> scopes_ = {nullptr};
@@ -269,13 +226,8 @@ class AnnotatedRegionSet {
   mutable std::vector<NodeIndex> members_;
   std::vector<uint32_t> kid_begin_;
   std::vector<NodeIndex> kids_;
-  // Without the children: the argument of each annotation (else kNoNode).
-  std::vector<NodeIndex> annotation_arg_;
-  // Filled during construction, or on first use (index_pending_) for a
-  // set made by CreateForRewrite.
-  mutable AddressMap<NodeIndex> index_;
-  mutable bool index_pending_ = false;
-  void FillIndex() const;
+  // Node -> index, filled during construction (also the walk's visited set).
+  AddressMap<NodeIndex> index_;
   // The lists' items (node indices) and links.
   std::vector<NodeIndex> items_;
   std::vector<int32_t> next_;

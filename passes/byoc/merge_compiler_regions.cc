@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "fmt/format.h"
+#include "ir/post_order.h"
 #include "ir/rebuild.h"
 #include "ir/visit.h"
 #include "passes/byoc/annotated_region_set.h"
@@ -56,7 +57,8 @@ class RegionMerger {
     }
     order_.reserve(set_.num_nodes());  // one allocation, not a doubling series
     CountPendingEdges();
-    return Walk(0);  // the root
+    CARVE_RETURN_IF_ERROR(Walk(0));  // the root
+    return cancelled_ ? absl::CancelledError("interrupted") : absl::OkStatus();
   }
 
   // Whether a region grew upstream after another set had recorded it: then
@@ -322,58 +324,54 @@ class RegionMerger {
     ForEachDependency(reinterpret_cast<const Expr*>(key), lets_, f);
   }
 
-  // Every live region upstream of `key` (iterative, memoized).
+  // Every live region upstream of `key` (memoized). Empty when the walk was
+  // cancelled (Run then fails).
   const RegionList& Upstream(uintptr_t key) {
-    struct Item {
-      uintptr_t key;
-      bool expanded;
-    };
-    std::vector<Item> stack = {{key, false}};
-    while (!stack.empty()) {
-      Item& top = stack.back();
-      if (Known(top.key)) {
-        stack.pop_back();
-        continue;
-      }
-      uintptr_t k = top.key;
-      if (!top.expanded) {
-        top.expanded = true;
-        ForEachKeyDependency(k, [&](const Expr* d) {
-          RegionId g = set_.GetRegion(d);
-          if (g == kNone) {
-            if (!IsPlainAtom(d) && !upstream_.Contains(d)) stack.push_back({Key(d), false});
-          } else if (!processed_[g] && !region_known_[g]) {
-            stack.push_back({RegionKey(g), false});
-          }
-        });
-        continue;
-      }
-      stack.pop_back();
-      RegionList result;
-      ForEachKeyDependency(k, [&](const Expr* d) {
-        RegionId g = set_.GetRegion(d);
-        if (g == kNone) {
-          if (const RegionList* up = upstream_.Find(d)) Append(result, *up);
-          return;
-        }
-        if (IsRegionKey(k) && g == static_cast<RegionId>(k >> 1)) return;
-        result.push_back(g);
-        referenced_[g] = 1;
-        Append(result, RegionUpstreamIfKnown(g));
-      });
-      Canonicalize(result);
-      Prune(result, kNone);
-      if (IsRegionKey(k)) {
-        RegionId r = static_cast<RegionId>(k >> 1);
-        region_known_[r] = 1;
-        region_upstream_[r] = std::move(result);
-        // (Undecided, so never merged since construction.)
-        if (!set_.HasOuts(r)) ConsumeInputsOf(r);
-      } else {
-        upstream_[KeyPtr(k)] = std::move(result);
-      }
+    absl::Status walked = WalkPostOrder(
+        key, [&](uintptr_t k) { return !Known(k); },
+        [&](uintptr_t k, auto push) {
+          ForEachKeyDependency(k, [&](const Expr* d) {
+            RegionId g = set_.GetRegion(d);
+            if (g == kNone) {
+              if (!IsPlainAtom(d)) push(Key(d));
+            } else if (!processed_[g]) {
+              push(RegionKey(g));
+            }
+          });
+        },
+        [&](uintptr_t k) { Memoize(k); });
+    if (!walked.ok()) {
+      cancelled_ = true;
+      return kEmpty;
     }
     return IsRegionKey(key) ? region_upstream_[key >> 1] : *upstream_.Find(KeyPtr(key));
+  }
+
+  // Records the upstream set of `k`, whose dependencies are all known.
+  void Memoize(uintptr_t k) {
+    RegionList result;
+    ForEachKeyDependency(k, [&](const Expr* d) {
+      RegionId g = set_.GetRegion(d);
+      if (g == kNone) {
+        if (const RegionList* up = upstream_.Find(d)) Append(result, *up);
+        return;
+      }
+      if (IsRegionKey(k) && g == static_cast<RegionId>(k >> 1)) return;
+      result.push_back(g);
+      referenced_[g] = 1;
+      Append(result, RegionUpstreamIfKnown(g));
+    });
+    Canonicalize(result);
+    Prune(result, kNone);
+    if (IsRegionKey(k)) {
+      RegionId r = static_cast<RegionId>(k >> 1);
+      region_known_[r] = 1;
+      region_upstream_[r] = std::move(result);
+      // (Undecided, so never merged since construction.)
+      if (!set_.HasOuts(r)) ConsumeInputsOf(r);
+    } else {
+      upstream_[KeyPtr(k)] = std::move(result);
+    }
   }
 
   // A region without a compiler_end (AnnotateTarget's begin around a let
@@ -416,6 +414,7 @@ class RegionMerger {
 
   bool exact_;
   bool suspect_ = false;
+  bool cancelled_ = false;  // an Upstream walk was cancelled
   AnnotatedRegionSet& set_;
   std::vector<uint8_t> state_;  // by node index
   std::vector<NodeIndex> order_;
@@ -435,17 +434,14 @@ class RegionMerger {
   std::vector<uint8_t> region_known_;
 };
 
-// Removes compiler_begin(compiler_end(x)) pairs inside one region: rebuilds
-// the nodes the merger walked, children first, over the set's numbering.
-// That is what an ExprMutator that does not enter composite functions does,
-// without its map from node to rebuilt node, and without touching the nodes
-// none of whose children changed.
+// Removes compiler_begin(compiler_end(x)) pairs inside one region (TVM's
+// MergeAnnotations rewriter): rebuilds the nodes the merger walked, children
+// first, over the set's numbering. That is what an ExprMutator that does not
+// enter composite functions does, without its map from node to rebuilt node.
 class InternalAnnotationRemover {
  public:
-  using Rewrite = AnnotatedRegionSet::Rewrite;
-
   InternalAnnotationRemover(Arena* arena, const AnnotatedRegionSet& set)
-      : builder_(arena), set_(set), out_(set.num_nodes(), nullptr), handle_(set.num_nodes()) {}
+      : builder_(arena), set_(set), out_(set.num_nodes(), nullptr) {}
 
   // `order`: the nodes to rebuild, children first; node 0 (the root) among
   // them.
@@ -454,105 +450,56 @@ class InternalAnnotationRemover {
     return out_[0];
   }
 
-  // What Run did, for AnnotatedRegionSet::CreateForRewrite.
-  Rewrite rewrite() const { return {out_, handle_}; }
-
  private:
   // The rebuilt version of child `n` (an index, or kNoNode for atom `e`).
   const Expr* Mapped(NodeIndex n, const Expr* e) const {
     return n == kNoNode || out_[n] == nullptr ? e : out_[n];
   }
 
-  // The handle (see AnnotatedRegionSet::Rewrite) of what child `n` became.
-  uint32_t MappedHandle(NodeIndex n) const {
-    if (n == kNoNode) return Rewrite::kAtom;
-    return out_[n] == nullptr ? n : handle_[n];
-  }
-
-  // Node i's rewritten version; handle_[i] says what it is.
   const Expr* RewriteNode(NodeIndex i) {
-    // A removed pair is decided before anything is rebuilt: rebuilding the
-    // begin first made a node per internal edge that nothing kept.
+    // A pair inside one region: what the end reads, rebuilt.
     if (set_.IsBegin(i)) {
       NodeIndex end = set_.AnnotationArg(i);
       if (end != kNoNode && set_.IsEnd(end) && set_.RegionAt(i) == set_.RegionAt(end)) {
-        // What the rebuilt end reads.
-        NodeIndex arg = set_.AnnotationArg(end);
-        handle_[i] = MappedHandle(arg);
-        return Mapped(arg, Cast<Call>(set_.node(end))->args()[0]);
+        return Mapped(set_.AnnotationArg(end), Cast<Call>(set_.node(end))->args()[0]);
       }
     }
     const Expr* e = set_.node(i);
-    handle_[i] = i;
-    if (!ChildChanged(i)) return e;
-    handle_[i] = i | Rewrite::kNewBit;
-    return Rebuild(i, e);
-  }
-
-  bool ChildChanged(NodeIndex i) const {
-    for (NodeIndex k : set_.children(i)) {
-      if (k != kNoNode && out_[k] != nullptr && out_[k] != set_.node(k)) return true;
-    }
-    return false;
-  }
-
-  // Node i (`e`) over its children's rebuilt versions; some changed. The
-  // numbering keeps each node's children in ForEachChild's order, as
-  // RebuildWithChildren takes them (variables are never rewritten here).
-  const Expr* Rebuild(NodeIndex i, const Expr* e) {
     std::span<const NodeIndex> kids = set_.children(i);
     absl::InlinedVector<const Expr*, 8> mapped;
+    bool changed = false;
     size_t k = 0;
-    ForEachChild(e, [&](const Expr* c) { mapped.push_back(Mapped(kids[k++], c)); });
-    return RebuildWithChildren(builder_, e, mapped);
+    ForEachChild(e, [&](const Expr* c) {
+      mapped.push_back(Mapped(kids[k++], c));
+      changed |= mapped.back() != c;
+    });
+    return changed ? RebuildWithChildren(builder_, e, mapped) : e;
   }
 
   IRBuilder builder_;
   const AnnotatedRegionSet& set_;
   std::vector<const Expr*> out_;  // by node index; nullptr: not rebuilt
-  std::vector<uint32_t> handle_;  // by node index, where out_ is set
 };
 
-// The merged function and, when it has regions, their set (the set
-// Create would build of it).
-struct Merged {
-  const Function* fn;
-  std::optional<AnnotatedRegionSet> set;
-  bool suspect = false;  // RegionMerger::suspect()
-};
-
-// One merge of `fn`'s regions; `exact` as RegionMerger's.
-absl::StatusOr<Merged> MergeOnce(const Function* fn, Arena* arena, bool derive_set, bool exact) {
-  CARVE_ASSIGN_OR_RETURN(AnnotatedRegionSet set,
-                         AnnotatedRegionSet::Create(fn, "default",
-                                                    AnnotatedRegionSet::Use::kGraphWalks));
-  if (set.size() == 0) return Merged{fn, std::nullopt};
-  InternalAnnotationRemover remover(arena, set);
-  Merged merged{nullptr, std::nullopt};
-  {
-    // The merger's tables go before the derived set is built (which then
-    // reuses their memory).
-    RegionMerger merger(set, exact);
-    CARVE_RETURN_IF_ERROR(merger.Run());
-    merged.fn = Cast<Function>(remover.Run(merger.order()));
-    merged.suspect = merger.suspect();
-  }
-  if (derive_set) {
-    // The walk is over the arrays just read, not over the merged nodes
-    // PartitionGraph would walk again.
-    absl::StatusOr<AnnotatedRegionSet> derived =
-        AnnotatedRegionSet::CreateForRewrite(std::move(set), remover.rewrite());
-    if (derived.ok()) merged.set = std::move(*derived);
-  }
-  return merged;
+// One merge of `fn`'s regions; `exact` as RegionMerger's. `suspect` is set
+// as RegionMerger::suspect().
+absl::StatusOr<const Function*> MergeOnce(const Function* fn, Arena* arena, bool exact,
+                                          bool* suspect) {
+  CARVE_ASSIGN_OR_RETURN(AnnotatedRegionSet set, AnnotatedRegionSet::Create(fn));
+  if (set.size() == 0) return fn;
+  RegionMerger merger(set, exact);
+  CARVE_RETURN_IF_ERROR(merger.Run());
+  *suspect = merger.suspect();
+  return Cast<Function>(InternalAnnotationRemover(arena, set).Run(merger.order()));
 }
 
-// Whether the merged regions of `merged` depend on each other.
-bool HasRegionCycle(const Merged& merged) {
-  if (merged.set.has_value()) return FindRegionCycle(*merged.set, merged.fn).has_value();
-  absl::StatusOr<AnnotatedRegionSet> set = AnnotatedRegionSet::Create(merged.fn);
-  return set.ok() && FindRegionCycle(*set, merged.fn).has_value();
+// Whether the regions of `fn` depend on each other.
+bool HasRegionCycle(const Function* fn) {
+  absl::StatusOr<AnnotatedRegionSet> set = AnnotatedRegionSet::Create(fn);
+  return set.ok() && FindRegionCycle(*set, fn).has_value();
 }
+
+}  // namespace
 
 // The restriction sets of the fast merger are pruned and memoized; a region
 // that grows by a merge after a downstream set copied its upstream leaves
@@ -561,31 +508,18 @@ bool HasRegionCycle(const Merged& merged) {
 // and in the rare case it has a cycle, merged again testing every merge
 // exactly. Only a merger that saw a recorded region grow upstream (rare:
 // RegionMerger::suspect) pays for the check.
-absl::StatusOr<Merged> MergeRegions(const Function* fn, Arena* arena, bool derive_set) {
-  CARVE_ASSIGN_OR_RETURN(Merged merged, MergeOnce(fn, arena, derive_set, false));
-  if (merged.fn == fn || !merged.suspect || !HasRegionCycle(merged)) return merged;
-  return MergeOnce(fn, arena, derive_set, true);
-}
-
-}  // namespace
-
 absl::StatusOr<const Function*> MergeCompilerRegionsFunction(const Function* fn, Arena* arena) {
-  CARVE_ASSIGN_OR_RETURN(Merged merged, MergeRegions(fn, arena, /*derive_set=*/false));
-  return merged.fn;
+  bool suspect = false;
+  CARVE_ASSIGN_OR_RETURN(const Function* merged, MergeOnce(fn, arena, false, &suspect));
+  if (merged == fn || !suspect || !HasRegionCycle(merged)) return merged;
+  return MergeOnce(fn, arena, true, &suspect);
 }
 
 PassPtr MergeCompilerRegions() {
   return MakeFunctionPass(
       "MergeCompilerRegions", "",
-      [](const Function* fn, const Module& mod,
-         PassContext& ctx) -> absl::StatusOr<const Function*> {
-        // PartitionGraph, next in every BYOC pipeline, needs the region set
-        // of the result: derived from the arrays of the merge, it costs no
-        // walk over the merged nodes.
-        CARVE_ASSIGN_OR_RETURN(Merged merged, MergeRegions(fn, mod.arena(), /*derive_set=*/true));
-        if (merged.set.has_value()) ctx.analyses().Put(mod, merged.fn, std::move(*merged.set));
-        ctx.analyses().Preserve<AnnotatedRegionSet>();
-        return merged.fn;
+      [](const Function* fn, const Module& mod, PassContext&) -> absl::StatusOr<const Function*> {
+        return MergeCompilerRegionsFunction(fn, mod.arena());
       },
       /*require_types=*/false, /*keeps_types=*/true);
 }

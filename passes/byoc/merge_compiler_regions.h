@@ -50,8 +50,7 @@ namespace carve {
 absl::StatusOr<const Function*> MergeCompilerRegionsFunction(const Function* fn, Arena* arena);
 
 // The pass: MergeCompilerRegionsFunction on every optimizable function, then
-// InferType. It leaves the region set of each merged function in the
-// context's analyses (PassContext::analyses) for PartitionGraph.
+// InferType.
 PassPtr MergeCompilerRegions();
 
 }  // namespace carve

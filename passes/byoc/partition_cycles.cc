@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ir/post_order.h"
 #include "passes/byoc/dataflow_deps.h"
 
 namespace carve {
@@ -26,22 +27,34 @@ class CycleTest {
   }
 
   bool Run() {
-    if (Enter(VertexOf(set_.root())) && Search()) return true;
+    if (Search(VertexOf(set_.root()))) return true;
     for (RegionId r : set_.RegionIds()) {
-      if (Enter(RegionVertex(r)) && Search()) return true;
+      if (Search(RegionVertex(r))) return true;
     }
     return false;
   }
 
  private:
-  // A vertex being searched: its dependencies are deps_[begin, end), those
-  // from `next` on not searched yet.
-  struct Frame {
-    Vertex v;
-    size_t begin;
-    size_t next;
-    size_t end;
-  };
+  // Depth-first search from `v` over the white vertices; true when it
+  // reaches a gray one (entered, not left: on the current path), a cycle.
+  // A cancelled search says false (the pass's result is discarded).
+  bool Search(Vertex v) {
+    bool cycle = false;
+    absl::Status walked = WalkPostOrder(
+        v,
+        [&](Vertex u) {
+          uint8_t c = Color(u);
+          cycle = cycle || c == kGray;
+          if (cycle || c != kWhite) return false;
+          SetColor(u, kGray);
+          return true;
+        },
+        [&](Vertex u, auto push) {
+          if (!cycle) ForEachDep(u, push);
+        },
+        [&](Vertex u) { SetColor(u, kBlack); });
+    return cycle && walked.ok();
+  }
 
   static Vertex RegionVertex(RegionId r) { return (static_cast<Vertex>(r) << 1) | 1; }
   static bool IsRegion(Vertex v) { return v & 1; }
@@ -66,55 +79,24 @@ class CycleTest {
     e->set_scratch_mark(c);
   }
 
-  // Starts the search of a white vertex; false when it is not white.
-  bool Enter(Vertex v) {
-    if (Color(v) != kWhite) return false;
-    SetColor(v, kGray);
-    size_t begin = deps_.size();
-    AppendDeps(v);
-    stack_.push_back({v, begin, begin, deps_.size()});
-    return true;
-  }
-
-  // Depth-first search until the stack empties; true at a gray vertex.
-  bool Search() {
-    while (!stack_.empty()) {
-      Frame& top = stack_.back();
-      if (top.next == top.end) {
-        SetColor(top.v, kBlack);
-        deps_.resize(top.begin);
-        stack_.pop_back();
-        continue;
-      }
-      Vertex d = deps_[top.next++];
-      uint8_t c = Color(d);
-      if (c == kGray) return true;
-      if (c == kWhite) Enter(d);
-    }
-    return false;
-  }
-
   // What `v` depends on; for a region, what its members depend on outside
   // it. Atoms without a let binding depend on nothing and are left out
   // (they cannot be on a cycle), so shared op nodes are never marked.
-  void AppendDeps(Vertex v) {
+  template <typename F>
+  void ForEachDep(Vertex v, F&& f) {
     if (!IsRegion(v)) {
       ForEachDependency(NodeOf(v), set_.lets(), [&](const Expr* d) {
-        if (!d->is_atom() || HasDeps(d)) deps_.push_back(VertexOf(d));
+        if (!d->is_atom() || HasDeps(d)) f(VertexOf(d));
       });
       return;
     }
     auto add = [&](const Expr* d) {
       if (d->is_atom() && !HasDeps(d)) return;
       Vertex dv = VertexOf(d);
-      if (dv != v) deps_.push_back(dv);
+      if (dv != v) f(dv);
     };
-    // The members are a list: fetch ahead of the walk down it.
-    std::vector<const Expr*> members = set_.Nodes(static_cast<RegionId>(v >> 1));
-    constexpr size_t kAhead = 32;
-    for (size_t i = 0; i < members.size(); ++i) {
-      if (i + kAhead < members.size()) __builtin_prefetch(members[i + kAhead]);
-      ForEachDependency(members[i], set_.lets(), add);
+    for (const Expr* member : set_.Nodes(static_cast<RegionId>(v >> 1))) {
+      ForEachDependency(member, set_.lets(), add);
     }
   }
 
@@ -126,8 +108,6 @@ class CycleTest {
   const AnnotatedRegionSet& set_;
   std::vector<uint8_t> region_color_;
   std::vector<const Expr*> marked_;
-  std::vector<Frame> stack_;
-  std::vector<Vertex> deps_;
 };
 
 }  // namespace

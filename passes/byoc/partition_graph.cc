@@ -107,9 +107,11 @@ struct AnnotationInfo {
 // once the regions are known not to depend on each other.
 class Partitioner {
  public:
-  Partitioner(Module& mod, const AnnotatedRegionSet& set, std::string prefix, bool bind_constants)
+  Partitioner(Module& mod, const AnnotatedRegionSet& set, std::string_view func_name,
+              std::string prefix, bool bind_constants)
       : mod_(mod),
         set_(set),
+        func_name_(func_name),
         builder_(mod.arena()),
         prefix_(std::move(prefix)),
         bind_constants_(bind_constants),
@@ -121,20 +123,14 @@ class Partitioner {
       dense_[r] = static_cast<int32_t>(i);
       uint32_t k = 0;
       set_.ForEachIn(r, [&](const Call* begin) { memo_.TryEmplace(begin, Tag(r, k++)); });
-      tags_ += k;
       std::vector<const Call*> ends = set_.Outs(r);
-      for (const Call* end : ends) tags_ += memo_.TryEmplace(end, Tag(r, 0)).second;
+      for (const Call* end : ends) memo_.TryEmplace(end, Tag(r, 0));
       SetOutputs(funcs_[i], ends);
     }
   }
 
   // True when a target's hook rewrote a partition (types may have changed).
   bool hooked() const { return hooked_; }
-
-  // After a successful Run: whether the walk showed that the regions do not
-  // depend on each other in a cycle (see NoteShape); when false, the caller
-  // must check.
-  bool proved_acyclic() const { return plain_ && tags_visited_ == tags_; }
 
   // Adds the functions Run made to the module (Run itself leaves the module
   // alone, so that a failed check leaves it as it was).
@@ -157,7 +153,6 @@ class Partitioner {
         auto [slot, inserted] = memo_.TryEmplace(c, nullptr);
         if (inserted || IsTag(*slot)) {
           AnnotationInfo info = inserted ? AnnotationInfo{} : Untag(*slot);
-          tags_visited_ += !inserted;
           *slot = nullptr;
           Push(c, top.next++, info);  // invalidates `top`
           continue;
@@ -177,7 +172,6 @@ class Partitioner {
       uint32_t parent_slot = top.parent_slot;
       kids_.resize(top.first);
       stack_.pop_back();
-      PrefetchUnwinding();
       if (stack_.empty()) return Cast<Function>(out);
       Resolve(stack_.back(), parent_slot, out);
     }
@@ -217,56 +211,6 @@ class Partitioner {
                                                               : set_.GetRegion(frame.e);
   }
 
-  // Acyclicity without a search of its own. Let pos(n) be the position of
-  // node n in the walk's post order, and pos(R) that of the compiler_end
-  // whose visit made region R's function (every node of R reachable from
-  // R's outputs comes before it). FindRegionCycle's graph (every region
-  // contracted to a vertex, edges to dependencies) is acyclic when each
-  // edge u -> d has pos(d) < pos(u). In a "plain" function that holds by
-  // construction:
-  //   - a node outside regions depends on its children, which come first;
-  //     a child in a region is a compiler_end (calls, tuples and
-  //     projections reading a region's inner node join the region), which
-  //     comes at or after pos(R);
-  //   - a region depends on what its nodes read outside it: begins' inputs
-  //     and ends of other regions, children of nodes that come before
-  //     pos(R), provided every node of R does. That fails only when a node
-  //     of R is reached other than from R's outputs: through a begin
-  //     reading a region's inner node, a function body, a callee, a let or
-  //     an if, or a begin reached after its function was made.
-  // "Plain" rules those out (checked as the walk goes, by `NoteShape` and
-  // `OpenInput`), and every begin and end the set lists must have been
-  // visited (a region inside a composite function is not). Otherwise the
-  // caller runs the full test.
-  void NoteShape(const Frame& frame) {
-    const Expr* e = frame.e;
-    switch (e->kind()) {
-      case ExprKind::kLet:
-      case ExprKind::kIf:
-        plain_ = false;
-        return;
-      case ExprKind::kFunction:
-        plain_ = plain_ && !IsInnerRegionNode(Cast<Function>(e)->body());
-        return;
-      case ExprKind::kCall: {
-        const Expr* callee = Cast<Call>(e)->callee();
-        plain_ = plain_ && (callee->is_atom() || Isa<Function>(callee));
-        if (IsBegin(e) || IsEnd(e)) {
-          plain_ = plain_ && frame.info.region != AnnotatedRegionSet::kNoRegion;
-        }
-        return;
-      }
-      default:
-        return;
-    }
-  }
-
-  // Whether `e` is a node of a region other than one of its compiler_ends.
-  bool IsInnerRegionNode(const Expr* e) const {
-    if (e->is_atom() || IsEnd(e)) return false;
-    return set_.GetRegion(e) != AnnotatedRegionSet::kNoRegion;
-  }
-
   void Resolve(Frame& frame, uint32_t slot, const Expr* out) {
     frame.changed |= kids_[slot] != out;
     kids_[slot] = out;
@@ -277,16 +221,6 @@ class Partitioner {
     stack_.push_back({e, first, first, first, parent_slot, false, info});
     ExpandChildren(stack_.back());
     stack_.back().end = static_cast<uint32_t>(kids_.size());
-  }
-
-  // A call's post-visit rebuilds it, which reads its callee (to check for
-  // an op), last read when the walk went down the call's operands: on a
-  // long chain, a cache miss per call of a composite function. The frames
-  // a few below the top are the next ones to finish: start loading their
-  // first child (a call's callee) now.
-  void PrefetchUnwinding() {
-    constexpr size_t kAhead = 6;
-    if (stack_.size() > kAhead) __builtin_prefetch(kids_[stack_[stack_.size() - kAhead].first]);
   }
 
   static bool IsBegin(const Expr* e) { return IsCompilerBegin(e); }
@@ -305,7 +239,6 @@ class Partitioner {
   void ExpandChildren(const Frame& frame) {
     const Expr* e = frame.e;
     ForEachChild(e, [&](const Expr* c) { kids_.push_back(c); });
-    NoteShape(frame);
     if (!IsEnd(e)) return;
     RegionId r = RegionOf(frame);
     if (Func(r).created) return;
@@ -334,7 +267,6 @@ class Partitioner {
     while (IsBegin(source) || IsEnd(source)) source = Cast<Call>(source)->args()[0];
     RegionId r = info.region != AnnotatedRegionSet::kNoRegion ? info.region : set_.GetRegion(begin);
     RegionFunction& f = Func(r);
-    plain_ = plain_ && !f.created && !IsInnerRegionNode(begin->args()[0]);
     const Expr** input = InputSlot(source, r);
     if (*input != nullptr) return *input;
     if (bind_constants_ && IsConstantValue(value)) {
@@ -436,7 +368,7 @@ class Partitioner {
     }
     std::string_view target = set_.Target(r);
     std::string name = FreshGlobalName(
-        mod_, SanitizeName(fmt::format("{}_{}_{}_{}", prefix_, target, set_.func_name(), r)),
+        mod_, SanitizeName(fmt::format("{}_{}_{}_{}", prefix_, target, func_name_, r)),
         new_names_);
     const Function* fn =
         builder_.MakeFunction(params, body, ret_type, RegionFunctionAttrs(CompilerAttr(target), name));
@@ -486,6 +418,7 @@ class Partitioner {
 
   Module& mod_;
   const AnnotatedRegionSet& set_;
+  std::string_view func_name_;
   IRBuilder builder_;
   std::string prefix_;
   bool bind_constants_;
@@ -495,11 +428,6 @@ class Partitioner {
 
   AddressMap<const Expr*> memo_;
   std::vector<Frame> stack_;
-  // For proved_acyclic(): no node breaks the "plain" rules; the number of
-  // begins and ends tagged in the memo table, and of those visited.
-  bool plain_ = true;
-  size_t tags_ = 0;
-  size_t tags_visited_ = 0;
   // The functions made, added to the module by Commit().
   std::vector<std::pair<const GlobalVar*, const Function*>> new_functions_;
   absl::flat_hash_set<std::string> new_names_;
@@ -583,43 +511,31 @@ absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionGraphOptions& o
   }
   for (const auto& [gv, original] : mod.Functions()) {
     // The preparation steps run first (FlattenNestedTuples,
-    // RemoveDefaultAnnotations). When the set of the function as it stands
-    // shows they would change nothing, it is the set of the prepared
-    // function: no rewrite, no second build. MergeCompilerRegions leaves
-    // that set in the context's analyses.
+    // RemoveDefaultAnnotations); the region set shows when they would
+    // change nothing.
     const Function* fn = original;
-    absl::StatusOr<AnnotatedRegionSet> built = absl::FailedPreconditionError("not built");
-    if (std::optional<AnnotatedRegionSet> kept = ctx.analyses().Take<AnnotatedRegionSet>(mod, fn)) {
-      kept->set_func_name(std::string(gv->name()));
-      built = std::move(*kept);
-    } else {
-      built = AnnotatedRegionSet::Create(fn, std::string(gv->name()));
-    }
-    if (!built.ok() || built->needs_partition_prep()) {
+    absl::StatusOr<const AnnotatedRegionSet*> set = AnnotatedRegionSet::Get(ctx.analyses(), mod, fn);
+    if (!set.ok() || (*set)->needs_partition_prep()) {
       fn = PrepareFunctionForPartitioning(original, mod.arena());
       if (fn != original) {
         mod.Add(gv, fn);
         changed = true;
       }
-      built = AnnotatedRegionSet::Create(fn, std::string(gv->name()));
+      set = AnnotatedRegionSet::Get(ctx.analyses(), mod, fn);
     }
-    CARVE_RETURN_IF_ERROR(built.status());
-    AnnotatedRegionSet& set = *built;
-    if (set.size() == 0) continue;
-    Partitioner partitioner(mod, set, prefix, options.bind_constants);
-    absl::StatusOr<const Function*> updated = partitioner.Run(fn);
+    CARVE_RETURN_IF_ERROR(set.status());
+    if ((*set)->size() == 0) continue;
     // Regions that depend on each other are reported first, as TVM fails
-    // on them. The walk proves most functions acyclic; the others get the
-    // fast test, and FindRegionCycle only describes a cycle.
-    std::optional<std::string> cycle;
-    if (!updated.ok() || !partitioner.proved_acyclic()) {
-      cycle = HasRegionCycle(set) ? FindRegionCycle(set, fn) : std::nullopt;
-    }
+    // on them: HasRegionCycle is the fast test, FindRegionCycle describes.
+    std::optional<std::string> cycle =
+        HasRegionCycle(**set) ? FindRegionCycle(**set, fn) : std::nullopt;
     if (cycle.has_value()) {
       return absl::FailedPreconditionError(
           fmt::format("PartitionGraph: in @{}, annotated regions depend on each other: {}",
                       gv->name(), *cycle));
     }
+    Partitioner partitioner(mod, **set, gv->name(), prefix, options.bind_constants);
+    absl::StatusOr<const Function*> updated = partitioner.Run(fn);
     CARVE_RETURN_IF_ERROR(updated.status());
     partitioner.Commit();
     mod.Add(gv, *updated);

@@ -6,9 +6,11 @@
 #include <type_traits>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "fmt/format.h"
 #include "passes/byoc/annotation.h"
 #include "ir/address_map.h"
+#include "ir/post_order.h"
 #include "ir/rebuild.h"
 #include "ir/visit.h"
 #include "passes/byoc/partition_graph.h"
@@ -58,71 +60,39 @@ class DefaultAnnotationRemover : public TypedMutator {
 // then removing would leave it.
 //
 // The walk is the ExprMutator's (post order, every node once, into every
-// function literal), without its per-node costs: a node's children wait in
-// one shared array and are overwritten with their rewritten versions as
-// they complete, so a node is rebuilt from that slice; atoms, which rewrite
-// to themselves, never enter the memo table.
+// function literal) on ir/post_order.h; atoms, which rewrite to themselves,
+// never enter the memo table.
 class PartitionPrep {
  public:
   explicit PartitionPrep(Arena* arena) : builder_(arena) {}
 
+  // `root` rewritten; `root` itself when the walk was cancelled (the pass
+  // manager discards a cancelled pass's result).
   const Expr* Run(const Expr* root) {
     if (root->is_atom()) return root;
-    memo_.TryEmplace(root, nullptr);
-    Push(root);
-    while (true) {
-      Frame& top = stack_.back();
-      if (top.next < top.end) {
-        const Expr* c = kids_[top.next];
-        if (c->is_atom()) {
-          ++top.next;
-          continue;
-        }
-        auto [slot, inserted] = memo_.TryEmplace(c, nullptr);
-        if (inserted) {
-          ++top.next;
-          Push(c);  // invalidates `top`
-          continue;
-        }
-        Resolve(top, top.next++, *slot);
-        continue;
-      }
-      const Expr* out = Rewrite(top);
-      *memo_.Find(top.e) = out;
-      kids_.resize(top.first);
-      stack_.pop_back();
-      if (stack_.empty()) return out;
-      Frame& parent = stack_.back();
-      Resolve(parent, parent.next - 1, out);
-    }
+    absl::Status walked = WalkPostOrder(
+        root, [&](const Expr* e) { return memo_.TryEmplace(e, nullptr).second; },
+        [&](const Expr* e, auto push) {
+          ForEachChild(e, [&](const Expr* c) {
+            if (!c->is_atom()) push(c);
+          });
+        },
+        [&](const Expr* e) { *memo_.Find(e) = Rewrite(e); });
+    return walked.ok() ? *memo_.Find(root) : root;
   }
 
  private:
-  // A node being visited: its children are kids_[first, end), those before
-  // `next` rewritten; `changed` when one of them differs from the original.
-  struct Frame {
-    const Expr* e;
-    uint32_t first;
-    uint32_t next;
-    uint32_t end;
-    bool changed;
-  };
+  // The rewritten version of a child (left already, or an atom).
+  const Expr* Mapped(const Expr* c) const { return c->is_atom() ? c : *memo_.Find(c); }
 
-  void Push(const Expr* e) {
-    auto first = static_cast<uint32_t>(kids_.size());
-    ForEachChild(e, [&](const Expr* c) { kids_.push_back(c); });
-    stack_.push_back({e, first, first, static_cast<uint32_t>(kids_.size()), false});
-  }
-
-  void Resolve(Frame& frame, uint32_t slot, const Expr* out) {
-    frame.changed |= kids_[slot] != out;
-    kids_[slot] = out;
-  }
-
-  const Expr* Rewrite(const Frame& frame) {
-    const Expr* e = frame.e;
-    std::span<const Expr* const> kids(kids_.data() + frame.first, frame.end - frame.first);
-    const Expr* post = frame.changed ? RebuildWithChildren(builder_, e, kids) : e;
+  const Expr* Rewrite(const Expr* e) {
+    absl::InlinedVector<const Expr*, 8> kids;
+    bool changed = false;
+    ForEachChild(e, [&](const Expr* c) {
+      kids.push_back(Mapped(c));
+      changed |= kids.back() != c;
+    });
+    const Expr* post = changed ? RebuildWithChildren(builder_, e, kids) : e;
     if (!IsCompilerAnnotation(e)) return post;
     const Expr* arg = Cast<Call>(post)->args()[0];
     const Tuple* tuple = IsCompilerEnd(e) ? DynCast<Tuple>(arg) : nullptr;
@@ -140,8 +110,6 @@ class PartitionPrep {
 
   IRBuilder builder_;
   AddressMap<const Expr*> memo_;  // nullptr while a node is being visited
-  std::vector<Frame> stack_;
-  std::vector<const Expr*> kids_;
 };
 
 // Runs `Mutator` (Mutate or Run) on every function of `mod`.

@@ -164,8 +164,7 @@ std::optional<std::string> FindRegionCycle(const AnnotatedRegionSet& set, const 
 absl::Status VerifyRegionsAcyclic(const Module& mod) {
   for (const auto& [gv, fn] : mod.Functions()) {
     if (!HasAnnotations(fn)) continue;
-    CARVE_ASSIGN_OR_RETURN(AnnotatedRegionSet set,
-                           AnnotatedRegionSet::Create(fn, std::string(gv->name())));
+    CARVE_ASSIGN_OR_RETURN(AnnotatedRegionSet set, AnnotatedRegionSet::Create(fn));
     if (std::optional<std::string> cycle = FindRegionCycle(set, fn)) {
       return absl::FailedPreconditionError(
           fmt::format("@{}: annotated regions depend on each other: {}", gv->name(), *cycle));

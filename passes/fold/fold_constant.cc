@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 
 #include "fmt/format.h"
+#include "ir/op_rules.h"
 #include "ir/tensor_limit.h"
 #include "passes/byoc/annotation.h"
 #include "passes/rewrite/rewrite_util.h"
@@ -141,7 +142,7 @@ class ConstantFolder : public TypedMutator {
     const OpInfo* op = call->op();
     if (op == nullptr || call->args().empty() || IsCompilerAnnotation(call)) return false;
     if (op->flags & kOpStateful) return false;
-    if ((op->flags & kOpNonComputational) && !(fold_qnn_ && op->name.starts_with("qnn."))) {
+    if ((op->flags & kOpNonComputational) && !(fold_qnn_ && (op->flags & kOpQnnCanonicalize))) {
       return false;
     }
     for (const Expr* a : call->args()) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "ir/post_order.h"
 #include "passes/fold/fold_scale_axis.h"
 #include "passes/fold/fold_scale_axis_util.h"
 #include "passes/rewrite/rewrite_util.h"
@@ -134,34 +135,31 @@ class BackwardFolder : public ExprMutator {
   }
 
   // `top` (which carries message `m`) rebuilt so that its result is scaled
-  // by `scale` along m.axes; an explicit stack walks the chain of
-  // single-use producers (TVM recurses).
+  // by `scale` along m.axes, walking the chain of single-use producers in
+  // post order (TVM recurses). Every path is walked (no visited set), as
+  // TVM's recursion rebuilds a producer once per use.
   const Expr* Scaled(const Expr* top, const Message& m, const Expr* scale, const Expr* post) {
     absl::flat_hash_map<const Expr*, const Expr*> done;
-    struct Frame {
-      const Call* node;
-      bool expanded;
-    };
-    std::vector<Frame> stack;
     if (!Isa<Call>(top)) return Fail(post);
-    stack.push_back({Cast<Call>(top), false});
-    while (!stack.empty() && !failed_) {
-      Frame& f = stack.back();
-      if (!f.expanded) {
-        f.expanded = true;
-        for (const Expr* c : ScaledOperands(f.node)) {
-          if (!Isa<Call>(c)) return Fail(post);
-          stack.push_back({Cast<Call>(c), false});
-        }
-        continue;
-      }
-      const Call* n = f.node;
-      stack.pop_back();
-      const Expr* built = Build(n, m, scale, done);
-      if (built == nullptr) return Fail(post);
-      done[n] = built;
-    }
-    if (failed_) return post;
+    absl::Status walked = WalkPostOrder(
+        Cast<Call>(top), [](const Call*) { return true; },
+        [&](const Call* n, auto push) {
+          if (failed_) return;
+          for (const Expr* c : ScaledOperands(n)) {
+            if (!Isa<Call>(c)) {
+              failed_ = true;
+              return;
+            }
+            push(Cast<Call>(c));
+          }
+        },
+        [&](const Call* n) {
+          if (failed_) return;
+          const Expr* built = Build(n, m, scale, done);
+          if (built == nullptr) failed_ = true;
+          done[n] = built;
+        });
+    if (!walked.ok() || failed_) return Fail(post);
     return done[top];
   }
 

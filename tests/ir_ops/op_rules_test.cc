@@ -64,13 +64,35 @@ TEST(OpRulesTest, SimplifyRules) {
   ExpectRules<SimplifyRule>(expected, SimplifyRuleOf);
 }
 
+// The ops the fused-chain decoder (backends/kernels/fusion.cc) gives a
+// part: biases and sums, the requantize step, row-major matmul anchors.
+TEST(OpRulesTest, FusionRules) {
+  const std::map<std::string, FusionRule> expected = {
+      {"add", FusionRule::kBias},           {"nn.bias_add", FusionRule::kBias},
+      {"qnn.requantize", FusionRule::kRequantize}, {"nn.dense", FusionRule::kMatmul},
+      {"qnn.dense", FusionRule::kMatmul},   {"nn.batch_matmul", FusionRule::kMatmul}};
+  ExpectRules<FusionRule>(expected, FusionRuleOf);
+}
+
+// The QNN dialect's ops FoldConstant(fold_qnn=True) may evaluate: every
+// non-computational qnn op, and nothing else.
+TEST(OpRulesTest, QnnCanonicalizeOps) {
+  int count = 0;
+  for (const OpInfo* op : AllOps()) {
+    bool expected = op->name.starts_with("qnn.") && (op->flags & kOpNonComputational) != 0;
+    EXPECT_EQ((op->flags & kOpQnnCanonicalize) != 0, expected) << op->name;
+    count += expected;
+  }
+  EXPECT_EQ(count, 23);
+}
+
 // The rule ranges do not overlap the single-bit flags.
 TEST(OpRulesTest, RuleBitsAreDisjoint) {
   constexpr uint32_t kSingleBits = kOpCommutative | kOpStateful | kOpNonComputational |
-                                   kOpAnnotation | kOpAxisBroadcast;
-  EXPECT_EQ(kSingleBits & (0xFFFu << 8), 0u);
+                                   kOpAnnotation | kOpAxisBroadcast | kOpQnnCanonicalize;
+  EXPECT_EQ(kSingleBits & (0xFFFFu << 8), 0u);
   for (const OpInfo* op : AllOps()) {
-    EXPECT_EQ(op->flags & ~(kSingleBits | (0xFFFu << 8)), 0u) << op->name;
+    EXPECT_EQ(op->flags & ~(kSingleBits | (0xFFFFu << 8)), 0u) << op->name;
   }
 }
 

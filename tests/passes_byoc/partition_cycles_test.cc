@@ -16,7 +16,7 @@ namespace {
 bool Cyclic(std::string_view text) {
   Module mod = ParseTyped(text);
   const Function* fn = mod.Lookup("main");
-  absl::StatusOr<AnnotatedRegionSet> set = AnnotatedRegionSet::Create(fn, "main");
+  absl::StatusOr<AnnotatedRegionSet> set = AnnotatedRegionSet::Create(fn);
   EXPECT_TRUE(set.ok()) << set.status();
   if (!set.ok()) return false;
   bool cyclic = HasRegionCycle(*set);

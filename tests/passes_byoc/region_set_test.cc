@@ -125,7 +125,7 @@ TEST_F(RegionSetTest, OutputsInVisitOrder) {
   EXPECT_EQ(outs, (std::vector<const Call*>{ce_3, ce_2}));
 }
 
-// The numbering kept for walks (Use::kGraphWalks): the root is node 0,
+// The numbering kept for walks: the root is node 0,
 // nodes are numbered in visit pre-order, each node's children line up with
 // ForEachChild (kNoNode for atoms), and the per-node answers agree with the
 // region queries.
@@ -138,8 +138,7 @@ TEST_F(RegionSetTest, GraphWalkNumbering) {
   const Call* o_2 = Op("add", {cb_2, cb_2});  // a child met twice
   const Call* ce_2 = End(o_2, "t");
   const Function* fn = b_.MakeFunction(std::vector<const Var*>{data}, ce_2);
-  absl::StatusOr<AnnotatedRegionSet> set =
-      AnnotatedRegionSet::Create(fn, "default", AnnotatedRegionSet::Use::kGraphWalks);
+  absl::StatusOr<AnnotatedRegionSet> set = AnnotatedRegionSet::Create(fn);
   ASSERT_TRUE(set.ok()) << set.status();
   using NodeIndex = AnnotatedRegionSet::NodeIndex;
   ASSERT_EQ(set->num_nodes(), 7u);  // fn and six calls; the variable is an atom
@@ -178,8 +177,8 @@ TEST_F(RegionSetTest, MergeMarksInternalEdgesRemoved) {
   const Call* cb_2 = Begin(ce_1, "t");
   const Call* ce_2 = End(Op("nn.relu", {cb_2}), "t");
   const Function* fn = b_.MakeFunction(std::vector<const Var*>{data}, ce_2);
-  for (auto use : {AnnotatedRegionSet::Use::kRegionQueries, AnnotatedRegionSet::Use::kGraphWalks}) {
-    absl::StatusOr<AnnotatedRegionSet> set = AnnotatedRegionSet::Create(fn, "default", use);
+  {
+    absl::StatusOr<AnnotatedRegionSet> set = AnnotatedRegionSet::Create(fn);
     ASSERT_TRUE(set.ok()) << set.status();
     AnnotatedRegionSet::RegionId r1 = set->GetRegion(cb_1), r2 = set->GetRegion(cb_2);
     ASSERT_NE(r1, r2);
@@ -296,14 +295,12 @@ def @main(%x: Tensor[(2, 2), float32]) {
   const Call* end = Cast<Call>(fn->body());
   const Call* call = Cast<Call>(end->args()[0]);
   const Function* composite = Cast<Function>(call->callee());
-  for (auto use : {AnnotatedRegionSet::Use::kRegionQueries, AnnotatedRegionSet::Use::kGraphWalks}) {
-    absl::StatusOr<AnnotatedRegionSet> set = AnnotatedRegionSet::Create(fn, "default", use);
+  {
+    absl::StatusOr<AnnotatedRegionSet> set = AnnotatedRegionSet::Create(fn);
     ASSERT_TRUE(set.ok()) << set.status();
     EXPECT_EQ(set->num_nodes(), 4u);  // fn, end, call, begin
     EXPECT_EQ(set->IndexOf(composite), AnnotatedRegionSet::kNoNode);
-    if (use == AnnotatedRegionSet::Use::kGraphWalks) {
-      EXPECT_EQ(set->children(set->IndexOf(call))[0], AnnotatedRegionSet::kNoNode);
-    }
+    EXPECT_EQ(set->children(set->IndexOf(call))[0], AnnotatedRegionSet::kNoNode);
     EXPECT_EQ(set->IndexOf(composite->body()), AnnotatedRegionSet::kNoNode);
     EXPECT_EQ(set->GetRegion(composite->body()), AnnotatedRegionSet::kNoRegion);
     EXPECT_EQ(set->size(), 1u);
@@ -415,8 +412,8 @@ TEST_F(RegionSetTest, RegionFreeBodySharingAnOuterNode) {
   const Call* end = End(Op("abs", {call}), "t");
   const Var* main_params[] = {x};
   const Function* fn = b_.MakeFunction(main_params, b_.MakeTuple(std::vector<const Expr*>{end}));
-  for (auto use : {AnnotatedRegionSet::Use::kRegionQueries, AnnotatedRegionSet::Use::kGraphWalks}) {
-    absl::StatusOr<AnnotatedRegionSet> set = AnnotatedRegionSet::Create(fn, "default", use);
+  {
+    absl::StatusOr<AnnotatedRegionSet> set = AnnotatedRegionSet::Create(fn);
     ASSERT_TRUE(set.ok()) << set.status();
     // fn, tuple, end, abs, call, begin, shared.
     EXPECT_EQ(set->num_nodes(), 7u);

@@ -1,6 +1,6 @@
 // DnnlLegalize: dnnl.legalize_group_conv applied to every grouped conv2d /
 // conv2d_transpose, as TVM's Legalize does under partition_for_dnnl.
-#include "passes/layout/legalize.h"
+#include "backends/dnnl/dnnl_legalize.h"
 
 #include <algorithm>
 #include <span>
