@@ -50,7 +50,7 @@ absl::StatusOr<PrunedOps> PruneAndRecord(Module& mod, const std::vector<TargetSp
     PostOrderVisit(p.fn->body(), [&](const Expr* e) {
       const Call* call = DynCast<Call>(e);
       if (call == nullptr || call->op() == nullptr || !e->span().valid()) return;
-      pruned.by_span.try_emplace(PrunedOps::Key(e), PrunedOps::Entry{p.backend, reason, p.name});
+      pruned.Add(call, PrunedOps::Entry{p.backend, reason, p.name});
     });
   }
   return pruned;

@@ -90,6 +90,7 @@ Verdict RulesVerdict(const BackendRules& rules, const Call* call) {
   // failure deepest into the graph; the first in priority on a tie).
   std::string no_match;
   size_t no_match_depth = 0;
+  Verdict::Kind no_match_kind = Verdict::Kind::kNoMatch;
   for (size_t i = 0; i < rules.composites.size(); ++i) {
     const auto& compiled = rules.composites[i];
     if (compiled == nullptr || !compiled->root_filter().Admits(call)) continue;
@@ -99,18 +100,19 @@ Verdict RulesVerdict(const BackendRules& rules, const Call* call) {
       if (no_match.empty() || e.path.size() > no_match_depth) {
         no_match = NoMatchText(e, rule.name);
         no_match_depth = e.path.size();
+        // The shape matched and a `where` clause failed: a failed check.
+        no_match_kind = e.sub_pattern != nullptr && e.sub_pattern->kind() == PatternKind::kWhere
+                            ? Verdict::Kind::kFailedCheck
+                            : Verdict::Kind::kNoMatch;
       }
       continue;
     }
-    if (rule.check != nullptr && !rule.check(call)) {
-      return {Verdict::Kind::kFailedCheck,
-              rule.description.empty()
-                  ? fmt::format("{}: the pattern matches, its built-in check fails", rule.name)
-                  : fmt::format("{}: {} (built-in check)", rule.name, rule.description)};
+    if (std::string why = CompositeCheckRefusal(rule, call); !why.empty()) {
+      return {Verdict::Kind::kFailedCheck, fmt::format("{}: {}", rule.name, why)};
     }
     return {Verdict::Kind::kOffloaded, fmt::format("composite {}", rule.name)};
   }
-  if (!no_match.empty()) return {Verdict::Kind::kNoMatch, no_match};
+  if (!no_match.empty()) return {no_match_kind, no_match};
   return {Verdict::Kind::kUnsupportedOp, ""};
 }
 
@@ -130,7 +132,10 @@ class Builder {
   std::vector<Placement> Build() {
     std::vector<Placement> out;
     for (const auto& [gv, fn] : SortedFunctions(mod_)) {
-      int owner = BackendIndex(fn->GetStringAttr(attr::kCompiler));
+      std::string_view compiler = fn->GetStringAttr(attr::kCompiler);
+      int owner = BackendIndex(compiler);
+      // A partition the input already had, for a backend not asked about.
+      std::string_view foreign = owner < 0 ? compiler : "";
       absl::flat_hash_map<const Expr*, std::string> composite_of = Composites(fn);
       for (const Expr* e : PostOrder(fn)) {
         if (!IsOpCall(e)) continue;
@@ -141,7 +146,7 @@ class Builder {
         p.backend = owner;
         auto it = composite_of.find(e);
         if (it != composite_of.end()) p.composite = it->second;
-        Decide(p);
+        Decide(p, foreign);
         out.push_back(std::move(p));
       }
     }
@@ -195,12 +200,15 @@ class Builder {
     return BackendIndex(composite.substr(0, composite.find('.')));
   }
 
-  void Decide(Placement& p) const {
-    const PrunedOps::Entry* pruned = nullptr;
-    if (pruned_ != nullptr && p.backend < 0) {
-      auto it = pruned_->by_span.find(PrunedOps::Key(p.call));
-      if (it != pruned_->by_span.end()) pruned = &it->second;
+  void Decide(Placement& p, std::string_view foreign) const {
+    if (!foreign.empty()) {
+      for (size_t b = 0; b < backends_.size(); ++b) {
+        p.verdicts.push_back({Verdict::Kind::kOffloadedElsewhere, std::string(foreign)});
+      }
+      return;
     }
+    const PrunedOps::Entry* pruned = nullptr;
+    if (pruned_ != nullptr && p.backend < 0) pruned = pruned_->Find(p.call);
     const int pruned_by = pruned != nullptr ? pruned->backend : -1;
     int composite_backend = p.composite.empty() ? -1 : CompositeBackend(p.composite);
     for (size_t b = 0; b < backends_.size(); ++b) {
@@ -315,6 +323,24 @@ SpanKey PrunedOps::Key(const Expr* e) {
   return {s.file, s.begin, s.end};
 }
 
+void PrunedOps::Add(const Call* call, Entry entry) {
+  entry.op = call->op();
+  std::vector<Entry>& entries = by_span[Key(call)];
+  for (const Entry& e : entries) {
+    if (e.op == entry.op && e.region == entry.region) return;
+  }
+  entries.push_back(std::move(entry));
+}
+
+const PrunedOps::Entry* PrunedOps::Find(const Call* call) const {
+  auto it = by_span.find(Key(call));
+  if (it == by_span.end()) return nullptr;
+  for (const Entry& e : it->second) {
+    if (e.op == call->op()) return &e;
+  }
+  return nullptr;
+}
+
 PlacementRecord PlacementRecord::Build(const Module& mod,
                                        const std::vector<TargetSpecPtr>& backends,
                                        const PrunedOps* pruned, const Module* annotator_input) {
@@ -403,6 +429,13 @@ std::string PlacementRecord::ToJson(const std::vector<std::string>* names) const
 
 Verdict JudgeByRules(const TargetSpec& spec, const Call* call) {
   return RulesVerdict(CompileRules(spec), call);
+}
+
+std::string CompositeCheckRefusal(const CompositeRule& rule, const Expr* root) {
+  if (rule.refusal) return rule.refusal(root);
+  if (rule.check == nullptr || rule.check(root)) return "";
+  return rule.description.empty() ? "its built-in check fails"
+                                  : fmt::format("{} (built-in check)", rule.description);
 }
 
 std::string OpRulesRefusal(const TargetSpec& spec, const Call* call) {

@@ -257,11 +257,11 @@ std::string ExplainRule(const BackendRule& rule, const Module& mod, const Expr* 
     return fmt::format("{}: {}\n", rule.composite->name, std::string(compiled.status().message()));
   Explanation e = ExplainInGraph(*compiled, FunctionOf(mod, node), node, namer);
   std::string text = RenderExplanation(e, rule.composite->name, namer);
-  if (e.matched() && rule.composite->check != nullptr && !rule.composite->check(node)) {
-    text = fmt::format(
-        "{} at {}: matches, but its built-in check fails{}", rule.composite->name, at,
-        rule.composite->description.empty() ? ""
-                                            : fmt::format(": {}", rule.composite->description));
+  if (e.matched()) {
+    if (std::string why = CompositeCheckRefusal(*rule.composite, node); !why.empty()) {
+      text = fmt::format("{} at {}: matches, but its built-in check fails: {}",
+                         rule.composite->name, at, why);
+    }
   }
   return text + "\n";
 }
