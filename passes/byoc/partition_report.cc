@@ -221,6 +221,17 @@ class ReportBuilder {
     return it != partition_backend_.end() && it->second == b;
   }
 
+  // Regions without an op are TVM's too: AnnotateTarget gives a tuple the
+  // backend of its fields, and when a host op (concatenate) reads the tuple,
+  // PartitionGraph's FlattenTupleOutputs ends the region at each field, so
+  // every field becomes a region of its own that only forwards it.
+  static std::string EmptyRegionsNote(size_t empty) {
+    return fmt::format(
+        "  {} region{} without an op pass{} a tuple field through: TVM's PartitionGraph splits "
+        "a region that ends in a tuple a host op reads into one region per field\n",
+        empty, empty == 1 ? "" : "s", empty == 1 ? "es" : "");
+  }
+
   std::string RenderLost() const {
     std::string names;
     for (const TargetSpecPtr& b : backends_) names += (names.empty() ? "" : ",") + b->name();
@@ -272,9 +283,12 @@ class ReportBuilder {
   std::string Render(size_t b) const {
     const BackendStats& s = stats_[b];
     double share = total_ops_ > 0 ? 100.0 * s.offloaded / total_ops_ : 0;
-    std::string out = fmt::format("backend {}: {} of {} ops offloaded ({:.1f}%) in {} region{}\n",
-                                  backends_[b]->name(), s.offloaded, total_ops_, share,
-                                  s.regions.size(), s.regions.size() == 1 ? "" : "s");
+    size_t empty = 0;
+    for (const RegionInfo& r : s.regions) empty += r.ops == 0;
+    std::string out = fmt::format(
+        "backend {}: {} of {} ops offloaded ({:.1f}%) in {} region{}{}\n", backends_[b]->name(),
+        s.offloaded, total_ops_, share, s.regions.size(), s.regions.size() == 1 ? "" : "s",
+        empty == 0 ? "" : fmt::format(" ({} without an op)", empty));
     auto table = [&](const char* title, const std::map<std::string, int>& rows) {
       if (rows.empty()) return;
       out += fmt::format("  {}:\n", title);
@@ -291,10 +305,11 @@ class ReportBuilder {
     if (!s.regions.empty()) {
       out += "  regions:\n";
       for (const RegionInfo& r : s.regions) {
-        out += fmt::format("    {}  {} op{}  {} input{}  {} output{}\n", r.name, r.ops,
+        out += fmt::format("    {}  {} op{}  {} input{}  {} output{}{}\n", r.name, r.ops,
                            r.ops == 1 ? "" : "s", r.inputs, r.inputs == 1 ? "" : "s", r.outputs,
-                           r.outputs == 1 ? "" : "s");
+                           r.outputs == 1 ? "" : "s", r.ops == 0 ? "  (passes its input through)" : "");
       }
+      if (empty > 0) out += EmptyRegionsNote(empty);
       out += fmt::format("  boundary tensors: {} inputs, {} outputs ({})\n", s.inputs, s.outputs,
                          FormatBytes(s.bytes));
     }
