@@ -1,7 +1,9 @@
 #include "passes/byoc/partition_report.h"
 
 #include <cstddef>
+#include <algorithm>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -30,6 +32,10 @@ struct BackendStats {
   size_t outputs = 0;
   int64_t bytes = 0;
   std::map<std::string, int> breaks;  // op -> count
+  // Ops a rule rejected for want of a constant where they read a parameter
+  // of @main, and those parameters.
+  std::map<std::string, int> unbound_ops;
+  std::set<std::string> unbound_params;
 };
 
 int64_t TypeBytes(const Type* t) {
@@ -170,6 +176,10 @@ class ReportBuilder {
       for (size_t b = 0; b < backends_.size(); ++b) {
         if (static_cast<int>(b) == p.backend) continue;
         ++stats_[b].host[{p.op, p.verdicts[b].Summary()}];
+        if (!p.unbound_params.empty() && WantsConstant(p.verdicts[b])) {
+          ++stats_[b].unbound_ops[p.op];
+          stats_[b].unbound_params.insert(p.unbound_params.begin(), p.unbound_params.end());
+        }
       }
     }
     for (const Function* fn : host_functions_) {
@@ -219,6 +229,28 @@ class ReportBuilder {
     const GlobalVar* gv = DynCast<GlobalVar>(call->callee());
     auto it = gv == nullptr ? partition_backend_.end() : partition_backend_.find(gv);
     return it != partition_backend_.end() && it->second == b;
+  }
+
+  // The hint for ops that stay on the host only because their weights are
+  // still parameters: binding them makes them constants.
+  static std::string UnboundHint(const BackendStats& s) {
+    if (s.unbound_ops.empty()) return "";
+    int ops = 0;
+    std::vector<std::string> parts;
+    for (const auto& [op, n] : s.unbound_ops) {
+      ops += n;
+      parts.push_back(fmt::format("{} {}", op, n));
+    }
+    std::vector<std::string> names(s.unbound_params.begin(), s.unbound_params.end());
+    std::string shown = fmt::format("{}", fmt::join(names.begin(),
+                                                    names.begin() + std::min<size_t>(names.size(), 3),
+                                                    ", "));
+    if (names.size() > 3) shown += fmt::format(" and {} more", names.size() - 3);
+    return fmt::format(
+        "  hint: {} op{} ({}) stay{} on the host for want of constant weights, which are "
+        "parameters of @main here ({}): bind them with --params DIR (run --compare: --bind "
+        "NAME,...)\n",
+        ops, ops == 1 ? "" : "s", fmt::join(parts, ", "), ops == 1 ? "s" : "", shown);
   }
 
   // Regions without an op are TVM's too: AnnotateTarget gives a tuple the
@@ -302,6 +334,7 @@ class ReportBuilder {
         out += fmt::format("    {:<28} {:>6}  {}\n", key.first, n, key.second);
       }
     }
+    out += UnboundHint(s);
     if (!s.regions.empty()) {
       out += "  regions:\n";
       for (const RegionInfo& r : s.regions) {

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <memory>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "fmt/format.h"
 #include "ir/visit.h"
 #include "passes/byoc/annotation.h"
@@ -126,6 +128,10 @@ class Builder {
         if (call->span().valid()) input_calls_[PrunedOps::Key(call)].push_back(call);
       }
     }
+    const Module& judged = annotator_input != nullptr ? *annotator_input : mod;
+    if (const Function* main = judged.Lookup("main")) {
+      for (const Var* v : main->params()) main_param_names_.insert(std::string(v->name()));
+    }
     for (const TargetSpecPtr& b : backends) rules_.push_back(CompileRules(*b));
   }
 
@@ -147,6 +153,7 @@ class Builder {
         auto it = composite_of.find(e);
         if (it != composite_of.end()) p.composite = it->second;
         Decide(p, foreign);
+        NoteUnboundParams(p);
         out.push_back(std::move(p));
       }
     }
@@ -235,6 +242,38 @@ class Builder {
     }
   }
 
+  // The parameters of @main among the judged call's arguments, when a
+  // verdict wanted a constant.
+  void NoteUnboundParams(Placement& p) const {
+    if (p.backend >= 0 ||
+        std::none_of(p.verdicts.begin(), p.verdicts.end(), WantsConstant)) {
+      return;
+    }
+    std::set<std::string> names;
+    for (const Verdict& v : p.verdicts) {
+      if (!WantsConstant(v)) continue;
+      // The explainer names the variable: "expected a constant, got the
+      // variable %w" (perhaps deeper than the call's own arguments).
+      constexpr std::string_view kGot = "got the variable %";
+      size_t at = v.detail.find(kGot);
+      if (at != std::string::npos) {
+        size_t begin = at + kGot.size();
+        size_t end = v.detail.find_first_of(" ,)", begin);
+        names.insert(v.detail.substr(begin, end == std::string::npos ? end : end - begin));
+        continue;
+      }
+      // A `?w is const` clause names a capture: the call's variable
+      // operands but the first (the data operand of every op with weights).
+      const auto& args = Judged(p.call)->args();
+      for (size_t i = 1; i < args.size(); ++i) {
+        if (const Var* var = DynCast<Var>(args[i])) names.insert(std::string(var->name()));
+      }
+    }
+    for (const std::string& name : names) {
+      if (main_param_names_.contains(name)) p.unbound_params.push_back(fmt::format("%{}", name));
+    }
+  }
+
   // A verdict "offloaded" by the rules alone, for a call backend `b` does
   // not run: who does, which earlier backend AnnotateTarget gave it to, or
   // that it stayed on the host for no known reason.
@@ -258,9 +297,17 @@ class Builder {
   const PrunedOps* pruned_;
   std::vector<BackendRules> rules_;
   absl::flat_hash_map<SpanKey, std::vector<const Call*>> input_calls_;
+  absl::flat_hash_set<std::string> main_param_names_;  // of the judged module's @main
 };
 
 }  // namespace
+
+bool WantsConstant(const Verdict& v) {
+  if (v.kind != Verdict::Kind::kNoMatch && v.kind != Verdict::Kind::kFailedCheck) return false;
+  // The explainer's words for a `const` sub-pattern and for `is const`.
+  return v.detail.find("expected a constant") != std::string::npos ||
+         v.detail.find(" is const` is false") != std::string::npos;
+}
 
 std::string_view Verdict::KindName(Kind kind) {
   switch (kind) {
@@ -397,11 +444,18 @@ std::string PlacementJson(const Placement& p, const std::vector<TargetSpecPtr>& 
                           std::string_view name) {
   std::string out = "{";
   if (!name.empty()) out += fmt::format("\"node\": {}, ", JsonString(name));
-  out += fmt::format(
-      "\"op\": {}, \"function\": {}, \"target\": {}, \"composite\": {}, \"verdicts\": [",
-      JsonString(p.op), JsonString(p.function),
-      p.backend < 0 ? "null" : JsonString(backends[p.backend]->name()),
-      p.composite.empty() ? "null" : JsonString(p.composite));
+  out += fmt::format("\"op\": {}, \"function\": {}, \"target\": {}, \"composite\": {}, ",
+                     JsonString(p.op), JsonString(p.function),
+                     p.backend < 0 ? "null" : JsonString(backends[p.backend]->name()),
+                     p.composite.empty() ? "null" : JsonString(p.composite));
+  if (!p.unbound_params.empty()) {
+    std::string names;
+    for (const std::string& n : p.unbound_params) {
+      names += (names.empty() ? "" : ", ") + JsonString(n);
+    }
+    out += fmt::format("\"unbound_params\": [{}], ", names);
+  }
+  out += "\"verdicts\": [";
   for (size_t b = 0; b < p.verdicts.size(); ++b) {
     const Verdict& v = p.verdicts[b];
     out += fmt::format(

@@ -80,7 +80,15 @@ struct Placement {
   int backend = -1;               // index of the backend that runs it; -1: the host
   std::string composite;          // the composite function it sits in, "" if none
   std::vector<Verdict> verdicts;  // one per backend, in priority order
+  // When a backend's rule wanted a constant where the call reads a
+  // parameter of @main ("expected a constant", "`?w is const` is false"):
+  // those parameters ("%w"). Bound with `--params DIR` they would be
+  // constants, so the op may stay on the host only because they are not.
+  std::vector<std::string> unbound_params;
 };
+
+// True when `v` rejects a call because an argument is not a constant.
+bool WantsConstant(const Verdict& v);
 
 // Source spans of the ops of partitions a backend's region-level rule
 // removed after partitioning (pruning inlines them back into @main, keeping

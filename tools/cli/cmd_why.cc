@@ -121,6 +121,12 @@ std::string PlacementText(const Placement& p, const std::vector<TargetSpecPtr>& 
     if (!p.verdicts[b].region.empty()) where = fmt::format(" (partition {})", p.verdicts[b].region);
     out += fmt::format("  {}: {}{}\n", backends[b]->name(), p.verdicts[b].Text(), where);
   }
+  if (!p.unbound_params.empty()) {
+    out += fmt::format(
+        "  hint: {} {} a parameter of @main where a rule wants a constant: bind it with "
+        "--params DIR\n",
+        fmt::join(p.unbound_params, ", "), p.unbound_params.size() == 1 ? "is" : "are each");
+  }
   return out;
 }
 
