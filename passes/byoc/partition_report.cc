@@ -31,6 +31,7 @@ struct BackendStats {
   size_t inputs = 0;
   size_t outputs = 0;
   int64_t bytes = 0;
+  bool dynamic = false;  // some boundary tensor has a dynamic shape (not in bytes)
   std::map<std::string, int> breaks;  // op -> count
   // Ops a rule rejected for want of a constant where they read a parameter
   // of @main, and those parameters.
@@ -52,6 +53,17 @@ int64_t TypeBytes(const Type* t) {
 bool IsOp(const Expr* e) {
   const Call* call = DynCast<Call>(e);
   return call != nullptr && call->op() != nullptr && !IsCompilerAnnotation(call);
+}
+
+// False when a tensor of `t` has a dynamic shape (TypeBytes counts it 0).
+bool IsStatic(const Type* t) {
+  if (const auto* tt = DynCast<TensorType>(t)) return tt->is_static();
+  if (const auto* tuple = DynCast<TupleType>(t)) {
+    for (const Type* f : tuple->fields()) {
+      if (!IsStatic(f)) return false;
+    }
+  }
+  return true;
 }
 
 std::string FormatBytes(int64_t bytes) {
@@ -146,8 +158,12 @@ class ReportBuilder {
     region.inputs = fn->params().size();
     const Tuple* tuple = DynCast<Tuple>(fn->body());
     region.outputs = tuple != nullptr ? tuple->fields().size() : 1;
-    for (const Var* p : fn->params()) s.bytes += TypeBytes(p->checked_type());
+    for (const Var* p : fn->params()) {
+      s.bytes += TypeBytes(p->checked_type());
+      s.dynamic = s.dynamic || !IsStatic(p->checked_type());
+    }
     s.bytes += TypeBytes(fn->body()->checked_type());
+    s.dynamic = s.dynamic || !IsStatic(fn->body()->checked_type());
     s.offloaded += region.ops;
     s.inputs += region.inputs;
     s.outputs += region.outputs;
@@ -344,7 +360,9 @@ class ReportBuilder {
       }
       if (empty > 0) out += EmptyRegionsNote(empty);
       out += fmt::format("  boundary tensors: {} inputs, {} outputs ({})\n", s.inputs, s.outputs,
-                         FormatBytes(s.bytes));
+                         !s.dynamic     ? FormatBytes(s.bytes)
+                         : s.bytes == 0 ? "sizes unknown: dynamic shapes"
+                                        : FormatBytes(s.bytes) + " and dynamic shapes");
     }
     int breaks = 0;
     std::vector<std::string> parts;
