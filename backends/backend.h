@@ -66,9 +66,12 @@ struct BackendDescriptor {
   // and TVM's tests); the recipe's passes above the level are skipped.
   // `--opt-level` / `--disabled-pass` override it. Default: TVM's context.
   PassGate gate;
-  // The C++ check of composite `composite` (nullptr: the DSL's `where`
-  // clauses alone decide). Optional.
-  std::function<RootCheck(std::string_view composite)> composite_check;
+  // The C++ check of composite `composite`, as the reason it rejects the
+  // typed root of a match ("tensorrt.transpose: axes[0] is 1, not 0: ..."),
+  // "" when it accepts; nullptr: the DSL's `where` clauses alone decide.
+  // MergeComposite accepts a root when the reason is empty; the placement
+  // record, `partition --report`, `why` and `viz` print it. Optional.
+  std::function<RootRefusal(std::string_view composite)> composite_check;
   // Runs after PartitionGraph (and after every backend of a multi-backend
   // run); inlines back the partitions it rejects, appends each with its
   // reason to `log` (when not null) and returns whether the module changed.

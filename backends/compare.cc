@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "backends/json/serializer.h"
+#include "backends/placement.h"
 #include "backends/partition.h"
 #include "backends/runtime/backend_runtime.h"
 #include "fmt/format.h"
@@ -325,8 +326,12 @@ absl::StatusOr<CompareReport> CompareWithBackends(const Module& input,
   BackendPartitionOptions partition_options;
   partition_options.params = options.params;
   const double partition_start = NowMicros();
-  CARVE_ASSIGN_OR_RETURN(report.partitioned,
-                         PartitionForBackends(mod, backends, partition_options));
+  // With the placement record, for `run --compare --report` (the pruning
+  // rules' reasons and every node's verdicts, as `carve partition --report`).
+  CARVE_ASSIGN_OR_RETURN(PartitionResult partition,
+                         PartitionWithRecord(mod, backends, partition_options));
+  report.partitioned = std::move(partition.module);
+  report.record = std::move(partition.record);
   report.partition_us = NowMicros() - partition_start;
   // TVM leaves let-bound region inputs free in @main (AnnotateTarget begins
   // a region at a let value and never ends it), so that module cannot run.
@@ -335,8 +340,9 @@ absl::StatusOr<CompareReport> CompareWithBackends(const Module& input,
   if (!CheckRunnablePartition(report.partitioned).ok()) {
     mod.Add("main", InlineLets(mod.Lookup("main"), mod.arena()));
     CARVE_RETURN_IF_ERROR(InferType(mod));
-    CARVE_ASSIGN_OR_RETURN(report.partitioned,
-                           PartitionForBackends(mod, backends, partition_options));
+    CARVE_ASSIGN_OR_RETURN(partition, PartitionWithRecord(mod, backends, partition_options));
+    report.partitioned = std::move(partition.module);
+    report.record = std::move(partition.record);
     CARVE_RETURN_IF_ERROR(CheckRunnablePartition(report.partitioned));
     report.note =
         "compare: lets left region inputs free in the partitioned @main; comparing its "

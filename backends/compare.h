@@ -31,6 +31,7 @@
 #include "ir/module.h"
 #include "ir/ndarray.h"
 #include "passes/fold/bind_params.h"
+#include "passes/byoc/placement_record.h"
 #include "passes/byoc/target.h"
 
 namespace carve {
@@ -100,6 +101,9 @@ struct CompositeComparison {
 struct CompareReport {
   std::string backends;  // "dnnl" or "dnnl,bnns"
   Module partitioned;
+  // Who runs each op of `partitioned` and why the others not, with the
+  // pruning rules' reasons (passes/byoc/placement_record.h).
+  PlacementRecord record;
   size_t offloaded = 0;  // functions with a Compiler attribute
   // Set when the comparison ran on another form of the module than given
   // (the graph-normal form when lets left region inputs free), saying so.

@@ -1,6 +1,7 @@
 #include "backends/placement.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -50,18 +51,19 @@ absl::StatusOr<PrunedOps> PruneAndRecord(Module& mod, const std::vector<TargetSp
     PostOrderVisit(p.fn->body(), [&](const Expr* e) {
       const Call* call = DynCast<Call>(e);
       if (call == nullptr || call->op() == nullptr || !e->span().valid()) return;
-      pruned.by_span.try_emplace(PrunedOps::Key(e), PrunedOps::Entry{p.backend, reason, p.name});
+      pruned.Add(call, PrunedOps::Entry{p.backend, reason, p.name});
     });
   }
   return pruned;
 }
 
 absl::StatusOr<PartitionResult> PartitionWithRecord(Module mod,
-                                                    const std::vector<TargetSpecPtr>& backends) {
-  PassContext ctx;
+                                                    const std::vector<TargetSpecPtr>& backends,
+                                                    BackendPartitionOptions options) {
+  PassContext own;
+  PassContext& ctx = options.context != nullptr ? *options.context : own;
   auto input = std::make_shared<KeepModuleAfter>();
   ctx.AddInstrument(input);
-  BackendPartitionOptions options;
   options.prune = false;
   options.context = &ctx;
   CARVE_ASSIGN_OR_RETURN(Module partitioned,
@@ -69,6 +71,19 @@ absl::StatusOr<PartitionResult> PartitionWithRecord(Module mod,
   CARVE_ASSIGN_OR_RETURN(PrunedOps pruned, PruneAndRecord(partitioned, backends));
   PlacementRecord record = PlacementRecord::Build(partitioned, backends, &pruned, input->kept());
   return PartitionResult{std::move(partitioned), std::move(record)};
+}
+
+absl::StatusOr<PlacementRecord> RecordOfSteps(const Module& partitioned,
+                                              const std::vector<TargetSpecPtr>& backends,
+                                              const Module* annotator_input,
+                                              const Module* before_pruning) {
+  std::optional<PrunedOps> pruned;
+  if (before_pruning != nullptr) {
+    Module copy = *before_pruning;
+    CARVE_ASSIGN_OR_RETURN(pruned, PruneAndRecord(copy, backends));
+  }
+  return PlacementRecord::Build(partitioned, backends, pruned ? &*pruned : nullptr,
+                                annotator_input);
 }
 
 }  // namespace carve

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "backends/partition.h"
 #include "ir/module.h"
 #include "passes/pass.h"
 #include "passes/byoc/placement_record.h"
@@ -38,13 +39,25 @@ class KeepModuleAfter : public PassInstrument {
 // pruning), returning which ops the pruning inlined back and why.
 absl::StatusOr<PrunedOps> PruneAndRecord(Module& mod, const std::vector<TargetSpecPtr>& backends);
 
-// PartitionForBackends (bind nothing, prune) on `mod` (typed), returning the
-// partitioned module and its placement record.
+// PartitionForBackends (with `options`' params, mod_name and context;
+// pruning always) on `mod` (typed), returning the partitioned module and its
+// placement record.
 struct PartitionResult {
   Module module;
   PlacementRecord record;
 };
 absl::StatusOr<PartitionResult> PartitionWithRecord(Module mod,
-                                                    const std::vector<TargetSpecPtr>& backends);
+                                                    const std::vector<TargetSpecPtr>& backends,
+                                                    BackendPartitionOptions options = {});
+
+// The record of `partitioned` when the flow ran pass by pass (the REPL's
+// `partition` steps): `annotator_input` is the module after MergeComposite
+// and `before_pruning` the one PruneBackendPartitions received (pruned again
+// on a copy to learn the rules' reasons); either may be null, and the record
+// then knows less (docs/why.md).
+absl::StatusOr<PlacementRecord> RecordOfSteps(const Module& partitioned,
+                                              const std::vector<TargetSpecPtr>& backends,
+                                              const Module* annotator_input,
+                                              const Module* before_pruning);
 
 }  // namespace carve

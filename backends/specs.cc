@@ -98,10 +98,12 @@ TargetSpecPtr MakeTargetSpec(const BackendSpec& backend, PartitionRecipe recipe)
   // The checks the DSL cannot state exactly, from the backend's folder.
   const BackendDescriptor* descriptor = FindBackend(backend.name);
   for (const NamedPattern& c : backend.composites) {
-    RootCheck check = descriptor != nullptr && descriptor->composite_check
-                          ? descriptor->composite_check(c.name)
-                          : nullptr;
-    spec->AddComposite(CompositeRule{c.name, c.pattern, std::move(check), ""});
+    RootRefusal refusal = descriptor != nullptr && descriptor->composite_check
+                              ? descriptor->composite_check(c.name)
+                              : nullptr;
+    RootCheck check;
+    if (refusal) check = [refusal](const Expr* root) { return refusal(root).empty(); };
+    spec->AddComposite(CompositeRule{c.name, c.pattern, std::move(check), "", std::move(refusal)});
   }
   spec->set_recipe(std::move(recipe));
   return spec;

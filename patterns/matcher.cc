@@ -71,7 +71,10 @@ bool Matcher::Match(const Expr* expr, uint32_t index) {
   depth_exceeded_ = false;
   path_.clear();
   failure_.reset();
-  return Visit(pattern_->root(), expr, graph_ != nullptr ? index : kNoIndex);
+  failures_.clear();
+  bool ok = Visit(pattern_->root(), expr, graph_ != nullptr ? index : kNoIndex);
+  if (!ok && !failures_.empty()) failure_ = std::move(failures_.back());
+  return ok;
 }
 
 uint32_t Matcher::InputIndex(uint32_t idx, size_t k, size_t count) const {
@@ -99,10 +102,15 @@ void Matcher::Rollback(size_t mark) {
   }
 }
 
+bool Matcher::Closer(const MatchFailure& than) const {
+  if (path_.size() != than.path.size()) return path_.size() > than.path.size();
+  return trail_.size() > than.progress;
+}
+
 template <typename F>
 bool Matcher::Fail(uint32_t id, const Expr* e, F&& reason) {
-  if (explain_ && (!failure_ || path_.size() > failure_->path.size())) {
-    failure_ = MatchFailure{e, id, reason(), path_};
+  if (explain_ && (failures_.empty() || Closer(failures_.back()))) {
+    failures_.push_back(MatchFailure{e, id, reason(), path_, trail_.size()});
   }
   return false;
 }
@@ -120,10 +128,16 @@ bool Matcher::Visit(uint32_t id, const Expr* e, uint32_t idx) {
     return Fail(id, e, [] { return fmt::format("pattern nesting deeper than {}", kMaxDepth); });
   }
   size_t mark = trail_.size();
+  const size_t failures = failures_.size();
   ++depth_;
   bool ok = VisitKind(id, e, idx);
   --depth_;
   if (ok) {
+    // A failure inside a sub-pattern that matched after all (an
+    // alternative, an optional op, a commuted call) is not why the match
+    // failed: forget it, or a `nn.pad?` before a failing where clause
+    // would be reported as "expected nn.pad".
+    failures_.resize(failures);
     Bind(id, e, idx);
   } else {
     Rollback(mark);

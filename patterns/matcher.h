@@ -68,6 +68,10 @@ struct MatchFailure {
   uint32_t pattern_id = 0;     // the failing sub-pattern
   std::string reason;          // "expected a constant, got the variable %w"
   std::vector<PathStep> path;  // from the match root to `expr`
+  // Sub-patterns bound when it failed: of two failures at the same depth,
+  // the one that matched more came closer (an absent optional op fails at
+  // the root before anything matched).
+  size_t progress = 0;
 };
 
 class Matcher {
@@ -102,7 +106,8 @@ class Matcher {
   // True when the last attempt hit kMaxDepth.
   bool depth_exceeded() const { return depth_exceeded_; }
 
-  // Record the deepest failure of each attempt (slower; for explanations).
+  // Record the deepest failure of each attempt that no later success undid
+  // (slower; for explanations).
   void set_explain(bool on) { explain_ = on; }
   const std::optional<MatchFailure>& failure() const { return failure_; }
   // How failure reasons refer to nodes (explain mode); default: in words.
@@ -134,6 +139,9 @@ class Matcher {
   bool VisitChild(uint32_t id, const Expr* e, PathStep step, uint32_t idx = kNoIndex);
   void Bind(uint32_t id, const Expr* e, uint32_t idx);
   void Rollback(size_t mark);
+  // True when a failure here would be closer to a match than `than`: deeper,
+  // or as deep with more bound.
+  bool Closer(const MatchFailure& than) const;
   // Records a failure (explain mode only); `reason` is built lazily.
   template <typename F>
   bool Fail(uint32_t id, const Expr* e, F&& reason);
@@ -151,6 +159,10 @@ class Matcher {
   bool depth_exceeded_ = false;
   bool explain_ = false;
   std::vector<PathStep> path_;
+  // Explain mode: the failures of the attempt so far, each deeper than the
+  // one before; a sub-pattern that matches drops the ones recorded inside
+  // it. The last one left is failure_.
+  std::vector<MatchFailure> failures_;
   std::optional<MatchFailure> failure_;
   NodeNamer namer_;
 };

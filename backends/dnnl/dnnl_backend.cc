@@ -81,9 +81,9 @@ absl::StatusOr<bool> PruneDnnlSubgraphs(Module& mod, PruneLog* log) {
   std::vector<PrunedPartition> remove;
   for (const auto& [name, fn] : partitions) {
     if (CallsComputeOp(fn)) continue;
-    remove.push_back({name, fmt::format("prune_dnnl_subgraphs: a partition without a compute op "
-                                        "(conv, dense, layer_norm, batch_matmul, "
-                                        "global_avg_pool2d) among {}",
+    remove.push_back({name, fmt::format("prune_dnnl_subgraphs: no compute op (conv, dense, "
+                                        "layer_norm, batch_matmul, global_avg_pool2d) in this "
+                                        "partition, one of {} dnnl partitions",
                                         partitions.size())});
   }
   // TVM's SubgraphRemover rewrites @main only, and RemoveUnusedFunctions then

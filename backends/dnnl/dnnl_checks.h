@@ -18,6 +18,9 @@
 
 namespace carve {
 
-RootCheck DnnlCompositeCheck(std::string_view name);
+// The check of composite `name` as the reason it rejects a match's root ("the
+// bias Tensor[(32), float32] has 32 elements, the conv2d 64 channels"), ""
+// when it accepts (backend.h); nullptr for composites without a check.
+RootRefusal DnnlCompositeCheck(std::string_view name);
 
 }  // namespace carve

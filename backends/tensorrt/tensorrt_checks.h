@@ -11,7 +11,8 @@
 
 namespace carve {
 
-// The extra check of composite `name` ("tensorrt.reshape", ...): for every
+// The extra check of composite `name` ("tensorrt.reshape", ...), as the
+// reason it rejects a match's root ("" when it accepts; backend.h): for every
 // composite, the arguments' dims static but the first (tuples field by
 // field; TVM's standard predicate), and for some ops:
 //   reshape         newshape has no special value below -1 (-2, -3, -4);
@@ -22,6 +23,6 @@ namespace carve {
 //   concatenate     no constant field;
 //   strided_slice   begin[0] 0, end[0] -1 or the batch size, positive
 //                   strides, no empty output dim.
-RootCheck TensorRtCompositeCheck(std::string_view name);
+RootRefusal TensorRtCompositeCheck(std::string_view name);
 
 }  // namespace carve

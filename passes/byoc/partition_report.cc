@@ -1,7 +1,9 @@
 #include "passes/byoc/partition_report.h"
 
 #include <cstddef>
+#include <algorithm>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -29,7 +31,12 @@ struct BackendStats {
   size_t inputs = 0;
   size_t outputs = 0;
   int64_t bytes = 0;
+  bool dynamic = false;  // some boundary tensor has a dynamic shape (not in bytes)
   std::map<std::string, int> breaks;  // op -> count
+  // Ops a rule rejected for want of a constant where they read a parameter
+  // of @main, and those parameters.
+  std::map<std::string, int> unbound_ops;
+  std::set<std::string> unbound_params;
 };
 
 int64_t TypeBytes(const Type* t) {
@@ -46,6 +53,17 @@ int64_t TypeBytes(const Type* t) {
 bool IsOp(const Expr* e) {
   const Call* call = DynCast<Call>(e);
   return call != nullptr && call->op() != nullptr && !IsCompilerAnnotation(call);
+}
+
+// False when a tensor of `t` has a dynamic shape (TypeBytes counts it 0).
+bool IsStatic(const Type* t) {
+  if (const auto* tt = DynCast<TensorType>(t)) return tt->is_static();
+  if (const auto* tuple = DynCast<TupleType>(t)) {
+    for (const Type* f : tuple->fields()) {
+      if (!IsStatic(f)) return false;
+    }
+  }
+  return true;
 }
 
 std::string FormatBytes(int64_t bytes) {
@@ -140,8 +158,12 @@ class ReportBuilder {
     region.inputs = fn->params().size();
     const Tuple* tuple = DynCast<Tuple>(fn->body());
     region.outputs = tuple != nullptr ? tuple->fields().size() : 1;
-    for (const Var* p : fn->params()) s.bytes += TypeBytes(p->checked_type());
+    for (const Var* p : fn->params()) {
+      s.bytes += TypeBytes(p->checked_type());
+      s.dynamic = s.dynamic || !IsStatic(p->checked_type());
+    }
     s.bytes += TypeBytes(fn->body()->checked_type());
+    s.dynamic = s.dynamic || !IsStatic(fn->body()->checked_type());
     s.offloaded += region.ops;
     s.inputs += region.inputs;
     s.outputs += region.outputs;
@@ -170,6 +192,10 @@ class ReportBuilder {
       for (size_t b = 0; b < backends_.size(); ++b) {
         if (static_cast<int>(b) == p.backend) continue;
         ++stats_[b].host[{p.op, p.verdicts[b].Summary()}];
+        if (!p.unbound_params.empty() && WantsConstant(p.verdicts[b])) {
+          ++stats_[b].unbound_ops[p.op];
+          stats_[b].unbound_params.insert(p.unbound_params.begin(), p.unbound_params.end());
+        }
       }
     }
     for (const Function* fn : host_functions_) {
@@ -219,6 +245,39 @@ class ReportBuilder {
     const GlobalVar* gv = DynCast<GlobalVar>(call->callee());
     auto it = gv == nullptr ? partition_backend_.end() : partition_backend_.find(gv);
     return it != partition_backend_.end() && it->second == b;
+  }
+
+  // The hint for ops that stay on the host only because their weights are
+  // still parameters: binding them makes them constants.
+  static std::string UnboundHint(const BackendStats& s) {
+    if (s.unbound_ops.empty()) return "";
+    int ops = 0;
+    std::vector<std::string> parts;
+    for (const auto& [op, n] : s.unbound_ops) {
+      ops += n;
+      parts.push_back(fmt::format("{} {}", op, n));
+    }
+    std::vector<std::string> names(s.unbound_params.begin(), s.unbound_params.end());
+    std::string shown = fmt::format("{}", fmt::join(names.begin(),
+                                                    names.begin() + std::min<size_t>(names.size(), 3),
+                                                    ", "));
+    if (names.size() > 3) shown += fmt::format(" and {} more", names.size() - 3);
+    return fmt::format(
+        "  hint: {} op{} ({}) stay{} on the host for want of constant weights, which are "
+        "parameters of @main here ({}): bind them with --params DIR (run --compare: --bind "
+        "NAME,...)\n",
+        ops, ops == 1 ? "" : "s", fmt::join(parts, ", "), ops == 1 ? "s" : "", shown);
+  }
+
+  // Regions without an op are TVM's too: AnnotateTarget gives a tuple the
+  // backend of its fields, and when a host op (concatenate) reads the tuple,
+  // PartitionGraph's FlattenTupleOutputs ends the region at each field, so
+  // every field becomes a region of its own that only forwards it.
+  static std::string EmptyRegionsNote(size_t empty) {
+    return fmt::format(
+        "  {} region{} without an op pass{} a tuple field through: TVM's PartitionGraph splits "
+        "a region that ends in a tuple a host op reads into one region per field\n",
+        empty, empty == 1 ? "" : "s", empty == 1 ? "es" : "");
   }
 
   std::string RenderLost() const {
@@ -272,9 +331,12 @@ class ReportBuilder {
   std::string Render(size_t b) const {
     const BackendStats& s = stats_[b];
     double share = total_ops_ > 0 ? 100.0 * s.offloaded / total_ops_ : 0;
-    std::string out = fmt::format("backend {}: {} of {} ops offloaded ({:.1f}%) in {} region{}\n",
-                                  backends_[b]->name(), s.offloaded, total_ops_, share,
-                                  s.regions.size(), s.regions.size() == 1 ? "" : "s");
+    size_t empty = 0;
+    for (const RegionInfo& r : s.regions) empty += r.ops == 0;
+    std::string out = fmt::format(
+        "backend {}: {} of {} ops offloaded ({:.1f}%) in {} region{}{}\n", backends_[b]->name(),
+        s.offloaded, total_ops_, share, s.regions.size(), s.regions.size() == 1 ? "" : "s",
+        empty == 0 ? "" : fmt::format(" ({} without an op)", empty));
     auto table = [&](const char* title, const std::map<std::string, int>& rows) {
       if (rows.empty()) return;
       out += fmt::format("  {}:\n", title);
@@ -288,15 +350,19 @@ class ReportBuilder {
         out += fmt::format("    {:<28} {:>6}  {}\n", key.first, n, key.second);
       }
     }
+    out += UnboundHint(s);
     if (!s.regions.empty()) {
       out += "  regions:\n";
       for (const RegionInfo& r : s.regions) {
-        out += fmt::format("    {}  {} op{}  {} input{}  {} output{}\n", r.name, r.ops,
+        out += fmt::format("    {}  {} op{}  {} input{}  {} output{}{}\n", r.name, r.ops,
                            r.ops == 1 ? "" : "s", r.inputs, r.inputs == 1 ? "" : "s", r.outputs,
-                           r.outputs == 1 ? "" : "s");
+                           r.outputs == 1 ? "" : "s", r.ops == 0 ? "  (passes its input through)" : "");
       }
+      if (empty > 0) out += EmptyRegionsNote(empty);
       out += fmt::format("  boundary tensors: {} inputs, {} outputs ({})\n", s.inputs, s.outputs,
-                         FormatBytes(s.bytes));
+                         !s.dynamic     ? FormatBytes(s.bytes)
+                         : s.bytes == 0 ? "sizes unknown: dynamic shapes"
+                                        : FormatBytes(s.bytes) + " and dynamic shapes");
     }
     int breaks = 0;
     std::vector<std::string> parts;

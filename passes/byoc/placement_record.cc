@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <memory>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "fmt/format.h"
 #include "ir/visit.h"
 #include "passes/byoc/annotation.h"
@@ -90,6 +92,7 @@ Verdict RulesVerdict(const BackendRules& rules, const Call* call) {
   // failure deepest into the graph; the first in priority on a tie).
   std::string no_match;
   size_t no_match_depth = 0;
+  Verdict::Kind no_match_kind = Verdict::Kind::kNoMatch;
   for (size_t i = 0; i < rules.composites.size(); ++i) {
     const auto& compiled = rules.composites[i];
     if (compiled == nullptr || !compiled->root_filter().Admits(call)) continue;
@@ -99,18 +102,19 @@ Verdict RulesVerdict(const BackendRules& rules, const Call* call) {
       if (no_match.empty() || e.path.size() > no_match_depth) {
         no_match = NoMatchText(e, rule.name);
         no_match_depth = e.path.size();
+        // The shape matched and a `where` clause failed: a failed check.
+        no_match_kind = e.sub_pattern != nullptr && e.sub_pattern->kind() == PatternKind::kWhere
+                            ? Verdict::Kind::kFailedCheck
+                            : Verdict::Kind::kNoMatch;
       }
       continue;
     }
-    if (rule.check != nullptr && !rule.check(call)) {
-      return {Verdict::Kind::kFailedCheck,
-              rule.description.empty()
-                  ? fmt::format("{}: the pattern matches, its built-in check fails", rule.name)
-                  : fmt::format("{}: {} (built-in check)", rule.name, rule.description)};
+    if (std::string why = CompositeCheckRefusal(rule, call); !why.empty()) {
+      return {Verdict::Kind::kFailedCheck, fmt::format("{}: {}", rule.name, why)};
     }
     return {Verdict::Kind::kOffloaded, fmt::format("composite {}", rule.name)};
   }
-  if (!no_match.empty()) return {Verdict::Kind::kNoMatch, no_match};
+  if (!no_match.empty()) return {no_match_kind, no_match};
   return {Verdict::Kind::kUnsupportedOp, ""};
 }
 
@@ -124,13 +128,20 @@ class Builder {
         if (call->span().valid()) input_calls_[PrunedOps::Key(call)].push_back(call);
       }
     }
+    const Module& judged = annotator_input != nullptr ? *annotator_input : mod;
+    if (const Function* main = judged.Lookup("main")) {
+      for (const Var* v : main->params()) main_param_names_.insert(std::string(v->name()));
+    }
     for (const TargetSpecPtr& b : backends) rules_.push_back(CompileRules(*b));
   }
 
   std::vector<Placement> Build() {
     std::vector<Placement> out;
     for (const auto& [gv, fn] : SortedFunctions(mod_)) {
-      int owner = BackendIndex(fn->GetStringAttr(attr::kCompiler));
+      std::string_view compiler = fn->GetStringAttr(attr::kCompiler);
+      int owner = BackendIndex(compiler);
+      // A partition the input already had, for a backend not asked about.
+      std::string_view foreign = owner < 0 ? compiler : "";
       absl::flat_hash_map<const Expr*, std::string> composite_of = Composites(fn);
       for (const Expr* e : PostOrder(fn)) {
         if (!IsOpCall(e)) continue;
@@ -141,7 +152,8 @@ class Builder {
         p.backend = owner;
         auto it = composite_of.find(e);
         if (it != composite_of.end()) p.composite = it->second;
-        Decide(p);
+        Decide(p, foreign);
+        NoteUnboundParams(p);
         out.push_back(std::move(p));
       }
     }
@@ -195,12 +207,15 @@ class Builder {
     return BackendIndex(composite.substr(0, composite.find('.')));
   }
 
-  void Decide(Placement& p) const {
-    const PrunedOps::Entry* pruned = nullptr;
-    if (pruned_ != nullptr && p.backend < 0) {
-      auto it = pruned_->by_span.find(PrunedOps::Key(p.call));
-      if (it != pruned_->by_span.end()) pruned = &it->second;
+  void Decide(Placement& p, std::string_view foreign) const {
+    if (!foreign.empty()) {
+      for (size_t b = 0; b < backends_.size(); ++b) {
+        p.verdicts.push_back({Verdict::Kind::kOffloadedElsewhere, std::string(foreign)});
+      }
+      return;
     }
+    const PrunedOps::Entry* pruned = nullptr;
+    if (pruned_ != nullptr && p.backend < 0) pruned = pruned_->Find(p.call);
     const int pruned_by = pruned != nullptr ? pruned->backend : -1;
     int composite_backend = p.composite.empty() ? -1 : CompositeBackend(p.composite);
     for (size_t b = 0; b < backends_.size(); ++b) {
@@ -227,6 +242,38 @@ class Builder {
     }
   }
 
+  // The parameters of @main among the judged call's arguments, when a
+  // verdict wanted a constant.
+  void NoteUnboundParams(Placement& p) const {
+    if (p.backend >= 0 ||
+        std::none_of(p.verdicts.begin(), p.verdicts.end(), WantsConstant)) {
+      return;
+    }
+    std::set<std::string> names;
+    for (const Verdict& v : p.verdicts) {
+      if (!WantsConstant(v)) continue;
+      // The explainer names the variable: "expected a constant, got the
+      // variable %w" (perhaps deeper than the call's own arguments).
+      constexpr std::string_view kGot = "got the variable %";
+      size_t at = v.detail.find(kGot);
+      if (at != std::string::npos) {
+        size_t begin = at + kGot.size();
+        size_t end = v.detail.find_first_of(" ,)", begin);
+        names.insert(v.detail.substr(begin, end == std::string::npos ? end : end - begin));
+        continue;
+      }
+      // A `?w is const` clause names a capture: the call's variable
+      // operands but the first (the data operand of every op with weights).
+      const auto& args = Judged(p.call)->args();
+      for (size_t i = 1; i < args.size(); ++i) {
+        if (const Var* var = DynCast<Var>(args[i])) names.insert(std::string(var->name()));
+      }
+    }
+    for (const std::string& name : names) {
+      if (main_param_names_.contains(name)) p.unbound_params.push_back(fmt::format("%{}", name));
+    }
+  }
+
   // A verdict "offloaded" by the rules alone, for a call backend `b` does
   // not run: who does, which earlier backend AnnotateTarget gave it to, or
   // that it stayed on the host for no known reason.
@@ -250,9 +297,17 @@ class Builder {
   const PrunedOps* pruned_;
   std::vector<BackendRules> rules_;
   absl::flat_hash_map<SpanKey, std::vector<const Call*>> input_calls_;
+  absl::flat_hash_set<std::string> main_param_names_;  // of the judged module's @main
 };
 
 }  // namespace
+
+bool WantsConstant(const Verdict& v) {
+  if (v.kind != Verdict::Kind::kNoMatch && v.kind != Verdict::Kind::kFailedCheck) return false;
+  // The explainer's words for a `const` sub-pattern and for `is const`.
+  return v.detail.find("expected a constant") != std::string::npos ||
+         v.detail.find(" is const` is false") != std::string::npos;
+}
 
 std::string_view Verdict::KindName(Kind kind) {
   switch (kind) {
@@ -315,6 +370,24 @@ SpanKey PrunedOps::Key(const Expr* e) {
   return {s.file, s.begin, s.end};
 }
 
+void PrunedOps::Add(const Call* call, Entry entry) {
+  entry.op = call->op();
+  std::vector<Entry>& entries = by_span[Key(call)];
+  for (const Entry& e : entries) {
+    if (e.op == entry.op && e.region == entry.region) return;
+  }
+  entries.push_back(std::move(entry));
+}
+
+const PrunedOps::Entry* PrunedOps::Find(const Call* call) const {
+  auto it = by_span.find(Key(call));
+  if (it == by_span.end()) return nullptr;
+  for (const Entry& e : it->second) {
+    if (e.op == call->op()) return &e;
+  }
+  return nullptr;
+}
+
 PlacementRecord PlacementRecord::Build(const Module& mod,
                                        const std::vector<TargetSpecPtr>& backends,
                                        const PrunedOps* pruned, const Module* annotator_input) {
@@ -371,11 +444,18 @@ std::string PlacementJson(const Placement& p, const std::vector<TargetSpecPtr>& 
                           std::string_view name) {
   std::string out = "{";
   if (!name.empty()) out += fmt::format("\"node\": {}, ", JsonString(name));
-  out += fmt::format(
-      "\"op\": {}, \"function\": {}, \"target\": {}, \"composite\": {}, \"verdicts\": [",
-      JsonString(p.op), JsonString(p.function),
-      p.backend < 0 ? "null" : JsonString(backends[p.backend]->name()),
-      p.composite.empty() ? "null" : JsonString(p.composite));
+  out += fmt::format("\"op\": {}, \"function\": {}, \"target\": {}, \"composite\": {}, ",
+                     JsonString(p.op), JsonString(p.function),
+                     p.backend < 0 ? "null" : JsonString(backends[p.backend]->name()),
+                     p.composite.empty() ? "null" : JsonString(p.composite));
+  if (!p.unbound_params.empty()) {
+    std::string names;
+    for (const std::string& n : p.unbound_params) {
+      names += (names.empty() ? "" : ", ") + JsonString(n);
+    }
+    out += fmt::format("\"unbound_params\": [{}], ", names);
+  }
+  out += "\"verdicts\": [";
   for (size_t b = 0; b < p.verdicts.size(); ++b) {
     const Verdict& v = p.verdicts[b];
     out += fmt::format(
@@ -403,6 +483,13 @@ std::string PlacementRecord::ToJson(const std::vector<std::string>* names) const
 
 Verdict JudgeByRules(const TargetSpec& spec, const Call* call) {
   return RulesVerdict(CompileRules(spec), call);
+}
+
+std::string CompositeCheckRefusal(const CompositeRule& rule, const Expr* root) {
+  if (rule.refusal) return rule.refusal(root);
+  if (rule.check == nullptr || rule.check(root)) return "";
+  return rule.description.empty() ? "its built-in check fails"
+                                  : fmt::format("{} (built-in check)", rule.description);
 }
 
 std::string OpRulesRefusal(const TargetSpec& spec, const Call* call) {

@@ -10,8 +10,9 @@
 //   - a single-op rule's condition failed: the clause that failed with the
 //     value it saw, or the built-in C++ check's description ("failed check");
 //   - a composite rooted at the op did not match: where and why, from the
-//     pattern explainer ("no match"); or matched and its built-in check
-//     failed ("failed check of <composite>");
+//     pattern explainer ("no match"); or its shape matched and a `where`
+//     clause failed, or it matched and its built-in C++ check failed
+//     ("failed check: <composite>: <the condition and the values seen>");
 //   - another backend took it: an earlier one in the priority list
 //     ("claimed by"), or a later one that grouped it in a composite
 //     ("offloaded to");
@@ -79,20 +80,35 @@ struct Placement {
   int backend = -1;               // index of the backend that runs it; -1: the host
   std::string composite;          // the composite function it sits in, "" if none
   std::vector<Verdict> verdicts;  // one per backend, in priority order
+  // When a backend's rule wanted a constant where the call reads a
+  // parameter of @main ("expected a constant", "`?w is const` is false"):
+  // those parameters ("%w"). Bound with `--params DIR` they would be
+  // constants, so the op may stay on the host only because they are not.
+  std::vector<std::string> unbound_params;
 };
+
+// True when `v` rejects a call because an argument is not a constant.
+bool WantsConstant(const Verdict& v);
 
 // Source spans of the ops of partitions a backend's region-level rule
 // removed after partitioning (pruning inlines them back into @main, keeping
 // their spans), with the reason: "prune_dnnl_subgraphs: no compute op".
 using SpanKey = std::tuple<uint32_t, uint32_t, uint32_t>;
+// Several ops can share a span (a preparation pass that unpacks
+// nn.batch_norm gives every op it makes the batch_norm's span).
 struct PrunedOps {
   struct Entry {
     int backend = -1;
     std::string reason;  // the rule and its numbers
     std::string region;  // the partition it removed
+    const OpInfo* op = nullptr;
   };
-  absl::flat_hash_map<SpanKey, Entry> by_span;
+  absl::flat_hash_map<SpanKey, std::vector<Entry>> by_span;
   static SpanKey Key(const Expr* e);
+  // Records that `call`'s partition was removed.
+  void Add(const Call* call, Entry entry);
+  // The entry of `call` (same span and op), or nullptr.
+  const Entry* Find(const Call* call) const;
 };
 
 class PlacementRecord {
@@ -136,6 +152,11 @@ class PlacementRecord {
 // rooted at it matches and passes its check; else the failing clause, the
 // closest composite's mismatch, or kUnsupportedOp.
 Verdict JudgeByRules(const TargetSpec& spec, const Call* call);
+
+// Why the built-in C++ check of composite `rule` rejects the typed root of
+// a match: its refusal (the failed condition with the values it saw), else
+// its description; "" when it accepts or has no check.
+std::string CompositeCheckRefusal(const CompositeRule& rule, const Expr* root);
 
 // Why the single-op rules of `spec` for the op of `call` reject it (the
 // first rule's failing clause or built-in check); "" when one accepts.

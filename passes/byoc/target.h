@@ -38,6 +38,9 @@ namespace carve {
 using CallCheck = std::function<bool(const Call* call)>;
 // A condition on the typed root of a composite match.
 using RootCheck = std::function<bool(const Expr* root)>;
+// Why a condition rejects the typed root of a composite match: the clause
+// that failed and the values it saw; "" when it accepts.
+using RootRefusal = std::function<std::string(const Expr* root)>;
 
 // An op the target accepts, under a condition. Without `where` and `check`
 // every call of the op is accepted; with both, both must hold.
@@ -62,6 +65,9 @@ struct CompositeRule {
   Pattern pattern;
   RootCheck check;          // optional
   std::string description;  // the check as text, for reports
+  // Optional, beside `check`: why it rejects a root, for the placement
+  // record and `carve why` (passes/byoc/placement_record.h).
+  RootRefusal refusal;
 };
 
 // Why a call is or is not accepted by a target's single-op rules.

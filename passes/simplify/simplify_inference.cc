@@ -34,6 +34,11 @@ class InferenceSimplifier : public TypedMutator {
   }
 
  private:
+  // The span of the call being unpacked: the ops it becomes keep it, so the
+  // placement record (passes/byoc/placement_record.h) and `carve why` can
+  // trace them back to the node the user wrote.
+  Span span_;
+
   // Only field 0 (the normalised value) has an arithmetic form; `.1`/`.2` of
   // a batch_norm (running statistics) keep the call alive.
   // `original_tuple` is the projected expression before mutation: the data
@@ -53,11 +58,11 @@ class InferenceSimplifier : public TypedMutator {
 
   const Call* Op(std::string_view name, std::initializer_list<const Expr*> args,
                  const Attrs* attrs = nullptr) {
-    return MakeOpCall(builder(), name, args, attrs);
+    return MakeOpCall(builder(), name, args, attrs, span_);
   }
 
   const Expr* ExpandToAxis(const Expr* bias, int64_t ndim, int64_t axis) {
-    return ExpandBiasToMatchAxis(builder(), bias, ndim, axis);
+    return ExpandBiasToMatchAxis(builder(), bias, ndim, axis, span_);
   }
 
   static int64_t NormalizeAxis(int64_t axis, int64_t ndim) { return axis < 0 ? axis + ndim : axis; }
@@ -68,6 +73,7 @@ class InferenceSimplifier : public TypedMutator {
   }
 
   const Expr* BatchNorm(const Call* bn, const TensorType* data_type) {
+    span_ = bn->span();
     const Attrs* attrs = bn->attrs();
     auto args = bn->args();
     const Expr* var_add_eps = Op("add", {args[4], Epsilon(data_type->dtype(), attrs)});
@@ -111,6 +117,7 @@ class InferenceSimplifier : public TypedMutator {
   }
 
   const Expr* LayerNorm(const Call* call, const TensorType* data_type) {
+    span_ = call->span();
     int64_t ndim = static_cast<int64_t>(data_type->rank());
     int64_t written_axis = call->attrs()->GetInt("axis", -1);
     // TVM reduces over the axis as written (possibly negative).
@@ -120,6 +127,7 @@ class InferenceSimplifier : public TypedMutator {
   }
 
   const Expr* InstanceNorm(const Call* call, const TensorType* data_type) {
+    span_ = call->span();
     int64_t ndim = static_cast<int64_t>(data_type->rank());
     int64_t axis = NormalizeAxis(call->attrs()->GetInt("axis", 1), ndim);
     std::vector<int64_t> reduced;

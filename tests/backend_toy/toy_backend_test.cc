@@ -40,11 +40,11 @@ backend toy {
 )";
 
 // The composite check the DSL above does not state: the addend is a constant.
-RootCheck ToyCompositeCheck(std::string_view composite) {
+RootRefusal ToyCompositeCheck(std::string_view composite) {
   if (composite != "toy.add_relu") return nullptr;
-  return [](const Expr* root) {
+  return [](const Expr* root) -> std::string {
     const Call* add = DynCast<Call>(Cast<Call>(root)->args()[0]);
-    return add != nullptr && Isa<Constant>(add->args()[1]);
+    return add != nullptr && Isa<Constant>(add->args()[1]) ? "" : "the addend is not a constant";
   };
 }
 

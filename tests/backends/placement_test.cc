@@ -108,7 +108,8 @@ TEST(PlacementRecordTest, TwoBackends) {
   EXPECT_EQ(conv.verdicts[1].Text(), "in composite dnnl.conv2d_relu");
 }
 
-// tensorrt's int32 add: its composite's where clause, with the dtype seen.
+// tensorrt's int32 add: its composite's shape matches and its where clause
+// fails: a failed check, with the clause and the dtype seen.
 TEST(PlacementRecordTest, TensorRtDtypeClause) {
   Recorded r = Record(R"(
 def @main(%a: Tensor[(2, 3), int32], %b: Tensor[(2, 3), int32]) {
@@ -116,9 +117,10 @@ def @main(%a: Tensor[(2, 3), int32], %b: Tensor[(2, 3), int32]) {
 })",
                       "tensorrt");
   const Placement& add = Only(r.record, "add");
-  EXPECT_EQ(add.verdicts[0].kind, Verdict::Kind::kNoMatch);
-  EXPECT_THAT(add.verdicts[0].detail, HasSubstr("tensorrt.add"));
-  EXPECT_THAT(add.verdicts[0].detail, HasSubstr("int32"));
+  EXPECT_EQ(add.verdicts[0].kind, Verdict::Kind::kFailedCheck);
+  EXPECT_EQ(add.verdicts[0].Text(),
+            "failed check: tensorrt.add: where clause: `dtype(?a) == \"float32\"` is false "
+            "(dtype(?a) is \"int32\")");
 }
 
 // The report reads the record: the same words, and JSON with the schema.

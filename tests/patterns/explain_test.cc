@@ -66,6 +66,27 @@ TEST_F(ExplainTest, DeepestFailureWinsAcrossAlternatives) {
   EXPECT_THAT(e.reason, HasSubstr("expected a call of exp"));
 }
 
+// A failure inside a sub-pattern that matched after all is not the reason:
+// ACL's conv2d takes `(nn.pad(_, _) | _)` as its data, so a conv without a
+// pad matches the wildcard; the attribute that fails above it is why.
+TEST_F(ExplainTest, FailureInsideAMatchedAlternativeIsForgotten) {
+  Pattern padded = IsOp("nn.pad")(Wildcard(), Wildcard()) | Wildcard();
+  Pattern conv =
+      IsOp("nn.conv2d")(padded, Wildcard()).HasAttr({{"groups", AttrValue::Int(2)}});
+  Explanation e = Why(IsOp("nn.relu")(conv), Op("nn.relu", {Op("nn.conv2d", {x_, w_})}));
+  EXPECT_EQ(e.reason, "attribute groups is 1, expected 2");
+  EXPECT_EQ(PathToString(e.path), "arg 0");
+  // An optional op (`nn.relu?`) that is absent: the inner failure stands.
+  Pattern optional_relu = IsOp("nn.relu")(conv) | conv;
+  Explanation bare = Why(optional_relu, Op("nn.conv2d", {x_, w_}));
+  EXPECT_EQ(bare.reason, "attribute groups is 1, expected 2");
+  EXPECT_TRUE(bare.path.empty());
+  // Both alternatives failing: the deeper failure is still reported.
+  Explanation both = Why(IsOp("nn.relu")(IsOp("nn.pad")(Wildcard(), Wildcard()) | IsOp("exp")(IsVar("x"))),
+                         Op("nn.relu", {Op("exp", {w_})}));
+  EXPECT_EQ(PathToString(both.path), "arg 0, arg 0");
+}
+
 TEST_F(ExplainTest, AttributesTypesAndWhereClauses) {
   Pattern conv = IsOp("nn.conv2d")(Wildcard(), Wildcard()).HasAttr({{"groups", AttrValue::Int(2)}});
   EXPECT_EQ(Why(conv, Op("nn.conv2d", {x_, w_})).reason, "attribute groups is 1, expected 2");

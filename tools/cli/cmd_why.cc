@@ -121,6 +121,12 @@ std::string PlacementText(const Placement& p, const std::vector<TargetSpecPtr>& 
     if (!p.verdicts[b].region.empty()) where = fmt::format(" (partition {})", p.verdicts[b].region);
     out += fmt::format("  {}: {}{}\n", backends[b]->name(), p.verdicts[b].Text(), where);
   }
+  if (!p.unbound_params.empty()) {
+    out += fmt::format(
+        "  hint: {} {} a parameter of @main where a rule wants a constant: bind it with "
+        "--params DIR\n",
+        fmt::join(p.unbound_params, ", "), p.unbound_params.size() == 1 ? "is" : "are each");
+  }
   return out;
 }
 
@@ -257,11 +263,11 @@ std::string ExplainRule(const BackendRule& rule, const Module& mod, const Expr* 
     return fmt::format("{}: {}\n", rule.composite->name, std::string(compiled.status().message()));
   Explanation e = ExplainInGraph(*compiled, FunctionOf(mod, node), node, namer);
   std::string text = RenderExplanation(e, rule.composite->name, namer);
-  if (e.matched() && rule.composite->check != nullptr && !rule.composite->check(node)) {
-    text = fmt::format(
-        "{} at {}: matches, but its built-in check fails{}", rule.composite->name, at,
-        rule.composite->description.empty() ? ""
-                                            : fmt::format(": {}", rule.composite->description));
+  if (e.matched()) {
+    if (std::string why = CompositeCheckRefusal(*rule.composite, node); !why.empty()) {
+      text = fmt::format("{} at {}: matches, but its built-in check fails: {}",
+                         rule.composite->name, at, why);
+    }
   }
   return text + "\n";
 }

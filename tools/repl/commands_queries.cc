@@ -4,6 +4,7 @@
 #include <set>
 
 #include "backends/partition.h"
+#include "backends/placement.h"
 #include "fmt/format.h"
 #include "passes/byoc/partition_report.h"
 #include "support/status_macros.h"
@@ -78,12 +79,18 @@ absl::Status Why(Session& s, std::string_view args) {
 }
 
 // The backends named by `args`, else those the current step's functions
-// were offloaded to (their Compiler attributes), in name order.
+// were offloaded to (their Compiler attributes), in name order, else those
+// of the `partition` command that made the step.
 absl::StatusOr<std::vector<TargetSpecPtr>> ReportBackends(Session& s, std::string_view args) {
   if (!args.empty()) return ResolveBackends(args);
   std::set<std::string> names;
   for (const auto& [gv, fn] : s.history().Current().module.Functions()) {
     if (fn->HasAttr("Compiler")) names.insert(std::string(fn->GetStringAttr("Compiler")));
+  }
+  // A `partition` whose pruning sent every partition back: its backends.
+  const std::string& command = s.history().Current().command;
+  if (names.empty() && command.starts_with("partition ")) {
+    return ResolveBackends(std::string_view(command).substr(10));
   }
   if (names.empty()) {
     return absl::FailedPreconditionError(fmt::format(
@@ -93,10 +100,30 @@ absl::StatusOr<std::vector<TargetSpecPtr>> ReportBackends(Session& s, std::strin
   return ResolveBackends(fmt::format("{}", fmt::join(names, ",")));
 }
 
+// The placement record of the current step, with what the steps of the
+// `partition` command that made it know: the module after MergeComposite
+// (the rules' verdicts) and, at its pruning step, the module before it (the
+// pruning rules' reasons).
+absl::StatusOr<PlacementRecord> StepRecord(Session& s,
+                                           const std::vector<TargetSpecPtr>& backends) {
+  const History& h = s.history();
+  const Step& current = h.Current();
+  const Module* annotator_input = nullptr;
+  const Module* before_pruning = nullptr;
+  for (size_t i = h.current() + 1; i-- > 0 && h.at(i).command_id == current.command_id;) {
+    if (h.at(i).pass.starts_with("MergeComposite")) annotator_input = &h.at(i).module;
+  }
+  if (current.pass == "PruneBackendPartitions" && h.current() > 0) {
+    before_pruning = &h.at(h.current() - 1).module;
+  }
+  return RecordOfSteps(current.module, backends, annotator_input, before_pruning);
+}
+
 absl::Status Report(Session& s, std::string_view args) {
   CARVE_RETURN_IF_ERROR(s.RequireModule());
   CARVE_ASSIGN_OR_RETURN(std::vector<TargetSpecPtr> backends, ReportBackends(s, args));
-  s.out() << RenderPartitionReport(s.history().Current().module, backends);
+  CARVE_ASSIGN_OR_RETURN(PlacementRecord record, StepRecord(s, backends));
+  s.out() << RenderPartitionReport(s.history().Current().module, record);
   return absl::OkStatus();
 }
 
