@@ -146,6 +146,10 @@ absl::Status CheckPrintIrPasses(const ParsedArgs& args) {
 
 int RunOpt(const ParsedArgs& args, Env& env) {
   if (args.Has("--list-passes")) {
+    if (!args.positional().empty()) {
+      *env.err << "carve opt: --list-passes reads no FILE\n";
+      return kExitUsage;
+    }
     *env.out << PassList();
     return kExitOk;
   }
