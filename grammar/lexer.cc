@@ -428,6 +428,12 @@ Token Lexer::LexPunctuation(const char* p) {
 Token Lexer::LexUnknown(const char* p) {
   // One error for a whole run of bytes that cannot start a token, so that
   // binary garbage yields a handful of messages, not one per byte.
+  if (p == text_.data() && text_.starts_with("\xEF\xBB\xBF")) {
+    // Editors on Windows put one there; say what it is, not "'\xef'".
+    return Error(p, p + 3,
+                 "the file starts with a UTF-8 byte-order mark (BOM); save it as UTF-8 "
+                 "without BOM");
+  }
   const char* q = p + 1;
   while (q < end_ && !IsSpace(*q) && !CanStartToken(*q)) ++q;
   unsigned char c = static_cast<unsigned char>(*p);

@@ -1,5 +1,7 @@
 // Patterns: alternation, postfix operators (calls, optional calls,
 // projections, captures, type constraints) and primaries.
+#include <list>
+
 #include "fmt/format.h"
 #include "grammar/pattern_parser_impl.h"
 #include "patterns/builders.h"
@@ -39,7 +41,12 @@ Pattern DslParser::ParseAlt() {
   NestingGuard guard(*this);
   if (!guard.ok()) return Pattern();
   Pattern p = ParsePostfix();
+  // Alt(Alt(a, b), c): each `|` nests the pattern one level deeper, and
+  // the compiler and matcher recurse on it, so a chain counts against
+  // kMaxNesting like parentheses do.
+  std::list<NestingGuard> chain;
   while (p && Accept(TokenKind::kPipe)) {
+    if (!chain.emplace_back(*this).ok()) return Pattern();
     Pattern q = ParsePostfix();
     if (!q) return Pattern();
     p = Alt(p, q);
@@ -50,7 +57,11 @@ Pattern DslParser::ParseAlt() {
 Pattern DslParser::ParsePostfix() {
   TokenPos start = Peek();
   Pattern p = ParsePrimary();
-  while (p) {
+  // A chain of suffixes nests like `|` does (ParseAlt): the second and
+  // later ones count against kMaxNesting.
+  std::list<NestingGuard> chain;
+  for (int suffixes = 0; p; ++suffixes) {
+    if (suffixes > 0 && !chain.emplace_back(*this).ok()) return Pattern();
     if (At(TokenKind::kLParen)) {
       p = ParseCallSuffix(p, false, start);
     } else if (At(TokenKind::kQuestion) && Peek(1).kind == TokenKind::kLParen) {

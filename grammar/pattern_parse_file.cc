@@ -37,7 +37,14 @@ DslParser::DslParser(std::string_view text, uint32_t file_id, DiagnosticEngine& 
 
 Token DslParser::Next() {
   // Always the lexer's token, the one Peek() showed before a stop (see
-  // Parser::Next): a stop shows from the next Peek() on.
+  // Parser::Next): a stop shows from the next Peek() on. The lexer reports
+  // bad characters itself, so a garbage or binary file reaches kMaxErrors
+  // here, not in Error(): without this check every bad byte got its own
+  // diagnostic, each rendering its (possibly megabyte-long) line.
+  if (!stopped_ && diags_.size() >= kMaxErrors) {
+    diags_.Error(lex_.SpanAt(lex_.Peek().begin), "too many errors; stopping here");
+    stopped_ = true;
+  }
   Token t = lex_.Next();
   prev_end_ = t.end;
   return t;

@@ -116,7 +116,9 @@ std::shared_ptr<const Predicate> DslParser::ParsePredicate() {
   NestingGuard guard(*this);
   if (!guard.ok()) return nullptr;
   std::shared_ptr<const Predicate> p = ParseConjunction();
+  std::list<NestingGuard> chain;  // Or(Or(a, b), c) nests (ParseAlt)
   while (p != nullptr && AcceptWord("or")) {
+    if (!chain.emplace_back(*this).ok()) return nullptr;
     std::shared_ptr<const Predicate> q = ParseConjunction();
     if (q == nullptr) return nullptr;
     p = Predicate::Or(p, q);
@@ -126,7 +128,9 @@ std::shared_ptr<const Predicate> DslParser::ParsePredicate() {
 
 std::shared_ptr<const Predicate> DslParser::ParseConjunction() {
   std::shared_ptr<const Predicate> p = ParseNegation();
+  std::list<NestingGuard> chain;  // And(And(a, b), c) nests (ParseAlt)
   while (p != nullptr && AcceptWord("and")) {
+    if (!chain.emplace_back(*this).ok()) return nullptr;
     std::shared_ptr<const Predicate> q = ParseNegation();
     if (q == nullptr) return nullptr;
     p = Predicate::And(p, q);

@@ -5,10 +5,10 @@
 #include <cstring>
 #include <fstream>
 #include <optional>
-#include <sstream>
 #include <vector>
 
 #include "fmt/format.h"
+#include "support/source.h"
 #include "support/status_macros.h"
 
 namespace carve {
@@ -257,12 +257,10 @@ absl::StatusOr<std::string> SerializeNpy(const NDArray& array) {
 }
 
 absl::StatusOr<NDArray> ReadNpyFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(fmt::format("cannot open '{}'", path));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return absl::DataLossError(fmt::format("cannot read '{}'", path));
-  auto a = ParseNpy(buffer.str());
+  // SourceText::ReadFile names the reason ("Is a directory", "No such
+  // file"), where an ifstream read a directory as an empty file.
+  CARVE_ASSIGN_OR_RETURN(std::string bytes, SourceText::ReadFile(path));
+  auto a = ParseNpy(bytes);
   if (!a.ok()) {
     return absl::Status(a.status().code(),
                         fmt::format("{}: {}", path, std::string(a.status().message())));

@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "fmt/format.h"
 #include "ir/type.h"
+#include "patterns/compile_cache.h"
 #include "patterns/graph.h"
 #include "patterns/group.h"
 #include "patterns/rebuild.h"
@@ -518,7 +519,7 @@ absl::StatusOr<const Expr*> PartitionComposites(const std::vector<CompositeEntry
   std::optional<OpCounts> counts;
   size_t size_hint = 0;
   for (const CompositeEntry& entry : table) {
-    auto compiled = CompilePattern(entry.pattern);
+    auto compiled = CompilePatternCached(entry.pattern);
     if (!compiled.ok()) {
       return absl::InvalidArgumentError(
           fmt::format("composite '{}': {}", entry.name, std::string(compiled.status().message())));

@@ -2,10 +2,12 @@
 # Installs what is missing, builds carve and runs every test (unit tests and
 # golden-file tests) through CTest, then the package checks: install to a
 # temporary prefix and build + run examples/embed against it, and again with
-# carve added by add_subdirectory (scripts/test-package.sh).
+# carve added by add_subdirectory (scripts/test-package.sh); last the ASan +
+# UBSan subset (scripts/sanitize.sh --ci, its own build in build-asan).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 bash scripts/build.sh
 ctest --test-dir build --output-on-failure --parallel "$(nproc)" --timeout 600
 bash scripts/test-package.sh
+bash scripts/sanitize.sh --ci

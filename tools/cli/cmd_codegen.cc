@@ -15,6 +15,7 @@
 #include "support/status_macros.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/load.h"
+#include "tools/cli/number_text.h"
 
 namespace carve::cli {
 namespace {
@@ -78,10 +79,9 @@ int RunCodegen(const ParsedArgs& args, Env& env) {
     return kExitUsage;
   }
   if (std::optional<std::string> seed = args.Get("--seed")) {
-    char* end = nullptr;
-    std::strtoull(seed->c_str(), &end, 10);
-    if (seed->empty() || *end != '\0') {
-      *env.err << fmt::format("carve codegen: --seed expects an integer, got '{}'\n", *seed);
+    if (!ParseUnsignedText(*seed)) {
+      *env.err << fmt::format(
+          "carve codegen: --seed expects an integer from 0 to 2^64-1, got '{}'\n", *seed);
       return kExitUsage;
     }
   }

@@ -21,6 +21,7 @@
 #include "tools/cli/module_queries.h"
 #include "tools/cli/run_inputs.h"
 #include "tools/cli/shared_options.h"
+#include "tools/cli/number_text.h"
 
 namespace carve::cli {
 namespace {
@@ -28,12 +29,12 @@ namespace {
 absl::StatusOr<std::optional<double>> ParseDouble(const ParsedArgs& args, const std::string& key) {
   std::optional<std::string> text = args.Get(key);
   if (!text) return std::optional<double>();
-  char* end = nullptr;
-  double v = std::strtod(text->c_str(), &end);
-  if (text->empty() || *end != '\0' || v < 0) {
-    return absl::InvalidArgumentError(fmt::format("{} expects a non-negative number", key));
+  std::optional<double> v = ParseFiniteText(*text);
+  if (!v || *v < 0) {
+    return absl::InvalidArgumentError(
+        fmt::format("{} expects a non-negative number, got '{}'", key, *text));
   }
-  return std::optional<double>(v);
+  return v;
 }
 
 struct CompareContext {

@@ -10,6 +10,7 @@
 #include "interpreter/npy.h"
 #include "support/diagnostics.h"
 #include "tools/cli/cli.h"
+#include "tools/cli/number_text.h"
 
 namespace carve::cli {
 namespace {
@@ -30,9 +31,9 @@ absl::Status ParseShapeOption(const std::string& text,
   while (!rest.empty()) {
     size_t comma = rest.find(',', pos);
     std::string part = rest.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    char* end = nullptr;
-    long long d = std::strtoll(part.c_str(), &end, 10);
-    if (part.empty() || *end != '\0' || d < 0) {
+    std::optional<int64_t> parsed = ParseIntegerText(part);
+    const int64_t d = parsed.value_or(-1);
+    if (d < 0) {
       return absl::InvalidArgumentError(
           fmt::format("--shape {}: '{}' is not a dimension (a non-negative integer)", text, part));
     }

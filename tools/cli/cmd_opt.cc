@@ -170,6 +170,10 @@ std::vector<OptionSpec> GateOptions(std::string_view level_default) {
 
 int RunOpt(const ParsedArgs& args, Env& env) {
   if (args.Has("--list-passes")) {
+    if (!args.positional().empty()) {
+      *env.err << "carve opt: --list-passes reads no FILE\n";
+      return kExitUsage;
+    }
     *env.out << PassList();
     return kExitOk;
   }

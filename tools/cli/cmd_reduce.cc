@@ -19,6 +19,7 @@
 #include "fmt/format.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/reduce.h"
+#include "tools/cli/number_text.h"
 
 namespace carve::cli {
 namespace {
@@ -187,22 +188,28 @@ absl::StatusOr<Condition> ParseCondition(const ParsedArgs& args) {
     return absl::InvalidArgumentError("the --until command must name the candidate file as {} or %s");
   }
   if (auto e = args.Get("--exit")) {
-    char* end = nullptr;
-    long v = std::strtol(e->c_str(), &end, 10);
-    if (e->empty() || *end != '\0' || v < 0 || v > 255) {
+    std::optional<int64_t> v = ParseIntegerText(*e);
+    if (!v || *v < 0 || *v > 255) {
       return absl::InvalidArgumentError(fmt::format("--exit expects 0..255, got '{}'", *e));
     }
-    c.exit = int(v);
+    c.exit = int(*v);
   }
   c.stderr_contains = args.Get("--stderr-contains");
   c.stdout_contains = args.Get("--stdout-contains");
   if (auto t = args.Get("--timeout")) {
-    c.timeout = std::strtod(t->c_str(), nullptr);
-    if (c.timeout <= 0) return absl::InvalidArgumentError("--timeout expects seconds > 0");
+    std::optional<double> v = ParseFiniteText(*t);
+    if (!v || *v <= 0) {
+      return absl::InvalidArgumentError(fmt::format("--timeout expects seconds > 0, got '{}'", *t));
+    }
+    c.timeout = *v;
   }
   if (auto m = args.Get("--memory-limit")) {
-    c.memory_mb = std::strtoll(m->c_str(), nullptr, 10);
-    if (c.memory_mb <= 0) return absl::InvalidArgumentError("--memory-limit expects megabytes > 0");
+    std::optional<int64_t> v = ParseIntegerText(*m);
+    if (!v || *v <= 0) {
+      return absl::InvalidArgumentError(
+          fmt::format("--memory-limit expects megabytes > 0, got '{}'", *m));
+    }
+    c.memory_mb = *v;
   }
   return c;
 }

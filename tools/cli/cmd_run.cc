@@ -26,6 +26,7 @@
 #include "tools/cli/load.h"
 #include "tools/cli/module_queries.h"
 #include "tools/cli/run_inputs.h"
+#include "tools/cli/number_text.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 
 namespace carve::cli {
@@ -136,12 +137,13 @@ absl::StatusOr<int> ParseCount(const ParsedArgs& args, const std::string& key, i
 absl::StatusOr<RunNumbers> ParseRunNumbers(const ParsedArgs& args) {
   RunNumbers n;
   std::string seed_text = args.GetOr("--seed", "0");
-  char* end = nullptr;
-  n.seed = std::strtoull(seed_text.c_str(), &end, 10);
-  if (end == seed_text.c_str() || *end != '\0') {
+  std::optional<uint64_t> seed = ParseUnsignedText(seed_text);
+  if (!seed) {
     return absl::InvalidArgumentError(
-        fmt::format("--seed expects an integer, got '{}'", seed_text));
+        fmt::format("--seed expects an integer from 0 to 2^64-1, got '{}'", seed_text));
   }
+  n.seed = *seed;
+  char* end = nullptr;
   const std::string threads_text = args.GetOr("--threads", "1");
   n.threads = std::strtol(threads_text.c_str(), &end, 10);
   if (end == threads_text.c_str() || *end != '\0' || n.threads < 1 || n.threads > 1024) {

@@ -1,5 +1,6 @@
 // `carve viz FILE [--backend NAME[,...] | -p PIPELINE] [--format F] -o OUT`:
 // a picture of the (partitioned) graph. See docs/visualize.md.
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -26,7 +27,9 @@ namespace {
 // picture is unreadable long before.
 constexpr int kDefaultMaxNodes = 400;
 
-// The format named by --format, else by the extension of -o, else DOT.
+// The format named by --format, else by the extension of -o, else DOT; ""
+// when -o has an extension carve does not write (`-o graph.png` would get
+// DOT text under a PNG name).
 std::string FormatOf(const ParsedArgs& args) {
   if (auto f = args.Get("--format")) return *f;
   std::string out = args.GetOr("--output", "-");
@@ -35,6 +38,7 @@ std::string FormatOf(const ParsedArgs& args) {
   }
   if (out.ends_with(".gv")) return "dot";
   if (out.ends_with(".txt")) return "term";
+  if (out != "-" && std::filesystem::path(out).has_extension()) return "";
   return "dot";
 }
 
@@ -115,6 +119,11 @@ int RunViz(const ParsedArgs& args, Env& env) {
     return UsageError(env, "give --backend or -p PIPELINE, not both");
   }
   std::string format = FormatOf(args);
+  if (format.empty()) {
+    return UsageError(env, fmt::format("cannot tell the format from -o '{}' (extensions: .dot, "
+                                       ".gv, .svg, .html, .txt); give --format",
+                                       *args.Get("--output")));
+  }
   if (format != "dot" && format != "svg" && format != "html" && format != "term") {
     return UsageError(env,
                       fmt::format("unknown --format '{}' (known: dot, svg, html, term)", format));

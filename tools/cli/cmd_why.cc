@@ -236,7 +236,10 @@ absl::StatusOr<Module> Prepare(const Module& input, const TargetSpec& spec) {
 // The function of `mod` holding `node`.
 const Function* FunctionOf(const Module& mod, const Expr* node) {
   const Function* holder = nullptr;
-  for (const auto& [gv, fn] : mod.Functions()) {
+  for (const auto& entry : mod.Functions()) {
+    // Not a structured binding: clang 14 (the sanitizer build) cannot
+    // capture one in a lambda.
+    const Function* fn = entry.second;
     PostOrderVisit(fn, [&](const Expr* e) {
       if (e == node) holder = fn;
     });

@@ -128,7 +128,7 @@ absl::StatusOr<std::vector<NDArray>> PrepareRunInputs(const Function& main,
   std::map<std::string, std::string> files;
   for (const std::string& spec : options.inputs) {
     size_t eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0) {
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
       return absl::InvalidArgumentError(
           fmt::format("--input expects NAME=FILE.npy, got '{}'", spec));
     }

@@ -227,7 +227,7 @@ absl::StatusOr<Graph> Around(const Graph& g, const std::string& name, int depth)
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     if (g.nodes[i].name == name) center = static_cast<int>(i);
   }
-  if (center < 0) {
+  if (center < 0 || name.empty()) {
     return absl::InvalidArgumentError(fmt::format(
         "--around: no node named '{}' (use the %N and %var names the module prints as)", name));
   }
