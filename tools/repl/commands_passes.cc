@@ -3,6 +3,7 @@
 #include "fmt/format.h"
 #include "grammar/printer.h"
 #include "passes/pass_registry.h"
+#include "passes/rewrite/rewrite_pass.h"
 #include "support/status_macros.h"
 #include "tools/repl/commands.h"
 #include "tools/repl/repro.h"
@@ -34,6 +35,7 @@ absl::Status Load(Session& s, std::string_view args) {
 absl::Status Pass(Session& s, std::string_view args) {
   if (args.empty()) return absl::InvalidArgumentError("expected a pipeline: pass PIPELINE");
   CARVE_RETURN_IF_ERROR(s.RequireModule());
+  ScopedRuleFiles rule_files(s.rule_files());  // Rewrite(F.pat) reads F.pat here
   CARVE_ASSIGN_OR_RETURN(PassPtr pipeline, ParsePipeline(args));
   std::vector<PassPtr> passes = SequenceMembers(*pipeline);
   if (passes.empty()) passes.push_back(pipeline);

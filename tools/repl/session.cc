@@ -6,10 +6,10 @@
 #include "backends/specs.h"
 #include "fmt/format.h"
 #include "grammar/pattern_parser.h"
+#include "passes/byoc/target.h"
 #include "passes/fold/bind_params.h"
 #include "passes/infer/infer_type.h"
 #include "passes/rewrite/rewrite_pass.h"
-#include "passes/byoc/target.h"
 #include "support/cancellation.h"
 #include "support/status_macros.h"
 #include "tools/cli/cli.h"
@@ -64,16 +64,20 @@ void Session::PushStep(Module mod, const std::string& command, int command_id, s
   out() << StepSummary(history_.current()) << "\n";
 }
 
-absl::Status Session::RunPasses(const std::vector<PassPtr>& passes, const std::string& command) {
-  CARVE_RETURN_IF_ERROR(RequireModule());
-  EnsureConstantEvaluator();  // FoldConstant computes with the interpreter's kernels
+RuleFiles Session::rule_files() {
   RuleFileLoader load =
       [this](const std::string& path) -> absl::StatusOr<std::shared_ptr<const PatternLibrary>> {
     CARVE_ASSIGN_OR_RETURN(std::string text, env_.read_file(path));
     CARVE_ASSIGN_OR_RETURN(PatternLibrary library, ParsePatternFile(path, std::move(text)));
     return std::make_shared<const PatternLibrary>(std::move(library));
   };
-  ScopedRuleFiles rule_files(RuleFiles{std::move(load), pattern_files_});
+  return RuleFiles{std::move(load), pattern_files_};
+}
+
+absl::Status Session::RunPasses(const std::vector<PassPtr>& passes, const std::string& command) {
+  CARVE_RETURN_IF_ERROR(RequireModule());
+  EnsureConstantEvaluator();  // FoldConstant computes with the interpreter's kernels
+  ScopedRuleFiles rule_files(this->rule_files());
   // One context for the command, so passes hand over what they know
   // (MergeCompilerRegions' region sets to PartitionGraph) as in a pipeline.
   PassContext ctx;
@@ -83,6 +87,11 @@ absl::Status Session::RunPasses(const std::vector<PassPtr>& passes, const std::s
     double start = Now();
     absl::StatusOr<bool> changed = ctx.Run(*pass, mod);
     double seconds = Now() - start;
+    if (!changed.ok() && absl::IsCancelled(changed.status())) {
+      // The pass's module (`mod`) is dropped: the history stays as it was.
+      return absl::CancelledError(fmt::format(
+          "{} at step {}", std::string(changed.status().message()), history_.current() + 1));
+    }
     CARVE_RETURN_IF_ERROR(CheckCancellation());
     if (!changed.ok()) return changed.status();
     PushStep(std::move(mod), command, id, pass->Describe(), *changed, seconds);
