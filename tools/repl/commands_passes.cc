@@ -85,6 +85,7 @@ absl::Status Save(Session& s, std::string_view args) {
 
 void AddPassCommands(std::vector<ReplCommand>& commands) {
   commands.push_back({"load", "load FILE", "load a module as a new step 0 (the history is reset)",
+                      "An .onnx model is imported as `carve import` does (weights frozen).\n"
                       "The module is typed, and bound to `--params DIR` when the REPL was\n"
                       "started with it. A file saved with `save --repro` replays its commands.\n",
                       ArgKind::kFile, Load});

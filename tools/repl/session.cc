@@ -1,14 +1,17 @@
 #include "tools/repl/session.h"
 
 #include <chrono>
+#include <filesystem>
 
 #include "backends/partition.h"
 #include "backends/specs.h"
 #include "fmt/format.h"
+#include "frontend/onnx/import.h"
 #include "grammar/pattern_parser.h"
 #include "passes/byoc/target.h"
 #include "passes/fold/bind_params.h"
 #include "passes/infer/infer_type.h"
+#include "passes/infer/type_annotations.h"
 #include "passes/rewrite/rewrite_pass.h"
 #include "support/cancellation.h"
 #include "support/status_macros.h"
@@ -27,6 +30,24 @@ std::string TimeText(double seconds) {
   return fmt::format("{:.2f} s", seconds);
 }
 
+// An `.onnx` model is imported as `carve import` does by default (weights
+// frozen into constants, TVM's from_onnx); anything else is Relay text.
+absl::StatusOr<Module> LoadAnyModule(cli::Env& env, const std::string& path) {
+  if (std::filesystem::path(path).extension() != ".onnx") return cli::LoadTypedModule(env, path);
+  CARVE_ASSIGN_OR_RETURN(std::string bytes, env.read_file(path));
+  onnx_import::ImportOptions options;
+  options.freeze = true;
+  std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  options.base_dir = parent.empty() ? "." : parent.string();  // external weight files
+  absl::StatusOr<onnx_import::ImportResult> imported = onnx_import::ImportOnnx(bytes, options);
+  if (!imported.ok()) {
+    return absl::Status(imported.status().code(),
+                        fmt::format("{}: {}", path, std::string(imported.status().message())));
+  }
+  CARVE_RETURN_IF_ERROR(InferTypeAndAnnotate(imported->module).status());
+  return std::move(imported->module);
+}
+
 }  // namespace
 
 Session::Session(cli::Env& env, SessionOptions options) : env_(env), options_(std::move(options)) {}
@@ -38,7 +59,7 @@ absl::Status Session::RequireModule() const {
 
 absl::Status Session::Load(const std::string& path, const std::string& command) {
   double start = Now();
-  CARVE_ASSIGN_OR_RETURN(Module mod, cli::LoadTypedModule(env_, path));
+  CARVE_ASSIGN_OR_RETURN(Module mod, LoadAnyModule(env_, path));
   if (!options_.params_dir.empty()) {
     std::vector<std::string> args = {"--params", options_.params_dir};
     CARVE_ASSIGN_OR_RETURN(cli::ParsedArgs parsed,
