@@ -96,15 +96,22 @@ TEST(ReplCompletionTest, CommandsPassesBackendsNodes) {
   EXPECT_EQ(c.candidates.front().text, "nn.conv1d");
 }
 
+// A session on the demo module, its output (and errors) collected in `out`.
+class ReplCancelTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    env_.out = &out;
+    env_.err = &out;
+    ASSERT_TRUE(RunCommandLine(s, "load " + kDemo).ok());
+  }
+  std::ostringstream out;
+  cli::Env env_ = cli::RealEnv();
+  Session s{env_, {}};
+};
+
 // Ctrl-C sets the cancellation flag: the pass manager stops before the next
 // pass and the evaluator before its next step; the history keeps its steps.
-TEST(ReplCancelTest, PassesAndRunsStopAndTheHistoryStays) {
-  std::ostringstream out;
-  cli::Env env = cli::RealEnv();
-  env.out = &out;
-  env.err = &out;
-  Session s(env, {});
-  ASSERT_TRUE(RunCommandLine(s, "load " + kDemo).ok());
+TEST_F(ReplCancelTest, PassesAndRunsStopAndTheHistoryStays) {
   ASSERT_TRUE(RunCommandLine(s, "pass MergeComposite(byoc_target)").ok());
   RequestCancellation();
   absl::Status pass = RunCommandLine(s, "pass AnnotateTarget(byoc_target)");
@@ -122,20 +129,15 @@ TEST(ReplCancelTest, PassesAndRunsStopAndTheHistoryStays) {
 // Rules that never converge: every round swaps the operands of each add, so
 // `pass` with these limits runs until Ctrl-C.
 std::string SwapAddPass() {
-  std::string pat = Temp("swap_add.pat");
+  // Named after the process: two runs of this binary may share TempDir.
+  std::string pat = Temp(fmt::format("swap_add_{}.pat", getpid()));
   std::ofstream(pat) << "rule swap_add = add(?a, ?b) => add(?b, ?a);\n";
   return fmt::format("pass Rewrite({},max_rounds=1000000000,max_rewrites=1000000000000000)", pat);
 }
 
 // Ctrl-C (here: the flag set from another thread) during one long pass stops
 // it within a fraction of a second; its result is discarded, no step is made.
-TEST(ReplCancelTest, ALongPassStopsAndMakesNoStep) {
-  std::ostringstream out;
-  cli::Env env = cli::RealEnv();
-  env.out = &out;
-  env.err = &out;
-  Session s(env, {});
-  ASSERT_TRUE(RunCommandLine(s, "load " + kDemo).ok());
+TEST_F(ReplCancelTest, ALongPassStopsAndMakesNoStep) {
   out.str("");
   ASSERT_TRUE(RunCommandLine(s, "print").ok());
   std::string printed = out.str();
@@ -320,7 +322,7 @@ TEST(ReplTerminalTest, CtrlCStopsALongPassAndTheStepsStay) {
   std::string line = SwapAddPass() + "\r";
   ASSERT_EQ(write(master, line.data(), line.size()), ssize_t(line.size()));
   seen = ReadUntil(master, "\n");  // the line was read; the pass starts
-  std::string after;
+  std::string after = seen.substr(seen.find('\n') + 1);
   for (int i = 0; i < 60; ++i) {
     after += ReadFor(master, 1000);
     // Stop on the report, or on an error that is not one (the pass failed).
