@@ -81,14 +81,11 @@ absl::Status WriteWhole(const std::string& path, const std::function<bool(int fd
   return absl::OkStatus();
 }
 
-bool WriteAll(int fd, std::string_view text) {
-  while (!text.empty()) {
-    ssize_t n = ::write(fd, text.data(), text.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    text.remove_prefix(static_cast<size_t>(n));
-  }
-  return true;
+// Writes `text` to `fd` (the same loop as chunked output; EINTR retried).
+bool WriteText(int fd, std::string_view text) {
+  BackgroundWriter writer(fd);
+  writer.Write(text);
+  return writer.Finish();
 }
 
 using ReadFileFn = absl::StatusOr<std::string> (*)(const std::string&);
@@ -112,7 +109,7 @@ Env RealEnv() {
       std::cout << text;
       return absl::OkStatus();
     }
-    return WriteWhole(path, [&text](int fd) { return WriteAll(fd, text); });
+    return WriteWhole(path, [&text](int fd) { return WriteText(fd, text); });
   };
   env.write_file_chunks = [](const std::string& path,
                              const ChunkProducer& produce) -> absl::Status {
