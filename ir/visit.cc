@@ -1,6 +1,7 @@
 #include "ir/visit.h"
 
 #include "ir/rebuild.h"
+#include "support/cancellation.h"
 
 namespace carve {
 
@@ -41,7 +42,13 @@ std::vector<const Expr*> PostOrder(const Expr* root) {
   return out;
 }
 
+// On a Ctrl-C (support/cancellation.h) the walk stops and returns `root`
+// unchanged: a valid expression, so the pass finishes quickly on IR it
+// knows, and the pass manager, which checks the flag after every pass,
+// discards the result. (PostOrderVisit does not stop: its callers rely on
+// seeing every node, and the walk itself is fast.)
 const Expr* ExprMutator::Mutate(const Expr* root) {
+  CancellationPoll cancel;
   std::vector<std::pair<const Expr*, bool>> stack;
   stack.emplace_back(root, false);
   std::vector<const Expr*> kids;
@@ -60,6 +67,7 @@ const Expr* ExprMutator::Mutate(const Expr* root) {
       stack.pop_back();
       continue;
     }
+    if (cancel.Requested()) return root;
     expanded = true;
     if (VisitChildren(e)) {
       kids.clear();

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "fmt/format.h"
 #include "passes/byoc/annotation.h"
 #include "passes/infer/infer_type.h"
 #include "passes/infer/type_annotations.h"
@@ -125,6 +126,13 @@ absl::StatusOr<bool> PassContext::Run(const Pass& pass, Module& mod) {
   analyses_.EndPass(std::move(outer_marks));
   input_annotated_ = outer_input;
   --depth_;
+  // A pass stopped by Ctrl-C may have returned a partial result (walks stop
+  // early, ir/visit.cc) or another error caused by stopping: either way it
+  // is cancelled, and the outermost pass names itself in the message.
+  if (CancellationRequested()) {
+    if (depth_ > 0) return CheckCancellation();
+    return absl::CancelledError(fmt::format("interrupted: {}", pass.Describe()));
+  }
   if (!changed.ok()) return changed.status();
   for (const auto& instrument : instruments_) {
     CARVE_RETURN_IF_ERROR(instrument->AfterPass(pass, mod, depth_, *changed));

@@ -6,6 +6,7 @@
 #include "fmt/format.h"
 #include "ir/visit.h"
 #include "patterns/describe.h"
+#include "support/cancellation.h"
 
 namespace carve {
 namespace {
@@ -206,7 +207,11 @@ void PatternGrouper::Run() {
   if (ran_) return;
   ran_ = true;
   const RootFilter& filter = pattern_->root_filter();
+  // On a Ctrl-C the search stops with the groups found so far (still valid
+  // groups); the pass manager discards the pass's result.
+  CancellationPoll cancel;
   for (size_t k = graph_.size(); k-- > 0;) {
+    if (cancel.Requested()) break;
     uint32_t i = static_cast<uint32_t>(k);
     if (group_of_[i] != kNone || pre_partitioned_[i]) continue;
     ExprKind kind = graph_.kind(i);

@@ -7,6 +7,7 @@
 #include "patterns/graph.h"
 #include "patterns/group.h"
 #include "patterns/rebuild.h"
+#include "support/cancellation.h"
 #include "support/status_macros.h"
 
 namespace carve {
@@ -66,7 +67,9 @@ absl::StatusOr<const Expr*> ApplyRuleOnce(CompiledRule& rule, const Expr* expr, 
   std::function<const Expr*(const Expr*)> to_post = [&](const Expr* e) {
     return rebuilder.Mapped(e);
   };
+  CancellationPoll cancel;
   for (uint32_t i = 0; i < graph.size(); ++i) {
+    if (cancel.Requested()) return CheckCancellation();
     const Expr* post = rebuilder.Rebuild(i);
     uint32_t gid = grouper.GroupOf(i);
     if (gid == IndexedGraph::kNone || grouper.groups()[gid].root != i) continue;
@@ -145,6 +148,9 @@ absl::StatusOr<RewriteResult> RewriteExpr(const std::vector<RewriteRule>& rules,
       rule.previous_round = rule.last_round;
       rule.last_round = 0;
       if (rule.done) continue;
+      // Ctrl-C (support/cancellation.h): a growing or cycling rule set stops
+      // here, or within a few thousand nodes inside ApplyRuleOnce.
+      CARVE_RETURN_IF_ERROR(CheckCancellation());
       if (rule.rule->require_type && typed != expr) {
         CARVE_ASSIGN_OR_RETURN(expr, options.retype(expr));
         typed = expr;

@@ -3,8 +3,8 @@
 // pseudo-terminal (Tab completes a pass name).
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <pty.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,7 +14,9 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 
+#include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "support/cancellation.h"
@@ -29,6 +31,7 @@ namespace carve::repl {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const std::string kDemo = std::string(CARVE_SOURCE_DIR) + "/examples/byoc_demo.relay";
 
@@ -93,15 +96,22 @@ TEST(ReplCompletionTest, CommandsPassesBackendsNodes) {
   EXPECT_EQ(c.candidates.front().text, "nn.conv1d");
 }
 
+// A session on the demo module, its output (and errors) collected in `out`.
+class ReplCancelTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    env_.out = &out;
+    env_.err = &out;
+    ASSERT_TRUE(RunCommandLine(s, "load " + kDemo).ok());
+  }
+  std::ostringstream out;
+  cli::Env env_ = cli::RealEnv();
+  Session s{env_, {}};
+};
+
 // Ctrl-C sets the cancellation flag: the pass manager stops before the next
 // pass and the evaluator before its next step; the history keeps its steps.
-TEST(ReplCancelTest, PassesAndRunsStopAndTheHistoryStays) {
-  std::ostringstream out;
-  cli::Env env = cli::RealEnv();
-  env.out = &out;
-  env.err = &out;
-  Session s(env, {});
-  ASSERT_TRUE(RunCommandLine(s, "load " + kDemo).ok());
+TEST_F(ReplCancelTest, PassesAndRunsStopAndTheHistoryStays) {
   ASSERT_TRUE(RunCommandLine(s, "pass MergeComposite(byoc_target)").ok());
   RequestCancellation();
   absl::Status pass = RunCommandLine(s, "pass AnnotateTarget(byoc_target)");
@@ -114,6 +124,43 @@ TEST(ReplCancelTest, PassesAndRunsStopAndTheHistoryStays) {
   EXPECT_EQ(s.history().size(), 2u);
   EXPECT_EQ(s.history().current(), 1u);
   EXPECT_TRUE(RunCommandLine(s, "run --seed 1").ok());
+}
+
+// Rules that never converge: every round swaps the operands of each add, so
+// `pass` with these limits runs until Ctrl-C.
+std::string SwapAddPass() {
+  // Named after the process: two runs of this binary may share TempDir.
+  std::string pat = Temp(fmt::format("swap_add_{}.pat", getpid()));
+  std::ofstream(pat) << "rule swap_add = add(?a, ?b) => add(?b, ?a);\n";
+  return fmt::format("pass Rewrite({},max_rounds=1000000000,max_rewrites=1000000000000000)", pat);
+}
+
+// Ctrl-C (here: the flag set from another thread) during one long pass stops
+// it within a fraction of a second; its result is discarded, no step is made.
+TEST_F(ReplCancelTest, ALongPassStopsAndMakesNoStep) {
+  out.str("");
+  ASSERT_TRUE(RunCommandLine(s, "print").ok());
+  std::string printed = out.str();
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point requested;
+  ClearCancellation();
+  std::thread canceller([&requested] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    requested = Clock::now();
+    RequestCancellation();
+  });
+  absl::Status pass = RunCommandLine(s, SwapAddPass());
+  Clock::time_point stopped = Clock::now();
+  canceller.join();
+  ClearCancellation();
+  ASSERT_TRUE(absl::IsCancelled(pass)) << pass;
+  EXPECT_THAT(pass.message(), HasSubstr("interrupted: Rewrite("));
+  EXPECT_THAT(pass.message(), HasSubstr("at step 1"));
+  EXPECT_LT(std::chrono::duration<double>(stopped - requested).count(), 2.0);
+  EXPECT_EQ(s.history().size(), 1u);
+  out.str("");
+  ASSERT_TRUE(RunCommandLine(s, "print").ok());
+  EXPECT_EQ(out.str(), printed);
 }
 
 TEST(ReplReproTest, OptReplayAndReplReplayGiveTheSameModule) {
@@ -176,38 +223,73 @@ std::string ReadFor(int fd, int ms) {
   return seen;
 }
 
-TEST(ReplTerminalTest, TabCompletesAPassNameAndHistoryIsKept) {
-  std::string home = Temp("repl_home");
+// The REPL in a child on a pseudo-terminal, killed if the test fails on the
+// way (a child left waiting for input would hang the test).
+struct Child {
+  pid_t pid = -1;
+  int master = -1;
+  int status = -1;
+  // Waits up to 60 s for the child to exit; kills it after that.
+  bool Exited() {
+    for (int i = 0; i < 600; ++i) {
+      if (waitpid(pid, &status, WNOHANG) == pid) return true;
+      usleep(100 * 1000);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    return false;
+  }
+  ~Child() {
+    if (pid > 0 && status == -1) Exited();
+    if (master >= 0) close(master);
+  }
+};
+
+// Starts `carve repl ARGS` on a pseudo-terminal with HOME = `home`.
+void StartRepl(Child& child, const std::string& home, const std::vector<std::string>& args) {
   std::filesystem::create_directories(home);
   std::filesystem::remove(home + "/.carve_history");
-  int master = -1;
-  pid_t pid = forkpty(&master, nullptr, nullptr, nullptr);
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
+  child.pid = forkpty(&child.master, nullptr, nullptr, nullptr);
+  ASSERT_GE(child.pid, 0);
+  if (child.pid == 0) {
     setenv("HOME", home.c_str(), 1);
     setenv("TERM", "xterm", 1);
     cli::Env env = cli::RealEnv();
-    _exit(cli::RunCarve({"repl", kDemo}, env));
+    std::vector<std::string> command = {"repl"};
+    command.insert(command.end(), args.begin(), args.end());
+    _exit(cli::RunCarve(command, env));
   }
-  // The REPL in the child, killed if the test fails on the way (a child
-  // left waiting for input would hang the test).
-  struct Child {
-    pid_t pid;
-    int status = -1;
-    // Waits up to 60 s for the child to exit; kills it after that.
-    bool Exited() {
-      for (int i = 0; i < 600; ++i) {
-        if (waitpid(pid, &status, WNOHANG) == pid) return true;
-        usleep(100 * 1000);
-      }
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      return false;
-    }
-    ~Child() {
-      if (status == -1) Exited();
-    }
-  } child{pid};
+}
+
+// Quits the REPL with Ctrl-D; `seen` is what it printed so far (for the
+// failure message). Ctrl-D at the prompt quits (sent only once the prompt is
+// up: in the terminal's cooked mode between prompts it would end a line
+// instead). A Ctrl-D that races libedit's switch into raw mode just after
+// the prompt can land as a literal character (the line then shows "^D" and
+// further Ctrl-Ds only beep), so each Ctrl-D is preceded by Ctrl-U (kill the
+// line) and sent again until the REPL quits. The terminal is read all the
+// while: a child closing its terminal on exit waits until its output was read.
+void QuitWithCtrlD(Child& child, const std::string& seen) {
+  bool exited = false;
+  std::string after;
+  bool writable = true;
+  for (int i = 0; i < 300 && !exited; ++i) {
+    // The write fails once the child has closed the terminal on its way out.
+    if (writable && i < 50) writable = write(child.master, "\x15\x04", 2) == 2;
+    after += ReadFor(child.master, 200);
+    exited = waitpid(child.pid, &child.status, WNOHANG) == child.pid;
+  }
+  ASSERT_TRUE(exited || child.Exited()) << "the REPL did not quit on Ctrl-D; it printed:\n"
+                                        << seen << "\n(then)\n"
+                                        << after;
+  EXPECT_TRUE(WIFEXITED(child.status) && WEXITSTATUS(child.status) == 0);
+}
+
+TEST(ReplTerminalTest, TabCompletesAPassNameAndHistoryIsKept) {
+  std::string home = Temp("repl_home");
+  Child child;
+  StartRepl(child, home, {kDemo});
+  int master = child.master;
   std::string seen = ReadUntil(master, "carve:0> ");
   ASSERT_THAT(seen, HasSubstr("carve:0> "));
   EXPECT_THAT(seen, HasSubstr("step 0: load"));
@@ -218,31 +300,49 @@ TEST(ReplTerminalTest, TabCompletesAPassNameAndHistoryIsKept) {
   ASSERT_EQ(write(master, "(byoc_target)\r", 14), 14);
   seen = ReadUntil(master, "carve:1> ");
   EXPECT_THAT(seen, HasSubstr("step 1: MergeComposite(byoc_target) (changed"));
-  // Ctrl-D at the prompt quits (sent only once the prompt is up: in the
-  // terminal's cooked mode between prompts it would end a line instead).
-  // A Ctrl-D that races libedit's switch into raw mode just after the prompt
-  // can land as a literal character (the line then shows "^D" and further
-  // Ctrl-Ds only beep), so each Ctrl-D is preceded by Ctrl-U (kill the line)
-  // and sent again until the REPL quits. The terminal is read all the while:
-  // a child closing its terminal on exit waits until its output was read.
   ASSERT_THAT(seen, HasSubstr("carve:1> "));
-  bool exited = false;
-  std::string after;
-  bool writable = true;
-  for (int i = 0; i < 300 && !exited; ++i) {
-    // The write fails once the child has closed the terminal on its way out.
-    if (writable && i < 50) writable = write(master, "\x15\x04", 2) == 2;
-    after += ReadFor(master, 200);
-    exited = waitpid(pid, &child.status, WNOHANG) == pid;
-  }
-  ASSERT_TRUE(exited || child.Exited()) << "the REPL did not quit on Ctrl-D; it printed:\n"
-                                        << seen << "\n(then)\n"
-                                        << after;
-  close(master);
-  EXPECT_TRUE(WIFEXITED(child.status) && WEXITSTATUS(child.status) == 0);
+  QuitWithCtrlD(child, seen);
   std::ifstream history(home + "/.carve_history");
   std::string saved((std::istreambuf_iterator<char>(history)), std::istreambuf_iterator<char>());
   EXPECT_THAT(saved, HasSubstr("MergeComposite(byoc_target)"));
+}
+
+// Ctrl-C during a pass that would run for hours stops it and returns to the
+// prompt, with no step made. The pass prints nothing while it runs, and a
+// Ctrl-C that lands between the line being read and the command starting is
+// cleared with the command's start (each command begins uncancelled), so
+// Ctrl-C is sent once a second until the REPL reports the interrupted pass:
+// the report itself proves the pass was running when it stopped.
+TEST(ReplTerminalTest, CtrlCStopsALongPassAndTheStepsStay) {
+  Child child;
+  StartRepl(child, Temp("repl_home_cancel"), {kDemo});
+  int master = child.master;
+  std::string seen = ReadUntil(master, "carve:0> ");
+  ASSERT_THAT(seen, HasSubstr("carve:0> "));
+  std::string line = SwapAddPass() + "\r";
+  ASSERT_EQ(write(master, line.data(), line.size()), ssize_t(line.size()));
+  seen = ReadUntil(master, "\n");  // the line was read; the pass starts
+  std::string after = seen.substr(seen.find('\n') + 1);
+  for (int i = 0; i < 60; ++i) {
+    after += ReadFor(master, 1000);
+    // Stop on the report, or on an error that is not one (the pass failed).
+    if (after.find("interrupted: Rewrite(") != std::string::npos) break;
+    if (after.find("error:") != std::string::npos) break;
+    ASSERT_EQ(write(master, "\x03", 1), 1);
+  }
+  ASSERT_THAT(after, HasSubstr("interrupted: Rewrite(")) << seen;
+  EXPECT_THAT(after, HasSubstr("at step 1"));
+  // The prompt comes back (it may have been read with the report already).
+  if (after.find("carve:0> ", after.find("interrupted: Rewrite(")) == std::string::npos) {
+    after += ReadUntil(master, "carve:0> ");
+  }
+  ASSERT_THAT(after, HasSubstr("carve:0> "));
+  ASSERT_EQ(write(master, "steps\r", 6), 6);
+  seen = ReadUntil(master, "carve:0> ");
+  EXPECT_THAT(seen, HasSubstr("0  load"));  // the `steps` table: step 0 only
+  EXPECT_THAT(seen, Not(HasSubstr("Rewrite")));
+  ASSERT_THAT(seen, HasSubstr("carve:0> "));
+  QuitWithCtrlD(child, after + seen);
 }
 
 }  // namespace

@@ -5,9 +5,10 @@
 
 #include "fmt/format.h"
 #include "ir/tensor_limit.h"
+#include "support/cancellation.h"
 #include "support/diagnostics.h"
-#include "tools/cli/reduce.h"
 #include "tools/cli/cmd_viz.h"
+#include "tools/cli/reduce.h"
 
 namespace carve::cli {
 namespace {
@@ -59,6 +60,19 @@ int UsageError(Env& env, const Command& cmd, const std::string& message) {
   return kExitUsage;
 }
 
+// Runs a cancellable command with SIGINT requesting cancellation. A command
+// that noticed the request fails with its own one-line error ("...:
+// interrupted ..."); one that finished first has written all its output and
+// keeps its exit code.
+int RunCancellable(const Command& cmd, const ParsedArgs& args, Env& env) {
+  ScopedSigintCancellation sigint;
+  ClearCancellation();
+  int code = cmd.run(args, env);
+  bool interrupted = CancellationRequested() && code != kExitOk;
+  ClearCancellation();
+  return interrupted ? kExitInterrupted : code;
+}
+
 int RunCarve(const std::vector<std::string>& args, Env& env) {
   std::vector<Command> commands = AllCommands();
   // Read by every command that creates tensors (ir/tensor_limit.h); a typo
@@ -88,7 +102,7 @@ int RunCarve(const std::vector<std::string>& args, Env& env) {
     if (absl::Status applies = CheckOptionsApply(*parsed, cmd.options, cmd.modes); !applies.ok()) {
       return UsageError(env, cmd, std::string(applies.message()));
     }
-    return cmd.run(*parsed, env);
+    return cmd.cancellable ? RunCancellable(cmd, *parsed, env) : cmd.run(*parsed, env);
   }
   *env.err << fmt::format("carve: unknown command '{}'\n\n{}", args[0], MainHelp(commands));
   return kExitUsage;

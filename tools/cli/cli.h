@@ -17,6 +17,8 @@ namespace carve::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitUserError = 1;
 inline constexpr int kExitUsage = 2;
+// Stopped by Ctrl-C (128 + SIGINT, as a shell reports it).
+inline constexpr int kExitInterrupted = 130;
 
 struct Command {
   std::string name;
@@ -30,6 +32,9 @@ struct Command {
   // does not apply a usage error, checked before `run` is called; a new
   // command gets this by declaring its modes and its options' modes.
   std::vector<CommandMode> modes = {};
+  // Whether Ctrl-C stops the command cleanly (support/cancellation.h): it
+  // then ends with its error line, no partial output file, and exit 130.
+  bool cancellable = false;
 };
 
 // Runs carve with `args` (without the program name) in `env`.

@@ -348,6 +348,7 @@ void AddPassCommands(std::vector<Command>& commands) {
                              "run a pass pipeline and print the module",
                              opt_options, RunOpt,
                              {{"pipeline", ""}, {"list", "--list-passes"}, {"replay", "--replay"}}});
+  commands.back().cancellable = true;
   // `partition --report` prints the report, not the module: the options
   // about printing the module do not apply to it.
   const std::vector<std::string> module_only = {"module"};
@@ -377,6 +378,7 @@ void AddPassCommands(std::vector<Command>& commands) {
                              "partition_for_<backend>",
                              partition_options, RunPartition,
                              {{"module", ""}, {"report", "--report"}}});
+  commands.back().cancellable = true;
 }
 
 }  // namespace carve::cli

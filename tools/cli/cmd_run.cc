@@ -332,6 +332,7 @@ void AddRunCommands(std::vector<Command>& commands) {
         "fail (exit 1) when nothing was offloaded", compare_only}},
       RunRun,
       {{"run", ""}, {"compare", "--compare"}}});
+  commands.back().cancellable = true;
 }
 
 }  // namespace carve::cli

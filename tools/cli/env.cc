@@ -1,19 +1,22 @@
 #include "tools/cli/env.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <memory>
-#include <string_view>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <memory>
 #include <sstream>
+#include <string_view>
 
 #include "fmt/format.h"
+#include "support/cancellation.h"
 #include "support/heap_prefault.h"
 #include "tools/cli/background_writer.h"
 
@@ -45,6 +48,46 @@ absl::StatusOr<std::string> ReadRealFile(const std::string& path) {
   return SourceText::ReadFile(path);
 }
 
+// Writes `path` through a temporary file in the same folder renamed over it
+// once complete, so a failed write or a Ctrl-C (support/cancellation.h)
+// never leaves a partial file. A path that names something other than a
+// regular file (`/dev/null`, a FIFO, a symlink) is written in place.
+absl::Status WriteWhole(const std::string& path, const std::function<bool(int fd)>& write) {
+  struct stat st = {};
+  bool in_place = lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+  std::string target = in_place ? path : fmt::format("{}.carve-tmp-{}", path, getpid());
+  int fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    return absl::PermissionDeniedError(
+        fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+  }
+  bool failed = !write(fd);
+  if (::close(fd) != 0) failed = true;
+  if (in_place) {
+    if (failed) return absl::DataLossError(fmt::format("error writing '{}'", path));
+    return absl::OkStatus();
+  }
+  if (failed || CancellationRequested()) {
+    ::unlink(target.c_str());
+    if (failed) return absl::DataLossError(fmt::format("error writing '{}'", path));
+    return absl::CancelledError(fmt::format("interrupted; '{}' was not written", path));
+  }
+  if (::rename(target.c_str(), path.c_str()) != 0) {
+    int error = errno;
+    ::unlink(target.c_str());
+    return absl::PermissionDeniedError(
+        fmt::format("cannot write '{}': {}", path, std::strerror(error)));
+  }
+  return absl::OkStatus();
+}
+
+// Writes `text` to `fd` (the same loop as chunked output; EINTR retried).
+bool WriteText(int fd, std::string_view text) {
+  BackgroundWriter writer(fd);
+  writer.Write(text);
+  return writer.Finish();
+}
+
 using ReadFileFn = absl::StatusOr<std::string> (*)(const std::string&);
 
 bool ReadsRealFiles(const Env& env) {
@@ -66,29 +109,15 @@ Env RealEnv() {
       std::cout << text;
       return absl::OkStatus();
     }
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    if (!f) {
-      return absl::PermissionDeniedError(
-          fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
-    }
-    f << text;
-    f.close();
-    if (!f) return absl::DataLossError(fmt::format("error writing '{}'", path));
-    return absl::OkStatus();
+    return WriteWhole(path, [&text](int fd) { return WriteText(fd, text); });
   };
   env.write_file_chunks = [](const std::string& path,
                              const ChunkProducer& produce) -> absl::Status {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0) {
-      return absl::PermissionDeniedError(
-          fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
-    }
-    BackgroundWriter writer(fd);
-    produce([&writer](std::string_view piece) { writer.Write(piece); });
-    bool failed = !writer.Finish();
-    if (::close(fd) != 0) failed = true;
-    if (failed) return absl::DataLossError(fmt::format("error writing '{}'", path));
-    return absl::OkStatus();
+    return WriteWhole(path, [&produce](int fd) {
+      BackgroundWriter writer(fd);
+      produce([&writer](std::string_view piece) { writer.Write(piece); });
+      return writer.Finish();
+    });
   };
   return env;
 }

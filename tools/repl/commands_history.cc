@@ -30,8 +30,13 @@ absl::Status Steps(Session& s, std::string_view args) {
   CARVE_RETURN_IF_ERROR(NoArgs(args, "steps"));
   CARVE_RETURN_IF_ERROR(s.RequireModule());
   const History& h = s.history();
+  // The pass column fits the names up to kMaxWidth; a longer name (a
+  // backend's rewrite described in words) is printed whole on its own row
+  // rather than widening every row past the terminal.
+  constexpr size_t kMaxWidth = 52;
   size_t width = 4;
   for (size_t i = 0; i < h.size(); ++i) width = std::max(width, h.at(i).pass.size());
+  width = std::min(width, kMaxWidth);
   std::string out;
   for (size_t i = 0; i < h.size(); ++i) {
     const Step& st = h.at(i);

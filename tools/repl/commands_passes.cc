@@ -3,6 +3,7 @@
 #include "fmt/format.h"
 #include "grammar/printer.h"
 #include "passes/pass_registry.h"
+#include "passes/rewrite/rewrite_pass.h"
 #include "support/status_macros.h"
 #include "tools/repl/commands.h"
 #include "tools/repl/repro.h"
@@ -34,6 +35,7 @@ absl::Status Load(Session& s, std::string_view args) {
 absl::Status Pass(Session& s, std::string_view args) {
   if (args.empty()) return absl::InvalidArgumentError("expected a pipeline: pass PIPELINE");
   CARVE_RETURN_IF_ERROR(s.RequireModule());
+  ScopedRuleFiles rule_files(s.rule_files());  // Rewrite(F.pat) reads F.pat here
   CARVE_ASSIGN_OR_RETURN(PassPtr pipeline, ParsePipeline(args));
   std::vector<PassPtr> passes = SequenceMembers(*pipeline);
   if (passes.empty()) passes.push_back(pipeline);
@@ -83,6 +85,7 @@ absl::Status Save(Session& s, std::string_view args) {
 
 void AddPassCommands(std::vector<ReplCommand>& commands) {
   commands.push_back({"load", "load FILE", "load a module as a new step 0 (the history is reset)",
+                      "An .onnx model is imported as `carve import` does (weights frozen).\n"
                       "The module is typed, and bound to `--params DIR` when the REPL was\n"
                       "started with it. A file saved with `save --repro` replays its commands.\n",
                       ArgKind::kFile, Load});

@@ -1,6 +1,5 @@
 #include "tools/repl/repl.h"
 
-#include <signal.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -48,7 +47,8 @@ bool RunOne(Session& s, std::string_view line, const std::string& where) {
   s.out().flush();
   if (status.ok()) return true;
   if (absl::IsCancelled(status)) {
-    status = absl::CancelledError("interrupted (Ctrl-C); the steps made before it are kept");
+    status = absl::CancelledError(fmt::format("{} (Ctrl-C); the steps made before it are kept",
+                                              std::string(status.message())));
   }
   *s.env().err << RenderFailure(status, where);
   s.env().err->flush();
@@ -75,8 +75,6 @@ int RunScript(Session& s, std::istream& in, const std::string& name) {
   return ok ? 0 : 1;
 }
 
-void OnSigint(int) { RequestCancellation(); }
-
 std::string HistoryFile() {
   const char* home = std::getenv("HOME");
   if (home == nullptr || *home == '\0') return "";
@@ -85,12 +83,8 @@ std::string HistoryFile() {
 
 int RunInteractive(Session& s) {
   // Ctrl-C interrupts a running pass or run (support/cancellation.h) and a
-  // line being typed; without SA_RESTART the terminal read returns EINTR.
-  struct sigaction action = {};
-  action.sa_handler = OnSigint;
-  sigemptyset(&action.sa_mask);
-  struct sigaction previous = {};
-  sigaction(SIGINT, &action, &previous);
+  // line being typed (the terminal read returns EINTR).
+  ScopedSigintCancellation sigint;
   LineEditor editor(stdin, stdout, HistoryFile(),
                     [&s](std::string_view before) { return Complete(s, before); });
   std::string line;
@@ -111,7 +105,6 @@ int RunInteractive(Session& s) {
       RunOne(s, command, "carve");
     }
   }
-  sigaction(SIGINT, &previous, nullptr);
   return 0;
 }
 

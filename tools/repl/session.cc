@@ -1,15 +1,18 @@
 #include "tools/repl/session.h"
 
 #include <chrono>
+#include <filesystem>
 
 #include "backends/partition.h"
 #include "backends/specs.h"
 #include "fmt/format.h"
+#include "frontend/onnx/import.h"
 #include "grammar/pattern_parser.h"
+#include "passes/byoc/target.h"
 #include "passes/fold/bind_params.h"
 #include "passes/infer/infer_type.h"
+#include "passes/infer/type_annotations.h"
 #include "passes/rewrite/rewrite_pass.h"
-#include "passes/byoc/target.h"
 #include "support/cancellation.h"
 #include "support/status_macros.h"
 #include "tools/cli/cli.h"
@@ -27,6 +30,24 @@ std::string TimeText(double seconds) {
   return fmt::format("{:.2f} s", seconds);
 }
 
+// An `.onnx` model is imported as `carve import` does by default (weights
+// frozen into constants, TVM's from_onnx); anything else is Relay text.
+absl::StatusOr<Module> LoadAnyModule(cli::Env& env, const std::string& path) {
+  if (std::filesystem::path(path).extension() != ".onnx") return cli::LoadTypedModule(env, path);
+  CARVE_ASSIGN_OR_RETURN(std::string bytes, env.read_file(path));
+  onnx_import::ImportOptions options;
+  options.freeze = true;
+  std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  options.base_dir = parent.empty() ? "." : parent.string();  // external weight files
+  absl::StatusOr<onnx_import::ImportResult> imported = onnx_import::ImportOnnx(bytes, options);
+  if (!imported.ok()) {
+    return absl::Status(imported.status().code(),
+                        fmt::format("{}: {}", path, std::string(imported.status().message())));
+  }
+  CARVE_RETURN_IF_ERROR(InferTypeAndAnnotate(imported->module).status());
+  return std::move(imported->module);
+}
+
 }  // namespace
 
 Session::Session(cli::Env& env, SessionOptions options) : env_(env), options_(std::move(options)) {}
@@ -38,7 +59,7 @@ absl::Status Session::RequireModule() const {
 
 absl::Status Session::Load(const std::string& path, const std::string& command) {
   double start = Now();
-  CARVE_ASSIGN_OR_RETURN(Module mod, cli::LoadTypedModule(env_, path));
+  CARVE_ASSIGN_OR_RETURN(Module mod, LoadAnyModule(env_, path));
   if (!options_.params_dir.empty()) {
     std::vector<std::string> args = {"--params", options_.params_dir};
     CARVE_ASSIGN_OR_RETURN(cli::ParsedArgs parsed,
@@ -64,16 +85,20 @@ void Session::PushStep(Module mod, const std::string& command, int command_id, s
   out() << StepSummary(history_.current()) << "\n";
 }
 
-absl::Status Session::RunPasses(const std::vector<PassPtr>& passes, const std::string& command) {
-  CARVE_RETURN_IF_ERROR(RequireModule());
-  EnsureConstantEvaluator();  // FoldConstant computes with the interpreter's kernels
+RuleFiles Session::rule_files() {
   RuleFileLoader load =
       [this](const std::string& path) -> absl::StatusOr<std::shared_ptr<const PatternLibrary>> {
     CARVE_ASSIGN_OR_RETURN(std::string text, env_.read_file(path));
     CARVE_ASSIGN_OR_RETURN(PatternLibrary library, ParsePatternFile(path, std::move(text)));
     return std::make_shared<const PatternLibrary>(std::move(library));
   };
-  ScopedRuleFiles rule_files(RuleFiles{std::move(load), pattern_files_});
+  return RuleFiles{std::move(load), pattern_files_};
+}
+
+absl::Status Session::RunPasses(const std::vector<PassPtr>& passes, const std::string& command) {
+  CARVE_RETURN_IF_ERROR(RequireModule());
+  EnsureConstantEvaluator();  // FoldConstant computes with the interpreter's kernels
+  ScopedRuleFiles rule_files(this->rule_files());
   // One context for the command, so passes hand over what they know
   // (MergeCompilerRegions' region sets to PartitionGraph) as in a pipeline.
   PassContext ctx;
@@ -83,6 +108,11 @@ absl::Status Session::RunPasses(const std::vector<PassPtr>& passes, const std::s
     double start = Now();
     absl::StatusOr<bool> changed = ctx.Run(*pass, mod);
     double seconds = Now() - start;
+    if (!changed.ok() && absl::IsCancelled(changed.status())) {
+      // The pass's module (`mod`) is dropped: the history stays as it was.
+      return absl::CancelledError(fmt::format(
+          "{} at step {}", std::string(changed.status().message()), history_.current() + 1));
+    }
     CARVE_RETURN_IF_ERROR(CheckCancellation());
     if (!changed.ok()) return changed.status();
     PushStep(std::move(mod), command, id, pass->Describe(), *changed, seconds);

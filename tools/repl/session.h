@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "grammar/pattern_node_names.h"
 #include "passes/pass.h"
+#include "passes/rewrite/rewrite_pass.h"
 #include "patterns/library.h"
 #include "tools/cli/env.h"
 #include "tools/repl/history.h"
@@ -51,6 +52,10 @@ class Session {
   // and keeps its patterns and rules for `match`, `why` and `Rewrite`.
   absl::Status LoadPatterns(const std::string& path);
   const std::vector<std::string>& pattern_files() const { return pattern_files_; }
+  // What a Rewrite pass reads its rules with (its file through env's
+  // read_file, or the session's pattern files): installed (ScopedRuleFiles)
+  // both while a pipeline is parsed, which loads the rule file, and while it runs.
+  RuleFiles rule_files();
   const std::vector<std::shared_ptr<const PatternLibrary>>& libraries() const { return libraries_; }
 
   // The printed text of step `index` with the current printing options.

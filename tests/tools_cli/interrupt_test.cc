@@ -1,0 +1,120 @@
+// Ctrl-C in `carve opt` / `partition` / `run`: the command stops with one
+// error line and exit 130, and an output file is either complete or absent
+// (written through a temporary renamed into place).
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "support/cancellation.h"
+#include "tools/cli/cli.h"
+#include "tools/cli/env.h"
+
+namespace carve::cli {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string Temp(const std::string& name) {
+  return (std::filesystem::path(testing::TempDir()) / name).string();
+}
+
+std::string ReadAll(int fd) {
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) text.append(buf, size_t(n));
+  return text;
+}
+
+// No file is left behind but the complete one: nothing named OUT.carve-tmp-*.
+bool TemporariesLeft(const std::string& out) {
+  std::string prefix = std::filesystem::path(out).filename().string() + ".carve-tmp-";
+  for (const auto& entry : std::filesystem::directory_iterator(testing::TempDir())) {
+    if (entry.path().filename().string().starts_with(prefix)) return true;
+  }
+  return false;
+}
+
+TEST(InterruptTest, OptStopsALongPassWithExit130AndNoOutputFile) {
+  std::string pat = Temp("interrupt_swap.pat");
+  std::ofstream(pat) << "rule swap_add = add(?a, ?b) => add(?b, ?a);\n";
+  std::string out = Temp("interrupt_out.relay");
+  std::filesystem::remove(out);
+  int err_pipe[2];
+  ASSERT_EQ(pipe(err_pipe), 0);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    dup2(err_pipe[1], STDERR_FILENO);
+    close(err_pipe[0]);
+    Env env = RealEnv();
+    _exit(RunCarve({"opt", std::string(CARVE_SOURCE_DIR) + "/examples/byoc_demo.relay", "-p",
+                    "InferType,Rewrite(" + pat +
+                        ",max_rounds=1000000000,max_rewrites=1000000000000000),FoldConstant",
+                    "-o", out},
+                   env));
+  }
+  close(err_pipe[1]);
+  // The rewrite never ends. A SIGINT that came before the handler was
+  // installed would end the child by the signal (reported below), so it is
+  // sent after two seconds, when the child is well into the rewrite.
+  sleep(2);
+  kill(pid, SIGINT);
+  int status = 0;
+  for (int i = 0; i < 600 && waitpid(pid, &status, WNOHANG) != pid; ++i) usleep(100 * 1000);
+  if (waitpid(pid, &status, WNOHANG) == 0) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    FAIL() << "carve opt did not stop on SIGINT";
+  }
+  std::string err = ReadAll(err_pipe[0]);
+  close(err_pipe[0]);
+  ASSERT_TRUE(WIFEXITED(status)) << "ended by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), kExitInterrupted) << err;
+  EXPECT_THAT(err, HasSubstr("error: interrupted: Rewrite("));
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_FALSE(TemporariesLeft(out));
+}
+
+// A write that finds the cancellation flag set when it is done leaves the
+// previous file as it was and no temporary.
+TEST(InterruptTest, AnInterruptedWriteKeepsThePreviousFile) {
+  std::string out = Temp("interrupt_keep.txt");
+  std::ofstream(out) << "previous\n";
+  Env env = RealEnv();
+  RequestCancellation();
+  absl::Status written = env.write_file(out, "new\n");
+  ClearCancellation();
+  EXPECT_TRUE(absl::IsCancelled(written)) << written;
+  std::ifstream in(out);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), "previous\n");
+  EXPECT_FALSE(TemporariesLeft(out));
+  // Without the flag the file is replaced.
+  ASSERT_TRUE(env.write_file(out, "new\n").ok());
+  std::ifstream again(out);
+  std::stringstream replaced;
+  replaced << again.rdbuf();
+  EXPECT_EQ(replaced.str(), "new\n");
+  EXPECT_FALSE(TemporariesLeft(out));
+}
+
+// Something that is not a regular file is written in place, never replaced.
+TEST(InterruptTest, DevNullIsWrittenInPlace) {
+  Env env = RealEnv();
+  ASSERT_TRUE(env.write_file("/dev/null", "text\n").ok());
+  EXPECT_TRUE(std::filesystem::is_character_file("/dev/null"));
+}
+
+}  // namespace
+}  // namespace carve::cli
