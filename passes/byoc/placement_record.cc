@@ -6,6 +6,8 @@
 #include <memory>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 #include "absl/container/flat_hash_set.h"
 #include "fmt/format.h"
 #include "ir/visit.h"
@@ -414,30 +416,9 @@ const Placement* PlacementRecord::Find(const Call* call) const {
 }
 
 std::string JsonString(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
+  // Invalid UTF-8 (an op or file name from a hostile input) becomes U+FFFD
+  // instead of an exception.
+  return nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string PlacementJson(const Placement& p, const std::vector<TargetSpecPtr>& backends,
