@@ -5,9 +5,11 @@
 //          | DTYPE                 -- an identifier starting int/uint/float/bfloat/bool
 //          | IDENT                 -- a type variable in scope
 //          | '_'                   -- to be inferred
+//          | 'ref' '(' type ')'    -- a reference (carve extension, see below)
 //   dim   := INT | INT 'i64' | '?'
 // carve also accepts type parameters on function types (TVM cannot parse
-// what its printer writes there) and `bfloat16` scalars.
+// what its printer writes there), `bfloat16` scalars and `ref(T)`, which
+// TVM's printer writes for a reference type but its parser does not read.
 #include "fmt/format.h"
 #include "grammar/parser_impl.h"
 #include "ir/tensor_size.h"
@@ -38,6 +40,15 @@ const Type* Parser::ParseType() {
     case TokenKind::kUnderscore:
       Next();
       return NewIncompleteType();
+    case TokenKind::kRef: {
+      Next();
+      TokenPos open = Peek();
+      if (!Expect(TokenKind::kLParen, "'(' after ref")) return nullptr;
+      const Type* value = ParseType();
+      if (value == nullptr) return nullptr;
+      if (!Expect(TokenKind::kRParen, "')' after the reference's type", &open)) return nullptr;
+      return RefTy(value);
+    }
     default:
       if (IsUnsupportedKeyword(Peek().kind)) {
         ErrorUnsupported(Peek());

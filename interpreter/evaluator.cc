@@ -118,6 +118,13 @@ absl::Status CheckValueType(const Value& arg, const Type* type) {
     }
     return absl::OkStatus();
   }
+  if (const RefType* r = DynCast<RefType>(type)) {
+    if (!arg.is_ref()) {
+      return absl::InvalidArgumentError(
+          fmt::format("expected {}, got {}", TypeToString(type), DescribeValue(arg)));
+    }
+    return CheckValueType(arg.ref_contents(), r->value());
+  }
   if (Isa<FuncType>(type) && !arg.is_closure() && !arg.is_global()) {
     return absl::InvalidArgumentError(
         fmt::format("expected {}, got {}", TypeToString(type), DescribeValue(arg)));

@@ -133,6 +133,12 @@ absl::Status Machine::Step(const Task& task) {
       observations_.pop_back();  // observations nest, so task.aux is the last
       return absl::OkStatus();
     }
+    case Op::kRefNew:
+      values_.back() = Value::NewRef(std::move(values_.back()));
+      return absl::OkStatus();
+    case Op::kRefRead:
+    case Op::kRefWrite:
+      return RefAccess(task);
   }
   return absl::InternalError("unknown evaluator task");
 }
@@ -193,6 +199,21 @@ absl::Status Machine::Eval(const Expr* e) {
       return absl::OkStatus();
     case ExprKind::kFunction:
       return EvalFunction(Cast<Function>(e));
+    case ExprKind::kRefCreate:
+      tasks_.push_back({Op::kRefNew, e});
+      tasks_.push_back({Op::kEval, Cast<RefCreate>(e)->value()});
+      return absl::OkStatus();
+    case ExprKind::kRefRead:
+      tasks_.push_back({Op::kRefRead, e});
+      tasks_.push_back({Op::kEval, Cast<RefRead>(e)->ref()});
+      return absl::OkStatus();
+    case ExprKind::kRefWrite: {
+      const RefWrite* w = Cast<RefWrite>(e);
+      tasks_.push_back({Op::kRefWrite, e});
+      tasks_.push_back({Op::kEval, w->value()});
+      tasks_.push_back({Op::kEval, w->ref()});
+      return absl::OkStatus();
+    }
     default:
       return absl::InternalError("unexpected expression kind");
   }
@@ -438,6 +459,26 @@ absl::Status Machine::Branch(const If* e) {
   }
   const bool taken = cond.tensor().GetAsDouble(0) != 0;
   tasks_.push_back({Op::kEval, taken ? e->then_branch() : e->else_branch()});
+  return absl::OkStatus();
+}
+
+// ref_read and ref_write, on the cell (and value) evaluated before them.
+absl::Status Machine::RefAccess(const Task& task) {
+  Value value;
+  if (task.op == Op::kRefWrite) value = PopValue();
+  Value cell = PopValue();
+  if (!cell.is_ref()) {
+    return AtSpan(task.expr->span(),
+                  absl::InvalidArgumentError(fmt::format(
+                      "{} expects a reference, got {}",
+                      task.op == Op::kRefWrite ? "ref_write" : "ref_read", DescribeValue(cell))));
+  }
+  if (task.op == Op::kRefRead) {
+    values_.push_back(cell.ref_contents());
+  } else {
+    cell.RefWrite(std::move(value));
+    values_.push_back(Value());
+  }
   return absl::OkStatus();
 }
 

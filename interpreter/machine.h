@@ -73,6 +73,9 @@ class Machine {
     kProject,    // pop a tuple, push field expr->index()
     kReturn,     // leave the current frame (its result stays pushed)
     kObserve,    // report observations_[aux] with the top value as result
+    kRefNew,     // pop a value, push a new cell holding it
+    kRefRead,    // pop a cell, push its contents
+    kRefWrite,   // pop a cell and a value, store the value, push `()`
   };
   struct Task {
     Op op;
@@ -103,6 +106,7 @@ class Machine {
                             std::vector<Value> args, Span span);
   absl::Status Branch(const If* e);
   absl::Status Project(const TupleGetItem* e);
+  absl::Status RefAccess(const Task& task);
 
   // Binds `v` in the current frame for its number of reads (dropped at once
   // when it is never read).

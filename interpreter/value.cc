@@ -21,6 +21,20 @@ Value Value::MakeClosure(Closure closure) {
   return v;
 }
 
+Value Value::NewRef(Value contents) {
+  Value v;
+  v.data_ = std::make_shared<RefCell>(RefCell{std::move(contents)});
+  return v;
+}
+
+const Value& Value::ref_contents() const {
+  return std::get<std::shared_ptr<RefCell>>(data_)->contents;
+}
+
+void Value::RefWrite(Value contents) const {
+  std::get<std::shared_ptr<RefCell>>(data_)->contents = std::move(contents);
+}
+
 std::span<const Value> Value::fields() const {
   const auto& p = std::get<std::shared_ptr<TupleNode>>(data_);
   if (p == nullptr) return {};
@@ -49,7 +63,7 @@ void Value::DestroyNested() {
 
 void Value::UnlinkChildren(std::vector<Value>& out) {
   auto take = [&out](Value& child) {
-    if (child.is_tuple() || child.is_closure()) out.push_back(std::move(child));
+    if (child.is_tuple() || child.is_closure() || child.is_ref()) out.push_back(std::move(child));
   };
   if (auto* t = std::get_if<std::shared_ptr<TupleNode>>(&data_)) {
     if (*t != nullptr && t->use_count() == 1) {
@@ -59,6 +73,8 @@ void Value::UnlinkChildren(std::vector<Value>& out) {
     if (*c != nullptr && c->use_count() == 1) {
       for (auto& captured : (*c)->captured) take(captured.second);
     }
+  } else if (auto* r = std::get_if<std::shared_ptr<RefCell>>(&data_)) {
+    if (*r != nullptr && r->use_count() == 1) take((*r)->contents);
   }
 }
 
@@ -103,6 +119,10 @@ const Type* RuntimeType(const Value& v) {
       return v.closure().function->checked_type();
     case Value::Kind::kGlobal:
       return v.global()->checked_type();
+    case Value::Kind::kRef: {
+      const Type* contents = RuntimeType(v.ref_contents());
+      return contents == nullptr ? nullptr : RefTy(contents);
+    }
   }
   return nullptr;
 }
@@ -128,6 +148,9 @@ std::string Describe(const Value& v, int depth) {
       return "closure";
     case Value::Kind::kGlobal:
       return fmt::format("@{}", v.global()->name());
+    case Value::Kind::kRef:
+      if (depth >= 4) return "ref(...)";
+      return fmt::format("ref({})", Describe(v.ref_contents(), depth + 1));
   }
   return "?";
 }

@@ -1,9 +1,10 @@
 // Runtime values of the interpreter: a tensor, a tuple of values, a closure
-// (a function literal with the values of its free variables), or a
-// reference to a module-level function.
+// (a function literal with the values of its free variables), a reference
+// to a module-level function, or a mutable cell (`ref(v)`, TVM's RefValue).
 //
 // Values are cheap to copy: tensors share their buffer, tuples and closures
-// are shared immutable nodes. Destroying the last reference to a deeply
+// are shared immutable nodes; a cell is shared and mutable (copies of a
+// `ref` value alias one cell, as in TVM). Destroying the last reference to a deeply
 // nested value (a tuple accumulated by a 1M-iteration loop, a chain of
 // closures capturing closures) is iterative: the destructor unlinks nested
 // nodes onto a worklist instead of recursing.
@@ -26,10 +27,11 @@ class Value;
 
 struct Closure;
 struct TupleNode;
+struct RefCell;
 
 class Value {
  public:
-  enum class Kind : uint8_t { kTensor, kTuple, kClosure, kGlobal };
+  enum class Kind : uint8_t { kTensor, kTuple, kClosure, kGlobal, kRef };
 
   // The empty tuple `()`.
   Value() : data_(std::shared_ptr<TupleNode>()) {}
@@ -46,18 +48,24 @@ class Value {
   static Value MakeClosure(Closure closure);
   // A module-level function, by name (`@f` used as a value).
   static Value Global(const GlobalVar* gv) { return Value(gv); }
+  // A new cell holding `contents`.
+  static Value NewRef(Value contents);
 
   Kind kind() const { return static_cast<Kind>(data_.index()); }
   bool is_tensor() const { return kind() == Kind::kTensor; }
   bool is_tuple() const { return kind() == Kind::kTuple; }
   bool is_closure() const { return kind() == Kind::kClosure; }
   bool is_global() const { return kind() == Kind::kGlobal; }
+  bool is_ref() const { return kind() == Kind::kRef; }
 
   // Accessors; the kind must match.
   const NDArray& tensor() const { return std::get<NDArray>(data_); }
   std::span<const Value> fields() const;
   const Closure& closure() const { return *std::get<std::shared_ptr<Closure>>(data_); }
   const GlobalVar* global() const { return std::get<const GlobalVar*>(data_); }
+  // The cell's current contents, and its update (seen through every copy).
+  const Value& ref_contents() const;
+  void RefWrite(Value contents) const;
 
   // Bytes of tensor storage reachable through tuples (closures count as
   // nothing); O(1): tuples cache the sum of their fields.
@@ -73,7 +81,8 @@ class Value {
 
   // Tuple and closure nodes are mutable only so that the destructor can
   // unlink their children; they are never modified while shared.
-  std::variant<NDArray, std::shared_ptr<TupleNode>, std::shared_ptr<Closure>, const GlobalVar*>
+  std::variant<NDArray, std::shared_ptr<TupleNode>, std::shared_ptr<Closure>, const GlobalVar*,
+               std::shared_ptr<RefCell>>
       data_;
 };
 
@@ -93,16 +102,21 @@ struct TupleNode {
   int64_t tensor_bytes = 0;  // Σ fields' TensorBytes()
 };
 
+struct RefCell {
+  Value contents;
+};
+
 // The tensors of `v` in order, tuples flattened depth first (TVM's output
 // order). Closures and globals contribute nothing.
 std::vector<NDArray> FlattenTensors(const Value& v);
 
 // The runtime type of a value: TensorType / TupleType of the contents, the
-// function's checked type (or nullptr) for closures and globals.
+// function's checked type (or nullptr) for closures and globals, ref(T) of
+// the current contents for a cell.
 const Type* RuntimeType(const Value& v);
 
 // A short description for messages: "Tensor[(1, 3), float32]", "(…, …)",
-// "closure", "@name". Tuples nested deeper than a few levels print as
+// "closure", "@name", "ref(…)". Tuples nested deeper than a few levels print as
 // "(...)", so the text stays short and the walk shallow.
 std::string DescribeValue(const Value& v);
 

@@ -391,6 +391,9 @@ class Comparer {
         return false;
       case TypeKind::kIncomplete:
         return true;
+      case TypeKind::kRef:
+        return TypesEqual(static_cast<const RefType*>(a)->value(),
+                          static_cast<const RefType*>(b)->value());
       case TypeKind::kTypeVar: {
         auto it = type_var_map_.find(static_cast<const TypeVar*>(a));
         return it != type_var_map_.end() && it->second == b;

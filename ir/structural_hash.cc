@@ -123,6 +123,9 @@ class Hasher {
         for (const Type* p : ft->params()) h = absl::HashOf(h, HashType(p));
         break;
       }
+      case TypeKind::kRef:
+        h = absl::HashOf(h, HashType(static_cast<const RefType*>(t)->value()));
+        break;
       case TypeKind::kTypeVar:
       case TypeKind::kIncomplete:
         break;

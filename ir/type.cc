@@ -54,9 +54,16 @@ struct TypeStore {
                         b->type_params().begin(), b->type_params().end());
     }
   };
+  struct RefHash {
+    size_t operator()(const RefType* t) const { return absl::HashOf(t->value()); }
+  };
+  struct RefEq {
+    bool operator()(const RefType* a, const RefType* b) const { return a->value() == b->value(); }
+  };
   absl::flat_hash_set<const TensorType*, TensorHash, TensorEq> tensors;
   absl::flat_hash_set<const TupleType*, TupleHash, TupleEq> tuples;
   absl::flat_hash_set<const FuncType*, FuncHash, FuncEq> funcs;
+  absl::flat_hash_set<const RefType*, RefHash, RefEq> refs;
 };
 
 TypeStore& Store() {
@@ -119,6 +126,17 @@ const FuncType* FuncTy(std::span<const Type* const> params, const Type* ret,
   auto* t = s.arena.New<FuncType>(s.arena.CopyArray(params), ret,
                                   s.arena.CopyArray(type_params));
   s.funcs.insert(t);
+  return t;
+}
+
+const RefType* RefTy(const Type* value) {
+  TypeStore& s = Store();
+  std::lock_guard<std::mutex> lock(s.mu);
+  RefType probe(value);
+  auto it = s.refs.find(&probe);
+  if (it != s.refs.end()) return *it;
+  auto* t = s.arena.New<RefType>(value);
+  s.refs.insert(t);
   return t;
 }
 
@@ -198,6 +216,8 @@ std::string TypeToString(const Type* t) {
       return std::string(static_cast<const TypeVar*>(t)->name());
     case TypeKind::kIncomplete:
       return "_";
+    case TypeKind::kRef:
+      return fmt::format("ref({})", TypeToString(static_cast<const RefType*>(t)->value()));
   }
   return "_";
 }

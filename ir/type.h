@@ -1,7 +1,8 @@
 // Relay types: tensor types with static or dynamic (`?`) dims, tuple types,
-// function types, type variables and incomplete types (inference holes).
+// function types, reference types, type variables and incomplete types
+// (inference holes).
 //
-// Tensor, tuple and function types are interned in a process-wide store, so
+// Tensor, tuple, function and reference types are interned in a process-wide store, so
 // two structurally equal types are the same pointer and compare with `==`.
 // Types are immutable and never freed.
 #pragma once
@@ -16,7 +17,7 @@
 
 namespace carve {
 
-enum class TypeKind : uint8_t { kTensor, kTuple, kFunc, kTypeVar, kIncomplete };
+enum class TypeKind : uint8_t { kTensor, kTuple, kFunc, kTypeVar, kIncomplete, kRef };
 
 // One dimension of a tensor shape: a constant extent or `?` (Any). `wide`
 // records that the extent was written as an int64 IntImm (`3i64`), which TVM
@@ -104,6 +105,18 @@ class FuncType : public Type {
   std::span<const TypeVar* const> type_params_;
 };
 
+// The type of a mutable cell holding a `value()` (TVM's RelayRefType,
+// printed `ref(T)`).
+class RefType : public Type {
+ public:
+  static constexpr TypeKind kKind = TypeKind::kRef;
+  explicit RefType(const Type* value) : Type(kKind), value_(value) {}
+  const Type* value() const { return value_; }
+
+ private:
+  const Type* value_;
+};
+
 // `_` in the text format: a type to be inferred. Each one is distinct.
 class IncompleteType : public Type {
  public:
@@ -132,12 +145,13 @@ const TensorType* ScalarTy(DataType dtype);
 const TupleType* TupleTy(std::span<const Type* const> fields);
 const FuncType* FuncTy(std::span<const Type* const> params, const Type* ret,
                        std::span<const TypeVar* const> type_params = {});
+const RefType* RefTy(const Type* value);
 // Fresh, never interned.
 const TypeVar* NewTypeVar(std::string_view name);
 const IncompleteType* NewIncompleteType();
 
 // TVM's text: `Tensor[(1, 3), float32]`, `float32`, `(T1, T2)`, `(T,)`,
-// `fn (T1) -> R`, `?` dims, `3i64` for wide dims, `_` for incomplete.
+// `fn (T1) -> R`, `ref(T)`, `?` dims, `3i64` for wide dims, `_` for incomplete.
 std::string TypeToString(const Type* t);
 // "(1, 3)" / "(4,)" for messages.
 std::string ShapeToString(std::span<const Dim> shape);

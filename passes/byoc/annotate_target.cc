@@ -66,6 +66,10 @@ class Annotator : public ExprMutator {
         return RewriteFunction(Cast<Function>(e));
       case ExprKind::kLet:
         return RewriteLet(Cast<Let>(Typed(e, Rebuild(e))));
+      case ExprKind::kRefCreate:
+      case ExprKind::kRefRead:
+      case ExprKind::kRefWrite:
+        return RewriteRef(Typed(e, Rebuild(e)));
       case ExprKind::kIf: {
         const If* post = Cast<If>(Typed(e, Rebuild(e)));
         return Typed(e, builder().MakeIf(InsertEnd(post->cond()), InsertEnd(post->then_branch()),
@@ -187,6 +191,34 @@ class Annotator : public ExprMutator {
     return item;
   }
 
+  // References as TVM's rewriter treats them: like a tuple, they take the
+  // common target of their operands (default for graph inputs), and are
+  // closed where they leave a region; without non-call ops their operands
+  // are closed and they stay outside every region.
+  const Expr* RewriteRef(const Expr* post) {
+    ExprList operands;
+    ForEachChild(post, [&](const Expr* c) { operands.push_back(c); });
+    Id target = kNone;
+    if (include_non_call_ops_) {
+      auto [common, annotated] = AnnotateArgs(operands, kNone);
+      target = common;
+      operands = annotated;
+    } else {
+      for (const Expr*& o : operands) o = InsertEnd(o);
+    }
+    const Expr* out;
+    if (const RefWrite* w = DynCast<RefWrite>(post)) {
+      out = builder().MakeRefWrite(operands[0], operands[1], w->span());
+    } else if (Isa<RefRead>(post)) {
+      out = builder().MakeRefRead(operands[0], post->span());
+    } else {
+      out = builder().MakeRefCreate(operands[0], post->span());
+    }
+    out->set_checked_type(post->checked_type());
+    if (include_non_call_ops_) SetTarget(out, target);
+    return out;
+  }
+
   const Expr* RewriteFunction(const Function* pre) {
     if (composite_target_.contains(pre)) return pre;  // a composite (see VisitChildren)
     const Function* post = Cast<Function>(Rebuild(pre));
@@ -256,7 +288,8 @@ class Annotator : public ExprMutator {
   // region (bodies, if parts, inputs of non-annotated nodes).
   const Expr* InsertEnd(const Expr* e) {
     if (const Id* found = target_of_.Find(e)) {
-      bool closable = Isa<TupleGetItem>(e) || ((Isa<Tuple>(e) || Isa<Call>(e)) && !IsNullaryValue(e));
+      bool closable = Isa<TupleGetItem>(e) || Isa<RefCreate>(e) || Isa<RefRead>(e) ||
+                      Isa<RefWrite>(e) || ((Isa<Tuple>(e) || Isa<Call>(e)) && !IsNullaryValue(e));
       if (!closable) return e;
       Id id = *found;
       const Call* end = MakeEnd(e, id);

@@ -132,10 +132,25 @@ void ExprTyper::Step() {
     }
     case ExprKind::kFunction:
       return StepFunction(frame);
-    case ExprKind::kRefCreate:  // references parse and print; typing them is to come
-    case ExprKind::kRefRead:
-    case ExprKind::kRefWrite:
-      return Done(e, Error(e->span(), "carve does not type-check references yet"));
+    case ExprKind::kRefCreate: {
+      auto* r = Cast<RefCreate>(e);
+      if (frame.Advance() == 0) return Push(r->value());
+      return Done(e, RefTy(TypeOf(r->value())));
+    }
+    case ExprKind::kRefRead: {
+      auto* r = Cast<RefRead>(e);
+      if (frame.Advance() == 0) return Push(r->ref());
+      return Done(e, TypeRefRead(r));
+    }
+    case ExprKind::kRefWrite: {
+      auto* w = Cast<RefWrite>(e);
+      if (frame.Advance() == 0) {
+        Push(w->value());
+        Push(w->ref());
+        return;
+      }
+      return Done(e, TypeRefWrite(w));
+    }
   }
 }
 

@@ -101,6 +101,9 @@ class ExprTyper {
   const Type* TypeProjection(const TupleGetItem* g);
   const Type* Project(const TupleGetItem* g, const Type* tuple_type);
   const Type* TypeIf(const If* e);
+  // References, in infer_ref.cc.
+  const Type* TypeRefRead(const RefRead* e);
+  const Type* TypeRefWrite(const RefWrite* e);
   void BindLetVar(const Let* let);
   const Type* FunctionType(const Function* fn);
 

@@ -19,6 +19,8 @@ bool ContainsIncomplete(const Type* t) {
   switch (t->kind()) {
     case TypeKind::kIncomplete:
       return true;
+    case TypeKind::kRef:
+      return ContainsIncomplete(static_cast<const RefType*>(t)->value());
     case TypeKind::kTuple:
       for (const Type* f : static_cast<const TupleType*>(t)->fields()) {
         if (ContainsIncomplete(f)) return true;

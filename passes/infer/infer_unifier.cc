@@ -86,6 +86,11 @@ const Type* TypeUnifier::Resolve(const Type* t) {
       if (!changed) params.assign(ft->params().begin(), ft->params().end());
       return FuncTy(params, ret, ft->type_params());
     }
+    case TypeKind::kRef: {
+      const Type* v = static_cast<const RefType*>(t)->value();
+      const Type* r = Resolve(v);
+      return r == v ? t : RefTy(r);
+    }
   }
   return t;
 }
@@ -118,6 +123,8 @@ TypeUnifier::State TypeUnifier::ClassifyOther(const Type* resolved) const {
       }
       return s;
     }
+    case TypeKind::kRef:
+      return Classify(static_cast<const RefType*>(resolved)->value());
   }
   return State::kComplete;
 }
@@ -140,6 +147,9 @@ void TypeUnifier::CollectHoles(const Type* resolved,
       CollectHoles(ft->ret(), out);
       return;
     }
+    case TypeKind::kRef:
+      CollectHoles(static_cast<const RefType*>(resolved)->value(), out);
+      return;
     default:
       return;
   }
@@ -243,6 +253,11 @@ const Type* TypeUnifier::Unify(const Type* a, const Type* b) {
       if (ret == nullptr) return nullptr;
       return FuncTy(params, ret, x->type_params());
     }
+    case TypeKind::kRef: {
+      const Type* u = Unify(static_cast<const RefType*>(a)->value(),
+                            static_cast<const RefType*>(b)->value());
+      return u == nullptr ? nullptr : RefTy(u);
+    }
     default:
       return nullptr;  // distinct type variables never unify
   }
@@ -269,6 +284,8 @@ const Type* TypeUnifier::Substitute(const Type* t,
       for (const Type* p : ft->params()) params.push_back(Substitute(p, map));
       return FuncTy(params, Substitute(ft->ret(), map), ft->type_params());
     }
+    case TypeKind::kRef:
+      return RefTy(Substitute(static_cast<const RefType*>(t)->value(), map));
     default:
       return t;
   }

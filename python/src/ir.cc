@@ -165,6 +165,7 @@ void BindTypes(py::module_& m) {
           case TypeKind::kFunc: return "FuncType";
           case TypeKind::kTypeVar: return "TypeVar";
           case TypeKind::kIncomplete: return "IncompleteType";
+          case TypeKind::kRef: return "RelayRefType";
         }
         return "Type";
       })

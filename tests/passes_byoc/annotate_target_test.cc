@@ -1,7 +1,7 @@
 // Ports of TVM v0.16 tests/python/relay/test_pass_annotate_target.py
 // (tvm-reference 6.3). Not ported: test_extern_dnnl's run half and
 // test_extern_dnnl_mobilenet (they execute DNNL code; the latter is skipped in
-// TVM too) and test_ref_create_read_write (carve's IR has no references).
+// TVM too).
 #include "passes/byoc/annotate_target.h"
 
 #include "fmt/format.h"
@@ -101,6 +101,53 @@ def @main(%x: Tensor[(10, 10), float32]) {
     ASSERT_TRUE(changed.ok()) << changed.status();
     EXPECT_EQ(checked, 2);
     EXPECT_NE(Show(mod).find("compiler=\"test_type_propagation\""), std::string::npos);
+  }
+}
+
+// test_ref_create_read_write: references take the common target of their
+// operands (default here) and are closed on every edge, only with
+// include_non_call_ops; otherwise only the relu is annotated.
+TEST(AnnotateTarget, RefCreateReadWrite) {
+  RegisterTarget("relu", {"nn.relu"});
+  const char* before = R"(
+def @main() {
+  %0 = ref(1f);
+  %1 = ref_read(%0);
+  %2 = nn.relu(%1);
+  ref_write(%0, %2)
+})";
+  Module with_refs = ParseTyped(R"(
+def @main() {
+  %0 = annotation.compiler_begin(1f, compiler="default");
+  %1 = ref(%0);
+  %2 = annotation.compiler_end(%1, compiler="default");
+  %3 = annotation.compiler_begin(%2, compiler="default");
+  %4 = ref_read(%3);
+  %5 = annotation.compiler_end(%4, compiler="default");
+  %6 = annotation.compiler_begin(%5, compiler="relu");
+  %7 = nn.relu(%6);
+  %8 = annotation.compiler_end(%1, compiler="default");
+  %9 = annotation.compiler_end(%7, compiler="relu");
+  %10 = annotation.compiler_begin(%8, compiler="default");
+  %11 = annotation.compiler_begin(%9, compiler="default");
+  %12 = ref_write(%10, %11);
+  annotation.compiler_end(%12, compiler="default")
+})");
+  Module without_refs = ParseTyped(R"(
+def @main() {
+  %0 = ref(1f);
+  %1 = ref_read(%0);
+  %2 = annotation.compiler_begin(%1, compiler="relu");
+  %3 = nn.relu(%2);
+  %4 = annotation.compiler_end(%3, compiler="relu");
+  ref_write(%0, %4)
+})");
+  for (bool non_call_ops : {true, false, true}) {
+    Module mod = ParseTyped(before);
+    RunOk(Annotate({"relu"}, non_call_ops), mod);
+    EXPECT_TRUE(SameModule(mod, non_call_ops ? with_refs : without_refs))
+        << "include_non_call_ops=" << non_call_ops << "\n"
+        << PrintModule(mod);
   }
 }
 
