@@ -16,48 +16,7 @@ struct Slot {
   uint32_t index;
 };
 
-// Appends the children of `e` in TVM's visit order.
-void PushSlots(const Expr* e, std::vector<Slot>& slots) {
-  switch (e->kind()) {
-    case ExprKind::kCall: {
-      const auto* c = Cast<Call>(e);
-      slots.push_back({c->callee(), true, IndexedGraph::kNone});
-      for (const Expr* a : c->args()) slots.push_back({a, true, IndexedGraph::kNone});
-      return;
-    }
-    case ExprKind::kTuple:
-      for (const Expr* f : Cast<Tuple>(e)->fields())
-        slots.push_back({f, true, IndexedGraph::kNone});
-      return;
-    case ExprKind::kTupleGetItem:
-      slots.push_back({Cast<TupleGetItem>(e)->tuple(), true, IndexedGraph::kNone});
-      return;
-    case ExprKind::kIf: {
-      const auto* i = Cast<If>(e);
-      for (const Expr* x : {i->cond(), i->then_branch(), i->else_branch()}) {
-        slots.push_back({x, true, IndexedGraph::kNone});
-      }
-      return;
-    }
-    case ExprKind::kFunction: {
-      const auto* f = Cast<Function>(e);
-      for (const Var* p : f->params()) slots.push_back({p, false, IndexedGraph::kNone});
-      slots.push_back({f->body(), true, IndexedGraph::kNone});
-      return;
-    }
-    case ExprKind::kLet: {
-      const auto* l = Cast<Let>(e);
-      slots.push_back({l->value(), false, IndexedGraph::kNone});
-      slots.push_back({l->var(), false, IndexedGraph::kNone});
-      slots.push_back({l->body(), true, IndexedGraph::kNone});
-      return;
-    }
-    default:
-      return;
-  }
-}
-
-// PushSlots' children one at a time: how many, the k-th, and whether it is
+// A node's children one at a time: how many, the k-th, and whether it is
 // a dataflow input of `e`.
 size_t NumChildren(const Expr* e) {
   switch (e->kind()) {
@@ -66,7 +25,11 @@ size_t NumChildren(const Expr* e) {
     case ExprKind::kTuple:
       return Cast<Tuple>(e)->fields().size();
     case ExprKind::kTupleGetItem:
+    case ExprKind::kRefCreate:
+    case ExprKind::kRefRead:
       return 1;
+    case ExprKind::kRefWrite:
+      return 2;
     case ExprKind::kIf:
     case ExprKind::kLet:
       return 3;
@@ -92,6 +55,14 @@ const Expr* ChildAt(const Expr* e, size_t k) {
       return Cast<Tuple>(e)->fields()[k];
     case ExprKind::kTupleGetItem:
       return Cast<TupleGetItem>(e)->tuple();
+    case ExprKind::kRefCreate:
+      return Cast<RefCreate>(e)->value();
+    case ExprKind::kRefRead:
+      return Cast<RefRead>(e)->ref();
+    case ExprKind::kRefWrite: {
+      const auto* w = Cast<RefWrite>(e);
+      return k == 0 ? w->ref() : w->value();
+    }
     case ExprKind::kIf: {
       const auto* i = Cast<If>(e);
       return k == 0 ? i->cond() : k == 1 ? i->then_branch() : i->else_branch();
@@ -117,6 +88,13 @@ bool IsInputChild(const Expr* e, size_t k) {
       return k == 2;
     default:
       return true;
+  }
+}
+
+// Appends the children of `e` in TVM's visit order (its IndexedGraph's).
+void PushSlots(const Expr* e, std::vector<Slot>& slots) {
+  for (size_t k = 0, n = NumChildren(e); k < n; ++k) {
+    slots.push_back({ChildAt(e, k), IsInputChild(e, k), IndexedGraph::kNone});
   }
 }
 

@@ -174,6 +174,9 @@ class AnnotatedRegionSet::Builder {
         return VisitCall(i, kids.subspan(1));
       case ExprKind::kTuple:
       case ExprKind::kTupleGetItem:
+      case ExprKind::kRefCreate:
+      case ExprKind::kRefRead:
+      case ExprKind::kRefWrite:
         return AddToArgRegion(i, ArgsOf(kids));
       case ExprKind::kLet:
         set_.lets_.Record(Cast<Let>(set_.node_[i]));
