@@ -5,9 +5,11 @@
 
 #include <cctype>
 
+#include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 #include "frontend/onnx/converter.h"
 #include "frontend/onnx/model_reader.h"
 #include "ir/type.h"
@@ -112,7 +114,8 @@ absl::StatusOr<const Type*> GraphImporter::InputType(const onnx::ValueInfoProto&
   }
   if (!tt.has_shape()) {
     return absl::InvalidArgumentError(fmt::format(
-        "graph input '{}' has no shape: give one with --shape {}=D1,D2,...", info.name(),
+        "graph input '{0}' has no shape: give one (`--shape {0}=D1,D2,...`; in Python, "
+        "`shape={{\"{0}\": (D1, D2, ...)}}`)",
         info.name()));
   }
   for (const onnx::TensorShapeProto::Dimension& d : tt.shape().dim()) {
@@ -122,12 +125,15 @@ absl::StatusOr<const Type*> GraphImporter::InputType(const onnx::ValueInfoProto&
 }
 
 absl::Status GraphImporter::AddInputs() {
+  std::vector<std::string> inputs;  // the graph's real inputs, to name them in an error
+  for (const onnx::ValueInfoProto& info : model_.graph().input()) {
+    if (!values_.contains(info.name())) inputs.push_back(info.name());
+  }
   for (const auto& [name, shape] : options_.shapes) {
-    bool found = false;
-    for (const onnx::ValueInfoProto& info : model_.graph().input()) found |= info.name() == name;
-    if (!found || values_.contains(name)) {
-      return absl::InvalidArgumentError(
-          fmt::format("--shape names '{}', which is not an input of the graph", name));
+    if (absl::c_find(inputs, name) == inputs.end()) {
+      return absl::InvalidArgumentError(fmt::format(
+          "a shape is given for '{}', which is not an input of the graph (its inputs: {})", name,
+          inputs.empty() ? std::string("none") : fmt::format("{}", fmt::join(inputs, ", "))));
     }
   }
   for (const onnx::ValueInfoProto& info : model_.graph().input()) {
