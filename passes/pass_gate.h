@@ -42,7 +42,7 @@ PassPtr GatePipeline(const PassPtr& pipeline, const PassGate& gate,
 
 // Parses `--opt-level` text: an integer 0..4 (TVM's levels).
 absl::StatusOr<int> ParseOptLevel(std::string_view text);
-// Parses `--disabled-pass` text: comma-separated registered pass names;
+// Parses `--disabled-pass` text: comma-separated pass names, carve's or TVM's;
 // InvalidArgument naming an unknown one.
 absl::StatusOr<std::vector<std::string>> ParseDisabledPasses(
     std::string_view text, const PassRegistry& registry = PassRegistry::Global());

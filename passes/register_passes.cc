@@ -192,6 +192,15 @@ void RegisterBuiltinPasses(PassRegistry& registry) {
   registry.Register(At(3, Simple("ForwardFoldScaleAxis",
                                   "fold a multiply into the conv/dense after it",
                                   ForwardFoldScaleAxis)));
+  // TVM's FoldScaleAxis is a Sequential of these three with its default
+  // level (0): in a context below 3 only its FoldConstant runs.
+  registry.Register(Simple("FoldScaleAxis",
+                           "BackwardFoldScaleAxis, ForwardFoldScaleAxis, FoldConstant (TVM's sequence)",
+                           [] {
+                             return MakeSequential("FoldScaleAxis",
+                                                   {BackwardFoldScaleAxis(), ForwardFoldScaleAxis(),
+                                                    FoldConstant()});
+                           }));
   registry.Register(Simple("FlattenNestedTuples",
                            "PartitionGraph's first step: compiler_end(tuple) -> tuple of ends",
                            FlattenNestedTuplesPass));

@@ -10,6 +10,18 @@
 
 A pass returns a new module and leaves its argument as it was. Every pass carve has
 is also reachable through parse_pipeline("InferType,FoldConstant,...") (list_passes()).
+
+As in TVM, a Sequential runs the members its pass context lets run: those registered
+at most at its opt_level (2 outside any `with`) and not in its disabled_pass:
+
+    with carve.transform.PassContext(opt_level=3, disabled_pass=["AlterOpLayout"]):
+        mod = seq(mod)                       # FoldScaleAxis (level 3) runs here
+        mod = carve.partition_for(mod, "arm_compute_lib")   # in this context too
+
+A pass applied directly, parse_pipeline's included, runs whole, as a TVM pass applied
+directly does (TVM's FoldScaleAxis, a Sequential itself, would skip its level-3 members
+below opt_level 3); partition_for outside any `with` runs in its backend's own context
+(docs/backends.md).
 """
 
 from ._carve import (  # noqa: F401
@@ -19,6 +31,7 @@ from ._carve import (  # noqa: F401
     MergeComposite,
     PartitionGraph,
     Pass,
+    PassContext,
     Sequential,
     list_passes,
     parse_pipeline,

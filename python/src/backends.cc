@@ -17,6 +17,7 @@
 #include "fmt/format.h"
 #include "handles.h"
 #include "params.h"
+#include "pass_context.h"
 
 namespace py = pybind11;
 
@@ -49,6 +50,9 @@ ModuleHandle PartitionFor(const ModuleHandle& mod, const py::object& backends,
   options.params = ToParamMap(params);
   options.mod_name = mod_name;
   options.prune = prune;
+  // Inside `with PassContext(...)` the flow runs in that context (as
+  // `carve partition --opt-level`); outside, in the backend's own.
+  options.gate = ActivePassGate();
   // Rules registered from Python (register_op_attr) run inside.
   return ModuleHandle{ValueOrThrow(WithCallbacks(
       mod.mod.shared_arena(), [&] { return PartitionForBackends(mod.mod, specs, options); }))};
@@ -79,6 +83,7 @@ py::object Codegen(const ModuleHandle& input, const std::string& backend, const 
     std::vector<TargetSpecPtr> specs = ValueOrThrow(ResolveBackends(backend));
     BackendPartitionOptions options;
     options.params = ToParamMap(params);
+    options.gate = ActivePassGate();
     mod = ValueOrThrow(WithCallbacks(mod.shared_arena(),
                                      [&] { return PartitionForBackends(mod, specs, options); }));
   } else if (!params.is_none()) {

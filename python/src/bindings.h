@@ -8,6 +8,7 @@ namespace carve::python {
 void BindIR(pybind11::module_& m);          // ir.cc: modules, expressions, text, equality
 void BindBuilder(pybind11::module_& m);     // builder.cc: building expressions (relay.*)
 void BindPasses(pybind11::module_& m);      // passes.cc: transform.*
+void BindPassContext(pybind11::module_& m); // pass_context.cc: transform.PassContext
 void BindPatterns(pybind11::module_& m);    // patterns.cc: dataflow patterns, match, why
 void BindBackends(pybind11::module_& m);    // backends.cc: partition_for, codegen
 void BindRun(pybind11::module_& m);         // run.cc: run, compare

@@ -11,6 +11,7 @@ PYBIND11_MODULE(_carve, m) {
   carve::python::BindIR(m);
   carve::python::BindBuilder(m);
   carve::python::BindPasses(m);
+  carve::python::BindPassContext(m);
   carve::python::BindPatterns(m);
   carve::python::BindBackends(m);
   carve::python::BindRun(m);

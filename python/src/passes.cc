@@ -2,6 +2,8 @@
 // tvm.ir.register_op_attr for annotation rules written in Python.
 #include "passes.h"
 
+#include <optional>
+
 #include <string>
 #include <vector>
 
@@ -19,6 +21,8 @@
 #include "passes/byoc/partition_graph.h"
 #include "passes/pass_registry.h"
 #include "passes/byoc/target.h"
+#include "pass_context.h"
+#include "passes/pass_gate.h"
 #include "patterns_handle.h"
 
 namespace py = pybind11;
@@ -147,8 +151,11 @@ void RegisterOpAttr(const std::string& op_name, const std::string& key, const py
 
 void BindPasses(py::module_& m) {
   py::class_<PassHandle>(m, "Pass")
-      .def("__call__", [](const PassHandle& p, const ModuleHandle& mod) { return RunOnCopy(*p.pass, mod); },
-           py::arg("mod"))
+      .def("__call__", [](const PassHandle& p, const ModuleHandle& mod) {
+             if (!p.tvm_sequential) return RunOnCopy(*p.pass, mod);
+             // TVM's default context (opt_level 2) outside any `with`.
+             return RunOnCopy(*GatePipeline(p.pass, ActivePassGate().value_or(PassGate{})), mod);
+           }, py::arg("mod"))
       .def_property_readonly("name", [](const PassHandle& p) { return p.pass->name(); })
       .def("__str__", [](const PassHandle& p) { return p.pass->Describe(); })
       .def("__repr__", [](const PassHandle& p) { return fmt::format("Pass({})", p.pass->Describe()); })
@@ -171,7 +178,7 @@ void BindPasses(py::module_& m) {
   m.def("Sequential", [](const std::vector<PassHandle>& passes, const std::string& name) {
     std::vector<PassPtr> members;
     for (const PassHandle& p : passes) members.push_back(p.pass);
-    return PassHandle{MakeSequential(name, std::move(members))};
+    return PassHandle{MakeSequential(name, std::move(members)), /*tvm_sequential=*/true};
   }, py::arg("passes"), py::arg("name") = "sequential");
   m.def("parse_pipeline", [](const std::string& text) { return PassHandle{ValueOrThrow(ParsePipeline(text))}; },
         py::arg("text"));

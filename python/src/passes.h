@@ -11,6 +11,12 @@ namespace carve::python {
 
 struct PassHandle {
   PassPtr pass;
+  // Made by transform.Sequential: asks the pass context which members run
+  // (nested sequences included), as TVM's Sequential does. Any other pass
+  // applied directly runs whole, as a TVM pass applied directly does and as
+  // `carve opt -p` does (TVM's FoldScaleAxis, itself a Sequential, would
+  // skip its level-3 members below opt_level 3).
+  bool tvm_sequential = false;
 };
 
 // Runs `pass` on a copy of `mod` (modules are values: the input is left as

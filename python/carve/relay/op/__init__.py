@@ -2,7 +2,7 @@
 
 import types as _types
 
-from .. import _carve
+from ... import _carve
 
 # What TVM's Python wrappers pass where they differ from the C++ defaults
 # (shared/spec/ops.md section 18), so Python-built graphs print as TVM's do.
@@ -52,7 +52,7 @@ def _as_expr(x):
         return x
     if isinstance(x, (list, tuple)):
         return _carve.make_tuple([_as_expr(f) for f in x])
-    from . import const
+    from .. import const
 
     if isinstance(x, (int, float, bool)) or hasattr(x, "__array__"):
         return const(x)
