@@ -27,6 +27,10 @@ enum class LayoutRule : uint8_t {
   kBatchNorm = 4,  // follows its input, axis remapped
   kPad = 5,        // follows its input, pad_width permuted
   kReduce = 6,     // follows its input, reduced axes remapped
+  kDense = 7,      // reads and writes "NC" (TVM's DenseInferCorrectLayout)
+  kAxis = 8,       // follows its data (input 0), its `axis` remapped (qnn.requantize)
+  kBroadcast = 9,  // numpy-style broadcast of inputs 0 and 1; the others (quantization
+                   // parameters) are read as they are (TVM's QnnBinaryBroadcastLayout)
 };
 
 // How FoldScaleAxis treats an op: the kind of TVM's FForwardPrep /
@@ -80,6 +84,9 @@ inline constexpr uint32_t kOpLayoutConcat = uint32_t(LayoutRule::kConcat) << 8;
 inline constexpr uint32_t kOpLayoutBatchNorm = uint32_t(LayoutRule::kBatchNorm) << 8;
 inline constexpr uint32_t kOpLayoutPad = uint32_t(LayoutRule::kPad) << 8;
 inline constexpr uint32_t kOpLayoutReduce = uint32_t(LayoutRule::kReduce) << 8;
+inline constexpr uint32_t kOpLayoutDense = uint32_t(LayoutRule::kDense) << 8;
+inline constexpr uint32_t kOpLayoutAxis = uint32_t(LayoutRule::kAxis) << 8;
+inline constexpr uint32_t kOpLayoutBroadcast = uint32_t(LayoutRule::kBroadcast) << 8;
 
 inline constexpr uint32_t kOpScalePassThrough = uint32_t(ScaleRule::kPassThrough) << 12;
 inline constexpr uint32_t kOpScaleAddSub = uint32_t(ScaleRule::kAddSub) << 12;

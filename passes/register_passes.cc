@@ -5,6 +5,7 @@
 #include "fmt/format.h"
 #include "passes/byoc/annotate_target.h"
 #include "passes/simplify/cleanup_passes.h"
+#include "passes/layout/alter_op_layout.h"
 #include "passes/layout/convert_layout.h"
 #include "passes/fold/fold_constant.h"
 #include "passes/fold/fold_scale_axis.h"
@@ -113,10 +114,15 @@ PassInfo ConvertLayoutInfo() {
                   "move conv2d to a data layout (NCHW or NHWC); ops after it follow",
                   {Param("data_layout", PassParamKind::kString, std::nullopt, "NCHW or NHWC"),
                    Param("kernel_layout", PassParamKind::kString, "default",
-                         "conv2d kernel layout (default: OIHW / HWIO, HWOI depthwise)")},
+                         "conv2d kernel layout (default: OIHW / HWIO, HWOI depthwise)"),
+                   Param("ops", PassParamKind::kStringList, "nn.conv2d",
+                         "the convolution ops to convert (TVM's desired_layouts keys)")},
                   [](const PassArgs& args) -> absl::StatusOr<PassPtr> {
-                    return ConvertLayout({args.String("data_layout"),
-                                          args.String("kernel_layout")});
+                    DesiredLayout desired;
+                    desired.data = args.String("data_layout");
+                    desired.kernel = args.String("kernel_layout");
+                    desired.ops = args.Strings("ops");
+                    return ConvertLayout(std::move(desired));
                   }};
 }
 
@@ -178,6 +184,10 @@ void RegisterBuiltinPasses(PassRegistry& registry) {
   registry.Register(At(2, FoldConstantInfo()));
   registry.Register(At(1, DeadCodeEliminationInfo()));
   registry.Register(At(3, ConvertLayoutInfo()));
+  registry.Register(At(3, Simple("AlterOpLayout",
+                                  "TVM's layout rewriter with no target alteration: broadcast "
+                                  "operands next to conv/dense/pool outputs take their rank",
+                                  AlterOpLayout)));
   registry.Register(RewriteInfo());
   registry.Register(Simple("SimplifyExpr", "algebraic simplifications as pattern rules",
                            SimplifyExpr));

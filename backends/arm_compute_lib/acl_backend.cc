@@ -9,13 +9,15 @@ namespace carve {
 namespace {
 
 // arm_compute_lib.py's relay.ext.arm_compute_lib.optimize: ConvertLayout
-// with nn.conv2d in NHWC / OHWI (IHWO for a depthwise convolution, its
-// convert_layout_conv2d), then FoldConstant, so the partitions hold OHWI
-// constant kernels and `add` biases (ConvertLayout's CanonicalizeOps).
-// carve's ConvertLayout has no qnn.conv2d rule: a quantized convolution
-// keeps its kernel layout (docs/backends.md).
+// with nn.conv2d and qnn.conv2d in NHWC / OHWI (IHWO for a depthwise
+// convolution, its convert_layout_conv2d), then FoldConstant, so the
+// partitions hold OHWI constant kernels and `add` biases of shape
+// (1, 1, 1, C) (ConvertLayout's CanonicalizeOps and broadcast rule), as
+// TVM's test_conv2d.py expects in its codegen.
 PassPtr AclOptimize() {
-  absl::StatusOr<PassPtr> convert = ConvertLayout({"NHWC", "OHWI", "IHWO"});
+  DesiredLayout desired{"NHWC", "OHWI", "IHWO"};
+  desired.ops = {"nn.conv2d", "qnn.conv2d"};
+  absl::StatusOr<PassPtr> convert = ConvertLayout(std::move(desired));
   return MakeSequential("relay.ext.arm_compute_lib.optimize", {*convert, FoldConstant()});
 }
 

@@ -63,6 +63,53 @@ std::string ExpandPrimal(const std::string& src, const std::string& dst) {
   return out + src;
 }
 
+// TVM's TryTransformLike for layouts without split axes: `old` (the layout
+// of a broadcast operand of lower rank) renamed so that it moves as
+// `ref_old` moves to `ref_new`. Axes of `ref_old` are matched to `old`'s
+// from the right; an axis of `ref_old` without a partner takes its own
+// letter when `old` does not use it, else the first unused letter. The
+// result has `ref_new`'s rank: "C" with NHWC -> NHWC gives "NHWC", "NC"
+// with NCHW -> NCHW gives "ABNC".
+std::string TryTransformLike(const std::string& old, const std::string& ref_old,
+                             const std::string& ref_new) {
+  if (old.empty()) return old;  // a rank-0 operand broadcasts as it is
+  std::map<char, char> mapping;
+  std::string used;
+  for (size_t k = 0; k < old.size(); ++k) {
+    mapping[ref_old[ref_old.size() - 1 - k]] = old[old.size() - 1 - k];
+    used += old[old.size() - 1 - k];
+  }
+  for (size_t k = ref_old.size(); k-- > 0;) {
+    char axis = ref_old[k];
+    if (mapping.contains(axis)) continue;
+    char pick = axis;
+    if (used.find(pick) != std::string::npos) {
+      for (pick = 'A'; used.find(pick) != std::string::npos; ++pick) {
+      }
+    }
+    mapping[axis] = pick;
+    used += pick;
+  }
+  std::string out;
+  for (char axis : ref_new) out += mapping[axis];
+  return out;
+}
+
+// A layout of `rank` distinct primal axes (no split axes such as NCHW16c):
+// the layouts this pass reasons about.
+bool IsPlainLayout(std::string_view layout, size_t rank) {
+  if (layout.size() != rank) return false;
+  for (size_t i = 0; i < layout.size(); ++i) {
+    if (layout[i] < 'A' || layout[i] > 'Z' || layout.find(layout[i]) != i) return false;
+  }
+  return true;
+}
+
+size_t RankOf(const Expr* e) {
+  const auto* type = DynCast<TensorType>(e->checked_type());
+  return type == nullptr ? 0 : type->rank();
+}
+
 // Every extent is 1 (TVM's IsScalar in the layout rewriter: such an operand
 // broadcasts in any layout and is never transformed).
 bool AllOnes(const TensorType* t) {
@@ -83,7 +130,11 @@ bool AllOnes(const TensorType* t) {
 class LayoutConverter : public TypedMutator {
  public:
   LayoutConverter(Arena* arena, const DesiredLayout& desired)
-      : TypedMutator(arena), desired_(desired) {}
+      : TypedMutator(arena), desired_(desired) {
+    for (const std::string& name : desired.ops) {
+      if (const OpInfo* op = FindOp(name)) convert_ops_.insert(op);
+    }
+  }
 
   // Records the batch_norm calls that some node other than a projection
   // reads (they keep their layout).
@@ -120,6 +171,9 @@ class LayoutConverter : public TypedMutator {
     const Expr* post = RebuildNode(
         e, [this](const Expr* c) { return Realize(c); }, builder());
     if (post != e) post->set_checked_type(e->checked_type());
+    if (const Call* call = DynCast<Call>(e); call != nullptr && call->op() != nullptr) {
+      NoteKnownLayout(call);
+    }
     return post;
   }
 
@@ -132,6 +186,71 @@ class LayoutConverter : public TypedMutator {
   const Alt* FindAlt(const Expr* e) const {
     auto it = alt_.find(e);
     return it == alt_.end() ? nullptr : &it->second;
+  }
+
+  // The layout TVM's rules give `e`: alternated (old -> new), or defined
+  // and unchanged (old == new); nullopt when no rule defines it.
+  std::optional<Alt> FindLayout(const Expr* e) const {
+    if (const Alt* alt = FindAlt(e)) return *alt;
+    auto it = known_.find(e);
+    if (it == known_.end()) return std::nullopt;
+    return Alt{it->second, it->second};
+  }
+
+  // The inputs of `call` from `first` on, each back in its original layout
+  // (a qnn op's scales and zero points).
+  void AppendRealized(const Call* call, size_t first, std::vector<const Expr*>& args) {
+    for (size_t i = first; i < call->args().size(); ++i) args.push_back(Realize(call->args()[i]));
+  }
+
+  // Records the layout TVM's FInferCorrectLayout defines for the output of
+  // `call`, which this pass left in its layout: a conv2d / pool / dense
+  // output, and ops that follow their data input's defined layout.
+  void NoteKnownLayout(const Call* call) {
+    if (alt_.contains(call) || known_.contains(call)) return;
+    const OpInfo& op = *call->op();
+    size_t rank = RankOf(call);
+    const Attrs* attrs = call->attrs();
+    std::string layout;
+    switch (LayoutRuleOf(op)) {
+      case LayoutRule::kConv:
+        if (attrs == nullptr) return;
+        layout = attrs->GetString("out_layout", "");
+        if (layout.empty()) layout = attrs->GetString("data_layout", "NCHW");
+        break;
+      case LayoutRule::kPool:
+        if (attrs == nullptr) return;
+        layout = attrs->GetString("out_layout", "");
+        if (layout.empty()) layout = attrs->GetString("layout", "NCHW");
+        break;
+      case LayoutRule::kDense: layout = "NC"; break;
+      case LayoutRule::kPad:
+      case LayoutRule::kAxis: layout = KnownInput(call->args()[0]); break;
+      case LayoutRule::kConcat: layout = KnownFields(call->args()[0]); break;
+      case LayoutRule::kNone:
+        if (call->args().size() == 1 && op.pattern == OpPattern::kElemWise) {
+          layout = KnownInput(call->args()[0]);
+        }
+        break;
+      default: break;
+    }
+    if (IsPlainLayout(layout, rank)) known_[call] = layout;
+  }
+
+  std::string KnownInput(const Expr* e) const {
+    auto it = known_.find(e);
+    return it == known_.end() ? "" : it->second;
+  }
+
+  // The one defined, unchanged layout of every field of a tuple, or "".
+  std::string KnownFields(const Expr* e) const {
+    const Tuple* tuple = DynCast<Tuple>(e);
+    if (tuple == nullptr || tuple->fields().empty()) return "";
+    std::string first = KnownInput(tuple->fields()[0]);
+    for (const Expr* f : tuple->fields()) {
+      if (KnownInput(f) != first) return "";
+    }
+    return first;
   }
 
   // The mutated child, back in its original layout.
@@ -197,7 +316,11 @@ class LayoutConverter : public TypedMutator {
 
   const Expr* Record(const Expr* original, const Expr* value, std::string old_layout,
                      std::string new_layout) {
-    if (old_layout != new_layout) alt_[original] = Alt{std::move(old_layout), std::move(new_layout)};
+    if (old_layout != new_layout) {
+      alt_[original] = Alt{std::move(old_layout), std::move(new_layout)};
+    } else if (IsPlainLayout(old_layout, RankOf(original))) {
+      known_[original] = std::move(old_layout);
+    }
     return value;
   }
 
@@ -211,6 +334,9 @@ class LayoutConverter : public TypedMutator {
       case LayoutRule::kBatchNorm: return AdaptBatchNorm(call);
       case LayoutRule::kPad: return AdaptPad(call);
       case LayoutRule::kReduce: return AdaptReduce(call);
+      case LayoutRule::kAxis: return AdaptAxis(call);
+      case LayoutRule::kBroadcast: return AdaptBroadcast(call);
+      case LayoutRule::kDense:  // reads "NC": an alternated input goes back
       case LayoutRule::kNone: break;
     }
     if (call->args().size() == 1 && op->pattern == OpPattern::kElemWise) {
@@ -233,7 +359,7 @@ class LayoutConverter : public TypedMutator {
 
   const Expr* ConvertConv(const Call* call) {
     const Attrs* attrs = call->attrs();
-    if (attrs == nullptr) return nullptr;
+    if (attrs == nullptr || !convert_ops_.contains(call->op())) return nullptr;
     std::string layout(attrs->GetString("data_layout", "NCHW"));
     std::string kernel(attrs->GetString("kernel_layout", "OIHW"));
     std::string out_layout(attrs->GetString("out_layout", ""));
@@ -258,11 +384,13 @@ class LayoutConverter : public TypedMutator {
     }
     const Expr* new_data = TransformOnce(Mutated(data), data_now, desired_.data);
     const Expr* new_weight = TransformOnce(Mutated(weight), weight_now, want_kernel);
+    std::vector<const Expr*> args = {new_data, new_weight};
+    AppendRealized(call, 2, args);
     const Attrs* new_attrs = WithField(attrs, "data_layout", AttrValue::Str(desired_.data));
     new_attrs = WithField(new_attrs, "kernel_layout", AttrValue::Str(want_kernel));
     std::string old_out = out_layout.empty() ? layout : out_layout;
     std::string new_out = out_layout.empty() ? desired_.data : out_layout;
-    return Record(call, Remake(call, {new_data, new_weight}, new_attrs, old_out, new_out), old_out,
+    return Record(call, Remake(call, std::move(args), new_attrs, old_out, new_out), old_out,
                   new_out);
   }
 
@@ -298,38 +426,66 @@ class LayoutConverter : public TypedMutator {
                   layout, copy.new_layout);
   }
 
-  // TVM's BinaryBroadcastLayout with the rewriter's transforms: the result
-  // takes the layout of the operand of larger rank; the other operand is
-  // expanded and transformed to it.
+  // TVM's BinaryBroadcastLayout with the rewriter's transforms, on inputs
+  // 0 and 1 (a qnn op's other inputs are read as they are). An operand
+  // without a defined layout takes the other's trailing axes; the result
+  // takes the new layout of the operand of larger rank, and the other
+  // operand is renamed like it (TryTransformLike), expanded with
+  // expand_dims and transformed to that.
   const Expr* AdaptBroadcast(const Call* call) {
     const Expr* a[2] = {call->args()[0], call->args()[1]};
-    const Alt* alt[2] = {FindAlt(a[0]), FindAlt(a[1])};
-    if (alt[0] == nullptr && alt[1] == nullptr) return nullptr;
+    std::optional<Alt> lay[2] = {FindLayout(a[0]), FindLayout(a[1])};
+    if (!lay[0].has_value() && !lay[1].has_value()) return nullptr;
     const TensorType* type[2];
     std::string old_l[2], now[2];
-    const Alt* known = alt[0] != nullptr ? alt[0] : alt[1];
+    const Alt known = lay[0].has_value() ? *lay[0] : *lay[1];
     for (int i = 0; i < 2; ++i) {
       type[i] = DynCast<TensorType>(a[i]->checked_type());
       if (type[i] == nullptr) return nullptr;
-      if (alt[i] != nullptr) {
-        old_l[i] = alt[i]->old_layout;
-        now[i] = alt[i]->new_layout;
+      if (lay[i].has_value()) {
+        old_l[i] = lay[i]->old_layout;
+        now[i] = lay[i]->new_layout;
         continue;
       }
-      if (type[i]->rank() > known->old_layout.size()) return nullptr;
-      old_l[i] = now[i] = Suffix(known->old_layout, type[i]->rank());
+      if (type[i]->rank() > known.old_layout.size()) return nullptr;
+      old_l[i] = now[i] = Suffix(known.old_layout, type[i]->rank());
     }
     int large = now[0].size() >= now[1].size() ? 0 : 1;
     int old_large = old_l[0].size() >= old_l[1].size() ? 0 : 1;
-    std::string ret = now[large];
+    int small = 1 - large;
+    if (old_l[small].size() > old_l[large].size()) return nullptr;
+    std::string ret = now[old_large];
+    std::string target = TryTransformLike(old_l[small], old_l[large], now[large]);
     std::vector<const Expr*> args(2);
-    for (int i = 0; i < 2; ++i) {
-      // A rank-0 operand broadcasts as it is.
-      args[i] = now[i].empty() ? Mutated(a[i])
-                               : TransformBroadcastOperand(Mutated(a[i]), type[i], now[i], ret);
-    }
+    args[large] = Mutated(a[large]);
+    args[small] = TransformBroadcastOperand(Mutated(a[small]), type[small], now[small], target);
     std::string old_out = old_l[old_large];
+    if (args[small] == Mutated(a[small]) && ret == old_out) {
+      // Nothing moves: the call is rebuilt as it is, its layout defined.
+      if (IsPlainLayout(ret, RankOf(call))) known_[call] = ret;
+      return nullptr;
+    }
+    AppendRealized(call, 2, args);
     return Record(call, Remake(call, args, call->attrs(), old_out, ret), old_out, ret);
+  }
+
+  // TVM's RequantizeInferCorrectLayout: the op follows its data's new
+  // layout, its `axis` (-1: the last) renumbered to the same axis letter.
+  const Expr* AdaptAxis(const Call* call) {
+    const Alt* alt = FindAlt(call->args()[0]);
+    if (alt == nullptr || call->attrs() == nullptr) return nullptr;
+    Alt copy = *alt;
+    int64_t axis = call->attrs()->GetInt("axis", -1);
+    if (axis < 0) axis += static_cast<int64_t>(copy.old_layout.size());
+    if (axis < 0 || axis >= static_cast<int64_t>(copy.old_layout.size())) return nullptr;
+    size_t new_axis = copy.new_layout.find(copy.old_layout[static_cast<size_t>(axis)]);
+    if (new_axis == std::string::npos) return nullptr;
+    std::vector<const Expr*> args = {Mutated(call->args()[0])};
+    AppendRealized(call, 1, args);
+    const Attrs* attrs =
+        WithField(call->attrs(), "axis", AttrValue::Int(static_cast<int64_t>(new_axis)));
+    return Record(call, Remake(call, std::move(args), attrs, copy.old_layout, copy.new_layout),
+                  copy.old_layout, copy.new_layout);
   }
 
   // TVM's BatchNormLayout: batch_norm follows its data's new layout (axis
@@ -455,14 +611,20 @@ class LayoutConverter : public TypedMutator {
     size_t new_axis = copy.new_layout.find(copy.old_layout[static_cast<size_t>(axis)]);
     if (new_axis == std::string::npos) return nullptr;
     const Tuple* new_tuple = builder().MakeTuple(fields, tuple->span());
+    std::vector<const Expr*> args = {new_tuple};
+    AppendRealized(call, 1, args);
     const Attrs* attrs =
         WithField(call->attrs(), "axis", AttrValue::Int(static_cast<int64_t>(new_axis)));
-    return Record(call, Remake(call, {new_tuple}, attrs, copy.old_layout, copy.new_layout),
+    return Record(call, Remake(call, std::move(args), attrs, copy.old_layout, copy.new_layout),
                   copy.old_layout, copy.new_layout);
   }
 
   const DesiredLayout& desired_;
+  absl::flat_hash_set<const OpInfo*> convert_ops_;
   absl::flat_hash_map<const Expr*, Alt> alt_;
+  // Values whose layout TVM's rules define, left in it (TVM: a layout
+  // alternated expr with old == new).
+  absl::flat_hash_map<const Expr*, std::string> known_;
   // batch_norm calls in a new layout (their field 0 is).
   absl::flat_hash_map<const Expr*, Alt> tuple_alt_;
   // batch_norm calls read other than through a projection.
@@ -473,11 +635,14 @@ class LayoutConverter : public TypedMutator {
 }  // namespace
 
 absl::StatusOr<const Function*> ConvertLayoutFunction(const Function* fn,
-                                                      const DesiredLayout& desired,
-                                                      Arena* arena) {
+                                                      const DesiredLayout& desired, Arena* arena,
+                                                      bool canonicalize) {
   // TVM's ConvertLayout requires CanonicalizeOps (bias_add -> add), which a
   // pass sequence runs first.
-  CARVE_ASSIGN_OR_RETURN(const Function* canonical, CanonicalizeOpsFunction(fn, arena));
+  const Function* canonical = fn;
+  if (canonicalize) {
+    CARVE_ASSIGN_OR_RETURN(canonical, CanonicalizeOpsFunction(fn, arena));
+  }
   LayoutConverter converter(arena, desired);
   converter.ScanBatchNormUses(canonical);
   return Cast<Function>(converter.Mutate(canonical));
@@ -493,6 +658,16 @@ absl::StatusOr<PassPtr> ConvertLayout(DesiredLayout desired) {
     if (!check.ok()) {
       return absl::InvalidArgumentError(fmt::format(
           "ConvertLayout: kernel layout '{}' is not a 4-d layout of O, I, H, W", desired.kernel));
+    }
+  }
+  if (desired.ops.empty()) {
+    return absl::InvalidArgumentError("ConvertLayout: no op to convert");
+  }
+  for (const std::string& name : desired.ops) {
+    const OpInfo* op = FindOp(name);
+    if (op == nullptr || LayoutRuleOf(*op) != LayoutRule::kConv) {
+      return absl::InvalidArgumentError(fmt::format(
+          "ConvertLayout: '{}' is not an op whose layout ConvertLayout converts", name));
     }
   }
   std::string description = fmt::format("ConvertLayout({},{})", desired.data, desired.kernel);

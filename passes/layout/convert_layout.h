@@ -18,12 +18,24 @@
 //     sum, mean, max, min, prod (axes renumbered; the result follows while
 //     its kept axes differ between the layouts), and nn.pad (pad_width rows
 //     permuted).
+//   - The quantized ops follow TVM's qnn rules: qnn.conv2d converts when
+//     listed in `ops` (TVM's desired_layouts keys), qnn.add / mul /
+//     subtract broadcast their two data inputs, qnn.requantize renumbers
+//     its axis, qnn.concatenate follows its fields; their scales and zero
+//     points are read as they are.
 //   - Any other consumer, and the function result, reads an alternated
 //     value through layout_transform(new -> old), one per value and
 //     direction (TVM's transform memo), so consumers are unchanged.
+//   - A value whose layout TVM's rules define but that is not converted
+//     (a conv2d, dense or pool output, and what follows it elementwise)
+//     still makes a broadcast partner of lower rank take its rank: as TVM's
+//     BinaryBroadcastLayout and TransformHelper, the operand is renamed
+//     after the other's layout (TryTransformLike) and expand_dims'ed, so a
+//     conv2d's rank-1 `add` bias becomes (1, 1, 1, C) in NHWC.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "ir/expr.h"
@@ -37,13 +49,21 @@ struct DesiredLayout {
   // The kernel layout of a depthwise conv2d when it differs from `kernel`
   // (ACL's optimize hook asks OHWI, and IHWO for depthwise); "" = `kernel`.
   std::string depthwise_kernel;
+  // The ops converted (TVM's desired_layouts keys), each an op with the
+  // conv layout rule; others keep their layout and their inputs are
+  // transformed back to it. Empty: no op is converted (AlterOpLayout with
+  // no target-specific alteration, passes/layout/alter_op_layout.h).
+  std::vector<std::string> ops = {"nn.conv2d"};
 };
 
+// `canonicalize`: run CanonicalizeOps first (TVM's ConvertLayout requires it;
+// AlterOpLayout does not).
 absl::StatusOr<const Function*> ConvertLayoutFunction(const Function* fn,
-                                                      const DesiredLayout& desired, Arena* arena);
+                                                      const DesiredLayout& desired, Arena* arena,
+                                                      bool canonicalize = true);
 
-// InvalidArgument for layouts other than NCHW / NHWC (data) and a 4-d kernel
-// layout of O, I, H, W.
+// InvalidArgument for layouts other than NCHW / NHWC (data), a 4-d kernel
+// layout of O, I, H, W, and an `ops` entry that is not a convolution op.
 absl::StatusOr<PassPtr> ConvertLayout(DesiredLayout desired);
 
 }  // namespace carve

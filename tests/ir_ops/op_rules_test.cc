@@ -31,7 +31,11 @@ TEST(OpRulesTest, LayoutRules) {
       {"nn.batch_norm", LayoutRule::kBatchNorm}, {"nn.pad", LayoutRule::kPad},
       {"sum", LayoutRule::kReduce},              {"mean", LayoutRule::kReduce},
       {"max", LayoutRule::kReduce},              {"min", LayoutRule::kReduce},
-      {"prod", LayoutRule::kReduce}};
+      {"prod", LayoutRule::kReduce},             {"nn.dense", LayoutRule::kDense},
+      {"qnn.conv2d", LayoutRule::kConv},         {"qnn.dense", LayoutRule::kDense},
+      {"qnn.requantize", LayoutRule::kAxis},     {"qnn.concatenate", LayoutRule::kConcat},
+      {"qnn.add", LayoutRule::kBroadcast},       {"qnn.mul", LayoutRule::kBroadcast},
+      {"qnn.subtract", LayoutRule::kBroadcast}};
   ExpectRules<LayoutRule>(expected, LayoutRuleOf);
 }
 

@@ -153,7 +153,7 @@ TEST_F(StrictOptionsTest, UnknownPrintIrPassListsKnownOnes) {
   Result r = Run({"opt", small_, "-p", "InferType", "--print-ir-before=InferTyp"});
   EXPECT_EQ(r.code, 2);
   EXPECT_THAT(r.err, HasSubstr("'InferTyp' names no pass (did you mean 'InferType'?"));
-  EXPECT_THAT(r.err, HasSubstr("known: AnnotateTarget"));
+  EXPECT_THAT(r.err, HasSubstr("known: AlterOpLayout, AnnotateTarget"));
   Result ok = Run({"opt", small_, "-p", "InferType", "--print-ir-before=InferType"});
   EXPECT_EQ(ok.code, 0);
   EXPECT_THAT(ok.err, HasSubstr("before InferType"));
