@@ -10,8 +10,8 @@ namespace {
 
 // The names TVM v0.16 creates Relay passes under (src/relay: CreateFunctionPass,
 // CreateModulePass and named Sequentials). TVM's disabled_pass takes any
-// name; carve accepts these too, so a context written for TVM (ACL's
-// disabled_pass=["AlterOpLayout"]) works although carve lacks the pass.
+// name; carve accepts these too, so a context written for TVM (BNNS's
+// disabled_pass=["DynamicToStatic"]) works although carve lacks the pass.
 constexpr std::string_view kTvmPassNames[] = {
     "AOTLowerMain", "AlterOpLayout", "AnnotateMemoryScope", "AnnotateSpans", "AnnotateTarget",
     "AnnotateTargetFunc", "AnnotateUsedMemory", "AutoSchedulerLayoutRewrite",
