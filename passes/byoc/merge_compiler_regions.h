@@ -45,8 +45,7 @@
 
 namespace carve {
 
-// Merges the regions of one annotated function. ResourceExhausted when its
-// region set numbers 2^30 nodes or more (the merger tags indices).
+// Merges the regions of one annotated function.
 absl::StatusOr<const Function*> MergeCompilerRegionsFunction(const Function* fn, Arena* arena);
 
 // The pass: MergeCompilerRegionsFunction on every optimizable function, then
