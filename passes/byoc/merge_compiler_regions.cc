@@ -52,7 +52,7 @@ class RegionMerger {
     order_.reserve(set_.num_nodes());  // one allocation, not a doubling series
     CountPendingEdges();
     absl::Status walked = WalkPostOrder(
-        Step{0, kNoNode, false},  // the root
+        Step{0, kNoNode},  // the root
         [&](Step s) { return Enter(s); },
         [&](Step s, auto push) { PushChildren(s, push); },
         [&](Step s) { return Leave(s); });
@@ -81,20 +81,18 @@ class RegionMerger {
     }
   }
 
-  // A step of the walk. TVM's visit: post order, where reaching a region's
-  // first compiler_end first visits the producers of all the region's inputs,
-  // then decides the region's merges. Here a compiler_end is wrapped in a
-  // region step whose children are the end itself and then those producers,
-  // and whose leave decides the region; producers outside every region are
-  // visited too, so everything upstream is decided first.
+  // A step of the walk: a node and, when the walk reached it as the producer
+  // of a region input, that compiler_begin. TVM's visit is a post order
+  // where reaching a region's first compiler_end first visits the producers
+  // of all the region's inputs, then decides the region's merges: here the
+  // producers are extra children of that compiler_end, and leaving it
+  // decides the region. Producers outside every region are visited too, so
+  // everything upstream is decided first.
   struct Step {
     NodeIndex node;
-    NodeIndex begin;  // for the producer of a region input: that compiler_begin
-    bool region;      // the region step of compiler_end `node`
+    NodeIndex begin;
   };
   enum : uint8_t { kNew = 0, kActive = 1, kDone = 2 };
-
-  Step StepFor(NodeIndex i, NodeIndex begin) const { return {i, begin, set_.IsEnd(i)}; }
 
   bool Enter(Step s) {
     NodeIndex i = s.node;
@@ -107,11 +105,9 @@ class RegionMerger {
                            "annotated regions depend on each other in a cycle: this input of a "
                            "region is computed from the region's own output",
                            absl::StatusCode::kFailedPrecondition);
-        return false;
       }
     }
     if (state_[i] == kActive) return false;
-    if (s.region) return true;  // the end itself is entered as its first child
     state_[i] = kActive;
     if (set_.kind(i) == ExprKind::kLet) lets_.Record(Cast<Let>(set_.node(i)));
     return true;
@@ -120,35 +116,27 @@ class RegionMerger {
   template <typename Push>
   void PushChildren(Step s, Push&& push) {
     NodeIndex i = s.node;
-    if (s.region) {
-      push(Step{i, kNoNode, false});
-      RegionId r = set_.RegionAt(i);
-      if (processed_[r]) return;
-      set_.ForEachInIndex(r, [&](NodeIndex begin) {
-        NodeIndex producer = set_.AnnotationArg(begin);
-        if (producer != kNoNode) push(StepFor(producer, begin));  // an atom decides nothing
-      });
-      return;
-    }
     if (set_.IsComposite(i)) return;  // no annotations inside composites
     for (NodeIndex kid : set_.children(i)) {
-      if (kid != kNoNode && state_[kid] == kNew) push(StepFor(kid, kNoNode));
+      if (kid != kNoNode && state_[kid] == kNew) push(Step{kid, kNoNode});
     }
+    if (!set_.IsEnd(i) || processed_[set_.RegionAt(i)]) return;
+    set_.ForEachInIndex(set_.RegionAt(i), [&](NodeIndex begin) {
+      NodeIndex producer = set_.AnnotationArg(begin);
+      // An atom decides nothing.
+      if (producer != kNoNode && state_[producer] != kDone) push(Step{producer, begin});
+    });
   }
 
   absl::Status Leave(Step s) {
     if (!error_.ok()) return error_;
     NodeIndex i = s.node;
-    if (!s.region) {
-      state_[i] = kDone;
-      order_.push_back(i);
-      return absl::OkStatus();
-    }
-    RegionId r = set_.RegionAt(i);
-    if (processed_[r]) return absl::OkStatus();
+    state_[i] = kDone;
+    order_.push_back(i);
+    if (!set_.IsEnd(i) || processed_[set_.RegionAt(i)]) return absl::OkStatus();
     inputs_.clear();
-    set_.ForEachInIndex(r, [&](NodeIndex begin) { inputs_.push_back(begin); });
-    Process(r, inputs_);
+    set_.ForEachInIndex(set_.RegionAt(i), [&](NodeIndex begin) { inputs_.push_back(begin); });
+    Process(set_.RegionAt(i), inputs_);
     return absl::OkStatus();
   }
 
