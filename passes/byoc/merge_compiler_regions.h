@@ -1,7 +1,10 @@
 // MergeCompilerRegions: grows the regions AnnotateTarget made (one per op)
 // into maximal regions per target, then removes the compiler_begin /
 // compiler_end pairs that became internal (TVM v0.16 src/relay/transforms/
-// merge_compiler_regions.cc; tvm-reference 3.4).
+// merge_compiler_regions.cc; tvm-reference 3.4). Its parts are TVM's: the
+// region set (AnnotatedRegionSet), RegionMerger (the walk below, which
+// decides and performs the merges in the set) and InternalAnnotationRemover
+// (TVM's MergeAnnotations rewriter). docs/passes.md walks through them.
 //
 // Algorithm. Regions are visited in TVM's order: a post-order walk of the
 // function that, at a region's first compiler_end, first visits the
