@@ -308,10 +308,10 @@ class AnnotatedRegionSet::Builder {
 
   AnnotatedRegionSet& set_;
   std::vector<const Function*> scopes_;
-  std::vector<NodeIndex> open_;        // the nodes entered and not left, in order
+  std::vector<NodeIndex> open_;  // the nodes entered and not left, in order
   std::vector<const Expr*> kids_scratch_;
-  std::vector<Pending> children_;      // of the node opened last, to visit
-  absl::Status error_;                 // from opening a node
+  std::vector<Pending> children_;  // of the node opened last, to visit
+  absl::Status error_;             // from opening a node
   std::vector<Arg> args_;
 };
 

@@ -53,8 +53,7 @@ class RegionMerger {
     CountPendingEdges();
     absl::Status walked = WalkPostOrder(
         Step{0, kNoNode},  // the root
-        [&](Step s) { return Enter(s); },
-        [&](Step s, auto push) { PushChildren(s, push); },
+        [&](Step s) { return Enter(s); }, [&](Step s, auto push) { PushChildren(s, push); },
         [&](Step s) { return Leave(s); });
     if (!error_.ok()) return error_;
     CARVE_RETURN_IF_ERROR(walked);
@@ -395,7 +394,7 @@ class RegionMerger {
   // Sparse (the live frontier): the restriction sets of decided regions with
   // readers left, and the upstream sets of undecided regions asked about.
   absl::flat_hash_map<RegionId, RegionList> restrict_;
-  AddressMap<RegionList> upstream_;   // nodes outside regions, by node
+  AddressMap<RegionList> upstream_;  // nodes outside regions, by node
   absl::flat_hash_map<RegionId, RegionList> region_upstream_;
   std::vector<uint8_t> region_known_;
 };

@@ -1,7 +1,6 @@
 #include "passes/byoc/partition_graph.h"
 
 #include <algorithm>
-#include <charconv>
 #include <span>
 #include <string>
 #include <utility>
@@ -75,9 +74,6 @@ struct RegionFunction {
   std::vector<const Expr*> replacements;
   // Position in `outputs` by value, for regions with many outputs.
   absl::flat_hash_map<const Expr*, uint32_t> output_index;
-  // "<target>_<id>_i" (made at the first parameter): parameter names are
-  // this and the input's position.
-  std::string param_prefix;
 };
 
 // Regions with at most this many outputs find one by a linear search.
@@ -118,7 +114,9 @@ class Partitioner {
       RegionId r = ids[i];
       dense_[r] = static_cast<int32_t>(i);
       int32_t k = 0;
-      set_.ForEachIn(r, [&](const Call* begin) { annotations_.TryEmplace(begin, AnnotationInfo{r, k++}); });
+      set_.ForEachIn(r, [&](const Call* begin) {
+        annotations_.TryEmplace(begin, AnnotationInfo{r, k++});
+      });
       std::vector<const Call*> ends = set_.Outs(r);
       for (const Call* end : ends) annotations_.TryEmplace(end, AnnotationInfo{r, 0});
       SetOutputs(funcs_[i], ends);
@@ -229,8 +227,9 @@ class Partitioner {
       return absl::FailedPreconditionError(fmt::format(
           "PartitionGraph: {} reads a value inside its own region", DescribeNode(begin)));
     }
-    const Var* var = builder_.MakeVarWithStableName(ParamName(f, r, info.input_index),
-                                                    begin->checked_type(), Span{});
+    // TVM's name: "<target>_<id>_i<k>", k the input's position in the region.
+    std::string name = fmt::format("{}_{}_i{}", set_.Target(r), r, info.input_index);
+    const Var* var = builder_.MakeVar(name, begin->checked_type());
     var->set_checked_type(begin->checked_type());
     f.params.emplace_back(var, value);
     *input = var;
@@ -247,26 +246,6 @@ class Partitioner {
     if (entry->region == r) return &entry->value;
     return &other_inputs_[{source, r}];
   }
-  // "<target>_<id>_i<k>", stored with the other names in blocks of the
-  // arena: a region can have tens of thousands of parameters, and a copy
-  // of each name between the nodes costs more than the node.
-  std::string_view ParamName(RegionFunction& f, RegionId r, int32_t k) {
-    if (f.param_prefix.empty()) f.param_prefix = fmt::format("{}_{}_i", set_.Target(r), r);
-    char digits[16];
-    char* end = std::to_chars(digits, digits + sizeof(digits), k).ptr;
-    size_t size = f.param_prefix.size() + (end - digits);
-    if (static_cast<size_t>(names_end_ - names_) < size) {
-      size_t block = std::max<size_t>(size, 16 << 10);
-      names_ = static_cast<char*>(mod_.arena()->Allocate(block, 1));
-      names_end_ = names_ + block;
-    }
-    char* out = std::copy(f.param_prefix.begin(), f.param_prefix.end(), names_);
-    std::copy(digits, end, out);
-    std::string_view name(names_, size);
-    names_ += size;
-    return name;
-  }
-
   RegionFunction& Func(RegionId r) { return funcs_[dense_[r]]; }
 
   // Records the distinct values `ends` read, in order.
@@ -393,9 +372,6 @@ class Partitioner {
   };
   AddressMap<InputEntry> inputs_;
   absl::flat_hash_map<std::pair<const Expr*, RegionId>, const Expr*> other_inputs_;
-  // The free part of the current block of parameter names.
-  char* names_ = nullptr;
-  char* names_end_ = nullptr;
   // The live regions' functions, and the position of each region id's
   // among them (-1 for ids merged away).
   std::vector<RegionFunction> funcs_;
