@@ -216,7 +216,7 @@ class Partitioner {
     while (IsBegin(source) || IsEnd(source)) source = Cast<Call>(source)->args()[0];
     RegionId r = info.region != AnnotatedRegionSet::kNoRegion ? info.region : set_.GetRegion(begin);
     RegionFunction& f = Func(r);
-    const Expr** input = InputSlot(source, r);
+    const Expr** input = &inputs_[{source, r}];
     if (*input != nullptr) return *input;
     if (bind_constants_ && IsConstantValue(value)) {
       *input = value;
@@ -236,16 +236,6 @@ class Partitioner {
     return var;
   }
 
-  // Where the parameter (or bound constant) of region r for input value
-  // `source` is kept (nullptr until made). Almost every value is an input
-  // of one region only: its first region's entry lives in an address-ordered
-  // table (the walk meets the values of a graph in about address order),
-  // others in a hash table. Valid until the next call.
-  const Expr** InputSlot(const Expr* source, RegionId r) {
-    auto [entry, inserted] = inputs_.TryEmplace(source, InputEntry{r, nullptr});
-    if (entry->region == r) return &entry->value;
-    return &other_inputs_[{source, r}];
-  }
   RegionFunction& Func(RegionId r) { return funcs_[dense_[r]]; }
 
   // Records the distinct values `ends` read, in order.
@@ -363,15 +353,9 @@ class Partitioner {
   std::vector<std::pair<const GlobalVar*, const Function*>> new_functions_;
   absl::flat_hash_set<std::string> new_names_;
   std::vector<std::pair<std::string_view, AttrValue>> compiler_attrs_;
-  // Input value (first non-annotation ancestor) -> its parameter or bound
-  // constant, for the first region reading it (see InputSlot), and for the
-  // others.
-  struct InputEntry {
-    RegionId region;
-    const Expr* value;
-  };
-  AddressMap<InputEntry> inputs_;
-  absl::flat_hash_map<std::pair<const Expr*, RegionId>, const Expr*> other_inputs_;
+  // (Input value (first non-annotation ancestor), region) -> the region's
+  // parameter or bound constant for it.
+  absl::flat_hash_map<std::pair<const Expr*, RegionId>, const Expr*> inputs_;
   // The live regions' functions, and the position of each region id's
   // among them (-1 for ids merged away).
   std::vector<RegionFunction> funcs_;
