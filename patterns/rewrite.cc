@@ -61,8 +61,6 @@ absl::StatusOr<const Expr*> ApplyRuleOnce(CompiledRule& rule, const Expr* expr, 
   if (max_nodes > 0 && *nodes > max_nodes) return expr;
   PatternGrouper grouper(rule.pattern, graph);
   grouper.Run();
-  // A Ctrl-C stops the grouper early: no group then is no fixpoint.
-  CARVE_RETURN_IF_ERROR(CheckCancellation());
   if (grouper.groups().empty()) return expr;
   IRBuilder b(arena);
   GraphRebuilder rebuilder(graph, b);
