@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "fmt/format.h"
+#include "ir/post_order.h"
 #include "ir/visit.h"
 #include "passes/byoc/annotation.h"
 #include "support/diagnostics.h"
@@ -62,48 +63,49 @@ bool AnnotatedRegionSet::HasRegionFreeBody(const Function* fn) {
 
 // Visits the expression in TVM's order (MixedModeVisitor): calls, tuples and
 // projections after their operands; let and if nodes before theirs. One
-// depth-first walk that numbers each node when it first meets it; the
-// set's address map is the walk's visited set (one look-up per edge).
+// depth-first walk (ir/post_order.h) that numbers each node when it first
+// meets it; the set's address map is the walk's visited set (one look-up
+// per edge).
 class AnnotatedRegionSet::Builder {
  public:
   explicit Builder(AnnotatedRegionSet& set) : set_(set) {}
 
   absl::Status Run(const Function* root) {
-    set_.index_.TryEmplace(root, 0);
-    CARVE_RETURN_IF_ERROR(Open(root));
-    while (!stack_.empty()) {
-      Frame& top = stack_.back();
-      if (pending_.size() > top.pending_begin) {
-        Pending next = pending_.back();
-        pending_.pop_back();
-        auto [index, inserted] =
-            set_.index_.TryEmplace(next.node, static_cast<NodeIndex>(set_.node_.size()));
-        set_.kids_[next.slot] = *index;
-        if (inserted) CARVE_RETURN_IF_ERROR(Open(next.node));
-        continue;
-      }
-      NodeIndex i = top.node;
-      stack_.pop_back();
-      CARVE_RETURN_IF_ERROR(PostVisit(i, KidsOf(i)));
-    }
+    absl::Status walked = WalkPostOrder(
+        Pending{root, kNoSlot}, [&](Pending p) { return Enter(p); },
+        [&](Pending, auto push) {
+          for (const Pending& c : children_) push(c);
+        },
+        [&](Pending) -> absl::Status {
+          CARVE_RETURN_IF_ERROR(error_);
+          NodeIndex i = open_.back();
+          open_.pop_back();
+          return PostVisit(i, KidsOf(i));
+        });
+    CARVE_RETURN_IF_ERROR(error_);
+    CARVE_RETURN_IF_ERROR(walked);
     set_.kid_begin_.push_back(static_cast<uint32_t>(set_.kids_.size()));
     return absl::OkStatus();
   }
 
  private:
-  // A node being visited; its children still to visit are pending_ from
-  // pending_begin. The stack is as deep as the graph's longest path (a
-  // chain of 100k ops is 300k nodes deep once annotated), so a level costs
-  // this frame only, not a copy of every child.
-  struct Frame {
-    NodeIndex node;
-    uint32_t pending_begin;
-  };
   // A child to visit and where its index goes in the set's kids_.
   struct Pending {
     const Expr* node;
     uint32_t slot;
   };
+  static constexpr uint32_t kNoSlot = ~0u;  // the root's
+
+  // Numbers a node met for the first time and opens it (then the walk asks
+  // for children_); false for a node met before.
+  bool Enter(Pending p) {
+    auto [index, inserted] =
+        set_.index_.TryEmplace(p.node, static_cast<NodeIndex>(set_.node_.size()));
+    if (p.slot != kNoSlot) set_.kids_[p.slot] = *index;
+    if (!inserted || !error_.ok()) return false;
+    error_ = Open(p.node);
+    return error_.ok();
+  }
 
   // Atoms, and function literals with a region-free body (see
   // HasRegionFreeBody): neither is numbered nor visited, as neither joins
@@ -137,17 +139,20 @@ class AnnotatedRegionSet::Builder {
     set_.kind_.push_back(e->kind());
     set_.flags_.push_back(AnnotationFlags(e));
     set_.node_region_.push_back(kNoRegion);
-    children_.clear();
-    ForEachChild(e, [&](const Expr* c) { children_.push_back(c); });
+    std::vector<const Expr*>& kids = kids_scratch_;
+    kids.clear();
+    ForEachChild(e, [&](const Expr* c) { kids.push_back(c); });
     auto base = static_cast<uint32_t>(set_.kids_.size());
     set_.kid_begin_.push_back(base);
-    set_.kids_.resize(base + children_.size(), kNoNode);
-    auto pending_begin = static_cast<uint32_t>(pending_.size());
-    for (size_t k = children_.size(); k-- > 0;) {  // the first child on top
-      if (!IsAtom(children_[k])) pending_.push_back({children_[k], base + static_cast<uint32_t>(k)});
+    set_.kids_.resize(base + kids.size(), kNoNode);
+    open_.push_back(i);
+    CARVE_RETURN_IF_ERROR(PreVisit(i, kids));
+    // The walk's next step: the children to visit.
+    children_.clear();
+    for (size_t k = 0; k < kids.size(); ++k) {
+      if (!IsAtom(kids[k])) children_.push_back({kids[k], base + static_cast<uint32_t>(k)});
     }
-    stack_.push_back({i, pending_begin});
-    return PreVisit(i, children_);
+    return absl::OkStatus();
   }
 
   // `kids`: the node's children, in ForEachChild's order (for a let: var,
@@ -303,9 +308,10 @@ class AnnotatedRegionSet::Builder {
 
   AnnotatedRegionSet& set_;
   std::vector<const Function*> scopes_;
-  std::vector<Frame> stack_;
-  std::vector<Pending> pending_;
-  std::vector<const Expr*> children_;  // of the node being opened
+  std::vector<NodeIndex> open_;  // the nodes entered and not left, in order
+  std::vector<const Expr*> kids_scratch_;
+  std::vector<Pending> children_;  // of the node opened last, to visit
+  absl::Status error_;             // from opening a node
   std::vector<Arg> args_;
 };
 

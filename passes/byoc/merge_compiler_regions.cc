@@ -49,15 +49,14 @@ class RegionMerger {
         region_known_(set.NumRegionIds(), 0) {}
 
   absl::Status Run() {
-    // The walk's stack tags node indices with its two high bits.
-    if (set_.num_nodes() >= kRegionFrame) {
-      return absl::ResourceExhaustedError(
-          fmt::format("MergeCompilerRegions: {} nodes, more than the {} its walk can number",
-                      set_.num_nodes(), kRegionFrame - 1));
-    }
     order_.reserve(set_.num_nodes());  // one allocation, not a doubling series
     CountPendingEdges();
-    CARVE_RETURN_IF_ERROR(Walk(0));  // the root
+    absl::Status walked = WalkPostOrder(
+        Step{0, kNoNode},  // the root
+        [&](Step s) { return Enter(s); }, [&](Step s, auto push) { PushChildren(s, push); },
+        [&](Step s) { return Leave(s); });
+    if (!error_.ok()) return error_;
+    CARVE_RETURN_IF_ERROR(walked);
     return cancelled_ ? absl::CancelledError("interrupted") : absl::OkStatus();
   }
 
@@ -81,97 +80,63 @@ class RegionMerger {
     }
   }
 
-  // The walk's stack holds node indices, tagged kExpanded once the node's
-  // children were pushed, and kRegionFrame entries: a region waiting for the
-  // producers of its inputs (TVM visits them before merging), whose state is
-  // region_frames_.back(). Four bytes a level: the walk is as deep as the
-  // graph's longest path. Node indices stay below kRegionFrame (Run).
-  static constexpr uint32_t kExpanded = 1u << 31;
-  static constexpr uint32_t kRegionFrame = 1u << 30;
-  // A region frame's compiler_begins are inputs_[inputs_begin ..], up to
-  // the next region frame's (region frames leave in the order opposite to
-  // their arrival, so their inputs form a stack).
-  struct RegionFrame {
-    NodeIndex end;  // the compiler_end that reached the region
-    uint32_t inputs_begin;
-    uint32_t next;  // the next input to look at
+  // A step of the walk: a node and, when the walk reached it as the producer
+  // of a region input, that compiler_begin. TVM's visit is a post order
+  // where reaching a region's first compiler_end first visits the producers
+  // of all the region's inputs, then decides the region's merges: here the
+  // producers are extra children of that compiler_end, and leaving it
+  // decides the region. Producers outside every region are visited too, so
+  // everything upstream is decided first.
+  struct Step {
+    NodeIndex node;
+    NodeIndex begin;
   };
   enum : uint8_t { kNew = 0, kActive = 1, kDone = 2 };
 
-  absl::Status Walk(NodeIndex root) {
-    std::vector<uint32_t> stack = {root};
-    while (!stack.empty()) {
-      uint32_t top = stack.back();
-      if (top == kRegionFrame) {
-        CARVE_ASSIGN_OR_RETURN(NodeIndex producer, NextProducer(region_frames_.back()));
-        if (producer != kNoNode) {
-          stack.push_back(producer);
-          continue;
-        }
-        RegionFrame frame = region_frames_.back();
-        region_frames_.pop_back();
-        stack.pop_back();
-        RegionId r = set_.RegionAt(frame.end);
-        if (!processed_[r]) {
-          Process(r, std::span<const NodeIndex>(inputs_).subspan(frame.inputs_begin));
-        }
-        inputs_.resize(frame.inputs_begin);
-        continue;
+  bool Enter(Step s) {
+    NodeIndex i = s.node;
+    if (state_[i] == kDone) return false;
+    if (s.begin != kNoNode) {
+      RegionId p = set_.RegionAt(i);
+      if (p != kNone && processed_[p]) return false;  // decided already
+      if (state_[i] == kActive) {
+        error_ = SpanError(set_.node(s.begin)->span(),
+                           "annotated regions depend on each other in a cycle: this input of a "
+                           "region is computed from the region's own output",
+                           absl::StatusCode::kFailedPrecondition);
       }
-      NodeIndex i = top & ~kExpanded;
-      if (!(top & kExpanded)) {
-        if (state_[i] == kDone) {
-          stack.pop_back();
-          continue;
-        }
-        state_[i] = kActive;
-        stack.back() = i | kExpanded;
-        if (set_.kind(i) == ExprKind::kLet) lets_.Record(Cast<Let>(set_.node(i)));
-        if (set_.IsComposite(i)) continue;  // no annotations inside composites
-        // Atoms decide nothing; one that is a region input is visited when
-        // its region asks for its producers (NextProducer).
-        std::span<const NodeIndex> kids = set_.children(i);
-        for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
-          if (*it != kNoNode && state_[*it] == kNew) stack.push_back(*it);
-        }
-        continue;
-      }
-      stack.pop_back();
-      state_[i] = kDone;
-      order_.push_back(i);
-      if (!set_.IsEnd(i)) continue;
-      RegionId r = set_.RegionAt(i);
-      if (processed_[r]) continue;
-      auto inputs_begin = static_cast<uint32_t>(inputs_.size());
-      region_frames_.push_back({i, inputs_begin, inputs_begin});
-      set_.ForEachInIndex(r, [&](NodeIndex begin) { inputs_.push_back(begin); });
-      stack.push_back(kRegionFrame);
     }
-    return absl::OkStatus();
+    if (state_[i] == kActive) return false;
+    state_[i] = kActive;
+    if (set_.kind(i) == ExprKind::kLet) lets_.Record(Cast<Let>(set_.node(i)));
+    return true;
   }
 
-  // The next input producer of a region frame still to visit, or kNoNode
-  // when all were visited. TVM visits the producers in other regions; this
-  // also visits producers outside every region, so that everything upstream
-  // is decided before the region is.
-  absl::StatusOr<NodeIndex> NextProducer(RegionFrame& frame) {
-    while (frame.next < inputs_.size()) {
-      NodeIndex begin = inputs_[frame.next++];
-      NodeIndex producer = set_.AnnotationArg(begin);
-      if (producer == kNoNode) continue;  // an atom decides nothing
-      RegionId p = set_.RegionAt(producer);
-      if (p != kNone && processed_[p]) continue;
-      uint8_t st = state_[producer];
-      if (st == kDone) continue;
-      if (st == kActive) {
-        return SpanError(set_.node(begin)->span(),
-                         "annotated regions depend on each other in a cycle: this input of a "
-                         "region is computed from the region's own output",
-                         absl::StatusCode::kFailedPrecondition);
-      }
-      return producer;
+  template <typename Push>
+  void PushChildren(Step s, Push&& push) {
+    NodeIndex i = s.node;
+    if (set_.IsComposite(i)) return;  // no annotations inside composites
+    for (NodeIndex kid : set_.children(i)) {
+      if (kid != kNoNode && state_[kid] == kNew) push(Step{kid, kNoNode});
     }
-    return kNoNode;
+    if (!set_.IsEnd(i) || processed_[set_.RegionAt(i)]) return;
+    set_.ForEachInIndex(set_.RegionAt(i), [&](NodeIndex begin) {
+      NodeIndex producer = set_.AnnotationArg(begin);
+      // An atom decides nothing.
+      if (producer != kNoNode && state_[producer] != kDone) push(Step{producer, begin});
+    });
+  }
+
+  absl::Status Leave(Step s) {
+    if (!error_.ok()) return error_;
+    NodeIndex i = s.node;
+    state_[i] = kDone;
+    order_.push_back(i);
+    if (!set_.IsEnd(i) || processed_[set_.RegionAt(i)]) return absl::OkStatus();
+    inputs_.clear();
+    set_.ForEachInIndex(set_.RegionAt(i), [&](NodeIndex begin) { inputs_.push_back(begin); });
+    Process(set_.RegionAt(i), inputs_);
+    return absl::OkStatus();
   }
 
   void Process(RegionId r, std::span<const NodeIndex> inputs) {
@@ -418,8 +383,8 @@ class RegionMerger {
   AnnotatedRegionSet& set_;
   std::vector<uint8_t> state_;  // by node index
   std::vector<NodeIndex> order_;
-  std::vector<RegionFrame> region_frames_;
-  std::vector<NodeIndex> inputs_;  // the inputs of the region frames on the walk's stack
+  std::vector<NodeIndex> inputs_;  // scratch: the inputs of the region being decided
+  absl::Status error_;             // a region cycle the walk met
   RegionList restrict_scratch_, candidates_scratch_, producers_scratch_;
   LetBindings lets_;
   // Indexed by region id.
@@ -429,7 +394,7 @@ class RegionMerger {
   // Sparse (the live frontier): the restriction sets of decided regions with
   // readers left, and the upstream sets of undecided regions asked about.
   absl::flat_hash_map<RegionId, RegionList> restrict_;
-  AddressMap<RegionList> upstream_;   // nodes outside regions, by node
+  AddressMap<RegionList> upstream_;  // nodes outside regions, by node
   absl::flat_hash_map<RegionId, RegionList> region_upstream_;
   std::vector<uint8_t> region_known_;
 };

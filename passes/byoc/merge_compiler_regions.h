@@ -1,7 +1,10 @@
 // MergeCompilerRegions: grows the regions AnnotateTarget made (one per op)
 // into maximal regions per target, then removes the compiler_begin /
 // compiler_end pairs that became internal (TVM v0.16 src/relay/transforms/
-// merge_compiler_regions.cc; tvm-reference 3.4).
+// merge_compiler_regions.cc; tvm-reference 3.4). Its parts are TVM's: the
+// region set (AnnotatedRegionSet), RegionMerger (the walk below, which
+// decides and performs the merges in the set) and InternalAnnotationRemover
+// (TVM's MergeAnnotations rewriter). docs/passes.md walks through them.
 //
 // Algorithm. Regions are visited in TVM's order: a post-order walk of the
 // function that, at a region's first compiler_end, first visits the
@@ -45,8 +48,7 @@
 
 namespace carve {
 
-// Merges the regions of one annotated function. ResourceExhausted when its
-// region set numbers 2^30 nodes or more (the merger tags indices).
+// Merges the regions of one annotated function.
 absl::StatusOr<const Function*> MergeCompilerRegionsFunction(const Function* fn, Arena* arena);
 
 // The pass: MergeCompilerRegionsFunction on every optimizable function, then

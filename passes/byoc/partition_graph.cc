@@ -1,7 +1,6 @@
 #include "passes/byoc/partition_graph.h"
 
 #include <algorithm>
-#include <charconv>
 #include <span>
 #include <string>
 #include <utility>
@@ -11,11 +10,12 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/time/clock.h"
 #include "fmt/format.h"
+#include "absl/container/inlined_vector.h"
+#include "ir/post_order.h"
 #include "ir/rebuild.h"
 #include "passes/byoc/annotated_region_set.h"
 #include "passes/byoc/annotation.h"
 #include "passes/infer/infer_type.h"
-#include "passes/byoc/partition_cycles.h"
 #include "passes/infer/type_annotations.h"
 #include "passes/byoc/region_verify.h"
 #include "passes/rewrite/rewrite_util.h"
@@ -74,9 +74,6 @@ struct RegionFunction {
   std::vector<const Expr*> replacements;
   // Position in `outputs` by value, for regions with many outputs.
   absl::flat_hash_map<const Expr*, uint32_t> output_index;
-  // "<target>_<id>_i" (made at the first parameter): parameter names are
-  // this and the input's position.
-  std::string param_prefix;
 };
 
 // Regions with at most this many outputs find one by a linear search.
@@ -90,18 +87,13 @@ struct AnnotationInfo {
 };
 
 // Rewrites one function: regions become calls of new global functions. The
-// walk is TVM's: post order, where reaching a region's first compiler_end
-// first visits every output of the region (so parameters appear in TVM's
-// order); iterative, with the extra edges made explicit.
-//
-// A node's children wait in one shared array (kids_) while they are visited;
-// each is overwritten with its rewritten version as it completes, so a node
-// is rebuilt from that slice without looking its children up again. The memo
-// table holds one entry per visited node: nullptr while the node is being
-// visited (reaching it again means a cycle), then its rewritten version;
-// before that, begins and ends hold what the region set says of them (see
-// Tag). Atoms (variables, constants, ops, globals) and composite functions
-// stay as they are and never enter it (see KeptAsIs).
+// walk is TVM's: post order (ir/post_order.h), where reaching a region's
+// first compiler_end first visits every output of the region (so parameters
+// appear in TVM's order). The memo table holds one entry per visited node:
+// nullptr while the node is being visited (reaching it again means a
+// cycle), then its rewritten version. Atoms (variables, constants, ops,
+// globals) and composite functions stay as they are and never enter it (see
+// KeptAsIs).
 //
 // Run leaves the module alone: the caller adds the new functions (Commit)
 // once the regions are known not to depend on each other.
@@ -121,10 +113,12 @@ class Partitioner {
     for (size_t i = 0; i < ids.size(); ++i) {
       RegionId r = ids[i];
       dense_[r] = static_cast<int32_t>(i);
-      uint32_t k = 0;
-      set_.ForEachIn(r, [&](const Call* begin) { memo_.TryEmplace(begin, Tag(r, k++)); });
+      int32_t k = 0;
+      set_.ForEachIn(r, [&](const Call* begin) {
+        annotations_.TryEmplace(begin, AnnotationInfo{r, k++});
+      });
       std::vector<const Call*> ends = set_.Outs(r);
-      for (const Call* end : ends) memo_.TryEmplace(end, Tag(r, 0));
+      for (const Call* end : ends) annotations_.TryEmplace(end, AnnotationInfo{r, 0});
       SetOutputs(funcs_[i], ends);
     }
   }
@@ -140,87 +134,65 @@ class Partitioner {
 
   absl::StatusOr<const Function*> Run(const Function* fn) {
     if (KeptAsIs(fn)) return fn;
-    memo_.TryEmplace(fn, nullptr);
-    Push(fn, 0, {});
-    while (true) {
-      Frame& top = stack_.back();
-      if (top.next < top.end) {
-        const Expr* c = kids_[top.next];
-        if (KeptAsIs(c)) {
-          ++top.next;
-          continue;
-        }
-        auto [slot, inserted] = memo_.TryEmplace(c, nullptr);
-        if (inserted || IsTag(*slot)) {
-          AnnotationInfo info = inserted ? AnnotationInfo{} : Untag(*slot);
-          *slot = nullptr;
-          Push(c, top.next++, info);  // invalidates `top`
-          continue;
-        }
-        if (*slot == nullptr) {
-          // Only regions that feed each other can lead back to a node
-          // being visited; the caller's cycle check then names the cycle.
-          return absl::FailedPreconditionError(
-              fmt::format("PartitionGraph: the regions around {} depend on each other",
-                          DescribeNode(c)));
-        }
-        Resolve(top, top.next++, *slot);
-        continue;
-      }
-      CARVE_ASSIGN_OR_RETURN(const Expr* out, PostVisit(top));
-      *memo_.Find(top.e) = out;
-      uint32_t parent_slot = top.parent_slot;
-      kids_.resize(top.first);
-      stack_.pop_back();
-      if (stack_.empty()) return Cast<Function>(out);
-      Resolve(stack_.back(), parent_slot, out);
-    }
+    absl::Status walked = WalkPostOrder(
+        static_cast<const Expr*>(fn), [&](const Expr* e) { return Enter(e); },
+        [&](const Expr* e, auto push) {
+          ForEachChild(e, [&](const Expr* c) {
+            if (!KeptAsIs(c)) push(c);
+          });
+          if (!IsEnd(e)) return;
+          const RegionFunction& f = Func(Info(e).region);
+          if (f.created) return;
+          for (const Expr* out : f.outputs) {
+            if (!KeptAsIs(out)) push(out);
+          }
+        },
+        [&](const Expr* e) -> absl::Status {
+          CARVE_RETURN_IF_ERROR(cycle_);
+          CARVE_ASSIGN_OR_RETURN(const Expr* out, Rewrite(e));
+          *memo_.Find(e) = out;
+          return absl::OkStatus();
+        });
+    CARVE_RETURN_IF_ERROR(cycle_);
+    CARVE_RETURN_IF_ERROR(walked);
+    return Cast<Function>(At(fn));
   }
 
  private:
-  // A node being visited: its children are kids_[first, end) (for a
-  // compiler_end, followed by its region's outputs), those before `next`
-  // already rewritten; `changed` when one of them differs from the original.
-  struct Frame {
-    const Expr* e;
-    uint32_t first;
-    uint32_t next;
-    uint32_t end;
-    uint32_t parent_slot;  // where the rewritten node goes in kids_
-    bool changed;
-    AnnotationInfo info;
-  };
-
-  // Before the walk, the memo entry of each compiler_begin and compiler_end
-  // of a region holds its region and, for a begin, its position among the
-  // region's inputs: no lookups in the set during the walk. Such an entry
-  // is tagged in its low bit (no node address is odd).
-  static const Expr* Tag(RegionId r, uint32_t input_index) {
-    uintptr_t bits = (static_cast<uintptr_t>(r) << 32) | input_index;
-    return reinterpret_cast<const Expr*>((bits << 1) | 1);
-  }
-  static bool IsTag(const Expr* value) { return reinterpret_cast<uintptr_t>(value) & 1; }
-  static AnnotationInfo Untag(const Expr* value) {
-    uintptr_t bits = reinterpret_cast<uintptr_t>(value) >> 1;
-    return {static_cast<RegionId>(bits >> 32), static_cast<int32_t>(bits & 0xffffffffu)};
-  }
-  // The region of an end, from its frame (a compiler_end no region lists as
-  // an output has none: ask the set).
-  RegionId RegionOf(const Frame& frame) const {
-    return frame.info.region != AnnotatedRegionSet::kNoRegion ? frame.info.region
-                                                              : set_.GetRegion(frame.e);
+  bool Enter(const Expr* e) {
+    auto [slot, inserted] = memo_.TryEmplace(e, nullptr);
+    if (!inserted && *slot == nullptr && cycle_.ok()) {
+      // Only regions that feed each other can lead back to a node being
+      // visited; the caller's cycle check then names the cycle.
+      cycle_ = absl::FailedPreconditionError(fmt::format(
+          "PartitionGraph: the regions around {} depend on each other", DescribeNode(e)));
+    }
+    return inserted;
   }
 
-  void Resolve(Frame& frame, uint32_t slot, const Expr* out) {
-    frame.changed |= kids_[slot] != out;
-    kids_[slot] = out;
+  // What the region set says of a compiler_begin or compiler_end (a
+  // compiler_end no region lists as an output: its region, from the set).
+  AnnotationInfo Info(const Expr* e) const {
+    const AnnotationInfo* info = annotations_.Find(e);
+    if (info != nullptr) return *info;
+    return {IsEnd(e) ? set_.GetRegion(e) : AnnotatedRegionSet::kNoRegion, -1};
   }
 
-  void Push(const Expr* e, uint32_t parent_slot, AnnotationInfo info) {
-    auto first = static_cast<uint32_t>(kids_.size());
-    stack_.push_back({e, first, first, first, parent_slot, false, info});
-    ExpandChildren(stack_.back());
-    stack_.back().end = static_cast<uint32_t>(kids_.size());
+  absl::StatusOr<const Expr*> Rewrite(const Expr* e) {
+    if (IsBegin(e)) return OpenInput(Cast<Call>(e), At(Cast<Call>(e)->args()[0]), Info(e));
+    if (IsEnd(e)) {
+      RegionId r = Info(e).region;
+      RegionFunction& f = Func(r);
+      if (!f.created) CARVE_RETURN_IF_ERROR(CreateFunction(r, Cast<Call>(e)));
+      return Replacement(f, Cast<Call>(e)->args()[0]);
+    }
+    absl::InlinedVector<const Expr*, 8> kids;
+    bool changed = false;
+    ForEachChild(e, [&](const Expr* c) {
+      kids.push_back(At(c));
+      changed |= kids.back() != c;
+    });
+    return changed ? RebuildWithChildren(builder_, e, kids) : e;
   }
 
   static bool IsBegin(const Expr* e) { return IsCompilerBegin(e); }
@@ -236,29 +208,6 @@ class Partitioner {
     return fn != nullptr && fn->HasAttr(attr::kComposite);
   }
 
-  void ExpandChildren(const Frame& frame) {
-    const Expr* e = frame.e;
-    ForEachChild(e, [&](const Expr* c) { kids_.push_back(c); });
-    if (!IsEnd(e)) return;
-    RegionId r = RegionOf(frame);
-    if (Func(r).created) return;
-    for (const Expr* out : Func(r).outputs) kids_.push_back(out);
-  }
-
-  absl::StatusOr<const Expr*> PostVisit(const Frame& frame) {
-    const Expr* e = frame.e;
-    std::span<const Expr* const> kids(kids_.data() + frame.first, frame.end - frame.first);
-    if (IsBegin(e)) return OpenInput(Cast<Call>(e), kids[1], frame.info);
-    if (IsEnd(e)) {
-      RegionId r = RegionOf(frame);
-      RegionFunction& f = Func(r);
-      if (!f.created) CARVE_RETURN_IF_ERROR(CreateFunction(r, Cast<Call>(e)));
-      return Replacement(f, Cast<Call>(e)->args()[0]);
-    }
-    if (!frame.changed) return e;
-    return RebuildWithChildren(builder_, e, kids);
-  }
-
   // The parameter (or bound constant) standing for a compiler_begin's input
   // (rewritten: `value`). Inputs reading the same value share one parameter.
   absl::StatusOr<const Expr*> OpenInput(const Call* begin, const Expr* value,
@@ -267,7 +216,7 @@ class Partitioner {
     while (IsBegin(source) || IsEnd(source)) source = Cast<Call>(source)->args()[0];
     RegionId r = info.region != AnnotatedRegionSet::kNoRegion ? info.region : set_.GetRegion(begin);
     RegionFunction& f = Func(r);
-    const Expr** input = InputSlot(source, r);
+    const Expr** input = &inputs_[{source, r}];
     if (*input != nullptr) return *input;
     if (bind_constants_ && IsConstantValue(value)) {
       *input = value;
@@ -278,42 +227,13 @@ class Partitioner {
       return absl::FailedPreconditionError(fmt::format(
           "PartitionGraph: {} reads a value inside its own region", DescribeNode(begin)));
     }
-    const Var* var = builder_.MakeVarWithStableName(ParamName(f, r, info.input_index),
-                                                    begin->checked_type(), Span{});
+    // TVM's name: "<target>_<id>_i<k>", k the input's position in the region.
+    std::string name = fmt::format("{}_{}_i{}", set_.Target(r), r, info.input_index);
+    const Var* var = builder_.MakeVar(name, begin->checked_type());
     var->set_checked_type(begin->checked_type());
     f.params.emplace_back(var, value);
     *input = var;
     return var;
-  }
-
-  // Where the parameter (or bound constant) of region r for input value
-  // `source` is kept (nullptr until made). Almost every value is an input
-  // of one region only: its first region's entry lives in an address-ordered
-  // table (the walk meets the values of a graph in about address order),
-  // others in a hash table. Valid until the next call.
-  const Expr** InputSlot(const Expr* source, RegionId r) {
-    auto [entry, inserted] = inputs_.TryEmplace(source, InputEntry{r, nullptr});
-    if (entry->region == r) return &entry->value;
-    return &other_inputs_[{source, r}];
-  }
-  // "<target>_<id>_i<k>", stored with the other names in blocks of the
-  // arena: a region can have tens of thousands of parameters, and a copy
-  // of each name between the nodes costs more than the node.
-  std::string_view ParamName(RegionFunction& f, RegionId r, int32_t k) {
-    if (f.param_prefix.empty()) f.param_prefix = fmt::format("{}_{}_i", set_.Target(r), r);
-    char digits[16];
-    char* end = std::to_chars(digits, digits + sizeof(digits), k).ptr;
-    size_t size = f.param_prefix.size() + (end - digits);
-    if (static_cast<size_t>(names_end_ - names_) < size) {
-      size_t block = std::max<size_t>(size, 16 << 10);
-      names_ = static_cast<char*>(mod_.arena()->Allocate(block, 1));
-      names_end_ = names_ + block;
-    }
-    char* out = std::copy(f.param_prefix.begin(), f.param_prefix.end(), names_);
-    std::copy(digits, end, out);
-    std::string_view name(names_, size);
-    names_ += size;
-    return name;
   }
 
   RegionFunction& Func(RegionId r) { return funcs_[dense_[r]]; }
@@ -427,24 +347,15 @@ class Partitioner {
   const Expr* At(const Expr* e) const { return KeptAsIs(e) ? e : *memo_.Find(e); }
 
   AddressMap<const Expr*> memo_;
-  std::vector<Frame> stack_;
+  AddressMap<AnnotationInfo> annotations_;  // of the regions' begins and ends
+  absl::Status cycle_;                      // the walk reached a node being visited
   // The functions made, added to the module by Commit().
   std::vector<std::pair<const GlobalVar*, const Function*>> new_functions_;
   absl::flat_hash_set<std::string> new_names_;
-  std::vector<const Expr*> kids_;
   std::vector<std::pair<std::string_view, AttrValue>> compiler_attrs_;
-  // Input value (first non-annotation ancestor) -> its parameter or bound
-  // constant, for the first region reading it (see InputSlot), and for the
-  // others.
-  struct InputEntry {
-    RegionId region;
-    const Expr* value;
-  };
-  AddressMap<InputEntry> inputs_;
-  absl::flat_hash_map<std::pair<const Expr*, RegionId>, const Expr*> other_inputs_;
-  // The free part of the current block of parameter names.
-  char* names_ = nullptr;
-  char* names_end_ = nullptr;
+  // (Input value (first non-annotation ancestor), region) -> the region's
+  // parameter or bound constant for it.
+  absl::flat_hash_map<std::pair<const Expr*, RegionId>, const Expr*> inputs_;
   // The live regions' functions, and the position of each region id's
   // among them (-1 for ids merged away).
   std::vector<RegionFunction> funcs_;
@@ -526,10 +437,8 @@ absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionGraphOptions& o
     CARVE_RETURN_IF_ERROR(set.status());
     if ((*set)->size() == 0) continue;
     // Regions that depend on each other are reported first, as TVM fails
-    // on them: HasRegionCycle is the fast test, FindRegionCycle describes.
-    std::optional<std::string> cycle =
-        HasRegionCycle(**set) ? FindRegionCycle(**set, fn) : std::nullopt;
-    if (cycle.has_value()) {
+    // on them.
+    if (std::optional<std::string> cycle = FindRegionCycle(**set, fn)) {
       return absl::FailedPreconditionError(
           fmt::format("PartitionGraph: in @{}, annotated regions depend on each other: {}",
                       gv->name(), *cycle));

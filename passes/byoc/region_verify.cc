@@ -5,8 +5,9 @@
 #include <functional>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "fmt/format.h"
+#include "ir/address_map.h"
+#include "ir/post_order.h"
 #include "passes/byoc/annotation.h"
 #include "passes/byoc/dataflow_deps.h"
 #include "support/source.h"
@@ -27,7 +28,7 @@ bool IsRegionVertex(Vertex v) { return v & 1; }
 class CycleFinder {
  public:
   CycleFinder(const AnnotatedRegionSet& set, const Expr* root)
-      : set_(set), root_(root), lets_(set.lets()) {
+      : set_(set), root_(root), lets_(set.lets()), region_color_(set.NumRegionIds(), kWhite) {
     if (root == set.root()) return;  // the set recorded the lets of this root
     PostOrderVisit(root, [this](const Expr* e) {
       if (const Let* let = DynCast<Let>(e)) own_lets_.Record(let);
@@ -36,52 +37,46 @@ class CycleFinder {
   }
 
   std::optional<std::string> Find() {
-    struct Frame {
-      Vertex v;
-      std::vector<Vertex> deps;
-      size_t next = 0;
-    };
-    std::vector<Frame> stack;
-    stack.push_back({VertexOf(root_), Deps(VertexOf(root_))});
-    color_[stack.back().v] = kGray;
+    if (Search(VertexOf(root_))) return Describe(cycle_);
     // Every region must be reached: regions need not be upstream of the root
     // (a let-bound region nobody reads), so each one seeds a search too.
-    std::vector<Vertex> seeds;
     for (RegionId r : set_.RegionIds()) {
-      if (Counts(r)) seeds.push_back(RegionVertex(r));
+      if (Counts(r) && Search(RegionVertex(r))) return Describe(cycle_);
     }
-    size_t next_seed = 0;
-    while (true) {
-      if (stack.empty()) {
-        while (next_seed < seeds.size() && color_[seeds[next_seed]] != kWhite) ++next_seed;
-        if (next_seed == seeds.size()) return std::nullopt;
-        Vertex s = seeds[next_seed];
-        color_[s] = kGray;
-        stack.push_back({s, Deps(s)});
-      }
-      Frame& top = stack.back();
-      if (top.next == top.deps.size()) {
-        color_[top.v] = kBlack;
-        stack.pop_back();
-        continue;
-      }
-      Vertex d = top.deps[top.next++];
-      uint8_t c = color_[d];
-      if (c == kGray) {
-        std::vector<Vertex> cycle;
-        auto it = std::find_if(stack.begin(), stack.end(), [&](const Frame& f) { return f.v == d; });
-        for (; it != stack.end(); ++it) cycle.push_back(it->v);
-        return Describe(cycle);
-      }
-      if (c == kWhite) {
-        color_[d] = kGray;
-        stack.push_back({d, Deps(d)});
-      }
-    }
+    return std::nullopt;
   }
 
  private:
   enum : uint8_t { kWhite = 0, kGray = 1, kBlack = 2 };
+
+  // Depth-first search from `v` over the white vertices, from consumers to
+  // producers; true when it reaches a gray vertex (entered, not left: on
+  // the current path, kept in path_), a cycle, then in cycle_. A cancelled
+  // search says false (the caller's result is discarded).
+  bool Search(Vertex v) {
+    absl::Status walked = WalkPostOrder(
+        v,
+        [&](Vertex u) {
+          if (!cycle_.empty()) return false;
+          uint8_t& c = Color(u);
+          if (c == kGray) cycle_.assign(std::find(path_.begin(), path_.end(), u), path_.end());
+          if (c != kWhite) return false;
+          c = kGray;
+          path_.push_back(u);
+          return true;
+        },
+        [&](Vertex u, auto push) { ForEachDep(u, push); },
+        [&](Vertex u) {
+          Color(u) = kBlack;
+          path_.pop_back();
+        });
+    return walked.ok() && !cycle_.empty();
+  }
+
+  uint8_t& Color(Vertex v) {
+    if (IsRegionVertex(v)) return region_color_[v >> 1];
+    return node_color_[reinterpret_cast<const void*>(v)];
+  }
 
   // Regions of the default target are not vertices: PartitionGraph drops
   // their annotations (RemoveDefaultAnnotations) and their nodes stay in the
@@ -95,25 +90,34 @@ class CycleFinder {
     return r == AnnotatedRegionSet::kNoRegion || !Counts(r) ? NodeVertex(e) : RegionVertex(r);
   }
 
-  // The producers of a vertex; for a region, those of its members that lie
-  // outside it.
-  std::vector<Vertex> Deps(Vertex v) const {
-    std::vector<Vertex> out;
+  // Calls f on the producers of a vertex; for a region, those of its
+  // members that lie outside it, sorted, so that the cycle found (and
+  // described) does not depend on the order of the members. Atoms that are
+  // not let-bound depend on nothing and are left out (they cannot be on a
+  // cycle).
+  template <typename F>
+  void ForEachDep(Vertex v, F&& f) {
+    auto counts = [&](const Expr* d) {
+      if (!d->is_atom()) return true;
+      const Var* var = DynCast<Var>(d);
+      return var != nullptr && lets_.get().ValueOf(var) != nullptr;
+    };
     if (!IsRegionVertex(v)) {
-      ForEachDependency(reinterpret_cast<const Expr*>(v), lets_,
-                        [&](const Expr* d) { out.push_back(VertexOf(d)); });
-      return out;
+      ForEachDependency(reinterpret_cast<const Expr*>(v), lets_, [&](const Expr* d) {
+        if (counts(d)) f(VertexOf(d));
+      });
+      return;
     }
-    RegionId r = static_cast<RegionId>(v >> 1);
-    for (const Expr* member : set_.Nodes(r)) {
+    std::vector<Vertex> deps;
+    for (const Expr* member : set_.Nodes(static_cast<RegionId>(v >> 1))) {
       ForEachDependency(member, lets_, [&](const Expr* d) {
-        Vertex dv = VertexOf(d);
-        if (dv != v) out.push_back(dv);
+        Vertex dv = counts(d) ? VertexOf(d) : v;
+        if (dv != v) deps.push_back(dv);
       });
     }
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
-    return out;
+    std::sort(deps.begin(), deps.end());
+    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    for (Vertex d : deps) f(d);
   }
 
   // The search walks from consumers to producers; the message reads in
@@ -145,7 +149,10 @@ class CycleFinder {
   const Expr* root_;
   LetBindings own_lets_;
   std::reference_wrapper<const LetBindings> lets_;
-  absl::flat_hash_map<Vertex, uint8_t> color_;
+  std::vector<uint8_t> region_color_;
+  AddressMap<uint8_t> node_color_;
+  std::vector<Vertex> path_;   // the gray vertices, in the order entered
+  std::vector<Vertex> cycle_;  // the cycle found, from consumer to producer
 };
 
 bool HasAnnotations(const Function* fn) {
