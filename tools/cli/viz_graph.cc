@@ -241,7 +241,10 @@ SpanNames InputNames(const NodeNames& names) {
       const Call* call = DynCast<Call>(e);
       if (call == nullptr || call->op() == nullptr || !e->span().valid()) return;
       std::string name = names.Name(e);
-      if (name.starts_with('%')) out.try_emplace(PrunedOps::Key(e), std::move(name));
+      // `%N`, or `@main` for a function's final expression (`why --at @main`).
+      if (name.starts_with('%') || name.starts_with('@')) {
+        out.try_emplace(PrunedOps::Key(e), std::move(name));
+      }
     });
   }
   return out;
