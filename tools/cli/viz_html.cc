@@ -104,13 +104,16 @@ window.addEventListener('mouseup',function(){setTimeout(function(){drag=null;},0
 var sel=null;
 svg.addEventListener('click',function(e){if(drag&&drag[4])return;
  var g=e.target.closest('g.node');if(g&&nodes[g.id])show(g);});
-// page.html#%3 (or #n7) opens with that node selected and in view.
+// page.html#%3 (or #n7) opens with that node selected, moved into view if
+// it is not.
 function byHash(){var h=decodeURIComponent(location.hash.slice(1));if(!h)return;
  for(var id in nodes){if(id===h||nodes[id].name===h){var g=document.getElementById(id);
-  if(!g)return;show(g);var b=g.getBBox(),p=svg.createSVGPoint(),a=svg.getScreenCTM();
-  if(a&&g.getScreenCTM()){p.x=b.x+b.width/2;p.y=b.y+b.height/2;
-   p=p.matrixTransform(a.inverse().multiply(g.getScreenCTM()));
-   box[0]=p.x-box[2]/2;box[1]=p.y-box[3]/2;apply();}return;}}}
+  if(!g)return;show(g);var b=g.getBBox(),a=svg.getScreenCTM();
+  if(a&&g.getScreenCTM()){var m=a.inverse().multiply(g.getScreenCTM());
+   var p=svg.createSVGPoint(),q=svg.createSVGPoint();p.x=b.x;p.y=b.y;
+   q.x=b.x+b.width;q.y=b.y+b.height;p=p.matrixTransform(m);q=q.matrixTransform(m);
+   if(p.x<box[0]||q.x>box[0]+box[2]||p.y<box[1]||q.y>box[1]+box[3]){
+    box[0]=(p.x+q.x-box[2])/2;box[1]=(p.y+q.y-box[3])/2;apply();}}return;}}}
 function show(g){
  if(sel)sel.classList.remove('sel');sel=g;g.classList.add('sel');
  var n=nodes[g.id],d=document.getElementById('details');d.textContent='';
