@@ -250,7 +250,7 @@ class Builder {
     }
   }
 
-  // `who` ("nnapi", "nnapi.conv2d"), and when backend `owner` took the call
+  // `who` (a backend, or a composite of one), and when backend `owner` took the call
   // and then its region-level rule sent it back to the host, that rule's
   // reason: "claimed by nnapi" alone reads as if nnapi ran it, and the
   // other backends never saw it.
