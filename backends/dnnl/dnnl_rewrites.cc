@@ -126,17 +126,27 @@ absl::StatusOr<const Expr*> ReshapeLast(const RewriteContext& ctx, bool gelu) {
   if (reshape == nullptr || reshape->attrs() == nullptr) return ctx.post();
   const AttrValue* newshape = reshape->attrs()->Find("newshape");
   if (newshape == nullptr) return ctx.post();
-  const Expr* out =
-      MakeOpCall(b, "add",
-                 {ctx.Capture("bias"),
-                  MakeOpCall(b, "nn.dense", {ctx.Capture("data"), ctx.Capture("weight")})});
+  // The moved calls keep the spans of the calls they replace (the GELU's
+  // inner ones, which have no single counterpart, the root's), so that
+  // `carve why` and `viz` find the source's nn.dense and reshape in the
+  // partitioned module.
+  const Span dense_span = reshape->args()[0]->span();
+  const Span root_span = ctx.pre()->span();
+  const Expr* out = MakeOpCall(
+      b, "add",
+      {ctx.Capture("bias"),
+       MakeOpCall(b, "nn.dense", {ctx.Capture("data"), ctx.Capture("weight")}, nullptr,
+                  dense_span)},
+      nullptr, gelu ? Span{} : root_span);
   if (gelu) {
     const Expr* added = out;
-    const Expr* erf = MakeOpCall(b, "erf", {MakeOpCall(b, "divide", {added, ctx.Capture("c1")})});
+    const Expr* erf =
+        MakeOpCall(b, "erf", {MakeOpCall(b, "divide", {added, ctx.Capture("c1")})});
     out = MakeOpCall(
         b, "multiply",
         {MakeOpCall(b, "multiply", {added, MakeOpCall(b, "add", {erf, ctx.Capture("c2")})}),
-         ctx.Capture("c3")});
+         ctx.Capture("c3")},
+        nullptr, root_span);
   }
   const Attrs* attrs = WithField(DefaultAttrs(FindOp("reshape")->attrs), "newshape", *newshape);
   // The moved reshape reads the same input shape, so the matched allowzero
@@ -144,7 +154,7 @@ absl::StatusOr<const Expr*> ReshapeLast(const RewriteContext& ctx, bool gelu) {
   if (const AttrValue* allowzero = reshape->attrs()->Find("allowzero")) {
     attrs = WithField(attrs, "allowzero", *allowzero);
   }
-  return MakeOpCall(b, "reshape", {out}, attrs);
+  return MakeOpCall(b, "reshape", {out}, attrs, reshape->span());
 }
 
 absl::StatusOr<Pattern> Named(const PatternLibrary& library, std::string_view name) {

@@ -31,8 +31,8 @@ std::string CostReason(const Function* fn, int64_t cost, int64_t min_flops) {
     const TensorType* t = DynCast<TensorType>(p->checked_type());
     dynamic = dynamic || (t != nullptr && !t->is_static());
   }
-  return fmt::format("static cost {} below the minimum {} ($CARVE_NNAPI_MIN_FLOPS){}", cost,
-                     min_flops, dynamic && cost == 0 ? " (a dynamic shape counts 0)" : "");
+  return fmt::format("cost rule: static cost {} below the minimum {} ($CARVE_NNAPI_MIN_FLOPS){}",
+                     cost, min_flops, dynamic && cost == 0 ? " (a dynamic shape counts 0)" : "");
 }
 
 BackendDescriptor MakeNnapiBackend() {

@@ -359,7 +359,8 @@ class ReportBuilder {
                            r.outputs == 1 ? "" : "s", r.ops == 0 ? "  (passes its input through)" : "");
       }
       if (empty > 0) out += EmptyRegionsNote(empty);
-      out += fmt::format("  boundary tensors: {} inputs, {} outputs ({})\n", s.inputs, s.outputs,
+      out += fmt::format("  boundary tensors: {} input{}, {} output{} ({})\n", s.inputs,
+                         s.inputs == 1 ? "" : "s", s.outputs, s.outputs == 1 ? "" : "s",
                          !s.dynamic     ? FormatBytes(s.bytes)
                          : s.bytes == 0 ? "sizes unknown: dynamic shapes"
                                         : FormatBytes(s.bytes) + " and dynamic shapes");

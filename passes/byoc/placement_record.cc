@@ -229,7 +229,8 @@ class Builder {
       } else if (bi == pruned_by) {
         p.verdicts.push_back({Verdict::Kind::kPruned, pruned->reason, pruned->region});
       } else if (!p.composite.empty() && composite_backend != bi) {
-        p.verdicts.push_back({Verdict::Kind::kInComposite, p.composite});
+        p.verdicts.push_back(
+            {Verdict::Kind::kInComposite, ThenPruned(p.composite, composite_backend, pruned)});
       } else if (!p.composite.empty()) {
         // This backend's own composite, on the host: AnnotateTarget gives
         // every composite to its backend, so only a region-level rule sent
@@ -238,10 +239,26 @@ class Builder {
             {Verdict::Kind::kPruned,
              fmt::format("its composite {} was partitioned, then sent back", p.composite)});
       } else {
-        p.verdicts.push_back(ElsewhereVerdict(RulesVerdict(rules_[b], Judged(p.call)),
-                                              Judged(p.call), bi, p.backend));
+        Verdict v = ElsewhereVerdict(RulesVerdict(rules_[b], Judged(p.call)), Judged(p.call), bi,
+                                     p.backend);
+        if (v.kind == Verdict::Kind::kClaimed && pruned_by >= 0 &&
+            v.detail == backends_[pruned_by]->name()) {
+          v.detail = ThenPruned(v.detail, pruned_by, pruned);
+        }
+        p.verdicts.push_back(std::move(v));
       }
     }
+  }
+
+  // `who` (a backend, or a composite of one), and when backend `owner` took the call
+  // and then its region-level rule sent it back to the host, that rule's
+  // reason: "claimed by nnapi" alone reads as if nnapi ran it, and the
+  // other backends never saw it.
+  std::string ThenPruned(const std::string& who, int owner,
+                         const PrunedOps::Entry* pruned) const {
+    if (pruned == nullptr || owner < 0 || pruned->backend != owner) return who;
+    return fmt::format("{}, then kept on the host by {}'s {}", who, backends_[owner]->name(),
+                       pruned->reason);
   }
 
   // The parameters of @main among the judged call's arguments, when a

@@ -129,7 +129,7 @@ TEST(PlacementRecordTest, ReportAndJsonReadTheRecord) {
   std::string text = RenderPartitionReport(r.module, r.record);
   EXPECT_THAT(text,
               HasSubstr("nn.conv2d                         1  no match: nnapi.conv2d: arg 1"));
-  EXPECT_THAT(text, HasSubstr("nn.max_pool2d                     1  pruned: static cost 3528"));
+  EXPECT_THAT(text, HasSubstr("nn.max_pool2d                     1  pruned: cost rule: static cost 3528"));
   std::string json = RenderPartitionReportJson(r.module, r.record);
   EXPECT_THAT(json, StartsWith("{\"schema\": \"carve-partition-report/1\""));
   EXPECT_THAT(json, HasSubstr("{\"op\": \"nn.max_pool2d\", \"function\": \"main\", \"target\": "

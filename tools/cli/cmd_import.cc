@@ -10,6 +10,7 @@
 #include "interpreter/npy.h"
 #include "support/diagnostics.h"
 #include "tools/cli/cli.h"
+#include "tools/cli/cmd_import_summary.h"
 #include "tools/cli/number_text.h"
 
 namespace carve::cli {
@@ -43,19 +44,6 @@ absl::Status ParseShapeOption(const std::string& text,
   }
   shapes[text.substr(0, eq)] = std::move(dims);
   return absl::OkStatus();
-}
-
-std::string Summary(const onnx_import::ImportResult& r) {
-  std::string out = fmt::format("opset: {}\ninputs:\n", r.opset);
-  for (const auto& [name, type] : r.inputs) {
-    out += fmt::format("  %{}: {}\n", name, TypeToString(type));
-  }
-  int64_t param_bytes = 0;
-  for (const auto& p : r.params) param_bytes += int64_t(p.value.nbytes());
-  out += fmt::format("initializer bytes: {}\nparameters: {} ({} bytes)\nops:\n",
-                     r.initializer_bytes, r.params.size(), param_bytes);
-  for (const auto& [op, n] : r.op_counts) out += fmt::format("  {:<24} {}\n", op, n);
-  return out;
 }
 
 absl::Status WriteParams(Env& env, const std::string& dir,
@@ -99,12 +87,16 @@ int RunImport(const Command& cmd, const ParsedArgs& args, Env& env) {
   absl::StatusOr<std::string> bytes = ReadInput(env, path);
   if (!bytes.ok()) return ReportError(env, bytes.status());
   auto result = onnx_import::ImportOnnx(*bytes, options);
+  const std::string out_path = args.GetOr("--output", "-");
+  std::ostream& summary_out = *(out_path == "-" ? env.err : env.out);
   if (!result.ok()) {
+    // The summary is what a failed import most needs: it shows the inputs'
+    // symbolic dimensions that --shape must fix.
+    if (args.Has("--summary")) summary_out << ImportSummary(*bytes, options, nullptr);
     *env.err << RenderStatus(result.status(), path == "-" ? "<stdin>" : path);
     return kExitUserError;
   }
-  const std::string out_path = args.GetOr("--output", "-");
-  if (args.Has("--summary")) *(out_path == "-" ? env.err : env.out) << Summary(*result);
+  if (args.Has("--summary")) summary_out << ImportSummary(*bytes, options, &*result);
   if (args.Has("--params-out")) {
     if (absl::Status s = WriteParams(env, *args.Get("--params-out"), result->params); !s.ok()) {
       return ReportError(env, s);

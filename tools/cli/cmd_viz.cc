@@ -73,14 +73,26 @@ absl::StatusOr<std::string> Render(const viz::Graph& graph, const std::string& f
 absl::Status Viz(const ParsedArgs& args, Env& env, const std::string& format, int depth,
                  int max_nodes) {
   CARVE_ASSIGN_OR_RETURN(Module mod, LoadTypedModule(env, args.positional()[0]));
+  // With --backend, op nodes carry FILE's names (`carve fmt FILE`), the ones
+  // `carve why FILE --backend B --at %N` takes: the named copy is what is
+  // partitioned, so the result's spans lead back to those names.
+  std::optional<viz::SpanNames> input_names;
+  if (args.Has("--backend")) {
+    CARVE_ASSIGN_OR_RETURN(NodeNames named, NodeNames::ForModule(mod));
+    CARVE_RETURN_IF_ERROR(InferType(named.module()));
+    input_names = viz::InputNames(named);
+    mod = named.module();
+  }
   std::vector<TargetSpecPtr> backends;
   std::optional<PlacementRecord> record;  // with --backend
   CARVE_ASSIGN_OR_RETURN(mod, Transform(std::move(mod), args, backends, record));
-  // Nodes carry the names the transformed module prints with (`carve
-  // partition F --backend B` output), which --around refers to.
+  // Other nodes carry the names the transformed module prints with (`carve
+  // opt F -p PIPELINE` output); --around refers to the nodes' names.
   CARVE_ASSIGN_OR_RETURN(NodeNames names, NodeNames::ForModule(mod));
   CARVE_RETURN_IF_ERROR(InferType(names.module()));
-  CARVE_ASSIGN_OR_RETURN(viz::Graph graph, viz::BuildGraph(names, backends, record ? &*record : nullptr));
+  CARVE_ASSIGN_OR_RETURN(viz::Graph graph,
+                         viz::BuildGraph(names, backends, record ? &*record : nullptr,
+                                         input_names ? &*input_names : nullptr));
   if (auto center = args.Get("--around")) {
     CARVE_ASSIGN_OR_RETURN(graph, viz::Around(graph, *center, depth));
   } else if (static_cast<int>(graph.nodes.size()) > max_nodes) {

@@ -32,6 +32,7 @@
 #include "patterns/explain.h"
 #include "support/status_macros.h"
 #include "tools/cli/cli.h"
+#include "tools/cli/cmd_why_removed.h"
 #include "tools/cli/load.h"
 #include "tools/cli/module_queries.h"
 #include "tools/cli/run_inputs.h"
@@ -153,6 +154,7 @@ absl::Status WhyPlacement(const ParsedArgs& args, Env& env) {
     CARVE_ASSIGN_OR_RETURN(ParamMap params, ReadParamsOption(env, args));
     CARVE_RETURN_IF_ERROR(BindParams(mod, params).status());
   }
+  const Module input = mod;  // for RemovingPass
   CARVE_ASSIGN_OR_RETURN(PartitionResult result, PartitionWithRecord(std::move(mod), backends));
   // The node's calls in the result, by span: the same op, else what the
   // preparation passes rewrote it into (dnnl's nn.bias_add becomes add).
@@ -174,9 +176,11 @@ absl::Status WhyPlacement(const ParsedArgs& args, Env& env) {
   }
   std::string out = fmt::format("{} = {}:\n", at, call->op()->name);
   if (found.empty()) {
-    out += fmt::format(
-        "  not in the partitioned module: {}'s preparation passes ({}) removed or rewrote it\n",
-        backends.front()->name(), backends.front()->recipe().prep_pipeline);
+    CARVE_ASSIGN_OR_RETURN(std::string removed, RemovingPass(input, node, *backends.front()));
+    out += removed.empty()
+               ? fmt::format("  not in the partitioned module: partitioning for {} removed it\n",
+                             backends.front()->name())
+               : fmt::format("  not in the partitioned module: {}\n", removed);
   }
   for (size_t i = 0; i < found.size(); ++i) {
     if (found.size() > 1) out += fmt::format(" copy {} of {}:\n", i + 1, found.size());

@@ -23,10 +23,33 @@ std::string Quote(std::string_view s) {
   return out + "\"";
 }
 
-// Long reasons (a failed `where` clause) are cut in the label; the full text
-// is in the tooltip and the HTML details.
-std::string Cut(const std::string& s, size_t max) {
-  return s.size() <= max ? s : s.substr(0, max - 3) + "...";
+// Long reasons (a failed `where` clause) are wrapped at spaces into at most
+// kReasonLines lines of kReasonWidth characters, and cut after that: the
+// clause that failed comes last in the text, so one cut line lost it. The
+// full text is in the tooltip and the HTML details.
+constexpr size_t kReasonWidth = 48;
+constexpr int kReasonLines = 3;
+
+std::string Wrap(const std::string& s) {
+  std::string out;
+  size_t start = 0;
+  for (int line = 0; start < s.size(); ++line) {
+    if (line == kReasonLines) {
+      // Make room for "..." on the last line kept.
+      size_t newline = out.rfind('\n');
+      size_t last = out.size() - (newline == std::string::npos ? 0 : newline + 1);
+      if (last + 3 > kReasonWidth) out.resize(out.size() - (last + 3 - kReasonWidth));
+      return out + "...";
+    }
+    size_t end = s.size();
+    if (end - start > kReasonWidth) {
+      size_t space = s.rfind(' ', start + kReasonWidth);
+      end = space != std::string::npos && space > start ? space : start + kReasonWidth;
+    }
+    out += (line ? "\n" : "") + s.substr(start, end - start);
+    start = end < s.size() && s[end] == ' ' ? end + 1 : end;
+  }
+  return out;
 }
 
 std::string NodeLabel(const Node& n, bool summary) {
@@ -40,7 +63,7 @@ std::string NodeLabel(const Node& n, bool summary) {
     while (start < n.reason.size()) {
       size_t end = n.reason.find("; ", start);
       if (end == std::string::npos) end = n.reason.size();
-      label += "\n" + Cut(n.reason.substr(start, end - start), 48);
+      label += "\n" + Wrap(n.reason.substr(start, end - start));
       start = end + 2;
     }
   }

@@ -52,8 +52,8 @@ std::string AttrsText(const Call* call) {
 class Builder {
  public:
   Builder(const NodeNames& names, const std::vector<TargetSpecPtr>& backends,
-          const PlacementRecord* record)
-      : names_(names) {
+          const PlacementRecord* record, const SpanNames* input_names)
+      : names_(names), input_names_(input_names) {
     for (const auto& [gv, fn] : names.module().Functions()) functions_[gv] = fn;
     for (const TargetSpecPtr& b : backends) g_.targets.push_back(b->name());
     if (record != nullptr) MapRecord(*record);
@@ -128,6 +128,7 @@ class Builder {
     // printed text, which the label already says better.
     n.name = names_.Name(e);
     if (!n.name.starts_with('%')) n.name.clear();
+    if (input_names_ != nullptr && e->kind() != ExprKind::kVar) n.name = InputName(e);
     n.cluster = cluster;
     n.target = target;
     n.type = e->checked_type() != nullptr ? TypeToString(e->checked_type()) : "";
@@ -202,7 +203,18 @@ class Builder {
     return fmt::format("{}", fmt::join(parts, "; "));
   }
 
+  // The input's name of an op call: the placement's call is a node of the
+  // partitioned module, which kept the input's spans.
+  std::string InputName(const Expr* e) const {
+    const Call* call = DynCast<Call>(e);
+    auto placed = call != nullptr ? placement_.find(call) : placement_.end();
+    if (placed == placement_.end()) return "";
+    auto it = input_names_->find(PrunedOps::Key(placed->second->call));
+    return it == input_names_->end() ? "" : it->second;
+  }
+
   const NodeNames& names_;
+  const SpanNames* input_names_;
   absl::flat_hash_map<const Call*, const Placement*> placement_;
   std::map<const GlobalVar*, const Function*> functions_;
   Graph g_;
@@ -218,8 +230,24 @@ std::string FormatBytes(int64_t bytes) {
 
 absl::StatusOr<Graph> BuildGraph(const NodeNames& names,
                                  const std::vector<TargetSpecPtr>& backends,
-                                 const PlacementRecord* record) {
-  return Builder(names, backends, record).Build();
+                                 const PlacementRecord* record, const SpanNames* input_names) {
+  return Builder(names, backends, record, input_names).Build();
+}
+
+SpanNames InputNames(const NodeNames& names) {
+  SpanNames out;
+  for (const auto& entry : names.module().Functions()) {
+    PostOrderVisit(entry.second, [&](const Expr* e) {
+      const Call* call = DynCast<Call>(e);
+      if (call == nullptr || call->op() == nullptr || !e->span().valid()) return;
+      std::string name = names.Name(e);
+      // `%N`, or `@main` for a function's final expression (`why --at @main`).
+      if (name.starts_with('%') || name.starts_with('@')) {
+        out.try_emplace(PrunedOps::Key(e), std::move(name));
+      }
+    });
+  }
+  return out;
 }
 
 absl::StatusOr<Graph> Around(const Graph& g, const std::string& name, int depth) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "grammar/pattern_node_names.h"
 #include "passes/byoc/placement_record.h"
@@ -57,9 +58,21 @@ struct Graph {
 // the module `names` printed, passes/byoc/placement_record.h), host ops get the
 // reason each backend did not take them: the same record `partition
 // --report` and `why --backend` read.
+//
+// With `input_names` (the `%N` names of the op calls of the module that was
+// partitioned, by source span: InputNames()), op nodes carry those names,
+// the ones `carve why FILE --backend B --at %N` and `carve fmt FILE` use,
+// rather than the partitioned module's; nodes the partitioning made (region
+// calls, tuples) then have no name.
+using SpanNames = absl::flat_hash_map<SpanKey, std::string>;
 absl::StatusOr<Graph> BuildGraph(const NodeNames& names,
                                  const std::vector<TargetSpecPtr>& backends,
-                                 const PlacementRecord* record = nullptr);
+                                 const PlacementRecord* record = nullptr,
+                                 const SpanNames* input_names = nullptr);
+
+// The `%N` names of the op calls of `names.module()`, by source span (the
+// first in post-order when several share one).
+SpanNames InputNames(const NodeNames& names);
 
 // The nodes within `depth` edges (either direction) of the node printed as
 // `name`; error when no node has that name.

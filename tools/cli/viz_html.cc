@@ -68,6 +68,8 @@ constexpr const char* kStyle = R"(body{margin:0;font:13px Helvetica,Arial,sans-s
 #view svg{width:100%;height:100%}
 #side{width:320px;border-left:1px solid #ccc;padding:8px;overflow:auto;background:#fafafa}
 #side h1{font-size:15px;margin:0 0 6px}
+#side button{font:12px Helvetica,Arial,sans-serif;margin:0 4px 8px 0}
+.cl{display:inline-block;width:16px;height:10px;margin-right:4px;vertical-align:middle}
 .sw{display:inline-block;width:12px;height:12px;border:1px solid #888;margin-right:4px;vertical-align:middle}
 #details dt{font-weight:bold;margin-top:6px}#details dd{margin:0;white-space:pre-wrap;word-break:break-all}
 g.node.sel path,g.node.sel polygon,g.node.sel ellipse{stroke:#d00;stroke-width:3}
@@ -78,8 +80,17 @@ var nodes=JSON.parse(document.getElementById('carve-nodes').textContent);
 var view=document.getElementById('view'),svg=view.querySelector('svg');
 if(!svg)return;
 svg.removeAttribute('width');svg.removeAttribute('height');
-var vb=svg.viewBox.baseVal,box=[vb.x,vb.y,vb.width,vb.height];
+var vb=svg.viewBox.baseVal,whole=[vb.x,vb.y,vb.width,vb.height],box=whole.slice();
 function apply(){svg.setAttribute('viewBox',box.join(' '));}
+// Open readable: the whole graph when it fits at 60% of its size or more,
+// else 1:1 (one SVG point per pixel), centred, from the top (the inputs).
+function actual(){var W=view.clientWidth||800,H=view.clientHeight||600;
+ box=[whole[0]+(whole[2]-W)/2,whole[1],W,H];apply();}
+function fit(){box=whole.slice();apply();}
+(function(){var W=view.clientWidth||800,H=view.clientHeight||600;
+ if(Math.min(W/whole[2],H/whole[3])<0.6)actual();})();
+document.getElementById('fit').addEventListener('click',fit);
+document.getElementById('actual').addEventListener('click',actual);
 view.addEventListener('wheel',function(e){e.preventDefault();
  var r=svg.getBoundingClientRect(),k=e.deltaY<0?0.8:1.25;
  var px=box[0]+(e.clientX-r.left)/r.width*box[2],py=box[1]+(e.clientY-r.top)/r.height*box[3];
@@ -92,13 +103,27 @@ window.addEventListener('mousemove',function(e){if(!drag)return;var r=svg.getBou
 window.addEventListener('mouseup',function(){setTimeout(function(){drag=null;},0);});
 var sel=null;
 svg.addEventListener('click',function(e){if(drag&&drag[4])return;
- var g=e.target.closest('g.node');if(!g||!nodes[g.id])return;
+ var g=e.target.closest('g.node');if(g&&nodes[g.id])show(g);});
+// page.html#%3 (or #n7) opens with that node selected, moved into view if
+// it is not.
+function byHash(){var h=decodeURIComponent(location.hash.slice(1));if(!h)return;
+ for(var id in nodes){if(id===h||nodes[id].name===h){var g=document.getElementById(id);
+  if(!g)return;show(g);var b=g.getBBox(),a=svg.getScreenCTM();
+  if(a&&g.getScreenCTM()){var m=a.inverse().multiply(g.getScreenCTM());
+   var p=svg.createSVGPoint(),q=svg.createSVGPoint();p.x=b.x;p.y=b.y;
+   q.x=b.x+b.width;q.y=b.y+b.height;p=p.matrixTransform(m);q=q.matrixTransform(m);
+   if(p.x<box[0]||q.x>box[0]+box[2]||p.y<box[1]||q.y>box[1]+box[3]){
+    box[0]=(p.x+q.x-box[2])/2;box[1]=(p.y+q.y-box[3])/2;apply();}}return;}}}
+function show(g){
  if(sel)sel.classList.remove('sel');sel=g;g.classList.add('sel');
  var n=nodes[g.id],d=document.getElementById('details');d.textContent='';
  [['node',n.name],['op',n.op],['target',n.target],['in',n.cluster],['type',n.type],
   ['attributes',n.attrs],['why on the host',n.reason]].forEach(function(p){
   if(!p[1])return;var dt=document.createElement('dt'),dd=document.createElement('dd');
-  dt.textContent=p[0];dd.textContent=p[1];d.appendChild(dt);d.appendChild(dd);});});
+  dt.textContent=p[0];dd.textContent=p[1];d.appendChild(dt);d.appendChild(dd);});}
+byHash();window.addEventListener('hashchange',byHash);
+// Reached only when nothing above threw: the Chromium test looks for it.
+document.body.setAttribute('data-carve-ready','1');
 })();
 )";
 
@@ -111,15 +136,24 @@ std::string WriteHtml(const Graph& g, const std::string& svg) {
   std::string legend = fmt::format("<div><span class=\"sw\" style=\"background:{}\"></span>host</div>\n",
                                    palette.Fill(""));
   for (const std::string& t : palette.targets()) {
-    legend += fmt::format("<div><span class=\"sw\" style=\"background:{}\"></span>{}</div>\n",
-                          palette.Fill(t), Html(t));
+    legend += fmt::format(
+        "<div><span class=\"sw\" style=\"background:{0}\"></span>{2}"
+        " <span class=\"cl\" style=\"border:1px solid {0};background:{1}\"></span>"
+        "its regions</div>\n",
+        palette.Fill(t), palette.Light(t), Html(t));
   }
+  // The composites' and the result's drawing, as docs/visualize.md lists them.
+  legend +=
+      "<div><span class=\"cl\" style=\"border:1px dashed #888\"></span>composite</div>\n"
+      "<div><span class=\"cl\" style=\"border:3px solid #333\"></span>result of @main</div>\n"
+      "<p>Host nodes say, per backend, why it did not take them.</p>\n";
   return fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<title>carve viz</title>\n<style>\n{}</style>\n</head>\n<body>\n"
       "<div id=\"view\">\n{}</div>\n"
       "<div id=\"side\">\n<h1>carve viz</h1>\n<p>Drag to pan, wheel to zoom, click a node for "
-      "details.</p>\n{}<dl id=\"details\"></dl>\n</div>\n"
+      "details.</p>\n<button id=\"fit\">whole graph</button><button id=\"actual\">1:1"
+      "</button>\n{}<dl id=\"details\"></dl>\n</div>\n"
       "<script type=\"application/json\" id=\"carve-nodes\">{}</script>\n"
       "<script>\n{}</script>\n</body>\n</html>\n",
       kStyle, inline_svg, legend, NodeTable(g), kScript);
