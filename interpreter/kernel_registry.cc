@@ -1,38 +1,19 @@
 // The process-wide kernel table behind RegisterKernel / FindKernel.
-#include <mutex>
-#include <string>
-
-#include "absl/container/flat_hash_map.h"
 #include "interpreter/kernel.h"
+#include "interpreter/kernel_table.h"
 
 namespace carve {
 namespace {
 
-// Registration happens from static initialisers in other translation units,
-// so the table is created on first use (no static-init-order dependency).
-struct KernelTable {
-  std::mutex mu;
-  absl::flat_hash_map<std::string, KernelFn> kernels;
-};
-
-KernelTable& Table() {
-  static KernelTable* table = new KernelTable();
+internal::NamedFnTable<KernelFn>& Table() {
+  static auto* table = new internal::NamedFnTable<KernelFn>();
   return *table;
 }
 
 }  // namespace
 
-void RegisterKernel(std::string_view op_name, KernelFn fn) {
-  KernelTable& t = Table();
-  std::lock_guard<std::mutex> lock(t.mu);
-  t.kernels[std::string(op_name)] = fn;
-}
+void RegisterKernel(std::string_view op_name, KernelFn fn) { Table().Set(op_name, fn); }
 
-KernelFn FindKernel(std::string_view op_name) {
-  KernelTable& t = Table();
-  std::lock_guard<std::mutex> lock(t.mu);
-  auto it = t.kernels.find(std::string(op_name));
-  return it == t.kernels.end() ? nullptr : it->second;
-}
+KernelFn FindKernel(std::string_view op_name) { return Table().Find(op_name); }
 
 }  // namespace carve

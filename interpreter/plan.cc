@@ -225,6 +225,20 @@ class PlanBuilder {
       p.frees_.insert(p.frees_.end(), frees[k].begin(), frees[k].end());
       p.steps_[k].free_end = p.frees_.size();
     }
+    std::vector<uint32_t> reads(p.num_slots_, 0);
+    for (uint32_t s : p.operands_) ++reads[s];
+    std::vector<bool> param(p.num_slots_, false);
+    for (uint32_t s : p.param_slots_) param[s] = true;
+    for (const auto& [var, s] : p.captured_slots_) param[s] = true;
+    p.read_once_.assign(p.num_slots_, false);
+    for (uint32_t s = 0; s < p.num_slots_; ++s) {
+      p.read_once_[s] = reads[s] == 1 && !keep[s] && !param[s];
+    }
+    for (Plan::Step& step : p.steps_) {
+      if (step.kind != Plan::StepKind::kKernel || step.in_begin == step.in_end) continue;
+      if (!p.read_once_[p.operands_[step.in_begin]]) continue;
+      step.inplace = FindInPlaceKernel(Cast<Call>(step.expr)->op()->name);
+    }
   }
 
   Interpreter& interp_;
@@ -242,6 +256,50 @@ std::unique_ptr<Plan> Plan::Lower(Interpreter& interp, const Function* fn) {
 
 namespace {
 
+// The byte range of a tensor's storage, for the aliasing checks below.
+struct ByteRange {
+  uintptr_t begin, end;
+  bool Overlaps(const ByteRange& o) const { return begin < o.end && o.begin < end; }
+};
+ByteRange RangeOf(const NDArray& t) {
+  auto begin = reinterpret_cast<uintptr_t>(t.raw_data());
+  return {begin, begin + t.nbytes()};
+}
+
+// True when a kernel step's output (a tensor, or a tuple of tensors) is
+// storage no one else holds: the op computes (its pattern is not opaque),
+// and no output tensor shares bytes with an input or with another output
+// (a view such as reshape's, or relu returning an unsigned input as it is,
+// fails this).
+bool FreshOutput(const OpInfo* op, std::span<const Value> in, const Value& out) {
+  switch (op->pattern) {
+    case OpPattern::kElemWise:
+    case OpPattern::kBroadcast:
+    case OpPattern::kInjective:
+    case OpPattern::kCommReduce:
+    case OpPattern::kOutEWiseFusable:
+      break;
+    default:
+      return false;
+  }
+  std::vector<ByteRange> seen;
+  for (const Value& v : in) {
+    if (!v.is_tensor()) return false;
+    seen.push_back(RangeOf(v.tensor()));
+  }
+  std::span<const Value> outs(&out, 1);
+  if (out.is_tuple()) outs = out.fields();
+  for (const Value& v : outs) {
+    if (!v.is_tensor()) return false;
+    ByteRange r = RangeOf(v.tensor());
+    for (const ByteRange& s : seen) {
+      if (r.Overlaps(s)) return false;
+    }
+    seen.push_back(r);
+  }
+  return true;
+}
+
 // The live slots of one run and their byte count (for the interpreter's
 // retained / live counters; presets are the module's, not the run's).
 struct RunSlots {
@@ -251,6 +309,30 @@ struct RunSlots {
 };
 
 }  // namespace
+
+bool Plan::RunInPlace(Interpreter& interp, const Call* call, InPlaceKernelFn fn,
+                      std::span<const Value> in, int64_t retained, Value* out) {
+  std::vector<NDArray> inputs;
+  inputs.reserve(in.size());
+  for (const Value& v : in) {
+    if (!v.is_tensor()) return false;
+    inputs.push_back(v.tensor());
+  }
+  NDArray data = inputs[0];  // shares the buffer that is overwritten
+  KernelContext ctx;
+  ctx.op = call->op();
+  ctx.inputs = inputs;
+  ctx.attrs = call->attrs();
+  ctx.out_type = call->checked_type();
+  ctx.device = interp.opts_.device;
+  if (!fn(ctx, data)) return false;
+  // The counters Machine::CallKernel keeps, with the same figures.
+  ++interp.stats_.kernel_calls;
+  interp.stats_.peak_live_bytes =
+      std::max(interp.stats_.peak_live_bytes, retained + static_cast<int64_t>(data.nbytes()));
+  *out = Value(std::move(data));
+  return true;
+}
 
 absl::StatusOr<Value> Plan::Run(Interpreter& interp, std::vector<Value> args,
                                 const Closure* closure, int64_t outer_retained) const {
@@ -270,6 +352,9 @@ absl::StatusOr<Value> Plan::Run(Interpreter& interp, std::vector<Value> args,
   if (closure != nullptr) {
     for (const auto& [var, value] : closure->captured) store(captured_slots_.at(var), value);
   }
+  // Slots holding tensors that no one outside this run's slots holds (see
+  // FreshOutput): an in-place step may overwrite them.
+  std::vector<bool> fresh(num_slots_, false);
   std::vector<Value> in;
   for (const Step& step : steps_) {
     CARVE_RETURN_IF_ERROR(CheckCancellation());  // Ctrl-C in the REPL
@@ -282,10 +367,18 @@ absl::StatusOr<Value> Plan::Run(Interpreter& interp, std::vector<Value> args,
       run.values[s] = Value();
     }
     Value out;
+    bool out_fresh = false;
     switch (step.kind) {
       case StepKind::kKernel: {
-        CARVE_ASSIGN_OR_RETURN(out, Machine::CallKernel(interp, Cast<Call>(step.expr), step.kernel,
-                                                        in, outer_retained + run.retained));
+        const Call* call = Cast<Call>(step.expr);
+        if (step.inplace != nullptr && fresh[operands_[step.in_begin]] &&
+            RunInPlace(interp, call, step.inplace, in, outer_retained + run.retained, &out)) {
+          out_fresh = true;
+          break;
+        }
+        CARVE_ASSIGN_OR_RETURN(
+            out, Machine::CallKernel(interp, call, step.kernel, in, outer_retained + run.retained));
+        out_fresh = FreshOutput(call->op(), in, out);
         break;
       }
       case StepKind::kTuple:
@@ -294,6 +387,9 @@ absl::StatusOr<Value> Plan::Run(Interpreter& interp, std::vector<Value> args,
         break;
       case StepKind::kProject: {
         CARVE_ASSIGN_OR_RETURN(out, Machine::ProjectField(Cast<TupleGetItem>(step.expr), in[0]));
+        // The tuple dies with this step: its field is as fresh as it was.
+        const uint32_t tuple = operands_[step.in_begin];
+        out_fresh = fresh[tuple] && read_once_[tuple];
         break;
       }
       case StepKind::kInvoke: {
@@ -307,6 +403,7 @@ absl::StatusOr<Value> Plan::Run(Interpreter& interp, std::vector<Value> args,
         break;
       }
     }
+    fresh[step.out] = out_fresh;
     store(step.out, std::move(out));
   }
   return std::move(run.values[result_]);

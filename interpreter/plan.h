@@ -12,6 +12,12 @@
 //   - Memory: each slot is freed after the step that reads it last
 //     (liveness computed at lowering), so a run holds the same live set as
 //     the tree walker; constants are held by the plan, not copied.
+//   - In place: an element-wise step (interpreter/kernel_inplace.h) whose
+//     first operand was written fresh by a kernel step and is read by no
+//     other step overwrites that tensor instead of allocating its result, so
+//     conv -> bias_add -> relu runs in one buffer. Freshness is checked per
+//     run: the producer's op pattern is computational and its outputs share
+//     no storage with its inputs or with each other.
 //   - Calls of globals and closures inside a plan go back to the evaluator
 //     (which dispatches Compiler / Composite functions and runs the callee's
 //     own plan when it has one).
@@ -21,6 +27,7 @@
 // runs them and calls into the plans of the dataflow functions they call.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -29,6 +36,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "interpreter/evaluator.h"
+#include "interpreter/kernel_inplace.h"
 
 namespace carve {
 
@@ -49,13 +57,27 @@ class Plan {
   size_t num_steps() const { return steps_.size(); }
   // Number of kernel-call steps.
   size_t num_kernel_steps() const { return kernel_steps_; }
+  // Number of kernel steps that may run in place (when, at run time, their
+  // first operand turns out fresh).
+  size_t num_inplace_steps() const {
+    return std::count_if(steps_.begin(), steps_.end(),
+                         [](const Step& s) { return s.inplace != nullptr; });
+  }
 
  private:
+  // Runs `call` with its in-place variant over in[0]'s tensor (which no one
+  // else holds); false when the variant does not apply.
+  static bool RunInPlace(Interpreter& interp, const Call* call, InPlaceKernelFn fn,
+                         std::span<const Value> in, int64_t retained, Value* out);
+
   enum class StepKind : uint8_t { kKernel, kTuple, kProject, kInvoke };
   struct Step {
     StepKind kind;
     const Expr* expr;           // the Call / Tuple / TupleGetItem
     KernelFn kernel = nullptr;  // kKernel
+    // kKernel: the in-place variant, set when the first operand is read by
+    // this step only (and is not a preset, parameter or the result).
+    InPlaceKernelFn inplace = nullptr;
     uint32_t out = 0;           // slot written
     uint32_t in_begin = 0;      // operands: operands_[in_begin, in_end)
     uint32_t in_end = 0;        // (kInvoke: the callee first)
@@ -75,6 +97,8 @@ class Plan {
   std::vector<std::pair<uint32_t, Value>> presets_;
   // Slots read by no step (freed as soon as they are written).
   std::vector<bool> unread_;
+  // Slots read by exactly one operand of one step.
+  std::vector<bool> read_once_;
   uint32_t result_ = 0;
   size_t kernel_steps_ = 0;
 };

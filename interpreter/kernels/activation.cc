@@ -2,6 +2,7 @@
 // nn.relu, nn.leaky_relu, nn.prelu, nn.bias_add and nn.dropout (inference).
 #include <algorithm>
 
+#include "interpreter/kernel_inplace.h"
 #include "interpreter/kernels/kernel_util.h"
 
 namespace carve {
@@ -9,18 +10,31 @@ namespace {
 
 using Outputs = absl::StatusOr<std::vector<NDArray>>;
 
+// out = max(in, 0) for a signed dtype; `out` may be `in` (in place).
+absl::Status ReluInto(const KernelContext& ctx, const NDArray& in, NDArray& out) {
+  return DispatchNumeric(ctx, in.dtype(), [&]<typename T>() {
+    using C = ComputeT<T>;
+    FlatMap<T>(out) = FlatMap<const T>(in).template cast<C>().max(C(0)).template cast<T>();
+    return absl::OkStatus();
+  });
+}
+
 // max(x, 0). Unsigned and bool tensors are returned as they are.
 Outputs Relu(const KernelContext& ctx) {
   CARVE_RETURN_IF_ERROR(CheckArity(ctx, 1));
   const NDArray& in = ctx.inputs[0];
   if (in.dtype().is_bool() || in.dtype().is_uint()) return std::vector<NDArray>{in};
   CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
-  CARVE_RETURN_IF_ERROR(DispatchNumeric(ctx, in.dtype(), [&]<typename T>() {
-    using C = ComputeT<T>;
-    FlatMap<T>(out) = FlatMap<const T>(in).template cast<C>().max(C(0)).template cast<T>();
-    return absl::OkStatus();
-  }));
+  CARVE_RETURN_IF_ERROR(ReluInto(ctx, in, out));
   return std::vector<NDArray>{std::move(out)};
+}
+
+bool ReluInPlace(const KernelContext& ctx, NDArray& data) {
+  if (ctx.inputs.size() != 1 || data.dtype().is_bool() || data.dtype().is_uint() ||
+      !ResultFitsInPlace(ctx, data)) {
+    return false;
+  }
+  return ReluInto(ctx, data, data).ok();
 }
 
 // x > 0 ? x : alpha * x.
@@ -85,16 +99,11 @@ Outputs Prelu(const KernelContext& ctx) {
   return std::vector<NDArray>{std::move(out)};
 }
 
-// data + bias[c], c the index along `axis` (negative axes allowed).
-Outputs BiasAdd(const KernelContext& ctx) {
-  CARVE_RETURN_IF_ERROR(CheckArity(ctx, 2));
-  const NDArray& in = ctx.inputs[0];
-  const NDArray& bias = ctx.inputs[1];
-  CARVE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(ctx, AttrInt(ctx, "axis", 1), in.rank()));
-  AxisSplit s = SplitAt(in.shape(), axis);
-  CARVE_RETURN_IF_ERROR(CheckChannelVector(ctx, bias, in.dtype(), s.channels, "bias"));
-  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
-  CARVE_RETURN_IF_ERROR(DispatchNumeric(ctx, in.dtype(), [&]<typename T>() {
+// out = in + bias[c] over the (outer, channels, inner) split `s`; `out`
+// may be `in` (in place).
+absl::Status BiasAddInto(const KernelContext& ctx, const NDArray& in, const NDArray& bias,
+                         const AxisSplit& s, NDArray& out) {
+  return DispatchNumeric(ctx, in.dtype(), [&]<typename T>() {
     using C = ComputeT<T>;
     const T* b = bias.data<T>();
     for (int64_t o = 0; o < s.outer; ++o) {
@@ -115,8 +124,30 @@ Outputs BiasAdd(const KernelContext& ctx) {
       }
     }
     return absl::OkStatus();
-  }));
+  });
+}
+
+// data + bias[c], c the index along `axis` (negative axes allowed).
+Outputs BiasAdd(const KernelContext& ctx) {
+  CARVE_RETURN_IF_ERROR(CheckArity(ctx, 2));
+  const NDArray& in = ctx.inputs[0];
+  const NDArray& bias = ctx.inputs[1];
+  CARVE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(ctx, AttrInt(ctx, "axis", 1), in.rank()));
+  AxisSplit s = SplitAt(in.shape(), axis);
+  CARVE_RETURN_IF_ERROR(CheckChannelVector(ctx, bias, in.dtype(), s.channels, "bias"));
+  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
+  CARVE_RETURN_IF_ERROR(BiasAddInto(ctx, in, bias, s, out));
   return std::vector<NDArray>{std::move(out)};
+}
+
+bool BiasAddInPlace(const KernelContext& ctx, NDArray& data) {
+  if (ctx.inputs.size() != 2 || !ResultFitsInPlace(ctx, data)) return false;
+  const NDArray& bias = ctx.inputs[1];
+  auto axis = NormalizeAxis(ctx, AttrInt(ctx, "axis", 1), data.rank());
+  if (!axis.ok()) return false;
+  AxisSplit s = SplitAt(data.shape(), *axis);
+  if (!CheckChannelVector(ctx, bias, data.dtype(), s.channels, "bias").ok()) return false;
+  return BiasAddInto(ctx, data, bias, s, data).ok();
 }
 
 // Inference dropout: field 0 is the input unchanged, field 1 the keep-mask,
@@ -139,6 +170,8 @@ CARVE_REGISTER_KERNEL("nn.relu", Relu);
 CARVE_REGISTER_KERNEL("nn.leaky_relu", LeakyRelu);
 CARVE_REGISTER_KERNEL("nn.prelu", Prelu);
 CARVE_REGISTER_KERNEL("nn.bias_add", BiasAdd);
+CARVE_REGISTER_INPLACE_KERNEL("nn.relu", ReluInPlace);
+CARVE_REGISTER_INPLACE_KERNEL("nn.bias_add", BiasAddInPlace);
 CARVE_REGISTER_KERNEL("nn.dropout", Dropout);
 
 }  // namespace carve

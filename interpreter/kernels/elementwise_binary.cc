@@ -8,6 +8,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "interpreter/kernel_inplace.h"
 #include "interpreter/kernels/broadcast.h"
 #include "interpreter/kernels/kernel_util.h"
 
@@ -230,15 +231,17 @@ bool HasZero(const NDArray& b) {
 }
 
 // out[i] = a[..] op b[..] over every broadcast run; the branches let the
-// compiler vectorise the contiguous and scalar-operand runs.
+// compiler vectorise the contiguous and scalar-operand runs. `out` may be
+// `a` when a has the output's shape (in place: element i reads a[i] before
+// writing out[i], so no pointer is restrict).
 template <BinOp kOp, typename T, typename R>
 void BinaryLoop(const BroadcastPlan& plan, const T* a, const T* b, R* out) {
   using C = ComputeT<T>;
   auto f = [](T x, T y) -> R { return static_cast<R>(Apply<kOp, C>(C(x), C(y))); };
   plan.ForEachRun([&](int64_t o, const int64_t* off, int64_t n, const int64_t* s) {
-    const T* __restrict pa = a + off[0];
-    const T* __restrict pb = b + off[1];
-    R* __restrict po = out + o;
+    const T* pa = a + off[0];
+    const T* pb = b + off[1];
+    R* po = out + o;
     if (s[0] == 1 && s[1] == 1) {
       for (int64_t i = 0; i < n; ++i) po[i] = f(pa[i], pb[i]);
     } else if (s[0] == 1 && s[1] == 0) {
@@ -285,6 +288,21 @@ absl::StatusOr<std::vector<NDArray>> BinaryKernel(const KernelContext& ctx) {
   return std::vector<NDArray>{std::move(out)};
 }
 
+// The in-place variant: arithmetic (not comparisons, logical or bitwise
+// ops) on floating-point tensors whose left operand has the result's shape.
+template <BinOp kOp>
+bool BinaryInPlace(const KernelContext& ctx, NDArray& a) {
+  if (ctx.inputs.size() != 2 || !ResultFitsInPlace(ctx, a)) return false;
+  const NDArray& b = ctx.inputs[1];
+  if (a.dtype() != b.dtype() || !a.dtype().is_float()) return false;
+  auto plan = BroadcastPlan::Make(a.shape(), {a.shape(), b.shape()});
+  if (!plan.ok()) return false;
+  return DispatchFloat(ctx, a.dtype(), [&]<typename T>() {
+           BinaryLoop<kOp, T, T>(*plan, a.data<T>(), b.data<T>(), a.data<T>());
+           return absl::OkStatus();
+         }).ok();
+}
+
 }  // namespace
 
 CARVE_REGISTER_KERNEL("add", BinaryKernel<BinOp::kAdd>);
@@ -313,5 +331,11 @@ CARVE_REGISTER_KERNEL("bitwise_or", BinaryKernel<BinOp::kBitOr>);
 CARVE_REGISTER_KERNEL("bitwise_xor", BinaryKernel<BinOp::kBitXor>);
 CARVE_REGISTER_KERNEL("left_shift", BinaryKernel<BinOp::kShiftLeft>);
 CARVE_REGISTER_KERNEL("right_shift", BinaryKernel<BinOp::kShiftRight>);
+CARVE_REGISTER_INPLACE_KERNEL("add", BinaryInPlace<BinOp::kAdd>);
+CARVE_REGISTER_INPLACE_KERNEL("subtract", BinaryInPlace<BinOp::kSub>);
+CARVE_REGISTER_INPLACE_KERNEL("multiply", BinaryInPlace<BinOp::kMul>);
+CARVE_REGISTER_INPLACE_KERNEL("divide", BinaryInPlace<BinOp::kDiv>);
+CARVE_REGISTER_INPLACE_KERNEL("maximum", BinaryInPlace<BinOp::kMax>);
+CARVE_REGISTER_INPLACE_KERNEL("minimum", BinaryInPlace<BinOp::kMin>);
 
 }  // namespace carve

@@ -3,6 +3,7 @@
 // *_like ops), copy, and the identity annotations.
 #include <algorithm>
 
+#include "interpreter/kernel_inplace.h"
 #include "interpreter/kernels/broadcast.h"
 #include "interpreter/kernels/kernel_util.h"
 
@@ -35,15 +36,12 @@ Outputs Cast(const KernelContext& ctx) {
   return std::vector<NDArray>{std::move(out)};
 }
 
-// min(max(x, a_min), a_max) with the bounds converted to x's dtype first
-// (truncating for integers, as TVM does).
-Outputs Clip(const KernelContext& ctx) {
-  CARVE_RETURN_IF_ERROR(CheckArity(ctx, 1));
-  const NDArray& in = ctx.inputs[0];
-  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
+// out = min(max(in, a_min), a_max) with the bounds converted to in's dtype
+// first (truncating for integers, as TVM does); `out` may be `in` (in place).
+absl::Status ClipInto(const KernelContext& ctx, const NDArray& in, NDArray& out) {
   double lo = AttrFloat(ctx, "a_min", -INFINITY);
   double hi = AttrFloat(ctx, "a_max", INFINITY);
-  CARVE_RETURN_IF_ERROR(DispatchNumeric(ctx, in.dtype(), [&]<typename T>() {
+  return DispatchNumeric(ctx, in.dtype(), [&]<typename T>() {
     using C = ComputeT<T>;
     const C low = C(ConvertTo<T>(lo));
     const C high = C(ConvertTo<T>(hi));
@@ -55,8 +53,20 @@ Outputs Clip(const KernelContext& ctx) {
       dst[i] = T(high < v ? high : v);
     }
     return absl::OkStatus();
-  }));
+  });
+}
+
+Outputs Clip(const KernelContext& ctx) {
+  CARVE_RETURN_IF_ERROR(CheckArity(ctx, 1));
+  const NDArray& in = ctx.inputs[0];
+  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
+  CARVE_RETURN_IF_ERROR(ClipInto(ctx, in, out));
   return std::vector<NDArray>{std::move(out)};
+}
+
+bool ClipInPlace(const KernelContext& ctx, NDArray& data) {
+  if (ctx.inputs.size() != 1 || !ResultFitsInPlace(ctx, data)) return false;
+  return ClipInto(ctx, data, data).ok();
 }
 
 // condition != 0 ? x : y, all three broadcast together.
@@ -154,6 +164,7 @@ Outputs Identity(const KernelContext& ctx) {
 
 CARVE_REGISTER_KERNEL("cast", Cast);
 CARVE_REGISTER_KERNEL("clip", Clip);
+CARVE_REGISTER_INPLACE_KERNEL("clip", ClipInPlace);
 CARVE_REGISTER_KERNEL("where", Where);
 CARVE_REGISTER_KERNEL("zeros", Constant<0>);
 CARVE_REGISTER_KERNEL("ones", Constant<1>);
