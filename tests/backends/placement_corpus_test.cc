@@ -12,6 +12,7 @@
 
 #include "backends/partition.h"
 #include "backends/placement.h"
+#include "backends/specs.h"
 #include "grammar/parser.h"
 #include "grammar/printer.h"
 #include "gtest/gtest.h"
@@ -55,7 +56,7 @@ TEST(PlacementCorpusTest, RecordDoesNotDependOnTheCopy) {
     if (!original.ok()) continue;  // the corpus also holds programs carve rejects
     absl::StatusOr<Module> reparsed = ParseTyped("printed.relay", PrintModule(*original));
     ASSERT_TRUE(reparsed.ok()) << path;
-    for (const char* backend : {"dnnl", "tensorrt", "nnapi", "bnns", "arm_compute_lib"}) {
+    for (std::string_view backend : BuiltinBackendNames()) {
       std::vector<TargetSpecPtr> specs = *ResolveBackends(backend);
       absl::StatusOr<PartitionResult> a = PartitionWithRecord(*original, specs);
       absl::StatusOr<PartitionResult> b = PartitionWithRecord(*reparsed, specs);

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "backends/partition.h"
+#include "backends/specs.h"
 #include "backends_test_util.h"
 #include "fmt/format.h"
 #include "gtest/gtest.h"
@@ -132,7 +133,8 @@ void ExpectBackendMatches(const std::string& backend, const Graph& g) {
 }
 
 TEST(RandomGraphsTest, EveryBackendAgreesWithTheReferenceKernels) {
-  for (std::string backend : {"bnns", "arm_compute_lib", "nnapi", "dnnl", "tensorrt"}) {
+  for (std::string_view name : BuiltinBackendNames()) {
+    std::string backend(name);
     for (uint32_t seed = 1; seed <= 4; ++seed) {
       Graph g = Generator(seed * 7919u + backend.size(), backend == "arm_compute_lib").Make();
       SCOPED_TRACE(fmt::format("{} seed {}", backend, seed));

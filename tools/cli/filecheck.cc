@@ -75,6 +75,8 @@ class Parser {
   absl::StatusOr<Pattern> MakePattern(size_t at, const std::string& prefix, const TypeResult& type,
                                       size_t start, size_t eol, bool after_positive);
   absl::Status ParsePattern(std::string_view raw, size_t raw_offset, Pattern& p);
+  // The pieces of a pattern with {{regex}} or [[variable]] blocks.
+  absl::Status ParsePieces(std::string_view s, size_t raw_offset, Pattern& p);
   absl::Status ParseBlock(std::string_view block, size_t offset, Pattern& p,
                           std::set<std::string>& defined_here, int& groups);
 
@@ -296,6 +298,10 @@ absl::Status Parser::ParsePattern(std::string_view raw, size_t raw_offset, Patte
     p.pieces.push_back(Piece{Piece::kLiteral, text});
     return absl::OkStatus();
   }
+  return ParsePieces(s, raw_offset, p);
+}
+
+absl::Status Parser::ParsePieces(std::string_view s, size_t raw_offset, Pattern& p) {
   std::set<std::string> defined_here;
   int groups = 0;
   size_t at = 0;

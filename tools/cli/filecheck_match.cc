@@ -74,6 +74,7 @@ class Matcher {
   bool CheckNots(const std::vector<const Pattern*>& nots, size_t lo, size_t hi);
   // nullopt: no match; `error` set: the pattern could not be matched.
   std::optional<Found> MatchPattern(const Pattern& p, size_t from, size_t to, std::string& error);
+  std::optional<std::string> RegexOf(const Pattern& p, std::string& error) const;
 
   // Report pieces.
   void ErrorAt(const Pattern& p, std::string_view message) {
@@ -95,29 +96,9 @@ class Matcher {
   std::string report_;
 };
 
-std::optional<Found> Matcher::MatchPattern(const Pattern& p, size_t from, size_t to,
-                                           std::string& error) {
-  std::string_view text = std::string_view(canon_.text).substr(0, to);
-  if (p.kind == Kind::kEof) return Found{to, 0};
-  if (p.kind == Kind::kEmpty) {
-    // FileCheck's "(\n$)": a line end followed by another or by the end.
-    for (size_t nl = text.find('\n', from); nl != kNpos; nl = text.find('\n', nl + 1)) {
-      if (nl + 1 == text.size() || text[nl + 1] == '\n') return Found{nl + 1, 0};
-    }
-    return std::nullopt;
-  }
-  const bool literal = std::all_of(p.pieces.begin(), p.pieces.end(), [](const Piece& piece) {
-    return piece.type == Piece::kLiteral || piece.type == Piece::kLine;
-  });
-  if (literal) {
-    std::string s;
-    for (const Piece& piece : p.pieces) {
-      s += piece.type == Piece::kLiteral ? piece.text : std::to_string(piece.line);
-    }
-    size_t at = text.find(s, from);
-    if (at == kNpos) return std::nullopt;
-    return Found{at, s.size()};
-  }
+// The RE2 text of a pattern that is not a plain literal, with the values of
+// the variables it uses; nullopt (and `error`) for an undefined variable.
+std::optional<std::string> Matcher::RegexOf(const Pattern& p, std::string& error) const {
   // (?m): ^ and $ match at line ends, and at the ends of the searched range
   // (FileCheck searches a substring with llvm::Regex::Newline).
   std::string re = "(?m)";
@@ -146,11 +127,39 @@ std::optional<Found> Matcher::MatchPattern(const Pattern& p, size_t from, size_t
         break;
     }
   }
+  return re;
+}
+
+std::optional<Found> Matcher::MatchPattern(const Pattern& p, size_t from, size_t to,
+                                           std::string& error) {
+  std::string_view text = std::string_view(canon_.text).substr(0, to);
+  if (p.kind == Kind::kEof) return Found{to, 0};
+  if (p.kind == Kind::kEmpty) {
+    // FileCheck's "(\n$)": a line end followed by another or by the end.
+    for (size_t nl = text.find('\n', from); nl != kNpos; nl = text.find('\n', nl + 1)) {
+      if (nl + 1 == text.size() || text[nl + 1] == '\n') return Found{nl + 1, 0};
+    }
+    return std::nullopt;
+  }
+  const bool literal = std::all_of(p.pieces.begin(), p.pieces.end(), [](const Piece& piece) {
+    return piece.type == Piece::kLiteral || piece.type == Piece::kLine;
+  });
+  if (literal) {
+    std::string s;
+    for (const Piece& piece : p.pieces) {
+      s += piece.type == Piece::kLiteral ? piece.text : std::to_string(piece.line);
+    }
+    size_t at = text.find(s, from);
+    if (at == kNpos) return std::nullopt;
+    return Found{at, s.size()};
+  }
+  std::optional<std::string> re = RegexOf(p, error);
+  if (!re) return std::nullopt;
   RE2::Options options;
   options.set_longest_match(true);  // POSIX leftmost-longest, as llvm::Regex
   options.set_never_nl(true);       // no match spans a line end
   options.set_log_errors(false);
-  RE2 compiled(re, options);
+  RE2 compiled(*re, options);
   if (!compiled.ok()) {
     error = "invalid regex: " + compiled.error();
     return std::nullopt;

@@ -121,6 +121,14 @@ class CaseRunner {
   CaseOutcome Run(const GoldenCase& c);
 
  private:
+  // Runs the case's RUN lines: checks each one's exit code, FileChecks the
+  // output of those that pipe into FileCheck (adding their prefixes to
+  // `used`) and collects the others' in o.implicit_output. Returns whether
+  // there were such others.
+  bool RunLines(const GoldenCase& c, CaseOutcome& o, std::vector<std::string>& used);
+  // Checks o.implicit_output with the case's CHECK lines of the default
+  // prefixes (adding them to `used`); returns whether there were any.
+  bool CheckImplicitOutput(const GoldenCase& c, CaseOutcome& o, std::vector<std::string>& used);
   // FileCheck of `output` against the case with `prefixes`; "" or why not.
   std::string Check(const GoldenCase& c, const std::vector<std::string>& prefixes,
                     const std::string& output, const std::string& output_name, bool allow_empty);
@@ -176,22 +184,13 @@ std::string CaseRunner::UncheckedDirectives(const GoldenCase& c,
   return report;
 }
 
-CaseOutcome CaseRunner::Run(const GoldenCase& c) {
-  CaseOutcome o;
-  if (!c.directive_error.empty()) {
-    o.failure = c.directive_error;
-    return o;
-  }
-  auto negated = [](const RunLine& run) {
-    return std::any_of(run.stages.begin(), run.stages.end(),
-                       [](const RunStage& s) { return s.negate; });
-  };
-  if (c.exit_code && negated(c.runs.back())) {
-    o.failure = fmt::format("{}:{}:{}: error: EXIT: and 'not' both on the last RUN line: use one\n",
-                            path_, c.runs.back().line, c.runs.back().column);
-    return o;
-  }
-  std::vector<std::string> used;  // prefixes some FileCheck reads
+// Whether a stage of `run` is negated with `not`.
+bool Negated(const RunLine& run) {
+  return std::any_of(run.stages.begin(), run.stages.end(),
+                     [](const RunStage& s) { return s.negate; });
+}
+
+bool CaseRunner::RunLines(const GoldenCase& c, CaseOutcome& o, std::vector<std::string>& used) {
   bool has_implicit = false;
   for (size_t k = 0; k < c.runs.size(); ++k) {
     const RunLine& run = c.runs[k];
@@ -202,7 +201,7 @@ CaseOutcome CaseRunner::Run(const GoldenCase& c) {
     int want = 0;
     if (last && c.exit_code) {
       want = *c.exit_code;
-    } else if (last && !c.diags.empty() && !run.filecheck && !negated(run)) {
+    } else if (last && !c.diags.empty() && !run.filecheck && !Negated(run)) {
       want = 1;
     }
     if (r.exit_code != want) {
@@ -225,20 +224,37 @@ CaseOutcome CaseRunner::Run(const GoldenCase& c) {
       o.implicit_output += r.out + r.err;
     }
   }
-  bool implicit_checks = false;
-  if (has_implicit) {
-    std::vector<std::string> prefixes = PrefixesOr(options_.check_prefixes);
-    filecheck::CheckOptions fc;
-    fc.check_prefixes = prefixes;
-    fc.allow_unused_prefixes = true;
-    absl::StatusOr<filecheck::CheckFile> file = filecheck::CheckFile::Parse(path_, c.text, fc);
-    implicit_checks = !file.ok() || !file->checks().empty();
-    if (implicit_checks) {
-      used.insert(used.end(), prefixes.begin(), prefixes.end());
-      std::string why = Check(c, prefixes, o.implicit_output, "<output>", /*allow_empty=*/true);
-      if (!why.empty()) o.failure += why;
-    }
+  return has_implicit;
+}
+
+bool CaseRunner::CheckImplicitOutput(const GoldenCase& c, CaseOutcome& o,
+                                     std::vector<std::string>& used) {
+  std::vector<std::string> prefixes = PrefixesOr(options_.check_prefixes);
+  filecheck::CheckOptions fc;
+  fc.check_prefixes = prefixes;
+  fc.allow_unused_prefixes = true;
+  absl::StatusOr<filecheck::CheckFile> file = filecheck::CheckFile::Parse(path_, c.text, fc);
+  if (file.ok() && file->checks().empty()) return false;
+  used.insert(used.end(), prefixes.begin(), prefixes.end());
+  std::string why = Check(c, prefixes, o.implicit_output, "<output>", /*allow_empty=*/true);
+  if (!why.empty()) o.failure += why;
+  return true;
+}
+
+CaseOutcome CaseRunner::Run(const GoldenCase& c) {
+  CaseOutcome o;
+  if (!c.directive_error.empty()) {
+    o.failure = c.directive_error;
+    return o;
   }
+  if (c.exit_code && Negated(c.runs.back())) {
+    o.failure = fmt::format("{}:{}:{}: error: EXIT: and 'not' both on the last RUN line: use one\n",
+                            path_, c.runs.back().line, c.runs.back().column);
+    return o;
+  }
+  std::vector<std::string> used;  // prefixes some FileCheck reads
+  const bool has_implicit = RunLines(c, o, used);
+  const bool implicit_checks = has_implicit && CheckImplicitOutput(c, o, used);
   o.failure += UncheckedDirectives(c, used);
   if (!c.diags.empty()) {
     if (!has_implicit) {
@@ -283,6 +299,110 @@ std::vector<std::string> FindGoldenFiles(const std::string& path) {
   return files;
 }
 
+namespace {
+
+// The outputs of the cases compared with the .expected file, in case order.
+struct ExpectedParts {
+  std::vector<std::string> outputs;
+  std::vector<std::optional<NumericTolerance>> tolerances;  // per output
+  bool used = false;  // some case compares its output with the file
+  // A case with broken directives may or may not own a part of the
+  // .expected file: the file is then neither compared nor rewritten.
+  bool broken_directives = false;
+};
+
+// Runs the cases of the golden file `path`, counting and reporting each
+// failure in `result`.
+ExpectedParts RunCases(const std::string& path, const std::vector<GoldenCase>& cases,
+                       const GoldenOptions& options, Env& env, GoldenResult& result) {
+  Substitutions subst;
+  subst.virtual_name = fs::path(path).filename().string();
+  subst.test_dir = fs::path(path).parent_path().string();
+  subst.shared_dir = options.shared_dir.empty() ? DetectSharedDir(path) : options.shared_dir;
+  // %t: a scratch path per case, in a folder of this process removed at the end.
+  std::error_code ec;
+  const fs::path temp_dir =
+      fs::temp_directory_path(ec) / fmt::format("carve-golden-{}", static_cast<long>(getpid()));
+  bool temp_made = false;
+  ExpectedParts parts;
+  for (size_t k = 0; k < cases.size(); ++k) {
+    const GoldenCase& c = cases[k];
+    ++result.cases;
+    subst.temp_path = (temp_dir / fmt::format("{}.case{}.tmp", subst.virtual_name, k + 1)).string();
+    if (!temp_made && c.text.find("%t") != std::string::npos) {
+      temp_made = fs::create_directories(temp_dir, ec) || fs::is_directory(temp_dir, ec);
+    }
+    CaseOutcome o = CaseRunner(path, options, subst, env).Run(c);
+    parts.broken_directives = parts.broken_directives || !c.directive_error.empty();
+    if (o.uses_expected) {
+      // A failed case keeps its place, so that the others line up with
+      // their parts of the .expected file.
+      parts.used = true;
+      parts.outputs.push_back(o.implicit_output);
+      parts.tolerances.push_back(c.tolerance);
+    }
+    if (!o.failure.empty()) {
+      ++result.failed;
+      result.report += fmt::format("{}: case starting at line {} failed:\n{}", path,
+                                   c.first_line + 1, o.failure);
+      if (o.show_output) result.report += ShowOutput("output was", o.implicit_output);
+    }
+  }
+  if (temp_made) fs::remove_all(temp_dir, ec);
+  return parts;
+}
+
+// Compares the cases' outputs, joined by separator lines, with
+// `expected_path` (within the cases' tolerances), or rewrites the file
+// with --update.
+void CheckExpectedFile(const std::string& path, const std::string& expected_path,
+                       const ExpectedParts& parts, const GoldenOptions& options, Env& env,
+                       GoldenResult& result) {
+  std::string actual;
+  std::vector<std::optional<NumericTolerance>> line_tolerance;
+  size_t newlines = 0;  // in `actual` so far (each case counted once)
+  for (size_t i = 0; i < parts.outputs.size(); ++i) {
+    if (i) {
+      actual += std::string(kCaseSeparator) + "\n";
+      ++newlines;
+    }
+    actual += parts.outputs[i];
+    newlines += size_t(std::count(parts.outputs[i].begin(), parts.outputs[i].end(), '\n'));
+    // Lines started so far (a separator line counts with the case before).
+    line_tolerance.resize(newlines + 1, parts.tolerances[i]);
+  }
+  absl::StatusOr<std::string> expected = env.read_file(expected_path);
+  const bool tolerant = std::any_of(parts.tolerances.begin(), parts.tolerances.end(),
+                                    [](const auto& t) { return t.has_value(); });
+  // "" when the expected text matches (within the cases' tolerances).
+  auto mismatch = [&]() -> std::string {
+    if (!tolerant) return *expected == actual ? "" : FirstDifference(*expected, actual);
+    std::string why = CompareTolerant(*expected, actual, line_tolerance);
+    return why.empty() ? "" : "  first difference at " + why + "\n";
+  };
+  if (options.update) {
+    // Within tolerance the file stays as it is, so --update on another
+    // ISA does not churn the last digits.
+    if (!expected.ok() || !mismatch().empty()) {
+      absl::Status s = env.write_file(expected_path, actual);
+      if (!s.ok()) {
+        ++result.failed;
+        result.report += std::string(s.message()) + "\n";
+      }
+      result.updated = true;
+    }
+  } else if (!expected.ok()) {
+    ++result.failed;
+    result.report +=
+        fmt::format("{}: missing {} (run `carve test --update`)\n", path, expected_path);
+  } else if (std::string why = mismatch(); !why.empty()) {
+    ++result.failed;
+    result.report += fmt::format("{}: output differs from {}\n{}", path, expected_path, why);
+  }
+}
+
+}  // namespace
+
 GoldenResult RunGoldenFile(const std::string& path, const GoldenOptions& options, Env& env) {
   GoldenResult result;
   result.file = path;
@@ -293,102 +413,22 @@ GoldenResult RunGoldenFile(const std::string& path, const GoldenOptions& options
     return result;
   }
   std::vector<GoldenCase> cases = ParseGoldenCases(path, *text, PrefixesOr(options.check_prefixes));
-  Substitutions subst;
-  subst.virtual_name = fs::path(path).filename().string();
-  subst.test_dir = fs::path(path).parent_path().string();
-  subst.shared_dir = options.shared_dir.empty() ? DetectSharedDir(path) : options.shared_dir;
-  // %t: a scratch path per case, in a folder of this process removed at the end.
-  std::error_code ec;
-  const fs::path temp_dir =
-      fs::temp_directory_path(ec) / fmt::format("carve-golden-{}", static_cast<long>(getpid()));
-  bool temp_made = false;
-  std::string expected_path = path + ".expected";
-  bool uses_expected_file = false;
-  // A case with broken directives may or may not own a part of the
-  // .expected file: the file is then neither compared nor rewritten.
-  bool broken_directives = false;
-  std::vector<std::string> outputs;
-  std::vector<std::optional<NumericTolerance>> tolerances;  // per output
-  for (size_t k = 0; k < cases.size(); ++k) {
-    const GoldenCase& c = cases[k];
-    ++result.cases;
-    subst.temp_path = (temp_dir / fmt::format("{}.case{}.tmp", subst.virtual_name, k + 1)).string();
-    if (!temp_made && c.text.find("%t") != std::string::npos) {
-      temp_made = fs::create_directories(temp_dir, ec) || fs::is_directory(temp_dir, ec);
-    }
-    CaseOutcome o = CaseRunner(path, options, subst, env).Run(c);
-    broken_directives = broken_directives || !c.directive_error.empty();
-    if (o.uses_expected) {
-      // A failed case keeps its place, so that the others line up with
-      // their parts of the .expected file.
-      uses_expected_file = true;
-      outputs.push_back(o.implicit_output);
-      tolerances.push_back(c.tolerance);
-    }
-    if (!o.failure.empty()) {
-      ++result.failed;
-      result.report += fmt::format("{}: case starting at line {} failed:\n{}", path,
-                                   c.first_line + 1, o.failure);
-      if (o.show_output) result.report += ShowOutput("output was", o.implicit_output);
-    }
-  }
-  if (temp_made) fs::remove_all(temp_dir, ec);
-  if (broken_directives) {
+  ExpectedParts parts = RunCases(path, cases, options, env, result);
+  const std::string expected_path = path + ".expected";
+  if (parts.broken_directives) {
     if (env.read_file(expected_path).ok() || options.update) {
       result.report += fmt::format("{}: {} not {} until the directives are fixed\n", path,
                                    expected_path, options.update ? "updated" : "compared");
     }
-    uses_expected_file = false;
-  } else if (!uses_expected_file && env.read_file(expected_path).ok()) {
+  } else if (!parts.used && env.read_file(expected_path).ok()) {
     // Left over from cases that now have CHECK lines: it tests nothing.
     ++result.failed;
     result.report += fmt::format(
         "{}: error: {} is compared with no case (every case has CHECK or "
         "expected-* directives); delete it\n",
         path, expected_path);
-  }
-  if (uses_expected_file) {
-    std::string actual;
-    std::vector<std::optional<NumericTolerance>> line_tolerance;
-    size_t newlines = 0;  // in `actual` so far (each case counted once)
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      if (i) {
-        actual += std::string(kCaseSeparator) + "\n";
-        ++newlines;
-      }
-      actual += outputs[i];
-      newlines += size_t(std::count(outputs[i].begin(), outputs[i].end(), '\n'));
-      // Lines started so far (a separator line counts with the case before).
-      line_tolerance.resize(newlines + 1, tolerances[i]);
-    }
-    absl::StatusOr<std::string> expected = env.read_file(expected_path);
-    const bool tolerant = std::any_of(tolerances.begin(), tolerances.end(),
-                                      [](const auto& t) { return t.has_value(); });
-    // "" when the expected text matches (within the cases' tolerances).
-    auto mismatch = [&]() -> std::string {
-      if (!tolerant) return *expected == actual ? "" : FirstDifference(*expected, actual);
-      std::string why = CompareTolerant(*expected, actual, line_tolerance);
-      return why.empty() ? "" : "  first difference at " + why + "\n";
-    };
-    if (options.update) {
-      // Within tolerance the file stays as it is, so --update on another
-      // ISA does not churn the last digits.
-      if (!expected.ok() || !mismatch().empty()) {
-        absl::Status s = env.write_file(expected_path, actual);
-        if (!s.ok()) {
-          ++result.failed;
-          result.report += std::string(s.message()) + "\n";
-        }
-        result.updated = true;
-      }
-    } else if (!expected.ok()) {
-      ++result.failed;
-      result.report +=
-          fmt::format("{}: missing {} (run `carve test --update`)\n", path, expected_path);
-    } else if (std::string why = mismatch(); !why.empty()) {
-      ++result.failed;
-      result.report += fmt::format("{}: output differs from {}\n{}", path, expected_path, why);
-    }
+  } else if (parts.used) {
+    CheckExpectedFile(path, expected_path, parts, options, env, result);
   }
   return result;
 }

@@ -279,6 +279,9 @@ class CaseParser {
     c.directive_error += src_.Render(offset + col, "error", message);
   }
   void ParseDirectives(GoldenCase& c, size_t begin, size_t end);
+  // The expected-* directives of line `i` (each occurrence must be well
+  // formed; the first well-formed one is the line's diagnostic).
+  void ParseExpectedDiags(GoldenCase& c, size_t i);
   void Lint(GoldenCase& c, size_t begin, size_t end);
 
   filecheck::SourceText src_;
@@ -290,9 +293,6 @@ void CaseParser::ParseDirectives(GoldenCase& c, size_t begin, size_t end) {
   static const RE2 kRun(R"(//\s*RUN:(.*))");
   static const RE2 kExit(R"(//\s*EXIT:(.*))");
   static const RE2 kTolerance(R"(//\s*TOLERANCE:(.*))");
-  static const RE2 kDiag(
-      R"(expected-(error|warning|note)(?:@([+-]?)(\d+)(?::(\d+))?)?\s*\{\{(.*)\}\})");
-  static const RE2 kDiagStart(R"(expected-([A-Za-z]*))");
   for (size_t i = begin; i < end; ++i) {
     const std::string& line = lines_[i];
     std::string arg;
@@ -329,44 +329,51 @@ void CaseParser::ParseDirectives(GoldenCase& c, size_t begin, size_t end) {
         c.tolerance = *tol;
       }
     }
-    // expected-* directives: each occurrence must be well formed.
-    for (size_t from = line.find("expected-"); from != std::string::npos;
-         from = line.find("expected-", from + 1)) {
-      if (from > 0 && IsWordChar(line[from - 1])) continue;
-      re2::StringPiece rest(line.data() + from, line.size() - from);
-      std::string kind, sev, sign, num, col, msg;
-      RE2::PartialMatch(rest, kDiagStart, &kind);
-      if (kind != "error" && kind != "warning" && kind != "note") {
-        Error(c, i, from,
-              fmt::format("unknown directive 'expected-{}' (known: expected-error, "
-                          "expected-warning, expected-note)",
-                          kind));
-        continue;
-      }
-      if (!RE2::Consume(&rest, kDiag, &sev, &sign, &num, &col, &msg)) {
-        Error(c, i, from,
-              fmt::format("malformed 'expected-{}': write expected-{}[@[+-]LINE[:COL]] "
-                          "{{{{message}}}}",
-                          kind, kind));
-        continue;
-      }
-      ExpectedDiag d;
-      d.severity = sev;
-      d.message = msg;
-      int here = int(i + 1);
-      if (num.empty()) {
-        d.line = here;
-      } else if (sign == "+") {
-        d.line = here + DirectiveNumber(num);
-      } else if (sign == "-") {
-        d.line = here - DirectiveNumber(num);
-      } else {
-        d.line = DirectiveNumber(num);
-      }
-      d.column = col.empty() ? 0 : DirectiveNumber(col);
-      c.diags.push_back(d);
-      break;  // the message runs to the line's last '}}'
+    ParseExpectedDiags(c, i);
+  }
+}
+
+void CaseParser::ParseExpectedDiags(GoldenCase& c, size_t i) {
+  static const RE2 kDiag(
+      R"(expected-(error|warning|note)(?:@([+-]?)(\d+)(?::(\d+))?)?\s*\{\{(.*)\}\})");
+  static const RE2 kDiagStart(R"(expected-([A-Za-z]*))");
+  const std::string& line = lines_[i];
+  for (size_t from = line.find("expected-"); from != std::string::npos;
+       from = line.find("expected-", from + 1)) {
+    if (from > 0 && IsWordChar(line[from - 1])) continue;
+    re2::StringPiece rest(line.data() + from, line.size() - from);
+    std::string kind, sev, sign, num, col, msg;
+    RE2::PartialMatch(rest, kDiagStart, &kind);
+    if (kind != "error" && kind != "warning" && kind != "note") {
+      Error(c, i, from,
+            fmt::format("unknown directive 'expected-{}' (known: expected-error, "
+                        "expected-warning, expected-note)",
+                        kind));
+      continue;
     }
+    if (!RE2::Consume(&rest, kDiag, &sev, &sign, &num, &col, &msg)) {
+      Error(c, i, from,
+            fmt::format("malformed 'expected-{}': write expected-{}[@[+-]LINE[:COL]] "
+                        "{{{{message}}}}",
+                        kind, kind));
+      continue;
+    }
+    ExpectedDiag d;
+    d.severity = sev;
+    d.message = msg;
+    int here = int(i + 1);
+    if (num.empty()) {
+      d.line = here;
+    } else if (sign == "+") {
+      d.line = here + DirectiveNumber(num);
+    } else if (sign == "-") {
+      d.line = here - DirectiveNumber(num);
+    } else {
+      d.line = DirectiveNumber(num);
+    }
+    d.column = col.empty() ? 0 : DirectiveNumber(col);
+    c.diags.push_back(d);
+    break;  // the message runs to the line's last '}}'
   }
 }
 
