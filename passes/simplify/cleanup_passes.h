@@ -28,7 +28,8 @@ PassPtr CanonicalizeOps();
 
 absl::StatusOr<const Function*> DeadCodeEliminationFunction(const Function* fn,
                                                             bool ignore_impurity, Arena* arena,
-                                                            bool inline_once = false);
+                                                            bool inline_once = false,
+                                                            const Module* mod = nullptr);
 PassPtr DeadCodeElimination(bool ignore_impurity = false, bool inline_once = false);
 
 }  // namespace carve

@@ -1,9 +1,11 @@
-// DeadCodeElimination: drops let bindings whose variable is unused.
+// DeadCodeElimination: drops let bindings whose variable is unused and whose
+// value is pure.
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "passes/simplify/cleanup_passes.h"
 #include "passes/rewrite/rewrite_util.h"
 
@@ -29,14 +31,70 @@ absl::flat_hash_map<const Var*, int> CountUses(const Expr* root) {
   return uses;
 }
 
-bool HasStatefulCall(const Expr* e) {
-  bool found = false;
-  PostOrderVisit(e, [&](const Expr* n) {
-    const Call* call = DynCast<Call>(n);
-    found = found || (call != nullptr && call->op() != nullptr && (call->op()->flags & kOpStateful));
-  });
-  return found;
-}
+// Whether evaluating an expression may read or write state, after TVM's
+// PurityVisitor (dead_code.cc): ref_read and ref_write and stateful ops are
+// impure; ref creation is not (unobservable but through reads and writes).
+// Evaluating a function literal is pure; calling one is as pure as its body.
+// A call through anything but an op, a global, a function literal or a
+// let-bound function literal (a parameter, a projection, a ref_read) is
+// assumed impure, as TVM does for higher-order values it does not track.
+class Purity {
+ public:
+  Purity(const Module* mod, const Function* fn) : mod_(mod) { RecordLetFunctions(fn); }
+
+  bool Impure(const Expr* e) { return EvalImpure(e, 0); }
+
+ private:
+  // TVM's kMaxCallDepth: deeper call chains are assumed impure.
+  static constexpr int kMaxDepth = 25;
+
+  void RecordLetFunctions(const Expr* root) {
+    PostOrderVisit(root, [&](const Expr* n) {
+      const Let* let = DynCast<Let>(n);
+      if (let == nullptr) return;
+      if (const Function* f = DynCast<Function>(let->value())) let_fns_[let->var()] = f;
+    });
+  }
+
+  bool EvalImpure(const Expr* root, int depth) {
+    if (depth > kMaxDepth) return true;
+    bool impure = false;
+    std::vector<const Expr*> stack{root};
+    absl::flat_hash_set<const Expr*> seen;
+    while (!stack.empty() && !impure) {
+      const Expr* e = stack.back();
+      stack.pop_back();
+      if (!seen.insert(e).second || Isa<Function>(e)) continue;
+      if (Isa<RefRead>(e) || Isa<RefWrite>(e)) return true;
+      if (const Call* call = DynCast<Call>(e)) impure = CallImpure(call->callee(), depth);
+      ForEachChild(e, [&](const Expr* c) { stack.push_back(c); });
+    }
+    return impure;
+  }
+
+  bool CallImpure(const Expr* callee, int depth) {
+    if (const OpExpr* op = DynCast<OpExpr>(callee)) return (op->info()->flags & kOpStateful) != 0;
+    if (const Function* f = DynCast<Function>(callee)) return EvalImpure(f->body(), depth + 1);
+    if (const Var* v = DynCast<Var>(callee)) {
+      auto it = let_fns_.find(v);
+      return it == let_fns_.end() || EvalImpure(it->second->body(), depth + 1);
+    }
+    const GlobalVar* gv = DynCast<GlobalVar>(callee);
+    if (gv == nullptr || mod_ == nullptr) return true;
+    const Function* f = mod_->Lookup(gv);
+    if (f == nullptr) return true;
+    auto [it, inserted] = globals_.try_emplace(gv->name(), false);  // recursion: assume pure
+    if (!inserted) return it->second;
+    RecordLetFunctions(f);
+    bool impure = EvalImpure(f->body(), depth + 1);
+    globals_[gv->name()] = impure;
+    return impure;
+  }
+
+  const Module* mod_;
+  absl::flat_hash_map<const Var*, const Function*> let_fns_;
+  absl::flat_hash_map<std::string_view, bool> globals_;
+};
 
 // Which let-bound variables occur in `e` (for the recursion guard).
 bool Mentions(const Expr* e, const Var* v) {
@@ -48,9 +106,10 @@ bool Mentions(const Expr* e, const Var* v) {
 class UnusedLetRemover : public TypedMutator {
  public:
   UnusedLetRemover(Arena* arena, const absl::flat_hash_map<const Var*, int>& uses,
-                   bool ignore_impurity, bool inline_once)
+                   Purity* purity, bool ignore_impurity, bool inline_once)
       : TypedMutator(arena),
         uses_(uses),
+        purity_(purity),
         ignore_impurity_(ignore_impurity),
         inline_once_(inline_once) {}
 
@@ -82,9 +141,12 @@ class UnusedLetRemover : public TypedMutator {
     while (const Let* l = DynCast<Let>(cur)) {
       cur = l->body();
       int uses = Uses(l->var());
-      if (uses == 0 && (ignore_impurity_ || !HasStatefulCall(l->value()))) continue;
+      // An impure value stays where it is: neither dropped nor inlined
+      // (inlining could reorder or repeat its effect).
+      bool pure = ignore_impurity_ || !purity_->Impure(l->value());
+      if (uses == 0 && pure) continue;
       const Expr* value = Mutate(l->value());
-      if (inline_once_ && uses == 1 &&
+      if (inline_once_ && uses == 1 && pure &&
           !(Isa<Function>(l->value()) && Mentions(l->value(), l->var()))) {
         inlined_.emplace(l->var(), value);
         continue;
@@ -96,6 +158,7 @@ class UnusedLetRemover : public TypedMutator {
   }
 
   const absl::flat_hash_map<const Var*, int>& uses_;
+  Purity* purity_;
   bool ignore_impurity_;
   bool inline_once_;
   absl::flat_hash_map<const Var*, const Expr*> inlined_;
@@ -105,12 +168,14 @@ class UnusedLetRemover : public TypedMutator {
 
 absl::StatusOr<const Function*> DeadCodeEliminationFunction(const Function* fn,
                                                             bool ignore_impurity, Arena* arena,
-                                                            bool inline_once) {
+                                                            bool inline_once,
+                                                            const Module* mod) {
   // Removing a binding can leave the bindings its value used unused: repeat
   // until nothing changes (one round per level of such chains).
   while (true) {
     absl::flat_hash_map<const Var*, int> uses = CountUses(fn);
-    UnusedLetRemover remover(arena, uses, ignore_impurity, inline_once);
+    Purity purity(mod, fn);
+    UnusedLetRemover remover(arena, uses, &purity, ignore_impurity, inline_once);
     const Function* next = Cast<Function>(remover.Mutate(fn));
     if (next == fn) return fn;
     fn = next;
@@ -130,7 +195,8 @@ PassPtr DeadCodeElimination(bool ignore_impurity, bool inline_once) {
       "DeadCodeElimination", description,
       [ignore_impurity, inline_once](const Function* fn, const Module& mod,
                                      PassContext&) -> absl::StatusOr<const Function*> {
-        return DeadCodeEliminationFunction(fn, ignore_impurity, mod.arena(), inline_once);
+        return DeadCodeEliminationFunction(fn, ignore_impurity, mod.arena(), inline_once,
+                                           &mod);
       });
 }
 

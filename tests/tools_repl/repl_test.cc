@@ -245,8 +245,10 @@ struct Child {
   }
 };
 
-// Starts `carve repl ARGS` on a pseudo-terminal with HOME = `home`.
-void StartRepl(Child& child, const std::string& home, const std::vector<std::string>& args) {
+// Starts `carve repl ARGS` on a pseudo-terminal with HOME = `home` (and
+// LC_ALL = `locale` when given).
+void StartRepl(Child& child, const std::string& home, const std::vector<std::string>& args,
+               const char* locale = nullptr) {
   std::filesystem::create_directories(home);
   std::filesystem::remove(home + "/.carve_history");
   child.pid = forkpty(&child.master, nullptr, nullptr, nullptr);
@@ -254,6 +256,7 @@ void StartRepl(Child& child, const std::string& home, const std::vector<std::str
   if (child.pid == 0) {
     setenv("HOME", home.c_str(), 1);
     setenv("TERM", "xterm", 1);
+    if (locale != nullptr) setenv("LC_ALL", locale, 1);
     cli::Env env = cli::RealEnv();
     std::vector<std::string> command = {"repl"};
     command.insert(command.end(), args.begin(), args.end());
@@ -305,6 +308,21 @@ TEST(ReplTerminalTest, TabCompletesAPassNameAndHistoryIsKept) {
   std::ifstream history(home + "/.carve_history");
   std::string saved((std::istreambuf_iterator<char>(history)), std::istreambuf_iterator<char>());
   EXPECT_THAT(saved, HasSubstr("MergeComposite(byoc_target)"));
+}
+
+// Non-ASCII characters typed at a UTF-8 terminal reach the command (libedit
+// dropped them while the process kept the "C" locale).
+TEST(ReplTerminalTest, Utf8InputReachesTheCommand) {
+  Child child;
+  StartRepl(child, Temp("repl_home_utf8"), {kDemo}, "C.UTF-8");
+  int master = child.master;
+  std::string seen = ReadUntil(master, "carve:0> ");
+  ASSERT_THAT(seen, HasSubstr("carve:0> "));
+  const std::string line = "load mod\xc3\xa8le.relay\r";  // "modèle"
+  ASSERT_EQ(write(master, line.data(), line.size()), ssize_t(line.size()));
+  seen = ReadUntil(master, "carve:0> ");
+  EXPECT_THAT(seen, HasSubstr("cannot read 'mod\xc3\xa8le.relay'"));
+  QuitWithCtrlD(child, seen);
 }
 
 // Ctrl-C during a pass that would run for hours stops it and returns to the

@@ -18,6 +18,7 @@
 #include "backends/runtime/backend_runtime.h"
 #include "backends/runtime/call_timing.h"
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 #include "support/status_macros.h"
 #include "interpreter/evaluator.h"
 #include "interpreter/npy.h"
@@ -45,6 +46,28 @@ struct RunClock {
     return c;
   }
 };
+
+// The parts of a result that are neither tensors nor tuples (closures,
+// global functions, references), by their place in the result ("result.1.0"):
+// `run` prints and writes tensors only, and says what it left out rather
+// than dropping it silently.
+std::vector<std::string> NonTensorParts(const Value& result) {
+  std::vector<std::string> parts;
+  std::vector<std::pair<const Value*, std::string>> stack = {{&result, "result"}};
+  while (!stack.empty()) {
+    auto [v, where] = stack.back();
+    stack.pop_back();
+    if (v->is_tuple()) {
+      auto fields = v->fields();
+      for (size_t i = fields.size(); i-- > 0;) {
+        stack.push_back({&fields[i], fmt::format("{}.{}", where, i)});
+      }
+    } else if (!v->is_tensor()) {
+      parts.push_back(fmt::format("{} ({})", where, v->is_ref() ? "a reference" : "a function"));
+    }
+  }
+  return parts;
+}
 
 // Tensors up to 32 MiB come from the heap and freed heap memory is kept for
 // reuse: otherwise glibc maps every large kernel output fresh and unmaps it
@@ -251,6 +274,10 @@ absl::Status RunModule(const Module& loaded, const ParsedArgs& args, Env& env) {
   }
   if (!result.ok()) return result.status();
   const std::vector<NDArray> outputs = FlattenTensors(*result);
+  if (std::vector<std::string> skipped = NonTensorParts(*result); !skipped.empty()) {
+    *env.err << fmt::format("carve: warning: not printed: {} (run prints tensors only)\n",
+                            fmt::join(skipped, ", "));
+  }
   if (numbers.repeat.repeat > 0) {
     *env.err << fmt::format("prepare_us: {:.1f}\n", prepare_us) << FormatCallTiming("", timing);
   }

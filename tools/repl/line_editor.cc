@@ -3,6 +3,7 @@
 #include <histedit.h>
 
 #include <cerrno>
+#include <clocale>
 
 #include "fmt/format.h"
 
@@ -10,6 +11,11 @@ namespace carve::repl {
 
 LineEditor::LineEditor(FILE* in, FILE* out, std::string history_file, Completer completer)
     : out_(out), history_file_(std::move(history_file)), completer_(std::move(completer)) {
+  // libedit reads multibyte characters by the C library's LC_CTYPE, which is
+  // "C" until set: without this, `load modèle.relay` typed at a UTF-8
+  // terminal reached the REPL as "load modle.relay". Only LC_CTYPE is taken
+  // from the environment (numbers keep the "C" formatting).
+  std::setlocale(LC_CTYPE, "");
   el_ = el_init("carve", in, out, stderr);
   el_set(el_, EL_CLIENTDATA, this);
   el_set(el_, EL_PROMPT, &LineEditor::Prompt);
