@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "fmt/format.h"
+#include "ir/attrs_objects.h"
 #include "ir/op.h"
 #include "nlohmann/json.hpp"
 #include "support/status_macros.h"
@@ -50,21 +51,6 @@ const std::string* StringMember(const Json& object, const char* name) {
   return &it->get_ref<const std::string&>();
 }
 
-// True for the field types TVM serialises as node references.
-bool IsObjectField(AttrType type) {
-  switch (type) {
-    case AttrType::kInts:
-    case AttrType::kIntsArray:
-    case AttrType::kDoubles:
-    case AttrType::kInteger:
-    case AttrType::kIntOrInts:
-    case AttrType::kAny:
-      return true;
-    default:
-      return false;
-  }
-}
-
 class Reader {
  public:
   explicit Reader(const Json& doc) : doc_(doc) {}
@@ -83,6 +69,8 @@ class Reader {
   absl::StatusOr<NDArray> Tensor(int64_t index);
   absl::StatusOr<MetaAttrs> ReadAttrs(const Json& node) const;
   absl::StatusOr<AttrValue> ReadField(const std::string& raw, AttrType type) const;
+  // A Bool or String member (ir/attrs_objects.h): a node reference.
+  absl::StatusOr<AttrValue> ReadObjectField(const std::string& raw) const;
   absl::StatusOr<AttrValue> Resolve(int64_t index, int depth) const;
 
   const Json& doc_;
@@ -230,7 +218,9 @@ absl::StatusOr<MetaAttrs> Reader::ReadAttrs(const Json& node) const {
     int field = schema ? schema->FieldIndex(it.key()) : -1;
     AttrValue value = AttrValue::Str(raw);
     if (field >= 0) {
-      auto typed = ReadField(raw, schema->fields[field].type);
+      const AttrField& decl = schema->fields[field];
+      auto typed = IsTvmObjectField(out.type_key, decl.name) ? ReadObjectField(raw)
+                                                             : ReadField(raw, decl.type);
       if (!typed.ok()) {
         return Bad(fmt::format("field '{}' of a '{}' node: {}", it.key(), out.type_key,
                                std::string(typed.status().message())));
@@ -242,8 +232,14 @@ absl::StatusOr<MetaAttrs> Reader::ReadAttrs(const Json& node) const {
   return out;
 }
 
+absl::StatusOr<AttrValue> Reader::ReadObjectField(const std::string& raw) const {
+  std::optional<int64_t> index = raw == "null" ? 0 : ParseInt(raw);
+  if (!index) return Bad(fmt::format("expected a node reference, found \"{}\"", raw));
+  return Resolve(*index, 0);
+}
+
 absl::StatusOr<AttrValue> Reader::ReadField(const std::string& raw, AttrType type) const {
-  if (IsObjectField(type)) {
+  if (IsTvmObjectType(type)) {
     std::optional<int64_t> index = raw == "null" ? 0 : ParseInt(raw);
     if (!index) return Bad(fmt::format("expected a node reference, found \"{}\"", raw));
     return Resolve(*index, 0);

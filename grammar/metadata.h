@@ -49,6 +49,16 @@ absl::StatusOr<Metadata> ParseMetadata(std::string_view json_text);
 // ParseMetadata read it back. Deterministic byte for byte; no trailing newline.
 std::string WriteMetadata(const std::vector<NDArray>& constants);
 
+// One field of an attrs object to write: its declared type, whether TVM
+// holds it as an object (a node reference: arrays, Integer, and the Bool /
+// String members of ir/attrs_objects.h) and its value.
+struct MetaAttrsField {
+  std::string name;
+  AttrType type;
+  bool object;
+  AttrValue value;
+};
+
 // What a printed module puts in its `#[metadata]` section: constants
 // (`meta[relay.Constant][i]`) and attrs objects (`meta[<type key>][i]`, e.g.
 // relay.attrs.CompilerAttrs), with the order in which each type key was first
@@ -61,9 +71,10 @@ struct MetadataTables {
   // grammar/printer_dim_identity.h). A constant without tokens (or with the
   // wrong count) gets a new IntImm node for each dim.
   std::vector<std::vector<int64_t>> constant_dims;
-  // Per attrs type key, its objects in index order; each object's fields are
-  // (name, value as TVM's JSON writer prints it) in alphabetical order.
-  std::map<std::string, std::vector<std::vector<std::pair<std::string, std::string>>>> attrs;
+  // Per attrs type key, its objects in index order; each object's fields in
+  // the schema's declaration order (the order in which TVM's node indexer
+  // numbers the nodes the fields refer to).
+  std::map<std::string, std::vector<std::vector<MetaAttrsField>>> attrs;
   // Every type key above ("relay.Constant" included), in first-use order.
   std::vector<std::string> first_use;
 };

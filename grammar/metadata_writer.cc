@@ -2,12 +2,16 @@
 // writer: two-space indentation, ", " separators, objects of one member and
 // arrays of at most ten numbers on one line), so that a printed module's
 // metadata is byte-identical to TVM's for the same constants.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "fmt/format.h"
 #include "grammar/metadata.h"
+#include "ir/attrs_objects.h"
 
 namespace carve {
 namespace {
@@ -66,12 +70,62 @@ class JsonWriter {
   std::vector<Scope> scopes_;
 };
 
+// A string as dmlc's JSON writer escapes it inside its quotes.
+std::string JsonEscape(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '\r':
+        out += "\\r";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      default:
+        out.push_back(c);
+    }
+  }
+  return out;
+}
+
+// A double as TVM's serializer writes it (an ostream with precision 17).
+std::string DoubleText(double v) {
+  if (std::isnan(v)) return std::signbit(v) ? "-nan" : "nan";
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  return fmt::format("{:.17g}", v);
+}
+
+// A POD field (int, bool, double, std::string, DataType) as TVM's JSON
+// attr getter prints it, escaped for the JSON string.
+std::string InlineValue(const AttrValue& value, AttrType type) {
+  switch (type) {
+    case AttrType::kBool:
+      return value.as_bool() ? "1" : "0";
+    case AttrType::kDouble:
+      return DoubleText(value.as_float());
+    case AttrType::kInt:
+      return fmt::format("{}", value.as_int());
+    default:
+      return JsonEscape(value.as_string());  // std::string, DataType ("" = void)
+  }
+}
+
 // One node of TVM's node graph, in the form the writer needs.
 struct JsonNode {
   explicit JsonNode(std::string key,
                     std::vector<std::pair<std::string, std::string>> node_attrs = {})
       : type_key(std::move(key)), attrs(std::move(node_attrs)) {}
   std::string type_key;
+  std::string repr_str;                                    // runtime.String
   std::vector<std::pair<std::string, std::string>> attrs;  // sorted by key
   std::vector<std::string> keys;                           // Map keys
   std::vector<int64_t> data;                               // Map values / Array items
@@ -81,6 +135,17 @@ void WriteNode(JsonWriter& w, const JsonNode& node) {
   w.Item();
   w.BeginObject(true);
   w.StringMember("type_key", node.type_key);
+  if (!node.repr_str.empty()) {
+    // TVM's JSONNode::Save: the bytes themselves when all are printable.
+    bool printable = std::all_of(node.repr_str.begin(), node.repr_str.end(), [](char c) {
+      return std::isprint(static_cast<unsigned char>(c));
+    });
+    if (printable) {
+      w.StringMember("repr_str", JsonEscape(node.repr_str));
+    } else {
+      w.StringMember("repr_b64", Base64Encode(node.repr_str));
+    }
+  }
   if (!node.attrs.empty()) {
     w.Key("attrs");
     w.BeginObject(node.attrs.size() > 1);
@@ -133,7 +198,7 @@ class GraphBuilder {
       auto it = tables.attrs.find(key);
       if (it == tables.attrs.end()) continue;
       for (const auto& fields : it->second) {
-        int64_t node = Add(JsonNode(key, fields));
+        int64_t node = AddAttrs(key, fields);
         nodes_[array].data.push_back(node);
       }
     }
@@ -147,10 +212,70 @@ class GraphBuilder {
   }
   std::string Ref(int64_t index) { return fmt::format("{}", index); }
 
+  // An attrs object: its node, then (TVM's VisitAttrs order = declaration
+  // order) the nodes its object fields refer to, depth first.
+  int64_t AddAttrs(const std::string& key, const std::vector<MetaAttrsField>& fields) {
+    int64_t self = Add(JsonNode(key));
+    std::vector<std::pair<std::string, std::string>> attrs;
+    for (const MetaAttrsField& f : fields) {
+      bool object = f.object || IsTvmObjectType(f.type);
+      std::string text;
+      if (!object) {
+        text = InlineValue(f.value, f.type);
+      } else if (f.value.is_null()) {
+        text = "0";  // TVM's node index of nullptr
+      } else {
+        text = Ref(AddValue(f.value, f.type));
+      }
+      attrs.emplace_back(f.name, std::move(text));
+    }
+    std::sort(attrs.begin(), attrs.end());  // dmlc writes a std::map
+    nodes_[self].attrs = std::move(attrs);
+    return self;
+  }
+
+  // The node of an object-valued field (or of an array element).
+  int64_t AddValue(const AttrValue& value, AttrType type) {
+    switch (value.kind()) {
+      case AttrValue::Kind::kArray: {
+        int64_t self = Add(JsonNode("Array"));
+        for (const AttrValue& item : value.as_array()) {
+          int64_t child = item.is_null() ? 0 : AddValue(item, type);
+          nodes_[self].data.push_back(child);
+        }
+        return self;
+      }
+      case AttrValue::Kind::kBool:
+        return Add(JsonNode(
+            "IntImm", {{"dtype", "bool"}, {"span", "0"}, {"value", value.as_bool() ? "1" : "0"}}));
+      case AttrValue::Kind::kInt:
+        // A Bool member holding 0/1 as an int (TVM keeps True/False as int).
+        if (type == AttrType::kBool) {
+          return Add(JsonNode(
+              "IntImm", {{"dtype", "bool"}, {"span", "0"}, {"value", Ref(value.as_int() != 0)}}));
+        }
+        return Add(JsonNode("IntImm", {{"dtype", fmt::format("int{}", value.int_bits())},
+                                       {"span", "0"},
+                                       {"value", Ref(value.as_int())}}));
+      case AttrValue::Kind::kFloat:
+        // Python floats become float32 FloatImm objects (tvm.runtime.convert).
+        return Add(JsonNode(
+            "FloatImm",
+            {{"dtype", "float32"}, {"span", "0"}, {"value", DoubleText(value.as_float())}}));
+      case AttrValue::Kind::kString: {
+        JsonNode node("runtime.String");
+        node.repr_str = std::string(value.as_string());
+        return Add(std::move(node));
+      }
+      case AttrValue::Kind::kNull:
+        break;
+    }
+    return 0;
+  }
+
   // `dims`: the tokens of the shape's IntImm objects (a token seen before
   // refers to that node), or nullptr.
-  int64_t AddConstant(const NDArray& array, size_t tensor_index,
-                      const std::vector<int64_t>* dims) {
+  int64_t AddConstant(const NDArray& array, size_t tensor_index, const std::vector<int64_t>* dims) {
     if (dims != nullptr && dims->size() != array.shape().size()) dims = nullptr;
     int64_t self = Add(JsonNode("relay.Constant"));
     if (virtual_device_ < 0) {

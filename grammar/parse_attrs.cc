@@ -8,6 +8,7 @@
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 #include "grammar/parser_impl.h"
+#include "ir/attrs_objects.h"
 
 namespace carve::parser_internal {
 namespace {
@@ -25,21 +26,6 @@ bool AllOf(const AttrValue& v, bool (*pred)(const AttrValue&)) {
 bool IsIntList(const AttrValue& v) { return AllOf(v, IsInt); }
 
 bool IsNumber(const AttrValue& v) { return IsInt(v) || v.kind() == AttrValue::Kind::kFloat; }
-
-// Field types that may hold null (TVM ObjectRefs).
-bool Nullable(AttrType type) {
-  switch (type) {
-    case AttrType::kInts:
-    case AttrType::kIntsArray:
-    case AttrType::kDoubles:
-    case AttrType::kInteger:
-    case AttrType::kIntOrInts:
-    case AttrType::kAny:
-      return true;
-    default:
-      return false;
-  }
-}
 
 std::string_view Expectation(AttrType type) {
   switch (type) {
@@ -90,7 +76,7 @@ std::string Describe(const AttrValue& v) {
 // `v` as a value of `type`, or nullopt when it has the wrong kind.
 std::optional<AttrValue> Convert(const AttrValue& v, AttrType type, bool required) {
   if (v.is_null()) {
-    if (required || Nullable(type)) return v;
+    if (required || IsTvmObjectType(type)) return v;  // ObjectRefs may be null
     return std::nullopt;
   }
   switch (type) {

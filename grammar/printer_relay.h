@@ -65,7 +65,8 @@ void AppendTemp(std::string* out, uint32_t n);
 
 class RelayTextPrinter {
  public:
-  // `meta_attrs`: print compiler_begin/end attrs as meta references
+  // `meta_attrs`: print the attrs of ops that declare no attrs type (as
+  // compiler_begin/end, cumsum, vision.*) as meta references
   // (PrintOptions::meta_attrs).
   explicit RelayTextPrinter(bool show_types, bool meta_attrs = false)
       : show_types_(show_types), meta_attrs_(meta_attrs) {}

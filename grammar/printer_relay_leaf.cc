@@ -8,9 +8,10 @@
 #include <tuple>
 
 #include "fmt/format.h"
-#include "grammar/printer_relay.h"
 #include "grammar/printer_dim_identity.h"
+#include "grammar/printer_relay.h"
 #include "grammar/printer_text.h"
+#include "ir/attrs_objects.h"
 #include "ir/type.h"
 
 namespace carve::print_internal {
@@ -145,76 +146,31 @@ void RelayTextPrinter::AppendAttrs(const Call* call, bool no_args) {
   arena_.append(text);
 }
 
-namespace {
-
-// The attrs type TVM prints as a meta reference: annotation.compiler_begin/end
-// declare no attrs type in TVM's op registry, so their CompilerAttrs differ
-// from the declared (none) and PrintCallAttrs falls back to GetMetaNode.
-constexpr std::string_view kMetaAttrsKey = "relay.attrs.CompilerAttrs";
-
-// A field value as dmlc's JSON writer leaves it inside its quotes.
-std::string JsonFieldValue(const AttrValue& value) {
-  switch (value.kind()) {
-    case AttrValue::Kind::kString: {
-      std::string out;
-      for (char c : value.as_string()) {
-        switch (c) {
-          case '\r':
-            out += "\\r";
-            break;
-          case '\n':
-            out += "\\n";
-            break;
-          case '\t':
-            out += "\\t";
-            break;
-          case '\\':
-            out += "\\\\";
-            break;
-          case '"':
-            out += "\\\"";
-            break;
-          default:
-            out.push_back(c);
-        }
-      }
-      return out;
-    }
-    case AttrValue::Kind::kBool:
-      return value.as_bool() ? "1" : "0";
-    case AttrValue::Kind::kInt:
-      return fmt::format("{}", value.as_int());
-    case AttrValue::Kind::kNull:
-      return "null";
-    default: {
-      std::string out;
-      AppendAttrValue(&out, value);
-      return out;
-    }
-  }
-}
-
-}  // namespace
-
 void RelayTextPrinter::NoteMetaKey(std::string_view key) { metadata_.first_use.emplace_back(key); }
 
-// TVM GetMetaNode: one object per call (TVM's passes give every annotation
-// its own CompilerAttrs), numbered when the call's text is built.
+// TVM PrintCallAttrs: a call whose op declares no attrs type (OpInfo::
+// attrs_type_registered, e.g. annotation.compiler_begin, cumsum, vision.*)
+// has attrs of another type than declared, which the text form cannot
+// show inline, so GetMetaNode puts the whole object in the metadata section.
+// One object per call (TVM's passes and Python wrappers make a new attrs
+// object for every call), numbered when the call's text is built.
 bool RelayTextPrinter::AppendMetaAttrs(const Call* call, bool no_args) {
   const AttrsSchema* schema = call->attrs()->schema();
-  if (call->op() == nullptr || schema == nullptr || schema->type_key != kMetaAttrsKey) {
-    return false;
-  }
+  const OpInfo* op = call->op();
+  if (op == nullptr || schema == nullptr || op->attrs_type_registered) return false;
   std::string key(schema->type_key);
   auto& objects = metadata_.attrs[key];
   auto [it, inserted] = meta_attrs_index_.try_emplace(call, uint32_t(objects.size()));
   if (inserted) {
     if (objects.empty()) NoteMetaKey(key);
-    std::vector<std::pair<std::string, std::string>> fields;
-    for (const AttrEntry& entry : call->attrs()->entries()) {
-      fields.emplace_back(std::string(entry.key), JsonFieldValue(entry.value));
+    // Every field, as TVM's VisitAttrs visits them (defaults included).
+    std::vector<MetaAttrsField> fields;
+    for (const AttrField& field : schema->fields) {
+      const AttrValue* value = call->attrs()->Find(field.name);
+      fields.push_back({std::string(field.name), field.type,
+                        IsTvmObjectField(schema->type_key, field.name),
+                        value != nullptr ? *value : field.default_value});
     }
-    std::sort(fields.begin(), fields.end());
     objects.push_back(std::move(fields));
   }
   if (!no_args) arena_.append(", ");
@@ -395,8 +351,8 @@ void RelayTextPrinter::AppendType(std::string* out, const Type* type) {
     auto [it, inserted] = type_index_.try_emplace(type);
     if (inserted) {
       std::string text = TypeToString(type);
-      it->second = TypeText{static_cast<uint32_t>(type_text_.size()),
-                            static_cast<uint32_t>(text.size())};
+      it->second =
+          TypeText{static_cast<uint32_t>(type_text_.size()), static_cast<uint32_t>(text.size())};
       type_text_.append(text);
     }
     type_recent_.Put(type, it->second);

@@ -3,7 +3,9 @@
 #include <memory>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "fmt/format.h"
+#include "ir/attrs_objects.h"
 #include "ir/op.h"
 #include "ir/op_rules.h"
 #include "ir/type_relations.h"
@@ -17,6 +19,8 @@ struct Registry {
   std::vector<std::unique_ptr<OpInfo>> ops;
   absl::flat_hash_map<std::string_view, const OpInfo*> op_by_name;
   std::vector<const OpInfo*> sorted;
+  // "relay.attrs.X.field" of the fields TVM holds as Bool / String objects.
+  absl::flat_hash_set<std::string> object_fields;
 };
 
 AttrValue I(int64_t v) { return AttrValue::Int(v); }
@@ -47,10 +51,12 @@ void RegisterSchemas(Registry& r) {
 #define CARVE_ATTRS(Name) open("relay.attrs." #Name);
 #define CARVE_FIELD(name, type, def) field(#name, AttrType::type, false, def);
 #define CARVE_REQUIRED(name, type) field(#name, AttrType::type, true, AttrValue());
+#define CARVE_OBJECT_FIELD(Name, name) r.object_fields.insert("relay.attrs." #Name "." #name);
 #include "ir/attrs_schemas.def"
 #undef CARVE_ATTRS
 #undef CARVE_FIELD
 #undef CARVE_REQUIRED
+#undef CARVE_OBJECT_FIELD
 }
 
 void RegisterOps(Registry& r) {
@@ -82,10 +88,18 @@ void RegisterOps(Registry& r) {
     r.op_by_name[info->name] = info.get();
     r.ops.push_back(std::move(info));
   };
+  // Runs after the op's CARVE_OP line (the list ends ops.def).
+  auto no_attrs_type = [&](std::string_view name) {
+    for (auto& op : r.ops) {
+      if (op->name == name) op->attrs_type_registered = false;
+    }
+  };
 #define CARVE_OP(name, n, args, key, rel_fn, pat, level, flags) \
   add(name, n, args, key, &rel::rel_fn, OpPattern::pat, level, flags);
+#define CARVE_OP_NO_ATTRS_TYPE(name) no_attrs_type(name);
 #include "ir/ops.def"
 #undef CARVE_OP
+#undef CARVE_OP_NO_ATTRS_TYPE
   for (const auto& op : r.ops) r.sorted.push_back(op.get());
   std::sort(r.sorted.begin(), r.sorted.end(),
             [](const OpInfo* a, const OpInfo* b) { return a->name < b->name; });
@@ -126,16 +140,21 @@ const OpInfo* FindOp(std::string_view name) {
 const OpInfo* NearestOp(std::string_view name) {
   const OpInfo* best = nullptr;
   size_t best_distance = 0;
+  size_t best_full = 0;
   for (const OpInfo* op : Get().sorted) {
-    size_t d = EditDistance(name, op->name);
+    size_t full = EditDistance(name, op->name);
+    size_t d = full;
     // Also treat a missing or extra namespace ("conv2d" vs "nn.conv2d") as close.
     size_t dot = op->name.rfind('.');
     if (dot != std::string_view::npos) {
       d = std::min(d, EditDistance(name, op->name.substr(dot + 1)) + 1);
     }
-    if (best == nullptr || d < best_distance) {
+    // Ties go to the nearer full name: "conv2d" means nn.conv2d, not
+    // contrib.ethosu.conv2d.
+    if (best == nullptr || d < best_distance || (d == best_distance && full < best_full)) {
       best = op;
       best_distance = d;
+      best_full = full;
     }
   }
   if (best == nullptr || best_distance > std::max<size_t>(3, name.size() / 3)) return nullptr;
@@ -148,6 +167,24 @@ const AttrsSchema* FindAttrsSchema(std::string_view type_key) {
   const Registry& r = Get();
   auto it = r.schema_by_key.find(type_key);
   return it == r.schema_by_key.end() ? nullptr : it->second;
+}
+
+bool IsTvmObjectField(std::string_view type_key, std::string_view field) {
+  return Get().object_fields.contains(fmt::format("{}.{}", type_key, field));
+}
+
+bool IsTvmObjectType(AttrType type) {
+  switch (type) {
+    case AttrType::kInts:
+    case AttrType::kIntsArray:
+    case AttrType::kDoubles:
+    case AttrType::kInteger:
+    case AttrType::kIntOrInts:
+    case AttrType::kAny:
+      return true;
+    default:
+      return false;
+  }
 }
 
 std::string UnknownOpMessage(std::string_view name) {

@@ -133,7 +133,8 @@ void AddFormatCommands(std::vector<Command>& commands) {
        {"--types", false, false, "", "add the inferred `/* ty=... */` comments"},
        {"--no-metadata", false, false, "", "omit the #[metadata] section"},
        {"--meta-attrs", false, false, "",
-        "print compiler_begin/end attrs as meta[relay.attrs.CompilerAttrs][i] (TVM's form)"}},
+        "print attrs of ops without a TVM attrs type (compiler_begin/end, cumsum, "
+        "vision.*, ...) as meta[relay.attrs.X][i] (TVM's form)"}},
       RunFmt});
   commands.push_back(Command{
       "check",

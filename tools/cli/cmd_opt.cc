@@ -319,7 +319,8 @@ void AddPassCommands(std::vector<Command>& commands) {
        run_or_replay},
       {"--types", false, false, "", "print the inferred `/* ty=... */` comments", run_or_replay},
       {"--meta-attrs", false, false, "",
-       "print compiler_begin/end attrs as meta[relay.attrs.CompilerAttrs][i] (TVM's form)",
+       "print attrs of ops without a TVM attrs type (compiler_begin/end, cumsum, "
+       "vision.*, ...) as meta[relay.attrs.X][i] (TVM's form)",
        run_or_replay},
       {"--list-passes", false, false, "", "list the passes a pipeline can name"},
       {"--patterns", true, true, "",
@@ -363,7 +364,8 @@ void AddPassCommands(std::vector<Command>& commands) {
       {"--output", true, false, "-o", "write to OUT instead of standard output"},
       {"--types", false, false, "", "print the inferred `/* ty=... */` comments", module_only},
       {"--meta-attrs", false, false, "",
-       "print compiler_begin/end attrs as meta[relay.attrs.CompilerAttrs][i] (TVM's form)",
+       "print attrs of ops without a TVM attrs type (compiler_begin/end, cumsum, "
+       "vision.*, ...) as meta[relay.attrs.X][i] (TVM's form)",
        module_only},
   };
   for (OptionSpec& o : GateOptions("default: the backend's, see docs/backends.md")) {
