@@ -82,6 +82,9 @@ dnnl::memory::desc F32Desc(const std::vector<int64_t>& dims, const std::vector<i
 }
 
 dnnl::memory::desc F32Plain(const std::vector<int64_t>& dims) {
+  // oneDNN reads a desc without dims as "no memory" (a primitive over it
+  // computes nothing): a scalar is its one element as shape (1).
+  if (dims.empty()) return F32Plain({1});
   std::vector<int64_t> strides(dims.size(), 1);
   for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
   return F32Desc(dims, strides);

@@ -48,9 +48,16 @@ absl::StatusOr<NDArray> RandomTensor(const Var& param, uint64_t seed, size_t ind
                                      InputDist dist, int64_t max_bytes) {
   const TensorType* t = DynCast<TensorType>(param.annotation());
   if (t == nullptr || !t->is_static() || !IsSupportedTensorDType(t->dtype())) {
+    // A `?` dimension usually comes from an ONNX model's symbolic batch.
+    std::string dynamic =
+        t != nullptr && !t->is_static()
+            ? fmt::format(", or give the shape a static size when importing (carve import "
+                          "--shape {}=D0,D1,...)",
+                          param.name())
+            : "";
     return absl::InvalidArgumentError(
-        fmt::format("cannot generate a value for %{} of type {}; pass --input {}=FILE.npy",
-                    param.name(), TypeToString(param.annotation()), param.name()));
+        fmt::format("cannot generate a value for %{} of type {}; pass --input {}=FILE.npy{}",
+                    param.name(), TypeToString(param.annotation()), param.name(), dynamic));
   }
   if (absl::Status fits = CheckTensorFits(t, max_bytes, fmt::format("input %{}:", param.name()));
       !fits.ok()) {
