@@ -423,6 +423,8 @@ void ExprTyper::BindLetVar(const Let* let) {
 const Type* ExprTyper::FunctionType(const Function* fn) {
   met_unannotated_ = met_unannotated_ || (fn->ret_type() == nullptr && fn != root_);
   const Type* body = TypeOf(fn->body());
+  // A polymorphic function returned is instantiated, as TVM's InferType does.
+  if (auto* ft = DynCast<FuncType>(unifier_.Shallow(body))) body = unifier_.Instantiate(ft);
   const Type* ret = body;
   if (fn->ret_type() != nullptr) {
     ret = unifier_.Unify(fn->ret_type(), body);

@@ -260,8 +260,23 @@ const Type* TypeUnifier::Unify(const Type* a, const Type* b) {
     case TypeKind::kFunc: {
       auto* x = static_cast<const FuncType*>(a);
       auto* y = static_cast<const FuncType*>(b);
-      if (x->params().size() != y->params().size() ||
-          !std::equal(x->type_params().begin(), x->type_params().end(), y->type_params().begin(),
+      if (x->params().size() != y->params().size()) return nullptr;
+      if (x->type_params().size() != y->type_params().size()) {
+        // TVM's type solver: the type parameters the other side lacks are
+        // instantiated with fresh holes (a polymorphic function passed where
+        // a monomorphic one is expected), the others correspond in order.
+        if (x->type_params().size() < y->type_params().size()) std::swap(x, y);
+        absl::flat_hash_map<const Type*, const Type*> map;
+        for (size_t i = 0; i < x->type_params().size(); ++i) {
+          map.emplace(x->type_params()[i],
+                      i < y->type_params().size() ? static_cast<const Type*>(y->type_params()[i])
+                                                  : static_cast<const Type*>(NewHole()));
+        }
+        absl::InlinedVector<const Type*, 8> params;
+        for (const Type* p : x->params()) params.push_back(Substitute(p, map));
+        x = FuncTy(params, Substitute(x->ret(), map), y->type_params());
+      }
+      if (!std::equal(x->type_params().begin(), x->type_params().end(), y->type_params().begin(),
                       y->type_params().end())) {
         return nullptr;
       }

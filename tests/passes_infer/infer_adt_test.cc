@@ -45,10 +45,28 @@ TEST(InferAdt, ConstructorCallsInstantiateTheDataType) {
   EXPECT_EQ(TypeOfGlobal(*mod, "main"), "fn (int32) -> List[int32]");
 }
 
-TEST(InferAdt, AConstructorAsAValueIsPolymorphic) {
-  auto mod = Typed("def @main() { Cons }");
+// A constructor used as a value is polymorphic; returned from a function
+// it is instantiated (TVM's InferType), so the return type fixes it.
+TEST(InferAdt, AConstructorReturnedIsInstantiated) {
+  auto mod = Typed("def @main() -> fn (int32, List[int32]) -> List[int32] { Cons }");
   ASSERT_TRUE(mod.ok()) << RenderStatus(mod.status());
-  EXPECT_EQ(TypeOfGlobal(*mod, "main"), "fn () -> fn [A](A, List[A]) -> List[A]");
+  EXPECT_EQ(TypeOfGlobal(*mod, "main"), "fn () -> fn (int32, List[int32]) -> List[int32]");
+  auto open = Typed("def @main() { Cons }");
+  ASSERT_FALSE(open.ok());
+  EXPECT_THAT(RenderStatus(open.status()), HasSubstr("cannot infer the type"));
+}
+
+// TVM's type solver instantiates a polymorphic function passed where a
+// monomorphic one is expected (the prelude's `@foldr(Cons, %ys, %xs)`).
+TEST(InferAdt, PolymorphicArgumentsAreInstantiated) {
+  auto mod = Typed(R"(
+def @apply(%f: fn (int32, List[int32]) -> List[int32], %x: int32) -> List[int32] {
+  %f(%x, Nil)
+}
+def @main(%x: int32) { @apply(Cons, %x) }
+)");
+  ASSERT_TRUE(mod.ok()) << RenderStatus(mod.status());
+  EXPECT_EQ(TypeOfGlobal(*mod, "main"), "fn (int32) -> List[int32]");
 }
 
 // test_type_infer.py test_global_var / polymorphic identity at two types.
