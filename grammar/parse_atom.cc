@@ -1,5 +1,6 @@
 // Atomic expressions: literals, variables, op names, meta references,
-// tuples and grouping, `if`, `fn` literals and references.
+// tuples and grouping, `if`, `fn` literals, references, constructors and
+// `match` (parse_adt.cc).
 #include <algorithm>
 
 #include "fmt/format.h"
@@ -25,7 +26,15 @@ const Expr* Parser::ParseAtomic() {
     case TokenKind::kMeta:
       return ParseMetaExpr(Next());
     case TokenKind::kIdent:
+      // Constructors before ops, as TVM's parser looks them up.
+      if (module_.has_type_definitions()) {
+        if (const Constructor* ctor = module_.FindConstructor(lex_.TextOf(t))) {
+          return ParseConstructorUse(ctor);
+        }
+      }
       return ParseOpName();
+    case TokenKind::kMatch:
+      return ParseMatch();
     case TokenKind::kFn:
       return ParseFunctionLiteral();
     case TokenKind::kIf:
@@ -41,11 +50,7 @@ const Expr* Parser::ParseAtomic() {
       return Placeholder(SpanOf(Next()));
     }
     default:
-      if (IsUnsupportedKeyword(t.kind)) {
-        ErrorUnsupported(t);
-      } else {
-        ErrorExpected("an expression");
-      }
+      ErrorExpected("an expression");
       return nullptr;
   }
 }

@@ -1,6 +1,6 @@
 // The module level and the public entry points:
 //   module := VERSION (definition* | expr) METADATA? EOF
-//   definition := 'def' GLOBAL funcsig '{' expr '}'
+//   definition := 'def' GLOBAL funcsig '{' expr '}' | type_def (parse_adt.cc)
 //
 // The metadata section comes last in the file but `meta[...]` references
 // come before it, so the section is located by a byte search for
@@ -71,6 +71,7 @@ void Parser::ParseModuleText(bool require_version) {
   }
   ParseMetadataToken();
   CheckUndefinedGlobals();
+  CheckUndefinedTypes();
 }
 
 const Expr* Parser::ParseStandaloneExpr() {
@@ -81,6 +82,7 @@ const Expr* Parser::ParseStandaloneExpr() {
     ErrorExpected("the end of the expression");
   }
   ParseMetadataToken();
+  CheckUndefinedTypes();
   return diags_.has_errors() ? nullptr : e;
 }
 
@@ -105,11 +107,11 @@ void Parser::ParseDefinitions() {
       ParseDefinition();
       continue;
     }
-    if (IsUnsupportedKeyword(Peek().kind)) {
-      ErrorUnsupported(Peek());
-    } else {
-      ErrorExpected("'def' or the end of the file");
+    if (At(TokenKind::kType) || At(TokenKind::kExtern)) {
+      ParseTypeDefinition();
+      continue;
     }
+    ErrorExpected("'def', 'type' or the end of the file");
     Next();
     SynchronizeDefinition();
   }

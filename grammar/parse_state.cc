@@ -49,22 +49,6 @@ void Parser::ErrorExpected(std::string_view what, const TokenPos* opener) {
   Error(SpanOf(t), fmt::format("expected {}", what), std::move(notes));
 }
 
-bool Parser::IsUnsupportedKeyword(TokenKind kind) const {
-  switch (kind) {
-    case TokenKind::kType:
-    case TokenKind::kExtern:
-    case TokenKind::kMatch:
-      return true;
-    default:
-      return false;
-  }
-}
-
-void Parser::ErrorUnsupported(const Token& t) {
-  Error(SpanOf(t),
-        fmt::format("carve does not support algebraic data types ('{}')", lex_.TextOf(t)));
-}
-
 // ---- Recovery ----
 
 bool Parser::SynchronizeStatement() {
@@ -103,7 +87,10 @@ bool Parser::SynchronizeStatement() {
 }
 
 void Parser::SynchronizeDefinition() {
-  while (!At(TokenKind::kDef) && !At(TokenKind::kEof) && !At(TokenKind::kMetadata)) Next();
+  while (!At(TokenKind::kDef) && !At(TokenKind::kType) && !At(TokenKind::kExtern) &&
+         !At(TokenKind::kEof) && !At(TokenKind::kMetadata)) {
+    Next();
+  }
 }
 
 // ---- Nesting ----

@@ -4,6 +4,7 @@
 //          | 'Tensor' '[' '(' dim,* ')' ',' DTYPE ']'
 //          | DTYPE                 -- an identifier starting int/uint/float/bfloat/bool
 //          | IDENT                 -- a type variable in scope
+//          | IDENT ('[' type,* ']')?  -- a data type (parse_adt.cc)
 //          | '_'                   -- to be inferred
 //          | 'ref' '(' type ')'    -- a reference (carve extension, see below)
 //   dim   := INT | INT 'i64' | '?'
@@ -50,11 +51,7 @@ const Type* Parser::ParseType() {
       return RefTy(value);
     }
     default:
-      if (IsUnsupportedKeyword(Peek().kind)) {
-        ErrorUnsupported(Peek());
-      } else {
-        ErrorExpected("a type");
-      }
+      ErrorExpected("a type");
       return nullptr;
   }
 }
@@ -135,14 +132,7 @@ const Type* Parser::ParseNamedType() {
     return nullptr;
   }
   if (const TypeVar* tv = FindTypeVar(text)) return tv;
-  if (At(TokenKind::kLBracket)) {
-    Error(name_span, fmt::format("unknown type '{}' (carve does not support algebraic data "
-                                 "types)",
-                                 text));
-  } else {
-    Error(name_span, fmt::format("unknown type '{}'", text));
-  }
-  return nullptr;
+  return ParseAdtType(text, name_span);
 }
 
 const Type* Parser::MatchRecentType(uint32_t begin, uint32_t* end) const {

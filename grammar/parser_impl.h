@@ -30,6 +30,7 @@
 #include "grammar/parser.h"
 #include "grammar/parser_locals.h"
 #include "grammar/parser_recent.h"
+#include "ir/adt.h"
 #include "ir/module.h"
 #include "support/diagnostics.h"
 
@@ -158,9 +159,6 @@ class Parser {
   bool SynchronizeStatement();
   // Skips to the next top-level `def` (or EOF).
   void SynchronizeDefinition();
-  // Reports carve's "not supported" error for ADT / reference keywords.
-  void ErrorUnsupported(const Token& t);
-  bool IsUnsupportedKeyword(TokenKind kind) const;
 
   // ---- Nesting depth ----
   // Counts one level of recursion; not ok() (and reported once as "{what}
@@ -184,6 +182,21 @@ class Parser {
   void ParseMetadataToken();
   void CheckUndefinedGlobals();
   void ResetDefinitionState();
+
+  // ---- Algebraic data types (parse_adt.cc) ----
+  // `type Name[T] { C(T), ... }` (or `extern type Name`), added to the module.
+  void ParseTypeDefinition();
+  // `Name` or `Name[T, ...]` naming a data type (not a type variable).
+  const Type* ParseAdtType(std::string_view name, Span name_span);
+  // Reports data types used but never defined, or given the wrong number of
+  // type arguments.
+  void CheckUndefinedTypes();
+  // At the name of `ctor`: the constructor, or the call of a nullary one.
+  const Expr* ParseConstructorUse(const Constructor* ctor);
+  const Expr* ParseMatch();
+  const AdtPattern* ParsePattern();
+  // '(' pattern,* ')' into `out`.
+  bool ParsePatternList(std::vector<const AdtPattern*>& out);
 
   // ---- Statements and operators (parse_expr.cc) ----
   // Where an expression sits, which decides how `;` and errors are handled.
@@ -465,6 +478,15 @@ class Parser {
   std::vector<const Var*> free_vars_;
   // Each `@name` use, for the undefined-global check.
   std::vector<std::pair<const GlobalVar*, Span>> global_uses_;
+  // Each use of a data type's name, for CheckUndefinedTypes.
+  struct TypeUse {
+    const GlobalTypeVar* header;
+    size_t num_args;
+    Span span;
+  };
+  std::vector<TypeUse> type_uses_;
+  // Span of each `type Name`, for redefinition notes.
+  absl::flat_hash_map<std::string_view, Span> type_definitions_;
   // Span of each `def @name`, for redefinition notes.
   absl::flat_hash_map<std::string_view, Span> definitions_;
   // Scalar constant storage shared between equal literals.

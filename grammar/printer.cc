@@ -1,6 +1,7 @@
 // Public entry points of the Relay printer: TVM's AsText (text_printer.cc)
 // around RelayTextPrinter — the version header, definitions separated by a
-// blank line, and the metadata section after one more newline.
+// blank line (type definitions first, sorted by name), and the metadata
+// section after one more newline.
 #include "grammar/printer.h"
 
 #include "grammar/metadata.h"
@@ -71,6 +72,12 @@ std::string PrintModule(const Module& mod, const PrintOptions& options) {
   DocId root = docs.New();
   if (options.header) docs[root].append(kHeader);
   bool first = true;
+  for (const TypeData* data : mod.TypeDefinitions()) {  // first, as TVM prints them
+    if (!first) docs[root].push_back('\n');
+    first = false;
+    docs[root].append(print_internal::TypeDataText(data));
+    docs[root].push_back('\n');
+  }
   for (const auto& [global, fn] : mod.Functions()) {
     DocId definition = printer.PrintDefinition(global, fn);
     if (!first) docs[root].push_back('\n');
@@ -94,6 +101,12 @@ void PrintModuleTo(const Module& mod, const PrintOptions& options,
   // As PrintModule's root document, rendered as it goes.
   if (options.header) out.append(kHeader);
   bool first = true;
+  for (const TypeData* data : mod.TypeDefinitions()) {
+    if (!first) out.push_back('\n');
+    first = false;
+    out.append(print_internal::TypeDataText(data));
+    out.push_back('\n');
+  }
   for (const auto& [global, fn] : mod.Functions()) {
     if (!first) out.push_back('\n');  // before any of the definition is rendered
     first = false;

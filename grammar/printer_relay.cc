@@ -80,6 +80,9 @@ Text RelayTextPrinter::Run() {
       case Frame::kScope:
         StepScope();
         break;
+      case Frame::kMatch:
+        StepMatch();
+        break;
     }
   }
   return ret_;
@@ -113,13 +116,15 @@ void RelayTextPrinter::StepVisit() {
       dataflow_.back().expanded = true;
       PushChildren(top.expr, top.node);
     } else if (ExprKind kind = nodes_[top.node].kind;
-               kind == ExprKind::kFunction || kind == ExprKind::kIf || kind == ExprKind::kLet) {
+               kind == ExprKind::kFunction || kind == ExprKind::kIf || kind == ExprKind::kLet ||
+               kind == ExprKind::kMatch) {
       // The leaf prints a body: its frame runs first, then this loop
       // resumes and finds the node visited. Nodes the body shares with the
       // enclosing scope are bound before it (then this loop comes back).
       if (HoistEscapingNodes(top.expr, top.node)) return;
       Push(kind == ExprKind::kFunction ? Frame::kFunction
            : kind == ExprKind::kIf     ? Frame::kIf
+           : kind == ExprKind::kMatch  ? Frame::kMatch
                                        : Frame::kLet,
            top.expr, top.node);
       return;

@@ -35,6 +35,7 @@
 #include "grammar/printer_doc.h"
 #include "grammar/printer_names.h"
 #include "ir/address_map.h"
+#include "ir/adt.h"
 #include "ir/recent_cache.h"
 #include "ir/expr.h"
 #include "ir/ndarray.h"
@@ -60,6 +61,9 @@ struct Text {
 // Writes `%n` (a temporary's name) at `p`, which has room for 11 bytes;
 // returns the end.
 char* WriteTemp(char* p, uint32_t n);
+// A type definition as TVM's printer writes it: `type List[A] {` then one
+// constructor a line, each followed by ',', then `}`.
+std::string TypeDataText(const TypeData* data);
 // Appends `%n`.
 void AppendTemp(std::string* out, uint32_t n);
 
@@ -119,11 +123,13 @@ class RelayTextPrinter {
     ExprKind kind = ExprKind::kVar;
   };
   struct Frame {
-    enum Kind : uint8_t { kPrint, kVisit, kFunction, kIf, kLet, kScope };
+    enum Kind : uint8_t { kPrint, kVisit, kFunction, kIf, kLet, kScope, kMatch };
     Kind kind;
     uint8_t stage = 0;
     // kPrint: try_inline; kFunction: top-level def; kLet: doc pushed;
     // kScope: `doc` is a ScratchScope.
+    // kMatch: `base` is the clause being printed, `link_node` the index of
+    // the next child slot (pattern variables and right-hand sides).
     bool flag = false;
     uint32_t node = 0;       // slot of `expr`
     uint32_t link_node = 0;  // kLet: slot of `link`
@@ -191,6 +197,16 @@ class RelayTextPrinter {
   void StepIf();
   void StepLet();
   void StepScope();
+  // TVM VisitExpr_(Match) (printer_relay_adt.cc): `match (data) {`, then
+  // each clause `pattern => {` rhs `},`, then `}`.
+  void StepMatch();
+  // Appends `pattern`, naming the variables it binds (TVM AllocVar) with the
+  // child slots from `*slot_index` on.
+  void AppendPattern(std::string* out, const AdtPattern* pattern, uint32_t node,
+                     uint32_t* slot_index);
+  // The child index of the right-hand side of clause `k` (after the data and
+  // each clause's pattern variables).
+  static uint32_t ClauseRhsIndex(const Match* match, size_t k);
   // A nested scope's document: the reused one of its depth
   // (CloseScratchScope copies it out).
   DocId ScratchScope();

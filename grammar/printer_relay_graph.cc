@@ -90,6 +90,15 @@ void RelayTextPrinter::BuildGraph(const Expr* root) {
         edge(let->body());
         break;
       }
+      case ExprKind::kMatch: {  // the data, then each clause's variables and rhs
+        auto* match = Cast<Match>(e);
+        edge(match->data());
+        for (const Clause& clause : match->clauses()) {
+          ForEachPatternVar(clause.lhs, binder);
+          edge(clause.rhs);
+        }
+        break;
+      }
       case ExprKind::kRefCreate:  // references: one edge per operand
       case ExprKind::kRefRead:
       case ExprKind::kRefWrite:

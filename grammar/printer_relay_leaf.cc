@@ -49,6 +49,9 @@ void RelayTextPrinter::VisitLeaf(const Expr* e, uint32_t node) {
     case ExprKind::kOp:
       text = ArenaText(Cast<OpExpr>(e)->name());
       break;
+    case ExprKind::kConstructor:
+      text = ArenaText(Cast<Constructor>(e)->name());
+      break;
     case ExprKind::kCall:
       text = CallText(Cast<Call>(e), node);
       break;
@@ -118,6 +121,11 @@ Text RelayTextPrinter::CallText(const Call* call, uint32_t node) {
   Text callee = FinishPrint(call->callee(), Child(node, 0), false);
   size_t start = arena_.size();
   AppendText(&arena_, callee);
+  // A nullary constructor's call is its name alone (`Nil`), as TVM prints it.
+  if (auto* ctor = DynCast<Constructor>(call->callee()); ctor != nullptr && ctor->inputs().empty()) {
+    AppendTypeInfo(&arena_, call);
+    return Text::Arena(start, arena_.size() - start);
+  }
   arena_.push_back('(');
   bool first = true;
   for (const Text& arg : scratch_) {

@@ -41,6 +41,14 @@ void RelayTextPrinter::ForEachEdge(const Expr* e, uint32_t node, F&& f) const {
       f(let->body(), Child(node, 2));
       return;
     }
+    case ExprKind::kMatch: {
+      auto* match = Cast<Match>(e);
+      f(match->data(), Child(node, 0));
+      for (size_t k = 0; k < match->clauses().size(); ++k) {
+        f(match->clauses()[k].rhs, Child(node, ClauseRhsIndex(match, k)));
+      }
+      return;
+    }
     case ExprKind::kRefCreate:  // references: operands in order
     case ExprKind::kRefRead:
     case ExprKind::kRefWrite: {
@@ -128,6 +136,13 @@ bool RelayTextPrinter::HoistEscapingNodes(const Expr* e, uint32_t node) {
     case ExprKind::kFunction: {
       auto* fn = Cast<Function>(e);
       EscapingNodes({{fn->body(), Child(node, fn->params().size())}}, &hoist);
+      break;
+    }
+    case ExprKind::kMatch: {  // each clause is a scope of its own
+      auto* match = Cast<Match>(e);
+      for (size_t k = 0; k < match->clauses().size(); ++k) {
+        EscapingNodes({{match->clauses()[k].rhs, Child(node, ClauseRhsIndex(match, k))}}, &hoist);
+      }
       break;
     }
     case ExprKind::kLet: {  // the chain's lines and its body: one scope

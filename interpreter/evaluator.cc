@@ -125,7 +125,14 @@ absl::Status CheckValueType(const Value& arg, const Type* type) {
     }
     return CheckValueType(arg.ref_contents(), r->value());
   }
-  if (Isa<FuncType>(type) && !arg.is_closure() && !arg.is_global()) {
+  if (const TypeCall* data = DynCast<TypeCall>(type)) {  // a value of that data type
+    if (!arg.is_adt() || arg.constructor()->belongs_to() != data->func()) {
+      return absl::InvalidArgumentError(
+          fmt::format("expected {}, got {}", TypeToString(type), DescribeValue(arg)));
+    }
+    return absl::OkStatus();
+  }
+  if (Isa<FuncType>(type) && !arg.is_closure() && !arg.is_global() && !arg.is_constructor()) {
     return absl::InvalidArgumentError(
         fmt::format("expected {}, got {}", TypeToString(type), DescribeValue(arg)));
   }

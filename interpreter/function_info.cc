@@ -45,6 +45,11 @@ std::vector<const Var*> FreeVars(const Function* fn) {
     if (const Let* l = DynCast<Let>(e)) bound.insert(l->var());
     if (const Function* f = DynCast<Function>(e))
       bound.insert(f->params().begin(), f->params().end());
+    if (const Match* m = DynCast<Match>(e)) {  // clause variables
+      for (const Clause& clause : m->clauses()) {
+        ForEachPatternVar(clause.lhs, [&bound](const Var* v) { bound.insert(v); });
+      }
+    }
     children.clear();
     ForEachOperand(e, [&](const Expr* c) { children.push_back(c); });
     // Reverse, so that children are visited (and reads ordered) left to right.

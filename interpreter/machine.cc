@@ -139,6 +139,8 @@ absl::Status Machine::Step(const Task& task) {
     case Op::kRefRead:
     case Op::kRefWrite:
       return RefAccess(task);
+    case Op::kMatch:
+      return MatchClause(Cast<Match>(task.expr));
   }
   return absl::InternalError("unknown evaluator task");
 }
@@ -156,6 +158,9 @@ absl::Status Machine::Eval(const Expr* e) {
     case ExprKind::kOp:
       return AtSpan(e->span(), absl::UnimplementedError(fmt::format("operator '{}' used as a value",
                                                                     Cast<OpExpr>(e)->name())));
+    case ExprKind::kConstructor:
+      values_.push_back(Value::ConstructorFn(Cast<Constructor>(e)));
+      return absl::OkStatus();
     default:
       break;
   }
@@ -214,6 +219,10 @@ absl::Status Machine::Eval(const Expr* e) {
       tasks_.push_back({Op::kEval, w->ref()});
       return absl::OkStatus();
     }
+    case ExprKind::kMatch:
+      tasks_.push_back({Op::kMatch, e});
+      tasks_.push_back({Op::kEval, Cast<Match>(e)->data()});
+      return absl::OkStatus();
     default:
       return absl::InternalError("unexpected expression kind");
   }
@@ -344,6 +353,16 @@ absl::StatusOr<Value> Machine::CallKernel(Interpreter& interp, const Call* call,
 absl::Status Machine::Enter(const Value& callee, std::vector<Value> args, Span span,
                             bool dispatch_external) {
   const Function* fn = nullptr;
+  if (callee.is_constructor()) {  // builds the value: no frame
+    const Constructor* ctor = callee.constructor();
+    if (args.size() != ctor->inputs().size()) {
+      return AtSpan(span, absl::InvalidArgumentError(
+                              fmt::format("constructor {} expects {} argument(s), got {}",
+                                          ctor->name(), ctor->inputs().size(), args.size())));
+    }
+    values_.push_back(Value::Adt(ctor, std::move(args)));
+    return absl::OkStatus();
+  }
   if (callee.is_global()) {
     fn = interp_.mod_->Lookup(callee.global()->name());
     if (fn == nullptr) {
@@ -463,6 +482,58 @@ absl::Status Machine::Branch(const If* e) {
 }
 
 // ref_read and ref_write, on the cell (and value) evaluated before them.
+bool Machine::MatchAdtPattern(const AdtPattern* pattern, const Value& value,
+                                std::vector<std::pair<const Var*, Value>>* bindings) {
+  switch (pattern->kind()) {
+    case AdtPattern::Kind::kWildcard:
+      return true;
+    case AdtPattern::Kind::kVar:
+      bindings->emplace_back(pattern->var(), value);
+      return true;
+    case AdtPattern::Kind::kConstructor: {
+      // Constructors compare by tag within their data type, as TVM's
+      // interpreter does.
+      if (!value.is_adt()) return false;
+      const Constructor* ctor = value.constructor();
+      const Constructor* want = pattern->constructor();
+      if (ctor != want && (ctor->tag() != want->tag() || ctor->belongs_to() != want->belongs_to())) {
+        return false;
+      }
+      auto fields = value.adt_fields();
+      if (fields.size() != pattern->fields().size()) return false;
+      for (size_t i = 0; i < fields.size(); ++i) {
+        if (!MatchAdtPattern(pattern->fields()[i], fields[i], bindings)) return false;
+      }
+      return true;
+    }
+    case AdtPattern::Kind::kTuple: {
+      if (!value.is_tuple() || value.fields().size() != pattern->fields().size()) return false;
+      for (size_t i = 0; i < pattern->fields().size(); ++i) {
+        if (!MatchAdtPattern(pattern->fields()[i], value.fields()[i], bindings)) return false;
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+absl::Status Machine::MatchClause(const Match* match) {
+  Value data = PopValue();
+  std::vector<std::pair<const Var*, Value>> bindings;
+  for (const Clause& clause : match->clauses()) {
+    bindings.clear();
+    if (!MatchAdtPattern(clause.lhs, data, &bindings)) continue;
+    Frame& frame = frames_.back();
+    for (auto& [var, value] : bindings) Bind(frame, var, std::move(value));
+    tasks_.push_back({Op::kEval, clause.rhs});
+    return absl::OkStatus();
+  }
+  return AtSpan(match->span(),
+                absl::InvalidArgumentError(fmt::format(
+                    "{}: no clause matches the value {}", match->complete() ? "match" : "match?",
+                    DescribeValue(data))));
+}
+
 absl::Status Machine::RefAccess(const Task& task) {
   Value value;
   if (task.op == Op::kRefWrite) value = PopValue();

@@ -76,6 +76,7 @@ class Machine {
     kRefNew,     // pop a value, push a new cell holding it
     kRefRead,    // pop a cell, push its contents
     kRefWrite,   // pop a cell and a value, store the value, push `()`
+    kMatch,      // pop a match's data, bind the first matching clause, evaluate its rhs
   };
   struct Task {
     Op op;
@@ -107,6 +108,12 @@ class Machine {
   absl::Status Branch(const If* e);
   absl::Status Project(const TupleGetItem* e);
   absl::Status RefAccess(const Task& task);
+  // Algebraic data types (machine.cc): the first clause whose pattern
+  // matches the data, with its variables bound in the current frame.
+  absl::Status MatchClause(const Match* match);
+  // Whether `pattern` matches `value`; appends the bindings it makes.
+  static bool MatchAdtPattern(const AdtPattern* pattern, const Value& value,
+                                std::vector<std::pair<const Var*, Value>>* bindings);
 
   // Binds `v` in the current frame for its number of reads (dropped at once
   // when it is never read).

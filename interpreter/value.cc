@@ -27,6 +27,21 @@ Value Value::NewRef(Value contents) {
   return v;
 }
 
+Value Value::Adt(const Constructor* ctor, std::vector<Value> fields) {
+  Value v;
+  v.data_ = std::make_shared<AdtNode>(AdtNode{ctor, std::move(fields)});
+  return v;
+}
+
+const Constructor* Value::constructor() const {
+  if (is_constructor()) return std::get<const Constructor*>(data_);
+  return std::get<std::shared_ptr<AdtNode>>(data_)->ctor;
+}
+
+std::span<const Value> Value::adt_fields() const {
+  return std::get<std::shared_ptr<AdtNode>>(data_)->fields;
+}
+
 const Value& Value::ref_contents() const {
   return std::get<std::shared_ptr<RefCell>>(data_)->contents;
 }
@@ -63,7 +78,9 @@ void Value::DestroyNested() {
 
 void Value::UnlinkChildren(std::vector<Value>& out) {
   auto take = [&out](Value& child) {
-    if (child.is_tuple() || child.is_closure() || child.is_ref()) out.push_back(std::move(child));
+    if (child.is_tuple() || child.is_closure() || child.is_ref() || child.is_adt()) {
+      out.push_back(std::move(child));
+    }
   };
   if (auto* t = std::get_if<std::shared_ptr<TupleNode>>(&data_)) {
     if (*t != nullptr && t->use_count() == 1) {
@@ -75,6 +92,11 @@ void Value::UnlinkChildren(std::vector<Value>& out) {
     }
   } else if (auto* r = std::get_if<std::shared_ptr<RefCell>>(&data_)) {
     if (*r != nullptr && r->use_count() == 1) take((*r)->contents);
+  } else if (auto* a = std::get_if<std::shared_ptr<AdtNode>>(&data_)) {
+    // A list of a million Cons cells is destroyed cell by cell.
+    if (*a != nullptr && a->use_count() == 1) {
+      for (Value& f : (*a)->fields) take(f);
+    }
   }
 }
 
@@ -123,6 +145,9 @@ const Type* RuntimeType(const Value& v) {
       const Type* contents = RuntimeType(v.ref_contents());
       return contents == nullptr ? nullptr : RefTy(contents);
     }
+    case Value::Kind::kConstructor:  // typed by the module, not by the value
+    case Value::Kind::kAdt:
+      return nullptr;
   }
   return nullptr;
 }
@@ -151,6 +176,20 @@ std::string Describe(const Value& v, int depth) {
     case Value::Kind::kRef:
       if (depth >= 4) return "ref(...)";
       return fmt::format("ref({})", Describe(v.ref_contents(), depth + 1));
+    case Value::Kind::kConstructor:
+      return fmt::format("constructor {}", v.constructor()->name());
+    case Value::Kind::kAdt: {
+      std::string out(v.constructor()->name());
+      auto fields = v.adt_fields();
+      if (fields.empty()) return out;
+      if (depth >= 4) return out + "(...)";
+      out += "(";
+      for (size_t i = 0; i < fields.size(); ++i) {
+        if (i) out += ", ";
+        out += Describe(fields[i], depth + 1);
+      }
+      return out + ")";
+    }
   }
   return "?";
 }

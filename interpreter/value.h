@@ -1,6 +1,8 @@
 // Runtime values of the interpreter: a tensor, a tuple of values, a closure
 // (a function literal with the values of its free variables), a reference
-// to a module-level function, or a mutable cell (`ref(v)`, TVM's RefValue).
+// to a module-level function, a mutable cell (`ref(v)`, TVM's RefValue), a
+// constructor of an algebraic data type (a function value) or a value built
+// by one (TVM's ConstructorValue: the constructor and its fields).
 //
 // Values are cheap to copy: tensors share their buffer, tuples and closures
 // are shared immutable nodes; a cell is shared and mutable (copies of a
@@ -17,6 +19,7 @@
 #include <variant>
 #include <vector>
 
+#include "ir/adt.h"
 #include "ir/expr.h"
 #include "ir/ndarray.h"
 #include "ir/type.h"
@@ -28,10 +31,11 @@ class Value;
 struct Closure;
 struct TupleNode;
 struct RefCell;
+struct AdtNode;
 
 class Value {
  public:
-  enum class Kind : uint8_t { kTensor, kTuple, kClosure, kGlobal, kRef };
+  enum class Kind : uint8_t { kTensor, kTuple, kClosure, kGlobal, kRef, kConstructor, kAdt };
 
   // The empty tuple `()`.
   Value() : data_(std::shared_ptr<TupleNode>()) {}
@@ -42,7 +46,7 @@ class Value {
   Value& operator=(const Value&) = default;
   Value& operator=(Value&&) noexcept = default;
   ~Value() {
-    if (!is_tensor() && !is_global()) DestroyNested();
+    if (!is_tensor() && !is_global() && !is_constructor()) DestroyNested();
   }
   static Value Tuple(std::vector<Value> fields);
   static Value MakeClosure(Closure closure);
@@ -50,6 +54,10 @@ class Value {
   static Value Global(const GlobalVar* gv) { return Value(gv); }
   // A new cell holding `contents`.
   static Value NewRef(Value contents);
+  // A constructor used as a function value (`Cons` unapplied).
+  static Value ConstructorFn(const Constructor* ctor) { return Value(ctor); }
+  // The value `ctor(fields...)`.
+  static Value Adt(const Constructor* ctor, std::vector<Value> fields);
 
   Kind kind() const { return static_cast<Kind>(data_.index()); }
   bool is_tensor() const { return kind() == Kind::kTensor; }
@@ -57,6 +65,8 @@ class Value {
   bool is_closure() const { return kind() == Kind::kClosure; }
   bool is_global() const { return kind() == Kind::kGlobal; }
   bool is_ref() const { return kind() == Kind::kRef; }
+  bool is_constructor() const { return kind() == Kind::kConstructor; }
+  bool is_adt() const { return kind() == Kind::kAdt; }
 
   // Accessors; the kind must match.
   const NDArray& tensor() const { return std::get<NDArray>(data_); }
@@ -66,6 +76,10 @@ class Value {
   // The cell's current contents, and its update (seen through every copy).
   const Value& ref_contents() const;
   void RefWrite(Value contents) const;
+  // kConstructor: the constructor; kAdt: the one that built the value.
+  const Constructor* constructor() const;
+  // kAdt: the constructor's fields.
+  std::span<const Value> adt_fields() const;
 
   // Bytes of tensor storage reachable through tuples (closures count as
   // nothing); O(1): tuples cache the sum of their fields.
@@ -73,6 +87,7 @@ class Value {
 
  private:
   explicit Value(const GlobalVar* gv) : data_(gv) {}
+  explicit Value(const Constructor* ctor) : data_(ctor) {}
   // The destructor's iterative part, for tuples and closures.
   void DestroyNested();
   // When this value holds the last reference to a tuple or closure node,
@@ -82,7 +97,7 @@ class Value {
   // Tuple and closure nodes are mutable only so that the destructor can
   // unlink their children; they are never modified while shared.
   std::variant<NDArray, std::shared_ptr<TupleNode>, std::shared_ptr<Closure>, const GlobalVar*,
-               std::shared_ptr<RefCell>>
+               std::shared_ptr<RefCell>, const Constructor*, std::shared_ptr<AdtNode>>
       data_;
 };
 
@@ -104,6 +119,11 @@ struct TupleNode {
 
 struct RefCell {
   Value contents;
+};
+
+struct AdtNode {
+  const Constructor* ctor;
+  std::vector<Value> fields;
 };
 
 // The tensors of `v` in order, tuples flattened depth first (TVM's output

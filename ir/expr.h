@@ -34,10 +34,16 @@ enum class ExprKind : uint8_t {
   kRefCreate,
   kRefRead,
   kRefWrite,
+  // Algebraic data types (TVM's Constructor and Match): ir/adt.h.
+  kConstructor,
+  kMatch,
 };
 
-// Var, GlobalVar, Constant and Op are atoms: the printer always inlines them.
-constexpr bool IsAtomKind(ExprKind kind) { return kind <= ExprKind::kOp; }
+// Var, GlobalVar, Constant, Op and Constructor are atoms: the printer always
+// inlines them.
+constexpr bool IsAtomKind(ExprKind kind) {
+  return kind <= ExprKind::kOp || kind == ExprKind::kConstructor;
+}
 
 class Expr {
  public:

@@ -1,5 +1,7 @@
 #include "ir/module.h"
 
+#include "ir/adt.h"
+
 namespace carve {
 
 Module::Module() : arena_(std::make_shared<Arena>()) {}
@@ -43,6 +45,32 @@ std::vector<const GlobalVar*> Module::UndefinedGlobals() const {
     if (!functions_.contains(name)) out.push_back(gv);
   }
   return out;
+}
+
+void Module::AddTypeDefinition(const TypeData* data) {
+  type_definitions_[data->header()->name()] = data;
+  for (const Constructor* ctor : data->constructors()) constructors_[ctor->name()] = ctor;
+}
+
+const TypeData* Module::LookupTypeDefinition(std::string_view name) const {
+  auto it = type_definitions_.find(name);
+  return it == type_definitions_.end() ? nullptr : it->second;
+}
+
+const Constructor* Module::FindConstructor(std::string_view name) const {
+  auto it = constructors_.find(name);
+  return it == constructors_.end() ? nullptr : it->second;
+}
+
+std::vector<const TypeData*> Module::TypeDefinitions() const {
+  std::vector<const TypeData*> out;
+  out.reserve(type_definitions_.size());
+  for (const auto& [name, data] : type_definitions_) out.push_back(data);
+  return out;
+}
+
+void Module::CopyTypeDefinitionsFrom(const Module& other) {
+  for (const auto& [name, data] : other.type_definitions_) AddTypeDefinition(data);
 }
 
 }  // namespace carve

@@ -14,6 +14,9 @@
 
 namespace carve {
 
+class Constructor;
+class TypeData;
+
 class Module {
  public:
   Module();
@@ -42,6 +45,19 @@ class Module {
   // GlobalVars mentioned but never defined, sorted by name.
   std::vector<const GlobalVar*> UndefinedGlobals() const;
 
+  // Algebraic data types (ir/adt.h). Defines (or replaces) the type named by
+  // `data`'s header, and its constructors.
+  void AddTypeDefinition(const TypeData* data);
+  // nullptr when the module defines no such type / constructor.
+  const TypeData* LookupTypeDefinition(std::string_view name) const;
+  const Constructor* FindConstructor(std::string_view name) const;
+  bool has_type_definitions() const { return !type_definitions_.empty(); }
+  // Definitions sorted by name (TVM's printing order).
+  std::vector<const TypeData*> TypeDefinitions() const;
+  // Adds every type definition of `other` (a pass building a fresh module
+  // keeps the input's types, as TVM's passes keep type_definitions).
+  void CopyTypeDefinitionsFrom(const Module& other);
+
   // Whether the text the module was read from wrote the attributes of
   // annotation.compiler_begin/end calls as TVM prints them
   // (`meta[relay.attrs.CompilerAttrs][i]`). The printer then writes them
@@ -54,6 +70,8 @@ class Module {
   std::shared_ptr<Arena> arena_;
   absl::btree_map<std::string_view, const GlobalVar*> globals_;
   absl::btree_map<std::string_view, const Function*> functions_;
+  absl::btree_map<std::string_view, const TypeData*> type_definitions_;
+  absl::btree_map<std::string_view, const Constructor*> constructors_;
   bool meta_compiler_attrs_ = false;
 };
 

@@ -1,5 +1,7 @@
 #include "ir/rebuild.h"
 
+#include "ir/adt.h"
+
 #include <vector>
 
 namespace carve {
@@ -62,6 +64,13 @@ const Expr* RebuildWithChildren(IRBuilder& builder, const Expr* e,
     case ExprKind::kRefWrite:
       out = builder.MakeRefWrite(kids[0], kids[1], e->span());
       break;
+    case ExprKind::kMatch: {  // same patterns, new scrutinee and right-hand sides
+      const auto* match = Cast<Match>(e);
+      std::vector<Clause> clauses(match->clauses().begin(), match->clauses().end());
+      for (size_t k = 0; k < clauses.size(); ++k) clauses[k].rhs = kids[k + 1];
+      out = MakeMatch(builder.arena(), kids[0], clauses, match->complete(), e->span());
+      break;
+    }
     default:
       return e;
   }

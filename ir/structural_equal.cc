@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "fmt/format.h"
+#include "ir/adt.h"
 #include "ir/structural_path.h"
 
 namespace carve {
@@ -43,6 +44,10 @@ const char* KindName(ExprKind kind) {
       return "a ref_read";
     case ExprKind::kRefWrite:
       return "a ref_write";
+    case ExprKind::kConstructor:
+      return "a constructor";
+    case ExprKind::kMatch:
+      return "a match";
   }
   return "an expression";
 }
@@ -59,6 +64,7 @@ bool IsGraphNode(const Expr* e) {
     case ExprKind::kRefCreate:  // TVM marks references graph nodes too
     case ExprKind::kRefRead:
     case ExprKind::kRefWrite:
+    case ExprKind::kMatch:
       return true;
     case ExprKind::kTuple:
       return !Cast<Tuple>(e)->fields().empty();
@@ -268,8 +274,72 @@ class Comparer {
              PathStep{PathField::kValue});
         Push(i, Cast<RefWrite>(a)->ref(), Cast<RefWrite>(b)->ref(), PathStep{PathField::kRef});
         return true;
+      // ---- Algebraic data types ----
+      case ExprKind::kConstructor:
+        if (ConstructorsEqual(Cast<Constructor>(a), Cast<Constructor>(b))) return Done(i);
+        return Fail(i, "",
+                    fmt::format("constructors differ: {} vs {}", Cast<Constructor>(a)->name(),
+                                Cast<Constructor>(b)->name()));
+      case ExprKind::kMatch:
+        return ExpandMatch(i);
     }
     return Done(i);
+  }
+
+  // Constructors are module-level names: equal when they name the same
+  // constructor of the same data type.
+  static bool ConstructorsEqual(const Constructor* x, const Constructor* y) {
+    return x == y || (x->name() == y->name() && x->belongs_to() == y->belongs_to() &&
+                      x->tag() == y->tag());
+  }
+
+  // Same shape, constructor for constructor; the variables bound are
+  // collected in order to be compared (and mapped) as binders.
+  bool PatternsEqual(const AdtPattern* x, const AdtPattern* y,
+                     std::vector<std::pair<const Var*, const Var*>>* vars) {
+    if (x->kind() != y->kind() || x->fields().size() != y->fields().size()) return false;
+    if (x->kind() == AdtPattern::Kind::kVar) {
+      vars->emplace_back(x->var(), y->var());
+      return true;
+    }
+    if (x->kind() == AdtPattern::Kind::kConstructor &&
+        !ConstructorsEqual(x->constructor(), y->constructor())) {
+      return false;
+    }
+    for (size_t k = 0; k < x->fields().size(); ++k) {
+      if (!PatternsEqual(x->fields()[k], y->fields()[k], vars)) return false;
+    }
+    return true;
+  }
+
+  bool ExpandMatch(size_t i) {
+    auto* x = Cast<Match>(stack_[i].a);
+    auto* y = Cast<Match>(stack_[i].b);
+    if (x->complete() != y->complete()) {
+      return Fail(i, ".complete", "one match is complete (`match`), the other not (`match?`)");
+    }
+    if (x->clauses().size() != y->clauses().size()) {
+      return Fail(i, ".clauses",
+                  fmt::format("matches have {} and {} clauses", x->clauses().size(),
+                              y->clauses().size()));
+    }
+    // Pushed in reverse: the scrutinee is compared first, then each clause's
+    // variables (bound) before its right-hand side.
+    std::vector<std::vector<std::pair<const Var*, const Var*>>> vars(x->clauses().size());
+    for (size_t k = 0; k < x->clauses().size(); ++k) {
+      if (!PatternsEqual(x->clauses()[k].lhs, y->clauses()[k].lhs, &vars[k])) {
+        return Fail(i, fmt::format(".clauses[{}].lhs", k),
+                    fmt::format("the patterns of clause {} differ", k));
+      }
+    }
+    for (size_t k = x->clauses().size(); k-- > 0;) {
+      Push(i, x->clauses()[k].rhs, y->clauses()[k].rhs, PathStep{PathField::kClause, int32_t(k)});
+      for (size_t v = vars[k].size(); v-- > 0;) {
+        Push(i, vars[k][v].first, vars[k][v].second, PathStep{PathField::kPatternVar, int32_t(k)});
+      }
+    }
+    Push(i, x->data(), y->data(), PathStep{PathField::kData});
+    return true;
   }
 
   bool ExpandVar(size_t i) {
@@ -394,6 +464,19 @@ class Comparer {
       case TypeKind::kRef:
         return TypesEqual(static_cast<const RefType*>(a)->value(),
                           static_cast<const RefType*>(b)->value());
+      case TypeKind::kGlobalTypeVar:  // interned by name
+        return false;
+      case TypeKind::kTypeCall: {
+        auto* x = static_cast<const TypeCall*>(a);
+        auto* y = static_cast<const TypeCall*>(b);
+        if (x->args().size() != y->args().size() || !TypesEqual(x->func(), y->func())) {
+          return false;
+        }
+        for (size_t k = 0; k < x->args().size(); ++k) {
+          if (!TypesEqual(x->args()[k], y->args()[k])) return false;
+        }
+        return true;
+      }
       case TypeKind::kTypeVar: {
         auto it = type_var_map_.find(static_cast<const TypeVar*>(a));
         return it != type_var_map_.end() && it->second == b;
@@ -494,6 +577,40 @@ StructuralDiff MissingGlobal(std::string_view name, const Function* present, boo
   return diff;
 }
 
+// Type definitions: the same names, each with as many type parameters and
+// the same constructors (names and field types, as printed).
+std::optional<StructuralDiff> TypeDefinitionsDiff(const Module& a, const Module& b) {
+  auto ta = a.TypeDefinitions();
+  auto tb = b.TypeDefinitions();
+  auto signature = [](const TypeData* data) {
+    std::string out = fmt::format("{}/{}", data->header()->name(), data->type_vars().size());
+    for (const Constructor* ctor : data->constructors()) {
+      out += fmt::format(" {}(", ctor->name());
+      for (const Type* input : ctor->inputs()) out += TypeToString(input) + ",";
+      out += ")";
+    }
+    return out;
+  };
+  for (size_t k = 0; k < std::max(ta.size(), tb.size()); ++k) {
+    const TypeData* x = k < ta.size() ? ta[k] : nullptr;
+    const TypeData* y = k < tb.size() ? tb[k] : nullptr;
+    if (x != nullptr && y != nullptr && signature(x) == signature(y)) continue;
+    const TypeData* named = x != nullptr ? x : y;
+    StructuralDiff diff;
+    diff.lhs_path = diff.rhs_path = fmt::format("type {}", named->header()->name());
+    if (x == nullptr || y == nullptr || x->header() != y->header()) {
+      const TypeData* only = (y == nullptr || (x != nullptr && x->header()->name() < y->header()->name())) ? x : y;
+      diff.lhs_path = diff.rhs_path = fmt::format("type {}", only->header()->name());
+      diff.message = fmt::format("type {} is defined only on the {}", only->header()->name(),
+                                 only == x ? "left" : "right");
+    } else {
+      diff.message = fmt::format("the definitions of type {} differ", x->header()->name());
+    }
+    return diff;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<StructuralDiff> StructuralDiffExprs(const Expr* a, const Expr* b,
@@ -503,6 +620,7 @@ std::optional<StructuralDiff> StructuralDiffExprs(const Expr* a, const Expr* b,
 
 std::optional<StructuralDiff> StructuralDiffModules(const Module& a, const Module& b,
                                                     const EqualOptions& options) {
+  if (auto diff = TypeDefinitionsDiff(a, b)) return diff;
   auto fa = a.Functions();
   auto fb = b.Functions();
   // Both lists are sorted by name: merge them to find a one-sided name.

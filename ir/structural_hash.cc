@@ -95,7 +95,30 @@ class Hasher {
         return absl::HashOf(h, Of(Cast<RefRead>(e)->ref()));
       case ExprKind::kRefWrite:
         return absl::HashOf(h, Of(Cast<RefWrite>(e)->ref()), Of(Cast<RefWrite>(e)->value()));
+      // ---- Algebraic data types ----
+      case ExprKind::kConstructor: {
+        auto* c = Cast<Constructor>(e);
+        return absl::HashOf(h, c->name(), c->belongs_to()->name(), c->tag());
+      }
+      case ExprKind::kMatch: {
+        auto* m = Cast<Match>(e);
+        h = absl::HashOf(h, m->complete(), Of(m->data()), m->clauses().size());
+        for (const Clause& clause : m->clauses()) {
+          h = absl::HashOf(h, HashPattern(clause.lhs), Of(clause.rhs));
+        }
+        return h;
+      }
     }
+    return h;
+  }
+
+  // The pattern's shape; the variables it binds count by position (they
+  // are numbered where the right-hand side reads them).
+  size_t HashPattern(const AdtPattern* p) {
+    size_t h = absl::HashOf(static_cast<int>(p->kind()), p->fields().size());
+    if (p->kind() == AdtPattern::Kind::kConstructor) h = absl::HashOf(h, p->constructor()->name());
+    if (p->kind() == AdtPattern::Kind::kVar) h = absl::HashOf(h, HashType(p->var()->annotation()));
+    for (const AdtPattern* f : p->fields()) h = absl::HashOf(h, HashPattern(f));
     return h;
   }
 
@@ -126,6 +149,15 @@ class Hasher {
       case TypeKind::kRef:
         h = absl::HashOf(h, HashType(static_cast<const RefType*>(t)->value()));
         break;
+      case TypeKind::kGlobalTypeVar:
+        h = absl::HashOf(h, static_cast<const GlobalTypeVar*>(t)->name());
+        break;
+      case TypeKind::kTypeCall: {
+        auto* tc = static_cast<const TypeCall*>(t);
+        h = absl::HashOf(h, HashType(tc->func()));
+        for (const Type* a : tc->args()) h = absl::HashOf(h, HashType(a));
+        break;
+      }
       case TypeKind::kTypeVar:
       case TypeKind::kIncomplete:
         break;

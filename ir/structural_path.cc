@@ -47,6 +47,15 @@ void AppendStep(std::string& out, const PathStep& step) {
     case PathField::kRef:
       out += ".ref";
       return;
+    case PathField::kData:
+      out += ".data";
+      return;
+    case PathField::kClause:
+      out += fmt::format(".clauses[{}].rhs", step.index);
+      return;
+    case PathField::kPatternVar:
+      out += fmt::format(".clauses[{}].lhs", step.index);
+      return;
   }
 }
 

@@ -24,6 +24,9 @@ enum class PathField : uint8_t {
   kElse,    // .else_branch
   kParam,   // .params[i]
   kRef,     // .ref (ref_read, ref_write)
+  kData,    // .data (match)
+  kClause,  // .clauses[i].rhs
+  kPatternVar,  // .clauses[i].lhs (a variable the pattern binds)
 };
 
 struct PathStep {

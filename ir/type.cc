@@ -2,6 +2,7 @@
 
 #include <mutex>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "fmt/format.h"
@@ -60,7 +61,20 @@ struct TypeStore {
   struct RefEq {
     bool operator()(const RefType* a, const RefType* b) const { return a->value() == b->value(); }
   };
+  struct CallHash {
+    size_t operator()(const TypeCall* t) const {
+      return absl::HashOf(t->func(), absl::MakeSpan(t->args().data(), t->args().size()));
+    }
+  };
+  struct CallEq {
+    bool operator()(const TypeCall* a, const TypeCall* b) const {
+      return a->func() == b->func() && std::equal(a->args().begin(), a->args().end(),
+                                                  b->args().begin(), b->args().end());
+    }
+  };
   absl::flat_hash_set<const TensorType*, TensorHash, TensorEq> tensors;
+  absl::flat_hash_set<const TypeCall*, CallHash, CallEq> calls;
+  absl::flat_hash_map<std::string, const GlobalTypeVar*> global_type_vars;
   absl::flat_hash_set<const TupleType*, TupleHash, TupleEq> tuples;
   absl::flat_hash_set<const FuncType*, FuncHash, FuncEq> funcs;
   absl::flat_hash_set<const RefType*, RefHash, RefEq> refs;
@@ -137,6 +151,25 @@ const RefType* RefTy(const Type* value) {
   if (it != s.refs.end()) return *it;
   auto* t = s.arena.New<RefType>(value);
   s.refs.insert(t);
+  return t;
+}
+
+const GlobalTypeVar* GlobalTypeVarTy(std::string_view name) {
+  TypeStore& s = Store();
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto [it, inserted] = s.global_type_vars.try_emplace(std::string(name), nullptr);
+  if (inserted) it->second = s.arena.New<GlobalTypeVar>(s.arena.CopyString(name));
+  return it->second;
+}
+
+const TypeCall* TypeCallTy(const Type* func, std::span<const Type* const> args) {
+  TypeStore& s = Store();
+  std::lock_guard<std::mutex> lock(s.mu);
+  TypeCall probe(func, args);
+  auto it = s.calls.find(&probe);
+  if (it != s.calls.end()) return *it;
+  auto* t = s.arena.New<TypeCall>(func, s.arena.CopyArray(args));
+  s.calls.insert(t);
   return t;
 }
 
@@ -218,6 +251,17 @@ std::string TypeToString(const Type* t) {
       return "_";
     case TypeKind::kRef:
       return fmt::format("ref({})", TypeToString(static_cast<const RefType*>(t)->value()));
+    case TypeKind::kGlobalTypeVar:
+      return std::string(static_cast<const GlobalTypeVar*>(t)->name());
+    case TypeKind::kTypeCall: {
+      auto* tc = static_cast<const TypeCall*>(t);
+      std::string out = TypeToString(tc->func()) + "[";
+      for (size_t i = 0; i < tc->args().size(); ++i) {
+        if (i) out += ", ";
+        out += TypeToString(tc->args()[i]);
+      }
+      return out + "]";
+    }
   }
   return "_";
 }

@@ -1,6 +1,7 @@
 // Relay types: tensor types with static or dynamic (`?`) dims, tuple types,
-// function types, reference types, type variables and incomplete types
-// (inference holes).
+// function types, reference types, type variables, incomplete types
+// (inference holes), and the names and applications of algebraic data types
+// (`List`, `List[float32]`; their definitions are TypeData, ir/adt.h).
 //
 // Tensor, tuple, function and reference types are interned in a process-wide store, so
 // two structurally equal types are the same pointer and compare with `==`.
@@ -17,7 +18,16 @@
 
 namespace carve {
 
-enum class TypeKind : uint8_t { kTensor, kTuple, kFunc, kTypeVar, kIncomplete, kRef };
+enum class TypeKind : uint8_t {
+  kTensor,
+  kTuple,
+  kFunc,
+  kTypeVar,
+  kIncomplete,
+  kRef,
+  kGlobalTypeVar,
+  kTypeCall,
+};
 
 // One dimension of a tensor shape: a constant extent or `?` (Any). `wide`
 // records that the extent was written as an int64 IntImm (`3i64`), which TVM
@@ -117,6 +127,35 @@ class RefType : public Type {
   const Type* value_;
 };
 
+// The name of an algebraic data type (TVM's GlobalTypeVar, kind AdtHandle).
+// Interned by name: `List` in two modules is one pointer, so types that
+// mention it stay interned and comparable with `==`.
+class GlobalTypeVar : public Type {
+ public:
+  static constexpr TypeKind kKind = TypeKind::kGlobalTypeVar;
+  explicit GlobalTypeVar(std::string_view name) : Type(kKind), name_(name) {}
+  std::string_view name() const { return name_; }
+
+ private:
+  std::string_view name_;
+};
+
+// An algebraic data type applied to its type arguments: `List[float32]`
+// (TVM's TypeCall; `func` is a GlobalTypeVar). TVM's parser makes a bare
+// `Foo` a call with no arguments, printed `Foo[]`.
+class TypeCall : public Type {
+ public:
+  static constexpr TypeKind kKind = TypeKind::kTypeCall;
+  TypeCall(const Type* func, std::span<const Type* const> args)
+      : Type(kKind), func_(func), args_(args) {}
+  const Type* func() const { return func_; }
+  std::span<const Type* const> args() const { return args_; }
+
+ private:
+  const Type* func_;
+  std::span<const Type* const> args_;
+};
+
 // `_` in the text format: a type to be inferred. Each one is distinct.
 class IncompleteType : public Type {
  public:
@@ -146,12 +185,14 @@ const TupleType* TupleTy(std::span<const Type* const> fields);
 const FuncType* FuncTy(std::span<const Type* const> params, const Type* ret,
                        std::span<const TypeVar* const> type_params = {});
 const RefType* RefTy(const Type* value);
+const GlobalTypeVar* GlobalTypeVarTy(std::string_view name);
+const TypeCall* TypeCallTy(const Type* func, std::span<const Type* const> args);
 // Fresh, never interned.
 const TypeVar* NewTypeVar(std::string_view name);
 const IncompleteType* NewIncompleteType();
 
 // TVM's text: `Tensor[(1, 3), float32]`, `float32`, `(T1, T2)`, `(T,)`,
-// `fn (T1) -> R`, `ref(T)`, `?` dims, `3i64` for wide dims, `_` for incomplete.
+// `fn (T1) -> R`, `ref(T)`, `List[A]`, `?` dims, `3i64` for wide dims, `_` for incomplete.
 std::string TypeToString(const Type* t);
 // "(1, 3)" / "(4,)" for messages.
 std::string ShapeToString(std::span<const Dim> shape);

@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/functional/function_ref.h"
 #include "ir/address_map.h"
+#include "ir/adt.h"
 #include "ir/expr.h"
 
 namespace carve {
@@ -62,6 +63,13 @@ void ForEachChild(const Expr* e, F&& f) {
     case ExprKind::kRefWrite:
       f(Cast<RefWrite>(e)->ref());
       f(Cast<RefWrite>(e)->value());
+      return;
+    // ---- Match: the scrutinee, then each clause's right-hand side (the
+    // variables its pattern binds are binders, reached through the clauses:
+    // ForEachPatternVar in ir/adt.h) ----
+    case ExprKind::kMatch:
+      f(Cast<Match>(e)->data());
+      for (const Clause& clause : Cast<Match>(e)->clauses()) f(clause.rhs);
       return;
     default:
       return;

@@ -1,6 +1,7 @@
 #include "patterns/describe.h"
 
 #include "fmt/format.h"
+#include "ir/adt.h"
 #include "ir/type.h"
 
 namespace carve {
@@ -60,6 +61,10 @@ std::string DescribeExpr(const Expr* e) {
       return "a ref_read";
     case ExprKind::kRefWrite:
       return "a ref_write";
+    case ExprKind::kConstructor:
+      return fmt::format("the constructor {}", Cast<Constructor>(e)->name());
+    case ExprKind::kMatch:
+      return fmt::format("a match with {}", Plural(Cast<Match>(e)->clauses().size(), "clause"));
   }
   return "an expression";
 }

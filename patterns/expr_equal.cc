@@ -15,6 +15,8 @@ bool Shallow(const Expr* a, const Expr* b, std::vector<std::pair<const Expr*, co
   switch (a->kind()) {
     case ExprKind::kVar:
     case ExprKind::kOp:
+    case ExprKind::kConstructor:  // one node per constructor of a module
+    case ExprKind::kMatch:        // binds variables: equal only to itself
       return a == b;
     case ExprKind::kGlobalVar:
       return Cast<GlobalVar>(a)->name() == Cast<GlobalVar>(b)->name();

@@ -145,6 +145,8 @@ class Serializer {
       case ExprKind::kRefCreate:
       case ExprKind::kRefRead:
       case ExprKind::kRefWrite: return Unsupported(e, "a reference");
+      case ExprKind::kConstructor:
+      case ExprKind::kMatch: return Unsupported(e, "an algebraic data type");
     }
     return absl::InternalError("unknown expression kind");
   }

@@ -70,6 +70,11 @@ class Annotator : public ExprMutator {
       case ExprKind::kRefRead:
       case ExprKind::kRefWrite:
         return RewriteRef(Typed(e, Rebuild(e)));
+      // TVM's rewriter has no rule for a match: it is rebuilt over its
+      // rewritten parts, which it reads without closing their regions.
+      // Constructor calls are calls of no target's op: default (RewriteCall).
+      case ExprKind::kMatch:
+        return Typed(e, Rebuild(e));
       case ExprKind::kIf: {
         const If* post = Cast<If>(Typed(e, Rebuild(e)));
         return Typed(e, builder().MakeIf(InsertEnd(post->cond()), InsertEnd(post->then_branch()),

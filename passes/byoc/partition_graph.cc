@@ -387,6 +387,7 @@ void MangleExistingExternalFunctions(Module& mod, const std::string& prefix,
                                      const std::vector<const GlobalVar*>& existing) {
   if (existing.empty()) return;
   Module fresh(mod.shared_arena());
+  fresh.CopyTypeDefinitionsFrom(mod);  // TVM keeps the module's type definitions
   absl::flat_hash_map<const GlobalVar*, const GlobalVar*> renamed;
   for (const GlobalVar* gv : existing) {
     std::string name = SanitizeName(fmt::format("{}_{}", prefix, gv->name()));

@@ -20,6 +20,7 @@ std::string DescribeCallee(const Expr* callee) {
   if (auto* gv = DynCast<GlobalVar>(callee)) return fmt::format("@{}", gv->name());
   if (auto* v = DynCast<Var>(callee)) return fmt::format("%{}", v->name());
   if (Isa<Function>(callee)) return "the function";
+  if (auto* c = DynCast<Constructor>(callee)) return fmt::format("constructor {}", c->name());
   return "the callee";
 }
 
@@ -151,6 +152,10 @@ void ExprTyper::Step() {
       }
       return Done(e, TypeRefWrite(w));
     }
+    case ExprKind::kConstructor:
+      return Done(e, TypeConstructor(Cast<Constructor>(e)));
+    case ExprKind::kMatch:
+      return StepMatch(frame);
   }
 }
 
@@ -418,6 +423,8 @@ void ExprTyper::BindLetVar(const Let* let) {
 const Type* ExprTyper::FunctionType(const Function* fn) {
   met_unannotated_ = met_unannotated_ || (fn->ret_type() == nullptr && fn != root_);
   const Type* body = TypeOf(fn->body());
+  // A polymorphic function returned is instantiated, as TVM's InferType does.
+  if (auto* ft = DynCast<FuncType>(unifier_.Shallow(body))) body = unifier_.Instantiate(ft);
   const Type* ret = body;
   if (fn->ret_type() != nullptr) {
     ret = unifier_.Unify(fn->ret_type(), body);
@@ -524,6 +531,12 @@ void ExprTyper::Finish(const Expr* root) {
       child->set_scratch_mark(0);
       clear_stack_.push_back(child);
     });
+    // The variables a match binds are not its children.
+    if (auto* match = DynCast<Match>(e)) {
+      for (const Clause& clause : match->clauses()) {
+        ForEachPatternVar(clause.lhs, [](const Var* v) { v->set_scratch_mark(0); });
+      }
+    }
   }
   for (const Expr* e : order_) {
     if (unifier_.Classify(e->checked_type()) != TypeUnifier::State::kComplete) {

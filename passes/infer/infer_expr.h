@@ -14,7 +14,9 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "ir/adt.h"
 #include "ir/expr.h"
+#include "ir/module.h"
 #include "passes/infer/infer_unifier.h"
 #include "support/diagnostics.h"
 
@@ -28,6 +30,9 @@ struct GlobalSignatures {
   // error of the typer: it is typed as Poison and listed in
   // ExprTyper::unknown_globals() for the caller to report.
   bool defer_unknown = false;
+  // The module's data types (constructors and match patterns are typed
+  // from their definitions); nullptr without a module.
+  const Module* module = nullptr;
   // By name: the function's type (declared or already inferred), Poison when
   // its inference failed (already reported), or nullptr when it is defined
   // but its type is not known.
@@ -105,6 +110,16 @@ class ExprTyper {
   const Type* TypeRefRead(const RefRead* e);
   const Type* TypeRefWrite(const RefWrite* e);
   void BindLetVar(const Let* let);
+  // Algebraic data types, in infer_adt.cc.
+  const TypeData* DataTypeOf(const Constructor* ctor);
+  const Type* TypeConstructor(const Constructor* ctor);
+  void StepMatch(Frame& frame);
+  // Types the variables `pattern` binds for a value of type `t`; false (and
+  // reported) when the pattern cannot match such a value.
+  bool TypePattern(const AdtPattern* pattern, const Type* t, const Match* match);
+  const Type* TypeMatch(const Match* match);
+  // TVM's exhaustiveness check of a complete `match`.
+  void CheckExhaustive(const Match* match);
   const Type* FunctionType(const Function* fn);
 
   const Type* Defer(const Expr* node);

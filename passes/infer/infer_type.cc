@@ -21,6 +21,11 @@ bool ContainsIncomplete(const Type* t) {
       return true;
     case TypeKind::kRef:
       return ContainsIncomplete(static_cast<const RefType*>(t)->value());
+    case TypeKind::kTypeCall:
+      for (const Type* a : static_cast<const TypeCall*>(t)->args()) {
+        if (ContainsIncomplete(a)) return true;
+      }
+      return false;
     case TypeKind::kTuple:
       for (const Type* f : static_cast<const TupleType*>(t)->fields()) {
         if (ContainsIncomplete(f)) return true;
@@ -204,6 +209,7 @@ absl::Status InferType(Module& mod, UnannotatedFunctions* unannotated) {
   DiagnosticEngine diags;
   GlobalSignatures env;
   env.has_module = true;
+  env.module = &mod;
   env.defer_unknown = true;  // only a recursive function meets an unknown signature
   FunctionList fns = mod.Functions();
   std::vector<uint32_t> inferred;
@@ -227,6 +233,7 @@ absl::StatusOr<const Type*> InferExprType(const Expr* e, const Module* mod) {
   GlobalSignatures env;
   if (mod != nullptr) {
     env.has_module = true;
+    env.module = mod;
     for (const auto& [gv, fn] : mod->Functions()) {
       const Type* signature = DeclaredSignature(fn);
       // A previous InferType(mod) leaves complete types only.

@@ -91,6 +91,14 @@ const Type* TypeUnifier::Resolve(const Type* t) {
       const Type* r = Resolve(v);
       return r == v ? t : RefTy(r);
     }
+    case TypeKind::kTypeCall: {
+      auto* tc = static_cast<const TypeCall*>(t);
+      absl::InlinedVector<const Type*, 8> args;
+      if (!ResolveAll(tc->args(), args)) return t;
+      return TypeCallTy(tc->func(), args);
+    }
+    case TypeKind::kGlobalTypeVar:
+      return t;
   }
   return t;
 }
@@ -125,6 +133,17 @@ TypeUnifier::State TypeUnifier::ClassifyOther(const Type* resolved) const {
     }
     case TypeKind::kRef:
       return Classify(static_cast<const RefType*>(resolved)->value());
+    case TypeKind::kTypeCall: {
+      State s = State::kComplete;
+      for (const Type* a : static_cast<const TypeCall*>(resolved)->args()) {
+        State as = Classify(a);
+        if (as == State::kPoisoned) return as;
+        if (as == State::kHoles) s = as;
+      }
+      return s;
+    }
+    case TypeKind::kGlobalTypeVar:
+      return State::kComplete;
   }
   return State::kComplete;
 }
@@ -149,6 +168,9 @@ void TypeUnifier::CollectHoles(const Type* resolved,
     }
     case TypeKind::kRef:
       CollectHoles(static_cast<const RefType*>(resolved)->value(), out);
+      return;
+    case TypeKind::kTypeCall:
+      for (const Type* a : static_cast<const TypeCall*>(resolved)->args()) CollectHoles(a, out);
       return;
     default:
       return;
@@ -238,8 +260,23 @@ const Type* TypeUnifier::Unify(const Type* a, const Type* b) {
     case TypeKind::kFunc: {
       auto* x = static_cast<const FuncType*>(a);
       auto* y = static_cast<const FuncType*>(b);
-      if (x->params().size() != y->params().size() ||
-          !std::equal(x->type_params().begin(), x->type_params().end(), y->type_params().begin(),
+      if (x->params().size() != y->params().size()) return nullptr;
+      if (x->type_params().size() != y->type_params().size()) {
+        // TVM's type solver: the type parameters the other side lacks are
+        // instantiated with fresh holes (a polymorphic function passed where
+        // a monomorphic one is expected), the others correspond in order.
+        if (x->type_params().size() < y->type_params().size()) std::swap(x, y);
+        absl::flat_hash_map<const Type*, const Type*> map;
+        for (size_t i = 0; i < x->type_params().size(); ++i) {
+          map.emplace(x->type_params()[i],
+                      i < y->type_params().size() ? static_cast<const Type*>(y->type_params()[i])
+                                                  : static_cast<const Type*>(NewHole()));
+        }
+        absl::InlinedVector<const Type*, 8> params;
+        for (const Type* p : x->params()) params.push_back(Substitute(p, map));
+        x = FuncTy(params, Substitute(x->ret(), map), y->type_params());
+      }
+      if (!std::equal(x->type_params().begin(), x->type_params().end(), y->type_params().begin(),
                       y->type_params().end())) {
         return nullptr;
       }
@@ -258,8 +295,20 @@ const Type* TypeUnifier::Unify(const Type* a, const Type* b) {
                             static_cast<const RefType*>(b)->value());
       return u == nullptr ? nullptr : RefTy(u);
     }
+    case TypeKind::kTypeCall: {  // the same data type, arguments pairwise
+      auto* x = static_cast<const TypeCall*>(a);
+      auto* y = static_cast<const TypeCall*>(b);
+      if (x->func() != y->func() || x->args().size() != y->args().size()) return nullptr;
+      absl::InlinedVector<const Type*, 8> args;
+      for (size_t i = 0; i < x->args().size(); ++i) {
+        const Type* u = Unify(x->args()[i], y->args()[i]);
+        if (u == nullptr) return nullptr;
+        args.push_back(u);
+      }
+      return TypeCallTy(x->func(), args);
+    }
     default:
-      return nullptr;  // distinct type variables never unify
+      return nullptr;  // distinct type variables (or data type names) never unify
   }
 }
 
@@ -286,6 +335,12 @@ const Type* TypeUnifier::Substitute(const Type* t,
     }
     case TypeKind::kRef:
       return RefTy(Substitute(static_cast<const RefType*>(t)->value(), map));
+    case TypeKind::kTypeCall: {
+      auto* tc = static_cast<const TypeCall*>(t);
+      absl::InlinedVector<const Type*, 8> args;
+      for (const Type* a : tc->args()) args.push_back(Substitute(a, map));
+      return TypeCallTy(tc->func(), args);
+    }
     default:
       return t;
   }

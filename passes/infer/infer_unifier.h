@@ -58,6 +58,10 @@ class TypeUnifier {
   // of a polymorphic function type at a call); `t` itself when it has none.
   const Type* Instantiate(const FuncType* t);
 
+  // `t` with each type variable that is a key of `map` replaced by its value
+  // (a constructor's field types at a data type's arguments).
+  const Type* Substitute(const Type* t, const absl::flat_hash_map<const Type*, const Type*>& map);
+
   // Registers `watcher` to be woken when `hole`'s class gets bound.
   void Watch(const IncompleteType* hole, uint32_t watcher);
 
@@ -87,7 +91,6 @@ class TypeUnifier {
   void Bind(uint32_t root, const Type* t);
   void Union(uint32_t a, uint32_t b);
   const Type* UnifyTensors(const TensorType* a, const TensorType* b);
-  const Type* Substitute(const Type* t, const absl::flat_hash_map<const Type*, const Type*>& map);
 
   std::vector<HoleInfo> holes_;
   std::vector<const IncompleteType*> hole_types_;

@@ -26,12 +26,9 @@ class Annotator : public TypedMutator {
 
  protected:
   const Expr* Rewrite(const Expr* e) override {
-    if (const Var* v = DynCast<Var>(e); v != nullptr && NeedsAnnotation(v)) {
-      const Var* annotated = builder().MakeVar(v->name(), v->checked_type(), v->span());
-      annotated->set_checked_type(v->checked_type());
-      return annotated;
-    }
+    if (const Var* v = DynCast<Var>(e); v != nullptr && NeedsAnnotation(v)) return AnnotatedVar(v);
     const Expr* post = RebuildTyped(e);
+    if (Isa<Match>(e)) return AnnotatePatterns(Cast<Match>(post));
     const Function* fn = DynCast<Function>(post);
     if (fn == nullptr || !NeedsAnnotation(fn)) return post;
     const Function* typed =
@@ -39,6 +36,49 @@ class Annotator : public TypedMutator {
                                fn->type_params(), fn->span());
     typed->set_checked_type(e->checked_type());
     return typed;
+  }
+
+ private:
+  const Var* AnnotatedVar(const Var* v) {
+    const Var* annotated = builder().MakeVar(v->name(), v->checked_type(), v->span());
+    annotated->set_checked_type(v->checked_type());
+    return annotated;
+  }
+
+  // The variables a match binds get their types as TVM's InferType gives
+  // them; they are the same nodes as their (rewritten) uses in the clauses.
+  const Expr* AnnotatePatterns(const Match* match) {
+    bool changed = false;
+    std::vector<Clause> clauses(match->clauses().begin(), match->clauses().end());
+    for (Clause& clause : clauses) {
+      const AdtPattern* lhs = AnnotatePattern(clause.lhs);
+      changed = changed || lhs != clause.lhs;
+      clause.lhs = lhs;
+    }
+    if (!changed) return match;
+    const Match* out =
+        MakeMatch(builder().arena(), match->data(), clauses, match->complete(), match->span());
+    out->set_checked_type(match->checked_type());
+    return out;
+  }
+
+  const AdtPattern* AnnotatePattern(const AdtPattern* pattern) {
+    if (pattern->kind() == AdtPattern::Kind::kVar) {
+      const Var* v = pattern->var();
+      const Expr* used = Mutated(v);  // the annotated node the clause reads
+      const Var* out = used != v ? Cast<Var>(used) : NeedsAnnotation(v) ? AnnotatedVar(v) : v;
+      return out == v ? pattern : MakePattern(builder().arena(), AdtPattern::Bind(out));
+    }
+    std::vector<const AdtPattern*> fields;
+    bool changed = false;
+    for (const AdtPattern* f : pattern->fields()) {
+      fields.push_back(AnnotatePattern(f));
+      changed = changed || fields.back() != f;
+    }
+    if (!changed) return pattern;
+    return MakePattern(builder().arena(), pattern->kind() == AdtPattern::Kind::kTuple
+                                              ? AdtPattern::TupleOf(fields)
+                                              : AdtPattern::Of(pattern->constructor(), fields));
   }
 };
 
@@ -55,7 +95,13 @@ Scan ScanFunction(const Function* fn) {
       scan.untyped = scan.untyped || (!Isa<OpExpr>(e) && !Isa<GlobalVar>(e));
       return;
     }
-    if (NeedsAnnotation(e)) {
+    bool missing = NeedsAnnotation(e);
+    if (const Match* match = DynCast<Match>(e)) {  // the variables it binds
+      for (const Clause& clause : match->clauses()) {
+        ForEachPatternVar(clause.lhs, [&missing](const Var* v) { missing |= NeedsAnnotation(v); });
+      }
+    }
+    if (missing) {
       scan.missing = true;
       scan.missing_inside = scan.missing_inside || e != fn;
     }

@@ -166,6 +166,8 @@ void BindTypes(py::module_& m) {
           case TypeKind::kTypeVar: return "TypeVar";
           case TypeKind::kIncomplete: return "IncompleteType";
           case TypeKind::kRef: return "RelayRefType";
+          case TypeKind::kGlobalTypeVar: return "GlobalTypeVar";
+          case TypeKind::kTypeCall: return "TypeCall";
         }
         return "Type";
       })

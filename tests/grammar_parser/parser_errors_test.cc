@@ -64,7 +64,8 @@ TEST(ParseErrors, UnbalancedBrackets) {
   EXPECT_EQ(Errors("def @main(%x: int32) {\n  nn.max_pool2d(%x, pool_size=[2, 2)\n}\n"),
             "3:36: expected ']' after the list elements\n"
             "  note 3:31: to close '[' here\n");
-  EXPECT_EQ(Errors("def @main() { 1 } }\n"), "2:19: expected 'def' or the end of the file\n");
+  EXPECT_EQ(Errors("def @main() { 1 } }\n"),
+            "2:19: expected 'def', 'type' or the end of the file\n");
   EXPECT_EQ(Errors("def @main(%x: Tensor[(1, 2, float32]) { %x }\n"),
             "2:29: expected a dimension (an integer or '?')\n");
 }
@@ -168,13 +169,25 @@ TEST(ParseErrors, MalformedReferences) {
             "2:28: expected ')'\n  note 2:25: to close '(' here\n");
 }
 
-TEST(ParseErrors, UnsupportedConstructs) {
-  EXPECT_EQ(Errors("type List[A] { Cons(A, List[A]), Nil }\ndef @main() { ref(1) }\n"),
-            "2:1: carve does not support algebraic data types ('type')\n");
-  EXPECT_EQ(Errors("def @main(%x) { match (%x) { _ => 1 } }\n"),
-            "2:17: carve does not support algebraic data types ('match')\n");
-  EXPECT_EQ(Errors("def @main(%x: List[int32]) { %x }\n"),
-            "2:15: unknown type 'List' (carve does not support algebraic data types)\n");
+// Algebraic data types (TVM's test_ir_parser.py ADT cases and their errors).
+TEST(ParseErrors, AlgebraicDataTypes) {
+  EXPECT_EQ(Errors("type List[A] { Cons(A, List[A]), Nil }\ndef @main() { ref(Nil) }\n"), "OK");
+  EXPECT_EQ(Errors("def @main(%x) { match (%x) { _ => 1 } }\n"), "OK");
+  EXPECT_EQ(Errors("def @main(%x: List[int32]) { %x }\n"), "2:15: unknown type 'List'\n");
+  EXPECT_EQ(Errors("type A { B }\ntype A { C }\n"),
+            "3:6: redefinition of type 'A'\n  note 2:6: previous definition is here\n");
+  EXPECT_EQ(Errors("type A { B }\ntype C { B }\n"),
+            "3:10: a constructor named 'B' was defined before\n"
+            "  note 2:10: previous definition is here\n");
+  EXPECT_EQ(Errors("type A { B(int32 }\n"),
+            "2:18: expected ')' after the constructor's field types\n"
+            "  note 2:11: to close '(' here\n");
+  EXPECT_EQ(Errors("def @main(%x) { match (%x) { C => 1 } }\n"),
+            "2:30: undefined constructor 'C' (a pattern variable is written '%C')\n");
+  EXPECT_EQ(Errors("def @main(%x) { match (%x) { _ 1 } }\n"),
+            "2:32: expected '=>' after the pattern\n");
+  EXPECT_EQ(Errors("type A[T] { B(T) }\ndef @main(%x: A) { %x }\n"),
+            "3:15: type 'A' takes 1 type argument, got 0\n");
 }
 
 TEST(ParseErrors, MetadataReferences) {

@@ -8,6 +8,7 @@
 #include "absl/status/statusor.h"
 #include "fmt/format.h"
 #include "grammar/parser.h"
+#include "ir/adt.h"
 #include "ir/expr.h"
 #include "support/diagnostics.h"
 
@@ -103,6 +104,15 @@ inline std::string Sexp(const Expr* e) {
     case ExprKind::kRefWrite:
       return "ref_write(" + Sexp(Cast<RefWrite>(e)->ref()) + ", " +
              Sexp(Cast<RefWrite>(e)->value()) + ")";
+    case ExprKind::kConstructor:
+      return std::string(Cast<Constructor>(e)->name());
+    case ExprKind::kMatch: {
+      const Match* m = Cast<Match>(e);
+      std::string out = m->complete() ? "match(" : "match?(";
+      out += Sexp(m->data()) + "){";
+      for (const Clause& c : m->clauses()) out += "_ => " + Sexp(c.rhs) + ", ";
+      return out + "}";
+    }
   }
   return "?";
 }

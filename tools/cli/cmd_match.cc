@@ -140,6 +140,10 @@ std::string RootKind(const Expr* e, const NodeNames& names) {
       return "ref_read";
     case ExprKind::kRefWrite:
       return "ref_write";
+    case ExprKind::kConstructor:
+      return "constructor";
+    case ExprKind::kMatch:
+      return "match";
   }
   return "node";
 }
