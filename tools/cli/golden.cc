@@ -9,6 +9,7 @@
 
 #include "fmt/format.h"
 #include "re2/re2.h"
+#include "support/cancellation.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/filecheck.h"
 #include "tools/cli/golden_case.h"
@@ -310,6 +311,10 @@ GoldenResult RunGoldenFile(const std::string& path, const GoldenOptions& options
   std::vector<std::string> outputs;
   std::vector<std::optional<NumericTolerance>> tolerances;  // per output
   for (size_t k = 0; k < cases.size(); ++k) {
+    if (CancellationRequested()) {
+      result.interrupted = true;
+      break;
+    }
     const GoldenCase& c = cases[k];
     ++result.cases;
     subst.temp_path = (temp_dir / fmt::format("{}.case{}.tmp", subst.virtual_name, k + 1)).string();
@@ -317,6 +322,12 @@ GoldenResult RunGoldenFile(const std::string& path, const GoldenOptions& options
       temp_made = fs::create_directories(temp_dir, ec) || fs::is_directory(temp_dir, ec);
     }
     CaseOutcome o = CaseRunner(path, options, subst, env).Run(c);
+    if (CancellationRequested()) {
+      // The case was cut short: its outcome says nothing.
+      --result.cases;
+      result.interrupted = true;
+      break;
+    }
     broken_directives = broken_directives || !c.directive_error.empty();
     if (o.uses_expected) {
       // A failed case keeps its place, so that the others line up with
@@ -333,6 +344,7 @@ GoldenResult RunGoldenFile(const std::string& path, const GoldenOptions& options
     }
   }
   if (temp_made) fs::remove_all(temp_dir, ec);
+  if (result.interrupted) return result;  // never an .expected file from part of the cases
   if (broken_directives) {
     if (env.read_file(expected_path).ok() || options.update) {
       result.report += fmt::format("{}: {} not {} until the directives are fixed\n", path,
