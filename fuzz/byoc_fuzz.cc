@@ -4,6 +4,7 @@
 // type-checks, then the printer on the result (docs/fuzzing.md).
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -22,8 +23,16 @@
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   for (std::string_view backend : carve::BuiltinBackendNames()) {
     absl::StatusOr<carve::Module> mod = carve::ParseModule(
-        "warm-up.relay", "def @main(%x: Tensor[(1, 8), float32]) { nn.relu(%x) }\n");
-    if (!mod.ok() || !carve::InferType(*mod).ok()) std::abort();
+        "warm-up.relay",
+        "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(1, 8), float32]) { nn.relu(%x) }\n");
+    if (!mod.ok()) {
+      std::fprintf(stderr, "byoc_fuzz: the warm-up module: %s\n", mod.status().ToString().c_str());
+      std::abort();
+    }
+    if (absl::Status s = carve::InferType(*mod); !s.ok()) {
+      std::fprintf(stderr, "byoc_fuzz: the warm-up module: %s\n", s.ToString().c_str());
+      std::abort();
+    }
     (void)carve::PartitionForBackend(*std::move(mod), backend);
   }
   return 0;
