@@ -4,6 +4,8 @@
 // type-checks, then the printer on the result (docs/fuzzing.md).
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "backends/partition.h"
@@ -11,8 +13,36 @@
 #include "grammar/parser.h"
 #include "grammar/printer.h"
 #include "passes/infer/infer_type.h"
+#include "support/source.h"
+
+// Runs every backend's pipeline once before the first input, outside any
+// SourceManager::Scope: the backends' specs and pattern caches are parsed
+// lazily and kept for the process, so their texts must not be registered
+// inside an input's scope (which would drop them). No scope here: the
+// warm-up module's text stays too.
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  for (std::string_view backend : carve::BuiltinBackendNames()) {
+    absl::StatusOr<carve::Module> mod = carve::ParseModule(
+        "warm-up.relay",
+        "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(1, 8), float32]) { nn.relu(%x) }\n");
+    if (!mod.ok()) {
+      std::fprintf(stderr, "byoc_fuzz: the warm-up module: %s\n", mod.status().ToString().c_str());
+      std::abort();
+    }
+    if (absl::Status s = carve::InferType(*mod); !s.ok()) {
+      std::fprintf(stderr, "byoc_fuzz: the warm-up module: %s\n", s.ToString().c_str());
+      std::abort();
+    }
+    (void)carve::PartitionForBackend(*std::move(mod), backend);
+  }
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  // Drops this input's texts when the input is done (declared first, so it
+  // ends after everything parsed from them): an input frees what it
+  // allocates, which libFuzzer's per-input leak check requires.
+  carve::SourceManager::Scope sources;
   std::string text(reinterpret_cast<const char*>(data), size);
   for (std::string_view backend : carve::BuiltinBackendNames()) {
     absl::StatusOr<carve::Module> mod = carve::ParseModule("fuzz.relay", text);

@@ -12,6 +12,7 @@
 #include "interpreter/evaluator.h"
 #include "ir/dtype.h"
 #include "passes/infer/infer_type.h"
+#include "support/source.h"
 #include "testing/random_program.h"
 
 namespace {
@@ -31,6 +32,10 @@ uint64_t Take(const uint8_t*& data, size_t& size, size_t n) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  // Drops this input's texts when the input is done (declared first, so it
+  // ends after everything parsed from them): an input frees what it
+  // allocates, which libFuzzer's per-input leak check requires.
+  carve::SourceManager::Scope sources;
   carve::testing::RandomProgramOptions o;
   uint64_t seed = Take(data, size, 8);
   o.max_ops = 1 + int(Take(data, size, 1) % 10);

@@ -46,19 +46,13 @@ status=0
 for t in "${run[@]}"; do
   mkdir -p "$work/corpus/$t" "$work/artifacts/$t"
   echo "== fuzz_$t for ${seconds}s" >&2
-  # -detect_leaks=0: leaks are still reported when the process (or, with
-  # -fork, each worker) exits, but not looked for after every input. carve
-  # keeps each parsed text in SourceManager::Global(), so every input ends
-  # with more mallocs than frees, and libFuzzer then runs the input again
-  # and a full LeakSanitizer heap scan: 7x the CPU per input of fuzz_relay
-  # (docs/fuzzing.md, "Speed of the targets").
-  # -rss_limit_mb: carve keeps every parsed text for its diagnostics
-  # (SourceManager), so a long run grows; -fork restarts workers before that
-  # matters while keeping one corpus.
+  # Leaks are looked for after every input that ends with more mallocs than
+  # frees (libFuzzer's default): each target drops the texts its input
+  # registered (SourceManager::Scope), so a clean input frees what it
+  # allocated and pays no heap scan. -rss_limit_mb bounds a runaway input.
   if ! ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
       UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
       "build-fuzz/fuzz/fuzz_$t" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
-      -detect_leaks=0 \
       -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$work/artifacts/$t/" \
       "$@" "$work/corpus/$t" "fuzz/corpus/$t"; then
     status=1

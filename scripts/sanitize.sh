@@ -2,13 +2,15 @@
 # ASan + UBSan runs of carve (docs/fuzzing.md, "Sanitizers").
 #
 #   scripts/sanitize.sh --ci   the step scripts/test.sh runs last (CI): a
-#       small build in ./build-asan (clang-14, -O0, CARVE_SANITIZE: only the
-#       carve tool, carve-random and the five fuzz targets, no tests), then,
+#       small build in ./build-asan (clang-14, -O0, CARVE_SANITIZE with
+#       libFuzzer's coverage instrumentation: only the carve tool,
+#       carve-random and the five fuzz targets, no tests), then,
 #       each under a time limit: every golden file through the sanitized
 #       `carve test`; random programs through the differential test
-#       (carve-random, fixed seeds, 60 s); each checked-in fuzz seed corpus
-#       once through its fuzz target. About 8 minutes on an idle 2-core
-#       machine with a cold compiler cache, under 2 with a warm one
+#       (carve-random, fixed seeds, 60 s); each fuzz target fuzzed for
+#       FUZZ_SECONDS (25; two targets at a time, so about 75 s), starting
+#       from its checked-in seed corpus. About 9 minutes on an idle 2-core
+#       machine with a cold compiler cache, under 4 with a warm one
 #       (docs/fuzzing.md, "Sanitizers", for the measurements).
 #   scripts/sanitize.sh        the long run: the libFuzzer configuration of
 #       scripts/fuzz.sh in ./build-fuzz (clang-14, -O1, coverage), the unit
@@ -36,9 +38,12 @@ fuzzers=(relay pat npy byoc run)
 if ((ci)); then
   # -O0: a third of -O1's compile time under ASan + UBSan, and the random
   # programs are small enough that run time does not matter.
+  # -fsanitize=fuzzer-no-link: libFuzzer's coverage instrumentation, so that
+  # the fuzz targets fuzz (the bounded runs below); carve and carve-random
+  # get the sanitizer runtime's no-op coverage callbacks.
   build=build-asan
   CC=clang-14 CXX=clang++-14 cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Debug \
-    "-DCMAKE_CXX_FLAGS_DEBUG=-O0 -gline-tables-only" -DCARVE_SANITIZE=ON \
+    "-DCMAKE_CXX_FLAGS_DEBUG=-O0 -gline-tables-only -fsanitize=fuzzer-no-link" -DCARVE_SANITIZE=ON \
     -DCARVE_BUILD_TESTS=OFF -DCARVE_BUILD_BENCH=OFF -DCARVE_BUILD_PYTHON=OFF \
     -DCARVE_INSTALL=OFF "${launcher[@]}" >/dev/null
   tests=()
@@ -92,13 +97,51 @@ if ((ci)); then
   # an idle machine): the random step's share of CI's budget.
   step 150 $build/testing/carve-random --diff --seed 1 --count 300 --time-limit 60 --quiet \
     --known tests/random/known_failures.txt || true
-  # Each seed once (libFuzzer's main runs the files given; no fuzzing: the
-  # -O0 build has no coverage instrumentation). Leaks are checked when the
-  # process exits, not after each input (scripts/fuzz.sh says why). ~10 s
-  # idle; the cap allows a loaded machine.
-  for t in "${fuzzers[@]}"; do
-    step 240 "$build/fuzz/fuzz_$t" -timeout=60 -detect_leaks=0 "fuzz/corpus/$t"/* || true
+  # A bounded libFuzzer run of each target, two at a time (one per core):
+  # FUZZ_SECONDS each (25 by default; 5 targets, about 75 s of wall time on
+  # an idle machine). Each run first replays the checked-in seed corpus,
+  # then mutates it; leak detection is on for every input (each target drops
+  # its input's texts: SourceManager::Scope). New inputs go to a scratch
+  # corpus in $build, never into fuzz/corpus. A crash, leak, sanitizer report
+  # or hang (-timeout: 60 s for one input, generous for a loaded -O0 build)
+  # fails the step, and the reproducer's path is printed with the command
+  # that replays it.
+  fuzz_seconds=${FUZZ_SECONDS:-25}
+  fuzz_one() {  # fuzz_one TARGET: exit status of the libFuzzer run
+    local t=$1 dir=$build/fuzz-ci
+    rm -rf "$dir/corpus/$t" "$dir/artifacts/$t"
+    mkdir -p "$dir/corpus/$t" "$dir/artifacts/$t"
+    # The outer timeout only guards against libFuzzer itself not stopping.
+    if timeout $((fuzz_seconds + 300)) "$build/fuzz/fuzz_$t" -max_total_time="$fuzz_seconds" -max_len=4096 -timeout=60 \
+        -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$dir/artifacts/$t/" \
+        "$dir/corpus/$t" "fuzz/corpus/$t" >"$dir/fuzz_$t.log" 2>&1; then
+      grep -E '^(stat::number_of_executed_units|stat::average_exec_per_sec)' "$dir/fuzz_$t.log" |
+        sed "s/^/== sanitize: fuzz_$t: /" >&2 || true
+      return 0
+    fi
+    tail -n 60 "$dir/fuzz_$t.log" >&2
+    local f
+    for f in "$dir/artifacts/$t"/*; do
+      [[ -e $f ]] && echo "== sanitize: FAILED: fuzz_$t: reproducer $f" \
+        "(replay: $build/fuzz/fuzz_$t $f)" >&2
+    done
+    return 1
+  }
+  echo "== sanitize: fuzzing each target for ${fuzz_seconds}s, two at a time" >&2
+  start=$SECONDS
+  pending=("${fuzzers[@]}")
+  while ((${#pending[@]} > 0)); do
+    pids=()
+    for t in "${pending[@]:0:2}"; do
+      fuzz_one "$t" &
+      pids+=($!)
+    done
+    pending=("${pending[@]:2}")
+    for pid in "${pids[@]}"; do
+      wait "$pid" || status=1
+    done
   done
+  echo "== sanitize: $((SECONDS - start))s: fuzzing" >&2
   exit $status
 fi
 step 180 $build/testing/carve-random --diff --seed 1 --count 200 --time-limit 120 --quiet \

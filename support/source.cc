@@ -196,15 +196,45 @@ uint32_t SourceManager::Add(std::string name, std::string text) {
 }
 
 uint32_t SourceManager::Add(std::string name, SourceText text) {
+  auto file = std::make_unique<SourceFile>(std::move(name), std::move(text));
   std::lock_guard<std::mutex> lock(mu_);
-  files_.push_back(std::make_unique<SourceFile>(std::move(name), std::move(text)));
-  return static_cast<uint32_t>(files_.size());
+  uint32_t id = next_id_++;
+  files_.emplace(id, std::move(file));
+  return id;
 }
 
 const SourceFile* SourceManager::Get(uint32_t id) const {
   std::lock_guard<std::mutex> lock(mu_);
-  if (id == 0 || id > files_.size()) return nullptr;
-  return files_[id - 1].get();
+  auto it = files_.find(id);
+  return it == files_.end() ? nullptr : it->second.get();
+}
+
+size_t SourceManager::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return files_.size();
+}
+
+SourceManager::Scope::Scope(SourceManager& manager) : manager_(manager) {
+  std::lock_guard<std::mutex> lock(manager_.mu_);
+  first_ = manager_.next_id_;
+}
+
+// What a Scope drops is everything registered since it began, whoever
+// registered it: a process-wide cache that parses lazily (a backend's spec,
+// backends/specs.cc) must be filled before the first scope, or its spans
+// render without a location later (never with another text's: ids are not
+// reused). fuzz/byoc_fuzz.cc warms the backends up for that reason.
+SourceManager::Scope::~Scope() {
+  // The texts are freed outside the lock: unmapping or freeing a large text
+  // need not block other threads' lookups.
+  std::map<uint32_t, std::unique_ptr<SourceFile>> dropped;
+  {
+    std::lock_guard<std::mutex> lock(manager_.mu_);
+    auto first = manager_.files_.lower_bound(first_);
+    while (first != manager_.files_.end()) {
+      dropped.insert(manager_.files_.extract(first++));
+    }
+  }
 }
 
 }  // namespace carve

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -91,19 +92,43 @@ class SourceFile {
 };
 
 // Process-wide registry of source texts, so that a Span can be rendered from
-// anywhere (including from a Status that travelled up the stack).
+// anywhere (including from a Status that travelled up the stack). A text is
+// kept for the life of the process unless a Scope drops it.
 class SourceManager {
  public:
   static SourceManager& Global();
-  // Registers a text and returns its file id (>= 1).
+  // Registers a text and returns its file id (>= 1). Ids are never reused.
   uint32_t Add(std::string name, std::string text);
   uint32_t Add(std::string name, SourceText text);
-  // nullptr for id 0 or unknown ids.
+  // nullptr for id 0, unknown ids and dropped texts.
   const SourceFile* Get(uint32_t id) const;
+  // How many texts are registered now.
+  size_t size() const;
+
+  // Drops, when it ends, every text registered while it lived: for a
+  // process that handles many independent inputs one after another (a fuzz
+  // target), whose memory then stays flat. Nothing that refers to those
+  // texts may outlive the scope: parsed modules hold views into them (a
+  // variable's name, a span). Meant for one parsing thread: texts that
+  // other threads register meanwhile are dropped too. Scopes nest.
+  class Scope {
+   public:
+    explicit Scope(SourceManager& manager = Global());
+    ~Scope();
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+
+   private:
+    SourceManager& manager_;
+    uint32_t first_;  // the id the first text of this scope gets
+  };
 
  private:
   mutable std::mutex mu_;
-  std::vector<std::unique_ptr<SourceFile>> files_;
+  // By id. A map rather than a vector indexed by id so that dropped texts
+  // leave no slot behind.
+  std::map<uint32_t, std::unique_ptr<SourceFile>> files_;
+  uint32_t next_id_ = 1;
 };
 
 }  // namespace carve

@@ -137,5 +137,33 @@ TEST(SourceManagerTest, ResolvesLinesOfAMappedText) {
   std::remove(path.c_str());
 }
 
+// A Scope drops exactly the texts registered while it lived; ids are never
+// reused, so a stale span finds no text rather than another one.
+TEST(SourceManagerTest, ScopeDropsItsTextsAndNeverReusesIds) {
+  SourceManager m;
+  uint32_t kept = m.Add("kept.relay", std::string("kept"));
+  uint32_t inner = 0, nested = 0;
+  {
+    SourceManager::Scope scope(m);
+    inner = m.Add("inner.relay", std::string("inner"));
+    {
+      SourceManager::Scope nested_scope(m);
+      nested = m.Add("nested.relay", std::string("nested"));
+    }
+    EXPECT_EQ(m.Get(nested), nullptr);
+    ASSERT_NE(m.Get(inner), nullptr);
+    EXPECT_EQ(m.Get(inner)->text(), "inner");
+    EXPECT_EQ(m.size(), 2u);
+  }
+  EXPECT_EQ(m.Get(inner), nullptr);
+  EXPECT_EQ(m.size(), 1u);
+  ASSERT_NE(m.Get(kept), nullptr);
+  EXPECT_EQ(m.Get(kept)->text(), "kept");
+  uint32_t later = m.Add("later.relay", std::string("later"));
+  EXPECT_GT(later, nested);
+  EXPECT_EQ(m.Get(inner), nullptr);
+  EXPECT_EQ(m.Get(later)->name(), "later.relay");
+}
+
 }  // namespace
 }  // namespace carve

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -43,46 +44,123 @@ bool TemporariesLeft(const std::string& out) {
   return false;
 }
 
+// Runs `carve ARGS` in a forked child (standard output to /dev/null),
+// sends it SIGINT after `delay` seconds and waits up to 60 s for it to end.
+struct Interrupted {
+  bool stopped = false;  // false: still running after 60 s (then killed)
+  int status = 0;        // waitpid's status
+  std::string err;       // its standard error
+};
+
+Interrupted RunAndInterrupt(const std::vector<std::string>& args, unsigned delay) {
+  Interrupted r;
+  int err_pipe[2];
+  if (pipe(err_pipe) != 0) return r;
+  pid_t pid = fork();
+  if (pid < 0) return r;
+  if (pid == 0) {
+    dup2(err_pipe[1], STDERR_FILENO);
+    int devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, STDOUT_FILENO);
+    close(err_pipe[0]);
+    Env env = RealEnv();
+    _exit(RunCarve(args, env));
+  }
+  close(err_pipe[1]);
+  sleep(delay);
+  kill(pid, SIGINT);
+  for (int i = 0; i < 600 && waitpid(pid, &r.status, WNOHANG) != pid; ++i) usleep(100 * 1000);
+  r.stopped = waitpid(pid, &r.status, WNOHANG) != 0;
+  if (!r.stopped) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &r.status, 0);
+  }
+  r.err = ReadAll(err_pipe[0]);
+  close(err_pipe[0]);
+  return r;
+}
+
 TEST(InterruptTest, OptStopsALongPassWithExit130AndNoOutputFile) {
   std::string pat = Temp("interrupt_swap.pat");
   std::ofstream(pat) << "rule swap_add = add(?a, ?b) => add(?b, ?a);\n";
   std::string out = Temp("interrupt_out.relay");
   std::filesystem::remove(out);
-  int err_pipe[2];
-  ASSERT_EQ(pipe(err_pipe), 0);
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    dup2(err_pipe[1], STDERR_FILENO);
-    close(err_pipe[0]);
-    Env env = RealEnv();
-    _exit(RunCarve({"opt", std::string(CARVE_SOURCE_DIR) + "/examples/byoc_demo.relay", "-p",
-                    "InferType,Rewrite(" + pat +
-                        ",max_rounds=1000000000,max_rewrites=1000000000000000),FoldConstant",
-                    "-o", out},
-                   env));
-  }
-  close(err_pipe[1]);
   // The rewrite never ends. A SIGINT that came before the handler was
   // installed would end the child by the signal (reported below), so it is
   // sent after two seconds, when the child is well into the rewrite.
-  sleep(2);
-  kill(pid, SIGINT);
-  int status = 0;
-  for (int i = 0; i < 600 && waitpid(pid, &status, WNOHANG) != pid; ++i) usleep(100 * 1000);
-  if (waitpid(pid, &status, WNOHANG) == 0) {
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-    FAIL() << "carve opt did not stop on SIGINT";
-  }
-  std::string err = ReadAll(err_pipe[0]);
-  close(err_pipe[0]);
-  ASSERT_TRUE(WIFEXITED(status)) << "ended by signal " << WTERMSIG(status);
-  EXPECT_EQ(WEXITSTATUS(status), kExitInterrupted) << err;
+  Interrupted r = RunAndInterrupt(
+      {"opt", std::string(CARVE_SOURCE_DIR) + "/examples/byoc_demo.relay", "-p",
+       "InferType,Rewrite(" + pat +
+           ",max_rounds=1000000000,max_rewrites=1000000000000000),FoldConstant",
+       "-o", out},
+      2);
+  ASSERT_TRUE(r.stopped) << "carve opt did not stop on SIGINT";
+  const std::string& err = r.err;
+  ASSERT_TRUE(WIFEXITED(r.status)) << "ended by signal " << WTERMSIG(r.status);
+  EXPECT_EQ(WEXITSTATUS(r.status), kExitInterrupted) << err;
   EXPECT_THAT(err, HasSubstr("error: interrupted: Rewrite("));
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
   EXPECT_FALSE(std::filesystem::exists(out));
   EXPECT_FALSE(TemporariesLeft(out));
+}
+
+// `carve reduce` stops on Ctrl-C within its current candidate, writes the
+// smallest file found so far (it still shows the behaviour) and exits 130.
+TEST(InterruptTest, ReduceWritesTheSmallestSoFarAndExits130) {
+  // A chain of 400 adds ending in a relu; the condition keeps the relu. The
+  // reducer first tries each of the 400 nodes as the whole body (each a
+  // child process printing its candidate): seconds of work, so the SIGINT
+  // after one second comes in the middle.
+  std::string in = Temp("interrupt_reduce_in.relay");
+  {
+    std::ofstream f(in);
+    f << "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(4), float32]) {\n  %0 = add(%x, 1f);\n";
+    for (int i = 1; i < 400; ++i) f << "  %" << i << " = add(%" << i - 1 << ", 1f);\n";
+    f << "  nn.relu(%399)\n}\n";
+  }
+  std::string out = Temp("interrupt_reduce_out.relay");
+  std::filesystem::remove(out);
+  Interrupted r = RunAndInterrupt(
+      {"reduce", in, "--until", "carve fmt {}", "--stdout-contains", "nn.relu(", "-o", out}, 1);
+  ASSERT_TRUE(r.stopped) << "carve reduce did not stop on SIGINT";
+  const std::string& err = r.err;
+  ASSERT_TRUE(WIFEXITED(r.status)) << "ended by signal " << WTERMSIG(r.status);
+  EXPECT_EQ(WEXITSTATUS(r.status), kExitInterrupted) << err;
+  EXPECT_THAT(err, HasSubstr("carve reduce: interrupted; the smallest so far: "));
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  std::ifstream written(out);
+  std::stringstream text;
+  text << written.rdbuf();
+  EXPECT_THAT(text.str(), HasSubstr("nn.relu("));
+  EXPECT_FALSE(TemporariesLeft(out));
+}
+
+// `carve test` stops on Ctrl-C inside a RUN line (the inner command's
+// cancellation must not swallow the request), reports what ran, exits 130,
+// and writes no .expected file from part of the cases.
+TEST(InterruptTest, GoldenRunnerStopsWithExit130AndWritesNoExpectedFile) {
+  std::string pat = Temp("interrupt_golden_swap.pat");
+  std::ofstream(pat) << "rule swap_add = add(?a, ?b) => add(?b, ?a);\n";
+  std::string golden = Temp("interrupt_golden.relay");
+  const std::string module =
+      "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(4), float32]) {\n  add(%x, 1f)\n}\n";
+  std::ofstream(golden) << "// RUN: carve fmt %s\n" + module +
+                               "// -----\n"
+                               "// RUN: carve opt %s -p InferType,Rewrite(" +
+                               pat + ",max_rounds=1000000000,max_rewrites=1000000000000000)\n" +
+                               module;
+  std::string expected = golden + ".expected";
+  std::filesystem::remove(expected);
+  Interrupted r = RunAndInterrupt({"test", golden, "--update"}, 2);
+  ASSERT_TRUE(r.stopped) << "carve test did not stop on SIGINT";
+  const std::string& err = r.err;
+  ASSERT_TRUE(WIFEXITED(r.status)) << "ended by signal " << WTERMSIG(r.status);
+  EXPECT_EQ(WEXITSTATUS(r.status), kExitInterrupted) << err;
+  EXPECT_THAT(err, HasSubstr("carve test: interrupted in " + golden +
+                             ": 1 passed, 0 failed so far\n"));
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_FALSE(std::filesystem::exists(expected));
+  EXPECT_FALSE(TemporariesLeft(expected));
 }
 
 // A write that finds the cancellation flag set when it is done leaves the

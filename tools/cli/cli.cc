@@ -63,13 +63,19 @@ int UsageError(Env& env, const Command& cmd, const std::string& message) {
 // Runs a cancellable command with SIGINT requesting cancellation. A command
 // that noticed the request fails with its own one-line error ("...:
 // interrupted ..."); one that finished first has written all its output and
-// keeps its exit code.
+// keeps its exit code. A command run inside another (a golden file's RUN
+// line in `carve test`) leaves the flag to the outer one, which must see a
+// Ctrl-C that stopped the inner one too.
 int RunCancellable(const Command& cmd, const ParsedArgs& args, Env& env) {
+  static thread_local int depth = 0;
+  const bool outermost = depth == 0;
   ScopedSigintCancellation sigint;
-  ClearCancellation();
+  if (outermost) ClearCancellation();
+  ++depth;
   int code = cmd.run(args, env);
+  --depth;
   bool interrupted = CancellationRequested() && code != kExitOk;
-  ClearCancellation();
+  if (outermost) ClearCancellation();
   return interrupted ? kExitInterrupted : code;
 }
 

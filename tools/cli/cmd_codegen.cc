@@ -146,6 +146,8 @@ void AddCodegenCommands(std::vector<Command>& commands) {
       RunCodegen,
       // --seed only seeds the inputs --bind binds.
       {{"default", ""}, {"bind", "--bind"}}});
+  // The partition pipeline stops on Ctrl-C; each file is written whole.
+  commands.back().cancellable = true;
 }
 
 }  // namespace carve::cli

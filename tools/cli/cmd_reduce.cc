@@ -2,7 +2,9 @@
 // TEXT] [-o OUT]`: shrinks a .relay file while running the --until command on
 // it keeps failing the same way (tools/cli/reduce.h; docs/reduce.md). The
 // command runs in process, in a forked child per candidate, so a crash or a
-// hang of the candidate is an outcome, not the end of the reduction.
+// hang of the candidate is an outcome, not the end of the reduction. Ctrl-C
+// stops it: the smallest file found so far (which satisfies the condition)
+// is written, and the exit status is 130.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -10,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -17,6 +20,7 @@
 #include <iostream>
 
 #include "fmt/format.h"
+#include "support/cancellation.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/reduce.h"
 #include "tools/cli/number_text.h"
@@ -54,6 +58,7 @@ absl::StatusOr<std::vector<std::string>> SplitWords(const std::string& s) {
 struct Outcome {
   int status = 0;  // the exit status, 128 + N for signal N, 124 for a time-out
   std::string out, err;
+  bool interrupted = false;  // Ctrl-C came while it ran: the status means nothing
 };
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -87,6 +92,10 @@ Outcome RunChild(const std::vector<std::string>& args, double timeout_seconds,
   fflush(nullptr);
   pid_t pid = fork();
   if (pid == 0) {
+    // The parent's SIGINT handler only sets a flag: a child that ignored a
+    // Ctrl-C would run on. With the default action the child ends (or, for
+    // a cancellable command, installs its own handler and stops).
+    signal(SIGINT, SIG_DFL);
     close(out_fds[0]);
     close(err_fds[0]);
     int devnull = open("/dev/null", O_RDONLY);
@@ -110,6 +119,12 @@ Outcome RunChild(const std::vector<std::string>& args, double timeout_seconds,
   pollfd fds[2] = {{out_fds[0], POLLIN, 0}, {err_fds[0], POLLIN, 0}};
   std::string* sinks[2] = {&o.out, &o.err};
   for (int open_fds = 2; open_fds > 0;) {
+    // A Ctrl-C reaches the child too when it comes from the terminal, but
+    // not when only this process is signalled.
+    if (CancellationRequested()) {
+      o.interrupted = true;
+      break;
+    }
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                     deadline - std::chrono::steady_clock::now())
                     .count();
@@ -131,12 +146,16 @@ Outcome RunChild(const std::vector<std::string>& args, double timeout_seconds,
       }
     }
   }
-  if (timed_out) kill(pid, SIGKILL);
+  if (timed_out || o.interrupted) kill(pid, SIGKILL);
   for (pollfd& p : fds) {
     if (p.fd >= 0) close(p.fd);
   }
   int status = 0;
-  waitpid(pid, &status, 0);
+  // SIGINT's handler is installed without SA_RESTART: a Ctrl-C here must
+  // not leave the child unreaped.
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  o.interrupted |= CancellationRequested();
   o.status = timed_out              ? 124
              : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
                                    : WEXITSTATUS(status);
@@ -161,6 +180,7 @@ struct Condition {
     return RunChild(args, timeout, memory_mb);
   }
   bool Holds(const Outcome& o) const {
+    if (o.interrupted) return false;
     if (exit && o.status != *exit) return false;
     if (stderr_contains && o.err.find(*stderr_contains) == std::string::npos) return false;
     if (stdout_contains && o.out.find(*stdout_contains) == std::string::npos) return false;
@@ -235,6 +255,12 @@ int RunReduce(const ParsedArgs& args, Env& env) {
     return cond->Run(candidate_path);
   };
   Outcome first = run(*text);
+  if (first.interrupted) {
+    std::filesystem::remove_all(tmpl);
+    *env.err << fmt::format("carve reduce: interrupted while running the --until command on {}\n",
+                            path);
+    return kExitInterrupted;
+  }
   if (!cond->exit && !cond->stderr_contains && !cond->stdout_contains) {
     // Without --exit or --stderr-contains: "fails as the original does".
     if (first.status == 0) {
@@ -267,17 +293,23 @@ int RunReduce(const ParsedArgs& args, Env& env) {
   if (!reduced.empty() && reduced.back() != '\n') reduced += '\n';
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::string out_path = args.GetOr("--output", "-");
+  // Interrupted: what was found so far is still a smaller file that shows
+  // the behaviour, so it is written (the flag is cleared for the write,
+  // which otherwise refuses to replace OUT).
+  bool interrupted = stats.interrupted;
+  ClearCancellation();
   if (out_path == "-") {
     *env.out << reduced;
   } else if (absl::Status written = env.write_file(out_path, reduced); !written.ok()) {
     return ReportError(env, written);
   }
   *env.err << fmt::format(
-      "carve reduce: {} bytes, {} lines -> {} bytes, {} lines ({} candidates run, {} kept, {} "
+      "carve reduce: {}{} bytes, {} lines -> {} bytes, {} lines ({} candidates run, {} kept, {} "
       "invalid skipped, {:.1f} s)\n",
-      text->size(), CountLines(*text), reduced.size(), CountLines(reduced), stats.candidates,
-      stats.accepted, stats.invalid, seconds);
-  return kExitOk;
+      interrupted ? "interrupted; the smallest so far: " : "", text->size(), CountLines(*text),
+      reduced.size(), CountLines(reduced), stats.candidates, stats.accepted, stats.invalid,
+      seconds);
+  return interrupted ? kExitInterrupted : kExitOk;
 }
 
 }  // namespace
@@ -300,6 +332,7 @@ void AddReduceCommands(std::vector<Command>& commands) {
        {"--memory-limit", true, false, "", "address space of each run in MB (1024)"},
        {"--output", true, false, "-o", "write the reduced file to OUT instead of standard output"}},
       RunReduce});
+  commands.back().cancellable = true;
 }
 
 }  // namespace carve::cli

@@ -50,6 +50,13 @@ int RunTest(const ParsedArgs& args, Env& env) {
         *env.err << r.report;
       }
       if (r.updated) *env.out << fmt::format("updated {}.expected\n", file);
+      if (r.interrupted) {
+        // Ctrl-C: what ran is reported; the rest did not run.
+        *env.err << fmt::format(
+            "carve test: interrupted in {}: {} passed, {} failed so far\n", file,
+            cases - std::min(cases, failed_cases), failed_cases);
+        return kExitInterrupted;
+      }
     }
   }
   *env.out << fmt::format("golden: {} passed, {} failed ({} files)\n",
@@ -69,6 +76,7 @@ void AddTestCommands(std::vector<Command>& commands) {
        {"--check-prefix", true, true, "",
         "check prefix(es) for RUN lines without their own FileCheck (default: CHECK)"}},
       RunTest});
+  commands.back().cancellable = true;
 }
 
 }  // namespace carve::cli

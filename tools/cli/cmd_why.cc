@@ -353,6 +353,8 @@ void AddWhyCommands(std::vector<Command>& commands) {
       },
       RunWhy,
       {{"pattern", ""}, {"placement", "--backend"}}});
+  // --backend runs the partition pipelines, whose passes stop on Ctrl-C.
+  commands.back().cancellable = true;
 }
 
 }  // namespace carve::cli

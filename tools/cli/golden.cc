@@ -9,6 +9,7 @@
 
 #include "fmt/format.h"
 #include "re2/re2.h"
+#include "support/cancellation.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/filecheck.h"
 #include "tools/cli/golden_case.h"
@@ -326,6 +327,10 @@ ExpectedParts RunCases(const std::string& path, const std::vector<GoldenCase>& c
   bool temp_made = false;
   ExpectedParts parts;
   for (size_t k = 0; k < cases.size(); ++k) {
+    if (CancellationRequested()) {
+      result.interrupted = true;
+      break;
+    }
     const GoldenCase& c = cases[k];
     ++result.cases;
     subst.temp_path = (temp_dir / fmt::format("{}.case{}.tmp", subst.virtual_name, k + 1)).string();
@@ -333,6 +338,12 @@ ExpectedParts RunCases(const std::string& path, const std::vector<GoldenCase>& c
       temp_made = fs::create_directories(temp_dir, ec) || fs::is_directory(temp_dir, ec);
     }
     CaseOutcome o = CaseRunner(path, options, subst, env).Run(c);
+    if (CancellationRequested()) {
+      // The case was cut short: its outcome says nothing.
+      --result.cases;
+      result.interrupted = true;
+      break;
+    }
     parts.broken_directives = parts.broken_directives || !c.directive_error.empty();
     if (o.uses_expected) {
       // A failed case keeps its place, so that the others line up with
@@ -414,6 +425,7 @@ GoldenResult RunGoldenFile(const std::string& path, const GoldenOptions& options
   }
   std::vector<GoldenCase> cases = ParseGoldenCases(path, *text, PrefixesOr(options.check_prefixes));
   ExpectedParts parts = RunCases(path, cases, options, env, result);
+  if (result.interrupted) return result;  // never an .expected file from part of the cases
   const std::string expected_path = path + ".expected";
   if (parts.broken_directives) {
     if (env.read_file(expected_path).ok() || options.update) {

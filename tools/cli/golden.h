@@ -30,6 +30,9 @@ struct GoldenResult {
   int cases = 0;
   int failed = 0;
   bool updated = false;
+  // Ctrl-C stopped the file (support/cancellation.h): `cases` counts the
+  // cases that ran to the end, and no .expected file was compared or written.
+  bool interrupted = false;
   std::string report;  // failure details
 };
 

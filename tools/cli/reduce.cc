@@ -14,10 +14,17 @@
 #include "ir/type.h"
 #include "ir/visit.h"
 #include "passes/infer/infer_type.h"
+#include "support/cancellation.h"
+#include "support/source.h"
 
 namespace carve::cli {
 namespace {
 
+// Every candidate is parsed, and a parse registers its text with the
+// SourceManager, which keeps it for the life of the process unless a Scope
+// drops it: each phase and each validity check holds one around the modules
+// it parses, so a reduction of a large file over thousands of candidates
+// keeps its memory flat.
 std::optional<Module> ParseTyped(const std::string& text) {
   absl::StatusOr<Module> mod = ParseModule("reduce-candidate.relay", text);
   if (!mod.ok() || !InferType(*mod).ok()) return std::nullopt;
@@ -33,8 +40,9 @@ class Search {
 
   // Accepts `candidate` when it is smaller (`smaller` decides), valid and
   // still interesting.
+  // Nothing is accepted once Ctrl-C asked to stop (every phase then ends).
   bool Try(const std::string& candidate, bool smaller) {
-    if (!smaller || candidate == best_) return false;
+    if (!smaller || candidate == best_ || stopped()) return false;
     if (!IsValidRelay(candidate)) {
       ++stats_.invalid;
       return false;
@@ -48,6 +56,7 @@ class Search {
   bool TrySmaller(const std::string& candidate) {
     return Try(candidate, candidate.size() < best_.size());
   }
+  bool stopped() const { return CancellationRequested(); }
 
  private:
   std::string best_;
@@ -152,10 +161,12 @@ std::string ReplaceByParams(Module& mod, const std::vector<const Expr*>& nodes) 
 
 // Phase 1: one node as the whole body, smallest subgraph first.
 bool NewRoot(Search& s) {
+  SourceManager::Scope sources;
   std::optional<Module> mod = ParseTyped(s.best());
   if (!mod || mod->Lookup("main") == nullptr) return false;
   const Function* main = mod->Lookup("main");
   for (const Expr* e : ReplaceableNodes(main)) {
+    if (s.stopped()) return false;
     if (e == main->body()) continue;
     if (s.TrySmaller(PrintWithBody(*mod, e, {}))) return true;
   }
@@ -165,7 +176,8 @@ bool NewRoot(Search& s) {
 // Phase 2: drop one field of a tuple body.
 bool DropOutputs(Search& s) {
   bool progress = false;
-  for (size_t i = 0;; ++i) {
+  for (size_t i = 0; !s.stopped(); ++i) {
+    SourceManager::Scope sources;
     std::optional<Module> mod = ParseTyped(s.best());
     if (!mod || mod->Lookup("main") == nullptr) return progress;
     const Tuple* t = DynCast<Tuple>(mod->Lookup("main")->body());
@@ -178,17 +190,23 @@ bool DropOutputs(Search& s) {
       --i;
     }
   }
+  return progress;
 }
 
 // Phase 3: delta debugging over @main's nodes.
 bool ReplaceChunks(Search& s) {
   bool progress = false;
-  std::optional<Module> mod = ParseTyped(s.best());
-  if (!mod || mod->Lookup("main") == nullptr) return false;
-  size_t n = ReplaceableNodes(mod->Lookup("main")).size();
+  size_t n = 0;
+  {
+    SourceManager::Scope sources;
+    std::optional<Module> mod = ParseTyped(s.best());
+    if (!mod || mod->Lookup("main") == nullptr) return false;
+    n = ReplaceableNodes(mod->Lookup("main")).size();
+  }
   for (size_t chunk = std::max<size_t>(n / 2, 1); chunk >= 1; chunk /= 2) {
-    for (size_t start = 0;; start += chunk) {
-      mod = ParseTyped(s.best());
+    for (size_t start = 0; !s.stopped(); start += chunk) {
+      SourceManager::Scope sources;
+      std::optional<Module> mod = ParseTyped(s.best());
       if (!mod) return progress;
       std::vector<const Expr*> nodes = ReplaceableNodes(mod->Lookup("main"));
       if (start >= nodes.size()) break;
@@ -206,10 +224,12 @@ bool ReplaceChunks(Search& s) {
 
 // Phase 4: a node replaced by an operand of the same type.
 bool Hoist(Search& s) {
+  SourceManager::Scope sources;
   std::optional<Module> mod = ParseTyped(s.best());
   if (!mod || mod->Lookup("main") == nullptr) return false;
   const Function* main = mod->Lookup("main");
   for (const Expr* e : ReplaceableNodes(main)) {
+    if (s.stopped()) return false;
     const Call* call = DynCast<Call>(e);
     if (call == nullptr) continue;
     for (const Expr* arg : call->args()) {
@@ -224,10 +244,11 @@ bool Hoist(Search& s) {
 
 // Phase 5: delete a global function other than @main.
 bool DropFunctions(Search& s) {
+  SourceManager::Scope sources;
   std::optional<Module> mod = ParseTyped(s.best());
   if (!mod) return false;
   for (const auto& [gv, fn] : mod->Functions()) {
-    if (gv->name() == "main") continue;
+    if (gv->name() == "main" || s.stopped()) continue;
     std::optional<Module> copy = ParseTyped(s.best());
     copy->Remove(gv->name());
     if (s.TrySmaller(PrintModule(*copy))) return true;
@@ -260,7 +281,7 @@ bool DropAttributes(Search& s) {
   for (size_t p = 0;;) {
     const std::string& t = s.best();
     p = t.find('=', p);
-    if (p == std::string::npos) return progress;
+    if (p == std::string::npos || s.stopped()) return progress;
     size_t name = p;
     while (name > 0 && (std::isalnum(uint8_t(t[name - 1])) || t[name - 1] == '_')) --name;
     if (name < 2 || t.compare(name - 2, 2, ", ") != 0 || name == p) {
@@ -280,7 +301,7 @@ bool DropAttributes(Search& s) {
 // Phase 7: shrink integer literals (not names, floats or the version).
 bool ShrinkNumbers(Search& s) {
   bool progress = false;
-  for (size_t p = 0; p < s.best().size(); ++p) {
+  for (size_t p = 0; p < s.best().size() && !s.stopped(); ++p) {
     const std::string& t = s.best();
     if (!std::isdigit(uint8_t(t[p]))) continue;
     char before = p > 0 ? t[p - 1] : ' ';
@@ -311,7 +332,10 @@ bool ShrinkNumbers(Search& s) {
 
 }  // namespace
 
-bool IsValidRelay(const std::string& text) { return ParseTyped(text).has_value(); }
+bool IsValidRelay(const std::string& text) {
+  SourceManager::Scope sources;
+  return ParseTyped(text).has_value();
+}
 
 std::string ReduceRelay(const std::string& text, const InterestingFn& interesting,
                         ReduceStats* stats, const std::vector<std::string>& pinned) {
@@ -321,8 +345,11 @@ std::string ReduceRelay(const std::string& text, const InterestingFn& interestin
   Search s(text, interesting, st);
   // Start from carve's own printing of the module when it still shows the
   // behaviour: every later candidate is printed the same way.
-  if (std::optional<Module> mod = ParseTyped(text)) s.Try(PrintModule(*mod), true);
-  for (bool progress = true; progress;) {
+  {
+    SourceManager::Scope sources;
+    if (std::optional<Module> mod = ParseTyped(text)) s.Try(PrintModule(*mod), true);
+  }
+  for (bool progress = true; progress && !s.stopped();) {
     progress = false;
     progress |= NewRoot(s);
     progress |= DropOutputs(s);
@@ -334,6 +361,7 @@ std::string ReduceRelay(const std::string& text, const InterestingFn& interestin
     progress |= ShrinkNumbers(s);
   }
   g_pinned = nullptr;
+  st.interrupted = s.stopped();
   return s.best();
 }
 

@@ -33,6 +33,7 @@ struct ReduceStats {
   int candidates = 0;  // valid candidates the condition was asked about
   int invalid = 0;     // candidates that did not type-check (not asked)
   int accepted = 0;
+  bool interrupted = false;  // Ctrl-C stopped it (CancellationRequested())
 };
 
 // Whether a candidate text still shows the behaviour being reduced.
@@ -41,7 +42,8 @@ using InterestingFn = std::function<bool(const std::string& text)>;
 // Reduces `text` (which must satisfy `interesting`; the caller checks).
 // Parameters of @main named in `pinned` are kept even when unused (the
 // command names them, e.g. `run --input x=F.npy`). Returns the smallest text
-// found.
+// found; when cancellation is requested (support/cancellation.h) it stops
+// asking `interesting` and returns the smallest so far.
 std::string ReduceRelay(const std::string& text, const InterestingFn& interesting,
                         ReduceStats* stats = nullptr, const std::vector<std::string>& pinned = {});
 
