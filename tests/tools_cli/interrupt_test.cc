@@ -107,16 +107,16 @@ TEST(InterruptTest, OptStopsALongPassWithExit130AndNoOutputFile) {
 // `carve reduce` stops on Ctrl-C within its current candidate, writes the
 // smallest file found so far (it still shows the behaviour) and exits 130.
 TEST(InterruptTest, ReduceWritesTheSmallestSoFarAndExits130) {
-  // A chain of 400 adds ending in a relu; the condition keeps the relu. The
-  // reducer first tries each of the 400 nodes as the whole body (each a
-  // child process printing its candidate): seconds of work, so the SIGINT
-  // after one second comes in the middle.
+  // A chain of 2000 adds ending in a relu; the condition keeps the relu. The
+  // reducer first tries each of the nodes as the whole body (each a child
+  // process printing its candidate): about 15 s of work on an idle machine
+  // (400 adds took 0.6 s), so the SIGINT after one second comes in the middle.
   std::string in = Temp("interrupt_reduce_in.relay");
   {
     std::ofstream f(in);
     f << "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(4), float32]) {\n  %0 = add(%x, 1f);\n";
-    for (int i = 1; i < 400; ++i) f << "  %" << i << " = add(%" << i - 1 << ", 1f);\n";
-    f << "  nn.relu(%399)\n}\n";
+    for (int i = 1; i < 2000; ++i) f << "  %" << i << " = add(%" << i - 1 << ", 1f);\n";
+    f << "  nn.relu(%1999)\n}\n";
   }
   std::string out = Temp("interrupt_reduce_out.relay");
   std::filesystem::remove(out);
