@@ -181,7 +181,12 @@ Lexer::Lexer(std::string_view text, uint32_t file_id, DiagnosticEngine* diags)
       file_(file_id),
       diags_(diags),
       cur_(text.data()),
-      end_(text.data() + text.size()) {}
+      end_(text.data() + text.size()) {
+  // Editors on Windows start UTF-8 files with a byte-order mark; it carries
+  // no meaning in UTF-8, so skip it rather than reject the file. Spans stay
+  // offsets into the whole text, so carets still point at the right bytes.
+  if (text.starts_with("\xEF\xBB\xBF")) cur_ += 3;
+}
 
 void Lexer::Fill(uint32_t k) {
   if (k > kMaxPeek) k = kMaxPeek;
@@ -428,12 +433,6 @@ Token Lexer::LexPunctuation(const char* p) {
 Token Lexer::LexUnknown(const char* p) {
   // One error for a whole run of bytes that cannot start a token, so that
   // binary garbage yields a handful of messages, not one per byte.
-  if (p == text_.data() && text_.starts_with("\xEF\xBB\xBF")) {
-    // Editors on Windows put one there; say what it is, not "'\xef'".
-    return Error(p, p + 3,
-                 "the file starts with a UTF-8 byte-order mark (BOM); save it as UTF-8 "
-                 "without BOM");
-  }
   const char* q = p + 1;
   while (q < end_ && !IsSpace(*q) && !CanStartToken(*q)) ++q;
   unsigned char c = static_cast<unsigned char>(*p);

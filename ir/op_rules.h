@@ -67,8 +67,17 @@ enum class FusionRule : uint8_t {
   kMatmul = 3,      // an anchor whose output channels are its last axis
 };
 
+// What FoldConstant can compute from the static type of an op's input
+// alone, whatever its value (TVM's EvaluateShapeOf / EvaluateNdarraySize):
+// the call folds even when its argument is not a constant.
+enum class TypeFoldRule : uint8_t {
+  kNone = 0,
+  kShape = 1,  // the input's dims (shape_of, vm.shape_of)
+  kSize = 2,   // the input's element count (ndarray_size)
+};
+
 // The flags column's names for these facts: 4-bit rule fields at bits 8,
-// 12, 16 and 20, and single bits. Plain constants, not an enum: a row ORs
+// 12, 16, 20 and 24, and single bits. Plain constants, not an enum: a row ORs
 // them with ir/op.h's OpFlag enumerators.
 
 // Broadcasts an operand along an `axis` attribute rather than numpy-style
@@ -106,12 +115,18 @@ inline constexpr uint32_t kOpFusionBias = uint32_t(FusionRule::kBias) << 20;
 inline constexpr uint32_t kOpFusionRequantize = uint32_t(FusionRule::kRequantize) << 20;
 inline constexpr uint32_t kOpFusionMatmul = uint32_t(FusionRule::kMatmul) << 20;
 
+inline constexpr uint32_t kOpTypeFoldShape = uint32_t(TypeFoldRule::kShape) << 24;
+inline constexpr uint32_t kOpTypeFoldSize = uint32_t(TypeFoldRule::kSize) << 24;
+
 inline LayoutRule LayoutRuleOf(const OpInfo& op) { return LayoutRule((op.flags >> 8) & 0xF); }
 inline ScaleRule ScaleRuleOf(const OpInfo& op) { return ScaleRule((op.flags >> 12) & 0xF); }
 inline SimplifyRule SimplifyRuleOf(const OpInfo& op) {
   return SimplifyRule((op.flags >> 16) & 0xF);
 }
 inline FusionRule FusionRuleOf(const OpInfo& op) { return FusionRule((op.flags >> 20) & 0xF); }
+inline TypeFoldRule TypeFoldRuleOf(const OpInfo& op) {
+  return TypeFoldRule((op.flags >> 24) & 0xF);
+}
 inline bool BroadcastsAlongAxis(const OpInfo& op) { return (op.flags & kOpAxisBroadcast) != 0; }
 // A quantized op of the QNN dialect (see kOpQnnCanonicalize).
 inline bool IsQnnOp(const OpInfo& op) { return (op.flags & kOpQnnCanonicalize) != 0; }

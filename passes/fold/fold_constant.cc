@@ -106,7 +106,9 @@ class ConstantFolder : public TypedMutator {
       return post;
     }
     const Call* call = DynCast<Call>(post);
-    if (call == nullptr || !Foldable(call)) return post;
+    if (call == nullptr) return post;
+    if (const Expr* from_type = FoldFromType(call)) return from_type;
+    if (!Foldable(call)) return post;
     absl::StatusOr<const Expr*> folded = Fold(call);
     if (!folded.ok()) {
       if (folded.status().code() != absl::StatusCode::kUnimplemented && status_.ok()) {
@@ -149,6 +151,34 @@ class ConstantFolder : public TypedMutator {
       if (!IsComplexConstant(a)) return false;
     }
     return call->checked_type() != nullptr;
+  }
+
+  // TVM's EvaluateShapeOf / EvaluateNdarraySize: an op whose result depends
+  // only on its input's type folds when that type is a static tensor type,
+  // whatever the input's value. nullptr when the call is not such a case.
+  const Expr* FoldFromType(const Call* call) {
+    const OpInfo* op = call->op();
+    if (op == nullptr || call->args().size() != 1 || (op->flags & kOpStateful)) return nullptr;
+    TypeFoldRule rule = TypeFoldRuleOf(*op);
+    if (rule == TypeFoldRule::kNone) return nullptr;
+    const auto* input = DynCast<TensorType>(call->args()[0]->checked_type());
+    const auto* result = DynCast<TensorType>(call->checked_type());
+    if (input == nullptr || result == nullptr || !input->is_static()) return nullptr;
+    // The result's dtype is the `dtype` attribute as InferType read it.
+    // Unlike TVM (which yields a rank-0 constant for shape_of and 0 for
+    // ndarray_size of a scalar), a scalar folds to what the kernels compute:
+    // an empty shape and one element.
+    NDArray data;
+    if (rule == TypeFoldRule::kShape) {
+      data = NDArray::Empty(result->dtype(), {int64_t(input->rank())});
+      for (size_t i = 0; i < input->rank(); ++i) {
+        data.SetFromDouble(int64_t(i), double(input->shape()[i].value));
+      }
+    } else {
+      data = NDArray::Scalar(result->dtype(), double(input->num_elements()));
+    }
+    if (data.rank() != result->rank()) return nullptr;
+    return MakeConstant(std::move(data), result);
   }
 
   // The folded value, nullptr when it cannot be computed here.

@@ -1,5 +1,5 @@
 // Building expressions from Python (what carve.relay's var, const, op
-// functions, Tuple, Let, If, Function and Call use). Nodes go to the build
+// functions, Tuple, Let, If, RefCreate/RefRead/RefWrite, Function and Call use). Nodes go to the build
 // arena (handles.h). Nothing is type-checked here: as in TVM, types come
 // from InferType.
 #include <string>
@@ -236,6 +236,18 @@ void BindBuilder(py::module_& m) {
     std::shared_ptr<Arena> build = BuildArena();
     return WrapExpr(build, IRBuilder(build.get()).MakeIf(Node(build, cond), Node(build, then_branch),
                                                          Node(build, else_branch)));
+  });
+  m.def("make_ref_create", [](const ExprHandle& value) {
+    std::shared_ptr<Arena> build = BuildArena();
+    return WrapExpr(build, IRBuilder(build.get()).MakeRefCreate(Node(build, value)));
+  });
+  m.def("make_ref_read", [](const ExprHandle& ref) {
+    std::shared_ptr<Arena> build = BuildArena();
+    return WrapExpr(build, IRBuilder(build.get()).MakeRefRead(Node(build, ref)));
+  });
+  m.def("make_ref_write", [](const ExprHandle& ref, const ExprHandle& value) {
+    std::shared_ptr<Arena> build = BuildArena();
+    return WrapExpr(build, IRBuilder(build.get()).MakeRefWrite(Node(build, ref), Node(build, value)));
   });
   m.def("make_function", [](const py::sequence& params, const ExprHandle& body, const py::object& ret_type,
                             const py::object& attrs) {

@@ -43,6 +43,9 @@ pybind11::object WrapExpr(const std::shared_ptr<Arena>& arena, const Expr* expr)
     case ExprKind::kTupleGetItem: return Make<TupleGetItemHandle>(arena, expr);
     case ExprKind::kLet: return Make<LetHandle>(arena, expr);
     case ExprKind::kIf: return Make<IfHandle>(arena, expr);
+    case ExprKind::kRefCreate: return Make<RefCreateHandle>(arena, expr);
+    case ExprKind::kRefRead: return Make<RefReadHandle>(arena, expr);
+    case ExprKind::kRefWrite: return Make<RefWriteHandle>(arena, expr);
     case ExprKind::kFunction: return Make<FunctionHandle>(arena, expr);
   }
   return Make<ExprHandle>(arena, expr);

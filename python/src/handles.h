@@ -37,6 +37,9 @@ struct TupleHandle : ExprHandle {};
 struct TupleGetItemHandle : ExprHandle {};
 struct LetHandle : ExprHandle {};
 struct IfHandle : ExprHandle {};
+struct RefCreateHandle : ExprHandle {};
+struct RefReadHandle : ExprHandle {};
+struct RefWriteHandle : ExprHandle {};
 struct FunctionHandle : ExprHandle {};
 
 // A module as Python sees it: a value (passes return a new one).

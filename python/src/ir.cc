@@ -288,6 +288,14 @@ void BindExprs(py::module_& m) {
       .def_property_readonly("cond", [](const ExprHandle& h) { return WrapExpr(h.arena, As<If>(h)->cond()); })
       .def_property_readonly("true_branch", [](const ExprHandle& h) { return WrapExpr(h.arena, As<If>(h)->then_branch()); })
       .def_property_readonly("false_branch", [](const ExprHandle& h) { return WrapExpr(h.arena, As<If>(h)->else_branch()); });
+  // TVM's field names: RefCreate.value, RefRead.ref, RefWrite.ref / .value.
+  py::class_<RefCreateHandle, ExprHandle>(m, "RefCreate")
+      .def_property_readonly("value", [](const ExprHandle& h) { return WrapExpr(h.arena, As<RefCreate>(h)->value()); });
+  py::class_<RefReadHandle, ExprHandle>(m, "RefRead")
+      .def_property_readonly("ref", [](const ExprHandle& h) { return WrapExpr(h.arena, As<RefRead>(h)->ref()); });
+  py::class_<RefWriteHandle, ExprHandle>(m, "RefWrite")
+      .def_property_readonly("ref", [](const ExprHandle& h) { return WrapExpr(h.arena, As<RefWrite>(h)->ref()); })
+      .def_property_readonly("value", [](const ExprHandle& h) { return WrapExpr(h.arena, As<RefWrite>(h)->value()); });
   py::class_<FunctionHandle, ExprHandle>(m, "Function")
       .def_property_readonly("params", [](const ExprHandle& h) {
         py::list out;

@@ -188,3 +188,30 @@ def test_bind_params_by_name():
 def test_tvm_parser_names():
     assert carve.ir.structural_equal(carve.parser.parse(SMALL), carve.parse(SMALL))
     assert carve.ir.structural_equal(carve.parser.fromtext(SMALL), relay.fromtext(SMALL))
+
+
+def test_references_build_as_in_tvm():
+    # TVM's relay.RefCreate(value), RefRead(ref), RefWrite(ref, value).
+    x = relay.var("x", shape=(2,))
+    r = relay.var("r")
+    w = relay.var("w")
+    cell = relay.RefCreate(x)
+    write = relay.RefWrite(r, relay.add(relay.RefRead(r), x))
+    body = relay.Let(r, cell, relay.Let(w, write, relay.RefRead(r)))
+    mod = carve.IRModule.from_expr(relay.Function([x], body))
+    mod = carve.transform.InferType()(mod)
+    main = mod["main"]
+    assert str(main.checked_type) == "fn (Tensor[(2), float32]) -> Tensor[(2), float32]"
+    assert isinstance(cell, relay.RefCreate) and cell.value.same_as(x)
+    assert isinstance(write, relay.RefWrite) and write.ref.same_as(r)
+    assert isinstance(write.value.args[0], relay.RefRead) and write.value.args[0].ref.same_as(r)
+    assert str(main.body.value.checked_type) == "ref(Tensor[(2), float32])"
+    assert str(main.body.body.value.checked_type) == "()"
+    expected = carve.parse("""#[version = "0.0.5"]
+def @main(%x: Tensor[(2), float32]) {
+  let %r = ref(%x);
+  let %w = ref_write(%r, add(ref_read(%r), %x));
+  ref_read(%r)
+}
+""")
+    assert carve.ir.structural_equal(mod, expected)

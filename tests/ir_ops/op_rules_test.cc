@@ -94,9 +94,25 @@ TEST(OpRulesTest, QnnCanonicalizeOps) {
 TEST(OpRulesTest, RuleBitsAreDisjoint) {
   constexpr uint32_t kSingleBits = kOpCommutative | kOpStateful | kOpNonComputational |
                                    kOpAnnotation | kOpAxisBroadcast | kOpQnnCanonicalize;
-  EXPECT_EQ(kSingleBits & (0xFFFFu << 8), 0u);
+  // Rule fields: 4 bits each at 8, 12, 16, 20 and 24.
+  EXPECT_EQ(kSingleBits & (0xFFFFFu << 8), 0u);
   for (const OpInfo* op : AllOps()) {
-    EXPECT_EQ(op->flags & ~(kSingleBits | (0xFFFFu << 8)), 0u) << op->name;
+    EXPECT_EQ(op->flags & ~(kSingleBits | (0xFFFFFu << 8)), 0u) << op->name;
+  }
+}
+
+// FoldConstant computes these from the input's type (TVM's EvaluateShapeOf
+// and EvaluateNdarraySize); no other op has the fact.
+TEST(OpRulesTest, TypeFoldOps) {
+  for (const OpInfo* op : AllOps()) {
+    TypeFoldRule rule = TypeFoldRuleOf(*op);
+    if (op == FindOp("shape_of") || op == FindOp("vm.shape_of")) {
+      EXPECT_EQ(rule, TypeFoldRule::kShape) << op->name;
+    } else if (op == FindOp("ndarray_size")) {
+      EXPECT_EQ(rule, TypeFoldRule::kSize) << op->name;
+    } else {
+      EXPECT_EQ(rule, TypeFoldRule::kNone) << op->name;
+    }
   }
 }
 

@@ -16,15 +16,17 @@
 namespace carve::repl {
 namespace {
 
-// Renders `status` for the user: `where: error: message`, followed by the
-// rendered diagnostics when they point into a file (a pipeline, a module).
+// Renders `status` for the user: `where: error: message`, or, when a
+// diagnostic points into a text (a pipeline, a module), `where: ` before its
+// rendering (`file:line:col: error: message`, the line and a caret), so the
+// message is printed once.
 std::string RenderFailure(const absl::Status& status, const std::string& where) {
   std::string out;
   for (const Diagnostic& d : StatusToDiagnostics(status)) {
     if (!d.span.valid()) {
       out += fmt::format("{}: error: {}\n", where, d.message);
     } else {
-      out += fmt::format("{}: error: {}\n{}", where, d.message, RenderDiagnostic(d));
+      out += fmt::format("{}: {}", where, RenderDiagnostic(d));
     }
   }
   return out;

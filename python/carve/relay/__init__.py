@@ -61,6 +61,9 @@ TupleGetItem = _node("TupleGetItem", _carve.TupleGetItem, _carve.make_tuple_get_
                      "relay.TupleGetItem(tuple_value, index)")
 Let = _node("Let", _carve.Let, _carve.make_let, "relay.Let(var, value, body)")
 If = _node("If", _carve.If, _carve.make_if, "relay.If(cond, true_branch, false_branch)")
+RefCreate = _node("RefCreate", _carve.RefCreate, _carve.make_ref_create, "relay.RefCreate(value)")
+RefRead = _node("RefRead", _carve.RefRead, _carve.make_ref_read, "relay.RefRead(ref)")
+RefWrite = _node("RefWrite", _carve.RefWrite, _carve.make_ref_write, "relay.RefWrite(ref, value)")
 Function = _node("Function", _carve.Function, _function,
                  "relay.Function(params, body, ret_type=None, type_params=None, attrs=None)")
 TensorType = _node("TensorType", _carve.Type,
