@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/container/flat_hash_map.h"
+#include "ir/adt.h"
 #include "ir/recent_cache.h"
 
 namespace carve {
@@ -30,6 +31,8 @@ size_t NumChildren(const Expr* e) {
       return 1;
     case ExprKind::kRefWrite:
       return 2;
+    case ExprKind::kMatch:  // the scrutinee, then each clause's right-hand side
+      return 1 + Cast<Match>(e)->clauses().size();
     case ExprKind::kIf:
     case ExprKind::kLet:
       return 3;
@@ -62,6 +65,10 @@ const Expr* ChildAt(const Expr* e, size_t k) {
     case ExprKind::kRefWrite: {
       const auto* w = Cast<RefWrite>(e);
       return k == 0 ? w->ref() : w->value();
+    }
+    case ExprKind::kMatch: {
+      const auto* m = Cast<Match>(e);
+      return k == 0 ? m->data() : m->clauses()[k - 1].rhs;
     }
     case ExprKind::kIf: {
       const auto* i = Cast<If>(e);
@@ -535,7 +542,12 @@ bool IndexedGraph::RebuildsByEdges() const { return InputsAreChildren(/*ifs_too=
 bool IndexedGraph::InputsAreChildren(bool ifs_too) const {
   for (uint32_t i = 0; i < kinds_.size(); ++i) {
     ExprKind kind = kinds_[i];
-    if (kind == ExprKind::kLet || (kind == ExprKind::kIf && !ifs_too)) return false;
+    if (kind == ExprKind::kLet) return false;
+    // GraphRebuilder::Rebuild rebuilds these by lookup, not by edges.
+    bool by_lookup = kind == ExprKind::kIf || kind == ExprKind::kMatch ||
+                     kind == ExprKind::kRefCreate || kind == ExprKind::kRefRead ||
+                     kind == ExprKind::kRefWrite;
+    if (by_lookup && !ifs_too) return false;
     if (kind == ExprKind::kFunction && i != root() && !inputs(i).empty()) return false;
   }
   return true;

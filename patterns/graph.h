@@ -109,7 +109,8 @@ class IndexedGraph {
     return {output_ids_.data() + output_begin_[i], output_begin_[i + 1] - output_begin_[i]};
   }
   // True when a rebuild can follow graph edges alone (no lookups by
-  // expression): no lets or ifs, and no functions with inputs but the root.
+  // expression): no lets, ifs, matches or references, and no functions with
+  // inputs but the root.
   bool RebuildsByEdges() const;
   // Moves the node array out, for a rebuild that keeps each node's current
   // version in it (GraphRebuilder's taking constructor): one array of the
@@ -152,7 +153,8 @@ class IndexedGraph {
   // Whether every node's children (but the root function's parameters) are
   // its inputs, in order: no let (its variable, not the let, reads its
   // value) and no function with inputs but the root (its parameters are no
-  // inputs); with `ifs_too` false, no if either.
+  // inputs); with `ifs_too` false, no if, match or reference either (their
+  // children are inputs, but the rebuilder looks them up).
   bool InputsAreChildren(bool ifs_too) const;
   void SetRootParams(std::span<const uint32_t> slot_ids);
   void ComputePostDominators() const;
