@@ -6,8 +6,14 @@
 # UBSan subset (scripts/sanitize.sh --ci, its own build in build-asan).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh
-bash scripts/build.sh
-ctest --test-dir build --output-on-failure --parallel "$(nproc)" --timeout 600
-bash scripts/test-package.sh
-bash scripts/sanitize.sh --ci
+# Each step's wall time goes to stderr, so a slow CI run says where it went.
+timed() {  # timed COMMAND...
+  local start=$SECONDS
+  "$@"
+  echo "== test.sh: $((SECONDS - start))s: $*" >&2
+}
+timed bash scripts/install-deps.sh
+timed bash scripts/build.sh
+timed ctest --test-dir build --output-on-failure --parallel "$(nproc)" --timeout 600
+timed bash scripts/test-package.sh
+timed bash scripts/sanitize.sh --ci
