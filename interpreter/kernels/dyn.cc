@@ -145,6 +145,17 @@ Outputs DynUpsampling(const KernelContext& ctx) {
                    {{"scale_h", AttrValue::Float(sh)}, {"scale_w", AttrValue::Float(sw)}});
 }
 
+Outputs DynUpsampling3D(const KernelContext& ctx) {
+  CARVE_RETURN_IF_ERROR(CheckArity(ctx, 4));
+  Fields scales;
+  const char* names[] = {"scale_d", "scale_h", "scale_w"};
+  for (int i = 0; i < 3; ++i) {
+    CARVE_ASSIGN_OR_RETURN(double s, ReadScalar<double>(ctx, ctx.inputs[1 + i], names[i]));
+    scales.emplace_back(names[i], AttrValue::Float(s));
+  }
+  return RunStatic(ctx, "nn.upsampling3d", {ctx.inputs[0]}, scales);
+}
+
 Outputs DynResize2D(const KernelContext& ctx) {
   CARVE_RETURN_IF_ERROR(CheckArity(ctx, 3));
   std::vector<AttrValue> roi;
@@ -204,6 +215,7 @@ CARVE_REGISTER_KERNEL("dyn.topk", DynTopK);
 CARVE_REGISTER_KERNEL("dyn.one_hot", DynOneHot);
 CARVE_REGISTER_KERNEL("dyn.nn.pad", DynPad);
 CARVE_REGISTER_KERNEL("dyn.nn.upsampling", DynUpsampling);
+CARVE_REGISTER_KERNEL("dyn.nn.upsampling3d", DynUpsampling3D);
 CARVE_REGISTER_KERNEL("dyn.image.resize2d", DynResize2D);
 CARVE_REGISTER_KERNEL("dyn.sparse_to_dense", SparseToDense);
 CARVE_REGISTER_KERNEL("sparse_to_dense", SparseToDense);

@@ -13,6 +13,7 @@
 
 #include "interpreter/kernels/gemm.h"
 #include "interpreter/kernels/nn_util.h"
+#include "interpreter/kernels/resize_util.h"
 
 namespace carve::nn_kernels {
 namespace {
@@ -47,36 +48,6 @@ bool UsesIntDiv(int64_t in, int64_t out) {
   return div <= 1.0 / (eps * double(in) + eps);
 }
 
-// The input coordinate of output index x (get_inx), in float32.
-float InputCoord(const ResizeParams& p, int64_t x, int64_t in, int64_t out, float start,
-                 float end) {
-  const float fx = float(x), scale = float(in) / float(out);
-  const std::string& m = p.coord_mode;
-  if (m == "half_pixel") return (fx + 0.5f) * scale - 0.5f;
-  if (m == "align_corners") return out > 1 ? float(in - 1) / float(out - 1) * fx : 0.0f;
-  if (m == "asymmetric") return scale * fx;
-  if (m == "pytorch_half_pixel") return out > 1 ? (fx + 0.5f) * scale - 0.5f : 0.0f;
-  if (m == "tf_half_pixel_for_nn") return (fx + 0.5f) * scale;
-  // tf_crop_and_resize
-  if (out > 1) return start * float(in - 1) + fx * (end - start) * float(in - 1) / float(out - 1);
-  return 0.5f * (start + end) * float(in - 1);
-}
-
-int64_t NearestIndex(const std::string& rounding, float v) {
-  if (rounding == "round") return int64_t(std::round(v));  // half away from zero
-  if (rounding == "round_prefer_floor") return int64_t(std::ceil(v - 0.5f));
-  if (rounding == "round_prefer_ceil") return int64_t(std::floor(v + 0.5f));
-  if (rounding == "floor") return int64_t(std::floor(v + 1e-5f));
-  return int64_t(std::ceil(v - 1e-5f));  // ceil
-}
-
-// Keys cubic weights for fractional offset t.
-std::array<float, 4> CubicWeights(float t, float a) {
-  const float t2 = t * t, t3 = t * t * t;
-  return {a * (t3 - 2 * t2 + t), (a + 2) * t3 - (3 + a) * t2 + 1,
-          -(a + 2) * t3 + (3 + 2 * a) * t2 - a * t, -a * t3 + a * t2};
-}
-
 AxisSample SampleAxis(const ResizeParams& p, int64_t x, int64_t in, int64_t out, float start,
                       float end) {
   AxisSample s;
@@ -85,10 +56,10 @@ AxisSample SampleAxis(const ResizeParams& p, int64_t x, int64_t in, int64_t out,
     s.index[0] = clamp(x / (out / in));
     return s;
   }
-  const float v = InputCoord(p, x, in, out, start, end);
+  const float v = ResizeInputCoord(p.coord_mode, x, in, out, start, end);
   s.outside = p.coord_mode == "tf_crop_and_resize" && (v < 0 || v > float(in - 1));
   if (p.method == ResizeMethod::kNearest) {
-    s.index[0] = clamp(NearestIndex(p.rounding, v));
+    s.index[0] = clamp(ResizeNearestIndex(p.rounding, v));
     return s;
   }
   const float fl = std::floor(v);
@@ -101,7 +72,7 @@ AxisSample SampleAxis(const ResizeParams& p, int64_t x, int64_t in, int64_t out,
     return s;
   }
   s.taps = 4;
-  s.weight = CubicWeights(t, p.cubic_alpha);
+  s.weight = CubicSplineWeights(t, p.cubic_alpha);
   for (int i = 0; i < 4; ++i) s.index[i] = clamp(base + i - 1);
   if (p.cubic_exclude) {  // drop taps outside the image and renormalise
     float sum = 0;
@@ -187,10 +158,7 @@ absl::StatusOr<std::vector<NDArray>> Resize2D(const KernelContext& ctx) {
   ResizeParams p;
   CARVE_ASSIGN_OR_RETURN(p.method, ParseMethod(ctx, AttrString(ctx, "method", "linear")));
   p.coord_mode = std::string(AttrString(ctx, "coordinate_transformation_mode", "half_pixel"));
-  static const char* kModes[] = {"half_pixel",           "align_corners",
-                                 "asymmetric",           "pytorch_half_pixel",
-                                 "tf_half_pixel_for_nn", "tf_crop_and_resize"};
-  if (std::find(std::begin(kModes), std::end(kModes), p.coord_mode) == std::end(kModes)) {
+  if (!IsResizeCoordMode(p.coord_mode)) {
     return absl::UnimplementedError(fmt::format(
         "{}: unsupported coordinate_transformation_mode \"{}\"", OpName(ctx), p.coord_mode));
   }
