@@ -132,15 +132,17 @@ absl::StatusOr<NmsParams> ReadNmsParams(const KernelContext& ctx, int64_t width)
 absl::StatusOr<std::vector<NDArray>> NonMaxSuppression(const KernelContext& ctx) {
   CARVE_RETURN_IF_ERROR(CheckArity(ctx, 5));
   const NDArray& data = ctx.inputs[0];
+  const bool return_indices = AttrBool(ctx, "return_indices", true);
+  // indices is read only with return_indices (TVM's SSD flow passes the
+  // boxes there otherwise).
   if (data.rank() != 3 || ctx.inputs[1].num_elements() != data.shape()[0] ||
-      ctx.inputs[2].num_elements() != data.shape()[0] * data.shape()[1]) {
+      (return_indices && ctx.inputs[2].num_elements() != data.shape()[0] * data.shape()[1])) {
     return KernelError(ctx, "expected data (B, N, K), valid_count (B,) and indices (B, N)");
   }
   const int64_t batch = data.shape()[0], n = data.shape()[1], width = data.shape()[2];
   CARVE_ASSIGN_OR_RETURN(NmsParams p, ReadNmsParams(ctx, width));
   CARVE_ASSIGN_OR_RETURN(Buffer<float> in, Buffer<float>::Of(ctx, data));
   CARVE_ASSIGN_OR_RETURN(Buffer<int32_t> valid, Buffer<int32_t>::Of(ctx, ctx.inputs[1]));
-  CARVE_ASSIGN_OR_RETURN(Buffer<int32_t> indices, Buffer<int32_t>::Of(ctx, ctx.inputs[2]));
   std::vector<float> rows(std::max<int64_t>(batch * n * width, 1));
   std::vector<int32_t> box_index(std::max<int64_t>(batch * n, 1));
   for (int64_t i = 0; i < batch; ++i) {
@@ -148,13 +150,18 @@ absl::StatusOr<std::vector<NDArray>> NonMaxSuppression(const KernelContext& ctx)
                std::clamp<int64_t>(valid.data()[i], 0, n), rows.data() + i * n * width,
                box_index.data() + i * n};
     SuppressBatch(p, b);
-    for (int64_t j = 0; j < b.valid; ++j) {  // positions -> the caller's indices
-      if (b.box_index[j] >= 0) b.box_index[j] = indices.data()[i * n + b.box_index[j]];
-    }
   }
   CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> outs, AllocOutputs(ctx));
-  if (AttrBool(ctx, "return_indices", true)) {
+  if (return_indices) {
     if (outs.size() != 2) return KernelError(ctx, "return_indices gives two outputs");
+    CARVE_ASSIGN_OR_RETURN(Buffer<int32_t> indices, Buffer<int32_t>::Of(ctx, ctx.inputs[2]));
+    for (int64_t i = 0; i < batch; ++i) {  // positions -> the caller's indices
+      const int64_t valid_i = std::clamp<int64_t>(valid.data()[i], 0, n);
+      for (int64_t j = 0; j < valid_i; ++j) {
+        int32_t& idx = box_index[i * n + j];
+        if (idx >= 0) idx = indices.data()[i * n + idx];
+      }
+    }
     std::vector<int32_t> compact(std::max<int64_t>(batch * n, 1)), counts(batch);
     for (int64_t i = 0; i < batch; ++i) {
       CompactIndices(box_index.data() + i * n, n, compact.data() + i * n, &counts[i]);
