@@ -125,26 +125,30 @@ requires((kOp == Red::kSum || kOp == Red::kMean || kOp == Red::kProd) && std::is
 template <Red kOp, typename T>
 using AccT = typename AccTypeOf<kOp, T>::type;
 
-template <Red kOp, typename A>
+// TVM's reducers start max / min from the dtype's lowest / highest finite
+// value (tir min_value / max_value: -65504 for float16), not from an
+// infinity, so max of an empty axis is the lowest finite value.
+template <Red kOp, typename T, typename A>
 A Identity() {
   if constexpr (kOp == Red::kSum || kOp == Red::kMean || kOp == Red::kAny) return A(0);
   if constexpr (kOp == Red::kProd || kOp == Red::kAll) return A(1);
-  if constexpr (kOp == Red::kMax) {
-    return std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity()
-                                                : std::numeric_limits<A>::lowest();
-  }
-  if constexpr (kOp == Red::kMin) {
-    return std::numeric_limits<A>::has_infinity ? std::numeric_limits<A>::infinity()
-                                                : std::numeric_limits<A>::max();
+  if constexpr (kOp == Red::kMax || kOp == Red::kMin) {
+    constexpr bool kHalf = std::is_same_v<T, Half>;
+    if constexpr (kOp == Red::kMax) return kHalf ? A(-65504.0f) : std::numeric_limits<A>::lowest();
+    return kHalf ? A(65504.0f) : std::numeric_limits<A>::max();
   }
 }
 
+// max / min combine as TVM lowers tir Max(acc, x) / Min(acc, x) to LLVM:
+// select(acc > x, acc, x), an ordered compare. A NaN element therefore
+// replaces the running value and the next element replaces the NaN: the
+// result is NaN only when the last element is.
 template <Red kOp, typename A>
 A Combine(A acc, A x) {
   if constexpr (kOp == Red::kSum || kOp == Red::kMean) return A(acc + x);
   if constexpr (kOp == Red::kProd) return A(acc * x);
-  if constexpr (kOp == Red::kMax) return x > acc ? x : acc;
-  if constexpr (kOp == Red::kMin) return x < acc ? x : acc;
+  if constexpr (kOp == Red::kMax) return acc > x ? acc : x;
+  if constexpr (kOp == Red::kMin) return acc < x ? acc : x;
   if constexpr (kOp == Red::kAll) return A(acc && x);
   if constexpr (kOp == Red::kAny) return A(acc || x);
 }
@@ -178,7 +182,7 @@ void Reduce(const ReducePlan& plan, const T* src, T* dst) {
   if (!plan.blocked) {
     for (int64_t o = 0; o < plan.outputs(); ++o) {
       const T* p = src + plan.base[o];
-      A acc = Identity<kOp, A>();
+      A acc = Identity<kOp, T, A>();
       for (int64_t r = 0; r < count; ++r) acc = Combine<kOp, A>(acc, A(p[plan.roff[r]]));
       dst[o] = Finish<kOp, T, A>(acc, count);
     }
@@ -191,7 +195,7 @@ void Reduce(const ReducePlan& plan, const T* src, T* dst) {
     int64_t o = 0;
     for (; o + kRows <= plan.outer; o += kRows) {
       A acc[kRows];
-      for (int64_t k = 0; k < kRows; ++k) acc[k] = Identity<kOp, A>();
+      for (int64_t k = 0; k < kRows; ++k) acc[k] = Identity<kOp, T, A>();
       const T* p = src + o * count;
       for (int64_t r = 0; r < count; ++r) {
         for (int64_t k = 0; k < kRows; ++k) acc[k] = Combine<kOp, A>(acc[k], A(p[k * count + r]));
@@ -200,7 +204,7 @@ void Reduce(const ReducePlan& plan, const T* src, T* dst) {
     }
     for (; o < plan.outer; ++o) {
       const T* p = src + o * count;
-      A acc = Identity<kOp, A>();
+      A acc = Identity<kOp, T, A>();
       for (int64_t r = 0; r < count; ++r) acc = Combine<kOp, A>(acc, A(p[r]));
       dst[o] = Finish<kOp, T, A>(acc, count);
     }
@@ -208,7 +212,7 @@ void Reduce(const ReducePlan& plan, const T* src, T* dst) {
   }
   std::vector<A> acc(size_t(plan.inner));
   for (int64_t o = 0; o < plan.outer; ++o) {
-    std::fill(acc.begin(), acc.end(), Identity<kOp, A>());
+    std::fill(acc.begin(), acc.end(), Identity<kOp, T, A>());
     const T* block = src + o * count * plan.inner;
     for (int64_t r = 0; r < count; ++r) {
       const T* row = block + r * plan.inner;
