@@ -33,6 +33,56 @@ const Attrs* RenumberAxis(const Attrs* attrs, std::string_view key, int64_t fall
   return WithField(attrs, key, AttrValue::Int(*axis));
 }
 
+// begin / end / strides of a strided_slice, one entry per listed axis.
+struct SliceBounds {
+  std::vector<AttrValue> begin, end, strides;
+};
+
+// TVM's StridedSliceInferCorrectLayout for a permutation of the input's
+// axes. With `axes` (renumbered into `new_axes`), the bounds stay; without,
+// they are written per axis of the new layout: a missing begin is 0, a
+// missing end the extent, a missing stride 1; slice_mode "size" strides
+// become 1.
+std::optional<SliceBounds> PermuteSlice(const Attrs* attrs, const Alt& alt,
+                                        const TensorType* type,
+                                        std::vector<AttrValue>& new_axes) {
+  const AttrValue* fields[3] = {attrs->Find("begin"), attrs->Find("end"), attrs->Find("strides")};
+  for (const AttrValue* f : fields) {
+    if (f == nullptr || !f->AsInts().has_value() || f->as_array().empty()) return std::nullopt;
+  }
+  std::span<const AttrValue> begin = fields[0]->as_array(), end = fields[1]->as_array(),
+                             strides = fields[2]->as_array();
+  bool size_mode = attrs->GetString("slice_mode", "end") == "size";
+  auto stride_at = [&](size_t i) {
+    int64_t s = i < strides.size() ? strides[i].as_int() : 1;
+    return AttrValue::Int(size_mode ? 1 : s, strides[0].int_bits());
+  };
+  SliceBounds out;
+  if (std::optional<std::vector<int64_t>> axes = attrs->GetInts("axes")) {
+    if (axes->size() > begin.size() || axes->size() > end.size()) return std::nullopt;
+    for (size_t i = 0; i < axes->size(); ++i) {
+      std::optional<int64_t> mapped = MapAxis(alt, (*axes)[i]);
+      if (!mapped.has_value()) return std::nullopt;
+      new_axes.push_back(AttrValue::Int(*mapped));
+      out.begin.push_back(begin[i]);
+      out.end.push_back(end[i]);
+      out.strides.push_back(stride_at(i));
+    }
+    return out;
+  }
+  for (char axis : alt.new_layout) {
+    size_t i = alt.old_layout.find(axis);
+    if (i == std::string::npos) return std::nullopt;
+    int64_t extent = type->shape()[i].value;
+    if (i >= end.size() && extent < 0) return std::nullopt;
+    out.begin.push_back(
+        AttrValue::Int(i < begin.size() ? begin[i].as_int() : 0, begin[0].int_bits()));
+    out.end.push_back(AttrValue::Int(i < end.size() ? end[i].as_int() : extent, end[0].int_bits()));
+    out.strides.push_back(stride_at(i));
+  }
+  return out;
+}
+
 }  // namespace
 
 // qnn.requantize follows its data's new layout, its `axis` renumbered.
@@ -183,61 +233,22 @@ const Expr* LayoutRewriter::AdaptTranspose(const Call* call) {
   return RemakeUnary(call, attrs, old_out, new_out);
 }
 
-// strided_slice follows a new layout that permutes its input's axes: with
-// `axes`, the axes are renumbered; without, begin / end / strides are
-// written per axis of the new layout (a missing begin is 0, end the
-// extent, stride 1; slice_mode "size" strides become 1). An unchanged
-// layout passes through (NoteKnownLayout).
+
+// strided_slice follows a new layout that permutes its input's axes
+// (PermuteSlice); an unchanged layout passes through (NoteKnownLayout).
 const Expr* LayoutRewriter::AdaptStridedSlice(const Call* call) {
   const Alt* alt = FindAlt(call->args()[0]);
   const auto* type = DynCast<TensorType>(call->args()[0]->checked_type());
   if (alt == nullptr || call->attrs() == nullptr || type == nullptr) return nullptr;
   const Alt copy = *alt;
+  std::vector<AttrValue> new_axes;
+  std::optional<SliceBounds> bounds = PermuteSlice(call->attrs(), copy, type, new_axes);
+  if (!bounds.has_value()) return nullptr;
   const Attrs* attrs = call->attrs();
-  const AttrValue* fields[3] = {attrs->Find("begin"), attrs->Find("end"), attrs->Find("strides")};
-  for (const AttrValue* f : fields) {
-    if (f == nullptr || !f->AsInts().has_value() || f->as_array().empty()) return nullptr;
-  }
-  std::span<const AttrValue> begin = fields[0]->as_array(), end = fields[1]->as_array(),
-                             strides = fields[2]->as_array();
-  bool size_mode = attrs->GetString("slice_mode", "end") == "size";
-  auto stride_at = [&](size_t i) {
-    int64_t s = i < strides.size() ? strides[i].as_int() : 1;
-    return AttrValue::Int(size_mode ? 1 : s, strides[0].int_bits());
-  };
-  std::vector<AttrValue> new_begin, new_end, new_strides;
-  std::optional<std::vector<int64_t>> axes = attrs->GetInts("axes");
-  if (axes.has_value()) {
-    if (axes->size() > begin.size() || axes->size() > end.size() ||
-        axes->size() > strides.size()) {
-      return nullptr;
-    }
-    std::vector<AttrValue> new_axes;
-    for (size_t i = 0; i < axes->size(); ++i) {
-      std::optional<int64_t> mapped = MapAxis(copy, (*axes)[i]);
-      if (!mapped.has_value()) return nullptr;
-      new_axes.push_back(AttrValue::Int(*mapped));
-      new_begin.push_back(begin[i]);
-      new_end.push_back(end[i]);
-      new_strides.push_back(stride_at(i));
-    }
-    attrs = WithField(attrs, "axes", AttrValue::Array(new_axes));
-  } else {
-    for (char axis : copy.new_layout) {
-      size_t i = copy.old_layout.find(axis);
-      if (i == std::string::npos) return nullptr;
-      int64_t extent = type->shape()[i].value;
-      if (i >= end.size() && extent < 0) return nullptr;
-      new_begin.push_back(AttrValue::Int(i < begin.size() ? begin[i].as_int() : 0,
-                                         begin[0].int_bits()));
-      new_end.push_back(AttrValue::Int(i < end.size() ? end[i].as_int() : extent,
-                                       end[0].int_bits()));
-      new_strides.push_back(stride_at(i));
-    }
-  }
-  attrs = WithField(attrs, "begin", AttrValue::Array(new_begin));
-  attrs = WithField(attrs, "end", AttrValue::Array(new_end));
-  attrs = WithField(attrs, "strides", AttrValue::Array(new_strides));
+  if (!new_axes.empty()) attrs = WithField(attrs, "axes", AttrValue::Array(new_axes));
+  attrs = WithField(attrs, "begin", AttrValue::Array(bounds->begin));
+  attrs = WithField(attrs, "end", AttrValue::Array(bounds->end));
+  attrs = WithField(attrs, "strides", AttrValue::Array(bounds->strides));
   return RemakeUnary(call, attrs, copy.old_layout, copy.new_layout);
 }
 

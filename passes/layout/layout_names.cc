@@ -32,7 +32,7 @@ std::string ExpandPrimal(const std::string& src, const std::string& dst) {
 // Axes of `ref_old` are matched to `old`'s from the right; an axis of
 // `ref_old` without a partner takes its own letter when `old` does not use
 // it, else the first unused letter. The result has `ref_new`'s rank: "C"
-// with NHWC -> NHWC gives "NHWC", "NC" with NCHW -> NCHW gives "ABNC".
+// with NHWC -> NHWC gives "NHWC", "NC" with NCHW -> NCHW gives "BANC".
 std::string TryTransformLike(const std::string& old, const std::string& ref_old,
                              const std::string& ref_new) {
   if (old.empty()) return old;  // a rank-0 operand broadcasts as it is

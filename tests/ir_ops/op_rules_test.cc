@@ -38,7 +38,8 @@ TEST(OpRulesTest, LayoutRules) {
       {"qnn.subtract", LayoutRule::kBroadcast},  {"nn.conv1d", LayoutRule::kConv},
       {"nn.conv3d", LayoutRule::kConv},          {"nn.conv2d_transpose", LayoutRule::kConv},
       {"nn.conv3d_transpose", LayoutRule::kConv}, {"qnn.conv2d_transpose", LayoutRule::kConv},
-      {"image.resize2d", LayoutRule::kPool},     {"transpose", LayoutRule::kTranspose},
+      {"image.resize2d", LayoutRule::kPool},     {"image.resize1d", LayoutRule::kPool},
+      {"image.resize3d", LayoutRule::kPool},     {"transpose", LayoutRule::kTranspose},
       {"strided_slice", LayoutRule::kStridedSlice}, {"split", LayoutRule::kSplit},
       {"all", LayoutRule::kReduce},              {"argmax", LayoutRule::kReduce},
       {"argmin", LayoutRule::kReduce}};
