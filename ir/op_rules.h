@@ -34,6 +34,8 @@ enum class LayoutRule : uint8_t {
   kTranspose = 10,     // follows its input, axes remapped; the result is permuted
   kStridedSlice = 11,  // follows its input, begin / end / strides (or axes) remapped
   kSplit = 12,         // follows its input, axis remapped; every field follows
+  kSqueeze = 13,       // follows its input, squeezed axes remapped and dropped
+  kNorm = 14,          // follows its data (input 0), its axis / axes remapped (the norms)
 };
 
 // How FoldScaleAxis treats an op: the kind of TVM's FForwardPrep /
@@ -102,6 +104,8 @@ inline constexpr uint32_t kOpLayoutBroadcast = uint32_t(LayoutRule::kBroadcast) 
 inline constexpr uint32_t kOpLayoutTranspose = uint32_t(LayoutRule::kTranspose) << 8;
 inline constexpr uint32_t kOpLayoutStridedSlice = uint32_t(LayoutRule::kStridedSlice) << 8;
 inline constexpr uint32_t kOpLayoutSplit = uint32_t(LayoutRule::kSplit) << 8;
+inline constexpr uint32_t kOpLayoutSqueeze = uint32_t(LayoutRule::kSqueeze) << 8;
+inline constexpr uint32_t kOpLayoutNorm = uint32_t(LayoutRule::kNorm) << 8;
 
 inline constexpr uint32_t kOpScalePassThrough = uint32_t(ScaleRule::kPassThrough) << 12;
 inline constexpr uint32_t kOpScaleAddSub = uint32_t(ScaleRule::kAddSub) << 12;

@@ -4,7 +4,9 @@
 // ConcatenateLayout, BatchNormInferCorrectLayout, PadInferCorrectLayout,
 // RequantizeInferCorrectLayout, ReduceInferCorrectLayout,
 // TransposeInferCorrectLayout, StridedSliceInferCorrectLayout,
-// SplitInferCorrectLayout), for layouts without split axes.
+// SplitInferCorrectLayout, SqueezeInferCorrectLayout,
+// NormalizationInferCorrectLayout, L2NormalizeInferCorrectLayout), for
+// layouts without split axes.
 #include <optional>
 
 #include "passes/layout/layout_names.h"
@@ -266,6 +268,68 @@ const Expr* LayoutRewriter::AdaptSplit(const Call* call) {
                                        call->span());
   if (copy.old_layout == copy.new_layout) out->set_checked_type(call->checked_type());
   return out;
+}
+
+// squeeze drops the same axes in the input's layout: the listed ones (None:
+// every axis of extent 1, written out) renumbered; the result is the
+// layout without them. Also when the layout is unchanged, as TVM rebuilds
+// the call with the axes it inferred. A rank-0 result has no layout.
+const Expr* LayoutRewriter::AdaptSqueeze(const Call* call) {
+  std::optional<Alt> lay = FindLayout(call->args()[0]);
+  const auto* type = DynCast<TensorType>(call->args()[0]->checked_type());
+  if (!lay.has_value() || call->attrs() == nullptr || type == nullptr) return nullptr;
+  const Alt copy = *lay;
+  std::optional<std::vector<int64_t>> axes = call->attrs()->GetInts("axis");
+  if (!axes.has_value()) {
+    axes.emplace();
+    for (size_t i = 0; i < type->rank(); ++i) {
+      if (type->shape()[i].value < 0) return nullptr;
+      if (type->shape()[i].value == 1) axes->push_back(static_cast<int64_t>(i));
+    }
+  }
+  std::string squeezed;
+  std::vector<AttrValue> new_axes;
+  for (int64_t axis : *axes) {
+    std::optional<int64_t> mapped = MapAxis(copy, axis);
+    if (!mapped.has_value()) return nullptr;
+    squeezed += copy.new_layout[static_cast<size_t>(*mapped)];
+    new_axes.push_back(AttrValue::Int(*mapped));
+  }
+  auto kept = [&](const std::string& layout) {
+    std::string out;
+    for (char c : layout) {
+      if (squeezed.find(c) == std::string::npos) out += c;
+    }
+    return out;
+  };
+  if (kept(copy.old_layout).empty()) return nullptr;
+  const Attrs* attrs = WithField(call->attrs(), "axis", AttrValue::Array(new_axes));
+  return RemakeUnary(call, attrs, kept(copy.old_layout), kept(copy.new_layout));
+}
+
+// layer_norm / instance_norm (an `axis`) and l2_normalize (a list of axes)
+// follow their data's layout, the axes renumbered (also when the layout is
+// unchanged); gamma and beta are per channel and read as they are.
+const Expr* LayoutRewriter::AdaptNorm(const Call* call) {
+  std::optional<Alt> lay = FindLayout(call->args()[0]);
+  if (!lay.has_value() || call->attrs() == nullptr) return nullptr;
+  const Alt copy = *lay;
+  const AttrValue* axis = call->attrs()->Find("axis");
+  if (axis == nullptr) return nullptr;
+  const Attrs* attrs = nullptr;
+  if (axis->kind() == AttrValue::Kind::kInt) {
+    attrs = RenumberAxis(call->attrs(), "axis", 0, copy);
+  } else if (std::optional<std::vector<int64_t>> list = axis->AsInts()) {
+    std::vector<AttrValue> mapped_list;
+    for (int64_t a : *list) {
+      std::optional<int64_t> mapped = MapAxis(copy, a);
+      if (!mapped.has_value()) return nullptr;
+      mapped_list.push_back(AttrValue::Int(*mapped));
+    }
+    attrs = WithField(call->attrs(), "axis", AttrValue::Array(mapped_list));
+  }
+  if (attrs == nullptr) return nullptr;
+  return RemakeUnary(call, attrs, copy.old_layout, copy.new_layout);
 }
 
 }  // namespace carve::layout

@@ -18,7 +18,8 @@
 //     broadcast binary ops (the lower-rank operand expanded with
 //     expand_dims and transformed, TVM's BinaryBroadcastLayout; an all-ones
 //     or rank-0 operand untouched), concatenate, batch_norm, nn.pad, the
-//     reductions, transpose, strided_slice, split, and the qnn rules
+//     reductions, transpose, strided_slice, split, squeeze, layer_norm,
+//     instance_norm, l2_normalize, and the qnn rules
 //     (qnn.add / mul / subtract, qnn.requantize, qnn.concatenate; scales
 //     and zero points are read as they are).
 //   - Any other consumer, and the function result, reads an alternated

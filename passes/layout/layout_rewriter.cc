@@ -79,6 +79,8 @@ const Expr* LayoutRewriter::RewriteCall(const Call* call) {
     case LayoutRule::kTranspose: return AdaptTranspose(call);
     case LayoutRule::kStridedSlice: return AdaptStridedSlice(call);
     case LayoutRule::kSplit: return AdaptSplit(call);
+    case LayoutRule::kSqueeze: return AdaptSqueeze(call);
+    case LayoutRule::kNorm: return AdaptNorm(call);
     case LayoutRule::kDense:  // reads "NC": an alternated input goes back
     case LayoutRule::kNone: break;
   }

@@ -11,7 +11,7 @@
 //                    elementwise ops, numpy-style broadcasts, pools, resize
 //   axis_rules.cc    ops whose axis attributes are renumbered: concatenate,
 //                    batch_norm, pad, reductions, transpose, strided_slice,
-//                    split, qnn.requantize
+//                    split, squeeze, the norms, qnn.requantize
 // Any other consumer, and the function result, reads an alternated value
 // through layout_transform(new -> old), one per value and direction (TVM's
 // transform memo). A value whose layout a rule defines but does not change
@@ -105,6 +105,8 @@ class LayoutRewriter : public TypedMutator {
   const Expr* AdaptTranspose(const Call* call);
   const Expr* AdaptStridedSlice(const Call* call);
   const Expr* AdaptSplit(const Call* call);
+  const Expr* AdaptSqueeze(const Call* call);
+  const Expr* AdaptNorm(const Call* call);
 
   const DesiredLayout& desired_;
   absl::flat_hash_set<const OpInfo*> convert_ops_;

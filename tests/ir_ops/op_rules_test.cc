@@ -42,7 +42,9 @@ TEST(OpRulesTest, LayoutRules) {
       {"image.resize3d", LayoutRule::kPool},     {"transpose", LayoutRule::kTranspose},
       {"strided_slice", LayoutRule::kStridedSlice}, {"split", LayoutRule::kSplit},
       {"all", LayoutRule::kReduce},              {"argmax", LayoutRule::kReduce},
-      {"argmin", LayoutRule::kReduce}};
+      {"argmin", LayoutRule::kReduce},           {"squeeze", LayoutRule::kSqueeze},
+      {"nn.layer_norm", LayoutRule::kNorm},      {"nn.instance_norm", LayoutRule::kNorm},
+      {"nn.l2_normalize", LayoutRule::kNorm}};
   ExpectRules<LayoutRule>(expected, LayoutRuleOf);
 }
 
