@@ -273,7 +273,7 @@ const Expr* LayoutRewriter::AdaptSplit(const Call* call) {
 // squeeze drops the same axes in the input's layout: the listed ones (None:
 // every axis of extent 1, written out) renumbered; the result is the
 // layout without them. Also when the layout is unchanged, as TVM rebuilds
-// the call with the axes it inferred. A rank-0 result has no layout.
+// the call with the axes it inferred.
 const Expr* LayoutRewriter::AdaptSqueeze(const Call* call) {
   std::optional<Alt> lay = FindLayout(call->args()[0]);
   const auto* type = DynCast<TensorType>(call->args()[0]->checked_type());
@@ -302,8 +302,13 @@ const Expr* LayoutRewriter::AdaptSqueeze(const Call* call) {
     }
     return out;
   };
-  if (kept(copy.old_layout).empty()) return nullptr;
   const Attrs* attrs = WithField(call->attrs(), "axis", AttrValue::Array(new_axes));
+  if (kept(copy.old_layout).empty()) {
+    // TVM's Layout of no axes is defined here (unlike a reduction's
+    // Layout("")): the squeeze reads the new layout; its scalar result is
+    // not given a layout for the broadcast rule.
+    return Remake(call, {Mutated(call->args()[0])}, attrs, "", "");
+  }
   return RemakeUnary(call, attrs, kept(copy.old_layout), kept(copy.new_layout));
 }
 
