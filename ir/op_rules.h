@@ -21,8 +21,8 @@ namespace carve {
 // its inputs in their original layout.
 enum class LayoutRule : uint8_t {
   kNone = 0,
-  kConv = 1,       // converted to the desired layout (nn.conv2d)
-  kPool = 2,       // follows its input's layout attribute (2-d pools)
+  kConv = 1,       // converted to the desired layout (the convolutions)
+  kPool = 2,       // follows its input's layout attribute (2-d pools, image.resize2d, resize1d, resize3d)
   kConcat = 3,     // follows its inputs, axis remapped
   kBatchNorm = 4,  // follows its input, axis remapped
   kPad = 5,        // follows its input, pad_width permuted
@@ -31,6 +31,11 @@ enum class LayoutRule : uint8_t {
   kAxis = 8,       // follows its data (input 0), its `axis` remapped (qnn.requantize)
   kBroadcast = 9,  // numpy-style broadcast of inputs 0 and 1; the others (quantization
                    // parameters) are read as they are (TVM's QnnBinaryBroadcastLayout)
+  kTranspose = 10,     // follows its input, axes remapped; the result is permuted
+  kStridedSlice = 11,  // follows its input, begin / end / strides (or axes) remapped
+  kSplit = 12,         // follows its input, axis remapped; every field follows
+  kSqueeze = 13,       // follows its input, squeezed axes remapped and dropped
+  kNorm = 14,          // follows its data (input 0), its axis / axes remapped (the norms)
 };
 
 // How FoldScaleAxis treats an op: the kind of TVM's FForwardPrep /
@@ -96,6 +101,11 @@ inline constexpr uint32_t kOpLayoutReduce = uint32_t(LayoutRule::kReduce) << 8;
 inline constexpr uint32_t kOpLayoutDense = uint32_t(LayoutRule::kDense) << 8;
 inline constexpr uint32_t kOpLayoutAxis = uint32_t(LayoutRule::kAxis) << 8;
 inline constexpr uint32_t kOpLayoutBroadcast = uint32_t(LayoutRule::kBroadcast) << 8;
+inline constexpr uint32_t kOpLayoutTranspose = uint32_t(LayoutRule::kTranspose) << 8;
+inline constexpr uint32_t kOpLayoutStridedSlice = uint32_t(LayoutRule::kStridedSlice) << 8;
+inline constexpr uint32_t kOpLayoutSplit = uint32_t(LayoutRule::kSplit) << 8;
+inline constexpr uint32_t kOpLayoutSqueeze = uint32_t(LayoutRule::kSqueeze) << 8;
+inline constexpr uint32_t kOpLayoutNorm = uint32_t(LayoutRule::kNorm) << 8;
 
 inline constexpr uint32_t kOpScalePassThrough = uint32_t(ScaleRule::kPassThrough) << 12;
 inline constexpr uint32_t kOpScaleAddSub = uint32_t(ScaleRule::kAddSub) << 12;

@@ -1,37 +1,34 @@
 // ConvertLayout (TVM v0.16 src/relay/transforms/convert_layout.cc with
-// desired layouts {"nn.conv2d": [data, kernel]}): a forward rewrite in which
-// every value is either in its original layout or "alternated" into a new
-// one, as TVM's LayoutRewriter.
+// desired layouts {op: [data, kernel]} for each listed op): the listed
+// convolutions move to the desired layouts and the ops after them follow,
+// through the layout rewriter of passes/layout/layout_rewriter.h (the rules
+// per op family: conv_rules.cc, follow_rules.cc, axis_rules.cc).
 //
 //   - CanonicalizeOps runs first (TVM's required pass): bias_add becomes
 //     add(x, expand_dims(b)).
-//   - nn.conv2d in NCHW/NHWC is converted to the desired data layout and
-//     kernel layout ("default": OIHW for NCHW, HWIO for NHWC, HWOI for a
-//     depthwise NHWC conv), its inputs transformed from their current layout.
-//   - Ops with a layout rule follow their inputs' new layout: 2-d pools
-//     without out_layout, unary elementwise ops, broadcast binary ops (the
-//     lower-rank operand expanded with expand_dims and transformed, TVM's
-//     BinaryBroadcastLayout; an all-ones or rank-0 operand untouched),
-//     concatenate of fields that share one new layout (axis renumbered),
-//     batch_norm read through projections (axis renumbered; field 0
-//     follows, the per-channel fields do not change), and the reductions
-//     sum, mean, max, min, prod (axes renumbered; the result follows while
-//     its kept axes differ between the layouts), and nn.pad (pad_width rows
-//     permuted).
-//   - The quantized ops follow TVM's qnn rules: qnn.conv2d converts when
-//     listed in `ops` (TVM's desired_layouts keys), qnn.add / mul /
-//     subtract broadcast their two data inputs, qnn.requantize renumbers
-//     its axis, qnn.concatenate follows its fields; their scales and zero
-//     points are read as they are.
+//   - A listed convolution (nn.conv2d, qnn.conv2d, nn.conv2d_transpose,
+//     qnn.conv2d_transpose, nn.conv3d, nn.conv3d_transpose: the ops TVM
+//     registers a convert function for) moves to the desired data layout
+//     and kernel layout ("default": TVM's per-op default, e.g. OIHW / HWIO
+//     / HWOI for a depthwise NHWC conv2d, IOHW / HWIO for conv2d_transpose,
+//     OIDHW / DHWIO for conv3d), its inputs transformed from their current
+//     layout. Other convolutions keep their layout.
+//   - Ops with a layout rule follow their inputs' new layout: pools and
+//     image.resize1d/2d/3d without out_layout, unary elementwise ops,
+//     broadcast binary ops (the lower-rank operand expanded with
+//     expand_dims and transformed, TVM's BinaryBroadcastLayout; an all-ones
+//     or rank-0 operand untouched), concatenate, batch_norm, nn.pad, the
+//     reductions, transpose, strided_slice, split, squeeze, layer_norm,
+//     instance_norm, l2_normalize, and the qnn rules
+//     (qnn.add / mul / subtract, qnn.requantize, qnn.concatenate; scales
+//     and zero points are read as they are).
 //   - Any other consumer, and the function result, reads an alternated
 //     value through layout_transform(new -> old), one per value and
 //     direction (TVM's transform memo), so consumers are unchanged.
 //   - A value whose layout TVM's rules define but that is not converted
-//     (a conv2d, dense or pool output, and what follows it elementwise)
-//     still makes a broadcast partner of lower rank take its rank: as TVM's
-//     BinaryBroadcastLayout and TransformHelper, the operand is renamed
-//     after the other's layout (TryTransformLike) and expand_dims'ed, so a
-//     conv2d's rank-1 `add` bias becomes (1, 1, 1, C) in NHWC.
+//     still makes a broadcast partner of lower rank take its rank (TVM's
+//     TryTransformLike and TransformHelper): a conv2d's rank-1 `add` bias
+//     becomes (1, 1, 1, C) in NHWC.
 #pragma once
 
 #include <string>
@@ -43,9 +40,10 @@
 
 namespace carve {
 
+// TVM's desired layouts with one [data, kernel] pair for every listed op.
 struct DesiredLayout {
-  std::string data;                // "NHWC" or "NCHW"
-  std::string kernel = "default";  // conv2d kernel layout; default: HWIO for NHWC, OIHW for NCHW
+  std::string data;                // e.g. "NHWC" ("NDHWC" for nn.conv3d)
+  std::string kernel = "default";  // the kernel layout; "default": each op's TVM default
   // The kernel layout of a depthwise conv2d when it differs from `kernel`
   // (ACL's optimize hook asks OHWI, and IHWO for depthwise); "" = `kernel`.
   std::string depthwise_kernel;
@@ -62,8 +60,10 @@ absl::StatusOr<const Function*> ConvertLayoutFunction(const Function* fn,
                                                       const DesiredLayout& desired, Arena* arena,
                                                       bool canonicalize = true);
 
-// InvalidArgument for layouts other than NCHW / NHWC (data), a 4-d kernel
-// layout of O, I, H, W, and an `ops` entry that is not a convolution op.
+// InvalidArgument for an `ops` entry TVM has no convert function for, a
+// data layout that is not a layout of the op's data axes (or, with kernel
+// "default", not one TVM's function knows), and a kernel layout that is
+// not a layout of the op's kernel axes.
 absl::StatusOr<PassPtr> ConvertLayout(DesiredLayout desired);
 
 }  // namespace carve

@@ -35,7 +35,16 @@ TEST(OpRulesTest, LayoutRules) {
       {"qnn.conv2d", LayoutRule::kConv},         {"qnn.dense", LayoutRule::kDense},
       {"qnn.requantize", LayoutRule::kAxis},     {"qnn.concatenate", LayoutRule::kConcat},
       {"qnn.add", LayoutRule::kBroadcast},       {"qnn.mul", LayoutRule::kBroadcast},
-      {"qnn.subtract", LayoutRule::kBroadcast}};
+      {"qnn.subtract", LayoutRule::kBroadcast},  {"nn.conv1d", LayoutRule::kConv},
+      {"nn.conv3d", LayoutRule::kConv},          {"nn.conv2d_transpose", LayoutRule::kConv},
+      {"nn.conv3d_transpose", LayoutRule::kConv}, {"qnn.conv2d_transpose", LayoutRule::kConv},
+      {"image.resize2d", LayoutRule::kPool},     {"image.resize1d", LayoutRule::kPool},
+      {"image.resize3d", LayoutRule::kPool},     {"transpose", LayoutRule::kTranspose},
+      {"strided_slice", LayoutRule::kStridedSlice}, {"split", LayoutRule::kSplit},
+      {"all", LayoutRule::kReduce},              {"argmax", LayoutRule::kReduce},
+      {"argmin", LayoutRule::kReduce},           {"squeeze", LayoutRule::kSqueeze},
+      {"nn.layer_norm", LayoutRule::kNorm},      {"nn.instance_norm", LayoutRule::kNorm},
+      {"nn.l2_normalize", LayoutRule::kNorm}};
   ExpectRules<LayoutRule>(expected, LayoutRuleOf);
 }
 

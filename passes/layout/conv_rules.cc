@@ -1,0 +1,142 @@
+#include "passes/layout/conv_rules.h"
+
+#include <array>
+
+#include "fmt/format.h"
+#include "ir/layout.h"
+#include "passes/layout/layout_names.h"
+#include "passes/layout/layout_rewriter.h"
+
+namespace carve::layout {
+namespace {
+
+// One row per TVM convert-op-layout function: its op and the kernel layout
+// "default" stands for in the channels-first and the channels-last data
+// layout (the op's default data layout is its channels-first one).
+struct ConvertRow {
+  std::string_view op;
+  std::string_view channels_last;         // the channels-last data layout
+  std::string_view kernel_first;          // default kernel, channels-first data
+  std::string_view kernel_last;           // default kernel, channels-last data
+  std::string_view depthwise_kernel_last; // depthwise conv2d, channels-last ("": kernel_last)
+};
+
+constexpr std::array<ConvertRow, 6> kConvertRows = {{
+    {"nn.conv2d", "NHWC", "OIHW", "HWIO", "HWOI"},
+    {"qnn.conv2d", "NHWC", "OIHW", "HWIO", "HWOI"},
+    {"nn.conv2d_transpose", "NHWC", "IOHW", "HWIO", ""},
+    {"qnn.conv2d_transpose", "NHWC", "IOHW", "HWIO", ""},
+    {"nn.conv3d", "NDHWC", "OIDHW", "DHWIO", ""},
+    {"nn.conv3d_transpose", "NDHWC", "IODHW", "DHWOI", ""},
+}};
+
+const ConvertRow* FindRow(const OpInfo& op) {
+  for (const ConvertRow& row : kConvertRows) {
+    if (row.op == op.name) return &row;
+  }
+  return nullptr;
+}
+
+std::string DefaultOf(const OpInfo& op, std::string_view field) {
+  return std::string(DefaultAttrs(op.attrs)->GetString(field, ""));
+}
+
+}  // namespace
+
+std::string DefaultKernelLayout(const OpInfo& op, std::string_view data_layout, bool depthwise) {
+  const ConvertRow* row = FindRow(op);
+  if (row == nullptr) return "";
+  if (data_layout == DefaultOf(op, "data_layout")) return std::string(row->kernel_first);
+  if (data_layout != row->channels_last) return "";
+  if (depthwise && !row->depthwise_kernel_last.empty()) {
+    return std::string(row->depthwise_kernel_last);
+  }
+  return std::string(row->kernel_last);
+}
+
+absl::Status CheckConvertible(const OpInfo& op, std::string_view data_layout,
+                              std::string_view kernel_layout) {
+  if (FindRow(op) == nullptr) {
+    return absl::InvalidArgumentError(fmt::format(
+        "ConvertLayout: '{}' is not an op whose layout ConvertLayout converts", op.name));
+  }
+  std::string own_data = DefaultOf(op, "data_layout");
+  if (!IsPlainLayout(data_layout, own_data.size()) ||
+      !BijectiveLayout::Make(own_data, data_layout).ok() ||
+      (kernel_layout == "default" && DefaultKernelLayout(op, data_layout, false).empty())) {
+    return absl::InvalidArgumentError(fmt::format(
+        "ConvertLayout: data layout '{}' is not supported for {} (with kernel_layout=default: "
+        "{} or {})",
+        data_layout, op.name, own_data, FindRow(op)->channels_last));
+  }
+  std::string own_kernel = DefaultOf(op, "kernel_layout");
+  if (kernel_layout != "default" && (!IsPlainLayout(kernel_layout, own_kernel.size()) ||
+                                     !BijectiveLayout::Make(own_kernel, kernel_layout).ok())) {
+    return absl::InvalidArgumentError(
+        fmt::format("ConvertLayout: kernel layout '{}' is not a {}-d layout of the axes of {} ({})",
+                    kernel_layout, own_kernel.size(), own_kernel, op.name));
+  }
+  return absl::OkStatus();
+}
+
+// TVM's convert function for a listed convolution: the data and kernel move
+// to the desired layouts (an explicit out_layout stays). A convolution not
+// listed is TVM's ConvInferCorrectLayout: it reads its inputs in its own
+// layout (the caller transforms an alternated input back).
+const Expr* LayoutRewriter::ConvertConv(const Call* call) {
+  if (call->attrs() == nullptr || !convert_ops_.contains(call->op())) return nullptr;
+  const OpInfo& op = *call->op();
+  std::string layout = AttrOrDefault(call, "data_layout");
+  std::string kernel = AttrOrDefault(call, "kernel_layout");
+  std::string out_layout = AttrOrDefault(call, "out_layout");
+  size_t rank = RankOf(call->args()[0]);
+  if (!IsPlainLayout(layout, rank) || (!out_layout.empty() && !IsPlainLayout(out_layout, rank))) {
+    return nullptr;
+  }
+  bool depthwise = Depthwise(call);
+  std::string want_kernel = desired_.kernel;
+  if (!desired_.depthwise_kernel.empty() && depthwise) want_kernel = desired_.depthwise_kernel;
+  if (want_kernel == "default") want_kernel = DefaultKernelLayout(op, desired_.data, depthwise);
+  if (want_kernel.empty() || !BijectiveLayout::Make(kernel, want_kernel).ok()) return nullptr;
+  const Expr* data = call->args()[0];
+  const Expr* weight = call->args()[1];
+  const Alt* data_alt = FindAlt(data);
+  const Alt* weight_alt = FindAlt(weight);
+  std::string data_now = data_alt != nullptr ? data_alt->new_layout : layout;
+  std::string weight_now = weight_alt != nullptr ? weight_alt->new_layout : kernel;
+  if (!BijectiveLayout::Make(data_now, desired_.data).ok() ||
+      !BijectiveLayout::Make(weight_now, want_kernel).ok()) {
+    return nullptr;
+  }
+  if (data_alt == nullptr && weight_alt == nullptr && layout == desired_.data &&
+      kernel == want_kernel) {
+    return nullptr;  // already converted: rebuilt as is
+  }
+  std::vector<const Expr*> args = {TransformOnce(Mutated(data), data_now, desired_.data),
+                                   TransformOnce(Mutated(weight), weight_now, want_kernel)};
+  AppendRealized(call, 2, args);
+  const Attrs* attrs = WithField(call->attrs(), "data_layout", AttrValue::Str(desired_.data));
+  attrs = WithField(attrs, "kernel_layout", AttrValue::Str(want_kernel));
+  std::string old_out = out_layout.empty() ? layout : out_layout;
+  std::string new_out = out_layout.empty() ? desired_.data : out_layout;
+  return Record(call, Remake(call, std::move(args), attrs, old_out, new_out), old_out, new_out);
+}
+
+// TVM's is_depthwise_conv2d: groups == input channels == output channels
+// (of a 4-d convolution; the others have no depthwise default).
+bool LayoutRewriter::Depthwise(const Call* call) const {
+  int64_t groups = call->attrs()->GetInt("groups", 1);
+  const auto* data = DynCast<TensorType>(call->args()[0]->checked_type());
+  const auto* weight = DynCast<TensorType>(call->args()[1]->checked_type());
+  if (data == nullptr || weight == nullptr || data->rank() != 4 || weight->rank() != 4) {
+    return false;
+  }
+  std::string layout = AttrOrDefault(call, "data_layout");
+  std::string kernel = AttrOrDefault(call, "kernel_layout");
+  size_t c = layout.find('C');
+  size_t o = kernel.find('O');
+  if (c == std::string::npos || o == std::string::npos) return false;
+  return data->shape()[c].value == groups && weight->shape()[o].value == groups;
+}
+
+}  // namespace carve::layout

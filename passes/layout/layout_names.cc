@@ -1,0 +1,93 @@
+#include "passes/layout/layout_names.h"
+
+#include <map>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ir/layout.h"
+#include "ir/op.h"
+
+namespace carve::layout {
+
+bool IsPlainLayout(std::string_view layout, size_t rank) {
+  if (layout.size() != rank) return false;
+  for (size_t i = 0; i < layout.size(); ++i) {
+    if (layout[i] < 'A' || layout[i] > 'Z' || layout.find(layout[i]) != i) return false;
+  }
+  return true;
+}
+
+std::string Suffix(const std::string& layout, size_t rank) {
+  return layout.substr(layout.size() - rank);
+}
+
+std::string ExpandPrimal(const std::string& src, const std::string& dst) {
+  std::string out;
+  for (char a : dst) {
+    if (src.find(a) == std::string::npos) out += a;
+  }
+  return out + src;
+}
+
+// Axes of `ref_old` are matched to `old`'s from the right; an axis of
+// `ref_old` without a partner takes its own letter when `old` does not use
+// it, else the first unused letter. The result has `ref_new`'s rank: "C"
+// with NHWC -> NHWC gives "NHWC", "NC" with NCHW -> NCHW gives "BANC".
+std::string TryTransformLike(const std::string& old, const std::string& ref_old,
+                             const std::string& ref_new) {
+  if (old.empty()) return old;  // a rank-0 operand broadcasts as it is
+  std::map<char, char> mapping;
+  std::string used;
+  for (size_t k = 0; k < old.size(); ++k) {
+    mapping[ref_old[ref_old.size() - 1 - k]] = old[old.size() - 1 - k];
+    used += old[old.size() - 1 - k];
+  }
+  for (size_t k = ref_old.size(); k-- > 0;) {
+    char axis = ref_old[k];
+    if (mapping.contains(axis)) continue;
+    char pick = axis;
+    if (used.find(pick) != std::string::npos) {
+      for (pick = 'A'; used.find(pick) != std::string::npos; ++pick) {
+      }
+    }
+    mapping[axis] = pick;
+    used += pick;
+  }
+  std::string out;
+  for (char axis : ref_new) out += mapping[axis];
+  return out;
+}
+
+size_t RankOf(const Expr* e) {
+  const auto* type = DynCast<TensorType>(e->checked_type());
+  return type == nullptr ? 0 : type->rank();
+}
+
+bool AllOnes(const TensorType* t) {
+  for (const Dim& d : t->shape()) {
+    if (d.value != 1) return false;
+  }
+  return true;
+}
+
+const Expr* Transform(IRBuilder& b, const Expr* e, std::string_view src, std::string_view dst) {
+  const Attrs* attrs = DefaultAttrs(FindOp("layout_transform")->attrs);
+  attrs = WithField(attrs, "src_layout", AttrValue::Str(src));
+  attrs = WithField(attrs, "dst_layout", AttrValue::Str(dst));
+  const Call* call = b.MakeCall(GetOp("layout_transform"), {e}, attrs);
+  const auto* type = DynCast<TensorType>(e->checked_type());
+  absl::StatusOr<BijectiveLayout> map = BijectiveLayout::Make(src, dst);
+  if (type != nullptr && map.ok()) {
+    absl::StatusOr<std::vector<Dim>> shape = map->ForwardShape(type->shape());
+    if (shape.ok()) call->set_checked_type(TensorTy(type->dtype(), *shape));
+  }
+  return call;
+}
+
+std::string AttrOrDefault(const Call* call, std::string_view key) {
+  std::string_view fallback = DefaultAttrs(call->op()->attrs)->GetString(key, "");
+  if (call->attrs() == nullptr) return std::string(fallback);
+  return std::string(call->attrs()->GetString(key, fallback));
+}
+
+}  // namespace carve::layout

@@ -1,0 +1,45 @@
+// Layout-string helpers of ConvertLayout / AlterOpLayout's rewriter
+// (passes/layout/layout_rewriter.h): TVM's Layout methods for the layouts
+// the rewriter reasons about, strings of distinct primal axes ("NCHW";
+// split axes such as NCHW16c are left alone), and the layout_transform
+// call that moves a value between two of them.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "ir/expr.h"
+
+namespace carve::layout {
+
+// A layout of `rank` distinct primal axes.
+bool IsPlainLayout(std::string_view layout, size_t rank);
+
+// The last `rank` axes of `layout` (TVM's Layout::SubLayout for the shape
+// of a broadcast operand of lower rank): "C" for NHWC and rank 1.
+std::string Suffix(const std::string& layout, size_t rank);
+
+// TVM's Layout::ExpandPrimal: the axes of `dst` missing from `src`, in dst's
+// order, then src ("C" expanded for NCHW is "NHWC").
+std::string ExpandPrimal(const std::string& src, const std::string& dst);
+
+// TVM's TryTransformLike: `old` (the layout of a broadcast operand of lower
+// rank) renamed so that it moves as `ref_old` moves to `ref_new`.
+std::string TryTransformLike(const std::string& old, const std::string& ref_old,
+                             const std::string& ref_new);
+
+// The rank of e's tensor type (0 when it has none).
+size_t RankOf(const Expr* e);
+
+// Every extent is 1 (TVM's IsScalar in the layout rewriter: such an operand
+// broadcasts in any layout and is never transformed).
+bool AllOnes(const TensorType* t);
+
+// layout_transform(e, src -> dst), typed when e's shape maps.
+const Expr* Transform(IRBuilder& b, const Expr* e, std::string_view src, std::string_view dst);
+
+// The string attribute `key` of `call`, else the op's schema default.
+std::string AttrOrDefault(const Call* call, std::string_view key);
+
+}  // namespace carve::layout
