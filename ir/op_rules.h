@@ -4,7 +4,7 @@
 // SimplifyInference and CanonicalizeOps rewrite) and the axis-broadcast
 // fact. They are stored in OpInfo::flags and written in the flags column of
 // ir/ops.def (kOpLayout*, kOpScale*, kOpSimplify*, kOpAxisBroadcast,
-// kOpQnnCanonicalize) next to
+// kOpQnnCanonicalize, kOpReshapeView) next to
 // ir/op.h's single-bit flags, which use bits 0-3.
 #pragma once
 
@@ -91,6 +91,11 @@ inline constexpr uint32_t kOpAxisBroadcast = 1u << 4;
 // Has a QNN canonicalization (TVM's FTVMQnnCanonicalize): a
 // non-computational op FoldConstant evaluates when fold_qnn is set.
 inline constexpr uint32_t kOpQnnCanonicalize = 1u << 5;
+// The result holds the only input's elements in order, in the shape of the
+// result's type (reshape, squeeze, expand_dims, nn.batch_flatten, copy):
+// FoldConstant folds such a call of a constant by reshaping the constant's
+// data, with no kernel and no copy of the elements.
+inline constexpr uint32_t kOpReshapeView = 1u << 6;
 
 inline constexpr uint32_t kOpLayoutConv = uint32_t(LayoutRule::kConv) << 8;
 inline constexpr uint32_t kOpLayoutPool = uint32_t(LayoutRule::kPool) << 8;
@@ -138,6 +143,7 @@ inline TypeFoldRule TypeFoldRuleOf(const OpInfo& op) {
   return TypeFoldRule((op.flags >> 24) & 0xF);
 }
 inline bool BroadcastsAlongAxis(const OpInfo& op) { return (op.flags & kOpAxisBroadcast) != 0; }
+inline bool IsReshapeView(const OpInfo& op) { return (op.flags & kOpReshapeView) != 0; }
 // A quantized op of the QNN dialect (see kOpQnnCanonicalize).
 inline bool IsQnnOp(const OpInfo& op) { return (op.flags & kOpQnnCanonicalize) != 0; }
 

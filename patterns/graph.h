@@ -11,10 +11,10 @@
 // variable inside its own value (recursive functions) are not nodes of the
 // value, so the graph stays acyclic.
 //
-// Build is one iterative DFS that tells visited nodes by their scratch mark
-// (Expr::scratch_mark, cleared before it returns) and looks up only edges to
-// nodes met before, in a map of those; Derive numbers a partition's result
-// from the previous graph. The address map of every node (ir/address_map.h,
+// Build (graph_build.cc) is one iterative DFS that tells visited nodes by
+// their scratch mark (Expr::scratch_mark, cleared before it returns) and
+// looks up only edges to nodes met before, in a map of those; Derive
+// (graph_derive.cc) numbers a partition's result from the previous graph. The address map of every node (ir/address_map.h,
 // laid out in address order, so that walks stay cache-friendly on
 // million-node graphs) is filled on the first IndexOf: partitioning walks edges. The
 // post-dominator tree is computed on first use (TVM's LCA construction,
@@ -141,6 +141,12 @@ class IndexedGraph {
   std::span<const uint32_t> PostDominated(uint32_t i) const;
 
  private:
+  // The steps of Build, BuildWithMap and Derive, as classes that hold the
+  // walk's state (graph_build.cc, graph_derive.cc).
+  class MarkedBuilder;
+  class MapBuilder;
+  class Deriver;
+
   IndexedGraph() = default;
   void Build(const Expr* root, const IndexedGraphOptions& options);
   void BuildWithMap(const Expr* root, const IndexedGraphOptions& options);

@@ -46,16 +46,6 @@ void Flatten(const Expr* e, std::vector<NDArray>& out) {
   for (const Expr* f : Cast<Tuple>(e)->fields()) Flatten(f, out);
 }
 
-// Ops whose result is a reshaped view of their only input.
-bool IsViewOp(const OpInfo* op) {
-  static const OpInfo* kViews[] = {FindOp("reshape"), FindOp("expand_dims"), FindOp("squeeze"),
-                                   FindOp("nn.batch_flatten"), FindOp("copy")};
-  for (const OpInfo* v : kViews) {
-    if (v != nullptr && v == op) return true;
-  }
-  return false;
-}
-
 std::vector<int64_t> StaticShape(const TensorType* t) {
   std::vector<int64_t> shape;
   for (const Dim& d : t->shape()) shape.push_back(d.value);
@@ -187,7 +177,7 @@ class ConstantFolder : public TypedMutator {
     for (const Expr* a : call->args()) Flatten(a, args);
     const Type* type = call->checked_type();
     const auto* tensor = DynCast<TensorType>(type);
-    if (IsViewOp(call->op()) && args.size() == 1 && tensor != nullptr && tensor->is_static()) {
+    if (IsReshapeView(*call->op()) && args.size() == 1 && tensor != nullptr && tensor->is_static()) {
       return MakeConstant(args[0].Reshape(StaticShape(tensor)), tensor);
     }
     if (evaluator_ == nullptr) return nullptr;

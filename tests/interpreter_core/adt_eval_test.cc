@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "interpreter/evaluator.h"
 #include "passes/infer/infer_type.h"
+#include "tests/common/adt_prelude.h"
 #include "tests/interpreter_core/test_util.h"
 
 namespace carve::testing {
@@ -17,17 +18,8 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-constexpr char kPrelude[] = R"(#[version = "0.0.5"]
-type List[A] {
-  Cons(A, List[A]),
-  Nil,
-}
-
-type Option[A] {
-  Some(A),
-  None,
-}
-
+// The prelude's functions over List and Tree.
+constexpr char kFunctions[] = R"(
 type Tree[A] {
   Rose(A, List[Tree[A]]),
 }
@@ -74,7 +66,7 @@ def @size[A](%t: Tree[A]) -> int32 {
 )";
 
 absl::StatusOr<Value> Eval(const std::string& main, std::vector<Value> args = {}) {
-  auto mod = ParseModule("adt.relay", kPrelude + main);
+  auto mod = ParseModule("adt.relay", std::string(kListOptionPrelude) + kFunctions + main);
   if (!mod.ok()) return mod.status();
   if (absl::Status s = InferType(*mod); !s.ok()) return s;
   // Values refer to the module's constructors: the module outlives them.

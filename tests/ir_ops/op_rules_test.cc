@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 #include <string>
 
 #include "ir/op.h"
@@ -102,7 +103,8 @@ TEST(OpRulesTest, QnnCanonicalizeOps) {
 // The rule ranges do not overlap the single-bit flags.
 TEST(OpRulesTest, RuleBitsAreDisjoint) {
   constexpr uint32_t kSingleBits = kOpCommutative | kOpStateful | kOpNonComputational |
-                                   kOpAnnotation | kOpAxisBroadcast | kOpQnnCanonicalize;
+                                   kOpAnnotation | kOpAxisBroadcast | kOpQnnCanonicalize |
+                                   kOpReshapeView;
   // Rule fields: 4 bits each at 8, 12, 16, 20 and 24.
   EXPECT_EQ(kSingleBits & (0xFFFFFu << 8), 0u);
   for (const OpInfo* op : AllOps()) {
@@ -122,6 +124,17 @@ TEST(OpRulesTest, TypeFoldOps) {
     } else {
       EXPECT_EQ(rule, TypeFoldRule::kNone) << op->name;
     }
+  }
+}
+
+// FoldConstant folds these by reshaping a constant's data: their result is
+// their input's elements in order. transpose and layout_transform move
+// elements, so they must not have the fact.
+TEST(OpRulesTest, ReshapeViewOps) {
+  const std::set<std::string> expected = {"reshape", "squeeze", "expand_dims",
+                                          "nn.batch_flatten", "copy"};
+  for (const OpInfo* op : AllOps()) {
+    EXPECT_EQ(IsReshapeView(*op), expected.contains(std::string(op->name))) << op->name;
   }
 }
 

@@ -8,17 +8,11 @@
 #include "passes/byoc/annotate_target.h"
 #include "passes/byoc/merge_compiler_regions.h"
 #include "passes/byoc/partition_graph.h"
+#include "tests/common/adt_prelude.h"
 #include "tests/passes_byoc/byoc_test_util.h"
 
 namespace carve::testing {
 namespace {
-
-constexpr char kOption[] = R"(#[version = "0.0.5"]
-type Option[A] {
-  Some(A),
-  None,
-}
-)";
 
 PassPtr Annotate(const std::string& name) {
   return AnnotateTarget({TargetRegistry::Global().Find(name)}, /*include_non_call_ops=*/true);
@@ -26,7 +20,7 @@ PassPtr Annotate(const std::string& name) {
 
 TEST(AdtByoc, ConstructorCallsAreDefaultAndMatchesAreRebuilt) {
   RegisterTarget("adt_relu", {"nn.relu"});
-  Module mod = ParseTyped(std::string(kOption) + R"(
+  Module mod = ParseTyped(std::string(kOptionPrelude) + R"(
 def @main(%x: Tensor[(2), float32]) -> Tensor[(2), float32] {
   %0 = nn.relu(%x);
   %1 = Some(%0);
@@ -35,7 +29,7 @@ def @main(%x: Tensor[(2), float32]) -> Tensor[(2), float32] {
     None => %x,
   }
 })");
-  Module expected = ParseTyped(std::string(kOption) + R"(
+  Module expected = ParseTyped(std::string(kOptionPrelude) + R"(
 def @main(%x: Tensor[(2), float32]) -> Tensor[(2), float32] {
   %0 = annotation.compiler_begin(%x, compiler="adt_relu");
   %1 = nn.relu(%0);
@@ -53,7 +47,7 @@ def @main(%x: Tensor[(2), float32]) -> Tensor[(2), float32] {
 
 TEST(AdtByoc, PartitionGraphKeepsTypeDefinitions) {
   RegisterTarget("adt_relu2", {"nn.relu"});
-  Module mod = ParseTyped(std::string(kOption) + R"(
+  Module mod = ParseTyped(std::string(kOptionPrelude) + R"(
 type Pair[A, B] {
   MkPair(A, B),
 }

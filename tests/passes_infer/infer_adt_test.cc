@@ -10,26 +10,17 @@
 #include "gtest/gtest.h"
 #include "passes/infer/infer_type.h"
 #include "support/diagnostics.h"
+#include "tests/common/adt_prelude.h"
 
 namespace carve {
 namespace {
 
+using testing::kListOptionPrelude;
+
 using ::testing::HasSubstr;
 
-constexpr char kList[] = R"(#[version = "0.0.5"]
-type List[A] {
-  Cons(A, List[A]),
-  Nil,
-}
-
-type Option[A] {
-  Some(A),
-  None,
-}
-)";
-
 absl::StatusOr<Module> Typed(const std::string& defs) {
-  absl::StatusOr<Module> mod = ParseModule("adt.relay", kList + defs);
+  absl::StatusOr<Module> mod = ParseModule("adt.relay", kListOptionPrelude + defs);
   if (!mod.ok()) return mod.status();
   if (absl::Status s = InferType(*mod); !s.ok()) return s;
   return mod;

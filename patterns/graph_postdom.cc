@@ -1,0 +1,89 @@
+// IndexedGraph's post-dominator tree: TVM's LCA construction (consumers
+// first, src/relay/ir/indexed_graph.cc), with an Euler tour of the tree so
+// that PostDominates is O(1).
+#include "patterns/graph.h"
+
+#include <utility>
+#include <vector>
+
+namespace carve {
+
+uint32_t IndexedGraph::Lca(uint32_t a, uint32_t b) const {
+  while (a != b) {
+    if (a == kNone || b == kNone) return kNone;
+    if (depth_[a] < depth_[b]) {
+      b = ipdom_[b];
+    } else if (depth_[a] > depth_[b]) {
+      a = ipdom_[a];
+    } else {
+      a = ipdom_[a];
+      b = ipdom_[b];
+    }
+  }
+  return a;
+}
+
+void IndexedGraph::ComputePostDominators() const {
+  size_t n = size();
+  ipdom_.assign(n, kNone);
+  depth_.assign(n, 1);
+  // Consumers have larger indices, so one reverse sweep sees them first.
+  for (size_t k = n; k-- > 0;) {
+    uint32_t i = static_cast<uint32_t>(k);
+    auto outs = outputs(i);
+    if (i == root() || outs.empty()) continue;
+    uint32_t p = outs[0];
+    for (size_t j = 1; j < outs.size() && p != kNone; ++j) p = Lca(p, outs[j]);
+    ipdom_[i] = p;
+    depth_[i] = p == kNone ? 1 : depth_[p] + 1;
+  }
+  // Children lists (CSR) and an Euler tour for O(1) ancestor queries.
+  tree_begin_.assign(n + 1, 0);
+  for (uint32_t i = 0; i < n; ++i) {
+    if (ipdom_[i] != kNone) ++tree_begin_[ipdom_[i] + 1];
+  }
+  for (size_t i = 0; i < n; ++i) tree_begin_[i + 1] += tree_begin_[i];
+  tree_ids_.resize(tree_begin_[n]);
+  std::vector<uint32_t> fill(tree_begin_.begin(), tree_begin_.end() - 1);
+  for (uint32_t i = 0; i < n; ++i) {
+    if (ipdom_[i] != kNone) tree_ids_[fill[ipdom_[i]]++] = i;
+  }
+  tin_.assign(n, 0);
+  tout_.assign(n, 0);
+  uint32_t clock = 0;
+  std::vector<std::pair<uint32_t, uint32_t>> stack;  // (node, next child offset)
+  for (size_t k = n; k-- > 0;) {
+    if (ipdom_[k] != kNone) continue;
+    stack.emplace_back(static_cast<uint32_t>(k), tree_begin_[k]);
+    tin_[k] = clock++;
+    while (!stack.empty()) {
+      auto& [node, next] = stack.back();
+      if (next < tree_begin_[node + 1]) {
+        uint32_t child = tree_ids_[next++];
+        tin_[child] = clock++;
+        stack.emplace_back(child, tree_begin_[child]);
+      } else {
+        tout_[node] = clock++;
+        stack.pop_back();
+      }
+    }
+  }
+  has_postdom_ = true;
+}
+
+uint32_t IndexedGraph::PostDominator(uint32_t i) const {
+  if (!has_postdom_) ComputePostDominators();
+  return ipdom_[i];
+}
+
+bool IndexedGraph::PostDominates(uint32_t a, uint32_t b) const {
+  if (!has_postdom_) ComputePostDominators();
+  return a != b && tin_[a] < tin_[b] && tout_[b] < tout_[a];
+}
+
+std::span<const uint32_t> IndexedGraph::PostDominated(uint32_t i) const {
+  if (!has_postdom_) ComputePostDominators();
+  return {tree_ids_.data() + tree_begin_[i], tree_begin_[i + 1] - tree_begin_[i]};
+}
+
+}  // namespace carve
