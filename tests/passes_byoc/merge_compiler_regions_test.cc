@@ -5,6 +5,7 @@
 #include "passes/byoc/merge_compiler_regions.h"
 
 #include <string>
+#include <string_view>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -16,6 +17,19 @@
 
 namespace carve::testing {
 namespace {
+
+// Runs MergeCompilerRegions on `mod`, checks that its regions are acyclic,
+// and returns how many regions of `target` @main has (-1 when it has none
+// to count: malformed annotations).
+int MergeAndCountRegions(Module& mod, std::string_view target) {
+  RunOk(MergeCompilerRegions(), mod);
+  EXPECT_TRUE(VerifyRegionsAcyclic(mod).ok()) << Show(mod);
+  absl::StatusOr<AnnotatedRegionSet> set = AnnotatedRegionSet::Create(mod.Lookup("main"));
+  if (!set.ok()) return -1;
+  int n = 0;
+  for (int id : set->RegionIds()) n += set->Target(id) == target;
+  return n;
+}
 
 // O = supported, X = not: the three supported ops must not merge, or each
 // region would depend on the other.
@@ -203,13 +217,7 @@ def @main(%x: Tensor[(2, 2), float32]) {
 })");
   RunOk(AnnotateTarget({TargetRegistry::Global().Find("t")}, /*include_non_call_ops=*/false),
         mod);
-  RunOk(MergeCompilerRegions(), mod);
-  EXPECT_TRUE(VerifyRegionsAcyclic(mod).ok()) << Show(mod);
-  absl::StatusOr<AnnotatedRegionSet> set = AnnotatedRegionSet::Create(mod.Lookup("main"));
-  ASSERT_TRUE(set.ok());
-  int t_regions = 0;
-  for (int id : set->RegionIds()) t_regions += set->Target(id) == "t";
-  EXPECT_EQ(t_regions, 2) << Show(mod);
+  EXPECT_EQ(MergeAndCountRegions(mod, "t"), 2) << Show(mod);
   RunOk(PartitionGraph(), mod);
 }
 
@@ -256,13 +264,7 @@ def @main(%x: Tensor[(1, 2), float32], %y: Tensor[(8, 2), float32],
          annotation.compiler_begin(%19, compiler="default"));
   annotation.compiler_end(%21, compiler="default")
 })");
-  RunOk(MergeCompilerRegions(), mod);
-  EXPECT_TRUE(VerifyRegionsAcyclic(mod).ok()) << Show(mod);
-  absl::StatusOr<AnnotatedRegionSet> set = AnnotatedRegionSet::Create(mod.Lookup("main"));
-  ASSERT_TRUE(set.ok());
-  int t_regions = 0;
-  for (int id : set->RegionIds()) t_regions += set->Target(id) == "t";
-  EXPECT_EQ(t_regions, 3) << Show(mod);
+  EXPECT_EQ(MergeAndCountRegions(mod, "t"), 3) << Show(mod);
   RunOk(PartitionGraph(), mod);
 }
 
@@ -276,13 +278,7 @@ def @main(%x: Tensor[(2, 2), float32]) {
   add(%0, %v)
 })");
   RunOk(AnnotateTarget({TargetRegistry::Global().Find("t")}), mod);
-  RunOk(MergeCompilerRegions(), mod);
-  EXPECT_TRUE(VerifyRegionsAcyclic(mod).ok()) << Show(mod);
-  absl::StatusOr<AnnotatedRegionSet> set = AnnotatedRegionSet::Create(mod.Lookup("main"));
-  ASSERT_TRUE(set.ok());
-  int t_regions = 0;
-  for (int id : set->RegionIds()) t_regions += set->Target(id) == "t";
-  EXPECT_EQ(t_regions, 2) << Show(mod);
+  EXPECT_EQ(MergeAndCountRegions(mod, "t"), 2) << Show(mod);
 }
 
 // AnnotateTarget wraps each let value in a compiler_begin whose region has
@@ -369,12 +365,7 @@ def @main(%x: Tensor[(2, 2), float32]) {
   (%0, %1(%x))
 })");
   RunOk(AnnotateTarget({TargetRegistry::Global().Find("t")}), mod);
-  RunOk(MergeCompilerRegions(), mod);
-  absl::StatusOr<AnnotatedRegionSet> set = AnnotatedRegionSet::Create(mod.Lookup("main"));
-  ASSERT_TRUE(set.ok());
-  int t_regions = 0;
-  for (int id : set->RegionIds()) t_regions += set->Target(id) == "t";
-  EXPECT_EQ(t_regions, 2) << Show(mod);
+  EXPECT_EQ(MergeAndCountRegions(mod, "t"), 2) << Show(mod);
 }
 
 // Removing the internal pairs rebuilds only what reads a changed node:
