@@ -31,22 +31,20 @@ using RegionList = std::vector<RegionId>;
 using NodeIndex = AnnotatedRegionSet::NodeIndex;
 constexpr NodeIndex kNoNode = AnnotatedRegionSet::kNoNode;
 
-// Decides the merges. See the header for the algorithm. The walk runs over
-// the set's dense numbering (children, kinds and regions by node index), so
-// it touches the nodes themselves only for lets and for inputs computed
-// outside every region.
+// TVM's RegionMerger (see the header for the algorithm). The walk runs over
+// the set's dense numbering (children, kinds and regions by node index); it
+// touches the nodes themselves only for inputs computed outside every region.
 class RegionMerger {
  public:
   // `exact`: also test every merge by a walk upstream of the region (see
-  // ReachesOtherwise); the fallback when the restriction sets missed a path.
-  explicit RegionMerger(AnnotatedRegionSet& set, bool exact = false)
+  // ReachesOtherwise); the fallback when a restriction set missed a path.
+  RegionMerger(AnnotatedRegionSet& set, bool exact)
       : exact_(exact),
         set_(set),
+        lets_(set.lets()),
         state_(set.num_nodes(), kNew),
-        processed_(set.NumRegionIds(), 0),
-        referenced_(set.NumRegionIds(), 0),
-        pending_(set.NumRegionIds(), 0),
-        region_known_(set.NumRegionIds(), 0) {}
+        decided_(set.NumRegionIds(), 0),
+        pending_(set.NumRegionIds(), 0) {}
 
   absl::Status Run() {
     order_.reserve(set_.num_nodes());  // one allocation, not a doubling series
@@ -60,23 +58,21 @@ class RegionMerger {
     return cancelled_ ? absl::CancelledError("interrupted") : absl::OkStatus();
   }
 
-  // Whether a region grew upstream after another set had recorded it: then
-  // a recorded set may miss a path, and the result needs the cycle check.
-  bool suspect() const { return suspect_; }
-
   // The nodes the walk visited (every node outside composite functions),
   // children before parents.
   const std::vector<NodeIndex>& order() const { return order_; }
 
  private:
-  // pending_[r]: input edges of unvisited regions that read from region r.
+  // pending_[p]: the input edges from region p of regions not decided yet.
+  // A region without a compiler_end (AnnotateTarget's begin around a let
+  // value) is never decided: what reads it reads the let-bound variable,
+  // and Upstream walks through it.
   void CountPendingEdges() {
-    // Every compiler_begin not dropped is an input of its region: a scan in
-    // node order instead of a walk over the regions' lists.
     for (NodeIndex begin = 0; begin < set_.num_nodes(); ++begin) {
       if (!set_.IsBegin(begin) || set_.Removed(begin)) continue;
+      RegionId r = set_.RegionAt(begin);
       RegionId p = set_.RegionOfIndex(set_.AnnotationArg(begin));
-      if (p != kNone && p != set_.RegionAt(begin)) ++pending_[p];
+      if (p != kNone && p != r && set_.HasOuts(r)) ++pending_[p];
     }
   }
 
@@ -98,7 +94,7 @@ class RegionMerger {
     if (state_[i] == kDone) return false;
     if (s.begin != kNoNode) {
       RegionId p = set_.RegionAt(i);
-      if (p != kNone && processed_[p]) return false;  // decided already
+      if (p != kNone && decided_[p]) return false;
       if (state_[i] == kActive) {
         error_ = SpanError(set_.node(s.begin)->span(),
                            "annotated regions depend on each other in a cycle: this input of a "
@@ -108,7 +104,6 @@ class RegionMerger {
     }
     if (state_[i] == kActive) return false;
     state_[i] = kActive;
-    if (set_.kind(i) == ExprKind::kLet) lets_.Record(Cast<Let>(set_.node(i)));
     return true;
   }
 
@@ -119,7 +114,7 @@ class RegionMerger {
     for (NodeIndex kid : set_.children(i)) {
       if (kid != kNoNode && state_[kid] == kNew) push(Step{kid, kNoNode});
     }
-    if (!set_.IsEnd(i) || processed_[set_.RegionAt(i)]) return;
+    if (!set_.IsEnd(i) || decided_[set_.RegionAt(i)]) return;
     set_.ForEachInIndex(set_.RegionAt(i), [&](NodeIndex begin) {
       NodeIndex producer = set_.AnnotationArg(begin);
       // An atom decides nothing.
@@ -132,67 +127,116 @@ class RegionMerger {
     NodeIndex i = s.node;
     state_[i] = kDone;
     order_.push_back(i);
-    if (!set_.IsEnd(i) || processed_[set_.RegionAt(i)]) return absl::OkStatus();
+    if (!set_.IsEnd(i) || decided_[set_.RegionAt(i)]) return absl::OkStatus();
     inputs_.clear();
     set_.ForEachInIndex(set_.RegionAt(i), [&](NodeIndex begin) { inputs_.push_back(begin); });
-    Process(set_.RegionAt(i), inputs_);
+    Decide(set_.RegionAt(i), inputs_);
     return absl::OkStatus();
   }
 
-  void Process(RegionId r, std::span<const NodeIndex> inputs) {
-    std::string_view target = set_.Target(r);
-    const Function* scope = set_.Scope(r);
-    // Scratch lists, reused from region to region.
+  // TVM's VisitExpr_(compiler_end) once the parents are visited: r's
+  // restriction set is the union of its parents' sets, plus its parents of
+  // another target (and, where carve differs, every region upstream of an
+  // input computed outside every region); a parent of r's target merges into
+  // r unless the set holds it.
+  void Decide(RegionId r, std::span<const NodeIndex> inputs) {
     RegionList& restrict = restrict_scratch_;
-    RegionList& candidates = candidates_scratch_;
-    std::vector<RegionId>& producers = producers_scratch_;  // one per input edge from a region
+    RegionList& parents = parents_scratch_;  // one per input edge from a region
     restrict.clear();
-    candidates.clear();
-    producers.clear();
+    parents.clear();
     for (NodeIndex begin : inputs) {
       NodeIndex x = set_.AnnotationArg(begin);
+      const Expr* input = x != kNoNode ? set_.node(x) : Cast<Call>(set_.node(begin))->args()[0];
       RegionId p = set_.RegionOfIndex(x);
       if (p == r) continue;
       if (p == kNone) {
-        Append(restrict, InputUpstream(begin, x));
+        Append(restrict, Upstream(input));
         continue;
       }
-      producers.push_back(p);
-      Append(restrict, RegionUpstream(p));
-      if (set_.Target(p) == target && set_.Scope(p) == scope) {
-        candidates.push_back(p);
-      } else {
-        restrict.push_back(p);
-        referenced_[p] = 1;
-      }
+      parents.push_back(p);
+      Append(restrict, decided_[p] ? Restriction(p) : Upstream(input));
+      if (!Mergeable(p, r)) restrict.push_back(p);
     }
     Canonicalize(restrict);
-    Canonicalize(candidates);
-    for (RegionId p : producers) Consume(p);
-    for (RegionId p : candidates) {
-      if (std::binary_search(restrict.begin(), restrict.end(), p)) continue;
-      if (exact_ && ReachesOtherwise(set_.Resolve(p), set_.Resolve(r))) continue;
-      if (!suspect_ && referenced_[p] && GainsUpstream(p, restrict)) suspect_ = true;
-      int32_t carried = pending_[p];
+    for (RegionId p : parents) Consume(p);
+    Canonicalize(parents);
+    for (RegionId p : parents) {
+      if (!Mergeable(p, r) || std::binary_search(restrict.begin(), restrict.end(), p)) continue;
+      if (exact_ && ReachesOtherwise(p, r)) continue;
+      pending_[r] += pending_[p];
       set_.MergeRegions(p, r);
-      pending_[r] += carried;
       restrict_.erase(p);
     }
-    processed_[r] = 1;
+    decided_[r] = 1;
     Canonicalize(restrict);
     Prune(restrict, r);
     if (pending_[r] > 0) restrict_[r] = restrict;
   }
 
-  // Whether merging `p` into the region whose restriction set is `restrict`
-  // (sorted) gives p's unit upstream regions p did not have.
-  bool GainsUpstream(RegionId p, const RegionList& restrict) {
-    RegionList before = RegionUpstream(p);
-    Canonicalize(before);
-    for (RegionId x : restrict) {
-      if (x != p && !std::binary_search(before.begin(), before.end(), x)) return true;
+  // Regions of one target in one function literal.
+  bool Mergeable(RegionId p, RegionId r) const {
+    return set_.Target(p) == set_.Target(r) && set_.Scope(p) == set_.Scope(r);
+  }
+
+  // The restriction set of decided region `r` (empty once nobody reads it).
+  const RegionList& Restriction(RegionId r) const {
+    auto it = restrict_.find(r);
+    return it == restrict_.end() ? kEmpty : it->second;
+  }
+
+  // Marks one input edge from `p` as visited; a region nobody will read from
+  // again can leave every restriction set.
+  void Consume(RegionId p) {
+    if (--pending_[p] == 0) restrict_.erase(p);
+  }
+
+  // The decided regions upstream of `e` that an undecided region still
+  // reads (memoized). Paths go through nodes outside regions and through
+  // regions not decided; a decided region g upstream contributes g and its
+  // restriction set. Empty when the walk was cancelled (Run then fails).
+  const RegionList& Upstream(const Expr* e) {
+    if (IsPlainAtom(e)) return kEmpty;
+    absl::Status walked = WalkPostOrder(
+        e, [&](const Expr* n) { return !upstream_.Contains(n); },
+        [&](const Expr* n, auto push) {
+          ForEachDependency(n, lets_, [&](const Expr* d) {
+            if (DecidedRegion(d) == kNone && !IsPlainAtom(d)) push(d);
+          });
+        },
+        [&](const Expr* n) { Memoize(n); });
+    if (!walked.ok()) {
+      cancelled_ = true;
+      return kEmpty;
     }
-    return false;
+    return *upstream_.Find(e);
+  }
+
+  // Records the upstream set of `n`, whose dependencies are all known.
+  void Memoize(const Expr* n) {
+    RegionList result;
+    ForEachDependency(n, lets_, [&](const Expr* d) {
+      if (RegionId g = DecidedRegion(d); g != kNone) {
+        result.push_back(g);
+        Append(result, Restriction(g));
+      } else if (const RegionList* up = upstream_.Find(d)) {
+        Append(result, *up);
+      }
+    });
+    Canonicalize(result);
+    Prune(result, kNone);
+    upstream_[n] = std::move(result);
+  }
+
+  RegionId DecidedRegion(const Expr* e) const {
+    RegionId g = set_.GetRegion(e);
+    return g != kNone && decided_[g] ? g : kNone;
+  }
+
+  // An atom whose value depends on nothing (not a let-bound variable).
+  bool IsPlainAtom(const Expr* e) const {
+    if (!e->is_atom()) return false;
+    const Var* var = DynCast<Var>(e);
+    return var == nullptr || lets_.ValueOf(var) == nullptr;
   }
 
   // Whether region `p` reaches region `r` other than by a direct edge: a
@@ -208,7 +252,7 @@ class RegionMerger {
       set_.ForEachIn(g, [&](const Call* begin) {
         const Expr* x = begin->args()[0];
         RegionId from = set_.GetRegion(x);
-        if (skip_p && from != kNone && set_.Resolve(from) == p) return;
+        if (skip_p && from == p) return;
         if (seen_nodes.insert(x).second) stack.push_back(x);
       });
     };
@@ -216,9 +260,7 @@ class RegionMerger {
     while (!stack.empty()) {
       const Expr* d = stack.back();
       stack.pop_back();
-      RegionId g = set_.GetRegion(d);
-      if (g != kNone) {
-        g = set_.Resolve(g);
+      if (RegionId g = set_.GetRegion(d); g != kNone) {
         if (g == p) return true;
         if (seen_regions.insert(g).second) push_inputs(g, /*skip_p=*/false);
         continue;
@@ -228,133 +270,6 @@ class RegionMerger {
       });
     }
     return false;
-  }
-
-  // Every live region upstream of the input of compiler_begin `begin`, which
-  // is outside every region: node `x`, or an atom when x is kNoNode. An atom
-  // other than a let-bound variable has nothing upstream.
-  const RegionList& InputUpstream(NodeIndex begin, NodeIndex x) {
-    if (x == kNoNode && lets_.empty()) return kEmpty;
-    const Expr* e = x != kNoNode ? set_.node(x) : Cast<Call>(set_.node(begin))->args()[0];
-    if (IsPlainAtom(e)) return kEmpty;
-    return Upstream(Key(e));
-  }
-
-  // An atom whose value depends on nothing (not a let-bound variable).
-  bool IsPlainAtom(const Expr* e) const {
-    if (!e->is_atom()) return false;
-    const Var* var = DynCast<Var>(e);
-    return var == nullptr || lets_.ValueOf(var) == nullptr;
-  }
-
-  // The restriction set of decided region `r` (empty once nobody reads it).
-  const RegionList& Restriction(RegionId r) const {
-    auto it = restrict_.find(r);
-    return it == restrict_.end() ? kEmpty : it->second;
-  }
-
-  // Marks one input edge from `p` as visited; a region nobody will read from
-  // again can leave every restriction set.
-  void Consume(RegionId p) {
-    if (--pending_[p] == 0) restrict_.erase(p);
-  }
-
-  // What a region contributes to the restrictions of a region reading it
-  // indirectly or from another target: its own restrictions (every live
-  // region upstream of it), computed on demand for a region not decided yet.
-  const RegionList& RegionUpstream(RegionId p) {
-    if (processed_[p]) return Restriction(p);
-    return Upstream(RegionKey(p));
-  }
-
-  // Keys of the upstream memo: a node outside regions, or an undecided
-  // region (ids tagged in the low bit; node pointers are aligned).
-  static uintptr_t Key(const Expr* e) { return reinterpret_cast<uintptr_t>(e); }
-  static uintptr_t RegionKey(RegionId r) { return (static_cast<uintptr_t>(r) << 1) | 1; }
-  static bool IsRegionKey(uintptr_t k) { return k & 1; }
-  static const void* KeyPtr(uintptr_t k) { return reinterpret_cast<const void*>(k); }
-  bool Known(uintptr_t k) const {
-    return IsRegionKey(k) ? region_known_[k >> 1] != 0 : upstream_.Contains(KeyPtr(k));
-  }
-
-  // The dependencies of a key: a node's (see dataflow_deps.h), or the input
-  // producers of a region.
-  template <typename F>
-  void ForEachKeyDependency(uintptr_t key, F&& f) {
-    if (IsRegionKey(key)) {
-      set_.ForEachIn(static_cast<RegionId>(key >> 1),
-                     [&](const Call* begin) { f(begin->args()[0]); });
-      return;
-    }
-    ForEachDependency(reinterpret_cast<const Expr*>(key), lets_, f);
-  }
-
-  // Every live region upstream of `key` (memoized). Empty when the walk was
-  // cancelled (Run then fails).
-  const RegionList& Upstream(uintptr_t key) {
-    absl::Status walked = WalkPostOrder(
-        key, [&](uintptr_t k) { return !Known(k); },
-        [&](uintptr_t k, auto push) {
-          ForEachKeyDependency(k, [&](const Expr* d) {
-            RegionId g = set_.GetRegion(d);
-            if (g == kNone) {
-              if (!IsPlainAtom(d)) push(Key(d));
-            } else if (!processed_[g]) {
-              push(RegionKey(g));
-            }
-          });
-        },
-        [&](uintptr_t k) { Memoize(k); });
-    if (!walked.ok()) {
-      cancelled_ = true;
-      return kEmpty;
-    }
-    return IsRegionKey(key) ? region_upstream_[key >> 1] : *upstream_.Find(KeyPtr(key));
-  }
-
-  // Records the upstream set of `k`, whose dependencies are all known.
-  void Memoize(uintptr_t k) {
-    RegionList result;
-    ForEachKeyDependency(k, [&](const Expr* d) {
-      RegionId g = set_.GetRegion(d);
-      if (g == kNone) {
-        if (const RegionList* up = upstream_.Find(d)) Append(result, *up);
-        return;
-      }
-      if (IsRegionKey(k) && g == static_cast<RegionId>(k >> 1)) return;
-      result.push_back(g);
-      referenced_[g] = 1;
-      Append(result, RegionUpstreamIfKnown(g));
-    });
-    Canonicalize(result);
-    Prune(result, kNone);
-    if (IsRegionKey(k)) {
-      RegionId r = static_cast<RegionId>(k >> 1);
-      region_known_[r] = 1;
-      region_upstream_[r] = std::move(result);
-      // (Undecided, so never merged since construction.)
-      if (!set_.HasOuts(r)) ConsumeInputsOf(r);
-    } else {
-      upstream_[KeyPtr(k)] = std::move(result);
-    }
-  }
-
-  // A region without a compiler_end (AnnotateTarget's begin around a let
-  // value) is never visited, so its input edges are marked visited once its
-  // upstream set is memoized (that copy is all its readers need). Left
-  // pending, they kept every producer in all later restriction sets: a chain
-  // of lets took quadratic time and memory.
-  void ConsumeInputsOf(RegionId r) {
-    set_.ForEachInIndex(r, [&](NodeIndex begin) {
-      RegionId p = set_.RegionOfIndex(set_.AnnotationArg(begin));
-      if (p != kNone && p != r) Consume(p);
-    });
-  }
-
-  const RegionList& RegionUpstreamIfKnown(RegionId g) {
-    if (processed_[g]) return Restriction(g);
-    auto it = region_upstream_.find(g);
-    return it == region_upstream_.end() ? kEmpty : it->second;
   }
 
   static void Append(RegionList& to, const RegionList& from) {
@@ -368,7 +283,7 @@ class RegionMerger {
     list.erase(std::unique(list.begin(), list.end()), list.end());
   }
 
-  // Drops regions no unvisited region reads from, and `self`.
+  // Drops regions no undecided region reads from, and `self`.
   void Prune(RegionList& list, RegionId self) {
     list.erase(std::remove_if(list.begin(), list.end(),
                               [&](RegionId id) { return id == self || pending_[id] <= 0; }),
@@ -378,25 +293,21 @@ class RegionMerger {
   static inline const RegionList kEmpty;
 
   bool exact_;
-  bool suspect_ = false;
   bool cancelled_ = false;  // an Upstream walk was cancelled
   AnnotatedRegionSet& set_;
+  const LetBindings& lets_;
   std::vector<uint8_t> state_;  // by node index
   std::vector<NodeIndex> order_;
   std::vector<NodeIndex> inputs_;  // scratch: the inputs of the region being decided
   absl::Status error_;             // a region cycle the walk met
-  RegionList restrict_scratch_, candidates_scratch_, producers_scratch_;
-  LetBindings lets_;
-  // Indexed by region id.
-  std::vector<uint8_t> processed_;
-  std::vector<uint8_t> referenced_;  // recorded in some set as an upstream region
+  RegionList restrict_scratch_, parents_scratch_;
+  // By region id.
+  std::vector<uint8_t> decided_;
   std::vector<int32_t> pending_;
-  // Sparse (the live frontier): the restriction sets of decided regions with
-  // readers left, and the upstream sets of undecided regions asked about.
+  // Sparse (the live frontier): the restriction sets of decided regions
+  // with readers left, and the upstream sets of nodes asked about.
   absl::flat_hash_map<RegionId, RegionList> restrict_;
-  AddressMap<RegionList> upstream_;  // nodes outside regions, by node
-  absl::flat_hash_map<RegionId, RegionList> region_upstream_;
-  std::vector<uint8_t> region_known_;
+  AddressMap<RegionList> upstream_;
 };
 
 // Removes compiler_begin(compiler_end(x)) pairs inside one region (TVM's
@@ -446,38 +357,28 @@ class InternalAnnotationRemover {
   std::vector<const Expr*> out_;  // by node index; nullptr: not rebuilt
 };
 
-// One merge of `fn`'s regions; `exact` as RegionMerger's. `suspect` is set
-// as RegionMerger::suspect().
-absl::StatusOr<const Function*> MergeOnce(const Function* fn, Arena* arena, bool exact,
-                                          bool* suspect) {
+// One merge of `fn`'s regions; `exact` as RegionMerger's. nullptr when not
+// `exact` and the merged regions depend on each other in a cycle.
+absl::StatusOr<const Function*> MergeOnce(const Function* fn, Arena* arena, bool exact) {
   CARVE_ASSIGN_OR_RETURN(AnnotatedRegionSet set, AnnotatedRegionSet::Create(fn));
   if (set.size() == 0) return fn;
   RegionMerger merger(set, exact);
   CARVE_RETURN_IF_ERROR(merger.Run());
-  *suspect = merger.suspect();
+  if (!exact && FindRegionCycle(set, fn).has_value()) return nullptr;
   return Cast<Function>(InternalAnnotationRemover(arena, set).Run(merger.order()));
-}
-
-// Whether the regions of `fn` depend on each other.
-bool HasRegionCycle(const Function* fn) {
-  absl::StatusOr<AnnotatedRegionSet> set = AnnotatedRegionSet::Create(fn);
-  return set.ok() && FindRegionCycle(*set, fn).has_value();
 }
 
 }  // namespace
 
-// The restriction sets of the fast merger are pruned and memoized; a region
-// that grows by a merge after a downstream set copied its upstream leaves
-// that set short (issue 22: two tensorrt regions each feeding the other
-// through default regions). The merged function is checked (linear time),
-// and in the rare case it has a cycle, merged again testing every merge
-// exactly. Only a merger that saw a recorded region grow upstream (rare:
-// RegionMerger::suspect) pays for the check.
+// A restriction set is a snapshot: a region that grows by a merge after a
+// downstream set recorded it leaves that set short (TVM's too; issue 22: two
+// tensorrt regions each feeding the other through default regions). The
+// merged regions are checked (linear time) and, in the rare case they have a
+// cycle, merged again testing every merge exactly.
 absl::StatusOr<const Function*> MergeCompilerRegionsFunction(const Function* fn, Arena* arena) {
-  bool suspect = false;
-  CARVE_ASSIGN_OR_RETURN(const Function* merged, MergeOnce(fn, arena, false, &suspect));
-  if (merged == fn || !suspect || !HasRegionCycle(merged)) return merged;
-  return MergeOnce(fn, arena, true, &suspect);
+  CARVE_ASSIGN_OR_RETURN(const Function* merged, MergeOnce(fn, arena, /*exact=*/false));
+  if (merged != nullptr) return merged;
+  return MergeOnce(fn, arena, /*exact=*/true);
 }
 
 PassPtr MergeCompilerRegions() {
