@@ -22,7 +22,7 @@ namespace carve {
 enum class LayoutRule : uint8_t {
   kNone = 0,
   kConv = 1,       // converted to the desired layout (the convolutions)
-  kPool = 2,       // follows its input's layout attribute (2-d pools, image.resize2d, resize1d, resize3d)
+  kPool = 2,       // follows its input's layout attribute (pools, image.resize1d/2d/3d)
   kConcat = 3,     // follows its inputs, axis remapped
   kBatchNorm = 4,  // follows its input, axis remapped
   kPad = 5,        // follows its input, pad_width permuted

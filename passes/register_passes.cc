@@ -111,10 +111,10 @@ PassInfo DeadCodeEliminationInfo() {
 
 PassInfo ConvertLayoutInfo() {
   return PassInfo{"ConvertLayout",
-                  "move conv2d to a data layout (NCHW or NHWC); ops after it follow",
-                  {Param("data_layout", PassParamKind::kString, std::nullopt, "NCHW or NHWC"),
+                  "move convolutions to a data layout (e.g. NHWC); ops after them follow",
+                  {Param("data_layout", PassParamKind::kString, std::nullopt, "e.g. NCHW, NHWC, NDHWC"),
                    Param("kernel_layout", PassParamKind::kString, "default",
-                         "conv2d kernel layout (default: OIHW / HWIO, HWOI depthwise)"),
+                         "kernel layout (default: each op's TVM default, e.g. OIHW / HWIO)"),
                    Param("ops", PassParamKind::kStringList, "nn.conv2d",
                          "the convolution ops to convert (TVM's desired_layouts keys)")},
                   [](const PassArgs& args) -> absl::StatusOr<PassPtr> {

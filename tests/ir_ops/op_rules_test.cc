@@ -45,7 +45,17 @@ TEST(OpRulesTest, LayoutRules) {
       {"all", LayoutRule::kReduce},              {"argmax", LayoutRule::kReduce},
       {"argmin", LayoutRule::kReduce},           {"squeeze", LayoutRule::kSqueeze},
       {"nn.layer_norm", LayoutRule::kNorm},      {"nn.instance_norm", LayoutRule::kNorm},
-      {"nn.l2_normalize", LayoutRule::kNorm}};
+      {"nn.l2_normalize", LayoutRule::kNorm},
+      {"nn.max_pool1d", LayoutRule::kPool},
+      {"nn.avg_pool1d", LayoutRule::kPool},
+      {"nn.max_pool3d", LayoutRule::kPool},
+      {"nn.avg_pool3d", LayoutRule::kPool},
+      {"nn.adaptive_avg_pool2d", LayoutRule::kPool},
+      {"nn.adaptive_max_pool2d", LayoutRule::kPool},
+      {"nn.adaptive_avg_pool1d", LayoutRule::kPool},
+      {"nn.adaptive_max_pool1d", LayoutRule::kPool},
+      {"nn.adaptive_avg_pool3d", LayoutRule::kPool},
+      {"nn.adaptive_max_pool3d", LayoutRule::kPool}};
   ExpectRules<LayoutRule>(expected, LayoutRuleOf);
 }
 
