@@ -331,8 +331,14 @@ int RunWhy(const ParsedArgs& args, Env& env) {
   const bool placement = args.Has("--backend");
   const size_t want = placement ? 1 : 2;
   if (args.positional().size() != want || !args.Has("--at")) {
-    *env.err << fmt::format("carve why: expected {} and --at NODE\nusage: {}\n",
-                            placement ? "FILE" : "PATTERN, FILE", kUsage);
+    // One positional without --backend: most likely FILE, the placement
+    // question without its backends.
+    std::string hint = !placement && args.positional().size() == 1
+                           ? "\n(to ask which backend runs a node of FILE and why not the "
+                             "others, give --backend NAME[,NAME...])"
+                           : "";
+    *env.err << fmt::format("carve why: expected {} and --at NODE{}\nusage: {}\n",
+                            placement ? "FILE" : "PATTERN, FILE", hint, kUsage);
     return kExitUsage;
   }
   absl::Status s = placement ? WhyPlacement(args, env) : WhyPattern(args, env);

@@ -94,7 +94,7 @@ constexpr const char* kStyle = R"(body{margin:0;font:13px Helvetica,Arial,sans-s
 #side button{font:12px Helvetica,Arial,sans-serif;margin:0 4px 8px 0}
 .cl{display:inline-block;width:16px;height:10px;margin-right:4px;vertical-align:middle}
 .sw{display:inline-block;width:12px;height:12px;border:1px solid #888;margin-right:4px;vertical-align:middle}
-#details dt{font-weight:bold;margin-top:6px}#details dd{margin:0;white-space:pre-wrap;word-break:break-all}
+#details dt{font-weight:bold;margin-top:6px}#details dd{margin:0;white-space:pre-wrap;overflow-wrap:anywhere}
 g.node.sel path,g.node.sel polygon,g.node.sel ellipse{stroke:#d00;stroke-width:3}
 )";
 
@@ -171,6 +171,12 @@ std::string WriteHtml(const Graph& g, const std::string& svg) {
       "<div><span class=\"cl\" style=\"border:1px dashed #888\"></span>composite</div>\n"
       "<div><span class=\"cl\" style=\"border:3px solid #333\"></span>result of @main</div>\n"
       "<p>Host nodes say, per backend, why it did not take them.</p>\n";
+  if (!g.removed.empty()) {
+    legend += fmt::format(
+        "<p>The note lists the {} op{} {}'s preparation passes removed before partitioning "
+        "(click it, or open the page at #%N, for each one's pass).</p>\n",
+        g.removed.size(), g.removed.size() == 1 ? "" : "s", Html(g.removed_by));
+  }
   return fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<title>carve viz</title>\n<style>\n{}</style>\n</head>\n<body>\n"
