@@ -31,6 +31,7 @@
 #include "ir/module.h"
 #include "ir/ndarray.h"
 #include "passes/fold/bind_params.h"
+#include "passes/byoc/partition_report.h"
 #include "passes/byoc/placement_record.h"
 #include "passes/byoc/target.h"
 
@@ -78,8 +79,11 @@ struct ErrorStats {
   int64_t worst_call = 0;            // which merged comparison (0-based)
   double worst_got = 0, worst_ref = 0;
 
-  // Magnitude beyond kExplodedMagnitude or inf/NaN on both sides.
-  bool exploded() const { return max_magnitude > kExplodedMagnitude || nonfinite_both > 0; }
+  // A float tensor's magnitude beyond kExplodedMagnitude, or inf/NaN on both
+  // sides. (An integer compares exactly, whatever its size.)
+  bool exploded() const {
+    return (norm_rule && max_magnitude > kExplodedMagnitude) || nonfinite_both > 0;
+  }
   void Merge(const ErrorStats& other);
 };
 
@@ -96,7 +100,15 @@ struct OutputComparison {
 struct CompositeComparison {
   std::string name;  // the Composite attribute; error.count = calls
   ErrorStats error;
+  // Largest finite |value| of the composite's inputs (over its calls).
+  double input_magnitude = 0;
 };
+
+// Inputs this many times larger than a float result make its rounding, not
+// a backend bug, a likely cause of a failure: sums of large terms that
+// cancel keep an error relative to the terms (dcgan with random weights: a
+// deconvolution of values up to 1e4 into tanh's range).
+inline constexpr double kCancellationRatio = 100;
 
 struct CompareReport {
   std::string backends;  // "dnnl" or "dnnl,bnns"
@@ -104,12 +116,18 @@ struct CompareReport {
   // Who runs each op of `partitioned` and why the others not, with the
   // pruning rules' reasons (passes/byoc/placement_record.h).
   PlacementRecord record;
+  // What the preparation passes removed before partitioning (the report's
+  // section of its own).
+  PreparedAway prepared;
   size_t offloaded = 0;  // functions with a Compiler attribute
   // Set when the comparison ran on another form of the module than given
   // (the graph-normal form when lets left region inputs free), saying so.
   std::string note;
   std::vector<OutputComparison> outputs;        // in output order
   std::vector<CompositeComparison> composites;  // by name
+  // Largest finite |value| any composite received: how large values grow
+  // inside the graph, where the outputs may not show it.
+  double inner_magnitude = 0;
   bool ok = true;                               // every error within tolerance
   // Wall time of partitioning, and of the calls of @main as is (reference
   // kernels) and partitioned (backends), per CompareOptions::timing.

@@ -1,5 +1,6 @@
 #include "backends/partition.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -11,6 +12,7 @@
 #include "fmt/format.h"
 #include "interpreter/function_info.h"
 #include "interpreter/kernel.h"
+#include "ir/adt.h"
 #include "ir/visit.h"
 #include "passes/byoc/annotate_target.h"
 #include "passes/byoc/annotation.h"
@@ -26,6 +28,13 @@
 
 namespace carve {
 namespace {
+
+// What TVM v0.16 does to a region inside a match clause
+// (src/relay/transforms/annotate_target.cc has no rule for Match).
+constexpr const char* kUnclosedClauseText =
+    "TVM v0.16's AnnotateTarget has no rule for `match`: it never ends a region at a clause's "
+    "result (it does for if branches), so PartitionGraph leaves the clause reading the region's "
+    "value as a free variable and the region's ops in a partition nothing calls";
 
 absl::StatusOr<std::vector<NDArray>> EvaluateConstantCall(const Call* call,
                                                           std::span<const NDArray> args) {
@@ -46,32 +55,89 @@ void EnsureConstantEvaluator() {
   if (GetConstantEvaluator() == nullptr) SetConstantEvaluator(EvaluateConstantCall);
 }
 
-std::vector<std::string> UnboundInputsOfMain(const Module& mod) {
+namespace {
+
+// "Some(...)", "Nil", "_", "%x", "(...)": a clause's pattern, short.
+std::string ClauseText(const AdtPattern* p) {
+  switch (p->kind()) {
+    case AdtPattern::Kind::kWildcard: return "_";
+    case AdtPattern::Kind::kVar: return fmt::format("%{}", p->var()->name());
+    case AdtPattern::Kind::kTuple: return "(...)";
+    case AdtPattern::Kind::kConstructor:
+      return fmt::format("{}{}", p->constructor()->name(), p->fields().empty() ? "" : "(...)");
+  }
+  return "_";
+}
+
+// A free variable of a partitioned @main and where TVM's flow left it.
+struct UnboundInput {
+  std::string text;  // "%dnnl_0_i0 (the value of let %a)"
+  bool let = false;     // the value of a let
+  bool clause = false;  // read inside a match clause
+};
+
+std::vector<UnboundInput> UnboundInputs(const Module& mod) {
   const Function* main = mod.Lookup("main");
   if (main == nullptr) return {};
   std::vector<const Var*> unbound = FreeVars(main);
   if (unbound.empty()) return {};
+  absl::flat_hash_set<const Var*> free_set(unbound.begin(), unbound.end());
   absl::flat_hash_map<const Var*, const Var*> let_of;  // free variable -> the let it feeds
+  // Free variable -> the innermost match clause reading it (post-order
+  // visits an inner match first).
+  absl::flat_hash_map<const Var*, std::string> clause_of;
   PostOrderVisit(main->body(), [&](const Expr* e) {
+    if (const Match* match = DynCast<Match>(e)) {
+      for (const Clause& c : match->clauses()) {
+        PostOrderVisit(c.rhs, [&](const Expr* x) {
+          const Var* v = DynCast<Var>(x);
+          if (v != nullptr && free_set.contains(v)) clause_of.try_emplace(v, ClauseText(c.lhs));
+        });
+      }
+    }
     const Let* let = DynCast<Let>(e);
     const Var* v = let != nullptr ? DynCast<Var>(let->value()) : nullptr;
     if (v != nullptr) let_of.emplace(v, let->var());
   });
-  std::vector<std::string> free;
+  std::vector<UnboundInput> free;
   for (const Var* v : unbound) {
-    auto it = let_of.find(v);
-    free.push_back(it == let_of.end()
-                       ? fmt::format("%{}", v->name())
-                       : fmt::format("%{} (the value of let %{})", v->name(), it->second->name()));
+    UnboundInput in{fmt::format("%{}", v->name())};
+    if (auto it = let_of.find(v); it != let_of.end()) {
+      in.text += fmt::format(" (the value of let %{})", it->second->name());
+      in.let = true;
+    } else if (auto c = clause_of.find(v); c != clause_of.end()) {
+      in.text += fmt::format(" (read in the match clause {})", c->second);
+      in.clause = true;
+    }
+    free.push_back(std::move(in));
   }
   return free;
 }
 
+}  // namespace
+
+std::vector<std::string> UnboundInputsOfMain(const Module& mod) {
+  std::vector<std::string> out;
+  for (UnboundInput& in : UnboundInputs(mod)) out.push_back(std::move(in.text));
+  return out;
+}
+
 absl::Status CheckRunnablePartition(const Module& mod) {
-  std::vector<std::string> free = UnboundInputsOfMain(mod);
+  std::vector<UnboundInput> free = UnboundInputs(mod);
   if (free.empty()) return absl::OkStatus();
   std::string list;
-  for (const std::string& f : free) list += (list.empty() ? "" : ", ") + f;
+  bool clauses = false;
+  for (const UnboundInput& f : free) {
+    list += (list.empty() ? "" : ", ") + f.text;
+    clauses = clauses || f.clause;
+  }
+  if (clauses) {
+    return absl::FailedPreconditionError(fmt::format(
+        "the partitioned @main reads {} that nothing binds, so it cannot run: {} (carve "
+        "partition prints the same module as TVM); compute those values outside the match to "
+        "compare this backend",
+        list, kUnclosedClauseText));
+  }
   return absl::FailedPreconditionError(fmt::format(
       "the partitioned @main reads {} that nothing binds, so it cannot run: TVM v0.16's "
       "AnnotateTarget marks a let-bound value as the start of a region but never ends it, and "
@@ -104,7 +170,11 @@ absl::StatusOr<std::optional<LetBoundLoss>> FindLetBoundLoss(
     const Module& input, const Module& partitioned, const std::vector<TargetSpecPtr>& backends,
     const BackendPartitionOptions& options) {
   LetBoundLoss loss;
-  loss.free_inputs = UnboundInputsOfMain(partitioned);
+  for (UnboundInput& in : UnboundInputs(partitioned)) {
+    loss.in_lets = loss.in_lets || in.let;
+    loss.in_clauses = loss.in_clauses || in.clause;
+    loss.free_inputs.push_back(std::move(in.text));
+  }
   if (loss.free_inputs.empty()) return std::optional<LetBoundLoss>();
   Module graph = input;
   graph.Add("main", InlineLets(graph.Lookup("main"), graph.arena()));
@@ -115,17 +185,42 @@ absl::StatusOr<std::optional<LetBoundLoss>> FindLetBoundLoss(
     int missing = n - ran[name];
     if (missing > 0) loss.ops[name] = missing;
   }
+  // A region in a match clause stays unclosed in the graph-normal form too:
+  // its ops are those of the partitions nothing calls.
+  absl::flat_hash_set<const Function*> reached = ReachableFromMain(partitioned);
+  std::map<std::string, int> unreached;
+  for (const auto& [gv, fn] : partitioned.Functions()) {
+    if (!fn->HasAttr(attr::kCompiler) || reached.contains(fn)) continue;
+    PostOrderVisit(fn, [&](const Expr* e) {
+      const Call* call = DynCast<Call>(e);
+      if (call != nullptr && call->op() != nullptr && !IsCompilerAnnotation(call)) {
+        ++unreached[std::string(call->op()->name)];
+      }
+    });
+  }
+  for (const auto& [name, n] : unreached) loss.ops[name] = std::max(loss.ops[name], n);
   return std::optional<LetBoundLoss>(std::move(loss));
 }
 
 std::string LetBoundLossWarning(const LetBoundLoss& loss, std::string_view backends) {
+  std::string ops = fmt::format("{} op{} never run after partitioning ({})", loss.total(),
+                                loss.total() == 1 ? "" : "s",
+                                loss.ops.empty() ? "none counted" : loss.OpsText());
+  std::string lets = fmt::format(
+      "run ToGraphNormalForm first: carve opt FILE -p ToGraphNormalForm | carve partition - "
+      "--backend {}",
+      backends);
+  if (!loss.in_clauses) {
+    return fmt::format(
+        "carve: warning: {}: TVM v0.16's AnnotateTarget starts a region at a let-bound value "
+        "and never ends it, so @main reads {} that nothing binds; {}\n",
+        ops, loss.FreeInputsText(), lets);
+  }
   return fmt::format(
-      "carve: warning: {} op{} never run after partitioning ({}): TVM v0.16's AnnotateTarget "
-      "starts a region at a let-bound value and never ends it, so @main reads {} that nothing "
-      "binds; run ToGraphNormalForm first: carve opt FILE -p ToGraphNormalForm | carve "
-      "partition - --backend {}\n",
-      loss.total(), loss.total() == 1 ? "" : "s",
-      loss.ops.empty() ? "none counted" : loss.OpsText(), loss.FreeInputsText(), backends);
+      "carve: warning: {}: @main reads {} that nothing binds: {}; compute those values outside "
+      "the match (no pass of TVM's moves them){}\n",
+      ops, loss.FreeInputsText(), kUnclosedClauseText,
+      loss.in_lets ? fmt::format("; for the let-bound values, {}", lets) : "");
 }
 
 absl::StatusOr<std::vector<TargetSpecPtr>> ResolveBackends(std::string_view names) {

@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -12,6 +13,7 @@
 #include "ir/visit.h"
 #include "passes/byoc/annotation.h"
 #include "passes/pass.h"
+#include "passes/pass_registry.h"
 #include "support/status_macros.h"
 
 namespace carve {
@@ -19,6 +21,69 @@ namespace carve {
 absl::Status KeepModuleAfter::AfterPass(const Pass& pass, const Module& mod, int depth,
                                         bool changed) {
   if (!kept_ && pass.name() == pass_) kept_ = mod;
+  return absl::OkStatus();
+}
+
+namespace {
+
+// Span keys of the op calls of `mod` (all functions), with their op names.
+absl::flat_hash_map<SpanKey, std::set<std::string>> OpsBySpan(const Module& mod) {
+  absl::flat_hash_map<SpanKey, std::set<std::string>> out;
+  for (const auto& entry : mod.Functions()) {
+    PostOrderVisit(entry.second, [&](const Expr* e) {
+      const Call* call = DynCast<Call>(e);
+      if (call == nullptr || !e->span().valid()) return;
+      std::set<std::string>& ops = out[PrunedOps::Key(e)];
+      if (call->op() != nullptr) ops.insert(std::string(call->op()->name));
+    });
+  }
+  return out;
+}
+
+}  // namespace
+
+PreparationWatch::PreparationWatch(std::string backend) { result_.backend = std::move(backend); }
+
+absl::Status PreparationWatch::BeforePass(const Pass& pass, const Module& mod, int depth) {
+  if (depth != 0 || done_) return absl::OkStatus();
+  if (!started_) {
+    started_ = true;
+    for (const auto& entry : mod.Functions()) {
+      PostOrderVisit(entry.second, [&](const Expr* e) {
+        const Call* call = DynCast<Call>(e);
+        if (call == nullptr || call->op() == nullptr || !e->span().valid() ||
+            IsCompilerAnnotation(call)) {
+          return;
+        }
+        tracked_.push_back({PrunedOps::Key(e), std::string(call->op()->name)});
+      });
+    }
+  }
+  if (pass.name() != "MergeComposite") return absl::OkStatus();
+  // The preparation is over: what is left under another op was rewritten.
+  done_ = true;
+  absl::flat_hash_map<SpanKey, std::set<std::string>> ops = OpsBySpan(mod);
+  for (const Tracked& t : tracked_) {
+    auto it = ops.find(t.span);
+    if (t.gone || it == ops.end() || it->second.contains(t.op)) continue;
+    ++result_.rewritten[{t.op, fmt::format("{}", fmt::join(it->second, ", "))}];
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PreparationWatch::AfterPass(const Pass& pass, const Module& mod, int depth,
+                                         bool changed) {
+  if (depth != 0 || done_) return absl::OkStatus();
+  result_.passes.push_back(pass.name());
+  const PassInfo* info = PassRegistry::Global().Find(pass.name());
+  result_.summaries.push_back(info != nullptr ? info->summary : "");
+  if (!changed) return absl::OkStatus();
+  absl::flat_hash_map<SpanKey, std::set<std::string>> ops = OpsBySpan(mod);
+  for (Tracked& t : tracked_) {
+    if (t.gone || ops.contains(t.span)) continue;
+    t.gone = true;
+    result_.removed.push_back({t.span, t.op, pass.name(), static_cast<int>(result_.passes.size())});
+  }
   return absl::OkStatus();
 }
 
@@ -60,17 +125,20 @@ absl::StatusOr<PrunedOps> PruneAndRecord(Module& mod, const std::vector<TargetSp
 absl::StatusOr<PartitionResult> PartitionWithRecord(Module mod,
                                                     const std::vector<TargetSpecPtr>& backends,
                                                     BackendPartitionOptions options) {
+  if (backends.empty()) return absl::InvalidArgumentError("no backend named");
   PassContext own;
   PassContext& ctx = options.context != nullptr ? *options.context : own;
   auto input = std::make_shared<KeepModuleAfter>();
   ctx.AddInstrument(input);
+  auto prep = std::make_shared<PreparationWatch>(backends.front()->name());
+  ctx.AddInstrument(prep);
   options.prune = false;
   options.context = &ctx;
   CARVE_ASSIGN_OR_RETURN(Module partitioned,
                          PartitionForBackends(std::move(mod), backends, options));
   CARVE_ASSIGN_OR_RETURN(PrunedOps pruned, PruneAndRecord(partitioned, backends));
   PlacementRecord record = PlacementRecord::Build(partitioned, backends, &pruned, input->kept());
-  return PartitionResult{std::move(partitioned), std::move(record)};
+  return PartitionResult{std::move(partitioned), std::move(record), prep->result()};
 }
 
 absl::StatusOr<PlacementRecord> RecordOfSteps(const Module& partitioned,

@@ -16,6 +16,7 @@
 #include "backends/partition.h"
 #include "ir/module.h"
 #include "passes/pass.h"
+#include "passes/byoc/partition_report.h"
 #include "passes/byoc/placement_record.h"
 #include "passes/byoc/target.h"
 
@@ -35,16 +36,44 @@ class KeepModuleAfter : public PassInstrument {
   std::optional<Module> kept_;
 };
 
+// Watches the preparation passes of a partition pipeline (BackendPipeline:
+// the top-level passes before MergeComposite) and records, for the op calls
+// of the module the pipeline received, which pass removed each call that is
+// gone (no call with its source span left) and which calls became other
+// ops keeping their span: the PreparedAway of `backend`
+// (passes/byoc/partition_report.h) that the report, `why` and `viz` read.
+class PreparationWatch : public PassInstrument {
+ public:
+  explicit PreparationWatch(std::string backend);
+  absl::Status BeforePass(const Pass& pass, const Module& mod, int depth) override;
+  absl::Status AfterPass(const Pass& pass, const Module& mod, int depth, bool changed) override;
+  // Complete once MergeComposite has started.
+  const PreparedAway& result() const { return result_; }
+
+ private:
+  struct Tracked {
+    SpanKey span;
+    std::string op;
+    bool gone = false;
+  };
+  bool started_ = false;
+  bool done_ = false;
+  std::vector<Tracked> tracked_;
+  PreparedAway result_;
+};
+
 // PruneBackendPartitions on `mod` (partitioned for `backends`, before
 // pruning), returning which ops the pruning inlined back and why.
 absl::StatusOr<PrunedOps> PruneAndRecord(Module& mod, const std::vector<TargetSpecPtr>& backends);
 
 // PartitionForBackends (with `options`' params, mod_name and context;
-// pruning always) on `mod` (typed), returning the partitioned module and its
-// placement record.
+// pruning always) on `mod` (typed), returning the partitioned module, its
+// placement record and what the preparation passes removed.
 struct PartitionResult {
   Module module;
   PlacementRecord record;
+  // What the first backend's preparation passes removed or rewrote.
+  PreparedAway prepared;
 };
 absl::StatusOr<PartitionResult> PartitionWithRecord(Module mod,
                                                     const std::vector<TargetSpecPtr>& backends,

@@ -1,5 +1,6 @@
 #include "passes/byoc/partition_report.h"
 
+#include <cctype>
 #include <cstddef>
 #include <algorithm>
 #include <map>
@@ -73,12 +74,112 @@ std::string FormatBytes(int64_t bytes) {
 }
 
 
+// A reason split at its numbers: "static cost 92 below the minimum 4096"
+// is {"static cost ", " below the minimum ", ""} and {"92", "4096"}. A
+// number is a run of digits that is not part of a name (conv2d, %12).
+struct NumberedText {
+  std::vector<std::string> text;     // one more than numbers
+  std::vector<std::string> numbers;
+};
+
+NumberedText SplitNumbers(const std::string& s) {
+  NumberedText out{{""}, {}};
+  auto is_name = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t j = i;
+    while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
+    bool number = j > i && (i == 0 || (!is_name(s[i - 1]) && s[i - 1] != '%' && s[i - 1] != '.')) &&
+                  (j == s.size() || (!is_name(s[j])));
+    if (!number) {
+      out.text.back() += s.substr(i, std::max<size_t>(j - i, 1));
+      i = std::max(j, i + 1);
+      continue;
+    }
+    out.numbers.push_back(s.substr(i, j - i));
+    out.text.push_back("");
+    i = j;
+  }
+  return out;
+}
+
+struct HostRow {
+  std::string op;
+  int count = 0;
+  std::string reason;
+};
+
+// The "not offloaded" rows, with the rows of one op whose reasons differ
+// in one number only merged into one row that lists the values (with how
+// many ops had each, when more than one): nnapi's cost rule gives every
+// pruned partition its own cost, one row each before.
+//   add  5  pruned: cost rule: static cost 92, 808, 1136 (x2) or 2472 below the minimum 4096
+std::vector<HostRow> MergeByNumbers(const std::map<std::pair<std::string, std::string>, int>& rows) {
+  std::vector<HostRow> out;
+  // (op, reason with its numbers masked) -> the rows, in the map's order.
+  std::map<std::pair<std::string, std::string>, std::vector<std::pair<NumberedText, int>>> groups;
+  std::vector<std::pair<std::string, std::string>> order;
+  for (const auto& [key, n] : rows) {
+    NumberedText t = SplitNumbers(key.second);
+    std::string masked = fmt::format("{}", fmt::join(t.text, "#"));
+    auto& g = groups[{key.first, masked}];
+    if (g.empty()) order.push_back({key.first, masked});
+    g.push_back({std::move(t), n});
+  }
+  for (const auto& key : order) {
+    const auto& g = groups[key];
+    // The slot whose value differs between the rows: merged only when it is
+    // the one.
+    int slot = -1, differing = 0;
+    for (size_t k = 0; k < g[0].first.numbers.size(); ++k) {
+      for (const auto& row : g) {
+        if (row.first.numbers[k] == g[0].first.numbers[k]) continue;
+        slot = static_cast<int>(k);
+        ++differing;
+        break;
+      }
+    }
+    if (g.size() == 1 || differing != 1) {
+      for (const auto& [t, n] : g) {
+        std::string reason = t.text[0];
+        for (size_t k = 0; k < t.numbers.size(); ++k) reason += t.numbers[k] + t.text[k + 1];
+        out.push_back({key.first, n, reason});
+      }
+      continue;
+    }
+    std::vector<std::pair<std::string, int>> values;
+    int total = 0;
+    for (const auto& [t, n] : g) {
+      values.push_back({t.numbers[slot], n});
+      total += n;
+    }
+    std::sort(values.begin(), values.end(), [](const auto& a, const auto& b) {
+      return a.first.size() != b.first.size() ? a.first.size() < b.first.size() : a < b;
+    });
+    std::string list;
+    for (size_t v = 0; v < values.size(); ++v) {
+      list += v == 0 ? "" : v + 1 == values.size() ? " or " : ", ";
+      list += values[v].first;
+      if (values[v].second > 1) list += fmt::format(" (x{})", values[v].second);
+    }
+    const NumberedText& t = g[0].first;
+    std::string reason = t.text[0];
+    for (size_t k = 0; k < t.numbers.size(); ++k) {
+      reason += (static_cast<int>(k) == slot ? list : t.numbers[k]) + t.text[k + 1];
+    }
+    out.push_back({key.first, total, reason});
+  }
+  return out;
+}
+
 class ReportBuilder {
  public:
-  ReportBuilder(const Module& mod, const PlacementRecord& record, const LetBoundLoss* lost)
+  ReportBuilder(const Module& mod, const PlacementRecord& record, const LetBoundLoss* lost,
+                const PreparedAway* prepared)
       : mod_(mod),
         backends_(record.backends()),
         lost_(lost),
+        prepared_(prepared != nullptr && !prepared->empty() ? prepared : nullptr),
         stats_(backends_.size()),
         record_(record) {}
 
@@ -102,7 +203,8 @@ class ReportBuilder {
       total_ops_ += lost_->total();
       for (BackendStats& s : stats_) {
         for (const auto& [name, n] : lost_->ops) {
-          s.host[{name, "lost to a let-bound region (never runs)"}] += n;
+          s.host[{name, lost_->in_clauses ? "lost to an unclosed region (never runs)"
+                                           : "lost to a let-bound region (never runs)"}] += n;
         }
       }
     }
@@ -111,6 +213,7 @@ class ReportBuilder {
   std::string Text() const {
     std::string out;
     for (size_t b = 0; b < backends_.size(); ++b) out += Render(b);
+    if (prepared_ != nullptr) out += RenderPrepared();
     if (lost_ != nullptr) out += RenderLost();
     return out;
   }
@@ -119,7 +222,7 @@ class ReportBuilder {
   std::string Json() const {
     std::string out = "{\"schema\": \"carve-partition-report/1\",\n \"backends\": [";
     for (size_t b = 0; b < backends_.size(); ++b) out += (b ? ",\n  " : "\n  ") + BackendJson(b);
-    out += "\n ],\n \"lost_to_let\": ";
+    out += "\n ],\n \"preparation\": " + PreparedJson() + ",\n \"lost_to_let\": ";
     if (lost_ == nullptr) {
       out += "null";
     } else {
@@ -127,7 +230,8 @@ class ReportBuilder {
       for (size_t i = 0; i < lost_->free_inputs.size(); ++i) {
         out += (i ? ", " : "") + JsonString(lost_->free_inputs[i]);
       }
-      out += "]}";
+      out += fmt::format("], \"in_lets\": {}, \"in_match_clauses\": {}}}", lost_->in_lets,
+                         lost_->in_clauses);
     }
     std::string record = record_.ToJson();  // {"backends": [...],\n "ops": [...]}\n
     size_t ops = record.find("\"ops\"");
@@ -283,14 +387,80 @@ class ReportBuilder {
   std::string RenderLost() const {
     std::string names;
     for (const TargetSpecPtr& b : backends_) names += (names.empty() ? "" : ",") + b->name();
-    return fmt::format(
-        "lost to let-bound regions: {} op{} never run ({})\n"
-        "  free inputs of @main: {}\n"
-        "  TVM v0.16's AnnotateTarget starts a region at a let-bound value and never ends it; "
-        "run ToGraphNormalForm first (carve opt FILE -p ToGraphNormalForm | carve partition - "
-        "--backend {})\n",
+    std::string out = fmt::format(
+        "lost to {}: {} op{} never run ({})\n  free inputs of @main: {}\n",
+        lost_->in_clauses ? (lost_->in_lets ? "let-bound regions and regions in match clauses"
+                                            : "regions in match clauses")
+                          : "let-bound regions",
         lost_->total(), lost_->total() == 1 ? "" : "s", lost_->OpsText(),
-        lost_->FreeInputsText(), names);
+        lost_->FreeInputsText());
+    if (lost_->in_clauses) {
+      out +=
+          "  TVM v0.16's AnnotateTarget has no rule for `match` and never ends a region at a "
+          "clause's result (it does for if branches); compute those values outside the match\n";
+    }
+    if (lost_->in_lets || !lost_->in_clauses) {
+      out += fmt::format(
+          "  TVM v0.16's AnnotateTarget starts a region at a let-bound value and never ends it; "
+          "run ToGraphNormalForm first (carve opt FILE -p ToGraphNormalForm | carve partition - "
+          "--backend {})\n",
+          names);
+    }
+    return out;
+  }
+
+  // The preparation's removals grouped by (op, pass), and its rewrites.
+  std::map<std::pair<std::string, int>, int> RemovedCounts() const {
+    std::map<std::pair<std::string, int>, int> counts;
+    for (const PreparedAway::Removed& r : prepared_->removed) ++counts[{r.op, r.step}];
+    return counts;
+  }
+
+  std::string RenderPrepared() const {
+    const PreparedAway& p = *prepared_;
+    std::string out = fmt::format(
+        "before partitioning, {}'s preparation passes (not counted above):\n", p.backend);
+    if (!p.removed.empty()) {
+      out += fmt::format("  removed {} op{} (folded into constants, simplified or rewritten "
+                         "away):\n",
+                         p.removed.size(), p.removed.size() == 1 ? "" : "s");
+      for (const auto& [key, n] : RemovedCounts()) {
+        out += fmt::format("    {:<28} {:>6}  by {} (step {} of {})\n", key.first, n,
+                           p.passes[key.second - 1], key.second, p.passes.size());
+      }
+    }
+    if (!p.rewritten.empty()) {
+      int total = 0;
+      for (const auto& [key, n] : p.rewritten) total += n;
+      out += fmt::format("  rewrote {} op{} into others (counted above as those):\n", total,
+                         total == 1 ? "" : "s");
+      for (const auto& [key, n] : p.rewritten) {
+        out += fmt::format("    {:<28} {:>6}  into {}\n", key.first, n, key.second);
+      }
+    }
+    return out;
+  }
+
+  std::string PreparedJson() const {
+    if (prepared_ == nullptr) return "null";
+    const PreparedAway& p = *prepared_;
+    std::string out = fmt::format("{{\"backend\": {}, \"removed\": [", JsonString(p.backend));
+    bool first = true;
+    for (const auto& [key, n] : RemovedCounts()) {
+      out += fmt::format(
+          "{}{{\"op\": {}, \"count\": {}, \"pass\": {}, \"step\": {}, \"steps\": {}}}",
+          first ? "" : ", ", JsonString(key.first), n, JsonString(p.passes[key.second - 1]),
+          key.second, p.passes.size());
+      first = false;
+    }
+    out += "], \"rewritten\": [";
+    first = true;
+    for (const auto& [key, n] : p.rewritten) {
+      out += fmt::format("{}{{\"op\": {}, \"count\": {}, \"into\": {}}}", first ? "" : ", ",
+                         JsonString(key.first), n, JsonString(key.second));
+      first = false;
+    }
+    return out + "]}";
   }
 
   static std::string CountsJson(const std::map<std::string, int>& counts) {
@@ -346,8 +516,8 @@ class ReportBuilder {
     table("composites", s.composites);
     if (!s.host.empty()) {
       out += "  not offloaded:\n";
-      for (const auto& [key, n] : s.host) {
-        out += fmt::format("    {:<28} {:>6}  {}\n", key.first, n, key.second);
+      for (const HostRow& row : MergeByNumbers(s.host)) {
+        out += fmt::format("    {:<28} {:>6}  {}\n", row.op, row.count, row.reason);
       }
     }
     out += UnboundHint(s);
@@ -381,6 +551,7 @@ class ReportBuilder {
   const Module& mod_;
   const std::vector<TargetSpecPtr>& backends_;
   const LetBoundLoss* lost_;  // or nullptr
+  const PreparedAway* prepared_;  // or nullptr (also when it is empty)
   std::vector<BackendStats> stats_;
   std::vector<const Function*> host_functions_;
   absl::flat_hash_map<const GlobalVar*, int> partition_backend_;
@@ -430,23 +601,36 @@ int LetBoundLoss::total() const {
   return n;
 }
 
+const PreparedAway::Removed* PreparedAway::Find(const SpanKey& span) const {
+  for (const Removed& r : removed) {
+    if (r.span == span) return &r;
+  }
+  return nullptr;
+}
+
+std::string PreparedAway::Text(const Removed& r) const {
+  return fmt::format(
+      "folded, simplified or rewritten away by {}'s preparation pass {} (step {} of {}: {})",
+      backend, r.pass, r.step, passes.size(), summaries[r.step - 1]);
+}
+
 std::string RenderPartitionReport(const Module& mod, const PlacementRecord& record,
-                                  const LetBoundLoss* lost) {
-  ReportBuilder builder(mod, record, lost);
+                                  const LetBoundLoss* lost, const PreparedAway* prepared) {
+  ReportBuilder builder(mod, record, lost, prepared);
   builder.Build();
   return builder.Text();
 }
 
 std::string RenderPartitionReportJson(const Module& mod, const PlacementRecord& record,
-                                      const LetBoundLoss* lost) {
-  ReportBuilder builder(mod, record, lost);
+                                      const LetBoundLoss* lost, const PreparedAway* prepared) {
+  ReportBuilder builder(mod, record, lost, prepared);
   builder.Build();
   return builder.Json();
 }
 
 std::string RenderPartitionReport(const Module& mod, const std::vector<TargetSpecPtr>& backends,
                                   const LetBoundLoss* lost) {
-  return RenderPartitionReport(mod, PlacementRecord::Build(mod, backends), lost);
+  return RenderPartitionReport(mod, PlacementRecord::Build(mod, backends), lost, nullptr);
 }
 
 }  // namespace carve

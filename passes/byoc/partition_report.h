@@ -48,6 +48,11 @@ struct LetBoundLoss {
   // "%dnnl_1_i0 (the value of let %a)", in @main's order.
   std::vector<std::string> free_inputs;
   std::map<std::string, int> ops;  // op name -> count
+  // Where the free inputs are: let-bound values (ToGraphNormalForm first
+  // fixes them) and regions in match clauses (TVM's AnnotateTarget has no
+  // rule for match; no pass fixes them).
+  bool in_lets = false;
+  bool in_clauses = false;
   int total() const;
   // "add 12, nn.dense 6"
   std::string OpsText() const;
@@ -55,11 +60,46 @@ struct LetBoundLoss {
   std::string FreeInputsText() const;
 };
 
+// What the first backend's preparation passes (the passes before
+// MergeComposite: FoldConstant, SimplifyInference, FoldScaleAxis, a
+// backend's own rewrites) did to the op calls of the module they received:
+// the calls they removed (folded into a constant, simplified away, or
+// rewritten without keeping the span), each with the pass after which no
+// call with its span was left, and the calls they rewrote into other ops
+// keeping the span (nn.batch_norm into add). Found by backends/placement.h's
+// PreparationWatch; `partition --report`, `why --backend` and `viz` read it,
+// as they read the placement record, so they agree.
+struct PreparedAway {
+  struct Removed {
+    SpanKey span;      // of the call in the module the preparation received
+    std::string op;    // "add"
+    std::string pass;  // the pass after which it was gone: "FoldConstant"
+    int step = 0;      // that pass's position among the preparation passes, from 1
+  };
+  std::string backend;                 // whose preparation ran
+  std::vector<std::string> passes;     // the preparation passes, in order
+  std::vector<std::string> summaries;  // their one-line summaries (same order)
+  std::vector<Removed> removed;        // in the received module's post-order
+  // (op, the ops its span holds after the preparation: "add" or
+  // "add, multiply") -> count.
+  std::map<std::pair<std::string, std::string>, int> rewritten;
+
+  bool empty() const { return removed.empty() && rewritten.empty(); }
+  // The removed call with `span`, or nullptr.
+  const Removed* Find(const SpanKey& span) const;
+  // "folded, simplified or rewritten away by dnnl's preparation pass
+  // FoldConstant (step 4 of 12: <the pass's summary>)"
+  std::string Text(const Removed& r) const;
+};
+
 // The report for a module PartitionGraph produced (typed) and its placement
 // record (passes/byoc/placement_record.h: the reasons come from there); `lost`
-// when FindLetBoundLoss found ops lost to lets.
+// when FindLetBoundLoss found ops lost to lets; `prepared` (optional) what
+// the preparation passes removed or rewrote before partitioning (listed in a
+// section of their own, not counted in the backends' totals).
 std::string RenderPartitionReport(const Module& mod, const PlacementRecord& record,
-                                  const LetBoundLoss* lost = nullptr);
+                                  const LetBoundLoss* lost = nullptr,
+                                  const PreparedAway* prepared = nullptr);
 // Same, with a record built from `mod` alone (no pruning facts: ops a
 // region-level rule sent back read "kept on the host").
 std::string RenderPartitionReport(const Module& mod, const std::vector<TargetSpecPtr>& backends,
@@ -68,7 +108,8 @@ std::string RenderPartitionReport(const Module& mod, const std::vector<TargetSpe
 // `carve partition --report=json`: the same statistics and the whole record
 // as one JSON object (schema "carve-partition-report/1", docs/backends.md).
 std::string RenderPartitionReportJson(const Module& mod, const PlacementRecord& record,
-                                      const LetBoundLoss* lost = nullptr);
+                                      const LetBoundLoss* lost = nullptr,
+                                      const PreparedAway* prepared = nullptr);
 
 // The global functions @main calls, directly or through others, and @main.
 absl::flat_hash_set<const Function*> ReachableFromMain(const Module& mod);

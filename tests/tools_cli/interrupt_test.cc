@@ -104,6 +104,27 @@ TEST(InterruptTest, OptStopsALongPassWithExit130AndNoOutputFile) {
   EXPECT_FALSE(TemporariesLeft(out));
 }
 
+// `carve viz -p` runs a pipeline as `carve opt` does and stops the same way:
+// exit 130, one error line, no picture written.
+TEST(InterruptTest, VizStopsItsPipelineWithExit130AndNoOutputFile) {
+  std::string pat = Temp("interrupt_viz_swap.pat");
+  std::ofstream(pat) << "rule swap_add = add(?a, ?b) => add(?b, ?a);\n";
+  std::string out = Temp("interrupt_viz.dot");
+  std::filesystem::remove(out);
+  Interrupted r = RunAndInterrupt(
+      {"viz", std::string(CARVE_SOURCE_DIR) + "/examples/byoc_demo.relay", "-p",
+       "InferType,Rewrite(" + pat + ",max_rounds=1000000000,max_rewrites=1000000000000000)",
+       "-o", out},
+      2);
+  ASSERT_TRUE(r.stopped) << "carve viz did not stop on SIGINT";
+  ASSERT_TRUE(WIFEXITED(r.status)) << "ended by signal " << WTERMSIG(r.status);
+  EXPECT_EQ(WEXITSTATUS(r.status), kExitInterrupted) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("error: interrupted: Rewrite("));
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_FALSE(TemporariesLeft(out));
+}
+
 // `carve reduce` stops on Ctrl-C within its current candidate, writes the
 // smallest file found so far (it still shows the behaviour) and exits 130.
 TEST(InterruptTest, ReduceWritesTheSmallestSoFarAndExits130) {

@@ -91,7 +91,7 @@ absl::Status RunComparison(const Module& mod, const ParsedArgs& args, Env& env,
                          CompareWithBackends(mod, backends, inputs, c.options));
   c.report += InputsLine(*main, args);
   c.report += report.note;
-  if (args.Has("--report")) c.report += RenderPartitionReport(report.partitioned, report.record);
+  if (args.Has("--report")) c.report += RenderPartitionReport(report.partitioned, report.record, nullptr, &report.prepared);
   c.report += RenderCompareReport(report);
   const bool require_offload = args.Has("--require-offload");
   c.ok = ComparePassed(report, require_offload);

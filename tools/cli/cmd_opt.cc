@@ -27,6 +27,7 @@
 #include "tools/cli/cli.h"
 #include "tools/cli/load.h"
 #include "tools/cli/run_inputs.h"
+#include "tools/cli/shared_options.h"
 #include "tools/cli/unknown_name.h"
 
 namespace carve::cli {
@@ -64,10 +65,11 @@ PassContext MakeContext(const ParsedArgs& args, Env& env,
 // Runs `pipeline` on `mod` with the instruments; prints the timing table on
 // stderr when asked for.
 absl::Status RunWithInstruments(const Pass& pipeline, Module& mod, const ParsedArgs& args,
-                                Env& env, std::shared_ptr<PassInstrument> extra = nullptr) {
+                                Env& env,
+                                std::vector<std::shared_ptr<PassInstrument>> extra = {}) {
   std::shared_ptr<TimingInstrument> timing;
   PassContext ctx = MakeContext(args, env, timing);
-  if (extra != nullptr) ctx.AddInstrument(std::move(extra));
+  for (auto& instrument : extra) ctx.AddInstrument(std::move(instrument));
   absl::StatusOr<bool> ran = RunPipeline(pipeline, mod, ctx);
   if (timing != nullptr) *env.err << timing->Render();
   return ran.status();
@@ -102,18 +104,6 @@ std::string PassList() {
     out += fmt::format("  {:<58} {}\n", SignatureText(*info), info->summary);
   }
   return out;
-}
-
-// Where the Rewrite pass finds rule files: read through `env` (so golden
-// tests can name their virtual `%s`), defaulting to the --patterns files.
-RuleFiles RuleFilesFor(const ParsedArgs& args, Env& env) {
-  RuleFileLoader load =
-      [&env](const std::string& path) -> absl::StatusOr<std::shared_ptr<const PatternLibrary>> {
-    CARVE_ASSIGN_OR_RETURN(std::string text, env.read_file(path));
-    CARVE_ASSIGN_OR_RETURN(PatternLibrary library, ParsePatternFile(path, std::move(text)));
-    return std::make_shared<const PatternLibrary>(std::move(library));
-  };
-  return RuleFiles{std::move(load), args.GetAll("--patterns")};
 }
 
 // Heap a run needs per byte of input text, at least: what the second
@@ -270,7 +260,10 @@ int RunPartition(const ParsedArgs& args, Env& env) {
   const Module input = *mod;  // for FindLetBoundLoss
   // The module AnnotateTarget judged, for the report's reasons.
   auto annotator_input = std::make_shared<KeepModuleAfter>();
-  absl::Status ran = RunWithInstruments(**pipeline, *mod, args, env, annotator_input);
+  // What the preparation passes removed, for the report's own section.
+  auto prepared = std::make_shared<PreparationWatch>(backends->front()->name());
+  absl::Status ran =
+      RunWithInstruments(**pipeline, *mod, args, env, {annotator_input, prepared});
   if (!ran.ok()) return ReportError(env, ran);
   // prune_dnnl_subgraphs / prune_tensorrt_subgraphs, as partition_for_<name>,
   // remembering what the pruning sent back for the report.
@@ -285,8 +278,8 @@ int RunPartition(const ParsedArgs& args, Env& env) {
     PlacementRecord record = PlacementRecord::Build(*mod, *backends, &*pruned, annotator_input->kept());
     const LetBoundLoss* loss = *lost ? &**lost : nullptr;
     std::string report = *args.Get("--report") == "json"
-                             ? RenderPartitionReportJson(*mod, record, loss)
-                             : RenderPartitionReport(*mod, record, loss);
+                             ? RenderPartitionReportJson(*mod, record, loss, &prepared->result())
+                             : RenderPartitionReport(*mod, record, loss, &prepared->result());
     absl::Status written = env.write_file(args.GetOr("--output", "-"), report);
     return written.ok() ? kExitOk : ReportError(env, written);
   }

@@ -12,10 +12,12 @@
 #include "passes/fold/fold_constant.h"
 #include "passes/infer/infer_type.h"
 #include "passes/pass_registry.h"
+#include "support/cancellation.h"
 #include "support/status_macros.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/cmd_viz.h"
 #include "tools/cli/load.h"
+#include "tools/cli/shared_options.h"
 #include "tools/cli/viz_graph.h"
 #include "tools/cli/viz_writers.h"
 
@@ -42,17 +44,20 @@ std::string FormatOf(const ParsedArgs& args) {
   return "dot";
 }
 
-absl::StatusOr<Module> Transform(Module mod, const ParsedArgs& args,
+absl::StatusOr<Module> Transform(Module mod, const ParsedArgs& args, Env& env,
                                  std::vector<TargetSpecPtr>& backends,
-                                 std::optional<PlacementRecord>& record) {
+                                 std::optional<PlacementRecord>& record, PreparedAway& prepared) {
   if (auto names = args.Get("--backend")) {
     CARVE_ASSIGN_OR_RETURN(backends, ResolveBackends(*names));
     EnsureConstantEvaluator();
     CARVE_ASSIGN_OR_RETURN(PartitionResult result, PartitionWithRecord(std::move(mod), backends));
     record = std::move(result.record);
+    prepared = std::move(result.prepared);
     return std::move(result.module);
   }
   if (auto text = args.Get("--pipeline")) {
+    // Rewrite(F.pat) reads its rules as `carve opt -p` does.
+    ScopedRuleFiles rule_files(RuleFilesFor(args, env));
     CARVE_ASSIGN_OR_RETURN(PassPtr pipeline, ParsePipeline(*text));
     EnsureConstantEvaluator();
     PassContext ctx;
@@ -70,6 +75,11 @@ absl::StatusOr<std::string> Render(const viz::Graph& graph, const std::string& f
   return viz::WriteHtml(graph, svg);
 }
 
+absl::Status Interrupted(const char* where) {
+  if (!CancellationRequested()) return absl::OkStatus();
+  return absl::CancelledError(fmt::format("interrupted: {}", where));
+}
+
 absl::Status Viz(const ParsedArgs& args, Env& env, const std::string& format, int depth,
                  int max_nodes) {
   CARVE_ASSIGN_OR_RETURN(Module mod, LoadTypedModule(env, args.positional()[0]));
@@ -85,7 +95,8 @@ absl::Status Viz(const ParsedArgs& args, Env& env, const std::string& format, in
   }
   std::vector<TargetSpecPtr> backends;
   std::optional<PlacementRecord> record;  // with --backend
-  CARVE_ASSIGN_OR_RETURN(mod, Transform(std::move(mod), args, backends, record));
+  PreparedAway prepared;                  // with --backend
+  CARVE_ASSIGN_OR_RETURN(mod, Transform(std::move(mod), args, env, backends, record, prepared));
   // Other nodes carry the names the transformed module prints with (`carve
   // opt F -p PIPELINE` output); --around refers to the nodes' names.
   CARVE_ASSIGN_OR_RETURN(NodeNames names, NodeNames::ForModule(mod));
@@ -93,6 +104,12 @@ absl::Status Viz(const ParsedArgs& args, Env& env, const std::string& format, in
   CARVE_ASSIGN_OR_RETURN(viz::Graph graph,
                          viz::BuildGraph(names, backends, record ? &*record : nullptr,
                                          input_names ? &*input_names : nullptr));
+  // Ops the preparation removed are not in the graph: a note lists them, as
+  // the report's "before partitioning" section and `why --at` do.
+  if (input_names) {
+    graph.removed_by = prepared.backend;
+    graph.removed = viz::RemovedOps(prepared, *input_names);
+  }
   if (auto center = args.Get("--around")) {
     CARVE_ASSIGN_OR_RETURN(graph, viz::Around(graph, *center, depth));
   } else if (static_cast<int>(graph.nodes.size()) > max_nodes) {
@@ -102,7 +119,12 @@ absl::Status Viz(const ParsedArgs& args, Env& env, const std::string& format, in
         graph.nodes.size(), max_nodes);
     graph = viz::Summarize(graph);
   }
+  // The pipelines stop on Ctrl-C themselves; Graphviz's layout cannot be
+  // stopped, so the request is seen before and after it, and nothing is
+  // written once it is made.
+  CARVE_RETURN_IF_ERROR(Interrupted("viz, before drawing"));
   CARVE_ASSIGN_OR_RETURN(std::string text, Render(graph, format));
+  CARVE_RETURN_IF_ERROR(Interrupted("viz, after drawing"));
   return env.write_file(args.GetOr("--output", "-"), text);
 }
 
@@ -169,6 +191,9 @@ void AddVizCommands(std::vector<Command>& commands) {
       },
       RunViz,
       {{"whole", ""}, {"around", "--around"}}});
+  // --backend and -p run pass pipelines, which stop on Ctrl-C, as `carve
+  // partition` and `carve opt` do (exit 130, no output file).
+  commands.back().cancellable = true;
 }
 
 }  // namespace carve::cli

@@ -27,12 +27,12 @@
 #include "ir/op.h"
 #include "ir/visit.h"
 #include "passes/infer/infer_type.h"
+#include "passes/pass_gate.h"
 #include "passes/pass_registry.h"
 #include "passes/byoc/placement_record.h"
 #include "patterns/explain.h"
 #include "support/status_macros.h"
 #include "tools/cli/cli.h"
-#include "tools/cli/cmd_why_removed.h"
 #include "tools/cli/load.h"
 #include "tools/cli/module_queries.h"
 #include "tools/cli/run_inputs.h"
@@ -154,7 +154,6 @@ absl::Status WhyPlacement(const ParsedArgs& args, Env& env) {
     CARVE_ASSIGN_OR_RETURN(ParamMap params, ReadParamsOption(env, args));
     CARVE_RETURN_IF_ERROR(BindParams(mod, params).status());
   }
-  const Module input = mod;  // for RemovingPass
   CARVE_ASSIGN_OR_RETURN(PartitionResult result, PartitionWithRecord(std::move(mod), backends));
   // The node's calls in the result, by span: the same op, else what the
   // preparation passes rewrote it into (dnnl's nn.bias_add becomes add).
@@ -176,11 +175,13 @@ absl::Status WhyPlacement(const ParsedArgs& args, Env& env) {
   }
   std::string out = fmt::format("{} = {}:\n", at, call->op()->name);
   if (found.empty()) {
-    CARVE_ASSIGN_OR_RETURN(std::string removed, RemovingPass(input, node, *backends.front()));
-    out += removed.empty()
+    // The same fact the report's "before partitioning" section counts.
+    const PreparedAway::Removed* removed = result.prepared.Find(KeyOf(call));
+    out += removed == nullptr
                ? fmt::format("  not in the partitioned module: partitioning for {} removed it\n",
                              backends.front()->name())
-               : fmt::format("  not in the partitioned module: {}\n", removed);
+               : fmt::format("  not in the partitioned module: {}\n",
+                             result.prepared.Text(*removed));
   }
   for (size_t i = 0; i < found.size(); ++i) {
     if (found.size() > 1) out += fmt::format(" copy {} of {}:\n", i + 1, found.size());
@@ -226,14 +227,20 @@ std::optional<BackendRule> FindBackendRule(const std::string& arg) {
 }
 
 // The module the backend's annotator sees: the input after the preparation
-// passes (and MergeComposite does not change single nodes' matches).
-absl::StatusOr<Module> Prepare(const Module& input, const TargetSpec& spec) {
+// passes, gated as `carve partition` gates them (and MergeComposite does not
+// change single nodes' matches); `removed` says which pass removed what.
+absl::StatusOr<Module> Prepare(const Module& input, const TargetSpecPtr& spec,
+                               PreparedAway& removed) {
   Module mod = input;
-  if (spec.recipe().prep_pipeline.empty()) return mod;
-  CARVE_ASSIGN_OR_RETURN(PassPtr prep, ParsePipeline(spec.recipe().prep_pipeline));
+  if (spec->recipe().prep_pipeline.empty()) return mod;
+  CARVE_ASSIGN_OR_RETURN(PassPtr prep, ParsePipeline(spec->recipe().prep_pipeline));
+  prep = GatePipeline(prep, DefaultBackendGate({spec}));
   EnsureConstantEvaluator();
   PassContext ctx;
+  auto watch = std::make_shared<PreparationWatch>(spec->name());
+  ctx.AddInstrument(watch);
   CARVE_RETURN_IF_ERROR(RunPipeline(*prep, mod, ctx).status());
+  removed = watch->result();
   return mod;
 }
 
@@ -300,13 +307,16 @@ absl::Status WhyPattern(const ParsedArgs& args, Env& env) {
     *env.out << ExplainRule(*rule, named.names.module(), named.target.node, at, namer);
     return absl::OkStatus();
   }
-  CARVE_ASSIGN_OR_RETURN(Module prepared, Prepare(named.names.module(), *rule->spec));
+  PreparedAway removed;
+  CARVE_ASSIGN_OR_RETURN(Module prepared, Prepare(named.names.module(), rule->spec, removed));
   const Expr* node = Counterpart(prepared, named.target.node);
   if (node == nullptr) {
-    *env.out << fmt::format(
-        "{} ({}) is gone after {}'s preparation passes ({}): they removed or rewrote it "
-        "(--raw explains the module as written)\n",
-        at, WhatIs(named.target.node), rule->spec->name(), rule->spec->recipe().prep_pipeline);
+    const PreparedAway::Removed* r = removed.Find(KeyOf(named.target.node));
+    *env.out << fmt::format("{} ({}) is gone: {} (--raw explains the module as written)\n", at,
+                            WhatIs(named.target.node),
+                            r != nullptr ? removed.Text(*r)
+                                         : fmt::format("{}'s preparation passes removed it",
+                                                       rule->spec->name()));
     return absl::OkStatus();
   }
   if (WhatIs(node) != WhatIs(named.target.node)) {
@@ -321,8 +331,14 @@ int RunWhy(const ParsedArgs& args, Env& env) {
   const bool placement = args.Has("--backend");
   const size_t want = placement ? 1 : 2;
   if (args.positional().size() != want || !args.Has("--at")) {
-    *env.err << fmt::format("carve why: expected {} and --at NODE\nusage: {}\n",
-                            placement ? "FILE" : "PATTERN, FILE", kUsage);
+    // One positional without --backend: most likely FILE, the placement
+    // question without its backends.
+    std::string hint = !placement && args.positional().size() == 1
+                           ? "\n(to ask which backend runs a node of FILE and why not the "
+                             "others, give --backend NAME[,NAME...])"
+                           : "";
+    *env.err << fmt::format("carve why: expected {} and --at NODE{}\nusage: {}\n",
+                            placement ? "FILE" : "PATTERN, FILE", hint, kUsage);
     return kExitUsage;
   }
   absl::Status s = placement ? WhyPlacement(args, env) : WhyPattern(args, env);

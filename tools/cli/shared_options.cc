@@ -8,6 +8,7 @@
 
 #include "backends/specs.h"
 #include "fmt/format.h"
+#include "grammar/pattern_parser.h"
 #include "interpreter/npy.h"
 #include "support/status_macros.h"
 #include "tools/cli/cli.h"
@@ -109,6 +110,16 @@ absl::StatusOr<ParamMap> BoundParams(Env& env, const ParsedArgs& args, const Fun
   if (!args.Has("--bind")) return from_dir;
   CARVE_ASSIGN_OR_RETURN(auto inputs, NamedInputs(main, args));
   return ParamsToBind(args, inputs, from_dir);
+}
+
+RuleFiles RuleFilesFor(const ParsedArgs& args, Env& env) {
+  RuleFileLoader load =
+      [&env](const std::string& path) -> absl::StatusOr<std::shared_ptr<const PatternLibrary>> {
+    CARVE_ASSIGN_OR_RETURN(std::string text, env.read_file(path));
+    CARVE_ASSIGN_OR_RETURN(PatternLibrary library, ParsePatternFile(path, std::move(text)));
+    return std::make_shared<const PatternLibrary>(std::move(library));
+  };
+  return RuleFiles{std::move(load), args.GetAll("--patterns")};
 }
 
 }  // namespace carve::cli

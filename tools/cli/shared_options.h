@@ -11,7 +11,9 @@
 #include "ir/expr.h"
 #include "ir/ndarray.h"
 #include "passes/fold/bind_params.h"
+#include "passes/rewrite/rewrite_pass.h"
 #include "tools/cli/args.h"
+#include "tools/cli/env.h"
 
 namespace carve::cli {
 
@@ -25,5 +27,10 @@ absl::StatusOr<std::map<std::string, NDArray>> NamedInputs(const Function& main,
 // named by --bind (checked by NamedInputs) bound as constants.
 ParamMap ParamsToBind(const ParsedArgs& args, const std::map<std::string, NDArray>& inputs,
                       const ParamMap& from_dir);
+
+// Where the Rewrite pass finds rule files: read through `env` (so golden
+// tests can name their virtual `%s`), defaulting to the --patterns files.
+// Install with ScopedRuleFiles around a run of a user's pipeline.
+RuleFiles RuleFilesFor(const ParsedArgs& args, Env& env);
 
 }  // namespace carve::cli

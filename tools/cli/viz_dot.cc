@@ -30,11 +30,11 @@ std::string Quote(std::string_view s) {
 constexpr size_t kReasonWidth = 48;
 constexpr int kReasonLines = 3;
 
-std::string Wrap(const std::string& s) {
+std::string Wrap(const std::string& s, int max_lines = kReasonLines) {
   std::string out;
   size_t start = 0;
   for (int line = 0; start < s.size(); ++line) {
-    if (line == kReasonLines) {
+    if (line == max_lines) {
       // Make room for "..." on the last line kept.
       size_t newline = out.rfind('\n');
       size_t last = out.size() - (newline == std::string::npos ? 0 : newline + 1);
@@ -79,6 +79,36 @@ std::string Tooltip(const Node& n) {
   return t;
 }
 
+// The ops the preparation removed, as the label of one note: a title, then
+// per pass how many it removed and which, cut after kReasonLines lines (the
+// tooltip lists them all).
+std::string RemovedLabel(const Graph& g) {
+  std::map<std::string, std::vector<std::string>> by_pass;
+  std::vector<std::string> passes;  // in order of first removal
+  for (const RemovedOp& r : g.removed) {
+    std::vector<std::string>& ops = by_pass[r.pass];
+    if (ops.empty()) passes.push_back(r.pass);
+    ops.push_back(r.name.empty() ? r.op : fmt::format("{} {}", r.name, r.op));
+  }
+  std::string label = fmt::format("removed before partitioning by\n{}'s preparation passes:",
+                                   g.removed_by);
+  for (const std::string& pass : passes) {
+    const std::vector<std::string>& ops = by_pass[pass];
+    label += "\n" + Wrap(fmt::format("{}: {} op{}: {}", pass, ops.size(),
+                                     ops.size() == 1 ? "" : "s", fmt::join(ops, ", ")));
+  }
+  return label;
+}
+
+std::string RemovedTooltip(const Graph& g) {
+  std::string t;
+  for (const RemovedOp& r : g.removed) {
+    t += fmt::format("{}{}{}: {}", t.empty() ? "" : "\n", r.name.empty() ? "" : r.name + " ",
+                     r.op, r.reason);
+  }
+  return t;
+}
+
 class DotWriter {
  public:
   explicit DotWriter(const Graph& g) : g_(g), palette_(g) {
@@ -104,6 +134,12 @@ class DotWriter {
       if (g_.clusters[c].parent < 0) WriteCluster(c, "  ");
     }
     for (size_t i : members_[0]) WriteNode(i, "  ");
+    if (!g_.removed.empty()) {
+      out_ += fmt::format(
+          "  removed [id=\"removed\", shape=note, style=filled, fillcolor=\"#ffffff\", "
+          "label={}, tooltip={}];\n",
+          Quote(RemovedLabel(g_)), Quote(RemovedTooltip(g_)));
+    }
     for (const Edge& e : g_.edges) {
       out_ += fmt::format("  n{} -> n{}", e.from, e.to);
       if (!e.label.empty()) out_ += fmt::format(" [label={}]", Quote(e.label));

@@ -250,10 +250,27 @@ SpanNames InputNames(const NodeNames& names) {
   return out;
 }
 
+std::vector<RemovedOp> RemovedOps(const PreparedAway& prepared, const SpanNames& input_names) {
+  std::vector<RemovedOp> out;
+  for (const PreparedAway::Removed& r : prepared.removed) {
+    auto it = input_names.find(r.span);
+    out.push_back({it == input_names.end() ? "" : it->second, r.op,
+                   fmt::format("{} (step {} of {})", r.pass, r.step, prepared.passes.size()),
+                   prepared.Text(r)});
+  }
+  return out;
+}
+
 absl::StatusOr<Graph> Around(const Graph& g, const std::string& name, int depth) {
   int center = -1;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     if (g.nodes[i].name == name) center = static_cast<int>(i);
+  }
+  for (const RemovedOp& r : g.removed) {
+    if (center < 0 && !name.empty() && r.name == name) {
+      return absl::InvalidArgumentError(
+          fmt::format("--around: {} ({}) is not in the graph: {}", name, r.op, r.reason));
+    }
   }
   if (center < 0 || name.empty()) {
     return absl::InvalidArgumentError(fmt::format(
@@ -281,6 +298,7 @@ absl::StatusOr<Graph> Around(const Graph& g, const std::string& name, int depth)
   Graph out;
   out.clusters = g.clusters;
   out.targets = g.targets;
+  out.removed_by = g.removed_by;
   std::vector<int> remap(g.nodes.size(), -1);
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     if (dist[i] < 0) continue;
@@ -300,6 +318,8 @@ Graph Summarize(const Graph& g) {
   Graph out;
   out.targets = g.targets;
   out.summary = true;
+  out.removed_by = g.removed_by;
+  out.removed = g.removed;
   // The outermost region of each cluster (-1 when on the host).
   auto region_of = [&](int c) {
     int r = -1;

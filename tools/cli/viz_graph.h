@@ -13,6 +13,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "grammar/pattern_node_names.h"
+#include "passes/byoc/partition_report.h"
 #include "passes/byoc/placement_record.h"
 #include "passes/byoc/target.h"
 
@@ -44,6 +45,19 @@ struct Edge {
   int64_t bytes = 0;  // size of the tensor (0 when not static)
 };
 
+// Names of op calls by source span.
+using SpanNames = absl::flat_hash_map<SpanKey, std::string>;
+
+// An op call of FILE that the preparation passes removed before
+// partitioning (PreparedAway, passes/byoc/partition_report.h): not in the
+// graph, listed beside it with the pass that removed it.
+struct RemovedOp {
+  std::string name;    // its `%N` in FILE, may be ""
+  std::string op;      // "add"
+  std::string pass;    // "FoldConstant (step 4 of 12)"
+  std::string reason;  // PreparedAway::Text, as `why` and the report say it
+};
+
 struct Graph {
   std::vector<Node> nodes;
   std::vector<Cluster> clusters;
@@ -51,7 +65,12 @@ struct Graph {
   std::vector<std::string> targets;  // backends in priority order (colours)
   int output = -1;                   // the node of @main's result
   bool summary = false;              // region-level view
+  std::string removed_by;            // the backend whose preparation ran
+  std::vector<RemovedOp> removed;    // drawn as a note beside the graph
 };
+
+// The ops `prepared` lists as removed, named by `input_names`.
+std::vector<RemovedOp> RemovedOps(const PreparedAway& prepared, const SpanNames& input_names);
 
 // The graph of @main of `names.module()` (typed), with regions and
 // composites expanded as clusters. With `record` (the placement record of
@@ -64,7 +83,6 @@ struct Graph {
 // the ones `carve why FILE --backend B --at %N` and `carve fmt FILE` use,
 // rather than the partitioned module's; nodes the partitioning made (region
 // calls, tuples) then have no name.
-using SpanNames = absl::flat_hash_map<SpanKey, std::string>;
 absl::StatusOr<Graph> BuildGraph(const NodeNames& names,
                                  const std::vector<TargetSpecPtr>& backends,
                                  const PlacementRecord* record = nullptr,
@@ -75,7 +93,8 @@ absl::StatusOr<Graph> BuildGraph(const NodeNames& names,
 SpanNames InputNames(const NodeNames& names);
 
 // The nodes within `depth` edges (either direction) of the node printed as
-// `name`; error when no node has that name.
+// `name`; error when no node has that name (saying which pass removed it
+// when it is one of g.removed).
 absl::StatusOr<Graph> Around(const Graph& g, const std::string& name, int depth);
 
 // One box per offloaded region (its op count), host ops kept, constants,

@@ -60,6 +60,29 @@ std::string NodeTable(const Graph& g) {
         Json(n.target.empty() ? "host" : n.target), Json(where), Json(n.type), Json(n.attrs),
         Json(n.reason));
   }
+  // The ops the preparation removed: the note (id "removed") lists them,
+  // and each is found by its name (page.html#%0) with its reason.
+  if (!g.removed.empty()) {
+    std::string all;
+    for (const RemovedOp& r : g.removed) {
+      all += fmt::format("{}{}{}: {}", all.empty() ? "" : "\n", r.name.empty() ? "" : r.name + " ",
+                         r.op, r.pass);
+    }
+    out += fmt::format(
+        "{}\"removed\":{{\"name\":\"\",\"op\":{},\"target\":\"none\",\"cluster\":\"\","
+        "\"type\":\"\",\"attrs\":\"\",\"reason\":{}}}\n",
+        out.size() > 1 ? "," : "",
+        Json(fmt::format("removed before partitioning by {}'s preparation passes",
+                         g.removed_by)),
+        Json(all));
+    for (size_t i = 0; i < g.removed.size(); ++i) {
+      const RemovedOp& r = g.removed[i];
+      out += fmt::format(
+          ",\"r{}\":{{\"name\":{},\"op\":{},\"target\":\"none: removed before "
+          "partitioning\",\"cluster\":\"\",\"type\":\"\",\"attrs\":\"\",\"reason\":{}}}\n",
+          i, Json(r.name), Json(r.op), Json(r.reason));
+    }
+  }
   return out + "}";
 }
 
@@ -71,7 +94,7 @@ constexpr const char* kStyle = R"(body{margin:0;font:13px Helvetica,Arial,sans-s
 #side button{font:12px Helvetica,Arial,sans-serif;margin:0 4px 8px 0}
 .cl{display:inline-block;width:16px;height:10px;margin-right:4px;vertical-align:middle}
 .sw{display:inline-block;width:12px;height:12px;border:1px solid #888;margin-right:4px;vertical-align:middle}
-#details dt{font-weight:bold;margin-top:6px}#details dd{margin:0;white-space:pre-wrap;word-break:break-all}
+#details dt{font-weight:bold;margin-top:6px}#details dd{margin:0;white-space:pre-wrap;overflow-wrap:anywhere}
 g.node.sel path,g.node.sel polygon,g.node.sel ellipse{stroke:#d00;stroke-width:3}
 )";
 
@@ -108,17 +131,18 @@ svg.addEventListener('click',function(e){if(drag&&drag[4])return;
 // it is not.
 function byHash(){var h=decodeURIComponent(location.hash.slice(1));if(!h)return;
  for(var id in nodes){if(id===h||nodes[id].name===h){var g=document.getElementById(id);
-  if(!g)return;show(g);var b=g.getBBox(),a=svg.getScreenCTM();
+  if(!g){details(nodes[id]);return;}show(g);var b=g.getBBox(),a=svg.getScreenCTM();
   if(a&&g.getScreenCTM()){var m=a.inverse().multiply(g.getScreenCTM());
    var p=svg.createSVGPoint(),q=svg.createSVGPoint();p.x=b.x;p.y=b.y;
    q.x=b.x+b.width;q.y=b.y+b.height;p=p.matrixTransform(m);q=q.matrixTransform(m);
    if(p.x<box[0]||q.x>box[0]+box[2]||p.y<box[1]||q.y>box[1]+box[3]){
     box[0]=(p.x+q.x-box[2])/2;box[1]=(p.y+q.y-box[3])/2;apply();}}return;}}}
 function show(g){
- if(sel)sel.classList.remove('sel');sel=g;g.classList.add('sel');
- var n=nodes[g.id],d=document.getElementById('details');d.textContent='';
+ if(sel)sel.classList.remove('sel');sel=g;g.classList.add('sel');details(nodes[g.id]);}
+function details(n){var d=document.getElementById('details');d.textContent='';
+ var why=n.target==='host'?'why on the host':'why';
  [['node',n.name],['op',n.op],['target',n.target],['in',n.cluster],['type',n.type],
-  ['attributes',n.attrs],['why on the host',n.reason]].forEach(function(p){
+  ['attributes',n.attrs],[why,n.reason]].forEach(function(p){
   if(!p[1])return;var dt=document.createElement('dt'),dd=document.createElement('dd');
   dt.textContent=p[0];dd.textContent=p[1];d.appendChild(dt);d.appendChild(dd);});}
 byHash();window.addEventListener('hashchange',byHash);
@@ -147,6 +171,12 @@ std::string WriteHtml(const Graph& g, const std::string& svg) {
       "<div><span class=\"cl\" style=\"border:1px dashed #888\"></span>composite</div>\n"
       "<div><span class=\"cl\" style=\"border:3px solid #333\"></span>result of @main</div>\n"
       "<p>Host nodes say, per backend, why it did not take them.</p>\n";
+  if (!g.removed.empty()) {
+    legend += fmt::format(
+        "<p>The note lists the {} op{} {}'s preparation passes removed before partitioning "
+        "(click it, or open the page at #%N, for each one's pass).</p>\n",
+        g.removed.size(), g.removed.size() == 1 ? "" : "s", Html(g.removed_by));
+  }
   return fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<title>carve viz</title>\n<style>\n{}</style>\n</head>\n<body>\n"

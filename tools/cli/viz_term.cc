@@ -71,6 +71,12 @@ std::string WriteTerm(const Graph& g) {
       }
     }
   }
+  if (!g.removed.empty()) {
+    out += fmt::format("removed before partitioning by {}'s preparation passes:\n", g.removed_by);
+    for (const RemovedOp& r : g.removed) {
+      out += fmt::format("  {}{} -- {}\n", r.name.empty() ? "" : r.name + " ", r.op, r.reason);
+    }
+  }
   return out;
 }
 
