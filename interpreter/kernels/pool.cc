@@ -168,6 +168,36 @@ void PoolPlane(const PoolGeometry& g, const AxisWindows& windows, C lowest, cons
   }
 }
 
+// Global pools (one window over the whole plane, taps in memory order):
+// planes [0, n) at `in` (each `size` elements) into out[0, n), kPlanes at a
+// time. One plane's sum is a chain of dependent adds, so the planes are
+// interleaved to keep kPlanes independent chains in flight; each plane
+// still takes its elements in order from `init`.
+template <PoolKind kKind, typename C>
+void GlobalPoolPlanes(const C* in, int64_t n, int64_t size, C init, C* out) {
+  constexpr int kPlanes = 8;
+  int64_t p = 0;
+  for (; p + kPlanes <= n; p += kPlanes) {
+    C acc[kPlanes];
+    const C* src[kPlanes];
+    for (int j = 0; j < kPlanes; ++j) {
+      acc[j] = init;
+      src[j] = in + (p + j) * size;
+    }
+    for (int64_t i = 0; i < size; ++i) {
+      for (int j = 0; j < kPlanes; ++j) acc[j] = PoolStep<kKind>(acc[j], src[j][i]);
+    }
+    for (int j = 0; j < kPlanes; ++j) {
+      out[p + j] = kKind == PoolKind::kAvg ? acc[j] / C(std::max<int64_t>(1, size)) : acc[j];
+    }
+  }
+  for (; p < n; ++p) {
+    C acc = init;
+    for (int64_t i = 0; i < size; ++i) acc = PoolStep<kKind>(acc, in[p * size + i]);
+    out[p] = kKind == PoolKind::kAvg ? acc / C(std::max<int64_t>(1, size)) : acc;
+  }
+}
+
 // The type pools compute in: float/double for floats (float16 via float),
 // int64_t for integers (exact sums; TVM sums in the input dtype, which only
 // differs when that overflows).
@@ -254,6 +284,22 @@ absl::StatusOr<std::vector<NDArray>> RunPool(const KernelContext& ctx, int spati
     CARVE_ASSIGN_OR_RETURN(Buffer<C> in, Buffer<C>::Permuted(ctx, data, pl.perm));
     std::unique_ptr<C[]> result(new C[std::max<int64_t>(out.num_elements(), 1)]);
     const C lowest = ConvertTo<C>(std::numeric_limits<T>::lowest());
+    if (g.adaptive && g.out_size() == 1) {  // global: the window is the plane
+      constexpr int64_t kChunk = 8;
+      ParallelFor(ctx.device, (planes + kChunk - 1) / kChunk, double(kChunk * g.in_size()),
+                  [&](int64_t begin, int64_t end) {
+                    const int64_t p0 = begin * kChunk, p1 = std::min(planes, end * kChunk);
+                    const C* src = in.data() + p0 * g.in_size();
+                    if (kind == PoolKind::kMax) {
+                      GlobalPoolPlanes<PoolKind::kMax>(src, p1 - p0, g.in_size(), lowest,
+                                                       result.get() + p0);
+                    } else {
+                      GlobalPoolPlanes<PoolKind::kAvg>(src, p1 - p0, g.in_size(), C(0),
+                                                       result.get() + p0);
+                    }
+                  });
+      return StorePermuted(ctx, result.get(), pl.perm, out);
+    }
     const AxisWindows windows = WindowsOf(g);
     ParallelFor(ctx.device, planes, double(g.out_size() * g.kernel[0] * g.kernel[1] * g.kernel[2]),
                 [&](int64_t begin, int64_t end) {
