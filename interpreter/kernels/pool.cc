@@ -374,7 +374,15 @@ absl::StatusOr<std::vector<NDArray>> RunPool(const KernelContext& ctx, int spati
   CARVE_RETURN_IF_ERROR(DispatchNumeric(ctx, data.dtype(), [&]<typename T>() -> absl::Status {
     using C = PoolCompute<T>;
     CARVE_ASSIGN_OR_RETURN(Buffer<C> in, Buffer<C>::Permuted(ctx, data, pl.perm));
-    std::unique_ptr<C[]> result(new C[std::max<int64_t>(out.num_elements(), 1)]);
+    // Straight into `out` when it is [planes, D, H, W] of compute-type
+    // values (NCHW float); otherwise into a buffer stored permuted below.
+    bool direct = out.dtype() == DTypeOf<C>();
+    for (size_t i = 0; i < pl.perm.size(); ++i) direct &= pl.perm[i] == int(i);
+    std::unique_ptr<C[]> owned(direct ? nullptr : new C[std::max<int64_t>(out.num_elements(), 1)]);
+    C* const result_data = direct ? out.data<C>() : owned.get();
+    auto finish = [&]() -> absl::Status {
+      return direct ? absl::OkStatus() : StorePermuted(ctx, owned.get(), pl.perm, out);
+    };
     const C lowest = ConvertTo<C>(std::numeric_limits<T>::lowest());
     if (g.adaptive && g.out_size() == 1) {  // global: the window is the plane
       constexpr int64_t kChunk = 8;
@@ -384,13 +392,13 @@ absl::StatusOr<std::vector<NDArray>> RunPool(const KernelContext& ctx, int spati
                     const C* src = in.data() + p0 * g.in_size();
                     if (kind == PoolKind::kMax) {
                       GlobalPoolPlanes<PoolKind::kMax>(src, p1 - p0, g.in_size(), lowest,
-                                                       result.get() + p0);
+                                                       result_data + p0);
                     } else {
                       GlobalPoolPlanes<PoolKind::kAvg>(src, p1 - p0, g.in_size(), C(0),
-                                                       result.get() + p0);
+                                                       result_data + p0);
                     }
                   });
-      return StorePermuted(ctx, result.get(), pl.perm, out);
+      return finish();
     }
     const AxisWindows windows = WindowsOf(g);
     ParallelFor(ctx.device, planes, double(g.out_size() * g.kernel[0] * g.kernel[1] * g.kernel[2]),
@@ -398,7 +406,7 @@ absl::StatusOr<std::vector<NDArray>> RunPool(const KernelContext& ctx, int spati
                   std::vector<C> row_acc;
                   for (int64_t p = begin; p < end; ++p) {
                     const C* src = in.data() + p * g.in_size();
-                    C* dst = result.get() + p * g.out_size();
+                    C* dst = result_data + p * g.out_size();
                     if (kind == PoolKind::kMax) {
                       PoolPlane<PoolKind::kMax>(g, windows, lowest, src, dst, row_acc);
                     } else {
@@ -406,7 +414,7 @@ absl::StatusOr<std::vector<NDArray>> RunPool(const KernelContext& ctx, int spati
                     }
                   }
                 });
-    return StorePermuted(ctx, result.get(), pl.perm, out);
+    return finish();
   }));
   return std::vector<NDArray>{std::move(out)};
 }
