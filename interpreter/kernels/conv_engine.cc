@@ -303,16 +303,23 @@ void DepthwiseFirstBlocked(const ConvGeometry& g, const T* data, const T* weight
               [&](int64_t begin, int64_t end) {
     std::vector<const T*> rows(g.kernel[0] * g.kernel[1]), taps(rows.size());
     std::vector<T> margins(copy ? in_rows * padded : 0);
+    int64_t copied = -1;  // the input plane in `margins` (n * C + c)
     for (int64_t item = begin; item < end; ++item) {
       const int64_t n = item / g.out_channels, o = item % g.out_channels;
-      const T* plane = data + (n * g.in_channels + o / og) * g.in_size();
+      const int64_t source = n * g.in_channels + o / og;
+      const T* plane = data + source * g.in_size();
       int64_t row_pitch = width;
       if (copy) {
-        for (int64_t r = 0; r < in_rows; ++r) {
-          T* dst = margins.data() + r * padded;
-          std::fill(dst, dst + margin_l, T(0));
-          std::copy(plane + r * width, plane + (r + 1) * width, dst + margin_l);
-          std::fill(dst + margin_l + width, dst + padded, T(0));
+        // Consecutive output channels of one input channel (a channel
+        // multiplier) share the copy.
+        if (source != copied) {
+          for (int64_t r = 0; r < in_rows; ++r) {
+            T* dst = margins.data() + r * padded;
+            std::fill(dst, dst + margin_l, T(0));
+            std::copy(plane + r * width, plane + (r + 1) * width, dst + margin_l);
+            std::fill(dst + margin_l + width, dst + padded, T(0));
+          }
+          copied = source;
         }
         plane = margins.data() + margin_l;
         row_pitch = padded;
