@@ -80,5 +80,67 @@ TEST(GlobalPoolBits, SumsAndMaximaTakeTheirElementsInOrder) {
   }
 }
 
+// Window pools (2-d, NCHW) over every width from 1 to 40 under strides 1-3,
+// dilation, padding and ceil_mode: the register-block columns and the edge
+// columns against one output element at a time, taps in (kh, kw) order.
+TEST(WindowPoolBits, EveryWidthStrideAndPadding) {
+  struct Variant {
+    int64_t k, stride, dilation, pad_before, pad_after;
+    bool ceil;
+  };
+  const Variant variants[] = {{3, 2, 1, 0, 0, true},  {2, 2, 1, 0, 0, false},
+                              {3, 1, 1, 1, 1, false}, {3, 3, 1, 1, 2, true},
+                              {2, 1, 2, 0, 1, false}, {5, 2, 1, 2, 2, true}};
+  const int64_t planes = 3, h = 6;
+  for (const Variant& v : variants) {
+    for (int64_t w = 1; w <= 40; ++w) {
+      const int64_t dk = (v.k - 1) * v.dilation + 1;
+      auto extent = [&](int64_t in) {
+        const int64_t span = in + v.pad_before + v.pad_after - dk + (v.ceil ? v.stride - 1 : 0);
+        return span < 0 ? int64_t{0} : span / v.stride + 1;
+      };
+      const int64_t oh = extent(h), ow = extent(w);
+      if (oh < 1 || ow < 1) continue;
+      const std::vector<float> x = OrderSensitive(planes * h * w, uint32_t(w));
+      for (bool max : {true, false}) {
+        std::vector<float> want;
+        for (int64_t p = 0; p < planes; ++p) {
+          for (int64_t i = 0; i < oh; ++i) {
+            for (int64_t j = 0; j < ow; ++j) {
+              float acc = max ? std::numeric_limits<float>::lowest() : 0.0f;
+              int64_t count = 0;
+              for (int64_t a = 0; a < v.k; ++a) {
+                for (int64_t b = 0; b < v.k; ++b) {
+                  const int64_t y = i * v.stride - v.pad_before + a * v.dilation;
+                  const int64_t z = j * v.stride - v.pad_before + b * v.dilation;
+                  if (y < 0 || y >= h || z < 0 || z >= w) continue;
+                  const float e = x[(p * h + y) * w + z];
+                  acc = max ? (e > acc ? e : acc) : acc + e;
+                  ++count;
+                }
+              }
+              want.push_back(max ? acc : acc / float(std::max<int64_t>(1, count)));
+            }
+          }
+        }
+        auto got = RunKernel1(
+            max ? "nn.max_pool2d" : "nn.avg_pool2d",
+            {Tensor<float>({1, planes, h, w}, std::vector<double>(x.begin(), x.end()))},
+            MakeAttrs(max ? "relay.attrs.MaxPool2DAttrs" : "relay.attrs.AvgPool2DAttrs",
+                      {{"pool_size", Ints({v.k, v.k})},
+                       {"strides", Ints({v.stride, v.stride})},
+                       {"dilation", Ints({v.dilation, v.dilation})},
+                       {"padding", Ints({v.pad_before, v.pad_before, v.pad_after, v.pad_after})},
+                       {"ceil_mode", Bool(v.ceil)}}),
+            TypeOf(DataType::Float(32), {1, planes, oh, ow}));
+        CARVE_ASSERT_OK(got);
+        SCOPED_TRACE(testing::Message() << (max ? "max" : "avg") << " k " << v.k << " stride "
+                                        << v.stride << " width " << w);
+        ExpectSameBits(AsDoubles(*got), want);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace carve::kernel_testing
