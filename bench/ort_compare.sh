@@ -18,6 +18,7 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/bench/bench_lib.sh"
 carve=$root/build/tools/carve
 models=$root/../shared/models
 ort=${TMPDIR:-/tmp}/carve-ort
@@ -50,13 +51,7 @@ fi
 [[ -x $carve ]] || { echo "ort_compare.sh: no carve at $carve" >&2; exit 1; }
 mkdir -p "$work"
 
-# name, ONNX file, input shape, raw float32 data (or "" for generated)
-table=(
-  "squeezenet1_1 squeezenet1_1.onnx input=1,3,224,224 squeezenet1_1.input.f32"
-  "ppocr_cls ch_ppocr_mobile_v2.0_cls_infer.onnx x=1,3,48,192 -"
-  "fmnist_cnn fmnist_cnn.onnx input=1,1,28,28 -"
-  "tiny_transformer tiny_transformer.onnx input=1,32,64 tiny_transformer.input.f32"
-)
+table=("${bench_models[@]}")  # bench_lib.sh
 
 # The value of KEY= in a "KEY: min=.. median=.. p90=.." or "KEY: X" line.
 field() { # FILE LINE-KEY FIELD
@@ -64,10 +59,9 @@ field() { # FILE LINE-KEY FIELD
     if (f == "") { print $2; exit }
     for (i = 2; i <= NF; ++i) if (index($i, f "=") == 1) { print substr($i, length(f) + 2); exit } }' "$1"
 }
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 for row in "${table[@]}"; do
-  read -r name file shape data <<<"$row"
+  read -r name file shape data _ <<<"$row"
   [[ -f $models/$file ]] || { echo "ort_compare.sh: missing $models/$file" >&2; exit 1; }
   "$carve" import "$models/$file" --freeze --shape "$shape" -o "$work/$name.relay"
   "$carve" partition "$work/$name.relay" --backend dnnl -o "$work/$name.dnnl.relay"
@@ -76,7 +70,7 @@ done
 declare -A lat first
 for ((r = 1; r <= rounds; ++r)); do
   for row in "${table[@]}"; do
-    read -r name file shape data <<<"$row"
+    read -r name file shape data _ <<<"$row"
     input=${shape%%=*}
     args=(--ort "$ort" --out "$work/$name.inputs" --shape "$shape" --repeat "$repeat"
           --warmup "$warmup" --threads "$threads")

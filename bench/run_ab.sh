@@ -15,7 +15,7 @@
 # (NAME.relay and its dnnl partition NAME.dnnl.relay).
 set -euo pipefail
 
-[[ -x /usr/bin/time ]] || { echo "run_ab.sh: needs /usr/bin/time (Debian package time)" >&2; exit 1; }
+source "$(dirname "$0")/bench_lib.sh"
 [[ $# -ge 3 ]] || { echo "usage: run_ab.sh OLD NEW [options] MODULE..." >&2; exit 2; }
 old=$1 new=$2
 shift 2
@@ -35,13 +35,13 @@ for b in "$old" "$new"; do [[ -x $b ]] || { echo "run_ab.sh: no carve at $b" >&2
 
 tmp=$(mktemp)
 trap 'rm -f "$tmp" "$tmp.time"' EXIT
+cpu_of() { # CARVE MODULE REPEAT -> user+sys seconds of the process (stderr kept in $tmp)
+  python3 "$bench_dir/cputime.py" -o "$tmp.time" "$1" run "$2" --repeat "$3" --warmup "$warmup" \
+    --threads "$threads" 2> "$tmp" > /dev/null
+  cat "$tmp.time"
+}
 # "WALL CPU": the median= field of the latency_us line of `carve run
 # --repeat`'s stderr, and the CPU microseconds per call.
-cpu_of() { # CARVE MODULE REPEAT -> user+sys seconds of the process
-  /usr/bin/time -f '%U %S' -o "$tmp.time" "$1" run "$2" --repeat "$3" --warmup "$warmup" \
-    --threads "$threads" 2> "$tmp" > /dev/null
-  awk '{ print $1 + $2 }' "$tmp.time"
-}
 measure() {
   local one many
   one=$(cpu_of "$1" "$2" 1)
@@ -50,7 +50,6 @@ measure() {
   wall=$(awk '$1 == "latency_us:" { for (i = 2; i <= NF; ++i) if (index($i, "median=") == 1) print substr($i, 8) }' "$tmp")
   awk -v w="$wall" -v a="$one" -v b="$many" -v n="$repeat" 'BEGIN { printf "%s %.1f\n", w, (b - a) * 1e6 / (n - 1) }'
 }
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "# old=$old new=$new rounds=$rounds repeat=$repeat warmup=$warmup threads=$threads"
 printf '%-32s %11s %11s %8s | %11s %11s %8s\n' module old_wall_us new_wall_us new/old \

@@ -234,9 +234,18 @@ class PlanBuilder {
     for (uint32_t s = 0; s < p.num_slots_; ++s) {
       p.read_once_[s] = reads[s] == 1 && !keep[s] && !param[s];
     }
-    for (Plan::Step& step : p.steps_) {
+    // An element-wise step may overwrite its first operand when it is that
+    // slot's last reader (earlier readers have run; any that kept a view of
+    // the tensor made it not fresh, see Run) and reads it once.
+    for (uint32_t k = 0; k < p.steps_.size(); ++k) {
+      Plan::Step& step = p.steps_[k];
       if (step.kind != Plan::StepKind::kKernel || step.in_begin == step.in_end) continue;
-      if (!p.read_once_[p.operands_[step.in_begin]]) continue;
+      const uint32_t s = p.operands_[step.in_begin];
+      if (keep[s] || param[s] || last[s] != k) continue;
+      if (std::count(p.operands_.begin() + step.in_begin, p.operands_.begin() + step.in_end, s) !=
+          1) {
+        continue;
+      }
       step.inplace = FindInPlaceKernel(Cast<Call>(step.expr)->op()->name);
     }
   }
@@ -402,6 +411,12 @@ absl::StatusOr<Value> Plan::Run(Interpreter& interp, std::vector<Value> args,
                                                     outer_retained + run.retained));
         break;
       }
+    }
+    // A step whose result may share its operands' storage (a view, a tuple
+    // holding them, a callee returning one) leaves them not fresh: a later
+    // in-place step must not overwrite what that result still shows.
+    if (!out_fresh) {
+      for (uint32_t i = step.in_begin; i < step.in_end; ++i) fresh[operands_[i]] = false;
     }
     fresh[step.out] = out_fresh;
     store(step.out, std::move(out));

@@ -13,11 +13,13 @@
 //     (liveness computed at lowering), so a run holds the same live set as
 //     the tree walker; constants are held by the plan, not copied.
 //   - In place: an element-wise step (interpreter/kernel_inplace.h) whose
-//     first operand was written fresh by a kernel step and is read by no
-//     other step overwrites that tensor instead of allocating its result, so
-//     conv -> bias_add -> relu runs in one buffer. Freshness is checked per
-//     run: the producer's op pattern is computational and its outputs share
-//     no storage with its inputs or with each other.
+//     first operand was written fresh by a kernel step and is read last (and
+//     once) by this step overwrites that tensor instead of allocating its
+//     result, so conv -> bias_add -> relu runs in one buffer, and so does
+//     x * sigmoid(pool(x)). Freshness is checked per run: the producer's op
+//     pattern is computational and its outputs share no storage with its
+//     inputs or with each other, and no earlier reader made a result that
+//     may share the tensor (a view, a tuple, a function call's result).
 //   - Calls of globals and closures inside a plan go back to the evaluator
 //     (which dispatches Compiler / Composite functions and runs the callee's
 //     own plan when it has one).
@@ -75,8 +77,9 @@ class Plan {
     StepKind kind;
     const Expr* expr;           // the Call / Tuple / TupleGetItem
     KernelFn kernel = nullptr;  // kKernel
-    // kKernel: the in-place variant, set when the first operand is read by
-    // this step only (and is not a preset, parameter or the result).
+    // kKernel: the in-place variant, set when this step is the last reader
+    // of its first operand, reads it once, and it is not a preset,
+    // parameter or the result.
     InPlaceKernelFn inplace = nullptr;
     uint32_t out = 0;           // slot written
     uint32_t in_begin = 0;      // operands: operands_[in_begin, in_end)

@@ -1,9 +1,15 @@
 #include "interpreter/kernels/conv_engine.h"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <type_traits>
 #include <utility>
+#include <vector>
+
+#if defined(__FMA__)
+#include <immintrin.h>
+#endif
 
 #include "interpreter/kernels/conv_internal.h"
 #include "interpreter/kernels/gemm.h"
@@ -147,45 +153,247 @@ void ConvLastGemm(const ConvGeometry& g, const T* data, const T* weight, T* out,
   }
 }
 
+// acc + x * w as the reference loops compute it: the compiler contracts
+// their `acc += w * x` into one fused multiply-add on builds for FMA
+// hardware (-march=native here), and does so unreliably for vector
+// accumulators held in registers (GCC avoids 128/256-bit FMA chains on
+// AMD), so the blocked depthwise rows below fuse explicitly.
+template <typename T>
+inline T MulAdd(T x, T w, T acc) {
+#if defined(__FMA__)
+  if constexpr (std::is_floating_point_v<T>) return std::fma(x, w, acc);
+#endif
+  return acc + x * w;
+}
+
+template <typename T, typename Vec>
+inline Vec VecMulAdd(Vec x, Vec w, Vec acc) {
+#if defined(__FMA__)
+  if constexpr (std::is_same_v<T, float> && sizeof(Vec) == 16) return _mm_fmadd_ps(x, w, acc);
+  if constexpr (std::is_same_v<T, float> && sizeof(Vec) == 32) return _mm256_fmadd_ps(x, w, acc);
+  if constexpr (std::is_same_v<T, double> && sizeof(Vec) == 16) return _mm_fmadd_pd(x, w, acc);
+  if constexpr (std::is_same_v<T, double> && sizeof(Vec) == 32) return _mm256_fmadd_pd(x, w, acc);
+#if defined(__AVX512F__)
+  if constexpr (std::is_same_v<T, float> && sizeof(Vec) == 64) return _mm512_fmadd_ps(x, w, acc);
+  if constexpr (std::is_same_v<T, double> && sizeof(Vec) == 64) return _mm512_fmadd_pd(x, w, acc);
+#endif
+  if constexpr (std::is_floating_point_v<T>) {
+    for (size_t j = 0; j < sizeof(Vec) / sizeof(T); ++j) acc[j] = std::fma(x[j], w[j], acc[j]);
+    return acc;
+  }
+#endif
+  return acc + x * w;
+}
+
 // One input channel per group: out[o] sums taps of input channel o / Og
 // only, so a direct loop beats a GEMM with a one-element inner dimension.
+// Every output element is the sum, from T(0), of w[t] * x over its taps t
+// in order t = 0, 1, ... that land inside the image. Taps in the padding
+// are skipped, not multiplied by zero: w * 0 + acc is not always acc (an
+// infinite weight; a -0 sum), while 1 * -0 + acc is. Output rows go in blocks of Lanes columns
+// whose sums stay in registers across all taps, NB blocks at a time so
+// that NB independent multiply-add chains hide each other's latency.
+template <typename T, int Lanes>
+struct DepthwiseRows {
+  typedef T Vec __attribute__((vector_size(Lanes * sizeof(T))));
+  // Vec at any T-aligned address (loads and stores of a row's columns;
+  // memcpy would pin the accumulators in memory).
+  typedef T Unaligned __attribute__((vector_size(Lanes * sizeof(T)), aligned(alignof(T)), may_alias));
+  // The lane mask type of Vec: a signed integer of T's size per lane.
+  using Int = std::conditional_t<sizeof(T) == 8, int64_t, int32_t>;
+  typedef Int Mask __attribute__((vector_size(Lanes * sizeof(T))));
+
+  // v in every lane (v - 0 is v for every v, -0 included; 0 + v is not).
+  static Vec Splat(T v) { return v - Vec{}; }
+
+  // out[at[b] + j] for the NB blocks b and lanes j < Lanes of one output
+  // row, from the nrows (kd, kh) input rows inside the image (`rows`, each
+  // readable over every column a block's taps touch, padding included) and
+  // their kw weights (`taps`). kMasked: some taps of these blocks fall
+  // outside columns [0, width) of the image and are skipped lane by lane.
+  template <int NB, bool kMasked>
+  static void Blocks(const ConvGeometry& g, const T* const* rows, const T* const* taps,
+                     int64_t nrows, const int64_t* at, T* out) {
+    const int64_t s = g.stride[2], width = g.in[2];
+    const Vec one = Splat(T(1)), minus_zero = Splat(T(-0.0));
+    Mask lane{};
+    for (int j = 0; j < Lanes; ++j) lane[j] = Int(j * s);
+    // Block b's sum += tap weight wv times its columns at src + at[b] * s.
+    auto step = [&](int b, const T* src, int64_t off, Vec wv, Vec& acc) {
+      src += at[b] * s;
+      Vec x;
+      if (s == 1) {
+        x = *reinterpret_cast<const Unaligned*>(src);
+      } else {
+        for (int j = 0; j < Lanes; ++j) x[j] = src[j * s];
+      }
+      if constexpr (kMasked) {
+        // A skipped lane adds 1 * -0, which leaves any acc as it is.
+        const Mask iw = lane + Int(at[b] * s + off);
+        const Mask inside = iw >= 0 && iw < Int(width);
+        acc = VecMulAdd<T>(inside ? x : minus_zero, inside ? wv : one, acc);
+      } else {
+        acc = VecMulAdd<T>(x, wv, acc);
+      }
+    };
+    // Named accumulators, not an array: GCC keeps an array of vectors in
+    // memory, a store and a load per tap.
+    Vec a0{}, a1{}, a2{}, a3{};
+    for (int64_t r = 0; r < nrows; ++r) {
+      const T* w = taps[r];
+      for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+        const int64_t off = kw * g.dilation[2] - g.pad[2];
+        const T* src = rows[r] + off;
+        const Vec wv = Splat(w[kw]);
+        step(0, src, off, wv, a0);
+        if constexpr (NB > 1) step(1, src, off, wv, a1);
+        if constexpr (NB > 2) step(2, src, off, wv, a2);
+        if constexpr (NB > 3) step(3, src, off, wv, a3);
+      }
+    }
+    *reinterpret_cast<Unaligned*>(out + at[0]) = a0;
+    if constexpr (NB > 1) *reinterpret_cast<Unaligned*>(out + at[1]) = a1;
+    if constexpr (NB > 2) *reinterpret_cast<Unaligned*>(out + at[2]) = a2;
+    if constexpr (NB > 3) *reinterpret_cast<Unaligned*>(out + at[3]) = a3;
+  }
+
+  // Blocks starting at at[0, n), `masked` or not, up to four at a time.
+  template <bool kMasked>
+  static void Run(const ConvGeometry& g, const T* const* rows, const T* const* taps,
+                  int64_t nrows, const int64_t* at, int64_t n, T* out) {
+    for (; n >= 4; n -= 4, at += 4) Blocks<4, kMasked>(g, rows, taps, nrows, at, out);
+    if (n == 3) Blocks<3, kMasked>(g, rows, taps, nrows, at, out);
+    if (n == 2) Blocks<2, kMasked>(g, rows, taps, nrows, at, out);
+    if (n == 1) Blocks<1, kMasked>(g, rows, taps, nrows, at, out);
+  }
+};
+
+template <typename T, int Lanes>
+void DepthwiseFirstBlocked(const ConvGeometry& g, const T* data, const T* weight, T* out,
+                           const Eigen::ThreadPoolDevice* device) {
+  const int64_t og = g.out_per_group(), k = g.kernel_size(), kw_n = g.kernel[2];
+  const int64_t ow_n = g.out[2], s = g.stride[2], width = g.in[2];
+  // Output columns [ilo, ihi) see every kw tap inside the image.
+  int64_t ilo = 0, ihi = ow_n;
+  for (int64_t kw = 0; kw < kw_n; ++kw) {
+    auto [lo, hi] = ValidRange(kw * g.dilation[2] - g.pad[2], s, width, ow_n);
+    ilo = std::max(ilo, lo);
+    ihi = std::min(ihi, hi);
+  }
+  if (ihi < ilo) ihi = ilo;
+  // Block starts: every Lanes columns, the last one moved back to end at
+  // ow_n (it recomputes a few of its neighbour's sums, in the same order).
+  // Masked blocks, with columns outside [ilo, ihi), listed after the rest.
+  std::vector<int64_t> starts;
+  int64_t unmasked = 0;
+  for (int64_t ow0 = 0; ow0 < ow_n; ow0 += Lanes) {
+    const int64_t at = std::min(ow0, ow_n - Lanes);
+    if (at >= ilo && at + Lanes <= ihi) starts.insert(starts.begin() + unmasked++, at);
+    else starts.push_back(at);
+  }
+  // Columns read: [-pad, last); rows are copied with zero margins when the
+  // blocks reach outside the image (the masks skip those lanes).
+  const int64_t margin_l = std::max<int64_t>(0, g.pad[2]);
+  const int64_t reach = (ow_n - 1) * s + (kw_n - 1) * g.dilation[2] - g.pad[2] + 1;
+  const int64_t margin_r = std::max<int64_t>(0, reach - width);
+  const bool copy = margin_l > 0 || margin_r > 0;
+  const int64_t padded = margin_l + width + margin_r;
+  const int64_t in_rows = g.in[0] * g.in[1];
+  ParallelFor(device, g.batch * g.out_channels, double(g.out_size() * k),
+              [&](int64_t begin, int64_t end) {
+    std::vector<const T*> rows(g.kernel[0] * g.kernel[1]), taps(rows.size());
+    std::vector<T> margins(copy ? in_rows * padded : 0);
+    int64_t copied = -1;  // the input plane in `margins` (n * C + c)
+    for (int64_t item = begin; item < end; ++item) {
+      const int64_t n = item / g.out_channels, o = item % g.out_channels;
+      const int64_t source = n * g.in_channels + o / og;
+      const T* plane = data + source * g.in_size();
+      int64_t row_pitch = width;
+      if (copy) {
+        // Consecutive output channels of one input channel (a channel
+        // multiplier) share the copy.
+        if (source != copied) {
+          for (int64_t r = 0; r < in_rows; ++r) {
+            T* dst = margins.data() + r * padded;
+            std::fill(dst, dst + margin_l, T(0));
+            std::copy(plane + r * width, plane + (r + 1) * width, dst + margin_l);
+            std::fill(dst + margin_l + width, dst + padded, T(0));
+          }
+          copied = source;
+        }
+        plane = margins.data() + margin_l;
+        row_pitch = padded;
+      }
+      const T* w = weight + o * k;
+      T* dst = out + item * g.out_size();
+      for (int64_t od = 0; od < g.out[0]; ++od) {
+        for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+          int64_t nrows = 0;
+          for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+            const int64_t id = InCoord(g, 0, od, kd);
+            if (id < 0 || id >= g.in[0]) continue;
+            for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+              const int64_t ih = InCoord(g, 1, oh, kh);
+              if (ih < 0 || ih >= g.in[1]) continue;
+              rows[nrows] = plane + (id * g.in[1] + ih) * row_pitch;
+              taps[nrows++] = w + (kd * g.kernel[1] + kh) * kw_n;
+            }
+          }
+          T* row = dst + (od * g.out[1] + oh) * ow_n;
+          using R = DepthwiseRows<T, Lanes>;
+          R::template Run<false>(g, rows.data(), taps.data(), nrows, starts.data(), unmasked, row);
+          R::template Run<true>(g, rows.data(), taps.data(), nrows, starts.data() + unmasked,
+                                int64_t(starts.size()) - unmasked, row);
+        }
+      }
+    }
+  });
+}
+
+// Planes narrower than a vector: one sum at a time, same order.
 template <typename T>
-void DepthwiseFirst(const ConvGeometry& g, const T* data, const T* weight, T* out,
-                    const Eigen::ThreadPoolDevice* device) {
+void DepthwiseFirstScalar(const ConvGeometry& g, const T* data, const T* weight, T* out,
+                          const Eigen::ThreadPoolDevice* device) {
   const int64_t og = g.out_per_group(), k = g.kernel_size();
-  const double cost = double(g.out_size() * k);
-  ParallelFor(device, g.batch * g.out_channels, cost, [&](int64_t begin, int64_t end) {
+  ParallelFor(device, g.batch * g.out_channels, double(g.out_size() * k),
+              [&](int64_t begin, int64_t end) {
     for (int64_t item = begin; item < end; ++item) {
       const int64_t n = item / g.out_channels, o = item % g.out_channels;
       const T* plane = data + (n * g.in_channels + o / og) * g.in_size();
       T* dst = out + item * g.out_size();
-      std::fill(dst, dst + g.out_size(), T(0));
-      for (int64_t t = 0; t < k; ++t) {
-        const T wv = weight[o * k + t];
-        const int64_t kd = t / (g.kernel[1] * g.kernel[2]);
-        const int64_t kh = t / g.kernel[2] % g.kernel[1], kw = t % g.kernel[2];
-        const int64_t off_w = kw * g.dilation[2] - g.pad[2];
-        auto [lo, hi] = ValidRange(off_w, g.stride[2], g.in[2], g.out[2]);
-        // Rows (od, oh) walked as two loops (no division per row); each
-        // output element still takes its taps in order t = 0, 1, ...
-        for (int64_t od = 0; od < g.out[0]; ++od) {
-          const int64_t id = InCoord(g, 0, od, kd);
-          if (id < 0 || id >= g.in[0]) continue;
-          for (int64_t oh = 0; oh < g.out[1]; ++oh) {
-            const int64_t ih = InCoord(g, 1, oh, kh);
-            if (ih < 0 || ih >= g.in[1]) continue;
-            const T* src = plane + (id * g.in[1] + ih) * g.in[2];
-            T* row = dst + (od * g.out[1] + oh) * g.out[2];
-            if (g.stride[2] == 1) {
-              for (int64_t ow = lo; ow < hi; ++ow) row[ow] += wv * src[ow + off_w];
-            } else {
-              for (int64_t ow = lo; ow < hi; ++ow) row[ow] += wv * src[ow * g.stride[2] + off_w];
+      for (int64_t od = 0; od < g.out[0]; ++od) {
+        for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+          for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+            T acc = T(0);
+            for (int64_t t = 0; t < k; ++t) {
+              const int64_t id = InCoord(g, 0, od, t / (g.kernel[1] * g.kernel[2]));
+              const int64_t ih = InCoord(g, 1, oh, t / g.kernel[2] % g.kernel[1]);
+              const int64_t iw = InCoord(g, 2, ow, t % g.kernel[2]);
+              if (conv_internal::Inside(g, id, ih, iw)) {
+                acc = MulAdd(weight[o * k + t], plane[(id * g.in[1] + ih) * g.in[2] + iw], acc);
+              }
             }
+            *dst++ = acc;
           }
         }
       }
     }
   });
+}
+
+template <typename T>
+void DepthwiseFirst(const ConvGeometry& g, const T* data, const T* weight, T* out,
+                    const Eigen::ThreadPoolDevice* device) {
+  constexpr int kLanes = 64 / sizeof(T);
+  if (g.out[2] >= kLanes) {
+    DepthwiseFirstBlocked<T, kLanes>(g, data, weight, out, device);
+  } else if (g.out[2] >= kLanes / 2) {
+    DepthwiseFirstBlocked<T, kLanes / 2>(g, data, weight, out, device);
+  } else if (g.out[2] >= kLanes / 4) {
+    DepthwiseFirstBlocked<T, kLanes / 4>(g, data, weight, out, device);
+  } else {
+    DepthwiseFirstScalar(g, data, weight, out, device);
+  }
 }
 
 template <typename T>

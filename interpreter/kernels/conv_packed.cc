@@ -150,6 +150,28 @@ void PackImageRows(const ConvGeometry& g, const float* image, int64_t i0, int64_
   }
 }
 
+// The channels-first im2col matrix of the Cg channel planes at `in`:
+// col[(c, kd, kh, kw)][(od, oh, ow)], zero where a tap reads padding.
+void Im2Col(const ConvGeometry& g, const float* in, float* col) {
+  const int64_t k = g.kernel_size(), rows = g.out[0] * g.out[1];
+  for (int64_t p = 0; p < g.in_per_group() * k; ++p) {
+    const int64_t c = p / k, t = p % k;
+    const int64_t kd = t / (g.kernel[1] * g.kernel[2]);
+    const int64_t kh = t / g.kernel[2] % g.kernel[1], kw = t % g.kernel[2];
+    const float* plane = in + c * g.in_size();
+    float* dst = col + p * g.out_size();
+    for (int64_t r = 0; r < rows; ++r, dst += g.out[2]) {
+      const int64_t id = InCoord(g, 0, r / g.out[1], kd), ih = InCoord(g, 1, r % g.out[1], kh);
+      if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1]) {
+        std::fill(dst, dst + g.out[2], 0.f);
+        continue;
+      }
+      GatherRow(plane + (id * g.in[1] + ih) * g.in[2], InCoord(g, 2, 0, kw), g.stride[2],
+                g.in[2], g.out[2], dst);
+    }
+  }
+}
+
 // Fraction of a tile dimension of `width` that `extent` fills.
 double TileUse(int64_t extent, int64_t width) {
   return double(extent) / double((extent + width - 1) / width * width);
@@ -175,6 +197,10 @@ void ConvFirst(const ConvGeometry& g, const float* data, const float* weight, fl
   const bool pointwise = IsPointwise(g);
   const bool transposed = TransposeProduct(g, og, os);
   std::unique_ptr<float[]> scratch(transposed ? new float[og * os] : nullptr);
+  constexpr int64_t kColBudget = int64_t{1} << 21;  // floats (8 MiB)
+  std::unique_ptr<float[]> col(transposed && !pointwise && depth * os <= kColBudget
+                                   ? new float[depth * os]
+                                   : nullptr);
   for (int64_t n = 0; n < g.batch; ++n) {
     for (int64_t grp = 0; grp < g.groups; ++grp) {
       const float* in = data + (n * g.in_channels + grp * cg) * g.in_size();
@@ -195,9 +221,17 @@ void ConvFirst(const ConvGeometry& g, const float* data, const float* weight, fl
         continue;
       }
       const MatrixRef<float> wt{weight + grp * og * depth, depth, true};
+      // Small images (what takes this path): im2col [depth][S] once, a
+      // straight copy of each output row's taps, then packed as the
+      // transposed A operand; the panels hold the same values
+      // PackImageColumns<MR> would gather 6 columns at a time, at a fraction
+      // of its per-panel bookkeeping.
+      if (!pointwise && col != nullptr) Im2Col(g, in, col.get());
       auto pack_a = [&](int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* o) {
         if (pointwise) {
           PackPanelsA(MatrixRef<float>{in, g.in_size(), true}, i0, mc, p0, kc, o);
+        } else if (col != nullptr) {
+          PackPanelsA(MatrixRef<float>{col.get(), os, true}, i0, mc, p0, kc, o);
         } else {
           PackImageColumns<kSgemmMR>(g, in, p0, kc, i0, mc, o);
         }

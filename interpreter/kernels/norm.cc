@@ -72,14 +72,17 @@ absl::StatusOr<std::vector<NDArray>> BatchNorm(const KernelContext& ctx) {
       t[c] = (-mean[c]) * s[c] + beta[c];
     }
     CARVE_ASSIGN_OR_RETURN(Buffer<C> x, Buffer<C>::Of(ctx, data));
-    std::unique_ptr<C[]> y(new C[std::max<int64_t>(x.size(), 1)]);
+    // Straight into the output when it holds compute-type values (no copy).
+    const bool direct = outs[0].dtype() == DTypeOf<C>();
+    std::unique_ptr<C[]> temp(direct ? nullptr : new C[std::max<int64_t>(x.size(), 1)]);
+    C* y = direct ? outs[0].data<C>() : temp.get();
     for (int64_t o = 0; o < v.outer; ++o) {
       for (int64_t c = 0; c < v.extent; ++c) {
         const int64_t base = (o * v.extent + c) * v.inner;
         for (int64_t i = 0; i < v.inner; ++i) y[base + i] = x.data()[base + i] * s[c] + t[c];
       }
     }
-    CARVE_RETURN_IF_ERROR(StoreResult(ctx, y.get(), outs[0]));
+    if (!direct) CARVE_RETURN_IF_ERROR(StoreResult(ctx, y, outs[0]));
     CARVE_RETURN_IF_ERROR(StoreResult(ctx, mean.data(), outs[1]));
     return StoreResult(ctx, var.data(), outs[2]);
   }));

@@ -12,6 +12,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -107,16 +108,102 @@ std::pair<int64_t, int64_t> WholeColumns(const PoolGeometry& g, const AxisWindow
   return {first, last};
 }
 
+// Whole-window columns of one output row, Lanes at a time: each block's
+// Lanes results stay in registers across every (kd, kh, kw) tap, in that
+// order, instead of one pass over the row per tap. W strides 1 and 2 only
+// (stride 2 de-interleaves two loads). `acc` receives the pooled values
+// (before an average's division) of columns [first, last).
+template <PoolKind kKind, typename C, int Lanes>
+struct PoolRowBlocks {
+  typedef C Vec __attribute__((vector_size(Lanes * sizeof(C))));
+  typedef C Unaligned __attribute__((vector_size(Lanes * sizeof(C)), aligned(alignof(C)),
+                                     may_alias));
+  using Int = std::conditional_t<sizeof(C) == 8, int64_t, int32_t>;
+  typedef Int Index __attribute__((vector_size(Lanes * sizeof(C))));
+
+  static bool Applies(const PoolGeometry& g, int64_t first, int64_t last) {
+    return std::is_floating_point_v<C> && (g.stride[2] == 1 || g.stride[2] == 2) &&
+           last - first >= Lanes;
+  }
+
+  // Columns p[0], p[s], ..., p[(Lanes - 1) * s]; reads nothing past the last.
+  static Vec Load(const C* p, int64_t s) {
+    const Vec a = *reinterpret_cast<const Unaligned*>(p);
+    if (s == 1) return a;
+    const Vec b = *reinterpret_cast<const Unaligned*>(p + Lanes - 1);
+    Index pick;  // even elements of a, then b[1], b[3], ... (= p[Lanes], ...)
+    for (int j = 0; j < Lanes; ++j) pick[j] = Int(j < Lanes / 2 ? 2 * j : 2 * j + 1);
+    return __builtin_shuffle(a, b, pick);
+  }
+
+  static Vec Step(Vec r, Vec v) {
+    if constexpr (kKind == PoolKind::kMax) {
+      return v > r ? v : r;
+    } else {
+      return r + v;
+    }
+  }
+
+  // NB blocks starting at at[0, NB), their accumulators named (GCC keeps
+  // an array of vectors in memory) so NB independent chains overlap.
+  template <int NB>
+  static void Blocks(const PoolGeometry& g, const AxisWindow& wd, const AxisWindow& wh, C init,
+                     const C* in, const int64_t* at, C* acc) {
+    const int64_t s = g.stride[2], dil = g.dilation[2], pad = g.pad_before[2];
+    Vec r0 = init - Vec{}, r1 = r0, r2 = r0, r3 = r0;
+    for (int64_t kd = wd.lo; kd < wd.hi; ++kd) {
+      const int64_t id = wd.begin + kd * wd.step;
+      for (int64_t kh = wh.lo; kh < wh.hi; ++kh) {
+        const C* row = in + (id * g.in[1] + wh.begin + kh * wh.step) * g.in[2];
+        for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+          const C* p = row + kw * dil - pad;
+          r0 = Step(r0, Load(p + at[0] * s, s));
+          if constexpr (NB > 1) r1 = Step(r1, Load(p + at[1] * s, s));
+          if constexpr (NB > 2) r2 = Step(r2, Load(p + at[2] * s, s));
+          if constexpr (NB > 3) r3 = Step(r3, Load(p + at[3] * s, s));
+        }
+      }
+    }
+    *reinterpret_cast<Unaligned*>(acc + at[0]) = r0;
+    if constexpr (NB > 1) *reinterpret_cast<Unaligned*>(acc + at[1]) = r1;
+    if constexpr (NB > 2) *reinterpret_cast<Unaligned*>(acc + at[2]) = r2;
+    if constexpr (NB > 3) *reinterpret_cast<Unaligned*>(acc + at[3]) = r3;
+  }
+
+  static void Run(const PoolGeometry& g, const AxisWindow& wd, const AxisWindow& wh, C init,
+                  const C* in, int64_t first, int64_t last, C* acc) {
+    // Block starts every Lanes columns; the last one moves back to end at
+    // `last`, recomputing a few columns of its neighbour with the same taps
+    // in the same order.
+    int64_t at[4], n = 0;
+    for (int64_t ow = first; ow < last; ow += Lanes) {
+      at[n++] = std::min(ow, last - Lanes);
+      if (n == 4) {
+        Blocks<4>(g, wd, wh, init, in, at, acc);
+        n = 0;
+      }
+    }
+    if (n == 3) Blocks<3>(g, wd, wh, init, in, at, acc);
+    if (n == 2) Blocks<2>(g, wd, wh, init, in, at, acc);
+    if (n == 1) Blocks<1>(g, wd, wh, init, in, at, acc);
+  }
+};
+
 // Pools one [D, H, W] plane into one [OD, OH, OW] plane. `lowest` is the
 // value of a window with no real input (TVM pads max pools with the dtype's
 // lowest value). Each output element takes its taps in (kd, kh, kw) order;
-// the columns with whole windows are computed a row at a time (taps outer,
-// columns inner, so the loop vectorises) with that same order per element.
+// the columns with whole windows are computed in register blocks
+// (PoolRowBlocks) or a row at a time (taps outer, columns inner, so the
+// loop vectorises) with that same order per element.
 template <PoolKind kKind, typename C>
 void PoolPlane(const PoolGeometry& g, const AxisWindows& windows, C lowest, const C* in, C* out,
                std::vector<C>& row_acc) {
+  constexpr int kLanes = 64 / sizeof(C);
+  using Wide = PoolRowBlocks<kKind, C, kLanes>;
+  using Narrow = PoolRowBlocks<kKind, C, kLanes / 2>;
   const C init = kKind == PoolKind::kMax ? lowest : C(0);
   const auto [first, last] = WholeColumns(g, windows);
+  const bool blocked = Narrow::Applies(g, first, last);
   const int64_t stride = g.stride[2], dil = g.dilation[2], pad = g.pad_before[2];
   row_acc.resize(g.out[2]);
   for (int64_t od = 0; od < g.out[0]; ++od) {
@@ -135,7 +222,7 @@ void PoolPlane(const PoolGeometry& g, const AxisWindows& windows, C lowest, cons
               acc[ow] = PoolStep<kKind>(acc[ow], row[ww.begin + kw * ww.step]);
             }
           }
-          for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+          for (int64_t kw = 0; kw < g.kernel[2] && !blocked; ++kw) {
             const int64_t off = kw * dil - pad;  // whole windows: ow * stride + off >= 0
             if (stride == 1) {
               for (int64_t ow = first; ow < last; ++ow) {
@@ -155,6 +242,11 @@ void PoolPlane(const PoolGeometry& g, const AxisWindows& windows, C lowest, cons
           }
         }
       }
+      if (blocked && Wide::Applies(g, first, last)) {
+        Wide::Run(g, wd, wh, init, in, first, last, acc);
+      } else if (blocked) {
+        Narrow::Run(g, wd, wh, init, in, first, last, acc);
+      }
       C* dst = out + (od * g.out[1] + oh) * g.out[2];
       for (int64_t ow = 0; ow < g.out[2]; ++ow) {
         if constexpr (kKind == PoolKind::kAvg) {
@@ -165,6 +257,36 @@ void PoolPlane(const PoolGeometry& g, const AxisWindows& windows, C lowest, cons
         }
       }
     }
+  }
+}
+
+// Global pools (one window over the whole plane, taps in memory order):
+// planes [0, n) at `in` (each `size` elements) into out[0, n), kPlanes at a
+// time. One plane's sum is a chain of dependent adds, so the planes are
+// interleaved to keep kPlanes independent chains in flight; each plane
+// still takes its elements in order from `init`.
+template <PoolKind kKind, typename C>
+void GlobalPoolPlanes(const C* in, int64_t n, int64_t size, C init, C* out) {
+  constexpr int kPlanes = 8;
+  int64_t p = 0;
+  for (; p + kPlanes <= n; p += kPlanes) {
+    C acc[kPlanes];
+    const C* src[kPlanes];
+    for (int j = 0; j < kPlanes; ++j) {
+      acc[j] = init;
+      src[j] = in + (p + j) * size;
+    }
+    for (int64_t i = 0; i < size; ++i) {
+      for (int j = 0; j < kPlanes; ++j) acc[j] = PoolStep<kKind>(acc[j], src[j][i]);
+    }
+    for (int j = 0; j < kPlanes; ++j) {
+      out[p + j] = kKind == PoolKind::kAvg ? acc[j] / C(std::max<int64_t>(1, size)) : acc[j];
+    }
+  }
+  for (; p < n; ++p) {
+    C acc = init;
+    for (int64_t i = 0; i < size; ++i) acc = PoolStep<kKind>(acc, in[p * size + i]);
+    out[p] = kKind == PoolKind::kAvg ? acc / C(std::max<int64_t>(1, size)) : acc;
   }
 }
 
@@ -252,15 +374,39 @@ absl::StatusOr<std::vector<NDArray>> RunPool(const KernelContext& ctx, int spati
   CARVE_RETURN_IF_ERROR(DispatchNumeric(ctx, data.dtype(), [&]<typename T>() -> absl::Status {
     using C = PoolCompute<T>;
     CARVE_ASSIGN_OR_RETURN(Buffer<C> in, Buffer<C>::Permuted(ctx, data, pl.perm));
-    std::unique_ptr<C[]> result(new C[std::max<int64_t>(out.num_elements(), 1)]);
+    // Straight into `out` when it is [planes, D, H, W] of compute-type
+    // values (NCHW float); otherwise into a buffer stored permuted below.
+    bool direct = out.dtype() == DTypeOf<C>();
+    for (size_t i = 0; i < pl.perm.size(); ++i) direct &= pl.perm[i] == int(i);
+    std::unique_ptr<C[]> owned(direct ? nullptr : new C[std::max<int64_t>(out.num_elements(), 1)]);
+    C* const result_data = direct ? out.data<C>() : owned.get();
+    auto finish = [&]() -> absl::Status {
+      return direct ? absl::OkStatus() : StorePermuted(ctx, owned.get(), pl.perm, out);
+    };
     const C lowest = ConvertTo<C>(std::numeric_limits<T>::lowest());
+    if (g.adaptive && g.out_size() == 1) {  // global: the window is the plane
+      constexpr int64_t kChunk = 8;
+      ParallelFor(ctx.device, (planes + kChunk - 1) / kChunk, double(kChunk * g.in_size()),
+                  [&](int64_t begin, int64_t end) {
+                    const int64_t p0 = begin * kChunk, p1 = std::min(planes, end * kChunk);
+                    const C* src = in.data() + p0 * g.in_size();
+                    if (kind == PoolKind::kMax) {
+                      GlobalPoolPlanes<PoolKind::kMax>(src, p1 - p0, g.in_size(), lowest,
+                                                       result_data + p0);
+                    } else {
+                      GlobalPoolPlanes<PoolKind::kAvg>(src, p1 - p0, g.in_size(), C(0),
+                                                       result_data + p0);
+                    }
+                  });
+      return finish();
+    }
     const AxisWindows windows = WindowsOf(g);
     ParallelFor(ctx.device, planes, double(g.out_size() * g.kernel[0] * g.kernel[1] * g.kernel[2]),
                 [&](int64_t begin, int64_t end) {
                   std::vector<C> row_acc;
                   for (int64_t p = begin; p < end; ++p) {
                     const C* src = in.data() + p * g.in_size();
-                    C* dst = result.get() + p * g.out_size();
+                    C* dst = result_data + p * g.out_size();
                     if (kind == PoolKind::kMax) {
                       PoolPlane<PoolKind::kMax>(g, windows, lowest, src, dst, row_acc);
                     } else {
@@ -268,7 +414,7 @@ absl::StatusOr<std::vector<NDArray>> RunPool(const KernelContext& ctx, int spati
                     }
                   }
                 });
-    return StorePermuted(ctx, result.get(), pl.perm, out);
+    return finish();
   }));
   return std::vector<NDArray>{std::move(out)};
 }

@@ -158,5 +158,46 @@ def @main(%x: Tensor[(3), float32], %y: Tensor[(2, 3), float32]) {
   EXPECT_THAT(Values<float>(ran.out.tensor()), ElementsAre(0, -1, -2, 1, 0, -1));
 }
 
+TEST(PlanInPlace, TheLastOfSeveralReadersRunsInPlace) {
+  // %0 is read by sum and then, last, by multiply (x * f(pool(x)), the
+  // squeeze-and-excitation shape): multiply may overwrite it.
+  auto mod = Typed(R"(
+def @main(%x: Tensor[(2, 3), float32]) {
+  %0 = negative(%x);
+  %1 = sum(%0, axis=[1], keepdims=True);
+  multiply(%0, %1)
+}
+)");
+  CARVE_ASSERT_OK(mod);
+  Ran ran = RunBoth(*mod, {Tensor<float>({2, 3}, {1, 2, 3, -1, 0, 4})});
+  EXPECT_EQ(ran.inplace_steps, 1u);
+  EXPECT_THAT(Values<float>(ran.out.tensor()), ElementsAre(6, 12, 18, -3, 0, 12));
+}
+
+TEST(PlanInPlace, AnEarlierReadersViewOrTupleKeepsTheTensor) {
+  // relu reads %0 last and once, but reshape's view and the tuple made by
+  // earlier steps still show %0: relu must allocate its own result.
+  auto mod = Typed(R"(
+def @main(%x: Tensor[(2, 2), float32]) {
+  %0 = negative(%x);
+  %1 = reshape(%0, newshape=[4]);
+  %2 = negative(%x);
+  %3 = (%2, %x);
+  %4 = %3.0;
+  %5 = nn.relu(%0);
+  %6 = nn.relu(%2);
+  (%1, %4, %5, %6)
+}
+)");
+  CARVE_ASSERT_OK(mod);
+  Ran ran = RunBoth(*mod, {Tensor<float>({2, 2}, {-1, 2, -3, 4})});
+  EXPECT_EQ(ran.inplace_steps, 2u);  // candidates, both refused at run time
+  ASSERT_TRUE(ran.out.is_tuple());
+  EXPECT_THAT(Values<float>(ran.out.fields()[0].tensor()), ElementsAre(1, -2, 3, -4));
+  EXPECT_THAT(Values<float>(ran.out.fields()[1].tensor()), ElementsAre(1, -2, 3, -4));
+  EXPECT_THAT(Values<float>(ran.out.fields()[2].tensor()), ElementsAre(1, 0, 3, 0));
+  EXPECT_THAT(Values<float>(ran.out.fields()[3].tensor()), ElementsAre(1, 0, 3, 0));
+}
+
 }  // namespace
 }  // namespace carve::testing
