@@ -226,11 +226,17 @@ class DnnlConvKernel : public NodeKernel {
 
   absl::StatusOr<std::vector<NDArray>> Run(std::span<const NDArray> inputs) override {
     NDArray out = NDArray::Empty(DataType::Float(32), out_shape_);
-    CARVE_RETURN_IF_ERROR(Guard([&] {
+    CARVE_RETURN_IF_ERROR(RunInto(inputs, out));
+    return std::vector<NDArray>{out};
+  }
+
+  bool WritesInto() const override { return true; }
+  bool MayAliasInputs() const override { return false; }
+  absl::Status RunInto(std::span<const NDArray> inputs, NDArray& out) override {
+    return Guard([&] {
       Execute(src_reorder_.Apply(Rebind(src_mem_, user_src_, inputs[spec_.data]), stream_), inputs,
               out);
-    }));
-    return std::vector<NDArray>{out};
+    });
   }
 
   // The data may come, and the result may go, in the layout the primitives
@@ -346,8 +352,8 @@ class DnnlConvKernel : public NodeKernel {
                                     stream_);
     // The sum post-op accumulates into the destination.
     if (spec_.sum) sum_reorder_.Into(Rebind(sum_mem_, user_dst_, inputs[*spec_.sum]), dst, stream_);
-    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights},
-                                         {DNNL_ARG_DST, dst}};
+    std::unordered_map<int, memory>& args = call_args_;  // the same keys on every call
+    args[DNNL_ARG_SRC] = src, args[DNNL_ARG_WEIGHTS] = weights, args[DNNL_ARG_DST] = dst;
     if (has_bias_) args[DNNL_ARG_BIAS] = Rebind(bias_mem_, F32Plain({channels_}), inputs[*spec_.bias]);
     if (scratchpad_) args[DNNL_ARG_SCRATCHPAD] = scratchpad_;
     primitive_.execute(stream_, args);
@@ -371,6 +377,7 @@ class DnnlConvKernel : public NodeKernel {
   memory::desc native_from_;
   LayoutReorder native_reorder_;
   NDArray relaid_;  // native data read with other dims, made plain
+  std::unordered_map<int, memory> call_args_;
 };
 
 }  // namespace
