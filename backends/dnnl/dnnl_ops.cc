@@ -262,9 +262,10 @@ absl::StatusOr<std::unique_ptr<NodeKernel>> MakeDnnlLayerNorm(const NodeBuildCon
   std::vector<int64_t> shape = ctx.InputShape(0);
   CARVE_ASSIGN_OR_RETURN(int64_t axis, NodeInt(node, "axis"));
   if (axis < 0) axis += int64_t(shape.size());
-  // oneDNN normalizes over the last dimension only.
-  if (shape.empty() || axis != int64_t(shape.size()) - 1) {
-    return absl::UnimplementedError("a layer_norm over another axis than the last");
+  // oneDNN normalizes over the last dimension only, of 2 to 5 dims (a
+  // vector is one row).
+  if (shape.empty() || shape.size() > 5 || axis != int64_t(shape.size()) - 1) {
+    return absl::UnimplementedError("a layer_norm over another axis than the last, or of rank > 5");
   }
   const std::vector<int64_t> channels{shape.back()};
   if (ctx.InputShape(1) != channels || ctx.InputShape(2) != channels) {
@@ -274,7 +275,8 @@ absl::StatusOr<std::unique_ptr<NodeKernel>> MakeDnnlLayerNorm(const NodeBuildCon
   CARVE_ASSIGN_OR_RETURN(int64_t center, NodeInt(node, "center"));
   CARVE_ASSIGN_OR_RETURN(int64_t scale, NodeInt(node, "scale"));
   auto flags = dnnl::normalization_flags::none;
-  std::vector<PrimitiveKernel::Arg> args{{DNNL_ARG_SRC, 0, F32Plain(shape)}};
+  const memory::desc md = F32Plain(shape.size() == 1 ? std::vector<int64_t>{1, shape[0]} : shape);
+  std::vector<PrimitiveKernel::Arg> args{{DNNL_ARG_SRC, 0, md}};
   if (scale) {
     flags |= dnnl::normalization_flags::use_scale;
     args.push_back({DNNL_ARG_SCALE, 1, F32Plain(channels)});
@@ -283,7 +285,6 @@ absl::StatusOr<std::unique_ptr<NodeKernel>> MakeDnnlLayerNorm(const NodeBuildCon
     flags |= dnnl::normalization_flags::use_shift;
     args.push_back({DNNL_ARG_SHIFT, 2, F32Plain(channels)});
   }
-  memory::desc md = F32Plain(shape);
   return Create([&] {
     dnnl::layer_normalization_forward::desc d(dnnl::prop_kind::forward_inference, md,
                                               float(epsilon), flags);

@@ -194,6 +194,8 @@ TEST(DnnlTest, LayerNorm) {
     EXPECT_TRUE(dnnl_backend::MakeDnnlLayerNorm(b.ctx).ok()) << flags;
     ExpectMatches(mod);
   }
+  std::string v = "Tensor[(7), float32]";  // a vector: one row of 7
+  ExpectMatches(DnnlModule({v, v, v}, "nn.layer_norm(%i0, %i1, %i2, axis=0)", v));
   Module other = DnnlModule({x, "Tensor[(5), float32]", "Tensor[(5), float32]"},
                             "nn.layer_norm(%i0, %i1, %i2, axis=1)", x);
   Built b;
