@@ -75,6 +75,19 @@ class DnnlTensor : public NativeTensor {
   std::vector<int64_t> shape_;
 };
 
+// A oneDNN kernel with one float32 output of shape out_shape_, computed into
+// a buffer the caller gives (RunInto); Run allocates one. Its output never
+// shares storage with an input.
+class IntoKernel : public NodeKernel {
+ public:
+  absl::StatusOr<std::vector<NDArray>> Run(std::span<const NDArray> inputs) override;
+  bool WritesInto() const override { return true; }
+  bool MayAliasInputs() const override { return false; }
+
+ protected:
+  std::vector<int64_t> out_shape_;
+};
+
 // `cached` pointed at `tensor`'s storage: created with `desc` on the first
 // call, then only re-pointed (creating a memory object on every call is a
 // tenth of a small network's time).

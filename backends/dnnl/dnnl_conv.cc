@@ -197,7 +197,7 @@ dnnl::convolution_forward::primitive_desc ConvPrimitive(const ConvShapes& c,
   return make(any, any);
 }
 
-class DnnlConvKernel : public NodeKernel {
+class DnnlConvKernel : public IntoKernel {
  public:
   absl::Status Build(const NodeBuildContext& ctx, const FusionSpec& spec) {
     spec_ = spec;
@@ -235,14 +235,6 @@ class DnnlConvKernel : public NodeKernel {
     return Guard([&] { CreatePrimitive(c, attr, ctx); });
   }
 
-  absl::StatusOr<std::vector<NDArray>> Run(std::span<const NDArray> inputs) override {
-    NDArray out = NDArray::Empty(DataType::Float(32), out_shape_);
-    CARVE_RETURN_IF_ERROR(RunInto(inputs, out));
-    return std::vector<NDArray>{out};
-  }
-
-  bool WritesInto() const override { return true; }
-  bool MayAliasInputs() const override { return false; }
   absl::Status RunInto(std::span<const NDArray> inputs, NDArray& out) override {
     return Guard([&] {
       Execute(src_reorder_.Apply(Rebind(src_mem_, user_src_, inputs[spec_.data]), stream_), inputs,
@@ -375,7 +367,6 @@ class DnnlConvKernel : public NodeKernel {
   memory::desc src_, weights_, dst_;
   bool has_bias_ = false;
   int64_t channels_ = 0;
-  std::vector<int64_t> out_shape_;
   dnnl::primitive primitive_;
   dnnl::stream stream_;
   NDArray weight_keep_;

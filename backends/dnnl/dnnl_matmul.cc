@@ -28,7 +28,7 @@ memory::desc Any(const memory::desc& d) {
 
 // A prepared matmul: src x weights (+ bias) -> dst, each with a user
 // descriptor; constant weights are packed once.
-class MatmulKernel : public NodeKernel {
+class MatmulKernel : public IntoKernel {
  public:
   struct Plan {
     memory::desc src, weights, dst, bias;  // bias: empty when absent
@@ -40,6 +40,7 @@ class MatmulKernel : public NodeKernel {
 
   absl::Status Build(const NodeBuildContext& ctx, Plan plan) {
     plan_ = std::move(plan);
+    out_shape_ = plan_.out_shape;
     return Guard([&] {
       memory::desc bias = plan_.bias_input ? plan_.bias : memory::desc();
       dnnl::matmul::desc d(plan_.src, Any(plan_.weights), bias, plan_.dst);
@@ -60,14 +61,6 @@ class MatmulKernel : public NodeKernel {
     });
   }
 
-  absl::StatusOr<std::vector<NDArray>> Run(std::span<const NDArray> inputs) override {
-    NDArray out = NDArray::Empty(DataType::Float(32), plan_.out_shape);
-    CARVE_RETURN_IF_ERROR(RunInto(inputs, out));
-    return std::vector<NDArray>{out};
-  }
-
-  bool WritesInto() const override { return true; }
-  bool MayAliasInputs() const override { return false; }
   absl::Status RunInto(std::span<const NDArray> inputs, NDArray& out) override {
     return Guard([&] {
       memory weights = packed_ ? packed_

@@ -15,7 +15,7 @@ using dnnl::memory;
 
 // A primitive reading inputs (by DNNL_ARG, each a node input with its
 // descriptor) and writing one float32 output of the node's shape.
-class PrimitiveKernel : public NodeKernel {
+class PrimitiveKernel : public IntoKernel {
  public:
   struct Arg {
     int dnnl_arg;
@@ -30,10 +30,11 @@ class PrimitiveKernel : public NodeKernel {
       : primitive_(std::move(p)),
         args_(std::move(args)),
         dst_(std::move(dst)),
-        out_shape_(std::move(out_shape)),
         stream_(Engine()),
         scratchpad_(ScratchpadFor(scratchpad)),
-        arg_mems_(args_.size()) {}
+        arg_mems_(args_.size()) {
+    out_shape_ = std::move(out_shape);
+  }
 
   // A buffer of `desc` passed as `dnnl_arg` on every call (outputs the node
   // does not return, such as layer normalization's mean and variance).
@@ -41,14 +42,6 @@ class PrimitiveKernel : public NodeKernel {
     if (desc.get_size() > 0) buffers_.emplace_back(dnnl_arg, memory(desc, Engine()));
   }
 
-  absl::StatusOr<std::vector<NDArray>> Run(std::span<const NDArray> inputs) override {
-    NDArray out = NDArray::Empty(DataType::Float(32), out_shape_);
-    CARVE_RETURN_IF_ERROR(RunInto(inputs, out));
-    return std::vector<NDArray>{out};
-  }
-
-  bool WritesInto() const override { return true; }
-  bool MayAliasInputs() const override { return false; }
   absl::Status RunInto(std::span<const NDArray> inputs, NDArray& out) override {
     return Guard([&] {
       std::unordered_map<int, memory>& args = call_args_;  // the same keys on every call
@@ -68,7 +61,6 @@ class PrimitiveKernel : public NodeKernel {
   dnnl::primitive primitive_;
   std::vector<Arg> args_;
   memory::desc dst_;
-  std::vector<int64_t> out_shape_;
   dnnl::stream stream_;
   memory scratchpad_;
   // The call's tensors, re-pointed on every call (Rebind).
