@@ -75,16 +75,14 @@ class DnnlTensor : public NativeTensor {
   std::vector<int64_t> shape_;
 };
 
-// A oneDNN kernel with one float32 output of shape out_shape_, computed into
-// a buffer the caller gives (RunInto); Run allocates one. Its output never
-// shares storage with an input.
+// A oneDNN kernel with one float32 output of shape out_shape_: Run allocates
+// it and RunInto computes into it.
 class IntoKernel : public NodeKernel {
  public:
   absl::StatusOr<std::vector<NDArray>> Run(std::span<const NDArray> inputs) override;
-  bool WritesInto() const override { return true; }
-  bool MayAliasInputs() const override { return false; }
 
  protected:
+  virtual absl::Status RunInto(std::span<const NDArray> inputs, NDArray& out) = 0;
   std::vector<int64_t> out_shape_;
 };
 

@@ -154,9 +154,12 @@ memory::format_tag Blocked16(int ndims) {
 // 2-4x those of the blocked layout (squeezenet1_1: 128x55x55 NCHW to NHWC
 // 159 us, to nChw16c 40 us, one thread) while its convolutions run at the
 // same speed or faster (ppocr's 1x1 convolutions: 0.30 ms in blocks, 0.55
-// ms channels-last). The source stays `any` when its channels are few (the first
-// convolution of a network reads NCHW directly); `any` everywhere when
-// oneDNN has no blocked implementation but its reference one.
+// ms channels-last). Only for channels in whole blocks of 16 (ppocr's 8,
+// 40 or 88 channels padded to blocks and mixed with channels-last
+// neighbours took as long in all); the source stays `any` when its
+// channels are few (the first convolution of a network reads NCHW
+// directly); `any` everywhere when oneDNN has no blocked implementation
+// but its reference one.
 dnnl::convolution_forward::primitive_desc ConvPrimitive(const ConvShapes& c,
                                                         const dnnl::primitive_attr& attr,
                                                         const memory::desc& bias) {
@@ -173,8 +176,10 @@ dnnl::convolution_forward::primitive_desc ConvPrimitive(const ConvShapes& c,
   };
   const memory::format_tag blocked = Blocked16(c.src.dims().size());
   const memory::format_tag any = memory::format_tag::any;
-  if (blocked != memory::format_tag::undef) {
-    const bool few_channels = c.src.dims()[1] < 16;
+  const int64_t in_channels = c.src.dims()[1], out_channels = c.dst.dims()[1];
+  const bool whole_blocks = out_channels % 16 == 0 && (in_channels % 16 == 0 || in_channels < 16);
+  if (blocked != memory::format_tag::undef && whole_blocks) {
+    const bool few_channels = in_channels < 16;
     if (!few_channels) {
       // Winograd F(2x2, 3x3) where oneDNN has it (3x3, stride 1, channels
       // in blocks): 1.3-1.7x faster than the direct kernel on squeezenet1_1's

@@ -129,38 +129,7 @@ absl::StatusOr<std::unique_ptr<JsonRuntime>> JsonRuntime::Create(
     rt->last_use_[rt->row_ptr_[head.node] + head.index] = int64_t(rt->graph_.nodes.size());
   }
   rt->PlanNativeEntries();
-  rt->PlanKeptEntries();
   return rt;
-}
-
-size_t JsonRuntime::num_kept_entries() const {
-  return size_t(std::count(kept_entry_.begin(), kept_entry_.end(), true));
-}
-
-void JsonRuntime::PlanKeptEntries() {
-  const size_t num_entries = row_ptr_.back();
-  kept_entry_.assign(num_entries, false);
-  kept_.assign(num_entries, NDArray());
-  std::vector<bool> safe_readers(num_entries, true), read(num_entries, false);
-  for (uint32_t nid = 0; nid < graph_.nodes.size(); ++nid) {
-    for (const JsonEntry& e : graph_.nodes[nid].inputs) {
-      uint32_t eid = row_ptr_[e.node] + e.index;
-      read[eid] = true;
-      if (kernels_[nid] == nullptr || kernels_[nid]->MayAliasInputs()) safe_readers[eid] = false;
-    }
-  }
-  for (const JsonEntry& head : graph_.heads) safe_readers[row_ptr_[head.node] + head.index] = false;
-  for (uint32_t nid = 0; nid < graph_.nodes.size(); ++nid) {
-    const JsonNode& node = graph_.nodes[nid];
-    if (kernels_[nid] == nullptr || node.num_outputs != 1 || native_node_[nid] ||
-        !kernels_[nid]->WritesInto()) {
-      continue;
-    }
-    const uint32_t eid = row_ptr_[nid];
-    const bool fixed = std::all_of(node.shapes[0].begin(), node.shapes[0].end(),
-                                   [](int64_t d) { return d >= 0; });
-    kept_entry_[eid] = fixed && read[eid] && safe_readers[eid];
-  }
 }
 
 size_t JsonRuntime::num_native_entries() const {
@@ -278,22 +247,6 @@ absl::StatusOr<std::vector<NDArray>> JsonRuntime::Run(std::span<const NDArray> i
     }
     args.clear();
     for (const JsonEntry& e : node.inputs) args.push_back(entries[row_ptr_[e.node] + e.index]);
-    const uint32_t out_eid = row_ptr_[nid];
-    if (kept_entry_[out_eid] && (observer == nullptr || !*observer)) {
-      NDArray& kept = kept_[out_eid];
-      if (!kept.defined()) kept = NDArray::Empty(node.dtypes[0], node.shapes[0]);
-      absl::Status ran = kernels_[nid]->RunInto(args, kept);
-      if (!ran.ok()) {
-        return absl::Status(ran.code(), fmt::format("{}: node {} ('{}'): {}", graph_.symbol, nid,
-                                                    node.name, std::string(ran.message())));
-      }
-      entries[out_eid] = kept;
-      for (const JsonEntry& e : node.inputs) {
-        uint32_t eid = row_ptr_[e.node] + e.index;
-        if (last_use_[eid] == nid) entries[eid] = NDArray();
-      }
-      continue;
-    }
     absl::StatusOr<std::vector<NDArray>> outs = kernels_[nid]->Run(args);
     if (!outs.ok()) {
       return absl::Status(outs.status().code(), fmt::format("{}: node {} ('{}'): {}",

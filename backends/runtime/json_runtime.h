@@ -56,19 +56,12 @@ class JsonRuntime {
   size_t num_inputs() const { return input_entries_.size(); }
   // Number of entries kernels pass to each other as native tensors.
   size_t num_native_entries() const;
-  // Number of entries whose buffer is kept across calls.
-  size_t num_kept_entries() const;
 
  private:
   JsonRuntime() = default;
   // Marks the entries passed between kernels as native tensors
   // (NodeKernel::MakesNative / TakesNative) and the nodes that run natively.
   void PlanNativeEntries();
-  // Marks the entries whose buffer is kept across calls: made by a kernel
-  // that WritesInto, read only by kernels that never alias their inputs,
-  // of static shape, not a head (nothing outside the graph holds them
-  // after the call), not passed natively.
-  void PlanKeptEntries();
   // Runs kernel node `nid` on native and plain entries (see RunNative).
   absl::Status RunNativeNode(uint32_t nid, std::vector<NDArray>& entries,
                              std::vector<NativeTensorPtr>& native, const NodeObserver* observer);
@@ -84,11 +77,6 @@ class JsonRuntime {
   // Entries a kernel hands the next ones in its library's layout, and the
   // nodes that read or write such an entry.
   std::vector<bool> native_entry_, native_node_;
-  // Entries whose buffer is kept across calls (PlanKeptEntries), and the
-  // buffers, made by the first call. Not used when an observer is given
-  // (it may keep the tensors it sees).
-  std::vector<bool> kept_entry_;
-  std::vector<NDArray> kept_;
 };
 
 // A kernel that runs op node `ctx.node()` on the reference kernels.

@@ -81,20 +81,6 @@ class NodeKernel {
     (void)inputs, (void)native_output;
     return absl::UnimplementedError("this kernel takes and makes plain tensors only");
   }
-
-  // Buffers kept across calls. A kernel that WritesInto computes its one
-  // output into a tensor the caller gives (of the node's shape and dtype,
-  // its contents undefined) with RunInto; a kernel whose outputs never
-  // share storage with its inputs says so with !MayAliasInputs (a reshape
-  // on the reference kernels returns a view of its input). The JSON
-  // runtime then keeps one buffer per entry that never leaves the graph
-  // (see JsonRuntime) instead of allocating and zero-filling it per call.
-  virtual bool WritesInto() const { return false; }
-  virtual bool MayAliasInputs() const { return true; }
-  virtual absl::Status RunInto(std::span<const NDArray> inputs, NDArray& out) {
-    (void)inputs, (void)out;
-    return absl::UnimplementedError("this kernel allocates its outputs");
-  }
 };
 
 using NodeKernelFactory =

@@ -135,52 +135,5 @@ def @main(%x: Tensor[(1, 7, 7, 6), float32], %w0: Tensor[(2, 7, 3, 3), float32],
   EXPECT_LE(testing::CloseRatio((*got)[0], expected[0], 1e-4, 1e-4), 1.0);
 }
 
-// The buffers of entries that never leave the graph are kept across calls
-// (conv %0, relu %1 and conv %2 of kChain; %4 reads a native entry, the add
-// is the head): later calls with other inputs give the reference results,
-// and a result returned by one call is not overwritten by the next.
-TEST(DnnlNative, InternalBuffersKeptAcrossCalls) {
-  Module mod = testing::ParseTyped(kChain);
-  Graph g = Build(mod);
-  EXPECT_EQ(g.runtime->num_kept_entries(), 3u);
-  std::vector<NDArray> first_inputs = testing::RandomInputs(mod, 8);
-  std::vector<NDArray> first_expected = Reference(mod, first_inputs);
-  std::vector<NDArray> first = g.runtime->Run(first_inputs).value();
-  for (uint32_t seed : {9u, 10u}) {
-    std::vector<NDArray> inputs = testing::RandomInputs(mod, seed);
-    std::vector<NDArray> expected = Reference(mod, inputs);
-    std::vector<NDArray> got = g.runtime->Run(inputs).value();
-    EXPECT_LE(testing::CloseRatio(got[0], expected[0], 1e-4, 1e-3), 1.0) << seed;
-  }
-  EXPECT_LE(testing::CloseRatio(first[0], first_expected[0], 1e-4, 1e-3), 1.0);
-}
-
-// A reader that may return a view of its input (a reshape on the reference
-// kernels) keeps its input's buffer per call: the view is a result.
-TEST(DnnlNative, EntriesReadByAViewAreNotKept) {
-  Module mod = testing::ParseTyped(R"(
-def @part(%x: Tensor[(1, 16, 4, 4), float32], Compiler="dnnl", global_symbol="part")
-          -> (Tensor[(16, 16), float32], Tensor[(1, 16, 4, 4), float32]) {
-  %0 = nn.relu(%x);
-  %1 = reshape(%0, newshape=[16, 16]);
-  %2 = sigmoid(%x);
-  (%1, tanh(%2))
-}
-def @main(%x: Tensor[(1, 16, 4, 4), float32]) {
-  @part(%x)
-}
-)");
-  Graph g = Build(mod);
-  EXPECT_EQ(g.runtime->num_kept_entries(), 1u);  // sigmoid's, read by tanh only
-  std::vector<NDArray> a = testing::RandomInputs(mod, 11), b = testing::RandomInputs(mod, 12);
-  std::vector<NDArray> expected_a = Reference(mod, a), expected_b = Reference(mod, b);
-  std::vector<NDArray> got_a = g.runtime->Run(a).value();
-  std::vector<NDArray> got_b = g.runtime->Run(b).value();
-  for (size_t i = 0; i < 2; ++i) {
-    EXPECT_LE(testing::CloseRatio(got_a[i], expected_a[i], 1e-5, 1e-6), 1.0) << i;
-    EXPECT_LE(testing::CloseRatio(got_b[i], expected_b[i], 1e-5, 1e-6), 1.0) << i;
-  }
-}
-
 }  // namespace
 }  // namespace carve
