@@ -148,21 +148,43 @@ memory::format_tag Blocked16(int ndims) {
   }
 }
 
+// Whether every convolution of the graph has its channels in whole blocks
+// of 16 (or, on input, fewer than 16): then all take and make the blocked
+// layout, and activations pass between them without conversion. One
+// convolution in another layout among them costs a conversion on each side.
+bool AllConvolutionsInBlocks(const NodeBuildContext& ctx) {
+  const JsonGraph& g = *ctx.graph;
+  for (const JsonNode& node : g.nodes) {
+    if (node.op != "kernel" || !node.attrs.contains("kernel_layout") || node.inputs.empty()) continue;
+    std::string layout = NodeString(node, "data_layout").value_or("NCHW");
+    std::string out_layout = NodeString(node, "out_layout").value_or("");
+    if (out_layout.empty()) out_layout = layout;
+    const std::vector<int64_t>& in = g.nodes[node.inputs[0].node].shapes[node.inputs[0].index];
+    const std::vector<int64_t>& out = node.shapes[0];
+    size_t ci = layout.find('C'), co = out_layout.find('C');
+    if (ci >= in.size() || co >= out.size()) return false;
+    if (out[co] % 16 != 0 || (in[ci] % 16 != 0 && in[ci] >= 16)) return false;
+  }
+  return true;
+}
+
 // The convolution primitive, its activations preferably in channel blocks
 // of 16. With `any`, oneDNN 2.6 picks channels-last (brgconv) on AVX-512,
 // whose conversions from and to Relay's NCHW at a region's boundaries cost
 // 2-4x those of the blocked layout (squeezenet1_1: 128x55x55 NCHW to NHWC
 // 159 us, to nChw16c 40 us, one thread) while its convolutions run at the
 // same speed or faster (ppocr's 1x1 convolutions: 0.30 ms in blocks, 0.55
-// ms channels-last). Only for channels in whole blocks of 16 (ppocr's 8,
-// 40 or 88 channels padded to blocks and mixed with channels-last
-// neighbours took as long in all); the source stays `any` when its
+// ms channels-last). Only when every convolution of the graph has its
+// channels in whole blocks of 16 (`graph_in_blocks`; ppocr's 8, 40 or 88
+// channels padded to blocks, or mixed with channels-last neighbours, took
+// 6-10% longer in all); the source stays `any` when its
 // channels are few (the first convolution of a network reads NCHW
 // directly); `any` everywhere when oneDNN has no blocked implementation
 // but its reference one.
 dnnl::convolution_forward::primitive_desc ConvPrimitive(const ConvShapes& c,
                                                         const dnnl::primitive_attr& attr,
-                                                        const memory::desc& bias) {
+                                                        const memory::desc& bias,
+                                                        bool graph_in_blocks) {
   auto with = [](const memory::desc& d, memory::format_tag tag) {
     return memory::desc(d.dims(), memory::data_type::f32, tag);
   };
@@ -176,10 +198,8 @@ dnnl::convolution_forward::primitive_desc ConvPrimitive(const ConvShapes& c,
   };
   const memory::format_tag blocked = Blocked16(c.src.dims().size());
   const memory::format_tag any = memory::format_tag::any;
-  const int64_t in_channels = c.src.dims()[1], out_channels = c.dst.dims()[1];
-  const bool whole_blocks = out_channels % 16 == 0 && (in_channels % 16 == 0 || in_channels < 16);
-  if (blocked != memory::format_tag::undef && whole_blocks) {
-    const bool few_channels = in_channels < 16;
+  if (blocked != memory::format_tag::undef && graph_in_blocks) {
+    const bool few_channels = c.src.dims()[1] < 16;
     if (!few_channels) {
       // Winograd F(2x2, 3x3) where oneDNN has it (3x3, stride 1, channels
       // in blocks): 1.3-1.7x faster than the direct kernel on squeezenet1_1's
@@ -291,7 +311,8 @@ class DnnlConvKernel : public IntoKernel {
       scratchpad_ = ScratchpadFor(pd.scratchpad_desc());
       primitive_ = dnnl::deconvolution_forward(pd);
     } else {
-      dnnl::convolution_forward::primitive_desc pd = ConvPrimitive(c, attr, bias);
+      dnnl::convolution_forward::primitive_desc pd =
+          ConvPrimitive(c, attr, bias, AllConvolutionsInBlocks(ctx));
       src_ = pd.src_desc(), weights_ = pd.weights_desc(), dst_ = pd.dst_desc();
       scratchpad_ = ScratchpadFor(pd.scratchpad_desc());
       primitive_ = dnnl::convolution_forward(pd);
