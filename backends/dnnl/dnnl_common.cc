@@ -105,6 +105,12 @@ absl::StatusOr<NDArray> DnnlTensor::ToPlain() const {
   return out;
 }
 
+absl::StatusOr<std::vector<NDArray>> IntoKernel::Run(std::span<const NDArray> inputs) {
+  NDArray out = NDArray::Empty(DataType::Float(32), out_shape_);
+  CARVE_RETURN_IF_ERROR(RunInto(inputs, out));
+  return std::vector<NDArray>{out};
+}
+
 dnnl::memory& Rebind(dnnl::memory& cached, const dnnl::memory::desc& desc, const NDArray& tensor) {
   if (!cached) {
     cached = Wrap(desc, tensor);

@@ -75,6 +75,17 @@ class DnnlTensor : public NativeTensor {
   std::vector<int64_t> shape_;
 };
 
+// A oneDNN kernel with one float32 output of shape out_shape_: Run allocates
+// it and RunInto computes into it.
+class IntoKernel : public NodeKernel {
+ public:
+  absl::StatusOr<std::vector<NDArray>> Run(std::span<const NDArray> inputs) override;
+
+ protected:
+  virtual absl::Status RunInto(std::span<const NDArray> inputs, NDArray& out) = 0;
+  std::vector<int64_t> out_shape_;
+};
+
 // `cached` pointed at `tensor`'s storage: created with `desc` on the first
 // call, then only re-pointed (creating a memory object on every call is a
 // tenth of a small network's time).

@@ -28,7 +28,7 @@ memory::desc Any(const memory::desc& d) {
 
 // A prepared matmul: src x weights (+ bias) -> dst, each with a user
 // descriptor; constant weights are packed once.
-class MatmulKernel : public NodeKernel {
+class MatmulKernel : public IntoKernel {
  public:
   struct Plan {
     memory::desc src, weights, dst, bias;  // bias: empty when absent
@@ -40,6 +40,7 @@ class MatmulKernel : public NodeKernel {
 
   absl::Status Build(const NodeBuildContext& ctx, Plan plan) {
     plan_ = std::move(plan);
+    out_shape_ = plan_.out_shape;
     return Guard([&] {
       memory::desc bias = plan_.bias_input ? plan_.bias : memory::desc();
       dnnl::matmul::desc d(plan_.src, Any(plan_.weights), bias, plan_.dst);
@@ -60,9 +61,8 @@ class MatmulKernel : public NodeKernel {
     });
   }
 
-  absl::StatusOr<std::vector<NDArray>> Run(std::span<const NDArray> inputs) override {
-    NDArray out = NDArray::Empty(DataType::Float(32), plan_.out_shape);
-    CARVE_RETURN_IF_ERROR(Guard([&] {
+  absl::Status RunInto(std::span<const NDArray> inputs, NDArray& out) override {
+    return Guard([&] {
       memory weights = packed_ ? packed_
                                : weight_reorder_.Apply(
                                      Rebind(weights_mem_, plan_.weights, inputs[plan_.weights_input]),
@@ -71,18 +71,17 @@ class MatmulKernel : public NodeKernel {
       if (plan_.sum_input) {
         std::memcpy(out.raw_data(), inputs[*plan_.sum_input].raw_data(), out.nbytes());
       }
-      std::unordered_map<int, memory> args{
-          {DNNL_ARG_SRC, Rebind(src_mem_, plan_.src, inputs[plan_.src_input])},
-          {DNNL_ARG_WEIGHTS, weights},
-          {DNNL_ARG_DST, dst}};
+      std::unordered_map<int, memory>& args = call_args_;  // the same keys on every call
+      args[DNNL_ARG_SRC] = Rebind(src_mem_, plan_.src, inputs[plan_.src_input]);
+      args[DNNL_ARG_WEIGHTS] = weights;
+      args[DNNL_ARG_DST] = dst;
       if (plan_.bias_input) {
         args[DNNL_ARG_BIAS] = Rebind(bias_mem_, plan_.bias, inputs[*plan_.bias_input]);
       }
       if (scratchpad_) args[DNNL_ARG_SCRATCHPAD] = scratchpad_;
       primitive_.execute(stream_, args);
       stream_.wait();
-    }));
-    return std::vector<NDArray>{out};
+    });
   }
 
  private:
@@ -96,6 +95,7 @@ class MatmulKernel : public NodeKernel {
   memory scratchpad_;
   // The call's tensors, re-pointed on every call (Rebind).
   memory src_mem_, weights_mem_, dst_mem_, bias_mem_;
+  std::unordered_map<int, memory> call_args_;
 };
 
 int64_t Product(const std::vector<int64_t>& v, size_t begin, size_t end) {

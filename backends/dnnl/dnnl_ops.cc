@@ -1,5 +1,5 @@
 // oneDNN kernels for the dnnl backend's single ops: eltwise, softmax,
-// pooling and binary add / multiply.
+// pooling, binary add / multiply and layer normalization.
 #include <unordered_map>
 
 #include "backends/dnnl/dnnl_common.h"
@@ -15,7 +15,7 @@ using dnnl::memory;
 
 // A primitive reading inputs (by DNNL_ARG, each a node input with its
 // descriptor) and writing one float32 output of the node's shape.
-class PrimitiveKernel : public NodeKernel {
+class PrimitiveKernel : public IntoKernel {
  public:
   struct Arg {
     int dnnl_arg;
@@ -30,36 +30,44 @@ class PrimitiveKernel : public NodeKernel {
       : primitive_(std::move(p)),
         args_(std::move(args)),
         dst_(std::move(dst)),
-        out_shape_(std::move(out_shape)),
         stream_(Engine()),
         scratchpad_(ScratchpadFor(scratchpad)),
-        arg_mems_(args_.size()) {}
+        arg_mems_(args_.size()) {
+    out_shape_ = std::move(out_shape);
+  }
 
-  absl::StatusOr<std::vector<NDArray>> Run(std::span<const NDArray> inputs) override {
-    NDArray out = NDArray::Empty(DataType::Float(32), out_shape_);
-    CARVE_RETURN_IF_ERROR(Guard([&] {
-      std::unordered_map<int, memory> args{{DNNL_ARG_DST, Rebind(dst_mem_, dst_, out)}};
+  // A buffer of `desc` passed as `dnnl_arg` on every call (outputs the node
+  // does not return, such as layer normalization's mean and variance).
+  void AddBuffer(int dnnl_arg, const memory::desc& desc) {
+    if (desc.get_size() > 0) buffers_.emplace_back(dnnl_arg, memory(desc, Engine()));
+  }
+
+  absl::Status RunInto(std::span<const NDArray> inputs, NDArray& out) override {
+    return Guard([&] {
+      std::unordered_map<int, memory>& args = call_args_;  // the same keys on every call
+      args[DNNL_ARG_DST] = Rebind(dst_mem_, dst_, out);
       for (size_t i = 0; i < args_.size(); ++i) {
         const Arg& a = args_[i];
         args[a.dnnl_arg] = Rebind(arg_mems_[i], a.desc, inputs[a.input]);
       }
       if (scratchpad_) args[DNNL_ARG_SCRATCHPAD] = scratchpad_;
+      for (const auto& [arg, mem] : buffers_) args[arg] = mem;
       primitive_.execute(stream_, args);
       stream_.wait();
-    }));
-    return std::vector<NDArray>{out};
+    });
   }
 
  private:
   dnnl::primitive primitive_;
   std::vector<Arg> args_;
   memory::desc dst_;
-  std::vector<int64_t> out_shape_;
   dnnl::stream stream_;
   memory scratchpad_;
   // The call's tensors, re-pointed on every call (Rebind).
   std::vector<memory> arg_mems_;
   memory dst_mem_;
+  std::vector<std::pair<int, memory>> buffers_;
+  std::unordered_map<int, memory> call_args_;
 };
 
 absl::Status RequireF32(const NodeBuildContext& ctx) {
@@ -237,6 +245,47 @@ absl::StatusOr<std::unique_ptr<NodeKernel>> MakeDnnlBinary(const NodeBuildContex
         dnnl::binary(pd),
         std::vector<PrimitiveKernel::Arg>{{DNNL_ARG_SRC_0, full, a}, {DNNL_ARG_SRC_1, 1 - full, b}},
         a, out, pd.scratchpad_desc());
+  });
+}
+
+absl::StatusOr<std::unique_ptr<NodeKernel>> MakeDnnlLayerNorm(const NodeBuildContext& ctx) {
+  CARVE_RETURN_IF_ERROR(RequireF32(ctx));
+  const JsonNode& node = ctx.node();
+  std::vector<int64_t> shape = ctx.InputShape(0);
+  CARVE_ASSIGN_OR_RETURN(int64_t axis, NodeInt(node, "axis"));
+  if (axis < 0) axis += int64_t(shape.size());
+  // oneDNN normalizes over the last dimension only, of 2 to 5 dims (a
+  // vector is one row).
+  if (shape.empty() || shape.size() > 5 || axis != int64_t(shape.size()) - 1) {
+    return absl::UnimplementedError("a layer_norm over another axis than the last, or of rank > 5");
+  }
+  const std::vector<int64_t> channels{shape.back()};
+  if (ctx.InputShape(1) != channels || ctx.InputShape(2) != channels) {
+    return absl::UnimplementedError("gamma / beta of another shape than the normalized axis");
+  }
+  CARVE_ASSIGN_OR_RETURN(double epsilon, NodeFloat(node, "epsilon"));
+  CARVE_ASSIGN_OR_RETURN(int64_t center, NodeInt(node, "center"));
+  CARVE_ASSIGN_OR_RETURN(int64_t scale, NodeInt(node, "scale"));
+  auto flags = dnnl::normalization_flags::none;
+  const memory::desc md = F32Plain(shape.size() == 1 ? std::vector<int64_t>{1, shape[0]} : shape);
+  std::vector<PrimitiveKernel::Arg> args{{DNNL_ARG_SRC, 0, md}};
+  if (scale) {
+    flags |= dnnl::normalization_flags::use_scale;
+    args.push_back({DNNL_ARG_SCALE, 1, F32Plain(channels)});
+  }
+  if (center) {
+    flags |= dnnl::normalization_flags::use_shift;
+    args.push_back({DNNL_ARG_SHIFT, 2, F32Plain(channels)});
+  }
+  return Create([&] {
+    dnnl::layer_normalization_forward::desc d(dnnl::prop_kind::forward_inference, md,
+                                              float(epsilon), flags);
+    dnnl::layer_normalization_forward::primitive_desc pd(d, UserScratchpadAttr(), Engine());
+    auto kernel = std::make_unique<PrimitiveKernel>(dnnl::layer_normalization_forward(pd), args,
+                                                    md, shape, pd.scratchpad_desc());
+    kernel->AddBuffer(DNNL_ARG_MEAN, pd.mean_desc());
+    kernel->AddBuffer(DNNL_ARG_VARIANCE, pd.variance_desc());
+    return kernel;
   });
 }
 

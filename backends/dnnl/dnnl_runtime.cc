@@ -6,10 +6,11 @@
 // ...) become one oneDNN primitive with the bias as its bias operand and the
 // sum and activation as post-ops (sum, eltwise relu / logistic / tanh / clip
 // / gelu_erf / gelu_tanh / swish / mish). Eltwise ops, softmax, pooling,
-// add / multiply and batch_matmul are oneDNN primitives too. Whatever oneDNN
-// cannot take exactly (another dtype, a broadcast it lacks, a GELU spelled
-// with other constants, the qnn chains) runs on carve's kernels instead:
-// composites on the fused Eigen kernels, ops on the reference kernels.
+// add / multiply, batch_matmul and layer_norm are oneDNN primitives too.
+// Whatever oneDNN cannot take exactly (another dtype, a broadcast it lacks,
+// a GELU spelled with other constants, the qnn chains) runs on carve's
+// kernels instead: composites on the fused Eigen kernels, ops on the
+// reference kernels.
 #include "backends/dnnl/dnnl_common.h"
 #include "backends/dnnl/dnnl_kernels.h"
 #include "backends/kernels/eigen_backend.h"
@@ -102,6 +103,7 @@ std::shared_ptr<BackendKernels> MakeDnnlKernels(std::string name) {
   kernels->Add("add", WithFallback(MakeDnnlBinary, reference));
   kernels->Add("multiply", WithFallback(MakeDnnlBinary, reference));
   kernels->Add("nn.batch_matmul", WithFallback(MakeDnnlBatchMatmul, reference));
+  kernels->Add("nn.layer_norm", WithFallback(MakeDnnlLayerNorm, reference));
   return kernels;
 }
 

@@ -30,7 +30,12 @@ class BackendRuntime {
       : kernels_(std::move(kernels)), options_(std::move(options)) {}
 
   absl::StatusOr<Value> Call(const ExternalCall& call) {
-    CARVE_ASSIGN_OR_RETURN(CachedRuntime * cached, Get(call));
+    const Module* mod = call.interpreter != nullptr ? &call.interpreter->module() : nullptr;
+    // The interpreter's thread pool runs the graph's carve kernels; a pool
+    // found by address is the live one the call came with.
+    const Eigen::ThreadPoolDevice* device =
+        call.interpreter != nullptr ? call.interpreter->options().device : options_.runtime.device;
+    CARVE_ASSIGN_OR_RETURN(CachedRuntime * cached, Get(call.function, call.args, mod, device));
     std::vector<NDArray> inputs;
     for (const Value& arg : call.args) {
       for (NDArray& t : FlattenTensors(arg)) inputs.push_back(std::move(t));
@@ -48,18 +53,25 @@ class BackendRuntime {
     return UnflattenResult(ret, outputs);
   }
 
+  // Builds the runtime of `fn` (a function of `mod` without `?` dims: those
+  // are built per argument shapes)
+  // before its first call, as a call from an interpreter of `mod` with
+  // thread pool `device` would.
+  absl::Status Prepare(const Function* fn, const Module& mod,
+                       const Eigen::ThreadPoolDevice* device) {
+    return Get(fn, {}, &mod, device).status();
+  }
+
+  const BackendKernels& kernels() const { return *kernels_; }
+
  private:
   // The runtime of the function, per shapes of the arguments when its
   // parameters have `?` dims (one graph per set of static shapes).
-  absl::StatusOr<CachedRuntime*> Get(const ExternalCall& call) {
-    std::shared_ptr<Arena> arena =
-        call.interpreter != nullptr ? call.interpreter->module().shared_arena() : nullptr;
-    bool dynamic = HasDynamicParams(call.function);
-    // The interpreter's thread pool runs the graph's carve kernels; a pool
-    // found by address is the live one the call came with.
-    const Eigen::ThreadPoolDevice* device =
-        call.interpreter != nullptr ? call.interpreter->options().device : options_.runtime.device;
-    CacheKey key{call.function, dynamic ? SpecializationKey(call.function, call.args) : "", device};
+  absl::StatusOr<CachedRuntime*> Get(const Function* function, std::span<const Value> args,
+                                     const Module* mod, const Eigen::ThreadPoolDevice* device) {
+    std::shared_ptr<Arena> arena = mod != nullptr ? mod->shared_arena() : nullptr;
+    bool dynamic = HasDynamicParams(function);
+    CacheKey key{function, dynamic ? SpecializationKey(function, args) : "", device};
     std::lock_guard<std::mutex> lock(mu_);
     auto it = cache_.find(key);
     if (it != cache_.end() && arena != nullptr && it->second->arena.lock() == arena) {
@@ -67,14 +79,12 @@ class BackendRuntime {
     }
     auto entry = std::make_unique<CachedRuntime>();
     entry->arena = arena;
-    const Function* fn = call.function;
+    const Function* fn = function;
     if (dynamic) {
       entry->specialized_arena = std::make_unique<Arena>();
-      const Module* mod = call.interpreter != nullptr ? &call.interpreter->module() : nullptr;
-      CARVE_ASSIGN_OR_RETURN(fn, SpecializeToArgs(call.function, call.args,
-                                                  entry->specialized_arena.get(), mod));
+      CARVE_ASSIGN_OR_RETURN(fn, SpecializeToArgs(function, args, entry->specialized_arena.get(), mod));
     }
-    std::string symbol = ExternalSymbol(call.function, kernels_->backend());
+    std::string symbol = ExternalSymbol(function, kernels_->backend());
     CARVE_ASSIGN_OR_RETURN(entry->serialized, SerializeFunction(fn, symbol));
     // Run what the codegen emits: the graph as text, parsed back.
     CARVE_ASSIGN_OR_RETURN(JsonGraph graph,
@@ -111,6 +121,29 @@ absl::StatusOr<Value> Unflatten(const Type* type, std::span<const NDArray> outpu
   }
   return Value(outputs[next++]);
 }
+
+// The runtimes RegisterBackendRuntime put in ExternalRegistry::Global(), by
+// backend (PrepareBackendRuntimes fills their caches).
+class RegisteredRuntimes {
+ public:
+  static RegisteredRuntimes& Global() {
+    static auto* runtimes = new RegisteredRuntimes();
+    return *runtimes;
+  }
+  void Set(std::shared_ptr<BackendRuntime> runtime) {
+    std::lock_guard<std::mutex> lock(mu_);
+    by_backend_[runtime->kernels().backend()] = std::move(runtime);
+  }
+  std::shared_ptr<BackendRuntime> Find(std::string_view backend) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = by_backend_.find(backend);
+    return it == by_backend_.end() ? nullptr : it->second;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, std::shared_ptr<BackendRuntime>, std::less<>> by_backend_;
+};
 
 }  // namespace
 
@@ -161,7 +194,22 @@ ExternalFn MakeBackendRuntime(std::shared_ptr<const BackendKernels> kernels,
 
 void RegisterBackendRuntime(std::shared_ptr<const BackendKernels> kernels) {
   BackendRuntimeRegistry::Global().Register(kernels);
-  ExternalRegistry::Global().RegisterRuntime(kernels->backend(), MakeBackendRuntime(kernels));
+  auto runtime = std::make_shared<BackendRuntime>(kernels, BackendRuntimeOptions{});
+  RegisteredRuntimes::Global().Set(runtime);
+  ExternalRegistry::Global().RegisterRuntime(
+      kernels->backend(), [runtime](const ExternalCall& call) { return runtime->Call(call); });
+}
+
+int PrepareBackendRuntimes(const Module& mod, const Eigen::ThreadPoolDevice* device) {
+  int prepared = 0;
+  for (const auto& [gv, fn] : mod.Functions()) {
+    std::string_view compiler = fn->GetStringAttr("Compiler");
+    if (compiler.empty() || HasDynamicParams(fn)) continue;
+    std::shared_ptr<BackendRuntime> runtime = RegisteredRuntimes::Global().Find(compiler);
+    // Errors are the first call's to report (the function may never run).
+    if (runtime != nullptr && runtime->Prepare(fn, mod, device).ok()) ++prepared;
+  }
+  return prepared;
 }
 
 absl::StatusOr<Value> UnflattenResult(const Type* ret, std::span<const NDArray> outputs) {

@@ -24,6 +24,7 @@
 #include "backends/runtime/json_runtime.h"
 #include "backends/runtime/node_kernel.h"
 #include "interpreter/external.h"
+#include "ir/module.h"
 
 namespace carve {
 
@@ -74,6 +75,17 @@ void SetBackendThreads(int threads);
 // Registers `kernels` in the BackendRuntimeRegistry and its runtime in
 // ExternalRegistry::Global().
 void RegisterBackendRuntime(std::shared_ptr<const BackendKernels> kernels);
+
+// Builds, before the first call, the runtime of every Compiler function of
+// `mod` whose backend registered one (RegisterBackendRuntime) and whose
+// parameters have static shapes, for an interpreter of `mod` with thread
+// pool `device` (null: none): serialization and kernel preparation (oneDNN
+// primitive creation and JIT, weight reorders) then happen here, as TVM's
+// JSON runtime builds its engine when the module loads and ONNX Runtime
+// when the session is created, instead of in the first call. Returns the
+// number of runtimes built; a function that fails is left to its first call
+// to report (it may never run). Call it again for another module or pool.
+int PrepareBackendRuntimes(const Module& mod, const Eigen::ThreadPoolDevice* device);
 
 // Builds the result value of a function of type `ret` from its flattened
 // output tensors (a tensor, or nested tuples of tensors).

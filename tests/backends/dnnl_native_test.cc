@@ -8,6 +8,7 @@
 #include "backends/dnnl/dnnl_kernels.h"
 #include "backends/json/serializer.h"
 #include "backends/runtime/json_runtime.h"
+#include "fmt/format.h"
 #include "backends_test_util.h"
 #include "gtest/gtest.h"
 #include "interpreter/evaluator.h"
@@ -133,6 +134,36 @@ def @main(%x: Tensor[(1, 7, 7, 6), float32], %w0: Tensor[(2, 7, 3, 3), float32],
   absl::StatusOr<std::vector<NDArray>> got = g.runtime->Run(inputs);
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_LE(testing::CloseRatio((*got)[0], expected[0], 1e-4, 1e-4), 1.0);
+}
+
+// Convolutions whose channels are all in whole blocks of 16 run in
+// oneDNN's blocked layout (3x3 stride 1 with Winograd); one of 24 channels
+// puts the whole graph in the layout oneDNN picks. Both agree with the
+// reference kernels, and the conv-to-conv entry stays native either way.
+TEST(DnnlNative, BlockedAndPickedLayoutsAgree) {
+  for (int mid : {32, 24}) {
+    Module mod = testing::ParseTyped(fmt::format(R"(
+def @part(%x: Tensor[(1, 16, 12, 12), float32], %w0: Tensor[({0}, 16, 3, 3), float32],
+          %w1: Tensor[(32, {0}, 3, 3), float32], Compiler="dnnl", global_symbol="part")
+          -> Tensor[(1, 32, 12, 12), float32] {{
+  %0 = nn.conv2d(%x, %w0, padding=[1, 1, 1, 1], channels={0}, kernel_size=[3, 3]);
+  nn.conv2d(%0, %w1, padding=[1, 1, 1, 1], channels=32, kernel_size=[3, 3])
+}}
+def @main(%x: Tensor[(1, 16, 12, 12), float32], %w0: Tensor[({0}, 16, 3, 3), float32],
+          %w1: Tensor[(32, {0}, 3, 3), float32]) {{
+  @part(%x, %w0, %w1)
+}}
+)", mid));
+    Graph g = Build(mod);
+    EXPECT_EQ(g.runtime->num_native_entries(), 1u) << mid;
+    std::vector<NDArray> inputs = testing::RandomInputs(mod, 13);
+    std::vector<NDArray> expected = Reference(mod, inputs);
+    // Sums of 144-288 products: the tolerance of ConvToConvEntriesStayNative.
+    for (int call = 0; call < 2; ++call) {
+      std::vector<NDArray> got = g.runtime->Run(inputs).value();
+      EXPECT_LE(testing::CloseRatio(got[0], expected[0], 1e-4, 1e-3), 1.0) << mid;
+    }
+  }
 }
 
 }  // namespace

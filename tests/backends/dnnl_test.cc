@@ -183,6 +183,27 @@ TEST(DnnlTest, SingleOps) {
                            "Tensor[(2, 4, 6), float32]"));
 }
 
+// nn.layer_norm over the last axis is oneDNN's layer normalization (with
+// and without gamma / beta); over another axis it runs on carve's kernel.
+TEST(DnnlTest, LayerNorm) {
+  std::string x = "Tensor[(2, 5, 16), float32]", c = "Tensor[(16), float32]";
+  for (std::string_view flags : {"", ", center=False", ", scale=False", ", center=False, scale=False"}) {
+    Module mod = DnnlModule({x, c, c}, fmt::format("nn.layer_norm(%i0, %i1, %i2, epsilon=1e-3f{})", flags), x);
+    Built b;
+    LastNode(mod, b);
+    EXPECT_TRUE(dnnl_backend::MakeDnnlLayerNorm(b.ctx).ok()) << flags;
+    ExpectMatches(mod);
+  }
+  std::string v = "Tensor[(7), float32]";  // a vector: one row of 7
+  ExpectMatches(DnnlModule({v, v, v}, "nn.layer_norm(%i0, %i1, %i2, axis=0)", v));
+  Module other = DnnlModule({x, "Tensor[(5), float32]", "Tensor[(5), float32]"},
+                            "nn.layer_norm(%i0, %i1, %i2, axis=1)", x);
+  Built b;
+  LastNode(other, b);
+  EXPECT_EQ(dnnl_backend::MakeDnnlLayerNorm(b.ctx).status().code(), absl::StatusCode::kUnimplemented);
+  ExpectMatches(other);
+}
+
 TEST(DnnlTest, OtherDtypesFallBackToCarvesKernels) {
   ExpectMatches(DnnlModule({"Tensor[(4, 4), float64]", "Tensor[(4, 4), float64]"},
                            "add(%i0, %i1)", "Tensor[(4, 4), float64]"));

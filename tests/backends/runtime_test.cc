@@ -113,6 +113,45 @@ def @tvmgen_default_bnns_main_0(%bnns_0_i0: Tensor[(2, 4), float32], Compiler="b
   EXPECT_EQ(seen.size(), 2u);
 }
 
+// PrepareBackendRuntimes builds the runtimes of the static Compiler
+// functions before the first call (what `carve run` does while preparing),
+// and the calls then reuse them; a function with `?` dims is built at its
+// call, for its argument shapes.
+TEST(BackendRuntimeTest, PrepareBuildsStaticRuntimesBeforeTheFirstCall) {
+  Module mod = testing::ParseTyped(R"(
+def @main(%x: Tensor[(2, 4), float32]) -> (Tensor[(2, 4), float32], Tensor[(2, 4), float32]) {
+  (@prep_static(%x), @prep_dynamic(%x))
+}
+
+def @prep_static(%a: Tensor[(2, 4), float32], Compiler="prep_test", global_symbol="prep_static") {
+  sigmoid(%a)
+}
+
+def @prep_dynamic(%b: Tensor[(?, 4), float32], Compiler="prep_test", global_symbol="prep_dynamic") {
+  sigmoid(%b)
+}
+)");
+  static int builds = 0;
+  auto kernels = std::make_shared<BackendKernels>("prep_test");
+  kernels->Add("sigmoid", [](const NodeBuildContext& ctx) {
+    ++builds;
+    return MakeReferenceKernel(ctx);
+  });
+  RegisterBackendRuntime(kernels);
+  builds = 0;
+  EXPECT_EQ(PrepareBackendRuntimes(mod, nullptr), 1);
+  EXPECT_EQ(builds, 1);
+  std::vector<NDArray> inputs = testing::RandomInputs(mod);
+  std::vector<NDArray> expected = testing::RunMain(mod, inputs, nullptr);
+  std::vector<NDArray> got = testing::RunMain(mod, inputs, &ExternalRegistry::Global());
+  ASSERT_EQ(got.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) EXPECT_TRUE(got[i].BitwiseEqual(expected[i]));
+  EXPECT_EQ(builds, 2);  // the dynamic one, at its call; the static one reused
+  EXPECT_EQ(PrepareBackendRuntimes(mod, nullptr), 1);
+  EXPECT_EQ(builds, 2);
+  ExternalRegistry::Global().UnregisterRuntime("prep_test");
+}
+
 TEST(BackendRuntimeTest, EveryBuiltinBackendRegistersARuntime) {
   ASSERT_GE(BuiltinBackendNames().size(), 5u);
   for (std::string_view b : BuiltinBackendNames()) {

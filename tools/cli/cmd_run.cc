@@ -250,6 +250,7 @@ absl::Status RunModule(const Module& loaded, const ParsedArgs& args, Env& env) {
   }
   const double prepare_start = NowMicros();
   Interpreter interpreter(*mod, options);
+  PrepareBackendRuntimes(*mod, options.device);  // oneDNN primitives before the first call
   std::vector<Value> values(std::make_move_iterator(inputs.begin()),
                             std::make_move_iterator(inputs.end()));
   inputs.clear();
