@@ -1,7 +1,7 @@
 // Character classes for the lexer: one table lookup per byte on the hot path,
 // and the scans of `%name` / `%N` that the lexer and the parser's raw-text
 // fast paths share (so that they cannot drift apart).
-// Internal to grammar/ (lexer.cc, lexer_number.cc, the parser).
+// Internal to grammar/ (lexer*.cc and the parser).
 #pragma once
 
 #include <array>

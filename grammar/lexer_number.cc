@@ -64,33 +64,49 @@ bool FloatFits(double v, DataType dtype) {
   return !std::isinf(v);
 }
 
-}  // namespace
+// The digits, fraction and exponent of a literal whose first digit is at
+// `p`, scanned once: the value is decoded from them, and the suffix starts
+// at `end`.
+struct NumberBody {
+  const char* end;
+  uint64_t magnitude;  // of the integer digits
+  bool overflow;       // the integer digits exceed uint64
+  bool float_form;     // a fraction or an exponent follows them
+};
 
-Token Lexer::LexNumber(const char* begin, const char* digits, bool negative) {
-  const char* p = digits;
-  uint64_t magnitude = 0;
-  bool overflow = false;
-  for (; p < end_ && IsDigit(*p); ++p) {
+NumberBody ScanNumberBody(const char* p, const char* end) {
+  NumberBody body{p, 0, false, false};
+  for (; p < end && IsDigit(*p); ++p) {
     uint64_t d = uint64_t(*p - '0');
-    if (magnitude > (std::numeric_limits<uint64_t>::max() - d) / 10) overflow = true;
-    magnitude = magnitude * 10 + d;
+    if (body.magnitude > (std::numeric_limits<uint64_t>::max() - d) / 10) body.overflow = true;
+    body.magnitude = body.magnitude * 10 + d;
   }
-  bool float_form = false;
-  if (p + 1 < end_ && *p == '.' && IsDigit(p[1])) {
-    float_form = true;
-    for (p += 2; p < end_ && IsDigit(*p); ++p) {
+  if (p + 1 < end && *p == '.' && IsDigit(p[1])) {
+    body.float_form = true;
+    for (p += 2; p < end && IsDigit(*p); ++p) {
     }
   }
-  if (p < end_ && (*p == 'e' || *p == 'E')) {
+  if (p < end && (*p == 'e' || *p == 'E')) {
     const char* e = p + 1;
-    if (e < end_ && (*e == '+' || *e == '-')) ++e;
-    if (e < end_ && IsDigit(*e)) {
-      float_form = true;
-      for (p = e; p < end_ && IsDigit(*p); ++p) {
+    if (e < end && (*e == '+' || *e == '-')) ++e;
+    if (e < end && IsDigit(*e)) {
+      body.float_form = true;
+      for (p = e; p < end && IsDigit(*p); ++p) {
       }
     }
   }
-  const char* body_end = p;
+  body.end = p;
+  return body;
+}
+
+}  // namespace
+
+Token Lexer::LexNumber(const char* begin, const char* digits, bool negative) {
+  const NumberBody body = ScanNumberBody(digits, end_);
+  const uint64_t magnitude = body.magnitude;
+  const bool float_form = body.float_form;
+  const char* const body_end = body.end;
+  const char* p = body_end;
   while (p < end_ && IsAlnum(*p)) ++p;
   std::string_view suffix_text(body_end, size_t(p - body_end));
   std::string_view lexeme(begin, size_t(p - begin));
@@ -124,7 +140,7 @@ Token Lexer::LexNumber(const char* begin, const char* digits, bool negative) {
     return Error(begin, p,
                  fmt::format("integer literal '{}' cannot have a fraction or exponent", lexeme));
   }
-  if (overflow || !IntFits(magnitude, negative, dtype)) {
+  if (body.overflow || !IntFits(magnitude, negative, dtype)) {
     return Error(begin, p,
                  fmt::format("{} literal '{}' is out of range", dtype.ToString(), lexeme));
   }

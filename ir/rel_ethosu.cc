@@ -14,6 +14,15 @@ namespace {
 Dim AddD(Dim a, int64_t b) { return a.is_any() ? Dim::Any() : D(a.value + b); }
 Dim MulD(Dim a, int64_t b) { return a.is_any() ? Dim::Any() : D(a.value * b); }
 
+// The dtype sets TVM's relations allow, in the order its messages list them.
+constexpr DataType kU8 = DataType::UInt(8), kI8 = DataType::Int(8), kI16 = DataType::Int(16),
+                   kI32 = DataType::Int(32);
+const std::initializer_list<DataType> kU8I8 = {kU8, kI8};
+const std::initializer_list<DataType> kI8U8 = {kI8, kU8};
+const std::initializer_list<DataType> kU8I8I16 = {kU8, kI8, kI16};
+const std::initializer_list<DataType> kU8I8I16I32 = {kU8, kI8, kI16, kI32};
+const std::initializer_list<DataType> kI8U8I16I32 = {kI8, kU8, kI16, kI32};
+
 std::string DTypeList(std::initializer_list<DataType> allowed) {
   std::string out;
   for (DataType t : allowed) {
@@ -130,9 +139,9 @@ absl::Status CheckConvInputs(const TypeRelCall& call, const AttrReader& attrs, s
   CARVE_ASSIGN_OR_RETURN(const TensorType* ifm, TensorArg(call, 0));
   CARVE_ASSIGN_OR_RETURN(const TensorType* weight, TensorArg(call, 1));
   CARVE_ASSIGN_OR_RETURN(const TensorType* scale_bias, TensorArg(call, 2));
-  CARVE_RETURN_IF_ERROR(CheckDType(ifm->dtype(), {DataType::UInt(8), DataType::Int(8)}, op, "ifm"));
+  CARVE_RETURN_IF_ERROR(CheckDType(ifm->dtype(), kU8I8, op, "ifm"));
   CARVE_RETURN_IF_ERROR(
-      CheckDType(weight->dtype(), {DataType::UInt(8), DataType::Int(8)}, op, "weight"));
+      CheckDType(weight->dtype(), kU8I8, op, "weight"));
   CARVE_RETURN_IF_ERROR(CheckDType(scale_bias->dtype(), {DataType::UInt(8)}, op, "scale bias"));
   if (weight->rank() != 4) return Error("weight must be 4-d (OHWI), got {}", TypeToString(weight));
   CARVE_ASSIGN_OR_RETURN(MaybeInts kernel, attrs.OptInts("kernel_shape"));
@@ -196,7 +205,7 @@ absl::StatusOr<const Type*> EthosuDepthwiseConv2D(const TypeRelCall& call) {
   CARVE_RETURN_IF_ERROR(CheckConvInputs(call, attrs, kOp, channels));
   CARVE_ASSIGN_OR_RETURN(DataType ofm_dtype, OfmDType(attrs));
   CARVE_RETURN_IF_ERROR(CheckDType(
-      ofm_dtype, {DataType::UInt(8), DataType::Int(8), DataType::Int(16), DataType::Int(32)}, kOp,
+      ofm_dtype, kU8I8I16I32, kOp,
       "ofm"));
   CARVE_ASSIGN_OR_RETURN(const TensorType* ifm, TensorArg(call, 0));
   CARVE_ASSIGN_OR_RETURN(Shape out,
@@ -217,18 +226,18 @@ absl::StatusOr<const Type*> EthosuPooling(const TypeRelCall& call) {
   }
   if (sum) {
     CARVE_RETURN_IF_ERROR(CheckDType(
-        ifm->dtype(), {DataType::UInt(8), DataType::Int(8), DataType::Int(16), DataType::Int(32)},
+        ifm->dtype(), kU8I8I16I32,
         kOp, "ifm", type));
   } else {
     CARVE_RETURN_IF_ERROR(CheckDType(
-        ifm->dtype(), {DataType::UInt(8), DataType::Int(8), DataType::Int(16)}, kOp, "ifm", type));
+        ifm->dtype(), kU8I8I16, kOp, "ifm", type));
   }
   CARVE_ASSIGN_OR_RETURN(DataType ofm_dtype, OfmDType(attrs));
   if (sum) {
-    CARVE_RETURN_IF_ERROR(CheckDType(ofm_dtype, {DataType::Int(32)}, kOp, "ofm", type));
+    CARVE_RETURN_IF_ERROR(CheckDType(ofm_dtype, {kI32}, kOp, "ofm", type));
   } else {
     CARVE_RETURN_IF_ERROR(CheckDType(
-        ofm_dtype, {DataType::Int(8), DataType::UInt(8), DataType::Int(16)}, kOp, "ofm", type));
+        ofm_dtype, {kI8, kU8, kI16}, kOp, "ofm", type));
     CARVE_RETURN_IF_ERROR(CheckDTypeMatch(ofm_dtype, ifm->dtype(), kOp, "ifm", "ofm", type));
   }
   CARVE_ASSIGN_OR_RETURN(std::string_view upscale, attrs.String("upscale"));
@@ -252,19 +261,18 @@ absl::StatusOr<const Type*> EthosuBinaryElementwise(const TypeRelCall& call) {
   DataType in = ifm->dtype();
   CARVE_RETURN_IF_ERROR(CheckDTypeMatch(in, ifm2->dtype(), kOp, "ifm", "ifm2", type));
   if (type == "ADD" || type == "SUB" || type == "MUL") {
-    auto allowed = {DataType::Int(8), DataType::UInt(8), DataType::Int(16), DataType::Int(32)};
-    CARVE_RETURN_IF_ERROR(CheckDType(in, allowed, kOp, "ifm", type));
-    CARVE_RETURN_IF_ERROR(CheckDType(ofm_dtype, allowed, kOp, "ofm", type));
+    CARVE_RETURN_IF_ERROR(CheckDType(in, kI8U8I16I32, kOp, "ifm", type));
+    CARVE_RETURN_IF_ERROR(CheckDType(ofm_dtype, kI8U8I16I32, kOp, "ofm", type));
   } else if (type == "MIN" || type == "MAX") {
-    CARVE_RETURN_IF_ERROR(CheckDType(in, {DataType::Int(8), DataType::UInt(8)}, kOp, "ifm", type));
+    CARVE_RETURN_IF_ERROR(CheckDType(in, kI8U8, kOp, "ifm", type));
     CARVE_RETURN_IF_ERROR(CheckDTypeMatch(in, ofm_dtype, kOp, "ifm", "ofm", type));
   } else if (type == "SHR") {
-    CARVE_RETURN_IF_ERROR(CheckDType(in, {DataType::Int(32)}, kOp, "ifm", type));
+    CARVE_RETURN_IF_ERROR(CheckDType(in, {kI32}, kOp, "ifm", type));
     CARVE_RETURN_IF_ERROR(CheckDType(
-        ofm_dtype, {DataType::UInt(8), DataType::Int(8), DataType::Int(32)}, kOp, "ofm", type));
+        ofm_dtype, {kU8, kI8, kI32}, kOp, "ofm", type));
   } else if (type == "SHL") {
-    CARVE_RETURN_IF_ERROR(CheckDType(in, {DataType::Int(32)}, kOp, "ifm", type));
-    CARVE_RETURN_IF_ERROR(CheckDType(ofm_dtype, {DataType::Int(32)}, kOp, "ofm", type));
+    CARVE_RETURN_IF_ERROR(CheckDType(in, {kI32}, kOp, "ifm", type));
+    CARVE_RETURN_IF_ERROR(CheckDType(ofm_dtype, {kI32}, kOp, "ofm", type));
   } else {
     return Error(
         "expected {} 'ADD' or 'SUB' or 'MUL' or 'MIN' or 'MAX' or 'SHR' or 'SHL' for "
@@ -286,10 +294,10 @@ absl::StatusOr<const Type*> EthosuUnaryElementwise(const TypeRelCall& call) {
     return Error("expected {} 'ABS' or 'CLZ' for operator_type but was {}", kOp, type);
   }
   if (type == "CLZ") {
-    CARVE_RETURN_IF_ERROR(CheckDType(ifm->dtype(), {DataType::Int(32)}, kOp, "ifm", type));
+    CARVE_RETURN_IF_ERROR(CheckDType(ifm->dtype(), {kI32}, kOp, "ifm", type));
   } else {
     CARVE_RETURN_IF_ERROR(
-        CheckDType(ifm->dtype(), {DataType::UInt(8), DataType::Int(8)}, kOp, "ifm", type));
+        CheckDType(ifm->dtype(), kU8I8, kOp, "ifm", type));
   }
   CARVE_ASSIGN_OR_RETURN(Shape out, ElementwiseOfm(ifm, attrs, "ofm_channels"));
   return TensorTy(ifm->dtype(), out);
@@ -299,7 +307,7 @@ absl::StatusOr<const Type*> EthosuUnaryElementwise(const TypeRelCall& call) {
 absl::StatusOr<const Type*> EthosuIdentity(const TypeRelCall& call) {
   CARVE_ASSIGN_OR_RETURN(const TensorType* ifm, TensorArg(call, 0));
   CARVE_RETURN_IF_ERROR(CheckDType(ifm->dtype(),
-                                   {DataType::UInt(8), DataType::Int(8), DataType::Int(16)},
+                                   kU8I8I16,
                                    "ethosu_identity", "ifm"));
   if (ifm->rank() > 4) {
     return Error("Input Feature Map should be at most 4 dimensional, but was {}",

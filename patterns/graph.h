@@ -164,6 +164,9 @@ class IndexedGraph {
   bool InputsAreChildren(bool ifs_too) const;
   void SetRootParams(std::span<const uint32_t> slot_ids);
   void ComputePostDominators() const;
+  void ComputeImmediatePostDominators() const;
+  void BuildPostDominatorChildren() const;
+  void NumberEulerTour() const;
   uint32_t Lca(uint32_t a, uint32_t b) const;
 
   std::vector<const Expr*> nodes_;

@@ -24,10 +24,19 @@ uint32_t IndexedGraph::Lca(uint32_t a, uint32_t b) const {
 }
 
 void IndexedGraph::ComputePostDominators() const {
+  ComputeImmediatePostDominators();
+  BuildPostDominatorChildren();
+  NumberEulerTour();
+  has_postdom_ = true;
+}
+
+// TVM's construction: a node's immediate post-dominator is the LCA of its
+// consumers in the tree built so far. Consumers have larger indices, so one
+// reverse sweep sees them first.
+void IndexedGraph::ComputeImmediatePostDominators() const {
   size_t n = size();
   ipdom_.assign(n, kNone);
   depth_.assign(n, 1);
-  // Consumers have larger indices, so one reverse sweep sees them first.
   for (size_t k = n; k-- > 0;) {
     uint32_t i = static_cast<uint32_t>(k);
     auto outs = outputs(i);
@@ -37,7 +46,11 @@ void IndexedGraph::ComputePostDominators() const {
     ipdom_[i] = p;
     depth_[i] = p == kNone ? 1 : depth_[p] + 1;
   }
-  // Children lists (CSR) and an Euler tour for O(1) ancestor queries.
+}
+
+// The tree's children lists (CSR), for PostDominated and the Euler tour.
+void IndexedGraph::BuildPostDominatorChildren() const {
+  size_t n = size();
   tree_begin_.assign(n + 1, 0);
   for (uint32_t i = 0; i < n; ++i) {
     if (ipdom_[i] != kNone) ++tree_begin_[ipdom_[i] + 1];
@@ -48,6 +61,13 @@ void IndexedGraph::ComputePostDominators() const {
   for (uint32_t i = 0; i < n; ++i) {
     if (ipdom_[i] != kNone) tree_ids_[fill[ipdom_[i]]++] = i;
   }
+}
+
+// Entry and exit times of an iterative DFS over each tree of the forest:
+// `a` is an ancestor of `b` exactly when b's interval nests in a's, so
+// PostDominates is two compares.
+void IndexedGraph::NumberEulerTour() const {
+  size_t n = size();
   tin_.assign(n, 0);
   tout_.assign(n, 0);
   uint32_t clock = 0;
@@ -68,7 +88,6 @@ void IndexedGraph::ComputePostDominators() const {
       }
     }
   }
-  has_postdom_ = true;
 }
 
 uint32_t IndexedGraph::PostDominator(uint32_t i) const {
