@@ -146,10 +146,7 @@ absl::StatusOr<ResizeMethod> ParseMethod(const KernelContext& ctx, std::string_v
 
 // Resolves rounding "" as TVM does: round for align_corners, floor otherwise.
 absl::Status ResolveRounding(const KernelContext& ctx, ResizeParams& p) {
-  if (p.rounding.empty()) p.rounding = p.coord_mode == "align_corners" ? "round" : "floor";
-  for (const char* ok : {"round", "round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}) {
-    if (p.rounding == ok) return absl::OkStatus();
-  }
+  if (ResolveResizeRounding(p.rounding, p.coord_mode)) return absl::OkStatus();
   return absl::UnimplementedError(
       fmt::format("{}: unsupported rounding_method \"{}\"", OpName(ctx), p.rounding));
 }

@@ -167,10 +167,7 @@ absl::Status ResolveModes(const KernelContext& ctx, Resize3DParams& p) {
     return absl::UnimplementedError(fmt::format(
         "{}: unsupported coordinate_transformation_mode \"{}\"", OpName(ctx), p.coord_mode));
   }
-  if (p.rounding.empty()) p.rounding = p.coord_mode == "align_corners" ? "round" : "floor";
-  for (const char* ok : {"round", "round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}) {
-    if (p.rounding == ok) return absl::OkStatus();
-  }
+  if (ResolveResizeRounding(p.rounding, p.coord_mode)) return absl::OkStatus();
   return absl::UnimplementedError(
       fmt::format("{}: unsupported rounding_method \"{}\"", OpName(ctx), p.rounding));
 }

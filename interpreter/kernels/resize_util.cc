@@ -12,6 +12,14 @@ bool IsResizeCoordMode(std::string_view mode) {
   return std::find(std::begin(kModes), std::end(kModes), mode) != std::end(kModes);
 }
 
+bool ResolveResizeRounding(std::string& rounding, std::string_view coord_mode) {
+  if (rounding.empty()) rounding = coord_mode == "align_corners" ? "round" : "floor";
+  for (const char* ok : {"round", "round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}) {
+    if (rounding == ok) return true;
+  }
+  return false;
+}
+
 float ResizeInputCoord(std::string_view mode, int64_t x, int64_t in, int64_t out, float start,
                        float end) {
   const float fx = float(x), scale = float(in) / float(out);

@@ -5,12 +5,17 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace carve::nn_kernels {
 
 // True for the coordinate_transformation_mode names topi accepts.
 bool IsResizeCoordMode(std::string_view mode);
+
+// Resolves rounding_method "" as topi does (round for align_corners, floor
+// otherwise); false when the method is not one topi knows.
+bool ResolveResizeRounding(std::string& rounding, std::string_view coord_mode);
 
 // TVM's get_inx: the input coordinate that output index `x` samples along an
 // axis of `in` input and `out` output elements; `start` and `end` are the
