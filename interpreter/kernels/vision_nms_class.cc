@@ -63,6 +63,33 @@ ClassSelection SelectClass(const float* boxes, const float* scores, int64_t n,
   return sel;
 }
 
+// TensorFlow's format: per batch, rows [class, box] and their scores class
+// by class, zeros after the batch's count.
+absl::StatusOr<std::vector<NDArray>> WriteTensorflow(const KernelContext& ctx,
+                                                     const std::vector<ClassSelection>& sel,
+                                                     int64_t batch, int64_t classes, int64_t n,
+                                                     std::vector<NDArray> outs) {
+  if (outs.size() != 3) return KernelError(ctx, "output_format tensorflow gives three outputs");
+  std::vector<int64_t> rows(std::max<int64_t>(batch * classes * n * 2, 1), 0);
+  std::vector<float> kept_scores(std::max<int64_t>(batch * classes * n, 1), 0.0f);
+  std::vector<int64_t> totals(batch, 0);
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t c = 0; c < classes; ++c) {
+      const ClassSelection& s = sel[b * classes + c];
+      for (size_t k = 0; k < s.boxes.size(); ++k) {
+        const int64_t at = b * classes * n + totals[b]++;
+        rows[2 * at] = c;
+        rows[2 * at + 1] = s.boxes[k];
+        kept_scores[at] = s.scores[k];
+      }
+    }
+  }
+  CARVE_RETURN_IF_ERROR(Store(ctx, rows.data(), outs[0]));
+  CARVE_RETURN_IF_ERROR(Store(ctx, kept_scores.data(), outs[1]));
+  CARVE_RETURN_IF_ERROR(Store(ctx, totals.data(), outs[2]));
+  return outs;
+}
+
 absl::StatusOr<std::vector<NDArray>> AllClassNms(const KernelContext& ctx) {
   CARVE_RETURN_IF_ERROR(CheckArity(ctx, 5));
   const NDArray& boxes = ctx.inputs[0];
@@ -106,26 +133,7 @@ absl::StatusOr<std::vector<NDArray>> AllClassNms(const KernelContext& ctx) {
     CARVE_RETURN_IF_ERROR(Store(ctx, &total, outs[1]));
     return outs;
   }
-  if (outs.size() != 3) return KernelError(ctx, "output_format tensorflow gives three outputs");
-  // Per batch: rows [class, box] and scores, class by class; zeros after.
-  std::vector<int64_t> rows(std::max<int64_t>(batch * classes * n * 2, 1), 0);
-  std::vector<float> kept_scores(std::max<int64_t>(batch * classes * n, 1), 0.0f);
-  std::vector<int64_t> totals(batch, 0);
-  for (int64_t b = 0; b < batch; ++b) {
-    for (int64_t c = 0; c < classes; ++c) {
-      const ClassSelection& s = sel[b * classes + c];
-      for (size_t k = 0; k < s.boxes.size(); ++k) {
-        const int64_t at = b * classes * n + totals[b]++;
-        rows[2 * at] = c;
-        rows[2 * at + 1] = s.boxes[k];
-        kept_scores[at] = s.scores[k];
-      }
-    }
-  }
-  CARVE_RETURN_IF_ERROR(Store(ctx, rows.data(), outs[0]));
-  CARVE_RETURN_IF_ERROR(Store(ctx, kept_scores.data(), outs[1]));
-  CARVE_RETURN_IF_ERROR(Store(ctx, totals.data(), outs[2]));
-  return outs;
+  return WriteTensorflow(ctx, sel, batch, classes, n, std::move(outs));
 }
 
 // TFLite's IoU of two [ymin, xmin, ymax, xmax] boxes: 0 unless both have a
@@ -176,6 +184,29 @@ std::vector<int64_t> RegularClass(const RegularParams& p, const float* boxes,
   return selected;
 }
 
+// One batch: the (anchor * classes_bg + class column, score) pairs of the
+// best max_detections over all classes, best first (topi merges class by
+// class, keeping the top max_detections after each).
+std::vector<std::pair<int64_t, float>> RegularBatch(const RegularParams& p, const float* bx,
+                                                    const float* sc, int64_t n) {
+  std::vector<std::pair<int64_t, float>> merged;
+  for (int64_t c = 0; c < p.classes; ++c) {
+    std::vector<float> class_scores(n);
+    for (int64_t i = 0; i < n; ++i) class_scores[i] = sc[i * p.classes_bg + c + p.label_offset];
+    for (int64_t box : RegularClass(p, bx, class_scores)) {
+      merged.emplace_back(box * p.classes_bg + c + p.label_offset, class_scores[box]);
+    }
+    std::vector<int32_t> order = ArgsortDescending(
+        int64_t(merged.size()), [&](int32_t i) { return merged[i].second; });
+    std::vector<std::pair<int64_t, float>> top;
+    for (int64_t i = 0; i < std::min<int64_t>(int64_t(order.size()), p.max_det); ++i) {
+      top.push_back(merged[order[i]]);
+    }
+    merged = std::move(top);
+  }
+  return merged;
+}
+
 absl::StatusOr<std::vector<NDArray>> RegularNms(const KernelContext& ctx) {
   CARVE_RETURN_IF_ERROR(CheckArity(ctx, 2));
   const NDArray& boxes = ctx.inputs[0];
@@ -204,22 +235,7 @@ absl::StatusOr<std::vector<NDArray>> RegularNms(const KernelContext& ctx) {
   for (int64_t b = 0; b < batch; ++b) {
     const float* bx = box_buf.data() + b * n * 4;
     const float* sc = score_buf.data() + b * n * p.classes_bg;
-    // (anchor * classes_bg + class column, score), best max_det so far.
-    std::vector<std::pair<int64_t, float>> merged;
-    for (int64_t c = 0; c < p.classes; ++c) {
-      std::vector<float> class_scores(n);
-      for (int64_t i = 0; i < n; ++i) class_scores[i] = sc[i * p.classes_bg + c + p.label_offset];
-      for (int64_t box : RegularClass(p, bx, class_scores)) {
-        merged.emplace_back(box * p.classes_bg + c + p.label_offset, class_scores[box]);
-      }
-      std::vector<int32_t> order = ArgsortDescending(
-          int64_t(merged.size()), [&](int32_t i) { return merged[i].second; });
-      std::vector<std::pair<int64_t, float>> top;
-      for (int64_t i = 0; i < std::min<int64_t>(int64_t(order.size()), p.max_det); ++i) {
-        top.push_back(merged[order[i]]);
-      }
-      merged = std::move(top);
-    }
+    const std::vector<std::pair<int64_t, float>> merged = RegularBatch(p, bx, sc, n);
     counts[b] = int32_t(merged.size());
     for (size_t k = 0; k < merged.size(); ++k) {
       const int64_t anchor = merged[k].first / p.classes_bg;
