@@ -43,7 +43,11 @@ absl::Status ParseShapeOption(const std::string& text,
     if (comma == std::string::npos) break;
     pos = comma + 1;
   }
-  shapes[text.substr(0, eq)] = std::move(dims);
+  // Two shapes for one input: one of them would be ignored.
+  if (!shapes.emplace(text.substr(0, eq), std::move(dims)).second) {
+    return absl::InvalidArgumentError(
+        fmt::format("--shape {}: a shape for '{}' is given twice", text, text.substr(0, eq)));
+  }
   return absl::OkStatus();
 }
 
