@@ -36,6 +36,17 @@ std::string ReadAll(int fd) {
   return text;
 }
 
+// Writes a module of `n` chained adds whose body ends in `result` to the
+// temporary file `name` and returns its path.
+std::string WriteAddChain(const std::string& name, int n, const std::string& result) {
+  std::string path = Temp(name);
+  std::ofstream f(path);
+  f << "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(4), float32]) {\n  %0 = add(%x, 1f);\n";
+  for (int i = 1; i < n; ++i) f << "  %" << i << " = add(%" << i - 1 << ", 1f);\n";
+  f << "  " << result << "\n}\n";
+  return path;
+}
+
 // No file is left behind but the complete one: nothing named OUT.carve-tmp-*.
 bool TemporariesLeft(const std::string& out) {
   std::string prefix = std::filesystem::path(out).filename().string() + ".carve-tmp-";
@@ -161,13 +172,7 @@ TEST(InterruptTest, ReduceWritesTheSmallestSoFarAndExits130) {
   // reducer first tries each of the nodes as the whole body (each a child
   // process printing its candidate): about 15 s of work on an idle machine
   // (400 adds took 0.6 s), so the SIGINT after one second comes in the middle.
-  std::string in = Temp("interrupt_reduce_in.relay");
-  {
-    std::ofstream f(in);
-    f << "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(4), float32]) {\n  %0 = add(%x, 1f);\n";
-    for (int i = 1; i < 2000; ++i) f << "  %" << i << " = add(%" << i - 1 << ", 1f);\n";
-    f << "  nn.relu(%1999)\n}\n";
-  }
+  std::string in = WriteAddChain("interrupt_reduce_in.relay", 2000, "nn.relu(%1999)");
   std::string out = Temp("interrupt_reduce_out.relay");
   std::filesystem::remove(out);
   Interrupted r = RunAndInterrupt(
@@ -249,13 +254,7 @@ TEST(InterruptTest, ParseAndPrintCommandsStopWhileReadingStandardInput) {
 TEST(InterruptTest, FmtStopsPrintingWithExit130) {
   // About 8 MB of text: far more than a pipe holds, so the child is blocked
   // writing when the signal comes.
-  std::string in = Temp("interrupt_fmt_big.relay");
-  {
-    std::ofstream f(in);
-    f << "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(4), float32]) {\n  %0 = add(%x, 1f);\n";
-    for (int i = 1; i < 200000; ++i) f << "  %" << i << " = add(%" << i - 1 << ", 1f);\n";
-    f << "  %199999\n}\n";
-  }
+  std::string in = WriteAddChain("interrupt_fmt_big.relay", 200000, "%199999");
   Child c = StartCarve({"fmt", in}, /*hold_stdin=*/false, /*block_stdout=*/true);
   sleep(1);
   Interrupted r = InterruptAndWait(c);
