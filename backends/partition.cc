@@ -239,7 +239,9 @@ absl::StatusOr<std::vector<TargetSpecPtr>> ResolveBackends(std::string_view name
     CARVE_ASSIGN_OR_RETURN(TargetSpecPtr spec, BuiltinBackendSpec(name));
     out.push_back(std::move(spec));
   }
-  if (out.empty()) return absl::InvalidArgumentError("no backend named");
+  if (out.empty()) {
+    return absl::InvalidArgumentError(fmt::format("'{}' names no backend", names));
+  }
   return out;
 }
 
@@ -274,7 +276,7 @@ absl::StatusOr<PassPtr> BackendPipeline(const std::vector<TargetSpecPtr>& backen
 
 absl::StatusOr<Module> PartitionForBackends(Module mod, const std::vector<TargetSpecPtr>& backends,
                                             const BackendPartitionOptions& options) {
-  if (backends.empty()) return absl::InvalidArgumentError("no backend named");
+  if (backends.empty()) return absl::InvalidArgumentError("no backend given");
   EnsureConstantEvaluator();
   CARVE_RETURN_IF_ERROR(EnsureTyped(mod));
   if (!options.params.empty()) CARVE_RETURN_IF_ERROR(BindParams(mod, options.params).status());

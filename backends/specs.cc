@@ -32,10 +32,13 @@ SpecCache& Cache() {
 absl::Status UnknownBackend(std::string_view name) {
   std::string hint;
   size_t best = 4;
+  std::string known;
   for (std::string_view b : BuiltinBackendNames()) {
     size_t d = EditDistance(name, b);
     if (d < best) best = d, hint = fmt::format(" (did you mean '{}'?)", b);
+    known += fmt::format("{}{}", known.empty() ? "" : ", ", b);
   }
+  if (hint.empty()) hint = fmt::format(" (known: {})", known);
   return absl::InvalidArgumentError(fmt::format("unknown backend '{}'{}", name, hint));
 }
 

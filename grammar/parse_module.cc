@@ -9,12 +9,12 @@
 // the judge of where the section really starts (the marker could sit inside
 // a comment or a string); when it disagrees with the search, the text is
 // parsed again with its answer.
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include "fmt/format.h"
 #include "grammar/parser_impl.h"
+#include "support/source.h"
 #include "support/status_macros.h"
 
 namespace carve {
@@ -230,10 +230,10 @@ absl::StatusOr<Module> ParseModuleFile(const std::string& path) {
     buffer << std::cin.rdbuf();
     name = "<stdin>";
   } else {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return absl::NotFoundError(fmt::format("cannot open '{}'", path));
-    buffer << in.rdbuf();
-    if (in.bad()) return absl::DataLossError(fmt::format("cannot read '{}'", path));
+    // Not an ifstream: it opens a directory and reads it as an empty text
+    // (then blamed for a missing version line).
+    CARVE_ASSIGN_OR_RETURN(std::string text, SourceText::ReadFile(path));
+    return ParseModule(name, std::move(text));
   }
   return ParseModule(name, std::move(buffer).str());
 }

@@ -1,14 +1,13 @@
 // The pattern DSL's entry points, items (pattern / rule / backend), token
 // helpers and error recovery.
-#include <fstream>
-#include <sstream>
-
 #include "fmt/format.h"
 #include "grammar/pattern_parser.h"
 #include "grammar/pattern_parser_impl.h"
 #include "patterns/builders.h"
 #include "patterns/captures.h"
 #include "patterns/compile.h"
+#include "support/source.h"
+#include "support/status_macros.h"
 
 namespace carve {
 namespace pattern_dsl {
@@ -385,11 +384,9 @@ absl::StatusOr<PatternLibrary> ParsePatternFile(std::string_view source_name, st
 }
 
 absl::StatusOr<PatternLibrary> LoadPatternFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(fmt::format("cannot open '{}'", path));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return ParseText(path, buffer.str());
+  // Not an ifstream: it opens a directory and reads it as an empty library.
+  CARVE_ASSIGN_OR_RETURN(std::string text, SourceText::ReadFile(path));
+  return ParseText(path, std::move(text));
 }
 
 absl::StatusOr<Pattern> ParsePattern(std::string_view source_name, std::string text,

@@ -1,6 +1,8 @@
 #include "ir/type.h"
 
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -201,69 +203,117 @@ std::string ShapeToString(std::span<const Dim> shape) {
   return out;
 }
 
-std::string TypeToString(const Type* t) {
-  if (t == nullptr) return "_";
-  switch (t->kind()) {
-    case TypeKind::kTensor: {
-      auto* tt = static_cast<const TensorType*>(t);
-      if (tt->rank() == 0) return tt->dtype().ToString();
-      // TVM prints a rank-1 shape without the trailing comma: (32).
-      std::string dims;
-      for (size_t i = 0; i < tt->shape().size(); ++i) {
-        if (i) dims += ", ";
-        const Dim& d = tt->shape()[i];
-        dims += d.is_any() ? std::string("?")
-                           : fmt::format("{}{}", d.value, d.wide ? "i64" : "");
-      }
-      return fmt::format("Tensor[({}), {}]", dims, tt->dtype().ToString());
+namespace {
+
+void AppendTensorType(const TensorType& t, std::string& out) {
+  if (t.rank() == 0) {
+    out += t.dtype().ToString();
+    return;
+  }
+  // TVM prints a rank-1 shape without the trailing comma: (32).
+  out += "Tensor[(";
+  for (size_t i = 0; i < t.shape().size(); ++i) {
+    if (i) out += ", ";
+    const Dim& d = t.shape()[i];
+    out += d.is_any() ? std::string("?") : fmt::format("{}{}", d.value, d.wide ? "i64" : "");
+  }
+  out += fmt::format("), {}]", t.dtype().ToString());
+}
+
+// Appends the text of `t` to `out`: one buffer for the whole type, and an
+// explicit stack rather than recursion. Building each field's string and
+// copying it into its parent's made a type nested N deep cost O(N^2) (a
+// chain of 5000 nested tuples printed with --types took 70 s), and
+// recursing overflowed the stack at about 50000 levels, which a chain of
+// let-bound tuples reaches without any nesting in its text.
+void AppendType(const Type* root, std::string& out) {
+  struct Piece {
+    bool is_type;
+    const Type* type;       // when is_type (nullptr prints "_")
+    std::string_view text;  // otherwise: static text or an interned name
+  };
+  std::vector<Piece> stack{{true, root, {}}};
+  auto push_text = [&stack](std::string_view text) { stack.push_back({false, nullptr, text}); };
+  auto push_type = [&stack](const Type* t) { stack.push_back({true, t, {}}); };
+  // Pushed last to first, so that they pop in order with ", " between.
+  auto push_list = [&](std::span<const Type* const> types) {
+    for (size_t i = types.size(); i-- > 0;) {
+      push_type(types[i]);
+      if (i) push_text(", ");
     }
-    case TypeKind::kTuple: {
-      auto* tt = static_cast<const TupleType*>(t);
-      std::string out = "(";
-      for (size_t i = 0; i < tt->fields().size(); ++i) {
-        if (i) out += ", ";
-        out += TypeToString(tt->fields()[i]);
-      }
-      if (tt->fields().size() == 1) out += ",";
-      return out + ")";
+  };
+  while (!stack.empty()) {
+    const Piece piece = stack.back();
+    stack.pop_back();
+    const Type* t = piece.type;
+    if (!piece.is_type) {
+      out += piece.text;
+      continue;
     }
-    case TypeKind::kFunc: {
-      auto* ft = static_cast<const FuncType*>(t);
-      std::string out = "fn ";
-      if (!ft->type_params().empty()) {
-        out += "[";
-        for (size_t i = 0; i < ft->type_params().size(); ++i) {
-          if (i) out += ", ";
-          out += std::string(ft->type_params()[i]->name());
+    if (t == nullptr) {
+      out += "_";
+      continue;
+    }
+    switch (t->kind()) {
+      case TypeKind::kTensor:
+        AppendTensorType(*static_cast<const TensorType*>(t), out);
+        break;
+      case TypeKind::kTuple: {
+        auto fields = static_cast<const TupleType*>(t)->fields();
+        out += "(";
+        push_text(fields.size() == 1 ? ",)" : ")");
+        push_list(fields);
+        break;
+      }
+      case TypeKind::kFunc: {
+        auto* ft = static_cast<const FuncType*>(t);
+        out += "fn ";
+        if (!ft->type_params().empty()) {
+          out += "[";
+          for (size_t i = 0; i < ft->type_params().size(); ++i) {
+            if (i) out += ", ";
+            out += ft->type_params()[i]->name();
+          }
+          out += "]";
         }
-        out += "]";
+        out += "(";
+        push_type(ft->ret());
+        push_text(") -> ");
+        push_list(ft->params());
+        break;
       }
-      out += "(";
-      for (size_t i = 0; i < ft->params().size(); ++i) {
-        if (i) out += ", ";
-        out += TypeToString(ft->params()[i]);
+      case TypeKind::kTypeVar:
+        out += static_cast<const TypeVar*>(t)->name();
+        break;
+      case TypeKind::kIncomplete:
+        out += "_";
+        break;
+      case TypeKind::kRef:
+        out += "ref(";
+        push_text(")");
+        push_type(static_cast<const RefType*>(t)->value());
+        break;
+      case TypeKind::kGlobalTypeVar:
+        out += static_cast<const GlobalTypeVar*>(t)->name();
+        break;
+      case TypeKind::kTypeCall: {
+        auto* tc = static_cast<const TypeCall*>(t);
+        push_text("]");
+        push_list(tc->args());
+        push_text("[");
+        push_type(tc->func());
+        break;
       }
-      return out + ") -> " + TypeToString(ft->ret());
-    }
-    case TypeKind::kTypeVar:
-      return std::string(static_cast<const TypeVar*>(t)->name());
-    case TypeKind::kIncomplete:
-      return "_";
-    case TypeKind::kRef:
-      return fmt::format("ref({})", TypeToString(static_cast<const RefType*>(t)->value()));
-    case TypeKind::kGlobalTypeVar:
-      return std::string(static_cast<const GlobalTypeVar*>(t)->name());
-    case TypeKind::kTypeCall: {
-      auto* tc = static_cast<const TypeCall*>(t);
-      std::string out = TypeToString(tc->func()) + "[";
-      for (size_t i = 0; i < tc->args().size(); ++i) {
-        if (i) out += ", ";
-        out += TypeToString(tc->args()[i]);
-      }
-      return out + "]";
     }
   }
-  return "_";
+}
+
+}  // namespace
+
+std::string TypeToString(const Type* t) {
+  std::string out;
+  AppendType(t, out);
+  return out;
 }
 
 }  // namespace carve

@@ -180,6 +180,9 @@ class PipelineParser {
           return SpanError(arg.span, "positional argument after a keyword argument");
         }
         if (next_positional >= info.params.size()) {
+          if (info.params.empty()) {
+            return SpanError(arg.span, fmt::format("{} takes no arguments", info.name));
+          }
           return SpanError(arg.span, fmt::format("too many arguments: {} takes {}", info.name,
                                                  SignatureText(info)));
         }

@@ -167,19 +167,33 @@ void SourceFile::BuildLineTable() const {
   });
 }
 
+namespace {
+
+// A text may start with the UTF-8 byte order mark, which the lexers skip:
+// it is not part of line 1 (its columns and the line shown in a message
+// start after it, as an editor shows them).
+uint32_t BomSize(std::string_view text) {
+  constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
+  return text.starts_with(kUtf8Bom) ? static_cast<uint32_t>(kUtf8Bom.size()) : 0;
+}
+
+}  // namespace
+
 LineCol SourceFile::Resolve(uint32_t offset) const {
   BuildLineTable();
   offset = std::min<uint32_t>(offset, text().size());
   auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
   uint32_t line = static_cast<uint32_t>(it - line_starts_.begin());
-  return LineCol{line, offset - line_starts_[line - 1] + 1};
+  uint32_t begin = line_starts_[line - 1];
+  if (line == 1) begin = std::min<uint32_t>(BomSize(text()), offset);
+  return LineCol{line, offset - begin + 1};
 }
 
 std::string_view SourceFile::Line(uint32_t line) const {
   BuildLineTable();
   if (line == 0 || line > line_starts_.size()) return {};
-  uint32_t begin = line_starts_[line - 1];
   std::string_view text = text_.view();
+  uint32_t begin = line == 1 ? BomSize(text) : line_starts_[line - 1];
   uint32_t end = line < line_starts_.size() ? line_starts_[line] : text.size();
   std::string_view s(text.data() + begin, end - begin);
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.remove_suffix(1);

@@ -72,12 +72,14 @@ const Type* TypeUnifier::Resolve(const Type* t) {
       return r;
     }
     case TypeKind::kTuple: {
+      if (complete_.contains(t)) return t;  // no hole to resolve
       auto fields = static_cast<const TupleType*>(t)->fields();
       absl::InlinedVector<const Type*, 8> out;
       if (!ResolveAll(fields, out)) return t;
       return TupleTy(out);
     }
     case TypeKind::kFunc: {
+      if (complete_.contains(t)) return t;
       auto* ft = static_cast<const FuncType*>(t);
       absl::InlinedVector<const Type*, 8> params;
       bool changed = ResolveAll(ft->params(), params);
@@ -105,6 +107,13 @@ const Type* TypeUnifier::Resolve(const Type* t) {
 
 TypeUnifier::State TypeUnifier::ClassifyOther(const Type* resolved) const {
   if (resolved == nullptr) return State::kHoles;
+  if (complete_.contains(resolved)) return State::kComplete;
+  State s = ClassifyComposite(resolved);
+  if (s == State::kComplete) complete_.insert(resolved);
+  return s;
+}
+
+TypeUnifier::State TypeUnifier::ClassifyComposite(const Type* resolved) const {
   switch (resolved->kind()) {
     case TypeKind::kTensor:
     case TypeKind::kTypeVar:
@@ -366,6 +375,7 @@ std::vector<uint32_t> TypeUnifier::TakeWoken() {
 }
 
 void TypeUnifier::Clear() {
+  complete_.clear();
   holes_.clear();
   hole_types_.clear();
   index_.clear();

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "ir/type.h"
 
@@ -80,6 +81,7 @@ class TypeUnifier {
   };
 
   State ClassifyOther(const Type* resolved) const;
+  State ClassifyComposite(const Type* resolved) const;
   // Index of `hole` in holes_, registering holes created elsewhere (`_`
   // annotations written in the program) on first sight.
   uint32_t IndexOf(const IncompleteType* hole);
@@ -96,6 +98,11 @@ class TypeUnifier {
   std::vector<const IncompleteType*> hole_types_;
   absl::flat_hash_map<const IncompleteType*, uint32_t> index_;
   std::vector<uint32_t> woken_;
+  // Composite types found complete (no hole, no Poison). Types are interned
+  // and immutable, so one stays complete: Classify and Resolve of a tuple
+  // type nested N deep cost O(1) after the first time, not O(N) per use
+  // (a chain of 20000 nested tuples took 11 s to type-check).
+  mutable absl::flat_hash_set<const Type*> complete_;
 };
 
 }  // namespace carve

@@ -34,6 +34,15 @@ ParamMap ToParamMap(const py::object& params) {
 
 std::string BackendNames(const py::object& backends) {
   if (py::isinstance<py::str>(backends)) return backends.cast<std::string>();
+  // A TypeError, not pybind11's RuntimeError "Unable to cast Python instance".
+  bool names_only = py::isinstance<py::sequence>(backends);
+  if (names_only) {
+    for (py::handle h : backends.cast<py::sequence>()) names_only &= py::isinstance<py::str>(h);
+  }
+  if (!names_only) {
+    throw py::type_error(fmt::format("a backend is named by a str or a list of str, not {}",
+                                     std::string(py::str(backends.get_type().attr("__name__")))));
+  }
   std::string names;
   for (const std::string& n : backends.cast<std::vector<std::string>>()) {
     names += (names.empty() ? "" : ",") + n;

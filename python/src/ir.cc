@@ -15,6 +15,7 @@
 #include "handles.h"
 #include "ir/structural_equal.h"
 #include "ir/structural_hash.h"
+#include "ir/tensor_size.h"
 #include "ir/visit.h"
 #include "ir_util.h"
 #include "passes/infer/type_annotations.h"
@@ -89,6 +90,11 @@ const Function* LookupFunction(const ModuleHandle& m, const std::string& name) {
 std::string GlobalName(const py::handle& key) {
   if (py::isinstance<GlobalVarHandle>(key)) {
     return std::string(Cast<GlobalVar>(key.cast<const GlobalVarHandle&>().expr)->name());
+  }
+  // A TypeError, not pybind11's RuntimeError "Unable to cast Python instance".
+  if (!py::isinstance<py::str>(key)) {
+    throw py::type_error(fmt::format("a module is indexed by a function name or a GlobalVar, not {}",
+                                     std::string(py::str(key.get_type().attr("__name__")))));
   }
   return key.cast<std::string>();
 }
@@ -209,8 +215,21 @@ void BindTypes(py::module_& m) {
     std::optional<DataType> d = DataType::Parse(dtype);
     if (!d) ThrowIfError(absl::InvalidArgumentError(fmt::format("unknown dtype '{}'", dtype)));
     std::vector<Dim> dims;
-    for (const auto& extent : shape) dims.push_back(extent ? Dim{*extent, false} : Dim::Any());
-    return WrapType(TensorTy(*d, dims));
+    for (const auto& extent : shape) {
+      // As the text parser: a negative extent is no dimension (it printed
+      // a module that did not parse back). `?` is None (relay.Any()).
+      if (extent && *extent < 0) {
+        ThrowIfError(absl::InvalidArgumentError(
+            fmt::format("invalid dimension {} (a dimension is 0 or more, or None for '?')",
+                        *extent)));
+      }
+      dims.push_back(extent ? Dim{*extent, false} : Dim::Any());
+    }
+    const Type* type = TensorTy(*d, dims);
+    if (const TensorType* big = FindOversizedTensor(type)) {
+      ThrowIfError(absl::InvalidArgumentError(OversizedMessage(*big)));
+    }
+    return WrapType(type);
   });
   m.def("tuple_type", [](const py::list& fields) {
     std::vector<const Type*> types;

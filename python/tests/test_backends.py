@@ -151,3 +151,16 @@ def test_compare_nothing_offloaded():
     required = carve.compare(m, "dnnl", inputs=x, require_offload=True)
     assert not required.ok and required.within_tolerance
     assert required.text.endswith("result: FAIL: nothing offloaded (--require-offload)\n")
+
+
+def test_partition_for_names_the_wrong_backend_argument(mod):
+    # A TypeError that says what is expected, not pybind11's RuntimeError
+    # "Unable to cast Python instance"; an unknown name lists the known ones.
+    with pytest.raises(TypeError, match="a str or a list of str, not NoneType"):
+        carve.partition_for(mod, None)
+    with pytest.raises(TypeError, match="not list"):
+        carve.partition_for(mod, ["dnnl", 3])
+    with pytest.raises(carve.CarveError, match=r"unknown backend 'nosuch' \(known: .*dnnl"):
+        carve.partition_for(mod, "nosuch")
+    with pytest.raises(carve.CarveError, match="'' names no backend"):
+        carve.partition_for(mod, "")

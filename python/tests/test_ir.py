@@ -31,8 +31,16 @@ def test_load_reads_a_file(tmp_path):
 
 
 def test_load_missing_file_raises():
-    with pytest.raises(carve.CarveError, match="cannot open"):
+    with pytest.raises(carve.CarveError, match="cannot read '/nonexistent/model.relay': No such file"):
         carve.load("/nonexistent/model.relay")
+
+
+def test_load_of_a_directory_says_so(tmp_path):
+    # It was read as an empty text and blamed for a missing version line.
+    with pytest.raises(carve.CarveError, match="Is a directory"):
+        carve.load(str(tmp_path))
+    with pytest.raises(carve.CarveError, match="Is a directory"):
+        carve.patterns.load(str(tmp_path))
 
 
 def test_parse_error_carries_file_line_col():
@@ -215,3 +223,21 @@ def @main(%x: Tensor[(2), float32]) {
 }
 """)
     assert carve.ir.structural_equal(mod, expected)
+
+
+def test_tensor_type_rejects_what_the_parser_rejects():
+    # A negative extent made a module whose text did not parse back; an
+    # element count past int64 describes no tensor.
+    with pytest.raises(carve.CarveError, match="invalid dimension -5"):
+        relay.var("x", shape=(-5, 2))
+    with pytest.raises(carve.CarveError, match="element count overflows 64 bits"):
+        relay.var("x", shape=(2**62, 2**62))
+    assert "?" in relay.var("x", shape=(None, 2)).astext()
+
+
+def test_module_index_of_another_type_is_a_type_error():
+    mod = carve.parse(SMALL)
+    with pytest.raises(TypeError, match="not int"):
+        mod[0]
+    with pytest.raises(TypeError, match="not NoneType"):
+        None in mod

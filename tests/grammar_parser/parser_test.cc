@@ -398,7 +398,13 @@ TEST(ParseModules, Files) {
   EXPECT_EQ(file->name(), testing_util::CorpusPath("mlp.relay"));
   auto missing = ParseModuleFile("/nonexistent/model.relay");
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(missing.status().message(), "cannot open '/nonexistent/model.relay'");
+  EXPECT_EQ(missing.status().message(),
+            "cannot read '/nonexistent/model.relay': No such file or directory");
+  // A directory is no module (an ifstream read it as an empty text, which
+  // was then blamed for a missing version line).
+  auto dir = ParseModuleFile(testing::TempDir());
+  EXPECT_EQ(dir.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(dir.status().message(), "cannot read '" + testing::TempDir() + "': Is a directory");
 }
 
 TEST(ParseModules, CommentsAnywhere) {

@@ -58,6 +58,8 @@ TEST(Pipeline, ArgumentErrors) {
               HasSubstr("PartitionGraph has no argument 'bind_constant' (did you mean "
                         "'bind_constants'?)"));
   EXPECT_THAT(Error("PartitionGraph(a,True,c)"), HasSubstr("too many arguments"));
+  // Not "too many arguments: InferType takes InferType".
+  EXPECT_THAT(Error("InferType(1)"), HasSubstr("InferType takes no arguments"));
   EXPECT_THAT(Error("PartitionGraph(mod_name=a,True)"),
               HasSubstr("positional argument after a keyword argument"));
   EXPECT_THAT(Error("PartitionGraph(mod_name=a,mod_name=b)"), HasSubstr("given twice"));

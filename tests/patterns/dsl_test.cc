@@ -397,5 +397,12 @@ TEST_F(DslTest, PrinterRejectsWhatTheLanguageCannotSay) {
   EXPECT_EQ(RoundTrip(*printed), *printed);
 }
 
+// A directory is no pattern file (an ifstream read it as an empty library).
+TEST(DslFile, ADirectoryIsAnError) {
+  absl::StatusOr<PatternLibrary> lib = LoadPatternFile(::testing::TempDir());
+  ASSERT_FALSE(lib.ok());
+  EXPECT_EQ(lib.status().message(), "cannot read '" + ::testing::TempDir() + "': Is a directory");
+}
+
 }  // namespace
 }  // namespace carve::testing

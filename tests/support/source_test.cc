@@ -165,5 +165,30 @@ TEST(SourceManagerTest, ScopeDropsItsTextsAndNeverReusesIds) {
   EXPECT_EQ(m.Get(later)->name(), "later.relay");
 }
 
+// A leading UTF-8 byte order mark is not part of line 1: the lexers skip
+// it, so a column counted from the file's first byte was 3 too high.
+TEST(SourceManagerTest, ALeadingByteOrderMarkIsNotCountedInLineOne) {
+  SourceManager m;
+  uint32_t id = m.Add("bom.relay", std::string("\xEF\xBB\xBF" "abc\ndef"));
+  const SourceFile* file = m.Get(id);
+  ASSERT_NE(file, nullptr);
+  LineCol lc = file->Resolve(3);  // 'a'
+  EXPECT_EQ(lc.line, 1u);
+  EXPECT_EQ(lc.column, 1u);
+  lc = file->Resolve(5);  // 'c'
+  EXPECT_EQ(lc.column, 3u);
+  lc = file->Resolve(0);  // inside the mark: the start of the line
+  EXPECT_EQ(lc.column, 1u);
+  EXPECT_EQ(file->Line(1), "abc");
+  lc = file->Resolve(8);  // 'e': other lines are unchanged
+  EXPECT_EQ(lc.line, 2u);
+  EXPECT_EQ(lc.column, 2u);
+  EXPECT_EQ(file->Line(2), "def");
+  // A text that is only the mark.
+  uint32_t only = m.Add("only.relay", std::string("\xEF\xBB\xBF"));
+  EXPECT_EQ(m.Get(only)->Resolve(3).column, 1u);
+  EXPECT_EQ(m.Get(only)->Line(1), "");
+}
+
 }  // namespace
 }  // namespace carve

@@ -129,7 +129,13 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
       return absl::InvalidArgumentError(fmt::format("option '{}' takes no value", name));
     }
     auto& slot = out.values_[spec->name];
-    if (!spec->repeated) slot.clear();
+    // An option that takes one value given twice with different values
+    // (`-o a.relay -o b.relay`) is ambiguous: one of them would be ignored.
+    if (!spec->repeated && !slot.empty()) {
+      if (slot.front() == value.value_or("")) continue;
+      return absl::InvalidArgumentError(fmt::format("option '{}' given twice ('{}' and '{}')",
+                                                    spec->name, slot.front(), value.value_or("")));
+    }
     slot.push_back(value.value_or(""));
   }
   return out;

@@ -2,7 +2,8 @@
 // arguments, `--flag`, `--key=value`, `--key value`, `-o value`, repeated
 // options, and `--` to end options. Unknown options are usage errors, and so
 // are options that do not apply to the mode the command runs in (see
-// CommandMode): an option is never accepted and then ignored.
+// CommandMode) and a one-value option given twice with different values:
+// an option is never accepted and then ignored.
 #pragma once
 
 #include <map>

@@ -1,5 +1,6 @@
 #include "tools/cli/cli.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <ostream>
 
@@ -107,6 +108,12 @@ int RunCarve(const std::vector<std::string>& args, Env& env) {
     if (!parsed.ok()) return UsageError(env, cmd, std::string(parsed.status().message()));
     if (absl::Status applies = CheckOptionsApply(*parsed, cmd.options, cmd.modes); !applies.ok()) {
       return UsageError(env, cmd, std::string(applies.message()));
+    }
+    // Standard input can be read once: a second `-` would read nothing and
+    // report a confusing error about an empty input.
+    const auto& positional = parsed->positional();
+    if (std::count(positional.begin(), positional.end(), "-") > 1) {
+      return UsageError(env, cmd, "'-' (standard input) can be given only once");
     }
     return cmd.cancellable ? RunCancellable(cmd, *parsed, env) : cmd.run(*parsed, env);
   }

@@ -5,6 +5,7 @@
 #include "grammar/printer.h"
 #include "ir/structural_equal.h"
 #include "ir/visit.h"
+#include "support/cancellation.h"
 #include "support/diagnostics.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/load.h"
@@ -86,6 +87,7 @@ int RunCheck(const ParsedArgs& args, Env& env) {
   int exit_code = kExitOk;
   int64_t calls = 0;
   for (const std::string& path : args.positional()) {
+    if (CancellationRequested()) break;  // reported by the file it stopped
     absl::StatusOr<Module> mod = LoadCheckedModule(env, path);
     if (!mod.ok()) {
       exit_code = ReportError(env, mod.status());
@@ -148,6 +150,8 @@ void AddFormatCommands(std::vector<Command>& commands) {
       "structural equality modulo variable names; shows the first difference",
       {{"--ignore-types", false, false, "", "ignore type annotations"}},
       RunEqual});
+  // Ctrl-C: one error line, exit 130, no partial -o file (cli.h).
+  for (size_t i = commands.size() - 3; i < commands.size(); ++i) commands[i].cancellable = true;
 }
 
 }  // namespace carve::cli

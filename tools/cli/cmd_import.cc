@@ -8,6 +8,7 @@
 #include "frontend/onnx/import.h"
 #include "grammar/printer.h"
 #include "interpreter/npy.h"
+#include "support/cancellation.h"
 #include "support/diagnostics.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/cmd_import_summary.h"
@@ -42,7 +43,11 @@ absl::Status ParseShapeOption(const std::string& text,
     if (comma == std::string::npos) break;
     pos = comma + 1;
   }
-  shapes[text.substr(0, eq)] = std::move(dims);
+  // Two shapes for one input: one of them would be ignored.
+  if (!shapes.emplace(text.substr(0, eq), std::move(dims)).second) {
+    return absl::InvalidArgumentError(
+        fmt::format("--shape {}: a shape for '{}' is given twice", text, text.substr(0, eq)));
+  }
   return absl::OkStatus();
 }
 
@@ -87,6 +92,11 @@ int RunImport(const Command& cmd, const ParsedArgs& args, Env& env) {
   absl::StatusOr<std::string> bytes = ReadInput(env, path);
   if (!bytes.ok()) return ReportError(env, bytes.status());
   auto result = onnx_import::ImportOnnx(*bytes, options);
+  // The importer does not poll for Ctrl-C: a request that came meanwhile
+  // stops the command before it writes anything.
+  if (CancellationRequested()) {
+    return ReportError(env, absl::CancelledError(fmt::format("interrupted while importing '{}'", path)));
+  }
   const std::string out_path = args.GetOr("--output", "-");
   std::ostream& summary_out = *(out_path == "-" ? env.err : env.out);
   if (!result.ok()) {
@@ -128,6 +138,7 @@ void AddImportCommands(std::vector<Command>& commands) {
       {"--summary", false, false, "", "list inputs, parameter bytes and ONNX ops"},
   };
   cmd.run = [cmd](const ParsedArgs& args, Env& env) { return RunImport(cmd, args, env); };
+  cmd.cancellable = true;
   commands.push_back(std::move(cmd));
 }
 

@@ -253,6 +253,7 @@ void AddPatternCommands(std::vector<Command>& commands) {
       "print every node where PATTERN matches (PATTERN: DSL text or @file.pat:name)",
       {{"--captures", false, false, "", "also print each match's captures (?x=%3)"}},
       RunMatch});
+  commands.back().cancellable = true;
 }
 
 }  // namespace carve::cli

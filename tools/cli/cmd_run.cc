@@ -156,7 +156,8 @@ absl::StatusOr<int> ParseCount(const ParsedArgs& args, const std::string& key, i
   return int(v);
 }
 
-// --seed, --threads and --input-dist, or InvalidArgument naming the bad one.
+// --seed, --threads, --input-dist and the form of --input, or
+// InvalidArgument naming the bad one.
 absl::StatusOr<RunNumbers> ParseRunNumbers(const ParsedArgs& args) {
   RunNumbers n;
   std::string seed_text = args.GetOr("--seed", "0");
@@ -171,8 +172,10 @@ absl::StatusOr<RunNumbers> ParseRunNumbers(const ParsedArgs& args) {
   n.threads = std::strtol(threads_text.c_str(), &end, 10);
   if (end == threads_text.c_str() || *end != '\0' || n.threads < 1 || n.threads > 1024) {
     return absl::InvalidArgumentError(
-        fmt::format("--threads expects a positive integer, got '{}'", threads_text));
+        fmt::format("--threads expects an integer from 1 to 1024, got '{}'", threads_text));
   }
+  // The form of --input values is usage, checked before the file is read.
+  CARVE_RETURN_IF_ERROR(ParseInputSpecs(args.GetAll("--input")).status());
   const std::optional<InputDist> dist = ParseInputDist(args.GetOr("--input-dist", "uniform"));
   if (!dist) {
     return absl::InvalidArgumentError(fmt::format(
@@ -235,6 +238,10 @@ absl::Status RunModule(const Module& loaded, const ParsedArgs& args, Env& env) {
   RunInputOptions input_options;
   input_options.inputs = args.GetAll("--input");
   input_options.params_dir = args.GetOr("--params", "");
+  if (args.Has("--params") && input_options.params_dir.empty()) {
+    // As `opt --params ''`: an empty DIR is no directory, not "no --params".
+    return absl::InvalidArgumentError("--params: '' is not a directory");
+  }
   input_options.seed = numbers.seed;
   input_options.dist = numbers.dist;
   CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> inputs, PrepareRunInputs(*main, input_options));

@@ -1,4 +1,8 @@
 // `carve test PATH... [--update] [--check-prefix P]`: the golden-file runner.
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
 #include "fmt/format.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/filecheck.h"
@@ -15,6 +19,11 @@ int RunTest(const ParsedArgs& args, Env& env) {
   GoldenOptions options;
   options.update = args.Has("--update");
   options.shared_dir = args.GetOr("--shared", "");
+  if (std::error_code ec; !options.shared_dir.empty() &&
+                          !std::filesystem::is_directory(options.shared_dir, ec)) {
+    *env.err << fmt::format("carve test: --shared: '{}' is not a directory\n", options.shared_dir);
+    return kExitUsage;
+  }
   for (const std::string& list : args.GetAll("--check-prefix")) {
     for (size_t b = 0; b <= list.size();) {
       size_t e = list.find(',', b);
@@ -37,7 +46,11 @@ int RunTest(const ParsedArgs& args, Env& env) {
   for (const std::string& path : args.positional()) {
     std::vector<std::string> found = FindGoldenFiles(path);
     if (found.empty()) {
-      *env.err << fmt::format("carve test: no golden files under '{}'\n", path);
+      std::error_code ec;
+      const bool exists = std::filesystem::exists(path, ec);
+      *env.err << (exists ? fmt::format("carve test: no golden files under '{}'\n", path)
+                          : fmt::format("carve test: cannot read '{}': {}\n", path,
+                                        std::strerror(ENOENT)));
       return kExitUserError;
     }
     for (const std::string& file : found) {

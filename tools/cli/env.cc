@@ -41,8 +41,14 @@ void PrefaultHeapFor(const std::string& path, size_t heap_per_input_byte) {
 
 absl::StatusOr<std::string> ReadRealFile(const std::string& path) {
   if (path == "-") {
+    // A Ctrl-C while a cancellable command waits here ends the read early
+    // (the SIGINT handler is installed without SA_RESTART): what was read
+    // is a truncated input, never to be parsed as if it were complete.
     std::ostringstream ss;
     ss << std::cin.rdbuf();
+    if (CancellationRequested()) {
+      return absl::CancelledError("interrupted while reading standard input");
+    }
     return ss.str();
   }
   return SourceText::ReadFile(path);
@@ -136,9 +142,15 @@ absl::StatusOr<SourceText> ReadSourceInput(const Env& env, const std::string& pa
 absl::Status WriteOutputChunks(const Env& env, const std::string& path,
                                const ChunkProducer& produce) {
   if (path == "-") {
-    produce([&env](std::string_view piece) {
+    // After a Ctrl-C the rest of the text is dropped: the command stops
+    // printing and reports the interruption (a file is never half written:
+    // WriteWhole).
+    bool interrupted = false;
+    produce([&env, &interrupted](std::string_view piece) {
+      if (interrupted || (interrupted = CancellationRequested())) return;
       env.out->write(piece.data(), static_cast<std::streamsize>(piece.size()));
     });
+    if (interrupted) return absl::CancelledError("interrupted; the output is incomplete");
     return absl::OkStatus();
   }
   if (env.write_file_chunks) return env.write_file_chunks(path, produce);

@@ -10,6 +10,7 @@
 #include "interpreter/npy.h"
 #include "ir/tensor_limit.h"
 #include "ir/visit.h"
+#include "support/status_macros.h"
 #include "tools/cli/unknown_name.h"
 
 namespace carve::cli {
@@ -130,19 +131,30 @@ absl::Status CheckParamsDir(const std::string& dir, const Function& main) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<NDArray>> PrepareRunInputs(const Function& main,
-                                                      const RunInputOptions& options) {
+absl::StatusOr<std::map<std::string, std::string>> ParseInputSpecs(
+    const std::vector<std::string>& specs) {
   std::map<std::string, std::string> files;
-  for (const std::string& spec : options.inputs) {
+  for (const std::string& spec : specs) {
     size_t eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
+    const bool no_name = eq == 0 || (eq == 1 && spec[0] == '%');
+    if (eq == std::string::npos || no_name || eq + 1 == spec.size()) {
       return absl::InvalidArgumentError(
           fmt::format("--input expects NAME=FILE.npy, got '{}'", spec));
     }
     std::string name = spec.substr(0, eq);
     if (name[0] == '%') name = name.substr(1);
-    files[name] = spec.substr(eq + 1);
+    auto [it, added] = files.emplace(name, spec.substr(eq + 1));
+    if (!added) {
+      return absl::InvalidArgumentError(fmt::format(
+          "--input '{}' given twice ('{}' and '{}')", name, it->second, spec.substr(eq + 1)));
+    }
   }
+  return files;
+}
+
+absl::StatusOr<std::vector<NDArray>> PrepareRunInputs(const Function& main,
+                                                      const RunInputOptions& options) {
+  CARVE_ASSIGN_OR_RETURN(auto files, ParseInputSpecs(options.inputs));
   const std::vector<std::string> known = ParamNames(main);
   for (const auto& [name, path] : files) {
     if (std::find(known.begin(), known.end(), name) == known.end()) {

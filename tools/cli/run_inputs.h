@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +35,12 @@ struct RunInputOptions {
   // ir/tensor_limit.h).
   int64_t max_tensor_bytes = 0;
 };
+
+// The `--input NAME=FILE.npy` values as NAME -> FILE (a leading `%` of NAME
+// dropped). InvalidArgument for a value of another form and for a NAME
+// given twice (one of the files would be ignored).
+absl::StatusOr<std::map<std::string, std::string>> ParseInputSpecs(
+    const std::vector<std::string>& specs);
 
 // OK when `dir` is a directory whose every .npy file names a parameter of
 // `main` (a misspelt file would otherwise leave its parameter random and
