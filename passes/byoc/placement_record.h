@@ -19,7 +19,10 @@
 //   - its region was removed after partitioning by a region-level rule of the
 //     backend (dnnl's and tensorrt's subgraph pruning, nnapi's cost rule):
 //     the rule and the numbers ("pruned");
-//   - it sits in a composite of another backend ("in composite").
+//   - it sits in a composite of another backend ("in composite");
+//   - it sits in a match clause, where TVM v0.16's AnnotateTarget (no rule
+//     for Match) opens its region and never closes it, so PartitionGraph
+//     leaves it on the host ("lost to an unclosed region in a match clause").
 // "kept on the host" remains only for a call a backend accepts for which
 // none of these is known.
 #pragma once
@@ -48,6 +51,7 @@ struct Verdict {
     kOffloadedElsewhere,  // a later backend runs it: detail = its name
     kPruned,              // region removed by a region-level rule: detail = rule
     kInComposite,         // inside another backend's composite: detail = its name
+    kUnclosedRegion,      // accepted, but in a match clause its region is never closed
     kKeptOnHost,          // accepted, no reason known
   };
   Verdict() = default;
@@ -68,7 +72,7 @@ struct Verdict {
   std::string Summary() const;
   // Stable machine name for JSON: "offloaded", "unsupported_op",
   // "failed_check", "no_match", "claimed", "offloaded_elsewhere", "pruned",
-  // "in_composite", "kept_on_host".
+  // "in_composite", "unclosed_region", "kept_on_host".
   static std::string_view KindName(Kind kind);
 };
 
