@@ -13,6 +13,7 @@
 #include "ir/visit.h"
 #include "passes/byoc/annotation.h"
 #include "patterns/compile.h"
+#include "support/natural_order.h"
 #include "patterns/explain.h"
 #include "patterns/matcher.h"
 
@@ -166,8 +167,10 @@ class Builder {
   static std::vector<std::pair<const GlobalVar*, const Function*>> SortedFunctions(
       const Module& mod) {
     auto fns = mod.Functions();
-    std::sort(fns.begin(), fns.end(),
-              [](const auto& a, const auto& b) { return a.first->name() < b.first->name(); });
+    // By number (main_2 before main_10), as the report lists partitions.
+    std::sort(fns.begin(), fns.end(), [](const auto& a, const auto& b) {
+      return NaturalLess(a.first->name(), b.first->name());
+    });
     return fns;
   }
 

@@ -128,8 +128,9 @@ class PlacementRecord {
                                const PrunedOps* pruned = nullptr,
                                const Module* annotator_input = nullptr);
 
-  // The op calls of `mod` in the record's order: global functions by name,
-  // each in post-order (composite bodies included, annotations left out).
+  // The op calls of `mod` in the record's order: global functions by name
+  // in natural order (main_2 before main_10), each in post-order (composite
+  // bodies included, annotations left out).
   // Equal for a module and its printed-and-reparsed copy.
   static std::vector<const Call*> Order(const Module& mod);
 
