@@ -1,77 +1,41 @@
 // Indexing kernels (ops.md section 12): strided_slice and take.
 #include <algorithm>
 #include <cstring>
-#include <limits>
 
 #include "interpreter/kernels/data_movement.h"
 #include "interpreter/kernels/kernel_util.h"
+#include "ir/strided_slice.h"
 
 namespace carve {
 namespace {
 
 using Outputs = absl::StatusOr<std::vector<NDArray>>;
-constexpr int64_t kMaxIndex = std::numeric_limits<int64_t>::max();
 
-// One axis of a slice: elements begin, begin + stride, ... (count of them).
-struct AxisSlice {
-  int64_t begin = 0, stride = 1, count = 0;
-};
-
-// TVM's canonicalisation of a begin/end index for an axis of extent n:
-// negative values count from the end, then clamp to [0, n] for a forward
-// slice or [-1, n - 1] for a backward one.
-int64_t Canonical(int64_t x, int64_t n, int64_t stride) {
-  if (x < 0) x += n;
-  return stride > 0 ? std::clamp<int64_t>(x, 0, n) : std::clamp<int64_t>(x, -1, n - 1);
-}
-
-AxisSlice MakeAxisSlice(int64_t n, int64_t begin, int64_t end, int64_t stride, bool size_mode) {
-  AxisSlice s;
-  if (size_mode) {
-    s.begin = Canonical(begin, n, 1);
-    int64_t stop = end < 0 ? n : std::min(n, s.begin + end);  // `end` holds the size
-    s.count = std::max<int64_t>(0, stop - s.begin);
-    return s;
-  }
-  s.stride = stride;
-  s.begin = Canonical(begin, n, stride);
-  int64_t stop = Canonical(end, n, stride);
-  int64_t span = stride > 0 ? stop - s.begin : s.begin - stop;
-  int64_t step = stride > 0 ? stride : -stride;
-  s.count = span <= 0 ? 0 : (span + step - 1) / step;
-  return s;
-}
-
-// The slice of every axis from begin/end/strides/axes/slice_mode.
-absl::StatusOr<std::vector<AxisSlice>> PlanSlice(const KernelContext& ctx,
-                                                 std::span<const int64_t> shape) {
+// The slice of every axis, by the same plan as the type relation
+// (ir/strided_slice.h): an output shape the relation accepted is the shape
+// the kernel produces.
+absl::StatusOr<std::vector<AxisSliceRange>> PlanSlice(const KernelContext& ctx,
+                                                      std::span<const int64_t> shape) {
   const int64_t rank = shape.size();
-  std::vector<int64_t> begin = AttrInts(ctx, "begin").value_or(std::vector<int64_t>{});
-  std::vector<int64_t> end = AttrInts(ctx, "end").value_or(std::vector<int64_t>{});
-  std::vector<int64_t> strides = AttrInts(ctx, "strides").value_or(std::vector<int64_t>{});
-  const bool size_mode = AttrString(ctx, "slice_mode", "end") == "size";
-  std::vector<int64_t> axes;
-  if (auto a = AttrInts(ctx, "axes")) {
-    axes = *a;
-    // Missing strides default to 1 (the Python wrapper's strides=[1]).
-    if (begin.size() != axes.size() || end.size() != axes.size()) {
-      return KernelError(ctx, "begin and end need {} entries (one per axis)", axes.size());
-    }
-  } else {
-    if (static_cast<int64_t>(begin.size()) > rank) {
-      return KernelError(ctx, "begin has {} entries for rank {}", begin.size(), rank);
-    }
-    for (int64_t i = 0; i < static_cast<int64_t>(begin.size()); ++i) axes.push_back(i);
+  StridedSliceAttrValues values;
+  values.begin = AttrInts(ctx, "begin").value_or(std::vector<int64_t>{});
+  values.end = AttrInts(ctx, "end").value_or(std::vector<int64_t>{});
+  values.strides = AttrInts(ctx, "strides").value_or(std::vector<int64_t>{1});
+  values.size_mode = AttrString(ctx, "slice_mode", "end") == "size";
+  if (auto axes = AttrInts(ctx, "axes")) {
+    values.has_axes = true;
+    values.axes = *axes;
   }
-  std::vector<AxisSlice> plan(rank);
+  auto planned = PlanStridedSlice(values, rank);
+  if (!planned.ok()) return KernelError(ctx, "{}", std::string(planned.status().message()));
+  std::vector<AxisSliceRange> plan(rank);
   for (int64_t d = 0; d < rank; ++d) plan[d] = {0, 1, shape[d]};
-  for (size_t k = 0; k < axes.size(); ++k) {
-    CARVE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(ctx, axes[k], rank));
-    int64_t stride = size_mode || k >= strides.size() ? 1 : strides[k];
-    if (stride == 0) return KernelError(ctx, "stride along axis {} is 0", axis);
-    // A missing end is "to the end" forward, but 0 backward (TVM's default).
-    int64_t stop = k < end.size() ? end[k] : (stride > 0 ? kMaxIndex : 0);
-    plan[axis] = MakeAxisSlice(shape[axis], begin[k], stop, stride, size_mode);
+  for (size_t k = 0; k < planned->axes.size(); ++k) {
+    const int64_t axis = planned->axes[k];
+    auto range =
+        SliceAxis(shape[axis], planned->begin[k], planned->end[k], planned->strides[k], axis);
+    if (!range.ok()) return KernelError(ctx, "{}", std::string(range.status().message()));
+    plan[axis] = *range;
   }
   return plan;
 }
@@ -79,7 +43,7 @@ absl::StatusOr<std::vector<AxisSlice>> PlanSlice(const KernelContext& ctx,
 Outputs StridedSlice(const KernelContext& ctx) {
   CARVE_RETURN_IF_ERROR(CheckArity(ctx, 1));
   const NDArray& in = ctx.inputs[0];
-  CARVE_ASSIGN_OR_RETURN(std::vector<AxisSlice> plan, PlanSlice(ctx, in.shape()));
+  CARVE_ASSIGN_OR_RETURN(std::vector<AxisSliceRange> plan, PlanSlice(ctx, in.shape()));
   CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
   if (out.rank() != in.rank()) {
     return KernelError(ctx, "output type {} has the wrong rank", TypeToString(ctx.out_type));
@@ -91,7 +55,7 @@ Outputs StridedSlice(const KernelContext& ctx) {
                          plan[d].count, TypeToString(ctx.out_type), out.shape()[d]);
     }
     maps[d].resize(plan[d].count);
-    for (int64_t i = 0; i < plan[d].count; ++i) maps[d][i] = plan[d].begin + i * plan[d].stride;
+    for (int64_t i = 0; i < plan[d].count; ++i) maps[d][i] = plan[d].first + i * plan[d].stride;
   }
   GatherAxes(in, out, maps, nullptr);
   return std::vector<NDArray>{std::move(out)};

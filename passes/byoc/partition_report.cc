@@ -12,6 +12,7 @@
 #include "fmt/format.h"
 #include "ir/visit.h"
 #include "passes/byoc/annotation.h"
+#include "support/natural_order.h"
 
 namespace carve {
 namespace {
@@ -197,6 +198,12 @@ class ReportBuilder {
       } else if (compiler.empty()) {
         AddHostFunction(fn);
       }
+    }
+    // Partitions by number (main_2 before main_10), not as text.
+    for (BackendStats& s : stats_) {
+      std::sort(s.regions.begin(), s.regions.end(), [](const RegionInfo& a, const RegionInfo& b) {
+        return NaturalLess(a.name, b.name);
+      });
     }
     ClassifyHost();
     if (lost_ != nullptr) {

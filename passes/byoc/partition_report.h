@@ -15,6 +15,8 @@
 //     boundary tensors: 5 inputs, 3 outputs (1.2 MiB)
 //     region breaks: 2 host ops between offloaded regions (nn.softmax 2)
 //
+// Regions are listed by name in natural order (support/natural_order.h:
+// tvmgen_default_dnnl_main_2 before _10), in the text and the JSON.
 // Ops are operator calls, counted inside composites; annotations are not
 // ops. The reason of each op a backend does not run is its verdict in the
 // placement record (passes/byoc/placement_record.h, docs/why.md): unsupported

@@ -13,6 +13,7 @@
 #include "ir/visit.h"
 #include "passes/byoc/annotation.h"
 #include "patterns/compile.h"
+#include "support/natural_order.h"
 #include "patterns/explain.h"
 #include "patterns/matcher.h"
 
@@ -145,6 +146,7 @@ class Builder {
       // A partition the input already had, for a backend not asked about.
       std::string_view foreign = owner < 0 ? compiler : "";
       absl::flat_hash_map<const Expr*, std::string> composite_of = Composites(fn);
+      in_clauses_ = compiler.empty() ? CallsInMatchClauses(fn) : absl::flat_hash_set<const Expr*>{};
       for (const Expr* e : PostOrder(fn)) {
         if (!IsOpCall(e)) continue;
         Placement p;
@@ -165,8 +167,10 @@ class Builder {
   static std::vector<std::pair<const GlobalVar*, const Function*>> SortedFunctions(
       const Module& mod) {
     auto fns = mod.Functions();
-    std::sort(fns.begin(), fns.end(),
-              [](const auto& a, const auto& b) { return a.first->name() < b.first->name(); });
+    // By number (main_2 before main_10), as the report lists partitions.
+    std::sort(fns.begin(), fns.end(), [](const auto& a, const auto& b) {
+      return NaturalLess(a.first->name(), b.first->name());
+    });
     return fns;
   }
 
@@ -188,6 +192,21 @@ class Builder {
       if (name.empty()) return;
       PostOrderVisit(Cast<Function>(call->callee())->body(),
                      [&](const Expr* inner) { out.try_emplace(inner, name); });
+    });
+    return out;
+  }
+
+  // The calls inside the match clauses of host function `fn`.
+  static absl::flat_hash_set<const Expr*> CallsInMatchClauses(const Function* fn) {
+    absl::flat_hash_set<const Expr*> out;
+    PostOrderVisit(fn->body(), [&](const Expr* e) {
+      const Match* match = DynCast<Match>(e);
+      if (match == nullptr) return;
+      for (const Clause& c : match->clauses()) {
+        PostOrderVisit(c.rhs, [&](const Expr* x) {
+          if (IsOpCall(x)) out.insert(x);
+        });
+      }
     });
     return out;
   }
@@ -244,6 +263,11 @@ class Builder {
         if (v.kind == Verdict::Kind::kClaimed && pruned_by >= 0 &&
             v.detail == backends_[pruned_by]->name()) {
           v.detail = ThenPruned(v.detail, pruned_by, pruned);
+        }
+        // Accepted and on the host inside a match clause: AnnotateTarget
+        // opened its region there and nothing closed it.
+        if (v.kind == Verdict::Kind::kKeptOnHost && in_clauses_.contains(p.call)) {
+          v = {Verdict::Kind::kUnclosedRegion, ""};
         }
         p.verdicts.push_back(std::move(v));
       }
@@ -317,6 +341,7 @@ class Builder {
   std::vector<BackendRules> rules_;
   absl::flat_hash_map<SpanKey, std::vector<const Call*>> input_calls_;
   absl::flat_hash_set<std::string> main_param_names_;  // of the judged module's @main
+  absl::flat_hash_set<const Expr*> in_clauses_;  // CallsInMatchClauses of the function at hand
 };
 
 }  // namespace
@@ -346,6 +371,8 @@ std::string_view Verdict::KindName(Kind kind) {
       return "pruned";
     case Kind::kInComposite:
       return "in_composite";
+    case Kind::kUnclosedRegion:
+      return "unclosed_region";
     case Kind::kKeptOnHost:
       return "kept_on_host";
   }
@@ -370,6 +397,8 @@ std::string Verdict::Text() const {
       return fmt::format("pruned: {}", detail);  // the region is said apart
     case Kind::kInComposite:
       return fmt::format("in composite {}", detail);
+    case Kind::kUnclosedRegion:
+      return "lost to an unclosed region in a match clause (runs on the host)";
     case Kind::kKeptOnHost:
       return detail.empty() ? "kept on the host" : fmt::format("kept on the host: {}", detail);
   }
@@ -435,7 +464,8 @@ const Placement* PlacementRecord::Find(const Call* call) const {
 std::string JsonString(std::string_view s) {
   // Invalid UTF-8 (an op or file name from a hostile input) becomes U+FFFD
   // instead of an exception.
-  return nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return nlohmann::json(std::string(s))
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string PlacementJson(const Placement& p, const std::vector<TargetSpecPtr>& backends,

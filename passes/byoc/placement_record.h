@@ -19,7 +19,10 @@
 //   - its region was removed after partitioning by a region-level rule of the
 //     backend (dnnl's and tensorrt's subgraph pruning, nnapi's cost rule):
 //     the rule and the numbers ("pruned");
-//   - it sits in a composite of another backend ("in composite").
+//   - it sits in a composite of another backend ("in composite");
+//   - it sits in a match clause, where TVM v0.16's AnnotateTarget (no rule
+//     for Match) opens its region and never closes it, so PartitionGraph
+//     leaves it on the host ("lost to an unclosed region in a match clause").
 // "kept on the host" remains only for a call a backend accepts for which
 // none of these is known.
 #pragma once
@@ -48,6 +51,7 @@ struct Verdict {
     kOffloadedElsewhere,  // a later backend runs it: detail = its name
     kPruned,              // region removed by a region-level rule: detail = rule
     kInComposite,         // inside another backend's composite: detail = its name
+    kUnclosedRegion,      // accepted, but in a match clause its region is never closed
     kKeptOnHost,          // accepted, no reason known
   };
   Verdict() = default;
@@ -68,7 +72,7 @@ struct Verdict {
   std::string Summary() const;
   // Stable machine name for JSON: "offloaded", "unsupported_op",
   // "failed_check", "no_match", "claimed", "offloaded_elsewhere", "pruned",
-  // "in_composite", "kept_on_host".
+  // "in_composite", "unclosed_region", "kept_on_host".
   static std::string_view KindName(Kind kind);
 };
 
@@ -124,8 +128,9 @@ class PlacementRecord {
                                const PrunedOps* pruned = nullptr,
                                const Module* annotator_input = nullptr);
 
-  // The op calls of `mod` in the record's order: global functions by name,
-  // each in post-order (composite bodies included, annotations left out).
+  // The op calls of `mod` in the record's order: global functions by name
+  // in natural order (main_2 before main_10), each in post-order (composite
+  // bodies included, annotations left out).
   // Equal for a module and its printed-and-reparsed copy.
   static std::vector<const Call*> Order(const Module& mod);
 

@@ -104,6 +104,28 @@ TEST(StridedSliceRelTest, AxesAndSizeMode) {
             "error: slice_mode must be \"end\" or \"size\", got \"step\"");
 }
 
+// Lists of different lengths are each filled to the rank (TVM's
+// StridedSliceRel), so end / strides entries past begin slice their axes;
+// the interpreter's kernel shares this plan (ir/strided_slice.h).
+TEST(StridedSliceRelTest, ListsOfDifferentLengths) {
+  EXPECT_EQ(Slice(T({1, 64, 56, 56}),
+                  {{"begin", Ints({0, 1})}, {"end", Ints({1, -1, 10})}, {"strides", Ints({1})}}),
+            "Tensor[(1, 62, 10, 56), float32]");
+  EXPECT_EQ(
+      Slice(T({2, 3, 4}), {{"begin", Ints({0})}, {"end", Ints({1})}, {"strides", Ints({1, 2})}}),
+      "Tensor[(1, 2, 4), float32]");
+  // A backward stride fills begin with the last element and end with 0
+  // (excluded).
+  EXPECT_EQ(
+      Slice(T({2, 3, 4}), {{"begin", Ints({0})}, {"end", Ints({1})}, {"strides", Ints({1, -1})}}),
+      "Tensor[(1, 2, 4), float32]");
+  EXPECT_EQ(Slice(T({2, 3, 4}), {{"begin", Ints({1})},
+                                 {"end", Ints({1, 2})},
+                                 {"strides", Ints({1, 5})},
+                                 {"slice_mode", Str("size")}}),
+            "Tensor[(1, 2, 4), float32]");
+}
+
 TEST(StridedSliceRelTest, DynamicAndRequired) {
   EXPECT_EQ(Slice(T({kAny, 10}),
                   {{"begin", Ints({0, 2})}, {"end", Ints({1, 4})}, {"strides", Ints({1, 1})}}),
