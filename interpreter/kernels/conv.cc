@@ -117,6 +117,12 @@ absl::Status CheckLayouts(const KernelContext& ctx, const ConvAttrs& a, int spat
     return KernelError(ctx, "needs rank-{} data and output and a rank-{} weight", rank,
                        weight_rank);
   }
+  // The engines write batch * channels * spatial elements from the data's
+  // batch: an output of another batch would be overrun or left partly unset.
+  if (Extent(data, a.data_layout, 'N') != Extent(out, a.out_layout, 'N')) {
+    return KernelError(ctx, "output batch {} does not match the data batch {}",
+                       Extent(out, a.out_layout, 'N'), Extent(data, a.data_layout, 'N'));
+  }
   return absl::OkStatus();
 }
 

@@ -605,6 +605,19 @@ TEST(Conv2D, MismatchedWeightIsAnError) {
   EXPECT_THAT(std::string(out.status().message()), ::testing::HasSubstr("weight"));
 }
 
+// The engines write the data's batch: an output type with another batch
+// (a kernel called directly, outside InferType) must be refused, not overrun.
+TEST(Conv2D, MismatchedBatchIsAnError) {
+  ConvCase c = Conv2DCase();
+  NDArray data = Random<float>({1, 3, 7, 9}, 1);
+  NDArray weight = Random<float>({5, 3, 3, 2}, 2);
+  auto out = RunKernel1("nn.conv2d", {data, weight}, ConvAttrs(c),
+                        TypeOf(DataType::Float(32), {2, 5, 4, 8}));
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(out.status().message()), ::testing::HasSubstr("batch"));
+}
+
 // TVM's x86 conv2d_NCHWc layouts: NCHW4c data, an OIHW4i2o kernel and an
 // NCHW2c output compute the NCHW / OIHW convolution (and so does a
 // transposed conv with split layouts).
