@@ -131,9 +131,18 @@ struct PoolRowBlocks {
     const Vec a = *reinterpret_cast<const Unaligned*>(p);
     if (s == 1) return a;
     const Vec b = *reinterpret_cast<const Unaligned*>(p + Lanes - 1);
-    Index pick;  // even elements of a, then b[1], b[3], ... (= p[Lanes], ...)
+    // Even elements of a, then b[1], b[3], ... (= p[Lanes], ...).
+#if defined(__clang__)
+    // Clang has no two-vector __builtin_shuffle with a runtime mask (its
+    // sanitizer build compiles this file); element moves give the same lanes.
+    Vec r;
+    for (int j = 0; j < Lanes; ++j) r[j] = j < Lanes / 2 ? a[2 * j] : b[2 * j + 1 - Lanes];
+    return r;
+#else
+    Index pick;
     for (int j = 0; j < Lanes; ++j) pick[j] = Int(j < Lanes / 2 ? 2 * j : 2 * j + 1);
     return __builtin_shuffle(a, b, pick);
+#endif
   }
 
   static Vec Step(Vec r, Vec v) {
