@@ -260,10 +260,13 @@ int RunPartition(const ParsedArgs& args, Env& env) {
   const Module input = *mod;  // for FindLetBoundLoss
   // The module AnnotateTarget judged, for the report's reasons.
   auto annotator_input = std::make_shared<KeepModuleAfter>();
-  // What the preparation passes removed, for the report's own section.
+  // What the preparation passes removed, for the report's own section: the
+  // watch indexes the whole module after every preparation pass, a cost
+  // only a report pays.
   auto prepared = std::make_shared<PreparationWatch>(backends->front()->name());
-  absl::Status ran =
-      RunWithInstruments(**pipeline, *mod, args, env, {annotator_input, prepared});
+  std::vector<std::shared_ptr<PassInstrument>> instruments = {annotator_input};
+  if (args.Has("--report")) instruments.push_back(prepared);
+  absl::Status ran = RunWithInstruments(**pipeline, *mod, args, env, instruments);
   if (!ran.ok()) return ReportError(env, ran);
   // prune_dnnl_subgraphs / prune_tensorrt_subgraphs, as partition_for_<name>,
   // remembering what the pruning sent back for the report.
