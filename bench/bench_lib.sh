@@ -3,6 +3,12 @@
 
 bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
+# Defaults of the scripts' --carve, --models, --ort and --work options.
+carve=$bench_dir/../build/tools/carve
+models=$bench_dir/../../shared/models
+ort=${TMPDIR:-/tmp}/carve-ort
+work=${TMPDIR:-/tmp}/carve-ort-bench
+
 # name, ONNX file, input shape, raw float32 input data ("-": generated),
 # calls per CPU measurement (a few hundred ms of work per run)
 bench_models=(

@@ -12,10 +12,6 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/bench/bench_lib.sh"
-carve=$root/build/tools/carve
-models=$root/../shared/models
-ort=${TMPDIR:-/tmp}/carve-ort
-work=${TMPDIR:-/tmp}/carve-ort-bench
 rounds=3
 while [[ $# -gt 0 ]]; do
   case $1 in

@@ -12,9 +12,6 @@
 namespace carve::testing {
 namespace {
 
-const DataType kI8 = DataType::Int(8);
-const DataType kU8 = DataType::UInt(8);
-
 TEST(ConvRelTvmTest, Conv1DInferType) {
   // Weight assigned (2, 10, 3).
   EXPECT_EQ(Infer("nn.conv1d", {T({kAny, 10, 224}), T({2, 10, 3})},

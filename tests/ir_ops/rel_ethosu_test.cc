@@ -10,11 +10,6 @@
 namespace carve::testing {
 namespace {
 
-const DataType kI8 = DataType::Int(8);
-const DataType kU8 = DataType::UInt(8);
-const DataType kI32 = DataType::Int(32);
-const DataType kF32 = DataType::Float(32);
-
 // A conv2d / depthwise_conv2d call as test_type_inference.py builds it:
 // kernel (3, 2), strides (1, 2), padding (0, 1, 2, 3), dilation (2, 1).
 std::string ConvLike(std::string_view op, const TensorType* ifm, const TensorType* weight,

@@ -7,11 +7,6 @@
 namespace carve::testing {
 namespace {
 
-const DataType kI8 = DataType::Int(8);
-const DataType kU8 = DataType::UInt(8);
-const DataType kI32 = DataType::Int(32);
-const DataType kF32 = DataType::Float(32);
-
 TEST(ElementwiseRelTest, Broadcast) {
   EXPECT_EQ(Infer("add", {T({1, 3}), T({2, 1})}), "Tensor[(2, 3), float32]");
   EXPECT_EQ(Infer("multiply", {T({}), T({4, 5})}), "Tensor[(4, 5), float32]");

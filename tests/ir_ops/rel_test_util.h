@@ -18,6 +18,12 @@ namespace carve::testing {
 // A dim literal: -1 is `?`.
 inline constexpr int64_t kAny = -1;
 
+// The element types the relation tests spell most.
+inline const DataType kI8 = DataType::Int(8);
+inline const DataType kU8 = DataType::UInt(8);
+inline const DataType kI32 = DataType::Int(32);
+inline const DataType kF32 = DataType::Float(32);
+
 // Tensor[(shape), dtype]; -1 entries become `?`.
 inline const TensorType* T(std::initializer_list<int64_t> shape,
                            DataType dtype = DataType::Float(32)) {
