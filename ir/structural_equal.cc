@@ -10,164 +10,17 @@
 #include "absl/container/flat_hash_set.h"
 #include "fmt/format.h"
 #include "ir/adt.h"
+#include "ir/structural_equal_local.h"
 #include "ir/structural_path.h"
 
 namespace carve {
 namespace {
 
-// Lowercase node-kind names for "expressions differ: a call vs a variable".
-const char* KindName(ExprKind kind) {
-  switch (kind) {
-    case ExprKind::kVar:
-      return "a variable";
-    case ExprKind::kGlobalVar:
-      return "a global";
-    case ExprKind::kConstant:
-      return "a constant";
-    case ExprKind::kOp:
-      return "an operator";
-    case ExprKind::kCall:
-      return "a call";
-    case ExprKind::kTuple:
-      return "a tuple";
-    case ExprKind::kTupleGetItem:
-      return "a projection";
-    case ExprKind::kLet:
-      return "a let";
-    case ExprKind::kIf:
-      return "an if";
-    case ExprKind::kFunction:
-      return "a function";
-    case ExprKind::kRefCreate:
-      return "a ref";
-    case ExprKind::kRefRead:
-      return "a ref_read";
-    case ExprKind::kRefWrite:
-      return "a ref_write";
-    case ExprKind::kConstructor:
-      return "a constructor";
-    case ExprKind::kMatch:
-      return "a match";
-  }
-  return "an expression";
-}
-
-// TVM's graph nodes: their lhs/rhs correspondence is a bijection, which makes
-// DAG sharing significant. Everything else is compared as a value.
-bool IsGraphNode(const Expr* e) {
-  switch (e->kind()) {
-    case ExprKind::kVar:
-    case ExprKind::kCall:
-    case ExprKind::kLet:
-    case ExprKind::kIf:
-    case ExprKind::kFunction:
-    case ExprKind::kRefCreate:  // TVM marks references graph nodes too
-    case ExprKind::kRefRead:
-    case ExprKind::kRefWrite:
-    case ExprKind::kMatch:
-      return true;
-    case ExprKind::kTuple:
-      return !Cast<Tuple>(e)->fields().empty();
-    default:
-      return false;
-  }
-}
-
-std::string VarName(const Expr* v) { return fmt::format("%{}", Cast<Var>(v)->name()); }
-
-// What a local comparison found: the path suffix below the node and a message.
-struct LocalDiff {
-  std::string suffix;
-  std::string message;
-};
-
-std::string DescribeSchema(const Attrs* attrs) {
-  if (attrs == nullptr || attrs->schema() == nullptr) return "a dictionary";
-  return std::string(attrs->schema()->type_key);
-}
-
-AttrType FieldType(const Attrs* attrs, size_t i) {
-  return attrs->schema() ? attrs->schema()->fields[i].type : AttrType::kAny;
-}
-
-// Call attributes (a schema instance, a dictionary or null) and function
-// attributes (a dictionary). Null and the empty dictionary both mean "none".
-std::optional<LocalDiff> AttrsDiff(const Attrs* a, const Attrs* b) {
-  if (a == b) return std::nullopt;
-  bool a_none = a == nullptr || (a->schema() == nullptr && a->empty());
-  bool b_none = b == nullptr || (b->schema() == nullptr && b->empty());
-  if (a_none && b_none) return std::nullopt;
-  if (a_none || b_none || a->schema() != b->schema()) {
-    return LocalDiff{".attrs", fmt::format("attribute types differ: {} vs {}",
-                                           a_none ? "none" : DescribeSchema(a),
-                                           b_none ? "none" : DescribeSchema(b))};
-  }
-  if (a->schema() != nullptr) {
-    // Schema instances hold every field, in declaration order.
-    for (size_t i = 0; i < a->entries().size() && i < b->entries().size(); ++i) {
-      const AttrEntry& x = a->entries()[i];
-      const AttrEntry& y = b->entries()[i];
-      if (x.value == y.value) continue;
-      return LocalDiff{fmt::format(".attrs.{}", x.key),
-                       fmt::format("attribute {} differs: {} vs {}", x.key,
-                                   AttrValueToString(x.value, FieldType(a, i)),
-                                   AttrValueToString(y.value, FieldType(b, i)))};
-    }
-    return std::nullopt;
-  }
-  for (const AttrEntry& x : a->entries()) {
-    const AttrValue* y = b->Find(x.key);
-    if (y == nullptr) {
-      return LocalDiff{fmt::format(".attrs.{}", x.key),
-                       fmt::format("attribute {} is missing on the right", x.key)};
-    }
-    if (!(x.value == *y)) {
-      return LocalDiff{fmt::format(".attrs.{}", x.key),
-                       fmt::format("attribute {} differs: {} vs {}", x.key,
-                                   AttrValueToString(x.value), AttrValueToString(*y))};
-    }
-  }
-  for (const AttrEntry& y : b->entries()) {
-    if (a->Find(y.key) == nullptr) {
-      return LocalDiff{fmt::format(".attrs.{}", y.key),
-                       fmt::format("attribute {} is missing on the left", y.key)};
-    }
-  }
-  return std::nullopt;
-}
-
-std::string DimsToString(const std::vector<int64_t>& shape) {
-  std::vector<Dim> dims;
-  dims.reserve(shape.size());
-  for (int64_t d : shape) dims.push_back(Dim{d, false});
-  return ShapeToString(dims);
-}
-
-std::optional<LocalDiff> ConstantDiff(const Constant* a, const Constant* b) {
-  const NDArray& x = a->data();
-  const NDArray& y = b->data();
-  if (x.dtype() != y.dtype()) {
-    return LocalDiff{".data", fmt::format("constant dtypes differ: {} vs {}", x.dtype().ToString(),
-                                          y.dtype().ToString())};
-  }
-  if (x.shape() != y.shape()) {
-    return LocalDiff{".data", fmt::format("constant shapes differ: {} vs {}",
-                                          DimsToString(x.shape()), DimsToString(y.shape()))};
-  }
-  if (x.BitwiseEqual(y)) return std::nullopt;
-  // Name the first differing element: that is what a reader looks for.
-  int64_t n = x.num_elements();
-  size_t width = size_t(x.dtype().bytes());
-  auto* px = static_cast<const uint8_t*>(x.raw_data());
-  auto* py = static_cast<const uint8_t*>(y.raw_data());
-  for (int64_t i = 0; i < n; ++i) {
-    if (std::memcmp(px + i * width, py + i * width, width) != 0) {
-      return LocalDiff{".data", fmt::format("constant values differ at element {}: {} vs {}", i,
-                                            x.GetAsDouble(i), y.GetAsDouble(i))};
-    }
-  }
-  return LocalDiff{".data", "constant values differ"};
-}
+using structural_equal_internal::AttrsDiff;
+using structural_equal_internal::ConstantDiff;
+using structural_equal_internal::IsGraphNode;
+using structural_equal_internal::KindName;
+using structural_equal_internal::VarName;
 
 // The comparison engine: an explicit stack of node pairs, each expanded once
 // (local fields compared, children pushed) and finished once all of its
@@ -224,6 +77,13 @@ class Comparer {
     } else if (value_pairs_.contains(std::make_pair(a, b))) {
       return Done(i);
     }
+    return ExpandKind(i);
+  }
+
+  // Expand's dispatch on the (equal) kind of a pair not compared before.
+  bool ExpandKind(size_t i) {
+    const Expr* a = stack_[i].a;
+    const Expr* b = stack_[i].b;
     switch (a->kind()) {
       case ExprKind::kVar:
         return ExpandVar(i);
@@ -242,39 +102,16 @@ class Comparer {
         return ExpandTuple(i);
       case ExprKind::kTupleGetItem:
         return ExpandProjection(i);
-      case ExprKind::kLet: {
-        auto* x = Cast<Let>(a);
-        auto* y = Cast<Let>(b);
-        // Reverse order: the variable is bound (mapped) before value and body.
-        Push(i, x->body(), y->body(), PathStep{PathField::kBody});
-        Push(i, x->value(), y->value(), PathStep{PathField::kValue});
-        Push(i, x->var(), y->var(), PathStep{PathField::kVar});
-        return true;
-      }
-      case ExprKind::kIf: {
-        auto* x = Cast<If>(a);
-        auto* y = Cast<If>(b);
-        Push(i, x->else_branch(), y->else_branch(), PathStep{PathField::kElse});
-        Push(i, x->then_branch(), y->then_branch(), PathStep{PathField::kThen});
-        Push(i, x->cond(), y->cond(), PathStep{PathField::kCond});
-        return true;
-      }
+      case ExprKind::kLet:
+        return ExpandLet(i);
+      case ExprKind::kIf:
+        return ExpandIf(i);
       case ExprKind::kFunction:
         return ExpandFunction(i);
-      // ---- References ----
       case ExprKind::kRefCreate:
-        Push(i, Cast<RefCreate>(a)->value(), Cast<RefCreate>(b)->value(),
-             PathStep{PathField::kValue});
-        return true;
       case ExprKind::kRefRead:
-        Push(i, Cast<RefRead>(a)->ref(), Cast<RefRead>(b)->ref(), PathStep{PathField::kRef});
-        return true;
       case ExprKind::kRefWrite:
-        Push(i, Cast<RefWrite>(a)->value(), Cast<RefWrite>(b)->value(),
-             PathStep{PathField::kValue});
-        Push(i, Cast<RefWrite>(a)->ref(), Cast<RefWrite>(b)->ref(), PathStep{PathField::kRef});
-        return true;
-      // ---- Algebraic data types ----
+        return ExpandRef(i);
       case ExprKind::kConstructor:
         if (ConstructorsEqual(Cast<Constructor>(a), Cast<Constructor>(b))) return Done(i);
         return Fail(i, "",
@@ -284,6 +121,46 @@ class Comparer {
         return ExpandMatch(i);
     }
     return Done(i);
+  }
+
+  bool ExpandLet(size_t i) {
+    auto* x = Cast<Let>(stack_[i].a);
+    auto* y = Cast<Let>(stack_[i].b);
+    // Reverse order: the variable is bound (mapped) before value and body.
+    Push(i, x->body(), y->body(), PathStep{PathField::kBody});
+    Push(i, x->value(), y->value(), PathStep{PathField::kValue});
+    Push(i, x->var(), y->var(), PathStep{PathField::kVar});
+    return true;
+  }
+
+  bool ExpandIf(size_t i) {
+    auto* x = Cast<If>(stack_[i].a);
+    auto* y = Cast<If>(stack_[i].b);
+    Push(i, x->else_branch(), y->else_branch(), PathStep{PathField::kElse});
+    Push(i, x->then_branch(), y->then_branch(), PathStep{PathField::kThen});
+    Push(i, x->cond(), y->cond(), PathStep{PathField::kCond});
+    return true;
+  }
+
+  // ref(v), ref_read(r), ref_write(r, v): pushed in reverse, so r before v.
+  bool ExpandRef(size_t i) {
+    const Expr* a = stack_[i].a;
+    const Expr* b = stack_[i].b;
+    switch (a->kind()) {
+      case ExprKind::kRefCreate:
+        Push(i, Cast<RefCreate>(a)->value(), Cast<RefCreate>(b)->value(),
+             PathStep{PathField::kValue});
+        break;
+      case ExprKind::kRefRead:
+        Push(i, Cast<RefRead>(a)->ref(), Cast<RefRead>(b)->ref(), PathStep{PathField::kRef});
+        break;
+      default:
+        Push(i, Cast<RefWrite>(a)->value(), Cast<RefWrite>(b)->value(),
+             PathStep{PathField::kValue});
+        Push(i, Cast<RefWrite>(a)->ref(), Cast<RefWrite>(b)->ref(), PathStep{PathField::kRef});
+        break;
+    }
+    return true;
   }
 
   // Constructors are module-level names: equal when they name the same
