@@ -3,8 +3,6 @@
 #include <algorithm>
 
 #include "fmt/format.h"
-#include "interpreter/plan.h"
-#include "ir/tensor_limit.h"
 #include "support/cancellation.h"
 #include "support/diagnostics.h"
 #include "support/status_macros.h"
@@ -12,51 +10,8 @@
 namespace carve {
 namespace {
 
-// Plans nested through function calls (each nests a Machine on the C++
-// stack); deeper calls walk their bodies on the heap-allocated stacks.
-constexpr int kMaxPlanDepth = 64;
-
 // Bytes of tensor storage a value holds (closures count as nothing).
 int64_t ValueBytes(const Value& v) { return v.TensorBytes(); }
-
-// True for a tensor type without `?` dims, or a tuple of such types.
-bool IsStaticType(const Type* t) {
-  if (const TensorType* tt = DynCast<TensorType>(t)) return tt->is_static();
-  if (const TupleType* tup = DynCast<TupleType>(t)) {
-    return std::all_of(tup->fields().begin(), tup->fields().end(), IsStaticType);
-  }
-  return false;
-}
-
-std::string FunctionName(const Value& callee) {
-  if (callee.is_global()) return fmt::format("@{}", callee.global()->name());
-  return "function";
-}
-
-// The result type of `fn` when known.
-const Type* ReturnType(const Function* fn) {
-  if (const FuncType* ft = DynCast<FuncType>(fn->checked_type())) return ft->ret();
-  return fn->ret_type();
-}
-
-// Checks arity and the type of each argument against its parameter.
-absl::Status CheckArguments(const Value& callee, const Function* fn, std::span<const Value> args) {
-  if (args.size() != fn->params().size()) {
-    return absl::InvalidArgumentError(fmt::format("{} expects {} argument(s), got {}",
-                                                  FunctionName(callee), fn->params().size(),
-                                                  args.size()));
-  }
-  for (size_t i = 0; i < args.size(); ++i) {
-    const Var* p = fn->params()[i];
-    const Type* want = p->annotation() ? p->annotation() : p->checked_type();
-    absl::Status s = CheckValueType(args[i], want);
-    if (!s.ok()) {
-      return absl::InvalidArgumentError(fmt::format("{}: argument '{}': {}", FunctionName(callee),
-                                                    p->name(), std::string(s.message())));
-    }
-  }
-  return absl::OkStatus();
-}
 
 }  // namespace
 
@@ -145,6 +100,8 @@ absl::Status Machine::Step(const Task& task) {
   return absl::InternalError("unknown evaluator task");
 }
 
+// Leaves push their value at once; any other node schedules its children
+// (once per frame when it is shared: later uses read the memo).
 absl::Status Machine::Eval(const Expr* e) {
   switch (e->kind()) {
     case ExprKind::kVar:
@@ -162,8 +119,11 @@ absl::Status Machine::Eval(const Expr* e) {
       values_.push_back(Value::ConstructorFn(Cast<Constructor>(e)));
       return absl::OkStatus();
     default:
-      break;
+      return Schedule(e);
   }
+}
+
+absl::Status Machine::Schedule(const Expr* e) {
   Frame& frame = frames_.back();
   if (frame.info->Uses(e) > 1) {
     if (auto it = frame.memo.find(e); it != frame.memo.end()) {
@@ -176,6 +136,12 @@ absl::Status Machine::Eval(const Expr* e) {
     }
     tasks_.push_back({Op::kMemo, e});
   }
+  return PushChildren(e);
+}
+
+// Pushes the task that consumes e's children, then the children's Eval
+// tasks in reverse, so they run first and left to right.
+absl::Status Machine::PushChildren(const Expr* e) {
   switch (e->kind()) {
     case ExprKind::kCall: {
       const Call* call = Cast<Call>(e);
@@ -270,206 +236,6 @@ absl::Status Machine::Apply(const Call* call) {
   return Enter(callee, std::move(args), call->span());
 }
 
-absl::Status Machine::CallOp(const Call* call, const OpInfo* op, std::vector<Value> args) {
-  KernelFn kernel = interp_.Kernel(op);
-  if (kernel == nullptr) {
-    return AtSpan(call->span(),
-                  absl::UnimplementedError(fmt::format("no kernel for op '{}'", op->name)));
-  }
-  // Live during the kernel: the retained values plus its fresh outputs.
-  // Inputs consumed here without being retained are not counted (telling
-  // them apart from retained ones would need buffer identities), so the
-  // peak is a lower bound.
-  CARVE_ASSIGN_OR_RETURN(Value out, CallKernel(interp_, call, kernel, args, retained_bytes_));
-  values_.push_back(std::move(out));
-  return absl::OkStatus();
-}
-
-absl::StatusOr<Value> Machine::CallKernel(Interpreter& interp, const Call* call, KernelFn kernel,
-                                          std::span<const Value> args, int64_t retained) {
-  const OpInfo* op = call->op();
-  std::vector<NDArray> inputs;
-  inputs.reserve(args.size());
-  for (const Value& a : args) {
-    if (a.is_tensor()) {
-      inputs.push_back(a.tensor());
-    } else {
-      for (NDArray& t : FlattenTensors(a)) inputs.push_back(std::move(t));
-    }
-  }
-  const Type* out_type = call->checked_type();
-  if (!IsStaticType(out_type)) {
-    // No (static) inferred type: apply the type relation to the runtime types.
-    if (op->type_rel == nullptr) {
-      return AtSpan(call->span(), absl::FailedPreconditionError(
-                                      fmt::format("{}: no output type (run InferType)", op->name)));
-    }
-    std::vector<const Type*> arg_types;
-    for (const Value& a : args) arg_types.push_back(RuntimeType(a));
-    auto t = op->type_rel(TypeRelCall{op, arg_types, call->attrs()});
-    if (!t.ok()) {
-      return AtSpan(call->span(), absl::InvalidArgumentError(fmt::format(
-                                      "{}: {}", op->name, std::string(t.status().message()))));
-    }
-    out_type = *t;
-  }
-  // Checked here, where every output type is concrete, so no kernel is
-  // asked to allocate what cannot or should not be allocated.
-  if (absl::Status fits = CheckTensorFits(out_type, interp.opts_.max_tensor_bytes,
-                                          fmt::format("{}: the result", op->name));
-      !fits.ok()) {
-    return AtSpan(call->span(), fits);
-  }
-  KernelContext ctx;
-  ctx.op = op;
-  ctx.inputs = inputs;
-  ctx.attrs = call->attrs();
-  ctx.out_type = out_type;
-  ctx.device = interp.opts_.device;
-  ++interp.stats_.kernel_calls;
-  auto outputs = kernel(ctx);
-  if (!outputs.ok()) return AtSpan(call->span(), outputs.status());
-  int64_t output_bytes = 0;
-  for (const NDArray& t : *outputs) output_bytes += static_cast<int64_t>(t.nbytes());
-  interp.stats_.peak_live_bytes =
-      std::max(interp.stats_.peak_live_bytes, retained + output_bytes);
-  if (const TupleType* tt = DynCast<TupleType>(out_type)) {
-    if (outputs->size() != tt->fields().size()) {
-      return AtSpan(call->span(), absl::InternalError(
-                                      fmt::format("{}: kernel returned {} outputs for {}", op->name,
-                                                  outputs->size(), TypeToString(out_type))));
-    }
-    std::vector<Value> fields(outputs->begin(), outputs->end());
-    return Value::Tuple(std::move(fields));
-  }
-  if (outputs->size() != 1) {
-    return AtSpan(call->span(),
-                  absl::InternalError(fmt::format("{}: kernel returned {} outputs for one tensor",
-                                                  op->name, outputs->size())));
-  }
-  return Value(std::move((*outputs)[0]));
-}
-
-absl::Status Machine::Enter(const Value& callee, std::vector<Value> args, Span span,
-                            bool dispatch_external) {
-  const Function* fn = nullptr;
-  if (callee.is_constructor()) {  // builds the value: no frame
-    const Constructor* ctor = callee.constructor();
-    if (args.size() != ctor->inputs().size()) {
-      return AtSpan(span, absl::InvalidArgumentError(
-                              fmt::format("constructor {} expects {} argument(s), got {}",
-                                          ctor->name(), ctor->inputs().size(), args.size())));
-    }
-    values_.push_back(Value::Adt(ctor, std::move(args)));
-    return absl::OkStatus();
-  }
-  if (callee.is_global()) {
-    fn = interp_.mod_->Lookup(callee.global()->name());
-    if (fn == nullptr) {
-      return AtSpan(span, absl::InvalidArgumentError(fmt::format("call of undefined function @{}",
-                                                                 callee.global()->name())));
-    }
-  } else if (callee.is_closure()) {
-    fn = callee.closure().function;
-  } else {
-    return AtSpan(span, absl::InvalidArgumentError(
-                            fmt::format("cannot call a value of type {}", DescribeValue(callee))));
-  }
-  absl::Status arg_status = CheckArguments(callee, fn, args);
-  if (!arg_status.ok()) return AtSpan(span, arg_status);
-
-  const std::string_view compiler = fn->GetStringAttr("Compiler");
-  const std::string_view composite = fn->GetStringAttr("Composite");
-  const ExternalRegistry* ext = dispatch_external ? interp_.opts_.external : nullptr;
-  if (ext != nullptr) {
-    if (!compiler.empty()) {
-      if (ExternalFn handler = ext->FindRuntime(compiler)) {
-        return CallExternal(fn, handler, compiler, std::move(args), span);
-      }
-    }
-    if (!composite.empty()) {
-      if (ExternalFn handler = ext->FindComposite(composite)) {
-        return CallExternal(fn, handler, composite, std::move(args), span);
-      }
-    }
-  }
-  ++interp_.stats_.function_calls;
-  const bool observe = interp_.opts_.observer && (!compiler.empty() || !composite.empty());
-  if (interp_.plan_depth_ < kMaxPlanDepth) {
-    if (const Plan* plan = interp_.PlanFor(fn)) {
-      if (observe) {
-        observations_.push_back({fn, args});
-        tasks_.push_back({Op::kObserve, nullptr, observations_.size() - 1});
-      }
-      return RunPlan(*plan, callee, std::move(args));
-    }
-  }
-  if (!observe && !tasks_.empty() && tasks_.back().op == Op::kReturn) {
-    PopFrame();  // tail call: the caller has nothing left to do
-    ++interp_.stats_.tail_calls;
-  } else {
-    if (observe) {
-      observations_.push_back({fn, args});
-      tasks_.push_back({Op::kObserve, nullptr, observations_.size() - 1});
-    }
-    tasks_.push_back({Op::kReturn});
-  }
-  frames_.emplace_back();
-  Frame& frame = frames_.back();
-  frame.info = &interp_.Info(fn);
-  interp_.stats_.max_frame_depth =
-      std::max<int64_t>(interp_.stats_.max_frame_depth, frames_.size());
-  if (callee.is_closure()) {
-    const Closure& c = callee.closure();
-    for (const auto& [var, value] : c.captured) Bind(frame, var, value);
-    if (c.self != nullptr) Bind(frame, c.self, callee);
-  }
-  for (size_t i = 0; i < args.size(); ++i) Bind(frame, fn->params()[i], std::move(args[i]));
-  tasks_.push_back({Op::kEval, fn->body()});
-  return absl::OkStatus();
-}
-
-absl::Status Machine::RunPlan(const Plan& plan, const Value& callee, std::vector<Value> args) {
-  const Closure* closure = callee.is_closure() ? &callee.closure() : nullptr;
-  ++interp_.plan_depth_;
-  absl::StatusOr<Value> result = plan.Run(interp_, std::move(args), closure, retained_bytes_);
-  --interp_.plan_depth_;
-  if (!result.ok()) return result.status();
-  values_.push_back(*std::move(result));
-  return absl::OkStatus();
-}
-
-absl::Status Machine::CallExternal(const Function* fn, const ExternalFn& handler,
-                                   std::string_view name, std::vector<Value> args, Span span) {
-  ExternalCall call;
-  call.function = fn;
-  call.name = name;
-  call.args = args;
-  call.ret_type = ReturnType(fn);
-  call.interpreter = &interp_;
-  absl::StatusOr<Value> result = handler(call);
-  if (!result.ok()) return AtSpan(span, result.status());
-  if (call.ret_type != nullptr) {
-    absl::Status s = CheckValueType(*result, call.ret_type);
-    if (!s.ok()) {
-      return AtSpan(span, absl::InternalError(fmt::format("external '{}' returned a bad value: {}",
-                                                          name, std::string(s.message()))));
-    }
-  }
-  if (interp_.opts_.observer) {
-    ExternalCallEvent event;
-    event.function = fn;
-    event.compiler = fn->GetStringAttr("Compiler");
-    event.composite = fn->GetStringAttr("Composite");
-    event.args = args;
-    event.result = &*result;
-    event.offloaded = true;
-    interp_.opts_.observer(event);
-  }
-  values_.push_back(*std::move(result));
-  return absl::OkStatus();
-}
-
 absl::Status Machine::Branch(const If* e) {
   Value cond = PopValue();
   if (!cond.is_tensor() || cond.tensor().num_elements() != 1) {
@@ -481,7 +247,6 @@ absl::Status Machine::Branch(const If* e) {
   return absl::OkStatus();
 }
 
-// ref_read and ref_write, on the cell (and value) evaluated before them.
 bool Machine::MatchAdtPattern(const AdtPattern* pattern, const Value& value,
                                 std::vector<std::pair<const Var*, Value>>* bindings) {
   switch (pattern->kind()) {
@@ -534,6 +299,7 @@ absl::Status Machine::MatchClause(const Match* match) {
                     DescribeValue(data))));
 }
 
+// ref_read and ref_write, on the cell (and value) evaluated before them.
 absl::Status Machine::RefAccess(const Task& task) {
   Value value;
   if (task.op == Op::kRefWrite) value = PopValue();

@@ -96,13 +96,22 @@ class Machine {
   absl::Status RunPlan(const Plan& plan, const Value& callee, std::vector<Value> args);
   absl::Status Step(const Task& task);
   absl::Status Eval(const Expr* e);
+  absl::Status Schedule(const Expr* e);
+  absl::Status PushChildren(const Expr* e);
   absl::Status EvalVar(const Var* v);
   absl::Status EvalFunction(const Function* fn);
   absl::Status Apply(const Call* call);
   absl::Status CallOp(const Call* call, const OpInfo* op, std::vector<Value> args);
   // Calls a closure / global: external dispatch, or a new (or reused) frame.
+  // (machine_call.cc, with the op calls.)
   absl::Status Enter(const Value& callee, std::vector<Value> args, Span span,
                      bool dispatch_external = true);
+  // The function a global or closure value calls, or an error at `span`.
+  absl::StatusOr<const Function*> CalledFunction(const Value& callee, Span span) const;
+  // Schedules the report of a Compiler / Composite call to the observer.
+  void Observe(const Function* fn, std::span<const Value> args);
+  // Pushes fn's frame (captures, then parameters bound) and its body.
+  void PushFrame(const Function* fn, const Value& callee, std::vector<Value> args);
   absl::Status CallExternal(const Function* fn, const ExternalFn& handler, std::string_view name,
                             std::vector<Value> args, Span span);
   absl::Status Branch(const If* e);
