@@ -1,6 +1,5 @@
 #include "passes/byoc/partition_report.h"
 
-#include <cctype>
 #include <cstddef>
 #include <algorithm>
 #include <map>
@@ -12,6 +11,7 @@
 #include "fmt/format.h"
 #include "ir/visit.h"
 #include "passes/byoc/annotation.h"
+#include "passes/byoc/partition_report_rows.h"
 #include "support/natural_order.h"
 
 namespace carve {
@@ -72,105 +72,6 @@ std::string FormatBytes(int64_t bytes) {
   if (bytes >= (int64_t{1} << 20)) return fmt::format("{:.1f} MiB", bytes / 1048576.0);
   if (bytes >= 1024) return fmt::format("{:.1f} KiB", bytes / 1024.0);
   return fmt::format("{} B", bytes);
-}
-
-
-// A reason split at its numbers: "static cost 92 below the minimum 4096"
-// is {"static cost ", " below the minimum ", ""} and {"92", "4096"}. A
-// number is a run of digits that is not part of a name (conv2d, %12).
-struct NumberedText {
-  std::vector<std::string> text;     // one more than numbers
-  std::vector<std::string> numbers;
-};
-
-NumberedText SplitNumbers(const std::string& s) {
-  NumberedText out{{""}, {}};
-  auto is_name = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  size_t i = 0;
-  while (i < s.size()) {
-    size_t j = i;
-    while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
-    bool number = j > i && (i == 0 || (!is_name(s[i - 1]) && s[i - 1] != '%' && s[i - 1] != '.')) &&
-                  (j == s.size() || (!is_name(s[j])));
-    if (!number) {
-      out.text.back() += s.substr(i, std::max<size_t>(j - i, 1));
-      i = std::max(j, i + 1);
-      continue;
-    }
-    out.numbers.push_back(s.substr(i, j - i));
-    out.text.push_back("");
-    i = j;
-  }
-  return out;
-}
-
-struct HostRow {
-  std::string op;
-  int count = 0;
-  std::string reason;
-};
-
-// The "not offloaded" rows, with the rows of one op whose reasons differ
-// in one number only merged into one row that lists the values (with how
-// many ops had each, when more than one): nnapi's cost rule gives every
-// pruned partition its own cost, one row each before.
-//   add  5  pruned: cost rule: static cost 92, 808, 1136 (x2) or 2472 below the minimum 4096
-std::vector<HostRow> MergeByNumbers(const std::map<std::pair<std::string, std::string>, int>& rows) {
-  std::vector<HostRow> out;
-  // (op, reason with its numbers masked) -> the rows, in the map's order.
-  std::map<std::pair<std::string, std::string>, std::vector<std::pair<NumberedText, int>>> groups;
-  std::vector<std::pair<std::string, std::string>> order;
-  for (const auto& [key, n] : rows) {
-    NumberedText t = SplitNumbers(key.second);
-    std::string masked = fmt::format("{}", fmt::join(t.text, "#"));
-    auto& g = groups[{key.first, masked}];
-    if (g.empty()) order.push_back({key.first, masked});
-    g.push_back({std::move(t), n});
-  }
-  for (const auto& key : order) {
-    const auto& g = groups[key];
-    // The slot whose value differs between the rows: merged only when it is
-    // the one.
-    int slot = -1, differing = 0;
-    for (size_t k = 0; k < g[0].first.numbers.size(); ++k) {
-      for (const auto& row : g) {
-        if (row.first.numbers[k] == g[0].first.numbers[k]) continue;
-        slot = static_cast<int>(k);
-        ++differing;
-        break;
-      }
-    }
-    if (g.size() == 1 || differing != 1) {
-      for (const auto& [t, n] : g) {
-        std::string reason = t.text[0];
-        for (size_t k = 0; k < t.numbers.size(); ++k) reason += t.numbers[k] + t.text[k + 1];
-        out.push_back({key.first, n, reason});
-      }
-      continue;
-    }
-    std::vector<std::pair<std::string, int>> values;
-    int total = 0;
-    for (const auto& [t, n] : g) {
-      values.push_back({t.numbers[slot], n});
-      total += n;
-    }
-    std::sort(values.begin(), values.end(), [](const auto& a, const auto& b) {
-      return a.first.size() != b.first.size() ? a.first.size() < b.first.size() : a < b;
-    });
-    std::string list;
-    for (size_t v = 0; v < values.size(); ++v) {
-      list += v == 0 ? "" : v + 1 == values.size() ? " or " : ", ";
-      list += values[v].first;
-      if (values[v].second > 1) list += fmt::format(" (x{})", values[v].second);
-    }
-    const NumberedText& t = g[0].first;
-    std::string reason = t.text[0];
-    for (size_t k = 0; k < t.numbers.size(); ++k) {
-      reason += (static_cast<int>(k) == slot ? list : t.numbers[k]) + t.text[k + 1];
-    }
-    out.push_back({key.first, total, reason});
-  }
-  return out;
 }
 
 class ReportBuilder {
@@ -569,57 +470,6 @@ class ReportBuilder {
 };
 
 }  // namespace
-
-absl::flat_hash_set<const Function*> ReachableFromMain(const Module& mod) {
-  absl::flat_hash_set<const Function*> seen;
-  std::vector<const Function*> work;
-  if (const Function* main = mod.Lookup("main")) work.push_back(main);
-  while (!work.empty()) {
-    const Function* fn = work.back();
-    work.pop_back();
-    if (!seen.insert(fn).second) continue;
-    PostOrderVisit(fn, [&](const Expr* e) {
-      if (const GlobalVar* gv = DynCast<GlobalVar>(e)) {
-        if (const Function* callee = mod.Lookup(gv->name())) work.push_back(callee);
-      }
-    });
-  }
-  return seen;
-}
-
-std::string LetBoundLoss::OpsText() const {
-  std::string out;
-  for (const auto& [name, n] : ops) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", name, n);
-  return out;
-}
-
-std::string LetBoundLoss::FreeInputsText() const {
-  std::string out;
-  for (size_t i = 0; i < free_inputs.size() && i < 3; ++i) {
-    out += (out.empty() ? "" : ", ") + free_inputs[i];
-  }
-  if (free_inputs.size() > 3) out += fmt::format(" and {} more", free_inputs.size() - 3);
-  return out;
-}
-
-int LetBoundLoss::total() const {
-  int n = 0;
-  for (const auto& [name, count] : ops) n += count;
-  return n;
-}
-
-const PreparedAway::Removed* PreparedAway::Find(const SpanKey& span) const {
-  for (const Removed& r : removed) {
-    if (r.span == span) return &r;
-  }
-  return nullptr;
-}
-
-std::string PreparedAway::Text(const Removed& r) const {
-  return fmt::format(
-      "folded, simplified or rewritten away by {}'s preparation pass {} (step {} of {}: {})",
-      backend, r.pass, r.step, passes.size(), summaries[r.step - 1]);
-}
 
 std::string RenderPartitionReport(const Module& mod, const PlacementRecord& record,
                                   const LetBoundLoss* lost, const PreparedAway* prepared) {
