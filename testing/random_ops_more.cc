@@ -11,11 +11,7 @@
 namespace carve::testing {
 namespace {
 
-std::string Ints(const std::vector<int64_t>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += fmt::format("{}{}", i ? ", " : "", v[i]);
-  return s + "]";
-}
+using opgen::Ints;
 
 bool StaticFrom(const TensorT& t, int first) {
   for (int d = first; d < t.rank(); ++d) {
