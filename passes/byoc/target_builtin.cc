@@ -1,6 +1,7 @@
 // The built-in target specs: the seed demo's target and a DNNL-shaped table
 // for benchmarks. Real backends (bnns, dnnl, ...) come from `.pat` specs.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "passes/byoc/target.h"
@@ -25,14 +26,23 @@ void AddOps(TargetSpec& spec, const std::vector<std::string_view>& names) {
   }
 }
 
+// An activation that may end an anchor pattern, with the suffix it gives
+// the composite's name (a table, so no name is derived from an op's name).
+struct Activation {
+  std::string_view op;  // "" for none
+  std::string_view suffix;
+};
+constexpr Activation kActivations[] = {
+    {"nn.relu", "_relu"}, {"tanh", "_tanh"}, {"sigmoid", "_sigmoid"}, {"", ""}};
+
 // `anchor(x, w)` [-> (add | bias_add)(., b)] [-> act(.)], named
-// `<base>[_bias][_<act>]`.
+// `<base>[_bias][_<act>]`; nothing when the registry lacks the anchor.
 void AddAnchorPatterns(TargetSpec& spec, std::string_view anchor, std::string_view base) {
-  const std::vector<std::string_view> acts = {"nn.relu", "tanh", "sigmoid", ""};
+  if (FindOp(anchor) == nullptr) return;
   for (bool with_bias : {true, false}) {
-    for (std::string_view act : acts) {
-      if (!with_bias && act.empty()) continue;
-      if (!act.empty() && FindOp(act) == nullptr) continue;
+    for (const Activation& act : kActivations) {
+      if (!with_bias && act.op.empty()) continue;
+      if (!act.op.empty() && FindOp(act.op) == nullptr) continue;
       Pattern p = IsOp(anchor)(Wildcard(), Wildcard());
       std::string name(base);
       if (with_bias) {
@@ -40,12 +50,8 @@ void AddAnchorPatterns(TargetSpec& spec, std::string_view anchor, std::string_vi
         p = IsOp("add")(p, bias) | IsOp("nn.bias_add")(p, bias);
         name += "_bias";
       }
-      if (!act.empty()) {
-        p = IsOp(act)(p);
-        std::string_view short_name = act.starts_with("nn.") ? act.substr(3) : act;
-        name += "_";
-        name += short_name;
-      }
+      if (!act.op.empty()) p = IsOp(act.op)(p);
+      name += act.suffix;
       spec.AddComposite(CompositeRule{name, p, nullptr, ""});
     }
   }
@@ -69,8 +75,8 @@ TargetSpecPtr MakeDnnlLikeTarget(std::string name) {
                  "log", "sqrt", "round", "nn.relu", "nn.leaky_relu", "tanh", "sigmoid",
                  "nn.softmax", "add", "multiply", "nn.layer_norm", "nn.batch_matmul",
                  "nn.bias_add"});
-  if (FindOp("nn.conv2d") != nullptr) AddAnchorPatterns(*spec, "nn.conv2d", "conv2d");
-  if (FindOp("nn.dense") != nullptr) AddAnchorPatterns(*spec, "nn.dense", "dense");
+  AddAnchorPatterns(*spec, "nn.conv2d", "conv2d");
+  AddAnchorPatterns(*spec, "nn.dense", "dense");
   return spec;
 }
 
