@@ -53,8 +53,7 @@ std::optional<uint32_t> CompiledPattern::CaptureId(std::string_view name) const 
 // re-associations, root filter.
 class PatternCompiler {
  public:
-  PatternCompiler(const Pattern& pattern, const CompileOptions& options)
-      : options_(options), out_(std::make_shared<CompiledPattern>()) {
+  explicit PatternCompiler(const Pattern& pattern) : out_(std::make_shared<CompiledPattern>()) {
     out_->pattern_ = pattern;
   }
 
@@ -64,7 +63,7 @@ class PatternCompiler {
     CARVE_RETURN_IF_ERROR(CollectCaptures());
     CARVE_RETURN_IF_ERROR(CheckWhereClauses());
     out_->num_source_ = out_->nodes_.size();
-    if (options_.reassociate_multiply_divide) Reassociate();
+    Reassociate();
     out_->root_filter_ = RootOf(out_->root_, {});
     return std::shared_ptr<const CompiledPattern>(std::move(out_));
   }
@@ -203,7 +202,7 @@ class PatternCompiler {
     return absl::OkStatus();
   }
 
-  // --- Re-association (see CompileOptions) ---
+  // --- Re-association (why: CompilePattern in compile.h) ---
 
   const CallPattern* BinaryCall(uint32_t id, const OpInfo* op) const {
     const auto* call = DynCast<CallPattern>(out_->nodes_[id].node);
@@ -350,23 +349,21 @@ class PatternCompiler {
     return f;
   }
 
-  CompileOptions options_;
   std::shared_ptr<CompiledPattern> out_;
   std::vector<Pattern> handles_;  // by id
   const OpInfo* multiply_ = nullptr;
   const OpInfo* divide_ = nullptr;
 };
 
-absl::StatusOr<std::shared_ptr<const CompiledPattern>> CompilePattern(
-    const Pattern& pattern, const CompileOptions& options) {
-  return PatternCompiler(pattern, options).Run();
+absl::StatusOr<std::shared_ptr<const CompiledPattern>> CompilePattern(const Pattern& pattern) {
+  return PatternCompiler(pattern).Run();
 }
 
 absl::StatusOr<PatternSet> PatternSet::Build(
-    const std::vector<std::pair<std::string, Pattern>>& patterns, const CompileOptions& options) {
+    const std::vector<std::pair<std::string, Pattern>>& patterns) {
   PatternSet set;
   for (const auto& [name, pattern] : patterns) {
-    auto compiled = CompilePattern(pattern, options);
+    auto compiled = CompilePattern(pattern);
     if (!compiled.ok()) {
       return absl::InvalidArgumentError(
           fmt::format("pattern '{}': {}", name, std::string(compiled.status().message())));

@@ -44,15 +44,6 @@ class RootFilter {
   std::vector<const OpInfo*> ops_;
 };
 
-struct CompileOptions {
-  // TVM's matcher re-associates multiply/divide when a call pattern's op does
-  // not match: `divide(multiply(a, b), c)` also matches `a * (b / c)` and
-  // `b * (a / c)`, and `multiply(a, divide(b, c))` matches `(a * b) / c`
-  // (test_fuse_batchnorm_commutation). The alternatives are generated here,
-  // once, as extra pattern nodes; the matcher itself knows no op names.
-  bool reassociate_multiply_divide = true;
-};
-
 // One node of a compiled pattern.
 struct CompiledNode {
   const PatternNode* node = nullptr;
@@ -112,8 +103,15 @@ class CompiledPattern {
 // a recursive reference whose root was released, one capture name used for
 // two different sub-patterns, a `where` clause naming a capture not bound
 // inside the pattern it applies to.
-absl::StatusOr<std::shared_ptr<const CompiledPattern>> CompilePattern(
-    const Pattern& pattern, const CompileOptions& options = {});
+//
+// TVM's matcher re-associates multiply/divide when a call pattern's op does
+// not match: `divide(multiply(a, b), c)` also matches `a * (b / c)` and
+// `b * (a / c)`, and `multiply(a, divide(b, c))` matches `(a * b) / c`
+// (test_fuse_batchnorm_commutation: a batch norm folded by hand comes in
+// either form). The compiled pattern holds these forms as extra call nodes
+// (CompiledNode's alternatives), generated here once per pattern, so the
+// matcher tries them as it tries any node and knows no op names.
+absl::StatusOr<std::shared_ptr<const CompiledPattern>> CompilePattern(const Pattern& pattern);
 
 // Named compiled patterns in priority order, indexed by root.
 class PatternSet {
@@ -125,8 +123,7 @@ class PatternSet {
 
   // Compiles every pattern; the first error names its pattern.
   static absl::StatusOr<PatternSet> Build(
-      const std::vector<std::pair<std::string, Pattern>>& patterns,
-      const CompileOptions& options = {});
+      const std::vector<std::pair<std::string, Pattern>>& patterns);
 
   size_t size() const { return entries_.size(); }
   const Entry& entry(size_t i) const { return entries_[i]; }

@@ -118,7 +118,7 @@ TEST_F(BuildersTest, UnknownOpIsADeferredErrorWithASuggestion) {
 TEST_F(BuildersTest, CompilationNumbersNodesInPostOrderAndSharesNodes) {
   Pattern conv = IsOp("nn.conv2d")(Wildcard(), Wildcard());
   Pattern diamond = IsOp("add")(IsOp("nn.relu")(conv), IsOp("nn.leaky_relu")(conv));
-  auto compiled = CompilePattern(diamond, {});
+  auto compiled = CompilePattern(diamond);
   ASSERT_TRUE(compiled.ok());
   const CompiledPattern& c = **compiled;
   // add, relu, leaky_relu (+ their op nodes), conv, conv's op and 2 wildcards.
