@@ -67,6 +67,11 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
 // empty or none matches and there is no default).
 std::string SelectedMode(const ParsedArgs& args, const std::vector<CommandMode>& modes);
 
+// How many times `args` reads standard input: a `-` FILE argument, and the
+// `-` value of an option that names a file to read (`--patterns -`,
+// `--replay -`, `--input NAME=-`). Standard input can be read once.
+int StdinUses(const ParsedArgs& args);
+
 // InvalidArgument when `args` gives an option whose OptionSpec::modes
 // exclude the selected mode, e.g. "option '--rtol' applies only with
 // --compare" or "option '--stats' does not apply with --compare".

@@ -111,8 +111,7 @@ int RunCarve(const std::vector<std::string>& args, Env& env) {
     }
     // Standard input can be read once: a second `-` would read nothing and
     // report a confusing error about an empty input.
-    const auto& positional = parsed->positional();
-    if (std::count(positional.begin(), positional.end(), "-") > 1) {
+    if (StdinUses(*parsed) > 1) {
       return UsageError(env, cmd, "'-' (standard input) can be given only once");
     }
     return cmd.cancellable ? RunCancellable(cmd, *parsed, env) : cmd.run(*parsed, env);

@@ -242,6 +242,7 @@ absl::Status RunModule(const Module& loaded, const ParsedArgs& args, Env& env) {
     // As `opt --params ''`: an empty DIR is no directory, not "no --params".
     return absl::InvalidArgumentError("--params: '' is not a directory");
   }
+  input_options.read_file = env.read_file;
   input_options.seed = numbers.seed;
   input_options.dist = numbers.dist;
   CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> inputs, PrepareRunInputs(*main, input_options));

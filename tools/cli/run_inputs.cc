@@ -152,6 +152,22 @@ absl::StatusOr<std::map<std::string, std::string>> ParseInputSpecs(
   return files;
 }
 
+namespace {
+
+absl::StatusOr<NDArray> ReadInputFile(const std::string& path, const RunInputOptions& options) {
+  if (!options.read_file) return ReadNpyFile(path);
+  CARVE_ASSIGN_OR_RETURN(std::string bytes, options.read_file(path));
+  absl::StatusOr<NDArray> a = ParseNpy(bytes);
+  if (!a.ok()) {
+    return absl::Status(a.status().code(),
+                        fmt::format("{}: {}", path == "-" ? "<stdin>" : path,
+                                    std::string(a.status().message())));
+  }
+  return a;
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<NDArray>> PrepareRunInputs(const Function& main,
                                                       const RunInputOptions& options) {
   CARVE_ASSIGN_OR_RETURN(auto files, ParseInputSpecs(options.inputs));
@@ -188,9 +204,8 @@ absl::StatusOr<std::vector<NDArray>> PrepareRunInputs(const Function& main,
       values.push_back(*std::move(r));
       continue;
     }
-    absl::StatusOr<NDArray> a = ReadNpyFile(path);
-    if (!a.ok()) return a.status();
-    values.push_back(*std::move(a));
+    CARVE_ASSIGN_OR_RETURN(NDArray a, ReadInputFile(path, options));
+    values.push_back(std::move(a));
   }
   return values;
 }
