@@ -147,7 +147,7 @@ TEST_F(StdinOptionsTest, ImportOutputClashes) {
            {{"--params-out", d, "-o", d + "/"}, "are the same path"},
            {{"--params-out", d, "-o", d + "/../D"}, "are the same path"},
            {{"--params-out", "-"}, "--params-out needs a folder"},
-           {{"--params-out", ""}, "--params-out needs a folder"},
+           {{"--params-out", ""}, "option '--params-out' has an empty value"},
            {{"--params-out", model}, "is the model file itself"},
            {{"-o", (dir_ / "." / "model.onnx").string()}, "is the model file itself"},
            {{"-o", dir_.string()}, "is a folder"}}) {

@@ -52,20 +52,23 @@ ValueKind KindOf(std::string_view option) {
   return option == "--input" ? ValueKind::kNamedFile : ValueKind::kText;
 }
 
-// `--backend dnnl,` or `--bind ,`: an empty item is a typo (a name lost in
-// editing); skipping it would run with a list the user did not write.
+// An empty value (`--out ''`, `--stderr-contains ''`, a variable that
+// expanded to nothing) was read as "not given" or as a condition that always
+// holds. `--backend dnnl,` or `--bind ,`: an empty item is a typo (a name
+// lost in editing); skipping it would run with a list the user did not write.
 absl::Status CheckValue(const std::string& option, const std::string& value) {
   const ValueKind kind = KindOf(option);
+  if (value.empty()) {
+    if (kind == ValueKind::kNameSet) return absl::OkStatus();
+    return absl::InvalidArgumentError(fmt::format("option '{}' has an empty value", option));
+  }
   if (kind != ValueKind::kNameList && kind != ValueKind::kNameSet) return absl::OkStatus();
-  if (kind == ValueKind::kNameSet && value.empty()) return absl::OkStatus();
   size_t start = 0;
   while (true) {
     size_t comma = std::min(value.find(',', start), value.size());
     if (comma == start) {
       return absl::InvalidArgumentError(
-          value.empty() ? fmt::format("option '{}' needs a name", option)
-                        : fmt::format("option '{}': empty name in '{}' (NAME[,NAME...])",
-                                      option, value));
+          fmt::format("option '{}': empty name in '{}' (NAME[,NAME...])", option, value));
     }
     if (comma == value.size()) return absl::OkStatus();
     start = comma + 1;
@@ -183,7 +186,9 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
     } else if (value.has_value() && !spec->optional_value) {
       return absl::InvalidArgumentError(fmt::format("option '{}' takes no value", name));
     }
-    if (absl::Status ok = CheckValue(spec->name, value.value_or("")); !ok.ok()) return ok;
+    if (spec->takes_value) {
+      if (absl::Status ok = CheckValue(spec->name, *value); !ok.ok()) return ok;
+    }
     auto& slot = out.values_[spec->name];
     // An option that takes one value given twice with different values
     // (`-o a.relay -o b.relay`) is ambiguous: one of them would be ignored.

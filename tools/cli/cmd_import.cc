@@ -87,10 +87,10 @@ bool SamePath(const std::string& a, const std::string& b) {
 absl::Status CheckOutputPaths(const ParsedArgs& args, const std::string& model) {
   const std::string out = args.GetOr("--output", "-");
   if (std::optional<std::string> dir = args.Get("--params-out")) {
-    if (dir->empty() || *dir == "-") {
-      return absl::InvalidArgumentError(fmt::format(
-          "--params-out needs a folder for the .npy files{}",
-          *dir == "-" ? " ('-' would be standard output, which holds one text)" : ""));
+    if (*dir == "-") {
+      return absl::InvalidArgumentError(
+          "--params-out needs a folder for the .npy files ('-' would be standard output, which "
+          "holds one text)");
     }
     if (out != "-" && SamePath(out, *dir)) {
       return absl::InvalidArgumentError(fmt::format(
