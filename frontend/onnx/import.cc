@@ -114,7 +114,14 @@ absl::StatusOr<const Type*> GraphImporter::InputType(const onnx::ValueInfoProto&
   }
   std::vector<Dim> dims;
   if (auto it = options_.shapes.find(info.name()); it != options_.shapes.end()) {
-    for (int64_t d : it->second) dims.push_back(Dim{d, false});
+    for (int64_t d : it->second) {
+      // A negative extent printed as `?`: the shape given would be ignored.
+      if (d < 0) {
+        return absl::InvalidArgumentError(fmt::format(
+            "the shape given for graph input '{}' has a negative dimension {}", info.name(), d));
+      }
+      dims.push_back(Dim{d, false});
+    }
     return TensorTy(*dtype, dims);
   }
   if (!tt.has_shape()) {
