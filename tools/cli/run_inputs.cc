@@ -189,13 +189,24 @@ absl::StatusOr<std::vector<NDArray>> PrepareRunInputs(const Function& main,
     const Var* p = main.params()[i];
     std::string name(p->name());
     std::string path;
-    if (auto it = files.find(name); it != files.end()) {
-      path = it->second;
-      files.erase(it);
-    } else if (!options.params_dir.empty()) {
+    std::string from_dir;
+    if (!options.params_dir.empty()) {
       std::filesystem::path candidate = std::filesystem::path(options.params_dir) / (name + ".npy");
       std::error_code ec;
-      if (std::filesystem::exists(candidate, ec)) path = candidate.string();
+      if (std::filesystem::exists(candidate, ec)) from_dir = candidate.string();
+    }
+    if (auto it = files.find(name); it != files.end()) {
+      // Two values for one parameter: one of them would be ignored (as
+      // Python's carve.run refuses one name in both inputs and params).
+      if (!from_dir.empty()) {
+        return absl::InvalidArgumentError(fmt::format(
+            "parameter %{} is given twice: by --input ({}) and by --params ({})", name,
+            it->second, from_dir));
+      }
+      path = it->second;
+      files.erase(it);
+    } else {
+      path = from_dir;
     }
     if (path.empty()) {
       absl::StatusOr<NDArray> r = RandomTensor(*p, options.seed, i, variances.contains(p),
