@@ -110,6 +110,12 @@ void WriteFile(const std::filesystem::path& path, const std::string& bytes) {
 // "constants": {name: array}}}.
 py::object Codegen(const ModuleHandle& input, const std::string& backend, const py::object& dir,
                    const py::object& params) {
+  // One backend, named: "" found no functions and returned nothing.
+  if (backend.empty() || backend.find(',') != std::string::npos) {
+    ThrowIfError(absl::InvalidArgumentError(fmt::format(
+        "codegen takes one backend name, got '{}' (known: {})", backend,
+        fmt::join(BuiltinBackendNames(), ", "))));
+  }
   Module mod = input.mod;
   if (!HasCompiler(mod, backend)) {
     std::vector<TargetSpecPtr> specs = ValueOrThrow(ResolveBackends(backend));
