@@ -56,6 +56,15 @@ absl::StatusOr<NDArray> RandomTensor(const Var& param, uint64_t seed, size_t ind
                           "--shape {}=D0,D1,...)",
                           param.name())
             : "";
+    // A tuple or a function cannot come from an .npy file either: naming
+    // --input there sent the user to a dead end.
+    if (t == nullptr) {
+      return absl::InvalidArgumentError(fmt::format(
+          "cannot give a value to %{} of type {}: carve run reads and generates tensors only; "
+          "give @main tensor parameters (and build the {} inside it)",
+          param.name(), TypeToString(param.annotation()),
+          DynCast<TupleType>(param.annotation()) != nullptr ? "tuple" : "value"));
+    }
     return absl::InvalidArgumentError(
         fmt::format("cannot generate a value for %{} of type {}; pass --input {}=FILE.npy{}",
                     param.name(), TypeToString(param.annotation()), param.name(), dynamic));
