@@ -2,8 +2,10 @@
 // arguments, `--flag`, `--key=value`, `--key value`, `-o value`, repeated
 // options, and `--` to end options. Unknown options are usage errors, and so
 // are options that do not apply to the mode the command runs in (see
-// CommandMode) and a one-value option given twice with different values:
-// an option is never accepted and then ignored.
+// CommandMode), a one-value option given twice with different values, an
+// empty value (but `--disabled-pass ''`, the empty list) and an empty name
+// in a comma-separated list (`--backend dnnl,`): an option is never
+// accepted and then ignored.
 #pragma once
 
 #include <map>
