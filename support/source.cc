@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -30,6 +31,16 @@ struct FdCloser {
 
 // Opens `path` for reading and describes it in `st`; a directory is an error
 // here (reading one fails only later, and less clearly).
+// A device read to its end never ends (/dev/zero, /dev/urandom: the heap
+// grows until the machine runs out) or is not text (a disk). A terminal
+// (/dev/stdin at a prompt, ended by Ctrl-D) and /dev/null (empty) are read.
+bool EndlessDevice(int fd, const struct stat& st) {
+  if (S_ISBLK(st.st_mode)) return true;
+  if (!S_ISCHR(st.st_mode) || ::isatty(fd)) return false;
+  constexpr unsigned kMemoryDevices = 1, kNull = 3;  // Linux: /dev/null is 1:3
+  return !(major(st.st_rdev) == kMemoryDevices && minor(st.st_rdev) == kNull);
+}
+
 absl::StatusOr<int> OpenForReading(const std::string& path, struct stat* st) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return CannotRead(path, errno);
@@ -37,6 +48,12 @@ absl::StatusOr<int> OpenForReading(const std::string& path, struct stat* st) {
   if (error != 0) {
     ::close(fd);
     return CannotRead(path, error);
+  }
+  if (EndlessDevice(fd, *st)) {
+    ::close(fd);
+    return absl::InvalidArgumentError(
+        fmt::format("cannot read '{}': a device, not a file (read to its end, it may never end)",
+                    path));
   }
   return fd;
 }

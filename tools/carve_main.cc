@@ -23,7 +23,11 @@ int main(int argc, char** argv) {
   }
   carve::KeepFreedMemoryForReuse();  // see support/malloc_policy.h
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.size() == 1 && args[0] == "--version") {
+  if (!args.empty() && args[0] == "--version") {
+    if (args.size() > 1) {  // it was "unknown command '--version'"
+      std::cerr << fmt::format("carve: --version takes no arguments, got '{}'\n", args[1]);
+      return 2;
+    }
     std::cout << carve::BuildInfoText();
     return 0;
   }

@@ -81,6 +81,11 @@ absl::Status GraphImporter::AddInitializers() {
     auto value = TensorFromProto(t, options_.base_dir);
     if (!value.ok()) return value.status();
     result_.initializer_bytes += int64_t(value->nbytes());
+    // A second initializer of one name would replace the first unseen.
+    if (values_.contains(t.name())) {
+      return absl::InvalidArgumentError(
+          fmt::format("two initializers are named '{}' (ONNX names each value once)", t.name()));
+    }
     if (options_.freeze) {
       values_[t.name()] = ctx_.Const(*value);
       continue;
@@ -109,7 +114,14 @@ absl::StatusOr<const Type*> GraphImporter::InputType(const onnx::ValueInfoProto&
   }
   std::vector<Dim> dims;
   if (auto it = options_.shapes.find(info.name()); it != options_.shapes.end()) {
-    for (int64_t d : it->second) dims.push_back(Dim{d, false});
+    for (int64_t d : it->second) {
+      // A negative extent printed as `?`: the shape given would be ignored.
+      if (d < 0) {
+        return absl::InvalidArgumentError(fmt::format(
+            "the shape given for graph input '{}' has a negative dimension {}", info.name(), d));
+      }
+      dims.push_back(Dim{d, false});
+    }
     return TensorTy(*dtype, dims);
   }
   if (!tt.has_shape()) {
@@ -200,6 +212,14 @@ absl::Status GraphImporter::ConvertNode(const onnx::NodeProto& node) {
       return absl::UnimplementedError(fmt::format(
           "node {} ({}, opset {}): output {} ('{}') is not supported", label, node.op_type(),
           opset_, i, node.output(i)));
+    }
+    // ONNX graphs are in SSA form: a value defined twice would silently
+    // take the later definition for every later use.
+    if (values_.contains(node.output(i))) {
+      return absl::InvalidArgumentError(fmt::format(
+          "node {} ({}) defines '{}', which an earlier node, input or initializer already "
+          "defines (ONNX names each value once)",
+          label, node.op_type(), node.output(i)));
     }
     values_[node.output(i)] = (*outs)[i];
   }

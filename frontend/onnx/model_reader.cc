@@ -39,11 +39,12 @@ absl::StatusOr<std::string> ReadExternalData(const onnx::TensorProto& t,
         "from standard input",
         TensorLabel(t), location));
   }
-  fs::path rel(location);
-  for (const fs::path& part : rel) {
-    if (part == "..") rel.clear();
-  }
-  if (rel.empty() || rel.is_absolute()) {
+  // Not cleared inside the loop over its own parts: that iterated a path
+  // being destroyed and hung on `../x`.
+  const fs::path rel(location);
+  const bool leaves = std::any_of(rel.begin(), rel.end(),
+                                  [](const fs::path& part) { return part == ".."; });
+  if (leaves || rel.empty() || rel.is_absolute()) {
     return absl::InvalidArgumentError(fmt::format(
         "{}: external data location '{}' leaves the model's folder", TensorLabel(t), location));
   }

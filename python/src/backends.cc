@@ -10,6 +10,7 @@
 #include "backends/json/codegen.h"
 #include "backends/json/json_graph.h"
 #include "backends/partition.h"
+#include "backends/specs.h"
 #include "bindings.h"
 #include "callbacks.h"
 #include "convert.h"
@@ -33,18 +34,40 @@ ParamMap ToParamMap(const py::object& params) {
 }
 
 std::string BackendNames(const py::object& backends) {
-  if (py::isinstance<py::str>(backends)) return backends.cast<std::string>();
   // A TypeError, not pybind11's RuntimeError "Unable to cast Python instance".
-  bool names_only = py::isinstance<py::sequence>(backends);
-  if (names_only) {
+  bool names_only = py::isinstance<py::str>(backends) || py::isinstance<py::sequence>(backends);
+  if (names_only && !py::isinstance<py::str>(backends)) {
     for (py::handle h : backends.cast<py::sequence>()) names_only &= py::isinstance<py::str>(h);
   }
   if (!names_only) {
     throw py::type_error(fmt::format("a backend is named by a str or a list of str, not {}",
                                      std::string(py::str(backends.get_type().attr("__name__")))));
   }
+  std::vector<std::string> list;
+  if (py::isinstance<py::str>(backends)) {
+    // "dnnl,tensorrt", as `carve partition --backend` takes it.
+    const std::string text = backends.cast<std::string>();
+    for (size_t start = 0; start <= text.size();) {
+      size_t comma = std::min(text.find(',', start), text.size());
+      list.push_back(text.substr(start, comma - start));
+      start = comma + 1;
+    }
+  } else {
+    list = backends.cast<std::vector<std::string>>();
+  }
+  // An empty name ("dnnl," or ["dnnl", ""]) is a name lost in editing:
+  // skipping it would partition for a list the caller did not write.
   std::string names;
-  for (const std::string& n : backends.cast<std::vector<std::string>>()) {
+  for (const std::string& n : list) {
+    if (n.empty()) {
+      std::string known;
+      for (std::string_view k : BuiltinBackendNames()) {
+        known += fmt::format("{}{}", known.empty() ? "" : ", ", k);
+      }
+      ThrowIfError(absl::InvalidArgumentError(
+          fmt::format("an empty backend name in {} (known: {})",
+                      std::string(py::repr(backends)), known)));
+    }
     names += (names.empty() ? "" : ",") + n;
   }
   return names;
@@ -87,6 +110,12 @@ void WriteFile(const std::filesystem::path& path, const std::string& bytes) {
 // "constants": {name: array}}}.
 py::object Codegen(const ModuleHandle& input, const std::string& backend, const py::object& dir,
                    const py::object& params) {
+  // One backend, named: "" found no functions and returned nothing.
+  if (backend.empty() || backend.find(',') != std::string::npos) {
+    ThrowIfError(absl::InvalidArgumentError(fmt::format(
+        "codegen takes one backend name, got '{}' (known: {})", backend,
+        fmt::join(BuiltinBackendNames(), ", "))));
+  }
   Module mod = input.mod;
   if (!HasCompiler(mod, backend)) {
     std::vector<TargetSpecPtr> specs = ValueOrThrow(ResolveBackends(backend));

@@ -11,7 +11,8 @@ namespace carve::python {
 
 // {name: array-like} (or None) as tensors by name (copied).
 ParamMap ToParamMap(const pybind11::object& params);
-// "dnnl" or ["dnnl", "bnns"] as "dnnl,bnns".
+// "dnnl", "dnnl,bnns" or ["dnnl", "bnns"] as "dnnl,bnns"; TypeError for
+// another type, CarveError for an empty name.
 std::string BackendNames(const pybind11::object& backends);
 
 }  // namespace carve::python

@@ -21,6 +21,7 @@
 #include "passes/byoc/partition_graph.h"
 #include "passes/pass_registry.h"
 #include "passes/byoc/target.h"
+#include "params.h"
 #include "pass_context.h"
 #include "passes/pass_gate.h"
 #include "patterns_handle.h"
@@ -39,9 +40,15 @@ ModuleHandle RunOnCopy(const Pass& pass, const ModuleHandle& input) {
 std::vector<CompositeRule> CompositeTable(const py::sequence& table) {
   std::vector<CompositeRule> rules;
   for (py::handle entry : table) {
-    py::tuple row = py::reinterpret_borrow<py::object>(entry).cast<py::tuple>();
-    if (row.size() < 2 || row.size() > 3) {
-      throw py::value_error("a pattern table entry is (name, pattern) or (name, pattern, check)");
+    // A TypeError that says what an entry is, not pybind11's RuntimeError
+    // "Unable to cast Python instance to C++ type".
+    const bool sequence = py::isinstance<py::tuple>(entry) || py::isinstance<py::list>(entry);
+    py::tuple row = sequence ? py::tuple(py::reinterpret_borrow<py::sequence>(entry)) : py::tuple();
+    if (!sequence || row.size() < 2 || row.size() > 3 || !py::isinstance<py::str>(row[0]) ||
+        !py::isinstance<PatternHandle>(row[1])) {
+      throw py::type_error(fmt::format(
+          "a pattern table entry is (name: str, pattern) or (name, pattern, check), not {}",
+          std::string(py::repr(entry))));
     }
     CompositeRule rule;
     rule.name = row[0].cast<std::string>();
@@ -58,15 +65,10 @@ std::vector<CompositeRule> CompositeTable(const py::sequence& table) {
 
 namespace {
 
-std::vector<std::string> Names(const py::object& targets) {
-  if (py::isinstance<py::str>(targets)) return {targets.cast<std::string>()};
-  return targets.cast<std::vector<std::string>>();
-}
-
+// A name or a list of names, checked as partition_for's (params.h): an
+// empty name is an error, not skipped.
 std::vector<TargetSpecPtr> Targets(const py::object& targets) {
-  std::string names;
-  for (const std::string& n : Names(targets)) names += (names.empty() ? "" : ",") + n;
-  return ValueOrThrow(ResolveBackends(names));
+  return ValueOrThrow(ResolveBackends(BackendNames(targets)));
 }
 
 // TVM's MergeComposite(pattern_table): the table is a list of tuples, a

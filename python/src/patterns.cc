@@ -64,7 +64,19 @@ std::vector<DimPattern> Dims(const py::sequence& shape) {
   for (py::handle d : shape) {
     if (d.is_none()) dims.push_back(DimPattern::Any());
     else if (py::isinstance<py::str>(d) && d.cast<std::string>() == "?") dims.push_back(DimPattern::Dynamic());
-    else dims.push_back(DimPattern(d.cast<int64_t>()));
+    else if (!py::isinstance<py::int_>(d) && !py::hasattr(d, "__index__")) {
+      throw py::type_error(fmt::format(
+          "a shape dimension is an int, None (any) or '?' (dynamic), not {}",
+          std::string(py::repr(d))));
+    } else {
+      // A negative extent made a pattern that matches nothing, silently.
+      const int64_t v = py::reinterpret_borrow<py::object>(d).attr("__index__")().cast<int64_t>();
+      if (v < 0) {
+        throw py::value_error(fmt::format(
+            "a shape dimension is 0 or more (None: any, '?': dynamic), not {}", v));
+      }
+      dims.push_back(DimPattern(v));
+    }
   }
   return dims;
 }

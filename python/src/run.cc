@@ -115,8 +115,10 @@ py::object Compare(const ModuleHandle& mod, const py::object& backends, const py
   for (const auto& tol : {rtol, atol}) {
     if (tol && !(*tol >= 0)) ThrowIfError(absl::InvalidArgumentError("tolerances are non-negative"));
   }
-  ParamMap values = AllInputs(mod, inputs, params);
+  // The backends first: an unknown one is the caller's first problem (and
+  // the error lists the known ones), whatever the inputs.
   std::vector<TargetSpecPtr> specs = ValueOrThrow(ResolveBackends(BackendNames(backends)));
+  ParamMap values = AllInputs(mod, inputs, params);
   CompareOptions options;
   options.rtol = rtol;
   options.atol = atol;

@@ -162,5 +162,34 @@ def test_partition_for_names_the_wrong_backend_argument(mod):
         carve.partition_for(mod, ["dnnl", 3])
     with pytest.raises(carve.CarveError, match=r"unknown backend 'nosuch' \(known: .*dnnl"):
         carve.partition_for(mod, "nosuch")
-    with pytest.raises(carve.CarveError, match="'' names no backend"):
-        carve.partition_for(mod, "")
+    # An empty name is a name lost in editing, not one to skip.
+    for names in ["", "dnnl,", ["dnnl", ""], ",dnnl"]:
+        with pytest.raises(carve.CarveError, match=r"an empty backend name in .*\(known: .*dnnl"):
+            carve.partition_for(mod, names)
+
+
+def test_compare_reports_an_unknown_backend_before_the_inputs(mod):
+    # The backend is the first thing wrong here: the error names it and the
+    # known ones, not the inputs that were never given.
+    with pytest.raises(carve.CarveError, match=r"unknown backend 'nosuch' \(known: .*dnnl"):
+        carve.compare(mod, "nosuch")
+    with pytest.raises(carve.CarveError, match="an empty backend name"):
+        carve.compare(mod, "dnnl,", inputs=inputs())
+    with pytest.raises(TypeError, match="a str or a list of str"):
+        carve.compare(mod, 3)
+
+
+def test_codegen_and_annotate_target_check_backend_names(mod):
+    # codegen(mod, "") found no functions and returned [] as if it worked.
+    for names in ["", "dnnl,bnns"]:
+        with pytest.raises(carve.CarveError, match="codegen takes one backend name"):
+            carve.codegen(mod, names)
+    with pytest.raises(carve.CarveError, match="an empty backend name"):
+        carve.transform.AnnotateTarget(["dnnl", ""])(mod)
+
+
+def test_merge_composite_table_entries_are_checked(mod):
+    # pybind11's RuntimeError "Unable to cast Python instance" said nothing.
+    for table in [[("x", 3)], [3], [("x",)]]:
+        with pytest.raises(TypeError, match=r"a pattern table entry is \(name: str, pattern\)"):
+            carve.transform.MergeComposite(table)(mod)

@@ -58,3 +58,30 @@ def test_errors_are_values_not_silence():
         relay.frontend.from_onnx(b"not a model")
     with pytest.raises(TypeError):
         relay.frontend.from_onnx(42)
+
+
+def test_shape_values_are_checked():
+    # A negative extent was taken and printed as `?`; "abc" failed in int()
+    # with "invalid literal".
+    squeezenet_io()
+    with pytest.raises(carve.CarveError, match="graph input 'input' has a negative dimension -1"):
+        relay.frontend.from_onnx(SQUEEZENET, shape={"input": (-1, 3, 224, 224)})
+    with pytest.raises(TypeError, match=r"shape\['input'\] is a sequence of integers, not 'abc'"):
+        relay.frontend.from_onnx(SQUEEZENET, shape={"input": "abc"})
+    with pytest.raises(TypeError, match=r"shape\['input'\] holds 2.5, which is not an integer"):
+        relay.frontend.from_onnx(SQUEEZENET, shape={"input": (2.5, 3, 224, 224)})
+    mod, _ = relay.frontend.from_onnx(SQUEEZENET, shape={"input": np.array([1, 3, 224, 224])})
+    assert "Tensor[(1, 3, 224, 224), float32]" in mod.astext()
+
+
+def test_a_value_defined_twice_is_an_error():
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+
+    g = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"]), helper.make_node("Sigmoid", ["x"], ["y"])], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    with pytest.raises(carve.CarveError, match="defines 'y', which an earlier node"):
+        relay.frontend.from_onnx(model)

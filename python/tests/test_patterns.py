@@ -204,3 +204,13 @@ def test_capture_and_arithmetic_sugar(mod):
     assert (wildcard() + wildcard()).match(x + y)
     assert (wildcard() * wildcard()).match(x * y)
     assert not (wildcard() - wildcard()).match(x + y)
+
+
+def test_has_shape_dimensions_are_checked():
+    # A negative extent made a pattern that matched nothing, silently; a
+    # float failed with pybind11's "Unable to cast".
+    with pytest.raises(ValueError, match="a shape dimension is 0 or more"):
+        has_shape((-1, 3))
+    with pytest.raises(TypeError, match="a shape dimension is an int, None .* not 2.5"):
+        has_shape((2.5,))
+    assert "Tensor[(2, _, ?), _]" in str(has_shape((2, None, "?")))

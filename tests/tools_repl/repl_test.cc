@@ -191,6 +191,16 @@ TEST(ReplReproTest, OptReplayAndReplReplayGiveTheSameModule) {
   EXPECT_THAT(replayed.out, HasSubstr("replaying 3 commands of"));
 }
 
+// Standard input holds the commands: `patterns -` (or `load -`) read the
+// rest of the session as a file. It is an error, and the next command runs.
+TEST(ReplStdinTest, DashIsRefusedWhileCommandsComeFromStandardInput) {
+  Outcome r = Carve({"repl", kDemo, "--no-timing"}, "patterns -\nload -\nsteps\n");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("<stdin>:1: error: '-' (standard input) holds the REPL's commands"));
+  EXPECT_THAT(r.err, HasSubstr("<stdin>:2: error: '-' (standard input) holds the REPL's commands"));
+  EXPECT_THAT(r.out, HasSubstr("step 0: load (loaded"));
+}
+
 // Reads from `fd` until `needle` appears or 60 s pass (a loaded CI machine).
 std::string ReadUntil(int fd, const std::string& needle) {
   std::string seen;

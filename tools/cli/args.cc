@@ -1,6 +1,7 @@
 #include "tools/cli/args.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include "fmt/format.h"
 
@@ -29,6 +30,51 @@ std::vector<std::string> ParsedArgs::Given() const {
 
 namespace {
 
+// What an option's value is, by the option's name: a name means the same
+// thing in every command, so the table is kept here once rather than in
+// every command's options.
+enum class ValueKind {
+  kText,
+  kNameList,   // NAME[,NAME...]: every item a name, none empty
+  kNameSet,    // kNameList, or "" for the empty set (`--disabled-pass ''`: disable nothing)
+  kFile,       // a file to read; `-` is standard input
+  kNamedFile,  // NAME=FILE, FILE as kFile
+};
+
+ValueKind KindOf(std::string_view option) {
+  for (std::string_view list : {"--backend", "--compare", "--bind", "--check-prefix"}) {
+    if (option == list) return ValueKind::kNameList;
+  }
+  if (option == "--disabled-pass") return ValueKind::kNameSet;
+  for (std::string_view file : {"--patterns", "--replay", "--script"}) {
+    if (option == file) return ValueKind::kFile;
+  }
+  return option == "--input" ? ValueKind::kNamedFile : ValueKind::kText;
+}
+
+// An empty value (`--out ''`, `--stderr-contains ''`, a variable that
+// expanded to nothing) was read as "not given" or as a condition that always
+// holds. `--backend dnnl,` or `--bind ,`: an empty item is a typo (a name
+// lost in editing); skipping it would run with a list the user did not write.
+absl::Status CheckValue(const std::string& option, const std::string& value) {
+  const ValueKind kind = KindOf(option);
+  if (value.empty()) {
+    if (kind == ValueKind::kNameSet) return absl::OkStatus();
+    return absl::InvalidArgumentError(fmt::format("option '{}' has an empty value", option));
+  }
+  if (kind != ValueKind::kNameList && kind != ValueKind::kNameSet) return absl::OkStatus();
+  size_t start = 0;
+  while (true) {
+    size_t comma = std::min(value.find(',', start), value.size());
+    if (comma == start) {
+      return absl::InvalidArgumentError(
+          fmt::format("option '{}': empty name in '{}' (NAME[,NAME...])", option, value));
+    }
+    if (comma == value.size()) return absl::OkStatus();
+    start = comma + 1;
+  }
+}
+
 bool AppliesIn(const OptionSpec& spec, const std::string& mode) {
   return spec.modes.empty() ||
          std::find(spec.modes.begin(), spec.modes.end(), mode) != spec.modes.end();
@@ -54,6 +100,18 @@ bool AppliesInDefault(const OptionSpec& spec, const std::vector<CommandMode>& mo
 }
 
 }  // namespace
+
+int StdinUses(const ParsedArgs& args) {
+  int uses = std::count(args.positional().begin(), args.positional().end(), "-");
+  for (const std::string& name : args.Given()) {
+    const ValueKind kind = KindOf(name);
+    for (const std::string& value : args.GetAll(name)) {
+      if (kind == ValueKind::kFile && value == "-") ++uses;
+      if (kind == ValueKind::kNamedFile && value.ends_with("=-")) ++uses;
+    }
+  }
+  return uses;
+}
 
 std::string SelectedMode(const ParsedArgs& args, const std::vector<CommandMode>& modes) {
   for (const CommandMode& m : modes) {
@@ -127,6 +185,9 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
       }
     } else if (value.has_value() && !spec->optional_value) {
       return absl::InvalidArgumentError(fmt::format("option '{}' takes no value", name));
+    }
+    if (spec->takes_value) {
+      if (absl::Status ok = CheckValue(spec->name, *value); !ok.ok()) return ok;
     }
     auto& slot = out.values_[spec->name];
     // An option that takes one value given twice with different values

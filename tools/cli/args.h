@@ -2,8 +2,10 @@
 // arguments, `--flag`, `--key=value`, `--key value`, `-o value`, repeated
 // options, and `--` to end options. Unknown options are usage errors, and so
 // are options that do not apply to the mode the command runs in (see
-// CommandMode) and a one-value option given twice with different values:
-// an option is never accepted and then ignored.
+// CommandMode), a one-value option given twice with different values, an
+// empty value (but `--disabled-pass ''`, the empty list) and an empty name
+// in a comma-separated list (`--backend dnnl,`): an option is never
+// accepted and then ignored.
 #pragma once
 
 #include <map>
@@ -66,6 +68,11 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
 // The mode `args` selects among `modes` (the name; "" when `modes` is
 // empty or none matches and there is no default).
 std::string SelectedMode(const ParsedArgs& args, const std::vector<CommandMode>& modes);
+
+// How many times `args` reads standard input: a `-` FILE argument, and the
+// `-` value of an option that names a file to read (`--patterns -`,
+// `--replay -`, `--input NAME=-`). Standard input can be read once.
+int StdinUses(const ParsedArgs& args);
 
 // InvalidArgument when `args` gives an option whose OptionSpec::modes
 // exclude the selected mode, e.g. "option '--rtol' applies only with

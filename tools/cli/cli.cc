@@ -6,6 +6,7 @@
 
 #include "fmt/format.h"
 #include "ir/tensor_limit.h"
+#include "passes/edit_distance.h"
 #include "support/cancellation.h"
 #include "support/diagnostics.h"
 #include "tools/cli/cmd_viz.h"
@@ -111,13 +112,17 @@ int RunCarve(const std::vector<std::string>& args, Env& env) {
     }
     // Standard input can be read once: a second `-` would read nothing and
     // report a confusing error about an empty input.
-    const auto& positional = parsed->positional();
-    if (std::count(positional.begin(), positional.end(), "-") > 1) {
+    if (StdinUses(*parsed) > 1) {
       return UsageError(env, cmd, "'-' (standard input) can be given only once");
     }
     return cmd.cancellable ? RunCancellable(cmd, *parsed, env) : cmd.run(*parsed, env);
   }
-  *env.err << fmt::format("carve: unknown command '{}'\n\n{}", args[0], MainHelp(commands));
+  std::vector<std::string> names;
+  for (const Command& c : commands) names.push_back(c.name);
+  std::string near = NearestName(args[0], names);
+  *env.err << fmt::format("carve: unknown command '{}'{}\n\n{}", args[0],
+                          near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near),
+                          MainHelp(commands));
   return kExitUsage;
 }
 

@@ -63,8 +63,9 @@ int RunReplay(const ParsedArgs& args, Env& env);
 // hands over when --compare is given.
 int RunCompare(const ParsedArgs& args, Env& env);
 // Shared by codegen and run --compare (cmd_compare.cc): registers the
-// backends of every `--patterns F.pat` file; reads `--params DIR`.
-absl::Status RegisterPatternFiles(const ParsedArgs& args);
+// backends of every `--patterns F.pat` file (read through `env`: `-` is
+// standard input); reads `--params DIR`.
+absl::Status RegisterPatternFiles(const ParsedArgs& args, Env& env);
 absl::StatusOr<ParamMap> ReadParamsOption(Env& env, const ParsedArgs& args);
 // The parameters to bind before partitioning: `--params DIR`, plus the
 // @main inputs named by `--bind NAME,...` with the values `carve run` gives

@@ -85,7 +85,7 @@ int RunCodegen(const ParsedArgs& args, Env& env) {
       return kExitUsage;
     }
   }
-  absl::Status loaded = RegisterPatternFiles(args);
+  absl::Status loaded = RegisterPatternFiles(args, env);
   if (!loaded.ok()) return ReportError(env, loaded);
   absl::StatusOr<Module> mod = LoadTypedModule(env, args.positional()[0]);
   if (!mod.ok()) return ReportError(env, mod.status());

@@ -79,10 +79,10 @@ std::string InputsLine(const Function& main, const ParsedArgs& args) {
 
 absl::Status RunComparison(const Module& mod, const ParsedArgs& args, Env& env,
                            CompareContext& c) {
-  CARVE_RETURN_IF_ERROR(RegisterPatternFiles(args));
+  CARVE_RETURN_IF_ERROR(RegisterPatternFiles(args, env));
   const Function* main = mod.Lookup("main");
   if (main == nullptr) return absl::InvalidArgumentError("module has no @main");
-  CARVE_ASSIGN_OR_RETURN(auto inputs, NamedInputs(*main, args));
+  CARVE_ASSIGN_OR_RETURN(auto inputs, NamedInputs(*main, args, env));
   CARVE_ASSIGN_OR_RETURN(ParamMap from_dir, ReadParamsOption(env, args));
   CARVE_ASSIGN_OR_RETURN(std::vector<TargetSpecPtr> backends,
                          ResolveBackends(*args.Get("--compare")));

@@ -70,6 +70,50 @@ absl::Status WriteParams(Env& env, const std::string& dir,
   return absl::OkStatus();
 }
 
+// The same file or folder, however spelled (`D`, `D/`, `./D`, `E/../D`).
+bool SamePath(const std::string& a, const std::string& b) {
+  std::error_code ec1, ec2;
+  fs::path pa = fs::weakly_canonical(fs::absolute(a), ec1);
+  fs::path pb = fs::weakly_canonical(fs::absolute(b), ec2);
+  if (ec1 || ec2) return a == b;
+  // weakly_canonical keeps a trailing separator of a path that does not exist yet.
+  if (!pa.has_filename()) pa = pa.parent_path();
+  if (!pb.has_filename()) pb = pb.parent_path();
+  return pa == pb;
+}
+
+// -o and --params-out, checked before the import writes anything: a clash
+// found after the .npy files were written would leave them behind.
+absl::Status CheckOutputPaths(const ParsedArgs& args, const std::string& model) {
+  const std::string out = args.GetOr("--output", "-");
+  if (std::optional<std::string> dir = args.Get("--params-out")) {
+    if (*dir == "-") {
+      return absl::InvalidArgumentError(
+          "--params-out needs a folder for the .npy files ('-' would be standard output, which "
+          "holds one text)");
+    }
+    if (out != "-" && SamePath(out, *dir)) {
+      return absl::InvalidArgumentError(fmt::format(
+          "-o '{}' and --params-out '{}' are the same path: -o is the module's file, "
+          "--params-out the folder of its .npy weights",
+          out, *dir));
+    }
+    if (model != "-" && SamePath(model, *dir)) {
+      return absl::InvalidArgumentError(
+          fmt::format("--params-out '{}' is the model file itself", *dir));
+    }
+  }
+  if (std::error_code ec; out != "-" && fs::is_directory(out, ec)) {
+    return absl::InvalidArgumentError(
+        fmt::format("-o '{}' is a folder; -o names the module's file", out));
+  }
+  if (out != "-" && model != "-" && SamePath(out, model)) {
+    return absl::InvalidArgumentError(
+        fmt::format("-o '{}' is the model file itself: it would be overwritten", out));
+  }
+  return absl::OkStatus();
+}
+
 int RunImport(const Command& cmd, const ParsedArgs& args, Env& env) {
   if (args.positional().size() != 1) return UsageError(env, cmd, "expected exactly one MODEL");
   const std::string& path = args.positional()[0];
@@ -79,6 +123,9 @@ int RunImport(const Command& cmd, const ParsedArgs& args, Env& env) {
   options.freeze = !args.Has("--params-out");
   if (args.Has("--freeze") && args.Has("--params-out")) {
     return UsageError(env, cmd, "--params-out does not apply with --freeze (no parameters)");
+  }
+  if (absl::Status paths = CheckOutputPaths(args, path); !paths.ok()) {
+    return UsageError(env, cmd, std::string(paths.message()));
   }
   for (const std::string& s : args.GetAll("--shape")) {
     if (absl::Status st = ParseShapeOption(s, options.shapes); !st.ok()) {

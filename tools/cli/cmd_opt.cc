@@ -154,7 +154,7 @@ std::vector<OptionSpec> GateOptions(std::string_view level_default) {
        fmt::format("N: TVM's PassContext opt_level: skip passes registered above N ({})",
                    level_default)},
       {"--disabled-pass", true, false, "",
-       "NAME,...: TVM's disabled_pass: never run these passes (replaces the default list)"},
+       "NAME,...: TVM's disabled_pass: never run these passes (replaces the default list; '': none)"},
   };
 }
 
@@ -178,7 +178,7 @@ int RunOpt(const ParsedArgs& args, Env& env) {
     return kExitUsage;
   }
   // Backends from --patterns first: the pipeline names them.
-  if (absl::Status loaded = RegisterPatternFiles(args); !loaded.ok()) {
+  if (absl::Status loaded = RegisterPatternFiles(args, env); !loaded.ok()) {
     return ReportError(env, loaded);
   }
   ScopedRuleFiles rule_files(RuleFilesFor(args, env));
@@ -238,7 +238,7 @@ int RunPartition(const ParsedArgs& args, Env& env) {
     *env.err << fmt::format("carve partition: {}\n", std::string(names.message()));
     return kExitUsage;
   }
-  if (absl::Status loaded = RegisterPatternFiles(args); !loaded.ok()) {
+  if (absl::Status loaded = RegisterPatternFiles(args, env); !loaded.ok()) {
     return ReportError(env, loaded);
   }
   absl::StatusOr<std::vector<TargetSpecPtr>> backends = Backends(*args.Get("--backend"));

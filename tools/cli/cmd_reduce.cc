@@ -247,6 +247,16 @@ int RunReduce(const ParsedArgs& args, Env& env) {
   const std::string& path = args.positional()[0];
   absl::StatusOr<std::string> text = ReadInput(env, path);
   if (!text.ok()) return ReportError(env, text.status());
+  // Every candidate is kept valid (docs/reduce.md), so from an invalid file
+  // no candidate could be kept: the "reduced" file was the input itself,
+  // reported as a successful reduction.
+  if (absl::Status valid = CheckValidRelay(path == "-" ? "<stdin>" : path, *text); !valid.ok()) {
+    *env.err << fmt::format(
+        "carve reduce: {} is not a valid module; reduce shrinks a module that parses and "
+        "type-checks (every candidate stays valid):\n",
+        path);
+    return ReportError(env, valid);
+  }
   char tmpl[] = "/tmp/carve-reduce-XXXXXX";
   if (mkdtemp(tmpl) == nullptr) return ReportError(env, absl::InternalError("mkdtemp failed"));
   std::string candidate_path = std::string(tmpl) + "/" + std::filesystem::path(path).filename().string();

@@ -17,6 +17,14 @@ int RunReplCommand(const ParsedArgs& args, Env& env) {
                 "usage: carve repl [FILE] [--patterns F.pat]... [--params DIR] [--script S]\n";
     return kExitUsage;
   }
+  // Without --script the prompt reads its commands from standard input: a
+  // module or pattern file read from it first would leave no commands.
+  if (StdinUses(args) > 0 && !args.Has("--script")) {
+    *env.err << "carve repl: '-' (standard input) needs --script S: without it standard input "
+                "holds the REPL's commands\n"
+                "usage: carve repl [FILE] [--patterns F.pat]... [--params DIR] [--script S]\n";
+    return kExitUsage;
+  }
   repl::ReplOptions options;
   if (!args.positional().empty()) options.file = args.positional()[0];
   options.patterns = args.GetAll("--patterns");

@@ -238,10 +238,7 @@ absl::Status RunModule(const Module& loaded, const ParsedArgs& args, Env& env) {
   RunInputOptions input_options;
   input_options.inputs = args.GetAll("--input");
   input_options.params_dir = args.GetOr("--params", "");
-  if (args.Has("--params") && input_options.params_dir.empty()) {
-    // As `opt --params ''`: an empty DIR is no directory, not "no --params".
-    return absl::InvalidArgumentError("--params: '' is not a directory");
-  }
+  input_options.read_file = env.read_file;
   input_options.seed = numbers.seed;
   input_options.dist = numbers.dist;
   CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> inputs, PrepareRunInputs(*main, input_options));

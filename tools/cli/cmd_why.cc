@@ -133,7 +133,7 @@ std::string PlacementText(const Placement& p, const std::vector<TargetSpecPtr>& 
 
 absl::Status WhyPlacement(const ParsedArgs& args, Env& env) {
   const std::string& file = args.positional()[0];
-  CARVE_RETURN_IF_ERROR(RegisterPatternFiles(args));
+  CARVE_RETURN_IF_ERROR(RegisterPatternFiles(args, env));
   CARVE_ASSIGN_OR_RETURN(std::vector<TargetSpecPtr> backends,
                          ResolveBackends(*args.Get("--backend")));
   CARVE_ASSIGN_OR_RETURN(Named named, LoadNamedNode(env, args, file));
@@ -290,7 +290,7 @@ absl::Status WhyPattern(const ParsedArgs& args, Env& env) {
   const std::string& arg = args.positional()[0];
   const std::string& file = args.positional()[1];
   const std::string at = *args.Get("--at");
-  CARVE_RETURN_IF_ERROR(RegisterPatternFiles(args));
+  CARVE_RETURN_IF_ERROR(RegisterPatternFiles(args, env));
   std::optional<BackendRule> rule = FindBackendRule(arg);
   if (!rule) {
     // A pattern of a file, DSL text, or a pattern of a backend's file that

@@ -12,6 +12,7 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string_view>
 
@@ -41,6 +42,12 @@ void PrefaultHeapFor(const std::string& path, size_t heap_per_input_byte) {
 
 absl::StatusOr<std::string> ReadRealFile(const std::string& path) {
   if (path == "-") {
+    // Standard input is one input: read once and kept, so that two readers
+    // of the same `-` argument (`--patterns -` is read for its backends and
+    // again by Rewrite for its rules) see the same text, not the rest of a
+    // consumed stream. `carve` checks that the user names it once.
+    static std::optional<std::string> stdin_text;
+    if (stdin_text.has_value()) return *stdin_text;
     // A Ctrl-C while a cancellable command waits here ends the read early
     // (the SIGINT handler is installed without SA_RESTART): what was read
     // is a truncated input, never to be parsed as if it were complete.
@@ -49,7 +56,8 @@ absl::StatusOr<std::string> ReadRealFile(const std::string& path) {
     if (CancellationRequested()) {
       return absl::CancelledError("interrupted while reading standard input");
     }
-    return ss.str();
+    stdin_text = ss.str();
+    return *stdin_text;
   }
   return SourceText::ReadFile(path);
 }

@@ -332,6 +332,12 @@ bool ShrinkNumbers(Search& s) {
 
 }  // namespace
 
+absl::Status CheckValidRelay(const std::string& name, const std::string& text) {
+  absl::StatusOr<Module> mod = ParseModule(name, text);
+  if (!mod.ok()) return mod.status();
+  return InferType(*mod);
+}
+
 bool IsValidRelay(const std::string& text) {
   SourceManager::Scope sources;
   return ParseTyped(text).has_value();

@@ -49,5 +49,8 @@ std::string ReduceRelay(const std::string& text, const InterestingFn& interestin
 
 // True when `text` parses and type-checks.
 bool IsValidRelay(const std::string& text);
+// OK when `text` parses and type-checks; else the first error, its spans in
+// `name`. The text stays registered for rendering the error.
+absl::Status CheckValidRelay(const std::string& name, const std::string& text);
 
 }  // namespace carve::cli

@@ -56,6 +56,15 @@ absl::StatusOr<NDArray> RandomTensor(const Var& param, uint64_t seed, size_t ind
                           "--shape {}=D0,D1,...)",
                           param.name())
             : "";
+    // A tuple or a function cannot come from an .npy file either: naming
+    // --input there sent the user to a dead end.
+    if (t == nullptr) {
+      return absl::InvalidArgumentError(fmt::format(
+          "cannot give a value to %{} of type {}: carve run reads and generates tensors only; "
+          "give @main tensor parameters (and build the {} inside it)",
+          param.name(), TypeToString(param.annotation()),
+          DynCast<TupleType>(param.annotation()) != nullptr ? "tuple" : "value"));
+    }
     return absl::InvalidArgumentError(
         fmt::format("cannot generate a value for %{} of type {}; pass --input {}=FILE.npy{}",
                     param.name(), TypeToString(param.annotation()), param.name(), dynamic));
@@ -152,6 +161,22 @@ absl::StatusOr<std::map<std::string, std::string>> ParseInputSpecs(
   return files;
 }
 
+namespace {
+
+absl::StatusOr<NDArray> ReadInputFile(const std::string& path, const RunInputOptions& options) {
+  if (!options.read_file) return ReadNpyFile(path);
+  CARVE_ASSIGN_OR_RETURN(std::string bytes, options.read_file(path));
+  absl::StatusOr<NDArray> a = ParseNpy(bytes);
+  if (!a.ok()) {
+    return absl::Status(a.status().code(),
+                        fmt::format("{}: {}", path == "-" ? "<stdin>" : path,
+                                    std::string(a.status().message())));
+  }
+  return a;
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<NDArray>> PrepareRunInputs(const Function& main,
                                                       const RunInputOptions& options) {
   CARVE_ASSIGN_OR_RETURN(auto files, ParseInputSpecs(options.inputs));
@@ -173,13 +198,24 @@ absl::StatusOr<std::vector<NDArray>> PrepareRunInputs(const Function& main,
     const Var* p = main.params()[i];
     std::string name(p->name());
     std::string path;
-    if (auto it = files.find(name); it != files.end()) {
-      path = it->second;
-      files.erase(it);
-    } else if (!options.params_dir.empty()) {
+    std::string from_dir;
+    if (!options.params_dir.empty()) {
       std::filesystem::path candidate = std::filesystem::path(options.params_dir) / (name + ".npy");
       std::error_code ec;
-      if (std::filesystem::exists(candidate, ec)) path = candidate.string();
+      if (std::filesystem::exists(candidate, ec)) from_dir = candidate.string();
+    }
+    if (auto it = files.find(name); it != files.end()) {
+      // Two values for one parameter: one of them would be ignored (as
+      // Python's carve.run refuses one name in both inputs and params).
+      if (!from_dir.empty()) {
+        return absl::InvalidArgumentError(fmt::format(
+            "parameter %{} is given twice: by --input ({}) and by --params ({})", name,
+            it->second, from_dir));
+      }
+      path = it->second;
+      files.erase(it);
+    } else {
+      path = from_dir;
     }
     if (path.empty()) {
       absl::StatusOr<NDArray> r = RandomTensor(*p, options.seed, i, variances.contains(p),
@@ -188,9 +224,8 @@ absl::StatusOr<std::vector<NDArray>> PrepareRunInputs(const Function& main,
       values.push_back(*std::move(r));
       continue;
     }
-    absl::StatusOr<NDArray> a = ReadNpyFile(path);
-    if (!a.ok()) return a.status();
-    values.push_back(*std::move(a));
+    CARVE_ASSIGN_OR_RETURN(NDArray a, ReadInputFile(path, options));
+    values.push_back(std::move(a));
   }
   return values;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -34,6 +35,9 @@ struct RunInputOptions {
   // The largest input to generate, in bytes (0 = MaxTensorBytes(),
   // ir/tensor_limit.h).
   int64_t max_tensor_bytes = 0;
+  // Reads an --input file (`-` = standard input: the command's Env); unset,
+  // files are read from the file system.
+  std::function<absl::StatusOr<std::string>(const std::string& path)> read_file;
 };
 
 // The `--input NAME=FILE.npy` values as NAME -> FILE (a leading `%` of NAME

@@ -45,9 +45,10 @@ absl::Status CheckBindNames(const ParsedArgs& args, const Function& main) {
 }  // namespace
 
 absl::StatusOr<std::map<std::string, NDArray>> NamedInputs(const Function& main,
-                                                           const ParsedArgs& args) {
+                                                           const ParsedArgs& args, Env& env) {
   CARVE_RETURN_IF_ERROR(CheckBindNames(args, main));
   RunInputOptions options;
+  options.read_file = env.read_file;
   options.inputs = args.GetAll("--input");
   options.params_dir = args.GetOr("--params", "");
   // Validated by the command (run, codegen) before it gets here.
@@ -68,14 +69,19 @@ ParamMap ParamsToBind(const ParsedArgs& args, const std::map<std::string, NDArra
   return params;
 }
 
-absl::Status RegisterPatternFiles(const ParsedArgs& args) {
+absl::Status RegisterPatternFiles(const ParsedArgs& args, Env& env) {
   for (const std::string& path : args.GetAll("--patterns")) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) {
       return absl::InvalidArgumentError(fmt::format(
           "--patterns: '{}' is a directory; name the .pat files (e.g. {}/*.pat)", path, path));
     }
-    CARVE_RETURN_IF_ERROR(RegisterBackendFile(path, TargetRegistry::Global()).status());
+    // Through `env`, so that `--patterns -` reads standard input (and a
+    // golden file's RUN line its piped text).
+    CARVE_ASSIGN_OR_RETURN(std::string text, env.read_file(path));
+    CARVE_ASSIGN_OR_RETURN(PatternLibrary library,
+                           ParsePatternFile(path == "-" ? "<stdin>" : path, std::move(text)));
+    for (const TargetSpecPtr& spec : TargetSpecsOf(library)) TargetRegistry::Global().Register(spec);
   }
   return absl::OkStatus();
 }
@@ -108,7 +114,7 @@ absl::StatusOr<ParamMap> BoundParams(Env& env, const ParsedArgs& args, const Fun
   }
   CARVE_ASSIGN_OR_RETURN(ParamMap from_dir, ReadParamsOption(env, args));
   if (!args.Has("--bind")) return from_dir;
-  CARVE_ASSIGN_OR_RETURN(auto inputs, NamedInputs(main, args));
+  CARVE_ASSIGN_OR_RETURN(auto inputs, NamedInputs(main, args, env));
   return ParamsToBind(args, inputs, from_dir);
 }
 
@@ -116,7 +122,8 @@ RuleFiles RuleFilesFor(const ParsedArgs& args, Env& env) {
   RuleFileLoader load =
       [&env](const std::string& path) -> absl::StatusOr<std::shared_ptr<const PatternLibrary>> {
     CARVE_ASSIGN_OR_RETURN(std::string text, env.read_file(path));
-    CARVE_ASSIGN_OR_RETURN(PatternLibrary library, ParsePatternFile(path, std::move(text)));
+    CARVE_ASSIGN_OR_RETURN(PatternLibrary library,
+                           ParsePatternFile(path == "-" ? "<stdin>" : path, std::move(text)));
     return std::make_shared<const PatternLibrary>(std::move(library));
   };
   return RuleFiles{std::move(load), args.GetAll("--patterns")};

@@ -21,7 +21,7 @@ namespace carve::cli {
 // (--input, --params, --seed, --input-dist, validated by the command); also checks that every --bind name is a
 // parameter of `main`.
 absl::StatusOr<std::map<std::string, NDArray>> NamedInputs(const Function& main,
-                                                           const ParsedArgs& args);
+                                                           const ParsedArgs& args, Env& env);
 
 // TVM's `partition_for_<backend>(mod, params)`: --params DIR and the inputs
 // named by --bind (checked by NamedInputs) bound as constants.

@@ -110,9 +110,29 @@ int RunInteractive(Session& s) {
   return 0;
 }
 
+// `env` whose read_file refuses `-` while the commands come from standard
+// input: `patterns -` typed at the prompt read the rest of the session (the
+// terminal until Ctrl-D) as a pattern file.
+cli::Env CommandsOnStdinEnv(const cli::Env& env) {
+  cli::Env out = env;
+  out.read_file = [read = env.read_file](const std::string& path) -> absl::StatusOr<std::string> {
+    if (path == "-") {
+      return absl::InvalidArgumentError(
+          "'-' (standard input) holds the REPL's commands; name a file (or start the REPL "
+          "with --script S to free standard input)");
+    }
+    return read(path);
+  };
+  return out;
+}
+
 }  // namespace
 
-int RunRepl(const ReplOptions& options, cli::Env& env) {
+int RunRepl(const ReplOptions& options, cli::Env& base_env) {
+  // Without --script (or with --script -) the commands come from standard
+  // input, which no command may then read as a file.
+  cli::Env env = options.script.empty() || options.script == "-" ? CommandsOnStdinEnv(base_env)
+                                                                   : base_env;
   Session session(env, SessionOptions{options.params_dir});
   session.show_timing = options.timing;
   const bool interactive =
@@ -128,7 +148,7 @@ int RunRepl(const ReplOptions& options, cli::Env& env) {
   if (options.script.empty()) {
     status = RunScript(session, *env.in, name);
   } else {
-    absl::StatusOr<std::string> text = env.read_file(options.script);
+    absl::StatusOr<std::string> text = base_env.read_file(options.script);
     if (!text.ok()) {
       *env.err << RenderFailure(text.status(), "carve repl");
       return 1;

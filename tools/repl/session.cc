@@ -132,9 +132,15 @@ std::string Session::StepSummary(size_t index) const {
 
 absl::Status Session::LoadPatterns(const std::string& path) {
   CARVE_ASSIGN_OR_RETURN(std::string text, env_.read_file(path));
-  CARVE_ASSIGN_OR_RETURN(PatternLibrary lib, ParsePatternFile(path, std::move(text)));
-  CARVE_ASSIGN_OR_RETURN(std::vector<std::string> backends,
-                         RegisterBackendFile(path, TargetRegistry::Global()));
+  CARVE_ASSIGN_OR_RETURN(PatternLibrary lib,
+                         ParsePatternFile(path == "-" ? "<stdin>" : path, std::move(text)));
+  // Registered from the text just read, not by reading `path` again: `-`
+  // (standard input) can be read once.
+  std::vector<std::string> backends;
+  for (const TargetSpecPtr& spec : TargetSpecsOf(lib)) {
+    backends.push_back(spec->name());
+    TargetRegistry::Global().Register(spec);
+  }
   out() << fmt::format("{}: {} pattern{}, {} rule{}, {} backend{}{}{}\n", path,
                        lib.patterns().size(), lib.patterns().size() == 1 ? "" : "s",
                        lib.rules().size(), lib.rules().size() == 1 ? "" : "s", backends.size(),

@@ -55,10 +55,23 @@ def external(name, location, write_data):
     save(g, name + ".onnx")
 
 
+def defined_twice():
+    # Two nodes define 'y': the importer took the later one silently.
+    g = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name="relu"),
+         helper.make_node("Sigmoid", ["x"], ["y"], name="sigmoid")], "defined_twice",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    save(g, "defined_twice.onnx")
+
+
 two_outputs()
 unsupported_op()
+defined_twice()
 external("external_ok", "external_ok.bin", True)
 external("external_missing", "missing.bin", False)
+# A location with `..` hung the importer (it cleared the path it iterated).
+external("external_parent", "../missing.bin", False)
 with open("two_outputs.onnx", "rb") as f:
     data = f.read()
 with open("truncated.onnx", "wb") as f:

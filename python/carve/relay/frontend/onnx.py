@@ -26,6 +26,19 @@ def _model_bytes(model):
     raise TypeError("from_onnx: model is an onnx.ModelProto, bytes or a path, not %s" % type(model).__name__)
 
 
+def _dims(name, dims):
+    """shape[name] as a list of ints; a TypeError that names the input for
+    anything else ("abc", 2.5, None), not int()'s "invalid literal"."""
+    if isinstance(dims, (str, bytes)) or not hasattr(dims, "__iter__"):
+        raise TypeError(f"from_onnx: shape[{name!r}] is a sequence of integers, not {dims!r}")
+    out = []
+    for d in dims:
+        if isinstance(d, bool) or not hasattr(d, "__index__"):
+            raise TypeError(f"from_onnx: shape[{name!r}] holds {d!r}, which is not an integer")
+        out.append(int(d.__index__()))
+    return out
+
+
 def from_onnx(model, shape=None, dtype="float32", opset=None, freeze_params=True, convert_config=None):
     """An ONNX model as (IRModule, params), as tvm.relay.frontend.from_onnx.
 
@@ -47,5 +60,5 @@ def from_onnx(model, shape=None, dtype="float32", opset=None, freeze_params=True
     if not isinstance(dtype, str):
         raise ValueError("from_onnx: carve takes input types from the model; a per-input dtype dict is not supported")
     data, base_dir = _model_bytes(model)
-    shapes = {str(name): [int(d) for d in dims] for name, dims in (shape or {}).items()}
+    shapes = {str(name): _dims(name, dims) for name, dims in (shape or {}).items()}
     return _carve.from_onnx_bytes(data, shapes, bool(freeze_params), base_dir)
