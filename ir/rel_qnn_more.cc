@@ -144,12 +144,22 @@ absl::StatusOr<const Type*> DensePack(const TypeRelCall& call) {
   return TensorTy(out.is_void() ? data->dtype() : out, shape);
 }
 
-// qnn.contrib_dense_pack(data, weight, input_zero_point, kernel_zero_point,
-// input_scale, kernel_scale): nn.contrib_dense_pack's type.
+// qnn.contrib_dense_pack(data (M, K), weight (N / n, K / k, n, k),
+// input_zero_point, kernel_zero_point, input_scale, kernel_scale): TVM's
+// QnnDensePackRel, (M, N) in out_dtype, which must be set.
 absl::StatusOr<const Type*> QnnDensePack(const TypeRelCall& call) {
   CARVE_ASSIGN_OR_RETURN(const TensorType* x, TensorArg(call, 0));
+  CARVE_ASSIGN_OR_RETURN(const TensorType* w, TensorArg(call, 1));
   CARVE_RETURN_IF_ERROR(ExpectQuantized(x, {kInt8, kUInt8}, "data"));
-  return OnArgs(call, {0, 1}, &DensePack);
+  if (x->rank() != 2 || w->rank() != 4) {
+    return Error("expected 2-d data and a 4-d packed weight, got {} and {}", TypeToString(x),
+                 TypeToString(w));
+  }
+  CARVE_ASSIGN_OR_RETURN(DataType out, AttrReader(call).DType("out_dtype"));
+  if (out.is_void()) return Error("attribute 'out_dtype' must be set");
+  Dim a = w->shape()[0], b = w->shape()[2];
+  return TensorTy(
+      out, Shape{x->shape()[0], a.is_any() || b.is_any() ? Dim::Any() : D(a.value * b.value)});
 }
 
 // qnn.simulated_quantize(data, out_dtype, scale, zero_point) and
