@@ -2,15 +2,21 @@
 
 #include "ir/layout.h"
 #include "ir/op_rules.h"
+#include "passes/layout/conv_rules.h"
 #include "passes/layout/layout_names.h"
 #include "patterns/rebuild.h"
 
 namespace carve::layout {
 
 LayoutRewriter::LayoutRewriter(Arena* arena, const DesiredLayout& desired)
-    : TypedMutator(arena), desired_(desired) {
+    : TypedMutator(arena) {
   for (const std::string& name : desired.ops) {
-    if (const OpInfo* op = FindOp(name)) convert_ops_.insert(op);
+    if (const OpInfo* op = FindOp(name)) {
+      convert_ops_[op] = Target{desired.data, desired.kernel, desired.depthwise_kernel};
+    }
+  }
+  for (const OpLayout& entry : desired.per_op) {
+    if (const OpInfo* op = FindOp(entry.op)) convert_ops_[op] = Target{entry.data, entry.kernel, ""};
   }
 }
 
@@ -97,6 +103,7 @@ const Expr* LayoutRewriter::RealizeTuple(const Expr* tuple_call) {
 
 const Expr* LayoutRewriter::RewriteCall(const Call* call) {
   const OpInfo* op = call->op();
+  if (convert_ops_.contains(op) && ConvertsDataLayout(*op)) return ConvertDataLayout(call);
   switch (LayoutRuleOf(*op)) {
     case LayoutRule::kConv: return ConvertConv(call);
     case LayoutRule::kPool: return AdaptPool(call);

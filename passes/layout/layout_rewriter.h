@@ -94,6 +94,8 @@ class LayoutRewriter : public TypedMutator {
 
   // --- conv_rules.cc ---
   const Expr* ConvertConv(const Call* call);
+  // --- convert_rules.cc ---
+  const Expr* ConvertDataLayout(const Call* call);
   bool Depthwise(const Call* call) const;
 
   // --- follow_rules.cc ---
@@ -118,8 +120,11 @@ class LayoutRewriter : public TypedMutator {
   const Expr* AdaptSliceLike(const Call* call);
   const Expr* AdaptTopK(const Call* call);
 
-  const DesiredLayout& desired_;
-  absl::flat_hash_set<const OpInfo*> convert_ops_;
+  // The layouts a listed op converts to ("" depthwise_kernel: `kernel`).
+  struct Target {
+    std::string data, kernel, depthwise_kernel;
+  };
+  absl::flat_hash_map<const OpInfo*, Target> convert_ops_;
   absl::flat_hash_map<const Expr*, Alt> alt_;
   // Values whose layout TVM's rules define, left in it (TVM: a layout
   // alternated expr with old == new).

@@ -56,7 +56,6 @@ TEST(OpRulesTest, LayoutRules) {
       {"nn.adaptive_max_pool1d", LayoutRule::kPool},
       {"nn.adaptive_avg_pool3d", LayoutRule::kPool},
       {"nn.adaptive_max_pool3d", LayoutRule::kPool},
-      {"qnn.avg_pool2d", LayoutRule::kPool},
       {"nn.upsampling", LayoutRule::kUpsampling},
       {"nn.upsampling3d", LayoutRule::kUpsampling},
       {"slice_like", LayoutRule::kSliceLike},
