@@ -36,6 +36,11 @@ enum class LayoutRule : uint8_t {
   kSplit = 12,         // follows its input, axis remapped; every field follows
   kSqueeze = 13,       // follows its input, squeezed axes remapped and dropped
   kNorm = 14,          // follows its data (input 0), its axis / axes remapped (the norms)
+  kUpsampling = 15,    // follows its input when H, W (and D) keep their positions
+  kSliceLike = 16,     // follows its two inputs when they share a layout, axes remapped
+  kTopK = 17,          // follows its input, axis remapped; values and indices follow
+  kRoi = 18,           // reads data in its `layout` attribute, rois as they are; the
+                       // result is in that layout (vision.roi_align / roi_pool)
 };
 
 // How FoldScaleAxis treats an op: the kind of TVM's FForwardPrep /
@@ -81,8 +86,8 @@ enum class TypeFoldRule : uint8_t {
   kSize = 2,   // the input's element count (ndarray_size)
 };
 
-// The flags column's names for these facts: 4-bit rule fields at bits 8,
-// 12, 16, 20 and 24, and single bits. Plain constants, not an enum: a row ORs
+// The flags column's names for these facts: the 5-bit layout rule field at
+// bits 7-11, 4-bit rule fields at bits 12, 16, 20 and 24, and single bits. Plain constants, not an enum: a row ORs
 // them with ir/op.h's OpFlag enumerators.
 
 // Broadcasts an operand along an `axis` attribute rather than numpy-style
@@ -97,20 +102,30 @@ inline constexpr uint32_t kOpQnnCanonicalize = 1u << 5;
 // data, with no kernel and no copy of the elements.
 inline constexpr uint32_t kOpReshapeView = 1u << 6;
 
-inline constexpr uint32_t kOpLayoutConv = uint32_t(LayoutRule::kConv) << 8;
-inline constexpr uint32_t kOpLayoutPool = uint32_t(LayoutRule::kPool) << 8;
-inline constexpr uint32_t kOpLayoutConcat = uint32_t(LayoutRule::kConcat) << 8;
-inline constexpr uint32_t kOpLayoutBatchNorm = uint32_t(LayoutRule::kBatchNorm) << 8;
-inline constexpr uint32_t kOpLayoutPad = uint32_t(LayoutRule::kPad) << 8;
-inline constexpr uint32_t kOpLayoutReduce = uint32_t(LayoutRule::kReduce) << 8;
-inline constexpr uint32_t kOpLayoutDense = uint32_t(LayoutRule::kDense) << 8;
-inline constexpr uint32_t kOpLayoutAxis = uint32_t(LayoutRule::kAxis) << 8;
-inline constexpr uint32_t kOpLayoutBroadcast = uint32_t(LayoutRule::kBroadcast) << 8;
-inline constexpr uint32_t kOpLayoutTranspose = uint32_t(LayoutRule::kTranspose) << 8;
-inline constexpr uint32_t kOpLayoutStridedSlice = uint32_t(LayoutRule::kStridedSlice) << 8;
-inline constexpr uint32_t kOpLayoutSplit = uint32_t(LayoutRule::kSplit) << 8;
-inline constexpr uint32_t kOpLayoutSqueeze = uint32_t(LayoutRule::kSqueeze) << 8;
-inline constexpr uint32_t kOpLayoutNorm = uint32_t(LayoutRule::kNorm) << 8;
+// The layout rule's field: 5 bits from bit 7 (LayoutRule has more than 15
+// values).
+inline constexpr uint32_t kLayoutRuleShift = 7;
+inline constexpr uint32_t kLayoutRuleMask = 0x1F;
+inline constexpr uint32_t kOpLayoutConv = uint32_t(LayoutRule::kConv) << kLayoutRuleShift;
+inline constexpr uint32_t kOpLayoutPool = uint32_t(LayoutRule::kPool) << kLayoutRuleShift;
+inline constexpr uint32_t kOpLayoutConcat = uint32_t(LayoutRule::kConcat) << kLayoutRuleShift;
+inline constexpr uint32_t kOpLayoutBatchNorm = uint32_t(LayoutRule::kBatchNorm) << kLayoutRuleShift;
+inline constexpr uint32_t kOpLayoutPad = uint32_t(LayoutRule::kPad) << kLayoutRuleShift;
+inline constexpr uint32_t kOpLayoutReduce = uint32_t(LayoutRule::kReduce) << kLayoutRuleShift;
+inline constexpr uint32_t kOpLayoutDense = uint32_t(LayoutRule::kDense) << kLayoutRuleShift;
+inline constexpr uint32_t kOpLayoutAxis = uint32_t(LayoutRule::kAxis) << kLayoutRuleShift;
+inline constexpr uint32_t kOpLayoutBroadcast = uint32_t(LayoutRule::kBroadcast) << kLayoutRuleShift;
+inline constexpr uint32_t kOpLayoutTranspose = uint32_t(LayoutRule::kTranspose) << kLayoutRuleShift;
+inline constexpr uint32_t kOpLayoutStridedSlice = uint32_t(LayoutRule::kStridedSlice) << kLayoutRuleShift;
+inline constexpr uint32_t kOpLayoutSplit = uint32_t(LayoutRule::kSplit) << kLayoutRuleShift;
+inline constexpr uint32_t kOpLayoutSqueeze = uint32_t(LayoutRule::kSqueeze) << kLayoutRuleShift;
+inline constexpr uint32_t kOpLayoutNorm = uint32_t(LayoutRule::kNorm) << kLayoutRuleShift;
+inline constexpr uint32_t kOpLayoutUpsampling = uint32_t(LayoutRule::kUpsampling) << kLayoutRuleShift;
+inline constexpr uint32_t kOpLayoutSliceLike = uint32_t(LayoutRule::kSliceLike) << kLayoutRuleShift;
+inline constexpr uint32_t kOpLayoutTopK = uint32_t(LayoutRule::kTopK) << kLayoutRuleShift;
+inline constexpr uint32_t kOpLayoutRoi = uint32_t(LayoutRule::kRoi) << kLayoutRuleShift;
+static_assert((uint32_t(LayoutRule::kRoi) & ~kLayoutRuleMask) == 0 &&
+              ((kLayoutRuleMask << kLayoutRuleShift) & (kOpReshapeView | (0xFu << 12))) == 0);
 
 inline constexpr uint32_t kOpScalePassThrough = uint32_t(ScaleRule::kPassThrough) << 12;
 inline constexpr uint32_t kOpScaleAddSub = uint32_t(ScaleRule::kAddSub) << 12;
@@ -133,7 +148,9 @@ inline constexpr uint32_t kOpFusionMatmul = uint32_t(FusionRule::kMatmul) << 20;
 inline constexpr uint32_t kOpTypeFoldShape = uint32_t(TypeFoldRule::kShape) << 24;
 inline constexpr uint32_t kOpTypeFoldSize = uint32_t(TypeFoldRule::kSize) << 24;
 
-inline LayoutRule LayoutRuleOf(const OpInfo& op) { return LayoutRule((op.flags >> 8) & 0xF); }
+inline LayoutRule LayoutRuleOf(const OpInfo& op) {
+  return LayoutRule((op.flags >> kLayoutRuleShift) & kLayoutRuleMask);
+}
 inline ScaleRule ScaleRuleOf(const OpInfo& op) { return ScaleRule((op.flags >> 12) & 0xF); }
 inline SimplifyRule SimplifyRuleOf(const OpInfo& op) {
   return SimplifyRule((op.flags >> 16) & 0xF);

@@ -111,17 +111,37 @@ PassInfo DeadCodeEliminationInfo() {
 
 PassInfo ConvertLayoutInfo() {
   return PassInfo{"ConvertLayout",
-                  "move convolutions to a data layout (e.g. NHWC); ops after them follow",
-                  {Param("data_layout", PassParamKind::kString, std::nullopt, "e.g. NCHW, NHWC, NDHWC"),
+                  "move convolutions (and pools, resize, roi ops) to a layout; ops after them follow",
+                  {Param("data_layout", PassParamKind::kString, "",
+                         "e.g. NCHW, NHWC, NDHWC, for every op in `ops`"),
                    Param("kernel_layout", PassParamKind::kString, "default",
                          "kernel layout (default: each op's TVM default, e.g. OIHW / HWIO)"),
                    Param("ops", PassParamKind::kStringList, "nn.conv2d",
-                         "the convolution ops to convert (TVM's desired_layouts keys)")},
+                         "the ops converted to data_layout (TVM's desired_layouts keys)"),
+                   Param("layouts", PassParamKind::kStringList, "",
+                         "ops with a layout of their own, op:data[:kernel] "
+                         "(e.g. nn.max_pool2d:NHWC)")},
                   [](const PassArgs& args) -> absl::StatusOr<PassPtr> {
                     DesiredLayout desired;
                     desired.data = args.String("data_layout");
                     desired.kernel = args.String("kernel_layout");
                     desired.ops = args.Strings("ops");
+                    for (const std::string& entry : args.Strings("layouts")) {
+                      CARVE_ASSIGN_OR_RETURN(OpLayout op, ParseOpLayout(entry));
+                      desired.per_op.push_back(std::move(op));
+                    }
+                    if (desired.data.empty()) {
+                      if (desired.per_op.empty()) {
+                        return absl::InvalidArgumentError(
+                            "ConvertLayout: give data_layout, layouts, or both");
+                      }
+                      if (desired.ops != std::vector<std::string>{"nn.conv2d"} ||
+                          desired.kernel != "default") {
+                        return absl::InvalidArgumentError(
+                            "ConvertLayout: ops and kernel_layout apply only with data_layout");
+                      }
+                      desired.ops.clear();
+                    }
                     return ConvertLayout(std::move(desired));
                   }};
 }

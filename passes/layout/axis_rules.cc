@@ -15,15 +15,9 @@
 namespace carve::layout {
 namespace {
 
-// The position in alt.new_layout of the axis at `axis` (negative: from the
-// end) in alt.old_layout.
+// The position in alt's new layout of an axis of its old one.
 std::optional<int64_t> MapAxis(const Alt& alt, int64_t axis) {
-  int64_t rank = static_cast<int64_t>(alt.old_layout.size());
-  if (axis < 0) axis += rank;
-  if (axis < 0 || axis >= rank) return std::nullopt;
-  size_t found = alt.new_layout.find(alt.old_layout[static_cast<size_t>(axis)]);
-  if (found == std::string::npos) return std::nullopt;
-  return static_cast<int64_t>(found);
+  return NewAxisIndex(alt.old_layout, alt.new_layout, axis);
 }
 
 // `attrs` with the int field `key` renumbered from alt's old layout to its
@@ -87,34 +81,39 @@ std::optional<SliceBounds> PermuteSlice(const Attrs* attrs, const Alt& alt,
 
 }  // namespace
 
-// qnn.requantize follows its data's new layout, its `axis` renumbered.
+// qnn.requantize follows its data's layout, its `axis` renumbered (also
+// when the layout is unchanged: TVM writes the axis it inferred, so -1
+// becomes the last position).
 const Expr* LayoutRewriter::AdaptAxis(const Call* call) {
-  const Alt* alt = FindAlt(call->args()[0]);
-  if (alt == nullptr || call->attrs() == nullptr) return nullptr;
-  Alt copy = *alt;
+  std::optional<Alt> lay = FindLayout(call->args()[0]);
+  if (!lay.has_value() || call->attrs() == nullptr) return nullptr;
+  const Alt copy = *lay;
   const Attrs* attrs = RenumberAxis(call->attrs(), "axis", -1, copy);
   if (attrs == nullptr) return nullptr;
   return RemakeUnary(call, attrs, copy.old_layout, copy.new_layout);
 }
 
-// batch_norm follows its data's new layout (axis renumbered); its fields
-// are read through projections, field 0 in the new layout.
+// batch_norm follows its data's layout (axis renumbered, also when the
+// layout is unchanged: TVM writes the axis it inferred); its fields are
+// read through projections, field 0 in the data's layout.
 const Expr* LayoutRewriter::AdaptBatchNorm(const Call* call) {
-  const Alt* alt = FindAlt(call->args()[0]);
-  if (alt == nullptr || call->attrs() == nullptr || !IsPlainLayout(alt->new_layout, 4) ||
+  std::optional<Alt> lay = FindLayout(call->args()[0]);
+  if (!lay.has_value() || call->attrs() == nullptr || !IsPlainLayout(lay->new_layout, 4) ||
       blocked_.contains(call)) {
     return nullptr;
   }
   for (size_t i = 1; i < call->args().size(); ++i) {
     if (FindAlt(call->args()[i]) != nullptr) return nullptr;
   }
-  Alt copy = *alt;
+  const Alt copy = *lay;
   const Attrs* attrs = RenumberAxis(call->attrs(), "axis", 1, copy);
   if (attrs == nullptr) return nullptr;
   std::vector<const Expr*> args;
   for (const Expr* a : call->args()) args.push_back(Mutated(a));
   tuple_alt_[call] = TupleAlt{copy, /*all_fields=*/false};
-  return builder().MakeCall(call->callee(), args, attrs, call->span());
+  const Call* out = builder().MakeCall(call->callee(), args, attrs, call->span());
+  if (copy.old_layout == copy.new_layout) out->set_checked_type(call->checked_type());
+  return out;
 }
 
 // The reduced axes are renumbered in the input's layout (in that layout's
@@ -183,26 +182,33 @@ const Expr* LayoutRewriter::AdaptPad(const Call* call) {
   return RemakeUnary(call, attrs, copy.old_layout, copy.new_layout);
 }
 
-// When every field is in the same new layout, the concatenation stays in it
-// (its axis renumbered).
+// TVM's ConcatenateLayout: a field without a defined layout counts as in
+// the first defined field's old layout; when every field then has the same
+// new layout (and the same old one), the concatenation is in it, its axis
+// renumbered (also when nothing moves: TVM writes the axis it inferred).
 const Expr* LayoutRewriter::AdaptConcat(const Call* call) {
   const Tuple* tuple = DynCast<Tuple>(call->args()[0]);
   if (tuple == nullptr || tuple->fields().empty() || call->attrs() == nullptr) return nullptr;
-  const Alt* first = FindAlt(tuple->fields()[0]);
-  if (first == nullptr) return nullptr;
+  std::optional<Alt> first;
+  for (const Expr* f : tuple->fields()) {
+    first = FindLayout(f);
+    if (first.has_value()) break;
+  }
+  if (!first.has_value()) return nullptr;
   std::vector<const Expr*> fields;
   for (const Expr* f : tuple->fields()) {
-    const Alt* alt = FindAlt(f);
-    if (alt == nullptr || alt->new_layout != first->new_layout ||
-        alt->old_layout != first->old_layout) {
-      return nullptr;
-    }
+    std::optional<Alt> lay = FindLayout(f);
+    std::string old_layout = lay.has_value() ? lay->old_layout : first->old_layout;
+    std::string new_layout = lay.has_value() ? lay->new_layout : first->old_layout;
+    if (new_layout != first->new_layout || old_layout != first->old_layout) return nullptr;
     fields.push_back(Mutated(f));
   }
-  Alt copy = *first;
+  const Alt copy = *first;
   const Attrs* attrs = RenumberAxis(call->attrs(), "axis", 0, copy);
   if (attrs == nullptr) return nullptr;
-  std::vector<const Expr*> args = {builder().MakeTuple(fields, tuple->span())};
+  const Tuple* new_tuple = builder().MakeTuple(fields, tuple->span());
+  if (copy.old_layout == copy.new_layout) new_tuple->set_checked_type(tuple->checked_type());
+  std::vector<const Expr*> args = {new_tuple};
   AppendRealized(call, 1, args);
   return Record(call, Remake(call, std::move(args), attrs, copy.old_layout, copy.new_layout),
                 copy.old_layout, copy.new_layout);

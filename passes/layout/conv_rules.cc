@@ -84,7 +84,9 @@ absl::Status CheckConvertible(const OpInfo& op, std::string_view data_layout,
 // listed is TVM's ConvInferCorrectLayout: it reads its inputs in its own
 // layout (the caller transforms an alternated input back).
 const Expr* LayoutRewriter::ConvertConv(const Call* call) {
-  if (call->attrs() == nullptr || !convert_ops_.contains(call->op())) return nullptr;
+  auto target = convert_ops_.find(call->op());
+  if (call->attrs() == nullptr || target == convert_ops_.end()) return nullptr;
+  const Target& desired = target->second;
   const OpInfo& op = *call->op();
   std::string layout = AttrOrDefault(call, "data_layout");
   std::string kernel = AttrOrDefault(call, "kernel_layout");
@@ -94,9 +96,9 @@ const Expr* LayoutRewriter::ConvertConv(const Call* call) {
     return nullptr;
   }
   bool depthwise = Depthwise(call);
-  std::string want_kernel = desired_.kernel;
-  if (!desired_.depthwise_kernel.empty() && depthwise) want_kernel = desired_.depthwise_kernel;
-  if (want_kernel == "default") want_kernel = DefaultKernelLayout(op, desired_.data, depthwise);
+  std::string want_kernel = desired.kernel;
+  if (!desired.depthwise_kernel.empty() && depthwise) want_kernel = desired.depthwise_kernel;
+  if (want_kernel == "default") want_kernel = DefaultKernelLayout(op, desired.data, depthwise);
   if (want_kernel.empty() || !BijectiveLayout::Make(kernel, want_kernel).ok()) return nullptr;
   const Expr* data = call->args()[0];
   const Expr* weight = call->args()[1];
@@ -104,21 +106,21 @@ const Expr* LayoutRewriter::ConvertConv(const Call* call) {
   const Alt* weight_alt = FindAlt(weight);
   std::string data_now = data_alt != nullptr ? data_alt->new_layout : layout;
   std::string weight_now = weight_alt != nullptr ? weight_alt->new_layout : kernel;
-  if (!BijectiveLayout::Make(data_now, desired_.data).ok() ||
+  if (!BijectiveLayout::Make(data_now, desired.data).ok() ||
       !BijectiveLayout::Make(weight_now, want_kernel).ok()) {
     return nullptr;
   }
-  if (data_alt == nullptr && weight_alt == nullptr && layout == desired_.data &&
+  if (data_alt == nullptr && weight_alt == nullptr && layout == desired.data &&
       kernel == want_kernel) {
     return nullptr;  // already converted: rebuilt as is
   }
-  std::vector<const Expr*> args = {TransformOnce(Mutated(data), data_now, desired_.data),
+  std::vector<const Expr*> args = {TransformOnce(Mutated(data), data_now, desired.data),
                                    TransformOnce(Mutated(weight), weight_now, want_kernel)};
   AppendRealized(call, 2, args);
-  const Attrs* attrs = WithField(call->attrs(), "data_layout", AttrValue::Str(desired_.data));
+  const Attrs* attrs = WithField(call->attrs(), "data_layout", AttrValue::Str(desired.data));
   attrs = WithField(attrs, "kernel_layout", AttrValue::Str(want_kernel));
   std::string old_out = out_layout.empty() ? layout : out_layout;
-  std::string new_out = out_layout.empty() ? desired_.data : out_layout;
+  std::string new_out = out_layout.empty() ? desired.data : out_layout;
   return Record(call, Remake(call, std::move(args), attrs, old_out, new_out), old_out, new_out);
 }
 

@@ -26,4 +26,14 @@ std::string DefaultKernelLayout(const OpInfo& op, std::string_view data_layout, 
 absl::Status CheckConvertible(const OpInfo& op, std::string_view data_layout,
                               std::string_view kernel_layout);
 
+// The ops other than convolutions with a convert function that moves their
+// data layout only (pools, image.resize1d/2d, vision.roi_align / roi_pool:
+// convert_rules.cc).
+bool ConvertsDataLayout(const OpInfo& op);
+
+// OK when ConvertLayout can move such an op to `data_layout`
+// (`kernel_layout` must be "default").
+absl::Status CheckDataConvertible(const OpInfo& op, std::string_view data_layout,
+                                  std::string_view kernel_layout);
+
 }  // namespace carve::layout

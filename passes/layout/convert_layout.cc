@@ -1,5 +1,6 @@
 #include "passes/layout/convert_layout.h"
 
+#include "absl/container/flat_hash_set.h"
 #include "fmt/format.h"
 #include "ir/layout.h"
 #include "passes/layout/conv_rules.h"
@@ -23,19 +24,61 @@ absl::StatusOr<const Function*> ConvertLayoutFunction(const Function* fn,
   return Cast<Function>(rewriter.Mutate(canonical));
 }
 
+namespace {
+
+absl::Status CheckEntry(std::string_view name, std::string_view data, std::string_view kernel,
+                        absl::flat_hash_set<std::string>& seen) {
+  const OpInfo* op = FindOp(name);
+  if (op == nullptr) {
+    return absl::InvalidArgumentError(fmt::format(
+        "ConvertLayout: '{}' is not an op whose layout ConvertLayout converts", name));
+  }
+  if (!seen.insert(std::string(name)).second) {
+    return absl::InvalidArgumentError(
+        fmt::format("ConvertLayout: '{}' is given a desired layout twice", name));
+  }
+  if (layout::ConvertsDataLayout(*op)) return layout::CheckDataConvertible(*op, data, kernel);
+  return layout::CheckConvertible(*op, data, kernel);
+}
+
+}  // namespace
+
+absl::StatusOr<OpLayout> ParseOpLayout(std::string_view entry) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (true) {
+    size_t colon = entry.find(':', start);
+    parts.push_back(entry.substr(start, colon - start));
+    if (colon == std::string_view::npos) break;
+    start = colon + 1;
+  }
+  bool empty_part = false;
+  for (std::string_view p : parts) empty_part = empty_part || p.empty();
+  if (parts.size() < 2 || parts.size() > 3 || empty_part) {
+    return absl::InvalidArgumentError(fmt::format(
+        "ConvertLayout: layouts entry '{}' is not op:data_layout or op:data_layout:kernel_layout",
+        entry));
+  }
+  OpLayout out{std::string(parts[0]), std::string(parts[1])};
+  if (parts.size() == 3) out.kernel = std::string(parts[2]);
+  return out;
+}
+
 absl::StatusOr<PassPtr> ConvertLayout(DesiredLayout desired) {
-  if (desired.ops.empty()) {
+  if (desired.ops.empty() && desired.per_op.empty()) {
     return absl::InvalidArgumentError("ConvertLayout: no op to convert");
   }
+  absl::flat_hash_set<std::string> seen;
   for (const std::string& name : desired.ops) {
-    const OpInfo* op = FindOp(name);
-    if (op == nullptr) {
-      return absl::InvalidArgumentError(fmt::format(
-          "ConvertLayout: '{}' is not an op whose layout ConvertLayout converts", name));
-    }
-    CARVE_RETURN_IF_ERROR(layout::CheckConvertible(*op, desired.data, desired.kernel));
+    CARVE_RETURN_IF_ERROR(CheckEntry(name, desired.data, desired.kernel, seen));
+  }
+  for (const OpLayout& entry : desired.per_op) {
+    CARVE_RETURN_IF_ERROR(CheckEntry(entry.op, entry.data, entry.kernel, seen));
   }
   std::string description = fmt::format("ConvertLayout({},{})", desired.data, desired.kernel);
+  for (const OpLayout& entry : desired.per_op) {
+    description += fmt::format(" {}:{}:{}", entry.op, entry.data, entry.kernel);
+  }
   return MakeFunctionPass(
       "ConvertLayout", description,
       [desired](const Function* fn, const Module& mod,

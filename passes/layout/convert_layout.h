@@ -6,6 +6,10 @@
 //
 //   - CanonicalizeOps runs first (TVM's required pass): bias_add becomes
 //     add(x, expand_dims(b)).
+//   - A listed pool (nn.max_pool2d, nn.avg_pool2d, nn.global_max_pool2d,
+//     nn.global_avg_pool2d: layout and out_layout), image.resize1d/2d or
+//     vision.roi_align / roi_pool (layout) moves to its desired data
+//     layout, its data input transformed to it (convert_rules.cc).
 //   - A listed convolution (nn.conv2d, qnn.conv2d, nn.conv2d_transpose,
 //     qnn.conv2d_transpose, nn.conv3d, nn.conv3d_transpose: the ops TVM
 //     registers a convert function for) moves to the desired data layout
@@ -32,6 +36,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -40,7 +45,19 @@
 
 namespace carve {
 
-// TVM's desired layouts with one [data, kernel] pair for every listed op.
+// One entry of TVM's desired_layouts map that gives its op a layout of its
+// own: {op: [data, kernel]}.
+struct OpLayout {
+  std::string op;
+  std::string data;
+  // A convolution's kernel layout ("default": TVM's per-op default); the
+  // other ops take no kernel layout (TVM's functions read only the data
+  // layout, roi_align / roi_pool require "default" for their rois).
+  std::string kernel = "default";
+};
+
+// TVM's desired layouts: one [data, kernel] pair for every op in `ops`,
+// and the entries of `per_op` each with their own.
 struct DesiredLayout {
   std::string data;                // e.g. "NHWC" ("NDHWC" for nn.conv3d)
   std::string kernel = "default";  // the kernel layout; "default": each op's TVM default
@@ -52,7 +69,14 @@ struct DesiredLayout {
   // transformed back to it. Empty: no op is converted (AlterOpLayout with
   // no target-specific alteration, passes/layout/alter_op_layout.h).
   std::vector<std::string> ops = {"nn.conv2d"};
+  // Ops with a layout of their own (TVM's map with different layouts per
+  // op, e.g. {"nn.conv2d": ["NCHW", "OIHW"], "nn.max_pool2d": ["NHWC"]}),
+  // none of them also in `ops`.
+  std::vector<OpLayout> per_op = {};
 };
+
+// "op:data" or "op:data:kernel" (the pass's `layouts` argument).
+absl::StatusOr<OpLayout> ParseOpLayout(std::string_view entry);
 
 // `canonicalize`: run CanonicalizeOps first (TVM's ConvertLayout requires it;
 // AlterOpLayout does not).
@@ -60,10 +84,12 @@ absl::StatusOr<const Function*> ConvertLayoutFunction(const Function* fn,
                                                       const DesiredLayout& desired, Arena* arena,
                                                       bool canonicalize = true);
 
-// InvalidArgument for an `ops` entry TVM has no convert function for, a
-// data layout that is not a layout of the op's data axes (or, with kernel
-// "default", not one TVM's function knows), and a kernel layout that is
-// not a layout of the op's kernel axes.
+// InvalidArgument for an op TVM has no convert function for (or one whose
+// conversion TVM never applies: qnn.avg_pool2d, nn.deformable_conv2d), an
+// op listed twice, a data layout that is not a layout of the op's data
+// axes (or, with kernel "default", not one TVM's function knows), a kernel
+// layout that is not a layout of the op's kernel axes, and a kernel layout
+// other than "default" for an op without a kernel.
 absl::StatusOr<PassPtr> ConvertLayout(DesiredLayout desired);
 
 }  // namespace carve

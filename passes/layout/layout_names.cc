@@ -58,6 +58,16 @@ std::string TryTransformLike(const std::string& old, const std::string& ref_old,
   return out;
 }
 
+std::optional<int64_t> NewAxisIndex(const std::string& old_layout, const std::string& new_layout,
+                                    int64_t axis) {
+  int64_t rank = static_cast<int64_t>(old_layout.size());
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return std::nullopt;
+  size_t found = new_layout.find(old_layout[static_cast<size_t>(axis)]);
+  if (found == std::string::npos) return std::nullopt;
+  return static_cast<int64_t>(found);
+}
+
 size_t RankOf(const Expr* e) {
   const auto* type = DynCast<TensorType>(e->checked_type());
   return type == nullptr ? 0 : type->rank();

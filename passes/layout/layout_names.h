@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -28,6 +30,11 @@ std::string ExpandPrimal(const std::string& src, const std::string& dst);
 // rank) renamed so that it moves as `ref_old` moves to `ref_new`.
 std::string TryTransformLike(const std::string& old, const std::string& ref_old,
                              const std::string& ref_new);
+
+// The position in `new_layout` of the axis at `axis` (negative: from the
+// end) of `old_layout`; nullopt when out of range or missing.
+std::optional<int64_t> NewAxisIndex(const std::string& old_layout, const std::string& new_layout,
+                                    int64_t axis);
 
 // The rank of e's tensor type (0 when it has none).
 size_t RankOf(const Expr* e);

@@ -2,15 +2,21 @@
 
 #include "ir/layout.h"
 #include "ir/op_rules.h"
+#include "passes/layout/conv_rules.h"
 #include "passes/layout/layout_names.h"
 #include "patterns/rebuild.h"
 
 namespace carve::layout {
 
 LayoutRewriter::LayoutRewriter(Arena* arena, const DesiredLayout& desired)
-    : TypedMutator(arena), desired_(desired) {
+    : TypedMutator(arena) {
   for (const std::string& name : desired.ops) {
-    if (const OpInfo* op = FindOp(name)) convert_ops_.insert(op);
+    if (const OpInfo* op = FindOp(name)) {
+      convert_ops_[op] = Target{desired.data, desired.kernel, desired.depthwise_kernel};
+    }
+  }
+  for (const OpLayout& entry : desired.per_op) {
+    if (const OpInfo* op = FindOp(entry.op)) convert_ops_[op] = Target{entry.data, entry.kernel, ""};
   }
 }
 
@@ -46,27 +52,58 @@ const Expr* LayoutRewriter::RewriteField(const TupleGetItem* item) {
   auto it = tuple_alt_.find(item->tuple());
   if (it == tuple_alt_.end()) return nullptr;
   TupleAlt copy = it->second;
-  const TupleGetItem* field =
-      builder().MakeTupleGetItem(Mutated(item->tuple()), item->index(), item->span());
-  if (item->index() != 0 && !copy.all_fields) {
-    field->set_checked_type(item->checked_type());
+  const Expr* field = MakeField(item->tuple(), item->index(), item->checked_type(), item->span());
+  if (item->index() != 0 && !copy.all_fields) return field;
+  return Record(item, field, copy.alt.old_layout, copy.alt.new_layout);
+}
+
+// Field `index` of the rewritten `tuple_call`, typed from `old_type` (its
+// type before the rewrite) moved to the new layout when the rule moves it.
+const Expr* LayoutRewriter::MakeField(const Expr* tuple_call, int index, const Type* old_type,
+                                      Span span) {
+  const TupleAlt& copy = tuple_alt_.at(tuple_call);
+  const TupleGetItem* field = builder().MakeTupleGetItem(Mutated(tuple_call), index, span);
+  const auto* type = DynCast<TensorType>(old_type);
+  bool moved = index == 0 || copy.all_fields;
+  if (type == nullptr || !moved || copy.alt.old_layout == copy.alt.new_layout) {
+    field->set_checked_type(old_type);
     return field;
   }
-  const auto* type = DynCast<TensorType>(item->checked_type());
-  if (type == nullptr || copy.alt.old_layout == copy.alt.new_layout) {
-    field->set_checked_type(item->checked_type());
-  } else {
-    absl::StatusOr<BijectiveLayout> map =
-        BijectiveLayout::Make(copy.alt.old_layout, copy.alt.new_layout);
-    absl::StatusOr<std::vector<Dim>> shape =
-        map.ok() ? map->ForwardShape(type->shape()) : absl::StatusOr<std::vector<Dim>>(map.status());
-    if (shape.ok()) field->set_checked_type(TensorTy(type->dtype(), *shape));
+  absl::StatusOr<BijectiveLayout> map =
+      BijectiveLayout::Make(copy.alt.old_layout, copy.alt.new_layout);
+  absl::StatusOr<std::vector<Dim>> shape =
+      map.ok() ? map->ForwardShape(type->shape()) : absl::StatusOr<std::vector<Dim>>(map.status());
+  if (shape.ok()) field->set_checked_type(TensorTy(type->dtype(), *shape));
+  return field;
+}
+
+// A tuple result in a new layout read as a whole (TVM: the rewritten call
+// is a tuple of its projections, each realized): the tuple of its fields,
+// each moved back to the old layout.
+const Expr* LayoutRewriter::RealizeTuple(const Expr* tuple_call) {
+  const TupleAlt& copy = tuple_alt_.at(tuple_call);
+  const auto* type = DynCast<TupleType>(tuple_call->checked_type());
+  if (type == nullptr || copy.alt.old_layout == copy.alt.new_layout) return Mutated(tuple_call);
+  auto key = std::make_tuple(tuple_call, copy.alt.new_layout, copy.alt.old_layout);
+  auto it = transforms_.find(key);
+  if (it != transforms_.end()) return it->second;
+  std::vector<const Expr*> fields;
+  for (size_t i = 0; i < type->fields().size(); ++i) {
+    const Expr* field = MakeField(tuple_call, static_cast<int>(i), type->fields()[i], Span());
+    if (i == 0 || copy.all_fields) {
+      field = TransformOnce(field, copy.alt.new_layout, copy.alt.old_layout);
+    }
+    fields.push_back(field);
   }
-  return Record(item, field, copy.alt.old_layout, copy.alt.new_layout);
+  const Tuple* tuple = builder().MakeTuple(fields, Span());
+  tuple->set_checked_type(type);
+  transforms_.emplace(key, tuple);
+  return tuple;
 }
 
 const Expr* LayoutRewriter::RewriteCall(const Call* call) {
   const OpInfo* op = call->op();
+  if (convert_ops_.contains(op) && ConvertsDataLayout(*op)) return ConvertDataLayout(call);
   switch (LayoutRuleOf(*op)) {
     case LayoutRule::kConv: return ConvertConv(call);
     case LayoutRule::kPool: return AdaptPool(call);
@@ -81,6 +118,10 @@ const Expr* LayoutRewriter::RewriteCall(const Call* call) {
     case LayoutRule::kSplit: return AdaptSplit(call);
     case LayoutRule::kSqueeze: return AdaptSqueeze(call);
     case LayoutRule::kNorm: return AdaptNorm(call);
+    case LayoutRule::kUpsampling: return AdaptUpsampling(call);
+    case LayoutRule::kSliceLike: return AdaptSliceLike(call);
+    case LayoutRule::kTopK: return AdaptTopK(call);
+    case LayoutRule::kRoi:    // reads its data in its `layout`: an alternated input goes back
     case LayoutRule::kDense:  // reads "NC": an alternated input goes back
     case LayoutRule::kNone: break;
   }
@@ -122,6 +163,8 @@ void LayoutRewriter::NoteKnownLayout(const Call* call) {
       layout = AttrOrDefault(call, "out_layout");
       if (layout.empty()) layout = AttrOrDefault(call, "layout");
       break;
+    case LayoutRule::kUpsampling:
+    case LayoutRule::kRoi: layout = AttrOrDefault(call, "layout"); break;
     case LayoutRule::kDense: layout = "NC"; break;
     case LayoutRule::kPad:
     case LayoutRule::kStridedSlice:
@@ -159,6 +202,7 @@ void LayoutRewriter::AppendRealized(const Call* call, size_t first,
 }
 
 const Expr* LayoutRewriter::Realize(const Expr* c) {
+  if (tuple_alt_.contains(c)) return RealizeTuple(c);
   const Alt* alt = FindAlt(c);
   if (alt == nullptr) return Mutated(c);
   return TransformOnce(Mutated(c), alt->new_layout, alt->old_layout);

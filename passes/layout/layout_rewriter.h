@@ -12,6 +12,8 @@
 //   axis_rules.cc    ops whose axis attributes are renumbered: concatenate,
 //                    batch_norm, pad, reductions, transpose, strided_slice,
 //                    split, squeeze, the norms, qnn.requantize
+//   infer_rules.cc   upsampling, slice_like, topk (and vision.roi_align /
+//                    roi_pool, whose layout is only noted)
 // Any other consumer, and the function result, reads an alternated value
 // through layout_transform(new -> old), one per value and direction (TVM's
 // transform memo). A value whose layout a rule defines but does not change
@@ -42,8 +44,9 @@ class LayoutRewriter : public TypedMutator {
   LayoutRewriter(Arena* arena, const DesiredLayout& desired);
 
   // Records the calls with a tuple result (batch_norm, split) that some
-  // node other than a projection reads: they keep their layout, as a tuple
-  // cannot be transformed back.
+  // node other than a projection reads: they keep their layout. (topk's
+  // result read whole is realized as TVM does, a tuple of its projections
+  // each moved back: RealizeTuple.)
   void ScanTupleUses(const Expr* root);
 
  protected:
@@ -64,6 +67,8 @@ class LayoutRewriter : public TypedMutator {
   // defines e's layout.
   std::optional<Alt> FindLayout(const Expr* e) const;
   const Expr* RewriteField(const TupleGetItem* item);
+  const Expr* MakeField(const Expr* tuple_call, int index, const Type* old_type, Span span);
+  const Expr* RealizeTuple(const Expr* tuple_call);
   // nullptr: no layout rule applies (the caller realizes the inputs).
   const Expr* RewriteCall(const Call* call);
   void NoteKnownLayout(const Call* call);
@@ -89,6 +94,8 @@ class LayoutRewriter : public TypedMutator {
 
   // --- conv_rules.cc ---
   const Expr* ConvertConv(const Call* call);
+  // --- convert_rules.cc ---
+  const Expr* ConvertDataLayout(const Call* call);
   bool Depthwise(const Call* call) const;
 
   // --- follow_rules.cc ---
@@ -108,8 +115,16 @@ class LayoutRewriter : public TypedMutator {
   const Expr* AdaptSqueeze(const Call* call);
   const Expr* AdaptNorm(const Call* call);
 
-  const DesiredLayout& desired_;
-  absl::flat_hash_set<const OpInfo*> convert_ops_;
+  // --- infer_rules.cc ---
+  const Expr* AdaptUpsampling(const Call* call);
+  const Expr* AdaptSliceLike(const Call* call);
+  const Expr* AdaptTopK(const Call* call);
+
+  // The layouts a listed op converts to ("" depthwise_kernel: `kernel`).
+  struct Target {
+    std::string data, kernel, depthwise_kernel;
+  };
+  absl::flat_hash_map<const OpInfo*, Target> convert_ops_;
   absl::flat_hash_map<const Expr*, Alt> alt_;
   // Values whose layout TVM's rules define, left in it (TVM: a layout
   // alternated expr with old == new).

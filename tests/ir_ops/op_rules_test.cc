@@ -55,7 +55,13 @@ TEST(OpRulesTest, LayoutRules) {
       {"nn.adaptive_avg_pool1d", LayoutRule::kPool},
       {"nn.adaptive_max_pool1d", LayoutRule::kPool},
       {"nn.adaptive_avg_pool3d", LayoutRule::kPool},
-      {"nn.adaptive_max_pool3d", LayoutRule::kPool}};
+      {"nn.adaptive_max_pool3d", LayoutRule::kPool},
+      {"nn.upsampling", LayoutRule::kUpsampling},
+      {"nn.upsampling3d", LayoutRule::kUpsampling},
+      {"slice_like", LayoutRule::kSliceLike},
+      {"topk", LayoutRule::kTopK},
+      {"vision.roi_align", LayoutRule::kRoi},
+      {"vision.roi_pool", LayoutRule::kRoi}};
   ExpectRules<LayoutRule>(expected, LayoutRuleOf);
 }
 
