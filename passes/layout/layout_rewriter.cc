@@ -121,6 +121,8 @@ const Expr* LayoutRewriter::RewriteCall(const Call* call) {
     case LayoutRule::kUpsampling: return AdaptUpsampling(call);
     case LayoutRule::kSliceLike: return AdaptSliceLike(call);
     case LayoutRule::kTopK: return AdaptTopK(call);
+    case LayoutRule::kElemwise: return AdaptElemwise(call);
+    case LayoutRule::kKeepData:  // reads its data in its original layout
     case LayoutRule::kRoi:    // reads its data in its `layout`: an alternated input goes back
     case LayoutRule::kDense:  // reads "NC": an alternated input goes back
     case LayoutRule::kNone: break;
@@ -165,6 +167,10 @@ void LayoutRewriter::NoteKnownLayout(const Call* call) {
       break;
     case LayoutRule::kUpsampling:
     case LayoutRule::kRoi: layout = AttrOrDefault(call, "layout"); break;
+    case LayoutRule::kElemwise: layout = KnownInput(call->args()[0]); break;
+    case LayoutRule::kKeepData:
+      if (std::optional<Alt> data = FindLayout(call->args()[0])) layout = data->old_layout;
+      break;
     case LayoutRule::kDense: layout = "NC"; break;
     case LayoutRule::kPad:
     case LayoutRule::kStridedSlice:

@@ -61,7 +61,17 @@ TEST(OpRulesTest, LayoutRules) {
       {"slice_like", LayoutRule::kSliceLike},
       {"topk", LayoutRule::kTopK},
       {"vision.roi_align", LayoutRule::kRoi},
-      {"vision.roi_pool", LayoutRule::kRoi}};
+      {"vision.roi_pool", LayoutRule::kRoi},
+      {"nn.prelu", LayoutRule::kKeepData},
+      {"annotation.bitpack_start", LayoutRule::kElemwise},
+      {"annotation.bitpack_end", LayoutRule::kElemwise},
+      {"annotation.cast_hint", LayoutRule::kElemwise},
+      {"annotation.checkpoint", LayoutRule::kElemwise},
+      {"annotation.stop_fusion", LayoutRule::kElemwise},
+      {"annotation.compiler_begin", LayoutRule::kElemwise},
+      {"annotation.compiler_end", LayoutRule::kElemwise},
+      {"on_device", LayoutRule::kElemwise},
+      {"device_copy", LayoutRule::kElemwise}};
   ExpectRules<LayoutRule>(expected, LayoutRuleOf);
 }
 
