@@ -9,7 +9,7 @@
 namespace carve::layout {
 
 LayoutRewriter::LayoutRewriter(Arena* arena, const DesiredLayout& desired)
-    : TypedMutator(arena) {
+    : TypedMutator(arena), skip_layers_(desired.skip_layers.begin(), desired.skip_layers.end()) {
   for (const std::string& name : desired.ops) {
     if (const OpInfo* op = FindOp(name)) {
       convert_ops_[op] = Target{desired.data, desired.kernel, desired.depthwise_kernel};
