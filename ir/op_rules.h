@@ -41,6 +41,10 @@ enum class LayoutRule : uint8_t {
   kTopK = 17,          // follows its input, axis remapped; values and indices follow
   kRoi = 18,           // reads data in its `layout` attribute, rois as they are; the
                        // result is in that layout (vision.roi_align / roi_pool)
+  kElemwise = 19,      // follows its only input although its TOpPattern is not
+                       // kElemWise (TVM's ElemwiseArbitraryLayout: device_copy, ...)
+  kKeepData = 20,      // reads its data in its original layout (nn.prelu: alpha is per
+                       // channel); the result is in that layout
 };
 
 // How FoldScaleAxis treats an op: the kind of TVM's FForwardPrep /
@@ -124,7 +128,9 @@ inline constexpr uint32_t kOpLayoutUpsampling = uint32_t(LayoutRule::kUpsampling
 inline constexpr uint32_t kOpLayoutSliceLike = uint32_t(LayoutRule::kSliceLike) << kLayoutRuleShift;
 inline constexpr uint32_t kOpLayoutTopK = uint32_t(LayoutRule::kTopK) << kLayoutRuleShift;
 inline constexpr uint32_t kOpLayoutRoi = uint32_t(LayoutRule::kRoi) << kLayoutRuleShift;
-static_assert((uint32_t(LayoutRule::kRoi) & ~kLayoutRuleMask) == 0 &&
+inline constexpr uint32_t kOpLayoutElemwise = uint32_t(LayoutRule::kElemwise) << kLayoutRuleShift;
+inline constexpr uint32_t kOpLayoutKeepData = uint32_t(LayoutRule::kKeepData) << kLayoutRuleShift;
+static_assert((uint32_t(LayoutRule::kKeepData) & ~kLayoutRuleMask) == 0 &&
               ((kLayoutRuleMask << kLayoutRuleShift) & (kOpReshapeView | (0xFu << 12))) == 0);
 
 inline constexpr uint32_t kOpScalePassThrough = uint32_t(ScaleRule::kPassThrough) << 12;

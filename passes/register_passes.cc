@@ -120,12 +120,19 @@ PassInfo ConvertLayoutInfo() {
                          "the ops converted to data_layout (TVM's desired_layouts keys)"),
                    Param("layouts", PassParamKind::kStringList, "",
                          "ops with a layout of their own, op:data[:kernel] "
-                         "(e.g. nn.max_pool2d:NHWC)")},
+                         "(e.g. nn.max_pool2d:NHWC)"),
+                   Param("skip_layers", PassParamKind::kStringList, "",
+                         "nn.conv2d calls left as they are, numbered from 0 "
+                         "(TVM's LayoutConfig)")},
                   [](const PassArgs& args) -> absl::StatusOr<PassPtr> {
                     DesiredLayout desired;
                     desired.data = args.String("data_layout");
                     desired.kernel = args.String("kernel_layout");
                     desired.ops = args.Strings("ops");
+                    for (const std::string& layer : args.Strings("skip_layers")) {
+                      CARVE_ASSIGN_OR_RETURN(int64_t index, ParseSkipLayer(layer));
+                      desired.skip_layers.push_back(index);
+                    }
                     for (const std::string& entry : args.Strings("layouts")) {
                       CARVE_ASSIGN_OR_RETURN(OpLayout op, ParseOpLayout(entry));
                       desired.per_op.push_back(std::move(op));

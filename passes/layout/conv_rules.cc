@@ -19,10 +19,13 @@ struct ConvertRow {
   std::string_view kernel_first;          // default kernel, channels-first data
   std::string_view kernel_last;           // default kernel, channels-last data
   std::string_view depthwise_kernel_last; // depthwise conv2d, channels-last ("": kernel_last)
+  std::string_view other_data = "";       // one more data layout with a default kernel
+  std::string_view other_kernel = "";     // (convert_conv2d: HWNC -> HWOI)
+  bool skippable = false;                 // counts for skip_layers (TVM's LayoutConfig)
 };
 
 constexpr std::array<ConvertRow, 6> kConvertRows = {{
-    {"nn.conv2d", "NHWC", "OIHW", "HWIO", "HWOI"},
+    {"nn.conv2d", "NHWC", "OIHW", "HWIO", "HWOI", "HWNC", "HWOI", true},
     {"qnn.conv2d", "NHWC", "OIHW", "HWIO", "HWOI"},
     {"nn.conv2d_transpose", "NHWC", "IOHW", "HWIO", ""},
     {"qnn.conv2d_transpose", "NHWC", "IOHW", "HWIO", ""},
@@ -47,6 +50,9 @@ std::string DefaultKernelLayout(const OpInfo& op, std::string_view data_layout, 
   const ConvertRow* row = FindRow(op);
   if (row == nullptr) return "";
   if (data_layout == DefaultOf(op, "data_layout")) return std::string(row->kernel_first);
+  if (!row->other_data.empty() && data_layout == row->other_data) {
+    return std::string(row->other_kernel);
+  }
   if (data_layout != row->channels_last) return "";
   if (depthwise && !row->depthwise_kernel_last.empty()) {
     return std::string(row->depthwise_kernel_last);
@@ -66,8 +72,9 @@ absl::Status CheckConvertible(const OpInfo& op, std::string_view data_layout,
       (kernel_layout == "default" && DefaultKernelLayout(op, data_layout, false).empty())) {
     return absl::InvalidArgumentError(fmt::format(
         "ConvertLayout: data layout '{}' is not supported for {} (with kernel_layout=default: "
-        "{} or {})",
-        data_layout, op.name, own_data, FindRow(op)->channels_last));
+        "{} or {}{}{})",
+        data_layout, op.name, own_data, FindRow(op)->channels_last,
+        FindRow(op)->other_data.empty() ? "" : " or ", FindRow(op)->other_data));
   }
   std::string own_kernel = DefaultOf(op, "kernel_layout");
   if (kernel_layout != "default" && (!IsPlainLayout(kernel_layout, own_kernel.size()) ||
@@ -79,6 +86,11 @@ absl::Status CheckConvertible(const OpInfo& op, std::string_view data_layout,
   return absl::OkStatus();
 }
 
+bool CountsForSkipLayers(const OpInfo& op) {
+  const ConvertRow* row = FindRow(op);
+  return row != nullptr && row->skippable;
+}
+
 // TVM's convert function for a listed convolution: the data and kernel move
 // to the desired layouts (an explicit out_layout stays). A convolution not
 // listed is TVM's ConvInferCorrectLayout: it reads its inputs in its own
@@ -87,6 +99,9 @@ const Expr* LayoutRewriter::ConvertConv(const Call* call) {
   auto target = convert_ops_.find(call->op());
   if (call->attrs() == nullptr || target == convert_ops_.end()) return nullptr;
   const Target& desired = target->second;
+  // TVM's LayoutConfig: convert_conv2d counts its calls and leaves the
+  // listed ones as they are.
+  if (FindRow(*call->op())->skippable && skip_layers_.contains(skip_counter_++)) return nullptr;
   const OpInfo& op = *call->op();
   std::string layout = AttrOrDefault(call, "data_layout");
   std::string kernel = AttrOrDefault(call, "kernel_layout");

@@ -26,6 +26,10 @@ std::string DefaultKernelLayout(const OpInfo& op, std::string_view data_layout, 
 absl::Status CheckConvertible(const OpInfo& op, std::string_view data_layout,
                               std::string_view kernel_layout);
 
+// The convolutions whose convert function consults TVM's LayoutConfig
+// (skip_layers): nn.conv2d.
+bool CountsForSkipLayers(const OpInfo& op);
+
 // The ops other than convolutions with a convert function that moves their
 // data layout only (pools, image.resize1d/2d, vision.roi_align / roi_pool:
 // convert_rules.cc).

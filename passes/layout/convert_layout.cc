@@ -1,5 +1,7 @@
 #include "passes/layout/convert_layout.h"
 
+#include <charconv>
+
 #include "absl/container/flat_hash_set.h"
 #include "fmt/format.h"
 #include "ir/layout.h"
@@ -64,6 +66,16 @@ absl::StatusOr<OpLayout> ParseOpLayout(std::string_view entry) {
   return out;
 }
 
+absl::StatusOr<int64_t> ParseSkipLayer(std::string_view text) {
+  int64_t value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 0) {
+    return absl::InvalidArgumentError(fmt::format(
+        "ConvertLayout: skip_layers entry '{}' is not a layer number (0, 1, ...)", text));
+  }
+  return value;
+}
+
 absl::StatusOr<PassPtr> ConvertLayout(DesiredLayout desired) {
   if (desired.ops.empty() && desired.per_op.empty()) {
     return absl::InvalidArgumentError("ConvertLayout: no op to convert");
@@ -74,6 +86,20 @@ absl::StatusOr<PassPtr> ConvertLayout(DesiredLayout desired) {
   }
   for (const OpLayout& entry : desired.per_op) {
     CARVE_RETURN_IF_ERROR(CheckEntry(entry.op, entry.data, entry.kernel, seen));
+  }
+  bool skippable = false;
+  for (const std::string& name : seen) {
+    skippable = skippable || layout::CountsForSkipLayers(*FindOp(name));
+  }
+  if (!desired.skip_layers.empty() && !skippable) {
+    return absl::InvalidArgumentError(
+        "ConvertLayout: skip_layers applies only when nn.conv2d is converted");
+  }
+  for (int64_t layer : desired.skip_layers) {
+    if (layer < 0) {
+      return absl::InvalidArgumentError(
+          fmt::format("ConvertLayout: skip_layers entry {} is negative", layer));
+    }
   }
   std::string description = fmt::format("ConvertLayout({},{})", desired.data, desired.kernel);
   for (const OpLayout& entry : desired.per_op) {

@@ -35,6 +35,7 @@
 //     becomes (1, 1, 1, C) in NHWC.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -73,10 +74,17 @@ struct DesiredLayout {
   // op, e.g. {"nn.conv2d": ["NCHW", "OIHW"], "nn.max_pool2d": ["NHWC"]}),
   // none of them also in `ops`.
   std::vector<OpLayout> per_op = {};
+  // TVM's LayoutConfig(skip_layers): the listed nn.conv2d calls, numbered
+  // from 0 in the order the pass reaches them (post-order), keep their
+  // layouts.
+  std::vector<int64_t> skip_layers = {};
 };
 
 // "op:data" or "op:data:kernel" (the pass's `layouts` argument).
 absl::StatusOr<OpLayout> ParseOpLayout(std::string_view entry);
+
+// A non-negative layer number (the pass's `skip_layers` argument).
+absl::StatusOr<int64_t> ParseSkipLayer(std::string_view text);
 
 // `canonicalize`: run CanonicalizeOps first (TVM's ConvertLayout requires it;
 // AlterOpLayout does not).

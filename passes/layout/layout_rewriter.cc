@@ -9,7 +9,7 @@
 namespace carve::layout {
 
 LayoutRewriter::LayoutRewriter(Arena* arena, const DesiredLayout& desired)
-    : TypedMutator(arena) {
+    : TypedMutator(arena), skip_layers_(desired.skip_layers.begin(), desired.skip_layers.end()) {
   for (const std::string& name : desired.ops) {
     if (const OpInfo* op = FindOp(name)) {
       convert_ops_[op] = Target{desired.data, desired.kernel, desired.depthwise_kernel};
@@ -121,6 +121,8 @@ const Expr* LayoutRewriter::RewriteCall(const Call* call) {
     case LayoutRule::kUpsampling: return AdaptUpsampling(call);
     case LayoutRule::kSliceLike: return AdaptSliceLike(call);
     case LayoutRule::kTopK: return AdaptTopK(call);
+    case LayoutRule::kElemwise: return AdaptElemwise(call);
+    case LayoutRule::kKeepData:  // reads its data in its original layout
     case LayoutRule::kRoi:    // reads its data in its `layout`: an alternated input goes back
     case LayoutRule::kDense:  // reads "NC": an alternated input goes back
     case LayoutRule::kNone: break;
@@ -165,6 +167,10 @@ void LayoutRewriter::NoteKnownLayout(const Call* call) {
       break;
     case LayoutRule::kUpsampling:
     case LayoutRule::kRoi: layout = AttrOrDefault(call, "layout"); break;
+    case LayoutRule::kElemwise: layout = KnownInput(call->args()[0]); break;
+    case LayoutRule::kKeepData:
+      if (std::optional<Alt> data = FindLayout(call->args()[0])) layout = data->old_layout;
+      break;
     case LayoutRule::kDense: layout = "NC"; break;
     case LayoutRule::kPad:
     case LayoutRule::kStridedSlice:

@@ -125,6 +125,10 @@ class LayoutRewriter : public TypedMutator {
     std::string data, kernel, depthwise_kernel;
   };
   absl::flat_hash_map<const OpInfo*, Target> convert_ops_;
+  // DesiredLayout::skip_layers, and how many nn.conv2d calls were converted
+  // or skipped so far.
+  absl::flat_hash_set<int64_t> skip_layers_;
+  int64_t skip_counter_ = 0;
   absl::flat_hash_map<const Expr*, Alt> alt_;
   // Values whose layout TVM's rules define, left in it (TVM: a layout
   // alternated expr with old == new).

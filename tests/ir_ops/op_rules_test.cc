@@ -61,7 +61,17 @@ TEST(OpRulesTest, LayoutRules) {
       {"slice_like", LayoutRule::kSliceLike},
       {"topk", LayoutRule::kTopK},
       {"vision.roi_align", LayoutRule::kRoi},
-      {"vision.roi_pool", LayoutRule::kRoi}};
+      {"vision.roi_pool", LayoutRule::kRoi},
+      {"nn.prelu", LayoutRule::kKeepData},
+      {"annotation.bitpack_start", LayoutRule::kElemwise},
+      {"annotation.bitpack_end", LayoutRule::kElemwise},
+      {"annotation.cast_hint", LayoutRule::kElemwise},
+      {"annotation.checkpoint", LayoutRule::kElemwise},
+      {"annotation.stop_fusion", LayoutRule::kElemwise},
+      {"annotation.compiler_begin", LayoutRule::kElemwise},
+      {"annotation.compiler_end", LayoutRule::kElemwise},
+      {"on_device", LayoutRule::kElemwise},
+      {"device_copy", LayoutRule::kElemwise}};
   ExpectRules<LayoutRule>(expected, LayoutRuleOf);
 }
 
@@ -121,10 +131,13 @@ TEST(OpRulesTest, RuleBitsAreDisjoint) {
   constexpr uint32_t kSingleBits = kOpCommutative | kOpStateful | kOpNonComputational |
                                    kOpAnnotation | kOpAxisBroadcast | kOpQnnCanonicalize |
                                    kOpReshapeView;
-  // Rule fields: 4 bits each at 8, 12, 16, 20 and 24.
-  EXPECT_EQ(kSingleBits & (0xFFFFFu << 8), 0u);
+  // Rule fields: the layout rule's 5 bits at 7, then 4 bits each at 12,
+  // 16, 20 and 24 (bits 7 to 27).
+  constexpr uint32_t kRuleFields = 0x1FFFFFu << 7;
+  EXPECT_EQ(kSingleBits & kRuleFields, 0u);
+  EXPECT_EQ(kLayoutRuleMask << kLayoutRuleShift, 0x1Fu << 7);
   for (const OpInfo* op : AllOps()) {
-    EXPECT_EQ(op->flags & ~(kSingleBits | (0xFFFFFu << 8)), 0u) << op->name;
+    EXPECT_EQ(op->flags & ~(kSingleBits | kRuleFields), 0u) << op->name;
   }
 }
 

@@ -136,6 +136,45 @@ TEST(ConvRelTvmTest, DepthwiseChannelMultiplier) {
             "Tensor[(1, 10, 10, 10, 32), float32]");
 }
 
+// test_conv2d_transpose_nhwc_run: NHWC data with HWOI and IHWO kernels
+// (Conv2DTransposeRel reads any layout of IOHW's axes).
+TEST(ConvRelTvmTest, TransposeNhwcKernelLayouts) {
+  const std::pair<const char*, const TensorType*> kernels[] = {{"HWOI", T({3, 3, 10, 3})},
+                                                               {"IHWO", T({3, 3, 3, 10})}};
+  for (auto [layout, weight] : kernels) {
+    EXPECT_EQ(Infer("nn.conv2d_transpose", {T({1, 18, 18, 3}), weight},
+                    {{"channels", Int(10)},
+                     {"kernel_size", Ints({3, 3})},
+                     {"strides", Ints({2, 2})},
+                     {"padding", Ints({1, 1})},
+                     {"output_padding", Ints({1, 1})},
+                     {"data_layout", Str("NHWC")},
+                     {"kernel_layout", Str(layout)}}),
+              "Tensor[(1, 36, 36, 10), float32]")
+        << layout;
+  }
+}
+
+// A depthwise NHWC conv2d with a multiplier in other kernel layouts: the
+// weight is (C, M, kh, kw) read as OIHW, so IHWO is (M, kh, kw, C); a
+// (C, kh, kw, M) weight in IHWO is not depthwise (O = M != groups) and
+// fails as in TVM.
+TEST(ConvRelTvmTest, DepthwiseMultiplierKernelLayouts) {
+  auto infer = [](const TensorType* weight, const char* kernel) {
+    return Infer("nn.conv2d", {T({1, 8, 8, 4}), weight},
+                 {{"padding", Ints({1, 1, 1, 1})},
+                  {"groups", Int(4)},
+                  {"channels", Int(8)},
+                  {"kernel_size", Ints({3, 3})},
+                  {"data_layout", Str("NHWC")},
+                  {"kernel_layout", Str(kernel)}});
+  };
+  EXPECT_EQ(infer(T({2, 3, 3, 4}), "IHWO"), "Tensor[(1, 8, 8, 8), float32]");
+  EXPECT_EQ(infer(T({4, 2, 3, 3}), "OIHW"), "Tensor[(1, 8, 8, 8), float32]");
+  EXPECT_EQ(infer(T({4, 3, 3, 2}), "IHWO"),
+            "error: channels 8 does not match weight output channels 2");
+}
+
 TEST(ConvRelTvmTest, Conv3DInferType) {
   EXPECT_EQ(
       Infer("nn.conv3d", {T({kAny, 10, 224, 224, 224}), T({2, 10, 3, 3, 3})},
