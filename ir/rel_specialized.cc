@@ -20,7 +20,8 @@ Dim Add(Dim a, int64_t b) { return a.is_any() ? a : D(a.value + b); }
 // nothing about them any more), over the spatial letters `spatial` of the
 // data layout.
 absl::StatusOr<const Type*> TransformedWeightConv(const TypeRelCall& call,
-                                                  std::string_view spatial) {
+                                                  std::string_view spatial,
+                                                  bool has_dilation = true) {
   CARVE_ASSIGN_OR_RETURN(const TensorType* data, TensorArg(call, 0));
   CARVE_RETURN_IF_ERROR(TensorArg(call, 1).status());
   AttrReader attrs(call);
@@ -29,9 +30,12 @@ absl::StatusOr<const Type*> TransformedWeightConv(const TypeRelCall& call,
   CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> kernel, attrs.Ints("kernel_size"));
   CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> strides, attrs.Ints("strides"));
   CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> padding, attrs.Ints("padding"));
-  CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> dilation, attrs.Ints("dilation"));
-  CARVE_ASSIGN_OR_RETURN(DataType out_dtype, attrs.DType("out_dtype"));
   const size_t n = spatial.size();
+  std::vector<int64_t> dilation(n, 1);
+  if (has_dilation) {
+    CARVE_ASSIGN_OR_RETURN(dilation, attrs.Ints("dilation"));
+  }
+  CARVE_ASSIGN_OR_RETURN(DataType out_dtype, attrs.DType("out_dtype"));
   if (!channels) return Error("attribute 'channels' must be set (the weight is transformed)");
   CARVE_RETURN_IF_ERROR(ExpectCount(kernel, n, "kernel_size", true));
   CARVE_RETURN_IF_ERROR(ExpectCount(strides, n, "strides", true));
@@ -245,39 +249,12 @@ absl::StatusOr<const Type*> BitPack(const TypeRelCall& call) {
 
 // nn.bitserial_conv2d(data, weight): TVM's BinaryConv2DRel, which reads
 // only the data, `channels`, `kernel_size`, `padding` and `strides` (the
-// schema has no dilation or groups): the data's shape with C = channels
-// and the spatial extents of a kernel_size window, in out_dtype.
+// schema has no dilation or groups) as the transformed-weight convolutions
+// do; out_dtype must be set.
 absl::StatusOr<const Type*> BitserialConv2D(const TypeRelCall& call) {
-  CARVE_ASSIGN_OR_RETURN(const TensorType* data, TensorArg(call, 0));
-  CARVE_RETURN_IF_ERROR(TensorArg(call, 1).status());
-  AttrReader attrs(call);
-  CARVE_ASSIGN_OR_RETURN(std::string_view layout, attrs.String("data_layout"));
-  CARVE_ASSIGN_OR_RETURN(std::optional<int64_t> channels, attrs.OptInt("channels"));
-  CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> kernel, attrs.Ints("kernel_size"));
-  CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> strides, attrs.Ints("strides"));
-  CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> padding, attrs.Ints("padding"));
-  CARVE_ASSIGN_OR_RETURN(DataType out_dtype, attrs.DType("out_dtype"));
-  if (!channels) return Error("attribute 'channels' must be set");
+  CARVE_ASSIGN_OR_RETURN(DataType out_dtype, AttrReader(call).DType("out_dtype"));
   if (out_dtype.is_void()) return Error("attribute 'out_dtype' must be set");
-  CARVE_RETURN_IF_ERROR(ExpectCount(kernel, 2, "kernel_size", true));
-  CARVE_RETURN_IF_ERROR(ExpectCount(strides, 2, "strides", true));
-  CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> pad, PaddingTotals(padding, 2));
-  const size_t c = layout.find('C'), h = layout.find('H'), w = layout.find('W');
-  if (layout.size() != 4 || data->rank() != 4 || layout.find('N') == layout.npos ||
-      c == layout.npos || h == layout.npos || w == layout.npos) {
-    return Error("data_layout {} does not fit {}", layout, TypeToString(data));
-  }
-  Shape out(data->shape().begin(), data->shape().end());
-  out[c] = D(*channels);
-  const size_t spatial[] = {h, w};
-  for (size_t i = 0; i < 2; ++i) {
-    Dim d = out[spatial[i]];
-    if (d.is_any()) continue;
-    const int64_t v = (d.value + pad[i] - kernel[i]) / strides[i] + 1;
-    if (v < 1) return Error("the kernel window {} exceeds the padded input", kernel[i]);
-    out[spatial[i]] = D(v);
-  }
-  return TensorTy(out_dtype, out);
+  return TransformedWeightConv(call, "HW", /*has_dilation=*/false);
 }
 
 // nn.bitserial_dense(data (M, K), weight (N, K')): (M, N) in out_dtype.

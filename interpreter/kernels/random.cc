@@ -186,57 +186,51 @@ absl::Status VisitRandomFloat(const KernelContext& ctx, DataType dtype, F&& f) {
   return KernelError(ctx, "TVM draws only float32 and float64, got {}", dtype.ToString());
 }
 
-absl::StatusOr<std::vector<NDArray>> Uniform(const KernelContext& ctx) {
+// A distribution draw (uniform, normal): the key and two scalar
+// parameters of out_dtype in, (next key, values) out. `fill(a, b, u, out)`
+// writes the values from the standard uniform draws `u` of `per_value`
+// words per value.
+template <typename Fill>
+absl::StatusOr<std::vector<NDArray>> Distribution(const KernelContext& ctx, size_t per_value,
+                                                  Fill fill) {
   CARVE_RETURN_IF_ERROR(CheckArity(ctx, 3));
   CARVE_ASSIGN_OR_RETURN(Gen gen, ReadGen(ctx));
   CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> outs, AllocOutputs(ctx));
   if (outs.size() != 2) return KernelError(ctx, "expected a (key, values) result type");
+  if (ctx.inputs[1].num_elements() != 1 || ctx.inputs[2].num_elements() != 1) {
+    return KernelError(ctx, "the two distribution parameters must be scalars");
+  }
   NDArray& values = outs[1];
   CARVE_RETURN_IF_ERROR(VisitRandomFloat(ctx, values.dtype(), [&]<typename T>() -> absl::Status {
-    if (ctx.inputs[1].num_elements() != 1 || ctx.inputs[2].num_elements() != 1) {
-      return KernelError(ctx, "low and high must be scalars");
-    }
-    const T low = T(ctx.inputs[1].GetAsDouble(0)), high = T(ctx.inputs[2].GetAsDouble(0));
-    std::vector<uint64_t> bits(size_t(values.num_elements()));
+    std::vector<uint64_t> bits(per_value * size_t(values.num_elements()));
     CARVE_ASSIGN_OR_RETURN(Gen next, Generate(ctx, gen, bits.size(), bits.data()));
     WriteGen(next, outs[0]);
-    const std::vector<T> u = StandardUniform<T>(bits);
-    const T range = high - low;
-    T* out = values.data<T>();
-    for (size_t i = 0; i < u.size(); ++i) out[i] = u[i] * range + low;
+    fill(T(ctx.inputs[1].GetAsDouble(0)), T(ctx.inputs[2].GetAsDouble(0)), StandardUniform<T>(bits),
+         values.data<T>());
     return absl::OkStatus();
   }));
   return outs;
 }
 
+absl::StatusOr<std::vector<NDArray>> Uniform(const KernelContext& ctx) {
+  return Distribution(ctx, 1, []<typename T>(T low, T high, const std::vector<T>& u, T* out) {
+    const T range = high - low;
+    for (size_t i = 0; i < u.size(); ++i) out[i] = u[i] * range + low;
+  });
+}
+
 // TVM's normal: Box-Muller on 2n standard uniform values, the first n as
 // u1 and the last n as u2: sqrt(-2 log(1 - u1)) * sin(2 pi u2) * scale + mean.
+// (uniform(low 0, high 1) is standard * (1 - 0) + 0: the standard values.)
 absl::StatusOr<std::vector<NDArray>> Normal(const KernelContext& ctx) {
-  CARVE_RETURN_IF_ERROR(CheckArity(ctx, 3));
-  CARVE_ASSIGN_OR_RETURN(Gen gen, ReadGen(ctx));
-  CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> outs, AllocOutputs(ctx));
-  if (outs.size() != 2) return KernelError(ctx, "expected a (key, values) result type");
-  NDArray& values = outs[1];
-  CARVE_RETURN_IF_ERROR(VisitRandomFloat(ctx, values.dtype(), [&]<typename T>() -> absl::Status {
-    if (ctx.inputs[1].num_elements() != 1 || ctx.inputs[2].num_elements() != 1) {
-      return KernelError(ctx, "mean and scale must be scalars");
-    }
-    const T mean = T(ctx.inputs[1].GetAsDouble(0)), scale = T(ctx.inputs[2].GetAsDouble(0));
-    const size_t n = size_t(values.num_elements());
-    std::vector<uint64_t> bits(2 * n);
-    CARVE_ASSIGN_OR_RETURN(Gen next, Generate(ctx, gen, bits.size(), bits.data()));
-    WriteGen(next, outs[0]);
-    // uniform(low 0, high 1) is standard * (1 - 0) + 0: the standard values.
-    const std::vector<T> u = StandardUniform<T>(bits);
+  return Distribution(ctx, 2, []<typename T>(T mean, T scale, const std::vector<T>& u, T* out) {
+    const size_t n = u.size() / 2;
     const T two_pi = T(2.0 * std::numbers::pi);
-    T* out = values.data<T>();
     for (size_t i = 0; i < n; ++i) {
       const T radius = std::sqrt(T(-2) * std::log(T(1) - u[i]));
       out[i] = radius * std::sin(two_pi * u[n + i]) * scale + mean;
     }
-    return absl::OkStatus();
-  }));
-  return outs;
+  });
 }
 
 // TVM's multinomial, in float32: probabilities clipped at 0, normalised by

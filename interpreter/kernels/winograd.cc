@@ -16,16 +16,10 @@
 #include <vector>
 
 #include "interpreter/kernels/nn_util.h"
+#include "interpreter/kernels/winograd_matrices.h"
 
 namespace carve::nn_kernels {
 namespace {
-
-// Row-major matrices of TVM's F(m, r): A is alpha x m, B alpha x alpha,
-// G alpha x r, with alpha = m + r - 1.
-struct WinogradMatrices {
-  int m = 0, r = 0, alpha = 0;
-  std::vector<double> a, b, g;
-};
 
 // The interpolation points for a degree (m + r - 2) of 2..16: TVM's table.
 std::vector<double> InterpolationPoints(int degree) {
@@ -71,7 +65,9 @@ std::vector<double> PowerMatrix(const std::vector<double>& p, int rows, int cols
   return out;
 }
 
-absl::StatusOr<WinogradMatrices> MakeMatrices(const KernelContext& ctx, int m, int r) {
+}  // namespace
+
+absl::StatusOr<WinogradMatrices> MakeWinogradMatrices(const KernelContext& ctx, int m, int r) {
   if (m < 2 || m > 8) return KernelError(ctx, "TVM's Winograd takes tile sizes 2..8, got {}", m);
   if (r < 3 || r > 7) return KernelError(ctx, "TVM's Winograd takes kernel sizes 3..7, got {}", r);
   WinogradMatrices w;
@@ -133,20 +129,7 @@ absl::StatusOr<WinogradMatrices> MakeMatrices(const KernelContext& ctx, int m, i
   return w;
 }
 
-// The matrix rounded to T (TVM's const_matrix in the compute dtype).
-template <typename T>
-std::vector<T> Rounded(const std::vector<double>& m) {
-  return std::vector<T>(m.begin(), m.end());
-}
-
-template <typename F>
-absl::Status VisitFloat(const KernelContext& ctx, DataType dtype, F&& f) {
-  if (dtype == DataType::Float(32) || dtype == DataType::Float(16)) {
-    return f.template operator()<float>();
-  }
-  if (dtype == DataType::Float(64)) return f.template operator()<double>();
-  return KernelError(ctx, "Winograd convolution needs float tensors, got {}", dtype.ToString());
-}
+namespace {
 
 absl::StatusOr<std::vector<NDArray>> WeightTransform(const KernelContext& ctx) {
   CARVE_RETURN_IF_ERROR(CheckArity(ctx, 1));
@@ -156,9 +139,9 @@ absl::StatusOr<std::vector<NDArray>> WeightTransform(const KernelContext& ctx) {
   }
   const int64_t co = weight.shape()[0], ci = weight.shape()[1], k = weight.shape()[2];
   CARVE_ASSIGN_OR_RETURN(WinogradMatrices w,
-                         MakeMatrices(ctx, int(AttrInt(ctx, "tile_size", 0)), int(k)));
+                         MakeWinogradMatrices(ctx, int(AttrInt(ctx, "tile_size", 0)), int(k)));
   CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
-  CARVE_RETURN_IF_ERROR(VisitFloat(ctx, weight.dtype(), [&]<typename T>() -> absl::Status {
+  CARVE_RETURN_IF_ERROR(VisitWinogradFloat(ctx, weight.dtype(), [&]<typename T>() -> absl::Status {
     CARVE_ASSIGN_OR_RETURN(Buffer<T> in, Buffer<T>::Of(ctx, weight));
     const std::vector<T> g = Rounded<T>(w.g);
     const int64_t alpha = w.alpha, r = w.r;
@@ -213,7 +196,7 @@ absl::StatusOr<std::vector<NDArray>> WinogradConv2D(const KernelContext& ctx) {
     return KernelError(ctx, "TVM's Winograd compute takes a 3x3 kernel (weight {}x{} at tile {})",
                        weight.shape()[0], weight.shape()[1], m);
   }
-  CARVE_ASSIGN_OR_RETURN(WinogradMatrices w, MakeMatrices(ctx, m, r));
+  CARVE_ASSIGN_OR_RETURN(WinogradMatrices w, MakeWinogradMatrices(ctx, m, r));
   const bool nchw = layout == "NCHW";
   const int64_t batch = data.shape()[0];
   const int64_t ci = data.shape()[nchw ? 1 : 3];
@@ -228,11 +211,12 @@ absl::StatusOr<std::vector<NDArray>> WinogradConv2D(const KernelContext& ctx) {
       out_w != width + pad[1] + pad[3] - r + 1) {
     return KernelError(ctx, "the output type does not match the weight and padding");
   }
-  CARVE_RETURN_IF_ERROR(VisitFloat(ctx, out.dtype(), [&]<typename T>() -> absl::Status {
+  CARVE_RETURN_IF_ERROR(VisitWinogradFloat(ctx, out.dtype(), [&]<typename T>() -> absl::Status {
     const int perm_nhwc[] = {0, 2, 3, 1};
     const int identity[] = {0, 1, 2, 3};
     // Data as NHWC, the weight (alpha, alpha, CO, CI) as is.
-    CARVE_ASSIGN_OR_RETURN(Buffer<T> d, Buffer<T>::Permuted(ctx, data, nchw ? perm_nhwc : identity));
+    CARVE_ASSIGN_OR_RETURN(Buffer<T> d,
+                           Buffer<T>::Permuted(ctx, data, nchw ? perm_nhwc : identity));
     CARVE_ASSIGN_OR_RETURN(Buffer<T> u, Buffer<T>::Of(ctx, weight));
     const std::vector<T> a = Rounded<T>(w.a), b = Rounded<T>(w.b);
     const int64_t alpha = w.alpha, tiles_h = (out_h + m - 1) / m, tiles_w = (out_w + m - 1) / m;
@@ -259,8 +243,8 @@ absl::StatusOr<std::vector<NDArray>> WinogradConv2D(const KernelContext& ctx) {
                 T acc = 0;
                 for (int64_t ra = 0; ra < alpha; ++ra) {
                   for (int64_t rb = 0; rb < alpha; ++rb) {
-                    acc += tile[(ra * alpha + rb) * ci + c] * b[ra * alpha + eps] *
-                           b[rb * alpha + nu];
+                    acc +=
+                        tile[(ra * alpha + rb) * ci + c] * b[ra * alpha + eps] * b[rb * alpha + nu];
                   }
                 }
                 v[(eps * alpha + nu) * ci + c] = acc;

@@ -5,22 +5,12 @@
 #include <string>
 
 #include "gmock/gmock.h"
-#include "tests/interpreter_kernels/kernel_test_util.h"
+#include "tests/interpreter_kernels/run_typed.h"
 
 namespace carve::kernel_testing {
 namespace {
 
 using ::testing::HasSubstr;
-
-absl::StatusOr<NDArray> RunTyped(std::string_view op, const std::vector<NDArray>& inputs,
-                                 const Attrs* attrs) {
-  const OpInfo* info = FindOp(op);
-  std::vector<const Type*> types;
-  for (const NDArray& a : inputs) types.push_back(TypeOf(a.dtype(), a.shape()));
-  absl::StatusOr<const Type*> out = info->type_rel(TypeRelCall{info, types, attrs});
-  if (!out.ok()) return out.status();
-  return RunKernel1(op, inputs, attrs, *out);
-}
 
 absl::StatusOr<NDArray> Transform(const NDArray& weight, int64_t tile) {
   return RunTyped("nn.contrib_conv2d_winograd_weight_transform", {weight},
