@@ -231,16 +231,18 @@ absl::StatusOr<std::vector<TargetSpecPtr>> ResolveBackends(std::string_view name
     if (comma == std::string_view::npos) comma = names.size();
     std::string_view name = names.substr(start, comma - start);
     start = comma + 1;
-    if (name.empty()) continue;
+    // `dnnl,` or `,`: a name lost in editing, not one to skip (the flow
+    // would run for a list nobody wrote).
+    if (name.empty()) {
+      return absl::InvalidArgumentError(fmt::format(
+          "'{}' has an empty backend name (known: {})", names, fmt::join(BuiltinBackendNames(), ", ")));
+    }
     if (TargetSpecPtr registered = TargetRegistry::Global().Find(name)) {
       out.push_back(registered);
       continue;
     }
     CARVE_ASSIGN_OR_RETURN(TargetSpecPtr spec, BuiltinBackendSpec(name));
     out.push_back(std::move(spec));
-  }
-  if (out.empty()) {
-    return absl::InvalidArgumentError(fmt::format("'{}' names no backend", names));
   }
   return out;
 }

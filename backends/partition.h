@@ -53,7 +53,8 @@ absl::StatusOr<Module> PartitionForBackends(Module mod, const std::vector<Target
                                             const BackendPartitionOptions& options = {});
 
 // Resolves comma-separated backend names: registered specs first (a
-// `--patterns` file), then the built-in `.pat` files.
+// `--patterns` file), then the built-in `.pat` files. An empty name
+// (`dnnl,`, ``) is an error.
 absl::StatusOr<std::vector<TargetSpecPtr>> ResolveBackends(std::string_view names);
 
 // The pipeline PartitionForBackends runs after binding parameters (without
