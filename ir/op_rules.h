@@ -39,8 +39,9 @@ enum class LayoutRule : uint8_t {
   kUpsampling = 15,    // follows its input when H, W (and D) keep their positions
   kSliceLike = 16,     // follows its two inputs when they share a layout, axes remapped
   kTopK = 17,          // follows its input, axis remapped; values and indices follow
-  kRoi = 18,           // reads data in its `layout` attribute, rois as they are; the
-                       // result is in that layout (vision.roi_align / roi_pool)
+  kOwnLayout = 18,     // reads its inputs in its own `layout` (or `data_layout`)
+                       // attribute; the result is in it (vision.roi_align / roi_pool,
+                       // image.dilation2d, nn.correlation)
   kElemwise = 19,      // follows its only input although its TOpPattern is not
                        // kElemWise (TVM's ElemwiseArbitraryLayout: device_copy, ...)
   kKeepData = 20,      // reads its data in its original layout (nn.prelu: alpha is per
@@ -127,7 +128,7 @@ inline constexpr uint32_t kOpLayoutNorm = uint32_t(LayoutRule::kNorm) << kLayout
 inline constexpr uint32_t kOpLayoutUpsampling = uint32_t(LayoutRule::kUpsampling) << kLayoutRuleShift;
 inline constexpr uint32_t kOpLayoutSliceLike = uint32_t(LayoutRule::kSliceLike) << kLayoutRuleShift;
 inline constexpr uint32_t kOpLayoutTopK = uint32_t(LayoutRule::kTopK) << kLayoutRuleShift;
-inline constexpr uint32_t kOpLayoutRoi = uint32_t(LayoutRule::kRoi) << kLayoutRuleShift;
+inline constexpr uint32_t kOpLayoutOwn = uint32_t(LayoutRule::kOwnLayout) << kLayoutRuleShift;
 inline constexpr uint32_t kOpLayoutElemwise = uint32_t(LayoutRule::kElemwise) << kLayoutRuleShift;
 inline constexpr uint32_t kOpLayoutKeepData = uint32_t(LayoutRule::kKeepData) << kLayoutRuleShift;
 static_assert((uint32_t(LayoutRule::kKeepData) & ~kLayoutRuleMask) == 0 &&

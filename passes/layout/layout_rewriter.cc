@@ -123,7 +123,7 @@ const Expr* LayoutRewriter::RewriteCall(const Call* call) {
     case LayoutRule::kTopK: return AdaptTopK(call);
     case LayoutRule::kElemwise: return AdaptElemwise(call);
     case LayoutRule::kKeepData:  // reads its data in its original layout
-    case LayoutRule::kRoi:    // reads its data in its `layout`: an alternated input goes back
+    case LayoutRule::kOwnLayout:  // reads its inputs in its own layout
     case LayoutRule::kDense:  // reads "NC": an alternated input goes back
     case LayoutRule::kNone: break;
   }
@@ -165,8 +165,11 @@ void LayoutRewriter::NoteKnownLayout(const Call* call) {
       layout = AttrOrDefault(call, "out_layout");
       if (layout.empty()) layout = AttrOrDefault(call, "layout");
       break;
-    case LayoutRule::kUpsampling:
-    case LayoutRule::kRoi: layout = AttrOrDefault(call, "layout"); break;
+    case LayoutRule::kUpsampling: layout = AttrOrDefault(call, "layout"); break;
+    case LayoutRule::kOwnLayout:
+      layout = AttrOrDefault(call, "layout");
+      if (layout.empty()) layout = AttrOrDefault(call, "data_layout");
+      break;
     case LayoutRule::kElemwise: layout = KnownInput(call->args()[0]); break;
     case LayoutRule::kKeepData:
       if (std::optional<Alt> data = FindLayout(call->args()[0])) layout = data->old_layout;
