@@ -1,5 +1,6 @@
 // `carve why`: two questions about one node of FILE, named as `carve fmt
-// FILE` prints it (`%N`, `%var`, or `@f` for the final expression of @f).
+// FILE` prints it (`%N`, `%var`, or `@f` for the final expression of @f;
+// a let-bound `%var` names the value it is bound to).
 //
 //   carve why PATTERN FILE --at NODE [--raw]
 //     Does PATTERN match at NODE, and if not, where and why? With a backend's
@@ -61,6 +62,13 @@ absl::StatusOr<Named> LoadNamedNode(Env& env, const ParsedArgs& args, const std:
     return absl::InvalidArgumentError(fmt::format(
         "{}: no node named '{}' (use the %N, %var and @function names `carve fmt {}` prints)", file,
         at, file));
+  }
+  // `let %a = add(...)` prints the call as %a: --at %a asks about the call.
+  if (target.node->kind() == ExprKind::kVar && target.function != nullptr) {
+    PostOrderVisit(target.function->body(), [&](const Expr* e) {
+      const Let* let = DynCast<Let>(e);
+      if (let != nullptr && let->var() == target.node) target.node = let->value();
+    });
   }
   return Named{std::move(names), target};
 }
@@ -131,6 +139,41 @@ std::string PlacementText(const Placement& p, const std::vector<TargetSpecPtr>& 
   return out;
 }
 
+std::vector<std::string> BackendNames(const std::vector<TargetSpecPtr>& backends) {
+  std::vector<std::string> names;
+  for (const TargetSpecPtr& b : backends) names.push_back(b->name());
+  return names;
+}
+
+// Why `call` (of `input`, the module that was partitioned) has no
+// counterpart in the partitioned module: the preparation removed it (the
+// fact the report's "before partitioning" section counts), or a backend put
+// it in a partition @main never called, deleted as unused (the report's
+// "lost to" rows), or a region-level rule's partition went.
+std::string GoneText(const PartitionResult& result, const std::vector<TargetSpecPtr>& backends,
+                     const Module& input, const Call* call) {
+  if (const PreparedAway::Removed* removed = result.prepared.Find(KeyOf(call))) {
+    return fmt::format("  not in the partitioned module: {}\n", result.prepared.Text(*removed));
+  }
+  const bool in_clause = OpCallsInMatchClauses(input).contains(call);
+  if (const PrunedOps::Entry* lost = result.pruned.Find(call, /*never_called=*/true)) {
+    return fmt::format(
+        "  {}: lost to {}: @main never calls its partition, so it never runs (partition {}, "
+        "deleted as unused)\n",
+        backends[lost->backend]->name(), LostToText(in_clause), lost->region);
+  }
+  // PartitionGraph made no partition of its region (TVM's does the same):
+  // what `partition` warns of and the report counts as lost.
+  if (!UnboundInputsOfMain(result.module).empty()) {
+    return fmt::format(
+        "  not in the partitioned module: lost to {}: partitioning for {} left nothing that "
+        "computes it, so it never runs (`carve partition` warns of it and says the way out)\n",
+        LostToText(in_clause), fmt::join(BackendNames(backends), ","));
+  }
+  return fmt::format("  not in the partitioned module: partitioning for {} removed it\n",
+                     backends.front()->name());
+}
+
 absl::Status WhyPlacement(const ParsedArgs& args, Env& env) {
   const std::string& file = args.positional()[0];
   CARVE_RETURN_IF_ERROR(RegisterPatternFiles(args));
@@ -174,15 +217,7 @@ absl::Status WhyPlacement(const ParsedArgs& args, Env& env) {
     return absl::OkStatus();
   }
   std::string out = fmt::format("{} = {}:\n", at, call->op()->name);
-  if (found.empty()) {
-    // The same fact the report's "before partitioning" section counts.
-    const PreparedAway::Removed* removed = result.prepared.Find(KeyOf(call));
-    out += removed == nullptr
-               ? fmt::format("  not in the partitioned module: partitioning for {} removed it\n",
-                             backends.front()->name())
-               : fmt::format("  not in the partitioned module: {}\n",
-                             result.prepared.Text(*removed));
-  }
+  if (found.empty()) out += GoneText(result, backends, named.names.module(), call);
   for (size_t i = 0; i < found.size(); ++i) {
     if (found.size() > 1) out += fmt::format(" copy {} of {}:\n", i + 1, found.size());
     if (found[i]->call->op() != call->op()) {
