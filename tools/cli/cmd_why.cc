@@ -51,6 +51,29 @@ struct Named {
   NodeNames::Named target;
 };
 
+// The expression a name stands for through lets: `let %a = add(...)`
+// prints the call as %a, so --at %a asks about the call; a function whose
+// body is a chain of lets (`--at @main`) ends in the chain's last body.
+const Expr* ThroughLets(const Expr* node, const Function* fn) {
+  absl::flat_hash_map<const Expr*, const Expr*> bound;  // let var -> value
+  if (fn != nullptr) {
+    PostOrderVisit(fn->body(), [&](const Expr* e) {
+      if (const Let* let = DynCast<Let>(e)) bound.emplace(let->var(), let->value());
+    });
+  }
+  // Each step moves to a node the previous one binds or holds: a finite chain.
+  for (size_t steps = 0; steps <= 2 * bound.size() + 1; ++steps) {
+    if (const Let* let = DynCast<Let>(node)) {
+      node = let->body();
+      continue;
+    }
+    auto it = bound.find(node);
+    if (it == bound.end()) break;
+    node = it->second;
+  }
+  return node;
+}
+
 absl::StatusOr<Named> LoadNamedNode(Env& env, const ParsedArgs& args, const std::string& file) {
   CARVE_ASSIGN_OR_RETURN(Module mod, LoadModule(env, file));
   CARVE_RETURN_IF_ERROR(InferType(mod));
@@ -63,13 +86,7 @@ absl::StatusOr<Named> LoadNamedNode(Env& env, const ParsedArgs& args, const std:
         "{}: no node named '{}' (use the %N, %var and @function names `carve fmt {}` prints)", file,
         at, file));
   }
-  // `let %a = add(...)` prints the call as %a: --at %a asks about the call.
-  if (target.node->kind() == ExprKind::kVar && target.function != nullptr) {
-    PostOrderVisit(target.function->body(), [&](const Expr* e) {
-      const Let* let = DynCast<Let>(e);
-      if (let != nullptr && let->var() == target.node) target.node = let->value();
-    });
-  }
+  target.node = ThroughLets(target.node, target.function);
   return Named{std::move(names), target};
 }
 

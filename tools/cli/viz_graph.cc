@@ -283,8 +283,17 @@ absl::StatusOr<Graph> Around(const Graph& g, const std::string& name, int depth)
     }
   }
   if (center < 0 || name.empty()) {
+    // A node of FILE can be missing because it never runs (g.lost): say so
+    // rather than suggest the name is wrong.
+    std::string lost = g.lost.empty()
+                           ? ""
+                           : fmt::format("; if it is a node of the file, it may be one of the ops "
+                                         "that never run ({}): `carve why FILE --backend ... "
+                                         "--at {}` says",
+                                         g.lost[0], name);
     return absl::InvalidArgumentError(fmt::format(
-        "--around: no node named '{}' (use the %N and %var names the module prints as)", name));
+        "--around: no node named '{}' (use the %N and %var names the module prints as){}", name,
+        lost));
   }
   std::vector<std::vector<int>> adj(g.nodes.size());
   for (const Edge& e : g.edges) {
