@@ -121,20 +121,22 @@ function bboxOf(g){var b=g.getBBox(),a=svg.getScreenCTM(),c=g.getScreenCTM();
  var p=svg.createSVGPoint(),q=svg.createSVGPoint();p.x=b.x;p.y=b.y;
  q.x=b.x+b.width;q.y=b.y+b.height;p=p.matrixTransform(m);q=q.matrixTransform(m);
  return [p.x,p.y,q.x,q.y];}
-// The topmost operator node (inputs and weights excluded): a wide graph's
-// top row is mostly inputs and weights spread over its whole width, so the
-// middle of the drawing can be blank.
-function firstOp(){var best=null;
+// The topmost offloaded operator node (else the topmost operator; inputs
+// and weights never): a wide graph's top row is mostly inputs, weights or
+// (in the region view) host ops feeding a region, spread over its whole
+// width, so the middle of the drawing can be blank.
+function firstOp(){var best=null,host=null;
  svg.querySelectorAll('g.node').forEach(function(g){var n=nodes[g.id];
-  if(!n||/^(input|const|var)$/.test(n.op))return;var b=bboxOf(g);
-  if(b&&(!best||b[1]<best[1]))best=b;});return best;}
+  if(!n||/^(input|const|var)$/.test(n.op))return;var b=bboxOf(g);if(!b)return;
+  if(n.target==='host'){if(!host||b[1]<host[1])host=b;}
+  else if(!best||b[1]<best[1])best=b;});return best||host;}
 // Open readable: the whole graph when it fits at 60% of its size or more,
 // else 1:1 (one SVG point per pixel) from the top, centred on the first
 // operator (on the drawing when it has none).
 function actual(){var W=view.clientWidth||800,H=view.clientHeight||600,f=firstOp();
  var cx=f?(f[0]+f[2])/2:whole[0]+whole[2]/2;
  var x=Math.max(whole[0],Math.min(cx-W/2,whole[0]+whole[2]-W));
- var y=f?Math.max(whole[1],f[1]-40):whole[1];
+ var y=f?Math.max(whole[1],f[1]-Math.min(H/4,200)):whole[1];
  box=[whole[2]<W?whole[0]+(whole[2]-W)/2:x,y,W,H];apply();}
 function fit(){box=whole.slice();apply();}
 // Moves the view to the note `id` (removed, lost) at 1:1 from its corner.
