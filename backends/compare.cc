@@ -24,8 +24,10 @@ struct Tolerance {
 };
 
 // Defaults per dtype: float kernels of different libraries agree to a few
-// ulps per accumulated term; integer outputs may differ by one rounding step.
+// ulps per accumulated term; integer outputs may differ by one rounding step;
+// booleans exactly (one step is every difference a boolean can have).
 Tolerance DefaultTolerance(DataType dtype) {
+  if (dtype.is_bool()) return {0, 0};
   if (dtype == DataType::Float(64)) return {1e-9, 1e-12};
   if (dtype == DataType::Float(16)) return {1e-2, 1e-3};
   if (dtype.is_float()) return {1e-4, 1e-5};

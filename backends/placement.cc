@@ -102,6 +102,7 @@ absl::StatusOr<PrunedOps> PruneAndRecord(Module& mod, const std::vector<TargetSp
       before.push_back({std::string(gv->name()), fn, static_cast<int>(b)});
     }
   }
+  const absl::flat_hash_set<const Function*> called = ReachableFromMain(mod);
   PruneLog log;
   CARVE_RETURN_IF_ERROR(PruneBackendPartitions(mod, backends, &log).status());
   absl::flat_hash_map<std::string, std::string> reasons;
@@ -109,14 +110,18 @@ absl::StatusOr<PrunedOps> PruneAndRecord(Module& mod, const std::vector<TargetSp
   PrunedOps pruned;
   for (const Before& p : before) {
     if (mod.Lookup(p.name) != nullptr) continue;
-    // A partition no rule named went with the functions @main stopped
-    // reaching (dnnl's RemoveUnusedFunctions).
+    // A partition no rule named went with the functions @main does not
+    // reach (dnnl's RemoveUnusedFunctions): one @main never called (its
+    // ops never ran), or one pruning left uncalled.
     auto it = reasons.find(p.name);
-    std::string reason = it != reasons.end() ? it->second : "removed after partitioning";
+    const bool never_called = it == reasons.end() && !called.contains(p.fn);
+    std::string reason = it != reasons.end() ? it->second
+                         : never_called      ? "never called by @main, deleted as unused"
+                                             : "removed after partitioning";
     PostOrderVisit(p.fn->body(), [&](const Expr* e) {
       const Call* call = DynCast<Call>(e);
       if (call == nullptr || call->op() == nullptr || !e->span().valid()) return;
-      pruned.Add(call, PrunedOps::Entry{p.backend, reason, p.name});
+      pruned.Add(call, PrunedOps::Entry{p.backend, reason, p.name, nullptr, never_called});
     });
   }
   return pruned;
@@ -138,7 +143,8 @@ absl::StatusOr<PartitionResult> PartitionWithRecord(Module mod,
                          PartitionForBackends(std::move(mod), backends, options));
   CARVE_ASSIGN_OR_RETURN(PrunedOps pruned, PruneAndRecord(partitioned, backends));
   PlacementRecord record = PlacementRecord::Build(partitioned, backends, &pruned, input->kept());
-  return PartitionResult{std::move(partitioned), std::move(record), prep->result()};
+  return PartitionResult{std::move(partitioned), std::move(record), prep->result(),
+                         std::move(pruned)};
 }
 
 absl::StatusOr<PlacementRecord> RecordOfSteps(const Module& partitioned,

@@ -74,6 +74,10 @@ struct PartitionResult {
   PlacementRecord record;
   // What the first backend's preparation passes removed or rewrote.
   PreparedAway prepared;
+  // The ops of partitions removed after partitioning, by a region-level
+  // rule or (never_called) as unused: `why` and `viz` name a node that is
+  // gone by it.
+  PrunedOps pruned;
 };
 absl::StatusOr<PartitionResult> PartitionWithRecord(Module mod,
                                                     const std::vector<TargetSpecPtr>& backends,

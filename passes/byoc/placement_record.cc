@@ -12,6 +12,7 @@
 #include "fmt/format.h"
 #include "ir/visit.h"
 #include "passes/byoc/annotation.h"
+#include "passes/byoc/partition_report.h"  // ReachableFromMain
 #include "patterns/compile.h"
 #include "support/natural_order.h"
 #include "patterns/explain.h"
@@ -54,6 +55,19 @@ std::string RuleRefusal(const OpRule& rule, const Call* call) {
                                     : fmt::format("{} (built-in check)", rule.description);
   }
   return "";
+}
+
+// Adds the op calls inside the match clauses of `fn` to `out`.
+void AddCallsInMatchClauses(const Function* fn, absl::flat_hash_set<const Expr*>& out) {
+  PostOrderVisit(fn->body(), [&](const Expr* e) {
+    const Match* match = DynCast<Match>(e);
+    if (match == nullptr) return;
+    for (const Clause& c : match->clauses()) {
+      PostOrderVisit(c.rhs, [&](const Expr* x) {
+        if (IsOpCall(x)) out.insert(x);
+      });
+    }
+  });
 }
 
 // One backend's rules, with its composites compiled once.
@@ -132,6 +146,13 @@ class Builder {
       }
     }
     const Module& judged = annotator_input != nullptr ? *annotator_input : mod;
+    judged_in_clauses_ = OpCallsInMatchClauses(judged);
+    // Partitions @main never calls never run (a region whose result TVM
+    // left unbound); without a @main nothing is known to run.
+    if (mod.Lookup("main") != nullptr) {
+      reachable_ = ReachableFromMain(mod);
+      know_reachable_ = true;
+    }
     if (const Function* main = judged.Lookup("main")) {
       for (const Var* v : main->params()) main_param_names_.insert(std::string(v->name()));
     }
@@ -145,6 +166,7 @@ class Builder {
       int owner = BackendIndex(compiler);
       // A partition the input already had, for a backend not asked about.
       std::string_view foreign = owner < 0 ? compiler : "";
+      never_called_ = owner >= 0 && know_reachable_ && !reachable_.contains(fn);
       absl::flat_hash_map<const Expr*, std::string> composite_of = Composites(fn);
       in_clauses_ = compiler.empty() ? CallsInMatchClauses(fn) : absl::flat_hash_set<const Expr*>{};
       for (const Expr* e : PostOrder(fn)) {
@@ -199,15 +221,7 @@ class Builder {
   // The calls inside the match clauses of host function `fn`.
   static absl::flat_hash_set<const Expr*> CallsInMatchClauses(const Function* fn) {
     absl::flat_hash_set<const Expr*> out;
-    PostOrderVisit(fn->body(), [&](const Expr* e) {
-      const Match* match = DynCast<Match>(e);
-      if (match == nullptr) return;
-      for (const Clause& c : match->clauses()) {
-        PostOrderVisit(c.rhs, [&](const Expr* x) {
-          if (IsOpCall(x)) out.insert(x);
-        });
-      }
-    });
+    AddCallsInMatchClauses(fn, out);
     return out;
   }
 
@@ -235,6 +249,7 @@ class Builder {
       }
       return;
     }
+    if (never_called_) return DecideNeverCalled(p);
     const PrunedOps::Entry* pruned = nullptr;
     if (pruned_ != nullptr && p.backend < 0) pruned = pruned_->Find(p.call);
     const int pruned_by = pruned != nullptr ? pruned->backend : -1;
@@ -271,6 +286,26 @@ class Builder {
         }
         p.verdicts.push_back(std::move(v));
       }
+    }
+  }
+
+  // An op in a partition of backend p.backend that @main never calls: lost
+  // for that backend; the others say who took it, and that it was lost.
+  void DecideNeverCalled(Placement& p) const {
+    const bool in_clause = judged_in_clauses_.contains(Judged(p.call));
+    const std::string lost(LostToText(in_clause));
+    const std::string& owner = backends_[p.backend]->name();
+    for (size_t b = 0; b < backends_.size(); ++b) {
+      const int bi = static_cast<int>(b);
+      if (bi == p.backend) {
+        p.verdicts.push_back({Verdict::Kind::kNeverRuns, lost, p.function});
+        continue;
+      }
+      Verdict::Kind kind = !p.composite.empty() ? Verdict::Kind::kInComposite
+                           : p.backend < bi      ? Verdict::Kind::kClaimed
+                                                 : Verdict::Kind::kOffloadedElsewhere;
+      p.verdicts.push_back({kind, fmt::format("{}, then lost to {} (never runs)",
+                                              p.composite.empty() ? owner : p.composite, lost)});
     }
   }
 
@@ -342,9 +377,23 @@ class Builder {
   absl::flat_hash_map<SpanKey, std::vector<const Call*>> input_calls_;
   absl::flat_hash_set<std::string> main_param_names_;  // of the judged module's @main
   absl::flat_hash_set<const Expr*> in_clauses_;  // CallsInMatchClauses of the function at hand
+  absl::flat_hash_set<const Expr*> judged_in_clauses_;  // of the judged module
+  absl::flat_hash_set<const Function*> reachable_;      // from @main
+  bool know_reachable_ = false;                         // the module has a @main
+  bool never_called_ = false;  // the function at hand is a partition @main never calls
 };
 
 }  // namespace
+
+absl::flat_hash_set<const Expr*> OpCallsInMatchClauses(const Module& mod) {
+  absl::flat_hash_set<const Expr*> out;
+  for (const auto& entry : mod.Functions()) AddCallsInMatchClauses(entry.second, out);
+  return out;
+}
+
+std::string_view LostToText(bool in_clause) {
+  return in_clause ? "an unclosed region in a match clause" : "a let-bound region";
+}
 
 bool WantsConstant(const Verdict& v) {
   if (v.kind != Verdict::Kind::kNoMatch && v.kind != Verdict::Kind::kFailedCheck) return false;
@@ -373,6 +422,8 @@ std::string_view Verdict::KindName(Kind kind) {
       return "in_composite";
     case Kind::kUnclosedRegion:
       return "unclosed_region";
+    case Kind::kNeverRuns:
+      return "never_runs";
     case Kind::kKeptOnHost:
       return "kept_on_host";
   }
@@ -399,6 +450,8 @@ std::string Verdict::Text() const {
       return fmt::format("in composite {}", detail);
     case Kind::kUnclosedRegion:
       return "lost to an unclosed region in a match clause (runs on the host)";
+    case Kind::kNeverRuns:  // the partition is said apart, as for kPruned
+      return fmt::format("lost to {}: @main never calls its partition, so it never runs", detail);
     case Kind::kKeptOnHost:
       return detail.empty() ? "kept on the host" : fmt::format("kept on the host: {}", detail);
   }
@@ -427,11 +480,11 @@ void PrunedOps::Add(const Call* call, Entry entry) {
   entries.push_back(std::move(entry));
 }
 
-const PrunedOps::Entry* PrunedOps::Find(const Call* call) const {
+const PrunedOps::Entry* PrunedOps::Find(const Call* call, bool never_called) const {
   auto it = by_span.find(Key(call));
   if (it == by_span.end()) return nullptr;
   for (const Entry& e : it->second) {
-    if (e.op == call->op()) return &e;
+    if (e.op == call->op() && e.never_called == never_called) return &e;
   }
   return nullptr;
 }

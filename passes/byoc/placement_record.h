@@ -22,7 +22,11 @@
 //   - it sits in a composite of another backend ("in composite");
 //   - it sits in a match clause, where TVM v0.16's AnnotateTarget (no rule
 //     for Match) opens its region and never closes it, so PartitionGraph
-//     leaves it on the host ("lost to an unclosed region in a match clause").
+//     leaves it on the host ("lost to an unclosed region in a match clause");
+//   - a backend took it, but @main never calls the partition it sits in
+//     (the region's result was a let-bound value or a match clause's, which
+//     TVM v0.16 leaves as a free variable of @main): it never runs anywhere
+//     ("lost to a let-bound region: @main never calls its partition").
 // "kept on the host" remains only for a call a backend accepts for which
 // none of these is known.
 #pragma once
@@ -35,6 +39,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "ir/module.h"
 #include "passes/byoc/target.h"
 
@@ -52,6 +57,7 @@ struct Verdict {
     kPruned,              // region removed by a region-level rule: detail = rule
     kInComposite,         // inside another backend's composite: detail = its name
     kUnclosedRegion,      // accepted, but in a match clause its region is never closed
+    kNeverRuns,           // in a partition @main never calls: detail = lost to what
     kKeptOnHost,          // accepted, no reason known
   };
   Verdict() = default;
@@ -60,7 +66,8 @@ struct Verdict {
 
   Kind kind = Kind::kKeptOnHost;
   std::string detail;
-  // kPruned: the partition the rule removed (tvmgen_default_nnapi_main_3).
+  // kPruned: the partition the rule removed (tvmgen_default_nnapi_main_3);
+  // kNeverRuns: the partition @main never calls.
   std::string region;
 
   // The report's wording: "unsupported op", "failed check: rank(?) == 2 is
@@ -72,7 +79,7 @@ struct Verdict {
   std::string Summary() const;
   // Stable machine name for JSON: "offloaded", "unsupported_op",
   // "failed_check", "no_match", "claimed", "offloaded_elsewhere", "pruned",
-  // "in_composite", "unclosed_region", "kept_on_host".
+  // "in_composite", "unclosed_region", "never_runs", "kept_on_host".
   static std::string_view KindName(Kind kind);
 };
 
@@ -91,6 +98,14 @@ struct Placement {
   std::vector<std::string> unbound_params;
 };
 
+// The op calls of `mod` inside the clauses of a match expression.
+absl::flat_hash_set<const Expr*> OpCallsInMatchClauses(const Module& mod);
+
+// What an op in a partition @main never calls was lost to: "a let-bound
+// region", or "an unclosed region in a match clause" (`in_clause`): the
+// ways TVM v0.16's flow leaves a region's result unbound.
+std::string_view LostToText(bool in_clause);
+
 // True when `v` rejects a call because an argument is not a constant.
 bool WantsConstant(const Verdict& v);
 
@@ -106,13 +121,18 @@ struct PrunedOps {
     std::string reason;  // the rule and its numbers
     std::string region;  // the partition it removed
     const OpInfo* op = nullptr;
+    // @main never called the partition (lost to a let-bound region or a
+    // match clause) and it was deleted as unused: no region-level rule sent
+    // the op back, it never runs.
+    bool never_called = false;
   };
   absl::flat_hash_map<SpanKey, std::vector<Entry>> by_span;
   static SpanKey Key(const Expr* e);
   // Records that `call`'s partition was removed.
   void Add(const Call* call, Entry entry);
-  // The entry of `call` (same span and op), or nullptr.
-  const Entry* Find(const Call* call) const;
+  // The entry of `call` (same span and op) whose never_called is
+  // `never_called`, or nullptr.
+  const Entry* Find(const Call* call, bool never_called = false) const;
 };
 
 class PlacementRecord {

@@ -57,5 +57,26 @@ TEST(VizChromiumTest, PageRunsItsScriptAndShowsTheNodeInTheAddress) {
   EXPECT_THAT(dom, HasSubstr("class=\"node sel\""));
 }
 
+// A graph too large to open whole opens at 1:1 on its first operator: a
+// wide top row of inputs and weights left the middle of the drawing, where
+// the view used to open, blank (ppocr's 416 nodes showed nothing).
+TEST(VizChromiumTest, LargeGraphOpensOnOperators) {
+  const std::string chromium = FindChromium();
+  if (chromium.empty()) GTEST_SKIP() << "no chromium installed";
+  const std::filesystem::path relay =
+      std::filesystem::path(CARVE_SHARED_DIR) / "corpus" / "resnet18_cifar.relay";
+  if (!std::filesystem::exists(relay)) GTEST_SKIP() << "no shared corpus at " << relay;
+  const std::string html = (std::filesystem::path(testing::TempDir()) / "viz_large.html").string();
+  Env env = RealEnv();
+  ASSERT_EQ(RunCarve({"viz", relay.string(), "--backend", "dnnl", "--max-nodes", "2000", "-o",
+                      html},
+                     env),
+            0);
+  std::string dom = DumpDom(chromium, "file://" + html);
+  ASSERT_THAT(dom, HasSubstr("data-carve-ready=\"1\""));
+  EXPECT_THAT(dom, HasSubstr("data-carve-ops-in-view=\""));
+  EXPECT_THAT(dom, ::testing::Not(HasSubstr("data-carve-ops-in-view=\"0\"")));
+}
+
 }  // namespace
 }  // namespace carve::cli

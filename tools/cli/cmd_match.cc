@@ -16,6 +16,7 @@
 #include "passes/infer/infer_type.h"
 #include "patterns/explain.h"
 #include "patterns/query.h"
+#include "support/natural_order.h"
 #include "support/status_macros.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/load.h"
@@ -148,10 +149,13 @@ std::string RootKind(const Expr* e, const NodeNames& names) {
   return "node";
 }
 
+// By name in natural order (@f2 before @f10), as partition names are
+// listed by the report and the placement record.
 std::vector<std::pair<const GlobalVar*, const Function*>> SortedFunctions(const Module& mod) {
   auto fns = mod.Functions();
-  std::sort(fns.begin(), fns.end(),
-            [](const auto& a, const auto& b) { return a.first->name() < b.first->name(); });
+  std::sort(fns.begin(), fns.end(), [](const auto& a, const auto& b) {
+    return NaturalLess(a.first->name(), b.first->name());
+  });
   return fns;
 }
 

@@ -44,15 +44,25 @@ std::string FormatOf(const ParsedArgs& args) {
   return "dot";
 }
 
-absl::StatusOr<Module> Transform(Module mod, const ParsedArgs& args, Env& env,
-                                 std::vector<TargetSpecPtr>& backends,
-                                 std::optional<PlacementRecord>& record, PreparedAway& prepared) {
+// What `--backend` learned besides the partitioned module.
+struct Placed {
+  std::vector<TargetSpecPtr> backends;
+  std::optional<PlacementRecord> record;
+  PreparedAway prepared;
+  std::optional<LetBoundLoss> lost;  // ops that never run, as `partition` warns
+};
+
+absl::StatusOr<Module> Transform(Module mod, const ParsedArgs& args, Env& env, Placed& placed) {
   if (auto names = args.Get("--backend")) {
-    CARVE_ASSIGN_OR_RETURN(backends, ResolveBackends(*names));
+    CARVE_ASSIGN_OR_RETURN(placed.backends, ResolveBackends(*names));
     EnsureConstantEvaluator();
-    CARVE_ASSIGN_OR_RETURN(PartitionResult result, PartitionWithRecord(std::move(mod), backends));
-    record = std::move(result.record);
-    prepared = std::move(result.prepared);
+    const Module input = mod;  // for FindLetBoundLoss
+    CARVE_ASSIGN_OR_RETURN(PartitionResult result,
+                           PartitionWithRecord(std::move(mod), placed.backends));
+    CARVE_ASSIGN_OR_RETURN(placed.lost, FindLetBoundLoss(input, result.module, placed.backends));
+    if (placed.lost) *env.err << LetBoundLossWarning(*placed.lost, *names);
+    placed.record = std::move(result.record);
+    placed.prepared = std::move(result.prepared);
     return std::move(result.module);
   }
   if (auto text = args.Get("--pipeline")) {
@@ -93,22 +103,22 @@ absl::Status Viz(const ParsedArgs& args, Env& env, const std::string& format, in
     input_names = viz::InputNames(named);
     mod = named.module();
   }
-  std::vector<TargetSpecPtr> backends;
-  std::optional<PlacementRecord> record;  // with --backend
-  PreparedAway prepared;                  // with --backend
-  CARVE_ASSIGN_OR_RETURN(mod, Transform(std::move(mod), args, env, backends, record, prepared));
+  Placed placed;  // with --backend
+  CARVE_ASSIGN_OR_RETURN(mod, Transform(std::move(mod), args, env, placed));
   // Other nodes carry the names the transformed module prints with (`carve
   // opt F -p PIPELINE` output); --around refers to the nodes' names.
   CARVE_ASSIGN_OR_RETURN(NodeNames names, NodeNames::ForModule(mod));
   CARVE_RETURN_IF_ERROR(InferType(names.module()));
   CARVE_ASSIGN_OR_RETURN(viz::Graph graph,
-                         viz::BuildGraph(names, backends, record ? &*record : nullptr,
+                         viz::BuildGraph(names, placed.backends,
+                                         placed.record ? &*placed.record : nullptr,
                                          input_names ? &*input_names : nullptr));
   // Ops the preparation removed are not in the graph: a note lists them, as
   // the report's "before partitioning" section and `why --at` do.
   if (input_names) {
-    graph.removed_by = prepared.backend;
-    graph.removed = viz::RemovedOps(prepared, *input_names);
+    graph.removed_by = placed.prepared.backend;
+    graph.removed = viz::RemovedOps(placed.prepared, *input_names);
+    graph.lost = viz::LostNote(placed.lost ? &*placed.lost : nullptr);
   }
   if (auto center = args.Get("--around")) {
     CARVE_ASSIGN_OR_RETURN(graph, viz::Around(graph, *center, depth));

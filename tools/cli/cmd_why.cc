@@ -1,5 +1,6 @@
 // `carve why`: two questions about one node of FILE, named as `carve fmt
-// FILE` prints it (`%N`, `%var`, or `@f` for the final expression of @f).
+// FILE` prints it (`%N`, `%var`, or `@f` for the final expression of @f;
+// a let-bound `%var` names the value it is bound to).
 //
 //   carve why PATTERN FILE --at NODE [--raw]
 //     Does PATTERN match at NODE, and if not, where and why? With a backend's
@@ -50,6 +51,29 @@ struct Named {
   NodeNames::Named target;
 };
 
+// The expression a name stands for through lets: `let %a = add(...)`
+// prints the call as %a, so --at %a asks about the call; a function whose
+// body is a chain of lets (`--at @main`) ends in the chain's last body.
+const Expr* ThroughLets(const Expr* node, const Function* fn) {
+  absl::flat_hash_map<const Expr*, const Expr*> bound;  // let var -> value
+  if (fn != nullptr) {
+    PostOrderVisit(fn->body(), [&](const Expr* e) {
+      if (const Let* let = DynCast<Let>(e)) bound.emplace(let->var(), let->value());
+    });
+  }
+  // Each step moves to a node the previous one binds or holds: a finite chain.
+  for (size_t steps = 0; steps <= 2 * bound.size() + 1; ++steps) {
+    if (const Let* let = DynCast<Let>(node)) {
+      node = let->body();
+      continue;
+    }
+    auto it = bound.find(node);
+    if (it == bound.end()) break;
+    node = it->second;
+  }
+  return node;
+}
+
 absl::StatusOr<Named> LoadNamedNode(Env& env, const ParsedArgs& args, const std::string& file) {
   CARVE_ASSIGN_OR_RETURN(Module mod, LoadModule(env, file));
   CARVE_RETURN_IF_ERROR(InferType(mod));
@@ -62,6 +86,7 @@ absl::StatusOr<Named> LoadNamedNode(Env& env, const ParsedArgs& args, const std:
         "{}: no node named '{}' (use the %N, %var and @function names `carve fmt {}` prints)", file,
         at, file));
   }
+  target.node = ThroughLets(target.node, target.function);
   return Named{std::move(names), target};
 }
 
@@ -131,6 +156,41 @@ std::string PlacementText(const Placement& p, const std::vector<TargetSpecPtr>& 
   return out;
 }
 
+std::vector<std::string> BackendNames(const std::vector<TargetSpecPtr>& backends) {
+  std::vector<std::string> names;
+  for (const TargetSpecPtr& b : backends) names.push_back(b->name());
+  return names;
+}
+
+// Why `call` (of `input`, the module that was partitioned) has no
+// counterpart in the partitioned module: the preparation removed it (the
+// fact the report's "before partitioning" section counts), or a backend put
+// it in a partition @main never called, deleted as unused (the report's
+// "lost to" rows), or a region-level rule's partition went.
+std::string GoneText(const PartitionResult& result, const std::vector<TargetSpecPtr>& backends,
+                     const Module& input, const Call* call) {
+  if (const PreparedAway::Removed* removed = result.prepared.Find(KeyOf(call))) {
+    return fmt::format("  not in the partitioned module: {}\n", result.prepared.Text(*removed));
+  }
+  const bool in_clause = OpCallsInMatchClauses(input).contains(call);
+  if (const PrunedOps::Entry* lost = result.pruned.Find(call, /*never_called=*/true)) {
+    return fmt::format(
+        "  {}: lost to {}: @main never calls its partition, so it never runs (partition {}, "
+        "deleted as unused)\n",
+        backends[lost->backend]->name(), LostToText(in_clause), lost->region);
+  }
+  // PartitionGraph made no partition of its region (TVM's does the same):
+  // what `partition` warns of and the report counts as lost.
+  if (!UnboundInputsOfMain(result.module).empty()) {
+    return fmt::format(
+        "  not in the partitioned module: lost to {}: partitioning for {} left nothing that "
+        "computes it, so it never runs (`carve partition` warns of it and says the way out)\n",
+        LostToText(in_clause), fmt::join(BackendNames(backends), ","));
+  }
+  return fmt::format("  not in the partitioned module: partitioning for {} removed it\n",
+                     backends.front()->name());
+}
+
 absl::Status WhyPlacement(const ParsedArgs& args, Env& env) {
   const std::string& file = args.positional()[0];
   CARVE_RETURN_IF_ERROR(RegisterPatternFiles(args, env));
@@ -174,15 +234,7 @@ absl::Status WhyPlacement(const ParsedArgs& args, Env& env) {
     return absl::OkStatus();
   }
   std::string out = fmt::format("{} = {}:\n", at, call->op()->name);
-  if (found.empty()) {
-    // The same fact the report's "before partitioning" section counts.
-    const PreparedAway::Removed* removed = result.prepared.Find(KeyOf(call));
-    out += removed == nullptr
-               ? fmt::format("  not in the partitioned module: partitioning for {} removed it\n",
-                             backends.front()->name())
-               : fmt::format("  not in the partitioned module: {}\n",
-                             result.prepared.Text(*removed));
-  }
+  if (found.empty()) out += GoneText(result, backends, named.names.module(), call);
   for (size_t i = 0; i < found.size(); ++i) {
     if (found.size() > 1) out += fmt::format(" copy {} of {}:\n", i + 1, found.size());
     if (found[i]->call->op() != call->op()) {

@@ -140,6 +140,14 @@ class DotWriter {
           "label={}, tooltip={}];\n",
           Quote(RemovedLabel(g_)), Quote(RemovedTooltip(g_)));
     }
+    if (!g_.lost.empty()) {
+      std::string label = g_.lost[0];
+      for (size_t i = 1; i < g_.lost.size(); ++i) label += "\n" + Wrap(g_.lost[i]);
+      out_ += fmt::format(
+          "  lost [id=\"lost\", shape=note, style=filled, fillcolor=\"#ffffff\", "
+          "label={}, tooltip={}];\n",
+          Quote(label), Quote(fmt::format("{}", fmt::join(g_.lost, "\n"))));
+    }
     for (const Edge& e : g_.edges) {
       out_ += fmt::format("  n{} -> n{}", e.from, e.to);
       if (!e.label.empty()) out_ += fmt::format(" [label={}]", Quote(e.label));

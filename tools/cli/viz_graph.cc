@@ -250,6 +250,16 @@ SpanNames InputNames(const NodeNames& names) {
   return out;
 }
 
+std::vector<std::string> LostNote(const LetBoundLoss* loss) {
+  if (loss == nullptr) return {};
+  const char* where = !loss->in_clauses ? "let-bound regions"
+                      : loss->in_lets   ? "let-bound regions and regions in match clauses"
+                                        : "regions in match clauses";
+  return {fmt::format("lost to {}: {} op{} never run", where, loss->total(),
+                      loss->total() == 1 ? "" : "s"),
+          loss->OpsText(), fmt::format("free inputs of @main: {}", loss->FreeInputsText())};
+}
+
 std::vector<RemovedOp> RemovedOps(const PreparedAway& prepared, const SpanNames& input_names) {
   std::vector<RemovedOp> out;
   for (const PreparedAway::Removed& r : prepared.removed) {
@@ -273,8 +283,17 @@ absl::StatusOr<Graph> Around(const Graph& g, const std::string& name, int depth)
     }
   }
   if (center < 0 || name.empty()) {
+    // A node of FILE can be missing because it never runs (g.lost): say so
+    // rather than suggest the name is wrong.
+    std::string lost = g.lost.empty()
+                           ? ""
+                           : fmt::format("; if it is a node of the file, it may be one of the ops "
+                                         "that never run ({}): `carve why FILE --backend ... "
+                                         "--at {}` says",
+                                         g.lost[0], name);
     return absl::InvalidArgumentError(fmt::format(
-        "--around: no node named '{}' (use the %N and %var names the module prints as)", name));
+        "--around: no node named '{}' (use the %N and %var names the module prints as){}", name,
+        lost));
   }
   std::vector<std::vector<int>> adj(g.nodes.size());
   for (const Edge& e : g.edges) {
@@ -299,6 +318,7 @@ absl::StatusOr<Graph> Around(const Graph& g, const std::string& name, int depth)
   out.clusters = g.clusters;
   out.targets = g.targets;
   out.removed_by = g.removed_by;
+  out.lost = g.lost;
   std::vector<int> remap(g.nodes.size(), -1);
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     if (dist[i] < 0) continue;
@@ -320,6 +340,7 @@ Graph Summarize(const Graph& g) {
   out.summary = true;
   out.removed_by = g.removed_by;
   out.removed = g.removed;
+  out.lost = g.lost;
   // The outermost region of each cluster (-1 when on the host).
   auto region_of = [&](int c) {
     int r = -1;

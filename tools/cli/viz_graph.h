@@ -67,7 +67,15 @@ struct Graph {
   bool summary = false;              // region-level view
   std::string removed_by;            // the backend whose preparation ran
   std::vector<RemovedOp> removed;    // drawn as a note beside the graph
+  // Ops that never run because TVM's flow left a region's result unbound
+  // (LetBoundLoss: they sit in partitions @main never calls, or in none):
+  // drawn as a second note, in the words of the report's "lost to" section.
+  std::vector<std::string> lost;  // title line, then detail lines
 };
+
+// The note's lines for `loss` (empty without one): "lost to let-bound
+// regions: 45 ops never run", the ops by name, the free inputs of @main.
+std::vector<std::string> LostNote(const LetBoundLoss* loss);
 
 // The ops `prepared` lists as removed, named by `input_names`.
 std::vector<RemovedOp> RemovedOps(const PreparedAway& prepared, const SpanNames& input_names);

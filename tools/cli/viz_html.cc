@@ -83,6 +83,15 @@ std::string NodeTable(const Graph& g) {
           i, Json(r.name), Json(r.op), Json(r.reason));
     }
   }
+  // The ops lost to unbound regions: the note (id "lost") says how many.
+  if (!g.lost.empty()) {
+    std::string rest;
+    for (size_t i = 1; i < g.lost.size(); ++i) rest += (i > 1 ? "\n" : "") + g.lost[i];
+    out += fmt::format(
+        "{}\"lost\":{{\"name\":\"\",\"op\":{},\"target\":\"none: never runs\",\"cluster\":\"\","
+        "\"type\":\"\",\"attrs\":\"\",\"reason\":{}}}\n",
+        out.size() > 1 ? "," : "", Json(g.lost[0]), Json(rest));
+  }
   return out + "}";
 }
 
@@ -94,6 +103,7 @@ constexpr const char* kStyle = R"(body{margin:0;font:13px Helvetica,Arial,sans-s
 #side button{font:12px Helvetica,Arial,sans-serif;margin:0 4px 8px 0}
 .cl{display:inline-block;width:16px;height:10px;margin-right:4px;vertical-align:middle}
 .sw{display:inline-block;width:12px;height:12px;border:1px solid #888;margin-right:4px;vertical-align:middle}
+ul.notes{margin:4px 0;padding-left:16px;overflow-wrap:anywhere}
 #details dt{font-weight:bold;margin-top:6px}#details dd{margin:0;white-space:pre-wrap;overflow-wrap:anywhere}
 g.node.sel path,g.node.sel polygon,g.node.sel ellipse{stroke:#d00;stroke-width:3}
 )";
@@ -105,13 +115,44 @@ if(!svg)return;
 svg.removeAttribute('width');svg.removeAttribute('height');
 var vb=svg.viewBox.baseVal,whole=[vb.x,vb.y,vb.width,vb.height],box=whole.slice();
 function apply(){svg.setAttribute('viewBox',box.join(' '));}
+// A node's box in the SVG's user units (those of the viewBox).
+function bboxOf(g){var b=g.getBBox(),a=svg.getScreenCTM(),c=g.getScreenCTM();
+ if(!a||!c)return null;var m=a.inverse().multiply(c);
+ var p=svg.createSVGPoint(),q=svg.createSVGPoint();p.x=b.x;p.y=b.y;
+ q.x=b.x+b.width;q.y=b.y+b.height;p=p.matrixTransform(m);q=q.matrixTransform(m);
+ return [p.x,p.y,q.x,q.y];}
+// The topmost offloaded operator node (else the topmost operator; inputs
+// and weights never): a wide graph's top row is mostly inputs, weights or
+// (in the region view) host ops feeding a region, spread over its whole
+// width, so the middle of the drawing can be blank.
+function firstOp(){var best=null,host=null;
+ svg.querySelectorAll('g.node').forEach(function(g){var n=nodes[g.id];
+  if(!n||/^(input|const|var)$/.test(n.op))return;var b=bboxOf(g);if(!b)return;
+  if(n.target==='host'){if(!host||b[1]<host[1])host=b;}
+  else if(!best||b[1]<best[1])best=b;});return best||host;}
 // Open readable: the whole graph when it fits at 60% of its size or more,
-// else 1:1 (one SVG point per pixel), centred, from the top (the inputs).
-function actual(){var W=view.clientWidth||800,H=view.clientHeight||600;
- box=[whole[0]+(whole[2]-W)/2,whole[1],W,H];apply();}
+// else 1:1 (one SVG point per pixel) from the top, centred on the first
+// operator (on the drawing when it has none).
+function actual(){var W=view.clientWidth||800,H=view.clientHeight||600,f=firstOp();
+ var cx=f?(f[0]+f[2])/2:whole[0]+whole[2]/2;
+ var x=Math.max(whole[0],Math.min(cx-W/2,whole[0]+whole[2]-W));
+ var y=f?Math.max(whole[1],f[1]-Math.min(H/4,200)):whole[1];
+ box=[whole[2]<W?whole[0]+(whole[2]-W)/2:x,y,W,H];apply();}
 function fit(){box=whole.slice();apply();}
+// Moves the view to the note `id` (removed, lost) at 1:1 from its corner.
+function toNote(id){var g=document.getElementById(id);if(!g)return;var b=bboxOf(g);if(!b)return;
+ var W=view.clientWidth||800,H=view.clientHeight||600;
+ box=[Math.min(b[0]-20,b[2]+20-W),b[1]-20,W,H];apply();}
+document.querySelectorAll('button[data-note]').forEach(function(btn){
+ btn.addEventListener('click',function(){toNote(btn.getAttribute('data-note'));});});
 (function(){var W=view.clientWidth||800,H=view.clientHeight||600;
- if(Math.min(W/whole[2],H/whole[3])<0.6)actual();})();
+ if(Math.min(W/whole[2],H/whole[3])<0.6)actual();
+ // How many operator nodes the opening view shows: the Chromium test
+ // asserts it is not zero.
+ var shown=0;svg.querySelectorAll('g.node').forEach(function(g){var n=nodes[g.id],b;
+  if(!n||/^(input|const|var)$/.test(n.op)||!(b=bboxOf(g)))return;
+  if(b[2]>box[0]&&b[0]<box[0]+box[2]&&b[3]>box[1]&&b[1]<box[1]+box[3])++shown;});
+ document.body.setAttribute('data-carve-ops-in-view',String(shown));})();
 document.getElementById('fit').addEventListener('click',fit);
 document.getElementById('actual').addEventListener('click',actual);
 view.addEventListener('wheel',function(e){e.preventDefault();
@@ -131,12 +172,9 @@ svg.addEventListener('click',function(e){if(drag&&drag[4])return;
 // it is not.
 function byHash(){var h=decodeURIComponent(location.hash.slice(1));if(!h)return;
  for(var id in nodes){if(id===h||nodes[id].name===h){var g=document.getElementById(id);
-  if(!g){details(nodes[id]);return;}show(g);var b=g.getBBox(),a=svg.getScreenCTM();
-  if(a&&g.getScreenCTM()){var m=a.inverse().multiply(g.getScreenCTM());
-   var p=svg.createSVGPoint(),q=svg.createSVGPoint();p.x=b.x;p.y=b.y;
-   q.x=b.x+b.width;q.y=b.y+b.height;p=p.matrixTransform(m);q=q.matrixTransform(m);
-   if(p.x<box[0]||q.x>box[0]+box[2]||p.y<box[1]||q.y>box[1]+box[3]){
-    box[0]=(p.x+q.x-box[2])/2;box[1]=(p.y+q.y-box[3])/2;apply();}}return;}}}
+  if(!g){details(nodes[id]);return;}show(g);var b=bboxOf(g);
+  if(b&&(b[0]<box[0]||b[2]>box[0]+box[2]||b[1]<box[1]||b[3]>box[1]+box[3])){
+   box[0]=(b[0]+b[2]-box[2])/2;box[1]=(b[1]+b[3]-box[3])/2;apply();}return;}}}
 function show(g){
  if(sel)sel.classList.remove('sel');sel=g;g.classList.add('sel');details(nodes[g.id]);}
 function details(n){var d=document.getElementById('details');d.textContent='';
@@ -171,11 +209,27 @@ std::string WriteHtml(const Graph& g, const std::string& svg) {
       "<div><span class=\"cl\" style=\"border:1px dashed #888\"></span>composite</div>\n"
       "<div><span class=\"cl\" style=\"border:3px solid #333\"></span>result of @main</div>\n"
       "<p>Host nodes say, per backend, why it did not take them.</p>\n";
+  // The notes' text in the panel too, where it is never cut off by the
+  // view: the drawing's note is out of sight at 1:1 on a large graph.
   if (!g.removed.empty()) {
     legend += fmt::format(
         "<p>The note lists the {} op{} {}'s preparation passes removed before partitioning "
-        "(click it, or open the page at #%N, for each one's pass).</p>\n",
+        "(click it, or open the page at #%N, for each one's pass). "
+        "<button data-note=\"removed\">show the note</button></p>\n<details><summary>removed "
+        "ops</summary><ul class=\"notes\">",
         g.removed.size(), g.removed.size() == 1 ? "" : "s", Html(g.removed_by));
+    for (const RemovedOp& r : g.removed) {
+      legend += fmt::format("<li>{}{}: {}</li>", Html(r.name.empty() ? "" : r.name + " "),
+                            Html(r.op), Html(r.pass));
+    }
+    legend += "</ul></details>\n";
+  }
+  if (!g.lost.empty()) {
+    legend += fmt::format("<p>{} <button data-note=\"lost\">show the note</button></p>\n"
+                          "<ul class=\"notes\">",
+                          Html(g.lost[0]));
+    for (size_t i = 1; i < g.lost.size(); ++i) legend += fmt::format("<li>{}</li>", Html(g.lost[i]));
+    legend += "</ul>\n";
   }
   return fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"

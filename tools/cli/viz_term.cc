@@ -77,6 +77,7 @@ std::string WriteTerm(const Graph& g) {
       out += fmt::format("  {}{} -- {}\n", r.name.empty() ? "" : r.name + " ", r.op, r.reason);
     }
   }
+  for (size_t i = 0; i < g.lost.size(); ++i) out += (i ? "  " : "") + g.lost[i] + "\n";
   return out;
 }
 
