@@ -199,8 +199,9 @@ struct PoolRowBlocks {
 };
 
 // A 2-d plane whose KxK windows at stride S all lie inside the image (no
-// padding read, no dilation): LeNet-style 2x2 / 2 pooling of small maps,
-// where the general loop's per-row bookkeeping costs more than the taps.
+// padding read, no dilation): LeNet's 2x2 / 2 pooling of small maps, where
+// the general loop's per-row bookkeeping costs more than the taps, and
+// SqueezeNet's 3x3 / 2.
 template <int K, int S>
 bool WholeFixedWindows(const PoolGeometry& g) {
   return !g.adaptive && g.in[0] == 1 && g.out[0] == 1 && g.kernel[0] == 1 &&
@@ -246,6 +247,7 @@ void PoolPlane(const PoolGeometry& g, const AxisWindows& windows, C lowest, cons
   using Narrow = PoolRowBlocks<kKind, C, kLanes / 2>;
   const C init = kKind == PoolKind::kMax ? lowest : C(0);
   if (WholeFixedWindows<2, 2>(g)) return PoolPlaneFixed<kKind, C, 2, 2>(g, init, in, out);
+  if (WholeFixedWindows<3, 2>(g)) return PoolPlaneFixed<kKind, C, 3, 2>(g, init, in, out);
   const auto [first, last] = WholeColumns(g, windows);
   const bool blocked = Narrow::Applies(g, first, last);
   const int64_t stride = g.stride[2], dil = g.dilation[2], pad = g.pad_before[2];

@@ -183,23 +183,26 @@ TEST(Pool2D, RandomCasesAgainstReference) {
   }
 }
 
-// 2x2 windows at stride 2 that all lie inside the image (the LeNet pooling,
-// a path of its own): odd extents leave the last row and column unread.
-TEST(Pool2D, TwoByTwoStrideTwoWholeWindows) {
+// 2x2 and 3x3 windows at stride 2 that all lie inside the image (LeNet's
+// and SqueezeNet's pooling, a path of their own): with 2x2, odd extents
+// leave the last row and column unread; with 3x3 they are read exactly.
+TEST(Pool2D, StrideTwoWholeWindows) {
   PoolCase c;
   c.in = {9, 7};
-  c.kernel = {2, 2};
   c.stride = {2, 2};
   c.dilation = {1, 1};
   c.pad_before = c.pad_after = {0, 0};
-  for (bool max : {true, false}) {
-    for (bool include : {false, true}) {
-      for (const char* layout : {"NCHW", "NHWC"}) {
-        c.max = max;
-        c.count_include_pad = include;
-        SCOPED_TRACE(fmt::format("max={} include={} {}", max, include, layout));
-        CheckPool2D(c, {0}, layout);
-        if (max) CheckPool2D(c, {0}, layout, DataType::Int(32));
+  for (int64_t k : {2, 3}) {
+    for (bool max : {true, false}) {
+      for (bool include : {false, true}) {
+        for (const char* layout : {"NCHW", "NHWC"}) {
+          c.kernel = {k, k};
+          c.max = max;
+          c.count_include_pad = include;
+          SCOPED_TRACE(fmt::format("{}x{} max={} include={} {}", k, k, max, include, layout));
+          CheckPool2D(c, {0}, layout);
+          if (max) CheckPool2D(c, {0}, layout, DataType::Int(32));
+        }
       }
     }
   }
