@@ -268,6 +268,22 @@ struct DepthwiseRows {
   }
 };
 
+// Output column `ow` of one row of the blocked loop below, one sum: the
+// same taps in the same order as a masked block's lane (a skipped tap adds
+// 1 * -0 there, which changes nothing).
+template <typename T>
+T EdgeColumn(const ConvGeometry& g, const T* const* rows, const T* const* taps, int64_t nrows,
+             int64_t ow) {
+  T acc = T(0);
+  for (int64_t r = 0; r < nrows; ++r) {
+    for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+      const int64_t iw = InCoord(g, 2, ow, kw);
+      if (iw >= 0 && iw < g.in[2]) acc = MulAdd(rows[r][iw], taps[r][kw], acc);
+    }
+  }
+  return acc;
+}
+
 template <typename T, int Lanes>
 void DepthwiseFirstBlocked(const ConvGeometry& g, const T* data, const T* weight, T* out,
                            const Eigen::ThreadPoolDevice* device) {
@@ -286,17 +302,26 @@ void DepthwiseFirstBlocked(const ConvGeometry& g, const T* data, const T* weight
   // Masked blocks, with columns outside [ilo, ihi), listed after the rest.
   std::vector<int64_t> starts;
   int64_t unmasked = 0;
-  for (int64_t ow0 = 0; ow0 < ow_n; ow0 += Lanes) {
-    const int64_t at = std::min(ow0, ow_n - Lanes);
-    if (at >= ilo && at + Lanes <= ihi) starts.insert(starts.begin() + unmasked++, at);
-    else starts.push_back(at);
+  // A few edge columns (a padding of 1 or 2) beside at least one whole
+  // block: whole blocks over [ilo, ihi) and the edges one sum at a time
+  // (EdgeColumn), rather than every block masked lane by lane.
+  const bool edges = ihi - ilo >= Lanes && ilo + (ow_n - ihi) <= 4;
+  if (edges) {
+    for (int64_t ow0 = ilo; ow0 < ihi; ow0 += Lanes) starts.push_back(std::min(ow0, ihi - Lanes));
+    unmasked = int64_t(starts.size());
+  } else {
+    for (int64_t ow0 = 0; ow0 < ow_n; ow0 += Lanes) {
+      const int64_t at = std::min(ow0, ow_n - Lanes);
+      if (at >= ilo && at + Lanes <= ihi) starts.insert(starts.begin() + unmasked++, at);
+      else starts.push_back(at);
+    }
   }
-  // Columns read: [-pad, last); rows are copied with zero margins when the
-  // blocks reach outside the image (the masks skip those lanes).
+  // Columns read: [-pad, last); rows are copied with zero margins when
+  // masked blocks reach outside the image (the masks skip those lanes).
   const int64_t margin_l = std::max<int64_t>(0, g.pad[2]);
   const int64_t reach = (ow_n - 1) * s + (kw_n - 1) * g.dilation[2] - g.pad[2] + 1;
   const int64_t margin_r = std::max<int64_t>(0, reach - width);
-  const bool copy = margin_l > 0 || margin_r > 0;
+  const bool copy = !edges && (margin_l > 0 || margin_r > 0);
   const int64_t padded = margin_l + width + margin_r;
   const int64_t in_rows = g.in[0] * g.in[1];
   ParallelFor(device, g.batch * g.out_channels, double(g.out_size() * k),
@@ -344,6 +369,14 @@ void DepthwiseFirstBlocked(const ConvGeometry& g, const T* data, const T* weight
           R::template Run<false>(g, rows.data(), taps.data(), nrows, starts.data(), unmasked, row);
           R::template Run<true>(g, rows.data(), taps.data(), nrows, starts.data() + unmasked,
                                 int64_t(starts.size()) - unmasked, row);
+          if (edges) {
+            for (int64_t ow = 0; ow < ilo; ++ow) {
+              row[ow] = EdgeColumn(g, rows.data(), taps.data(), nrows, ow);
+            }
+            for (int64_t ow = ihi; ow < ow_n; ++ow) {
+              row[ow] = EdgeColumn(g, rows.data(), taps.data(), nrows, ow);
+            }
+          }
         }
       }
     }

@@ -153,21 +153,35 @@ void PackImageRows(const ConvGeometry& g, const float* image, int64_t i0, int64_
 // The channels-first im2col matrix of the Cg channel planes at `in`:
 // col[(c, kd, kh, kw)][(od, oh, ow)], zero where a tap reads padding.
 void Im2Col(const ConvGeometry& g, const float* in, float* col) {
-  const int64_t k = g.kernel_size(), rows = g.out[0] * g.out[1];
+  const int64_t k = g.kernel_size(), ow_n = g.out[2];
   for (int64_t p = 0; p < g.in_per_group() * k; ++p) {
     const int64_t c = p / k, t = p % k;
     const int64_t kd = t / (g.kernel[1] * g.kernel[2]);
     const int64_t kh = t / g.kernel[2] % g.kernel[1], kw = t % g.kernel[2];
     const float* plane = in + c * g.in_size();
     float* dst = col + p * g.out_size();
-    for (int64_t r = 0; r < rows; ++r, dst += g.out[2]) {
-      const int64_t id = InCoord(g, 0, r / g.out[1], kd), ih = InCoord(g, 1, r % g.out[1], kh);
-      if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1]) {
-        std::fill(dst, dst + g.out[2], 0.f);
-        continue;
+    // The columns a tap reads are the same on every output row: found once
+    // per tap, not per row (the rows of small images are a few floats).
+    const int64_t off = InCoord(g, 2, 0, kw), s = g.stride[2];
+    const auto [lo, hi] = ValidRange(off, s, g.in[2], ow_n);
+    for (int64_t od = 0; od < g.out[0]; ++od) {
+      const int64_t id = InCoord(g, 0, od, kd);
+      const bool d_inside = id >= 0 && id < g.in[0];
+      for (int64_t oh = 0; oh < g.out[1]; ++oh, dst += ow_n) {
+        const int64_t ih = InCoord(g, 1, oh, kh);
+        if (!d_inside || ih < 0 || ih >= g.in[1]) {
+          std::fill(dst, dst + ow_n, 0.f);
+          continue;
+        }
+        const float* row = plane + (id * g.in[1] + ih) * g.in[2];
+        std::fill(dst, dst + lo, 0.f);
+        if (s == 1) {
+          std::copy(row + lo + off, row + hi + off, dst + lo);
+        } else {
+          for (int64_t i = lo; i < hi; ++i) dst[i] = row[i * s + off];
+        }
+        std::fill(dst + hi, dst + ow_n, 0.f);
       }
-      GatherRow(plane + (id * g.in[1] + ih) * g.in[2], InCoord(g, 2, 0, kw), g.stride[2],
-                g.in[2], g.out[2], dst);
     }
   }
 }

@@ -198,6 +198,41 @@ struct PoolRowBlocks {
   }
 };
 
+// A 2-d plane whose KxK windows at stride S all lie inside the image (no
+// padding read, no dilation): LeNet's 2x2 / 2 pooling of small maps, where
+// the general loop's per-row bookkeeping costs more than the taps, and
+// SqueezeNet's 3x3 / 2.
+template <int K, int S>
+bool WholeFixedWindows(const PoolGeometry& g) {
+  return !g.adaptive && g.in[0] == 1 && g.out[0] == 1 && g.kernel[0] == 1 &&
+         g.kernel[1] == K && g.kernel[2] == K && g.stride[1] == S && g.stride[2] == S &&
+         g.dilation[1] == 1 && g.dilation[2] == 1 && g.pad_before[1] == 0 &&
+         g.pad_before[2] == 0 && (g.out[1] - 1) * S + K <= g.in[1] &&
+         (g.out[2] - 1) * S + K <= g.in[2];
+}
+
+// PoolPlane for WholeFixedWindows: each output takes its taps in (kh, kw)
+// order, as there, and an average divides by the K * K taps it summed.
+template <PoolKind kKind, typename C, int K, int S>
+void PoolPlaneFixed(const PoolGeometry& g, C init, const C* in, C* out) {
+  const int64_t width = g.in[2], ow_n = g.out[2];
+  for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+    const C* row = in + oh * S * width;
+    C* dst = out + oh * ow_n;
+    for (int64_t ow = 0; ow < ow_n; ++ow) {
+      C acc = init;
+      for (int kh = 0; kh < K; ++kh) {
+        for (int kw = 0; kw < K; ++kw) acc = PoolStep<kKind>(acc, row[kh * width + ow * S + kw]);
+      }
+      if constexpr (kKind == PoolKind::kAvg) {
+        dst[ow] = acc / C(K * K);
+      } else {
+        dst[ow] = acc;
+      }
+    }
+  }
+}
+
 // Pools one [D, H, W] plane into one [OD, OH, OW] plane. `lowest` is the
 // value of a window with no real input (TVM pads max pools with the dtype's
 // lowest value). Each output element takes its taps in (kd, kh, kw) order;
@@ -211,6 +246,8 @@ void PoolPlane(const PoolGeometry& g, const AxisWindows& windows, C lowest, cons
   using Wide = PoolRowBlocks<kKind, C, kLanes>;
   using Narrow = PoolRowBlocks<kKind, C, kLanes / 2>;
   const C init = kKind == PoolKind::kMax ? lowest : C(0);
+  if (WholeFixedWindows<2, 2>(g)) return PoolPlaneFixed<kKind, C, 2, 2>(g, init, in, out);
+  if (WholeFixedWindows<3, 2>(g)) return PoolPlaneFixed<kKind, C, 3, 2>(g, init, in, out);
   const auto [first, last] = WholeColumns(g, windows);
   const bool blocked = Narrow::Applies(g, first, last);
   const int64_t stride = g.stride[2], dil = g.dilation[2], pad = g.pad_before[2];

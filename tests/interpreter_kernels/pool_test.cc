@@ -1,6 +1,7 @@
 // Pooling kernels against hand-computed windows and a naive reference:
 // ceil_mode overhang, count_include_pad both ways, dilation, NHWC and
 // NCHW16c, 1-d and 3-d, global and adaptive pools with non-divisible bins.
+#include <cmath>
 #include <limits>
 
 #include "gmock/gmock.h"
@@ -180,6 +181,44 @@ TEST(Pool2D, RandomCasesAgainstReference) {
       }
     }
   }
+}
+
+// 2x2 and 3x3 windows at stride 2 that all lie inside the image (LeNet's
+// and SqueezeNet's pooling, a path of their own): with 2x2, odd extents
+// leave the last row and column unread; with 3x3 they are read exactly.
+TEST(Pool2D, StrideTwoWholeWindows) {
+  PoolCase c;
+  c.in = {9, 7};
+  c.stride = {2, 2};
+  c.dilation = {1, 1};
+  c.pad_before = c.pad_after = {0, 0};
+  for (int64_t k : {2, 3}) {
+    for (bool max : {true, false}) {
+      for (bool include : {false, true}) {
+        for (const char* layout : {"NCHW", "NHWC"}) {
+          c.kernel = {k, k};
+          c.max = max;
+          c.count_include_pad = include;
+          SCOPED_TRACE(fmt::format("{}x{} max={} include={} {}", k, k, max, include, layout));
+          CheckPool2D(c, {0}, layout);
+          if (max) CheckPool2D(c, {0}, layout, DataType::Int(32));
+        }
+      }
+    }
+  }
+}
+
+// Max keeps the first of equal values, in (kh, kw) order: +0 then -0 gives
+// +0, -0 then +0 gives -0.
+TEST(MaxPool2D, TiesKeepTheFirstTap) {
+  NDArray x = Tensor<float>({1, 1, 2, 4}, {0.0, -0.0, -0.0, 0.0, -0.0, -0.0, 0.0, 0.0});
+  auto got = RunKernel1("nn.max_pool2d", {x},
+                        Pool2DAttrs(true, {{"pool_size", Ints({2, 2})},
+                                           {"strides", Ints({2, 2})}}),
+                        TypeOf(DataType::Float(32), {1, 1, 1, 2}));
+  CARVE_ASSERT_OK(got);
+  EXPECT_FALSE(std::signbit(got->data<float>()[0]));
+  EXPECT_TRUE(std::signbit(got->data<float>()[1]));
 }
 
 TEST(Pool2D, PaddingWrittenAsOneAndTwoValues) {
