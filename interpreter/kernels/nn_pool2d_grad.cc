@@ -27,20 +27,48 @@ struct PoolGradGeometry {
   int64_t kh, kw, sh, sw, pt, pl, pb, pr;
 };
 
+// Sums over the pooling windows that cover each data element, as topi
+// enumerates them: for padded position (py, px), windows py / sh - i and
+// px / sw - j for i < ceil(kh / sh), j < ceil(kw / sw), kept from the
+// first window that reaches the element up to the last window that exists.
+// term(p, oy, ox, py, px) is window (oy, ox)'s share for the element.
+template <typename C, typename Term>
+void SumCoveringWindows(const PoolGradGeometry& g, C* dx, Term term) {
+  const int64_t wh = (g.kh + g.sh - 1) / g.sh, ww = (g.kw + g.sw - 1) / g.sw;
+  for (int64_t p = 0; p < g.planes; ++p) {
+    for (int64_t y = 0; y < g.h; ++y) {
+      const int64_t py = y + g.pt;
+      const int64_t lower_y = py < g.kh ? 0 : (py - g.kh) / g.sh + 1;
+      for (int64_t x = 0; x < g.w; ++x) {
+        const int64_t px = x + g.pl;
+        const int64_t lower_x = px < g.kw ? 0 : (px - g.kw) / g.sw + 1;
+        C acc = 0;
+        for (int64_t i = 0; i < wh; ++i) {
+          const int64_t oy = py / g.sh - i;
+          for (int64_t j = 0; j < ww; ++j) {
+            const int64_t ox = px / g.sw - j;
+            if (oy >= lower_y && oy < g.oh && ox >= lower_x && ox < g.ow) {
+              acc += term(p, oy, ox, py, px);
+            }
+          }
+        }
+        dx[(p * g.h + y) * g.w + x] = acc;
+      }
+    }
+  }
+}
+
 // `lowest`: the data dtype's lowest finite value (topi's padding and the
 // argmax reducer's start).
 template <typename C>
 void MaxGrad(const PoolGradGeometry& g, C lowest, const C* x, const C* dy, C* dx) {
   const int64_t wp = g.w + g.pl + g.pr;
-  const int64_t wh = (g.kh + g.sh - 1) / g.sh, ww = (g.kw + g.sw - 1) / g.sw;
-  std::vector<int64_t> argmax(size_t(g.oh * g.ow));
+  // Per plane and window, the padded position of its maximum. topi's
+  // argmax reducer starts at (-1, lowest); an element replaces the index
+  // unless the running value is bigger, or equal with a lower index.
+  std::vector<int64_t> argmax(size_t(g.planes * g.oh * g.ow));
   for (int64_t p = 0; p < g.planes; ++p) {
     const C* xp = x + p * g.h * g.w;
-    const C* dyp = dy + p * g.oh * g.ow;
-    C* dxp = dx + p * g.h * g.w;
-    // topi's argmax reducer: starts at (-1, lowest); an element replaces
-    // the index unless the running value is bigger, or equal with a lower
-    // index.
     for (int64_t oy = 0; oy < g.oh; ++oy) {
       for (int64_t ox = 0; ox < g.ow; ++ox) {
         int64_t idx = -1;
@@ -56,64 +84,28 @@ void MaxGrad(const PoolGradGeometry& g, C lowest, const C* x, const C* dy, C* dx
             val = val > v ? val : v;
           }
         }
-        argmax[oy * g.ow + ox] = idx;
-      }
-    }
-    for (int64_t y = 0; y < g.h; ++y) {
-      const int64_t py = y + g.pt;
-      const int64_t lower_y = py < g.kh ? 0 : (py - g.kh) / g.sh + 1;
-      for (int64_t xx = 0; xx < g.w; ++xx) {
-        const int64_t px = xx + g.pl;
-        const int64_t lower_x = px < g.kw ? 0 : (px - g.kw) / g.sw + 1;
-        C acc = 0;
-        for (int64_t i = 0; i < wh; ++i) {
-          const int64_t oy = py / g.sh - i;
-          for (int64_t j = 0; j < ww; ++j) {
-            const int64_t ox = px / g.sw - j;
-            if (oy >= lower_y && ox >= lower_x && oy < g.oh && ox < g.ow &&
-                argmax[oy * g.ow + ox] == py * wp + px) {
-              acc += dyp[oy * g.ow + ox];
-            }
-          }
-        }
-        dxp[y * g.w + xx] = acc;
+        argmax[(p * g.oh + oy) * g.ow + ox] = idx;
       }
     }
   }
+  SumCoveringWindows(g, dx, [&](int64_t p, int64_t oy, int64_t ox, int64_t py, int64_t px) {
+    const int64_t at = (p * g.oh + oy) * g.ow + ox;
+    return argmax[at] == py * wp + px ? dy[at] : C(0);
+  });
 }
 
 template <typename C>
 void AvgGrad(const PoolGradGeometry& g, bool count_include_pad, const C* dy, C* dx) {
-  const int64_t wh = (g.kh + g.sh - 1) / g.sh, ww = (g.kw + g.sw - 1) / g.sw;
-  for (int64_t p = 0; p < g.planes; ++p) {
-    const C* dyp = dy + p * g.oh * g.ow;
-    C* dxp = dx + p * g.h * g.w;
-    for (int64_t y = 0; y < g.h; ++y) {
-      const int64_t py = y + g.pt;
-      const int64_t lower_y = py < g.kh ? 0 : (py - g.kh) / g.sh + 1;
-      for (int64_t xx = 0; xx < g.w; ++xx) {
-        const int64_t px = xx + g.pl;
-        const int64_t lower_x = px < g.kw ? 0 : (px - g.kw) / g.sw + 1;
-        C acc = 0;
-        for (int64_t i = 0; i < wh; ++i) {
-          const int64_t oy = py / g.sh - i;
-          for (int64_t j = 0; j < ww; ++j) {
-            const int64_t ox = px / g.sw - j;
-            if (!(oy >= lower_y && oy < g.oh && ox >= lower_x && ox < g.ow)) continue;
-            int64_t count = g.kh * g.kw;
-            if (!count_include_pad) {
-              const int64_t hs = oy * g.sh - g.pt, ws = ox * g.sw - g.pl;
-              const int64_t he = std::min(hs + g.kh, g.h), we = std::min(ws + g.kw, g.w);
-              count = std::max<int64_t>((he - std::max<int64_t>(hs, 0)) *
-                                            (we - std::max<int64_t>(ws, 0)), 1);
-            }
-            acc += dyp[oy * g.ow + ox] / C(count);
-          }
-        }
-        dxp[y * g.w + xx] = acc;
-      }
+  SumCoveringWindows(g, dx, [&](int64_t p, int64_t oy, int64_t ox, int64_t, int64_t) {
+    int64_t count = g.kh * g.kw;
+    if (!count_include_pad) {
+      const int64_t hs = oy * g.sh - g.pt, ws = ox * g.sw - g.pl;
+      const int64_t he = std::min(hs + g.kh, g.h), we = std::min(ws + g.kw, g.w);
+      count = std::max<int64_t>((he - std::max<int64_t>(hs, 0)) * (we - std::max<int64_t>(ws, 0)),
+                                1);
     }
-  }
+    return dy[(p * g.oh + oy) * g.ow + ox] / C(count);
+  });
 }
 
 absl::StatusOr<std::vector<NDArray>> Pool2DGrad(const KernelContext& ctx, bool max) {
