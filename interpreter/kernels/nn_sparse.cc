@@ -5,8 +5,10 @@
 //   nn.sparse_add: dense (M, N) plus a CSR matrix; repeated columns add up.
 //   nn.sparse_conv2d: a 1x1 convolution with a BSR weight (data (blocks,
 //     bs_r) or (blocks, bs_r, bs_c)); block row b gives output channels
-//     b * bs_r .. b * bs_r + bs_r - 1. TVM's x86 strategy sends kernel_size
-//     3 to a dedicated x86 compute that carve does not have (an error).
+//     b * bs_r .. b * bs_r + bs_r - 1. With kernel_size 3, TVM's CPU
+//     strategy's x86 computes (python/tvm/topi/x86/sparse.py): a 3x3, pad 1
+//     convolution whose BSR weight multiplies the im2col columns, ordered
+//     (ky, kx, c) for NHWC and (c, ky, kx) for NCHW (which needs bs_c 1).
 // Indices and row pointers are checked: TVM reads outside its buffers where
 // carve reports an error.
 #include <string>
@@ -125,10 +127,11 @@ absl::StatusOr<std::vector<NDArray>> SparseConv2D(const KernelContext& ctx) {
   const NDArray& wdata = ctx.inputs[1];
   const std::vector<int64_t> kernel_size =
       AttrInts(ctx, "kernel_size").value_or(std::vector<int64_t>{1, 1});
-  if (kernel_size.empty() || kernel_size[0] != 1) {
+  const int64_t k = kernel_size.empty() ? 0 : kernel_size[0];
+  if (k != 1 && k != 3) {
     return absl::UnimplementedError(fmt::format(
-        "{}: kernel_size {} is computed by TVM's x86-only 3x3 compute, which carve does not have "
-        "(only 1x1 has a generic compute)", OpName(ctx), ShapeString(kernel_size)));
+        "{}: kernel_size {} has no compute in TVM (1, or 3 on CPU)", OpName(ctx),
+        ShapeString(kernel_size)));
   }
   const std::string_view layout = AttrString(ctx, "layout", "NHWC");
   if (layout != "NHWC" && layout != "NCHW") {
@@ -145,16 +148,23 @@ absl::StatusOr<std::vector<NDArray>> SparseConv2D(const KernelContext& ctx) {
                        ShapeString(ctx.inputs[3].shape()));
   }
   const int64_t batch = data.shape()[0], in_c = data.shape()[nhwc ? 3 : 1];
-  const int64_t hw = data.shape()[nhwc ? 1 : 2] * data.shape()[nhwc ? 2 : 3];
+  const int64_t width = data.shape()[nhwc ? 2 : 3];
+  const int64_t hw = data.shape()[nhwc ? 1 : 2] * width;
   const int64_t nnz = wdata.shape()[0], bs_r = wdata.shape()[1];
   const int64_t bs_c = wdata.rank() == 3 ? wdata.shape()[2] : 1;
+  if (k == 3 && (wdata.rank() != 3 || (!nhwc && bs_c != 1))) {
+    return KernelError(ctx, "the 3x3 compute takes (blocks, bs_r, bs_c) weight data, with bs_c 1 "
+                       "for NCHW, got {}", ShapeString(wdata.shape()));
+  }
+  // The weight's columns: data channels (1x1) or im2col columns (3x3).
+  const int64_t columns = k == 3 ? 9 * in_c : in_c;
   const int64_t block_rows = ctx.inputs[3].shape()[0] - 1, out_c = block_rows * bs_r;
   CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> indices, ToInt64s(ctx, ctx.inputs[2]));
   CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> indptr, ToInt64s(ctx, ctx.inputs[3]));
   CARVE_RETURN_IF_ERROR(CheckIndptr(ctx, indptr, block_rows, nnz));
   for (int64_t i = 0; i < nnz; ++i) {
     // A block column reads data channels bs_c * j .. bs_c * j + bs_c - 1.
-    CARVE_RETURN_IF_ERROR(CheckIndex(ctx, indices[i], i, bs_c > 0 ? in_c / bs_c : 0));
+    CARVE_RETURN_IF_ERROR(CheckIndex(ctx, indices[i], i, bs_c > 0 ? columns / bs_c : 0));
   }
   CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
   if (out.num_elements() != batch * hw * out_c) {
@@ -162,21 +172,44 @@ absl::StatusOr<std::vector<NDArray>> SparseConv2D(const KernelContext& ctx) {
                        ShapeString(out.shape()), out_c);
   }
   CARVE_RETURN_IF_ERROR(VisitAccType(ctx, out.dtype(), [&]<typename A>() -> absl::Status {
-    CARVE_ASSIGN_OR_RETURN(Buffer<A> x, Buffer<A>::Of(ctx, data));
+    CARVE_ASSIGN_OR_RETURN(Buffer<A> x_, Buffer<A>::Of(ctx, data));
     CARVE_ASSIGN_OR_RETURN(Buffer<A> wv, Buffer<A>::Of(ctx, wdata));
     std::vector<A> result(size_t(out.num_elements()));
     for (int64_t m = 0; m < batch; ++m) {
       for (int64_t p = 0; p < hw; ++p) {
-        // Channel c of pixel p of batch m.
-        auto at = [&](int64_t c) {
-          return nhwc ? x.data()[(m * hw + p) * in_c + c] : x.data()[(m * in_c + c) * hw + p];
+        const int64_t py = p / width, px = p % width;
+        // Column col of pixel p of batch m: a channel (1x1) or an im2col
+        // entry (3x3, zero outside the image).
+        auto at = [&](int64_t col) -> A {
+          int64_t c = col, y = py, x = px;
+          if (k == 3) {
+            const int64_t kk = nhwc ? col / in_c : col % 9;
+            c = nhwc ? col % in_c : col / 9;
+            y += kk / 3 - 1;
+            x += kk % 3 - 1;
+            if (y < 0 || y >= hw / width || x < 0 || x >= width) return A(0);
+          }
+          const int64_t q = y * width + x;
+          return nhwc ? x_.data()[(m * hw + q) * in_c + c] : x_.data()[(m * in_c + c) * hw + q];
         };
         for (int64_t b = 0; b < block_rows; ++b) {
           for (int64_t j = 0; j < bs_r; ++j) {
             A acc = 0;
-            for (int64_t e = indptr[b]; e < indptr[b + 1]; ++e) {
+            if (k == 3 && nhwc) {
+              // The x86 NHWC compute sums each block column's products over
+              // the row's blocks, then the block columns.
               for (int64_t c = 0; c < bs_c; ++c) {
-                acc += wv.data()[(e * bs_r + j) * bs_c + c] * at(bs_c * indices[e] + c);
+                A part = 0;
+                for (int64_t e = indptr[b]; e < indptr[b + 1]; ++e) {
+                  part += at(indices[e] * bs_c + c) * wv.data()[(e * bs_r + j) * bs_c + c];
+                }
+                acc += part;
+              }
+            } else {
+              for (int64_t e = indptr[b]; e < indptr[b + 1]; ++e) {
+                for (int64_t c = 0; c < bs_c; ++c) {
+                  acc += wv.data()[(e * bs_r + j) * bs_c + c] * at(bs_c * indices[e] + c);
+                }
               }
             }
             const int64_t o = b * bs_r + j;
