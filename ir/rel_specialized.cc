@@ -188,10 +188,13 @@ absl::StatusOr<const Type*> Conv2DBackwardWeight(const TypeRelCall& call) {
   return TensorTy(out_dtype.is_void() ? grad->dtype() : out_dtype, out);
 }
 
-// nn.max_pool2d_grad / nn.avg_pool2d_grad(data, grad): the data's type.
+// nn.max_pool2d_grad / nn.avg_pool2d_grad(out_grad, data): the data's type.
+// TVM names the arguments "data, grad", but its make functions (and its
+// Pool2DGradRel, which types the result as argument 1) pass the pooled
+// output's gradient first and the pooling input second.
 absl::StatusOr<const Type*> Pool2DGrad(const TypeRelCall& call) {
-  CARVE_ASSIGN_OR_RETURN(const TensorType* data, TensorArg(call, 0));
-  CARVE_RETURN_IF_ERROR(TensorArg(call, 1).status());
+  CARVE_RETURN_IF_ERROR(TensorArg(call, 0).status());
+  CARVE_ASSIGN_OR_RETURN(const TensorType* data, TensorArg(call, 1));
   return data;
 }
 
