@@ -1,6 +1,7 @@
 #include "patterns/rewrite.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "fmt/format.h"
 #include "ir/structural_equal.h"
@@ -50,15 +51,14 @@ struct CompiledRule {
   int64_t previous_round = 0;  // last_round of the round before
 };
 
-// One pass of one rule: group, then rebuild bottom-up calling the rule at
-// each group root. Returns the new expression and counts rewrites.
-// `*nodes` receives the size of the graph the pass starts from; a graph
-// larger than `max_nodes` (when positive) is left as it is.
-absl::StatusOr<const Expr*> ApplyRuleOnce(CompiledRule& rule, const Expr* expr, Arena* arena,
-                                          int64_t* rewrites, int64_t max_nodes, int64_t* nodes) {
-  IndexedGraph graph(expr, {.opaque_composites = true});
-  *nodes = graph.size();
-  if (max_nodes > 0 && *nodes > max_nodes) return expr;
+// One pass of one rule over `graph` (of `expr`): group, then rebuild
+// bottom-up calling the rule at each group root. Returns the new expression
+// and counts rewrites. A graph larger than `max_nodes` (when positive) is
+// left as it is.
+absl::StatusOr<const Expr*> ApplyRuleOnce(CompiledRule& rule, const Expr* expr,
+                                          const IndexedGraph& graph, Arena* arena,
+                                          int64_t* rewrites, int64_t max_nodes) {
+  if (max_nodes > 0 && static_cast<int64_t>(graph.size()) > max_nodes) return expr;
   PatternGrouper grouper(rule.pattern, graph);
   grouper.Run();
   // A Ctrl-C cuts the search short: its groups are too few to call the
@@ -145,6 +145,8 @@ absl::StatusOr<RewriteResult> RewriteExpr(const std::vector<RewriteRule>& rules,
   const Expr* typed = nullptr;  // the expression last re-typed
   int64_t total = 0;
   int64_t start_nodes = -1, max_nodes = options.max_nodes;
+  std::unique_ptr<IndexedGraph> graph;
+  const Expr* graph_of = nullptr;  // the expression `graph` indexes
   for (int round = 1;; ++round) {
     const Expr* start = expr;
     for (CompiledRule& rule : compiled) {
@@ -159,11 +161,20 @@ absl::StatusOr<RewriteResult> RewriteExpr(const std::vector<RewriteRule>& rules,
         typed = expr;
       }
       const Expr* before = expr;
-      int64_t nodes = 0;
+      // Most rules find nothing to rewrite: the next one groups the same
+      // graph, so it is indexed again only once a rule changed the
+      // expression.
+      if (graph_of != expr) {
+        graph.reset();  // before the next is built: one graph at a time
+        graph =
+            std::make_unique<IndexedGraph>(expr, IndexedGraphOptions{.opaque_composites = true});
+        graph_of = expr;
+      }
       // Checked on the graph each rule pass indexes anyway, before the pass
       // rewrites it: memory stays within about twice the limit.
-      CARVE_ASSIGN_OR_RETURN(
-          expr, ApplyRuleOnce(rule, expr, arena, &rule.last_round, max_nodes, &nodes));
+      int64_t nodes = static_cast<int64_t>(graph->size());
+      CARVE_ASSIGN_OR_RETURN(expr,
+                             ApplyRuleOnce(rule, expr, *graph, arena, &rule.last_round, max_nodes));
       if (start_nodes < 0) {
         start_nodes = nodes;
         if (max_nodes <= 0) max_nodes = DefaultMaxNodes(nodes);
