@@ -64,6 +64,32 @@ absl::StatusOr<const TensorType*> OutTensorType(const KernelContext& ctx, size_t
   return KernelError(ctx, "output type {} has no tensor field {}", TypeToString(ctx.out_type), i);
 }
 
+const TensorType* StaticTensorType(DataType dtype, std::span<const int64_t> shape) {
+  std::vector<Dim> dims;
+  for (int64_t d : shape) dims.push_back(Dim{d, false});
+  return TensorTy(dtype, dims);
+}
+
+absl::StatusOr<NDArray> RunRegisteredKernel(
+    const KernelContext& ctx, std::string_view op_name, std::vector<NDArray> inputs,
+    const Type* out_type, std::initializer_list<std::pair<std::string_view, AttrValue>> fields,
+    const Attrs* attrs) {
+  const OpInfo* op = FindOp(op_name);
+  KernelFn fn = FindKernel(op_name);
+  if (op == nullptr || fn == nullptr) {
+    return absl::InternalError(fmt::format("{}: needs the {} kernel", OpName(ctx), op_name));
+  }
+  if (attrs == nullptr && op->attrs != nullptr) attrs = DefaultAttrs(op->attrs);
+  for (const auto& [key, value] : fields) attrs = WithField(attrs, key, value);
+  KernelContext sub = ctx;
+  sub.op = op;
+  sub.inputs = inputs;
+  sub.attrs = attrs;
+  sub.out_type = out_type;
+  CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> out, fn(sub));
+  return std::move(out[0]);
+}
+
 absl::StatusOr<NDArray> AllocOutput(const KernelContext& ctx) {
   if (!Isa<TensorType>(ctx.out_type)) {
     return KernelError(ctx, "expected a tensor output type, got {}", TypeToString(ctx.out_type));

@@ -17,12 +17,14 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "Eigen/Core"
@@ -113,6 +115,18 @@ absl::StatusOr<NDArray> AllocOutput(const KernelContext& ctx);
 absl::StatusOr<std::vector<NDArray>> AllocOutputs(const KernelContext& ctx);
 // The tensor type of output `i` (the out_type itself for a tensor result).
 absl::StatusOr<const TensorType*> OutTensorType(const KernelContext& ctx, size_t i = 0);
+
+// The tensor type of a static `shape`.
+const TensorType* StaticTensorType(DataType dtype, std::span<const int64_t> shape);
+
+// Runs the registered kernel of `op_name` on `inputs` with output type
+// `out_type`: its attributes are `attrs` (the op's defaults when null) with
+// `fields` set. For kernels that follow a TVM rewrite into other ops (the
+// qnn canonicalizations) and must compute exactly what those ops compute.
+absl::StatusOr<NDArray> RunRegisteredKernel(
+    const KernelContext& ctx, std::string_view op_name, std::vector<NDArray> inputs,
+    const Type* out_type, std::initializer_list<std::pair<std::string_view, AttrValue>> fields,
+    const Attrs* attrs = nullptr);
 
 // ---------------------------------------------------------------------------
 // Attribute accessors. Absent attributes (or a null ctx.attrs) give the

@@ -28,34 +28,6 @@ namespace {
 
 using Outputs = absl::StatusOr<std::vector<NDArray>>;
 
-const TensorType* StaticType(DataType dtype, const std::vector<int64_t>& shape) {
-  std::vector<Dim> dims;
-  for (int64_t d : shape) dims.push_back(Dim{d, false});
-  return TensorTy(dtype, dims);
-}
-
-// The registered kernel of `op_name` on `inputs`, its attributes the op's
-// defaults with `fields` set (or `attrs` itself when given).
-absl::StatusOr<NDArray> RunRegistered(
-    const KernelContext& ctx, std::string_view op_name, std::vector<NDArray> inputs,
-    const Type* out_type, std::initializer_list<std::pair<std::string_view, AttrValue>> fields,
-    const Attrs* attrs = nullptr) {
-  const OpInfo* op = FindOp(op_name);
-  KernelFn fn = FindKernel(op_name);
-  if (op == nullptr || fn == nullptr) {
-    return absl::InternalError(fmt::format("{}: needs the {} kernel", OpName(ctx), op_name));
-  }
-  if (attrs == nullptr && op->attrs != nullptr) attrs = DefaultAttrs(op->attrs);
-  for (const auto& [key, value] : fields) attrs = WithField(attrs, key, value);
-  KernelContext sub = ctx;
-  sub.op = op;
-  sub.inputs = inputs;
-  sub.attrs = attrs;
-  sub.out_type = out_type;
-  CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> out, fn(sub));
-  return std::move(out[0]);
-}
-
 // A scalar parameter's value (rank 0 or one element).
 absl::StatusOr<double> ScalarOf(const KernelContext& ctx, const NDArray& t, std::string_view what) {
   if (t.num_elements() != 1) return KernelError(ctx, "{} must be a scalar", what);
@@ -77,11 +49,11 @@ absl::StatusOr<NDArray> RequantizeOrUpcast(const KernelContext& ctx, const NDArr
   CARVE_ASSIGN_OR_RETURN(double out_scale, ScalarOf(ctx, ctx.inputs[first_param + 2], "output_scale"));
   CARVE_ASSIGN_OR_RETURN(double out_zp, ScalarOf(ctx, ctx.inputs[first_param + 3], "output_zero_point"));
   if (in_scale == out_scale && in_zp == out_zp) return CastTo(data, DataType::Int(32));
-  return RunRegistered(ctx, "qnn.requantize",
-                       {data, ctx.inputs[first_param], ctx.inputs[first_param + 1],
-                        ctx.inputs[first_param + 2], ctx.inputs[first_param + 3]},
-                       StaticType(DataType::Int(32), data.shape()),
-                       {{"out_dtype", AttrValue::Str("int32")}});
+  return RunRegisteredKernel(ctx, "qnn.requantize",
+                             {data, ctx.inputs[first_param], ctx.inputs[first_param + 1],
+                              ctx.inputs[first_param + 2], ctx.inputs[first_param + 3]},
+                             StaticTensorType(DataType::Int(32), data.shape()),
+                             {{"out_dtype", AttrValue::Str("int32")}});
 }
 
 // TVM's GetFixedPointMultiplierShift: m = f * 2^(shift - 31), f a Q31
@@ -101,9 +73,9 @@ std::pair<int64_t, int64_t> FixedPointOf(double m) {
 // fixed_point_multiply(t, m) through its registered kernel.
 absl::StatusOr<NDArray> FixedPointMultiply(const KernelContext& ctx, const NDArray& t, double m) {
   const auto [multiplier, shift] = FixedPointOf(m);
-  return RunRegistered(ctx, "fixed_point_multiply", {t}, StaticType(DataType::Int(32), t.shape()),
-                       {{"multiplier", AttrValue::Int(multiplier)},
-                        {"shift", AttrValue::Int(shift)}});
+  return RunRegisteredKernel(
+      ctx, "fixed_point_multiply", {t}, StaticTensorType(DataType::Int(32), t.shape()),
+      {{"multiplier", AttrValue::Int(multiplier)}, {"shift", AttrValue::Int(shift)}});
 }
 
 int64_t ClipTo(int64_t v, DataType dt) {
@@ -190,11 +162,12 @@ Outputs QnnSoftmax(const KernelContext& ctx) {
     }
   }
   CARVE_ASSIGN_OR_RETURN(
-      NDArray y, RunRegistered(ctx, "qnn.requantize",
-                               {scaled, NDArray::Scalar(DataType::Float(32), 1.0 / 128),
-                                NDArray::Scalar(DataType::Int(32), 0), ctx.inputs[3], ctx.inputs[4]},
-                               StaticType(DataType::Int(8), x.shape()),
-                               {{"out_dtype", AttrValue::Str("int8")}, {"axis", AttrValue::Int(0)}}));
+      NDArray y,
+      RunRegisteredKernel(ctx, "qnn.requantize",
+                          {scaled, NDArray::Scalar(DataType::Float(32), 1.0 / 128),
+                           NDArray::Scalar(DataType::Int(32), 0), ctx.inputs[3], ctx.inputs[4]},
+                          StaticTensorType(DataType::Int(8), x.shape()),
+                          {{"out_dtype", AttrValue::Str("int8")}, {"axis", AttrValue::Int(0)}}));
   return std::vector<NDArray>{std::move(y)};
 }
 
@@ -202,9 +175,10 @@ Outputs QnnAvgPool2D(const KernelContext& ctx) {
   CARVE_RETURN_IF_ERROR(CheckArity(ctx, 5));
   CARVE_ASSIGN_OR_RETURN(NDArray requantized, RequantizeOrUpcast(ctx, ctx.inputs[0], 1));
   CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
-  CARVE_ASSIGN_OR_RETURN(NDArray pooled,
-                         RunRegistered(ctx, "nn.avg_pool2d", {requantized},
-                                       StaticType(DataType::Int(32), out.shape()), {}, ctx.attrs));
+  CARVE_ASSIGN_OR_RETURN(
+      NDArray pooled,
+      RunRegisteredKernel(ctx, "nn.avg_pool2d", {requantized},
+                          StaticTensorType(DataType::Int(32), out.shape()), {}, ctx.attrs));
   for (int64_t i = 0; i < out.num_elements(); ++i) {
     out.SetFromDouble(i, double(ClipTo(pooled.data<int32_t>()[i], out.dtype())));
   }
@@ -238,9 +212,9 @@ Outputs QnnConv2DTranspose(const KernelContext& ctx) {
   CARVE_RETURN_IF_ERROR(CheckArity(ctx, 6));
   CARVE_ASSIGN_OR_RETURN(NDArray data, ShiftInt16(ctx, ctx.inputs[0], ctx.inputs[2], "input"));
   CARVE_ASSIGN_OR_RETURN(NDArray weight, ShiftInt16(ctx, ctx.inputs[1], ctx.inputs[3], "kernel"));
-  CARVE_ASSIGN_OR_RETURN(NDArray out,
-                         RunRegistered(ctx, "nn.conv2d_transpose", {data, weight}, ctx.out_type,
-                                       {}, ctx.attrs));
+  CARVE_ASSIGN_OR_RETURN(
+      NDArray out,
+      RunRegisteredKernel(ctx, "nn.conv2d_transpose", {data, weight}, ctx.out_type, {}, ctx.attrs));
   return std::vector<NDArray>{std::move(out)};
 }
 

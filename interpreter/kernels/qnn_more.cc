@@ -21,46 +21,18 @@ namespace {
 
 using Outputs = absl::StatusOr<std::vector<NDArray>>;
 
-const TensorType* TypeOfShape(DataType dtype, const std::vector<int64_t>& shape) {
-  std::vector<Dim> dims;
-  for (int64_t d : shape) dims.push_back(Dim{d, false});
-  return TensorTy(dtype, dims);
-}
-
-// Runs the registered kernel `op_name` on `inputs` with `attrs` (fields
-// over the op's defaults) and the output type `out`.
-absl::StatusOr<NDArray> Call(const KernelContext& ctx, std::string_view op_name,
-                             std::vector<NDArray> inputs,
-                             std::initializer_list<std::pair<std::string_view, AttrValue>> attrs,
-                             const Type* out) {
-  const OpInfo* op = FindOp(op_name);
-  KernelFn fn = FindKernel(op_name);
-  if (op == nullptr || fn == nullptr) {
-    return absl::InternalError(fmt::format("{}: needs the {} kernel", OpName(ctx), op_name));
-  }
-  const Attrs* a = op->attrs != nullptr ? DefaultAttrs(op->attrs) : nullptr;
-  for (const auto& [k, v] : attrs) a = WithField(a, k, v);
-  KernelContext sub = ctx;
-  sub.op = op;
-  sub.inputs = inputs;
-  sub.attrs = a;
-  sub.out_type = out;
-  CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> res, fn(sub));
-  return res[0];
-}
-
 // dequantize -> `float_op` (a registered float kernel, or hardswish when
 // null) -> quantize back to the input dtype.
 Outputs QnnUnary(const KernelContext& ctx, const char* float_op) {
   CARVE_RETURN_IF_ERROR(CheckArity(ctx, 5));
   const NDArray& x = ctx.inputs[0];
-  const TensorType* f32 = TypeOfShape(DataType::Float(32), x.shape());
-  CARVE_ASSIGN_OR_RETURN(NDArray real,
-                         Call(ctx, "qnn.dequantize", {x, ctx.inputs[1], ctx.inputs[2]},
-                              {{"out_dtype", AttrValue::Str("float32")}}, f32));
+  const TensorType* f32 = StaticTensorType(DataType::Float(32), x.shape());
+  CARVE_ASSIGN_OR_RETURN(
+      NDArray real, RunRegisteredKernel(ctx, "qnn.dequantize", {x, ctx.inputs[1], ctx.inputs[2]},
+                                        f32, {{"out_dtype", AttrValue::Str("float32")}}));
   NDArray y;
   if (float_op != nullptr) {
-    CARVE_ASSIGN_OR_RETURN(y, Call(ctx, float_op, {real}, {}, f32));
+    CARVE_ASSIGN_OR_RETURN(y, RunRegisteredKernel(ctx, float_op, {real}, f32, {}));
   } else {  // hardswish: x * relu6(x + 3) / 6
     y = real.Copy();
     float* v = y.data<float>();
@@ -68,9 +40,10 @@ Outputs QnnUnary(const KernelContext& ctx, const char* float_op) {
       v[i] = v[i] * std::min(std::max(v[i] + 3.0f, 0.0f), 6.0f) / 6.0f;
     }
   }
-  CARVE_ASSIGN_OR_RETURN(NDArray q, Call(ctx, "qnn.quantize", {y, ctx.inputs[3], ctx.inputs[4]},
-                                         {{"out_dtype", AttrValue::Str(x.dtype().ToString())}},
-                                         TypeOfShape(x.dtype(), x.shape())));
+  CARVE_ASSIGN_OR_RETURN(
+      NDArray q, RunRegisteredKernel(ctx, "qnn.quantize", {y, ctx.inputs[3], ctx.inputs[4]},
+                                     StaticTensorType(x.dtype(), x.shape()),
+                                     {{"out_dtype", AttrValue::Str(x.dtype().ToString())}}));
   return std::vector<NDArray>{q};
 }
 
@@ -135,10 +108,11 @@ Outputs QnnMul(const KernelContext& ctx) {
   // TVM multiplies the two float32 scales as float32 constants.
   const float scale = float(ctx.inputs[2].GetAsDouble(0)) * float(ctx.inputs[4].GetAsDouble(0));
   CARVE_ASSIGN_OR_RETURN(
-      NDArray out, Call(ctx, "qnn.requantize",
-                        {prod, Scalar(DataType::Float(32), scale), Scalar(DataType::Int(32), 0),
-                         ctx.inputs[6], ctx.inputs[7]},
-                        {{"out_dtype", AttrValue::Str(out_t->dtype().ToString())}}, out_t));
+      NDArray out,
+      RunRegisteredKernel(ctx, "qnn.requantize",
+                          {prod, Scalar(DataType::Float(32), scale), Scalar(DataType::Int(32), 0),
+                           ctx.inputs[6], ctx.inputs[7]},
+                          out_t, {{"out_dtype", AttrValue::Str(out_t->dtype().ToString())}}));
   return std::vector<NDArray>{out};
 }
 
@@ -146,8 +120,9 @@ Outputs QnnMul(const KernelContext& ctx) {
 absl::StatusOr<NDArray> ToOutputInt32(const KernelContext& ctx, const NDArray& t,
                                       const NDArray& scale, const NDArray& zp,
                                       const NDArray& out_scale, const NDArray& out_zp) {
-  return Call(ctx, "qnn.requantize", {t, scale, zp, out_scale, out_zp},
-              {{"out_dtype", AttrValue::Str("int32")}}, TypeOfShape(DataType::Int(32), t.shape()));
+  return RunRegisteredKernel(ctx, "qnn.requantize", {t, scale, zp, out_scale, out_zp},
+                             StaticTensorType(DataType::Int(32), t.shape()),
+                             {{"out_dtype", AttrValue::Str("int32")}});
 }
 
 Outputs QnnSubtract(const KernelContext& ctx) {
@@ -180,17 +155,17 @@ Outputs QnnConcatenate(const KernelContext& ctx) {
   std::vector<NDArray> parts;
   for (size_t i = 0; i < n; ++i) {
     const NDArray& t = ctx.inputs[i];
-    CARVE_ASSIGN_OR_RETURN(NDArray q,
-                           Call(ctx, "qnn.requantize",
-                                {t, ctx.inputs[n + i], ctx.inputs[2 * n + i], ctx.inputs[3 * n],
-                                 ctx.inputs[3 * n + 1]},
-                                {{"out_dtype", AttrValue::Str(out_t->dtype().ToString())}},
-                                TypeOfShape(out_t->dtype(), t.shape())));
+    CARVE_ASSIGN_OR_RETURN(
+        NDArray q, RunRegisteredKernel(ctx, "qnn.requantize",
+                                       {t, ctx.inputs[n + i], ctx.inputs[2 * n + i],
+                                        ctx.inputs[3 * n], ctx.inputs[3 * n + 1]},
+                                       StaticTensorType(out_t->dtype(), t.shape()),
+                                       {{"out_dtype", AttrValue::Str(out_t->dtype().ToString())}}));
     parts.push_back(q);
   }
-  CARVE_ASSIGN_OR_RETURN(
-      NDArray out,
-      Call(ctx, "concatenate", parts, {{"axis", AttrValue::Int(AttrInt(ctx, "axis", 0))}}, out_t));
+  CARVE_ASSIGN_OR_RETURN(NDArray out,
+                         RunRegisteredKernel(ctx, "concatenate", parts, out_t,
+                                             {{"axis", AttrValue::Int(AttrInt(ctx, "axis", 0))}}));
   return std::vector<NDArray>{out};
 }
 
