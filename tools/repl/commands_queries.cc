@@ -152,6 +152,10 @@ absl::Status Compare(Session& s, std::string_view args) {
         "[--bind NAME,...] [--report]");
   }
   CARVE_RETURN_IF_ERROR(s.RequireModule());
+  // The backend list is checked here, in the REPL's words: the CLI parser
+  // below sees it as the value of `--compare`, a flag the REPL user never
+  // typed, and would name that flag in its error.
+  CARVE_RETURN_IF_ERROR(ResolveBackends(words[0]).status());
   words.insert(words.begin(), "--compare");
   std::vector<cli::OptionSpec> options = RunOptions();
   for (const char* name : {"--compare", "--rtol", "--atol"}) options.push_back({name, true, false});
@@ -184,10 +188,11 @@ void AddQueryCommands(std::vector<ReplCommand>& commands) {
                       "the partition report of the current step",
                       "Default: the backends the step's functions were offloaded to.\n",
                       ArgKind::kBackends, Report});
-  commands.push_back({"run", "run [--input NAME=F.npy]... [--seed N]",
+  commands.push_back({"run", "run [--input NAME=F.npy]... [OPTIONS]",
                       "evaluate @main of the current step (as `carve run`)",
-                      "Inputs not given are generated from the seed (default 0). Ctrl-C\n"
-                      "interrupts the run.\n",
+                      "Options: --seed N, --threads N, --out DIR. Inputs not given are\n"
+                      "generated from the seed (default 0); --out DIR writes each output\n"
+                      "as DIR/outN.npy. Ctrl-C interrupts the run.\n",
                       ArgKind::kFile, Run});
   commands.push_back(
       {"compare", "compare BACKEND[,...] [OPTIONS]",
