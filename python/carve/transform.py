@@ -62,6 +62,41 @@ def _pipeline_pass(name):
     return make
 
 
+def _layout_item(op, layouts):
+    """One desired_layouts entry as carve's `op:data[:kernel]` item."""
+    if not isinstance(op, str):
+        raise TypeError("desired_layouts: an op is named by a str, not %r" % (op,))
+    if isinstance(layouts, str) or not isinstance(layouts, (list, tuple)) or \
+            not 1 <= len(layouts) <= 2 or not all(isinstance(x, str) for x in layouts):
+        raise TypeError("desired_layouts[%r] must be [data_layout] or [data_layout, "
+                        "kernel_layout] (str), not %r" % (op, layouts))
+    return ":".join([op] + list(layouts))
+
+
+def ConvertLayout(desired_layouts=None, **kwargs):
+    """TVM's ConvertLayout: moves the listed ops to the desired layouts; the ops after them follow.
+
+    desired_layouts is TVM's map from op name to [data_layout] or [data_layout, kernel_layout],
+    "default" for the op's default kernel layout:
+
+        transform.ConvertLayout({"nn.conv2d": ["NHWC", "default"], "nn.max_pool2d": ["NHWC"]})
+
+    carve's pipeline form works too: ConvertLayout("NHWC", kernel_layout="OHWI",
+    ops=["nn.conv2d"]), or layouts=["nn.conv2d:NHWC:OHWI"] (docs/passes.md).
+    """
+    make = _pipeline_pass("ConvertLayout")
+    if isinstance(desired_layouts, dict):
+        if kwargs:
+            raise TypeError("ConvertLayout takes TVM's desired_layouts dict alone, or carve's "
+                            "arguments without it; got both (%s)" % ", ".join(sorted(kwargs)))
+        if not desired_layouts:
+            raise ValueError("ConvertLayout: desired_layouts is empty (name at least one op)")
+        return make(layouts=[_layout_item(op, v) for op, v in desired_layouts.items()])
+    if desired_layouts is None:
+        return make(**kwargs)
+    return make(desired_layouts, **kwargs)
+
+
 def __getattr__(name):
     # Every other registered pass under its TVM name: FoldConstant(), SimplifyInference(), ...
     for signature in list_passes():

@@ -24,10 +24,23 @@ namespace py = pybind11;
 
 namespace carve::python {
 
-ParamMap ToParamMap(const py::object& params) {
+ParamMap ToParamMap(const py::object& params, std::string_view what) {
   ParamMap out;
   if (params.is_none()) return out;
+  // TypeErrors that say what was expected, not pybind11's cast messages.
+  if (!py::isinstance<py::dict>(params)) {
+    throw py::type_error(fmt::format("{} must be a dict {{name: numpy array}}, not {}", what,
+                                     std::string(py::str(params.get_type().attr("__name__")))));
+  }
   for (auto [name, value] : params.cast<py::dict>()) {
+    if (!py::isinstance<py::str>(name)) {
+      throw py::type_error(fmt::format("{}: a name is a str, not {}", what,
+                                       std::string(py::repr(name))));
+    }
+    if (value.is_none()) {
+      throw py::type_error(fmt::format("{}['{}'] is None, not an array", what,
+                                       std::string(py::str(name))));
+    }
     out[std::string(py::str(name))] = NumpyToTensor(py::array::ensure(value));
   }
   return out;
@@ -165,9 +178,22 @@ py::object Codegen(const ModuleHandle& input, const std::string& backend, const 
 
 void BindBackends(py::module_& m) {
   m.def("partition_for", PartitionFor, py::arg("mod"), py::arg("backend"),
-        py::arg("params") = py::none(), py::arg("mod_name") = "default", py::arg("prune") = true);
+        py::arg("params") = py::none(), py::arg("mod_name") = "default", py::arg("prune") = true,
+        "The BYOC flow of a built-in backend, as TVM's partition_for_<backend>.\n\n"
+        "backend: a name ('dnnl'), 'dnnl,tensorrt' or a list of names (builtin_backends()).\n"
+        "params: {name: numpy array}, bound as constants of @main first; a name that is no\n"
+        "parameter of @main is skipped, as TVM's bind_params_by_name skips it.\n"
+        "mod_name: the prefix of the partitions' names (tvmgen_<mod_name>_<backend>_main_N).\n"
+        "prune: drop partitions the backend's pruning rules reject (TVM's prune_subgraphs).\n"
+        "Inside `with PassContext(...)` the flow runs in that context, else in the backend's\n"
+        "own. Returns a new module; `mod` is unchanged. Raises CarveError.");
   m.def("codegen", Codegen, py::arg("mod"), py::arg("backend"), py::arg("dir") = py::none(),
-        py::arg("params") = py::none());
+        py::arg("params") = py::none(),
+        "The offloaded functions of one backend as TVM BYOC JSON graphs (`carve codegen`).\n\n"
+        "The module is partitioned first (with params) unless it has functions of the backend.\n"
+        "With dir: writes <symbol>.json and the .npy constants there and returns the paths;\n"
+        "without: returns {symbol: {'global', 'compiler', 'graph': json text,\n"
+        "'constants': {name: array}}}.");
 }
 
 }  // namespace carve::python

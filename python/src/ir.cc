@@ -375,9 +375,11 @@ void BindModule(py::module_& m) {
       .def("__repr__", [](const ModuleHandle& h) { return PrintModule(h.mod, TextOptions(false, true)); });
   m.def("parse", [](const std::string& text, const std::string& source_name) {
     return ModuleHandle{Typed(ParseModule(source_name, text))};
-  }, py::arg("text"), py::arg("source_name") = "<string>");
+  }, py::arg("text"), py::arg("source_name") = "<string>",
+     "Relay text (starting with #[version = \"0.0.5\"]) as a typed IRModule, as\n"
+     "tvm.relay.fromtext. Errors raise CarveError with the source_name:line:col diagnostic.");
   m.def("load", [](const std::string& path) { return ModuleHandle{Typed(ParseModuleFile(path))}; },
-        py::arg("path"));
+        py::arg("path"), "A .relay file as a typed IRModule (parse() of its text).");
   m.def("parse_expr", [](const std::string& text, const std::string& source_name) {
     Module holder(BuildArena());
     const Expr* e = ValueOrThrow(ParseExpr(source_name, text, holder));

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include <pybind11/pybind11.h>
 
@@ -9,8 +10,9 @@
 
 namespace carve::python {
 
-// {name: array-like} (or None) as tensors by name (copied).
-ParamMap ToParamMap(const pybind11::object& params);
+// {name: array-like} (or None) as tensors by name (copied). A TypeError,
+// naming the argument as `what`, for anything but a dict of str to arrays.
+ParamMap ToParamMap(const pybind11::object& params, std::string_view what = "params");
 // "dnnl", "dnnl,bnns" or ["dnnl", "bnns"] as "dnnl,bnns"; TypeError for
 // another type, CarveError for an empty name.
 std::string BackendNames(const pybind11::object& backends);

@@ -166,29 +166,41 @@ void BindPasses(py::module_& m) {
         for (const PassPtr& member : SequenceMembers(*p.pass)) out.push_back({member});
         return out;
       });
-  m.def("InferType", []() { return PassHandle{ValueOrThrow(ParsePipeline("InferType"))}; });
+  m.def("InferType", []() { return PassHandle{ValueOrThrow(ParsePipeline("InferType"))}; },
+        "TVM's InferType: fills in the checked type of every expression.");
   m.def("MergeComposite", [](const py::object& table) { return PassHandle{MergeCompositePass(table)}; },
-        py::arg("pattern_table"));
+        py::arg("pattern_table"),
+        "TVM's MergeComposite: each match of a pattern becomes a call of a function with\n"
+        "Composite=NAME. pattern_table: [(name, pattern[, check])] as TVM's, a PatternLibrary\n"
+        "(carve.patterns) or a backend name ('dnnl': its spec's composites).");
   m.def("AnnotateTarget", [](const py::object& targets, bool include_non_call_ops) {
     return PassHandle{AnnotateTarget(Targets(targets), include_non_call_ops)};
-  }, py::arg("targets"), py::arg("include_non_call_ops") = true);
-  m.def("MergeCompilerRegions", []() { return PassHandle{MergeCompilerRegions()}; });
+  }, py::arg("targets"), py::arg("include_non_call_ops") = true,
+        "TVM's AnnotateTarget: compiler_begin/compiler_end around each op a target supports.\n"
+        "targets: a name or a list of names (a backend, or rules registered with\n"
+        "carve.ir.register_op_attr(op, 'target.NAME')).");
+  m.def("MergeCompilerRegions", []() { return PassHandle{MergeCompilerRegions()}; },
+        "TVM's MergeCompilerRegions: merges neighbouring annotated regions of one target.");
   m.def("PartitionGraph", [](const std::string& mod_name, bool bind_constants) {
     ValueOrThrow(MangleModuleName(mod_name));
     return PassHandle{PartitionGraph(PartitionGraphOptions{mod_name, bind_constants})};
-  }, py::arg("mod_name") = "default", py::arg("bind_constants") = true);
+  }, py::arg("mod_name") = "default", py::arg("bind_constants") = true,
+        "TVM's PartitionGraph: each region becomes a global function with Compiler=TARGET,\n"
+        "named tvmgen_<mod_name>_<target>_main_N.");
   m.def("Sequential", [](const std::vector<PassHandle>& passes, const std::string& name) {
     std::vector<PassPtr> members;
     for (const PassHandle& p : passes) members.push_back(p.pass);
     return PassHandle{MakeSequential(name, std::move(members)), /*tvm_sequential=*/true};
   }, py::arg("passes"), py::arg("name") = "sequential");
   m.def("parse_pipeline", [](const std::string& text) { return PassHandle{ValueOrThrow(ParsePipeline(text))}; },
-        py::arg("text"));
+        py::arg("text"),
+        "A pipeline in `carve opt -p` syntax ('InferType,FoldConstant,MergeComposite(dnnl)')\n"
+        "as one Pass; list_passes() gives every pass with its parameters.");
   m.def("list_passes", []() {
     std::vector<std::string> out;
     for (const PassInfo* info : PassRegistry::Global().All()) out.push_back(SignatureText(*info));
     return out;
-  });
+  }, "Every registered pass as 'Name(param=default, ...)' (`carve opt --list-passes`).");
   m.def("register_op_attr", RegisterOpAttr, py::arg("op_name"), py::arg("attr_key"), py::arg("value"));
 }
 

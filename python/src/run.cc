@@ -26,7 +26,9 @@ namespace {
 std::vector<NDArray> Arguments(const Function& main, ParamMap inputs) {
   std::vector<NDArray> args;
   std::vector<std::string> missing;
+  std::string known;
   for (const Var* p : main.params()) {
+    known += fmt::format("{}%{}", known.empty() ? "" : ", ", p->name());
     auto it = inputs.find(p->name());
     if (it == inputs.end()) {
       missing.emplace_back(p->name());
@@ -35,14 +37,18 @@ std::vector<NDArray> Arguments(const Function& main, ParamMap inputs) {
     args.push_back(it->second);
     inputs.erase(it);
   }
+  // A misspelt name makes both an unknown and a missing one: the unknown
+  // one, with the names @main has, says what went wrong.
+  if (!inputs.empty()) {
+    ThrowIfError(absl::InvalidArgumentError(fmt::format(
+        "@main has no parameter %{} (its parameters: {})", inputs.begin()->first, known)));
+  }
   if (!missing.empty()) {
     std::string names;
     for (const std::string& n : missing) names += (names.empty() ? "%" : ", %") + n;
-    ThrowIfError(absl::InvalidArgumentError(fmt::format("no value for {}", names)));
-  }
-  if (!inputs.empty()) {
     ThrowIfError(absl::InvalidArgumentError(
-        fmt::format("@main has no parameter %{}", inputs.begin()->first)));
+        fmt::format("no value for {} (give every parameter of @main in inputs or params)",
+                    names)));
   }
   return args;
 }
@@ -68,7 +74,7 @@ py::list Run(const ModuleHandle& mod, const py::object& inputs, const py::object
 ParamMap AllInputs(const ModuleHandle& mod, const py::object& inputs, const py::object& params) {
   const Function* main = mod.mod.Lookup("main");
   if (main == nullptr) ThrowIfError(absl::InvalidArgumentError("the module has no @main"));
-  ParamMap values = ToParamMap(inputs);
+  ParamMap values = ToParamMap(inputs, "inputs");
   for (auto& [name, tensor] : ToParamMap(params)) {
     if (!values.emplace(name, tensor).second) {
       ThrowIfError(absl::InvalidArgumentError(
@@ -157,7 +163,12 @@ py::object Compare(const ModuleHandle& mod, const py::object& backends, const py
 }  // namespace
 
 void BindRun(py::module_& m) {
-  m.def("run", Run, py::arg("mod"), py::arg("inputs") = py::none(), py::arg("params") = py::none());
+  m.def("run", Run, py::arg("mod"), py::arg("inputs") = py::none(), py::arg("params") = py::none(),
+        "Evaluates @main on carve's reference interpreter (`carve run`); offloaded functions\n"
+        "run on their backend's runtime (dnnl on oneDNN).\n\n"
+        "inputs, params: {name: numpy array}; together they give every parameter of @main\n"
+        "once (an unknown or missing name raises CarveError). Returns the outputs as a list\n"
+        "of read-only numpy arrays (a tuple result gives one array per field).");
   m.def("compare", Compare, py::arg("mod"), py::arg("backend"), py::arg("inputs") = py::none(),
         py::arg("params") = py::none(), py::arg("rtol") = py::none(), py::arg("atol") = py::none(),
         py::arg("require_offload") = false);

@@ -92,6 +92,31 @@ def test_run_params_and_errors(mod):
         carve.run(mod, dict(x, nope=x["bias"]))
     with pytest.raises(carve.CarveError, match="data"):
         carve.run(mod, dict(x, data=x["data"][:, :3]))
+    # A misspelt name is reported as unknown (with @main's names), not as missing.
+    typo = {"dta" if k == "data" else k: v for k, v in x.items()}
+    with pytest.raises(carve.CarveError,
+                       match=r"no parameter %dta \(its parameters: %data, %weight, %bias\)"):
+        carve.run(mod, typo)
+
+
+def test_params_of_the_wrong_kind_raise_type_errors(mod):
+    with pytest.raises(TypeError, match="params must be a dict"):
+        carve.partition_for(mod, "dnnl", params=[inputs()["weight"]])
+    with pytest.raises(TypeError, match=r"params\['weight'\] is None"):
+        carve.partition_for(mod, "dnnl", params={"weight": None})
+    with pytest.raises(TypeError, match="a name is a str"):
+        carve.partition_for(mod, "dnnl", params={1: inputs()["weight"]})
+    with pytest.raises(TypeError, match="inputs must be a dict"):
+        carve.run(mod, [inputs()["data"]])
+
+
+def test_partition_for_ignores_params_main_does_not_have(mod):
+    # As TVM's bind_params_by_name (src/relay/backend/utils.cc): a name that
+    # is no parameter of @main is skipped, so one params dict serves several
+    # variants of a model.
+    params = {k: v for k, v in inputs().items() if k != "data"}
+    out = carve.partition_for(mod, "dnnl", params=dict(params, unused=params["bias"]))
+    assert [p.name_hint for p in out["main"].params] == ["data"]
 
 
 def test_compare(mod):

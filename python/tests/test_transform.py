@@ -5,7 +5,7 @@ import os
 import pytest
 
 import carve
-from carve import transform
+from carve import relay, transform
 from carve.dataflow_pattern import is_op, wildcard
 
 SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -123,8 +123,8 @@ def test_register_op_attr_decides_annotation():
 def test_registered_pass_with_arguments():
     mod = transform.ConvertLayout("NHWC")(carve.parse(CONV))
     assert 'data_layout="NHWC"' in mod.astext()
-    with pytest.raises(TypeError):
-        transform.ConvertLayout({"nn.conv2d": ["NHWC"]})
+    with pytest.raises(TypeError, match="a pass argument is a string"):
+        transform.ConvertLayout("NHWC", ops={"nn.conv2d"})  # a set: no pipeline value
 
 
 def test_rule_errors_propagate_from_partition_for():
@@ -145,3 +145,41 @@ def test_nodes_outlive_their_module():
     body = carve.parse(CONV)["main"].body
     gc.collect()
     assert body.op.name == "nn.relu" and "tanh" in body.astext()
+
+
+CONV_POOL = """#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32]) {
+  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=4, kernel_size=[3, 3]);
+  %1 = nn.relu(%0);
+  nn.max_pool2d(%1, pool_size=[2, 2], strides=[2, 2])
+}"""
+
+
+def test_convert_layout_takes_tvms_desired_layouts_dict():
+    mod = carve.parse(CONV_POOL)
+    desired = {"nn.conv2d": ["NHWC", "default"], "nn.max_pool2d": ["NHWC"]}
+    out = relay.transform.ConvertLayout(desired)(mod)
+    text = out.astext(show_meta_data=False)
+    # NHWC with TVM's default kernel layout for it (HWIO); the pool follows the dict.
+    assert 'data_layout="NHWC", kernel_layout="HWIO"' in text
+    assert 'nn.max_pool2d(%3, pool_size=[2, 2], strides=[2, 2], layout="NHWC"' in text
+    same = transform.ConvertLayout(layouts=["nn.conv2d:NHWC:default", "nn.max_pool2d:NHWC"])(mod)
+    carve.ir.assert_structural_equal(out, same)
+    # carve's positional form still works.
+    carve.ir.assert_structural_equal(
+        transform.ConvertLayout("NHWC")(mod),
+        transform.ConvertLayout({"nn.conv2d": ["NHWC", "default"]})(mod))
+
+
+def test_convert_layout_dict_errors():
+    mod = carve.parse(CONV_POOL)
+    with pytest.raises(TypeError, match=r"desired_layouts\['nn.conv2d'\] must be \[data_layout\]"):
+        transform.ConvertLayout({"nn.conv2d": "NHWC"})
+    with pytest.raises(TypeError, match="must be"):
+        transform.ConvertLayout({"nn.conv2d": ["NHWC", "HWIO", "x"]})
+    with pytest.raises(ValueError, match="desired_layouts is empty"):
+        transform.ConvertLayout({})
+    with pytest.raises(TypeError, match="alone"):
+        transform.ConvertLayout({"nn.conv2d": ["NHWC"]}, ops=["nn.conv2d"])
+    with pytest.raises(carve.CarveError, match="'nn.foo' is not an op whose layout"):
+        transform.ConvertLayout({"nn.foo": ["NHWC"]})(mod)
