@@ -164,14 +164,28 @@ absl::Status GraphImporter::AddInputs() {
   return absl::OkStatus();
 }
 
+// How an error names a node: its name, else its first named output (an
+// optional output left out is named '', as RNN's and GRU's first often is).
+std::string NodeLabel(const onnx::NodeProto& node) {
+  if (!node.name().empty()) return fmt::format("'{}'", node.name());
+  for (const std::string& out : node.output()) {
+    if (!out.empty()) return fmt::format("with output '{}'", out);
+  }
+  return "without a name or a named output";
+}
+
 absl::Status GraphImporter::ConvertNode(const onnx::NodeProto& node) {
-  std::string label = node.name().empty() ? fmt::format("with output '{}'",
-                                                        node.output_size() ? node.output(0) : "")
-                                          : fmt::format("'{}'", node.name());
+  const std::string label = NodeLabel(node);
   if (!node.domain().empty() && node.domain() != "ai.onnx") {
+    // The opset of the node's own domain: the default domain's says nothing
+    // about it (and is 0 in a model that imports only other domains).
+    int64_t version = 0;
+    for (const onnx::OperatorSetIdProto& id : model_.opset_import()) {
+      if (id.domain() == node.domain()) version = id.version();
+    }
     return absl::UnimplementedError(fmt::format(
-        "unsupported ONNX op '{}' of domain '{}' (node {}, opset {})", node.op_type(),
-        node.domain(), label, opset_));
+        "unsupported ONNX op '{}' of domain '{}' (node {}, {} opset {}); carve imports the "
+        "default domain only", node.op_type(), node.domain(), label, node.domain(), version));
   }
   ++result_.op_counts[node.op_type()];
   if (opset_ == 0) {
