@@ -191,6 +191,30 @@ TEST(ReplReproTest, OptReplayAndReplReplayGiveTheSameModule) {
   EXPECT_THAT(replayed.out, HasSubstr("replaying 3 commands of"));
 }
 
+// An ONNX model with a symbolic batch dimension: `load` takes `--shape` as
+// `carve import` does, so the importer's advice ("fix it with --shape") can
+// be followed at the prompt, and the step runs.
+TEST(ReplLoadTest, ShapeFixesTheInputsOfAnOnnxModel) {
+  const std::string model = std::string(CARVE_SHARED_DIR) + "/models/fmnist_cnn.onnx";
+  if (!std::filesystem::exists(model)) GTEST_SKIP() << "no ../shared/models";
+  Outcome r = Carve({"repl", "--no-timing"},
+                    fmt::format("load {0}\nrun\nload {0} --shape input=2,1,28,28\nrun\n"
+                                "load {0} --shape input=2,1 --shape input=3\n"
+                                "load {1} --shape input=1\nload {0} --shap input=1\nsteps\n",
+                                model, kDemo));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("<stdin>:2: error: cannot generate a value for %input of type "
+                               "Tensor[(?, 1, 28, 28), float32]"));
+  EXPECT_THAT(r.out, HasSubstr("out0: Tensor[(2, 10), float32]"));
+  EXPECT_THAT(r.err, HasSubstr("<stdin>:5: error: --shape input=3: a shape for 'input' is "
+                               "given twice"));
+  EXPECT_THAT(r.err, HasSubstr("<stdin>:6: error: --shape applies only to an .onnx model"));
+  EXPECT_THAT(r.err, HasSubstr("<stdin>:7: error: unknown option '--shap' (expected: load FILE "
+                               "[--shape NAME=D1,D2,...]...)"));
+  // The failed loads left the shaped model as step 0, its command recorded.
+  EXPECT_THAT(r.out, HasSubstr(fmt::format("load {} --shape input=2,1,28,28\n", model)));
+}
+
 // Standard input holds the commands: `patterns -` (or `load -`) read the
 // rest of the session as a file. It is an error, and the next command runs.
 TEST(ReplStdinTest, DashIsRefusedWhileCommandsComeFromStandardInput) {

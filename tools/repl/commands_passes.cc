@@ -5,6 +5,7 @@
 #include "passes/pass_registry.h"
 #include "passes/rewrite/rewrite_pass.h"
 #include "support/status_macros.h"
+#include "tools/cli/number_text.h"
 #include "tools/repl/commands.h"
 #include "tools/repl/repro.h"
 
@@ -20,9 +21,58 @@ absl::StatusOr<std::string> OneArg(std::string_view args, std::string_view usage
   return words[0];
 }
 
+constexpr std::string_view kLoadUsage = "load FILE [--shape NAME=D1,D2,...]...";
+
+// "NAME=1,3,224,224" (as `carve import --shape`) into `shapes`.
+absl::Status AddShape(std::string_view spec, std::map<std::string, std::vector<int64_t>>& shapes) {
+  size_t eq = spec.rfind('=');
+  if (eq == std::string_view::npos || eq == 0 || eq + 1 == spec.size()) {
+    return absl::InvalidArgumentError(
+        fmt::format("--shape expects NAME=D1,D2,..., got '{}'", spec));
+  }
+  std::vector<int64_t> dims;
+  for (std::string_view rest = spec.substr(eq + 1);;) {
+    size_t comma = rest.find(',');
+    std::string_view part = rest.substr(0, comma);
+    std::optional<int64_t> d = cli::ParseIntegerText(part);
+    if (!d || *d < 0) {
+      return absl::InvalidArgumentError(fmt::format(
+          "--shape {}: '{}' is not a dimension (a non-negative integer)", spec, part));
+    }
+    dims.push_back(*d);
+    if (comma == std::string_view::npos) break;
+    rest = rest.substr(comma + 1);
+  }
+  if (!shapes.emplace(std::string(spec.substr(0, eq)), std::move(dims)).second) {
+    return absl::InvalidArgumentError(fmt::format(
+        "--shape {}: a shape for '{}' is given twice", spec, spec.substr(0, eq)));
+  }
+  return absl::OkStatus();
+}
+
+// load FILE [--shape NAME=DIMS]...: the shapes fix an ONNX model's symbolic
+// input dimensions, which the importer otherwise asks for.
 absl::Status Load(Session& s, std::string_view args) {
-  CARVE_ASSIGN_OR_RETURN(std::string path, OneArg(args, "load FILE"));
-  CARVE_RETURN_IF_ERROR(s.Load(path, fmt::format("load {}", path)));
+  std::vector<std::string> words = SplitArgs(args);
+  std::string path;
+  std::map<std::string, std::vector<int64_t>> shapes;
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (words[i] == "--shape") {
+      if (i + 1 == words.size()) return absl::InvalidArgumentError("--shape needs NAME=D1,D2,...");
+      CARVE_RETURN_IF_ERROR(AddShape(words[++i], shapes));
+    } else if (words[i].starts_with("--shape=")) {
+      CARVE_RETURN_IF_ERROR(AddShape(std::string_view(words[i]).substr(8), shapes));
+    } else if (words[i].starts_with("-") && words[i] != "-") {
+      return absl::InvalidArgumentError(
+          fmt::format("unknown option '{}' (expected: {})", words[i], kLoadUsage));
+    } else if (!path.empty()) {
+      return absl::InvalidArgumentError(fmt::format("expected one file: {}", kLoadUsage));
+    } else {
+      path = words[i];
+    }
+  }
+  if (path.empty()) return absl::InvalidArgumentError(fmt::format("expected: {}", kLoadUsage));
+  CARVE_RETURN_IF_ERROR(s.Load(path, fmt::format("load {}", args), shapes));
   // A reproduction file replays the commands of its header.
   CARVE_ASSIGN_OR_RETURN(std::string text, s.env().read_file(path));
   std::vector<std::string> replay = ReadReplayHeader(text);
@@ -84,8 +134,11 @@ absl::Status Save(Session& s, std::string_view args) {
 }  // namespace
 
 void AddPassCommands(std::vector<ReplCommand>& commands) {
-  commands.push_back({"load", "load FILE", "load a module as a new step 0 (the history is reset)",
-                      "An .onnx model is imported as `carve import` does (weights frozen).\n"
+  commands.push_back({"load", "load FILE [--shape NAME=D1,...]...",
+                      "load a module as a new step 0 (the history is reset)",
+                      "An .onnx model is imported as `carve import` does (weights frozen);\n"
+                      "--shape NAME=D1,D2,... fixes the shape of its input NAME (symbolic\n"
+                      "dimensions included).\n"
                       "The module is typed, and bound to `--params DIR` when the REPL was\n"
                       "started with it. A file saved with `save --repro` replays its commands.\n",
                       ArgKind::kFile, Load});

@@ -32,11 +32,19 @@ std::string TimeText(double seconds) {
 
 // An `.onnx` model is imported as `carve import` does by default (weights
 // frozen into constants, TVM's from_onnx); anything else is Relay text.
-absl::StatusOr<Module> LoadAnyModule(cli::Env& env, const std::string& path) {
-  if (std::filesystem::path(path).extension() != ".onnx") return cli::LoadTypedModule(env, path);
+absl::StatusOr<Module> LoadAnyModule(cli::Env& env, const std::string& path,
+                                     const std::map<std::string, std::vector<int64_t>>& shapes) {
+  if (std::filesystem::path(path).extension() != ".onnx") {
+    if (!shapes.empty()) {
+      return absl::InvalidArgumentError(fmt::format(
+          "--shape applies only to an .onnx model, and '{}' is Relay text", path));
+    }
+    return cli::LoadTypedModule(env, path);
+  }
   CARVE_ASSIGN_OR_RETURN(std::string bytes, env.read_file(path));
   onnx_import::ImportOptions options;
   options.freeze = true;
+  options.shapes = shapes;
   std::filesystem::path parent = std::filesystem::path(path).parent_path();
   options.base_dir = parent.empty() ? "." : parent.string();  // external weight files
   absl::StatusOr<onnx_import::ImportResult> imported = onnx_import::ImportOnnx(bytes, options);
@@ -57,9 +65,10 @@ absl::Status Session::RequireModule() const {
   return absl::OkStatus();
 }
 
-absl::Status Session::Load(const std::string& path, const std::string& command) {
+absl::Status Session::Load(const std::string& path, const std::string& command,
+                           const std::map<std::string, std::vector<int64_t>>& shapes) {
   double start = Now();
-  CARVE_ASSIGN_OR_RETURN(Module mod, LoadAnyModule(env_, path));
+  CARVE_ASSIGN_OR_RETURN(Module mod, LoadAnyModule(env_, path, shapes));
   if (!options_.params_dir.empty()) {
     std::vector<std::string> args = {"--params", options_.params_dir};
     CARVE_ASSIGN_OR_RETURN(cli::ParsedArgs parsed,

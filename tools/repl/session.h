@@ -3,6 +3,8 @@
 // (printed text, node names). Commands (commands.h) act on it.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -34,8 +36,11 @@ class Session {
   // FailedPrecondition "no module loaded (use `load FILE`)" when empty.
   absl::Status RequireModule() const;
 
-  // Reads, types and (with --params) binds `path` as a new step 0.
-  absl::Status Load(const std::string& path, const std::string& command);
+  // Reads, types and (with --params) binds `path` as a new step 0. `shapes`
+  // (ONNX input name -> dims) fix the inputs of an .onnx model, as `carve
+  // import --shape` does; they are an error for any other file.
+  absl::Status Load(const std::string& path, const std::string& command,
+                    const std::map<std::string, std::vector<int64_t>>& shapes = {});
   // Runs `passes` one after another from the current step, each making a
   // step named after it (`command` is recorded on all of them), and prints
   // one line per step. Stops at the first failure or Ctrl-C; the steps made
