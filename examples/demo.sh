@@ -30,5 +30,5 @@ dnnl=examples/dnnl/conv_add_relu.relay
 step "carve partition $dnnl --backend dnnl --report"
 $carve partition "$dnnl" --backend dnnl --report
 
-step "carve run $dnnl --compare dnnl (oneDNN vs the reference kernels)"
+step "carve run $dnnl --compare dnnl --bind weight,bias (oneDNN vs the reference kernels)"
 $carve run "$dnnl" --compare dnnl --bind weight,bias

@@ -13,6 +13,7 @@ packages=(
   clang-14 libclang-rt-14-dev  # libFuzzer targets and the sanitizer build (scripts/fuzz.sh, sanitize.sh)
   python3 python3-numpy
   python3-dev pybind11-dev python3-pytest  # the Python module (python/) and its tests
+  python3-onnx  # python/tests/test_frontend.py: from_onnx of an onnx.ModelProto (skipped without)
 )
 
 # The ONNX importer (frontend/onnx) and ONNX's node tests (tests/frontend_onnx).
