@@ -153,7 +153,16 @@ void RegisterOpAttr(const std::string& op_name, const std::string& key, const py
 
 void BindPasses(py::module_& m) {
   py::class_<PassHandle>(m, "Pass")
-      .def("__call__", [](const PassHandle& p, const ModuleHandle& mod) {
+      .def("__call__", [](const PassHandle& p, const py::object& arg) {
+             // pybind11's "incompatible function arguments" says nothing of
+             // the usual slip, a pass applied to an expression.
+             if (!py::isinstance<ModuleHandle>(arg)) {
+               throw py::type_error(fmt::format(
+                   "a pass applies to an IRModule, not {} (wrap an expression with "
+                   "IRModule.from_expr)",
+                   std::string(py::str(arg.get_type().attr("__name__")))));
+             }
+             const ModuleHandle& mod = arg.cast<const ModuleHandle&>();
              if (!p.tvm_sequential) return RunOnCopy(*p.pass, mod);
              // TVM's default context (opt_level 2) outside any `with`.
              return RunOnCopy(*GatePipeline(p.pass, ActivePassGate().value_or(PassGate{})), mod);

@@ -241,3 +241,20 @@ def test_module_index_of_another_type_is_a_type_error():
         mod[0]
     with pytest.raises(TypeError, match="not NoneType"):
         None in mod
+
+
+def test_a_tvm_user_is_told_what_carve_lacks_and_what_to_use():
+    x = relay.var("x", shape=(1, 3, 8, 8))
+    w = relay.var("w", shape=(4, 3, 3, 3))
+    # A str padding was split into characters ('s', 'a', ...) before.
+    with pytest.raises(TypeError, match="nn.conv2d: padding is an int or a tuple of 2 or 4 ints, "
+                                        "not 'same'"):
+        relay.nn.conv2d(x, w, padding="same")
+    with pytest.raises(TypeError, match="a pass applies to an IRModule, not Call"):
+        carve.transform.InferType()(relay.nn.relu(x))
+    with pytest.raises(AttributeError, match="carve.relay has no 'build': .*carve.run"):
+        relay.build
+    with pytest.raises(AttributeError, match="create_executor.*carve.run"):
+        relay.create_executor
+    with pytest.raises(AttributeError, match="carve has no operator 'nn.conv9d'"):
+        relay.nn.conv9d

@@ -99,7 +99,21 @@ def const(value, dtype=None):
     return _carve.make_constant(array)
 
 
+# TVM names carve leaves out on purpose, with what to use instead: carve
+# partitions and runs modules, it does not compile them.
+_NOT_IN_CARVE = {
+    "build": "carve does not compile modules: run one with carve.run(mod, inputs), or compare "
+             "a backend's partition with carve.compare(mod, backend, inputs=...)",
+    "create_executor": "run a module with carve.run(mod, inputs, params=...) (a list of numpy "
+                       "arrays), as create_executor(...).evaluate() would",
+    "optimize": "carve does not compile modules: run passes with carve.transform (Sequential, "
+                "parse_pipeline) and partition with carve.partition_for",
+}
+
+
 def __getattr__(name):
+    if name in _NOT_IN_CARVE:
+        raise AttributeError("carve.relay has no %r: %s" % (name, _NOT_IN_CARVE[name]))
     return _op.op_function(name)
 
 

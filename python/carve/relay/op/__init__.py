@@ -26,9 +26,13 @@ _SPATIAL_DIMS = {
 _TUPLE_FIELDS = ("strides", "dilation", "kernel_size", "pool_size")
 
 
-def _pad_tuple(padding, dims):
+def _pad_tuple(name, padding, dims):
     if isinstance(padding, int):
         return [padding] * (2 * dims)
+    # A str would be split into characters: TVM's get_pad_tuple raises for it too.
+    if isinstance(padding, str) or not isinstance(padding, (list, tuple)):
+        raise TypeError("%s: padding is an int or a tuple of %d or %d ints, not %r"
+                        % (name, dims, 2 * dims, padding))
     padding = list(padding)
     if len(padding) == dims:
         return padding + padding
@@ -40,7 +44,7 @@ def _wrapper_attrs(name, attrs):
         attrs.setdefault(key, value)
     dims = _SPATIAL_DIMS.get(name)
     if dims is not None:
-        attrs["padding"] = _pad_tuple(attrs.get("padding", 0), dims)
+        attrs["padding"] = _pad_tuple(name, attrs.get("padding", 0), dims)
         for key in _TUPLE_FIELDS:
             if isinstance(attrs.get(key), int):
                 attrs[key] = [attrs[key]] * dims
