@@ -60,7 +60,14 @@ struct NodeCall {
   }
   // An Unimplemented error ("mode 'cubic'"); the graph walk adds the node.
   absl::Status Unsupported(std::string_view what) const;
+  // Unsupported(what) for an extent the model leaves symbolic: the graph
+  // walk adds which graph inputs need a shape, in the CLI's and Python's
+  // spelling (the error carries kNeedsShapePayload).
+  absl::Status NeedsStaticShape(std::string_view what) const;
 };
+
+// The payload key of a NeedsStaticShape error.
+inline constexpr char kNeedsShapePayload[] = "carve.onnx.needs_static_shape";
 
 using Outputs = std::vector<TValue>;
 using ConverterFn = absl::StatusOr<Outputs> (*)(NodeCall& call);

@@ -48,7 +48,40 @@ class GraphImporter {
   // Initializer parameters in initializer order (kept only when used).
   std::vector<std::pair<const Var*, NDArray>> initializer_params_;
   std::vector<const Var*> input_params_;
+  // Each graph input with symbolic dimensions, its dims as a shape option
+  // spells them ("D0", "3", "D2", "D3").
+  std::vector<std::pair<std::string, std::vector<std::string>>> symbolic_inputs_;
+  std::string ShapeFix() const;
 };
+
+// The dims of `type` with each symbolic one named D<i>; empty when static.
+std::vector<std::string> SymbolicDims(const Type* type) {
+  const auto* tt = DynCast<TensorType>(type);
+  if (tt == nullptr) return {};
+  std::vector<std::string> dims;
+  bool symbolic = false;
+  for (size_t i = 0; i < tt->rank(); ++i) {
+    symbolic |= tt->shape()[i].is_any();
+    dims.push_back(tt->shape()[i].is_any() ? fmt::format("D{}", i)
+                                           : fmt::format("{}", tt->shape()[i].value));
+  }
+  return symbolic ? dims : std::vector<std::string>{};
+}
+
+// What fixes a converter's need for static extents, in the spelling of the
+// CLI and REPL (--shape NAME=DIMS) and of Python's from_onnx (shape=).
+std::string GraphImporter::ShapeFix() const {
+  if (symbolic_inputs_.empty()) {
+    return "; the graph inputs' shapes are static, so an earlier node made it dynamic";
+  }
+  std::vector<std::string> options, entries;
+  for (const auto& [name, dims] : symbolic_inputs_) {
+    options.push_back(fmt::format("--shape {}={}", name, fmt::join(dims, ",")));
+    entries.push_back(fmt::format("\"{}\": ({})", name, fmt::join(dims, ", ")));
+  }
+  return fmt::format(" (give the inputs' shapes: {}; in Python, from_onnx(..., shape={{{}}}))",
+                     fmt::join(options, " "), fmt::join(entries, ", "));
+}
 
 std::string GraphImporter::UniqueName(std::string_view onnx_name) {
   std::string base = RelayName(onnx_name);
@@ -157,6 +190,9 @@ absl::Status GraphImporter::AddInputs() {
         known != options_.input_values.end()) {
       v.value = known->second;
     }
+    if (std::vector<std::string> dims = SymbolicDims(*type); !dims.empty()) {
+      symbolic_inputs_.emplace_back(info.name(), std::move(dims));
+    }
     input_params_.push_back(Cast<Var>(v.expr));
     result_.inputs.emplace_back(std::string(Cast<Var>(v.expr)->name()), *type);
     values_[info.name()] = std::move(v);
@@ -215,10 +251,12 @@ absl::Status GraphImporter::ConvertNode(const onnx::NodeProto& node) {
   auto outs = fn(call);
   if (!outs.ok()) {
     bool unsupported = outs.status().code() == absl::StatusCode::kUnimplemented;
+    std::string fix;
+    if (outs.status().GetPayload(kNeedsShapePayload).has_value()) fix = ShapeFix();
     return absl::Status(outs.status().code(),
-                        fmt::format("node {} ({}, opset {}){}: {}", label, node.op_type(), opset_,
-                                    unsupported ? " is not supported" : "",
-                                    std::string(outs.status().message())));
+                        fmt::format("node {} ({}, opset {}){}: {}{}", label, node.op_type(),
+                                    opset_, unsupported ? " is not supported" : "",
+                                    std::string(outs.status().message()), fix));
   }
   for (int i = 0; i < node.output_size(); ++i) {
     if (node.output(i).empty()) continue;

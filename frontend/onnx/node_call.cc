@@ -1,3 +1,4 @@
+#include "absl/strings/cord.h"
 #include "fmt/format.h"
 #include "frontend/onnx/converter.h"
 
@@ -72,6 +73,12 @@ absl::StatusOr<std::vector<double>> NodeCall::StaticDoubles(size_t i) const {
 absl::Status NodeCall::Unsupported(std::string_view what) const {
   // The caller's context names the node and its op type.
   return absl::UnimplementedError(std::string(what));
+}
+
+absl::Status NodeCall::NeedsStaticShape(std::string_view what) const {
+  absl::Status status = Unsupported(what);
+  status.SetPayload(kNeedsShapePayload, absl::Cord());
+  return status;
 }
 
 absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, int64_t rank) {

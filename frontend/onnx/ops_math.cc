@@ -63,10 +63,10 @@ absl::StatusOr<Outputs> ConvertMatMul(NodeCall& c) {
   int64_t ar = a.rank(), br = b.rank();
   if (ar > 2 || br > 2) {
     for (int64_t e : as) {
-      if (e < 0) return c.Unsupported("a batched MatMul of a dynamic shape (fix it with --shape)");
+      if (e < 0) return c.NeedsStaticShape("a batched MatMul of a dynamic shape");
     }
     for (int64_t e : bs) {
-      if (e < 0) return c.Unsupported("a batched MatMul of a dynamic shape (fix it with --shape)");
+      if (e < 0) return c.NeedsStaticShape("a batched MatMul of a dynamic shape");
     }
     // The broadcast batch extents, then a dense (2-D B) or an NT batch_matmul.
     std::vector<int64_t> pa = as, pb = bs;

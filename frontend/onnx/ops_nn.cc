@@ -51,7 +51,7 @@ absl::StatusOr<std::vector<int64_t>> ResolvePads(NodeCall& c, const TValue& data
   std::vector<int64_t> shape = data.shape();
   std::vector<int64_t> spatial(shape.end() - int64_t(n), shape.end());
   for (int64_t e : spatial) {
-    if (e < 0) return c.Unsupported("auto_pad SAME needs static spatial extents");
+    if (e < 0) return c.NeedsStaticShape("auto_pad SAME needs static spatial extents");
   }
   return SamePads(spatial, kernel, strides, dilations, mode == "SAME_UPPER");
 }

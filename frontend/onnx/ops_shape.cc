@@ -35,7 +35,7 @@ absl::StatusOr<Outputs> ConvertConstant(NodeCall& c) {
 absl::StatusOr<std::vector<int64_t>> StaticShape(NodeCall& c, const TValue& x) {
   std::vector<int64_t> s = x.shape();
   for (int64_t e : s) {
-    if (e < 0) return c.Unsupported("a dynamic input shape (fix it with --shape)");
+    if (e < 0) return c.NeedsStaticShape("a dynamic input shape");
   }
   return s;
 }

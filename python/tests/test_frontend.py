@@ -85,3 +85,16 @@ def test_a_value_defined_twice_is_an_error():
     model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
     with pytest.raises(carve.CarveError, match="defines 'y', which an earlier node"):
         relay.frontend.from_onnx(model)
+
+
+def test_symbolic_input_dims_are_named_with_the_shape_that_fixes_them():
+    paddle = os.path.join(MODELS, "ch_ppocr_mobile_v2.0_cls_infer.onnx")
+    if not os.path.exists(paddle):
+        pytest.skip("no shared models at %s" % MODELS)
+    # The advice names the input and its symbolic dims, in Python's spelling too.
+    with pytest.raises(carve.CarveError,
+                       match=r'shape=\{"x": \(D0, 3, D2, D3\)\}'):
+        relay.frontend.from_onnx(paddle)
+    mod, params = relay.frontend.from_onnx(paddle, shape={"x": (1, 3, 48, 192)})
+    assert str(mod["main"].params[0].type_annotation) == "Tensor[(1, 3, 48, 192), float32]"
+    assert params == {}

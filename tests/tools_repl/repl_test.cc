@@ -192,7 +192,7 @@ TEST(ReplReproTest, OptReplayAndReplReplayGiveTheSameModule) {
 }
 
 // An ONNX model with a symbolic batch dimension: `load` takes `--shape` as
-// `carve import` does, so the importer's advice ("fix it with --shape") can
+// `carve import` does, so the importer's advice ("give the inputs' shapes: --shape ...") can
 // be followed at the prompt, and the step runs.
 TEST(ReplLoadTest, ShapeFixesTheInputsOfAnOnnxModel) {
   const std::string model = std::string(CARVE_SHARED_DIR) + "/models/fmnist_cnn.onnx";
