@@ -334,7 +334,11 @@ void BindExprs(py::module_& m) {
 }
 
 void BindModule(py::module_& m) {
-  py::class_<ModuleHandle>(m, "IRModule")
+  py::class_<ModuleHandle>(m, "IRModule",
+                           "A Relay module (tvm.IRModule): global functions by name.\n\n"
+                           "mod[\"main\"] is a function (KeyError when absent), mod[\"f\"] = fn adds one;\n"
+                           "IRModule.from_expr(e) wraps an expression as @main. astext() and str()\n"
+                           "print Relay text. Passes and partition_for return new modules.")
       .def(py::init([]() { return ModuleHandle{Module(BuildArena())}; }))
       .def_static("from_expr", [](const ExprHandle& e) { return ModuleHandle{ModuleFromExpr(e)}; },
                   py::arg("expr"))

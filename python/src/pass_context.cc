@@ -70,7 +70,11 @@ std::optional<PassGate> ActivePassGate() {
 }
 
 void BindPassContext(py::module_& m) {
-  py::class_<PassContextHandle>(m, "PassContext")
+  py::class_<PassContextHandle>(m, "PassContext",
+                                  "TVM's PassContext: `with PassContext(opt_level=3, disabled_pass=[...])`\n"
+                                  "governs Sequential and partition_for inside the block. Outside any `with`,\n"
+                                  "Sequential runs at opt_level 2 and partition_for in its backend's own\n"
+                                  "context.")
       .def(py::init(&MakePassContext), py::arg("opt_level") = PassGate::kDefaultOptLevel,
            py::arg("required_pass") = py::none(), py::arg("disabled_pass") = py::none(),
            py::arg("instruments") = py::none(), py::arg("config") = py::none())

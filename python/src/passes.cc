@@ -152,7 +152,10 @@ void RegisterOpAttr(const std::string& op_name, const std::string& key, const py
 }  // namespace
 
 void BindPasses(py::module_& m) {
-  py::class_<PassHandle>(m, "Pass")
+  py::class_<PassHandle>(m, "Pass",
+                         "A pass or a pipeline of passes (tvm.transform.Pass): pass(mod) returns a\n"
+                         "new module and leaves mod unchanged. str(pass) is its pipeline text;\n"
+                         "pass.passes lists a Sequential's members.")
       .def("__call__", [](const PassHandle& p, const py::object& arg) {
              // pybind11's "incompatible function arguments" says nothing of
              // the usual slip, a pass applied to an expression.
