@@ -155,6 +155,19 @@ absl::StatusOr<const Type*> GraphImporter::InputType(const onnx::ValueInfoProto&
       }
       dims.push_back(Dim{d, false});
     }
+    // The given shape replaces the declared extents, but a rank that differs
+    // from the declared one is a typo (`x=1,3,224`), which would otherwise
+    // surface as a type error at the first node that reads the input.
+    if (tt.has_shape() && tt.shape().dim_size() != int(dims.size())) {
+      std::vector<std::string> declared;
+      for (const onnx::TensorShapeProto::Dimension& d : tt.shape().dim()) {
+        declared.push_back(d.has_dim_value() ? fmt::format("{}", d.dim_value()) : "?");
+      }
+      return absl::InvalidArgumentError(fmt::format(
+          "the shape given for graph input '{}' has {} dimension{}; the model declares {}: ({})",
+          info.name(), dims.size(), dims.size() == 1 ? "" : "s", declared.size(),
+          fmt::join(declared, ", ")));
+    }
     return TensorTy(*dtype, dims);
   }
   if (!tt.has_shape()) {

@@ -215,6 +215,23 @@ TEST(ReplLoadTest, ShapeFixesTheInputsOfAnOnnxModel) {
   EXPECT_THAT(r.out, HasSubstr(fmt::format("load {} --shape input=2,1,28,28\n", model)));
 }
 
+// The command line's FILE and --params are checked as `carve run` checks
+// them, and their errors are the command's, not line-less script errors.
+TEST(ReplLoadTest, CommandLineFileAndParamsErrorsAreTheCommands) {
+  Outcome missing = Carve({"repl", "--no-timing", Temp("no_such_file.relay")}, "steps\n");
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_THAT(missing.err, HasSubstr("carve repl: error: cannot read '"));
+  EXPECT_THAT(missing.err, Not(HasSubstr("<stdin>: error")));
+  const std::string dir = Temp("repl_params_unknown");
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/wieght.npy") << "not read: the name is checked first";
+  Outcome r = Carve({"repl", kDemo, "--no-timing", "--params", dir}, "steps\n");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("carve repl: error: --params '" + dir +
+                               "/wieght.npy' names no parameter of @main"));
+  EXPECT_THAT(r.err, HasSubstr("did you mean 'weight'"));
+}
+
 // Standard input holds the commands: `patterns -` (or `load -`) read the
 // rest of the session as a file. It is an error, and the next command runs.
 TEST(ReplStdinTest, DashIsRefusedWhileCommandsComeFromStandardInput) {

@@ -143,7 +143,9 @@ int RunRepl(const ReplOptions& options, cli::Env& base_env) {
     return RunInteractive(session);
   }
   std::string name = options.script.empty() ? "<stdin>" : options.script;
-  bool started = Start(session, options, name);
+  // The FILE and --patterns of the command line are not lines of the
+  // script: their errors are the command's.
+  bool started = Start(session, options, "carve repl");
   int status = 0;
   if (options.script.empty()) {
     status = RunScript(session, *env.in, name);

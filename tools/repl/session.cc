@@ -17,6 +17,7 @@
 #include "support/status_macros.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/load.h"
+#include "tools/cli/run_inputs.h"
 
 namespace carve::repl {
 namespace {
@@ -70,6 +71,11 @@ absl::Status Session::Load(const std::string& path, const std::string& command,
   double start = Now();
   CARVE_ASSIGN_OR_RETURN(Module mod, LoadAnyModule(env_, path, shapes));
   if (!options_.params_dir.empty()) {
+    // As `carve run --params`: an .npy that names no parameter is an error,
+    // not a weight silently left out.
+    if (const Function* main = mod.Lookup("main"); main != nullptr) {
+      CARVE_RETURN_IF_ERROR(cli::CheckParamsDir(options_.params_dir, *main));
+    }
     std::vector<std::string> args = {"--params", options_.params_dir};
     CARVE_ASSIGN_OR_RETURN(cli::ParsedArgs parsed,
                            cli::ParseArgs(args, {{"--params", true, false, "", ""}}));
