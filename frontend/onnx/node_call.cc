@@ -45,12 +45,23 @@ const onnx::TensorProto* NodeAttrs::Tensor(std::string_view name) const {
   return a && a->has_t() ? &a->t() : nullptr;
 }
 
-absl::StatusOr<std::vector<int64_t>> NodeCall::StaticInts(size_t i) const {
-  if (!HasInput(i) || !In(i).value.defined()) {
-    return Unsupported(fmt::format(
-        "input {} ('{}') must be known at import time (carve imports static shapes only)", i,
-        i < size_t(node.input_size()) ? node.input(int(i)) : ""));
+namespace {
+
+// The error of StaticInts / StaticDoubles for an operand whose value the
+// import does not know (a graph input, or computed from one).
+absl::Status NotKnownAtImport(const NodeCall& c, size_t i) {
+  if (i >= size_t(c.node.input_size()) || c.node.input(int(i)).empty()) {
+    return c.Unsupported(fmt::format("input {} is missing, and carve needs its value", i));
   }
+  return c.Unsupported(fmt::format(
+      "input {} ('{}') must be known at import time (carve imports static shapes only)", i,
+      c.node.input(int(i))));
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<int64_t>> NodeCall::StaticInts(size_t i) const {
+  if (!HasInput(i) || !In(i).value.defined()) return NotKnownAtImport(*this, i);
   const NDArray& a = In(i).value;
   std::vector<int64_t> out(size_t(a.num_elements()));
   for (size_t k = 0; k < out.size(); ++k) out[k] = int64_t(a.GetAsDouble(int64_t(k)));
@@ -61,9 +72,7 @@ absl::StatusOr<std::vector<int64_t>> NodeCall::StaticInts(size_t i) const {
 }
 
 absl::StatusOr<std::vector<double>> NodeCall::StaticDoubles(size_t i) const {
-  if (!HasInput(i) || !In(i).value.defined()) {
-    return Unsupported(fmt::format("input {} must be known at import time", i));
-  }
+  if (!HasInput(i) || !In(i).value.defined()) return NotKnownAtImport(*this, i);
   const NDArray& a = In(i).value;
   std::vector<double> out(size_t(a.num_elements()));
   for (size_t k = 0; k < out.size(); ++k) out[k] = a.GetAsDouble(int64_t(k));
