@@ -407,8 +407,12 @@ void BindIR(py::module_& m) {
   }, py::arg("lhs"), py::arg("rhs"), py::arg("map_free_vars") = false);
   m.def("structural_hash", [](const py::object& x) -> size_t {
     if (py::isinstance<ModuleHandle>(x)) return StructuralHash(x.cast<const ModuleHandle&>().mod);
+    if (!py::isinstance<ExprHandle>(x)) {
+      throw py::type_error(fmt::format("structural_hash takes an IRModule or an expression, not {}",
+                                       std::string(py::str(x.get_type().attr("__name__")))));
+    }
     return StructuralHash(x.cast<const ExprHandle&>().expr);
-  });
+  }, py::arg("node"));
 }
 
 }  // namespace carve::python

@@ -258,3 +258,5 @@ def test_a_tvm_user_is_told_what_carve_lacks_and_what_to_use():
         relay.create_executor
     with pytest.raises(AttributeError, match="carve has no operator 'nn.conv9d'"):
         relay.nn.conv9d
+    with pytest.raises(TypeError, match="structural_hash takes an IRModule or an expression, not int"):
+        carve.ir.structural_hash(3)
