@@ -39,7 +39,16 @@ absl::StatusOr<cli::NamedQuery> Query(Session& s, std::string text) {
     }
   }
   if (text == "-") return absl::InvalidArgumentError("the REPL reads no pattern from stdin");
-  return cli::LoadQuery(s.env(), text);
+  absl::StatusOr<cli::NamedQuery> query = cli::LoadQuery(s.env(), text);
+  // `why dnnl %3` asks where a backend put a node: say where that is
+  // answered instead of suggesting an op named like the backend.
+  if (!query.ok() && IsPlainName(text) && ResolveBackends(text).ok()) {
+    return absl::InvalidArgumentError(fmt::format(
+        "'{0}' is a backend, not a pattern: `report {0}` lists where the step's ops went and "
+        "why; one of its patterns is @{0}:NAME",
+        text));
+  }
+  return query;
 }
 
 absl::Status Match(Session& s, std::string_view args) {
