@@ -83,6 +83,9 @@ def ConvertLayout(desired_layouts=None, **kwargs):
 
     carve's pipeline form works too: ConvertLayout("NHWC", kernel_layout="OHWI",
     ops=["nn.conv2d"]), or layouts=["nn.conv2d:NHWC:OHWI"] (docs/passes.md).
+
+    As in TVM it is an opt_level 3 pass: applied directly it runs, but a Sequential
+    runs it only inside `with PassContext(opt_level=3)`.
     """
     make = _pipeline_pass("ConvertLayout")
     if isinstance(desired_layouts, dict):
