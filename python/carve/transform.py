@@ -81,6 +81,8 @@ def ConvertLayout(desired_layouts=None, **kwargs):
 
         transform.ConvertLayout({"nn.conv2d": ["NHWC", "default"], "nn.max_pool2d": ["NHWC"]})
 
+    (also as desired_layouts={...}, TVM's keyword, or layouts={...}, carve's).
+
     carve's pipeline form works too: ConvertLayout("NHWC", kernel_layout="OHWI",
     ops=["nn.conv2d"]), or layouts=["nn.conv2d:NHWC:OHWI"] (docs/passes.md).
 
@@ -88,6 +90,11 @@ def ConvertLayout(desired_layouts=None, **kwargs):
     runs it only inside `with PassContext(opt_level=3)`.
     """
     make = _pipeline_pass("ConvertLayout")
+    if isinstance(kwargs.get("layouts"), dict):
+        # carve's `layouts` parameter given in TVM's dict form.
+        if desired_layouts is not None:
+            raise TypeError("ConvertLayout: give desired_layouts or layouts, not both")
+        desired_layouts = kwargs.pop("layouts")
     if isinstance(desired_layouts, dict):
         if kwargs:
             raise TypeError("ConvertLayout takes TVM's desired_layouts dict alone, or carve's "

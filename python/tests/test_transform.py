@@ -165,6 +165,10 @@ def test_convert_layout_takes_tvms_desired_layouts_dict():
     assert 'nn.max_pool2d(%3, pool_size=[2, 2], strides=[2, 2], layout="NHWC"' in text
     same = transform.ConvertLayout(layouts=["nn.conv2d:NHWC:default", "nn.max_pool2d:NHWC"])(mod)
     carve.ir.assert_structural_equal(out, same)
+    # TVM's keyword, and carve's `layouts` parameter, take the dict too.
+    carve.ir.assert_structural_equal(
+        out, relay.transform.ConvertLayout(desired_layouts=desired)(mod))
+    carve.ir.assert_structural_equal(out, transform.ConvertLayout(layouts=desired)(mod))
     # carve's positional form still works.
     carve.ir.assert_structural_equal(
         transform.ConvertLayout("NHWC")(mod),
