@@ -27,7 +27,7 @@ constexpr SimpleOp kSimpleOps[] = {
     {"GreaterOrEqual", "greater_equal"}, {"Less", "less"}, {"LessOrEqual", "less_equal"},
     {"Equal", "equal"},      {"Xor", "logical_xor"},    {"And", "logical_and"},
     {"Or", "logical_or"},    {"Not", "logical_not"},    {"Sign", "sign"},
-    {"Erf", "erf"},          {"Identity", "copy"},      {"Round", "round"},
+    {"Erf", "erf"},          {"Identity", "copy"},
     {"BitwiseAnd", "bitwise_and"}, {"BitwiseOr", "bitwise_or"},
     {"BitwiseXor", "bitwise_xor"}, {"BitwiseNot", "bitwise_not"},
 };
@@ -75,6 +75,29 @@ absl::StatusOr<Outputs> ConvertBitShift(NodeCall& c) {
   std::string dir = c.attrs.Str("direction", "LEFT");
   if (dir != "LEFT" && dir != "RIGHT") return c.Unsupported("direction must be LEFT or RIGHT");
   return One(c.Op(dir == "LEFT" ? "left_shift" : "right_shift", {c.In(0), c.In(1)}));
+}
+
+// ONNX's Round rounds half to even; Relay's `round` (llvm.round) rounds half
+// away from zero. TVM's Round converter builds banker's rounding from ceil,
+// floor and mod, and so does this, node for node:
+//   rounded = ceil(x - 0.5)
+//   mask = 1 - (ceil(x + 0.5) - floor(x + 0.5))   (1 where x is halfway)
+//   rounded + mask * |mod(rounded, 2)|
+absl::StatusOr<Outputs> ConvertRound(NodeCall& c) {
+  const TValue x = c.In(0);
+  const TValue half = Const(c, x, 0.5), one = Const(c, x, 1.0), two = Const(c, x, 2.0);
+  CARVE_ASSIGN_OR_RETURN(TValue shifted_down, c.Op("subtract", {x, half}));
+  CARVE_ASSIGN_OR_RETURN(TValue rounded, c.Op("ceil", {shifted_down}));
+  CARVE_ASSIGN_OR_RETURN(TValue up_for_ceil, c.Op("add", {x, half}));
+  CARVE_ASSIGN_OR_RETURN(TValue ceil_up, c.Op("ceil", {up_for_ceil}));
+  CARVE_ASSIGN_OR_RETURN(TValue up_for_floor, c.Op("add", {x, half}));
+  CARVE_ASSIGN_OR_RETURN(TValue floor_up, c.Op("floor", {up_for_floor}));
+  CARVE_ASSIGN_OR_RETURN(TValue step, c.Op("subtract", {ceil_up, floor_up}));
+  CARVE_ASSIGN_OR_RETURN(TValue mask, c.Op("subtract", {one, step}));
+  CARVE_ASSIGN_OR_RETURN(TValue parity, c.Op("mod", {rounded, two}));
+  CARVE_ASSIGN_OR_RETURN(TValue odd, c.Op("abs", {parity}));
+  CARVE_ASSIGN_OR_RETURN(TValue fix, c.Op("multiply", {mask, odd}));
+  return One(c.Op("add", {rounded, fix}));
 }
 
 absl::StatusOr<Outputs> ConvertReciprocal(NodeCall& c) {
@@ -254,6 +277,7 @@ std::vector<ConverterEntry> ElementwiseConverters() {
       {"Mod", ConvertMod},
       {"BitShift", ConvertBitShift},
       {"Reciprocal", ConvertReciprocal},
+      {"Round", ConvertRound},
       {"Max", ConvertMax},
       {"Min", ConvertMin},
       {"Sum", ConvertSum},

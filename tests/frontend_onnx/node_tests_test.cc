@@ -284,6 +284,14 @@ TEST(OnnxNodeTests, UnsupportedModelsAreNamedClearly) {
             "supported)");
 }
 
+// ONNX's Round rounds half to even (2.5 -> 2, -2.5 -> -2), which Relay's
+// `round` does not: the converter composes it as TVM's does.
+TEST(OnnxNodeTests, RoundRoundsHalfToEven) {
+  if (!fs::exists(kNodeRoot)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  Result r = RunOne(fs::path(kNodeRoot) / "test_round");
+  EXPECT_EQ(r.outcome, Outcome::kPass) << r.detail;
+}
+
 TEST(OnnxNodeTests, CoverageTargets) {
   if (!fs::exists(kNodeRoot)) GTEST_SKIP() << "libonnx-testdata is not installed";
   std::vector<Result> results = RunAll();
