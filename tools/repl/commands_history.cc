@@ -83,12 +83,23 @@ absl::Status Print(Session& s, std::string_view args) {
   CARVE_RETURN_IF_ERROR(s.RequireModule());
   std::vector<std::string> words = SplitArgs(args);
   const StepText& text = s.Text(s.history().current());
-  if (words.empty()) {
+  const StepText::Block* meta = text.FindBlock("#[metadata]");
+  if (words.empty() && meta == nullptr) {
     s.out() << text.text;
     return absl::OkStatus();
   }
+  if (words.empty()) {
+    // An imported model's weights fill megabytes of #[metadata] JSON: the
+    // functions are what a session reads (TVM's astext(show_meta_data=False)).
+    for (size_t i = 0; i < meta->first; ++i) s.out() << text.Line(i) << "\n";
+    s.out() << fmt::format(
+        "#[metadata] ({} lines of constants left out: `print #[metadata]` shows them, `save "
+        "FILE` writes the whole module)\n",
+        meta->end - meta->first);
+    return absl::OkStatus();
+  }
   const std::string& what = words[0];
-  if (what.starts_with('@') && words.size() == 1) {
+  if ((what.starts_with('@') || what == "#[metadata]") && words.size() == 1) {
     const StepText::Block* block = text.FindBlock(what);
     if (block == nullptr) {
       return absl::NotFoundError(
@@ -114,7 +125,7 @@ absl::Status Print(Session& s, std::string_view args) {
     s.out() << *lines;
     return absl::OkStatus();
   }
-  return absl::InvalidArgumentError("expected: print [@FUNCTION | %N [DEPTH]]");
+  return absl::InvalidArgumentError("expected: print [@FUNCTION | %N [DEPTH] | #[metadata]]");
 }
 
 // The lines of the block `name` of `text` (none when it has no such block).
@@ -207,7 +218,9 @@ void AddHistoryCommands(std::vector<ReplCommand>& commands) {
   commands.push_back({"print", "print [@FUNCTION | %N [DEPTH]]",
                       "the current module, one function, or the neighbourhood of %N",
                       "`print %N DEPTH` shows the lines of %N, of the nodes it reads and of\n"
-                      "the nodes reading it, up to DEPTH edges away (default 1).\n",
+                      "the nodes reading it, up to DEPTH edges away (default 1). `print`\n"
+                      "leaves the #[metadata] section (the constants) out; `print #[metadata]`\n"
+                      "shows it.\n",
                       ArgKind::kNode, Print});
   commands.push_back({"diff", "diff [A] [B]",
                       "unified diff of the printed modules of steps A and B",
