@@ -259,7 +259,9 @@ void BindExprs(py::module_& m) {
       .def("astext", [](const ExprHandle& h, bool show_meta_data) {
         return PrintExpr(h.expr, TextOptions(true, show_meta_data));
       }, py::arg("show_meta_data") = true)
-      .def("__str__", [](const ExprHandle& h) { return PrintExpr(h.expr, TextOptions(false, true)); })
+      // TVM's str() is PrettyPrint: no #[metadata] section (an imported
+      // model's weights are megabytes of it); astext() has it by default.
+      .def("__str__", [](const ExprHandle& h) { return PrintExpr(h.expr, TextOptions(false, false)); })
       .def("__repr__", ShortRepr)
       .def("same_as", [](const ExprHandle& a, const ExprHandle& b) { return a.expr == b.expr; })
       .def("__eq__", [](const ExprHandle& a, const py::object& b) {
@@ -375,8 +377,9 @@ void BindModule(py::module_& m) {
       .def("astext", [](const ModuleHandle& h, bool show_meta_data) {
         return PrintModule(h.mod, TextOptions(true, show_meta_data));
       }, py::arg("show_meta_data") = true)
-      .def("__str__", [](const ModuleHandle& h) { return PrintModule(h.mod, TextOptions(false, true)); })
-      .def("__repr__", [](const ModuleHandle& h) { return PrintModule(h.mod, TextOptions(false, true)); });
+      // As TVM's str(mod) (PrettyPrint): the #[metadata] section left out.
+      .def("__str__", [](const ModuleHandle& h) { return PrintModule(h.mod, TextOptions(false, false)); })
+      .def("__repr__", [](const ModuleHandle& h) { return PrintModule(h.mod, TextOptions(false, false)); });
   m.def("parse", [](const std::string& text, const std::string& source_name) {
     return ModuleHandle{Typed(ParseModule(source_name, text))};
   }, py::arg("text"), py::arg("source_name") = "<string>",

@@ -2,6 +2,7 @@
 
 import os
 
+import numpy as np
 import pytest
 
 import carve
@@ -69,6 +70,15 @@ def test_astext_and_str():
     assert fn_text.startswith('#[version = "0.0.5"]\nfn (%x')
     # The printed text parses back to the same module.
     assert carve.ir.structural_equal(carve.parse(text), mod)
+
+
+def test_str_leaves_the_metadata_out_as_tvms_pretty_print():
+    x = relay.var("x", shape=(2,))
+    mod = carve.IRModule.from_expr(relay.Function([x], relay.add(x, relay.const(np.ones(2, np.float32)))))
+    assert "meta[relay.Constant][0]" in str(mod)
+    assert '"type_key"' not in str(mod) and '"type_key"' not in repr(mod)
+    assert "the metadata section has been omitted" in str(mod)
+    assert '"type_key"' in mod.astext()  # astext() keeps TVM's default, show_meta_data=True
 
 
 def test_getitem_missing_function_is_a_key_error():
