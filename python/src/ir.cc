@@ -152,10 +152,23 @@ std::optional<std::string> Diff(const py::handle& a, const py::handle& b, bool m
 }
 
 std::string ShortRepr(const ExprHandle& h) {
+  // A variable prints as a free_var declaration and a use; its repr is
+  // what a list of mod["main"].params should show (TVM: Var(x, ty=...)).
+  if (const auto* var = DynCast<Var>(h.expr)) {
+    const Type* type = var->annotation() != nullptr ? var->annotation() : var->checked_type();
+    return type == nullptr ? fmt::format("Var(%{})", var->name())
+                           : fmt::format("Var(%{}: {})", var->name(), PrintType(type));
+  }
   std::string text = PrintExpr(h.expr, TextOptions(false, false));
-  size_t newline = text.find('\n');
-  if (newline != std::string::npos) text = text.substr(0, newline) + " ...";
-  return text;
+  // The first line that is not a free variable's declaration.
+  size_t start = 0;
+  while (text.compare(start, 9, "free_var ") == 0 && text.find('\n', start) != std::string::npos) {
+    start = text.find('\n', start) + 1;
+  }
+  size_t newline = text.find('\n', start);
+  const bool more = newline != std::string::npos && newline + 1 < text.size();
+  return text.substr(start, newline == std::string::npos ? std::string::npos : newline - start) +
+         (more ? " ..." : "");
 }
 
 void BindTypes(py::module_& m) {

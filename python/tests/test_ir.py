@@ -270,3 +270,12 @@ def test_a_tvm_user_is_told_what_carve_lacks_and_what_to_use():
         relay.nn.conv9d
     with pytest.raises(TypeError, match="structural_hash takes an IRModule or an expression, not int"):
         carve.ir.structural_hash(3)
+
+
+def test_repr_of_params_and_expressions_is_short_and_readable():
+    mod = carve.parse(SMALL)
+    params = mod["main"].params
+    assert repr(params[0]) == "Var(%x: Tensor[(1, 4), float32])"
+    # No free_var declarations in front of the expression itself.
+    assert not repr(mod["main"].body).startswith("free_var")
+    assert repr(relay.nn.relu(relay.var("q", shape=(2,)))) == "nn.relu(%q)"
