@@ -193,15 +193,15 @@ double TileUse(int64_t extent, int64_t width) {
 
 // True when the channels-first product is better run transposed:
 // out^T[S, Og] = im2col^T[S, K] · W^T[K, Og]. Small images fill the
-// register tiles better that way (7x7 = 49 positions fill 49 of 64 NR-wide
-// columns, but 49 of 54 MR-high rows).
+// register tiles better that way (7x7 = 49 positions fill 49 of 64 columns,
+// computed in steps of kSgemmEdgeNR, but 49 of 56 MR-high rows).
 bool TransposeProduct(const ConvGeometry& g, int64_t og, int64_t os) {
   // Measured on ResNet-50's 7x7 layers: a 3x3 conv gains ~10%; a 1x1 conv
   // does not (its weights, packed as the B operand, are then reused across
   // fewer register tiles), so only multi-tap kernels with a clear tile
   // gain are transposed.
-  return g.kernel_size() > 1 && TileUse(os, kSgemmMR) * TileUse(og, kSgemmNR) >
-                                    1.1 * TileUse(og, kSgemmMR) * TileUse(os, kSgemmNR);
+  return g.kernel_size() > 1 && TileUse(os, kSgemmMR) * TileUse(og, kSgemmEdgeNR) >
+                                    1.1 * TileUse(og, kSgemmMR) * TileUse(os, kSgemmEdgeNR);
 }
 
 void ConvFirst(const ConvGeometry& g, const float* data, const float* weight, float* out,

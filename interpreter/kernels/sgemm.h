@@ -2,8 +2,8 @@
 // op(A) is packed into MR-row panels and op(B) into NR-column panels, sized
 // so a micro-kernel streams a KC-deep A panel against a B panel held in L1
 // while the MC x KC block of A stays in L2 and the KC x NC block of B in L3.
-// The 6x16 micro-kernel keeps twelve 8-lane accumulators in registers (6x32
-// and twelve 16-lane ones on AVX-512 builds).
+// The 6x16 micro-kernel keeps twelve 8-lane accumulators in registers (8x32
+// and sixteen 16-lane ones on AVX-512 builds).
 //
 // Packing is a callback, so operands that are never materialised can be
 // packed straight from their source: convolutions pack im2col panels
@@ -39,24 +39,34 @@ inline constexpr bool kPackedSgemm = false;
 // The register tile (MR rows x NR columns of C) and the cache blocks. KC x
 // NR floats of B (24 KiB on AVX2) plus an A panel fit L1; MC x KC floats of A
 // (144 KiB) fit L2; KC x NC floats of B (1.5 MiB) sit in L3.
-inline constexpr int64_t kSgemmMR = 6;
 #if defined(__AVX512F__)
-// AVX-512: two 16-lane vectors per row of the tile, twelve accumulators;
+// AVX-512: two 16-lane vectors per row of the tile, sixteen accumulators;
 // a KC x NR panel of B (32 KiB) still fits L1. ~1.4x Eigen's AVX-512 GEMM
 // and ~2x the AVX2 tile on the same machine (512^3: 215 vs 150 vs 100 GF/s).
+// Eight rows rather than six: convolutions' output channels come in
+// multiples of 8 (no padded rows) and the wider tile loads less per
+// multiply-add (SqueezeNet's convolutions 3% faster). Edge tiles of at most
+// 16 columns run one vector per row (kSgemmEdgeNR).
+inline constexpr int64_t kSgemmMR = 8;
 inline constexpr int64_t kSgemmNR = 32;
+inline constexpr int64_t kSgemmEdgeNR = 16;
 inline constexpr int64_t kSgemmKC = 256;
 #else
+inline constexpr int64_t kSgemmMR = 6;
 inline constexpr int64_t kSgemmNR = 16;
+inline constexpr int64_t kSgemmEdgeNR = 16;
 inline constexpr int64_t kSgemmKC = 384;
 #endif
 inline constexpr int64_t kSgemmMC = 96;
 inline constexpr int64_t kSgemmNC = 1024;
 
-// C[0:MR, 0:NR] (row stride ldc) = (accumulate ? C : 0) + Σ_p a[p][:] ⊗ b[p][:]
-// for packed panels a ([kc][MR]) and b ([kc][NR]); 64-byte aligned panels.
+// C[0:rows, 0:cols] (row stride ldc) = (accumulate ? C : 0) + Σ_p a[p][:] ⊗
+// b[p][:] for packed panels a ([kc][MR]) and b ([kc][NR]), 64-byte aligned;
+// the sum runs from +0 in p order, one fused multiply-add per step. An edge
+// tile (rows < MR or cols < NR) stores the sum plus +0 when not
+// accumulating (so -0 becomes +0), as edge tiles always have.
 void SgemmMicroKernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                      bool accumulate);
+                      bool accumulate, int rows = kSgemmMR, int cols = kSgemmNR);
 
 // Thread-local, 64-byte aligned scratch of at least `floats` floats; `slot`
 // 0 holds packed A, 1 packed B. Reused across calls.
@@ -95,7 +105,6 @@ void PackedSgemm(int64_t m, int64_t n, int64_t k, PackA&& pack_a, PackB&& pack_b
   }
   float* packed_a = SgemmScratch(0, kSgemmMC * kSgemmKC + 16);
   float* packed_b = SgemmScratch(1, kSgemmKC * (kSgemmNC + NR) + 16);
-  alignas(64) float tile[MR * NR];
   for (int64_t jc = 0; jc < n; jc += kSgemmNC) {
     const int64_t nc = std::min(kSgemmNC, n - jc);
     for (int64_t pc = 0; pc < k; pc += kSgemmKC) {
@@ -106,23 +115,11 @@ void PackedSgemm(int64_t m, int64_t n, int64_t k, PackA&& pack_a, PackB&& pack_b
         const int64_t mc = std::min(kSgemmMC, m - ic);
         pack_a(ic, mc, pc, kc, packed_a);
         for (int64_t jr = 0; jr < nc; jr += NR) {
-          const int64_t cols = std::min(NR, nc - jr);
+          const int cols = int(std::min(NR, nc - jr));
           for (int64_t ir = 0; ir < mc; ir += MR) {
-            const int64_t rows = std::min(MR, mc - ir);
-            float* ct = c + (ic + ir) * ldc + jc + jr;
-            const float* ap = packed_a + ir * kc;
-            const float* bp = packed_b + jr * kc;
-            if (rows == MR && cols == NR) {
-              SgemmMicroKernel(kc, ap, bp, ct, ldc, add);
-              continue;
-            }
-            // Edge tile: compute the full tile aside, keep the valid part.
-            SgemmMicroKernel(kc, ap, bp, tile, NR, false);
-            for (int64_t i = 0; i < rows; ++i) {
-              for (int64_t j = 0; j < cols; ++j) {
-                ct[i * ldc + j] = (add ? ct[i * ldc + j] : 0.f) + tile[i * NR + j];
-              }
-            }
+            const int rows = int(std::min(MR, mc - ir));
+            SgemmMicroKernel(kc, packed_a + ir * kc, packed_b + jr * kc,
+                             c + (ic + ir) * ldc + jc + jr, ldc, add, rows, cols);
           }
         }
       }
