@@ -231,7 +231,8 @@ void ConvFirst(const ConvGeometry& g, const float* data, const float* weight, fl
             PackImageColumns<kSgemmNR>(g, in, p0, kc, j0, nc, o);
           }
         };
-        ParallelPackedSgemm(device, og, os, depth, pack_a, pack_b, dst, os, false);
+        ParallelPackedSgemm(device, og, os, depth, pack_a, pack_b, dst, os, false,
+                            InPlaceA{w.data, w.ld});
         continue;
       }
       const MatrixRef<float> wt{weight + grp * og * depth, depth, true};
@@ -286,7 +287,8 @@ void ConvLast(const ConvGeometry& g, const float* data, const float* weight, flo
       };
       ParallelPackedSgemm(device, rows, og, depth, pack_a, pack_b,
                           out + n * g.out_size() * g.out_channels + grp * og, g.out_channels,
-                          false);
+                          false,
+                          pointwise ? InPlaceA{image + grp * cg, g.in_channels} : InPlaceA{});
     }
   }
 }

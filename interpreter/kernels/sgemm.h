@@ -60,13 +60,25 @@ inline constexpr int64_t kSgemmKC = 384;
 inline constexpr int64_t kSgemmMC = 96;
 inline constexpr int64_t kSgemmNC = 1024;
 
+// True when the micro-kernel reads full MR-row panels of a row-major op(A)
+// where they lie (AVX-512 builds: sixteen accumulators leave room for the
+// row pointers), so only B and A's edge panels are packed. Packing such a
+// panel was a plain copy, and a weight matrix is packed again for every
+// block of C's columns and by every thread of a column split.
+#if defined(__AVX512F__)
+inline constexpr bool kSgemmInPlaceA = true;
+#else
+inline constexpr bool kSgemmInPlaceA = false;
+#endif
+
 // C[0:rows, 0:cols] (row stride ldc) = (accumulate ? C : 0) + Σ_p a[p][:] ⊗
-// b[p][:] for packed panels a ([kc][MR]) and b ([kc][NR]), 64-byte aligned;
-// the sum runs from +0 in p order, one fused multiply-add per step. An edge
-// tile (rows < MR or cols < NR) stores the sum plus +0 when not
-// accumulating (so -0 becomes +0), as edge tiles always have.
-void SgemmMicroKernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                      bool accumulate, int rows = kSgemmMR, int cols = kSgemmNR);
+// b[p][:] for panels a ([kc][MR], packed, when lda is 0; else row i at
+// a + i * lda, only where kSgemmInPlaceA) and b ([kc][NR], packed, 64-byte
+// aligned); the sum runs from +0 in p order, one fused multiply-add per
+// step. An edge tile (rows < MR or cols < NR) stores the sum plus +0 when
+// not accumulating (so -0 becomes +0), as edge tiles always have.
+void SgemmMicroKernel(int64_t kc, const float* a, int64_t lda, const float* b, float* c,
+                      int64_t ldc, bool accumulate, int rows = kSgemmMR, int cols = kSgemmNR);
 
 // Thread-local, 64-byte aligned scratch of at least `floats` floats; `slot`
 // 0 holds packed A, 1 packed B. Reused across calls.
@@ -91,12 +103,22 @@ void PackPanelsA(const MatrixRef<float>& a, int64_t i0, int64_t mc, int64_t p0, 
 void PackPanelsB(const MatrixRef<float>& b, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
                  float* out);
 
+// op(A) stored row-major (rows `ld` floats apart), for the micro-kernel to
+// read in place; data is null when op(A) is only reachable through its
+// packer.
+struct InPlaceA {
+  const float* data = nullptr;
+  int64_t ld = 0;
+};
+
 // C (m x n, row stride ldc) = op(A) * op(B) (+ C when accumulate), with
 // op(A) packed by pack_a(i0, mc, p0, kc, out) and op(B) by
-// pack_b(p0, kc, j0, nc, out) in the panel formats above.
+// pack_b(p0, kc, j0, nc, out) in the panel formats above. With `in_place`
+// (and kSgemmInPlaceA) full MR-row panels of A are read where they lie and
+// pack_a packs only the last, partial one.
 template <typename PackA, typename PackB>
 void PackedSgemm(int64_t m, int64_t n, int64_t k, PackA&& pack_a, PackB&& pack_b, float* c,
-                 int64_t ldc, bool accumulate) {
+                 int64_t ldc, bool accumulate, InPlaceA in_place = {}) {
   constexpr int64_t MR = kSgemmMR, NR = kSgemmNR;
   if (m <= 0 || n <= 0) return;
   if (k <= 0) {
@@ -113,12 +135,17 @@ void PackedSgemm(int64_t m, int64_t n, int64_t k, PackA&& pack_a, PackB&& pack_b
       pack_b(pc, kc, jc, nc, packed_b);
       for (int64_t ic = 0; ic < m; ic += kSgemmMC) {
         const int64_t mc = std::min(kSgemmMC, m - ic);
-        pack_a(ic, mc, pc, kc, packed_a);
+        // Rows [0, direct) of the block are read in place, the rest packed.
+        const int64_t direct = kSgemmInPlaceA && in_place.data != nullptr ? mc / MR * MR : 0;
+        if (direct < mc) pack_a(ic + direct, mc - direct, pc, kc, packed_a);
         for (int64_t jr = 0; jr < nc; jr += NR) {
           const int cols = int(std::min(NR, nc - jr));
           for (int64_t ir = 0; ir < mc; ir += MR) {
             const int rows = int(std::min(MR, mc - ir));
-            SgemmMicroKernel(kc, packed_a + ir * kc, packed_b + jr * kc,
+            const bool read_in_place = ir < direct;
+            const float* ap = read_in_place ? in_place.data + (ic + ir) * in_place.ld + pc
+                                            : packed_a + (ir - direct) * kc;
+            SgemmMicroKernel(kc, ap, read_in_place ? in_place.ld : 0, packed_b + jr * kc,
                              c + (ic + ir) * ldc + jc + jr, ldc, add, rows, cols);
           }
         }
@@ -132,10 +159,10 @@ void PackedSgemm(int64_t m, int64_t n, int64_t k, PackA&& pack_a, PackB&& pack_b
 template <typename PackA, typename PackB>
 void ParallelPackedSgemm(const Eigen::ThreadPoolDevice* device, int64_t m, int64_t n, int64_t k,
                          const PackA& pack_a, const PackB& pack_b, float* c, int64_t ldc,
-                         bool accumulate) {
+                         bool accumulate, InPlaceA in_place = {}) {
   const int threads = NumThreads(device);
   if (threads <= 1 || double(m) * n * k < 4e6) {
-    PackedSgemm(m, n, k, pack_a, pack_b, c, ldc, accumulate);
+    PackedSgemm(m, n, k, pack_a, pack_b, c, ldc, accumulate, in_place);
     return;
   }
   const bool split_cols = n >= m;
@@ -150,14 +177,16 @@ void ParallelPackedSgemm(const Eigen::ThreadPoolDevice* device, int64_t m, int64
             [&](int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* out) {
               pack_b(p0, kc, lo + j0, nc, out);
             },
-            c + lo, ldc, accumulate);
+            c + lo, ldc, accumulate, in_place);
       } else {
+        InPlaceA rows = in_place;
+        if (rows.data != nullptr) rows.data += lo * rows.ld;
         PackedSgemm(
             len, n, k,
             [&](int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* out) {
               pack_a(lo + i0, mc, p0, kc, out);
             },
-            pack_b, c + lo * ldc, ldc, accumulate);
+            pack_b, c + lo * ldc, ldc, accumulate, rows);
       }
     }
   });
