@@ -116,6 +116,21 @@ void ParallelFor(const Eigen::ThreadPoolDevice* device, int64_t n, double cost_p
   device->parallelFor(n, cost, [&fn](Eigen::Index begin, Eigen::Index end) { fn(begin, end); });
 }
 
+void ParallelChunks(const Eigen::ThreadPoolDevice* device, int64_t n, double bytes_per_item,
+                    const std::function<void(int64_t, int64_t)>& fn) {
+  // Below this a chunk takes a few microseconds, about what a wake-up costs.
+  constexpr double kMinBytes = 256 * 1024;
+  const int64_t parts = std::min<int64_t>(NumThreads(device), n);
+  if (parts <= 1 || double(n) * bytes_per_item < kMinBytes) {
+    if (n > 0) fn(0, n);
+    return;
+  }
+  const int64_t step = (n + parts - 1) / parts;
+  ParallelFor(device, parts, 1e9, [&](int64_t begin, int64_t end) {
+    for (int64_t part = begin; part < end; ++part) fn(part * step, std::min(n, (part + 1) * step));
+  });
+}
+
 template <typename T>
 void Gemm(int64_t m, int64_t n, int64_t k, MatrixRef<T> a, MatrixRef<T> b, T* c, int64_t ldc,
           bool accumulate, const Eigen::ThreadPoolDevice* device) {

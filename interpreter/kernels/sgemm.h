@@ -154,6 +154,11 @@ void PackedSgemm(int64_t m, int64_t n, int64_t k, PackA&& pack_a, PackB&& pack_b
   }
 }
 
+// Products below this many multiply-adds (~10 us) run on one thread: a
+// split would cost about what it saves in wake-ups. SqueezeNet's 1x1
+// convolutions on 13x13 to 55x55 images (1.5-6 M) are above it.
+inline constexpr double kParallelSgemmMacs = 1e6;
+
 // PackedSgemm split into column (or row) panels run on the device's
 // threads; each thread packs into its own scratch.
 template <typename PackA, typename PackB>
@@ -161,7 +166,7 @@ void ParallelPackedSgemm(const Eigen::ThreadPoolDevice* device, int64_t m, int64
                          const PackA& pack_a, const PackB& pack_b, float* c, int64_t ldc,
                          bool accumulate, InPlaceA in_place = {}) {
   const int threads = NumThreads(device);
-  if (threads <= 1 || double(m) * n * k < 4e6) {
+  if (threads <= 1 || double(m) * n * k < kParallelSgemmMacs) {
     PackedSgemm(m, n, k, pack_a, pack_b, c, ldc, accumulate, in_place);
     return;
   }
