@@ -108,12 +108,28 @@ int NumThreads(const Eigen::ThreadPoolDevice* device) {
 void ParallelFor(const Eigen::ThreadPoolDevice* device, int64_t n, double cost_per_item,
                  const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
-  if (NumThreads(device) <= 1 || n == 1) {
+  // One contiguous chunk per thread, at most, and only as many chunks as
+  // the work pays for; the caller runs the first. Eigen's parallelFor cuts
+  // up to four blocks per thread and may hand all of them to the pool while
+  // the caller waits: with a pool of N workers beside the caller, N + 1
+  // threads then compete for N cores.
+  constexpr double kCostPerChunk = 1e5;  // ~30 us of scalar work
+  const int64_t chunks = std::min<int64_t>(
+      {NumThreads(device), n, 1 + int64_t(double(n) * cost_per_item / kCostPerChunk)});
+  if (chunks <= 1) {
     fn(0, n);
     return;
   }
-  Eigen::TensorOpCost cost(0, 0, cost_per_item);
-  device->parallelFor(n, cost, [&fn](Eigen::Index begin, Eigen::Index end) { fn(begin, end); });
+  const int64_t step = (n + chunks - 1) / chunks;
+  Eigen::Barrier done(static_cast<unsigned>(chunks - 1));
+  for (int64_t c = 1; c < chunks; ++c) {
+    device->enqueueNoNotification([&, c] {
+      fn(c * step, std::min(n, (c + 1) * step));
+      done.Notify();
+    });
+  }
+  fn(0, std::min(n, step));
+  done.Wait();
 }
 
 void ParallelChunks(const Eigen::ThreadPoolDevice* device, int64_t n, double bytes_per_item,
