@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "interpreter/kernel_inplace.h"
+#include "interpreter/kernels/gemm.h"
 #include "interpreter/kernels/kernel_util.h"
 
 namespace carve {
@@ -14,7 +15,12 @@ using Outputs = absl::StatusOr<std::vector<NDArray>>;
 absl::Status ReluInto(const KernelContext& ctx, const NDArray& in, NDArray& out) {
   return DispatchNumeric(ctx, in.dtype(), [&]<typename T>() {
     using C = ComputeT<T>;
-    FlatMap<T>(out) = FlatMap<const T>(in).template cast<C>().max(C(0)).template cast<T>();
+    const T* x = in.data<T>();
+    T* y = out.data<T>();
+    nn_kernels::ParallelChunks(ctx.device, in.num_elements(), 2.0 * sizeof(T), [&](int64_t b, int64_t e) {
+      FlatArray<T>(y + b, e - b) =
+          FlatArray<const T>(x + b, e - b).template cast<C>().max(C(0)).template cast<T>();
+    });
     return absl::OkStatus();
   });
 }
@@ -106,9 +112,11 @@ absl::Status BiasAddInto(const KernelContext& ctx, const NDArray& in, const NDAr
   return DispatchNumeric(ctx, in.dtype(), [&]<typename T>() {
     using C = ComputeT<T>;
     const T* b = bias.data<T>();
-    for (int64_t o = 0; o < s.outer; ++o) {
-      for (int64_t c = 0; c < s.channels; ++c) {
-        const int64_t base = (o * s.channels + c) * s.inner;
+    // Rows r = (o, c) of `inner` elements, split over the threads.
+    nn_kernels::ParallelChunks(ctx.device, s.outer * s.channels, 2.0 * sizeof(T) * s.inner,
+                               [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const int64_t c = r % s.channels, base = r * s.inner;
         if constexpr (std::is_integral_v<T>) {  // wrap like the binary kernels
           using U = std::make_unsigned_t<T>;
           const T* x = in.data<T>() + base;
@@ -122,7 +130,7 @@ absl::Status BiasAddInto(const KernelContext& ctx, const NDArray& in, const NDAr
                   .template cast<T>();
         }
       }
-    }
+    });
     return absl::OkStatus();
   });
 }

@@ -11,6 +11,10 @@
 #include <memory>
 #include <vector>
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 #include "interpreter/kernels/conv_internal.h"
 #include "interpreter/kernels/sgemm.h"
 
@@ -37,78 +41,92 @@ int SplitIntoRows(const ConvGeometry& g, int64_t q0, int64_t count,
   return n;
 }
 
-// A position in the im2col depth order (c, kd, kh, kw), advanced one row at
-// a time without divisions (packing visits every row of every panel).
-struct DepthCursor {
-  int64_t c = 0, kd = 0, kh = 0, kw = 0;
-  DepthCursor(const ConvGeometry& g, int64_t row) {
-    const int64_t k = g.kernel_size(), t = row % k;
-    c = row / k;
-    kd = t / (g.kernel[1] * g.kernel[2]);
-    kh = t / g.kernel[2] % g.kernel[1];
-    kw = t % g.kernel[2];
-  }
-  void Next(const ConvGeometry& g) {
-    if (++kw < g.kernel[2]) return;
-    kw = 0;
-    if (++kh < g.kernel[1]) return;
-    kh = 0;
-    if (++kd < g.kernel[0]) return;
-    kd = 0;
-    ++c;
-  }
+// One tap (kd, kh, kw) of a panel segment: segment lanes [lo, hi) read
+// element offset + i * stride of their channel plane, the others are zero
+// (lo = hi when the tap's row lies in the padding).
+struct SegmentTap {
+  int64_t offset = 0, lo = 0, hi = 0;
 };
+
+// The taps of segment `sg`, in the im2col depth order (kd, kh, kw).
+void FindTaps(const ConvGeometry& g, const RowSegment& sg, std::vector<SegmentTap>& taps) {
+  int64_t t = 0;
+  for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+    const int64_t id = InCoord(g, 0, sg.od, kd);
+    for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+      const int64_t ih = InCoord(g, 1, sg.oh, kh);
+      const bool inside = id >= 0 && id < g.in[0] && ih >= 0 && ih < g.in[1];
+      for (int64_t kw = 0; kw < g.kernel[2]; ++kw, ++t) {
+        const int64_t offset = InCoord(g, 2, sg.ow0, kw);
+        const auto [lo, hi] = ValidRange(offset, g.stride[2], g.in[2], sg.len);
+        taps[t] = inside ? SegmentTap{(id * g.in[1] + ih) * g.in[2] + offset, lo, hi}
+                         : SegmentTap{};
+      }
+    }
+  }
+}
+
+// dst[i] = plane[tap.offset + i * stride] for i in [tap.lo, tap.hi), zero
+// for the other i < len.
+inline void CopyTap(const float* plane, const SegmentTap& tap, int64_t stride, int64_t len,
+                    float* dst) {
+#if defined(__AVX512F__)
+  // Masked loads read zeros outside the tap's lanes; stride 2 (downsampling
+  // convolutions) loads 32 elements and keeps the even ones.
+  if (stride == 1 || stride == 2) {
+    auto bits = [](int64_t lo, int64_t hi) {  // bits [lo, hi) of 64
+      return (hi >= 64 ? ~uint64_t{0} : (uint64_t{1} << hi) - 1) & ~((uint64_t{1} << lo) - 1);
+    };
+    const float* src = plane + tap.offset;
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    // Source elements read: lanes [lo, hi) scaled by the stride.
+    const uint64_t read = stride == 1 ? bits(tap.lo, tap.hi)
+                                      : bits(2 * tap.lo, 2 * tap.hi) & 0x5555555555555555u;
+    for (int64_t h = 0; h < len; h += 16) {
+      const __mmask16 store = __mmask16((uint32_t{1} << std::min<int64_t>(16, len - h)) - 1);
+      __m512 v;
+      if (stride == 1) {
+        v = _mm512_maskz_loadu_ps(__mmask16(read >> h), src + h);
+      } else {
+        const __m512 a = _mm512_maskz_loadu_ps(__mmask16(read >> (2 * h)), src + 2 * h);
+        const __m512 b = _mm512_maskz_loadu_ps(__mmask16(read >> (2 * h + 16)), src + 2 * h + 16);
+        v = _mm512_permutex2var_ps(a, even, b);
+      }
+      _mm512_mask_storeu_ps(dst + h, store, v);
+    }
+    return;
+  }
+#endif
+  std::fill(dst, dst + tap.lo, 0.f);
+  for (int64_t i = tap.lo; i < tap.hi; ++i) dst[i] = plane[tap.offset + i * stride];
+  std::fill(dst + tap.hi, dst + len, 0.f);
+}
 
 // Packs B = im2col(image planes at `in`) rows [p0, p0 + kc) (p = (c, kd,
 // kh, kw)) x columns [j0, j0 + nc) (output positions) as kWidth-column
 // panels: NR-wide as the B operand, or MR-wide as the A operand of the
-// transposed product (the panel formats coincide). Per panel segment the
-// vertical taps (kd, kh) reduce to a row offset and the horizontal taps kw
-// to a valid window, so the per-row work is a bounded copy.
+// transposed product (the panel formats coincide). Per panel segment each
+// tap reduces to an offset and a valid lane range, found once, so the
+// per-row work is a bounded copy.
 template <int64_t kWidth>
 void PackImageColumns(const ConvGeometry& g, const float* in, int64_t p0, int64_t kc, int64_t j0,
                       int64_t nc, float* out) {
-  struct Window {
-    int64_t offset, lo, hi;
-  };
-  std::vector<int64_t> row_offset(size_t(g.kernel[0] * g.kernel[1]));
-  std::vector<Window> window(size_t(g.kernel[2]));
+  const int64_t k = g.kernel_size();
+  std::vector<SegmentTap> taps(static_cast<size_t>(k));
   std::array<RowSegment, kWidth> segs;
   for (int64_t jr = 0; jr < nc; jr += kWidth, out += kWidth * kc) {
     const int64_t cols = std::min(kWidth, nc - jr);
     const int nsegs = SplitIntoRows(g, j0 + jr, cols, segs);
     for (int s = 0; s < nsegs; ++s) {
       const RowSegment& sg = segs[s];
-      for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
-        for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
-          const int64_t id = InCoord(g, 0, sg.od, kd), ih = InCoord(g, 1, sg.oh, kh);
-          const bool inside = id >= 0 && id < g.in[0] && ih >= 0 && ih < g.in[1];
-          row_offset[kd * g.kernel[1] + kh] = inside ? (id * g.in[1] + ih) * g.in[2] : -1;
+      FindTaps(g, sg, taps);
+      const float* plane = in + p0 / k * g.in_size();
+      for (int64_t p = 0, t = p0 % k; p < kc; ++p) {
+        CopyTap(plane, taps[t], g.stride[2], sg.len, out + p * kWidth + sg.col);
+        if (++t == k) {
+          t = 0;
+          plane += g.in_size();
         }
-      }
-      for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-        const int64_t offset = InCoord(g, 2, sg.ow0, kw);
-        const auto [lo, hi] = ValidRange(offset, g.stride[2], g.in[2], sg.len);
-        window[kw] = Window{offset, lo, hi};
-      }
-      const bool unit_stride = g.stride[2] == 1;
-      DepthCursor at(g, p0);
-      for (int64_t p = 0; p < kc; ++p, at.Next(g)) {
-        float* dst = out + p * kWidth + sg.col;
-        const int64_t ro = row_offset[at.kd * g.kernel[1] + at.kh];
-        if (ro < 0) {
-          std::fill(dst, dst + sg.len, 0.f);
-          continue;
-        }
-        const float* src = in + at.c * g.in_size() + ro;
-        const Window& w = window[at.kw];
-        if (unit_stride && w.lo == 0 && w.hi == sg.len) {  // interior: one straight copy
-          for (int64_t i = 0; i < sg.len; ++i) dst[i] = src[w.offset + i];
-          continue;
-        }
-        std::fill(dst, dst + w.lo, 0.f);
-        for (int64_t i = w.lo; i < w.hi; ++i) dst[i] = src[w.offset + i * g.stride[2]];
-        std::fill(dst + w.hi, dst + sg.len, 0.f);
       }
     }
     for (int64_t p = 0; p < kc && cols < kWidth; ++p) {
@@ -193,15 +211,15 @@ double TileUse(int64_t extent, int64_t width) {
 
 // True when the channels-first product is better run transposed:
 // out^T[S, Og] = im2col^T[S, K] · W^T[K, Og]. Small images fill the
-// register tiles better that way (7x7 = 49 positions fill 49 of 64 NR-wide
-// columns, but 49 of 54 MR-high rows).
+// register tiles better that way (7x7 = 49 positions fill 49 of 64 columns,
+// computed in steps of kSgemmEdgeNR, but 49 of 56 MR-high rows).
 bool TransposeProduct(const ConvGeometry& g, int64_t og, int64_t os) {
   // Measured on ResNet-50's 7x7 layers: a 3x3 conv gains ~10%; a 1x1 conv
   // does not (its weights, packed as the B operand, are then reused across
   // fewer register tiles), so only multi-tap kernels with a clear tile
   // gain are transposed.
-  return g.kernel_size() > 1 && TileUse(os, kSgemmMR) * TileUse(og, kSgemmNR) >
-                                    1.1 * TileUse(og, kSgemmMR) * TileUse(os, kSgemmNR);
+  return g.kernel_size() > 1 && TileUse(os, kSgemmMR) * TileUse(og, kSgemmEdgeNR) >
+                                    1.1 * TileUse(og, kSgemmMR) * TileUse(os, kSgemmEdgeNR);
 }
 
 void ConvFirst(const ConvGeometry& g, const float* data, const float* weight, float* out,
@@ -231,7 +249,8 @@ void ConvFirst(const ConvGeometry& g, const float* data, const float* weight, fl
             PackImageColumns<kSgemmNR>(g, in, p0, kc, j0, nc, o);
           }
         };
-        ParallelPackedSgemm(device, og, os, depth, pack_a, pack_b, dst, os, false);
+        ParallelPackedSgemm(device, og, os, depth, pack_a, pack_b, dst, os, false,
+                            InPlaceA{w.data, w.ld});
         continue;
       }
       const MatrixRef<float> wt{weight + grp * og * depth, depth, true};
@@ -286,7 +305,8 @@ void ConvLast(const ConvGeometry& g, const float* data, const float* weight, flo
       };
       ParallelPackedSgemm(device, rows, og, depth, pack_a, pack_b,
                           out + n * g.out_size() * g.out_channels + grp * og, g.out_channels,
-                          false);
+                          false,
+                          pointwise ? InPlaceA{image + grp * cg, g.in_channels} : InPlaceA{});
     }
   }
 }

@@ -39,6 +39,13 @@ void Gemm(int64_t m, int64_t n, int64_t k, MatrixRef<T> a, MatrixRef<T> b, T* c,
 void ParallelFor(const Eigen::ThreadPoolDevice* device, int64_t n, double cost_per_item,
                  const std::function<void(int64_t, int64_t)>& fn);
 
+// For streaming kernels (element-wise ops, copies): runs fn(begin, end) on
+// one contiguous chunk of [0, n) per thread when the items touch enough
+// memory (n * bytes_per_item) to pay for waking the pool, else fn(0, n).
+// Items are independent, so the split never changes a result.
+void ParallelChunks(const Eigen::ThreadPoolDevice* device, int64_t n, double bytes_per_item,
+                    const std::function<void(int64_t, int64_t)>& fn);
+
 // The device's thread count (1 without a device).
 int NumThreads(const Eigen::ThreadPoolDevice* device);
 

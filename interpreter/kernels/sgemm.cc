@@ -58,30 +58,97 @@ struct AlignedFree {
   void operator()(float* p) const { std::free(p); }
 };
 
+#if defined(__AVX512F__)
+// The AVX-512 tile: kVecs 16-lane column vectors per row (2: all NR
+// columns; 1: an edge tile of at most 16 columns, half the work). Every
+// row and column is computed (the panels are zero padded); kMasked stores
+// only rows < `rows` and columns < `cols`. kInPlace reads row i of A at
+// a + i * lda instead of a packed panel. All loops unroll, so the
+// accumulators live in registers from the first step to the store.
+template <int kVecs, bool kMasked, bool kInPlace>
+void Kernel512(int64_t kc, const float* a, int64_t lda, const float* b, float* c, int64_t ldc,
+               bool accumulate, int rows, int cols) {
+  __m512 acc[MR][kVecs];
+  const float* row[MR];
+#pragma GCC unroll 8
+  for (int i = 0; i < MR; ++i) {
+    row[i] = kInPlace ? a + i * lda : a + i;
+#pragma GCC unroll 2
+    for (int v = 0; v < kVecs; ++v) acc[i][v] = _mm512_setzero_ps();
+  }
+  constexpr int64_t step = kInPlace ? 1 : MR;  // A's stride along the depth
+  for (int64_t p = 0; p < kc; ++p, b += NR) {
+    __m512 bv[kVecs];
+#pragma GCC unroll 2
+    for (int v = 0; v < kVecs; ++v) bv[v] = _mm512_load_ps(b + 16 * v);
+#pragma GCC unroll 8
+    for (int i = 0; i < MR; ++i) {
+      const __m512 x = _mm512_set1_ps(row[i][p * step]);
+#pragma GCC unroll 2
+      for (int v = 0; v < kVecs; ++v) acc[i][v] = _mm512_fmadd_ps(x, bv[v], acc[i][v]);
+    }
+  }
+  __mmask16 mask[kVecs];
+#pragma GCC unroll 2
+  for (int v = 0; v < kVecs; ++v) {
+    const int n = std::clamp(cols - 16 * v, 0, 16);
+    mask[v] = __mmask16((1u << n) - 1);
+  }
+#pragma GCC unroll 8
+  for (int i = 0; i < MR; ++i) {
+    if (kMasked && i >= rows) break;
+#pragma GCC unroll 2
+    for (int v = 0; v < kVecs; ++v) {
+      float* dst = c + i * ldc + 16 * v;
+      __m512 r = acc[i][v];
+      if (!kMasked) {
+        if (accumulate) r = _mm512_add_ps(r, _mm512_loadu_ps(dst));
+        _mm512_storeu_ps(dst, r);
+        continue;
+      }
+      // Edge tiles have always stored (accumulate ? C : 0) + sum, whose
+      // 0 + sum turns a -0 sum into +0: kept, so the bits stay the same.
+      r = _mm512_add_ps(r, accumulate ? _mm512_mask_loadu_ps(_mm512_setzero_ps(), mask[v], dst)
+                                      : _mm512_setzero_ps());
+      _mm512_mask_storeu_ps(dst, mask[v], r);
+    }
+  }
+}
+
+template <bool kInPlace>
+void Dispatch512(int64_t kc, const float* a, int64_t lda, const float* b, float* c, int64_t ldc,
+                 bool accumulate, int rows, int cols) {
+  if (rows == MR && cols == NR) {
+    Kernel512<2, false, kInPlace>(kc, a, lda, b, c, ldc, accumulate, rows, cols);
+  } else if (cols > 16) {
+    Kernel512<2, true, kInPlace>(kc, a, lda, b, c, ldc, accumulate, rows, cols);
+  } else {
+    Kernel512<1, true, kInPlace>(kc, a, lda, b, c, ldc, accumulate, rows, cols);
+  }
+}
+#endif
+
 }  // namespace
 
-void SgemmMicroKernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                      bool accumulate) {
+void SgemmMicroKernel(int64_t kc, const float* a, int64_t lda, const float* b, float* c,
+                      int64_t ldc, bool accumulate, int rows, int cols) {
 #if defined(__AVX512F__)
-  __m512 acc[MR][2];
-  for (int i = 0; i < MR; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
-  for (int64_t p = 0; p < kc; ++p, a += MR, b += NR) {
-    const __m512 b0 = _mm512_load_ps(b), b1 = _mm512_load_ps(b + 16);
-#pragma GCC unroll 6
-    for (int i = 0; i < MR; ++i) {
-      const __m512 x = _mm512_set1_ps(a[i]);
-      acc[i][0] = _mm512_fmadd_ps(x, b0, acc[i][0]);
-      acc[i][1] = _mm512_fmadd_ps(x, b1, acc[i][1]);
-    }
-  }
-  for (int64_t i = 0; i < MR; ++i) {
-    for (int h = 0; h < 2; ++h) {
-      float* dst = c + i * ldc + h * 16;
-      const __m512 v = accumulate ? _mm512_add_ps(acc[i][h], _mm512_loadu_ps(dst)) : acc[i][h];
-      _mm512_storeu_ps(dst, v);
-    }
+  if (lda != 0) {
+    Dispatch512<true>(kc, a, lda, b, c, ldc, accumulate, rows, cols);
+  } else {
+    Dispatch512<false>(kc, a, lda, b, c, ldc, accumulate, rows, cols);
   }
 #elif defined(__AVX2__) && defined(__FMA__)
+  if (rows != MR || cols != NR) {  // edge tile: compute the full tile aside, keep the valid part
+    alignas(64) float tile[MR * NR];
+    SgemmMicroKernel(kc, a, 0, b, tile, NR, false, MR, NR);
+    for (int64_t i = 0; i < rows; ++i) {
+      for (int64_t j = 0; j < cols; ++j) {
+        c[i * ldc + j] = (accumulate ? c[i * ldc + j] : 0.f) + tile[i * NR + j];
+      }
+    }
+    return;
+  }
   __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
   __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
   for (int64_t p = 0; p < kc; ++p, a += MR, b += NR) {
@@ -121,8 +188,8 @@ void SgemmMicroKernel(int64_t kc, const float* a, const float* b, float* c, int6
       for (int64_t j = 0; j < NR; ++j) acc[i][j] += a[i] * b[j];
     }
   }
-  for (int64_t i = 0; i < MR; ++i) {
-    for (int64_t j = 0; j < NR; ++j) c[i * ldc + j] = (accumulate ? c[i * ldc + j] : 0.f) + acc[i][j];
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) c[i * ldc + j] = (accumulate ? c[i * ldc + j] : 0.f) + acc[i][j];
   }
 #endif
 }
@@ -192,7 +259,7 @@ void PackedSgemmStrided(int64_t m, int64_t n, int64_t k, const MatrixRef<float>&
       [&](int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* out) {
         PackPanelsB(b, p0, kc, j0, nc, out);
       },
-      c, ldc, accumulate);
+      c, ldc, accumulate, a.transposed ? InPlaceA{} : InPlaceA{a.data, a.ld});
 }
 
 }  // namespace carve::nn_kernels

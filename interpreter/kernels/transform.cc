@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "interpreter/kernels/data_movement.h"
+#include "interpreter/kernels/gemm.h"
 #include "interpreter/kernels/kernel_util.h"
 
 namespace carve {
@@ -65,6 +66,7 @@ absl::Status JoinAlong(const KernelContext& ctx, std::span<const NDArray> parts,
   const int64_t outer = ShapeProduct(out.shape(), 0, axis);
   const int64_t inner = ShapeProduct(out.shape(), axis + 1, out.rank()) * es;
   const int64_t out_pitch = out.shape()[axis] * inner;
+  std::vector<int64_t> offsets;  // each part's first index along `axis`
   int64_t offset = 0;
   for (const NDArray& p : parts) {
     bool ok = p.dtype() == out.dtype() && p.rank() == out.rank();
@@ -75,15 +77,24 @@ absl::Status JoinAlong(const KernelContext& ctx, std::span<const NDArray> parts,
       return KernelError(ctx, "input {} {} does not fit output {}", ShapeString(p.shape()),
                          p.dtype().ToString(), TypeToString(ctx.out_type));
     }
-    const int64_t pitch = p.shape()[axis] * inner;
-    CopyRows(static_cast<const std::byte*>(p.raw_data()), pitch,
-             static_cast<std::byte*>(out.raw_data()) + offset * inner, out_pitch, outer, pitch);
+    offsets.push_back(offset);
     offset += p.shape()[axis];
   }
   if (offset != out.shape()[axis]) {
     return KernelError(ctx, "inputs cover {} of {} elements along axis {}", offset,
                        out.shape()[axis], axis);
   }
+  // The parts' copies (rows of `outer`), split over the threads.
+  nn_kernels::ParallelChunks(
+      ctx.device, int64_t(parts.size()), double(out.num_elements() * es) / double(parts.size()),
+      [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+          const int64_t pitch = parts[i].shape()[axis] * inner;
+          CopyRows(static_cast<const std::byte*>(parts[i].raw_data()), pitch,
+                   static_cast<std::byte*>(out.raw_data()) + offsets[i] * inner, out_pitch,
+                   outer, pitch);
+        }
+      });
   return absl::OkStatus();
 }
 

@@ -248,7 +248,10 @@ absl::Status RunModule(const Module& loaded, const ParsedArgs& args, Env& env) {
   std::unique_ptr<Eigen::ThreadPoolDevice> device;
   InterpreterOptions options;
   if (threads > 1) {
-    pool = std::make_unique<Eigen::ThreadPool>(int(threads));
+    // The calling thread runs one chunk of every split (nn_kernels::
+    // ParallelFor), so the pool holds the other threads - 1: one worker more
+    // was woken by every split only to find nothing left to do.
+    pool = std::make_unique<Eigen::ThreadPool>(int(threads) - 1);
     device = std::make_unique<Eigen::ThreadPoolDevice>(pool.get(), int(threads));
     options.device = device.get();
   }
