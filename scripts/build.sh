@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
 # Configures and builds carve in ./build (Release, -march=native by default).
-# Extra arguments are passed to CMake (e.g. -DCARVE_SANITIZE=ON).
+# Usage: scripts/build.sh [--target NAME]... [CMAKE_ARGS...]
+# `--target NAME` builds only that target (the demo needs only `carve`); the
+# other arguments are passed to CMake (e.g. -DCARVE_SANITIZE=ON).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+targets=()
+while (($# >= 2)) && [[ $1 == --target ]]; do
+  targets+=(--target "$2")
+  shift 2
+done
 generator=()
 if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
 # ccache (installed by install-deps.sh) makes rebuilds cheap, and the second
@@ -15,4 +22,4 @@ if [[ ! -f build/CMakeCache.txt ]]; then
 elif (($# > 0)); then
   cmake -S . -B build "$@"
 fi
-cmake --build build --parallel "$(nproc)"
+cmake --build build --parallel "$(nproc)" "${targets[@]}"
