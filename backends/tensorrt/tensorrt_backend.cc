@@ -45,11 +45,19 @@ BackendDescriptor MakeTensorRtBackend() {
   d.name = "tensorrt";
   d.order = 50;
   // partition_for_tensorrt: InferType, RemoveDropout, RemoveUnusedFunctions
-  // (backend_passes.h), (ConvertLayout), FoldConstant. ConvertLayout is an
-  // opt_level 3 pass: partition_for_tensorrt's Sequential skips it under
-  // TVM's default PassContext (opt_level 2), and with it the CanonicalizeOps
-  // it requires; carve follows the default.
-  d.recipe = {"InferType,RemoveDropout,RemoveUnusedFunctions,FoldConstant", true, true};
+  // (backend_passes.h), ConvertLayout with TensorRT's desired layouts (the
+  // channel-first data layouts, each kernel at its op's default), FoldConstant.
+  // TVM's map also names nn.conv1d (NCW), which has no convert rule in TVM
+  // v0.16, so TVM ignores that entry; carve's ConvertLayout rejects such an
+  // entry, and the recipe leaves it out (same result).
+  // ConvertLayout is an opt_level 3 pass: TVM's Sequential skips it under the
+  // default PassContext (opt_level 2), and so does carve's gate; with
+  // `--opt-level 3` it runs as in TVM.
+  d.recipe = {
+      "InferType,RemoveDropout,RemoveUnusedFunctions,"
+      "ConvertLayout(layouts=[nn.conv2d:NCHW:default,"
+      "nn.conv3d:NCDHW:default,nn.conv2d_transpose:NCHW:default]),FoldConstant",
+      true, true};
   d.composite_check = TensorRtCompositeCheck;
   d.prune = PruneTensorRtSubgraphs;
   return d;

@@ -22,15 +22,20 @@ struct ConvertRow {
   std::string_view other_data = "";       // one more data layout with a default kernel
   std::string_view other_kernel = "";     // (convert_conv2d: HWNC -> HWOI)
   bool skippable = false;                 // counts for skip_layers (TVM's LayoutConfig)
+  // nn.deformable_conv2d: its second argument is the offset, read in the
+  // data layout (TVM's DeformableConvInferCorrectLayout), and the weight is
+  // the third.
+  bool offset = false;
 };
 
-constexpr std::array<ConvertRow, 6> kConvertRows = {{
+constexpr std::array<ConvertRow, 7> kConvertRows = {{
     {"nn.conv2d", "NHWC", "OIHW", "HWIO", "HWOI", "HWNC", "HWOI", true},
     {"qnn.conv2d", "NHWC", "OIHW", "HWIO", "HWOI"},
     {"nn.conv2d_transpose", "NHWC", "IOHW", "HWIO", ""},
     {"qnn.conv2d_transpose", "NHWC", "IOHW", "HWIO", ""},
     {"nn.conv3d", "NDHWC", "OIDHW", "DHWIO", ""},
     {"nn.conv3d_transpose", "NDHWC", "IODHW", "DHWOI", ""},
+    {"nn.deformable_conv2d", "NHWC", "OIHW", "HWIO", "", "", "", false, true},
 }};
 
 const ConvertRow* FindRow(const OpInfo& op) {
@@ -110,28 +115,36 @@ const Expr* LayoutRewriter::ConvertConv(const Call* call) {
   if (!IsPlainLayout(layout, rank) || (!out_layout.empty() && !IsPlainLayout(out_layout, rank))) {
     return nullptr;
   }
-  bool depthwise = Depthwise(call);
+  const bool offset = FindRow(op)->offset;
+  const size_t weight_index = offset ? 2 : 1;
+  bool depthwise = !offset && Depthwise(call);
   std::string want_kernel = desired.kernel;
   if (!desired.depthwise_kernel.empty() && depthwise) want_kernel = desired.depthwise_kernel;
   if (want_kernel == "default") want_kernel = DefaultKernelLayout(op, desired.data, depthwise);
   if (want_kernel.empty() || !BijectiveLayout::Make(kernel, want_kernel).ok()) return nullptr;
   const Expr* data = call->args()[0];
-  const Expr* weight = call->args()[1];
+  const Expr* weight = call->args()[weight_index];
   const Alt* data_alt = FindAlt(data);
   const Alt* weight_alt = FindAlt(weight);
+  const Alt* offset_alt = offset ? FindAlt(call->args()[1]) : nullptr;
+  std::string offset_now = offset_alt != nullptr ? offset_alt->new_layout : layout;
+  if (offset && !BijectiveLayout::Make(offset_now, desired.data).ok()) return nullptr;
   std::string data_now = data_alt != nullptr ? data_alt->new_layout : layout;
   std::string weight_now = weight_alt != nullptr ? weight_alt->new_layout : kernel;
   if (!BijectiveLayout::Make(data_now, desired.data).ok() ||
       !BijectiveLayout::Make(weight_now, want_kernel).ok()) {
     return nullptr;
   }
-  if (data_alt == nullptr && weight_alt == nullptr && layout == desired.data &&
-      kernel == want_kernel) {
+  if (data_alt == nullptr && weight_alt == nullptr && offset_alt == nullptr &&
+      layout == desired.data && kernel == want_kernel) {
     return nullptr;  // already converted: rebuilt as is
   }
-  std::vector<const Expr*> args = {TransformOnce(Mutated(data), data_now, desired.data),
-                                   TransformOnce(Mutated(weight), weight_now, want_kernel)};
-  AppendRealized(call, 2, args);
+  std::vector<const Expr*> args = {TransformOnce(Mutated(data), data_now, desired.data)};
+  if (offset) {
+    args.push_back(TransformOnce(Mutated(call->args()[1]), offset_now, desired.data));
+  }
+  args.push_back(TransformOnce(Mutated(weight), weight_now, want_kernel));
+  AppendRealized(call, weight_index + 1, args);
   const Attrs* attrs = WithField(call->attrs(), "data_layout", AttrValue::Str(desired.data));
   attrs = WithField(attrs, "kernel_layout", AttrValue::Str(want_kernel));
   std::string old_out = out_layout.empty() ? layout : out_layout;
