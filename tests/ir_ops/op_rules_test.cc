@@ -75,6 +75,7 @@ TEST(OpRulesTest, LayoutRules) {
       {"annotation.compiler_begin", LayoutRule::kElemwise},
       {"annotation.compiler_end", LayoutRule::kElemwise},
       {"on_device", LayoutRule::kElemwise},
+      {"relay.op.annotation.simulated_quantize", LayoutRule::kElemwise},
       {"device_copy", LayoutRule::kElemwise}};
   ExpectRules<LayoutRule>(expected, LayoutRuleOf);
 }
