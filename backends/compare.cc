@@ -190,6 +190,13 @@ std::string DetailText(const ErrorStats& s) {
     out += fmt::format(
         ", or |a-b| <= rtol*max|b| with max|b|={:.1e} ({} elements within this rule only)",
         s.scale, s.by_norm_rule);
+  } else if (s.rtol == 0 && s.atol == 1) {
+    // Integer kernels round (requantize) at different points: TVM's qnn
+    // tests accept one step (atol=1); --atol 0 asks for exact equality.
+    out += " (integers: one rounding step apart allowed, as TVM's quantized tests; --atol 0 "
+           "for exact)";
+  } else if (s.rtol == 0 && s.atol == 0) {
+    out += " (exact)";
   }
   out += "\n";
   if (s.norm_rule && s.max_magnitude > kExplodedMagnitude) {
