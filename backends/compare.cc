@@ -13,6 +13,8 @@
 #include "backends/runtime/backend_runtime.h"
 #include "fmt/format.h"
 #include "interpreter/evaluator.h"
+#include "ir/op_rules.h"
+#include "ir/visit.h"
 #include "passes/infer/infer_type.h"
 #include "support/status_macros.h"
 
@@ -21,28 +23,44 @@ namespace {
 
 struct Tolerance {
   double rtol = 0, atol = 0;
+  bool quantized = false;  // an integer result of QNN ops (see DefaultTolerance)
 };
 
 // Defaults per dtype: float kernels of different libraries agree to a few
-// ulps per accumulated term; integer outputs may differ by one rounding step;
-// booleans exactly (one step is every difference a boolean can have).
-Tolerance DefaultTolerance(DataType dtype) {
+// ulps per accumulated term. Integers and booleans compare exactly, except
+// integers computed by quantized (QNN) ops: kernels requantize (round) at
+// different points, and TVM's own qnn tests accept one step (atol=1).
+Tolerance DefaultTolerance(DataType dtype, bool quantized) {
   if (dtype.is_bool()) return {0, 0};
   if (dtype == DataType::Float(64)) return {1e-9, 1e-12};
   if (dtype == DataType::Float(16)) return {1e-2, 1e-3};
   if (dtype.is_float()) return {1e-4, 1e-5};
-  return {0, 1};
+  return {0, quantized ? 1.0 : 0.0, quantized};
 }
 
-Tolerance ToleranceFor(DataType dtype, const CompareOptions& options) {
-  Tolerance t = DefaultTolerance(dtype);
+// Whether `fn` calls a QNN op (directly in its body): its integer results
+// then take the quantized default above.
+bool CallsQnnOp(const Function* fn) {
+  bool found = false;
+  if (fn == nullptr) return false;
+  PostOrderVisit(fn->body(), [&](const Expr* e) {
+    const OpInfo* op = OpOf(e);
+    found = found || (op != nullptr && IsQnnOp(*op));
+  });
+  return found;
+}
+
+Tolerance ToleranceFor(DataType dtype, bool quantized, const CompareOptions& options) {
+  Tolerance t = DefaultTolerance(dtype, quantized && !dtype.is_float());
   if (options.rtol) t.rtol = *options.rtol;
   if (options.atol) t.atol = *options.atol;
   return t;
 }
 
 absl::StatusOr<ErrorStats> Compare(const NDArray& got, const NDArray& ref, const Tolerance& tol) {
-  return CompareTensors(got, ref, tol.rtol, tol.atol);
+  CARVE_ASSIGN_OR_RETURN(ErrorStats s, CompareTensors(got, ref, tol.rtol, tol.atol));
+  s.quantized = tol.quantized;
+  return s;
 }
 
 std::vector<int64_t> Unravel(int64_t flat, const std::vector<int64_t>& shape) {
@@ -190,6 +208,13 @@ std::string DetailText(const ErrorStats& s) {
     out += fmt::format(
         ", or |a-b| <= rtol*max|b| with max|b|={:.1e} ({} elements within this rule only)",
         s.scale, s.by_norm_rule);
+  } else if (s.quantized && s.rtol == 0 && s.atol == 1) {
+    // Integer kernels round (requantize) at different points: TVM's qnn
+    // tests accept one step (atol=1); --atol 0 asks for exact equality.
+    out += " (quantized integers: one rounding step apart allowed, as TVM's qnn tests; "
+           "--atol 0 for exact)";
+  } else if (s.rtol == 0 && s.atol == 0) {
+    out += " (exact)";
   }
   out += "\n";
   if (s.norm_rule && s.max_magnitude > kExplodedMagnitude) {
@@ -206,14 +231,15 @@ std::string DetailText(const ErrorStats& s) {
 }
 
 absl::Status CompareOutputs(std::span<const NDArray> got, std::span<const NDArray> ref,
-                            const CompareOptions& options, CompareReport& report) {
+                            bool quantized, const CompareOptions& options,
+                            CompareReport& report) {
   if (got.size() != ref.size()) {
     return absl::InternalError(fmt::format(
         "the partitioned module returned {} outputs, the module {}", got.size(), ref.size()));
   }
   for (size_t i = 0; i < got.size(); ++i) {
     CARVE_ASSIGN_OR_RETURN(ErrorStats s,
-                           Compare(got[i], ref[i], ToleranceFor(ref[i].dtype(), options)));
+                           Compare(got[i], ref[i], ToleranceFor(ref[i].dtype(), quantized, options)));
     report.ok = report.ok && s.within;
     report.outputs.push_back({TypeText(ref[i]), s});
   }
@@ -228,7 +254,8 @@ absl::Status CompareComposites(const std::vector<CompositeRun>& runs, Interprete
     CARVE_ASSIGN_OR_RETURN(Value ref, reference.CallReference(run.composite, run.args));
     if (!ref.is_tensor()) continue;
     CARVE_ASSIGN_OR_RETURN(ErrorStats s, Compare(run.output, ref.tensor(),
-                                                 ToleranceFor(ref.tensor().dtype(), options)));
+                                                 ToleranceFor(ref.tensor().dtype(),
+                                                              CallsQnnOp(run.composite), options)));
     by_name[run.name].Merge(s);
     double& m = magnitude[run.name];
     m = std::max(m, InputMagnitude(run.args));
@@ -341,6 +368,7 @@ void ErrorStats::Merge(const ErrorStats& other) {
   count += other.count;
   rtol = other.rtol;
   atol = other.atol;
+  quantized = other.quantized;
   norm_rule = norm_rule || other.norm_rule;
   scale = std::max(scale, other.scale);
   elements += other.elements;
@@ -416,7 +444,8 @@ absl::StatusOr<CompareReport> CompareWithBackends(const Module& input,
                          RunMain(partitioned, inputs, backend, options.timing,
                                  report.backend_timing, [&] { recording = false; }));
 
-  CARVE_RETURN_IF_ERROR(CompareOutputs(got, expected, options, report));
+  CARVE_RETURN_IF_ERROR(
+      CompareOutputs(got, expected, CallsQnnOp(mod.Lookup("main")), options, report));
   InterpreterOptions plain_partitioned;
   plain_partitioned.external = nullptr;
   Interpreter composite_reference(partitioned, plain_partitioned);

@@ -40,7 +40,8 @@ namespace carve {
 struct CompareOptions {
   // Tolerances; unset ones take the default of the compared tensor's dtype
   // (float32: rtol 1e-4, atol 1e-5; float64 1e-9 / 1e-12; float16 1e-2 /
-  // 1e-3; integers: 0 / 1).
+  // 1e-3; integers and booleans: exact, except integers computed by QNN ops:
+  // 0 / 1, one rounding step, as TVM's qnn tests).
   std::optional<double> rtol, atol;
   // Bound as constants before partitioning (TVM's `params`).
   ParamMap params;
@@ -63,6 +64,7 @@ struct ErrorStats {
 
   // The tolerance applied (the last merged; one dtype per name in practice).
   double rtol = 0, atol = 0;
+  bool quantized = false;        // an integer result of QNN ops: one rounding step allowed
   bool norm_rule = false;        // the norm-wise rule applies (float dtypes)
   double scale = 0;              // max|b| of the norm-wise rule (largest over merged)
   int64_t elements = 0;          // elements compared

@@ -51,10 +51,9 @@ absl::Status PreparationWatch::BeforePass(const Pass& pass, const Module& mod, i
     for (const auto& entry : mod.Functions()) {
       PostOrderVisit(entry.second, [&](const Expr* e) {
         const Call* call = DynCast<Call>(e);
-        if (call == nullptr || call->op() == nullptr || !e->span().valid() ||
-            IsCompilerAnnotation(call)) {
-          return;
-        }
+        if (call == nullptr || call->op() == nullptr || IsCompilerAnnotation(call)) return;
+        ++result_.input_ops;
+        if (!e->span().valid()) return;
         tracked_.push_back({PrunedOps::Key(e), std::string(call->op()->name)});
       });
     }

@@ -317,6 +317,17 @@ class ReportBuilder {
     return out;
   }
 
+  // The totals count the module after the preparation passes, which is not
+  // the file the user gave when they folded, removed or expanded ops: say so
+  // under each backend's total, with the input's count.
+  std::string InputOpsNote() const {
+    if (prepared_ == nullptr || prepared_->input_ops == total_ops_) return "";
+    return fmt::format(
+        "  (ops counted after {}'s preparation passes: {} here, {} in the input; see "
+        "\"before partitioning\" below)\n",
+        prepared_->backend, total_ops_, prepared_->input_ops);
+  }
+
   // The preparation's removals grouped by (op, pass), and its rewrites.
   std::map<std::pair<std::string, int>, int> RemovedCounts() const {
     std::map<std::pair<std::string, int>, int> counts;
@@ -352,7 +363,9 @@ class ReportBuilder {
   std::string PreparedJson() const {
     if (prepared_ == nullptr) return "null";
     const PreparedAway& p = *prepared_;
-    std::string out = fmt::format("{{\"backend\": {}, \"removed\": [", JsonString(p.backend));
+    std::string out = fmt::format(
+        "{{\"backend\": {}, \"input_ops\": {}, \"prepared_ops\": {}, \"removed\": [",
+        JsonString(p.backend), p.input_ops, total_ops_);
     bool first = true;
     for (const auto& [key, n] : RemovedCounts()) {
       out += fmt::format(
@@ -415,6 +428,7 @@ class ReportBuilder {
         "backend {}: {} of {} ops offloaded ({:.1f}%) in {} region{}{}\n", backends_[b]->name(),
         s.offloaded, total_ops_, share, s.regions.size(), s.regions.size() == 1 ? "" : "s",
         empty == 0 ? "" : fmt::format(" ({} without an op)", empty));
+    out += InputOpsNote();
     auto table = [&](const char* title, const std::map<std::string, int>& rows) {
       if (rows.empty()) return;
       out += fmt::format("  {}:\n", title);

@@ -79,6 +79,9 @@ struct PreparedAway {
     int step = 0;      // that pass's position among the preparation passes, from 1
   };
   std::string backend;                 // whose preparation ran
+  // Op calls (not annotations) in the module the preparation received: the
+  // file the user gave, where the report's totals count the prepared module.
+  int input_ops = 0;
   std::vector<std::string> passes;     // the preparation passes, in order
   std::vector<std::string> summaries;  // their one-line summaries (same order)
   std::vector<Removed> removed;        // in the received module's post-order

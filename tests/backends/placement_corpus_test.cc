@@ -47,13 +47,18 @@ TEST(PlacementCorpusTest, RecordDoesNotDependOnTheCopy) {
     if (entry.path().extension() == ".relay") files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());
-  int compared = 0;
+  int compared = 0, rejected = 0;
   for (const auto& path : files) {
     std::ifstream in(path);
     std::stringstream text;
     text << in.rdbuf();
     absl::StatusOr<Module> original = ParseTyped(path.filename().string(), text.str());
-    if (!original.ok()) continue;  // the corpus also holds programs carve rejects
+    // Every corpus file: none may drop out of the check unseen.
+    ASSERT_TRUE(original.ok()) << path << ": " << original.status();
+    // Files saved mid-pipeline already carry compiler_begin/end for TVM's
+    // demo target; partitioning them for a built-in backend is bad input
+    // (a clear error, not an internal one), the only failure allowed.
+    const bool annotated = text.str().find("annotation.compiler_begin") != std::string::npos;
     absl::StatusOr<Module> reparsed = ParseTyped("printed.relay", PrintModule(*original));
     ASSERT_TRUE(reparsed.ok()) << path;
     for (std::string_view backend : BuiltinBackendNames()) {
@@ -61,7 +66,12 @@ TEST(PlacementCorpusTest, RecordDoesNotDependOnTheCopy) {
       absl::StatusOr<PartitionResult> a = PartitionWithRecord(*original, specs);
       absl::StatusOr<PartitionResult> b = PartitionWithRecord(*reparsed, specs);
       ASSERT_EQ(a.ok(), b.ok()) << path << " " << backend;
-      if (!a.ok()) continue;
+      if (!a.ok()) {
+        EXPECT_TRUE(annotated) << path << " " << backend << ": " << a.status();
+        EXPECT_NE(a.status().code(), absl::StatusCode::kInternal) << path << " " << backend;
+        ++rejected;
+        continue;
+      }
       EXPECT_EQ(Verdicts(a->record), Verdicts(b->record)) << path << " " << backend;
       // Every op a built-in backend does not run has a known reason.
       for (const Placement& p : a->record.placements()) {
@@ -80,7 +90,12 @@ TEST(PlacementCorpusTest, RecordDoesNotDependOnTheCopy) {
       ++compared;
     }
   }
-  EXPECT_GT(compared, 20);
+  // Every file with every backend was either compared or rejected as
+  // annotated input, and most were compared (22 files, 5 backends today).
+  const int backends = static_cast<int>(BuiltinBackendNames().size());
+  EXPECT_GE(files.size(), 22u);
+  EXPECT_EQ(compared + rejected, static_cast<int>(files.size()) * backends);
+  EXPECT_GT(compared, static_cast<int>(files.size()) * backends * 9 / 10);
 }
 
 }  // namespace

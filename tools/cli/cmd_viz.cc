@@ -32,14 +32,21 @@ constexpr int kDefaultMaxNodes = 400;
 // The format named by --format, else by the extension of -o, else DOT; ""
 // when -o has an extension carve does not write (`-o graph.png` would get
 // DOT text under a PNG name).
-std::string FormatOf(const ParsedArgs& args) {
-  if (auto f = args.Get("--format")) return *f;
-  std::string out = args.GetOr("--output", "-");
+// The format -o's extension names ("" when it names none carve writes).
+std::string FormatOfPath(const std::string& out) {
   for (const char* ext : {"svg", "html", "dot"}) {
     if (out.ends_with(std::string(".") + ext)) return ext;
   }
   if (out.ends_with(".gv")) return "dot";
   if (out.ends_with(".txt")) return "term";
+  return "";
+}
+
+std::string FormatOf(const ParsedArgs& args) {
+  if (auto f = args.Get("--format")) return *f;
+  std::string out = args.GetOr("--output", "-");
+  std::string format = FormatOfPath(out);
+  if (!format.empty()) return format;
   if (out != "-" && std::filesystem::path(out).has_extension()) return "";
   return "dot";
 }
@@ -172,10 +179,26 @@ int RunViz(const ParsedArgs& args, Env& env) {
     return UsageError(env,
                       fmt::format("unknown --format '{}' (known: dot, svg, html, term)", format));
   }
+  // -o out.svg --format dot would write DOT into a file every viewer opens
+  // as SVG: an option that contradicts another is a usage error.
+  if (args.Has("--format") && args.Has("--output")) {
+    std::string implied = FormatOfPath(*args.Get("--output"));
+    if (!implied.empty() && implied != format) {
+      return UsageError(env, fmt::format("--format {} contradicts -o '{}' (a .{} name means {})",
+                                         format, *args.Get("--output"),
+                                         std::filesystem::path(*args.Get("--output"))
+                                             .extension()
+                                             .string()
+                                             .substr(1),
+                                         implied));
+    }
+  }
   std::optional<int> depth = IntOption(args, "--depth", 2);
   std::optional<int> max_nodes = IntOption(args, "--max-nodes", kDefaultMaxNodes);
   if (!depth) return UsageError(env, "--depth expects a number of edges, e.g. 2");
-  if (!max_nodes) return UsageError(env, "--max-nodes expects a number, e.g. 400");
+  if (!max_nodes || *max_nodes < 1) {
+    return UsageError(env, "--max-nodes expects a number of nodes of at least 1, e.g. 400");
+  }
   absl::Status s = Viz(args, env, format, *depth, *max_nodes);
   return s.ok() ? kExitOk : ReportError(env, s);
 }
