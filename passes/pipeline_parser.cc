@@ -85,14 +85,17 @@ class PipelineParser {
 
   absl::StatusOr<PassPtr> ParsePass() {
     const Token& name = Peek();
-    if (name.kind != Token::kWord) return Error(name, "expected a pass name");
+    if (name.kind != Token::kWord) {
+      return Error(name, fmt::format("expected a pass name, got {}", Describe(name)));
+    }
     ++pos_;
     const PassInfo* info = registry_.Find(name.text);
     if (info == nullptr) return UnknownPass(name);
     std::vector<RawArg> args;
     if (IsPunct("(")) {
+      const Token& open = Peek();
       ++pos_;
-      CARVE_ASSIGN_OR_RETURN(args, ParseArgs());
+      CARVE_ASSIGN_OR_RETURN(args, ParseArgs(open));
     }
     CARVE_ASSIGN_OR_RETURN(PassArgs bound, Bind(*info, name, args));
     absl::StatusOr<PassPtr> pass = info->create(bound);
@@ -113,7 +116,8 @@ class PipelineParser {
     return pass;
   }
 
-  absl::StatusOr<std::vector<RawArg>> ParseArgs() {
+  // The arguments after `open`, its closing ')' included.
+  absl::StatusOr<std::vector<RawArg>> ParseArgs(const Token& open) {
     std::vector<RawArg> args;
     if (IsPunct(")")) {
       ++pos_;
@@ -128,22 +132,26 @@ class PipelineParser {
         arg.keyword = first.text;
         pos_ += 2;
       }
+      if (Peek().kind == Token::kEnd) return Unclosed(open, ')');
       CARVE_RETURN_IF_ERROR(ParseValue(arg));
       args.push_back(std::move(arg));
       if (IsPunct(")")) {
         ++pos_;
         return args;
       }
+      if (Peek().kind == Token::kEnd) return Unclosed(open, ')');
       CARVE_RETURN_IF_ERROR(Expect(","));
     }
   }
 
   absl::Status ParseValue(RawArg& arg) {
     if (IsPunct("[")) {
+      const Token& open = Peek();
       ++pos_;
       arg.is_list = true;
       while (!IsPunct("]")) {
         const Token& t = Peek();
+        if (t.kind == Token::kEnd) return Unclosed(open, ']');
         if (t.kind != Token::kWord && t.kind != Token::kString) {
           return Error(t, "expected a list element or ']'");
         }
@@ -290,8 +298,18 @@ class PipelineParser {
       return absl::OkStatus();
     }
     const Token& t = Peek();
-    std::string got = t.kind == Token::kEnd ? "end of pipeline" : fmt::format("'{}'", t.text);
-    return Error(t, fmt::format("expected '{}', got {}", punct, got));
+    return Error(t, fmt::format("expected '{}', got {}", punct, Describe(t)));
+  }
+
+  // A truncated pipeline (`A(x`, `A(x=[1,2`): the error names the bracket
+  // left open, which a shell's quoting makes easy to lose.
+  absl::Status Unclosed(const Token& open, char close) {
+    return Error(Peek(), fmt::format("expected '{}' to close '{}' at col {}", close, open.text,
+                                     open.begin + 1));
+  }
+
+  static std::string Describe(const Token& t) {
+    return t.kind == Token::kEnd ? "end of pipeline" : fmt::format("'{}'", t.text);
   }
 
   bool IsPunct(std::string_view p) const {

@@ -226,5 +226,14 @@ TEST(GoldenStrictTest, ExpectedFileModeStillWorks) {
   ExpectPass(RunCase("exp.relay", "// RUN: carve fmt %s\n"));
 }
 
+// A case whose RUN line runs `carve test` on its own file recursed in process
+// until the stack overflowed (a crash); it now fails with one line saying why.
+TEST(GoldenStrictTest, RunLineTestingItsOwnFileIsAnErrorNotACrash) {
+  const std::string self = (std::filesystem::path(testing::TempDir()) / "self.relay").string();
+  const Outcome r = RunCase("self.relay", "// RUN: carve test " + self + "\n// CHECK: passed\n");
+  EXPECT_EQ(r.code, kExitUserError) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("RUN lines nested more than 8 deep"));
+}
+
 }  // namespace
 }  // namespace carve::cli

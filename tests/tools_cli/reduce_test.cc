@@ -175,6 +175,16 @@ TEST(ReduceCommandTest, ConditionMustHoldOnTheInput) {
   EXPECT_THAT(r.err, HasSubstr("succeeds"));
 }
 
+TEST(ReduceCommandTest, UsageErrorOfTheCommandIsNotReduced) {
+  // `--threads 0` is a usage error of `carve run` whatever the file: without
+  // --exit 2 that is not a failure of FILE to reduce.
+  CliRun r = RunCli({"reduce", WriteProgram(), "--until", "carve run {} --threads 0"});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_THAT(r.err, HasSubstr("the --until command is a usage error (exit 2)"));
+  EXPECT_THAT(r.err, HasSubstr("--threads"));
+  EXPECT_EQ(r.out, "");
+}
+
 TEST(ReduceCommandTest, UsageErrors) {
   std::string f = WriteProgram();
   EXPECT_EQ(RunCli({"reduce", f}).rc, 2);                                   // no --until

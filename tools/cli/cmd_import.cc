@@ -12,44 +12,12 @@
 #include "support/diagnostics.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/cmd_import_summary.h"
-#include "tools/cli/number_text.h"
+#include "tools/cli/shared_options.h"
 
 namespace carve::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-// "NAME=1,3,224,224" -> {NAME, {1, 3, 224, 224}}.
-absl::Status ParseShapeOption(const std::string& text,
-                              std::map<std::string, std::vector<int64_t>>& shapes) {
-  size_t eq = text.rfind('=');
-  if (eq == std::string::npos || eq == 0) {
-    return absl::InvalidArgumentError(
-        fmt::format("--shape expects NAME=D1,D2,..., got '{}'", text));
-  }
-  std::vector<int64_t> dims;
-  std::string rest = text.substr(eq + 1);
-  size_t pos = 0;
-  while (!rest.empty()) {
-    size_t comma = rest.find(',', pos);
-    std::string part = rest.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    std::optional<int64_t> parsed = ParseIntegerText(part);
-    const int64_t d = parsed.value_or(-1);
-    if (d < 0) {
-      return absl::InvalidArgumentError(
-          fmt::format("--shape {}: '{}' is not a dimension (a non-negative integer)", text, part));
-    }
-    dims.push_back(d);
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
-  // Two shapes for one input: one of them would be ignored.
-  if (!shapes.emplace(text.substr(0, eq), std::move(dims)).second) {
-    return absl::InvalidArgumentError(
-        fmt::format("--shape {}: a shape for '{}' is given twice", text, text.substr(0, eq)));
-  }
-  return absl::OkStatus();
-}
 
 absl::Status WriteParams(Env& env, const std::string& dir,
                          const std::vector<onnx_import::ImportedParam>& params) {

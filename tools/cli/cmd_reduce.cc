@@ -250,11 +250,12 @@ int RunReduce(const ParsedArgs& args, Env& env) {
   // Every candidate is kept valid (docs/reduce.md), so from an invalid file
   // no candidate could be kept: the "reduced" file was the input itself,
   // reported as a successful reduction.
-  if (absl::Status valid = CheckValidRelay(path == "-" ? "<stdin>" : path, *text); !valid.ok()) {
+  const std::string shown = path == "-" ? "<stdin>" : path;
+  if (absl::Status valid = CheckValidRelay(shown, *text); !valid.ok()) {
     *env.err << fmt::format(
         "carve reduce: {} is not a valid module; reduce shrinks a module that parses and "
         "type-checks (every candidate stays valid):\n",
-        path);
+        shown);
     return ReportError(env, valid);
   }
   char tmpl[] = "/tmp/carve-reduce-XXXXXX";
@@ -278,6 +279,17 @@ int RunReduce(const ParsedArgs& args, Env& env) {
       *env.err << fmt::format("carve reduce: the --until command succeeds on {}; give --exit or "
                               "--stderr-contains, or a failing input\n", path);
       return kExitUserError;
+    }
+    // A usage error (a misspelt option in --until) does not depend on the
+    // file: every candidate would "fail the same way" down to one node, a
+    // reduction of nothing. `--exit 2` still asks for it explicitly.
+    if (first.status == kExitUsage) {
+      std::filesystem::remove_all(tmpl);
+      *env.err << fmt::format(
+          "carve reduce: the --until command is a usage error (exit 2) on {}, whatever the file; "
+          "fix the command, or give --exit 2:\n{}",
+          shown, first.err);
+      return kExitUsage;
     }
     cond->exit = first.status;
   }

@@ -1,9 +1,10 @@
-// `carve repl [FILE] [--patterns F.pat]... [--params DIR] [--script S]`:
+// `carve repl [FILE] [--shape NAME=D1,...]... [--patterns F.pat]... [--params DIR] [--script S]`:
 // debug a pass pipeline at a prompt (tools/repl/repl.h).
 #include <sstream>
 
 #include "grammar/printer.h"
 #include "tools/cli/cli.h"
+#include "tools/cli/shared_options.h"
 #include "tools/repl/commands.h"
 #include "tools/repl/repl.h"
 #include "tools/repl/session.h"
@@ -11,10 +12,13 @@
 namespace carve::cli {
 namespace {
 
+constexpr std::string_view kReplUsage =
+    "usage: carve repl [FILE] [--shape NAME=D1,...]... [--patterns F.pat]... [--params DIR] "
+    "[--script S]\n";
+
 int RunReplCommand(const ParsedArgs& args, Env& env) {
   if (args.positional().size() > 1) {
-    *env.err << "carve repl: expected at most one FILE\n"
-                "usage: carve repl [FILE] [--patterns F.pat]... [--params DIR] [--script S]\n";
+    *env.err << "carve repl: expected at most one FILE\n" << kReplUsage;
     return kExitUsage;
   }
   // Without --script the prompt reads its commands from standard input: a
@@ -22,11 +26,25 @@ int RunReplCommand(const ParsedArgs& args, Env& env) {
   if (StdinUses(args) > 0 && !args.Has("--script")) {
     *env.err << "carve repl: '-' (standard input) needs --script S: without it standard input "
                 "holds the REPL's commands\n"
-                "usage: carve repl [FILE] [--patterns F.pat]... [--params DIR] [--script S]\n";
+             << kReplUsage;
+    return kExitUsage;
+  }
+  // --shape fixes the symbolic input dimensions of an ONNX FILE, as `carve
+  // import --shape` does (checked here: a bad spec is a usage error there too).
+  std::map<std::string, std::vector<int64_t>> shapes;
+  for (const std::string& spec : args.GetAll("--shape")) {
+    if (absl::Status st = ParseShapeOption(spec, shapes); !st.ok()) {
+      *env.err << "carve repl: " << st.message() << "\n" << kReplUsage;
+      return kExitUsage;
+    }
+  }
+  if (!shapes.empty() && args.positional().empty()) {
+    *env.err << "carve repl: --shape needs a FILE (an .onnx model) to apply to\n" << kReplUsage;
     return kExitUsage;
   }
   repl::ReplOptions options;
   if (!args.positional().empty()) options.file = args.positional()[0];
+  options.shapes = args.GetAll("--shape");
   options.patterns = args.GetAll("--patterns");
   options.params_dir = args.GetOr("--params", "");
   options.script = args.GetOr("--script", "");
@@ -69,9 +87,12 @@ int RunReplay(const ParsedArgs& args, Env& env) {
 void AddReplCommands(std::vector<Command>& commands) {
   commands.push_back(Command{
       "repl",
-      "carve repl [FILE] [--patterns F.pat]... [--params DIR] [--script S] [--no-timing]",
+      "carve repl [FILE] [--shape NAME=D1,...]... [--patterns F.pat]... [--params DIR] [--script S] "
+      "[--no-timing]",
       "debug a pass pipeline at a prompt: step, undo, diff, why, match, run, compare",
-      {{"--patterns", true, true, "", "F.pat: load a pattern file first (`patterns F.pat`)"},
+      {{"--shape", true, true, "",
+        "NAME=D1,D2,...: fix a symbolic input dimension of an ONNX FILE (as carve import)"},
+       {"--patterns", true, true, "", "F.pat: load a pattern file first (`patterns F.pat`)"},
        {"--params", true, false, "", "bind DIR/NAME.npy to the parameter %NAME of @main on load"},
        {"--script", true, false, "",
         "S: run the commands of S (as if piped to standard input) and exit"},

@@ -32,6 +32,12 @@ std::string Substitute(const std::string& w, const Substitutions& subst) {
   return out;
 }
 
+// How many RUN lines are running, one inside another: a RUN line may be
+// `carve test` (tests of the runner itself), and one that tests its own file
+// would recurse in this process until the stack overflows.
+constexpr int kMaxRunNesting = 8;
+thread_local int run_nesting = 0;
+
 // Runs the carve commands of `run` in process, each reading the previous
 // one's output.
 RunOutput RunPipeline(const RunLine& run, const Substitutions& subst, const std::string& case_text,
@@ -64,7 +70,17 @@ RunOutput RunPipeline(const RunLine& run, const Substitutions& subst, const std:
       }
       return real_write(path, text);
     };
-    const int code = RunCarve(args, env);
+    int code = kExitUserError;
+    if (run_nesting >= kMaxRunNesting) {
+      err << fmt::format(
+          "carve: RUN lines nested more than {} deep (does a case run `carve test` on its own "
+          "file?)\n",
+          kMaxRunNesting);
+    } else {
+      ++run_nesting;
+      code = RunCarve(args, env);
+      --run_nesting;
+    }
     const int effective = stage.negate ? (code == 0 ? 1 : 0) : code;
     if (effective != 0) result.exit_code = effective;
     result.exit_report +=

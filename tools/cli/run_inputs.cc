@@ -6,6 +6,7 @@
 #include <map>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "fmt/format.h"
 #include "interpreter/npy.h"
 #include "ir/tensor_limit.h"
@@ -124,11 +125,24 @@ absl::Status CheckParamsDir(const std::string& dir, const Function& main) {
   }
   const std::vector<std::string> known = ParamNames(main);
   std::vector<std::string> stems;
+  std::string other_case;  // "w.NPY": skipped by every reader, so an error
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    if (entry.path().extension() == ".npy") stems.push_back(entry.path().stem().string());
+    const std::string ext = entry.path().extension().string();
+    if (ext == ".npy") {
+      stems.push_back(entry.path().stem().string());
+    } else if (absl::AsciiStrToLower(ext) == ".npy" &&
+               (other_case.empty() || entry.path().string() < other_case)) {
+      other_case = entry.path().string();
+    }
   }
   if (ec) {
     return absl::NotFoundError(fmt::format("--params: cannot list '{}': {}", dir, ec.message()));
+  }
+  if (!other_case.empty()) {
+    std::filesystem::path p(other_case);
+    return absl::InvalidArgumentError(fmt::format(
+        "--params: '{}': parameter files are read as NAME.npy (lower case); rename it '{}'",
+        other_case, p.stem().string() + ".npy"));
   }
   std::sort(stems.begin(), stems.end());  // the first error does not depend on the listing order
   for (const std::string& stem : stems) {

@@ -12,6 +12,7 @@
 #include "interpreter/npy.h"
 #include "support/status_macros.h"
 #include "tools/cli/cli.h"
+#include "tools/cli/number_text.h"
 #include "tools/cli/run_inputs.h"
 #include "tools/cli/unknown_name.h"
 
@@ -127,6 +128,40 @@ RuleFiles RuleFilesFor(const ParsedArgs& args, Env& env) {
     return std::make_shared<const PatternLibrary>(std::move(library));
   };
   return RuleFiles{std::move(load), args.GetAll("--patterns")};
+}
+
+absl::Status ParseShapeOption(std::string_view text,
+                              std::map<std::string, std::vector<int64_t>>& shapes) {
+  size_t eq = text.rfind('=');
+  if (eq == std::string_view::npos || eq == 0) {
+    return absl::InvalidArgumentError(
+        fmt::format("--shape expects NAME=D1,D2,..., got '{}'", text));
+  }
+  std::vector<int64_t> dims;
+  // "NAME=" leaves no dimensions: a scalar input.
+  for (std::string_view rest = text.substr(eq + 1); !rest.empty();) {
+    size_t comma = rest.find(',');
+    std::string_view part = rest.substr(0, comma);
+    std::optional<int64_t> d = ParseIntegerText(part);
+    if (!d || *d < 0) {
+      return absl::InvalidArgumentError(fmt::format(
+          "--shape {}: '{}' is not a dimension (a non-negative integer)", text, part));
+    }
+    dims.push_back(*d);
+    if (comma == std::string_view::npos) break;
+    rest = rest.substr(comma + 1);
+    // "NAME=1," ends in an empty dimension, not a shorter shape.
+    if (rest.empty()) {
+      return absl::InvalidArgumentError(fmt::format(
+          "--shape {}: '' is not a dimension (a non-negative integer)", text));
+    }
+  }
+  // Two shapes for one input: one of them would be ignored.
+  if (!shapes.emplace(std::string(text.substr(0, eq)), std::move(dims)).second) {
+    return absl::InvalidArgumentError(fmt::format("--shape {}: a shape for '{}' is given twice",
+                                                  text, text.substr(0, eq)));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace carve::cli

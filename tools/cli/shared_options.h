@@ -1,11 +1,13 @@
 // Options several commands share: `--patterns F.pat`, `--params DIR`,
 // `--bind NAME,...`, `--input NAME=F.npy`, `--seed N` (opt, partition,
-// codegen, run --compare). Names the user types are checked against the
+// codegen, run --compare), `--shape NAME=D1,...` (import, repl and its `load`). Names the user types are checked against the
 // module: an unknown one is an error listing the known ones.
 #pragma once
 
 #include <map>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "ir/expr.h"
@@ -32,5 +34,10 @@ ParamMap ParamsToBind(const ParsedArgs& args, const std::map<std::string, NDArra
 // tests can name their virtual `%s`), defaulting to the --patterns files.
 // Install with ScopedRuleFiles around a run of a user's pipeline.
 RuleFiles RuleFilesFor(const ParsedArgs& args, Env& env);
+
+// One `--shape NAME=D1,D2,...` ("NAME=" is a scalar) added to `shapes`; a
+// malformed spec or a second shape for one name is InvalidArgument.
+absl::Status ParseShapeOption(std::string_view text,
+                              std::map<std::string, std::vector<int64_t>>& shapes);
 
 }  // namespace carve::cli

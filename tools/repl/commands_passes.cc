@@ -5,7 +5,7 @@
 #include "passes/pass_registry.h"
 #include "passes/rewrite/rewrite_pass.h"
 #include "support/status_macros.h"
-#include "tools/cli/number_text.h"
+#include "tools/cli/shared_options.h"
 #include "tools/repl/commands.h"
 #include "tools/repl/repro.h"
 
@@ -23,33 +23,6 @@ absl::StatusOr<std::string> OneArg(std::string_view args, std::string_view usage
 
 constexpr std::string_view kLoadUsage = "load FILE [--shape NAME=D1,D2,...]...";
 
-// "NAME=1,3,224,224" (as `carve import --shape`) into `shapes`.
-absl::Status AddShape(std::string_view spec, std::map<std::string, std::vector<int64_t>>& shapes) {
-  size_t eq = spec.rfind('=');
-  if (eq == std::string_view::npos || eq == 0 || eq + 1 == spec.size()) {
-    return absl::InvalidArgumentError(
-        fmt::format("--shape expects NAME=D1,D2,..., got '{}'", spec));
-  }
-  std::vector<int64_t> dims;
-  for (std::string_view rest = spec.substr(eq + 1);;) {
-    size_t comma = rest.find(',');
-    std::string_view part = rest.substr(0, comma);
-    std::optional<int64_t> d = cli::ParseIntegerText(part);
-    if (!d || *d < 0) {
-      return absl::InvalidArgumentError(fmt::format(
-          "--shape {}: '{}' is not a dimension (a non-negative integer)", spec, part));
-    }
-    dims.push_back(*d);
-    if (comma == std::string_view::npos) break;
-    rest = rest.substr(comma + 1);
-  }
-  if (!shapes.emplace(std::string(spec.substr(0, eq)), std::move(dims)).second) {
-    return absl::InvalidArgumentError(fmt::format(
-        "--shape {}: a shape for '{}' is given twice", spec, spec.substr(0, eq)));
-  }
-  return absl::OkStatus();
-}
-
 // load FILE [--shape NAME=DIMS]...: the shapes fix an ONNX model's symbolic
 // input dimensions, which the importer otherwise asks for.
 absl::Status Load(Session& s, std::string_view args) {
@@ -59,9 +32,9 @@ absl::Status Load(Session& s, std::string_view args) {
   for (size_t i = 0; i < words.size(); ++i) {
     if (words[i] == "--shape") {
       if (i + 1 == words.size()) return absl::InvalidArgumentError("--shape needs NAME=D1,D2,...");
-      CARVE_RETURN_IF_ERROR(AddShape(words[++i], shapes));
+      CARVE_RETURN_IF_ERROR(cli::ParseShapeOption(words[++i], shapes));
     } else if (words[i].starts_with("--shape=")) {
-      CARVE_RETURN_IF_ERROR(AddShape(std::string_view(words[i]).substr(8), shapes));
+      CARVE_RETURN_IF_ERROR(cli::ParseShapeOption(std::string_view(words[i]).substr(8), shapes));
     } else if (words[i].starts_with("-") && words[i] != "-") {
       return absl::InvalidArgumentError(
           fmt::format("unknown option '{}' (expected: {})", words[i], kLoadUsage));

@@ -61,7 +61,12 @@ bool RunOne(Session& s, std::string_view line, const std::string& where) {
 bool Start(Session& s, const ReplOptions& options, const std::string& where) {
   bool ok = true;
   for (const std::string& p : options.patterns) ok &= RunOne(s, "patterns " + p, where);
-  if (!options.file.empty()) ok &= RunOne(s, "load " + options.file, where);
+  if (!options.file.empty()) {
+    // `load`'s own --shape: the step's command line then replays the same import.
+    std::string load = "load " + options.file;
+    for (const std::string& spec : options.shapes) load += " --shape " + spec;
+    ok &= RunOne(s, load, where);
+  }
   return ok;
 }
 

@@ -18,6 +18,7 @@ namespace carve::repl {
 
 struct ReplOptions {
   std::string file;                   // loaded (and replayed) first; may be ""
+  std::vector<std::string> shapes;    // --shape NAME=D1,... for an ONNX `file`
   std::vector<std::string> patterns;  // `patterns` files loaded first
   std::string params_dir;             // --params DIR
   std::string script;                 // --script FILE: commands from FILE
