@@ -21,8 +21,8 @@ struct OptionSpec {
   std::string name;        // "--types" or "-o"
   bool takes_value = false;
   bool repeated = false;
-  std::string alias;       // "-o" for "--output", optional
-  std::string help;
+  std::string alias = {};  // "-o" for "--output", optional
+  std::string help = {};
   // The modes (CommandMode::name) this option applies to; empty = every
   // mode of its command. Given in another mode, it is a usage error.
   std::vector<std::string> modes = {};

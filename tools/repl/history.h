@@ -30,7 +30,7 @@ struct Step {
   size_t ops = 0;        // calls of operators among them
   // Caches of derived data, filled on first use (the step itself never
   // changes, so they never go stale).
-  std::shared_ptr<StepText> text[2];  // printed without / with types
+  std::shared_ptr<StepText> text[2] = {};  // printed without / with types
 };
 
 class History {
