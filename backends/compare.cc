@@ -7,6 +7,7 @@
 #include <span>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "backends/json/serializer.h"
 #include "backends/placement.h"
 #include "backends/partition.h"
@@ -38,16 +39,29 @@ Tolerance DefaultTolerance(DataType dtype, bool quantized) {
   return {0, quantized ? 1.0 : 0.0, quantized};
 }
 
-// Whether `fn` calls a QNN op (directly in its body): its integer results
-// then take the quantized default above.
-bool CallsQnnOp(const Function* fn) {
-  bool found = false;
-  if (fn == nullptr) return false;
-  PostOrderVisit(fn->body(), [&](const Expr* e) {
-    const OpInfo* op = OpOf(e);
-    found = found || (op != nullptr && IsQnnOp(*op));
-  });
-  return found;
+// Whether calling `fn` runs a QNN op: in its body, in a function nested in
+// it (a composite), or in a global function of `mod` it calls, directly or
+// not (a model whose @main calls @subgraph_0 quantizes there). Its integer
+// results then take the quantized default above.
+bool CallsQnnOp(const Module& mod, const Function* fn) {
+  std::vector<const Function*> work;
+  absl::flat_hash_set<const Function*> seen;
+  if (fn != nullptr) work.push_back(fn);
+  while (!work.empty()) {
+    const Function* f = work.back();
+    work.pop_back();
+    if (!seen.insert(f).second) continue;
+    bool found = false;
+    PostOrderVisit(f->body(), [&](const Expr* e) {
+      const OpInfo* op = OpOf(e);
+      found = found || (op != nullptr && IsQnnOp(*op));
+      const GlobalVar* gv = DynCast<GlobalVar>(e);
+      const Function* callee = gv != nullptr ? mod.Lookup(gv) : nullptr;
+      if (callee != nullptr) work.push_back(callee);
+    });
+    if (found) return true;
+  }
+  return false;
 }
 
 Tolerance ToleranceFor(DataType dtype, bool quantized, const CompareOptions& options) {
@@ -246,7 +260,8 @@ absl::Status CompareOutputs(std::span<const NDArray> got, std::span<const NDArra
   return absl::OkStatus();
 }
 
-absl::Status CompareComposites(const std::vector<CompositeRun>& runs, Interpreter& reference,
+absl::Status CompareComposites(const Module& partitioned, const std::vector<CompositeRun>& runs,
+                               Interpreter& reference,
                                const CompareOptions& options, CompareReport& report) {
   std::map<std::string, ErrorStats> by_name;
   std::map<std::string, double> magnitude;
@@ -255,7 +270,7 @@ absl::Status CompareComposites(const std::vector<CompositeRun>& runs, Interprete
     if (!ref.is_tensor()) continue;
     CARVE_ASSIGN_OR_RETURN(ErrorStats s, Compare(run.output, ref.tensor(),
                                                  ToleranceFor(ref.tensor().dtype(),
-                                                              CallsQnnOp(run.composite), options)));
+                                                              CallsQnnOp(partitioned, run.composite), options)));
     by_name[run.name].Merge(s);
     double& m = magnitude[run.name];
     m = std::max(m, InputMagnitude(run.args));
@@ -445,11 +460,11 @@ absl::StatusOr<CompareReport> CompareWithBackends(const Module& input,
                                  report.backend_timing, [&] { recording = false; }));
 
   CARVE_RETURN_IF_ERROR(
-      CompareOutputs(got, expected, CallsQnnOp(mod.Lookup("main")), options, report));
+      CompareOutputs(got, expected, CallsQnnOp(mod, mod.Lookup("main")), options, report));
   InterpreterOptions plain_partitioned;
   plain_partitioned.external = nullptr;
   Interpreter composite_reference(partitioned, plain_partitioned);
-  CARVE_RETURN_IF_ERROR(CompareComposites(runs, composite_reference, options, report));
+  CARVE_RETURN_IF_ERROR(CompareComposites(partitioned, runs, composite_reference, options, report));
   return report;
 }
 

@@ -11,12 +11,14 @@
 #include "interpreter/kernel.h"
 #include "passes/fold/fold_constant.h"
 #include "passes/infer/infer_type.h"
+#include "passes/infer/type_annotations.h"
 #include "passes/pass_registry.h"
 #include "support/cancellation.h"
 #include "support/status_macros.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/cmd_viz.h"
 #include "tools/cli/load.h"
+#include "tools/cli/load_model.h"
 #include "tools/cli/shared_options.h"
 #include "tools/cli/viz_graph.h"
 #include "tools/cli/viz_writers.h"
@@ -83,10 +85,27 @@ absl::StatusOr<Module> Transform(Module mod, const ParsedArgs& args, Env& env, P
   return mod;
 }
 
+// Graphviz's layout grows faster than the graph (a 5,000-op chain takes
+// 2.5 s, 10,000 ops 10 s) and recurses on deep graphs: above this many
+// nodes SVG and HTML are refused rather than left to run for hours.
+constexpr size_t kGraphvizMaxNodes = 5000;
+
+absl::Status CheckLayoutSize(const viz::Graph& graph) {
+  if (graph.nodes.size() <= kGraphvizMaxNodes) return absl::OkStatus();
+  std::string what = graph.summary ? fmt::format("the region summary still has {} boxes",
+                                                 graph.nodes.size())
+                                   : fmt::format("{} nodes", graph.nodes.size());
+  return absl::ResourceExhaustedError(fmt::format(
+      "{}: more than Graphviz lays out in reasonable time ({} for svg and html); draw a part "
+      "with --around %N --depth K{}, or write --format dot or term",
+      what, kGraphvizMaxNodes, graph.summary ? "" : ", lower --max-nodes for the summary"));
+}
+
 absl::StatusOr<std::string> Render(const viz::Graph& graph, const std::string& format) {
   if (format == "term") return viz::WriteTerm(graph);
   std::string dot = viz::WriteDot(graph);
   if (format == "dot") return dot;
+  CARVE_RETURN_IF_ERROR(CheckLayoutSize(graph));
   CARVE_ASSIGN_OR_RETURN(std::string svg, viz::DotToSvg(dot));
   if (format == "svg") return svg;
   return viz::WriteHtml(graph, svg);
@@ -99,7 +118,10 @@ absl::Status Interrupted(const char* where) {
 
 absl::Status Viz(const ParsedArgs& args, Env& env, const std::string& format, int depth,
                  int max_nodes) {
-  CARVE_ASSIGN_OR_RETURN(Module mod, LoadTypedModule(env, args.positional()[0]));
+  // An .onnx model is imported as `carve import` does (what a user tries
+  // first); Relay text is typed as every command types it.
+  CARVE_ASSIGN_OR_RETURN(Module mod, LoadModelOrText(env, args.positional()[0], "viz"));
+  CARVE_RETURN_IF_ERROR(InferTypeAndAnnotate(mod).status());
   // With --backend, op nodes carry FILE's names (`carve fmt FILE`), the ones
   // `carve why FILE --backend B --at %N` takes: the named copy is what is
   // partitioned, so the result's spans lead back to those names.
@@ -134,7 +156,7 @@ absl::Status Viz(const ParsedArgs& args, Env& env, const std::string& format, in
         "carve viz: {} nodes is more than --max-nodes {}: drawing one box per region "
         "(use --around %N --depth K for a part in full)\n",
         graph.nodes.size(), max_nodes);
-    graph = viz::Summarize(graph);
+    graph = viz::Summarize(graph, max_nodes);
   }
   // The pipelines stop on Ctrl-C themselves; Graphviz's layout cannot be
   // stopped, so the request is seen before and after it, and nothing is

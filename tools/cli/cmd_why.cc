@@ -35,6 +35,7 @@
 #include "support/status_macros.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/load.h"
+#include "tools/cli/load_model.h"
 #include "tools/cli/module_queries.h"
 #include "tools/cli/run_inputs.h"
 
@@ -75,16 +76,18 @@ const Expr* ThroughLets(const Expr* node, const Function* fn) {
 }
 
 absl::StatusOr<Named> LoadNamedNode(Env& env, const ParsedArgs& args, const std::string& file) {
-  CARVE_ASSIGN_OR_RETURN(Module mod, LoadModule(env, file));
+  CARVE_ASSIGN_OR_RETURN(Module mod, LoadModelOrText(env, file, "why"));
   CARVE_RETURN_IF_ERROR(InferType(mod));
   CARVE_ASSIGN_OR_RETURN(NodeNames names, NodeNames::ForModule(mod));
   CARVE_RETURN_IF_ERROR(InferType(names.module()));
   const std::string at = *args.Get("--at");
   NodeNames::Named target = names.Lookup(at);
   if (target.node == nullptr) {
+    // An .onnx file's names are those of its import, printed.
+    std::string printer = file.ends_with(".onnx") ? "import" : "fmt";
     return absl::InvalidArgumentError(fmt::format(
-        "{}: no node named '{}' (use the %N, %var and @function names `carve fmt {}` prints)", file,
-        at, file));
+        "{}: no node named '{}' (use the %N, %var and @function names `carve {} {}` prints)", file,
+        at, printer, file));
   }
   target.node = ThroughLets(target.node, target.function);
   return Named{std::move(names), target};

@@ -10,6 +10,14 @@
 namespace carve::cli {
 
 absl::StatusOr<Module> LoadModule(Env& env, const std::string& path) {
+  // Binary protobuf parsed as Relay text gives a screen of "unexpected
+  // character" errors: say what to run instead.
+  if (path.ends_with(".onnx")) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}: an ONNX model, and this command reads Relay text: run `carve import {} -o "
+        "model.relay` first and give model.relay (`carve viz` and `carve why` read .onnx too)",
+        path, path));
+  }
   CARVE_ASSIGN_OR_RETURN(SourceText text, ReadSourceInput(env, path));
   CARVE_ASSIGN_OR_RETURN(Module mod, ParseModule(path == "-" ? "<stdin>" : path, std::move(text)));
   // The parser does not poll for Ctrl-C (a 20 MB file parses in a tenth of

@@ -1,5 +1,6 @@
 #include "tools/cli/viz_graph.h"
 
+#include <algorithm>
 #include <deque>
 #include <map>
 
@@ -334,7 +335,77 @@ absl::StatusOr<Graph> Around(const Graph& g, const std::string& name, int depth)
   return out;
 }
 
-Graph Summarize(const Graph& g) {
+namespace {
+
+// The label of a run of host ops: how many, and which ops (the first few).
+std::string RunLabel(const std::vector<const Node*>& run) {
+  std::vector<std::string> ops;
+  for (const Node* n : run) {
+    if (std::find(ops.begin(), ops.end(), n->label) == ops.end()) ops.push_back(n->label);
+  }
+  std::string more = ops.size() > 3 ? ", ..." : "";
+  if (ops.size() > 3) ops.resize(3);
+  return fmt::format("{} host ops: {}{}", run.size(), fmt::join(ops, ", "), more);
+}
+
+// Chains of host ops (each the only box reading the one before, which is
+// its only box input) become one box "N host ops": the summary of a graph
+// that stays on the host (a 100,000-op chain, nothing offloaded) is then
+// small too. `box` maps the nodes of `g` to out's nodes; both are renumbered.
+void MergeHostChains(const Graph& g, Graph& out, std::vector<int>& box) {
+  const size_t n = out.nodes.size();
+  std::vector<absl::flat_hash_set<int>> preds(n), succs(n);
+  for (const Edge& e : g.edges) {
+    int a = box[e.from], b = box[e.to];
+    if (a < 0 || b < 0 || a == b) continue;
+    preds[b].insert(a);
+    succs[a].insert(b);
+  }
+  auto host_op = [&](int i) { return out.nodes[i].target.empty() && out.nodes[i].is_op; };
+  // Boxes are in evaluation order, so a chain's head comes first.
+  std::vector<int> head(n);
+  for (size_t i = 0; i < n; ++i) {
+    head[i] = static_cast<int>(i);
+    if (!host_op(i) || preds[i].size() != 1) continue;
+    int p = *preds[i].begin();
+    if (host_op(p) && succs[p].size() == 1) head[i] = head[p];
+  }
+  std::vector<std::vector<const Node*>> runs(n);
+  for (size_t i = 0; i < n; ++i) runs[head[i]].push_back(&out.nodes[i]);
+  std::vector<Node> nodes;
+  std::vector<int> remap(n, -1);
+  for (size_t i = 0; i < n; ++i) {
+    if (head[i] != static_cast<int>(i)) continue;
+    remap[i] = static_cast<int>(nodes.size());
+    const std::vector<const Node*>& run = runs[i];
+    Node merged = *run.front();
+    if (run.size() > 1) {
+      // From the first name to the last (@main's result has none).
+      std::vector<std::string> named;
+      for (const Node* m : run) {
+        if (!m->name.empty()) named.push_back(m->name);
+      }
+      merged.name = named.empty()        ? ""
+                    : named.size() == 1 ? named[0]
+                                        : fmt::format("{}..{}", named.front(), named.back());
+      merged.label = RunLabel(run);
+      merged.type = run.back()->type;
+      merged.attrs.clear();
+      merged.ops = static_cast<int>(run.size());
+      for (const Node* m : run) {
+        if (m->reason != merged.reason) merged.reason.clear();
+      }
+    }
+    nodes.push_back(std::move(merged));
+  }
+  for (size_t i = 0; i < n; ++i) remap[i] = remap[head[i]];
+  for (int& b : box) b = b < 0 ? -1 : remap[b];
+  out.nodes = std::move(nodes);
+}
+
+}  // namespace
+
+Graph Summarize(const Graph& g, size_t max_boxes) {
   Graph out;
   out.targets = g.targets;
   out.summary = true;
@@ -377,6 +448,9 @@ Graph Summarize(const Graph& g) {
   for (Node& n : out.nodes) {
     if (n.label.empty()) n.label = fmt::format("{} ops", n.ops);
   }
+  // Host ops keep a box each (with its reason) while the boxes are few; a
+  // graph that mostly stays on the host needs its chains merged as well.
+  if (out.nodes.size() > max_boxes) MergeHostChains(g, out, box);
   // One edge per (box, box) pair, with the boundary bytes summed over the
   // distinct source tensors.
   std::map<std::pair<int, int>, int64_t> bytes;

@@ -6,6 +6,7 @@
 // (node ids in evaluation order).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -107,8 +108,10 @@ absl::StatusOr<Graph> Around(const Graph& g, const std::string& name, int depth)
 
 // One box per offloaded region (its op count), host ops kept, constants,
 // inputs and composites left out; edges between distinct boxes carry the summed boundary
-// tensor size.
-Graph Summarize(const Graph& g);
+// tensor size. When that leaves more than `max_boxes` boxes, each chain of
+// host ops (each the only box reading the one before) becomes one box too,
+// "N host ops: op, ...", named by its first and last node.
+Graph Summarize(const Graph& g, size_t max_boxes = SIZE_MAX);
 
 // "1.2 MiB"-style sizes.
 std::string FormatBytes(int64_t bytes);

@@ -1,7 +1,11 @@
 // The terminal view: the graph as an indented tree from the output back to
 // the inputs, one line per node, in the manner of TVM's relay_viz
 // TermPlotter. A node reached again prints "(see above)" instead of its
-// inputs, so a DAG prints in size linear in its edges.
+// inputs, and the indentation stops growing at kMaxDepth levels: a node
+// there prints "(inputs below)" and its inputs follow as a tree of their
+// own, so the output is linear in the graph's size even for a 100,000-op
+// chain (an indentation that grew with the depth made it quadratic: 15 GB).
+#include <deque>
 #include <vector>
 
 #include "fmt/format.h"
@@ -9,6 +13,9 @@
 
 namespace carve::viz {
 namespace {
+
+// Levels of indentation before a subtree continues as a tree of its own.
+constexpr int kMaxDepth = 16;
 
 std::string Where(const Graph& g, const Node& n) {
   std::string where = n.target.empty() ? "host" : n.target;
@@ -36,38 +43,50 @@ std::string WriteTerm(const Graph& g) {
     has_user[e.from] = true;
   }
   // Roots: the output, then any node nobody reads (e.g. in an --around view).
-  std::vector<int> roots;
+  std::deque<int> roots;
   if (g.output >= 0) roots.push_back(g.output);
   for (size_t i = g.nodes.size(); i-- > 0;) {
     if (!has_user[i] && static_cast<int>(i) != g.output) roots.push_back(static_cast<int>(i));
   }
   struct Item {
     int node;
+    int depth;
     std::string prefix;  // drawn before the connector
     std::string connector;
     std::string edge;
   };
-  std::vector<bool> printed(g.nodes.size(), false);
+  enum State : char { kNew, kDeferred, kPrinted };
+  std::vector<State> state(g.nodes.size(), kNew);
   std::string out;
-  for (int root : roots) {
-    std::vector<Item> stack = {{root, "", "", ""}};
+  while (!roots.empty()) {
+    int root = roots.front();
+    roots.pop_front();
+    if (state[root] == kPrinted) continue;
+    state[root] = kNew;  // a deferred node: its inputs follow now
+    std::vector<Item> stack = {{root, 0, "", "", ""}};
     while (!stack.empty()) {
       Item it = std::move(stack.back());
       stack.pop_back();
       out += it.prefix + it.connector + Line(g, g.nodes[it.node]);
       if (!it.edge.empty()) out += "  : " + it.edge;
-      if (printed[it.node] && !inputs[it.node].empty()) {
-        out += " (see above)\n";
+      const auto& in = inputs[it.node];
+      if (state[it.node] != kNew && !in.empty()) {
+        out += state[it.node] == kPrinted ? " (see above)\n" : " (see below)\n";
+        continue;
+      }
+      if (it.depth == kMaxDepth && !in.empty()) {
+        out += " (inputs below)\n";
+        state[it.node] = kDeferred;
+        roots.push_back(it.node);
         continue;
       }
       out += "\n";
-      printed[it.node] = true;
+      state[it.node] = kPrinted;
       std::string child_prefix =
           it.prefix + (it.connector.empty() ? "" : it.connector == "`--" ? "   " : "|  ");
-      const auto& in = inputs[it.node];
       for (size_t k = in.size(); k-- > 0;) {
-        stack.push_back({in[k].first, child_prefix, k + 1 == in.size() ? "`--" : "|--",
-                         in[k].second});
+        stack.push_back({in[k].first, it.depth + 1, child_prefix,
+                         k + 1 == in.size() ? "`--" : "|--", in[k].second});
       }
     }
   }

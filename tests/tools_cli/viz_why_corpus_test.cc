@@ -1,0 +1,133 @@
+// `carve viz` and `carve why` give the same reason for every host op of the
+// TVM-printed corpus, with every built-in backend, through the command line
+// as a user runs them: each named host op of the terminal tree (`%N op
+// [host] -- backend: reason`) is asked about with `why --backend B --at
+// %N`, once per distinct (op, reason) of a file and backend, and why must
+// print that reason. (PlacementCorpusTest checks the record both read, and
+// `partition --report` prints, does not depend on the copy it was built
+// from.) About 5 s.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "backends/specs.h"
+#include "gtest/gtest.h"
+#include "tools/cli/cli.h"
+#include "tools/cli/env.h"
+
+namespace carve::cli {
+namespace {
+
+struct Outcome {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+Outcome Carve(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  Env env = RealEnv();
+  env.out = &out;
+  env.err = &err;
+  int code = RunCarve(args, env);
+  return {code, out.str(), err.str()};
+}
+
+struct HostOp {
+  std::string name, op, reason;
+};
+
+// The named host ops of a terminal tree: "%3 argmax [host] -- dnnl:
+// unsupported op  : (1, 8, 8) int32", drawn after tree connectors.
+std::vector<HostOp> HostOps(const std::string& tree) {
+  std::vector<HostOp> out;
+  std::istringstream lines(tree);
+  for (std::string line; std::getline(lines, line);) {
+    size_t start = line.find_first_not_of("|`- ");
+    if (start == std::string::npos || (line[start] != '%' && line[start] != '@')) continue;
+    size_t host = line.find(" [host] -- ", start);
+    if (host == std::string::npos) continue;
+    size_t space = line.find(' ', start);
+    HostOp h{line.substr(start, space - start), line.substr(space + 1, host - space - 1), ""};
+    if (h.op.find(' ') != std::string::npos) continue;  // a summary box
+    std::string reason = line.substr(host + 11);
+    for (const char* tail : {" (see above)", " (see below)", " (inputs below)"}) {
+      if (reason.ends_with(tail)) reason.resize(reason.size() - std::string(tail).size());
+    }
+    size_t edge = reason.find("  : ");
+    h.reason = edge == std::string::npos ? reason : reason.substr(0, edge);
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
+// Whether `why` prints `reason` as a verdict line: "  dnnl: unsupported op",
+// where why may add the partition a pruned op was in ("... (partition
+// tvmgen_default_dnnl_main_4)"), which the picture leaves out.
+bool Says(const std::string& why, const std::string& reason) {
+  std::istringstream lines(why);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with("  " + reason)) continue;
+    std::string rest = line.substr(reason.size() + 2);
+    if (rest.empty() || rest.starts_with(" (partition ")) return true;
+  }
+  return false;
+}
+
+TEST(VizWhyCorpusTest, SameReasonForEveryHostOp) {
+  std::filesystem::path dir = std::filesystem::path(CARVE_SHARED_DIR) / "corpus";
+  if (!std::filesystem::exists(dir)) GTEST_SKIP() << "no shared corpus at " << dir;
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() == ".relay") files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  int asked = 0, drawn = 0;
+  // viz writes its picture to -o (or the process's standard output).
+  const std::string tree =
+      (std::filesystem::path(testing::TempDir()) / "viz_why_corpus.txt").string();
+  for (const std::string& file : files) {
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    const bool annotated = text.str().find("annotation.compiler_begin") != std::string::npos;
+    for (std::string_view backend : BuiltinBackendNames()) {
+      const std::string b(backend);
+      Outcome viz = Carve({"viz", file, "--backend", b, "--format", "term", "--max-nodes",
+                           "1000000", "-o", tree});
+      // Only files saved mid-pipeline (annotated for TVM's demo target) are
+      // refused, as bad input.
+      if (viz.code != 0) {
+        EXPECT_TRUE(annotated && viz.code == 1) << file << " " << b << ": " << viz.err;
+        continue;
+      }
+      ++drawn;
+      std::ifstream drawn_in(tree);
+      std::stringstream drawn_text;
+      drawn_text << drawn_in.rdbuf();
+      viz.out = drawn_text.str();
+      std::set<std::pair<std::string, std::string>> seen;
+      for (const HostOp& h : HostOps(viz.out)) {
+        if (!seen.insert({h.op, h.reason}).second) continue;
+        ASSERT_TRUE(h.reason.starts_with(b + ": ")) << file << " " << h.name << ": " << h.reason;
+        Outcome why = Carve({"why", file, "--backend", b, "--at", h.name});
+        ASSERT_EQ(why.code, 0) << file << " " << b << " " << h.name << ": " << why.err;
+        EXPECT_TRUE(Says(why.out, h.reason))
+            << file << " " << b << " " << h.name << " " << h.op << "\nviz: " << h.reason
+            << "\nwhy:\n" << why.out;
+        ++asked;
+      }
+    }
+  }
+  EXPECT_GT(drawn, static_cast<int>(files.size()) * 4);
+  EXPECT_GT(asked, 100);
+  std::cout << asked << " host ops asked about, " << drawn << " pictures\n";
+}
+
+}  // namespace
+}  // namespace carve::cli
