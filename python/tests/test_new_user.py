@@ -29,3 +29,35 @@ def test_error_text_that_is_not_utf8_is_still_a_carve_error(tmp_path):
                      b'def @main(%x: Tensor[(1), float32]) { nn.rel(%x) } // caf\xe9\n')
     with pytest.raises(carve.CarveError, match=r"(?s)unknown operator 'nn.rel'.*caf\ufffd"):
         carve.load(str(path))
+
+
+NHWC_CONV = """#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 8, 8, 3), float32], %w: Tensor[(3, 3, 3, 4), float32], %b: Tensor[(4), float32]) {
+  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=4, kernel_size=[3, 3], data_layout="NHWC", kernel_layout="HWIO");
+  %1 = nn.bias_add(%0, %b, axis=3);
+  nn.relu(%1)
+}"""
+
+
+def test_bnns_guides_convert_layout_snippet_runs_as_written():
+    mod = carve.parse(NHWC_CONV)
+    # shared/seeds/bnns-integration.txt, "For models with NHWC input layout":
+    # TVM ignores the entries of ops without a convert function (bias_add,
+    # relu); carve raised "'nn.bias_add' is not an op whose layout
+    # ConvertLayout converts".
+    with carve.transform.PassContext(opt_level=3):
+        mod = relay.transform.InferType()(mod)
+        with pytest.warns(UserWarning, match=r"ignoring desired layouts for nn.bias_add, nn.relu"):
+            convert = relay.transform.ConvertLayout({"nn.conv2d": ["NCHW", "default"],
+                                                     "nn.bias_add": ["NCHW", "default"],
+                                                     "nn.relu": ["NCHW"]})
+        out = convert(mod)
+    # NCHW / OIHW are conv2d's defaults, so the attributes are not printed.
+    text = out.astext(show_meta_data=False)
+    assert 'layout_transform(%x, src_layout="NHWC", dst_layout="NCHW")' in text
+    assert "nn.conv2d(%0, %1, padding=[1, 1, 1, 1], channels=4, kernel_size=[3, 3])" in text
+    carve.ir.assert_structural_equal(
+        out, relay.transform.ConvertLayout({"nn.conv2d": ["NCHW", "default"]})(mod))
+    # Only ops ConvertLayout cannot convert: nothing to do, said so.
+    with pytest.warns(UserWarning), pytest.raises(ValueError, match="names no op that ConvertLayout converts"):
+        relay.transform.ConvertLayout({"nn.relu": ["NCHW"]})
