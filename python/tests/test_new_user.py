@@ -61,3 +61,24 @@ def test_bnns_guides_convert_layout_snippet_runs_as_written():
     # Only ops ConvertLayout cannot convert: nothing to do, said so.
     with pytest.warns(UserWarning), pytest.raises(ValueError, match="names no op that ConvertLayout converts"):
         relay.transform.ConvertLayout({"nn.relu": ["NCHW"]})
+
+
+def test_tvm_names_a_port_reaches_for_first_say_what_to_use():
+    import carve as tvm
+
+    # tvm.nd.array / tvm.cpu / graph_executor: the seeds' run steps.
+    with pytest.raises(AttributeError, match=r"carve has no 'nd': .*numpy arrays"):
+        tvm.nd.array
+    with pytest.raises(AttributeError, match=r"carve has no 'cpu': .*carve.run\(mod"):
+        tvm.cpu(0)
+    with pytest.raises(AttributeError, match=r"carve has no 'contrib': .*graph_executor"):
+        tvm.contrib.graph_executor
+    with pytest.raises(AttributeError, match=r"module 'carve' has no attribute 'nope'"):
+        tvm.nope
+    # relay.analysis was "carve has no operator 'analysis'".
+    with pytest.raises(AttributeError, match=r"carve.relay has no 'analysis': .*func.params"):
+        relay.analysis.free_vars
+    with pytest.raises(AttributeError, match=r"carve.relay has no 'nope' \(no such function, module or operator\)"):
+        relay.nope
+    assert not hasattr(tvm, "nd")
+    assert relay.nn.relu is relay.op.nn.relu
