@@ -82,3 +82,49 @@ def test_tvm_names_a_port_reaches_for_first_say_what_to_use():
         relay.nope
     assert not hasattr(tvm, "nd")
     assert relay.nn.relu is relay.op.nn.relu
+
+
+def test_byoc_post_flow_with_register_pattern_table():
+    # shared/seeds/how-to-bring-your-own-codegen.txt, "Rules for graph
+    # patterns" and "Relay Graph Transformation", for a target of one's own.
+    from carve.relay.dataflow_pattern import is_op, wildcard
+    from carve.relay.op.contrib.register import get_pattern_table, register_pattern_table
+    from carve.relay import transform
+
+    def _register_external_op_helper(op_name, supported=True):
+        @carve.ir.register_op_attr(op_name, "target.newuser_dnnl")
+        def _func_wrapper(expr):
+            return supported
+        return _func_wrapper
+
+    for op in ["nn.conv2d", "nn.relu", "add"]:
+        _register_external_op_helper(op)
+
+    def make_pattern(with_bias=True):
+        conv = is_op("nn.conv2d")(wildcard(), wildcard())
+        conv_out = is_op("add")(conv, wildcard()) if with_bias else conv
+        return is_op("nn.relu")(conv_out)
+
+    @register_pattern_table("newuser_dnnl")
+    def pattern_table():
+        return [("newuser_dnnl.conv2d_bias_relu", make_pattern(with_bias=True)),
+                ("newuser_dnnl.conv2d_relu", make_pattern(with_bias=False))]
+
+    assert callable(pattern_table)  # the decorator gives the function back
+    x = relay.var("data", shape=(1, 3, 8, 8))
+    w = relay.var("weight", shape=(4, 3, 3, 3))
+    b = relay.var("bias", shape=(1, 4, 1, 1))
+    y = relay.nn.relu(relay.add(relay.nn.conv2d(x, w, padding=(1, 1)), b))
+    y = relay.nn.relu(relay.nn.conv2d(y, relay.var("w2", shape=(4, 4, 1, 1))))
+    mod = carve.IRModule.from_expr(y)
+    mod = transform.MergeComposite(get_pattern_table("newuser_dnnl"))(mod)
+    mod = transform.AnnotateTarget(["newuser_dnnl"])(mod)
+    mod = transform.MergeCompilerRegions()(mod)
+    mod = transform.PartitionGraph()(mod)
+    text = mod.astext(show_meta_data=False)
+    assert 'Composite="newuser_dnnl.conv2d_bias_relu"' in text
+    assert 'Composite="newuser_dnnl.conv2d_relu"' in text
+    assert text.count('Compiler="newuser_dnnl"') == 1
+    # A built-in backend's table, as TVM's dnnl.py registers it; unknown: None.
+    assert any(name == "dnnl.conv2d_relu" for name, *_ in get_pattern_table("dnnl"))
+    assert get_pattern_table("no_such_compiler") is None
