@@ -128,3 +128,14 @@ def test_byoc_post_flow_with_register_pattern_table():
     # A built-in backend's table, as TVM's dnnl.py registers it; unknown: None.
     assert any(name == "dnnl.conv2d_relu" for name, *_ in get_pattern_table("dnnl"))
     assert get_pattern_table("no_such_compiler") is None
+
+
+def test_from_onnx_returns_a_typed_module():
+    # TVM's from_onnx infers types (DynamicToStatic); carve's returned @main
+    # without a return type, and checked_type raised "no checked type yet".
+    path = os.path.join(ONNX_DATA, "two_outputs.onnx")
+    mod, _ = relay.frontend.from_onnx(path, shape={"x:0": (3, 2)})
+    main = mod["main"]
+    assert str(main.checked_type).startswith("fn (Tensor[(3, 2), float32]) -> (")
+    assert main.ret_type is not None
+    assert ") -> (Tensor[" in mod.astext(show_meta_data=False).splitlines()[1]
