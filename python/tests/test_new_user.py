@@ -139,3 +139,11 @@ def test_from_onnx_returns_a_typed_module():
     assert str(main.checked_type).startswith("fn (Tensor[(3, 2), float32]) -> (")
     assert main.ret_type is not None
     assert ") -> (Tensor[" in mod.astext(show_meta_data=False).splitlines()[1]
+
+
+def test_from_onnx_of_relay_text_says_what_it_is(tmp_path):
+    path = tmp_path / "model.relay"
+    path.write_text('// a comment\n#[version = "0.0.5"]\ndef @main(%x: Tensor[(2), float32]) { nn.relu(%x) }\n')
+    # Was "malformed or truncated ONNX model: the protobuf message does not parse".
+    with pytest.raises(carve.CarveError, match="this is Relay text, not an ONNX model.*carve.load"):
+        relay.frontend.from_onnx(str(path))
