@@ -9,6 +9,7 @@
 #include "absl/strings/ascii.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
+#include "interpreter/evaluator.h"
 #include "interpreter/npy.h"
 #include "ir/tensor_limit.h"
 #include "ir/visit.h"
@@ -248,6 +249,14 @@ absl::StatusOr<std::vector<NDArray>> PrepareRunInputs(const Function& main,
       continue;
     }
     CARVE_ASSIGN_OR_RETURN(NDArray a, ReadInputFile(path, options));
+    // Checked here, where the file is known: the interpreter's own check
+    // names the parameter only, and a user with several .npy files is left
+    // to guess which one has the wrong shape or dtype.
+    const Type* want = p->annotation() ? p->annotation() : p->checked_type();
+    if (absl::Status fits = CheckValueType(Value(a), want); !fits.ok()) {
+      return absl::InvalidArgumentError(fmt::format("parameter %{} from '{}': {}", name, path,
+                                                    std::string(fits.message())));
+    }
     values.push_back(std::move(a));
   }
   return values;
