@@ -121,7 +121,7 @@ struct CompareReport {
   // What the preparation passes removed before partitioning (the report's
   // section of its own).
   PreparedAway prepared;
-  size_t offloaded = 0;  // functions with a Compiler attribute
+  size_t offloaded = 0;  // functions with Compiler = one of `backends`
   // Set when the comparison ran on another form of the module than given
   // (the graph-normal form when lets left region inputs free), saying so.
   std::string note;

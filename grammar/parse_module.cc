@@ -23,6 +23,28 @@ namespace {
 
 constexpr std::string_view kVersion = "0.0.5";
 
+// An error when `text` is binary data (a NUL byte, or a first byte that is
+// a control character no text starts with), which no Relay file holds.
+// Protobuf files such as ONNX models start with a field tag (0x08 for an
+// ONNX model's ir_version), so the message points at `carve import`.
+absl::Status CheckNotBinary(std::string_view source_name, std::string_view text) {
+  const size_t nul = text.find('\0');
+  const bool bad_start = !text.empty() && static_cast<unsigned char>(text[0]) < 0x20 &&
+                         text[0] != '\t' && text[0] != '\n' && text[0] != '\r';
+  if (nul == std::string_view::npos && !bad_start) return absl::OkStatus();
+  const size_t at = bad_start ? 0 : nul;
+  std::string message =
+      fmt::format("'{}' is not Relay text but binary data (byte {} is 0x{:02x})", source_name,
+                  at, static_cast<unsigned char>(text[at]));
+  if (source_name.ends_with(".onnx") || text[0] == '\x08') {
+    message += fmt::format(
+        "; an ONNX model is converted with `carve import {} -o model.relay` (in Python, "
+        "carve.relay.frontend.from_onnx; the REPL's `load` reads .onnx files directly)",
+        source_name);
+  }
+  return absl::InvalidArgumentError(message);
+}
+
 MetadataState LoadMetadata(std::string_view text, uint32_t offset) {
   MetadataState state;
   state.searched = true;
@@ -217,6 +239,12 @@ absl::StatusOr<Module> ParseModule(std::string_view source_name, SourceText text
     if (attempt == 0 && NeedsRetry(parser, metadata)) {
       metadata = LoadMetadata(view, parser.seen_metadata_offset());
       continue;
+    }
+    if (diags.has_errors()) {
+      // A binary file (an ONNX model given where Relay text belongs is the
+      // usual one) would be reported as an unexpected byte with its bytes
+      // echoed as the source line: say what it is instead.
+      CARVE_RETURN_IF_ERROR(parser_internal::CheckNotBinary(source_name, view));
     }
     CARVE_RETURN_IF_ERROR(diags.ToStatus());
     return module;

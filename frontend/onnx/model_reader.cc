@@ -129,6 +129,22 @@ absl::StatusOr<onnx::ModelProto> ParseModel(std::string_view bytes) {
     return absl::InvalidArgumentError("ONNX model over 2 GiB: keep the weights as external data");
   }
   if (!model.ParseFromArray(bytes.data(), int(bytes.size()))) {
+    // A .relay file given to `carve import` (or from_onnx) is the usual
+    // mistake: say so rather than blame a protobuf.
+    std::string_view start = bytes;  // after blank and `//` comment lines
+    for (;;) {
+      const size_t first = start.find_first_not_of(" \t\r\n");
+      start = first == std::string_view::npos ? "" : start.substr(first);
+      if (!start.starts_with("//")) break;
+      const size_t eol = start.find('\n');
+      start = eol == std::string_view::npos ? "" : start.substr(eol);
+    }
+    if (start.starts_with("#[version") || start.starts_with("def @") ||
+        start.starts_with("fn (")) {
+      return absl::InvalidArgumentError(
+          "this is Relay text, not an ONNX model: carve's other commands read it as it is "
+          "(carve.load in Python)");
+    }
     return absl::InvalidArgumentError(
         "malformed or truncated ONNX model: the protobuf message does not parse");
   }

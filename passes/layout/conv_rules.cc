@@ -91,6 +91,10 @@ absl::Status CheckConvertible(const OpInfo& op, std::string_view data_layout,
   return absl::OkStatus();
 }
 
+bool HasConvertFunction(const OpInfo& op) {
+  return FindRow(op) != nullptr || ConvertsDataLayout(op);
+}
+
 bool CountsForSkipLayers(const OpInfo& op) {
   const ConvertRow* row = FindRow(op);
   return row != nullptr && row->skippable;

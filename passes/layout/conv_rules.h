@@ -35,6 +35,11 @@ bool CountsForSkipLayers(const OpInfo& op);
 // convert_rules.cc).
 bool ConvertsDataLayout(const OpInfo& op);
 
+// Whether TVM registers a convert function for `op` (a convolution above or
+// such an op): the ops a desired-layouts map can name. TVM ignores the
+// entries of other ops (they follow their producers' layouts anyway).
+bool HasConvertFunction(const OpInfo& op);
+
 // OK when ConvertLayout can move such an op to `data_layout`
 // (`kernel_layout` must be "default").
 absl::Status CheckDataConvertible(const OpInfo& op, std::string_view data_layout,

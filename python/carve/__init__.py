@@ -19,3 +19,23 @@ from . import patterns  # noqa: F401
 from . import relay  # noqa: F401
 from . import parser  # noqa: F401
 from .compare import compare  # noqa: F401
+
+# TVM names a ported script reaches for first, with what carve has instead:
+# carve partitions and runs modules on the host, it does not compile them.
+_RUN_INSTEAD = ("run a module with carve.run(mod, {name: array}, params=...), which returns a "
+                "list of numpy arrays (graph_executor's set_input, run and get_output in one call)")
+_NOT_IN_CARVE = {
+    "nd": "carve's tensors are numpy arrays: pass np.ndarray values to carve.run and params",
+    "cpu": "carve runs on the host CPU and takes no device: " + _RUN_INSTEAD,
+    "device": "carve runs on the host CPU and takes no device: " + _RUN_INSTEAD,
+    "runtime": _RUN_INSTEAD,
+    "contrib": _RUN_INSTEAD,
+    "build": "carve does not compile modules: " + _RUN_INSTEAD,
+    "target": "carve's targets are backend names: carve.partition_for(mod, \"dnnl\")",
+}
+
+
+def __getattr__(name):
+    if name in _NOT_IN_CARVE:
+        raise AttributeError("carve has no %r: %s" % (name, _NOT_IN_CARVE[name]))
+    raise AttributeError("module 'carve' has no attribute %r" % name)

@@ -24,6 +24,9 @@ below opt_level 3); partition_for outside any `with` runs in its backend's own c
 (docs/backends.md).
 """
 
+import warnings
+
+from . import _carve
 from ._carve import (  # noqa: F401
     AnnotateTarget,
     InferType,
@@ -73,6 +76,31 @@ def _layout_item(op, layouts):
     return ":".join([op] + list(layouts))
 
 
+def _converted_items(desired_layouts):
+    """The entries of TVM's desired_layouts dict that ConvertLayout acts on, as `op:data[:kernel]`.
+
+    TVM consults the dict only for ops with a convert function (convolutions, pools, resize,
+    roi ops) and ignores the other entries: the BNNS guide's {"nn.conv2d": ..., "nn.bias_add":
+    ..., "nn.relu": ...} runs, bias_add and relu following conv2d's layout. carve drops those
+    entries with a warning; a name that is no op at all is still an error (a typo)."""
+    items, ignored = [], []
+    for op, layouts in desired_layouts.items():
+        item = _layout_item(op, layouts)
+        if _carve._layout_converts(op) is False:
+            ignored.append(op)
+        else:
+            items.append(item)
+    if ignored:
+        warnings.warn("ConvertLayout: ignoring desired layouts for %s: ConvertLayout converts "
+                      "no such op (as TVM, which ignores them too; they follow the layout of "
+                      "their producers)" % ", ".join(ignored), stacklevel=3)
+    if not items:
+        raise ValueError("ConvertLayout: desired_layouts names no op that ConvertLayout converts "
+                         "(the convolutions, the 2-d pools, image.resize1d/2d, vision.roi_align "
+                         "/ roi_pool; docs/passes.md)")
+    return items
+
+
 def ConvertLayout(desired_layouts=None, **kwargs):
     """TVM's ConvertLayout: moves the listed ops to the desired layouts; the ops after them follow.
 
@@ -81,7 +109,9 @@ def ConvertLayout(desired_layouts=None, **kwargs):
 
         transform.ConvertLayout({"nn.conv2d": ["NHWC", "default"], "nn.max_pool2d": ["NHWC"]})
 
-    (also as desired_layouts={...}, TVM's keyword, or layouts={...}, carve's).
+    (also as desired_layouts={...}, TVM's keyword, or layouts={...}, carve's). Entries for
+    ops ConvertLayout does not convert (nn.relu, nn.bias_add: they follow their producer) are
+    ignored with a warning, as TVM ignores them; a name that is no op is an error.
 
     carve's pipeline form works too: ConvertLayout("NHWC", kernel_layout="OHWI",
     ops=["nn.conv2d"]), or layouts=["nn.conv2d:NHWC:OHWI"] (docs/passes.md).
@@ -101,7 +131,7 @@ def ConvertLayout(desired_layouts=None, **kwargs):
                             "arguments without it; got both (%s)" % ", ".join(sorted(kwargs)))
         if not desired_layouts:
             raise ValueError("ConvertLayout: desired_layouts is empty (name at least one op)")
-        return make(layouts=[_layout_item(op, v) for op, v in desired_layouts.items()])
+        return make(layouts=_converted_items(desired_layouts))
     if desired_layouts is None:
         return make(**kwargs)
     return make(desired_layouts, **kwargs)

@@ -37,7 +37,13 @@ void BindErrors(pybind11::module_& m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const CarveErrorException& e) {
-      pybind11::object error = CarveErrorType()(e.text);
+      // The text may quote bytes of a file that is not UTF-8 (a source line
+      // of a Latin-1 comment): decoded with replacement characters, never
+      // turned into a UnicodeDecodeError that hides the diagnostic.
+      pybind11::object text = pybind11::reinterpret_steal<pybind11::object>(
+          PyUnicode_DecodeUTF8(e.text.data(), static_cast<Py_ssize_t>(e.text.size()), "replace"));
+      if (!text) throw pybind11::error_already_set();
+      pybind11::object error = CarveErrorType()(text);
       error.attr("code") = e.code;
       PyErr_SetObject(CarveErrorType().ptr(), error.ptr());
     }

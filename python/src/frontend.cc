@@ -11,6 +11,7 @@
 #include "errors.h"
 #include "frontend/onnx/import.h"
 #include "handles.h"
+#include "passes/infer/type_annotations.h"
 
 namespace py = pybind11;
 
@@ -29,6 +30,10 @@ py::tuple FromOnnxBytes(const py::bytes& model, const std::map<std::string, std:
   for (const onnx_import::ImportedParam& p : result.params) {
     params[py::str(p.name)] = TensorToNumpy(p.value, /*writeable=*/false);
   }
+  // TVM's from_onnx hands back a typed module (its DynamicToStatic runs
+  // InferType, which fills @main's return type): mod["main"].checked_type
+  // and ret_type work on it, as they do after carve.load.
+  ThrowIfError(InferTypeAndAnnotate(result.module).status());
   return py::make_tuple(ModuleHandle{std::move(result.module)}, params);
 }
 

@@ -21,6 +21,7 @@
 #include "passes/byoc/partition_graph.h"
 #include "passes/pass_registry.h"
 #include "passes/byoc/target.h"
+#include "passes/layout/conv_rules.h"
 #include "params.h"
 #include "pass_context.h"
 #include "passes/pass_gate.h"
@@ -208,6 +209,13 @@ void BindPasses(py::module_& m) {
         py::arg("text"),
         "A pipeline in `carve opt -p` syntax ('InferType,FoldConstant,MergeComposite(dnnl)')\n"
         "as one Pass; list_passes() gives every pass with its parameters.");
+  // For transform.ConvertLayout's TVM dict form: None for a name that is
+  // no op, else whether ConvertLayout converts the op (TVM ignores the rest).
+  m.def("_layout_converts", [](const std::string& name) -> std::optional<bool> {
+    const OpInfo* op = FindOp(name);
+    if (op == nullptr) return std::nullopt;
+    return layout::HasConvertFunction(*op);
+  });
   m.def("list_passes", []() {
     std::vector<std::string> out;
     for (const PassInfo* info : PassRegistry::Global().All()) out.push_back(SignatureText(*info));

@@ -235,5 +235,46 @@ TEST(GoldenStrictTest, RunLineTestingItsOwnFileIsAnErrorNotACrash) {
   EXPECT_THAT(r.out, HasSubstr("RUN lines nested more than 8 deep"));
 }
 
+// Lit-style cases: one command writes a file (-o %t), the next pipes a
+// command on it into FileCheck. The CHECK lines are the FileCheck's; the
+// writing command's output is checked by no directive and no .expected
+// file, but its exit status still is.
+TEST(GoldenStrictTest, CheckLinesBelongToTheFileCheckLine) {
+  Outcome r = RunTestOn("prepare.relay", std::string("// RUN: carve fmt %s -o %t\n") +
+                                             "// RUN: carve fmt %t | FileCheck %s\n" +
+                                             "// CHECK: nn.relu(%x)\n" + kModule);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("1 passed, 0 failed"));
+  EXPECT_THAT(r.out, Not(HasSubstr(".expected")));
+}
+
+TEST(GoldenStrictTest, TheFileCheckLineStillFails) {
+  Outcome r = RunTestOn("wrong_check.relay", std::string("// RUN: carve fmt %s -o %t\n") +
+                                                 "// RUN: carve fmt %t | FileCheck %s\n" +
+                                                 "// CHECK: nn.sigmoid(%x)\n" + kModule);
+  EXPECT_EQ(r.code, kExitUserError);
+  EXPECT_THAT(r.out, HasSubstr("0 passed, 1 failed"));
+  EXPECT_THAT(r.out, HasSubstr("<stdout of RUN line 2>"));
+}
+
+TEST(GoldenStrictTest, AFailingPreparingCommandStillFails) {
+  Outcome r = RunTestOn("bad_prepare.relay", std::string("// RUN: carve fmt %S/none.relay -o %t\n") +
+                                                 "// RUN: carve fmt %s | FileCheck %s\n" +
+                                                 "// CHECK: nn.relu(%x)\n" + kModule);
+  EXPECT_EQ(r.code, kExitUserError);
+  EXPECT_THAT(r.out, HasSubstr("RUN line exited 1 (expected 0)"));
+}
+
+TEST(GoldenStrictTest, DirectivesNoFileCheckReadsStillCheckTheOtherOutputs) {
+  // FileCheck reads FMT; the CHECK lines are the other command's.
+  Outcome r = RunTestOn("two_prefixes.relay",
+                        std::string("// RUN: carve check %s --stats\n") +
+                            "// RUN: carve fmt %s | FileCheck %s --check-prefix=FMT\n" +
+                            "// FMT: nn.relu(%x)\n" + "// CHECK: no such line\n" + kModule);
+  EXPECT_EQ(r.code, kExitUserError);
+  EXPECT_THAT(r.out, HasSubstr("CHECK: expected string not found in input"));
+  EXPECT_THAT(r.out, HasSubstr("<output>"));
+}
+
 }  // namespace
 }  // namespace carve::cli

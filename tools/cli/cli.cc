@@ -45,8 +45,9 @@ std::string MainHelp(const std::vector<Command>& commands) {
       "carve reads Relay text, matches dataflow patterns, partitions graphs for\n"
       "BYOC backends and runs them. `-` reads standard input.\n\ncommands:\n";
   for (const Command& c : commands) out += fmt::format("  {:<10} {}\n", c.name, c.summary);
-  out += "\nRun `carve COMMAND --help` for the options of a command, `carve --version` for\n"
-         "the version, git revision, compiler and CPU features of this build.\n";
+  out += "\nRun `carve COMMAND --help` (or `carve help COMMAND`) for the options of a\n"
+         "command, `carve --version` for the version, git revision, compiler and CPU\n"
+         "features of this build.\n";
   return out;
 }
 
@@ -91,6 +92,15 @@ int RunCarve(const std::vector<std::string>& args, Env& env) {
                               std::string(v.status().message()));
       return kExitUsage;
     }
+  }
+  // `carve help COMMAND` (git's and go's spelling) is `carve COMMAND --help`.
+  if (args.size() == 2 && args[0] == "help") {
+    for (const Command& cmd : commands) {
+      if (cmd.name != args[1]) continue;
+      *env.out << CommandHelp(cmd);
+      return kExitOk;
+    }
+    return RunCarve({args[1]}, env);  // the unknown-command error
   }
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     *(args.empty() ? env.err : env.out) << MainHelp(commands);

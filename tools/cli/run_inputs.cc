@@ -8,6 +8,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "fmt/format.h"
+#include "fmt/ranges.h"
+#include "interpreter/evaluator.h"
 #include "interpreter/npy.h"
 #include "ir/tensor_limit.h"
 #include "ir/visit.h"
@@ -51,12 +53,20 @@ absl::StatusOr<NDArray> RandomTensor(const Var& param, uint64_t seed, size_t ind
   const TensorType* t = DynCast<TensorType>(param.annotation());
   if (t == nullptr || !t->is_static() || !IsSupportedTensorDType(t->dtype())) {
     // A `?` dimension usually comes from an ONNX model's symbolic batch.
-    std::string dynamic =
-        t != nullptr && !t->is_static()
-            ? fmt::format(", or give the shape a static size when importing (carve import "
-                          "--shape {}=D0,D1,...)",
-                          param.name())
-            : "";
+    // The option that fixes it, with the static dimensions filled in (D0,
+    // D1, ... for the `?`), as `carve import --summary` writes it.
+    std::string dynamic;
+    if (t != nullptr && !t->is_static()) {
+      std::vector<std::string> dims;
+      for (size_t i = 0; i < t->shape().size(); ++i) {
+        const Dim& d = t->shape()[i];
+        dims.push_back(d.is_any() ? fmt::format("D{}", i) : std::to_string(d.value));
+      }
+      dynamic = fmt::format(
+          ", or fix its `?` dimensions when importing the model (carve import MODEL.onnx "
+          "--shape {}={}; in the REPL, load MODEL.onnx --shape ...)",
+          param.name(), fmt::join(dims, ","));
+    }
     // A tuple or a function cannot come from an .npy file either: naming
     // --input there sent the user to a dead end.
     if (t == nullptr) {
@@ -239,6 +249,14 @@ absl::StatusOr<std::vector<NDArray>> PrepareRunInputs(const Function& main,
       continue;
     }
     CARVE_ASSIGN_OR_RETURN(NDArray a, ReadInputFile(path, options));
+    // Checked here, where the file is known: the interpreter's own check
+    // names the parameter only, and a user with several .npy files is left
+    // to guess which one has the wrong shape or dtype.
+    const Type* want = p->annotation() ? p->annotation() : p->checked_type();
+    if (absl::Status fits = CheckValueType(Value(a), want); !fits.ok()) {
+      return absl::InvalidArgumentError(fmt::format("parameter %{} from '{}': {}", name, path,
+                                                    std::string(fits.message())));
+    }
     values.push_back(std::move(a));
   }
   return values;

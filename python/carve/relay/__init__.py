@@ -108,13 +108,20 @@ _NOT_IN_CARVE = {
                        "arrays), as create_executor(...).evaluate() would",
     "optimize": "carve does not compile modules: run passes with carve.transform (Sequential, "
                 "parse_pipeline) and partition with carve.partition_for",
+    "analysis": "carve has no relay.analysis: a function's parameters are func.params, and "
+                "carve.ir.structural_equal / assert_structural_equal compare modules",
 }
 
 
 def __getattr__(name):
     if name in _NOT_IN_CARVE:
         raise AttributeError("carve.relay has no %r: %s" % (name, _NOT_IN_CARVE[name]))
-    return _op.op_function(name)
+    try:
+        return _op.op_function(name)
+    except AttributeError:
+        # Not "carve has no operator": the name may not be meant as one.
+        raise AttributeError("carve.relay has no %r (no such function, module or operator)"
+                             % name) from None
 
 
 def _install_operators():

@@ -10,6 +10,7 @@ context the backend's users build in (docs/backends.md). Arguments TVM's functio
 takes that carve cannot honour raise instead of being ignored.
 """
 
+from .register import get_pattern_table, register_pattern_table  # noqa: F401
 from .arm_compute_lib import partition_for_arm_compute_lib  # noqa: F401
 from .bnns import partition_for_bnns  # noqa: F401
 from .dnnl import partition_for_dnnl  # noqa: F401
