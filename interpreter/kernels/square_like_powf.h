@@ -34,15 +34,17 @@ namespace carve::nn_kernels {
 
 inline constexpr uint64_t kMidpointWindow = uint64_t{1} << 21;
 
-// True when (float)((double)x * x) may differ from powf(x, 2).
-inline bool SquareNeedsPowf(float x) {
-  const double p = double(x) * double(x);
-  const uint64_t low = std::bit_cast<uint64_t>(p) & ((uint64_t{1} << 29) - 1);
-  constexpr uint64_t kHalf = uint64_t{1} << 28;
-  const uint64_t dist = low > kHalf ? low - kHalf : kHalf - low;
-  // Written so that NaN fails the range test.
-  const bool normal = p >= 0x1p-126 && p < 0x1p128;
-  return !normal || dist < kMidpointWindow;
+// Nonzero when (float)((double)x * x) may differ from powf(x, 2): the
+// square is not a normal float (zero, subnormal, overflowing, infinite or
+// NaN: its biased double exponent is outside [1023 - 126, 1023 + 127]) or
+// lies within kMidpointWindow of a midpoint. Integer operations only, no
+// branches, so that the blocked loop below vectorises.
+inline uint64_t SquareNeedsPowf(float x) {
+  const uint64_t bits = std::bit_cast<uint64_t>(double(x) * double(x));
+  const uint64_t exponent = ((bits >> 52) & 0x7FF) - (1023 - 126);  // wraps below 2^-126
+  const int64_t dist = int64_t(bits & ((uint64_t{1} << 29) - 1)) - (int64_t{1} << 28);
+  const uint64_t abs_dist = uint64_t(dist < 0 ? -dist : dist);
+  return uint64_t(exponent >= 254) | uint64_t(abs_dist < kMidpointWindow);
 }
 
 // powf with an exponent the compiler cannot see: GCC folds pow(x, 2.0f)
@@ -59,7 +61,7 @@ inline void SquareLikePowf(const float* in, float* out, int64_t n) {
   for (; i + kBlock <= n; i += kBlock) {
     float x[kBlock];
     std::memcpy(x, in + i, sizeof x);  // out may alias in
-    bool slow = false;
+    uint64_t slow = 0;
     for (int k = 0; k < kBlock; ++k) {
       out[i + k] = float(double(x[k]) * double(x[k]));
       slow |= SquareNeedsPowf(x[k]);
