@@ -30,6 +30,10 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 namespace carve::nn_kernels {
 
 inline constexpr uint64_t kMidpointWindow = uint64_t{1} << 21;
@@ -58,6 +62,42 @@ inline float OpaquePow(float x, float y) {
 inline void SquareLikePowf(const float* in, float* out, int64_t n) {
   constexpr int kBlock = 16;
   int64_t i = 0;
+#if defined(__AVX512F__)
+  // The loop below in AVX-512 (GCC unrolls it into scalar code when it is
+  // inlined into the kernel): the float square is the double square
+  // rounded once, the test is SquareNeedsPowf's on 8 doubles at a time.
+  const __m512i exp_mask = _mm512_set1_epi64(0x7FF);
+  const __m512i exp_bias = _mm512_set1_epi64(1023 - 126);
+  const __m512i exp_span = _mm512_set1_epi64(254);
+  const __m512i low_mask = _mm512_set1_epi64((int64_t{1} << 29) - 1);
+  const __m512i half = _mm512_set1_epi64(int64_t{1} << 28);
+  const __m512i window = _mm512_set1_epi64(int64_t(kMidpointWindow));
+  auto needs_powf = [&](__m256 x8) -> __mmask8 {
+    const __m512d d = _mm512_cvtps_pd(x8);
+    const __m512i bits = _mm512_castpd_si512(_mm512_mul_pd(d, d));
+    const __m512i exponent =
+        _mm512_sub_epi64(_mm512_and_si512(_mm512_srli_epi64(bits, 52), exp_mask), exp_bias);
+    const __m512i dist = _mm512_abs_epi64(_mm512_sub_epi64(_mm512_and_si512(bits, low_mask), half));
+    return __mmask8(_mm512_cmpge_epu64_mask(exponent, exp_span) |
+                    _mm512_cmplt_epu64_mask(dist, window));
+  };
+  for (; i + kBlock <= n; i += kBlock) {
+    const __m512 x = _mm512_loadu_ps(in + i);
+    const __m256 lo = _mm512_castps512_ps256(x);
+    const __m256 hi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1));
+    const unsigned slow = unsigned(needs_powf(lo)) | (unsigned(needs_powf(hi)) << 8);
+    if (slow == 0) {
+      _mm512_storeu_ps(out + i, _mm512_mul_ps(x, x));
+      continue;
+    }
+    float xs[kBlock];
+    _mm512_storeu_ps(xs, x);  // out may alias in
+    _mm512_storeu_ps(out + i, _mm512_mul_ps(x, x));
+    for (int k = 0; k < kBlock; ++k) {
+      if (slow >> k & 1) out[i + k] = OpaquePow(xs[k], 2.0f);
+    }
+  }
+#endif
   for (; i + kBlock <= n; i += kBlock) {
     float x[kBlock];
     std::memcpy(x, in + i, sizeof x);  // out may alias in
