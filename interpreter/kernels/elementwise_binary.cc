@@ -11,6 +11,7 @@
 #include "interpreter/kernel_inplace.h"
 #include "interpreter/kernels/broadcast.h"
 #include "interpreter/kernels/kernel_util.h"
+#include "interpreter/kernels/square_like_powf.h"
 
 namespace carve {
 namespace {
@@ -246,6 +247,13 @@ void BinaryLoop(const BroadcastPlan& plan, const T* a, const T* b, R* out) {
       for (int64_t i = 0; i < n; ++i) po[i] = f(pa[i], pb[i]);
     } else if (s[0] == 1 && s[1] == 0) {
       const T y = *pb;
+      if constexpr (kOp == BinOp::kPow && std::is_same_v<T, float>) {
+        // x ** 2 (layer norms' variance): powf's bits, mostly without powf.
+        if (y == 2.0f) {
+          nn_kernels::SquareLikePowf(pa, po, n);
+          return;
+        }
+      }
       for (int64_t i = 0; i < n; ++i) po[i] = f(pa[i], y);
     } else if (s[0] == 0 && s[1] == 1) {
       const T x = *pa;
