@@ -130,19 +130,28 @@ dnnl::memory Reorder(const dnnl::memory& mem, const dnnl::memory::desc& desc, dn
 
 LayoutReorder::LayoutReorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to)
     : identity_(from == to), to_(to) {
-  if (!identity_) primitive_ = dnnl::reorder(dnnl::reorder::primitive_desc(Engine(), from, Engine(), to));
+  if (identity_) return;
+  transpose_ = PlanChannelsTranspose(from, to);
+  if (!transpose_) primitive_ = dnnl::reorder(dnnl::reorder::primitive_desc(Engine(), from, Engine(), to));
 }
 
 dnnl::memory LayoutReorder::Apply(const dnnl::memory& src, dnnl::stream& s) {
   if (identity_) return src;
   if (!buffer_) buffer_ = dnnl::memory(to_, Engine());  // once, on the first call
-  primitive_.execute(s, {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, buffer_}});
+  Into(src, buffer_, s);
   return buffer_;
 }
 
 void LayoutReorder::Into(const dnnl::memory& src, const dnnl::memory& dst, dnnl::stream& s) {
   if (identity_) {
     std::memcpy(dst.get_data_handle(), src.get_data_handle(), to_.get_size());
+    return;
+  }
+  if (transpose_) {
+    // CPU streams run in order on the calling thread: earlier primitives
+    // have written `src`.
+    transpose_->Run(static_cast<const float*>(src.get_data_handle()),
+                    static_cast<float*>(dst.get_data_handle()));
     return;
   }
   primitive_.execute(s, {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}});
