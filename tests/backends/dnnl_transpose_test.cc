@@ -36,9 +36,10 @@ void ExpectSameAsReorder(const memory::desc& from, const memory::desc& to) {
 TEST(DnnlTranspose, PlainToChannelsLastAndBack) {
   // Sizes below, at and past the 8 x 8 blocks, batch 1 and 2, 3 to 5 dims.
   const std::vector<std::pair<memory::dims, std::pair<tag, tag>>> cases = {
-      {{1, 200, 2, 96}, {tag::nchw, tag::nhwc}}, {{1, 3, 48, 192}, {tag::nchw, tag::nhwc}},
+      {{1, 200, 2, 96}, {tag::nchw, tag::nhwc}}, {{1, 9, 48, 192}, {tag::nchw, tag::nhwc}},
       {{2, 13, 7, 5}, {tag::nchw, tag::nhwc}},   {{1, 8, 8, 1}, {tag::nchw, tag::nhwc}},
       {{3, 17, 9}, {tag::ncw, tag::nwc}},        {{2, 9, 3, 4, 5}, {tag::ncdhw, tag::ndhwc}},
+      {{1, 8, 2, 4}, {tag::nchw, tag::nhwc}},
       {{1, 1000, 13, 13}, {tag::nchw, tag::nhwc}}};
   for (const auto& [dims, tags] : cases) {
     SCOPED_TRACE(::testing::PrintToString(dims));
@@ -56,6 +57,9 @@ TEST(DnnlTranspose, OtherLayoutsAreLeftToOneDnn) {
   // One pixel: both layouts are the same bytes.
   const memory::dims pixel{1, 32, 1, 1};
   EXPECT_FALSE(PlanChannelsTranspose(Desc(pixel, tag::nchw), Desc(pixel, tag::nhwc)));
+  // Under 8 channels or pixels.
+  EXPECT_FALSE(PlanChannelsTranspose(Desc({1, 3, 48, 192}, tag::nchw), Desc({1, 3, 48, 192}, tag::nhwc)));
+  EXPECT_FALSE(PlanChannelsTranspose(Desc({1, 32, 7}, tag::ncw), Desc({1, 32, 7}, tag::nwc)));
   // Different dims.
   EXPECT_FALSE(PlanChannelsTranspose(Desc(d, tag::nchw), Desc({1, 32, 6, 7}, tag::nhwc)));
 }
