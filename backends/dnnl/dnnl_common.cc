@@ -90,6 +90,12 @@ dnnl::memory::desc F32Plain(const std::vector<int64_t>& dims) {
   return F32Desc(dims, strides);
 }
 
+dnnl::memory TouchedMemory(const dnnl::memory::desc& desc) {
+  dnnl::memory m(desc, Engine());
+  if (desc.get_size() > 0) std::memset(m.get_data_handle(), 0, desc.get_size());
+  return m;
+}
+
 dnnl::memory Wrap(const dnnl::memory::desc& desc, const NDArray& tensor) {
   return dnnl::memory(desc, Engine(), const_cast<void*>(tensor.raw_data()));
 }
@@ -137,9 +143,13 @@ LayoutReorder::LayoutReorder(const dnnl::memory::desc& from, const dnnl::memory:
 
 dnnl::memory LayoutReorder::Apply(const dnnl::memory& src, dnnl::stream& s) {
   if (identity_) return src;
-  if (!buffer_) buffer_ = dnnl::memory(to_, Engine());  // once, on the first call
+  if (!buffer_) PrepareApply();
   Into(src, buffer_, s);
   return buffer_;
+}
+
+void LayoutReorder::PrepareApply() {
+  if (!identity_ && !buffer_) buffer_ = TouchedMemory(to_);
 }
 
 void LayoutReorder::Into(const dnnl::memory& src, const dnnl::memory& dst, dnnl::stream& s) {
@@ -159,7 +169,7 @@ void LayoutReorder::Into(const dnnl::memory& src, const dnnl::memory& dst, dnnl:
 
 dnnl::memory ScratchpadFor(const dnnl::memory::desc& desc) {
   if (desc.get_size() == 0) return dnnl::memory();
-  return dnnl::memory(desc, Engine());
+  return TouchedMemory(desc);
 }
 
 dnnl::primitive_attr UserScratchpadAttr() {
