@@ -13,32 +13,19 @@
 #include "backends/json/serializer.h"
 #include "backends/runtime/json_runtime.h"
 #include "backends_test_util.h"
+#include "dnnl_graph_util.h"
 #include "gtest/gtest.h"
 #include "interpreter/evaluator.h"
 
 namespace carve {
 namespace {
 
-struct Graph {
-  SerializedFunction serialized;
-  std::unique_ptr<JsonRuntime> runtime;
-};
+using Graph = testing::DnnlGraph;
 
-Graph Build(const Module& mod) {
-  Graph g;
-  g.serialized = SerializeFunction(mod.Lookup("part"), "part").value();
-  std::map<std::string, NDArray, std::less<>> constants(g.serialized.constants.begin(),
-                                                        g.serialized.constants.end());
-  static const auto kernels = dnnl_backend::MakeDnnlKernels();
-  g.runtime = JsonRuntime::Create(g.serialized.graph, constants, *kernels).value();
-  return g;
-}
+Graph Build(const Module& mod) { return testing::BuildDnnlGraph(mod); }
 
 std::vector<NDArray> Reference(const Module& mod, const std::vector<NDArray>& inputs) {
-  InterpreterOptions plain;
-  plain.external = nullptr;
-  Interpreter interpreter(mod, plain);
-  return interpreter.RunFlat("main", inputs).value();
+  return testing::ReferenceOutputs(mod, inputs);
 }
 
 // The names of the kernel nodes that ran.
