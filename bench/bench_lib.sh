@@ -39,3 +39,23 @@ cpu_per_call() { # N CMD [ARG...]
   many=$(cpu_seconds "$@" --repeat "$n")
   awk -v a="$one" -v b="$many" -v n="$n" 'BEGIN { printf "%.1f", (b - a) * 1e6 / (n - 1) }'
 }
+
+# The options of ort_cpu.sh and ort_first.sh (--carve, --rounds, --ort,
+# --work, --models; sets those variables), then their shared checks.
+# `script` names the caller in errors.
+parse_ort_reuse_args() { # SCRIPT [ARG...]
+  local script=$1
+  shift
+  while [[ $# -gt 0 ]]; do
+    case $1 in
+      --carve) carve=$2; shift 2 ;;
+      --rounds) rounds=$2; shift 2 ;;
+      --ort) ort=$2; shift 2 ;;
+      --work) work=$2; shift 2 ;;
+      --models) models=$2; shift 2 ;;
+      *) echo "$script: unknown argument $1" >&2; exit 2 ;;
+    esac
+  done
+  [[ -d $work ]] || { echo "$script: no $work (run bench/ort_compare.sh first)" >&2; exit 1; }
+  [[ -x $carve ]] || { echo "$script: no carve at $carve" >&2; exit 1; }
+}

@@ -16,18 +16,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/bench/bench_lib.sh"
 rounds=3
-while [[ $# -gt 0 ]]; do
-  case $1 in
-    --carve) carve=$2; shift 2 ;;
-    --rounds) rounds=$2; shift 2 ;;
-    --ort) ort=$2; shift 2 ;;
-    --work) work=$2; shift 2 ;;
-    --models) models=$2; shift 2 ;;
-    *) echo "ort_cpu.sh: unknown argument $1" >&2; exit 2 ;;
-  esac
-done
-[[ -d $work ]] || { echo "ort_cpu.sh: no $work (run bench/ort_compare.sh first)" >&2; exit 1; }
-[[ -x $carve ]] || { echo "ort_cpu.sh: no carve at $carve" >&2; exit 1; }
+parse_ort_reuse_args ort_cpu.sh "$@"
 
 # first_call_us of one fresh process of CMD (stderr of `--repeat 1 --warmup 0`).
 first_call() { # CMD [ARG...]

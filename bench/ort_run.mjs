@@ -99,8 +99,11 @@ async function main() {
     feeds[name] = new ort.Tensor('float32', values, dims);
   }
   t = now();
+  const cpu = process.cpuUsage();  // all threads of the process, user + system
   await session.run(feeds);
   const firstUs = now() - t;
+  const firstCpu = process.cpuUsage(cpu);
+  const firstCpuUs = firstCpu.user + firstCpu.system;
   for (let i = 0; i < a.warmup; ++i) await session.run(feeds);
   const us = [];
   for (let i = 0; i < a.repeat; ++i) {
@@ -109,6 +112,7 @@ async function main() {
     us.push(now() - t);
   }
   process.stderr.write(`session_us: ${sessionUs.toFixed(1)}\nfirst_call_us: ${firstUs.toFixed(1)}\n` +
+    `first_call_cpu_us: ${firstCpuUs.toFixed(1)}\n` +
     `latency_us: ${summary(us)} (${a.repeat} calls after ${a.warmup} warm-up)\n`);
 }
 

@@ -90,6 +90,12 @@ dnnl::memory::desc F32Plain(const std::vector<int64_t>& dims) {
   return F32Desc(dims, strides);
 }
 
+dnnl::memory TouchedMemory(const dnnl::memory::desc& desc) {
+  dnnl::memory m(desc, Engine());
+  if (desc.get_size() > 0) std::memset(m.get_data_handle(), 0, desc.get_size());
+  return m;
+}
+
 dnnl::memory Wrap(const dnnl::memory::desc& desc, const NDArray& tensor) {
   return dnnl::memory(desc, Engine(), const_cast<void*>(tensor.raw_data()));
 }
@@ -130,14 +136,20 @@ dnnl::memory Reorder(const dnnl::memory& mem, const dnnl::memory::desc& desc, dn
 
 LayoutReorder::LayoutReorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to)
     : identity_(from == to), to_(to) {
-  if (!identity_) primitive_ = dnnl::reorder(dnnl::reorder::primitive_desc(Engine(), from, Engine(), to));
+  if (identity_) return;
+  transpose_ = PlanChannelsTranspose(from, to);
+  if (!transpose_) primitive_ = dnnl::reorder(dnnl::reorder::primitive_desc(Engine(), from, Engine(), to));
 }
 
 dnnl::memory LayoutReorder::Apply(const dnnl::memory& src, dnnl::stream& s) {
   if (identity_) return src;
-  if (!buffer_) buffer_ = dnnl::memory(to_, Engine());  // once, on the first call
-  primitive_.execute(s, {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, buffer_}});
+  if (!buffer_) PrepareApply();
+  Into(src, buffer_, s);
   return buffer_;
+}
+
+void LayoutReorder::PrepareApply() {
+  if (!identity_ && !buffer_) buffer_ = TouchedMemory(to_);
 }
 
 void LayoutReorder::Into(const dnnl::memory& src, const dnnl::memory& dst, dnnl::stream& s) {
@@ -145,12 +157,19 @@ void LayoutReorder::Into(const dnnl::memory& src, const dnnl::memory& dst, dnnl:
     std::memcpy(dst.get_data_handle(), src.get_data_handle(), to_.get_size());
     return;
   }
+  if (transpose_) {
+    // CPU streams run in order on the calling thread: earlier primitives
+    // have written `src`.
+    transpose_->Run(static_cast<const float*>(src.get_data_handle()),
+                    static_cast<float*>(dst.get_data_handle()));
+    return;
+  }
   primitive_.execute(s, {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}});
 }
 
 dnnl::memory ScratchpadFor(const dnnl::memory::desc& desc) {
   if (desc.get_size() == 0) return dnnl::memory();
-  return dnnl::memory(desc, Engine());
+  return TouchedMemory(desc);
 }
 
 dnnl::primitive_attr UserScratchpadAttr() {

@@ -321,9 +321,10 @@ class DnnlConvKernel : public IntoKernel {
     // The per-call conversions between the Relay layouts and the
     // primitive's, prepared once with their buffers.
     src_reorder_ = LayoutReorder(user_src_, src_);
+    src_reorder_.PrepareApply();
     dst_reorder_ = LayoutReorder(dst_, user_dst_);
     if (spec_.sum) sum_reorder_ = LayoutReorder(user_dst_, dst_);
-    if (!dst_reorder_.identity()) dst_buffer_ = memory(dst_, Engine());
+    if (!dst_reorder_.identity()) dst_buffer_ = TouchedMemory(dst_);
     // Constant weights are reordered into the primitive's layout once.
     const NDArray& w = ctx.const_inputs[*spec_.weight];
     if (w.defined()) {
@@ -332,6 +333,7 @@ class DnnlConvKernel : public IntoKernel {
       stream_.wait();
     } else {
       weight_reorder_ = LayoutReorder(user_weights_, weights_);
+      weight_reorder_.PrepareApply();
     }
   }
 

@@ -31,6 +31,9 @@ absl::StatusOr<std::unique_ptr<NodeKernel>> MakeDnnlSoftmax(const NodeBuildConte
 absl::StatusOr<std::unique_ptr<NodeKernel>> MakeDnnlPool(const NodeBuildContext& ctx);
 // add / multiply with numpy broadcasting of one operand.
 absl::StatusOr<std::unique_ptr<NodeKernel>> MakeDnnlBinary(const NodeBuildContext& ctx);
+// multiply: x * clip(x + k, lo, hi) in one pass when it ends such a chain
+// (hard-swish; dnnl_chain.cc), else MakeDnnlBinary.
+absl::StatusOr<std::unique_ptr<NodeKernel>> MakeDnnlMultiply(const NodeBuildContext& ctx);
 // nn.layer_norm over the last axis (oneDNN's layer_normalization; a
 // transformer's normalization otherwise runs on the reference kernel).
 absl::StatusOr<std::unique_ptr<NodeKernel>> MakeDnnlLayerNorm(const NodeBuildContext& ctx);

@@ -57,6 +57,7 @@ class MatmulKernel : public IntoKernel {
         stream_.wait();
       } else {
         weight_reorder_ = LayoutReorder(plan_.weights, weights_);
+        weight_reorder_.PrepareApply();
       }
     });
   }

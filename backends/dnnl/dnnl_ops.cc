@@ -39,7 +39,7 @@ class PrimitiveKernel : public IntoKernel {
   // A buffer of `desc` passed as `dnnl_arg` on every call (outputs the node
   // does not return, such as layer normalization's mean and variance).
   void AddBuffer(int dnnl_arg, const memory::desc& desc) {
-    if (desc.get_size() > 0) buffers_.emplace_back(dnnl_arg, memory(desc, Engine()));
+    if (desc.get_size() > 0) buffers_.emplace_back(dnnl_arg, TouchedMemory(desc));
   }
 
   absl::Status RunInto(std::span<const NDArray> inputs, NDArray& out) override {

@@ -101,7 +101,7 @@ std::shared_ptr<BackendKernels> MakeDnnlKernels(std::string name) {
   }
   kernels->Add("nn.softmax", WithFallback(MakeDnnlSoftmax, reference));
   kernels->Add("add", WithFallback(MakeDnnlBinary, reference));
-  kernels->Add("multiply", WithFallback(MakeDnnlBinary, reference));
+  kernels->Add("multiply", WithFallback(MakeDnnlMultiply, reference));
   kernels->Add("nn.batch_matmul", WithFallback(MakeDnnlBatchMatmul, reference));
   kernels->Add("nn.layer_norm", WithFallback(MakeDnnlLayerNorm, reference));
   return kernels;

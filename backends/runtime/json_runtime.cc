@@ -88,6 +88,11 @@ absl::StatusOr<std::unique_ptr<JsonRuntime>> JsonRuntime::Create(
   rt->kernels_.resize(rt->graph_.nodes.size());
   rt->last_use_.assign(rt->row_ptr_.back(), -1);
   std::vector<NDArray> const_of_entry(rt->row_ptr_.back());
+  std::vector<uint32_t> readers(rt->row_ptr_.back(), 0);
+  for (const JsonNode& node : rt->graph_.nodes) {
+    for (const JsonEntry& e : node.inputs) ++readers[rt->row_ptr_[e.node] + e.index];
+  }
+  for (const JsonEntry& head : rt->graph_.heads) ++readers[rt->row_ptr_[head.node] + head.index];
   for (uint32_t nid = 0; nid < rt->graph_.nodes.size(); ++nid) {
     const JsonNode& node = rt->graph_.nodes[nid];
     if (node.op == "input") {
@@ -105,10 +110,11 @@ absl::StatusOr<std::unique_ptr<JsonRuntime>> JsonRuntime::Create(
       ctx.graph = &rt->graph_;
       ctx.nid = nid;
       ctx.device = options.device;
+      ctx.entry_constants = &const_of_entry;
+      ctx.entry_readers = &readers;
+      ctx.row_ptr = &rt->row_ptr_;
       for (const JsonEntry& e : node.inputs) {
-        uint32_t eid = rt->row_ptr_[e.node] + e.index;
-        ctx.const_inputs.push_back(const_of_entry[eid]);
-        rt->last_use_[eid] = nid;
+        ctx.const_inputs.push_back(const_of_entry[rt->row_ptr_[e.node] + e.index]);
       }
       const NodeKernelFactory* factory = kernels.Find(node);
       absl::StatusOr<std::unique_ptr<NodeKernel>> kernel =
@@ -125,11 +131,37 @@ absl::StatusOr<std::unique_ptr<JsonRuntime>> JsonRuntime::Create(
       rt->kernels_[nid] = *std::move(kernel);
     }
   }
-  for (const JsonEntry& head : rt->graph_.heads) {
-    rt->last_use_[rt->row_ptr_[head.node] + head.index] = int64_t(rt->graph_.nodes.size());
-  }
+  rt->DropUnreadNodes();
   rt->PlanNativeEntries();
   return rt;
+}
+
+void JsonRuntime::DropUnreadNodes() {
+  std::vector<bool> needed(row_ptr_.back(), false);
+  for (const JsonEntry& head : graph_.heads) needed[row_ptr_[head.node] + head.index] = true;
+  for (uint32_t nid = uint32_t(graph_.nodes.size()); nid-- > 0;) {
+    if (kernels_[nid] == nullptr) continue;
+    bool live = false;
+    for (uint32_t i = 0; i < graph_.nodes[nid].num_outputs; ++i) live = live || needed[row_ptr_[nid] + i];
+    if (!live) {
+      kernels_[nid].reset();  // its readers compute without it
+      continue;
+    }
+    const JsonNode& node = graph_.nodes[nid];
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (kernels_[nid]->ReadsInput(i)) needed[row_ptr_[node.inputs[i].node] + node.inputs[i].index] = true;
+    }
+  }
+  for (uint32_t nid = 0; nid < graph_.nodes.size(); ++nid) {
+    if (kernels_[nid] == nullptr) continue;
+    const JsonNode& node = graph_.nodes[nid];
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (kernels_[nid]->ReadsInput(i)) last_use_[row_ptr_[node.inputs[i].node] + node.inputs[i].index] = nid;
+    }
+  }
+  for (const JsonEntry& head : graph_.heads) {
+    last_use_[row_ptr_[head.node] + head.index] = int64_t(graph_.nodes.size());
+  }
 }
 
 size_t JsonRuntime::num_native_entries() const {
@@ -144,10 +176,12 @@ void JsonRuntime::PlanNativeEntries() {
   std::vector<bool> read(num_entries, false);
   for (uint32_t nid = 0; nid < graph_.nodes.size(); ++nid) {
     const JsonNode& node = graph_.nodes[nid];
+    if (kernels_[nid] == nullptr) continue;  // a leaf, or a node nothing reads
     for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (!kernels_[nid]->ReadsInput(i)) continue;
       uint32_t eid = row_ptr_[node.inputs[i].node] + node.inputs[i].index;
       read[eid] = true;
-      if (kernels_[nid] == nullptr || !kernels_[nid]->TakesNative(i)) readable[eid] = false;
+      if (!kernels_[nid]->TakesNative(i)) readable[eid] = false;
     }
   }
   for (const JsonEntry& head : graph_.heads) readable[row_ptr_[head.node] + head.index] = false;
@@ -160,8 +194,13 @@ void JsonRuntime::PlanNativeEntries() {
     native_node_[nid] = true;
   }
   for (uint32_t nid = 0; nid < graph_.nodes.size(); ++nid) {
-    for (const JsonEntry& e : graph_.nodes[nid].inputs) {
-      if (native_entry_[row_ptr_[e.node] + e.index]) native_node_[nid] = true;
+    if (kernels_[nid] == nullptr) continue;
+    const JsonNode& node = graph_.nodes[nid];
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const JsonEntry& e = node.inputs[i];
+      if (kernels_[nid]->ReadsInput(i) && native_entry_[row_ptr_[e.node] + e.index]) {
+        native_node_[nid] = true;
+      }
     }
   }
 }

@@ -59,6 +59,9 @@ class JsonRuntime {
 
  private:
   JsonRuntime() = default;
+  // Drops the kernels of nodes whose outputs no head and no kernel reads
+  // (NodeKernel::ReadsInput) and sets last_use_ from the readers left.
+  void DropUnreadNodes();
   // Marks the entries passed between kernels as native tensors
   // (NodeKernel::MakesNative / TakesNative) and the nodes that run natively.
   void PlanNativeEntries();

@@ -12,6 +12,11 @@ DataType NodeBuildContext::InputDType(size_t i) const {
   return graph->nodes[e.node].dtypes[e.index];
 }
 
+uint32_t NodeBuildContext::EntryOf(uint32_t nid, size_t i) const {
+  const JsonEntry& e = graph->nodes[nid].inputs[i];
+  return (*row_ptr)[e.node] + e.index;
+}
+
 const Type* NodeBuildContext::OutputType() const {
   const JsonNode& n = node();
   std::vector<const Type*> fields;

@@ -33,6 +33,13 @@ struct NodeBuildContext {
   std::vector<NDArray> const_inputs;
   // Thread pool for the reference kernels (may be null).
   const Eigen::ThreadPoolDevice* device = nullptr;
+  // By entry id (JsonGraph::NodeRowPtr numbering), while the runtime is
+  // created (null in contexts made elsewhere): the constant tensor of const
+  // entries, and how many node inputs and heads read each entry. For
+  // kernels that compute a chain of nodes ending at theirs.
+  const std::vector<NDArray>* entry_constants = nullptr;
+  const std::vector<uint32_t>* entry_readers = nullptr;
+  const std::vector<uint32_t>* row_ptr = nullptr;
 
   const JsonNode& node() const { return graph->nodes[nid]; }
   // The shape and dtype of input `i` (from the producing node).
@@ -41,6 +48,8 @@ struct NodeBuildContext {
   // The node's output type: a TensorType, or a TupleType for several
   // outputs (`?` dims stay dynamic).
   const Type* OutputType() const;
+  // The entry id of input `i` of node `nid` (needs row_ptr).
+  uint32_t EntryOf(uint32_t nid, size_t i) const;
 };
 
 // A tensor one kernel of a library leaves in the library's own layout
@@ -67,6 +76,12 @@ class NodeKernel {
  public:
   virtual ~NodeKernel() = default;
   virtual absl::StatusOr<std::vector<NDArray>> Run(std::span<const NDArray> inputs) = 0;
+
+  // Whether Run reads input `i`. A kernel that computes its input's
+  // producers itself (x * clip(x + 3, 0, 6) from x alone) does not: the
+  // runtime then skips nodes whose outputs nothing reads, and passes an
+  // undefined tensor for the input.
+  virtual bool ReadsInput(size_t /*input*/) const { return true; }
 
   // Native tensors (the JSON runtime uses them for an entry whose producer
   // makes them and whose every reader takes them). Whether input `i` may be

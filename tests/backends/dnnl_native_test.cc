@@ -10,6 +10,7 @@
 #include "backends/runtime/json_runtime.h"
 #include "fmt/format.h"
 #include "backends_test_util.h"
+#include "dnnl_graph_util.h"
 #include "gtest/gtest.h"
 #include "interpreter/evaluator.h"
 
@@ -35,26 +36,12 @@ def @main(%x: Tensor[(1, 16, 14, 14), float32], %w0: Tensor[(32, 16, 3, 3), floa
 }
 )";
 
-struct Graph {
-  SerializedFunction serialized;
-  std::unique_ptr<JsonRuntime> runtime;
-};
+using Graph = testing::DnnlGraph;
 
-Graph Build(const Module& mod) {
-  Graph g;
-  g.serialized = SerializeFunction(mod.Lookup("part"), "part").value();
-  std::map<std::string, NDArray, std::less<>> constants(g.serialized.constants.begin(),
-                                                        g.serialized.constants.end());
-  static const auto kernels = dnnl_backend::MakeDnnlKernels();
-  g.runtime = JsonRuntime::Create(g.serialized.graph, constants, *kernels).value();
-  return g;
-}
+Graph Build(const Module& mod) { return testing::BuildDnnlGraph(mod); }
 
 std::vector<NDArray> Reference(const Module& mod, const std::vector<NDArray>& inputs) {
-  InterpreterOptions plain;
-  plain.external = nullptr;
-  Interpreter interpreter(mod, plain);
-  return interpreter.RunFlat("main", inputs).value();
+  return testing::ReferenceOutputs(mod, inputs);
 }
 
 TEST(DnnlNative, ConvToConvEntriesStayNative) {

@@ -1,0 +1,144 @@
+#include "backends/dnnl/dnnl_transpose.h"
+
+#include <vector>
+
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
+
+namespace carve::dnnl_backend {
+namespace {
+
+enum class Arrangement { kOther, kPlain, kChannelsLast };
+
+// Whether `d` is a dense, unpadded float32 tensor of 3 to 5 dims, row-major
+// in logical order (plain) or with the channel axis (1) innermost.
+Arrangement ArrangementOf(const dnnl::memory::desc& d) {
+  const dnnl_memory_desc_t& m = d.data;
+  if (m.data_type != dnnl_f32 || m.format_kind != dnnl_blocked || m.ndims < 3 || m.ndims > 5 ||
+      m.offset0 != 0 || m.format_desc.blocking.inner_nblks != 0) {
+    return Arrangement::kOther;
+  }
+  const int n = m.ndims;
+  for (int i = 0; i < n; ++i) {
+    if (m.dims[i] <= 0 || m.padded_dims[i] != m.dims[i] || m.padded_offsets[i] != 0) {
+      return Arrangement::kOther;
+    }
+  }
+  const dnnl_dims_t& s = m.format_desc.blocking.strides;
+  auto row_major = [&](const std::vector<int>& order) {
+    int64_t expected = 1;
+    for (size_t k = order.size(); k-- > 0;) {
+      if (m.dims[order[k]] != 1 && s[order[k]] != expected) return false;
+      expected *= m.dims[order[k]];
+    }
+    return true;
+  };
+  std::vector<int> plain(n), last{0};
+  for (int i = 0; i < n; ++i) plain[i] = i;
+  for (int i = 2; i < n; ++i) last.push_back(i);
+  last.push_back(1);
+  // A tensor with one channel or one pixel is both: no transpose needed,
+  // and oneDNN's reorder is a copy there anyway.
+  const bool is_plain = row_major(plain), is_last = row_major(last);
+  if (is_plain == is_last) return Arrangement::kOther;
+  return is_plain ? Arrangement::kPlain : Arrangement::kChannelsLast;
+}
+
+// The scalar transpose of a block (edges, and builds without AVX).
+void TransposeScalar(const float* src, int64_t rows, int64_t cols, int64_t lds, float* dst,
+                     int64_t ldd) {
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) dst[j * ldd + i] = src[i * lds + j];
+  }
+}
+
+#if defined(__AVX__)
+// An 8 x 8 block through eight 256-bit registers.
+inline void Transpose8x8(const float* src, int64_t lds, float* dst, int64_t ldd) {
+  __m256 r0 = _mm256_loadu_ps(src + 0 * lds), r1 = _mm256_loadu_ps(src + 1 * lds);
+  __m256 r2 = _mm256_loadu_ps(src + 2 * lds), r3 = _mm256_loadu_ps(src + 3 * lds);
+  __m256 r4 = _mm256_loadu_ps(src + 4 * lds), r5 = _mm256_loadu_ps(src + 5 * lds);
+  __m256 r6 = _mm256_loadu_ps(src + 6 * lds), r7 = _mm256_loadu_ps(src + 7 * lds);
+  __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+  __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+  __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+  __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+  __m256 s0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+  __m256 s1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+  __m256 s2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+  __m256 s3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+  __m256 s4 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(1, 0, 1, 0));
+  __m256 s5 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(3, 2, 3, 2));
+  __m256 s6 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(1, 0, 1, 0));
+  __m256 s7 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(3, 2, 3, 2));
+  _mm256_storeu_ps(dst + 0 * ldd, _mm256_permute2f128_ps(s0, s4, 0x20));
+  _mm256_storeu_ps(dst + 1 * ldd, _mm256_permute2f128_ps(s1, s5, 0x20));
+  _mm256_storeu_ps(dst + 2 * ldd, _mm256_permute2f128_ps(s2, s6, 0x20));
+  _mm256_storeu_ps(dst + 3 * ldd, _mm256_permute2f128_ps(s3, s7, 0x20));
+  _mm256_storeu_ps(dst + 4 * ldd, _mm256_permute2f128_ps(s0, s4, 0x31));
+  _mm256_storeu_ps(dst + 5 * ldd, _mm256_permute2f128_ps(s1, s5, 0x31));
+  _mm256_storeu_ps(dst + 6 * ldd, _mm256_permute2f128_ps(s2, s6, 0x31));
+  _mm256_storeu_ps(dst + 7 * ldd, _mm256_permute2f128_ps(s3, s7, 0x31));
+}
+#endif
+
+}  // namespace
+
+void TransposeMatrix(const float* src, int64_t rows, int64_t cols, int64_t lds, float* dst,
+                     int64_t ldd) {
+#if defined(__AVX__)
+  // 8 x 8 blocks. The inner loop walks the shorter side, so the cache
+  // lines it touches on the other (8 per block) stay in L1: a 168 x 1000
+  // matrix took 147 us walking its 1000 columns inside, 60 us walking its
+  // 168 rows inside; a 1000 x 168 one 20 and 47 us.
+  const int64_t full_rows = rows / 8 * 8, full_cols = cols / 8 * 8;
+  if (cols <= rows) {
+    for (int64_t i = 0; i < full_rows; i += 8) {
+      for (int64_t j = 0; j < full_cols; j += 8) {
+        Transpose8x8(src + i * lds + j, lds, dst + j * ldd + i, ldd);
+      }
+    }
+  } else {
+    for (int64_t j = 0; j < full_cols; j += 8) {
+      for (int64_t i = 0; i < full_rows; i += 8) {
+        Transpose8x8(src + i * lds + j, lds, dst + j * ldd + i, ldd);
+      }
+    }
+  }
+  // The columns right of the blocks, then the rows below them.
+  TransposeScalar(src + full_cols, full_rows, cols - full_cols, lds, dst + full_cols * ldd, ldd);
+  TransposeScalar(src + full_rows * lds, rows - full_rows, cols, lds, dst + full_rows, ldd);
+#else
+  TransposeScalar(src, rows, cols, lds, dst, ldd);
+#endif
+}
+
+void ChannelsTranspose::Run(const float* src, float* dst) const {
+  const int64_t item = rows * cols;
+  for (int64_t n = 0; n < batch; ++n) {
+    TransposeMatrix(src + n * item, rows, cols, cols, dst + n * item, rows);
+  }
+}
+
+std::optional<ChannelsTranspose> PlanChannelsTranspose(const dnnl::memory::desc& from,
+                                                       const dnnl::memory::desc& to) {
+  if (from.dims() != to.dims()) return std::nullopt;
+  const Arrangement a = ArrangementOf(from), b = ArrangementOf(to);
+  if (a == Arrangement::kOther || b == Arrangement::kOther || a == b) return std::nullopt;
+  const dnnl::memory::dims dims = from.dims();
+  int64_t spatial = 1;
+  for (size_t i = 2; i < dims.size(); ++i) spatial *= dims[i];
+  // Under 8 channels or pixels the 8 x 8 blocks do not apply, and the
+  // scalar loop is slower than oneDNN (1x3x48x192 to NHWC: 7.5 against
+  // 4.2 us).
+  if (dims[1] < 8 || spatial < 8) return std::nullopt;
+  ChannelsTranspose t;
+  t.batch = dims[0];
+  // Plain to channels-last transposes C x S; the way back S x C.
+  t.rows = a == Arrangement::kPlain ? dims[1] : spatial;
+  t.cols = a == Arrangement::kPlain ? spatial : dims[1];
+  return t;
+}
+
+}  // namespace carve::dnnl_backend
