@@ -57,6 +57,7 @@ struct Value {
   int uses = 0;
   bool is_param = false;
   bool is_output_candidate = true;  // false for parameters and `%cond`
+  bool pickable = true;  // false for values only their maker may use (keys, int8)
 };
 
 class ProgramBuilder {
@@ -77,6 +78,12 @@ class ProgramBuilder {
   // Value `i` is never an output of @main (tuple fields that repeat their
   // operands, batch_norm's statistics).
   void Hide(int i) { values_[i].is_output_candidate = false; }
+  // Value `i` is hidden and never drawn as an operand (random keys, the
+  // integer fields of sparse tuples): only the generator that made it uses it.
+  void Internal(int i) {
+    Hide(i);
+    values_[i].pickable = false;
+  }
   // Marks value `i` used and returns its ref.
   std::string Use(int i);
   // Binds `expr` of type `t` to a new variable; returns the value index.

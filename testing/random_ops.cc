@@ -388,6 +388,8 @@ const std::vector<OpGen>& OpTable() {
   static const std::vector<OpGen> kTable = [] {
     std::vector<OpGen> all = CoreOps();
     all.insert(all.end(), MoreOps().begin(), MoreOps().end());
+    all.insert(all.end(), ContribOps().begin(), ContribOps().end());
+    all.insert(all.end(), QuantOps().begin(), QuantOps().end());
     return all;
   }();
   return kTable;

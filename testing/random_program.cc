@@ -65,7 +65,7 @@ std::string ProgramBuilder::CondRef() {
 int ProgramBuilder::PickValue(const std::function<bool(const TensorT&)>& accept) {
   std::vector<int> ok;
   for (int i = 0; i < int(values_.size()); ++i) {
-    if (accept(values_[i].type)) ok.push_back(i);
+    if (values_[i].pickable && accept(values_[i].type)) ok.push_back(i);
   }
   if (ok.empty()) return -1;
   // Half the time one of the three most recent: deep chains, not only fans.
