@@ -106,6 +106,8 @@ class ProgramBuilder {
   void count_op() { ++num_ops_; }
   // `if (%cond) { a } else { b }` needs one bool parameter, made on demand.
   std::string CondRef();
+  // The program uses an op the interpreter cannot run.
+  void MarkNotRunnable() { runnable_ = false; }
 
  private:
   Rng rng_;
@@ -119,10 +121,13 @@ class ProgramBuilder {
   int next_sym_ = 0;
   int num_ops_ = 0;
   std::string cond_ref_;
+  bool runnable_ = true;
 };
 
 // Appends one random operation to `b` (random_ops.cc); returns false when the
 // chosen op did not apply (the caller draws again).
 bool AddRandomOp(ProgramBuilder& b);
+// Appends one op that has no interpreter kernel (random_ops_contrib.cc).
+bool AddNoKernelOp(ProgramBuilder& b);
 
 }  // namespace carve::testing

@@ -368,6 +368,43 @@ bool Bitserial(ProgramBuilder& b) {
 
 }  // namespace
 
+// Ops TVM's passes create that the interpreter has no kernel for: typed
+// and partitioned, never run (RandomProgram::runnable).
+bool NoKernel(ProgramBuilder& b) {
+  int r = int(b.rng().Range(0, 2));
+  if (r == 0) {  // vision.yolo_reorg: (N, C, H, W) -> (N, C*s*s, H/s, W/s)
+    int i = Image(b, 1);
+    TensorT t = b.value(i).type;
+    int64_t s = b.rng().Range(1, 2);
+    if (t.shape[2].size % s != 0 || t.shape[3].size % s != 0) return false;
+    b.Bind(fmt::format("vision.yolo_reorg({}, stride={})", b.Use(i), s),
+           TensorT{{t.shape[0], Dim{t.shape[1].size * s * s}, Dim{t.shape[2].size / s},
+                    Dim{t.shape[3].size / s}}});
+  } else if (r == 1) {  // NNPACK's winograd weight transform: 3x3 -> 8x8 tiles
+    TensorT w{{Dim{b.rng().Range(1, 4)}, Dim{b.rng().Range(1, 4)}, Dim{3}, Dim{3}}};
+    std::string ref = b.NewParam(w, "w");
+    TensorT out = w;
+    out.shape[2] = out.shape[3] = Dim{8};
+    b.Bind(fmt::format("nn.contrib_conv2d_winograd_nnpack_weight_transform({}, "
+                       "convolution_algorithm={})",
+                       ref, b.rng().Range(1, 3)),
+           out);
+  } else {  // the gradient of a stride-1 conv2d with respect to its weight
+    int i = Image(b, 2);
+    TensorT t = b.value(i).type;
+    int64_t o = b.rng().Range(1, 4), k = b.rng().Range(1, 3), p = b.rng().Range(0, 1);
+    int64_t oh = t.shape[2].size + 2 * p - k + 1, ow = t.shape[3].size + 2 * p - k + 1;
+    if (oh < 1 || ow < 1) return false;
+    std::string g = b.NewParam(TensorT{{t.shape[0], Dim{o}, Dim{oh}, Dim{ow}}}, "g");
+    b.Bind(fmt::format("nn.conv2d_backward_weight({}, {}, padding=[{}, {}, {}, {}], channels={}, "
+                       "kernel_size=[{}, {}], out_dtype=\"float32\")",
+                       g, b.Use(i), p, p, p, p, o, k, k),
+           TensorT{{Dim{o}, t.shape[1], Dim{k}, Dim{k}}});
+  }
+  b.MarkNotRunnable();
+  return true;
+}
+
 const std::vector<OpGen>& ContribOps() {
   static const std::vector<OpGen> kTable = {
       {1, CropAndResize}, {1, Dilation2D}, {1, DeformableConv2D}, {1, Correlation},
@@ -376,5 +413,7 @@ const std::vector<OpGen>& ContribOps() {
   };
   return kTable;
 }
+
+bool AddNoKernelOp(ProgramBuilder& b) { return NoKernel(b); }
 
 }  // namespace carve::testing

@@ -161,6 +161,7 @@ RandomProgram ProgramBuilder::Finish() {
   p.inputs = inputs_;
   for (const RandomInput& in : inputs_) p.dynamic |= in.dynamic;
   p.num_ops = num_ops_;
+  p.runnable = runnable_;
   return p;
 }
 
@@ -172,6 +173,7 @@ RandomProgram GenerateRandomProgram(uint64_t seed, const RandomProgramOptions& o
   for (int attempts = 0; b.num_ops() < target && attempts < target * 20; ++attempts) {
     AddRandomOp(b);
   }
+  if (b.rng().Chance(options.no_kernel_rate) && AddNoKernelOp(b)) b.count_op();
   if (b.num_ops() == 0) {  // every input is a parameter: make one op
     int i = b.FloatOperand();
     b.Bind(fmt::format("nn.relu({})", b.Use(i)), b.value(i).type);
