@@ -69,6 +69,10 @@ class ProgramBuilder {
 
   // A fresh parameter of type `t` (weights, broadcast operands); returns its ref.
   std::string NewParam(const TensorT& t, const std::string& stem = "p");
+  // A weight of static type `t`: a fresh parameter, or (const_weight_rate)
+  // an expression of literals that FoldConstant turns into a constant, so
+  // that the backends' patterns that want `const` weights match and offload.
+  std::string Weight(const TensorT& t, const std::string& stem = "w");
   // A random tensor value to use as an operand, biased towards recent
   // values; `accept` filters; returns -1 when nothing qualifies.
   int PickValue(const std::function<bool(const TensorT&)>& accept);

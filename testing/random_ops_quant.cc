@@ -35,6 +35,14 @@ std::string Requantize(const std::string& x, double in_scale, int64_t in_zp, con
                      in_zp, Float(out.scale), out.zp, out.dtype);
 }
 
+// A quantized weight: the quantize of a float parameter, or integers of the
+// weight's dtype that fold to a constant (what the qnn composites match).
+std::string QWeight(ProgramBuilder& b, TensorT t, const QParams& q) {
+  if (b.rng().Chance(0.5)) return Quantize(b.NewParam(t, "w"), q);
+  t.dtype = q.dtype;
+  return b.Weight(t);
+}
+
 // quantize -> one elementwise qnn op -> dequantize, on any float value.
 bool QnnElementwise(ProgramBuilder& b) {
   static const std::vector<std::string> kUnary = {"qnn.abs",  "qnn.erf",   "qnn.exp",
@@ -75,9 +83,9 @@ bool QnnMatmul(ProgramBuilder& b) {
     if (i < 0) return false;
     TensorT t = b.value(i).type;
     int64_t n = b.rng().Range(1, 6), k = t.shape[1].size;
-    std::string w = b.NewParam(TensorT{{Dim{n}, Dim{k}}}, "w");
+    std::string w = QWeight(b, TensorT{{Dim{n}, Dim{k}}}, wq);
     std::string acc = fmt::format("qnn.dense({}, {}, {}, {}, {}, {}, units={}, out_dtype=\"int32\")",
-                                  Quantize(b.Use(i), in), Quantize(w, wq), in.zp, wq.zp,
+                                  Quantize(b.Use(i), in), w, in.zp, wq.zp,
                                   Float(in.scale), Float(wq.scale), n);
     b.Bind(Dequantize(Requantize(acc, in.scale * wq.scale, 0, out), out),
            TensorT{{t.shape[0], Dim{n}}});
@@ -97,11 +105,11 @@ bool QnnMatmul(ProgramBuilder& b) {
   oh = oh / s + 1;
   ow = ow / s + 1;
   TensorT wt = nhwc ? TensorT{{Dim{k}, Dim{k}, Dim{c}, Dim{o}}} : TensorT{{Dim{o}, Dim{c}, Dim{k}, Dim{k}}};
-  std::string w = b.NewParam(wt, "w");
+  std::string w = QWeight(b, wt, wq);
   std::string acc = fmt::format(
       "qnn.conv2d({}, {}, {}, {}, {}, {}, strides=[{}, {}], padding=[{}, {}, {}, {}], channels={}, "
       "kernel_size=[{}, {}]{}, out_dtype=\"int32\")",
-      Quantize(b.Use(i), in), Quantize(w, wq), in.zp, wq.zp, Float(in.scale), Float(wq.scale), s, s,
+      Quantize(b.Use(i), in), w, in.zp, wq.zp, Float(in.scale), Float(wq.scale), s, s,
       p, p, p, p, o, k, k, nhwc ? ", data_layout=\"NHWC\", kernel_layout=\"HWIO\"" : "");
   TensorT ot = nhwc ? TensorT{{t.shape[0], Dim{oh}, Dim{ow}, Dim{o}}}
                     : TensorT{{t.shape[0], Dim{o}, Dim{oh}, Dim{ow}}};

@@ -54,6 +54,27 @@ std::string ProgramBuilder::NewParam(const TensorT& t, const std::string& stem) 
   return v.ref;
 }
 
+std::string ProgramBuilder::Weight(const TensorT& t, const std::string& stem) {
+  if (t.has_dynamic() || !rng_.Chance(options_.const_weight_rate)) return NewParam(t, stem);
+  int64_t n = 1;
+  std::string dims;
+  bool zero = false;
+  for (size_t i = 0; i < t.shape.size(); ++i) {
+    n *= t.shape[i].size;
+    zero |= t.shape[i].size == 0;
+    dims += fmt::format("{}{}", i ? ", " : "", t.shape[i].size);
+  }
+  // Small integers in [-3, 3], in a pattern the seed picks; float weights
+  // are scaled to [-0.75, 0.75].
+  std::string ints = fmt::format(
+      "subtract(floor_mod(multiply(arange(0, {}, 1, dtype=\"int32\"), {}), 7), 3)", n,
+      rng_.Range(1, 6));
+  std::string values = t.dtype == "float32"
+                           ? fmt::format("multiply(cast({}, dtype=\"float32\"), 0.25f)", ints)
+                           : fmt::format("cast({}, dtype=\"{}\")", ints, t.dtype);
+  return fmt::format("reshape({}, newshape=[{}]{})", values, dims, zero ? ", allowzero=True" : "");
+}
+
 std::string ProgramBuilder::CondRef() {
   if (cond_ref_.empty()) {
     cond_ref_ = NewParam(TensorT{{}, "bool"}, "cond");

@@ -24,6 +24,7 @@ struct RandomProgramOptions {
   double if_rate = 0.04;        // chance of an `if` per binding
   double tuple_rate = 0.04;     // chance of an explicit tuple per binding
   double no_kernel_rate = 0.03;  // chance per program of one op without a kernel
+  double const_weight_rate = 0.3;  // chance that a weight is constant (after folding)
 };
 
 // An input of @main with the shape it gets at run time (a `?` dimension
