@@ -73,6 +73,8 @@ class ProgramBuilder {
   // an expression of literals that FoldConstant turns into a constant, so
   // that the backends' patterns that want `const` weights match and offload.
   std::string Weight(const TensorT& t, const std::string& stem = "w");
+  // Always the constant form of Weight (`t` static).
+  std::string ConstWeight(const TensorT& t);
   // A random tensor value to use as an operand, biased towards recent
   // values; `accept` filters; returns -1 when nothing qualifies.
   int PickValue(const std::function<bool(const TensorT&)>& accept);

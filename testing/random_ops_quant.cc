@@ -36,11 +36,12 @@ std::string Requantize(const std::string& x, double in_scale, int64_t in_zp, con
 }
 
 // A quantized weight: the quantize of a float parameter, or integers of the
-// weight's dtype that fold to a constant (what the qnn composites match).
+// weight's dtype that fold to a constant (what the qnn composites match);
+// never an int8 parameter, which other families would draw as an operand.
 std::string QWeight(ProgramBuilder& b, TensorT t, const QParams& q) {
   if (b.rng().Chance(0.5)) return Quantize(b.NewParam(t, "w"), q);
   t.dtype = q.dtype;
-  return b.Weight(t);
+  return b.ConstWeight(t);
 }
 
 // quantize -> one elementwise qnn op -> dequantize, on any float value.

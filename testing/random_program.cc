@@ -56,6 +56,10 @@ std::string ProgramBuilder::NewParam(const TensorT& t, const std::string& stem) 
 
 std::string ProgramBuilder::Weight(const TensorT& t, const std::string& stem) {
   if (t.has_dynamic() || !rng_.Chance(options_.const_weight_rate)) return NewParam(t, stem);
+  return ConstWeight(t);
+}
+
+std::string ProgramBuilder::ConstWeight(const TensorT& t) {
   int64_t n = 1;
   std::string dims;
   bool zero = false;
