@@ -22,7 +22,7 @@ TEST(RandomProgram, SameSeedSameText) {
 TEST(RandomProgram, EveryProgramTypeChecks) {
   std::set<std::string> seen_ops;
   int dynamic = 0, zero = 0;
-  for (uint64_t seed = 1; seed <= 300; ++seed) {
+  for (uint64_t seed = 1; seed <= 2000; ++seed) {
     RandomProgram p = GenerateRandomProgram(seed);
     absl::StatusOr<Module> m = ParseModule("random.relay", p.text);
     ASSERT_TRUE(m.ok()) << "seed " << seed << ": " << m.status() << "\n" << p.text;
@@ -37,7 +37,7 @@ TEST(RandomProgram, EveryProgramTypeChecks) {
       if (p.text.find(op) != std::string::npos) seen_ops.insert(op);
     }
   }
-  // The families the differential test relies on all occur in 300 programs.
+  // The families the differential test relies on all occur in 2000 programs.
   EXPECT_EQ(seen_ops.size(), 17u);
   EXPECT_GT(dynamic, 10);
   EXPECT_GT(zero, 10);
