@@ -57,6 +57,7 @@ struct Value {
   int uses = 0;
   bool is_param = false;
   bool is_output_candidate = true;  // false for parameters and `%cond`
+  bool pickable = true;  // false for values only their maker may use (keys, int8)
 };
 
 class ProgramBuilder {
@@ -68,6 +69,12 @@ class ProgramBuilder {
 
   // A fresh parameter of type `t` (weights, broadcast operands); returns its ref.
   std::string NewParam(const TensorT& t, const std::string& stem = "p");
+  // A weight of static type `t`: a fresh parameter, or (const_weight_rate)
+  // an expression of literals that FoldConstant turns into a constant, so
+  // that the backends' patterns that want `const` weights match and offload.
+  std::string Weight(const TensorT& t, const std::string& stem = "w");
+  // Always the constant form of Weight (`t` static).
+  std::string ConstWeight(const TensorT& t);
   // A random tensor value to use as an operand, biased towards recent
   // values; `accept` filters; returns -1 when nothing qualifies.
   int PickValue(const std::function<bool(const TensorT&)>& accept);
@@ -77,6 +84,12 @@ class ProgramBuilder {
   // Value `i` is never an output of @main (tuple fields that repeat their
   // operands, batch_norm's statistics).
   void Hide(int i) { values_[i].is_output_candidate = false; }
+  // Value `i` is hidden and never drawn as an operand (random keys, the
+  // integer fields of sparse tuples): only the generator that made it uses it.
+  void Internal(int i) {
+    Hide(i);
+    values_[i].pickable = false;
+  }
   // Marks value `i` used and returns its ref.
   std::string Use(int i);
   // Binds `expr` of type `t` to a new variable; returns the value index.
@@ -99,6 +112,8 @@ class ProgramBuilder {
   void count_op() { ++num_ops_; }
   // `if (%cond) { a } else { b }` needs one bool parameter, made on demand.
   std::string CondRef();
+  // The program uses an op the interpreter cannot run.
+  void MarkNotRunnable() { runnable_ = false; }
 
  private:
   Rng rng_;
@@ -112,10 +127,13 @@ class ProgramBuilder {
   int next_sym_ = 0;
   int num_ops_ = 0;
   std::string cond_ref_;
+  bool runnable_ = true;
 };
 
 // Appends one random operation to `b` (random_ops.cc); returns false when the
 // chosen op did not apply (the caller draws again).
 bool AddRandomOp(ProgramBuilder& b);
+// Appends one op that has no interpreter kernel (random_ops_contrib.cc).
+bool AddNoKernelOp(ProgramBuilder& b);
 
 }  // namespace carve::testing

@@ -183,7 +183,7 @@ bool Dense(ProgramBuilder& b) {
   TensorT t = b.value(i).type;
   if (t.shape.back().is_dynamic()) return false;
   int64_t k = t.shape.back().size, units = b.rng().Range(b.rng().Chance(0.05) ? 0 : 1, 8);
-  std::string w = b.NewParam(TensorT{{Dim{units}, Dim{k}}}, "w");
+  std::string w = b.Weight(TensorT{{Dim{units}, Dim{k}}});
   TensorT out = t;
   out.shape.back() = Dim{units};
   std::string u = b.rng().Chance(0.2) ? "None" : fmt::format("{}", units);
@@ -203,7 +203,7 @@ bool BatchMatmul(ProgramBuilder& b) {
   int64_t n = b.rng().Range(1, 6), k = t.shape[2].size;
   bool tb = b.rng().Chance(0.6);
   TensorT w{{wbatch, tb ? Dim{n} : Dim{k}, tb ? Dim{k} : Dim{n}}};
-  std::string wref = b.NewParam(w, "w");
+  std::string wref = b.Weight(w);
   Dim ob = batch;  // the weight's batch is the data's or 1
   TensorT out{{ob, t.shape[1], Dim{n}}};
   b.Bind(fmt::format("nn.batch_matmul({}, {}, transpose_a=False, transpose_b={})", b.Use(i), wref,
@@ -259,7 +259,7 @@ bool Conv2D(ProgramBuilder& b) {
   if (oh < 1 || ow < 1) return false;
   TensorT wt = nhwc ? TensorT{{Dim{w.kernel[0]}, Dim{w.kernel[1]}, Dim{c / groups}, Dim{o}}}
                     : TensorT{{Dim{o}, Dim{c / groups}, Dim{w.kernel[0]}, Dim{w.kernel[1]}}};
-  std::string wref = b.NewParam(wt, "w");
+  std::string wref = b.Weight(wt);
   TensorT out = nhwc ? TensorT{{t.shape[0], Dim{oh}, Dim{ow}, Dim{o}}}
                      : TensorT{{t.shape[0], Dim{o}, Dim{oh}, Dim{ow}}};
   std::string layouts = nhwc ? ", data_layout=\"NHWC\", kernel_layout=\"HWIO\"" : "";
@@ -269,7 +269,7 @@ bool Conv2D(ProgramBuilder& b) {
                              groups, o, Ints(w.kernel), layouts),
                  out);
   if (b.rng().Chance(0.5)) {  // conv + bias (+ relu): the backends' favourite composites
-    std::string bias = b.NewParam(TensorT{{Dim{o}}}, "b");
+    std::string bias = b.Weight(TensorT{{Dim{o}}}, "b");
     k = b.Bind(fmt::format("nn.bias_add({}, {}, axis={})", b.Use(k), bias, nhwc ? 3 : 1), out);
     if (b.rng().Chance(0.5)) b.Bind(fmt::format("nn.relu({})", b.Use(k)), out);
   }
@@ -388,6 +388,8 @@ const std::vector<OpGen>& OpTable() {
   static const std::vector<OpGen> kTable = [] {
     std::vector<OpGen> all = CoreOps();
     all.insert(all.end(), MoreOps().begin(), MoreOps().end());
+    all.insert(all.end(), ContribOps().begin(), ContribOps().end());
+    all.insert(all.end(), QuantOps().begin(), QuantOps().end());
     return all;
   }();
   return kTable;

@@ -19,6 +19,11 @@ struct OpGen {
 
 // The families of random_ops_more.cc.
 const std::vector<OpGen>& MoreOps();
+// The specialised families of random_ops_contrib.cc (image, deformable and
+// NCHWc convolutions, winograd, correlation, sparse, dft/stft, random.*,
+// bitserial) and random_ops_quant.cc (qnn.*, simulated_quantize).
+const std::vector<OpGen>& ContribOps();
+const std::vector<OpGen>& QuantOps();
 
 // Shared by the generator files.
 namespace opgen {

@@ -43,7 +43,7 @@ bool Conv1D(ProgramBuilder& b) {
           k = b.rng().Range(1, 3), s = b.rng().Range(1, 2), p = b.rng().Range(0, 1);
   int64_t ow = (w + 2 * p - (k - 1) - 1) / s + 1;
   if (w + 2 * p < k) return false;
-  std::string wref = b.NewParam(TensorT{{Dim{o}, Dim{c}, Dim{k}}}, "w");
+  std::string wref = b.Weight(TensorT{{Dim{o}, Dim{c}, Dim{k}}});
   b.Bind(fmt::format("nn.conv1d({}, {}, strides=[{}], padding=[{}, {}], channels={}, "
                      "kernel_size=[{}])",
                      b.Use(i), wref, s, p, p, o, k),
@@ -59,7 +59,7 @@ bool Conv2DTranspose(ProgramBuilder& b) {
   auto out = [&](int64_t in) { return (in - 1) * s - 2 * p + (k - 1) + 1; };
   int64_t oh = out(t.shape[2].size), ow = out(t.shape[3].size);
   if (oh < 1 || ow < 1) return false;
-  std::string wref = b.NewParam(TensorT{{Dim{c}, Dim{o}, Dim{k}, Dim{k}}}, "w");
+  std::string wref = b.Weight(TensorT{{Dim{c}, Dim{o}, Dim{k}, Dim{k}}});
   b.Bind(fmt::format("nn.conv2d_transpose({}, {}, channels={}, kernel_size=[{}, {}], "
                      "strides=[{}, {}], padding=[{}, {}, {}, {}])",
                      b.Use(i), wref, o, k, k, s, s, p, p, p, p),
@@ -204,7 +204,7 @@ bool Matmul(ProgramBuilder& b) {
   TensorT t = b.value(i).type;
   int64_t n = b.rng().Range(1, 5), k = t.shape[1].size;
   bool tb = b.rng().Chance(0.5);
-  std::string w = b.NewParam(TensorT{{tb ? Dim{n} : Dim{k}, tb ? Dim{k} : Dim{n}}}, "w");
+  std::string w = b.Weight(TensorT{{tb ? Dim{n} : Dim{k}, tb ? Dim{k} : Dim{n}}});
   b.Bind(fmt::format("nn.matmul({}, {}, units={}, transpose_b={})", b.Use(i), w, n,
                      tb ? "True" : "False"),
          TensorT{{t.shape[0], Dim{n}}});

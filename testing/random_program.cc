@@ -54,6 +54,31 @@ std::string ProgramBuilder::NewParam(const TensorT& t, const std::string& stem) 
   return v.ref;
 }
 
+std::string ProgramBuilder::Weight(const TensorT& t, const std::string& stem) {
+  if (t.has_dynamic() || !rng_.Chance(options_.const_weight_rate)) return NewParam(t, stem);
+  return ConstWeight(t);
+}
+
+std::string ProgramBuilder::ConstWeight(const TensorT& t) {
+  int64_t n = 1;
+  std::string dims;
+  bool zero = false;
+  for (size_t i = 0; i < t.shape.size(); ++i) {
+    n *= t.shape[i].size;
+    zero |= t.shape[i].size == 0;
+    dims += fmt::format("{}{}", i ? ", " : "", t.shape[i].size);
+  }
+  // Small integers in [-3, 3], in a pattern the seed picks; float weights
+  // are scaled to [-0.75, 0.75].
+  std::string ints = fmt::format(
+      "subtract(floor_mod(multiply(arange(0, {}, 1, dtype=\"int32\"), {}), 7), 3)", n,
+      rng_.Range(1, 6));
+  std::string values = t.dtype == "float32"
+                           ? fmt::format("multiply(cast({}, dtype=\"float32\"), 0.25f)", ints)
+                           : fmt::format("cast({}, dtype=\"{}\")", ints, t.dtype);
+  return fmt::format("reshape({}, newshape=[{}]{})", values, dims, zero ? ", allowzero=True" : "");
+}
+
 std::string ProgramBuilder::CondRef() {
   if (cond_ref_.empty()) {
     cond_ref_ = NewParam(TensorT{{}, "bool"}, "cond");
@@ -65,7 +90,7 @@ std::string ProgramBuilder::CondRef() {
 int ProgramBuilder::PickValue(const std::function<bool(const TensorT&)>& accept) {
   std::vector<int> ok;
   for (int i = 0; i < int(values_.size()); ++i) {
-    if (accept(values_[i].type)) ok.push_back(i);
+    if (values_[i].pickable && accept(values_[i].type)) ok.push_back(i);
   }
   if (ok.empty()) return -1;
   // Half the time one of the three most recent: deep chains, not only fans.
@@ -161,6 +186,7 @@ RandomProgram ProgramBuilder::Finish() {
   p.inputs = inputs_;
   for (const RandomInput& in : inputs_) p.dynamic |= in.dynamic;
   p.num_ops = num_ops_;
+  p.runnable = runnable_;
   return p;
 }
 
@@ -172,6 +198,7 @@ RandomProgram GenerateRandomProgram(uint64_t seed, const RandomProgramOptions& o
   for (int attempts = 0; b.num_ops() < target && attempts < target * 20; ++attempts) {
     AddRandomOp(b);
   }
+  if (b.rng().Chance(options.no_kernel_rate) && AddNoKernelOp(b)) b.count_op();
   if (b.num_ops() == 0) {  // every input is a parameter: make one op
     int i = b.FloatOperand();
     b.Bind(fmt::format("nn.relu({})", b.Use(i)), b.value(i).type);

@@ -23,6 +23,8 @@ struct RandomProgramOptions {
   double let_rate = 0.05;       // chance that a binding is a `let`
   double if_rate = 0.04;        // chance of an `if` per binding
   double tuple_rate = 0.04;     // chance of an explicit tuple per binding
+  double no_kernel_rate = 0.03;  // chance per program of one op without a kernel
+  double const_weight_rate = 0.3;  // chance that a weight is constant (after folding)
 };
 
 // An input of @main with the shape it gets at run time (a `?` dimension
@@ -39,6 +41,9 @@ struct RandomProgram {
   std::vector<RandomInput> inputs;
   bool dynamic = false;  // some input has a `?` dimension
   int num_ops = 0;
+  // False when the program uses an op without an interpreter kernel (TVM's
+  // compiler-internal forms): it is parsed, typed and partitioned, not run.
+  bool runnable = true;
 };
 
 // The program for `seed`: the same seed and options give the same text on

@@ -10,6 +10,7 @@
 #include "ir/op_rules.h"
 #include "ir/tensor_limit.h"
 #include "passes/byoc/annotation.h"
+#include "passes/infer/infer_type.h"
 #include "passes/rewrite/rewrite_util.h"
 #include "support/diagnostics.h"
 #include "support/status_macros.h"
@@ -44,6 +45,17 @@ void Flatten(const Expr* e, std::vector<NDArray>& out) {
     return;
   }
   for (const Expr* f : Cast<Tuple>(e)->fields()) Flatten(f, out);
+}
+
+// A tensor type, or a tuple of them, without `?` dimensions.
+bool IsStaticType(const Type* type) {
+  if (const auto* t = DynCast<TensorType>(type)) return t->is_static();
+  const auto* tuple = DynCast<TupleType>(type);
+  if (tuple == nullptr) return false;
+  for (const Type* f : tuple->fields()) {
+    if (!IsStaticType(f)) return false;
+  }
+  return true;
 }
 
 std::vector<int64_t> StaticShape(const TensorType* t) {
@@ -176,6 +188,12 @@ class ConstantFolder : public TypedMutator {
     std::vector<NDArray> args;
     for (const Expr* a : call->args()) Flatten(a, args);
     const Type* type = call->checked_type();
+    // Operands folded to constants can make a `?` result static (floor_mod
+    // of a folded arange): TVM's ConstEvaluate types the call again before
+    // evaluating it, and the kernel allocates the result from that type.
+    if (!IsStaticType(type)) {
+      if (absl::StatusOr<const Type*> again = InferExprType(call); again.ok()) type = *again;
+    }
     const auto* tensor = DynCast<TensorType>(type);
     if (IsReshapeView(*call->op()) && args.size() == 1 && tensor != nullptr && tensor->is_static()) {
       return MakeConstant(args[0].Reshape(StaticShape(tensor)), tensor);

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <string>
+#include <vector>
 
 #include "grammar/parser.h"
 #include "passes/infer/infer_type.h"
@@ -20,7 +22,7 @@ TEST(RandomProgram, SameSeedSameText) {
 TEST(RandomProgram, EveryProgramTypeChecks) {
   std::set<std::string> seen_ops;
   int dynamic = 0, zero = 0;
-  for (uint64_t seed = 1; seed <= 300; ++seed) {
+  for (uint64_t seed = 1; seed <= 2000; ++seed) {
     RandomProgram p = GenerateRandomProgram(seed);
     absl::StatusOr<Module> m = ParseModule("random.relay", p.text);
     ASSERT_TRUE(m.ok()) << "seed " << seed << ": " << m.status() << "\n" << p.text;
@@ -35,10 +37,51 @@ TEST(RandomProgram, EveryProgramTypeChecks) {
       if (p.text.find(op) != std::string::npos) seen_ops.insert(op);
     }
   }
-  // The families the differential test relies on all occur in 300 programs.
+  // The families the differential test relies on all occur in 2000 programs.
   EXPECT_EQ(seen_ops.size(), 17u);
   EXPECT_GT(dynamic, 10);
   EXPECT_GT(zero, 10);
+}
+
+// The specialised families (random_ops_contrib.cc, random_ops_quant.cc)
+// occur too, each in some of 300 programs.
+TEST(RandomProgram, SpecialisedFamiliesOccur) {
+  const std::vector<std::string> kOps = {
+      "image.crop_and_resize(", "image.dilation2d(", "nn.deformable_conv2d(", "nn.correlation(",
+      "nn.sparse_dense(", "nn.sparse_add(", "nn.sparse_transpose(", "dft(", "stft(",
+      "random.threefry_generate(", "random.threefry_split(", "random.uniform(", "random.normal(",
+      "random.multinomial(", "nn.contrib_conv2d_NCHWc(", "nn.contrib_depthwise_conv2d_NCHWc(",
+      "nn.contrib_conv2d_winograd_without_weight_transform(", "nn.bitserial_dense(",
+      "nn.bitserial_conv2d(", "qnn.quantize(", "qnn.dequantize(", "qnn.requantize(",
+      "qnn.conv2d(", "qnn.dense(", "qnn.add(", "qnn.mul(", "qnn.subtract(", "qnn.leaky_relu(",
+      "qnn.simulated_quantize(", "qnn.simulated_dequantize(",
+      "relay.op.annotation.simulated_quantize("};
+  std::set<std::string> missing(kOps.begin(), kOps.end());
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    std::string text = GenerateRandomProgram(seed).text;
+    for (const std::string& op : kOps) {
+      if (text.find(op) != std::string::npos) missing.erase(op);
+    }
+  }
+  for (const std::string& op : missing) ADD_FAILURE() << "never generated: " << op;
+}
+
+// A program is marked not runnable exactly when it uses one of the ops
+// without an interpreter kernel (the differential test then skips
+// `run --compare`), and some of programs 1..300 do.
+TEST(RandomProgram, OpsWithoutKernelsMarkNotRunnable) {
+  int not_runnable = 0;
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    RandomProgram p = GenerateRandomProgram(seed);
+    bool uses = false;
+    for (const char* op : {"vision.yolo_reorg(", "nn.contrib_conv2d_winograd_nnpack_weight_transform(",
+                           "nn.conv2d_backward_weight("}) {
+      uses |= p.text.find(op) != std::string::npos;
+    }
+    EXPECT_EQ(p.runnable, !uses) << "seed " << seed;
+    not_runnable += !p.runnable;
+  }
+  EXPECT_GT(not_runnable, 0);
 }
 
 TEST(RandomProgram, DynamicInputsHaveRuntimeShapes) {
