@@ -428,5 +428,142 @@ def @main(%x: Tensor[(2, 4, 10, 2, 2), float32], %weight: Tensor[(3, 3, 1, 2, 1,
               {{"s", Scale({2, 2})}});
 }
 
+TEST(FoldScaleAxisTvm, FoldBwdDense) {
+  for (auto [n, k, units] : {std::tuple{2, 4, 3}, std::tuple{3, 5, 4}}) {
+    std::string sig = fmt::format(
+        "%x: Tensor[({}, {}), float32], %weight: Tensor[({}, {}), float32], "
+        "%in_bias: Tensor[({}), float32], %s: Tensor[({}), float32]",
+        n, k, units, k, units, units);
+    ExpectFolds(BackwardFoldScaleAxis(), fmt::format(R"(
+def @main({}) {{
+  %0 = nn.dense(%x, %weight, units=None);
+  %1 = add(%0, %in_bias);
+  %2 = nn.relu(%1);
+  multiply(%2, %s)
+}})",
+                                                     sig),
+                fmt::format(R"(
+def @main({}) {{
+  %0 = expand_dims(%s, axis=1);
+  %1 = multiply(%weight, %0);
+  %2 = nn.dense(%x, %1, units=None);
+  %3 = multiply(%in_bias, %s);
+  %4 = add(%2, %3);
+  nn.relu(%4)
+}})",
+                            sig),
+                {{"s", Scale({units})}});
+  }
+}
+
+TEST(FoldScaleAxisTvm, FoldBwdBiasAdd) {
+  ExpectFolds(BackwardFoldScaleAxis(), R"(
+def @main(%x: Tensor[(2, 4, 10, 10), float32], %weight: Tensor[(4, 4, 3, 3), float32], %out_bias: Tensor[(4), float32], %s: Tensor[(4, 1, 1), float32]) {
+  %0 = nn.conv2d(%x, %weight, padding=[1, 1, 1, 1], channels=4, kernel_size=[3, 3]);
+  %1 = nn.bias_add(%0, %out_bias);
+  %2 = nn.relu(%1);
+  multiply(%2, %s)
+})",
+              R"(
+def @main(%x: Tensor[(2, 4, 10, 10), float32], %weight: Tensor[(4, 4, 3, 3), float32], %out_bias: Tensor[(4), float32], %s: Tensor[(4, 1, 1), float32]) {
+  %0 = squeeze(%s, axis=[1, 2]);
+  %1 = expand_dims(%0, axis=1, num_newaxis=3);
+  %2 = multiply(%weight, %1);
+  %3 = nn.conv2d(%x, %2, padding=[1, 1, 1, 1], channels=4, kernel_size=[3, 3]);
+  %4 = multiply(%out_bias, %0);
+  %5 = nn.bias_add(%3, %4);
+  nn.relu(%5)
+})",
+              {{"s", Scale({4, 1, 1})}});
+}
+
+TEST(FoldScaleAxisTvm, FoldFwdConv3d) {
+  ExpectFolds(ForwardFoldScaleAxis(), R"(
+def @main(%x: Tensor[(2, 4, 10, 10, 10), float32], %weight: Tensor[(2, 4, 3, 3, 3), float32], %in_bias: Tensor[(4, 1, 1, 1), float32], %s: Tensor[(4, 1, 1, 1), float32]) {
+  %0 = multiply(%x, %s);
+  %1 = nn.relu(%0);
+  %2 = add(%1, %in_bias);
+  nn.conv3d(%2, %weight, padding=[1, 1, 1, 1, 1, 1], channels=2, kernel_size=[3, 3, 3])
+})",
+              R"(
+def @main(%x: Tensor[(2, 4, 10, 10, 10), float32], %weight: Tensor[(2, 4, 3, 3, 3), float32], %in_bias: Tensor[(4, 1, 1, 1), float32], %s: Tensor[(4, 1, 1, 1), float32]) {
+  %0 = squeeze(%s, axis=[1, 2, 3]);
+  %1 = nn.relu(%x);
+  %2 = expand_dims(%0, axis=1, num_newaxis=3);
+  %3 = divide(%in_bias, %2);
+  %4 = add(%1, %3);
+  %5 = expand_dims(%0, axis=1, num_newaxis=3);
+  %6 = multiply(%weight, %5);
+  nn.conv3d(%4, %6, padding=[1, 1, 1, 1, 1, 1], channels=2, kernel_size=[3, 3, 3])
+})",
+              {{"s", Scale({4, 1, 1, 1})}});
+  ExpectFolds(ForwardFoldScaleAxis(), R"(
+def @main(%x: Tensor[(2, 2, 10, 10, 10, 2), float32], %weight: Tensor[(2, 2, 3, 3, 3, 2, 4), float32], %in_bias: Tensor[(1, 2, 1, 1, 1, 2), float32], %s: Tensor[(1, 2, 1, 1, 1, 2), float32]) {
+  %0 = multiply(%x, %s);
+  %1 = nn.relu(%0);
+  %2 = add(%1, %in_bias);
+  nn.conv3d(%2, %weight, padding=[1, 1, 1, 1, 1, 1], channels=8, kernel_size=[3, 3, 3], data_layout="NCDHW2c", kernel_layout="OIDHW2i4o")
+})",
+              R"(
+def @main(%x: Tensor[(2, 2, 10, 10, 10, 2), float32], %weight: Tensor[(2, 2, 3, 3, 3, 2, 4), float32], %in_bias: Tensor[(1, 2, 1, 1, 1, 2), float32], %s: Tensor[(1, 2, 1, 1, 1, 2), float32]) {
+  %0 = squeeze(%s, axis=[0, 2, 3, 4]);
+  %1 = nn.relu(%x);
+  %2 = reshape(%0, newshape=[1, 2, 1, 1, 1, 2]);
+  %3 = divide(%in_bias, %2);
+  %4 = add(%1, %3);
+  %5 = reshape(%0, newshape=[1, 2, 1, 1, 1, 2, 1]);
+  %6 = multiply(%weight, %5);
+  nn.conv3d(%4, %6, padding=[1, 1, 1, 1, 1, 1], channels=8, kernel_size=[3, 3, 3], data_layout="NCDHW2c", kernel_layout="OIDHW2i4o")
+})",
+              {{"s", Scale({1, 2, 1, 1, 1, 2})}});
+}
+
+TEST(FoldScaleAxisTvm, FoldBwdConv3d) {
+  ExpectFolds(BackwardFoldScaleAxis(), R"(
+def @main(%x: Tensor[(2, 4, 10, 10, 10), float32], %weight: Tensor[(8, 4, 3, 3, 3), float32], %out_bias: Tensor[(8), float32], %s: Tensor[(8, 1, 1, 1), float32]) {
+  %0 = expand_dims(%out_bias, axis=1, num_newaxis=3);
+  %1 = nn.conv3d(%x, %weight, padding=[1, 1, 1, 1, 1, 1], channels=8, kernel_size=[3, 3, 3]);
+  %2 = add(%1, %0);
+  %3 = nn.relu(%2);
+  multiply(%3, %s)
+})",
+              R"(
+def @main(%x: Tensor[(2, 4, 10, 10, 10), float32], %weight: Tensor[(8, 4, 3, 3, 3), float32], %out_bias: Tensor[(8), float32], %s: Tensor[(8, 1, 1, 1), float32]) {
+  %0 = squeeze(%s, axis=[1, 2, 3]);
+  %1 = expand_dims(%0, axis=1, num_newaxis=4);
+  %2 = multiply(%weight, %1);
+  %3 = expand_dims(%out_bias, axis=1, num_newaxis=3);
+  %4 = expand_dims(%0, axis=1, num_newaxis=3);
+  %5 = nn.conv3d(%x, %2, padding=[1, 1, 1, 1, 1, 1], channels=8, kernel_size=[3, 3, 3]);
+  %6 = multiply(%3, %4);
+  %7 = add(%5, %6);
+  nn.relu(%7)
+})",
+              {{"s", Scale({8, 1, 1, 1})}});
+  ExpectFolds(BackwardFoldScaleAxis(), R"(
+def @main(%x: Tensor[(2, 2, 10, 10, 10, 16), float32], %weight: Tensor[(4, 32, 3, 3, 3, 1, 16), float32], %out_bias: Tensor[(64), float32], %s: Tensor[(64), float32]) {
+  %0 = reshape(%out_bias, newshape=[1, 4, 1, 1, 1, 16]);
+  %1 = nn.conv3d(%x, %weight, padding=[1, 1, 1, 1, 1, 1], channels=64, kernel_size=[3, 3, 3], data_layout="NCDHW16c", kernel_layout="OIDHW1i16o");
+  %2 = add(%1, %0);
+  %3 = nn.relu(%2);
+  %4 = reshape(%s, newshape=[1, 4, 1, 1, 1, 16]);
+  multiply(%3, %4)
+})",
+              R"(
+def @main(%x: Tensor[(2, 2, 10, 10, 10, 16), float32], %weight: Tensor[(4, 32, 3, 3, 3, 1, 16), float32], %out_bias: Tensor[(64), float32], %s: Tensor[(64), float32]) {
+  %0 = reshape(%s, newshape=[1, 4, 1, 1, 1, 16]);
+  %1 = squeeze(%0, axis=[0, 2, 3, 4]);
+  %2 = reshape(%1, newshape=[4, 1, 1, 1, 1, 1, 16]);
+  %3 = multiply(%weight, %2);
+  %4 = reshape(%out_bias, newshape=[1, 4, 1, 1, 1, 16]);
+  %5 = reshape(%1, newshape=[1, 4, 1, 1, 1, 16]);
+  %6 = nn.conv3d(%x, %3, padding=[1, 1, 1, 1, 1, 1], channels=64, kernel_size=[3, 3, 3], data_layout="NCDHW16c", kernel_layout="OIDHW1i16o");
+  %7 = multiply(%4, %5);
+  %8 = add(%6, %7);
+  nn.relu(%8)
+})",
+              {{"s", Scale({64})}});
+}
+
 }  // namespace
 }  // namespace carve::testing
