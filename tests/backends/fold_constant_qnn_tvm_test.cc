@@ -24,24 +24,17 @@ NDArray Values(DataType dtype, std::initializer_list<int64_t> shape, std::vector
   return a;
 }
 
-Module Bound(std::string_view text, const ParamMap& consts) {
-  Module mod = ParseTyped(text);
-  absl::StatusOr<bool> bound = BindParams(mod, consts);
-  EXPECT_TRUE(bound.ok()) << RenderStatus(bound.status());
-  return mod;
-}
-
 // TVM's two assertions: nothing changes without fold_qnn; with it, the
 // result is `expected`.
 void ExpectQnnFold(std::string_view before, const ParamMap& before_consts,
                    std::string_view expected, const ParamMap& expected_consts) {
   EnsureConstantEvaluator();  // the interpreter's kernels compute the folds
-  Module plain = Bound(before, before_consts);
+  Module plain = ParseBound(before, before_consts);
   RunOk(FoldConstant(), plain);
-  EXPECT_TRUE(SameModule(plain, Bound(before, before_consts), /*with_types=*/true));
-  Module folded = Bound(before, before_consts);
+  EXPECT_TRUE(SameModule(plain, ParseBound(before, before_consts), /*with_types=*/true));
+  Module folded = ParseBound(before, before_consts);
   RunOk(FoldConstant(/*fold_qnn=*/true), folded);
-  EXPECT_TRUE(SameModule(folded, Bound(expected, expected_consts), /*with_types=*/true));
+  EXPECT_TRUE(SameModule(folded, ParseBound(expected, expected_consts), /*with_types=*/true));
 }
 
 TEST(FoldConstantQnnTvm, FoldQnnConst) {

@@ -26,27 +26,20 @@ NDArray Scale(std::initializer_list<int64_t> shape, double sign = 1) {
   return a;
 }
 
-Module Bound(std::string_view text, const ParamMap& consts) {
-  Module mod = ParseTyped(text);
-  absl::StatusOr<bool> bound = BindParams(mod, consts);
-  EXPECT_TRUE(bound.ok()) << RenderStatus(bound.status());
-  return mod;
-}
-
 // `pass` turns `before` into TVM's `expected`.
 void ExpectFolds(const PassPtr& pass, std::string_view before, std::string_view expected,
                  const ParamMap& consts) {
-  Module mod = Bound(before, consts);
+  Module mod = ParseBound(before, consts);
   RunOk(pass, mod);
-  Module want = Bound(expected, consts);
+  Module want = ParseBound(expected, consts);
   EXPECT_TRUE(SameModule(mod, want, /*with_types=*/true));
 }
 
 // `pass` leaves `before` as it is.
 void ExpectUnchanged(const PassPtr& pass, std::string_view before, const ParamMap& consts) {
-  Module mod = Bound(before, consts);
+  Module mod = ParseBound(before, consts);
   RunOk(pass, mod);
-  Module want = Bound(before, consts);
+  Module want = ParseBound(before, consts);
   EXPECT_TRUE(SameModule(mod, want, /*with_types=*/true));
 }
 
