@@ -167,9 +167,11 @@ absl::StatusOr<const Type*> QnnDense(const TypeRelCall& call) {
   CARVE_ASSIGN_OR_RETURN(DataType out, attrs.DType("out_dtype"));
   CARVE_RETURN_IF_ERROR(ExpectDType(out, {kI32, DataType::Int(64)}, "out_dtype"));
   CARVE_ASSIGN_OR_RETURN(std::optional<int64_t> units, attrs.OptInt("units"));
-  if (!units) return Error("attribute 'units' must be set");
+  // units=None (TVM's Python default): the weight's rows, as Dense reads them.
+  if (!units && weight->rank() == 0) return Error("the weight must have rank 2");
+  const Dim rows = units ? D(*units) : weight->shape()[0];
   CARVE_RETURN_IF_ERROR(ExpectScalarQParams(call, 4, 2, "input_scale", "input_zero_point"));
-  CARVE_RETURN_IF_ERROR(ExpectQParams(call, 5, 3, D(*units), "kernel_scale", "kernel_zero_point"));
+  CARVE_RETURN_IF_ERROR(ExpectQParams(call, 5, 3, rows, "kernel_scale", "kernel_zero_point"));
   return OnFirstTwo(call, &Dense);
 }
 

@@ -216,8 +216,16 @@ void RegisterBuiltinPasses(PassRegistry& registry) {
                                   "operands next to conv/dense/pool outputs take their rank",
                                   AlterOpLayout)));
   registry.Register(RewriteInfo());
-  registry.Register(Simple("SimplifyExpr", "algebraic simplifications as pattern rules",
-                           SimplifyExpr));
+  registry.Register(PassInfo{
+      "SimplifyExpr",
+      "algebraic simplifications as pattern rules",
+      {Param("keep_clip_after", PassParamKind::kStringList, "",
+             "ops whose result keeps a clip that changes no value (a backend's recipe sets it)")},
+      [](const PassArgs& args) -> absl::StatusOr<PassPtr> {
+        CARVE_ASSIGN_OR_RETURN(SimplifyExprOptions options,
+                               SimplifyExprOptionsFor(args.Strings("keep_clip_after")));
+        return SimplifyExpr(std::move(options));
+      }});
   registry.Register(At(3, Simple("CanonicalizeOps", "bias_add -> add(x, expand_dims(bias))",
                                   CanonicalizeOps)));
   registry.Register(Simple("RemoveDropout", "nn.dropout(x).0 -> x", RemoveDropout));

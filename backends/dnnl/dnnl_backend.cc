@@ -56,10 +56,13 @@ BackendDescriptor MakeDnnlBackend() {
   // FoldConstant), SimplifyExpr, FoldConstant, Legalize with
   // legalize_group_conv (DnnlLegalize), FoldConstant, (AlterOpLayout),
   // rewrite_layer_norm, rewrite_dense_bias_gelu_reshape_last (DnnlRewrites),
-  // (legalize_qnn_for_dnnl).
+  // (legalize_qnn_for_dnnl). SimplifyExpr keeps a clip of qnn.requantize or
+  // qnn.add even when it changes no value, as TVM's does: that is the
+  // structure legalize_qnn_for_dnnl matches.
   d.recipe = {
       "CanonicalizeOps,InferType,SimplifyInference,FoldConstant,BackwardFoldScaleAxis,"
-      "ForwardFoldScaleAxis,FoldConstant,SimplifyExpr,FoldConstant,DnnlLegalize,FoldConstant,"
+      "ForwardFoldScaleAxis,FoldConstant,SimplifyExpr(keep_clip_after=[qnn.requantize,qnn.add]),"
+      "FoldConstant,DnnlLegalize,FoldConstant,"
       "DnnlRewrites",
       true, true};
   // test_dnnl.py runs partition_for_dnnl in PassContext(opt_level=3):

@@ -17,10 +17,10 @@
 // its input-channel axis and each added vector is divided by it.
 //
 // Exactly as TVM builds them, for simple layouts (NCHW / NHWC data, OIHW /
-// HWIO / ... kernels) and groups == 1 or depthwise. Not folded (TVM would
-// fold): blocked layouts (NCHW16c, OIHW16i16o), which TVM folds with a
-// reshape. Where TVM would abort on an outstanding scale, carve leaves the
-// function unchanged.
+// HWIO / ... kernels) and blocked ones (NCHW16c data with OIHW16i16o
+// kernels: the scale runs along C and c and is reshaped, not expanded,
+// TVM's ReshapeToMatchAxis), with groups == 1 or depthwise. Where TVM would
+// abort on an outstanding scale, carve leaves the function unchanged.
 #pragma once
 
 #include "absl/status/statusor.h"

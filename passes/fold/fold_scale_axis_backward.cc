@@ -82,7 +82,7 @@ class BackwardFolder : public ExprMutator {
     if (IsConv(call)) {
       ConvInfo info = ConvFacts(call, /*use_out_layout=*/true);
       if (!info.foldable) return std::nullopt;
-      return Message{{info.channel_axis}, false};
+      return Message{info.Axes(), false};
     }
     if (IsBiasAdd(call)) {
       MaybeMessage in = In(call->args()[0]);
@@ -180,17 +180,16 @@ class BackwardFolder : public ExprMutator {
       const Expr* l = scaled(args[0]);
       const Expr* r = scaled(args[1]);
       if (l == nullptr && r == nullptr) return nullptr;
-      if (m.axes.size() != 1) return nullptr;
-      if (l == nullptr) {
-        const TensorType* t = TensorTypeOf(args[1]);
-        l = MakeOpCall(
-            builder(), "multiply",
-            {Mutated(args[0]), ExpandBiasToMatchAxis(builder(), scale, int64_t(t->rank()), m.axes[0])});
-      } else if (r == nullptr) {
-        const TensorType* t = TensorTypeOf(args[0]);
-        r = MakeOpCall(
-            builder(), "multiply",
-            {Mutated(args[1]), ExpandBiasToMatchAxis(builder(), scale, int64_t(t->rank()), m.axes[0])});
+      if (l == nullptr || r == nullptr) {
+        // The unscaled operand takes the scale, shaped to the scaled one.
+        const Expr* shaped = ReshapeOrExpandToMatchAxis(
+            builder(), scale, TensorTypeOf(args[l == nullptr ? 1 : 0]), m.axes);
+        if (shaped == nullptr) return nullptr;
+        if (l == nullptr) {
+          l = MakeOpCall(builder(), "multiply", {Mutated(args[0]), shaped});
+        } else {
+          r = MakeOpCall(builder(), "multiply", {Mutated(args[1]), shaped});
+        }
       }
       return builder().MakeCall(n->callee(), {l, r}, n->attrs(), n->span());
     }
@@ -202,7 +201,11 @@ class BackwardFolder : public ExprMutator {
     if (IsConv(n)) {
       ConvInfo info = ConvFacts(n, /*use_out_layout=*/true);
       if (!info.foldable) return nullptr;
-      wscale = ExpandBiasToMatchAxis(builder(), scale, info.kernel_ndim, info.kernel_o);
+      wscale = info.blocked ? ReshapeToMatchAxis(builder(), scale, TensorTypeOf(args[1]),
+                                                 {info.kernel_o, info.kernel_o_small})
+                            : ExpandBiasToMatchAxis(builder(), scale, info.kernel_ndim,
+                                                    info.kernel_o);
+      if (wscale == nullptr) return nullptr;
     } else if (IsDense(n)) {
       wscale = ExpandBiasToMatchAxis(builder(), scale, 2, 0);
     } else {

@@ -126,7 +126,7 @@ class ForwardFolder : public ExprMutator {
     if (IsConv(call)) {
       ConvInfo info = ConvFacts(call, /*use_out_layout=*/false);
       if (!info.foldable) return {};
-      return {Message{{info.channel_axis}, false}, std::nullopt};
+      return {Message{info.Axes(), false}, std::nullopt};
     }
     // TVM scales axis 1 of a dense's data whatever its rank; the features
     // are the last axis, so only a 2-d dense folds (docs/tvm-deviations.md).
@@ -173,7 +173,7 @@ class ForwardFolder : public ExprMutator {
     const TensorType* tlhs = TensorTypeOf(args[0]);
     const TensorType* trhs = TensorTypeOf(args[1]);
     const ScaledValue* s = l != nullptr ? l : r;
-    bool ok = (l == nullptr || r == nullptr) && s->axes.size() == 1;
+    bool ok = (l == nullptr || r == nullptr) && !s->axes.empty();
     ok = ok && (l != nullptr ? MatchBroadcastToLeftAxes(tlhs, trhs, s->axes)
                              : MatchBroadcastToLeftAxes(trhs, tlhs, s->axes));
     if (!ok) {
@@ -181,7 +181,8 @@ class ForwardFolder : public ExprMutator {
       return nullptr;
     }
     const TensorType* scaled_type = l != nullptr ? tlhs : trhs;
-    const Expr* scale = ExpandBiasToMatchAxis(builder(), s->scale, int64_t(scaled_type->rank()), s->axes[0]);
+    const Expr* scale = ReshapeOrExpandToMatchAxis(builder(), s->scale, scaled_type, s->axes);
+    if (scale == nullptr) return nullptr;  // TVM: a dynamic extent, no rewrite
     const Expr* value;
     if (l != nullptr) {
       const Expr* rhs = MakeOpCall(builder(), "divide", {Mutated(args[1]), scale});
@@ -235,8 +236,18 @@ class ForwardFolder : public ExprMutator {
         failed_ = true;
         return nullptr;
       }
-      wscale = ExpandBiasToMatchAxis(builder(), data->scale, info.kernel_ndim,
-                            info.depthwise ? info.kernel_o : info.kernel_i);
+      if (info.blocked) {
+        // The scale runs along the kernel's input channels (I, i), or its
+        // output channels (O, o) for a depthwise conv.
+        wscale = ReshapeToMatchAxis(
+            builder(), data->scale, TensorTypeOf(args[1]),
+            info.depthwise ? std::vector<int64_t>{info.kernel_o, info.kernel_o_small}
+                           : std::vector<int64_t>{info.kernel_i, info.kernel_i_small});
+        if (wscale == nullptr) return nullptr;
+      } else {
+        wscale = ExpandBiasToMatchAxis(builder(), data->scale, info.kernel_ndim,
+                                       info.depthwise ? info.kernel_o : info.kernel_i);
+      }
     }
     const Expr* weight = MakeOpCall(builder(), "multiply", {Mutated(args[1]), wscale});
     return builder().MakeCall(call->callee(), {data->value, weight}, call->attrs(), call->span());

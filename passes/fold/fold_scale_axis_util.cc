@@ -99,20 +99,58 @@ ConvInfo ConvFacts(const Call* call, bool use_out_layout) {
   auto kernel = Layout::Parse(attrs->GetString("kernel_layout"));
   if (!layout.ok() || !kernel.ok()) return info;
   info.channel_axis = layout->IndexOf('C');
+  info.channel_small = layout->IndexOf('c');
   info.kernel_o = kernel->IndexOf('O');
   info.kernel_i = kernel->IndexOf('I');
+  info.kernel_o_small = kernel->IndexOf('o');
+  info.kernel_i_small = kernel->IndexOf('i');
   info.kernel_ndim = int64_t(kernel->ndim());
-  bool simple = layout->IndexOf('c') < 0 && kernel->IndexOf('o') < 0 && kernel->IndexOf('i') < 0;
-  if (info.channel_axis < 0 || info.kernel_o < 0 || info.kernel_i < 0 || !simple) return info;
+  // TVM: all three sub-axes absent (simple) or all present (blocked).
+  bool simple = info.channel_small < 0 && info.kernel_o_small < 0 && info.kernel_i_small < 0;
+  info.blocked = info.channel_small >= 0 && info.kernel_o_small >= 0 && info.kernel_i_small >= 0;
+  if (info.channel_axis < 0 || info.kernel_o < 0 || info.kernel_i < 0) return info;
+  if (!simple && !info.blocked) return info;
   int64_t groups = attrs->GetInt("groups", 1);
   const TensorType* w = TensorTypeOf(call->args()[1]);
   if (w != nullptr && int64_t(w->rank()) == info.kernel_ndim) {
-    const Dim& o = w->shape()[size_t(info.kernel_o)];
-    const Dim& i = w->shape()[size_t(info.kernel_i)];
-    info.depthwise = !o.is_any() && !i.is_any() && o.value == groups && i.value == 1;
+    // TVM's IsDepthwiseConv reads the weight as OIHW: a split channel
+    // counts as O * o (I * i).
+    auto extent = [&](int64_t big, int64_t small) -> int64_t {
+      const Dim& b = w->shape()[size_t(big)];
+      if (b.is_any()) return -1;
+      if (small < 0) return b.value;
+      const Dim& s = w->shape()[size_t(small)];
+      return s.is_any() ? -1 : b.value * s.value;
+    };
+    info.depthwise = extent(info.kernel_o, info.kernel_o_small) == groups &&
+                     extent(info.kernel_i, info.kernel_i_small) == 1;
   }
   info.foldable = groups == 1 || info.depthwise;
   return info;
+}
+
+const Expr* ReshapeToMatchAxis(IRBuilder& builder, const Expr* scale, const TensorType* shape,
+                               std::vector<int64_t> axes) {
+  if (shape == nullptr) return nullptr;
+  std::vector<AttrValue> newshape;
+  for (size_t i = 0; i < shape->rank(); ++i) {
+    if (std::find(axes.begin(), axes.end(), int64_t(i)) == axes.end()) {
+      newshape.push_back(AttrValue::Int(1));
+      continue;
+    }
+    const Dim& d = shape->shape()[i];
+    if (d.is_any()) return nullptr;  // TVM: not a constant extent
+    newshape.push_back(AttrValue::Int(d.value));
+  }
+  return MakeOpCall(builder, "reshape", {scale},
+                    OpAttrs("reshape", {{"newshape", AttrValue::Array(newshape)}}));
+}
+
+const Expr* ReshapeOrExpandToMatchAxis(IRBuilder& builder, const Expr* scale,
+                                       const TensorType* shape, const std::vector<int64_t>& axes) {
+  if (axes.size() > 1) return ReshapeToMatchAxis(builder, scale, shape, axes);
+  if (shape == nullptr || axes.empty()) return nullptr;
+  return ExpandBiasToMatchAxis(builder, scale, int64_t(shape->rank()), axes[0]);
 }
 
 bool IsMatrixDense(const Call* call) {

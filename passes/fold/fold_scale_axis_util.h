@@ -40,14 +40,34 @@ bool MatchBroadcastToLeftAxes(const TensorType* lhs, const TensorType* rhs,
 // repeat) whose elements are all >= 0.
 bool IsAllPositiveConstant(const Expr* e);
 
-// Layout facts of a conv2d / conv3d call, for simple layouts only.
+// TVM's ReshapeOrExpandToMatchAxis: a scale along one axis of `shape` is
+// expanded (ExpandBiasToMatchAxis); along several (a split channel, C and
+// c of NCHW2c) it is reshaped to `shape`'s extents on `axes` and 1
+// elsewhere (TVM's ReshapeToMatchAxis), nullptr when one of those extents
+// is not static.
+const Expr* ReshapeOrExpandToMatchAxis(IRBuilder& builder, const Expr* scale,
+                                       const TensorType* shape, const std::vector<int64_t>& axes);
+const Expr* ReshapeToMatchAxis(IRBuilder& builder, const Expr* scale, const TensorType* shape,
+                               std::vector<int64_t> axes);
+
+// Layout facts of a conv2d / conv3d call: simple layouts (NCHW / OIHW, ...)
+// or blocked ones (NCHW2c with OIHW2i4o, ...: TVM folds both).
 struct ConvInfo {
   int64_t channel_axis = -1;  // 'C' of the data (or out) layout
+  int64_t channel_small = -1;  // 'c' of that layout (blocked), else -1
   int64_t kernel_o = -1;      // 'O' of the kernel layout
   int64_t kernel_i = -1;      // 'I' of the kernel layout
+  int64_t kernel_o_small = -1;  // 'o' (blocked), else -1
+  int64_t kernel_i_small = -1;  // 'i' (blocked), else -1
   int64_t kernel_ndim = 0;
+  bool blocked = false;    // c, o and i all present
   bool depthwise = false;  // weight O == groups and I == 1
-  bool foldable = false;   // simple layouts and (groups == 1 or depthwise)
+  bool foldable = false;   // simple or blocked layouts and (groups == 1 or depthwise)
+  // The message's axes: {C}, or {C, c} when blocked.
+  std::vector<int64_t> Axes() const {
+    return blocked ? std::vector<int64_t>{channel_axis, channel_small}
+                   : std::vector<int64_t>{channel_axis};
+  }
 };
 // `use_out_layout`: read the channel axis from out_layout (data_layout when
 // empty), as the backward direction does; else from data_layout.

@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 #include "ir/layout.h"
 #include "passes/layout/conv_rules.h"
 #include "passes/layout/layout_rewriter.h"
@@ -62,8 +63,40 @@ absl::StatusOr<OpLayout> ParseOpLayout(std::string_view entry) {
         entry));
   }
   OpLayout out{std::string(parts[0]), std::string(parts[1])};
-  if (parts.size() == 3) out.kernel = std::string(parts[2]);
+  if (parts.size() == 3) {
+    out.kernel = std::string(parts[2]);
+    out.kernel_given = true;
+  }
   return out;
+}
+
+std::string DescribeConvertLayout(const DesiredLayout& desired) {
+  std::vector<std::string> args;
+  if (!desired.data.empty()) {
+    args.push_back(desired.data);
+    if (desired.kernel != "default") args.push_back(desired.kernel);
+    // Set only by a backend's recipe (ACL's optimize hook), never by
+    // pipeline text: printed so the two depthwise layouts stay apart.
+    if (!desired.depthwise_kernel.empty()) {
+      args.push_back(fmt::format("depthwise_kernel_layout={}", desired.depthwise_kernel));
+    }
+    if (desired.ops != std::vector<std::string>{"nn.conv2d"}) {
+      args.push_back(fmt::format("ops=[{}]", fmt::join(desired.ops, ",")));
+    }
+  }
+  if (!desired.per_op.empty()) {
+    std::vector<std::string> entries;
+    for (const OpLayout& entry : desired.per_op) {
+      entries.push_back(entry.kernel_given
+                            ? fmt::format("{}:{}:{}", entry.op, entry.data, entry.kernel)
+                            : fmt::format("{}:{}", entry.op, entry.data));
+    }
+    args.push_back(fmt::format("layouts=[{}]", fmt::join(entries, ",")));
+  }
+  if (!desired.skip_layers.empty()) {
+    args.push_back(fmt::format("skip_layers=[{}]", fmt::join(desired.skip_layers, ",")));
+  }
+  return fmt::format("ConvertLayout({})", fmt::join(args, ","));
 }
 
 absl::StatusOr<int64_t> ParseSkipLayer(std::string_view text) {
@@ -101,12 +134,8 @@ absl::StatusOr<PassPtr> ConvertLayout(DesiredLayout desired) {
           fmt::format("ConvertLayout: skip_layers entry {} is negative", layer));
     }
   }
-  std::string description = fmt::format("ConvertLayout({},{})", desired.data, desired.kernel);
-  for (const OpLayout& entry : desired.per_op) {
-    description += fmt::format(" {}:{}:{}", entry.op, entry.data, entry.kernel);
-  }
   return MakeFunctionPass(
-      "ConvertLayout", description,
+      "ConvertLayout", DescribeConvertLayout(desired),
       [desired](const Function* fn, const Module& mod,
                 PassContext&) -> absl::StatusOr<const Function*> {
         return ConvertLayoutFunction(fn, desired, mod.arena());

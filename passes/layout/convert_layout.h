@@ -55,6 +55,9 @@ struct OpLayout {
   // other ops take no kernel layout (TVM's functions read only the data
   // layout, roi_align / roi_pool require "default" for their rois).
   std::string kernel = "default";
+  // Whether the entry named its kernel layout (op:data:kernel), so that the
+  // pass prints back as it was written.
+  bool kernel_given = false;
 };
 
 // TVM's desired layouts: one [data, kernel] pair for every op in `ops`,
@@ -82,6 +85,11 @@ struct DesiredLayout {
 
 // "op:data" or "op:data:kernel" (the pass's `layouts` argument).
 absl::StatusOr<OpLayout> ParseOpLayout(std::string_view entry);
+
+// The pass as pipeline text, e.g. `ConvertLayout(NHWC)` or
+// `ConvertLayout(layouts=[nn.max_pool2d:NHWC])`: the global layouts only
+// when set, arguments at their defaults left out.
+std::string DescribeConvertLayout(const DesiredLayout& desired);
 
 // A non-negative layer number (the pass's `skip_layers` argument).
 absl::StatusOr<int64_t> ParseSkipLayer(std::string_view text);

@@ -1,9 +1,11 @@
-#include "fmt/format.h"
 #include "passes/simplify/simplify_expr.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "fmt/format.h"
+#include "fmt/ranges.h"
 #include "passes/rewrite/rewrite_util.h"
 #include "passes/simplify/simplify_expr_rules.h"
 #include "support/status_macros.h"
@@ -39,7 +41,7 @@ const Expr* TypedScalar(IRBuilder& b, DataType dtype, double value) {
 
 }  // namespace simplify
 
-std::vector<RewriteRule> SimplifyExprRules() {
+std::vector<RewriteRule> SimplifyExprRules(const SimplifyExprOptions& options) {
   using namespace simplify;  // NOLINT: the rule factories
   // TVM's order (SimplifyExpr in simplify_expr.cc); each round applies them
   // in turn, to a fixpoint.
@@ -66,24 +68,48 @@ std::vector<RewriteRule> SimplifyExprRules() {
       SimplifyDQArg("argmin"),
       SimplifyDQArg("argsort"),
       SimplifyClipAndConsecutiveCast(),
-      SimplifyClip(),
+      SimplifyClip({options.keep_clip_after.begin(), options.keep_clip_after.end()}),
       SimplifyBinomial(),
   };
 }
 
-absl::StatusOr<const Function*> SimplifyExprFunction(const Function* fn, Arena* arena) {
-  static const std::vector<RewriteRule> kRules = SimplifyExprRules();
-  CARVE_ASSIGN_OR_RETURN(RewriteResult result, RewriteExpr(kRules, fn, arena));
+absl::StatusOr<const Function*> SimplifyExprFunction(const Function* fn, Arena* arena,
+                                                     const SimplifyExprOptions& options) {
+  CARVE_ASSIGN_OR_RETURN(RewriteResult result, RewriteExpr(SimplifyExprRules(options), fn, arena));
   return Cast<Function>(result.expr);
 }
 
-PassPtr SimplifyExpr() {
+PassPtr SimplifyExpr(SimplifyExprOptions options) {
+  // Built once per pass, not per function.
+  auto rules = std::make_shared<const std::vector<RewriteRule>>(SimplifyExprRules(options));
+  std::string description = "SimplifyExpr";
+  if (!options.keep_clip_after.empty()) {
+    std::vector<std::string_view> names;
+    for (const OpInfo* op : options.keep_clip_after) names.push_back(op->name);
+    description = fmt::format("SimplifyExpr(keep_clip_after=[{}])", fmt::join(names, ","));
+  }
   return MakeFunctionPass(
-      "SimplifyExpr", "",
-      [](const Function* fn, const Module& mod, PassContext&) -> absl::StatusOr<const Function*> {
-        return SimplifyExprFunction(fn, mod.arena());
+      "SimplifyExpr", description,
+      [rules](const Function* fn, const Module& mod,
+              PassContext&) -> absl::StatusOr<const Function*> {
+        CARVE_ASSIGN_OR_RETURN(RewriteResult result, RewriteExpr(*rules, fn, mod.arena()));
+        return Cast<Function>(result.expr);
       },
       /*require_types=*/true);
+}
+
+absl::StatusOr<SimplifyExprOptions> SimplifyExprOptionsFor(
+    const std::vector<std::string>& keep_clip_after) {
+  SimplifyExprOptions options;
+  for (const std::string& name : keep_clip_after) {
+    const OpInfo* op = FindOp(name);
+    if (op == nullptr) {
+      return absl::InvalidArgumentError(
+          fmt::format("SimplifyExpr: keep_clip_after names '{}', which is not an op", name));
+    }
+    options.keep_clip_after.push_back(op);
+  }
+  return options;
 }
 
 }  // namespace carve

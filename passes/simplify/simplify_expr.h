@@ -6,6 +6,7 @@
 // types and give every node they build its type.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -15,10 +16,24 @@
 
 namespace carve {
 
-// The rule table.
-std::vector<RewriteRule> SimplifyExprRules();
+// The pass's options (its `carve opt` arguments).
+struct SimplifyExprOptions {
+  // Ops whose result keeps a clip that changes no value (SimplifyClip leaves
+  // clip(op(...)) alone). TVM v0.16 always keeps a clip of qnn.requantize
+  // and qnn.add, for one backend's QNN legalization; carve keeps none unless
+  // asked, and that backend's recipe asks (docs/tvm-deviations.md).
+  std::vector<const OpInfo*> keep_clip_after;
+};
 
-absl::StatusOr<const Function*> SimplifyExprFunction(const Function* fn, Arena* arena);
-PassPtr SimplifyExpr();
+// The rule table.
+std::vector<RewriteRule> SimplifyExprRules(const SimplifyExprOptions& options = {});
+
+absl::StatusOr<const Function*> SimplifyExprFunction(const Function* fn, Arena* arena,
+                                                     const SimplifyExprOptions& options = {});
+PassPtr SimplifyExpr(SimplifyExprOptions options = {});
+
+// `names` as op handles; InvalidArgument for a name that is not an op.
+absl::StatusOr<SimplifyExprOptions> SimplifyExprOptionsFor(
+    const std::vector<std::string>& keep_clip_after);
 
 }  // namespace carve

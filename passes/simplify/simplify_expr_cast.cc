@@ -122,16 +122,16 @@ RewriteRule SimplifyClipAndConsecutiveCast() {
           }};
 }
 
-// clip(x, lo, hi) -> x when [lo, hi] covers the whole range of x's dtype.
-// As TVM, a clip of qnn.requantize or qnn.add stays: DNNL's QNN
-// legalization reads that structure.
-RewriteRule SimplifyClip() {
+// clip(x, lo, hi) -> x when [lo, hi] covers the whole range of x's dtype,
+// unless x is a call of an op in `keep_after` (a pass option: a backend
+// whose legalization reads clip(op(...)) asks for it in its recipe).
+RewriteRule SimplifyClip(absl::flat_hash_set<const OpInfo*> keep_after) {
   return {"SimplifyClip", IsOp("clip")(Capture("x")),
-          [](const RewriteContext& ctx) -> absl::StatusOr<const Expr*> {
-            static const OpInfo* const kRequantize = FindOp("qnn.requantize");
-            static const OpInfo* const kQnnAdd = FindOp("qnn.add");
+          [keep_after = std::move(keep_after)](
+              const RewriteContext& ctx) -> absl::StatusOr<const Expr*> {
             const Expr* x = ctx.Capture("x");
-            if (IsCallOf(x, kRequantize) || IsCallOf(x, kQnnAdd)) return ctx.post();
+            const auto* call = DynCast<Call>(x);
+            if (call != nullptr && keep_after.contains(call->op())) return ctx.post();
             const Attrs* attrs = Cast<Call>(ctx.post())->attrs();
             if (CoversDType(DTypeOf(ctx.pre()), attrs->GetFloat("a_min"), attrs->GetFloat("a_max"))) {
               return x;

@@ -19,6 +19,7 @@
 #include <span>
 #include <string_view>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "ir/attrs.h"
 #include "ir/expr.h"
@@ -67,6 +68,6 @@ RewriteRule SimplifyNoOpTranspose();
 RewriteRule SimplifySameCast();
 RewriteRule SimplifyConsecutiveCast();
 RewriteRule SimplifyClipAndConsecutiveCast();
-RewriteRule SimplifyClip();
+RewriteRule SimplifyClip(absl::flat_hash_set<const OpInfo*> keep_after);
 
 }  // namespace carve::simplify

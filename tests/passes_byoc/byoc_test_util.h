@@ -10,6 +10,7 @@
 #include "grammar/parser.h"
 #include "grammar/printer.h"
 #include "ir/structural_equal.h"
+#include "passes/fold/bind_params.h"
 #include "passes/infer/infer_type.h"
 #include "passes/pass.h"
 #include "passes/infer/type_annotations.h"
@@ -30,6 +31,15 @@ inline Module ParseTyped(std::string_view text) {
   absl::StatusOr<bool> typed = InferTypeAndAnnotate(*mod);
   EXPECT_TRUE(typed.ok()) << RenderStatus(typed.status());
   return *mod;
+}
+
+// ParseTyped, then `consts` bound to the parameters they name (TVM tests'
+// relay.const tensors, which Relay text cannot spell).
+inline Module ParseBound(std::string_view text, const ParamMap& consts) {
+  Module mod = ParseTyped(text);
+  absl::StatusOr<bool> bound = BindParams(mod, consts);
+  EXPECT_TRUE(bound.ok()) << RenderStatus(bound.status());
+  return mod;
 }
 
 inline std::string Show(const Module& mod) {
