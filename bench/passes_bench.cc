@@ -39,7 +39,7 @@ namespace {
 // the registry is simply not offered.
 void AddOps(TargetSpec& spec, const std::vector<std::string_view>& names) {
   for (std::string_view name : names) {
-    if (const OpInfo* op = FindOp(name)) spec.AddOp(OpRule{op, nullptr, nullptr, ""});
+    if (FindOp(name) != nullptr) (void)spec.AddOp(name);
   }
 }
 
@@ -69,7 +69,7 @@ void AddAnchorPatterns(TargetSpec& spec, std::string_view anchor, std::string_vi
       }
       if (!act.op.empty()) p = IsOp(act.op)(p);
       name += act.suffix;
-      spec.AddComposite(CompositeRule{name, p, nullptr, ""});
+      spec.AddComposite(CompositeRule{name, p, nullptr, "", nullptr});
     }
   }
 }

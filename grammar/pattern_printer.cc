@@ -275,9 +275,9 @@ class PatternPrinter {
   }
 
   Printed FunctionText(const FunctionPattern* f) {
-    std::string params = f->any_params() ? "..." : Join(f->params(), [&](const Pattern& x) {
-      return Print(x.get(), kDef);
-    });
+    std::string params =
+        f->any_params() ? "..."
+                        : Join(f->params(), [&](const Pattern& x) { return Print(x.get(), kDef); });
     return {fmt::format("fn ({}) {{ {} }}", params, Print(f->body().get(), kDef)), kPrimary};
   }
 
@@ -309,8 +309,8 @@ class PatternPrinter {
     Pattern target = r->target();
     if (target.get() == root_ && !root_name_.empty()) return {root_name_, kPrimary};
     if (target && names_.contains(target.get())) return {names_.at(target.get()), kPrimary};
-    return Fail(fmt::format("cannot print the recursive reference '{}' outside its pattern",
-                            r->name()));
+    return Fail(
+        fmt::format("cannot print the recursive reference '{}' outside its pattern", r->name()));
   }
 
   const absl::flat_hash_map<const PatternNode*, std::string>& names_;

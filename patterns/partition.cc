@@ -344,8 +344,7 @@ void CountPartitioned(const PartitionOptions& options, const Function* fn, const
 // function with the group's inputs as arguments.
 void RecordReplacement(const Group& group, uint32_t root, GraphEdit& edit) {
   edit.replaced.push_back({root, static_cast<uint32_t>(edit.replaced_inputs.size())});
-  edit.replaced_inputs.insert(edit.replaced_inputs.end(), group.inputs.begin(),
-                              group.inputs.end());
+  edit.replaced_inputs.insert(edit.replaced_inputs.end(), group.inputs.begin(), group.inputs.end());
 }
 
 // The rewritten version of `root`, the graph's root. Every node reaches the

@@ -23,8 +23,10 @@ Pattern DemoConvPattern(bool with_bias) {
 TargetSpecPtr MakeByocDemoTarget(std::string name) {
   auto spec = std::make_shared<TargetSpec>(std::move(name));
   for (std::string_view op : {"reshape", "add"}) (void)spec->AddOp(op);
-  spec->AddComposite(CompositeRule{"conv2d_relu_with_bias", DemoConvPattern(true), nullptr, ""});
-  spec->AddComposite(CompositeRule{"conv2d_relu_wo_bias", DemoConvPattern(false), nullptr, ""});
+  spec->AddComposite(
+      CompositeRule{"conv2d_relu_with_bias", DemoConvPattern(true), nullptr, "", nullptr});
+  spec->AddComposite(
+      CompositeRule{"conv2d_relu_wo_bias", DemoConvPattern(false), nullptr, "", nullptr});
   return spec;
 }
 
