@@ -41,37 +41,7 @@ void Parser::ParseTypeDefinition() {
     type_vars = sig.type_params;
   }
   std::vector<const Constructor*> ctors;
-  if (ok && At(TokenKind::kLBrace)) {
-    TokenPos open = Next();
-    while (ok && At(TokenKind::kIdent)) {
-      const Token& ctor_token = Next();
-      const std::string_view ctor_name = lex_.TextOf(ctor_token);
-      const Span ctor_span = SpanOf(ctor_token);
-      std::vector<const Type*> inputs;
-      if (At(TokenKind::kLParen)) {
-        TokenPos paren = Next();
-        while (!At(TokenKind::kRParen)) {
-          const Type* input = ParseType();
-          if (input == nullptr) {
-            ok = false;
-            break;
-          }
-          inputs.push_back(input);
-          if (!Accept(TokenKind::kComma)) break;
-        }
-        ok = ok && Expect(TokenKind::kRParen, "')' after the constructor's field types", &paren);
-      }
-      if (!ok) break;
-      if (const Constructor* other = module_.FindConstructor(ctor_name)) {
-        Error(ctor_span, fmt::format("a constructor named '{}' was defined before", ctor_name),
-              {Note{other->span(), "previous definition is here"}});
-      }
-      ctors.push_back(MakeConstructor(b_.arena(), ctor_name, inputs, header,
-                                      static_cast<int32_t>(ctors.size()), ctor_span));
-      if (!Accept(TokenKind::kComma)) break;
-    }
-    ok = ok && Expect(TokenKind::kRBrace, "'}' after the constructors", &open);
-  }
+  if (ok && At(TokenKind::kLBrace)) ok = ParseConstructors(header, ctors);
   type_vars_.resize(type_var_mark);
   if (!ok) return SynchronizeDefinition();
   if (external && !ctors.empty()) {
@@ -82,6 +52,40 @@ void Parser::ParseTypeDefinition() {
     module_.AddTypeDefinition(
         MakeTypeData(b_.arena(), header, type_vars, ctors, SpanFrom(keyword)));
   }
+}
+
+// `{ ctor, ... }` of data type `header`, appended to `ctors`; false after
+// an error that needs synchronizing.
+bool Parser::ParseConstructors(const GlobalTypeVar* header,
+                               std::vector<const Constructor*>& ctors) {
+  TokenPos open = Next();
+  while (At(TokenKind::kIdent)) {
+    const Token& ctor_token = Next();
+    const std::string_view ctor_name = lex_.TextOf(ctor_token);
+    const Span ctor_span = SpanOf(ctor_token);
+    std::vector<const Type*> inputs;
+    if (At(TokenKind::kLParen) && !ParseConstructorFields(inputs)) return false;
+    if (const Constructor* other = module_.FindConstructor(ctor_name)) {
+      Error(ctor_span, fmt::format("a constructor named '{}' was defined before", ctor_name),
+            {Note{other->span(), "previous definition is here"}});
+    }
+    ctors.push_back(MakeConstructor(b_.arena(), ctor_name, inputs, header,
+                                    static_cast<int32_t>(ctors.size()), ctor_span));
+    if (!Accept(TokenKind::kComma)) break;
+  }
+  return Expect(TokenKind::kRBrace, "'}' after the constructors", &open);
+}
+
+// A constructor's `(type, ...)`, appended to `inputs`.
+bool Parser::ParseConstructorFields(std::vector<const Type*>& inputs) {
+  TokenPos paren = Next();
+  while (!At(TokenKind::kRParen)) {
+    const Type* input = ParseType();
+    if (input == nullptr) return false;
+    inputs.push_back(input);
+    if (!Accept(TokenKind::kComma)) break;
+  }
+  return Expect(TokenKind::kRParen, "')' after the constructor's field types", &paren);
 }
 
 const Type* Parser::ParseAdtType(std::string_view name, Span name_span) {

@@ -186,6 +186,8 @@ class Parser {
   // ---- Algebraic data types (parse_adt.cc) ----
   // `type Name[T] { C(T), ... }` (or `extern type Name`), added to the module.
   void ParseTypeDefinition();
+  bool ParseConstructors(const GlobalTypeVar* header, std::vector<const Constructor*>& ctors);
+  bool ParseConstructorFields(std::vector<const Type*>& inputs);
   // `Name` or `Name[T, ...]` naming a data type (not a type variable).
   const Type* ParseAdtType(std::string_view name, Span name_span);
   // Reports data types used but never defined, or given the wrong number of

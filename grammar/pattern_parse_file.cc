@@ -279,75 +279,87 @@ void DslParser::ParseBackendItem() {
 }
 
 bool DslParser::ParseBackendMember(BackendSpec& backend) {
-  auto add_op = [&](const OpInfo* op, std::shared_ptr<const Predicate> pred, Span span,
-                    Pattern pattern = Pattern()) {
-    if (backend.FindOp(op) != nullptr) {
-      Error(span, fmt::format("{} is already listed in backend '{}'", op->name, backend.name));
-      return;
-    }
-    backend.ops.push_back({op, std::move(pred), span, std::move(pattern)});
-  };
-  if (AcceptWord("ops")) {
-    do {
-      TokenPos at = Peek();
-      const OpInfo* op = ParseOpName();
-      if (op == nullptr) return false;
-      add_op(op, nullptr, SpanFrom(at));
-    } while (Accept(TokenKind::kComma));
-    return Expect(TokenKind::kSemicolon, "';' after the op list");
+  if (AcceptWord("ops")) return ParseBackendOps(backend);
+  if (AcceptWord("op")) return ParseBackendOp(backend);
+  if (AcceptWord("composite")) return ParseBackendComposite(backend);
+  ErrorExpected("'ops', 'op', 'composite' or '}'");
+  return false;
+}
+
+// Adds single-op rule `op` to `backend`; an error if the op is listed
+// already.
+void DslParser::AddBackendOp(BackendSpec& backend, const OpInfo* op,
+                             std::shared_ptr<const Predicate> pred, Span span, Pattern pattern) {
+  if (backend.FindOp(op) != nullptr) {
+    Error(span, fmt::format("{} is already listed in backend '{}'", op->name, backend.name));
+    return;
   }
-  if (AcceptWord("op")) {
+  backend.ops.push_back({op, std::move(pred), span, std::move(pattern)});
+}
+
+// `ops a, b, c;` (after `ops`).
+bool DslParser::ParseBackendOps(BackendSpec& backend) {
+  do {
     TokenPos at = Peek();
     const OpInfo* op = ParseOpName();
     if (op == nullptr) return false;
-    // `op nn.conv2d(?x, const as ?w) where ...`: argument patterns whose
-    // captures the where clause may test (TVM's checks read arguments).
-    Scope scope;
-    Pattern call;
-    if (At(TokenKind::kLParen)) {
-      scope_ = &scope;
-      call = ParseCallSuffix(IsOp(op), /*optional=*/false, at);
-      if (!call) {
-        scope_ = nullptr;
-        return false;
-      }
-    }
-    Span span = SpanFrom(at);
-    std::shared_ptr<const Predicate> pred;
-    if (AcceptWord("where") || Accept(TokenKind::kIf)) {  // `if` reads well here too
-      TokenPos where_at = Peek();
-      if (call) scope_ = &scope;
-      pred = ParsePredicate();
-      if (pred != nullptr) {
-        CheckPredicateCaptures(*pred, SpanFrom(where_at), /*self_only=*/!call, op);
-      }
+    AddBackendOp(backend, op, nullptr, SpanFrom(at), Pattern());
+  } while (Accept(TokenKind::kComma));
+  return Expect(TokenKind::kSemicolon, "';' after the op list");
+}
+
+// `op NAME[(args)] [where PREDICATE];` (after `op`).
+bool DslParser::ParseBackendOp(BackendSpec& backend) {
+  TokenPos at = Peek();
+  const OpInfo* op = ParseOpName();
+  if (op == nullptr) return false;
+  // `op nn.conv2d(?x, const as ?w) where ...`: argument patterns whose
+  // captures the where clause may test (TVM's checks read arguments).
+  Scope scope;
+  Pattern call;
+  if (At(TokenKind::kLParen)) {
+    scope_ = &scope;
+    call = ParseCallSuffix(IsOp(op), /*optional=*/false, at);
+    if (!call) {
       scope_ = nullptr;
-      if (pred == nullptr) return false;
+      return false;
+    }
+  }
+  Span span = SpanFrom(at);
+  std::shared_ptr<const Predicate> pred;
+  if (AcceptWord("where") || Accept(TokenKind::kIf)) {  // `if` reads well here too
+    TokenPos where_at = Peek();
+    if (call) scope_ = &scope;
+    pred = ParsePredicate();
+    if (pred != nullptr) {
+      CheckPredicateCaptures(*pred, SpanFrom(where_at), /*self_only=*/!call, op);
     }
     scope_ = nullptr;
-    if (call && pred != nullptr) call = call.Where(pred);
-    add_op(op, std::move(pred), span, std::move(call));
-    return Expect(TokenKind::kSemicolon, "';' after the op");
+    if (pred == nullptr) return false;
   }
-  if (AcceptWord("composite")) {
-    Span span;
-    std::optional<std::string> name = ParseName("a composite name", &span);
-    if (!name || !Expect(TokenKind::kEqual, "'='")) return false;
-    std::string full = backend.name + "." + *name;
-    for (const NamedPattern& c : backend.composites) {
-      if (c.name == full) {
-        Error(span, fmt::format("composite '{}' is already defined", full),
-              {{c.span, "previous definition here"}});
-        return false;
-      }
+  scope_ = nullptr;
+  if (call && pred != nullptr) call = call.Where(pred);
+  AddBackendOp(backend, op, std::move(pred), span, std::move(call));
+  return Expect(TokenKind::kSemicolon, "';' after the op");
+}
+
+// `composite NAME = PATTERN;` (after `composite`).
+bool DslParser::ParseBackendComposite(BackendSpec& backend) {
+  Span span;
+  std::optional<std::string> name = ParseName("a composite name", &span);
+  if (!name || !Expect(TokenKind::kEqual, "'='")) return false;
+  std::string full = backend.name + "." + *name;
+  for (const NamedPattern& c : backend.composites) {
+    if (c.name == full) {
+      Error(span, fmt::format("composite '{}' is already defined", full),
+            {{c.span, "previous definition here"}});
+      return false;
     }
-    Pattern p = ParseNamedDefinition(full, span);
-    if (!p) return false;
-    backend.composites.push_back({full, p, span});
-    return Expect(TokenKind::kSemicolon, "';' after the composite");
   }
-  ErrorExpected("'ops', 'op', 'composite' or '}'");
-  return false;
+  Pattern p = ParseNamedDefinition(full, span);
+  if (!p) return false;
+  backend.composites.push_back({full, p, span});
+  return Expect(TokenKind::kSemicolon, "';' after the composite");
 }
 
 Pattern DslParser::ParseStandalone() {

@@ -442,55 +442,66 @@ std::shared_ptr<const Template> DslParser::ParseTemplate() {
 }
 
 std::shared_ptr<const Template> DslParser::ParseTemplatePrimary() {
-  const Token& t = Peek();
-  switch (t.kind) {
-    case TokenKind::kQuestion: {
-      TokenPos at = Next();
-      if (!At(TokenKind::kIdent)) {
-        ErrorExpected("a capture name after '?'");
-        return nullptr;
-      }
-      std::string name(Text(Next()));
-      if (!scope_->own.contains(name) && !scope_->imported.contains(name)) {
-        Error(SpanFrom(at),
-              fmt::format("the replacement uses ?{}, which the pattern does not bind", name));
-        return nullptr;
-      }
-      if (scope_->always_bound && !scope_->always_bound->contains(name)) {
-        Error(SpanFrom(at), fmt::format("the replacement uses ?{}, which the pattern binds only "
-                                        "on some matches (in one alternative or on a dominator's "
-                                        "path)",
-                                        name));
-        return nullptr;
-      }
-      return Template::CaptureRef(name);
-    }
+  switch (Peek().kind) {
+    case TokenKind::kQuestion:
+      return ParseTemplateCapture();
     case TokenKind::kInt:
     case TokenKind::kFloat:
     case TokenKind::kTrue:
     case TokenKind::kFalse:
       return Template::ConstantOf(MakeConstant(Next()), library_.arena());
-    case TokenKind::kLParen: {
-      TokenPos open = Next();
-      std::vector<std::shared_ptr<const Template>> fields;
-      bool comma = false;
-      while (!At(TokenKind::kRParen)) {
-        std::shared_ptr<const Template> f = ParseTemplate();
-        if (f == nullptr) return nullptr;
-        fields.push_back(f);
-        comma = Accept(TokenKind::kComma);
-        if (!comma) break;
-      }
-      if (!Expect(TokenKind::kRParen, "')'", &open)) return nullptr;
-      if (fields.size() == 1 && !comma) return fields[0];
-      return Template::MakeTuple(std::move(fields));
-    }
+    case TokenKind::kLParen:
+      return ParseTemplateTuple();
     case TokenKind::kIdent:
-      break;
+      return ParseTemplateCall();
     default:
       ErrorExpected("a replacement expression");
       return nullptr;
   }
+}
+
+// `?name`: a capture the pattern binds on every match.
+std::shared_ptr<const Template> DslParser::ParseTemplateCapture() {
+  TokenPos at = Next();
+  if (!At(TokenKind::kIdent)) {
+    ErrorExpected("a capture name after '?'");
+    return nullptr;
+  }
+  std::string name(Text(Next()));
+  if (!scope_->own.contains(name) && !scope_->imported.contains(name)) {
+    Error(SpanFrom(at),
+          fmt::format("the replacement uses ?{}, which the pattern does not bind", name));
+    return nullptr;
+  }
+  if (scope_->always_bound && !scope_->always_bound->contains(name)) {
+    Error(SpanFrom(at), fmt::format("the replacement uses ?{}, which the pattern binds only "
+                                    "on some matches (in one alternative or on a dominator's "
+                                    "path)",
+                                    name));
+    return nullptr;
+  }
+  return Template::CaptureRef(name);
+}
+
+// `(a, b)`, `(a,)` or a parenthesised `(a)`.
+std::shared_ptr<const Template> DslParser::ParseTemplateTuple() {
+  TokenPos open = Next();
+  std::vector<std::shared_ptr<const Template>> fields;
+  bool comma = false;
+  while (!At(TokenKind::kRParen)) {
+    std::shared_ptr<const Template> f = ParseTemplate();
+    if (f == nullptr) return nullptr;
+    fields.push_back(f);
+    comma = Accept(TokenKind::kComma);
+    if (!comma) break;
+  }
+  if (!Expect(TokenKind::kRParen, "')'", &open)) return nullptr;
+  if (fields.size() == 1 && !comma) return fields[0];
+  return Template::MakeTuple(std::move(fields));
+}
+
+// `op(args, key=value)`: attributes are checked against the op's schema.
+std::shared_ptr<const Template> DslParser::ParseTemplateCall() {
   const OpInfo* op = ParseOpName();
   if (op == nullptr) return nullptr;
   TokenPos open = Peek();
@@ -499,17 +510,9 @@ std::shared_ptr<const Template> DslParser::ParseTemplatePrimary() {
   std::vector<AttrEntry> attrs;
   while (!At(TokenKind::kRParen)) {
     if (AtAttr()) {
-      std::optional<ParsedAttr> a = ParseAttr();
-      if (!a) return nullptr;
-      int index = op->attrs ? op->attrs->FieldIndex(a->key) : -1;
-      absl::StatusOr<AttrValue> v = index < 0 ? absl::InvalidArgumentError(fmt::format(
-                                                    "{} has no attribute '{}'", op->name, a->key))
-                                              : CoerceAttrValue(op->attrs->fields[index], a->value);
-      if (!v.ok()) {
-        Error(a->span, std::string(v.status().message()));
-        return nullptr;
-      }
-      attrs.push_back({InternString(a->key), *v});
+      std::optional<AttrEntry> attr = ParseTemplateAttr(op);
+      if (!attr) return nullptr;
+      attrs.push_back(*attr);
     } else {
       std::shared_ptr<const Template> arg = ParseTemplate();
       if (arg == nullptr) return nullptr;
@@ -519,6 +522,22 @@ std::shared_ptr<const Template> DslParser::ParseTemplatePrimary() {
   }
   if (!Expect(TokenKind::kRParen, "')'", &open)) return nullptr;
   return Template::OpCall(op, std::move(args), std::move(attrs));
+}
+
+// `key=value` of a call of `op`, coerced to the field's type.
+std::optional<AttrEntry> DslParser::ParseTemplateAttr(const OpInfo* op) {
+  std::optional<ParsedAttr> a = ParseAttr();
+  if (!a) return std::nullopt;
+  int index = op->attrs ? op->attrs->FieldIndex(a->key) : -1;
+  absl::StatusOr<AttrValue> v =
+      index < 0
+          ? absl::InvalidArgumentError(fmt::format("{} has no attribute '{}'", op->name, a->key))
+          : CoerceAttrValue(op->attrs->fields[index], a->value);
+  if (!v.ok()) {
+    Error(a->span, std::string(v.status().message()));
+    return std::nullopt;
+  }
+  return AttrEntry{InternString(a->key), *v};
 }
 
 }  // namespace carve::pattern_dsl

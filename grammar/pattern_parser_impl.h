@@ -71,6 +71,11 @@ class DslParser {
   void ParseRuleItem();
   void ParseBackendItem();
   bool ParseBackendMember(BackendSpec& backend);
+  bool ParseBackendOps(BackendSpec& backend);
+  bool ParseBackendOp(BackendSpec& backend);
+  bool ParseBackendComposite(BackendSpec& backend);
+  void AddBackendOp(BackendSpec& backend, const OpInfo* op, std::shared_ptr<const Predicate> pred,
+                    Span span, Pattern pattern);
   // Parses `= def` for a named definition (scope set up and closed here).
   Pattern ParseNamedDefinition(const std::string& name, Span name_span);
   std::optional<std::string> ParseName(std::string_view what, Span* span = nullptr);
@@ -123,6 +128,10 @@ class DslParser {
   std::optional<AttrValue> ParseAttrValue();
   std::shared_ptr<const Template> ParseTemplate();
   std::shared_ptr<const Template> ParseTemplatePrimary();
+  std::shared_ptr<const Template> ParseTemplateCapture();
+  std::shared_ptr<const Template> ParseTemplateTuple();
+  std::shared_ptr<const Template> ParseTemplateCall();
+  std::optional<AttrEntry> ParseTemplateAttr(const OpInfo* op);
   const Constant* MakeConstant(const Token& t);
 
   // ---- Tokens and diagnostics (pattern_parse_file.cc) ----

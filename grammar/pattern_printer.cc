@@ -190,18 +190,18 @@ class PatternPrinter {
                       "(`p as ?x`) to print it",
                       PatternKindName(kind)));
     }
-    switch (kind) {
+    return KindText(p);
+  }
+
+  // The text of `p` by its kind (a dispatch: one case per kind).
+  Printed KindText(const PatternNode* p) {
+    switch (p->kind()) {
       case PatternKind::kWildcard:
         return {"_", kPrimary};
       case PatternKind::kOp:
         return {std::string(Cast<OperatorPattern>(p)->op()->name), kPrimary};
-      case PatternKind::kExpr: {
-        const auto* c = DynCast<Constant>(Cast<ExprPattern>(p)->expr());
-        if (c == nullptr || !c->is_scalar()) {
-          return Fail("the pattern language can only write is_expr of scalar constants");
-        }
-        return {ScalarText(c->data()), kPrimary};
-      }
+      case PatternKind::kExpr:
+        return ExprText(Cast<ExprPattern>(p));
       case PatternKind::kVar: {
         const std::string& name = Cast<VarPattern>(p)->name();
         return {name.empty() ? "var" : fmt::format("var(\"{}\")", name), kPrimary};
@@ -210,80 +210,107 @@ class PatternPrinter {
         return {"const", kPrimary};
       case PatternKind::kCall:
         return CallText(Cast<CallPattern>(p), {}, false);
-      case PatternKind::kTuple: {
-        const auto* t = Cast<TuplePattern>(p);
-        if (t->any_fields()) return {"(...)", kPrimary};
-        std::string fields =
-            Join(t->fields(), [&](const Pattern& f) { return Print(f.get(), kDef); });
-        return {"(" + fields + (t->fields().size() == 1 ? ",)" : ")"), kPrimary};
-      }
+      case PatternKind::kTuple:
+        return TupleText(Cast<TuplePattern>(p));
       case PatternKind::kTupleGetItem: {
         const auto* g = Cast<TupleGetItemPattern>(p);
         std::string index = g->index() < 0 ? "_" : fmt::format("{}", g->index());
         return {Print(g->tuple().get(), kPostfix) + "." + index, kPostfix};
       }
-      case PatternKind::kIf: {
-        const auto* i = Cast<IfPattern>(p);
-        return {
-            fmt::format("if ({}) {{ {} }} else {{ {} }}", Print(i->cond().get(), kDef),
-                        Print(i->then_branch().get(), kDef), Print(i->else_branch().get(), kDef)),
-            kPrimary};
-      }
-      case PatternKind::kLet: {
-        const auto* l = Cast<LetPattern>(p);
-        return {fmt::format("let {} = {}; {}", Print(l->var().get(), kPostfix),
-                            Print(l->value().get(), kDef), Print(l->body().get(), kAlt)),
-                kDef};
-      }
-      case PatternKind::kFunction: {
-        const auto* f = Cast<FunctionPattern>(p);
-        std::string params = f->any_params() ? "..." : Join(f->params(), [&](const Pattern& x) {
-          return Print(x.get(), kDef);
-        });
-        return {fmt::format("fn ({}) {{ {} }}", params, Print(f->body().get(), kDef)), kPrimary};
-      }
+      case PatternKind::kIf:
+        return IfText(Cast<IfPattern>(p));
+      case PatternKind::kLet:
+        return LetText(Cast<LetPattern>(p));
+      case PatternKind::kFunction:
+        return FunctionText(Cast<FunctionPattern>(p));
       case PatternKind::kAlt:
         return Alternation(Cast<AltPattern>(p));
-      case PatternKind::kAttr: {
-        const auto* a = Cast<AttrPattern>(p);
-        const auto* call = DynCast<CallPattern>(a->inner().get());
-        if (call != nullptr && !Named(call) && !a->attrs().empty()) {
-          return CallText(call, a->attrs(), false);
-        }
-        std::string attrs = a->attrs().empty() ? "" : ", " + Attrs(a->attrs());
-        return {fmt::format("has_attr({}{})", Print(a->inner().get(), kDef), attrs), kPrimary};
-      }
+      case PatternKind::kAttr:
+        return AttrText(Cast<AttrPattern>(p));
       case PatternKind::kType:
       case PatternKind::kDType:
       case PatternKind::kShape:
         return Constraint(p);
-      case PatternKind::kDominator: {
-        const auto* d = Cast<DominatorPattern>(p);
-        return {fmt::format("dominates({}, {}, {})", Print(d->parent().get(), kDef),
-                            Print(d->path().get(), kDef), Print(d->child().get(), kDef)),
-                kPrimary};
-      }
-      case PatternKind::kCapture: {
-        const auto* c = Cast<CapturePattern>(p);
-        if (!printed_captures_.insert(p).second || c->is_bare()) return {"?" + c->name(), kPrimary};
-        return {Print(c->inner().get(), kPostfix) + " as ?" + c->name(), kPostfix};
-      }
+      case PatternKind::kDominator:
+        return DominatorText(Cast<DominatorPattern>(p));
+      case PatternKind::kCapture:
+        return CaptureText(Cast<CapturePattern>(p));
       case PatternKind::kWhere: {
         const auto* w = Cast<WherePattern>(p);
         return {Print(w->inner().get(), kAlt) + " where " + PredicateToString(w->predicate()),
                 kDef};
       }
-      case PatternKind::kRecursive: {
-        Pattern target = Cast<RecursivePattern>(p)->target();
-        if (target.get() == root_ && !root_name_.empty()) return {root_name_, kPrimary};
-        if (target && names_.contains(target.get())) return {names_.at(target.get()), kPrimary};
-        return Fail(fmt::format("cannot print the recursive reference '{}' outside its pattern",
-                                Cast<RecursivePattern>(p)->name()));
-      }
+      case PatternKind::kRecursive:
+        return RecursiveText(Cast<RecursivePattern>(p));
       case PatternKind::kInvalid:
         return Fail(*p->error());
     }
     return Fail("unknown pattern kind");
+  }
+
+  Printed ExprText(const ExprPattern* e) {
+    const auto* c = DynCast<Constant>(e->expr());
+    if (c == nullptr || !c->is_scalar()) {
+      return Fail("the pattern language can only write is_expr of scalar constants");
+    }
+    return {ScalarText(c->data()), kPrimary};
+  }
+
+  Printed TupleText(const TuplePattern* t) {
+    if (t->any_fields()) return {"(...)", kPrimary};
+    std::string fields = Join(t->fields(), [&](const Pattern& f) { return Print(f.get(), kDef); });
+    return {"(" + fields + (t->fields().size() == 1 ? ",)" : ")"), kPrimary};
+  }
+
+  Printed IfText(const IfPattern* i) {
+    return {fmt::format("if ({}) {{ {} }} else {{ {} }}", Print(i->cond().get(), kDef),
+                        Print(i->then_branch().get(), kDef), Print(i->else_branch().get(), kDef)),
+            kPrimary};
+  }
+
+  Printed LetText(const LetPattern* l) {
+    return {fmt::format("let {} = {}; {}", Print(l->var().get(), kPostfix),
+                        Print(l->value().get(), kDef), Print(l->body().get(), kAlt)),
+            kDef};
+  }
+
+  Printed FunctionText(const FunctionPattern* f) {
+    std::string params =
+        f->any_params() ? "..."
+                        : Join(f->params(), [&](const Pattern& x) { return Print(x.get(), kDef); });
+    return {fmt::format("fn ({}) {{ {} }}", params, Print(f->body().get(), kDef)), kPrimary};
+  }
+
+  // has_attr(p, k=v), or the call form `op(args) {k=v}` when `p` is an
+  // unnamed call.
+  Printed AttrText(const AttrPattern* a) {
+    const auto* call = DynCast<CallPattern>(a->inner().get());
+    if (call != nullptr && !Named(call) && !a->attrs().empty()) {
+      return CallText(call, a->attrs(), false);
+    }
+    std::string attrs = a->attrs().empty() ? "" : ", " + Attrs(a->attrs());
+    return {fmt::format("has_attr({}{})", Print(a->inner().get(), kDef), attrs), kPrimary};
+  }
+
+  Printed DominatorText(const DominatorPattern* d) {
+    return {fmt::format("dominates({}, {}, {})", Print(d->parent().get(), kDef),
+                        Print(d->path().get(), kDef), Print(d->child().get(), kDef)),
+            kPrimary};
+  }
+
+  // `inner as ?x` the first time, `?x` after (and for a bare capture).
+  Printed CaptureText(const CapturePattern* c) {
+    if (!printed_captures_.insert(c).second || c->is_bare()) return {"?" + c->name(), kPrimary};
+    return {Print(c->inner().get(), kPostfix) + " as ?" + c->name(), kPostfix};
+  }
+
+  // A recursive reference prints as the name of the pattern it refers to.
+  Printed RecursiveText(const RecursivePattern* r) {
+    Pattern target = r->target();
+    if (target.get() == root_ && !root_name_.empty()) return {root_name_, kPrimary};
+    if (target && names_.contains(target.get())) return {names_.at(target.get()), kPrimary};
+    return Fail(
+        fmt::format("cannot print the recursive reference '{}' outside its pattern", r->name()));
   }
 
   const absl::flat_hash_map<const PatternNode*, std::string>& names_;

@@ -21,6 +21,67 @@ uint32_t RelayTextPrinter::NewSlot(const Expr* e, ExprKind kind, bool* inserted)
   return *slot;
 }
 
+namespace {
+
+// Calls edge(child) for each child of `e` (of kind `kind`) in TVM's
+// DependencyGraph, and binder(var) for the variables it binds, in the
+// printer's order. A template, so that the walk's calls stay inline.
+template <typename Edge, typename Binder>
+void ForEachGraphEdge(const Expr* e, ExprKind kind, Edge&& edge, Binder&& binder) {
+  switch (kind) {
+    case ExprKind::kCall: {
+      auto* call = Cast<Call>(e);
+      edge(call->callee());
+      for (const Expr* arg : call->args()) edge(arg);
+      break;
+    }
+    case ExprKind::kTuple:
+      for (const Expr* field : Cast<Tuple>(e)->fields()) edge(field);
+      break;
+    case ExprKind::kTupleGetItem:
+      edge(Cast<TupleGetItem>(e)->tuple());
+      break;
+    case ExprKind::kIf: {
+      auto* node = Cast<If>(e);
+      edge(node->cond());
+      edge(node->then_branch());
+      edge(node->else_branch());
+      break;
+    }
+    case ExprKind::kFunction: {
+      auto* fn = Cast<Function>(e);
+      for (const Var* param : fn->params()) binder(param);
+      edge(fn->body());
+      break;
+    }
+    case ExprKind::kLet: {
+      auto* let = Cast<Let>(e);
+      binder(let->var());
+      edge(let->value());
+      edge(let->body());
+      break;
+    }
+    case ExprKind::kMatch: {  // the data, then each clause's variables and rhs
+      auto* match = Cast<Match>(e);
+      edge(match->data());
+      for (const Clause& clause : match->clauses()) {
+        ForEachPatternVar(clause.lhs, binder);
+        edge(clause.rhs);
+      }
+      break;
+    }
+    case ExprKind::kRefCreate:  // references: one edge per operand
+    case ExprKind::kRefRead:
+    case ExprKind::kRefWrite:
+      ForEachChild(e, edge);
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace
+
 void RelayTextPrinter::BuildGraph(const Expr* root) {
   slots_ = AddressMap<uint32_t>();
   nodes_.clear();
@@ -57,56 +118,7 @@ void RelayTextPrinter::BuildGraph(const Expr* root) {
     ExprKind kind = e->kind();
     nodes_[slot].first_edge = static_cast<uint32_t>(edges_.size());
     nodes_[slot].kind = kind;
-    switch (kind) {
-      case ExprKind::kCall: {
-        auto* call = Cast<Call>(e);
-        edge(call->callee());
-        for (const Expr* arg : call->args()) edge(arg);
-        break;
-      }
-      case ExprKind::kTuple:
-        for (const Expr* field : Cast<Tuple>(e)->fields()) edge(field);
-        break;
-      case ExprKind::kTupleGetItem:
-        edge(Cast<TupleGetItem>(e)->tuple());
-        break;
-      case ExprKind::kIf: {
-        auto* node = Cast<If>(e);
-        edge(node->cond());
-        edge(node->then_branch());
-        edge(node->else_branch());
-        break;
-      }
-      case ExprKind::kFunction: {
-        auto* fn = Cast<Function>(e);
-        for (const Var* param : fn->params()) binder(param);
-        edge(fn->body());
-        break;
-      }
-      case ExprKind::kLet: {
-        auto* let = Cast<Let>(e);
-        binder(let->var());
-        edge(let->value());
-        edge(let->body());
-        break;
-      }
-      case ExprKind::kMatch: {  // the data, then each clause's variables and rhs
-        auto* match = Cast<Match>(e);
-        edge(match->data());
-        for (const Clause& clause : match->clauses()) {
-          ForEachPatternVar(clause.lhs, binder);
-          edge(clause.rhs);
-        }
-        break;
-      }
-      case ExprKind::kRefCreate:  // references: one edge per operand
-      case ExprKind::kRefRead:
-      case ExprKind::kRefWrite:
-        ForEachChild(e, edge);
-        break;
-      default:
-        break;
-    }
+    ForEachGraphEdge(e, kind, edge, binder);
   }
   // The definition's names and pending node texts go to the arena (about 14
   // bytes a node on partitioned graphs): reserved so that it does not grow by

@@ -220,93 +220,111 @@ void AppendTensorType(const TensorType& t, std::string& out) {
   out += fmt::format("), {}]", t.dtype().ToString());
 }
 
-// Appends the text of `t` to `out`: one buffer for the whole type, and an
-// explicit stack rather than recursion. Building each field's string and
+// Appends the text of a type to `out`: one buffer for the whole type, and
+// an explicit stack rather than recursion. Building each field's string and
 // copying it into its parent's made a type nested N deep cost O(N^2) (a
 // chain of 5000 nested tuples printed with --types took 70 s), and
 // recursing overflowed the stack at about 50000 levels, which a chain of
 // let-bound tuples reaches without any nesting in its text.
-void AppendType(const Type* root, std::string& out) {
+class TypeTextWriter {
+ public:
+  explicit TypeTextWriter(std::string& out) : out_(out) {}
+
+  void Append(const Type* root) {
+    PushType(root);
+    while (!stack_.empty()) {
+      const Piece piece = stack_.back();
+      stack_.pop_back();
+      if (!piece.is_type) {
+        out_ += piece.text;
+      } else if (piece.type == nullptr) {
+        out_ += "_";
+      } else {
+        Open(piece.type);
+      }
+    }
+  }
+
+ private:
   struct Piece {
     bool is_type;
     const Type* type;       // when is_type (nullptr prints "_")
     std::string_view text;  // otherwise: static text or an interned name
   };
-  std::vector<Piece> stack{{true, root, {}}};
-  auto push_text = [&stack](std::string_view text) { stack.push_back({false, nullptr, text}); };
-  auto push_type = [&stack](const Type* t) { stack.push_back({true, t, {}}); };
+
+  void PushText(std::string_view text) { stack_.push_back({false, nullptr, text}); }
+  void PushType(const Type* t) { stack_.push_back({true, t, {}}); }
   // Pushed last to first, so that they pop in order with ", " between.
-  auto push_list = [&](std::span<const Type* const> types) {
+  void PushList(std::span<const Type* const> types) {
     for (size_t i = types.size(); i-- > 0;) {
-      push_type(types[i]);
-      if (i) push_text(", ");
+      PushType(types[i]);
+      if (i) PushText(", ");
     }
-  };
-  while (!stack.empty()) {
-    const Piece piece = stack.back();
-    stack.pop_back();
-    const Type* t = piece.type;
-    if (!piece.is_type) {
-      out += piece.text;
-      continue;
-    }
-    if (t == nullptr) {
-      out += "_";
-      continue;
-    }
+  }
+
+  // Writes the text of `t` up to its first child type and pushes the rest.
+  void Open(const Type* t) {
     switch (t->kind()) {
       case TypeKind::kTensor:
-        AppendTensorType(*static_cast<const TensorType*>(t), out);
+        AppendTensorType(*static_cast<const TensorType*>(t), out_);
         break;
       case TypeKind::kTuple: {
         auto fields = static_cast<const TupleType*>(t)->fields();
-        out += "(";
-        push_text(fields.size() == 1 ? ",)" : ")");
-        push_list(fields);
+        out_ += "(";
+        PushText(fields.size() == 1 ? ",)" : ")");
+        PushList(fields);
         break;
       }
-      case TypeKind::kFunc: {
-        auto* ft = static_cast<const FuncType*>(t);
-        out += "fn ";
-        if (!ft->type_params().empty()) {
-          out += "[";
-          for (size_t i = 0; i < ft->type_params().size(); ++i) {
-            if (i) out += ", ";
-            out += ft->type_params()[i]->name();
-          }
-          out += "]";
-        }
-        out += "(";
-        push_type(ft->ret());
-        push_text(") -> ");
-        push_list(ft->params());
+      case TypeKind::kFunc:
+        OpenFunc(static_cast<const FuncType*>(t));
         break;
-      }
       case TypeKind::kTypeVar:
-        out += static_cast<const TypeVar*>(t)->name();
+        out_ += static_cast<const TypeVar*>(t)->name();
         break;
       case TypeKind::kIncomplete:
-        out += "_";
+        out_ += "_";
         break;
       case TypeKind::kRef:
-        out += "ref(";
-        push_text(")");
-        push_type(static_cast<const RefType*>(t)->value());
+        out_ += "ref(";
+        PushText(")");
+        PushType(static_cast<const RefType*>(t)->value());
         break;
       case TypeKind::kGlobalTypeVar:
-        out += static_cast<const GlobalTypeVar*>(t)->name();
+        out_ += static_cast<const GlobalTypeVar*>(t)->name();
         break;
       case TypeKind::kTypeCall: {
         auto* tc = static_cast<const TypeCall*>(t);
-        push_text("]");
-        push_list(tc->args());
-        push_text("[");
-        push_type(tc->func());
+        PushText("]");
+        PushList(tc->args());
+        PushText("[");
+        PushType(tc->func());
         break;
       }
     }
   }
-}
+
+  // fn [T, U](params) -> ret
+  void OpenFunc(const FuncType* ft) {
+    out_ += "fn ";
+    if (!ft->type_params().empty()) {
+      out_ += "[";
+      for (size_t i = 0; i < ft->type_params().size(); ++i) {
+        if (i) out_ += ", ";
+        out_ += ft->type_params()[i]->name();
+      }
+      out_ += "]";
+    }
+    out_ += "(";
+    PushType(ft->ret());
+    PushText(") -> ");
+    PushList(ft->params());
+  }
+
+  std::string& out_;
+  std::vector<Piece> stack_;
+};
+
+void AppendType(const Type* root, std::string& out) { TypeTextWriter(out).Append(root); }
 
 }  // namespace
 

@@ -314,7 +314,55 @@ struct GraphEdit {
   std::vector<const Expr*> current;                 // by old node: its new version
   std::vector<IndexedGraph::Replacement> replaced;  // by ascending old node
   std::vector<uint32_t> replaced_inputs;            // the composite calls' inputs (old nodes)
+
+  // Empties the lists, keeping their memory for the next partition.
+  void ClearReplacements() {
+    replaced.clear();
+    replaced_inputs.clear();
+  }
 };
+
+// The rebuild reads nodes and inputs only: the outputs (but a let graph's,
+// see ReleaseDerivedTables), any post-dominators and the grouper's node ->
+// group table are freed while it allocates the new nodes, the pass's peak,
+// and made again if a later pattern needs this graph.
+void ReleaseBeforeRebuild(IndexedGraph& graph, PatternGrouper& grouper) {
+  graph.ReleaseDerivedTables();
+  grouper.ReleaseGroupOf();
+}
+
+// Counts one replaced group in `stats`.
+void CountPartitioned(const PartitionOptions& options, const Function* fn, const Expr* call,
+                      PartitionStats& stats) {
+  ++stats.partitioned;
+  if (options.typed && (fn->checked_type() == nullptr || call->checked_type() == nullptr)) {
+    ++stats.untyped;
+  }
+}
+
+// Records in `edit` that `group`'s root (node `root`) became a call of its
+// function with the group's inputs as arguments.
+void RecordReplacement(const Group& group, uint32_t root, GraphEdit& edit) {
+  edit.replaced.push_back({root, static_cast<uint32_t>(edit.replaced_inputs.size())});
+  edit.replaced_inputs.insert(edit.replaced_inputs.end(), group.inputs.begin(), group.inputs.end());
+}
+
+// The rewritten version of `root`, the graph's root. Every node reaches the
+// root, so an unchanged root means no node changed: when the rebuilder took
+// the graph's nodes (`took`) the graph gets them back and serves the next
+// pattern; otherwise `edit` (when not null) receives the new version of
+// every node.
+const Expr* FinishRebuild(IndexedGraph& graph, const Expr* root, GraphRebuilder& rebuilder,
+                          bool took, GraphEdit* edit) {
+  const Expr* out = rebuilder.At(graph.root());
+  std::vector<const Expr*> current = std::move(rebuilder).Release();
+  if (took && out == root) {
+    graph.RestoreNodes(std::move(current));
+  } else if (edit != nullptr) {
+    edit->current = std::move(current);
+  }
+  return out;
+}
 
 // Partitions in an existing graph (so that a table of patterns reuses one
 // graph while nothing changes). `names` gives the composites' parameter
@@ -344,24 +392,16 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
   std::vector<const Expr*> args;
   std::vector<uint8_t> stays, deferred;
   MarkDeferred(graph, grouper, deferred, stays);
-  // The rebuild reads nodes and inputs only: the outputs (but a let
-  // graph's, see ReleaseDerivedTables) and any post-dominators are freed
-  // while it allocates the new nodes, the pass's peak, and made again if a
-  // later pattern needs this graph; and
-  // when it can follow edges alone, the rebuilder keeps the current
+  // When it can follow edges alone, the rebuilder keeps the current
   // versions in the graph's own node array (no second array of the graph's
   // size). Originals are then read from the rebuilder (Original) before
   // their node is processed.
-  graph.ReleaseDerivedTables();
-  grouper.ReleaseGroupOf();
+  ReleaseBeforeRebuild(graph, grouper);
   const bool take = graph.RebuildsByEdges();
   GraphRebuilder rebuilder =
       take ? GraphRebuilder(graph, b, graph.TakeNodes()) : GraphRebuilder(graph, b);
   BodyBuilder bodies(graph, rebuilder, b, names);
-  if (edit != nullptr) {
-    edit->replaced.clear();
-    edit->replaced_inputs.clear();
-  }
+  if (edit != nullptr) edit->ClearReplacements();
   // Groups were found consumers first: in descending root order, so the
   // next root met going forward is the last group not yet met.
   size_t next_group = num_groups;
@@ -386,29 +426,11 @@ const Expr* PartitionInGraph(const std::shared_ptr<const CompiledPattern>& patte
     const Expr* call = b.MakeCall(fn, args);
     call->set_checked_type(pre->checked_type());
     rebuilder.Set(i, call);
-    if (stats != nullptr) {
-      ++stats->partitioned;
-      if (options.typed && (fn->checked_type() == nullptr || call->checked_type() == nullptr)) {
-        ++stats->untyped;
-      }
-    }
+    if (stats != nullptr) CountPartitioned(options, fn, call, *stats);
     if (counts != nullptr) RemoveGroupOps(graph, group, *counts, deferred);
-    if (edit != nullptr) {
-      edit->replaced.push_back({i, static_cast<uint32_t>(edit->replaced_inputs.size())});
-      edit->replaced_inputs.insert(edit->replaced_inputs.end(), group.inputs.begin(),
-                                   group.inputs.end());
-    }
+    if (edit != nullptr) RecordReplacement(group, i, *edit);
   }
-  const Expr* out = rebuilder.At(graph.root());
-  std::vector<const Expr*> current = std::move(rebuilder).Release();
-  // Every node reaches the root, so an unchanged root means no node
-  // changed: the graph gets its nodes back and serves the next pattern.
-  if (take && out == root) {
-    graph.RestoreNodes(std::move(current));
-  } else if (edit != nullptr) {
-    edit->current = std::move(current);
-  }
-  return out;
+  return FinishRebuild(graph, root, rebuilder, take, edit);
 }
 
 // The ops every match of pattern node `id` calls: a call pattern with an op

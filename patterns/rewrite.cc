@@ -116,18 +116,24 @@ absl::Status NotConverged(const std::vector<CompiledRule>& rules, int rounds, bo
       by_rewrites ? " (rewrite limit reached)" : "", StillFiring(rules)));
 }
 
-absl::Status GrewTooLarge(const std::vector<CompiledRule>& rules, int rounds, int64_t start,
+// `round`: the round under way, stopped part way.
+absl::Status GrewTooLarge(const std::vector<CompiledRule>& rules, int round, int64_t start,
                           int64_t nodes, int64_t limit) {
+  // Rounds that rewrote: this one only when a rule of it already did.
+  bool this_round = false;
+  for (const CompiledRule& r : rules) this_round |= r.last_round > 0;
+  int rounds = this_round ? round : round - 1;
   return absl::ResourceExhaustedError(fmt::format(
       "rewriting grew the graph from {} to {} nodes, over the node limit of {}, in {}; still "
       "firing: {}",
       start, nodes, limit, Plural(rounds, "round"), StillFiring(rules, true)));
 }
 
-}  // namespace
-
-absl::StatusOr<RewriteResult> RewriteExpr(const std::vector<RewriteRule>& rules, const Expr* expr,
-                                          Arena* arena, const RewriteOptions& options) {
+// The rules with their patterns compiled. InvalidArgument for a pattern
+// that does not compile, FailedPrecondition for a rule that needs types
+// when `options` cannot give them.
+absl::StatusOr<std::vector<CompiledRule>> CompileRules(const std::vector<RewriteRule>& rules,
+                                                       const RewriteOptions& options) {
   std::vector<CompiledRule> compiled;
   for (const RewriteRule& rule : rules) {
     auto p = CompilePattern(rule.pattern);
@@ -141,6 +147,14 @@ absl::StatusOr<RewriteResult> RewriteExpr(const std::vector<RewriteRule>& rules,
     }
     compiled.push_back({&rule, *std::move(p)});
   }
+  return compiled;
+}
+
+}  // namespace
+
+absl::StatusOr<RewriteResult> RewriteExpr(const std::vector<RewriteRule>& rules, const Expr* expr,
+                                          Arena* arena, const RewriteOptions& options) {
+  CARVE_ASSIGN_OR_RETURN(std::vector<CompiledRule> compiled, CompileRules(rules, options));
   RewriteResult result;
   const Expr* typed = nullptr;  // the expression last re-typed
   int64_t total = 0;
@@ -179,13 +193,7 @@ absl::StatusOr<RewriteResult> RewriteExpr(const std::vector<RewriteRule>& rules,
         start_nodes = nodes;
         if (max_nodes <= 0) max_nodes = DefaultMaxNodes(nodes);
       }
-      if (nodes > max_nodes) {
-        // Rounds that rewrote: this one only when a rule of it already did.
-        bool this_round = false;
-        for (const CompiledRule& r : compiled) this_round |= r.last_round > 0;
-        return GrewTooLarge(compiled, this_round ? round : round - 1, start_nodes, nodes,
-                            max_nodes);
-      }
+      if (nodes > max_nodes) return GrewTooLarge(compiled, round, start_nodes, nodes, max_nodes);
       rule.total += rule.last_round;
       total += rule.last_round;
       if (rule.rule->rewrite_once && !SameExpr(before, expr)) rule.done = true;

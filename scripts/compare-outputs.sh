@@ -21,7 +21,7 @@ run() {
 }
 for f in ../shared/corpus/*.relay $(find tests/golden -name '*.relay' | sort); do
   run fmt --types "$f"
-  for b in dnnl tensorrt acl nnapi bnns; do run partition "$f" --backend "$b"; done
+  for b in dnnl tensorrt arm_compute_lib nnapi bnns; do run partition "$f" --backend "$b"; done
 done
 graphs=()
 for kind in resnet transformer chain; do

@@ -423,18 +423,21 @@ absl::StatusOr<bool> PartitionModule(Module& mod, const PartitionGraphOptions& o
   }
   for (const auto& [gv, original] : mod.Functions()) {
     // The preparation steps run first (FlattenNestedTuples,
-    // RemoveDefaultAnnotations); the region set shows when they would
-    // change nothing.
+    // RemoveDefaultAnnotations), as in TVM's Sequential, and the regions are
+    // those of the prepared function. A region set already cached for the
+    // function shows when they would change nothing; without one, preparing
+    // first builds the set once (of the function partitioned) instead of
+    // once to ask and once more after the change.
     const Function* fn = original;
-    absl::StatusOr<const AnnotatedRegionSet*> set = AnnotatedRegionSet::Get(ctx.analyses(), mod, fn);
-    if (!set.ok() || (*set)->needs_partition_prep()) {
+    const AnnotatedRegionSet* cached = ctx.analyses().GetCached<AnnotatedRegionSet>(mod, fn);
+    if (cached == nullptr || cached->needs_partition_prep()) {
       fn = PrepareFunctionForPartitioning(original, mod.arena());
       if (fn != original) {
         mod.Add(gv, fn);
         changed = true;
       }
-      set = AnnotatedRegionSet::Get(ctx.analyses(), mod, fn);
     }
+    absl::StatusOr<const AnnotatedRegionSet*> set = AnnotatedRegionSet::Get(ctx.analyses(), mod, fn);
     CARVE_RETURN_IF_ERROR(set.status());
     if ((*set)->size() == 0) continue;
     // Regions that depend on each other are reported first, as TVM fails

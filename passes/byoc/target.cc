@@ -85,7 +85,6 @@ TargetRegistry& TargetRegistry::Global() {
     auto* r = new TargetRegistry();
     r->Register(MakeByocDemoTarget("byoc_target"));
     r->Register(MakeByocDemoTarget("byoc-target"));
-    r->Register(MakeDnnlLikeTarget("dnnl_like"));
     return r;
   }();
   return *registry;

@@ -12,8 +12,7 @@
 //
 // Specs are registered by name in a TargetRegistry. Tests and the `.pat` DSL
 // (`backend NAME { ... }`) register their own; the registry starts with the
-// seed demo's `byoc_target` (and `byoc-target`, the seed notebook's spelling)
-// and `dnnl_like`, a DNNL-shaped table used by the benchmarks.
+// seed demo's `byoc_target` (and `byoc-target`, the seed notebook's spelling).
 #pragma once
 
 #include <functional>
@@ -179,10 +178,5 @@ class TargetRegistry {
 // `<name>.conv2d_relu_with_bias` (conv2d -> bias_add -> relu) then
 // `<name>.conv2d_relu_wo_bias` (conv2d -> relu).
 TargetSpecPtr MakeByocDemoTarget(std::string name = "byoc_target");
-
-// A DNNL-shaped spec for benchmarks: the DNNL single-op list (tvm-reference
-// 4.3, without its int64 / ceil_mode guard) and a table of conv2d / dense
-// patterns with optional bias (add or bias_add) and relu / tanh / sigmoid.
-TargetSpecPtr MakeDnnlLikeTarget(std::string name = "dnnl_like");
 
 }  // namespace carve

@@ -24,12 +24,12 @@ std::string Error(std::string_view pipeline) {
 
 TEST(Pipeline, ParsesTvmSignatures) {
   absl::StatusOr<PassPtr> pass = ParsePipeline(
-      "InferType,MergeComposite(byoc_target),AnnotateTarget(byoc_target,dnnl_like,"
+      "InferType,MergeComposite(byoc_target),AnnotateTarget(byoc_target,byoc-target,"
       "include_non_call_ops=False),MergeCompilerRegions,PartitionGraph(mod_name=m,"
       "bind_constants=False)");
   ASSERT_TRUE(pass.ok()) << RenderStatus(pass.status());
   EXPECT_EQ((*pass)->Describe(),
-            "InferType,MergeComposite(byoc_target),AnnotateTarget(byoc_target,dnnl_like,"
+            "InferType,MergeComposite(byoc_target),AnnotateTarget(byoc_target,byoc-target,"
             "include_non_call_ops=False),MergeCompilerRegions,PartitionGraph(mod_name=m,"
             "bind_constants=False)");
   EXPECT_EQ(SequenceMembers(**pass).size(), 5u);
@@ -37,10 +37,10 @@ TEST(Pipeline, ParsesTvmSignatures) {
 
 TEST(Pipeline, DefaultsSpacesQuotesAndLists) {
   absl::StatusOr<PassPtr> pass =
-      ParsePipeline(" AnnotateTarget( [byoc_target, dnnl_like] ) , PartitionGraph(\"x\") ");
+      ParsePipeline(" AnnotateTarget( [byoc_target, byoc-target] ) , PartitionGraph(\"x\") ");
   ASSERT_TRUE(pass.ok()) << RenderStatus(pass.status());
   EXPECT_EQ((*pass)->Describe(),
-            "AnnotateTarget(byoc_target,dnnl_like,include_non_call_ops=True),"
+            "AnnotateTarget(byoc_target,byoc-target,include_non_call_ops=True),"
             "PartitionGraph(mod_name=x,bind_constants=True)");
 }
 
