@@ -85,7 +85,7 @@ TargetRegistry& TargetRegistry::Global() {
     auto* r = new TargetRegistry();
     r->Register(MakeByocDemoTarget("byoc_target"));
     r->Register(MakeByocDemoTarget("byoc-target"));
-    r->Register(MakeDnnlLikeTarget("dnnl_like"));
+    r->RegisterInternal(MakeDnnlLikeTarget("dnnl_like"));
     return r;
   }();
   return *registry;
@@ -115,6 +115,7 @@ void TargetRegistry::Register(TargetSpecPtr spec) {
   RunProviders();  // a user's spec replaces a built-in one, never the reverse
   std::lock_guard<std::mutex> lock(mu_);
   std::erase_if(load_errors_, [&](const auto& e) { return e.first == spec->name(); });
+  std::erase(internal_, spec->name());  // a user's spec of that name is a backend
   for (TargetSpecPtr& existing : specs_) {
     if (existing->name() == spec->name()) {
       existing = std::move(spec);
@@ -149,6 +150,18 @@ absl::StatusOr<TargetSpecPtr> TargetRegistry::Get(std::string_view name) const {
   }
   return absl::InvalidArgumentError(
       fmt::format("unknown target '{}' (did you mean '{}'?)", name, near));
+}
+
+void TargetRegistry::RegisterInternal(TargetSpecPtr spec) {
+  std::string name = spec->name();
+  Register(std::move(spec));
+  std::lock_guard<std::mutex> lock(mu_);
+  internal_.push_back(std::move(name));
+}
+
+bool TargetRegistry::IsInternal(std::string_view name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return std::find(internal_.begin(), internal_.end(), name) != internal_.end();
 }
 
 std::vector<std::string> TargetRegistry::Names() const {

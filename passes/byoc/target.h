@@ -146,6 +146,12 @@ class TargetRegistry {
   // Registers `spec` under its name, replacing an earlier spec of that name
   // (a `.pat` file may redefine a built-in backend).
   void Register(TargetSpecPtr spec);
+  // Registers a table that pass arguments may name (`MergeComposite(x)`)
+  // but that is no backend for a user to partition for (the benchmarks'
+  // `dnnl_like`): IsInternal says so, and the CLI leaves it out of the
+  // backends it offers. Register() of that name later makes it a backend.
+  void RegisterInternal(TargetSpecPtr spec);
+  bool IsInternal(std::string_view name) const;
   // The spec called `name`, or nullptr.
   TargetSpecPtr Find(std::string_view name) const;
   // The spec called `name`; else the error a provider reported for that
@@ -171,6 +177,7 @@ class TargetRegistry {
 
   mutable std::mutex mu_;
   std::vector<TargetSpecPtr> specs_;
+  std::vector<std::string> internal_;
   std::vector<std::pair<std::string, absl::Status>> load_errors_;
   mutable std::vector<Provider> providers_;
 };

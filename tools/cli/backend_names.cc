@@ -1,0 +1,50 @@
+#include "tools/cli/backend_names.h"
+
+#include <algorithm>
+
+#include "backends/specs.h"
+#include "fmt/format.h"
+#include "passes/byoc/target.h"
+#include "passes/edit_distance.h"
+
+namespace carve::cli {
+
+std::vector<std::string> UserBackendNames() {
+  std::vector<std::string> names;
+  for (std::string_view name : BuiltinBackendNames()) names.emplace_back(name);
+  const TargetRegistry& registry = TargetRegistry::Global();
+  for (const std::string& name : registry.Names()) {
+    if (registry.IsInternal(name)) continue;
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  return names;
+}
+
+absl::Status CheckBackendNames(std::string_view list) {
+  const std::vector<std::string> known = UserBackendNames();
+  const std::string known_text = fmt::format("{}", fmt::join(known, ", "));
+  std::vector<std::string_view> seen;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = std::min(list.find(',', start), list.size());
+    std::string_view name = list.substr(start, comma - start);
+    start = comma + 1;
+    if (name.empty()) {
+      return absl::InvalidArgumentError(
+          fmt::format("'{}' has an empty backend name (known: {})", list, known_text));
+    }
+    if (std::find(seen.begin(), seen.end(), name) != seen.end()) {
+      return absl::InvalidArgumentError(
+          fmt::format("backend '{}' is named twice in '{}'", name, list));
+    }
+    seen.push_back(name);
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    std::string near = NearestName(name, known);
+    return absl::InvalidArgumentError(fmt::format(
+        "unknown backend '{}' ({}known: {})", name,
+        near.empty() ? "" : fmt::format("did you mean '{}'?; ", near), known_text));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace carve::cli
