@@ -13,6 +13,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/tools_cli/cli_test_dir.h"
 #include "tools/cli/backend_names.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/env.h"
@@ -24,44 +25,20 @@ using ::testing::Contains;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-struct Result {
-  int code;
-  std::string out, err;
-};
+using Result = CliResult;
 
-class UsageErrorsTest : public ::testing::Test {
+class UsageErrorsTest : public CliTestDir {
  protected:
+  UsageErrorsTest() : CliTestDir("carve_usage_") {}
   void SetUp() override {
-    dir_ = std::filesystem::path(::testing::TempDir()) /
-           ("carve_usage_" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
+    CliTestDir::SetUp();
     file_ = Write("m.relay",
                   "#[version = \"0.0.5\"]\n"
                   "def @main(%x: Tensor[(1, 8), float32]) {\n"
                   "  nn.relu(%x)\n"
                   "}\n");
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
-  std::string Write(const std::string& name, const std::string& text) {
-    std::string path = (dir_ / name).string();
-    std::ofstream(path) << text;
-    return path;
-  }
-
-  Result Run(std::vector<std::string> args) {
-    std::ostringstream out, err;
-    Env env = RealEnv();
-    env.prefault_heap = nullptr;
-    env.out = &out;
-    env.err = &err;
-    int code = RunCarve(args, env);
-    return {code, out.str(), err.str()};
-  }
-
-  std::filesystem::path dir_;
   std::string file_;
 };
 

@@ -52,18 +52,6 @@ ValueKind KindOf(std::string_view option) {
   return option == "--input" ? ValueKind::kNamedFile : ValueKind::kText;
 }
 
-// The comma-separated names of a list value.
-std::vector<std::string_view> Names(std::string_view value) {
-  std::vector<std::string_view> names;
-  size_t start = 0;
-  while (start <= value.size()) {
-    size_t comma = std::min(value.find(',', start), value.size());
-    names.push_back(value.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return names;
-}
-
 // An empty value (`--out ''`, `--stderr-contains ''`, a variable that
 // expanded to nothing) was read as "not given" or as a condition that always
 // holds. `--backend dnnl,` or `--bind ,`: an empty item is a typo (a name
@@ -79,11 +67,11 @@ absl::Status CheckValue(const std::string& option, const std::string& value,
     return absl::InvalidArgumentError(fmt::format("option '{}' has an empty value", option));
   }
   if (kind != ValueKind::kNameList && kind != ValueKind::kNameSet) return absl::OkStatus();
-  std::vector<std::string_view> seen;
+  std::vector<std::string> seen;
   for (const std::string& e : earlier) {
-    for (std::string_view name : Names(e)) seen.push_back(name);
+    for (std::string& name : SplitNameList(e)) seen.push_back(std::move(name));
   }
-  for (std::string_view name : Names(value)) {
+  for (std::string& name : SplitNameList(value)) {
     if (name.empty()) {
       return absl::InvalidArgumentError(
           fmt::format("option '{}': empty name in '{}' (NAME[,NAME...])", option, value));
@@ -92,7 +80,7 @@ absl::Status CheckValue(const std::string& option, const std::string& value,
       return absl::InvalidArgumentError(
           fmt::format("option '{}': '{}' is named twice", option, name));
     }
-    seen.push_back(name);
+    seen.push_back(std::move(name));
   }
   return absl::OkStatus();
 }
@@ -122,6 +110,17 @@ bool AppliesInDefault(const OptionSpec& spec, const std::vector<CommandMode>& mo
 }
 
 }  // namespace
+
+std::vector<std::string> SplitNameList(std::string_view list) {
+  std::vector<std::string> names;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = std::min(list.find(',', start), list.size());
+    names.emplace_back(list.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return names;
+}
 
 int StdinUses(const ParsedArgs& args) {
   int uses = std::count(args.positional().begin(), args.positional().end(), "-");

@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -60,6 +61,10 @@ class ParsedArgs {
   std::vector<std::string> positional_;
   std::map<std::string, std::vector<std::string>> values_;
 };
+
+// The names of a NAME[,NAME...] value, split at every comma (`a,,b` has an
+// empty name, "" is one empty name).
+std::vector<std::string> SplitNameList(std::string_view list);
 
 // Parses `args` (without the program and subcommand names) against `specs`.
 // Errors are InvalidArgument with a message for the user.

@@ -6,6 +6,7 @@
 #include "fmt/format.h"
 #include "passes/byoc/target.h"
 #include "passes/edit_distance.h"
+#include "tools/cli/args.h"
 
 namespace carve::cli {
 
@@ -23,12 +24,8 @@ std::vector<std::string> UserBackendNames() {
 absl::Status CheckBackendNames(std::string_view list) {
   const std::vector<std::string> known = UserBackendNames();
   const std::string known_text = fmt::format("{}", fmt::join(known, ", "));
-  std::vector<std::string_view> seen;
-  size_t start = 0;
-  while (start <= list.size()) {
-    size_t comma = std::min(list.find(',', start), list.size());
-    std::string_view name = list.substr(start, comma - start);
-    start = comma + 1;
+  std::vector<std::string> seen;
+  for (const std::string& name : SplitNameList(list)) {
     if (name.empty()) {
       return absl::InvalidArgumentError(
           fmt::format("'{}' has an empty backend name (known: {})", list, known_text));
