@@ -29,6 +29,12 @@ struct RawArg {
   Span span;
 };
 
+// One pass as written: its name and arguments, not yet looked up.
+struct RawPass {
+  Token name;
+  std::vector<RawArg> args;
+};
+
 bool IsPunctChar(char c) { return c == '(' || c == ')' || c == ',' || c == '=' || c == '[' || c == ']'; }
 
 class PipelineParser {
@@ -38,15 +44,22 @@ class PipelineParser {
     file_ = SourceManager::Global().Add("<pipeline>", std::string(text));
   }
 
+  // The whole pipeline is read before any name is looked up: in `A(x=` the
+  // unclosed bracket is the error to fix first, not the unknown pass A.
   absl::StatusOr<PassPtr> Parse() {
     CARVE_RETURN_IF_ERROR(Tokenize());
-    std::vector<PassPtr> passes;
+    std::vector<RawPass> raw;
     if (Peek().kind == Token::kEnd) return Error(Peek(), "empty pipeline");
     while (true) {
-      CARVE_ASSIGN_OR_RETURN(PassPtr pass, ParsePass());
-      passes.push_back(std::move(pass));
+      CARVE_ASSIGN_OR_RETURN(RawPass pass, ParsePass());
+      raw.push_back(std::move(pass));
       if (Peek().kind == Token::kEnd) break;
       CARVE_RETURN_IF_ERROR(Expect(","));
+    }
+    std::vector<PassPtr> passes;
+    for (const RawPass& r : raw) {
+      CARVE_ASSIGN_OR_RETURN(PassPtr pass, BuildPass(r));
+      passes.push_back(std::move(pass));
     }
     return MakeSequential("Pipeline", std::move(passes));
   }
@@ -83,21 +96,26 @@ class PipelineParser {
     return absl::OkStatus();
   }
 
-  absl::StatusOr<PassPtr> ParsePass() {
-    const Token& name = Peek();
-    if (name.kind != Token::kWord) {
-      return Error(name, fmt::format("expected a pass name, got {}", Describe(name)));
+  absl::StatusOr<RawPass> ParsePass() {
+    RawPass pass;
+    pass.name = Peek();
+    if (pass.name.kind != Token::kWord) {
+      return Error(pass.name, fmt::format("expected a pass name, got {}", Describe(pass.name)));
     }
     ++pos_;
-    const PassInfo* info = registry_.Find(name.text);
-    if (info == nullptr) return UnknownPass(name);
-    std::vector<RawArg> args;
     if (IsPunct("(")) {
       const Token& open = Peek();
       ++pos_;
-      CARVE_ASSIGN_OR_RETURN(args, ParseArgs(open));
+      CARVE_ASSIGN_OR_RETURN(pass.args, ParseArgs(open));
     }
-    CARVE_ASSIGN_OR_RETURN(PassArgs bound, Bind(*info, name, args));
+    return pass;
+  }
+
+  absl::StatusOr<PassPtr> BuildPass(const RawPass& raw) {
+    const Token& name = raw.name;
+    const PassInfo* info = registry_.Find(name.text);
+    if (info == nullptr) return UnknownPass(name);
+    CARVE_ASSIGN_OR_RETURN(PassArgs bound, Bind(*info, name, raw.args));
     absl::StatusOr<PassPtr> pass = info->create(bound);
     if (!pass.ok()) {
       // An error located in another file (a target's `.pat` spec that does
@@ -302,10 +320,13 @@ class PipelineParser {
   }
 
   // A truncated pipeline (`A(x`, `A(x=[1,2`): the error names the bracket
-  // left open, which a shell's quoting makes easy to lose.
+  // left open, which a shell's quoting makes easy to lose, and a note puts a
+  // caret under it.
   absl::Status Unclosed(const Token& open, char close) {
-    return Error(Peek(), fmt::format("expected '{}' to close '{}' at col {}", close, open.text,
-                                     open.begin + 1));
+    return SpanError(At(Peek()),
+                     fmt::format("expected '{}' to close '{}' at col {}", close, open.text,
+                                 open.begin + 1),
+                     Note{At(open), fmt::format("'{}' opened here", open.text)});
   }
 
   static std::string Describe(const Token& t) {

@@ -5,6 +5,7 @@
 #include "absl/strings/cord.h"
 #include "fmt/format.h"
 #include "support/diagnostics_excerpt.h"
+#include "support/printable.h"
 
 namespace carve {
 namespace {
@@ -56,14 +57,18 @@ const char* SeverityName(Severity s) {
 
 void RenderOne(std::string& out, Severity severity, Span span,
                const std::string& message, const std::string& fallback_file) {
+  // Messages quote the user's text (names, values): raw control bytes in it
+  // would reach the terminal (support/printable.h).
+  const std::string shown = EscapeNonPrintable(message, /*keep_line_breaks=*/true);
   const SourceFile* file = SourceManager::Global().Get(span.file);
   if (file == nullptr) {
-    out += fmt::format("{}: {}: {}\n", fallback_file, SeverityName(severity), message);
+    out += fmt::format("{}: {}: {}\n", EscapeNonPrintable(fallback_file), SeverityName(severity),
+                       shown);
     return;
   }
   LineCol lc = file->Resolve(span.begin);
-  out += fmt::format("{}:{}:{}: {}: {}\n", file->name(), lc.line, lc.column,
-                     SeverityName(severity), message);
+  out += fmt::format("{}:{}:{}: {}: {}\n", EscapeNonPrintable(file->name()), lc.line, lc.column,
+                     SeverityName(severity), shown);
   // Long lines (TVM prints whole functions on one line) are shown as a
   // window around the column; see support/diagnostics_excerpt.h.
   SourceExcerpt ex = MakeSourceExcerpt(file->Line(lc.line), lc.column);

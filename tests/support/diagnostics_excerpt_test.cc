@@ -107,24 +107,80 @@ TEST(DiagnosticsExcerptTest, TabsAndUtf8InALongLine) {
   EXPECT_TRUE(ex.text.ends_with("..."));
 }
 
-TEST(DiagnosticsExcerptTest, ControlBytesAreShownAsQuestionMarks) {
+TEST(DiagnosticsExcerptTest, ControlBytesAreEscapedAndTheCaretFollows) {
+  // 'b' is at byte column 3; shown after the 4-character escape "\x01".
   SourceExcerpt ex = MakeSourceExcerpt(std::string("a\x01" "b", 3), 3);
-  EXPECT_EQ(ex.text, "a?b");
-  EXPECT_EQ(ex.caret, "  ^");
+  EXPECT_EQ(ex.text, "a\\x01b");
+  EXPECT_EQ(ex.caret, "     ^");
+  EXPECT_EQ(UnderCaret(ex), "b");
+  // The caret on the escaped byte itself points at its backslash.
+  ex = MakeSourceExcerpt(std::string("a\0b", 3), 2);
+  EXPECT_EQ(ex.text, "a\\x00b");
+  EXPECT_EQ(ex.caret, " ^");
 }
 
-TEST(DiagnosticsExcerptTest, LeadingContinuationBytesAreCharacters) {
-  // Binary garbage may start a line inside a UTF-8 sequence.
-  std::string line = "\x80\x80x";
+TEST(DiagnosticsExcerptTest, TerminalEscapeSequencesAreNotEchoed) {
+  // ESC [ 3 1 m would turn the terminal red; DEL and a C1 control (U+009B,
+  // the 8-bit CSI) would be read by the terminal too.
+  std::string line = "x \x1b[31m \x7f \xc2\x9b y";
+  SourceExcerpt ex = MakeSourceExcerpt(line, static_cast<uint32_t>(line.find('y') + 1));
+  EXPECT_EQ(ex.text, "x \\x1b[31m \\x7f \\u009b y");
+  EXPECT_EQ(ex.text.find('\x1b'), std::string::npos);
+  EXPECT_EQ(UnderCaret(ex), "y");
+}
+
+TEST(DiagnosticsExcerptTest, BidiOverridesAreEscaped) {
+  // U+202E (RIGHT-TO-LEFT OVERRIDE) would show the rest of the line reversed.
+  std::string line = "a \xe2\x80\xae bc";
+  SourceExcerpt ex = MakeSourceExcerpt(line, static_cast<uint32_t>(line.find('c') + 1));
+  EXPECT_EQ(ex.text, "a \\u202e bc");
+  EXPECT_EQ(UnderCaret(ex), "c");
+}
+
+TEST(DiagnosticsExcerptTest, MalformedUtf8IsEscapedBytewise) {
+  // Stray continuation bytes, bytes that never start UTF-8, an overlong
+  // '/' (C0 AF) and a truncated three-byte sequence.
+  std::string line = "\x80\x80x \xff\xfe \xc0\xaf \xe2\x82 z";
   SourceExcerpt ex = MakeSourceExcerpt(line, 1);
-  EXPECT_EQ(ex.text, line);
+  EXPECT_EQ(ex.text, "\\x80\\x80x \\xff\\xfe \\xc0\\xaf \\xe2\\x82 z");
   EXPECT_EQ(ex.caret, "^");
   ex = MakeSourceExcerpt(line, 3);
-  EXPECT_EQ(ex.caret, " ^");
+  EXPECT_EQ(UnderCaret(ex), "x");
+  ex = MakeSourceExcerpt(line, static_cast<uint32_t>(line.find('z') + 1));
+  EXPECT_EQ(UnderCaret(ex), "z");
   std::string long_line = "\x80" + std::string(500, 'y');
   ex = MakeSourceExcerpt(long_line, 1);
   EXPECT_EQ(ex.caret, "^");
   EXPECT_TRUE(ex.text.ends_with("..."));
+}
+
+TEST(DiagnosticsExcerptTest, EscapesTabsAndUtf8Together) {
+  std::string line = "\t\x01é\t\x02= 1";
+  SourceExcerpt ex = MakeSourceExcerpt(line, static_cast<uint32_t>(line.find('=') + 1));
+  EXPECT_EQ(ex.text, "\t\\x01é\t\\x02= 1");
+  EXPECT_EQ(ex.caret, "\t     \t    ^");
+  EXPECT_EQ(UnderCaret(ex), "=");
+}
+
+TEST(DiagnosticsExcerptTest, EscapedBytesInALongLine) {
+  std::string line;
+  for (int i = 0; i < 400; ++i) line += "\x01";
+  size_t col = line.size() + 1;
+  line += "Q";
+  for (int i = 0; i < 400; ++i) line += "\xff";
+  SourceExcerpt ex = MakeSourceExcerpt(line, static_cast<uint32_t>(col));
+  EXPECT_EQ(UnderCaret(ex), "Q");
+  EXPECT_TRUE(ex.text.starts_with("...\\x01"));
+  EXPECT_TRUE(ex.text.ends_with("\\xff..."));
+}
+
+TEST(DiagnosticsExcerptTest, RenderedMessageAndLineCarryNoRawControlBytes) {
+  uint32_t id = SourceManager::Global().Add("bin.relay", std::string("ab\0\x1b[2Jcd\n", 10));
+  std::string out = RenderStatus(SpanError(Span{id, 8, 9}, "unknown name 'c\x1b[2J'"));
+  EXPECT_EQ(out,
+            "bin.relay:1:9: error: unknown name 'c\\x1b[2J'\n"
+            "  ab\\x00\\x1b[2Jcd\n"
+            "                ^\n");
 }
 
 TEST(DiagnosticsExcerptTest, RenderedErrorOnALongLine) {

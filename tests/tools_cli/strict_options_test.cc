@@ -12,6 +12,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/tools_cli/cli_test_dir.h"
 #include "interpreter/npy.h"
 #include "tools/cli/args.h"
 #include "tools/cli/cli.h"
@@ -23,45 +24,20 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-struct Result {
-  int code;
-  std::string out, err;
-};
+using Result = CliResult;
 
-class StrictOptionsTest : public ::testing::Test {
+class StrictOptionsTest : public CliTestDir {
  protected:
+  StrictOptionsTest() : CliTestDir("carve_strict_") {}
   void SetUp() override {
-    dir_ = std::filesystem::path(::testing::TempDir()) /
-           ("carve_strict_" + std::string(::testing::UnitTest::GetInstance()
-                                               ->current_test_info()
-                                               ->name()));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
+    CliTestDir::SetUp();
     small_ = Write("small.relay",
                    "#[version = \"0.0.5\"]\n"
                    "def @main(%x: Tensor[(1, 8), float32], %weight: Tensor[(4, 8), float32]) {\n"
                    "  nn.relu(nn.dense(%x, %weight))\n"
                    "}\n");
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
-  std::string Write(const std::string& name, const std::string& text) {
-    std::string path = (dir_ / name).string();
-    std::ofstream(path) << text;
-    return path;
-  }
-
-  Result Run(std::vector<std::string> args) {
-    std::ostringstream out, err;
-    Env env = RealEnv();
-    env.prefault_heap = nullptr;
-    env.out = &out;
-    env.err = &err;
-    int code = RunCarve(args, env);
-    return {code, out.str(), err.str()};
-  }
-
-  std::filesystem::path dir_;
   std::string small_;
 };
 

@@ -56,23 +56,33 @@ ValueKind KindOf(std::string_view option) {
 // expanded to nothing) was read as "not given" or as a condition that always
 // holds. `--backend dnnl,` or `--bind ,`: an empty item is a typo (a name
 // lost in editing); skipping it would run with a list the user did not write.
-absl::Status CheckValue(const std::string& option, const std::string& value) {
+// A name given twice (`--compare dnnl,dnnl`, or again in a repeated option's
+// `earlier` values) would run or bind it once: a list the user did not write
+// either.
+absl::Status CheckValue(const std::string& option, const std::string& value,
+                        const std::vector<std::string>& earlier) {
   const ValueKind kind = KindOf(option);
   if (value.empty()) {
     if (kind == ValueKind::kNameSet) return absl::OkStatus();
     return absl::InvalidArgumentError(fmt::format("option '{}' has an empty value", option));
   }
   if (kind != ValueKind::kNameList && kind != ValueKind::kNameSet) return absl::OkStatus();
-  size_t start = 0;
-  while (true) {
-    size_t comma = std::min(value.find(',', start), value.size());
-    if (comma == start) {
+  std::vector<std::string> seen;
+  for (const std::string& e : earlier) {
+    for (std::string& name : SplitNameList(e)) seen.push_back(std::move(name));
+  }
+  for (std::string& name : SplitNameList(value)) {
+    if (name.empty()) {
       return absl::InvalidArgumentError(
           fmt::format("option '{}': empty name in '{}' (NAME[,NAME...])", option, value));
     }
-    if (comma == value.size()) return absl::OkStatus();
-    start = comma + 1;
+    if (std::find(seen.begin(), seen.end(), name) != seen.end()) {
+      return absl::InvalidArgumentError(
+          fmt::format("option '{}': '{}' is named twice", option, name));
+    }
+    seen.push_back(std::move(name));
   }
+  return absl::OkStatus();
 }
 
 bool AppliesIn(const OptionSpec& spec, const std::string& mode) {
@@ -100,6 +110,17 @@ bool AppliesInDefault(const OptionSpec& spec, const std::vector<CommandMode>& mo
 }
 
 }  // namespace
+
+std::vector<std::string> SplitNameList(std::string_view list) {
+  std::vector<std::string> names;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = std::min(list.find(',', start), list.size());
+    names.emplace_back(list.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return names;
+}
 
 int StdinUses(const ParsedArgs& args) {
   int uses = std::count(args.positional().begin(), args.positional().end(), "-");
@@ -186,16 +207,20 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
     } else if (value.has_value() && !spec->optional_value) {
       return absl::InvalidArgumentError(fmt::format("option '{}' takes no value", name));
     }
-    if (spec->takes_value) {
-      if (absl::Status ok = CheckValue(spec->name, *value); !ok.ok()) return ok;
-    }
     auto& slot = out.values_[spec->name];
-    // An option that takes one value given twice with different values
-    // (`-o a.relay -o b.relay`) is ambiguous: one of them would be ignored.
+    // An option that is not repeatable given twice (`-o a.relay -o b.relay`,
+    // `--threads 2 --threads 3`) is ambiguous: one of them would be ignored.
+    // Given twice alike it is a slip (an edited command line, a variable
+    // expanded twice), so it is an error too: one rule, no "last one wins".
     if (!spec->repeated && !slot.empty()) {
-      if (slot.front() == value.value_or("")) continue;
+      if (!spec->takes_value && !spec->optional_value) {
+        return absl::InvalidArgumentError(fmt::format("option '{}' given twice", spec->name));
+      }
       return absl::InvalidArgumentError(fmt::format("option '{}' given twice ('{}' and '{}')",
                                                     spec->name, slot.front(), value.value_or("")));
+    }
+    if (spec->takes_value) {
+      if (absl::Status ok = CheckValue(spec->name, *value, slot); !ok.ok()) return ok;
     }
     slot.push_back(value.value_or(""));
   }
@@ -215,6 +240,8 @@ std::string FormatOptions(const std::vector<OptionSpec>& specs,
       where = AppliesInDefault(s, modes) ? fmt::format(" (not with {})", Selectors(s, modes, false))
                                          : fmt::format(" (only with {})", Selectors(s, modes, true));
     }
+    // Only these may be given more than once (ParseArgs).
+    if (s.repeated) where += " (repeatable)";
     out += fmt::format("  {:<28} {}{}\n", lhs, s.help, where);
   }
   return out;

@@ -2,15 +2,17 @@
 // arguments, `--flag`, `--key=value`, `--key value`, `-o value`, repeated
 // options, and `--` to end options. Unknown options are usage errors, and so
 // are options that do not apply to the mode the command runs in (see
-// CommandMode), a one-value option given twice with different values, an
-// empty value (but `--disabled-pass ''`, the empty list) and an empty name
-// in a comma-separated list (`--backend dnnl,`): an option is never
-// accepted and then ignored.
+// CommandMode), an option not marked OptionSpec::repeated given twice
+// (with the same value or not), an empty value (but `--disabled-pass ''`,
+// the empty list), and an empty or repeated name in a comma-separated list
+// (`--backend dnnl,`, `--compare dnnl,dnnl`): an option is never accepted
+// and then ignored.
 #pragma once
 
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -20,7 +22,7 @@ namespace carve::cli {
 struct OptionSpec {
   std::string name;        // "--types" or "-o"
   bool takes_value = false;
-  bool repeated = false;
+  bool repeated = false;   // may be given more than once (GetAll); else twice is an error
   std::string alias = {};  // "-o" for "--output", optional
   std::string help = {};
   // The modes (CommandMode::name) this option applies to; empty = every
@@ -59,6 +61,10 @@ class ParsedArgs {
   std::vector<std::string> positional_;
   std::map<std::string, std::vector<std::string>> values_;
 };
+
+// The names of a NAME[,NAME...] value, split at every comma (`a,,b` has an
+// empty name, "" is one empty name).
+std::vector<std::string> SplitNameList(std::string_view list);
 
 // Parses `args` (without the program and subcommand names) against `specs`.
 // Errors are InvalidArgument with a message for the user.

@@ -9,6 +9,7 @@
 #include "passes/edit_distance.h"
 #include "support/cancellation.h"
 #include "support/diagnostics.h"
+#include "support/printable.h"
 #include "tools/cli/cmd_viz.h"
 #include "tools/cli/reduce.h"
 
@@ -59,7 +60,10 @@ int ReportError(Env& env, const absl::Status& status) {
 }
 
 int UsageError(Env& env, const Command& cmd, const std::string& message) {
-  *env.err << fmt::format("carve {}: {}\nusage: {}\n", cmd.name, message, cmd.usage);
+  // The message quotes the command line (`unknown option 'X'`): escaped, as
+  // a diagnostic's text is (support/printable.h).
+  *env.err << fmt::format("carve {}: {}\nusage: {}\n", cmd.name,
+                          EscapeNonPrintable(message, /*keep_line_breaks=*/true), cmd.usage);
   return kExitUsage;
 }
 
@@ -130,7 +134,7 @@ int RunCarve(const std::vector<std::string>& args, Env& env) {
   std::vector<std::string> names;
   for (const Command& c : commands) names.push_back(c.name);
   std::string near = NearestName(args[0], names);
-  *env.err << fmt::format("carve: unknown command '{}'{}\n\n{}", args[0],
+  *env.err << fmt::format("carve: unknown command '{}'{}\n\n{}", EscapeNonPrintable(args[0]),
                           near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near),
                           MainHelp(commands));
   return kExitUsage;

@@ -13,6 +13,7 @@
 #include "grammar/printer.h"
 #include "interpreter/npy.h"
 #include "support/status_macros.h"
+#include "tools/cli/backend_names.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/load.h"
 #include "tools/cli/number_text.h"
@@ -87,6 +88,10 @@ int RunCodegen(const ParsedArgs& args, Env& env) {
   }
   absl::Status loaded = RegisterPatternFiles(args, env);
   if (!loaded.ok()) return ReportError(env, loaded);
+  if (absl::Status names = CheckBackendNames(backend); !names.ok()) {
+    *env.err << fmt::format("carve codegen: --backend: {}\n", std::string(names.message()));
+    return kExitUsage;
+  }
   absl::StatusOr<Module> mod = LoadTypedModule(env, args.positional()[0]);
   if (!mod.ok()) return ReportError(env, mod.status());
   if (HasCompiler(*mod, backend)) {

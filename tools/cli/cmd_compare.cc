@@ -16,6 +16,7 @@
 #include "interpreter/npy.h"
 #include "passes/byoc/partition_report.h"
 #include "support/status_macros.h"
+#include "tools/cli/backend_names.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/load.h"
 #include "tools/cli/module_queries.h"
@@ -79,7 +80,6 @@ std::string InputsLine(const Function& main, const ParsedArgs& args) {
 
 absl::Status RunComparison(const Module& mod, const ParsedArgs& args, Env& env,
                            CompareContext& c) {
-  CARVE_RETURN_IF_ERROR(RegisterPatternFiles(args, env));
   const Function* main = mod.Lookup("main");
   if (main == nullptr) return absl::InvalidArgumentError("module has no @main");
   CARVE_ASSIGN_OR_RETURN(auto inputs, NamedInputs(*main, args, env));
@@ -114,6 +114,15 @@ int RunCompare(const ParsedArgs& args, Env& env) {
       *env.err << fmt::format("carve run: {}\n", std::string(v.status().message()));
       return kExitUsage;
     }
+  }
+  // The pattern files first: they may define the backends --compare names,
+  // and an unknown name is bad usage, reported before the module is read.
+  if (absl::Status loaded = RegisterPatternFiles(args, env); !loaded.ok()) {
+    return ReportError(env, loaded);
+  }
+  if (absl::Status names = CheckBackendNames(*args.Get("--compare")); !names.ok()) {
+    *env.err << fmt::format("carve run: --compare: {}\n", std::string(names.message()));
+    return kExitUsage;
   }
   const double load_start = NowMicros();
   absl::StatusOr<Module> mod = LoadTypedModule(env, args.positional()[0]);

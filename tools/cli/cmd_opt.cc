@@ -24,6 +24,7 @@
 #include "passes/byoc/target.h"
 #include "support/diagnostics.h"
 #include "support/status_macros.h"
+#include "tools/cli/backend_names.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/load.h"
 #include "tools/cli/run_inputs.h"
@@ -240,6 +241,11 @@ int RunPartition(const ParsedArgs& args, Env& env) {
   }
   if (absl::Status loaded = RegisterPatternFiles(args, env); !loaded.ok()) {
     return ReportError(env, loaded);
+  }
+  // A backend name that names nothing is bad usage, like an unknown option.
+  if (absl::Status names = CheckBackendNames(*args.Get("--backend")); !names.ok()) {
+    *env.err << fmt::format("carve partition: --backend: {}\n", std::string(names.message()));
+    return kExitUsage;
   }
   absl::StatusOr<std::vector<TargetSpecPtr>> backends = Backends(*args.Get("--backend"));
   if (!backends.ok()) return ReportError(env, backends.status());

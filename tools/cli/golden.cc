@@ -330,7 +330,11 @@ ExpectedParts RunCases(const std::string& path, const std::vector<GoldenCase>& c
                        const GoldenOptions& options, Env& env, GoldenResult& result) {
   Substitutions subst;
   subst.virtual_name = fs::path(path).filename().string();
+  // A bare file name (`carve test x.test` in its folder) has no parent:
+  // %S is then the current directory, not "" (which made `%S/data/f`
+  // the absolute path "/data/f").
   subst.test_dir = fs::path(path).parent_path().string();
+  if (subst.test_dir.empty()) subst.test_dir = ".";
   subst.shared_dir = options.shared_dir.empty() ? DetectSharedDir(path) : options.shared_dir;
   // %t: a scratch path per case, in a folder of this process removed at the end.
   std::error_code ec;

@@ -23,12 +23,7 @@ namespace {
 std::vector<std::string> BindNames(const ParsedArgs& args) {
   std::vector<std::string> names;
   for (const std::string& list : args.GetAll("--bind")) {
-    size_t start = 0;
-    while (start <= list.size()) {
-      size_t comma = std::min(list.find(',', start), list.size());
-      names.push_back(list.substr(start, comma - start));
-      start = comma + 1;
-    }
+    for (std::string& name : SplitNameList(list)) names.push_back(std::move(name));
   }
   return names;
 }

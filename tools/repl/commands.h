@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "tools/repl/session.h"
 
 namespace carve::repl {
@@ -49,6 +50,30 @@ absl::Status RunCommandLine(Session& session, std::string_view line);
 // Splits arguments into words: whitespace separates, '...' and "..."
 // quote.
 std::vector<std::string> SplitArgs(std::string_view text);
+
+// The arguments of a command that takes one FILE and options (`load FILE
+// [--shape S]...`, `save [--repro] FILE`, `patterns FILE`).
+struct PathAndOptions {
+  std::string path;  // "" when none was given
+  // Each option word with its value, if it takes one, in order ("--shape",
+  // "x=1,2"; "--shape=x=1,2" stays one word).
+  std::vector<std::string> options;
+};
+// An option of such a command: its name and whether it takes a value
+// (`--shape S` or `--shape=S`).
+struct PathCommandOption {
+  std::string_view name;
+  bool takes_value = false;
+};
+// Options are unquoted words starting with '-' (but "-", standard input).
+// The rest is the path: one quoted word, or the unquoted text between the
+// options as typed, spaces included, so `load my model.relay` needs no
+// quotes. InvalidArgument (mentioning `usage`) for an option not in
+// `known`, an option without its value, and a path in several pieces
+// (options between them, or quoted and unquoted parts mixed).
+absl::StatusOr<PathAndOptions> SplitPathAndOptions(std::string_view text,
+                                                   const std::vector<PathCommandOption>& known,
+                                                   std::string_view usage);
 
 // Command groups (commands_*.cc).
 void AddHistoryCommands(

@@ -5,6 +5,7 @@
 #include "passes/pass_registry.h"
 #include "passes/rewrite/rewrite_pass.h"
 #include "support/status_macros.h"
+#include "tools/cli/backend_names.h"
 #include "tools/cli/shared_options.h"
 #include "tools/repl/commands.h"
 #include "tools/repl/repro.h"
@@ -24,24 +25,20 @@ absl::StatusOr<std::string> OneArg(std::string_view args, std::string_view usage
 constexpr std::string_view kLoadUsage = "load FILE [--shape NAME=D1,D2,...]...";
 
 // load FILE [--shape NAME=DIMS]...: the shapes fix an ONNX model's symbolic
-// input dimensions, which the importer otherwise asks for.
+// input dimensions, which the importer otherwise asks for. FILE may be
+// quoted, or typed with its spaces (SplitPathAndOptions).
 absl::Status Load(Session& s, std::string_view args) {
-  std::vector<std::string> words = SplitArgs(args);
-  std::string path;
+  CARVE_ASSIGN_OR_RETURN(
+      PathAndOptions parsed,
+      SplitPathAndOptions(args, {{"--shape", true}}, kLoadUsage));
+  const std::string& path = parsed.path;
   std::map<std::string, std::vector<int64_t>> shapes;
+  const std::vector<std::string>& words = parsed.options;
   for (size_t i = 0; i < words.size(); ++i) {
     if (words[i] == "--shape") {
-      if (i + 1 == words.size()) return absl::InvalidArgumentError("--shape needs NAME=D1,D2,...");
       CARVE_RETURN_IF_ERROR(cli::ParseShapeOption(words[++i], shapes));
-    } else if (words[i].starts_with("--shape=")) {
+    } else {  // --shape=NAME=DIMS
       CARVE_RETURN_IF_ERROR(cli::ParseShapeOption(std::string_view(words[i]).substr(8), shapes));
-    } else if (words[i].starts_with("-") && words[i] != "-") {
-      return absl::InvalidArgumentError(
-          fmt::format("unknown option '{}' (expected: {})", words[i], kLoadUsage));
-    } else if (!path.empty()) {
-      return absl::InvalidArgumentError(fmt::format("expected one file: {}", kLoadUsage));
-    } else {
-      path = words[i];
     }
   }
   if (path.empty()) return absl::InvalidArgumentError(fmt::format("expected: {}", kLoadUsage));
@@ -68,6 +65,7 @@ absl::Status Pass(Session& s, std::string_view args) {
 absl::Status Partition(Session& s, std::string_view args) {
   CARVE_ASSIGN_OR_RETURN(std::string names, OneArg(args, "partition BACKEND[,BACKEND...]"));
   CARVE_RETURN_IF_ERROR(s.RequireModule());
+  CARVE_RETURN_IF_ERROR(cli::CheckBackendNames(names));  // the names `carve partition` takes
   CARVE_ASSIGN_OR_RETURN(std::vector<TargetSpecPtr> backends, ResolveBackends(names));
   CARVE_ASSIGN_OR_RETURN(PassPtr pipeline, BackendPipeline(backends));
   std::vector<PassPtr> passes = SequenceMembers(*pipeline);
@@ -80,26 +78,32 @@ absl::Status Partition(Session& s, std::string_view args) {
 }
 
 absl::Status Patterns(Session& s, std::string_view args) {
-  CARVE_ASSIGN_OR_RETURN(std::string path, OneArg(args, "patterns FILE.pat"));
-  return s.LoadPatterns(path);
+  constexpr std::string_view kUsage = "patterns FILE.pat";
+  CARVE_ASSIGN_OR_RETURN(PathAndOptions parsed, SplitPathAndOptions(args, {}, kUsage));
+  if (parsed.path.empty()) return absl::InvalidArgumentError(fmt::format("expected: {}", kUsage));
+  return s.LoadPatterns(parsed.path);
 }
 
 absl::Status Save(Session& s, std::string_view args) {
-  std::vector<std::string> words = SplitArgs(args);
-  bool repro = !words.empty() && words[0] == "--repro";
-  if (repro) words.erase(words.begin());
-  if (words.size() != 1) {
-    return absl::InvalidArgumentError("expected a file: save [--repro] FILE");
+  constexpr std::string_view kUsage = "save [--repro] FILE";
+  CARVE_ASSIGN_OR_RETURN(PathAndOptions parsed,
+                         SplitPathAndOptions(args, {{"--repro", false}}, kUsage));
+  if (parsed.options.size() > 1) {
+    return absl::InvalidArgumentError(
+        fmt::format("repeated option '--repro' (expected: {})", kUsage));
   }
+  const bool repro = !parsed.options.empty();
+  const std::string& path = parsed.path;
+  if (path.empty()) return absl::InvalidArgumentError(fmt::format("expected a file: {}", kUsage));
   CARVE_RETURN_IF_ERROR(s.RequireModule());
   const History& h = s.history();
   std::string text = repro ? ReproText(s) : PrintModule(h.Current().module);
-  CARVE_RETURN_IF_ERROR(s.env().write_file(words[0], text));
+  CARVE_RETURN_IF_ERROR(s.env().write_file(path, text));
   if (repro) {
     s.out() << fmt::format("saved step 0 and {} command{} to {}\n", ReplayCommands(s).size(),
-                           ReplayCommands(s).size() == 1 ? "" : "s", words[0]);
+                           ReplayCommands(s).size() == 1 ? "" : "s", path);
   } else {
-    s.out() << fmt::format("saved step {} to {}\n", h.current(), words[0]);
+    s.out() << fmt::format("saved step {} to {}\n", h.current(), path);
   }
   return absl::OkStatus();
 }

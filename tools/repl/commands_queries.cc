@@ -8,6 +8,7 @@
 #include "fmt/format.h"
 #include "passes/byoc/partition_report.h"
 #include "support/status_macros.h"
+#include "tools/cli/backend_names.h"
 #include "tools/cli/module_queries.h"
 #include "tools/repl/commands.h"
 
@@ -91,7 +92,10 @@ absl::Status Why(Session& s, std::string_view args) {
 // were offloaded to (their Compiler attributes), in name order, else those
 // of the `partition` command that made the step.
 absl::StatusOr<std::vector<TargetSpecPtr>> ReportBackends(Session& s, std::string_view args) {
-  if (!args.empty()) return ResolveBackends(args);
+  if (!args.empty()) {
+    CARVE_RETURN_IF_ERROR(cli::CheckBackendNames(args));
+    return ResolveBackends(args);
+  }
   std::set<std::string> names;
   for (const auto& [gv, fn] : s.history().Current().module.Functions()) {
     if (fn->HasAttr("Compiler")) names.insert(std::string(fn->GetStringAttr("Compiler")));
@@ -164,7 +168,7 @@ absl::Status Compare(Session& s, std::string_view args) {
   // The backend list is checked here, in the REPL's words: the CLI parser
   // below sees it as the value of `--compare`, a flag the REPL user never
   // typed, and would name that flag in its error.
-  CARVE_RETURN_IF_ERROR(ResolveBackends(words[0]).status());
+  CARVE_RETURN_IF_ERROR(cli::CheckBackendNames(words[0]));
   words.insert(words.begin(), "--compare");
   std::vector<cli::OptionSpec> options = RunOptions();
   for (const char* name : {"--compare", "--rtol", "--atol"}) options.push_back({name, true, false});

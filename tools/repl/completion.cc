@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "backends/specs.h"
 #include "fmt/format.h"
 #include "ir/op.h"
 #include "passes/pass_registry.h"
 #include "passes/byoc/target.h"
+#include "tools/cli/backend_names.h"
 #include "tools/repl/commands.h"
 
 namespace carve::repl {
@@ -39,8 +39,15 @@ void Passes(std::vector<Candidate>& out, std::string_view prefix) {
   }
 }
 
+// The backends `partition`, `compare` and `report` take (tools/cli/backend_names.h).
 void Backends(std::vector<Candidate>& out, std::string_view prefix) {
-  for (std::string_view name : BuiltinBackendNames()) AddIf(out, prefix, std::string(name));
+  for (const std::string& name : cli::UserBackendNames()) AddIf(out, prefix, name);
+}
+
+// The targets a pass argument may name (`MergeComposite(byoc_target)`): the
+// registry's, which include targets that are not backends.
+void Targets(std::vector<Candidate>& out, std::string_view prefix) {
+  Backends(out, prefix);
   for (const std::string& name : TargetRegistry::Global().Names()) AddIf(out, prefix, name);
 }
 
@@ -99,11 +106,11 @@ size_t WordStart(std::string_view line, std::string_view separators) {
 }
 
 void CompletePipeline(std::vector<Candidate>& out, std::string_view args, std::string_view word) {
-  // Inside an argument list the words are backends (pattern tables, targets).
+  // Inside an argument list the words are targets (pattern tables).
   int depth = 0;
   for (char c : args) depth += c == '(' ? 1 : c == ')' ? -1 : 0;
   if (depth > 0) {
-    Backends(out, word);
+    Targets(out, word);
   } else {
     Passes(out, word);
   }

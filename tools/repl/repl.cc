@@ -9,6 +9,7 @@
 #include "fmt/format.h"
 #include "support/cancellation.h"
 #include "support/diagnostics.h"
+#include "support/printable.h"
 #include "tools/repl/commands.h"
 #include "tools/repl/line_editor.h"
 #include "tools/repl/session.h"
@@ -19,12 +20,13 @@ namespace {
 // Renders `status` for the user: `where: error: message`, or, when a
 // diagnostic points into a text (a pipeline, a module), `where: ` before its
 // rendering (`file:line:col: error: message`, the line and a caret), so the
-// message is printed once.
+// message is printed once. Messages quote the line typed (`unknown command
+// 'X'`), which may hold control bytes: they are escaped (support/printable.h).
 std::string RenderFailure(const absl::Status& status, const std::string& where) {
   std::string out;
   for (const Diagnostic& d : StatusToDiagnostics(status)) {
     if (!d.span.valid()) {
-      out += fmt::format("{}: error: {}\n", where, d.message);
+      out += fmt::format("{}: error: {}\n", where, EscapeNonPrintable(d.message, true));
     } else {
       out += fmt::format("{}: {}", where, RenderDiagnostic(d));
     }
