@@ -27,7 +27,9 @@ def test_error_text_that_is_not_utf8_is_still_a_carve_error(tmp_path):
     path = tmp_path / "latin1.relay"
     path.write_bytes(b'#[version = "0.0.5"]\n'
                      b'def @main(%x: Tensor[(1), float32]) { nn.rel(%x) } // caf\xe9\n')
-    with pytest.raises(carve.CarveError, match=r"(?s)unknown operator 'nn.rel'.*caf\ufffd"):
+    # The diagnostic escapes the byte (support/printable.h), so the text is
+    # ASCII; the module's replacement decoding covers any that gets through.
+    with pytest.raises(carve.CarveError, match=r"(?s)unknown operator 'nn.rel'.*caf\\xe9"):
         carve.load(str(path))
 
 
