@@ -15,6 +15,7 @@
 #include "passes/pass_registry.h"
 #include "support/cancellation.h"
 #include "support/status_macros.h"
+#include "tools/cli/backend_names.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/cmd_viz.h"
 #include "tools/cli/load.h"
@@ -220,6 +221,11 @@ int RunViz(const ParsedArgs& args, Env& env) {
   if (!depth) return UsageError(env, "--depth expects a number of edges, e.g. 2");
   if (!max_nodes || *max_nodes < 1) {
     return UsageError(env, "--max-nodes expects a number of nodes of at least 1, e.g. 400");
+  }
+  if (auto names = args.Get("--backend")) {
+    if (absl::Status known = CheckBackendNames(*names); !known.ok()) {
+      return UsageError(env, fmt::format("--backend: {}", std::string(known.message())));
+    }
   }
   absl::Status s = Viz(args, env, format, *depth, *max_nodes);
   return s.ok() ? kExitOk : ReportError(env, s);

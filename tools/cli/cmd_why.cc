@@ -33,6 +33,7 @@
 #include "passes/byoc/placement_record.h"
 #include "patterns/explain.h"
 #include "support/status_macros.h"
+#include "tools/cli/backend_names.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/load.h"
 #include "tools/cli/load_model.h"
@@ -196,7 +197,6 @@ std::string GoneText(const PartitionResult& result, const std::vector<TargetSpec
 
 absl::Status WhyPlacement(const ParsedArgs& args, Env& env) {
   const std::string& file = args.positional()[0];
-  CARVE_RETURN_IF_ERROR(RegisterPatternFiles(args, env));
   CARVE_ASSIGN_OR_RETURN(std::vector<TargetSpecPtr> backends,
                          ResolveBackends(*args.Get("--backend")));
   CARVE_ASSIGN_OR_RETURN(Named named, LoadNamedNode(env, args, file));
@@ -395,6 +395,17 @@ int RunWhy(const ParsedArgs& args, Env& env) {
     *env.err << fmt::format("carve why: expected {} and --at NODE{}\nusage: {}\n",
                             placement ? "FILE" : "PATTERN, FILE", hint, kUsage);
     return kExitUsage;
+  }
+  if (placement) {
+    // Pattern files first: their backends are names --backend may give.
+    if (absl::Status loaded = RegisterPatternFiles(args, env); !loaded.ok()) {
+      return ReportError(env, loaded);
+    }
+    // A backend name that names nothing is bad usage, as for `partition`.
+    if (absl::Status names = CheckBackendNames(*args.Get("--backend")); !names.ok()) {
+      *env.err << fmt::format("carve why: --backend: {}\n", std::string(names.message()));
+      return kExitUsage;
+    }
   }
   absl::Status s = placement ? WhyPlacement(args, env) : WhyPattern(args, env);
   return s.ok() ? kExitOk : ReportError(env, s);
