@@ -3,6 +3,8 @@
 // register themselves with CARVE_REGISTER_KERNEL.
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -19,6 +21,13 @@ class ThreadPoolDevice;
 
 namespace carve {
 
+// What a kernel keeps across the calls of one execution-plan step, such as
+// a constant weight packed once into the layout its kernel wants. Owned by
+// the plan step; a kernel derives its own state from it.
+struct KernelStepState {
+  virtual ~KernelStepState() = default;
+};
+
 struct KernelContext {
   const OpInfo* op = nullptr;
   // The call's arguments. A tuple argument (concatenate, stack) is
@@ -31,6 +40,11 @@ struct KernelContext {
   const Type* out_type = nullptr;
   // Thread pool for heavy kernels; nullptr means single-threaded.
   const Eigen::ThreadPoolDevice* device = nullptr;
+  // Set only for calls from an execution plan: bit i is set when inputs[i]
+  // is a constant of the module (the same tensor, never written, on every
+  // call of the step), and `state` is the step's slot for KernelStepState.
+  uint64_t constant_inputs = 0;
+  std::unique_ptr<KernelStepState>* state = nullptr;
 };
 
 // Returns the outputs: one tensor, or the fields of a tuple-typed result.

@@ -43,7 +43,9 @@ class Machine {
   // is what the caller holds besides the fresh outputs). Errors carry the
   // call's span. Shared by the tree walker and execution plans.
   static absl::StatusOr<Value> CallKernel(Interpreter& interp, const Call* call, KernelFn kernel,
-                                          std::span<const Value> args, int64_t retained);
+                                          std::span<const Value> args, int64_t retained,
+                                          uint64_t constant_args = 0,
+                                          std::unique_ptr<KernelStepState>* state = nullptr);
   // Field `e->index()` of `tuple`, or an error at e's span.
   static absl::StatusOr<Value> ProjectField(const TupleGetItem* e, const Value& tuple);
   // Adds `span` (when valid) to a failure that carries none yet.

@@ -114,7 +114,9 @@ absl::Status Machine::CallOp(const Call* call, const OpInfo* op, std::vector<Val
 }
 
 absl::StatusOr<Value> Machine::CallKernel(Interpreter& interp, const Call* call, KernelFn kernel,
-                                          std::span<const Value> args, int64_t retained) {
+                                          std::span<const Value> args, int64_t retained,
+                                          uint64_t constant_args,
+                                          std::unique_ptr<KernelStepState>* state) {
   const OpInfo* op = call->op();
   std::vector<NDArray> inputs;
   inputs.reserve(args.size());
@@ -122,6 +124,7 @@ absl::StatusOr<Value> Machine::CallKernel(Interpreter& interp, const Call* call,
     if (a.is_tensor()) {
       inputs.push_back(a.tensor());
     } else {
+      constant_args = 0;  // flattened tuples shift the input indices
       for (NDArray& t : FlattenTensors(a)) inputs.push_back(std::move(t));
     }
   }
@@ -139,6 +142,8 @@ absl::StatusOr<Value> Machine::CallKernel(Interpreter& interp, const Call* call,
   ctx.attrs = call->attrs();
   ctx.out_type = out_type;
   ctx.device = interp.opts_.device;
+  ctx.constant_inputs = constant_args;
+  ctx.state = state;
   ++interp.stats_.kernel_calls;
   auto outputs = kernel(ctx);
   if (!outputs.ok()) return AtSpan(call->span(), outputs.status());

@@ -186,15 +186,19 @@ class PlanBuilder {
       step.kind = Plan::StepKind::kProject;
       operands.push_back(Cast<TupleGetItem>(e)->tuple());
     }
-    for (const Expr* op : operands) {
+    for (size_t i = 0; i < operands.size(); ++i) {
       uint32_t s;
-      if (!SlotOf(op, &s)) return false;
+      if (!SlotOf(operands[i], &s)) return false;
       plan_->operands_.push_back(s);
+      if (step.kind == Plan::StepKind::kKernel && i < 64 &&
+          operands[i]->kind() == ExprKind::kConstant) {
+        step.constant_operands |= uint64_t{1} << i;
+      }
     }
     step.in_end = plan_->operands_.size();
     step.out = NewSlot();
     lowered_[e] = step.out;
-    plan_->steps_.push_back(step);
+    plan_->steps_.push_back(std::move(step));
     return true;
   }
 
@@ -386,7 +390,8 @@ absl::StatusOr<Value> Plan::Run(Interpreter& interp, std::vector<Value> args,
           break;
         }
         CARVE_ASSIGN_OR_RETURN(
-            out, Machine::CallKernel(interp, call, step.kernel, in, outer_retained + run.retained));
+            out, Machine::CallKernel(interp, call, step.kernel, in, outer_retained + run.retained,
+                                    step.constant_operands, &step.state));
         out_fresh = FreshOutput(call->op(), in, out);
         break;
       }

@@ -86,6 +86,10 @@ class Plan {
     uint32_t in_end = 0;        // (kInvoke: the callee first)
     uint32_t free_begin = 0;    // slots read for the last time here:
     uint32_t free_end = 0;      // frees_[free_begin, free_end)
+    // kKernel: bit i set when operand i is a constant of the module, and
+    // what the kernel keeps across runs (built on the first run).
+    uint64_t constant_operands = 0;
+    mutable std::unique_ptr<KernelStepState> state;
   };
   friend class PlanBuilder;
 

@@ -68,11 +68,12 @@ bool SplitKeepsBits(bool packed) {
 // distinct Eigen expression types, so each gets its own product.
 template <typename T>
 void GemmSerial(int64_t m, int64_t n, int64_t k, const MatrixRef<T>& a, const MatrixRef<T>& b,
-                T* c, int64_t ldc, bool accumulate, bool packed) {
+                T* c, int64_t ldc, bool accumulate, bool packed, const PackedB* packed_b = nullptr,
+                int64_t b_col0 = 0) {
   if (m == 0 || n == 0) return;
   if constexpr (std::is_same_v<T, float>) {
     if (packed) {
-      PackedSgemmStrided(m, n, k, a, b, c, ldc, accumulate);
+      PackedSgemmStrided(m, n, k, a, b, c, ldc, accumulate, packed_b, b_col0);
       return;
     }
   }
@@ -174,12 +175,12 @@ void ParallelChunks(const Eigen::ThreadPoolDevice* device, int64_t n, double byt
 
 template <typename T>
 void Gemm(int64_t m, int64_t n, int64_t k, MatrixRef<T> a, MatrixRef<T> b, T* c, int64_t ldc,
-          bool accumulate, const Eigen::ThreadPoolDevice* device) {
+          bool accumulate, const Eigen::ThreadPoolDevice* device, const PackedB* packed_b) {
   const int threads = NumThreads(device);
   const bool packed = UsesPackedKernel<T>(m, n);
   // Below ~1 MFLOP a split costs more in packing and wake-ups than it saves.
   if (threads <= 1 || double(m) * n * k < 1e6 || !SplitKeepsBits<T>(packed)) {
-    GemmSerial(m, n, k, a, b, c, ldc, accumulate, packed);
+    GemmSerial(m, n, k, a, b, c, ldc, accumulate, packed, packed_b);
     return;
   }
   // Panels along the longer side of C, aligned to 16 so register blocks
@@ -193,21 +194,24 @@ void Gemm(int64_t m, int64_t n, int64_t k, MatrixRef<T> a, MatrixRef<T> b, T* c,
     for (int64_t p = begin; p < end; ++p) {
       const int64_t lo = p * step, len = std::min(step, extent - lo);
       if (split_rows) {
-        GemmSerial(len, n, k, RowsFrom(a, lo), b, c + lo * ldc, ldc, accumulate, packed);
+        GemmSerial(len, n, k, RowsFrom(a, lo), b, c + lo * ldc, ldc, accumulate, packed,
+                   packed_b);
       } else {
-        GemmSerial(m, len, k, a, ColsFrom(b, lo), c + lo, ldc, accumulate, packed);
+        GemmSerial(m, len, k, a, ColsFrom(b, lo), c + lo, ldc, accumulate, packed, packed_b, lo);
       }
     }
   });
 }
 
+bool UsesPackedSgemm(int64_t m, int64_t n) { return UsesPackedKernel<float>(m, n); }
+
 template void Gemm<float>(int64_t, int64_t, int64_t, MatrixRef<float>, MatrixRef<float>, float*,
-                          int64_t, bool, const Eigen::ThreadPoolDevice*);
+                          int64_t, bool, const Eigen::ThreadPoolDevice*, const PackedB*);
 template void Gemm<double>(int64_t, int64_t, int64_t, MatrixRef<double>, MatrixRef<double>,
-                           double*, int64_t, bool, const Eigen::ThreadPoolDevice*);
+                           double*, int64_t, bool, const Eigen::ThreadPoolDevice*, const PackedB*);
 template void Gemm<int32_t>(int64_t, int64_t, int64_t, MatrixRef<int32_t>, MatrixRef<int32_t>,
-                            int32_t*, int64_t, bool, const Eigen::ThreadPoolDevice*);
+                            int32_t*, int64_t, bool, const Eigen::ThreadPoolDevice*, const PackedB*);
 template void Gemm<int64_t>(int64_t, int64_t, int64_t, MatrixRef<int64_t>, MatrixRef<int64_t>,
-                            int64_t*, int64_t, bool, const Eigen::ThreadPoolDevice*);
+                            int64_t*, int64_t, bool, const Eigen::ThreadPoolDevice*, const PackedB*);
 
 }  // namespace carve::nn_kernels

@@ -29,9 +29,17 @@ struct MatrixRef {
 // kernel, integer types); other products run whole, so results are
 // bit-identical for every thread count. Instantiated for float, double,
 // int32_t and int64_t.
+// `packed_b` (float only; sgemm.h) is op(B) packed once, used where the
+// product runs on the packed kernel.
+class PackedB;
 template <typename T>
 void Gemm(int64_t m, int64_t n, int64_t k, MatrixRef<T> a, MatrixRef<T> b, T* c, int64_t ldc,
-          bool accumulate, const Eigen::ThreadPoolDevice* device);
+          bool accumulate, const Eigen::ThreadPoolDevice* device,
+          const PackedB* packed_b = nullptr);
+
+// True when a float product of this shape runs on the packed kernel (so a
+// PackedB of its B is used).
+bool UsesPackedSgemm(int64_t m, int64_t n);
 
 // Runs fn(begin, end) over a partition of [0, n) on the device's threads (or
 // inline without a device). `cost_per_item` is a rough count of scalar

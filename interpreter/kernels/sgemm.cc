@@ -249,15 +249,31 @@ void PackPanelsB(const MatrixRef<float>& b, int64_t p0, int64_t kc, int64_t j0, 
   }
 }
 
+PackedB::PackedB(const MatrixRef<float>& b, int64_t k, int64_t n)
+    : source_(b), padded_n_((n + NR - 1) / NR * NR) {
+  const size_t bytes = (size_t(std::max<int64_t>(k * padded_n_, 1)) * sizeof(float) + 63) / 64 * 64;
+  data_.reset(static_cast<float*>(std::aligned_alloc(64, bytes)));
+  for (int64_t p0 = 0; p0 < k; p0 += kSgemmKC) {
+    const int64_t kc = std::min(kSgemmKC, k - p0);
+    PackPanelsB(b, p0, kc, 0, n, data_.get() + p0 * padded_n_);
+  }
+}
+
 void PackedSgemmStrided(int64_t m, int64_t n, int64_t k, const MatrixRef<float>& a,
-                        const MatrixRef<float>& b, float* c, int64_t ldc, bool accumulate) {
+                        const MatrixRef<float>& b, float* c, int64_t ldc, bool accumulate,
+                        const PackedB* packed, int64_t b_col0) {
   PackedSgemm(
       m, n, k,
       [&](int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* out) {
         PackPanelsA(a, i0, mc, p0, kc, out);
       },
-      [&](int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* out) {
-        PackPanelsB(b, p0, kc, j0, nc, out);
+      [&](int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* out) -> const float* {
+        const int64_t col = b_col0 + j0;
+        if (packed != nullptr && col % NR == 0) return packed->Block(p0, kc, col);
+        // A column split not on a panel boundary: pack as without `packed`.
+        PackPanelsB(packed != nullptr ? packed->source() : b, p0, kc, packed != nullptr ? col : j0,
+                    nc, out);
+        return out;
       },
       c, ldc, accumulate, a.transposed ? InPlaceA{} : InPlaceA{a.data, a.ld});
 }

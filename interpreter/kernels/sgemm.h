@@ -25,6 +25,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <type_traits>
 
 #include "interpreter/kernels/gemm.h"
 
@@ -103,6 +106,29 @@ void PackPanelsA(const MatrixRef<float>& a, int64_t i0, int64_t mc, int64_t p0, 
 void PackPanelsB(const MatrixRef<float>& b, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
                  float* out);
 
+// op(B) (k x n) packed once, for a constant weight multiplied on every call:
+// depth block p0 (a multiple of kSgemmKC) holds all NR-column panels of
+// op(B) as PackPanelsB writes them, so the block of a GEMM at columns from
+// j0 (a multiple of NR) is Block(p0, kc, j0). The micro-kernel reads the
+// same bytes as from a fresh pack: results are bit-identical. The copy adds
+// the weight's size (its columns rounded up to NR) to memory.
+class PackedB {
+ public:
+  PackedB(const MatrixRef<float>& b, int64_t k, int64_t n);
+  const float* Block(int64_t p0, int64_t kc, int64_t j0) const {
+    return data_.get() + p0 * padded_n_ + j0 * kc;
+  }
+  const MatrixRef<float>& source() const { return source_; }
+
+ private:
+  struct Free {
+    void operator()(float* p) const { std::free(p); }
+  };
+  MatrixRef<float> source_;
+  int64_t padded_n_ = 0;
+  std::unique_ptr<float, Free> data_;
+};
+
 // op(A) stored row-major (rows `ld` floats apart), for the micro-kernel to
 // read in place; data is null when op(A) is only reachable through its
 // packer.
@@ -113,7 +139,8 @@ struct InPlaceA {
 
 // C (m x n, row stride ldc) = op(A) * op(B) (+ C when accumulate), with
 // op(A) packed by pack_a(i0, mc, p0, kc, out) and op(B) by
-// pack_b(p0, kc, j0, nc, out) in the panel formats above. With `in_place`
+// pack_b(p0, kc, j0, nc, out) in the panel formats above (a pack_b that
+// returns a pointer names panels packed before, and may leave out unused). With `in_place`
 // (and kSgemmInPlaceA) full MR-row panels of A are read where they lie and
 // pack_a packs only the last, partial one.
 template <typename PackA, typename PackB>
@@ -132,7 +159,13 @@ void PackedSgemm(int64_t m, int64_t n, int64_t k, PackA&& pack_a, PackB&& pack_b
     for (int64_t pc = 0; pc < k; pc += kSgemmKC) {
       const int64_t kc = std::min(kSgemmKC, k - pc);
       const bool add = accumulate || pc > 0;  // later depth blocks accumulate
-      pack_b(pc, kc, jc, nc, packed_b);
+      const float* b_block = packed_b;
+      using PackBResult = std::invoke_result_t<PackB&, int64_t, int64_t, int64_t, int64_t, float*>;
+      if constexpr (std::is_void_v<PackBResult>) {
+        pack_b(pc, kc, jc, nc, packed_b);
+      } else {
+        b_block = pack_b(pc, kc, jc, nc, packed_b);
+      }
       for (int64_t ic = 0; ic < m; ic += kSgemmMC) {
         const int64_t mc = std::min(kSgemmMC, m - ic);
         // Rows [0, direct) of the block are read in place, the rest packed.
@@ -145,7 +178,7 @@ void PackedSgemm(int64_t m, int64_t n, int64_t k, PackA&& pack_a, PackB&& pack_b
             const bool read_in_place = ir < direct;
             const float* ap = read_in_place ? in_place.data + (ic + ir) * in_place.ld + pc
                                             : packed_a + (ir - direct) * kc;
-            SgemmMicroKernel(kc, ap, read_in_place ? in_place.ld : 0, packed_b + jr * kc,
+            SgemmMicroKernel(kc, ap, read_in_place ? in_place.ld : 0, b_block + jr * kc,
                              c + (ic + ir) * ldc + jc + jr, ldc, add, rows, cols);
           }
         }
@@ -180,7 +213,7 @@ void ParallelPackedSgemm(const Eigen::ThreadPoolDevice* device, int64_t m, int64
         PackedSgemm(
             m, len, k, pack_a,
             [&](int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* out) {
-              pack_b(p0, kc, lo + j0, nc, out);
+              return pack_b(p0, kc, lo + j0, nc, out);
             },
             c + lo, ldc, accumulate, in_place);
       } else {
@@ -197,8 +230,11 @@ void ParallelPackedSgemm(const Eigen::ThreadPoolDevice* device, int64_t m, int64
   });
 }
 
-// Strided-operand GEMM on the packed kernel (single-threaded).
+// Strided-operand GEMM on the packed kernel (single-threaded). With
+// `packed`, op(B) is columns [b_col0, b_col0 + n) of that packed operand
+// (b is then unused where its panels are whole).
 void PackedSgemmStrided(int64_t m, int64_t n, int64_t k, const MatrixRef<float>& a,
-                        const MatrixRef<float>& b, float* c, int64_t ldc, bool accumulate);
+                        const MatrixRef<float>& b, float* c, int64_t ldc, bool accumulate,
+                        const PackedB* packed = nullptr, int64_t b_col0 = 0);
 
 }  // namespace carve::nn_kernels

@@ -78,6 +78,30 @@ TEST(Sgemm, EveryElementIsItsDepthBlocksFmaChains) {
   }
 }
 
+// A B packed once (PackedB, for constant weights) gives the same bits as
+// packing it on every call, whole and under thread splits whose columns
+// start off a panel boundary (Gemm splits at multiples of 16).
+TEST(Sgemm, PackedOnceKeepsEveryBit) {
+  if (!kPackedSgemm) GTEST_SKIP() << "no packed sgemm in this build";
+  uint32_t seed = 300;
+  for (int threads : {1, 2, 3}) {  // 2: 1030 columns split at 528
+    Eigen::ThreadPool pool(threads);
+    Eigen::ThreadPoolDevice device(&pool, threads);
+    for (const Product& pr : kProducts) {
+      if (pr.m < 2 || pr.n < 2) continue;  // GEMV shapes do not pack
+      const std::vector<float> a = RandomFloats(pr.m * pr.k, seed++);
+      const std::vector<float> b = RandomFloats(pr.k * pr.n, seed++);
+      const MatrixRef<float> ar{a.data(), pr.a_transposed ? pr.m : pr.k, pr.a_transposed};
+      const MatrixRef<float> br{b.data(), pr.b_transposed ? pr.k : pr.n, pr.b_transposed};
+      const PackedB packed(br, pr.k, pr.n);
+      std::vector<float> c = RandomFloats(pr.m * pr.n, seed++);
+      const std::vector<float> want = Reference(pr, a, b, c);
+      Gemm<float>(pr.m, pr.n, pr.k, ar, br, c.data(), pr.n, pr.accumulate, &device, &packed);
+      EXPECT_TRUE(SameBits(c, want)) << threads << " threads, " << pr.m << "x" << pr.n;
+    }
+  }
+}
+
 TEST(Sgemm, ThreadSplitsKeepEveryBit) {
   if (!kPackedSgemm) GTEST_SKIP() << "no packed sgemm in this build";
   for (int threads : {2, 3}) {
