@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "absl/strings/match.h"
 #include "grammar/parser.h"
 #include "interpreter/evaluator.h"
 #include "ir/dtype.h"
@@ -62,6 +63,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   io.external = nullptr;
   carve::Interpreter interp(*mod, io);
   absl::StatusOr<std::vector<carve::NDArray>> out = interp.RunFlat("main", args);
+  // The one error a valid program may end in on purpose: nn.batch_matmul of
+  // batches 0 and 1, which TVM's type relation types as batch 1 with no value
+  // to compute (tests/random/known_failures.txt, class 22.5).
+  if (!out.ok() && absl::StrContains(out.status().message(), "an empty batch")) return 0;
   if (!out.ok()) Fail("run failed", out.status(), p.text);
   return 0;
 }
