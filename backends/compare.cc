@@ -152,6 +152,45 @@ OffloadedNodeObserver RecordComposites(std::vector<CompositeRun>& runs, const bo
   };
 }
 
+// One call of an offloaded (Compiler) function: what its backend runtime
+// received and returned on the first call of @main. Deep copies: the host's
+// memory plan may reuse the result's buffer afterwards.
+struct FunctionRun {
+  const Function* function = nullptr;
+  std::vector<Value> args;
+  Value output;
+};
+
+Value DeepCopy(const Value& v) {
+  if (v.is_tensor()) return Value(v.tensor().Copy());
+  if (!v.is_tuple()) return v;
+  std::vector<Value> fields;
+  for (const Value& f : v.fields()) fields.push_back(DeepCopy(f));
+  return Value::Tuple(std::move(fields));
+}
+
+// The tensors of a (nested) tuple value, in order.
+void FlattenTensors(const Value& v, std::vector<NDArray>& out) {
+  if (v.is_tensor()) out.push_back(v.tensor());
+  if (!v.is_tuple()) return;
+  for (const Value& f : v.fields()) FlattenTensors(f, out);
+}
+
+// `runtime`, recording each call it serves while `recording` is set.
+ExternalFn RecordFunctions(ExternalFn runtime, std::vector<FunctionRun>& runs,
+                           const bool& recording) {
+  return [runtime = std::move(runtime), &runs, &recording](
+             const ExternalCall& call) -> absl::StatusOr<Value> {
+    absl::StatusOr<Value> result = runtime(call);
+    if (result.ok() && recording) {
+      FunctionRun run{call.function, {}, DeepCopy(*result)};
+      for (const Value& a : call.args) run.args.push_back(DeepCopy(a));
+      runs.push_back(std::move(run));
+    }
+    return result;
+  };
+}
+
 std::string TypeText(const NDArray& t) {
   std::vector<Dim> dims;
   for (int64_t d : t.shape()) dims.push_back(Dim{d, false});
@@ -279,6 +318,32 @@ absl::Status CompareComposites(const Module& partitioned, const std::vector<Comp
   for (const auto& [name, s] : by_name) {
     report.ok = report.ok && s.within;
     report.composites.push_back({name, s, magnitude[name]});
+  }
+  return absl::OkStatus();
+}
+
+// Each offloaded function call against the reference kernels on the same
+// arguments: when they all agree but an output of @main does not, the
+// difference grew in the host ops after them (float rounding amplified by an
+// ill-conditioned computation, such as a log of a sum that cancels), not in
+// a backend.
+absl::Status CompareFunctions(const Module& partitioned, const std::vector<FunctionRun>& runs,
+                              Interpreter& reference, const CompareOptions& options,
+                              CompareReport& report) {
+  for (const FunctionRun& run : runs) {
+    CARVE_ASSIGN_OR_RETURN(Value ref, reference.CallReference(run.function, run.args));
+    std::vector<NDArray> got, want;
+    FlattenTensors(run.output, got);
+    FlattenTensors(ref, want);
+    bool agree = got.size() == want.size();
+    for (size_t i = 0; agree && i < got.size(); ++i) {
+      absl::StatusOr<ErrorStats> s =
+          Compare(got[i], want[i],
+                  ToleranceFor(want[i].dtype(), CallsQnnOp(partitioned, run.function), options));
+      agree = s.ok() && s->within;
+    }
+    ++report.function_calls;
+    report.function_calls_agreeing += agree;
   }
   return absl::OkStatus();
 }
@@ -439,6 +504,7 @@ absl::StatusOr<CompareReport> CompareWithBackends(const Module& input,
                          RunMain(mod, inputs, reference, options.timing, report.reference_timing));
 
   std::vector<CompositeRun> runs;
+  std::vector<FunctionRun> function_runs;
   bool recording = true;
   ExternalRegistry registry;
   for (const TargetSpecPtr& b : backends) {
@@ -449,7 +515,8 @@ absl::StatusOr<CompareReport> CompareWithBackends(const Module& input,
     }
     BackendRuntimeOptions runtime_options;
     runtime_options.observer = RecordComposites(runs, recording);
-    registry.RegisterRuntime(b->name(), MakeBackendRuntime(kernels, runtime_options));
+    registry.RegisterRuntime(b->name(), RecordFunctions(MakeBackendRuntime(kernels, runtime_options),
+                                                        function_runs, recording));
   }
   // Only the functions of the backends compared count: a function the input
   // was already partitioned into for another target (a file printed after
@@ -473,7 +540,16 @@ absl::StatusOr<CompareReport> CompareWithBackends(const Module& input,
   plain_partitioned.external = nullptr;
   Interpreter composite_reference(partitioned, plain_partitioned);
   CARVE_RETURN_IF_ERROR(CompareComposites(partitioned, runs, composite_reference, options, report));
+  CARVE_RETURN_IF_ERROR(
+      CompareFunctions(partitioned, function_runs, composite_reference, options, report));
   return report;
+}
+
+bool GrewInHostOps(const CompareReport& report) {
+  bool composites_agree = std::ranges::all_of(
+      report.composites, [](const CompositeComparison& c) { return c.error.within; });
+  return !report.ok && composites_agree && report.function_calls > 0 &&
+         report.function_calls_agreeing == report.function_calls;
 }
 
 std::string RenderCompareReport(const CompareReport& report) {
@@ -491,6 +567,14 @@ std::string RenderCompareReport(const CompareReport& report) {
     out += DetailText(report.outputs[i].error);
     out += CancellationNote(report.outputs[i].error, report.inner_magnitude,
                             "values inside the graph (inputs of its composites)");
+  }
+  if (GrewInHostOps(report)) {
+    out += fmt::format(
+        "note: each offloaded function call ({}) agrees with the reference kernels on its own "
+        "inputs: the difference grew in the host ops after them (float rounding made large by "
+        "an ill-conditioned computation, such as a log of a sum that cancels), not in the "
+        "backend\n",
+        report.function_calls);
   }
   out += report.composites.empty() ? "composites: none\n" : "composites:\n";
   size_t width = 0;
@@ -516,6 +600,10 @@ std::string RenderCompareResult(const CompareReport& report, bool require_offloa
   };
   for (const OutputComparison& o : report.outputs) count(o.error, report.inner_magnitude);
   for (const CompositeComparison& c : report.composites) count(c.error, c.input_magnitude);
+  if (GrewInHostOps(report)) {
+    return "result: FAIL: beyond tolerance (the offloaded functions agree with the reference on "
+           "their own inputs: see the note)\n";
+  }
   if (!report.ok) {
     return cancelling == failed
                ? "result: FAIL: beyond tolerance (each failure may be float rounding of large "

@@ -131,6 +131,9 @@ struct CompareReport {
   // inside the graph, where the outputs may not show it.
   double inner_magnitude = 0;
   bool ok = true;                               // every error within tolerance
+  // Calls of offloaded functions on the first call of @main, and how many
+  // of them agree with the reference kernels on their own arguments.
+  size_t function_calls = 0, function_calls_agreeing = 0;
   // Wall time of partitioning, and of the calls of @main as is (reference
   // kernels) and partitioned (backends), per CompareOptions::timing.
   double partition_us = 0;
@@ -139,6 +142,11 @@ struct CompareReport {
 
 // Partitions `mod` (typed, with @main) for `backends` and runs both on
 // `inputs` (one tensor per parameter of @main, by name).
+// Whether the outputs failed although every composite and every offloaded
+// function call agrees with the reference on its own inputs: the difference
+// grew in host ops (float conditioning), not in a backend.
+bool GrewInHostOps(const CompareReport& report);
+
 absl::StatusOr<CompareReport> CompareWithBackends(const Module& mod,
                                                   const std::vector<TargetSpecPtr>& backends,
                                                   const std::map<std::string, NDArray>& inputs,
