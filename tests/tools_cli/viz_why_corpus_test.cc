@@ -1,9 +1,10 @@
-// `carve viz` and `carve why` give the same reason for every host op of the
-// TVM-printed corpus, with every built-in backend, through the command line
-// as a user runs them: each named host op of the terminal tree (`%N op
-// [host] -- backend: reason`) is asked about with `why --backend B --at
-// %N`, once per distinct (op, reason) of a file and backend, and why must
-// print that reason. (PlacementCorpusTest checks the record both read, and
+// `carve viz`, `carve why` and `carve partition --report` give the same
+// reason for every host op of the TVM-printed corpus, with every built-in
+// backend, through the command line as a user runs them: each named host op
+// of the terminal tree (`%N op [host] -- backend: reason`) is asked about
+// with `why --backend B --at %N`, once per distinct (op, reason) of a file
+// and backend, and why must print that reason; the report must list the op
+// with it among the ops not offloaded. (PlacementCorpusTest checks the record both read, and
 // `partition --report` prints, does not depend on the copy it was built
 // from.) About 5 s.
 #include <algorithm>
@@ -79,6 +80,20 @@ bool Says(const std::string& why, const std::string& reason) {
   return false;
 }
 
+// Whether `report` (`partition --report`) lists `op` among the ops not
+// offloaded with `reason` (the verdict without its "backend: "): a row
+// "    nn.softmax    1  pruned: ...".
+bool Lists(const std::string& report, const std::string& op, const std::string& reason) {
+  std::istringstream lines(report);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with("    " + op + " ") || !line.ends_with("  " + reason)) continue;
+    // Between them only the count.
+    std::string middle = line.substr(4 + op.size(), line.size() - 4 - op.size() - reason.size());
+    if (middle.find_first_not_of(" 0123456789") == std::string::npos) return true;
+  }
+  return false;
+}
+
 TEST(VizWhyCorpusTest, SameReasonForEveryHostOp) {
   std::filesystem::path dir = std::filesystem::path(CARVE_SHARED_DIR) / "corpus";
   if (!std::filesystem::exists(dir)) GTEST_SKIP() << "no shared corpus at " << dir;
@@ -111,10 +126,16 @@ TEST(VizWhyCorpusTest, SameReasonForEveryHostOp) {
       std::stringstream drawn_text;
       drawn_text << drawn_in.rdbuf();
       viz.out = drawn_text.str();
+      // The report of the same partitioning, the third reader of the record.
+      Outcome report = Carve({"partition", file, "--backend", b, "--report"});
+      ASSERT_EQ(report.code, 0) << file << " " << b << ": " << report.err;
       std::set<std::pair<std::string, std::string>> seen;
       for (const HostOp& h : HostOps(viz.out)) {
         if (!seen.insert({h.op, h.reason}).second) continue;
         ASSERT_TRUE(h.reason.starts_with(b + ": ")) << file << " " << h.name << ": " << h.reason;
+        EXPECT_TRUE(Lists(report.out, h.op, h.reason.substr(b.size() + 2)))
+            << file << " " << b << " " << h.name << " " << h.op << "\nviz: " << h.reason
+            << "\nreport:\n" << report.out;
         Outcome why = Carve({"why", file, "--backend", b, "--at", h.name});
         ASSERT_EQ(why.code, 0) << file << " " << b << " " << h.name << ": " << why.err;
         EXPECT_TRUE(Says(why.out, h.reason))

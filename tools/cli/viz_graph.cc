@@ -12,6 +12,7 @@
 #include "ir/type.h"
 #include "ir/visit.h"
 #include "passes/byoc/annotation.h"
+#include "tools/cli/node_name_hint.h"
 
 namespace carve::viz {
 namespace {
@@ -292,9 +293,15 @@ absl::StatusOr<Graph> Around(const Graph& g, const std::string& name, int depth)
                                          "that never run ({}): `carve why FILE --backend ... "
                                          "--at {}` says",
                                          g.lost[0], name);
+    std::string hint = cli::SuggestNodeName(name, [&](const std::string& n) {
+      for (const Node& node : g.nodes) {
+        if (node.name == n) return true;
+      }
+      return false;
+    });
     return absl::InvalidArgumentError(fmt::format(
-        "--around: no node named '{}' (use the %N and %var names the module prints as){}", name,
-        lost));
+        "--around: no node named '{}'{} (use the %N and %var names the module prints as){}", name,
+        hint.empty() ? "" : fmt::format("; did you mean {}?", hint), lost));
   }
   std::vector<std::vector<int>> adj(g.nodes.size());
   for (const Edge& e : g.edges) {
