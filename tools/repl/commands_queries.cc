@@ -95,22 +95,23 @@ absl::Status Why(Session& s, std::string_view args) {
   return absl::OkStatus();
 }
 
-// The backends named by `args`, else those the current step's functions
-// were offloaded to (their Compiler attributes), in name order, else those
-// of the `partition` command that made the step.
+// The backends named by `args`, else those of the `partition` command that
+// made the current step (all of them, in its priority order: the record
+// judges each backend against those before it, and a backend whose
+// partitions were all pruned still has its reasons), else those the step's
+// functions were offloaded to (their Compiler attributes), in name order.
 absl::StatusOr<std::vector<TargetSpecPtr>> ReportBackends(Session& s, std::string_view args) {
   if (!args.empty()) {
     CARVE_RETURN_IF_ERROR(cli::CheckBackendNames(args));
     return ResolveBackends(args);
   }
+  const std::string& command = s.history().Current().command;
+  if (command.starts_with("partition ")) {
+    return ResolveBackends(std::string_view(command).substr(10));
+  }
   std::set<std::string> names;
   for (const auto& [gv, fn] : s.history().Current().module.Functions()) {
     if (fn->HasAttr("Compiler")) names.insert(std::string(fn->GetStringAttr("Compiler")));
-  }
-  // A `partition` whose pruning sent every partition back: its backends.
-  const std::string& command = s.history().Current().command;
-  if (names.empty() && command.starts_with("partition ")) {
-    return ResolveBackends(std::string_view(command).substr(10));
   }
   if (names.empty()) {
     return absl::FailedPreconditionError(fmt::format(
@@ -262,17 +263,11 @@ absl::Status Viz(Session& s, std::string_view args) {
                          VizCount(parsed, "--max-nodes", cli::kVizDefaultMaxNodes, 1));
   const size_t step = s.history().current();
   CARVE_ASSIGN_OR_RETURN(const NodeNames* names, s.Names(step));
-  // The verdicts are those of every backend the `partition` command that
-  // made the step named (its pruning may have sent one's partitions back),
-  // else of the backends the step offloaded to. Without either (a step
+  // The verdicts of the backends `report` reports on. Without any (a step
   // before `partition`) every op is drawn on the host, without reasons.
   std::vector<TargetSpecPtr> backends;
   std::optional<PlacementRecord> record;
-  const std::string& command = s.history().Current().command;
-  absl::StatusOr<std::vector<TargetSpecPtr>> b =
-      command.starts_with("partition ") ? ResolveBackends(std::string_view(command).substr(10))
-                                        : ReportBackends(s, "");
-  if (b.ok()) {
+  if (absl::StatusOr<std::vector<TargetSpecPtr>> b = ReportBackends(s, ""); b.ok()) {
     backends = *std::move(b);
     CARVE_ASSIGN_OR_RETURN(record, StepRecord(s, backends));
   }
@@ -313,7 +308,8 @@ void AddQueryCommands(std::vector<ReplCommand>& commands) {
                       ArgKind::kPattern, Why});
   commands.push_back({"report", "report [BACKEND[,...]]",
                       "the partition report of the current step",
-                      "Default: the backends the step's functions were offloaded to.\n",
+                      "Default: the backends of the `partition` that made the step, else\n"
+                      "those the step's functions were offloaded to.\n",
                       ArgKind::kBackends, Report});
   commands.push_back({"run", "run [--input NAME=F.npy]... [OPTIONS]",
                       "evaluate @main of the current step (as `carve run`)",
