@@ -74,7 +74,8 @@ TEST(VizOnnxTest, RelayCommandsSayToImportFirst) {
   EXPECT_THAT(r.err, ::testing::Not(HasSubstr("unexpected character")));
 }
 
-// An import that needs options viz does not take says how to import first.
+// An import that needs input shapes says which --shape to give, and viz
+// takes it as `carve import` does.
 TEST(VizOnnxTest, ImportNeedingShapesSaysHow) {
   const std::string model =
       (std::filesystem::path(CARVE_SHARED_DIR) / "models" / "ch_ppocr_mobile_v2.0_cls_infer.onnx")
@@ -83,8 +84,13 @@ TEST(VizOnnxTest, ImportNeedingShapesSaysHow) {
   Outcome r = Carve({"viz", model, "--backend", "tensorrt", "--format", "dot"});
   EXPECT_EQ(r.code, 1);
   EXPECT_THAT(r.err, HasSubstr("--shape x=D0,3,D2,D3"));
-  EXPECT_THAT(r.err, HasSubstr("run `carve import " + model + " [--shape NAME=D1,...] -o "
-                               "model.relay` and give model.relay"));
+  EXPECT_THAT(r.err, HasSubstr("(`carve viz` imports an .onnx file as `carve import` does, "
+                               "taking --shape; for other import options run `carve import " +
+                               model + " ... -o model.relay` and give model.relay)"));
+  Outcome shaped = Carve({"viz", model, "--backend", "tensorrt", "--format", "dot", "--shape",
+                          "x=1,3,48,192"});
+  EXPECT_EQ(shaped.code, 0) << shaped.err;
+  EXPECT_THAT(shaped.out, HasSubstr("tvmgen_default_tensorrt_main_"));
 }
 
 }  // namespace

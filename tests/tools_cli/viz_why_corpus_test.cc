@@ -1,12 +1,14 @@
-// `carve viz` and `carve why` give the same reason for every host op of the
-// TVM-printed corpus, with every built-in backend, through the command line
-// as a user runs them: each named host op of the terminal tree (`%N op
-// [host] -- backend: reason`) is asked about with `why --backend B --at
-// %N`, once per distinct (op, reason) of a file and backend, and why must
-// print that reason. (PlacementCorpusTest checks the record both read, and
+// `carve viz`, `carve why` and `carve partition --report` give the same
+// reason for every host op of the TVM-printed corpus, with every built-in
+// backend, through the command line as a user runs them: each named host op
+// of the terminal tree (`%N op [host] -- backend: reason`) is asked about
+// with `why --backend B --at %N`, once per distinct (op, reason) of a file
+// and backend, and why must print that reason; the report must list the op
+// with it among the ops not offloaded. (PlacementCorpusTest checks the record both read, and
 // `partition --report` prints, does not depend on the copy it was built
 // from.) About 5 s.
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -79,6 +81,64 @@ bool Says(const std::string& why, const std::string& reason) {
   return false;
 }
 
+// Whether `row` is `reason` with some of its numbers given as a list ("64
+// or 128", "1, 2 or 3", "0 (x4) or 1 (x4)") that holds the reason's number.
+bool SameButFigures(const std::string& row, const std::string& reason) {
+  size_t i = 0, j = 0;
+  while (i < row.size() && j < reason.size()) {
+    if (!std::isdigit(static_cast<unsigned char>(reason[j]))) {
+      if (row[i] != reason[j]) return false;
+      ++i, ++j;
+      continue;
+    }
+    size_t end = reason.find_first_not_of("0123456789.", j);
+    std::string number = reason.substr(j, end == std::string::npos ? end : end - j);
+    j = end == std::string::npos ? reason.size() : end;
+    // The row's list of numbers at i: "64 or 128", "1, 2 or 3".
+    bool found = false;
+    while (i < row.size() && std::isdigit(static_cast<unsigned char>(row[i]))) {
+      size_t stop = row.find_first_not_of("0123456789.", i);
+      found |= row.substr(i, stop == std::string::npos ? stop : stop - i) == number;
+      i = stop == std::string::npos ? row.size() : stop;
+      // "arg 0 (x4) or 1 (x4)": how many ops each figure is of.
+      if (row.compare(i, 3, " (x") == 0) {
+        size_t close = row.find(')', i);
+        if (close != std::string::npos) i = close + 1;
+      }
+      for (const char* sep : {" or ", ", "}) {
+        if (row.compare(i, std::string(sep).size(), sep) == 0 && i + std::string(sep).size() < row.size() &&
+            std::isdigit(static_cast<unsigned char>(row[i + std::string(sep).size()]))) {
+          i += std::string(sep).size();
+          break;
+        }
+      }
+    }
+    if (!found) return false;
+  }
+  return i == row.size() && j == reason.size();
+}
+
+// Whether `report` (`partition --report`) lists `op` among the ops not
+// offloaded with `reason` (the verdict without its "backend: "): a row
+// "    nn.softmax    1  pruned: ...". A row counts the ops of one failure,
+// so it leaves out what each node was instead (", got a call of ..."): a
+// reason that is the row's plus such a tail is the same reason.
+bool Lists(const std::string& report, const std::string& op, const std::string& reason) {
+  std::istringstream lines(report);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with("    " + op + " ")) continue;
+    std::string rest = line.substr(4 + op.size());
+    size_t start = rest.find_first_not_of(" 0123456789");
+    if (start == std::string::npos || start < 3 || rest.substr(start - 2, 2) != "  ") continue;
+    std::string row = rest.substr(start);
+    if (row == reason || reason.starts_with(row + ", got ")) return true;
+    // A row of several ops lists each one's figures ("static cost 512 or
+    // 3136", "arg 0 (x4) or 1 (x4)"): the reason must be the row with one.
+    if (SameButFigures(row, reason)) return true;
+  }
+  return false;
+}
+
 TEST(VizWhyCorpusTest, SameReasonForEveryHostOp) {
   std::filesystem::path dir = std::filesystem::path(CARVE_SHARED_DIR) / "corpus";
   if (!std::filesystem::exists(dir)) GTEST_SKIP() << "no shared corpus at " << dir;
@@ -111,10 +171,20 @@ TEST(VizWhyCorpusTest, SameReasonForEveryHostOp) {
       std::stringstream drawn_text;
       drawn_text << drawn_in.rdbuf();
       viz.out = drawn_text.str();
+      // The report of the same partitioning, the third reader of the record.
+      Outcome report = Carve({"partition", file, "--backend", b, "--report", "-o", tree});
+      ASSERT_EQ(report.code, 0) << file << " " << b << ": " << report.err;
+      std::ifstream report_in(tree);
+      std::stringstream report_text;
+      report_text << report_in.rdbuf();
+      report.out = report_text.str();
       std::set<std::pair<std::string, std::string>> seen;
       for (const HostOp& h : HostOps(viz.out)) {
         if (!seen.insert({h.op, h.reason}).second) continue;
         ASSERT_TRUE(h.reason.starts_with(b + ": ")) << file << " " << h.name << ": " << h.reason;
+        EXPECT_TRUE(Lists(report.out, h.op, h.reason.substr(b.size() + 2)))
+            << file << " " << b << " " << h.name << " " << h.op << "\nviz: " << h.reason
+            << "\nreport:\n" << report.out;
         Outcome why = Carve({"why", file, "--backend", b, "--at", h.name});
         ASSERT_EQ(why.code, 0) << file << " " << b << " " << h.name << ": " << why.err;
         EXPECT_TRUE(Says(why.out, h.reason))

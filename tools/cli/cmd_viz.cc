@@ -25,18 +25,8 @@
 #include "tools/cli/viz_writers.h"
 
 namespace carve::cli {
-namespace {
 
-// Graphs with more nodes than this are drawn as the region summary unless
-// --max-nodes says otherwise: Graphviz takes minutes on ~10k nodes and the
-// picture is unreadable long before.
-constexpr int kDefaultMaxNodes = 400;
-
-// The format named by --format, else by the extension of -o, else DOT; ""
-// when -o has an extension carve does not write (`-o graph.png` would get
-// DOT text under a PNG name).
-// The format -o's extension names ("" when it names none carve writes).
-std::string FormatOfPath(const std::string& out) {
+std::string VizFormatOfPath(const std::string& out) {
   for (const char* ext : {"svg", "html", "dot"}) {
     if (out.ends_with(std::string(".") + ext)) return ext;
   }
@@ -45,10 +35,45 @@ std::string FormatOfPath(const std::string& out) {
   return "";
 }
 
+// Graphviz's layout grows faster than the graph (a 5,000-op chain takes
+// 2.5 s, 10,000 ops 10 s) and recurses on deep graphs: above this many
+// nodes SVG and HTML are refused rather than left to run for hours.
+namespace {
+
+constexpr size_t kGraphvizMaxNodes = 5000;
+
+absl::Status CheckLayoutSize(const viz::Graph& graph) {
+  if (graph.nodes.size() <= kGraphvizMaxNodes) return absl::OkStatus();
+  std::string what = graph.summary ? fmt::format("the region summary still has {} boxes",
+                                                 graph.nodes.size())
+                                   : fmt::format("{} nodes", graph.nodes.size());
+  return absl::ResourceExhaustedError(fmt::format(
+      "{}: more than Graphviz lays out in reasonable time ({} for svg and html); draw a part "
+      "with --around %N --depth K{}, or write --format dot or term",
+      what, kGraphvizMaxNodes, graph.summary ? "" : ", lower --max-nodes for the summary"));
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> RenderViz(const viz::Graph& graph, const std::string& format) {
+  if (format == "term") return viz::WriteTerm(graph);
+  std::string dot = viz::WriteDot(graph);
+  if (format == "dot") return dot;
+  CARVE_RETURN_IF_ERROR(CheckLayoutSize(graph));
+  CARVE_ASSIGN_OR_RETURN(std::string svg, viz::DotToSvg(dot));
+  if (format == "svg") return svg;
+  return viz::WriteHtml(graph, svg);
+}
+
+namespace {
+
+// The format named by --format, else by the extension of -o, else DOT; ""
+// when -o has an extension carve does not write (`-o graph.png` would get
+// DOT text under a PNG name).
 std::string FormatOf(const ParsedArgs& args) {
   if (auto f = args.Get("--format")) return *f;
   std::string out = args.GetOr("--output", "-");
-  std::string format = FormatOfPath(out);
+  std::string format = VizFormatOfPath(out);
   if (!format.empty()) return format;
   if (out != "-" && std::filesystem::path(out).has_extension()) return "";
   return "dot";
@@ -86,42 +111,16 @@ absl::StatusOr<Module> Transform(Module mod, const ParsedArgs& args, Env& env, P
   return mod;
 }
 
-// Graphviz's layout grows faster than the graph (a 5,000-op chain takes
-// 2.5 s, 10,000 ops 10 s) and recurses on deep graphs: above this many
-// nodes SVG and HTML are refused rather than left to run for hours.
-constexpr size_t kGraphvizMaxNodes = 5000;
-
-absl::Status CheckLayoutSize(const viz::Graph& graph) {
-  if (graph.nodes.size() <= kGraphvizMaxNodes) return absl::OkStatus();
-  std::string what = graph.summary ? fmt::format("the region summary still has {} boxes",
-                                                 graph.nodes.size())
-                                   : fmt::format("{} nodes", graph.nodes.size());
-  return absl::ResourceExhaustedError(fmt::format(
-      "{}: more than Graphviz lays out in reasonable time ({} for svg and html); draw a part "
-      "with --around %N --depth K{}, or write --format dot or term",
-      what, kGraphvizMaxNodes, graph.summary ? "" : ", lower --max-nodes for the summary"));
-}
-
-absl::StatusOr<std::string> Render(const viz::Graph& graph, const std::string& format) {
-  if (format == "term") return viz::WriteTerm(graph);
-  std::string dot = viz::WriteDot(graph);
-  if (format == "dot") return dot;
-  CARVE_RETURN_IF_ERROR(CheckLayoutSize(graph));
-  CARVE_ASSIGN_OR_RETURN(std::string svg, viz::DotToSvg(dot));
-  if (format == "svg") return svg;
-  return viz::WriteHtml(graph, svg);
-}
-
 absl::Status Interrupted(const char* where) {
   if (!CancellationRequested()) return absl::OkStatus();
   return absl::CancelledError(fmt::format("interrupted: {}", where));
 }
 
-absl::Status Viz(const ParsedArgs& args, Env& env, const std::string& format, int depth,
-                 int max_nodes) {
+absl::Status Viz(const ParsedArgs& args, Env& env, const InputShapes& shapes,
+                 const std::string& format, int depth, int max_nodes) {
   // An .onnx model is imported as `carve import` does (what a user tries
   // first); Relay text is typed as every command types it.
-  CARVE_ASSIGN_OR_RETURN(Module mod, LoadModelOrText(env, args.positional()[0], "viz"));
+  CARVE_ASSIGN_OR_RETURN(Module mod, LoadModelOrText(env, args.positional()[0], "viz", shapes));
   CARVE_RETURN_IF_ERROR(InferTypeAndAnnotate(mod).status());
   // With --backend, op nodes carry FILE's names (`carve fmt FILE`), the ones
   // `carve why FILE --backend B --at %N` takes: the named copy is what is
@@ -163,7 +162,7 @@ absl::Status Viz(const ParsedArgs& args, Env& env, const std::string& format, in
   // stopped, so the request is seen before and after it, and nothing is
   // written once it is made.
   CARVE_RETURN_IF_ERROR(Interrupted("viz, before drawing"));
-  CARVE_ASSIGN_OR_RETURN(std::string text, Render(graph, format));
+  CARVE_ASSIGN_OR_RETURN(std::string text, RenderViz(graph, format));
   CARVE_RETURN_IF_ERROR(Interrupted("viz, after drawing"));
   return env.write_file(args.GetOr("--output", "-"), text);
 }
@@ -180,7 +179,7 @@ std::optional<int> IntOption(const ParsedArgs& args, const std::string& name, in
 
 constexpr const char* kUsage =
     "carve viz FILE [--backend NAME[,NAME...] | -p PIPELINE] [--format dot|svg|html|term] "
-    "[--around %N [--depth K] | --max-nodes N] [-o OUT]";
+    "[--around %N [--depth K] | --max-nodes N] [--shape NAME=D1,...]... [-o OUT]";
 
 int UsageError(Env& env, const std::string& message) {
   *env.err << fmt::format("carve viz: {}\nusage: {}\n", message, kUsage);
@@ -205,7 +204,7 @@ int RunViz(const ParsedArgs& args, Env& env) {
   // -o out.svg --format dot would write DOT into a file every viewer opens
   // as SVG: an option that contradicts another is a usage error.
   if (args.Has("--format") && args.Has("--output")) {
-    std::string implied = FormatOfPath(*args.Get("--output"));
+    std::string implied = VizFormatOfPath(*args.Get("--output"));
     if (!implied.empty() && implied != format) {
       return UsageError(env, fmt::format("--format {} contradicts -o '{}' (a .{} name means {})",
                                          format, *args.Get("--output"),
@@ -217,7 +216,7 @@ int RunViz(const ParsedArgs& args, Env& env) {
     }
   }
   std::optional<int> depth = IntOption(args, "--depth", 2);
-  std::optional<int> max_nodes = IntOption(args, "--max-nodes", kDefaultMaxNodes);
+  std::optional<int> max_nodes = IntOption(args, "--max-nodes", kVizDefaultMaxNodes);
   if (!depth) return UsageError(env, "--depth expects a number of edges, e.g. 2");
   if (!max_nodes || *max_nodes < 1) {
     return UsageError(env, "--max-nodes expects a number of nodes of at least 1, e.g. 400");
@@ -227,7 +226,9 @@ int RunViz(const ParsedArgs& args, Env& env) {
       return UsageError(env, fmt::format("--backend: {}", std::string(known.message())));
     }
   }
-  absl::Status s = Viz(args, env, format, *depth, *max_nodes);
+  absl::StatusOr<InputShapes> shapes = ShapeOptions(args);
+  if (!shapes.ok()) return UsageError(env, std::string(shapes.status().message()));
+  absl::Status s = Viz(args, env, *shapes, format, *depth, *max_nodes);
   return s.ok() ? kExitOk : ReportError(env, s);
 }
 
@@ -245,6 +246,8 @@ void AddVizCommands(std::vector<Command>& commands) {
           {"--pipeline", true, false, "-p", "run this pass pipeline first"},
           {"--format", true, false, "", "dot, svg, html or term (default: from -o, else dot)"},
           {"--output", true, false, "-o", "write to OUT instead of standard output"},
+          {"--shape", true, true, "",
+           "NAME=D1,D2,...: the shape of input NAME of an .onnx FILE (as carve import)"},
           {"--around", true, false, "", "draw only the nodes near %N (a name the module prints)"},
           {"--depth", true, false, "", "with --around: how many edges away (default 2)", around},
           {"--max-nodes", true, false, "",

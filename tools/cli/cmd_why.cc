@@ -38,6 +38,7 @@
 #include "tools/cli/load.h"
 #include "tools/cli/load_model.h"
 #include "tools/cli/module_queries.h"
+#include "tools/cli/node_name_hint.h"
 #include "tools/cli/run_inputs.h"
 
 namespace carve::cli {
@@ -45,7 +46,7 @@ namespace {
 
 constexpr const char* kUsage =
     "carve why PATTERN FILE --at NODE [--raw] | carve why FILE --backend NAME[,NAME...] --at "
-    "NODE [--json]";
+    "NODE [--json] (FILE.onnx: [--shape NAME=D1,...]...)";
 
 // The input's printed names, typed; the node --at names.
 struct Named {
@@ -77,7 +78,8 @@ const Expr* ThroughLets(const Expr* node, const Function* fn) {
 }
 
 absl::StatusOr<Named> LoadNamedNode(Env& env, const ParsedArgs& args, const std::string& file) {
-  CARVE_ASSIGN_OR_RETURN(Module mod, LoadModelOrText(env, file, "why"));
+  CARVE_ASSIGN_OR_RETURN(InputShapes shapes, ShapeOptions(args));  // checked by RunWhy
+  CARVE_ASSIGN_OR_RETURN(Module mod, LoadModelOrText(env, file, "why", shapes));
   CARVE_RETURN_IF_ERROR(InferType(mod));
   CARVE_ASSIGN_OR_RETURN(NodeNames names, NodeNames::ForModule(mod));
   CARVE_RETURN_IF_ERROR(InferType(names.module()));
@@ -86,9 +88,11 @@ absl::StatusOr<Named> LoadNamedNode(Env& env, const ParsedArgs& args, const std:
   if (target.node == nullptr) {
     // An .onnx file's names are those of its import, printed.
     std::string printer = file.ends_with(".onnx") ? "import" : "fmt";
+    std::string hint = SuggestNodeName(
+        at, [&](const std::string& n) { return names.Lookup(n).node != nullptr; });
     return absl::InvalidArgumentError(fmt::format(
-        "{}: no node named '{}' (use the %N, %var and @function names `carve {} {}` prints)", file,
-        at, printer, file));
+        "{}: no node named '{}'{} (use the %N, %var and @function names `carve {} {}` prints)",
+        file, at, hint.empty() ? "" : fmt::format("; did you mean {}?", hint), printer, file));
   }
   target.node = ThroughLets(target.node, target.function);
   return Named{std::move(names), target};
@@ -195,6 +199,24 @@ std::string GoneText(const PartitionResult& result, const std::vector<TargetSpec
                      backends.front()->name());
 }
 
+// The line before the placements of a node that became several op calls:
+// what made them, so that "1 of 2" reads as one of the node's parts, not
+// as a copy of the module or a second backend.
+std::string SeveralText(const std::vector<const Placement*>& found, const Call* call,
+                        const std::string& prepared_by) {
+  std::vector<std::string> ops;
+  for (const Placement* p : found) ops.push_back(p->op);
+  if (found.front()->call->op() != call->op()) {
+    return fmt::format(
+        " {}'s preparation passes rewrote it into {} ops ({}), each placed on its own:\n",
+        prepared_by, found.size(), fmt::join(ops, ", "));
+  }
+  return fmt::format(
+      " {} calls of {} in the partitioned module come from it (same source position), each "
+      "placed on its own:\n",
+      found.size(), call->op()->name);
+}
+
 absl::Status WhyPlacement(const ParsedArgs& args, Env& env) {
   const std::string& file = args.positional()[0];
   CARVE_ASSIGN_OR_RETURN(std::vector<TargetSpecPtr> backends,
@@ -238,9 +260,11 @@ absl::Status WhyPlacement(const ParsedArgs& args, Env& env) {
   }
   std::string out = fmt::format("{} = {}:\n", at, call->op()->name);
   if (found.empty()) out += GoneText(result, backends, named.names.module(), call);
+  if (found.size() > 1) out += SeveralText(found, call, backends.front()->name());
   for (size_t i = 0; i < found.size(); ++i) {
-    if (found.size() > 1) out += fmt::format(" copy {} of {}:\n", i + 1, found.size());
-    if (found[i]->call->op() != call->op()) {
+    if (found.size() > 1) {
+      out += fmt::format(" {} ({} of {}):\n", found[i]->op, i + 1, found.size());
+    } else if (found[i]->call->op() != call->op()) {
       out += fmt::format("  (rewritten into {} by {}'s preparation passes)\n", found[i]->op,
                          backends.front()->name());
     }
@@ -396,6 +420,12 @@ int RunWhy(const ParsedArgs& args, Env& env) {
                             placement ? "FILE" : "PATTERN, FILE", hint, kUsage);
     return kExitUsage;
   }
+  // A malformed --shape is bad usage, as for `carve import`.
+  if (absl::StatusOr<InputShapes> shapes = ShapeOptions(args); !shapes.ok()) {
+    *env.err << fmt::format("carve why: {}\nusage: {}\n", std::string(shapes.status().message()),
+                            kUsage);
+    return kExitUsage;
+  }
   if (placement) {
     // Pattern files first: their backends are names --backend may give.
     if (absl::Status loaded = RegisterPatternFiles(args, env); !loaded.ok()) {
@@ -432,6 +462,8 @@ void AddWhyCommands(std::vector<Command>& commands) {
           {"--params", true, false, "", "bind DIR/NAME.npy to the parameter %NAME of @main first",
            placement},
           {"--patterns", true, true, "", "F.pat: load backend specs (replacing built-in ones)"},
+          {"--shape", true, true, "",
+           "NAME=D1,D2,...: the shape of input NAME of an .onnx FILE (as carve import)"},
       },
       RunWhy,
       {{"pattern", ""}, {"placement", "--backend"}}});

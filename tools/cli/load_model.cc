@@ -8,15 +8,35 @@
 #include "support/cancellation.h"
 #include "support/status_macros.h"
 #include "tools/cli/load.h"
+#include "tools/cli/shared_options.h"
 
 namespace carve::cli {
 
+absl::StatusOr<InputShapes> ShapeOptions(const ParsedArgs& args) {
+  InputShapes shapes;
+  for (const std::string& spec : args.GetAll("--shape")) {
+    CARVE_RETURN_IF_ERROR(ParseShapeOption(spec, shapes));
+  }
+  return shapes;
+}
+
 absl::StatusOr<Module> LoadModelOrText(Env& env, const std::string& path,
-                                       const std::string& command) {
-  if (std::filesystem::path(path).extension() != ".onnx") return LoadModule(env, path);
+                                       const std::string& command, const InputShapes& shapes) {
+  if (std::filesystem::path(path).extension() != ".onnx") {
+    // As `carve import`'s --shape, it names ONNX graph inputs: on Relay text
+    // it would be ignored, so it is refused.
+    if (!shapes.empty()) {
+      return absl::InvalidArgumentError(fmt::format(
+          "--shape applies only to an .onnx model, and '{}' is Relay text (its parameters' "
+          "types give the shapes)",
+          path));
+    }
+    return LoadModule(env, path);
+  }
   CARVE_ASSIGN_OR_RETURN(std::string bytes, ReadInput(env, path));
   onnx_import::ImportOptions options;
   options.freeze = true;
+  options.shapes = shapes;
   std::filesystem::path parent = std::filesystem::path(path).parent_path();
   options.base_dir = parent.empty() ? "." : parent.string();  // external weight files
   absl::StatusOr<onnx_import::ImportResult> imported = onnx_import::ImportOnnx(bytes, options);
@@ -24,14 +44,16 @@ absl::StatusOr<Module> LoadModelOrText(Env& env, const std::string& path,
     return absl::CancelledError(fmt::format("interrupted while importing '{}'", path));
   }
   if (!imported.ok()) {
-    // Options of the import (--shape, --params-out) belong to `carve
-    // import`: say how to import first and give the .relay file instead.
+    // --shape is taken here as by `carve import` (the importer's message
+    // says which); the other import options (--params-out) are not: say how
+    // to import first and give the .relay file instead.
     return absl::Status(
         imported.status().code(),
-        fmt::format("{}: {}\n(`carve {}` imports an .onnx file with `carve import`'s defaults; "
-                    "for other options run `carve import {} [--shape NAME=D1,...] -o model.relay` "
+        fmt::format("{}: {}\n(`{}` imports an .onnx file as `carve import` does, taking "
+                    "--shape; for other import options run `carve import {} ... -o model.relay` "
                     "and give model.relay)",
-                    path, std::string(imported.status().message()), command, path));
+                    path, std::string(imported.status().message()),
+                    command == "load" ? "load" : "carve " + command, path));
   }
   CARVE_RETURN_IF_ERROR(InferTypeAndAnnotate(imported->module).status());
   return std::move(imported->module);

@@ -12,6 +12,7 @@
 #include "ir/type.h"
 #include "ir/visit.h"
 #include "passes/byoc/annotation.h"
+#include "tools/cli/node_name_hint.h"
 
 namespace carve::viz {
 namespace {
@@ -120,7 +121,19 @@ class Builder {
             f == functions_.end() ? "" : f->second->GetStringAttr(attr::kCompiler);
         if (!compiler.empty()) {
           int c = AddCluster(std::string(gv->name()), true, std::string(compiler), cluster);
-          return Expand(f->second, operands, c);
+          ++in_region_function_;
+          int result = Expand(f->second, operands, c);
+          --in_region_function_;
+          // The call is not drawn (its region is): its name, the one `print`
+          // shows for `%2 = @tvmgen_..._1(%0, %1)`, goes to the region's
+          // result, so that `--around %2` finds it. A name the result has
+          // from inside the region function would be ambiguous anyway (each
+          // function numbers its own nodes from %0).
+          std::string name = names_.Name(e);
+          if (input_names_ == nullptr && result >= 0 && name.starts_with('%')) {
+            g_.nodes[result].name = std::move(name);
+          }
+          return result;
         }
       }
     }
@@ -128,7 +141,11 @@ class Builder {
     // Only names users can type (%3, %x); inlined nodes are named by their
     // printed text, which the label already says better.
     n.name = names_.Name(e);
-    if (!n.name.starts_with('%')) n.name.clear();
+    // A region function numbers its nodes from %0 again: such a name would
+    // be taken for the node of @main that has it (`--around`, `why --at`).
+    if (!n.name.starts_with('%') || (in_region_function_ > 0 && e->kind() != ExprKind::kVar)) {
+      n.name.clear();
+    }
     if (input_names_ != nullptr && e->kind() != ExprKind::kVar) n.name = InputName(e);
     n.cluster = cluster;
     n.target = target;
@@ -216,6 +233,7 @@ class Builder {
 
   const NodeNames& names_;
   const SpanNames* input_names_;
+  int in_region_function_ = 0;  // inside a global function offloaded to a backend
   absl::flat_hash_map<const Call*, const Placement*> placement_;
   std::map<const GlobalVar*, const Function*> functions_;
   Graph g_;
@@ -292,9 +310,15 @@ absl::StatusOr<Graph> Around(const Graph& g, const std::string& name, int depth)
                                          "that never run ({}): `carve why FILE --backend ... "
                                          "--at {}` says",
                                          g.lost[0], name);
+    std::string hint = cli::SuggestNodeName(name, [&](const std::string& n) {
+      for (const Node& node : g.nodes) {
+        if (node.name == n) return true;
+      }
+      return false;
+    });
     return absl::InvalidArgumentError(fmt::format(
-        "--around: no node named '{}' (use the %N and %var names the module prints as){}", name,
-        lost));
+        "--around: no node named '{}'{} (use the %N and %var names the module prints as){}", name,
+        hint.empty() ? "" : fmt::format("; did you mean {}?", hint), lost));
   }
   std::vector<std::vector<int>> adj(g.nodes.size());
   for (const Edge& e : g.edges) {

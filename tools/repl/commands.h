@@ -79,7 +79,7 @@ absl::StatusOr<PathAndOptions> SplitPathAndOptions(std::string_view text,
 void AddHistoryCommands(
     std::vector<ReplCommand>& commands);                    // steps, undo, redo, goto, print, diff
 void AddPassCommands(std::vector<ReplCommand>& commands);   // load, pass, partition, patterns, save
-void AddQueryCommands(std::vector<ReplCommand>& commands);  // match, why, report, run, compare
+void AddQueryCommands(std::vector<ReplCommand>& commands);  // match, why, report, run, compare, viz
 void AddSessionCommands(std::vector<ReplCommand>& commands);  // set, help, quit
 
 }  // namespace carve::repl

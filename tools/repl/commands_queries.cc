@@ -1,6 +1,8 @@
 // Commands that ask questions of the current step: match, why, report, run,
-// compare. Each calls the code of the CLI command of the same name
+// compare, viz. Each calls the code of the CLI command of the same name
 // (tools/cli/module_queries.h) on the step's module.
+#include <charconv>
+#include <optional>
 #include <set>
 
 #include "backends/partition.h"
@@ -9,7 +11,9 @@
 #include "passes/byoc/partition_report.h"
 #include "support/status_macros.h"
 #include "tools/cli/backend_names.h"
+#include "tools/cli/cmd_viz.h"
 #include "tools/cli/module_queries.h"
+#include "tools/cli/node_name_hint.h"
 #include "tools/repl/commands.h"
 
 namespace carve::repl {
@@ -79,8 +83,11 @@ absl::Status Why(Session& s, std::string_view args) {
   size_t step = s.history().current();
   CARVE_ASSIGN_OR_RETURN(const NodeNames* names, s.Names(step));
   if (names->Lookup(at).node == nullptr) {
+    std::string hint = cli::SuggestNodeName(
+        at, [&](const std::string& n) { return names->Lookup(n).node != nullptr; });
     return absl::NotFoundError(
-        fmt::format("no node named '{}' in step {} (`print` shows the names)", at, step));
+        fmt::format("no node named '{}' in step {}{} (`print` shows the names)", at, step,
+                    hint.empty() ? "" : fmt::format("; did you mean {}?", hint)));
   }
   CARVE_ASSIGN_OR_RETURN(std::string out,
                          cli::WhyReport(query, *names, at, fmt::format("step {}", step)));
@@ -88,22 +95,23 @@ absl::Status Why(Session& s, std::string_view args) {
   return absl::OkStatus();
 }
 
-// The backends named by `args`, else those the current step's functions
-// were offloaded to (their Compiler attributes), in name order, else those
-// of the `partition` command that made the step.
+// The backends named by `args`, else those of the `partition` command that
+// made the current step (all of them, in its priority order: the record
+// judges each backend against those before it, and a backend whose
+// partitions were all pruned still has its reasons), else those the step's
+// functions were offloaded to (their Compiler attributes), in name order.
 absl::StatusOr<std::vector<TargetSpecPtr>> ReportBackends(Session& s, std::string_view args) {
   if (!args.empty()) {
     CARVE_RETURN_IF_ERROR(cli::CheckBackendNames(args));
     return ResolveBackends(args);
   }
+  const std::string& command = s.history().Current().command;
+  if (command.starts_with("partition ")) {
+    return ResolveBackends(std::string_view(command).substr(10));
+  }
   std::set<std::string> names;
   for (const auto& [gv, fn] : s.history().Current().module.Functions()) {
     if (fn->HasAttr("Compiler")) names.insert(std::string(fn->GetStringAttr("Compiler")));
-  }
-  // A `partition` whose pruning sent every partition back: its backends.
-  const std::string& command = s.history().Current().command;
-  if (names.empty() && command.starts_with("partition ")) {
-    return ResolveBackends(std::string_view(command).substr(10));
   }
   if (names.empty()) {
     return absl::FailedPreconditionError(fmt::format(
@@ -185,6 +193,107 @@ absl::Status Compare(Session& s, std::string_view args) {
   return absl::OkStatus();
 }
 
+constexpr std::string_view kVizUsage =
+    "viz [--format dot|svg|html|term] [--around %N [--depth K] | --max-nodes N] [-o FILE]";
+
+// A count option of `viz` (at least `least`), or InvalidArgument.
+absl::StatusOr<int> VizCount(const cli::ParsedArgs& parsed, const std::string& name, int fallback,
+                             int least) {
+  std::optional<std::string> text = parsed.Get(name);
+  if (!text) return fallback;
+  int value = -1;
+  auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (ec != std::errc() || end != text->data() + text->size() || value < least) {
+    return absl::InvalidArgumentError(
+        fmt::format("{} expects a number of at least {}, got '{}'", name, least, *text));
+  }
+  return value;
+}
+
+// The format `viz` writes: --format, else -o's extension, else the
+// terminal tree. svg and html go to a file (or `-o -`), not to the screen.
+absl::StatusOr<std::string> VizFormat(const cli::ParsedArgs& parsed) {
+  const std::string out = parsed.GetOr("--output", "");
+  const bool screen = out.empty() || out == "-";
+  const std::string implied = screen ? "" : cli::VizFormatOfPath(out);
+  const std::string format = parsed.GetOr("--format", screen ? "term" : implied);
+  if (format.empty()) {
+    return absl::InvalidArgumentError(fmt::format(
+        "cannot tell the format from -o '{}' (.dot, .gv, .svg, .html, .txt): give --format", out));
+  }
+  if (format != "dot" && format != "svg" && format != "html" && format != "term") {
+    return absl::InvalidArgumentError(
+        fmt::format("unknown --format '{}' (known: dot, svg, html, term)", format));
+  }
+  if (!out.empty() && !implied.empty() && implied != format) {
+    return absl::InvalidArgumentError(
+        fmt::format("--format {} contradicts -o '{}', which names {}", format, out, implied));
+  }
+  if (out.empty() && (format == "svg" || format == "html")) {
+    return absl::InvalidArgumentError(
+        fmt::format("--format {} needs -o FILE (or -o - for the text here)", format));
+  }
+  return format;
+}
+
+// `viz`: the current step as `carve viz` draws a module, with each host
+// op's reasons from the step's placement record (the one `report` prints)
+// when the step has offloaded functions.
+absl::Status Viz(Session& s, std::string_view args) {
+  CARVE_RETURN_IF_ERROR(s.RequireModule());
+  std::vector<cli::OptionSpec> options = {{"--format", true, false},
+                                          {"--output", true, false, "-o"},
+                                          {"--around", true, false},
+                                          {"--depth", true, false},
+                                          {"--max-nodes", true, false}};
+  CARVE_ASSIGN_OR_RETURN(cli::ParsedArgs parsed, cli::ParseArgs(SplitArgs(args), options));
+  if (!parsed.positional().empty()) {
+    return absl::InvalidArgumentError(
+        fmt::format("unexpected argument '{}'; expected: {}", parsed.positional()[0], kVizUsage));
+  }
+  CARVE_ASSIGN_OR_RETURN(std::string format, VizFormat(parsed));
+  if (parsed.Has("--depth") && !parsed.Has("--around")) {
+    return absl::InvalidArgumentError("--depth applies only with --around %N");
+  }
+  if (parsed.Has("--around") && parsed.Has("--max-nodes")) {
+    return absl::InvalidArgumentError("--max-nodes does not apply with --around");
+  }
+  CARVE_ASSIGN_OR_RETURN(int depth, VizCount(parsed, "--depth", 2, 0));
+  CARVE_ASSIGN_OR_RETURN(int max_nodes,
+                         VizCount(parsed, "--max-nodes", cli::kVizDefaultMaxNodes, 1));
+  const size_t step = s.history().current();
+  CARVE_ASSIGN_OR_RETURN(const NodeNames* names, s.Names(step));
+  // The verdicts of the backends `report` reports on. Without any (a step
+  // before `partition`) every op is drawn on the host, without reasons.
+  std::vector<TargetSpecPtr> backends;
+  std::optional<PlacementRecord> record;
+  if (absl::StatusOr<std::vector<TargetSpecPtr>> b = ReportBackends(s, ""); b.ok()) {
+    backends = *std::move(b);
+    CARVE_ASSIGN_OR_RETURN(record, StepRecord(s, backends));
+  }
+  CARVE_ASSIGN_OR_RETURN(viz::Graph graph,
+                         viz::BuildGraph(*names, backends, record ? &*record : nullptr));
+  if (std::optional<std::string> center = parsed.Get("--around")) {
+    CARVE_ASSIGN_OR_RETURN(graph, viz::Around(graph, *center, depth));
+  } else if (static_cast<int>(graph.nodes.size()) > max_nodes) {
+    s.out() << fmt::format(
+        "{} nodes is more than --max-nodes {}: drawing one box per region (--around %N "
+        "--depth K draws a part in full)\n",
+        graph.nodes.size(), max_nodes);
+    graph = viz::Summarize(graph, max_nodes);
+  }
+  CARVE_ASSIGN_OR_RETURN(std::string text, cli::RenderViz(graph, format));
+  const std::string out = parsed.GetOr("--output", "");
+  if (out.empty() || out == "-") {
+    s.out() << text;
+    return absl::OkStatus();
+  }
+  CARVE_RETURN_IF_ERROR(s.env().write_file(out, text));
+  s.out() << fmt::format("wrote {} ({} of step {}, {} nodes)\n", out, format, step,
+                         graph.nodes.size());
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void AddQueryCommands(std::vector<ReplCommand>& commands) {
@@ -199,7 +308,8 @@ void AddQueryCommands(std::vector<ReplCommand>& commands) {
                       ArgKind::kPattern, Why});
   commands.push_back({"report", "report [BACKEND[,...]]",
                       "the partition report of the current step",
-                      "Default: the backends the step's functions were offloaded to.\n",
+                      "Default: the backends of the `partition` that made the step, else\n"
+                      "those the step's functions were offloaded to.\n",
                       ArgKind::kBackends, Report});
   commands.push_back({"run", "run [--input NAME=F.npy]... [OPTIONS]",
                       "evaluate @main of the current step (as `carve run`)",
@@ -216,6 +326,13 @@ void AddQueryCommands(std::vector<ReplCommand>& commands) {
        "run on their runtimes; each output and composite is compared with the\n"
        "reference kernels. Fails when an error exceeds the tolerance.\n",
        ArgKind::kBackends, Compare});
+  commands.push_back(
+      {"viz", std::string(kVizUsage), "draw the current step (as `carve viz`)",
+       "Default: the terminal tree on the screen; -o FILE writes the format its\n"
+       "extension names (.dot, .svg, .html, .txt). After `partition`, host ops\n"
+       "are labelled with the reasons `report` gives. Above --max-nodes nodes\n"
+       "(default 400) one box per region; --around %N --depth K draws a part.\n",
+       ArgKind::kNode, Viz});
 }
 
 }  // namespace carve::repl

@@ -1,12 +1,10 @@
 #include "tools/repl/session.h"
 
 #include <chrono>
-#include <filesystem>
 
 #include "backends/partition.h"
 #include "backends/specs.h"
 #include "fmt/format.h"
-#include "frontend/onnx/import.h"
 #include "grammar/pattern_parser.h"
 #include "passes/byoc/target.h"
 #include "passes/fold/bind_params.h"
@@ -16,7 +14,7 @@
 #include "support/cancellation.h"
 #include "support/status_macros.h"
 #include "tools/cli/cli.h"
-#include "tools/cli/load.h"
+#include "tools/cli/load_model.h"
 #include "tools/cli/run_inputs.h"
 
 namespace carve::repl {
@@ -31,32 +29,6 @@ std::string TimeText(double seconds) {
   return fmt::format("{:.2f} s", seconds);
 }
 
-// An `.onnx` model is imported as `carve import` does by default (weights
-// frozen into constants, TVM's from_onnx); anything else is Relay text.
-absl::StatusOr<Module> LoadAnyModule(cli::Env& env, const std::string& path,
-                                     const std::map<std::string, std::vector<int64_t>>& shapes) {
-  if (std::filesystem::path(path).extension() != ".onnx") {
-    if (!shapes.empty()) {
-      return absl::InvalidArgumentError(fmt::format(
-          "--shape applies only to an .onnx model, and '{}' is Relay text", path));
-    }
-    return cli::LoadTypedModule(env, path);
-  }
-  CARVE_ASSIGN_OR_RETURN(std::string bytes, env.read_file(path));
-  onnx_import::ImportOptions options;
-  options.freeze = true;
-  options.shapes = shapes;
-  std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  options.base_dir = parent.empty() ? "." : parent.string();  // external weight files
-  absl::StatusOr<onnx_import::ImportResult> imported = onnx_import::ImportOnnx(bytes, options);
-  if (!imported.ok()) {
-    return absl::Status(imported.status().code(),
-                        fmt::format("{}: {}", path, std::string(imported.status().message())));
-  }
-  CARVE_RETURN_IF_ERROR(InferTypeAndAnnotate(imported->module).status());
-  return std::move(imported->module);
-}
-
 }  // namespace
 
 Session::Session(cli::Env& env, SessionOptions options) : env_(env), options_(std::move(options)) {}
@@ -69,7 +41,11 @@ absl::Status Session::RequireModule() const {
 absl::Status Session::Load(const std::string& path, const std::string& command,
                            const std::map<std::string, std::vector<int64_t>>& shapes) {
   double start = Now();
-  CARVE_ASSIGN_OR_RETURN(Module mod, LoadAnyModule(env_, path, shapes));
+  // An `.onnx` model is imported as `carve import` does by default (weights
+  // frozen into constants, TVM's from_onnx), as `carve viz` and `carve why`
+  // read it; Relay text is typed as `carve opt` types it.
+  CARVE_ASSIGN_OR_RETURN(Module mod, cli::LoadModelOrText(env_, path, "load", shapes));
+  CARVE_RETURN_IF_ERROR(InferTypeAndAnnotate(mod).status());
   if (!options_.params_dir.empty()) {
     // As `carve run --params`: an .npy that names no parameter is an error,
     // not a weight silently left out.
