@@ -206,7 +206,13 @@ absl::Status GraphImporter::AddInputs() {
           inputs.empty() ? std::string("none") : fmt::format("{}", fmt::join(inputs, ", "))));
     }
   }
+  absl::flat_hash_set<std::string> listed;
   for (const onnx::ValueInfoProto& info : model_.graph().input()) {
+    // A second input of one name would become a parameter nothing reads.
+    if (!listed.insert(info.name()).second) {
+      return absl::InvalidArgumentError(fmt::format(
+          "graph input '{}' is listed twice (ONNX names each value once)", info.name()));
+    }
     if (values_.contains(info.name())) continue;  // an initializer listed as input
     auto type = InputType(info);
     if (!type.ok()) return type.status();

@@ -2,6 +2,8 @@
 """Writes the small ONNX models of tests/frontend_onnx/data, used by
 tests/golden/onnx/import.relay (run by hand with
 python3-onnx when a case changes; CI uses the committed files)."""
+import os
+
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
@@ -137,6 +139,10 @@ def odd_models():
                                             helper.make_opsetid("local", 1)], functions=[fn])
     m.ir_version = 8
     onnx.save(m, "local_function.onnx")
+    # One input listed twice: the second became a parameter nothing read.
+    g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "dup_input",
+                          [vi("x", f, [2]), vi("x", f, [2])], [vi("y", f, [2])])
+    save(g, "duplicate_input.onnx")
     # Two tensors in one external file at offsets, as onnx.save_model writes.
     w1 = numpy_helper.from_array(np.arange(6, dtype=np.float32).reshape(2, 3), "w1")
     w2 = numpy_helper.from_array(np.array([10, 20, 30], np.float32), "w2")
@@ -145,6 +151,8 @@ def odd_models():
                           [vi("x", f, [1, 2])], [vi("y", f, [1, 3])], [w1, w2])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
     m.ir_version = 8
+    if os.path.exists("external_two.bin"):  # onnx appends to the file
+        os.remove("external_two.bin")
     onnx.save_model(m, "external_two.onnx", save_as_external_data=True,
                     all_tensors_to_one_file=True, location="external_two.bin",
                     size_threshold=0)
