@@ -247,10 +247,14 @@ absl::StatusOr<Outputs> ConvertSplit(NodeCall& c) {
           fmt::format("num_outputs is {}, but the node has {} outputs", k, n));
     }
     int64_t extent = x.shape()[axis];
-    if (extent < 0) return c.NeedsStaticShape("a split of a dynamic extent into num_outputs parts");
+    if (extent < 0) {
+      return c.NeedsStaticShape("a split of a dynamic extent into num_outputs parts");
+    }
     if (extent % k != 0) {
       int64_t part = (extent + k - 1) / k;
-      for (int64_t i = 0; i < k; ++i) sizes.push_back(std::max<int64_t>(0, std::min(part, extent - i * part)));
+      for (int64_t i = 0; i < k; ++i) {
+        sizes.push_back(std::max<int64_t>(0, std::min(part, extent - i * part)));
+      }
     }
   }
   // A part of extent 0 (a cut index repeated) is one the registry's split

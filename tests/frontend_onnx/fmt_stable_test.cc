@@ -30,7 +30,9 @@ int Carve(const std::vector<std::string>& args) {
   env.out = &out;
   env.err = &err;
   int rc = cli::RunCarve(args, env);
-  if (rc != 0) ADD_FAILURE() << fmt::format("carve {} -> {}\n{}", fmt::join(args, " "), rc, err.str());
+  if (rc != 0) {
+    ADD_FAILURE() << fmt::format("carve {} -> {}\n{}", fmt::join(args, " "), rc, err.str());
+  }
   return rc;
 }
 
