@@ -246,11 +246,9 @@ absl::StatusOr<Outputs> ConvertSplit(NodeCall& c) {
       return absl::InvalidArgumentError(
           fmt::format("num_outputs is {}, but the node has {} outputs", k, n));
     }
+    // A dynamic extent is split in equal parts, as TVM's split does.
     int64_t extent = x.shape()[axis];
-    if (extent < 0) {
-      return c.NeedsStaticShape("a split of a dynamic extent into num_outputs parts");
-    }
-    if (extent % k != 0) {
+    if (extent >= 0 && extent % k != 0) {
       int64_t part = (extent + k - 1) / k;
       for (int64_t i = 0; i < k; ++i) {
         sizes.push_back(std::max<int64_t>(0, std::min(part, extent - i * part)));
