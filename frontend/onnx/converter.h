@@ -89,6 +89,7 @@ std::vector<ConverterEntry> MathConverters();
 std::vector<ConverterEntry> ReduceConverters();
 std::vector<ConverterEntry> ExtraConverters();
 std::vector<ConverterEntry> LossConverters();
+std::vector<ConverterEntry> IndexConverters();
 
 // Normalises a possibly negative axis against `rank`; error when out of range.
 absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, int64_t rank);

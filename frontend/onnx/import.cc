@@ -19,7 +19,7 @@ namespace carve::onnx_import {
 namespace {
 
 constexpr int kMinOpset = 7;
-constexpr int kMaxOpset = 17;
+constexpr int kMaxOpset = 18;
 
 class GraphImporter {
  public:
@@ -110,6 +110,11 @@ absl::Status GraphImporter::ReadOpset() {
 }
 
 absl::Status GraphImporter::AddInitializers() {
+  if (model_.graph().sparse_initializer_size() > 0) {
+    return absl::UnimplementedError(fmt::format(
+        "sparse initializer '{}': sparse tensors are not supported",
+        model_.graph().sparse_initializer(0).values().name()));
+  }
   for (const onnx::TensorProto& t : model_.graph().initializer()) {
     auto value = TensorFromProto(t, options_.base_dir);
     if (!value.ok()) return value.status();
@@ -134,6 +139,10 @@ absl::Status GraphImporter::AddInitializers() {
 }
 
 absl::StatusOr<const Type*> GraphImporter::InputType(const onnx::ValueInfoProto& info) {
+  if (!info.has_type() || info.type().value_case() == onnx::TypeProto::VALUE_NOT_SET) {
+    return absl::InvalidArgumentError(
+        fmt::format("graph input '{}' declares no type (ONNX requires one)", info.name()));
+  }
   if (!info.type().has_tensor_type()) {
     return absl::UnimplementedError(fmt::format(
         "graph input '{}' is not a tensor (sequences, maps and optionals are not supported)",
@@ -177,7 +186,10 @@ absl::StatusOr<const Type*> GraphImporter::InputType(const onnx::ValueInfoProto&
         info.name()));
   }
   for (const onnx::TensorShapeProto::Dimension& d : tt.shape().dim()) {
-    dims.push_back(d.has_dim_value() ? Dim{d.dim_value(), false} : Dim::Any());
+    // Some exporters write -1 for a dynamic extent, which ONNX spells as a
+    // dim_param (or nothing): read it as symbolic, not as an extent.
+    dims.push_back(d.has_dim_value() && d.dim_value() >= 0 ? Dim{d.dim_value(), false}
+                                                           : Dim::Any());
   }
   return TensorTy(*dtype, dims);
 }
@@ -194,7 +206,13 @@ absl::Status GraphImporter::AddInputs() {
           inputs.empty() ? std::string("none") : fmt::format("{}", fmt::join(inputs, ", "))));
     }
   }
+  absl::flat_hash_set<std::string> listed;
   for (const onnx::ValueInfoProto& info : model_.graph().input()) {
+    // A second input of one name would become a parameter nothing reads.
+    if (!listed.insert(info.name()).second) {
+      return absl::InvalidArgumentError(fmt::format(
+          "graph input '{}' is listed twice (ONNX names each value once)", info.name()));
+    }
     if (values_.contains(info.name())) continue;  // an initializer listed as input
     auto type = InputType(info);
     if (!type.ok()) return type.status();
@@ -231,6 +249,14 @@ absl::Status GraphImporter::ConvertNode(const onnx::NodeProto& node) {
     int64_t version = 0;
     for (const onnx::OperatorSetIdProto& id : model_.opset_import()) {
       if (id.domain() == node.domain()) version = id.version();
+    }
+    for (const onnx::FunctionProto& f : model_.functions()) {
+      if (f.name() == node.op_type() && f.domain() == node.domain()) {
+        return absl::UnimplementedError(fmt::format(
+            "node {} calls '{}', a function the model defines (domain '{}'); carve does not "
+            "import model-local functions (inline them first, or export without them)",
+            label, node.op_type(), node.domain()));
+      }
     }
     return absl::UnimplementedError(fmt::format(
         "unsupported ONNX op '{}' of domain '{}' (node {}, {} opset {}); carve imports the "

@@ -37,6 +37,20 @@ absl::StatusOr<Outputs> ConvertPad(NodeCall& c) {
     CARVE_ASSIGN_OR_RETURN(pads, c.StaticInts(1));
   }
   int64_t rank = x.rank();
+  // Opset 18's `axes` input: the pads are for those axes only.
+  if (c.opset >= 18 && c.HasInput(3)) {
+    CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> axes, c.StaticInts(3));
+    if (pads.size() != 2 * axes.size()) {
+      return absl::InvalidArgumentError("pads must have 2 values for each of the axes");
+    }
+    std::vector<int64_t> full(2 * rank, 0);
+    for (size_t i = 0; i < axes.size(); ++i) {
+      CARVE_ASSIGN_OR_RETURN(int64_t a, NormalizeAxis(axes[i], rank));
+      full[a] = pads[i];
+      full[a + rank] = pads[i + axes.size()];
+    }
+    pads = std::move(full);
+  }
   if (int64_t(pads.size()) != 2 * rank) return absl::InvalidArgumentError("pads must have 2*rank values");
   std::vector<AttrValue> width;
   for (int64_t i = 0; i < rank; ++i) width.push_back(IntsAttr(std::vector<int64_t>{pads[i], pads[i + rank]}));
@@ -81,6 +95,19 @@ absl::StatusOr<Outputs> ConvertResize(NodeCall& c) {
   }
   if (size.size() != 4 || size[0] != shape[0] || size[1] != shape[1]) {
     return c.Unsupported("resizing the batch or channel axis");
+  }
+  // Opset 18's attributes, which TVM v0.16's converter does not read: only
+  // their defaults are imported.
+  if (c.attrs.Int("antialias", 0) != 0) return c.Unsupported("antialias");
+  if (auto axes = c.attrs.Ints("axes")) {
+    bool all_in_order = axes->size() == 4;
+    for (size_t i = 0; all_in_order && i < 4; ++i) {
+      all_in_order = (*axes)[i] == int64_t(i) || (*axes)[i] == int64_t(i) - 4;
+    }
+    if (!all_in_order) return c.Unsupported("resizing some axes only (the axes attribute)");
+  }
+  if (std::string p = c.attrs.Str("keep_aspect_ratio_policy", "stretch"); p != "stretch") {
+    return c.Unsupported(fmt::format("keep_aspect_ratio_policy '{}'", p));
   }
   std::string mode = c.attrs.Str("mode", "nearest");
   std::string method = mode == "nearest" ? "nearest_neighbor" : mode;

@@ -3,6 +3,9 @@
 // Split, ConstantOfShape, Expand, Size). Shapes are static: Shape of a
 // tensor with known extents is a constant, and the arithmetic on it folds
 // (ImportContext::Op), so Reshape / Slice / Expand see constant operands.
+#include <algorithm>
+
+#include "absl/algorithm/container.h"
 #include "fmt/format.h"
 #include "frontend/onnx/converter.h"
 #include "frontend/onnx/model_reader.h"
@@ -205,6 +208,24 @@ absl::StatusOr<Outputs> ConvertTranspose(NodeCall& c) {
   return One(c.Op("transpose", {c.In(0)}, {{"axes", IntsAttr(perm)}}));
 }
 
+// The parts of `x` along `axis` of extents `sizes`, one strided_slice each.
+absl::StatusOr<Outputs> SplitBySlices(NodeCall& c, const TValue& x, int64_t axis,
+                                      const std::vector<int64_t>& sizes) {
+  Outputs outs;
+  int64_t at = 0;
+  for (int64_t size : sizes) {
+    int64_t begin[] = {at}, end[] = {at + size}, strides[] = {1}, axes[] = {axis};
+    CARVE_ASSIGN_OR_RETURN(TValue part, c.Op("strided_slice", {x},
+                                             {{"begin", IntsAttr(begin)},
+                                              {"end", IntsAttr(end)},
+                                              {"strides", IntsAttr(strides)},
+                                              {"axes", IntsAttr(axes)}}));
+    outs.push_back(part);
+    at += size;
+  }
+  return outs;
+}
+
 // Split into the sizes of the `split` attribute / input, or equal parts:
 // TVM's split takes the cut indices.
 absl::StatusOr<Outputs> ConvertSplit(NodeCall& c) {
@@ -217,6 +238,26 @@ absl::StatusOr<Outputs> ConvertSplit(NodeCall& c) {
     sizes = *s;
   }
   int64_t n = c.node.output_size();
+  // Opset 18's num_outputs: parts of ceil(extent / n), the last one
+  // smaller when the extent does not divide (equal parts otherwise, as
+  // without it).
+  if (int64_t k = c.attrs.Int("num_outputs", 0); sizes.empty() && k > 0) {
+    if (k != n) {
+      return absl::InvalidArgumentError(
+          fmt::format("num_outputs is {}, but the node has {} outputs", k, n));
+    }
+    // A dynamic extent is split in equal parts, as TVM's split does.
+    int64_t extent = x.shape()[axis];
+    if (extent >= 0 && extent % k != 0) {
+      int64_t part = (extent + k - 1) / k;
+      for (int64_t i = 0; i < k; ++i) {
+        sizes.push_back(std::max<int64_t>(0, std::min(part, extent - i * part)));
+      }
+    }
+  }
+  // A part of extent 0 (a cut index repeated) is one the registry's split
+  // refuses: every part is then a strided_slice, with the same values.
+  if (absl::c_find(sizes, 0) != sizes.end()) return SplitBySlices(c, x, axis, sizes);
   AttrList attrs = {{"axis", IntAttr(axis)}};
   if (sizes.empty()) {
     attrs.push_back({"indices_or_sections", IntAttr(n)});
