@@ -49,7 +49,7 @@ const Attrs* AttrsOf(const Case& c) {
 
 // Frees a NaN-filled block of the output's size first, so an output whose
 // storage is not fully written would likely show NaNs.
-NDArray Run(const Case& c, const NDArray& data, const NDArray& weight,
+NDArray RunConv2D(const Case& c, const NDArray& data, const NDArray& weight,
             const Eigen::ThreadPoolDevice* device, std::unique_ptr<KernelStepState>* state) {
   {
     NDArray junk = NDArray::Empty(DataType::Float(32), c.out_shape);
@@ -91,13 +91,13 @@ TEST(ConvWeightCache, PackedOnceKeepsEveryBit) {
       SCOPED_TRACE(std::string(c.name) + (device != nullptr ? " two threads" : " one thread"));
       const NDArray data = Random<float>(c.data_shape, seed++);
       const NDArray weight = Random<float>(c.weight_shape, seed++);
-      const NDArray fresh = Run(c, data, weight, device, nullptr);
+      const NDArray fresh = RunConv2D(c, data, weight, device, nullptr);
       ASSERT_TRUE(fresh.defined());
       EXPECT_TRUE(NoNaN(fresh));
       const int64_t before = nn_kernels::PackedWeightBytes();
       std::unique_ptr<KernelStepState> state;
       for (int call = 0; call < 3; ++call) {  // builds the panels, then reads them
-        EXPECT_TRUE(Run(c, data, weight, device, &state).BitwiseEqual(fresh)) << "call " << call;
+        EXPECT_TRUE(RunConv2D(c, data, weight, device, &state).BitwiseEqual(fresh)) << "call " << call;
       }
       if (!nn_kernels::kPackedSgemm) continue;
       EXPECT_NE(state, nullptr);
@@ -106,8 +106,8 @@ TEST(ConvWeightCache, PackedOnceKeepsEveryBit) {
       // Another constant in the same step (a plan re-run on another module
       // is another step; this is the safety net): rebuilt, not reused.
       const NDArray other = Random<float>(c.weight_shape, seed++);
-      EXPECT_TRUE(Run(c, data, other, device, &state)
-                      .BitwiseEqual(Run(c, data, other, device, nullptr)));
+      EXPECT_TRUE(RunConv2D(c, data, other, device, &state)
+                      .BitwiseEqual(RunConv2D(c, data, other, device, nullptr)));
       EXPECT_EQ(nn_kernels::PackedWeightBytes() - before, kept);
       state.reset();
       EXPECT_EQ(nn_kernels::PackedWeightBytes(), before);

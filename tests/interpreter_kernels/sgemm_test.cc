@@ -120,7 +120,7 @@ TEST(Sgemm, PackedAOnceKeepsEveryBit) {
       {
         const PackedA packed(ar, pr.m, pr.k);
         EXPECT_GE(PackedWeightBytes() - before,
-                  int64_t(sizeof(float)) * (pr.m + kSgemmMR - 1) / kSgemmMR * kSgemmMR * pr.k);
+                  int64_t(sizeof(float)) * ((pr.m + kSgemmMR - 1) / kSgemmMR * kSgemmMR) * pr.k);
         for (bool wide : {false, true}) {  // n >= m splits columns, m > n rows
           const int64_t n = wide ? std::max(pr.n, pr.m) : std::max<int64_t>(1, pr.m / 2);
           const std::vector<float> bn = RandomFloats(pr.k * n, seed++);
