@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 
+#include "interpreter/kernels/alloc_uninitialized.h"
 #include "interpreter/kernels/conv_engine.h"
 #include "interpreter/kernels/nn_util.h"
 #include "ir/layout.h"
@@ -314,7 +315,9 @@ absl::StatusOr<std::vector<NDArray>> RunConv(const KernelContext& ctx, int spati
   }
   const NDArray& data = ctx.inputs[0];
   const NDArray& weight = ctx.inputs[1];
-  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
+  // Every element is written: by the engine (ConvForward / ConvTransposeForward
+  // fill all of it) or by RunTyped's store.
+  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutputUninitialized(ctx));
   CARVE_RETURN_IF_ERROR(CheckLayouts(ctx, a, spatial, false, data, weight, out));
   ConvGeometry g;
   g.batch = Extent(data, a.data_layout, 'N');
@@ -338,13 +341,20 @@ absl::StatusOr<std::vector<NDArray>> RunConv(const KernelContext& ctx, int spati
   const ChannelOrder order =
       a.data_layout.back() == 'C' ? ChannelOrder::kLast : ChannelOrder::kFirst;
   const std::string canonical = order == ChannelOrder::kFirst ? "NC" + sp : "N" + sp + "C";
+  // A constant weight (the same tensor on every call of this plan step) is
+  // packed once; its canonical form derives from it alone (the layout
+  // attributes are the step's).
+  ConvWeightCache cache;
+  if (ctx.state != nullptr && (ctx.constant_inputs & 2) != 0 && zero_points == nullptr) {
+    cache = ConvWeightCache{ctx.state, weight.raw_data()};
+  }
   CARVE_RETURN_IF_ERROR(VisitAccType(ctx, out.dtype(), [&]<typename Acc>() -> absl::Status {
     CARVE_ASSIGN_OR_RETURN(Buffer<Acc> w, CanonicalWeight<Acc>(ctx, weight, a.kernel_layout, KernelAxes(a, spatial, false),
                                                                zero_points, g.out_channels));
     const int64_t data_zp = zero_points == nullptr ? 0 : zero_points->data;
     return RunTyped<Acc>(ctx, data, a, canonical, w, data_zp, out,
                          [&](const Acc* d, const Acc* wt, Acc* o) {
-                           ConvForward<Acc>(g, order, d, wt, o, ctx.device);
+                           ConvForward<Acc>(g, order, d, wt, o, ctx.device, cache);
                          });
   }));
   return std::vector<NDArray>{std::move(out)};
@@ -358,7 +368,9 @@ absl::StatusOr<std::vector<NDArray>> RunConvTranspose(const KernelContext& ctx, 
   }
   const NDArray& data = ctx.inputs[0];
   const NDArray& weight = ctx.inputs[1];
-  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
+  // Every element is written: by the engine (ConvForward / ConvTransposeForward
+  // fill all of it) or by RunTyped's store.
+  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutputUninitialized(ctx));
   CARVE_RETURN_IF_ERROR(CheckLayouts(ctx, a, spatial, true, data, weight, out));
   ConvGeometry g;
   g.batch = Extent(data, a.data_layout, 'N');

@@ -497,7 +497,7 @@ void Col2ImFirst(const ConvGeometry& g, const T* col, int64_t r0, int64_t r1, T*
 
 template <typename T>
 void ConvForward(const ConvGeometry& g, ChannelOrder order, const T* data, const T* weight, T* out,
-                 const Eigen::ThreadPoolDevice* device) {
+                 const Eigen::ThreadPoolDevice* device, ConvWeightCache cache) {
   if (g.in_per_group() == 1 && !IsPointwise(g)) {
     if (order == ChannelOrder::kFirst) {
       DepthwiseFirst(g, data, weight, out, device);
@@ -507,7 +507,7 @@ void ConvForward(const ConvGeometry& g, ChannelOrder order, const T* data, const
     return;
   }
   if constexpr (std::is_same_v<T, float> && kPackedSgemm) {
-    conv_internal::ConvForwardPacked(g, order, data, weight, out, device);
+    conv_internal::ConvForwardPacked(g, order, data, weight, out, device, cache);
     return;
   }
   if (order == ChannelOrder::kFirst) {
@@ -546,7 +546,7 @@ void ConvTransposeForward(const ConvGeometry& g, const T* data, const T* weight,
 
 #define CARVE_INSTANTIATE_CONV(T)                                                         \
   template void ConvForward<T>(const ConvGeometry&, ChannelOrder, const T*, const T*, T*, \
-                               const Eigen::ThreadPoolDevice*);                           \
+                               const Eigen::ThreadPoolDevice*, ConvWeightCache);          \
   template void ConvTransposeForward<T>(const ConvGeometry&, const T*, const T*, T*,      \
                                         const Eigen::ThreadPoolDevice*);
 CARVE_INSTANTIATE_CONV(float)

@@ -18,9 +18,14 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 
 namespace Eigen {
 class ThreadPoolDevice;
+}
+
+namespace carve {
+struct KernelStepState;  // interpreter/kernel.h
 }
 
 namespace carve::nn_kernels {
@@ -49,19 +54,32 @@ struct ConvGeometry {
 // Where the channel axis sits in data and output buffers.
 enum class ChannelOrder { kFirst, kLast };  // N C D H W | N D H W C
 
+// Where a convolution with a constant weight keeps that weight's packed
+// panels across the calls of one execution-plan step (the step's
+// KernelContext::state). `source` identifies the constant (its data, never
+// written); the panels are rebuilt when it or the geometry changes. Empty:
+// pack on every call.
+struct ConvWeightCache {
+  std::unique_ptr<KernelStepState>* state = nullptr;
+  const void* source = nullptr;
+};
+
 // Forward convolution. `data` is [N, C, D, H, W] (kFirst) or [N, D, H, W, C]
 // (kLast); `weight` is [O, C/groups, KD, KH, KW]; `out` receives
-// [N, O, OD, OH, OW] or [N, OD, OH, OW, O]. Out-of-range taps read zero.
+// [N, O, OD, OH, OW] or [N, OD, OH, OW, O], every element written (it may
+// be uninitialised). Out-of-range taps read zero. With `cache`, float
+// convolutions on the packed sgemm pack `weight` once per plan step.
 // Instantiated for float, double, int32_t and int64_t.
 template <typename T>
 void ConvForward(const ConvGeometry& g, ChannelOrder order, const T* data, const T* weight,
-                 T* out, const Eigen::ThreadPoolDevice* device);
+                 T* out, const Eigen::ThreadPoolDevice* device, ConvWeightCache cache = {});
 
 // Transposed convolution (the data gradient of ConvForward), channels-first.
 // `data` is [N, C, D, H, W] with the geometry's `in` extents, `weight` is
 // [C, O/groups, KD, KH, KW] (IODHW) and `out` receives [N, O, OD, OH, OW];
 // input (i) feeds output (i * stride + k * dilation - pad) for every tap k
-// that lands inside the output.
+// that lands inside the output. Every element of `out` is written (it may
+// be uninitialised).
 template <typename T>
 void ConvTransposeForward(const ConvGeometry& g, const T* data, const T* weight, T* out,
                           const Eigen::ThreadPoolDevice* device);

@@ -83,7 +83,10 @@ std::unique_ptr<T[]> WeightChannelsLast(const ConvGeometry& g, const T* weight) 
 // Forward convolution of float data on the packed sgemm (conv_packed.cc),
 // im2col panels packed straight from the image. Only for builds with
 // kPackedSgemm and convolutions with more than one input channel per group.
+// With `cache`, the weight's panels are packed on the first call of the
+// plan step and read from there afterwards.
 void ConvForwardPacked(const ConvGeometry& g, ChannelOrder order, const float* data,
-                       const float* weight, float* out, const Eigen::ThreadPoolDevice* device);
+                       const float* weight, float* out, const Eigen::ThreadPoolDevice* device,
+                       ConvWeightCache cache);
 
 }  // namespace carve::nn_kernels::conv_internal

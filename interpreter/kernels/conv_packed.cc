@@ -15,11 +15,76 @@
 #include <immintrin.h>
 #endif
 
+#include "interpreter/kernel.h"
 #include "interpreter/kernels/conv_internal.h"
 #include "interpreter/kernels/sgemm.h"
 
 namespace carve::nn_kernels::conv_internal {
 namespace {
+
+// Which operand of the product a convolution's weight is, and in which
+// order its depth runs: the panels differ for each.
+enum class WeightForm : uint8_t {
+  kFirstA,  // channels-first: W[Og, Cg*K] as op(A)
+  kFirstB,  // channels-first, transposed product: W^T[Cg*K, Og] as op(B)
+  kLastB,   // channels-last: W[K*Cg, Og] as op(B)
+};
+
+// A constant weight's panels, per group, kept by one plan step: packing
+// them was repeated on every call (op(A) once per 1024-column block of the
+// output and per thread of a column split). Built on the step's first call
+// on the calling thread, before any product starts; the pool's threads only
+// read it.
+struct ConvWeightPanels : KernelStepState {
+  const void* source = nullptr;
+  WeightForm form = WeightForm::kFirstA;
+  int64_t groups = 0, og = 0, depth = 0;
+  std::vector<std::unique_ptr<PackedA>> a;
+  std::vector<std::unique_ptr<PackedB>> b;
+};
+
+// The panels of `weight` (in the engine's canonical order) in `form`, built
+// into the cache's step state when missing or made for another weight or
+// shape; nullptr without a cache.
+const ConvWeightPanels* Panels(const ConvWeightCache& cache, WeightForm form,
+                               const ConvGeometry& g, const float* weight) {
+  if (cache.state == nullptr || cache.source == nullptr) return nullptr;
+  const int64_t og = g.out_per_group(), depth = g.in_per_group() * g.kernel_size();
+  auto* panels = dynamic_cast<ConvWeightPanels*>(cache.state->get());
+  if (panels != nullptr && panels->source == cache.source && panels->form == form &&
+      panels->groups == g.groups && panels->og == og && panels->depth == depth) {
+    return panels;
+  }
+  auto fresh = std::make_unique<ConvWeightPanels>();
+  fresh->source = cache.source;
+  fresh->form = form;
+  fresh->groups = g.groups;
+  fresh->og = og;
+  fresh->depth = depth;
+  std::unique_ptr<float[]> last = form == WeightForm::kLastB ? WeightChannelsLast(g, weight)
+                                                             : nullptr;
+  for (int64_t grp = 0; grp < g.groups; ++grp) {
+    switch (form) {
+      case WeightForm::kFirstA:
+        fresh->a.push_back(std::make_unique<PackedA>(
+            MatrixRef<float>{weight + grp * og * depth, depth, false}, og, depth));
+        break;
+      case WeightForm::kFirstB:
+        fresh->b.push_back(std::make_unique<PackedB>(
+            MatrixRef<float>{weight + grp * og * depth, depth, true}, depth, og));
+        break;
+      case WeightForm::kLastB:
+        // The channels-last copy dies here: every block the products ask
+        // for starts on a panel boundary (sgemm.h), so none repacks from it.
+        fresh->b.push_back(std::make_unique<PackedB>(
+            MatrixRef<float>{last.get() + grp * depth * og, og, false}, depth, og));
+        break;
+    }
+  }
+  panels = fresh.get();
+  *cache.state = std::move(fresh);
+  return panels;
+}
 
 // A run of consecutive panel columns that fall in one output row (od, oh):
 // panel columns [col, col + len) are output positions ow0 .. ow0 + len - 1.
@@ -223,11 +288,13 @@ bool TransposeProduct(const ConvGeometry& g, int64_t og, int64_t os) {
 }
 
 void ConvFirst(const ConvGeometry& g, const float* data, const float* weight, float* out,
-               const Eigen::ThreadPoolDevice* device) {
+               const Eigen::ThreadPoolDevice* device, const ConvWeightCache& cache) {
   const int64_t cg = g.in_per_group(), og = g.out_per_group(), os = g.out_size();
   const int64_t depth = cg * g.kernel_size();
   const bool pointwise = IsPointwise(g);
   const bool transposed = TransposeProduct(g, og, os);
+  const ConvWeightPanels* panels =
+      Panels(cache, transposed ? WeightForm::kFirstB : WeightForm::kFirstA, g, weight);
   std::unique_ptr<float[]> scratch(transposed ? new float[og * os] : nullptr);
   constexpr int64_t kColBudget = int64_t{1} << 21;  // floats (8 MiB)
   std::unique_ptr<float[]> col(transposed && !pointwise && depth * os <= kColBudget
@@ -239,8 +306,11 @@ void ConvFirst(const ConvGeometry& g, const float* data, const float* weight, fl
       float* dst = out + (n * g.out_channels + grp * og) * os;
       if (!transposed) {
         const MatrixRef<float> w{weight + grp * og * depth, depth, false};
-        auto pack_a = [&](int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* o) {
+        auto pack_a = [&](int64_t i0, int64_t mc, int64_t p0, int64_t kc,
+                          float* o) -> const float* {
+          if (panels != nullptr) return panels->a[grp]->Block(p0, kc, i0);
           PackPanelsA(w, i0, mc, p0, kc, o);
+          return o;
         };
         auto pack_b = [&](int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* o) {
           if (pointwise) {
@@ -249,8 +319,9 @@ void ConvFirst(const ConvGeometry& g, const float* data, const float* weight, fl
             PackImageColumns<kSgemmNR>(g, in, p0, kc, j0, nc, o);
           }
         };
+        // Packed panels hold the values the in-place rows would give.
         ParallelPackedSgemm(device, og, os, depth, pack_a, pack_b, dst, os, false,
-                            InPlaceA{w.data, w.ld});
+                            panels != nullptr ? InPlaceA{} : InPlaceA{w.data, w.ld});
         continue;
       }
       const MatrixRef<float> wt{weight + grp * og * depth, depth, true};
@@ -269,8 +340,11 @@ void ConvFirst(const ConvGeometry& g, const float* data, const float* weight, fl
           PackImageColumns<kSgemmMR>(g, in, p0, kc, i0, mc, o);
         }
       };
-      auto pack_b = [&](int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* o) {
+      auto pack_b = [&](int64_t p0, int64_t kc, int64_t j0, int64_t nc,
+                        float* o) -> const float* {
+        if (panels != nullptr) return panels->b[grp]->Block(p0, kc, j0);
         PackPanelsB(wt, p0, kc, j0, nc, o);
+        return o;
       };
       ParallelPackedSgemm(device, os, og, depth, pack_a, pack_b, scratch.get(), og, false);
       for (int64_t o = 0; o < og; ++o) {
@@ -281,10 +355,11 @@ void ConvFirst(const ConvGeometry& g, const float* data, const float* weight, fl
 }
 
 void ConvLast(const ConvGeometry& g, const float* data, const float* weight, float* out,
-              const Eigen::ThreadPoolDevice* device) {
+              const Eigen::ThreadPoolDevice* device, const ConvWeightCache& cache) {
   const int64_t cg = g.in_per_group(), og = g.out_per_group();
   const int64_t depth = g.kernel_size() * cg;
-  std::unique_ptr<float[]> packed = WeightChannelsLast(g, weight);
+  const ConvWeightPanels* panels = Panels(cache, WeightForm::kLastB, g, weight);
+  std::unique_ptr<float[]> packed = panels == nullptr ? WeightChannelsLast(g, weight) : nullptr;
   const bool pointwise = IsPointwise(g);
   // A pointwise convolution multiplies all images at once: [N * S, C].
   const int64_t images = pointwise ? 1 : g.batch;
@@ -292,7 +367,8 @@ void ConvLast(const ConvGeometry& g, const float* data, const float* weight, flo
   for (int64_t n = 0; n < images; ++n) {
     const float* image = data + n * g.in_size() * g.in_channels;
     for (int64_t grp = 0; grp < g.groups; ++grp) {
-      const MatrixRef<float> w{packed.get() + grp * depth * og, og, false};
+      const MatrixRef<float> w{packed == nullptr ? nullptr : packed.get() + grp * depth * og, og,
+                               false};
       auto pack_a = [&](int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* o) {
         if (pointwise) {
           PackPanelsA(MatrixRef<float>{image + grp * cg, g.in_channels, false}, i0, mc, p0, kc, o);
@@ -300,8 +376,11 @@ void ConvLast(const ConvGeometry& g, const float* data, const float* weight, flo
           PackImageRows(g, image + grp * cg, i0, mc, p0, kc, o);
         }
       };
-      auto pack_b = [&](int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* o) {
+      auto pack_b = [&](int64_t p0, int64_t kc, int64_t j0, int64_t nc,
+                        float* o) -> const float* {
+        if (panels != nullptr) return panels->b[grp]->Block(p0, kc, j0);
         PackPanelsB(w, p0, kc, j0, nc, o);
+        return o;
       };
       ParallelPackedSgemm(device, rows, og, depth, pack_a, pack_b,
                           out + n * g.out_size() * g.out_channels + grp * og, g.out_channels,
@@ -314,11 +393,12 @@ void ConvLast(const ConvGeometry& g, const float* data, const float* weight, flo
 }  // namespace
 
 void ConvForwardPacked(const ConvGeometry& g, ChannelOrder order, const float* data,
-                       const float* weight, float* out, const Eigen::ThreadPoolDevice* device) {
+                       const float* weight, float* out, const Eigen::ThreadPoolDevice* device,
+                       ConvWeightCache cache) {
   if (order == ChannelOrder::kFirst) {
-    ConvFirst(g, data, weight, out, device);
+    ConvFirst(g, data, weight, out, device, cache);
   } else {
-    ConvLast(g, data, weight, out, device);
+    ConvLast(g, data, weight, out, device, cache);
   }
 }
 

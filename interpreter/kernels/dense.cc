@@ -6,6 +6,7 @@
 
 #include <memory>
 
+#include "interpreter/kernels/alloc_uninitialized.h"
 #include "interpreter/kernels/gemm.h"
 #include "interpreter/kernels/nn_util.h"
 #include "interpreter/kernels/sgemm.h"
@@ -107,7 +108,8 @@ absl::Status ComputeProduct(const KernelContext& ctx, const BatchedProduct& p, N
 
 absl::StatusOr<std::vector<NDArray>> Compute(const KernelContext& ctx, const BatchedProduct& p,
                                              const DenseZeroPoints* zp) {
-  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
+  // Every element is written (the check below, then RunBatched or Store).
+  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutputUninitialized(ctx));
   if (out.num_elements() != p.batch * p.m * p.n) {
     return KernelError(ctx, "output shape {} does not match the product ({}, {}, {})",
                        ShapeString(out.shape()), p.batch, p.m, p.n);

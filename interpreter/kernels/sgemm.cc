@@ -1,5 +1,6 @@
 #include "interpreter/kernels/sgemm.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -249,15 +250,43 @@ void PackPanelsB(const MatrixRef<float>& b, int64_t p0, int64_t kc, int64_t j0, 
   }
 }
 
+namespace {
+
+std::atomic<int64_t> packed_weight_bytes{0};
+
+// 64-byte aligned storage for `floats` floats, counted in
+// packed_weight_bytes until its owner releases it.
+float* AllocPacked(int64_t floats, size_t* bytes) {
+  *bytes = (size_t(std::max<int64_t>(floats, 1)) * sizeof(float) + 63) / 64 * 64;
+  packed_weight_bytes += int64_t(*bytes);
+  return static_cast<float*>(std::aligned_alloc(64, *bytes));
+}
+
+}  // namespace
+
+int64_t PackedWeightBytes() { return packed_weight_bytes.load(); }
+
 PackedB::PackedB(const MatrixRef<float>& b, int64_t k, int64_t n)
     : source_(b), padded_n_((n + NR - 1) / NR * NR) {
-  const size_t bytes = (size_t(std::max<int64_t>(k * padded_n_, 1)) * sizeof(float) + 63) / 64 * 64;
-  data_.reset(static_cast<float*>(std::aligned_alloc(64, bytes)));
+  data_.reset(AllocPacked(k * padded_n_, &bytes_));
   for (int64_t p0 = 0; p0 < k; p0 += kSgemmKC) {
     const int64_t kc = std::min(kSgemmKC, k - p0);
     PackPanelsB(b, p0, kc, 0, n, data_.get() + p0 * padded_n_);
   }
 }
+
+PackedB::~PackedB() { packed_weight_bytes -= int64_t(bytes_); }
+
+PackedA::PackedA(const MatrixRef<float>& a, int64_t m, int64_t k)
+    : padded_m_((m + MR - 1) / MR * MR) {
+  data_.reset(AllocPacked(k * padded_m_, &bytes_));
+  for (int64_t p0 = 0; p0 < k; p0 += kSgemmKC) {
+    const int64_t kc = std::min(kSgemmKC, k - p0);
+    PackPanelsA(a, 0, m, p0, kc, data_.get() + p0 * padded_m_);
+  }
+}
+
+PackedA::~PackedA() { packed_weight_bytes -= int64_t(bytes_); }
 
 void PackedSgemmStrided(int64_t m, int64_t n, int64_t k, const MatrixRef<float>& a,
                         const MatrixRef<float>& b, float* c, int64_t ldc, bool accumulate,

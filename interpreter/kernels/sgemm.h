@@ -62,6 +62,8 @@ inline constexpr int64_t kSgemmKC = 384;
 #endif
 inline constexpr int64_t kSgemmMC = 96;
 inline constexpr int64_t kSgemmNC = 1024;
+// Blocks start at panel boundaries (what PackedA / PackedB rely on).
+static_assert(kSgemmMC % kSgemmMR == 0 && kSgemmNC % kSgemmNR == 0);
 
 // True when the micro-kernel reads full MR-row panels of a row-major op(A)
 // where they lie (AVX-512 builds: sixteen accumulators leave room for the
@@ -115,10 +117,14 @@ void PackPanelsB(const MatrixRef<float>& b, int64_t p0, int64_t kc, int64_t j0, 
 class PackedB {
  public:
   PackedB(const MatrixRef<float>& b, int64_t k, int64_t n);
+  ~PackedB();
+  PackedB(const PackedB&) = delete;
+  PackedB& operator=(const PackedB&) = delete;
   const float* Block(int64_t p0, int64_t kc, int64_t j0) const {
     return data_.get() + p0 * padded_n_ + j0 * kc;
   }
   const MatrixRef<float>& source() const { return source_; }
+  size_t bytes() const { return bytes_; }
 
  private:
   struct Free {
@@ -126,6 +132,33 @@ class PackedB {
   };
   MatrixRef<float> source_;
   int64_t padded_n_ = 0;
+  size_t bytes_ = 0;
+  std::unique_ptr<float, Free> data_;
+};
+
+// op(A) (m x k) packed once, for a constant weight multiplied on every call
+// (a channels-first convolution's weight): depth block p0 (a multiple of
+// kSgemmKC) holds all MR-row panels of op(A) as PackPanelsA writes them, so
+// the panels of rows from i0 (a multiple of MR) are Block(p0, kc, i0). The
+// micro-kernel reads the same values as from a fresh pack: results are
+// bit-identical. The copy adds the weight's size (rows rounded up to MR).
+class PackedA {
+ public:
+  PackedA(const MatrixRef<float>& a, int64_t m, int64_t k);
+  ~PackedA();
+  PackedA(const PackedA&) = delete;
+  PackedA& operator=(const PackedA&) = delete;
+  const float* Block(int64_t p0, int64_t kc, int64_t i0) const {
+    return data_.get() + p0 * padded_m_ + i0 * kc;
+  }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  struct Free {
+    void operator()(float* p) const { std::free(p); }
+  };
+  int64_t padded_m_ = 0;
+  size_t bytes_ = 0;
   std::unique_ptr<float, Free> data_;
 };
 
@@ -139,8 +172,10 @@ struct InPlaceA {
 
 // C (m x n, row stride ldc) = op(A) * op(B) (+ C when accumulate), with
 // op(A) packed by pack_a(i0, mc, p0, kc, out) and op(B) by
-// pack_b(p0, kc, j0, nc, out) in the panel formats above (a pack_b that
-// returns a pointer names panels packed before, and may leave out unused). With `in_place`
+// pack_b(p0, kc, j0, nc, out) in the panel formats above (a packer that
+// returns a pointer names panels packed before, and may leave out unused;
+// i0 and j0 are always multiples of MR and NR, as PackedA / PackedB
+// blocks need). With `in_place`
 // (and kSgemmInPlaceA) full MR-row panels of A are read where they lie and
 // pack_a packs only the last, partial one.
 template <typename PackA, typename PackB>
@@ -170,14 +205,22 @@ void PackedSgemm(int64_t m, int64_t n, int64_t k, PackA&& pack_a, PackB&& pack_b
         const int64_t mc = std::min(kSgemmMC, m - ic);
         // Rows [0, direct) of the block are read in place, the rest packed.
         const int64_t direct = kSgemmInPlaceA && in_place.data != nullptr ? mc / MR * MR : 0;
-        if (direct < mc) pack_a(ic + direct, mc - direct, pc, kc, packed_a);
+        const float* a_block = packed_a;
+        using PackAResult = std::invoke_result_t<PackA&, int64_t, int64_t, int64_t, int64_t, float*>;
+        if (direct < mc) {
+          if constexpr (std::is_void_v<PackAResult>) {
+            pack_a(ic + direct, mc - direct, pc, kc, packed_a);
+          } else {
+            a_block = pack_a(ic + direct, mc - direct, pc, kc, packed_a);
+          }
+        }
         for (int64_t jr = 0; jr < nc; jr += NR) {
           const int cols = int(std::min(NR, nc - jr));
           for (int64_t ir = 0; ir < mc; ir += MR) {
             const int rows = int(std::min(MR, mc - ir));
             const bool read_in_place = ir < direct;
             const float* ap = read_in_place ? in_place.data + (ic + ir) * in_place.ld + pc
-                                            : packed_a + (ir - direct) * kc;
+                                            : a_block + (ir - direct) * kc;
             SgemmMicroKernel(kc, ap, read_in_place ? in_place.ld : 0, b_block + jr * kc,
                              c + (ic + ir) * ldc + jc + jr, ldc, add, rows, cols);
           }
@@ -221,14 +264,20 @@ void ParallelPackedSgemm(const Eigen::ThreadPoolDevice* device, int64_t m, int64
         if (rows.data != nullptr) rows.data += lo * rows.ld;
         PackedSgemm(
             len, n, k,
-            [&](int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* out) {
-              pack_a(lo + i0, mc, p0, kc, out);
+            [&](int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* out) -> decltype(auto) {
+              return pack_a(lo + i0, mc, p0, kc, out);
             },
             pack_b, c + lo * ldc, ldc, accumulate, rows);
       }
     }
   });
 }
+
+// Bytes held by the PackedA / PackedB copies alive in this process: the
+// constant weights plan steps keep packed, memory beyond the module's
+// constants and a run's live tensors (tests and docs/performance.md count
+// it; `carve run --stats` does not show it).
+int64_t PackedWeightBytes();
 
 // Strided-operand GEMM on the packed kernel (single-threaded). With
 // `packed`, op(B) is columns [b_col0, b_col0 + n) of that packed operand

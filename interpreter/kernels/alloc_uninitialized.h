@@ -1,0 +1,16 @@
+// Output allocation without the zero fill (ir/ndarray_uninitialized.h), for
+// kernels that provably write every element of their output before anything
+// reads it. A kernel that accumulates into its output, writes only part of
+// it, or may return early after allocating keeps AllocOutput's zeros.
+#pragma once
+
+#include "absl/status/statusor.h"
+#include "interpreter/kernel.h"
+
+namespace carve {
+
+// AllocOutput (kernel_util.h) with unspecified contents: the same checks and
+// errors, the same shape and dtype.
+absl::StatusOr<NDArray> AllocOutputUninitialized(const KernelContext& ctx);
+
+}  // namespace carve
