@@ -78,12 +78,11 @@ memory::format_tag ChannelBlockTag() {
   return (isa & avx512) == avx512 ? memory::format_tag::nChw16c : memory::format_tag::nChw8c;
 }
 
-// A max pool of plain 4-D data run on the channel-blocked layout: oneDNN 2.6
-// has no JIT max pool for NCHW (its simple_nchw loop took 0.45 ms for
-// ppocr's 1x200x2x96 2x2 pool, 47 ns an output), and has one for blocks.
+// A pool of plain 4-D data run on the channel-blocked layout: oneDNN 2.6
+// has no JIT pool for NCHW (its simple_nchw loop took 0.45 ms for ppocr's
+// 1x200x2x96 2x2 max pool, 47 ns an output), and has one for blocks.
 // The data is converted in and the result out with carve's transposes
-// (LayoutReorder), the buffers made when the kernel is built. A max is one
-// of its inputs, so the values are the plain pool's.
+// (LayoutReorder), the buffers made when the kernel is built.
 class BlockedPoolKernel : public IntoKernel {
  public:
   // nullptr when oneDNN offers only a reference implementation for blocks.
@@ -282,11 +281,10 @@ absl::StatusOr<std::unique_ptr<NodeKernel>> MakeDnnlPool(const NodeBuildContext&
   return Create([&]() -> std::unique_ptr<NodeKernel> {
     dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, algorithm, p.src, p.dst,
                                      p.strides, p.kernel, p.dilation, p.pad_l, p.pad_r);
-    if (max) {
-      // Averages stay on the plain layout: another summation order would
-      // change their bits.
-      if (std::unique_ptr<NodeKernel> k = BlockedPoolKernel::Make(d, p.src, p.dst, shape)) return k;
-    }
+    // oneDNN's JIT pool on blocks takes the same taps in the same order
+    // and divides as its plain pool does: the same bits, averages included
+    // (tests/backends/dnnl_pool_layout_test.cc).
+    if (std::unique_ptr<NodeKernel> k = BlockedPoolKernel::Make(d, p.src, p.dst, shape)) return k;
     dnnl::pooling_v2_forward::primitive_desc pd(d, UserScratchpadAttr(), Engine());
     return std::make_unique<PrimitiveKernel>(
         dnnl::pooling_v2_forward(pd), std::vector<PrimitiveKernel::Arg>{{DNNL_ARG_SRC, 0, p.src}},
