@@ -1,5 +1,6 @@
 #include "backends/dnnl/dnnl_transpose.h"
 
+#include <algorithm>
 #include <vector>
 
 #if defined(__AVX__)
@@ -83,6 +84,74 @@ inline void Transpose8x8(const float* src, int64_t lds, float* dst, int64_t ldd)
 }
 #endif
 
+// The block size of `d` when it is a dense float32 tensor of 3 to 5 dims
+// with its channels (axis 1) in blocks of 8 or 16 innermost (nCw8c,
+// nChw16c, ...; the last block may be padded), else 0.
+int64_t ChannelBlockOf(const dnnl::memory::desc& d) {
+  const dnnl_memory_desc_t& m = d.data;
+  const dnnl_blocking_desc_t& b = m.format_desc.blocking;
+  if (m.data_type != dnnl_f32 || m.format_kind != dnnl_blocked || m.ndims < 3 || m.ndims > 5 ||
+      m.offset0 != 0 || m.extra.flags != 0 || b.inner_nblks != 1 || b.inner_idxs[0] != 1 ||
+      (b.inner_blks[0] != 8 && b.inner_blks[0] != 16)) {
+    return 0;
+  }
+  const int64_t blk = b.inner_blks[0];
+  for (int i = 0; i < m.ndims; ++i) {
+    const int64_t padded = i == 1 ? (m.dims[1] + blk - 1) / blk * blk : m.dims[i];
+    if (m.dims[i] <= 0 || m.padded_dims[i] != padded || m.padded_offsets[i] != 0) return 0;
+  }
+  // Dense: spatial axes row-major inside, then the channel blocks, then N.
+  int64_t expected = blk;
+  for (int i = m.ndims; i-- > 2;) {
+    if (m.dims[i] != 1 && b.strides[i] != expected) return 0;
+    expected *= m.dims[i];
+  }
+  if (b.strides[1] != expected) return 0;
+  expected *= m.padded_dims[1] / blk;
+  if (m.dims[0] != 1 && b.strides[0] != expected) return 0;
+  return blk;
+}
+
+// Whether `d` is a dense row-major float32 tensor of 3 to 5 dims (one
+// channel or one pixel included, unlike ArrangementOf).
+bool IsDensePlain(const dnnl::memory::desc& d) {
+  const dnnl_memory_desc_t& m = d.data;
+  if (m.data_type != dnnl_f32 || m.format_kind != dnnl_blocked || m.ndims < 3 || m.ndims > 5 ||
+      m.offset0 != 0 || m.extra.flags != 0 || m.format_desc.blocking.inner_nblks != 0) {
+    return false;
+  }
+  int64_t expected = 1;
+  for (int i = m.ndims; i-- > 0;) {
+    if (m.dims[i] <= 0 || m.padded_dims[i] != m.dims[i] || m.padded_offsets[i] != 0) return false;
+    if (m.dims[i] != 1 && m.format_desc.blocking.strides[i] != expected) return false;
+    expected *= m.dims[i];
+  }
+  return true;
+}
+
+// Plain <-> blocked (ChannelsTranspose with `block` set).
+void RunBlocked(const ChannelsTranspose& t, const float* src, float* dst) {
+  const int64_t pixels = t.cols, blk = t.block;
+  const int64_t plain_item = t.channels * pixels, blocked_item = t.rows * pixels;
+  for (int64_t n = 0; n < t.batch; ++n) {
+    const float* s = src + n * (t.to_blocked ? plain_item : blocked_item);
+    float* d = dst + n * (t.to_blocked ? blocked_item : plain_item);
+    for (int64_t c0 = 0; c0 < t.rows; c0 += blk) {
+      const int64_t real = std::min(blk, t.channels - c0);
+      if (t.to_blocked) {
+        // Block c0 / blk is a pixels x blk matrix at d + c0 * pixels.
+        float* block = d + c0 * pixels;
+        TransposeMatrix(s + c0 * pixels, real, pixels, pixels, block, blk);
+        for (int64_t p = 0; real < blk && p < pixels; ++p) {
+          std::fill(block + p * blk + real, block + (p + 1) * blk, 0.f);
+        }
+      } else {
+        TransposeMatrix(s + c0 * pixels, pixels, real, blk, d + c0 * pixels, pixels);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void TransposeMatrix(const float* src, int64_t rows, int64_t cols, int64_t lds, float* dst,
@@ -115,6 +184,10 @@ void TransposeMatrix(const float* src, int64_t rows, int64_t cols, int64_t lds, 
 }
 
 void ChannelsTranspose::Run(const float* src, float* dst) const {
+  if (block > 0) {
+    RunBlocked(*this, src, dst);
+    return;
+  }
   const int64_t item = rows * cols;
   for (int64_t n = 0; n < batch; ++n) {
     TransposeMatrix(src + n * item, rows, cols, cols, dst + n * item, rows);
@@ -124,6 +197,20 @@ void ChannelsTranspose::Run(const float* src, float* dst) const {
 std::optional<ChannelsTranspose> PlanChannelsTranspose(const dnnl::memory::desc& from,
                                                        const dnnl::memory::desc& to) {
   if (from.dims() != to.dims()) return std::nullopt;
+  const int64_t from_block = ChannelBlockOf(from), to_block = ChannelBlockOf(to);
+  if ((from_block > 0) != (to_block > 0) &&
+      IsDensePlain(from_block > 0 ? to : from)) {
+    const dnnl::memory::dims dims = from.dims();
+    ChannelsTranspose t;
+    t.batch = dims[0];
+    t.block = std::max(from_block, to_block);
+    t.channels = dims[1];
+    t.rows = (dims[1] + t.block - 1) / t.block * t.block;
+    t.cols = 1;
+    for (size_t i = 2; i < dims.size(); ++i) t.cols *= dims[i];
+    t.to_blocked = to_block > 0;
+    return t;
+  }
   const Arrangement a = ArrangementOf(from), b = ArrangementOf(to);
   if (a == Arrangement::kOther || b == Arrangement::kOther || a == b) return std::nullopt;
   const dnnl::memory::dims dims = from.dims();

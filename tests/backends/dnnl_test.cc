@@ -155,6 +155,21 @@ TEST(DnnlTest, AGeluWithOtherConstantsFallsBack) {
   ExpectMatches(mod);
 }
 
+// Max pools run on oneDNN's channel blocks (whole and padded blocks, a
+// ceil_mode window, batch 2) give the reference kernel's values exactly.
+TEST(DnnlTest, MaxPoolOnChannelBlocksIsExact) {
+  for (int channels : {3, 8, 20, 200}) {
+    std::string x = fmt::format("Tensor[(2, {}, 7, 9), float32]", channels);
+    ExpectMatches(DnnlModule({x}, "nn.max_pool2d(%i0, pool_size=[2, 2], strides=[2, 2])",
+                             fmt::format("Tensor[(2, {}, 3, 4), float32]", channels)),
+                  0, 0);
+    ExpectMatches(DnnlModule({x}, "nn.max_pool2d(%i0, pool_size=[3, 3], strides=[2, 2], "
+                                  "padding=[1, 0, 0, 1], ceil_mode=True)",
+                             fmt::format("Tensor[(2, {}, 4, 5), float32]", channels)),
+                  0, 0);
+  }
+}
+
 TEST(DnnlTest, SingleOps) {
   std::string x = "Tensor[(2, 3, 6, 6), float32]";
   for (std::string_view op : {"nn.relu", "tanh", "sigmoid", "abs", "exp"}) {

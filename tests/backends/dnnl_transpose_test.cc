@@ -2,6 +2,7 @@
 // exactly oneDNN's reorder results, for the layouts they claim and no other.
 #include "backends/dnnl/dnnl_transpose.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "backends/dnnl/dnnl_common.h"
@@ -22,7 +23,7 @@ memory::desc Desc(const memory::dims& dims, tag t) {
 void ExpectSameAsReorder(const memory::desc& from, const memory::desc& to) {
   std::optional<ChannelsTranspose> t = PlanChannelsTranspose(from, to);
   ASSERT_TRUE(t.has_value());
-  const size_t n = from.get_size() / sizeof(float);
+  const size_t n = std::max(from.get_size(), to.get_size()) / sizeof(float);
   std::vector<float> src(n), ours(n, -1.f), theirs(n, -2.f);
   for (size_t i = 0; i < n; ++i) src[i] = float(i) * 0.5f - 3.f;
   t->Run(src.data(), ours.data());
@@ -30,6 +31,8 @@ void ExpectSameAsReorder(const memory::desc& from, const memory::desc& to) {
   memory a(from, Engine(), src.data()), b(to, Engine(), theirs.data());
   dnnl::reorder(a, b).execute(s, a, b);
   s.wait();
+  // What `to` covers (a plain tensor is shorter than a padded blocked one).
+  ours.resize(to.get_size() / sizeof(float)), theirs.resize(ours.size());
   EXPECT_EQ(ours, theirs);
 }
 
@@ -48,11 +51,29 @@ TEST(DnnlTranspose, PlainToChannelsLastAndBack) {
   }
 }
 
+TEST(DnnlTranspose, PlainToChannelBlocksAndBack) {
+  // Channels in whole and padded blocks, one pixel, batch 1 and 2, 3 to 5
+  // dims, blocks of 8 (AVX2) and 16 (AVX-512). The padding of the last
+  // block is compared too (ExpectSameAsReorder fills it differently).
+  const std::vector<std::pair<memory::dims, std::pair<tag, tag>>> cases = {
+      {{1, 64, 55, 55}, {tag::nchw, tag::nChw8c}},   {{1, 40, 6, 24}, {tag::nchw, tag::nChw8c}},
+      {{2, 13, 7, 5}, {tag::nchw, tag::nChw8c}},     {{1, 3, 48, 192}, {tag::nchw, tag::nChw8c}},
+      {{1, 200, 1, 1}, {tag::nchw, tag::nChw8c}},    {{1, 1000, 13, 13}, {tag::nchw, tag::nChw16c}},
+      {{2, 20, 9, 3}, {tag::nchw, tag::nChw16c}},    {{3, 17, 9}, {tag::ncw, tag::nCw8c}},
+      {{2, 9, 3, 4, 5}, {tag::ncdhw, tag::nCdhw16c}}, {{1, 8, 1, 1}, {tag::nchw, tag::nChw8c}}};
+  for (const auto& [dims, tags] : cases) {
+    SCOPED_TRACE(::testing::PrintToString(dims));
+    ExpectSameAsReorder(Desc(dims, tags.first), Desc(dims, tags.second));
+    ExpectSameAsReorder(Desc(dims, tags.second), Desc(dims, tags.first));
+  }
+}
+
 TEST(DnnlTranspose, OtherLayoutsAreLeftToOneDnn) {
   const memory::dims d{1, 32, 6, 6};
   EXPECT_FALSE(PlanChannelsTranspose(Desc(d, tag::nchw), Desc(d, tag::nchw)));
-  EXPECT_FALSE(PlanChannelsTranspose(Desc(d, tag::nchw), Desc(d, tag::nChw16c)));
   EXPECT_FALSE(PlanChannelsTranspose(Desc(d, tag::nChw16c), Desc(d, tag::nhwc)));
+  EXPECT_FALSE(PlanChannelsTranspose(Desc(d, tag::nChw8c), Desc(d, tag::nChw16c)));
+  EXPECT_FALSE(PlanChannelsTranspose(Desc(d, tag::nchw), Desc(d, tag::Acdb8a)));
   EXPECT_FALSE(PlanChannelsTranspose(Desc(d, tag::nchw), Desc(d, tag::abdc)));
   // One pixel: both layouts are the same bytes.
   const memory::dims pixel{1, 32, 1, 1};
