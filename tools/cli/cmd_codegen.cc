@@ -120,9 +120,9 @@ int RunCodegen(const ParsedArgs& args, Env& env) {
   // looked like a codegen that failed silently.
   if (artifacts->empty()) {
     *env.err << fmt::format(
-        "carve codegen: no function of {} is offloaded to '{}': no graph to write (`carve "
-        "partition {} --backend {} --report` says why)\n",
-        args.positional()[0], backend, args.positional()[0], backend);
+        "carve codegen: no function is offloaded to '{}': no graph to write (`carve partition "
+        "FILE --backend {} --report` says why)\n",
+        backend, backend);
   }
   if (std::optional<std::string> dir = args.Get("--output"); dir && *dir != "-") {
     absl::Status written = WriteFiles(env, *artifacts, *dir);
