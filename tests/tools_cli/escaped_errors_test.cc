@@ -95,6 +95,17 @@ TEST_F(EscapedErrorsTest, EveryCommandsDirectMessagesAreEscaped) {
   EXPECT_THAT(r.err, HasSubstr("'" + kShown + "'"));
 }
 
+// A failing golden file's report shows its source lines: a binary file
+// given to `carve test` echoed them raw.
+TEST_F(EscapedErrorsTest, GoldenReportOfABinaryFileIsEscaped) {
+  std::string bin = Write("bin.test", "\x1b]0;title\x07\xff" + kHostile + "\n");
+  CliResult r = Run({"test", bin});
+  EXPECT_EQ(r.code, kExitUserError) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("this case has no RUN line"));
+  ExpectNoRawBytes(r.err, "carve test");
+  EXPECT_EQ(r.err.find('\x07'), std::string::npos) << r.err;
+}
+
 // Line breaks and tabs are a message's own layout and pass; printable
 // UTF-8 (a user's file named in their language) passes whole.
 TEST(PrintableStreamBufTest, KeepsLayoutAndPrintableUtf8) {
