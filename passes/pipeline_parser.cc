@@ -127,9 +127,12 @@ class PipelineParser {
         return DiagnosticsToStatus(diags, pass.status().code());
       }
       // Factories usually name their pass already ("AnnotateTarget: ...").
+      // The code stays the factory's: an argument it rejects is
+      // InvalidArgument (bad usage on a command line), a rule file it cannot
+      // read is NotFound (bad input), as `carve` reports them.
       std::string message(pass.status().message());
       if (!message.starts_with(info->name + ":")) message = fmt::format("{}: {}", info->name, message);
-      return SpanError(At(name), message);
+      return SpanError(At(name), message, pass.status().code());
     }
     return pass;
   }

@@ -89,4 +89,56 @@ std::string EscapeNonPrintable(std::string_view text, bool keep_line_breaks) {
   return out;
 }
 
+namespace {
+
+// The length of a UTF-8 sequence that starts `text`'s last bytes and is cut
+// short by its end (0 when the text ends on a whole character or on bytes
+// that can never become one).
+size_t IncompleteTail(std::string_view text) {
+  for (size_t k = 1; k <= 3 && k <= text.size(); ++k) {
+    const unsigned char b = static_cast<unsigned char>(text[text.size() - k]);
+    if (IsContinuation(b)) continue;
+    size_t needed = b >= 0xC2 && b <= 0xDF ? 2 : b >= 0xE0 && b <= 0xEF ? 3
+                    : b >= 0xF0 && b <= 0xF4 ? 4 : 0;
+    return needed > k ? k : 0;
+  }
+  return 0;
+}
+
+}  // namespace
+
+PrintableStreamBuf::~PrintableStreamBuf() {
+  Forward(/*all=*/true);
+  sink_.flush();
+}
+
+PrintableStreamBuf::int_type PrintableStreamBuf::overflow(int_type c) {
+  if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+  const char ch = traits_type::to_char_type(c);
+  xsputn(&ch, 1);
+  return c;
+}
+
+std::streamsize PrintableStreamBuf::xsputn(const char* s, std::streamsize n) {
+  held_.append(s, static_cast<size_t>(n));
+  Forward(/*all=*/false);
+  return n;
+}
+
+int PrintableStreamBuf::sync() {
+  Forward(/*all=*/false);
+  sink_.flush();
+  return sink_ ? 0 : -1;
+}
+
+void PrintableStreamBuf::Forward(bool all) {
+  const size_t keep = all ? 0 : IncompleteTail(held_);
+  const std::string_view text = std::string_view(held_).substr(0, held_.size() - keep);
+  if (!text.empty()) {
+    const std::string shown = EscapeNonPrintable(text, /*keep_line_breaks=*/true);
+    sink_.write(shown.data(), static_cast<std::streamsize>(shown.size()));
+  }
+  held_.erase(0, held_.size() - keep);
+}
+
 }  // namespace carve

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstddef>
+#include <ostream>
+#include <streambuf>
 #include <string>
 #include <string_view>
 
@@ -30,5 +32,32 @@ PrintableUnit NextPrintableUnit(std::string_view text, size_t i);
 // `text` with every escaped unit (above) replaced by its escape; with
 // `keep_line_breaks`, '\n' and '\t' are kept (a message's own layout).
 std::string EscapeNonPrintable(std::string_view text, bool keep_line_breaks = false);
+
+// A stream buffer that forwards everything written to it to `sink` as
+// EscapeNonPrintable(text, keep_line_breaks=true) shows it. carve puts its
+// standard error behind one (tools/cli/cli.cc), so that no message, however
+// it was written, echoes a user's raw bytes to the terminal. A UTF-8
+// sequence cut between two writes is held until its rest arrives, and
+// escaped byte by byte if the buffer is destroyed first.
+class PrintableStreamBuf : public std::streambuf {
+ public:
+  explicit PrintableStreamBuf(std::ostream& sink) : sink_(sink) {}
+  ~PrintableStreamBuf() override;
+  PrintableStreamBuf(const PrintableStreamBuf&) = delete;
+  PrintableStreamBuf& operator=(const PrintableStreamBuf&) = delete;
+
+ protected:
+  int_type overflow(int_type c) override;
+  std::streamsize xsputn(const char* s, std::streamsize n) override;
+  int sync() override;
+
+ private:
+  // Writes `held_` escaped, but for a trailing incomplete UTF-8 sequence
+  // unless `all`.
+  void Forward(bool all);
+
+  std::ostream& sink_;
+  std::string held_;
+};
 
 }  // namespace carve

@@ -8,6 +8,7 @@
 #include "fmt/ranges.h"
 #include "support/build_info.h"
 #include "support/malloc_policy.h"
+#include "support/printable.h"
 #include "tools/cli/cli.h"
 
 int main(int argc, char** argv) {
@@ -25,7 +26,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && args[0] == "--version") {
     if (args.size() > 1) {  // it was "unknown command '--version'"
-      std::cerr << fmt::format("carve: --version takes no arguments, got '{}'\n", args[1]);
+      std::cerr << fmt::format("carve: --version takes no arguments, got '{}'\n",
+                               carve::EscapeNonPrintable(args[1]));
       return 2;
     }
     std::cout << carve::BuildInfoText();
@@ -38,7 +40,8 @@ int main(int argc, char** argv) {
     carve::cli::Env env = carve::cli::RealEnv();
     return carve::cli::RunCarve(args, env);
   } catch (const std::exception& e) {
-    std::cerr << fmt::format("carve: internal error: {}\n", e.what());
+    std::cerr << fmt::format("carve: internal error: {}\n",
+                             carve::EscapeNonPrintable(e.what(), /*keep_line_breaks=*/true));
     return 1;
   }
 }

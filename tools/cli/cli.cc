@@ -67,6 +67,26 @@ int UsageError(Env& env, const Command& cmd, const std::string& message) {
   return kExitUsage;
 }
 
+int UsageError(Env& env, std::string_view command, const std::string& message) {
+  for (const Command& cmd : AllCommands()) {
+    if (cmd.name == command) return UsageError(env, cmd, message);
+  }
+  *env.err << fmt::format("carve {}: {}\n", command, message);
+  return kExitUsage;
+}
+
+int ReportPipelineError(Env& env, const absl::Status& status) {
+  const std::vector<Diagnostic> diags = StatusToDiagnostics(status);
+  const SourceFile* file =
+      diags.empty() ? nullptr : SourceManager::Global().Get(diags.front().span.file);
+  // ParsePipeline registers the text it parses as `<pipeline>`
+  // (passes/pass_registry.h).
+  const bool in_pipeline_text = file != nullptr && file->name() == "<pipeline>";
+  ReportError(env, status);
+  return in_pipeline_text && status.code() == absl::StatusCode::kInvalidArgument ? kExitUsage
+                                                                                 : kExitUserError;
+}
+
 // Runs a cancellable command with SIGINT requesting cancellation. A command
 // that noticed the request fails with its own one-line error ("...:
 // interrupted ..."); one that finished first has written all its output and
@@ -86,7 +106,8 @@ int RunCancellable(const Command& cmd, const ParsedArgs& args, Env& env) {
   return interrupted ? kExitInterrupted : code;
 }
 
-int RunCarve(const std::vector<std::string>& args, Env& env) {
+// RunCarve's work, on a standard error that escapes what it is given.
+static int RunCommandLine(const std::vector<std::string>& args, Env& env) {
   std::vector<Command> commands = AllCommands();
   // Read by every command that creates tensors (ir/tensor_limit.h); a typo
   // in it must not silently leave the default in force.
@@ -97,16 +118,25 @@ int RunCarve(const std::vector<std::string>& args, Env& env) {
       return kExitUsage;
     }
   }
+  const bool asks_help = !args.empty() && (args[0] == "help" || args[0] == "--help" ||
+                                           args[0] == "-h");
   // `carve help COMMAND` (git's and go's spelling) is `carve COMMAND --help`.
-  if (args.size() == 2 && args[0] == "help") {
+  if (asks_help && args.size() == 2) {
     for (const Command& cmd : commands) {
       if (cmd.name != args[1]) continue;
       *env.out << CommandHelp(cmd);
       return kExitOk;
     }
-    return RunCarve({args[1]}, env);  // the unknown-command error
+    return RunCommandLine({args[1]}, env);  // the unknown-command error
   }
-  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+  // `carve help fmt opt` printed the command list and ignored both names.
+  if (asks_help && args.size() > 2) {
+    *env.err << fmt::format("carve {}: expected at most one COMMAND, got {} words\n"
+                            "usage: carve help [COMMAND]\n",
+                            args[0], args.size() - 1);
+    return kExitUsage;
+  }
+  if (args.empty() || asks_help) {
     *(args.empty() ? env.err : env.out) << MainHelp(commands);
     return args.empty() ? kExitUsage : kExitOk;
   }
@@ -131,13 +161,41 @@ int RunCarve(const std::vector<std::string>& args, Env& env) {
     }
     return cmd.cancellable ? RunCancellable(cmd, *parsed, env) : cmd.run(*parsed, env);
   }
+  // `carve --versio` is a misspelt option of carve itself, not a command.
+  const bool option = args[0].starts_with('-');
   std::vector<std::string> names;
-  for (const Command& c : commands) names.push_back(c.name);
+  if (option) {
+    names = {"--help", "--version"};
+  } else {
+    for (const Command& c : commands) names.push_back(c.name);
+  }
   std::string near = NearestName(args[0], names);
-  *env.err << fmt::format("carve: unknown command '{}'{}\n\n{}", EscapeNonPrintable(args[0]),
+  *env.err << fmt::format("carve: unknown {} '{}'{}\n\n{}", option ? "option" : "command",
+                          EscapeNonPrintable(args[0]),
                           near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near),
                           MainHelp(commands));
   return kExitUsage;
+}
+
+// Standard error goes through a PrintableStreamBuf for the whole command:
+// messages quote file names, option values, names and lines of the user's
+// input, and a command that writes one directly (`carve opt: ...`) must not
+// echo a raw escape sequence, bidi control or malformed UTF-8 any more than
+// a rendered diagnostic does (support/printable.h). Text already escaped
+// passes unchanged.
+int RunCarve(const std::vector<std::string>& args, Env& env) {
+  struct RestoreErr {
+    Env& env;
+    std::ostream* raw;
+    ~RestoreErr() { env.err = raw; }
+  };
+  PrintableStreamBuf escaping(*env.err);
+  std::ostream err(&escaping);
+  RestoreErr restore{env, env.err};
+  env.err = &err;
+  int code = RunCommandLine(args, env);
+  err.flush();
+  return code;
 }
 
 }  // namespace carve::cli

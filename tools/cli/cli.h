@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -44,6 +45,16 @@ int RunCarve(const std::vector<std::string>& args, Env& env);
 int ReportError(Env& env, const absl::Status& status);
 // A usage error: "carve CMD: message" + hint, returns 2.
 int UsageError(Env& env, const Command& cmd, const std::string& message);
+// The same for the command named `command` (for run functions, which do
+// not hold their Command): every usage error ends with the command's one
+// usage line.
+int UsageError(Env& env, std::string_view command, const std::string& message);
+// Renders an error of ParsePipeline on a pipeline typed on the command line
+// (`-p PIPELINE`). An error in that text (syntax, an unknown pass, an
+// argument a pass rejects) is bad usage, like an unknown option: it
+// returns 2. An error in a file the pipeline names (a rule file that does
+// not parse or cannot be read) is bad input: 1.
+int ReportPipelineError(Env& env, const absl::Status& status);
 
 // Command groups, one per cmd_*.cc file.
 void AddFormatCommands(std::vector<Command>& commands);   // fmt, check, equal

@@ -70,27 +70,22 @@ absl::Status WriteFiles(Env& env, const std::vector<CodegenArtifact>& artifacts,
 
 int RunCodegen(const ParsedArgs& args, Env& env) {
   if (args.positional().size() != 1 || !args.Has("--backend")) {
-    *env.err << "carve codegen: expected FILE and --backend NAME\n"
-                "usage: carve codegen FILE --backend NAME [-o DIR]\n";
-    return kExitUsage;
+    return UsageError(env, "codegen", "expected FILE and --backend NAME");
   }
   std::string backend = *args.Get("--backend");
   if (backend.find(',') != std::string::npos) {
-    *env.err << "carve codegen: --backend takes one backend\n";
-    return kExitUsage;
+    return UsageError(env, "codegen", "--backend takes one backend");
   }
   if (std::optional<std::string> seed = args.Get("--seed")) {
     if (!ParseUnsignedText(*seed)) {
-      *env.err << fmt::format(
-          "carve codegen: --seed expects an integer from 0 to 2^64-1, got '{}'\n", *seed);
-      return kExitUsage;
+      return UsageError(env, "codegen",
+                        fmt::format("--seed expects an integer from 0 to 2^64-1, got '{}'", *seed));
     }
   }
   absl::Status loaded = RegisterPatternFiles(args, env);
   if (!loaded.ok()) return ReportError(env, loaded);
   if (absl::Status names = CheckBackendNames(backend); !names.ok()) {
-    *env.err << fmt::format("carve codegen: --backend: {}\n", std::string(names.message()));
-    return kExitUsage;
+    return UsageError(env, "codegen", "--backend: " + std::string(names.message()));
   }
   absl::StatusOr<Module> mod = LoadTypedModule(env, args.positional()[0]);
   if (!mod.ok()) return ReportError(env, mod.status());
@@ -99,11 +94,10 @@ int RunCodegen(const ParsedArgs& args, Env& env) {
     // be ignored.
     for (const char* option : {"--params", "--bind"}) {
       if (!args.Has(option)) continue;
-      *env.err << fmt::format(
-          "carve codegen: {} does not apply: {} already holds functions for '{}' and is not "
-          "partitioned again\n",
-          option, args.positional()[0], backend);
-      return kExitUsage;
+      return UsageError(env, "codegen",
+                        fmt::format("{} does not apply: {} already holds functions for '{}' and "
+                                    "is not partitioned again",
+                                    option, args.positional()[0], backend));
     }
   } else {
     const Function* main = mod->Lookup("main");
@@ -122,6 +116,14 @@ int RunCodegen(const ParsedArgs& args, Env& env) {
   }
   absl::StatusOr<std::vector<CodegenArtifact>> artifacts = CodegenModule(*mod, backend);
   if (!artifacts.ok()) return ReportError(env, artifacts.status());
+  // Nothing to list or write: without a word, an empty listing or folder
+  // looked like a codegen that failed silently.
+  if (artifacts->empty()) {
+    *env.err << fmt::format(
+        "carve codegen: no function is offloaded to '{}': no graph to write (`carve partition "
+        "FILE --backend {} --report` says why)\n",
+        backend, backend);
+  }
   if (std::optional<std::string> dir = args.Get("--output"); dir && *dir != "-") {
     absl::Status written = WriteFiles(env, *artifacts, *dir);
     return written.ok() ? kExitOk : ReportError(env, written);

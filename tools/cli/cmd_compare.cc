@@ -106,13 +106,11 @@ absl::Status RunComparison(const Module& mod, const ParsedArgs& args, Env& env,
 
 int RunCompare(const ParsedArgs& args, Env& env) {
   if (args.positional().size() != 1) {
-    *env.err << "carve run: expected exactly one FILE\n";
-    return kExitUsage;
+    return UsageError(env, "run", "expected exactly one FILE");
   }
   for (const char* key : {"--rtol", "--atol"}) {
     if (absl::StatusOr<std::optional<double>> v = ParseDouble(args, key); !v.ok()) {
-      *env.err << fmt::format("carve run: {}\n", std::string(v.status().message()));
-      return kExitUsage;
+      return UsageError(env, "run", std::string(v.status().message()));
     }
   }
   // The pattern files first: they may define the backends --compare names,
@@ -121,8 +119,7 @@ int RunCompare(const ParsedArgs& args, Env& env) {
     return ReportError(env, loaded);
   }
   if (absl::Status names = CheckBackendNames(*args.Get("--compare")); !names.ok()) {
-    *env.err << fmt::format("carve run: --compare: {}\n", std::string(names.message()));
-    return kExitUsage;
+    return UsageError(env, "run", "--compare: " + std::string(names.message()));
   }
   const double load_start = NowMicros();
   absl::StatusOr<Module> mod = LoadTypedModule(env, args.positional()[0]);

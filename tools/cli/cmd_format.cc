@@ -15,8 +15,7 @@ namespace {
 
 int RunFmt(const ParsedArgs& args, Env& env) {
   if (args.positional().size() != 1) {
-    *env.err << "carve fmt: expected exactly one FILE\nusage: carve fmt FILE [-o OUT] [--types]\n";
-    return kExitUsage;
+    return UsageError(env, "fmt", "expected exactly one FILE");
   }
   bool types = args.Has("--types");
   absl::StatusOr<Module> mod = types ? LoadTypedModule(env, args.positional()[0])
@@ -81,8 +80,7 @@ int64_t CountCalls(const Module& mod) {
 
 int RunCheck(const ParsedArgs& args, Env& env) {
   if (args.positional().empty()) {
-    *env.err << "carve check: expected FILE\nusage: carve check FILE... [--stats]\n";
-    return kExitUsage;
+    return UsageError(env, "check", "expected FILE");
   }
   int exit_code = kExitOk;
   int64_t calls = 0;
@@ -105,8 +103,7 @@ int RunCheck(const ParsedArgs& args, Env& env) {
 
 int RunEqual(const ParsedArgs& args, Env& env) {
   if (args.positional().size() != 2) {
-    *env.err << "carve equal: expected two FILEs\nusage: carve equal A B [--ignore-types]\n";
-    return kExitUsage;
+    return UsageError(env, "equal", "expected two FILEs");
   }
   absl::StatusOr<Module> a = LoadModule(env, args.positional()[0]);
   if (!a.ok()) return ReportError(env, a.status());

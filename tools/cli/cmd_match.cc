@@ -169,9 +169,7 @@ absl::Status Match(const ParsedArgs& args, Env& env) {
 
 int RunMatch(const ParsedArgs& args, Env& env) {
   if (args.positional().size() != 2) {
-    *env.err << "carve match: expected PATTERN and FILE\nusage: carve match PATTERN FILE "
-                "[--captures]\n";
-    return kExitUsage;
+    return UsageError(env, "match", "expected PATTERN and FILE");
   }
   absl::Status s = Match(args, env);
   return s.ok() ? kExitOk : ReportError(env, s);

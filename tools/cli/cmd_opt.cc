@@ -162,21 +162,17 @@ std::vector<OptionSpec> GateOptions(std::string_view level_default) {
 int RunOpt(const ParsedArgs& args, Env& env) {
   if (args.Has("--list-passes")) {
     if (!args.positional().empty()) {
-      *env.err << "carve opt: --list-passes reads no FILE\n";
-      return kExitUsage;
+      return UsageError(env, "opt", "--list-passes reads no FILE");
     }
     *env.out << PassList();
     return kExitOk;
   }
   if (args.Has("--replay")) return RunReplay(args, env);  // cmd_repl.cc
   if (args.positional().size() != 1 || !args.Has("--pipeline")) {
-    *env.err << "carve opt: expected FILE and -p PIPELINE\n"
-                "usage: carve opt FILE -p PIPELINE [--patterns F.pat]... [-o OUT]\n";
-    return kExitUsage;
+    return UsageError(env, "opt", "expected FILE and -p PIPELINE");
   }
   if (absl::Status names = CheckPrintIrPasses(args); !names.ok()) {
-    *env.err << fmt::format("carve opt: {}\n", std::string(names.message()));
-    return kExitUsage;
+    return UsageError(env, "opt", std::string(names.message()));
   }
   // Backends from --patterns first: the pipeline names them.
   if (absl::Status loaded = RegisterPatternFiles(args, env); !loaded.ok()) {
@@ -184,14 +180,13 @@ int RunOpt(const ParsedArgs& args, Env& env) {
   }
   ScopedRuleFiles rule_files(RuleFilesFor(args, env));
   absl::StatusOr<PassPtr> pipeline = ParsePipeline(*args.Get("--pipeline"));
-  if (!pipeline.ok()) return ReportError(env, pipeline.status());
+  if (!pipeline.ok()) return ReportPipelineError(env, pipeline.status());
   // Without --opt-level / --disabled-pass every named pass runs, as a TVM
   // pass applied directly does; with them the pipeline is a Sequential in
   // that context (the level starting from TVM's default, 2).
   absl::StatusOr<std::optional<PassGate>> gate = GateFromArgs(args, PassGate{});
   if (!gate.ok()) {
-    *env.err << fmt::format("carve opt: {}\n", std::string(gate.status().message()));
-    return kExitUsage;
+    return UsageError(env, "opt", std::string(gate.status().message()));
   }
   if (gate->has_value()) *pipeline = GatePipeline(*pipeline, **gate);
   EnsureConstantEvaluator();
@@ -224,28 +219,22 @@ absl::StatusOr<std::vector<TargetSpecPtr>> Backends(const std::string& list) {
 
 int RunPartition(const ParsedArgs& args, Env& env) {
   if (args.positional().size() != 1 || !args.Has("--backend")) {
-    *env.err << "carve partition: expected FILE and --backend NAME\n"
-                "usage: carve partition FILE --backend NAME[,NAME...] [--params DIR] "
-                "[--report[=json]]\n";
-    return kExitUsage;
+    return UsageError(env, "partition", "expected FILE and --backend NAME");
   }
   if (std::string format = args.GetOr("--report", ""); format != "" && format != "text" &&
                                                           format != "json") {
-    *env.err << fmt::format("carve partition: unknown --report format '{}' (known: text, json)\n",
-                            format);
-    return kExitUsage;
+    return UsageError(env, "partition",
+                      fmt::format("unknown --report format '{}' (known: text, json)", format));
   }
   if (absl::Status names = CheckPrintIrPasses(args); !names.ok()) {
-    *env.err << fmt::format("carve partition: {}\n", std::string(names.message()));
-    return kExitUsage;
+    return UsageError(env, "partition", std::string(names.message()));
   }
   if (absl::Status loaded = RegisterPatternFiles(args, env); !loaded.ok()) {
     return ReportError(env, loaded);
   }
   // A backend name that names nothing is bad usage, like an unknown option.
   if (absl::Status names = CheckBackendNames(*args.Get("--backend")); !names.ok()) {
-    *env.err << fmt::format("carve partition: --backend: {}\n", std::string(names.message()));
-    return kExitUsage;
+    return UsageError(env, "partition", "--backend: " + std::string(names.message()));
   }
   absl::StatusOr<std::vector<TargetSpecPtr>> backends = Backends(*args.Get("--backend"));
   if (!backends.ok()) return ReportError(env, backends.status());
@@ -256,8 +245,7 @@ int RunPartition(const ParsedArgs& args, Env& env) {
   absl::StatusOr<std::optional<PassGate>> gate =
       GateFromArgs(args, DefaultBackendGate(*backends));
   if (!gate.ok()) {
-    *env.err << fmt::format("carve partition: {}\n", std::string(gate.status().message()));
-    return kExitUsage;
+    return UsageError(env, "partition", std::string(gate.status().message()));
   }
   absl::StatusOr<PassPtr> pipeline =
       BackendPipeline(*backends, "default", gate->has_value() ? &**gate : nullptr);

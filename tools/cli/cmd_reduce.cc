@@ -236,13 +236,11 @@ absl::StatusOr<Condition> ParseCondition(const ParsedArgs& args) {
 
 int RunReduce(const ParsedArgs& args, Env& env) {
   if (args.positional().size() != 1) {
-    *env.err << "carve reduce: expected one FILE\n";
-    return kExitUsage;
+    return UsageError(env, "reduce", "expected one FILE");
   }
   absl::StatusOr<Condition> cond = ParseCondition(args);
   if (!cond.ok()) {
-    *env.err << "carve reduce: " << cond.status().message() << "\n";
-    return kExitUsage;
+    return UsageError(env, "reduce", std::string(cond.status().message()));
   }
   const std::string& path = args.positional()[0];
   absl::StatusOr<std::string> text = ReadInput(env, path);

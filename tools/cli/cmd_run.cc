@@ -188,21 +188,18 @@ absl::StatusOr<RunNumbers> ParseRunNumbers(const ParsedArgs& args) {
 
 int RunRun(const ParsedArgs& args, Env& env) {
   if (absl::StatusOr<RunNumbers> n = ParseRunNumbers(args); !n.ok()) {
-    *env.err << fmt::format("carve run: {}\n", std::string(n.status().message()));
-    return kExitUsage;
+    return UsageError(env, "run", std::string(n.status().message()));
   }
   absl::StatusOr<int64_t> limit = TensorLimitOption(args);
   if (!limit.ok()) {
-    *env.err << fmt::format("carve run: {}\n", std::string(limit.status().message()));
-    return kExitUsage;
+    return UsageError(env, "run", std::string(limit.status().message()));
   }
   std::optional<ScopedMaxTensorBytes> scoped_limit;
   if (*limit > 0) scoped_limit.emplace(*limit);
   // --- `carve run --compare` lives in cmd_compare.cc (the backends' owner). ---
   if (args.Has("--compare")) return RunCompare(args, env);
   if (args.positional().size() != 1) {
-    *env.err << "carve run: expected exactly one FILE\n";
-    return kExitUsage;
+    return UsageError(env, "run", "expected exactly one FILE");
   }
   KeepFreedTensorMemory();
   const double load_start = NowMicros();

@@ -13,16 +13,15 @@ namespace {
 
 int RunTest(const ParsedArgs& args, Env& env) {
   if (args.positional().empty()) {
-    *env.err << "carve test: expected at least one PATH\n";
-    return kExitUsage;
+    return UsageError(env, "test", "expected at least one PATH");
   }
   GoldenOptions options;
   options.update = args.Has("--update");
   options.shared_dir = args.GetOr("--shared", "");
   if (std::error_code ec; !options.shared_dir.empty() &&
                           !std::filesystem::is_directory(options.shared_dir, ec)) {
-    *env.err << fmt::format("carve test: --shared: '{}' is not a directory\n", options.shared_dir);
-    return kExitUsage;
+    return UsageError(env, "test",
+                      fmt::format("--shared: '{}' is not a directory", options.shared_dir));
   }
   for (const std::string& list : args.GetAll("--check-prefix")) {
     for (size_t b = 0; b <= list.size();) {
@@ -39,10 +38,20 @@ int RunTest(const ParsedArgs& args, Env& env) {
   check.allow_unused_prefixes = true;
   if (absl::StatusOr<filecheck::CheckFile> probe = filecheck::CheckFile::Parse("-", "", check);
       !probe.ok()) {
-    *env.err << "carve test: --check-prefix: " << probe.status().message();
-    return kExitUsage;
+    std::string message(probe.status().message());
+    if (message.starts_with("error: ")) message.erase(0, 7);  // FileCheck's form
+    while (message.ends_with('\n')) message.pop_back();
+    return UsageError(env, "test", "--check-prefix: " + message);
   }
   int files = 0, cases = 0, failed_cases = 0, failed_files = 0;
+  for (const std::string& path : args.positional()) {
+    // It read as a missing file named '-' ("cannot read '-'").
+    if (path == "-") {
+      return UsageError(env, "test",
+                        "'-' (standard input) cannot be a golden file: its RUN lines name files "
+                        "by %s, %S and %t; give the file's PATH");
+    }
+  }
   for (const std::string& path : args.positional()) {
     std::vector<std::string> found = FindGoldenFiles(path);
     if (found.empty()) {

@@ -77,6 +77,12 @@ absl::Status RegisterPatternFiles(const ParsedArgs& args, Env& env) {
     CARVE_ASSIGN_OR_RETURN(std::string text, env.read_file(path));
     CARVE_ASSIGN_OR_RETURN(PatternLibrary library,
                            ParsePatternFile(path == "-" ? "<stdin>" : path, std::move(text)));
+    // An empty file (`/dev/null`, a file truncated by an editor) loaded
+    // nothing: the option would be accepted and have no effect.
+    if (library.backends().empty() && library.patterns().empty() && library.rules().empty()) {
+      return absl::InvalidArgumentError(fmt::format(
+          "--patterns: '{}' defines no backend, pattern or rule", path == "-" ? "<stdin>" : path));
+    }
     for (const TargetSpecPtr& spec : TargetSpecsOf(library)) TargetRegistry::Global().Register(spec);
   }
   return absl::OkStatus();
