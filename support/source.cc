@@ -113,19 +113,39 @@ void SourceText::Unmap() {
   mapped_size_ = 0;
 }
 
+void SourceText::ReleasePages(std::string_view bytes) const {
+  if (mapped_ == nullptr || !Contains(bytes)) return;
+  // Only whole pages inside `bytes`: the bytes around them may be in use.
+  // The mapping's start is page aligned; its last page may be partial (the
+  // rest of that page is no part of the file).
+  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t base = reinterpret_cast<uintptr_t>(mapped_);
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(bytes.data());
+  uintptr_t end = begin + bytes.size();
+  uintptr_t first = (begin + page - 1) / page * page;
+  uintptr_t last = end == base + mapped_size_ ? (end + page - 1) / page * page : end / page * page;
+  if (last > first) {
+    // A private read-only mapping of a file never written to: its pages
+    // are the file's, MADV_DONTNEED unmaps them and a later read maps them
+    // again. (On anonymous or written pages it would zero them; never here.)
+    ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+  }
+}
+
 absl::StatusOr<SourceText> SourceText::FromFile(const std::string& path) {
   struct stat st;
   absl::StatusOr<int> fd = OpenForReading(path, &st);
   if (!fd.ok()) return fd.status();
   FdCloser closer{*fd};
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
-    // The mapping outlives the descriptor. MAP_POPULATE maps every page at
-    // once instead of a fault per 64 KiB read-around block as the lexer
-    // walks the text (7 MB input: 110 fewer faults than without it or with
-    // MADV_WILLNEED, same time; any of them is ~3 ms and 1640 faults less
-    // than reading it into zero-filled heap).
+    // The mapping outlives the descriptor. Pages are mapped as they are
+    // read (a fault per 64 KiB fault-around block; 7 MB: ~110 faults more
+    // than MAP_POPULATE, same time), not all at once: the metadata reader
+    // drops the text of the tensors it has decoded (ReleasePages), and with
+    // MAP_POPULATE the whole text would be resident at once alongside the
+    // weights (the peak RSS of `carve run` on a model with its weights).
     size_t size = static_cast<size_t>(st.st_size);
-    void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, *fd, 0);
+    void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, *fd, 0);
     if (p != MAP_FAILED) {
       SourceText text;
       text.mapped_ = static_cast<const char*>(p);
@@ -238,6 +258,17 @@ const SourceFile* SourceManager::Get(uint32_t id) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = files_.find(id);
   return it == files_.end() ? nullptr : it->second.get();
+}
+
+void SourceManager::ReleasePages(std::string_view bytes) const {
+  if (bytes.empty()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [id, file] : files_) {
+    if (file->text_.Contains(bytes)) {
+      file->text_.ReleasePages(bytes);
+      return;
+    }
+  }
 }
 
 size_t SourceManager::size() const {
