@@ -15,7 +15,7 @@
 #include "ir/attrs_objects.h"
 #include "ir/op.h"
 #include "nlohmann/json.hpp"
-#include "support/source.h"
+#include "support/source_pages.h"
 #include "support/status_macros.h"
 
 namespace carve {
@@ -365,14 +365,14 @@ absl::StatusOr<Metadata> ParseMetadata(std::string_view json_text) {
   try {
     metadata_json::ReadOptions options;
     options.consumed = [json_text](size_t offset) {
-      SourceManager::Global().ReleasePages(json_text.substr(0, offset));
+      ReleaseSourcePages(json_text.substr(0, offset));
     };
     std::optional<metadata_json::Doc> doc = metadata_json::Doc::Read(json_text, options);
     if (!doc) return Bad(SyntaxError(json_text));
     absl::StatusOr<Metadata> meta = Reader(doc->root()).Read();
     // Nothing in `meta` points into the text (its tensors and strings are
     // copies); a later error message reads its first line only.
-    SourceManager::Global().ReleasePages(json_text);
+    ReleaseSourcePages(json_text);
     return meta;
   } catch (const std::exception& e) {
     return Bad(fmt::format("cannot read the metadata section: {}", e.what()));

@@ -45,8 +45,8 @@ struct Metadata {
 // Reading costs the node graph and the tensors: each base64 tensor is
 // decoded straight into its NDArray as the reader reaches it (no copy of
 // the document as strings). When `json_text` lies in a mapped source file
-// (SourceManager), the pages read are dropped from the resident set as the
-// reader passes them (SourceManager::ReleasePages): the text of the weights
+// (SourceText::FromFile), the pages read are dropped from the resident set as
+// the reader passes them (support/source_pages.h): the text of the weights
 // and the weights are not both in memory at the peak.
 absl::StatusOr<Metadata> ParseMetadata(std::string_view json_text);
 

@@ -64,18 +64,6 @@ class SourceText {
     return mapped_ != nullptr ? std::string_view(mapped_, mapped_size_) : std::string_view(owned_);
   }
   bool mapped() const { return mapped_ != nullptr; }
-  // Whether `bytes` lies within this text.
-  bool Contains(std::string_view bytes) const {
-    const std::string_view v = view();
-    const auto at = [](const char* p) { return reinterpret_cast<uintptr_t>(p); };
-    return !v.empty() && at(bytes.data()) >= at(v.data()) &&
-           at(bytes.data()) + bytes.size() <= at(v.data()) + v.size();
-  }
-  // Drops the whole pages of a mapped text that lie inside `bytes` (part of
-  // this text) from the process's resident set; reading them again faults
-  // them back in from the file (the page cache), so the text stays valid.
-  // No-op for an owned text (its heap pages hold the only copy).
-  void ReleasePages(std::string_view bytes) const;
 
  private:
   void Unmap();
@@ -96,7 +84,6 @@ class SourceFile {
   std::string_view Line(uint32_t line) const;
 
  private:
-  friend class SourceManager;  // ReleasePages
   void BuildLineTable() const;
   std::string name_;
   SourceText text_;
@@ -117,12 +104,6 @@ class SourceManager {
   const SourceFile* Get(uint32_t id) const;
   // How many texts are registered now.
   size_t size() const;
-  // When `bytes` lies in a registered mapped text, drops the whole pages it
-  // covers from the resident set (SourceText::ReleasePages): for a reader
-  // that is done with a large part of a text (the `#[metadata]` section's
-  // tensors, once decoded) while views into the rest stay in use. Always
-  // safe: a later read of those bytes faults them back in. No-op otherwise.
-  void ReleasePages(std::string_view bytes) const;
 
   // Drops, when it ends, every text registered while it lived: for a
   // process that handles many independent inputs one after another (a fuzz

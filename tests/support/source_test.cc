@@ -2,6 +2,7 @@
 // stream where it cannot be mapped (pipes, empty files), with the same
 // errors as before for missing files and a clear one for directories.
 #include "support/source.h"
+#include "support/source_pages.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -156,7 +157,7 @@ long MappingRssKb(const void* start) {
   return -1;
 }
 
-// ReleasePages drops the whole pages inside the bytes from the resident set
+// ReleaseSourcePages drops the whole pages inside the bytes from the resident set
 // and the text reads the same afterwards (the pages come back from the
 // file); bytes of an owned text or of no registered text are left alone.
 TEST(SourceManagerTest, ReleasePagesDropsResidentPagesAndKeepsTheText) {
@@ -171,11 +172,11 @@ TEST(SourceManagerTest, ReleasePagesDropsResidentPagesAndKeepsTheText) {
   const long before = MappingRssKb(view.data());
   ASSERT_GE(before, 1000);
   // Half the text, not starting on a page boundary: the pages wholly inside.
-  SourceManager::Global().ReleasePages(view.substr(100, view.size() / 2));
+  ReleaseSourcePages(view.substr(100, view.size() / 2));
   const long half = MappingRssKb(view.data());
   EXPECT_LT(half, before - 400);
   EXPECT_GT(half, before - 600);
-  SourceManager::Global().ReleasePages(view);
+  ReleaseSourcePages(view);
   EXPECT_EQ(MappingRssKb(view.data()), 0);
   EXPECT_EQ(view, content);  // faulted back in from the file
   EXPECT_GE(MappingRssKb(view.data()), 1000);
@@ -183,9 +184,9 @@ TEST(SourceManagerTest, ReleasePagesDropsResidentPagesAndKeepsTheText) {
   std::string owned_text = content;
   uint32_t owned = SourceManager::Global().Add("owned.relay", std::move(owned_text));
   std::string_view owned_view = SourceManager::Global().Get(owned)->text();
-  SourceManager::Global().ReleasePages(owned_view);
+  ReleaseSourcePages(owned_view);
   EXPECT_EQ(owned_view, content);
-  SourceManager::Global().ReleasePages(content);  // not registered: nothing happens
+  ReleaseSourcePages(content);  // not registered: nothing happens
   EXPECT_EQ(owned_view, content);
   std::remove(path.c_str());
 }
