@@ -8,6 +8,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,13 @@ struct Metadata {
 // `constants` (their tensors decoded from `b64ndarrays`); entries under any
 // other key become `attrs[key]`. Never crashes on malformed input; errors are
 // plain messages (the caller attaches the span of the section).
+//
+// Reading costs the node graph and the tensors: each base64 tensor is
+// decoded straight into its NDArray as the reader reaches it (no copy of
+// the document as strings). When `json_text` lies in a mapped source file
+// (SourceText::FromFile), the pages read are dropped from the resident set as
+// the reader passes them (support/source_pages.h): the text of the weights
+// and the weights are not both in memory at the peak.
 absl::StatusOr<Metadata> ParseMetadata(std::string_view json_text);
 
 // The JSON text (without the `#[metadata]` line) holding `constants` as
@@ -89,6 +97,11 @@ std::string WriteMetadata(const MetadataTables& tables);
 // TVM's NDArray binary format, little endian (tvm-reference.md 9).
 std::string EncodeNDArray(const NDArray& array);
 absl::StatusOr<NDArray> DecodeNDArray(std::string_view bytes);
+// DecodeNDArray(Base64Decode(text)) without the intermediate string: the
+// bytes are decoded into the NDArray's buffer. Errors are the two steps'.
+absl::StatusOr<NDArray> DecodeNDArrayBase64(std::string_view text);
+// The same, nullopt on any error (it does not say which).
+std::optional<NDArray> TryDecodeNDArrayBase64(std::string_view text);
 
 std::string Base64Encode(std::string_view bytes);
 absl::StatusOr<std::string> Base64Decode(std::string_view text);

@@ -1,8 +1,11 @@
 // TVM's NDArray binary format and base64, the two byte-level layers of the
 // `#[metadata]` section (tvm-reference.md 9). Decoding validates every field
 // before touching memory: the input is untrusted text.
+#include <algorithm>
 #include <array>
 #include <cstring>
+#include <optional>
+#include <vector>
 
 #include "fmt/format.h"
 #include "fmt/ranges.h"
@@ -68,7 +71,25 @@ std::string EncodeNDArray(const NDArray& array) {
   return out;
 }
 
-absl::StatusOr<NDArray> DecodeNDArray(std::string_view bytes) {
+namespace {
+
+// What the header of an encoded NDArray says.
+struct NDArrayHeader {
+  DataType dtype;
+  std::vector<int64_t> shape;
+  int64_t byte_size = 0;
+  size_t length = 0;  // bytes of the header, where the data starts
+};
+
+// The longest header: magic, reserved, device, ndim, dtype, kMaxRank dims,
+// the size field.
+constexpr size_t kMaxHeaderBytes = 8 + 8 + 4 + 4 + 4 + 4 + 8 * kMaxRank + 8;
+
+// Reads and checks the header at the front of `bytes` (at least its first
+// kMaxHeaderBytes, or all of it) of an encoding `total` bytes long.
+absl::StatusOr<NDArrayHeader> ReadHeader(std::string_view bytes, size_t total) {
+  const size_t given = bytes.size();
+  NDArrayHeader h;
   uint64_t magic = 0, reserved = 0;
   int32_t device_type = 0, device_id = 0, ndim = 0;
   if (!Take(bytes, magic) || !Take(bytes, reserved)) return Truncated("the header");
@@ -82,7 +103,7 @@ absl::StatusOr<NDArray> DecodeNDArray(std::string_view bytes) {
   if (ndim < 0 || ndim > kMaxRank) {
     return absl::InvalidArgumentError(fmt::format("bad ndarray rank {}", ndim));
   }
-  DataType dtype;
+  DataType& dtype = h.dtype;
   if (!Take(bytes, dtype.code) || !Take(bytes, dtype.bits) || !Take(bytes, dtype.lanes)) {
     return Truncated("the dtype");
   }
@@ -91,16 +112,18 @@ absl::StatusOr<NDArray> DecodeNDArray(std::string_view bytes) {
         fmt::format("unsupported ndarray dtype (code {}, bits {}, lanes {})", dtype.code,
                     dtype.bits, dtype.lanes));
   }
-  std::vector<int64_t> shape(static_cast<size_t>(ndim));
+  std::vector<int64_t>& shape = h.shape;
+  shape.resize(static_cast<size_t>(ndim));
   for (int64_t& d : shape) {
     if (!Take(bytes, d)) return Truncated("the shape");
     if (d < 0) return absl::InvalidArgumentError(fmt::format("bad ndarray dim {}", d));
   }
-  int64_t byte_size = 0;
+  int64_t& byte_size = h.byte_size;
   if (!Take(bytes, byte_size)) return Truncated("the size field");
+  h.length = given - bytes.size();
   // The element count, bounded by the bytes actually present (so that a
   // forged shape can neither overflow nor make us allocate).
-  const int64_t available = int64_t(bytes.size());
+  const int64_t available = int64_t(total - h.length);
   int64_t elements = 1;
   bool zero = false, too_big = false;
   for (int64_t d : shape) {
@@ -124,9 +147,91 @@ absl::StatusOr<NDArray> DecodeNDArray(std::string_view bytes) {
     return absl::InvalidArgumentError(fmt::format(
         "ndarray holds {} data bytes, but its size field says {}", available, byte_size));
   }
-  NDArray array = NDArray::Empty(dtype, shape);
-  if (byte_size > 0) std::memcpy(array.raw_data(), bytes.data(), size_t(byte_size));
+  return h;
+}
+
+// The value of the base64 quad at `q` (4 characters), false when a
+// character outside the alphabet is not padding. `pad` (0-2, only for the
+// last quad) characters at its end count as zero, unchecked, as
+// Base64Decode does.
+inline bool Quad(const char* q, size_t pad, uint32_t& v) {
+  v = 0;
+  for (size_t k = 0; k < 4; ++k) {
+    const int8_t d = k >= 4 - pad ? 0 : kBase64Table[static_cast<unsigned char>(q[k])];
+    if (d < 0) return false;
+    v = v << 6 | uint32_t(d);
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<NDArray> DecodeNDArray(std::string_view bytes) {
+  absl::StatusOr<NDArrayHeader> h = ReadHeader(bytes, bytes.size());
+  if (!h.ok()) return h.status();
+  NDArray array = NDArray::Empty(h->dtype, h->shape);
+  if (h->byte_size > 0) {
+    std::memcpy(array.raw_data(), bytes.data() + h->length, size_t(h->byte_size));
+  }
   return array;
+}
+
+std::optional<NDArray> TryDecodeNDArrayBase64(std::string_view text) {
+  const size_t n = text.size();
+  if (n == 0 || n % 4 != 0) return std::nullopt;
+  const size_t quads = n / 4;
+  const size_t pad = (text[n - 1] == '=') + (text[n - 1] == '=' && text[n - 2] == '=');
+  const size_t total = quads * 3 - pad;
+  auto pad_of = [&](size_t q) { return q + 1 == quads ? pad : 0; };
+  // The header from the first quads (a few hundred bytes at most).
+  char head[kMaxHeaderBytes + 3];
+  const size_t head_quads = std::min(quads, (kMaxHeaderBytes + 2) / 3);
+  for (size_t q = 0; q < head_quads; ++q) {
+    uint32_t v = 0;
+    if (!Quad(text.data() + 4 * q, pad_of(q), v)) return std::nullopt;
+    head[3 * q] = char(v >> 16), head[3 * q + 1] = char(v >> 8), head[3 * q + 2] = char(v);
+  }
+  absl::StatusOr<NDArrayHeader> h =
+      ReadHeader(std::string_view(head, std::min(total, head_quads * 3)), total);
+  if (!h.ok()) return std::nullopt;
+  NDArray array = NDArray::Empty(h->dtype, h->shape);
+  char* out = static_cast<char*>(array.raw_data());
+  const size_t data = h->length;  // offset of the first data byte
+  // Quads that straddle the header's end or hold the padding byte by byte;
+  // those in between straight into the buffer.
+  auto slow = [&](size_t q) {
+    uint32_t v = 0;
+    if (!Quad(text.data() + 4 * q, pad_of(q), v)) return false;
+    const char bytes[3] = {char(v >> 16), char(v >> 8), char(v)};
+    for (size_t j = 0; j < 3; ++j) {
+      const size_t at = 3 * q + j;
+      if (at >= data && at < total) out[at - data] = bytes[j];
+    }
+    return true;
+  };
+  size_t q = data / 3;
+  for (; q < quads && 3 * q < data; ++q) {
+    if (!slow(q)) return std::nullopt;
+  }
+  for (; q + 1 < quads; ++q) {
+    const unsigned char* c = reinterpret_cast<const unsigned char*>(text.data() + 4 * q);
+    const int8_t a = kBase64Table[c[0]], b = kBase64Table[c[1]], d = kBase64Table[c[2]],
+                 e = kBase64Table[c[3]];
+    if ((a | b | d | e) < 0) return std::nullopt;
+    const uint32_t v = uint32_t(a) << 18 | uint32_t(b) << 12 | uint32_t(d) << 6 | uint32_t(e);
+    char* o = out + (3 * q - data);
+    o[0] = char(v >> 16), o[1] = char(v >> 8), o[2] = char(v);
+  }
+  if (q < quads && !slow(q)) return std::nullopt;
+  return array;
+}
+
+absl::StatusOr<NDArray> DecodeNDArrayBase64(std::string_view text) {
+  if (std::optional<NDArray> array = TryDecodeNDArrayBase64(text)) return *std::move(array);
+  // A malformed tensor: the two steps find the error and word it.
+  absl::StatusOr<std::string> bytes = Base64Decode(text);
+  if (!bytes.ok()) return bytes.status();
+  return DecodeNDArray(*bytes);
 }
 
 std::string Base64Encode(std::string_view bytes) {

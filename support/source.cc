@@ -1,4 +1,5 @@
 #include "support/source.h"
+#include "support/source_pages.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -10,6 +11,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -88,7 +91,45 @@ bool ReadToEnd(int fd, size_t expected, std::string& text) {
   }
 }
 
+// The mapped texts alive now (start address -> size), for
+// ReleaseSourcePages: only their pages may be dropped.
+struct MappedTexts {
+  std::mutex mu;
+  std::map<uintptr_t, size_t> ranges;
+};
+
+MappedTexts& Mapped() {
+  static MappedTexts* mapped = new MappedTexts();
+  return *mapped;
+}
+
 }  // namespace
+
+void ReleaseSourcePages(std::string_view bytes) {
+  if (bytes.empty()) return;
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(bytes.data());
+  const uintptr_t end = begin + bytes.size();
+  MappedTexts& mapped = Mapped();
+  // Held while advising, so that the text cannot be unmapped meanwhile.
+  std::lock_guard<std::mutex> lock(mapped.mu);
+  auto it = mapped.ranges.upper_bound(begin);
+  if (it == mapped.ranges.begin()) return;
+  --it;
+  const uintptr_t base = it->first, limit = base + it->second;
+  if (end > limit) return;
+  // Only whole pages inside `bytes`: the bytes around them may be in use.
+  // The mapping's start is page aligned; its last page may be partial (the
+  // rest of that page is no part of the file).
+  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t first = (begin + page - 1) / page * page;
+  const uintptr_t last = end == limit ? (end + page - 1) / page * page : end / page * page;
+  if (last > first) {
+    // A private read-only mapping of a file never written to: its pages
+    // are the file's, MADV_DONTNEED unmaps them and a later read maps them
+    // again. (On anonymous or written pages it would zero them; never here.)
+    ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+  }
+}
 
 SourceText::SourceText(SourceText&& other) noexcept
     : owned_(std::move(other.owned_)),
@@ -108,7 +149,11 @@ SourceText& SourceText::operator=(SourceText&& other) noexcept {
 SourceText::~SourceText() { Unmap(); }
 
 void SourceText::Unmap() {
-  if (mapped_ != nullptr) ::munmap(const_cast<char*>(mapped_), mapped_size_);
+  if (mapped_ != nullptr) {
+    std::lock_guard<std::mutex> lock(Mapped().mu);
+    Mapped().ranges.erase(reinterpret_cast<uintptr_t>(mapped_));
+    ::munmap(const_cast<char*>(mapped_), mapped_size_);
+  }
   mapped_ = nullptr;
   mapped_size_ = 0;
 }
@@ -119,17 +164,20 @@ absl::StatusOr<SourceText> SourceText::FromFile(const std::string& path) {
   if (!fd.ok()) return fd.status();
   FdCloser closer{*fd};
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
-    // The mapping outlives the descriptor. MAP_POPULATE maps every page at
-    // once instead of a fault per 64 KiB read-around block as the lexer
-    // walks the text (7 MB input: 110 fewer faults than without it or with
-    // MADV_WILLNEED, same time; any of them is ~3 ms and 1640 faults less
-    // than reading it into zero-filled heap).
+    // The mapping outlives the descriptor. Pages are mapped as they are
+    // read (a fault per 64 KiB fault-around block; 7 MB: ~110 faults more
+    // than MAP_POPULATE, same time), not all at once: the metadata reader
+    // drops the text of the tensors it has decoded (ReleaseSourcePages), and with
+    // MAP_POPULATE the whole text would be resident at once alongside the
+    // weights (the peak RSS of `carve run` on a model with its weights).
     size_t size = static_cast<size_t>(st.st_size);
-    void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, *fd, 0);
+    void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, *fd, 0);
     if (p != MAP_FAILED) {
       SourceText text;
       text.mapped_ = static_cast<const char*>(p);
       text.mapped_size_ = size;
+      std::lock_guard<std::mutex> lock(Mapped().mu);
+      Mapped().ranges[reinterpret_cast<uintptr_t>(p)] = size;
       return text;
     }
   }

@@ -2,6 +2,7 @@
 // stream where it cannot be mapped (pipes, empty files), with the same
 // errors as before for missing files and a clear one for directories.
 #include "support/source.h"
+#include "support/source_pages.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -134,6 +135,59 @@ TEST(SourceManagerTest, ResolvesLinesOfAMappedText) {
   lc = file->Resolve(9);
   EXPECT_EQ(lc.line, 3u);
   EXPECT_EQ(lc.column, 3u);
+  std::remove(path.c_str());
+}
+
+// The resident KiB of the mapping that starts at `start` (/proc/self/smaps),
+// or -1 when there is none.
+long MappingRssKb(const void* start) {
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool in = false;
+  const uintptr_t want = reinterpret_cast<uintptr_t>(start);
+  while (std::getline(smaps, line)) {
+    unsigned long lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find(':') > line.find(' ')) {
+      in = lo == want;
+      continue;
+    }
+    long kb = 0;
+    if (in && std::sscanf(line.c_str(), "Rss: %ld kB", &kb) == 1) return kb;
+  }
+  return -1;
+}
+
+// ReleaseSourcePages drops the whole pages inside the bytes from the resident set
+// and the text reads the same afterwards (the pages come back from the
+// file); bytes of an owned text or of no registered text are left alone.
+TEST(SourceManagerTest, ReleasePagesDropsResidentPagesAndKeepsTheText) {
+  std::string content;
+  for (int i = 0; content.size() < (1 << 20); ++i) content += std::to_string(i) + ",";
+  std::string path = WriteTemp("release", content);
+  absl::StatusOr<SourceText> text = SourceText::FromFile(path);
+  ASSERT_TRUE(text.ok()) << text.status();
+  uint32_t id = SourceManager::Global().Add("release.relay", *std::move(text));
+  std::string_view view = SourceManager::Global().Get(id)->text();
+  ASSERT_EQ(view, content);  // every page read
+  const long before = MappingRssKb(view.data());
+  ASSERT_GE(before, 1000);
+  // Half the text, not starting on a page boundary: the pages wholly inside.
+  ReleaseSourcePages(view.substr(100, view.size() / 2));
+  const long half = MappingRssKb(view.data());
+  EXPECT_LT(half, before - 400);
+  EXPECT_GT(half, before - 600);
+  ReleaseSourcePages(view);
+  EXPECT_EQ(MappingRssKb(view.data()), 0);
+  EXPECT_EQ(view, content);  // faulted back in from the file
+  EXPECT_GE(MappingRssKb(view.data()), 1000);
+
+  std::string owned_text = content;
+  uint32_t owned = SourceManager::Global().Add("owned.relay", std::move(owned_text));
+  std::string_view owned_view = SourceManager::Global().Get(owned)->text();
+  ReleaseSourcePages(owned_view);
+  EXPECT_EQ(owned_view, content);
+  ReleaseSourcePages(content);  // not registered: nothing happens
+  EXPECT_EQ(owned_view, content);
   std::remove(path.c_str());
 }
 
