@@ -28,7 +28,16 @@ bool RootFilter::Admits(ExprKind kind, const OpInfo* call_op) const {
 }
 
 void RootFilter::AddOp(const OpInfo* op) {
-  if (std::find(ops_.begin(), ops_.end(), op) == ops_.end()) ops_.push_back(op);
+  if (HasKind(ExprKind::kCall) || std::find(ops_.begin(), ops_.end(), op) != ops_.end()) return;
+  // A long alternation of ops admits any call instead: the filter is a
+  // necessary condition, and this keeps building every node's filter
+  // linear in the pattern's size.
+  if (ops_.size() == kMaxOps) {
+    AddKind(ExprKind::kCall);
+    ops_.clear();
+    return;
+  }
+  ops_.push_back(op);
 }
 
 void RootFilter::Union(const RootFilter& other) {
@@ -64,7 +73,7 @@ class PatternCompiler {
     CARVE_RETURN_IF_ERROR(CheckWhereClauses());
     out_->num_source_ = out_->nodes_.size();
     Reassociate();
-    out_->root_filter_ = RootOf(out_->root_, {});
+    ComputeFilters();
     return std::shared_ptr<const CompiledPattern>(std::move(out_));
   }
 
@@ -293,8 +302,28 @@ class PatternCompiler {
     return f;
   }
 
-  RootFilter RootOf(uint32_t id, absl::flat_hash_set<uint32_t> seen) const {
-    if (!seen.insert(id).second) return RootFilter::Any();  // recursion
+  // Every node's filter, each computed once, so that the matcher's
+  // prefilter (group.cc) can reject a whole alternation of calls of other
+  // ops in one test. A node met again while its own filter is being
+  // computed (a recursive pattern) admits everything.
+  void ComputeFilters() {
+    out_->filters_.resize(out_->nodes_.size());
+    filter_state_.assign(out_->nodes_.size(), kNotComputed);
+    for (uint32_t id = 0; id < out_->nodes_.size(); ++id) Filter(id);
+  }
+
+  const RootFilter& Filter(uint32_t id) {
+    static const RootFilter* const kAny = new RootFilter(RootFilter::Any());
+    if (filter_state_[id] == kComputing) return *kAny;
+    if (filter_state_[id] == kNotComputed) {
+      filter_state_[id] = kComputing;
+      out_->filters_[id] = FilterOf(id);
+      filter_state_[id] = kComputed;
+    }
+    return out_->filters_[id];
+  }
+
+  RootFilter FilterOf(uint32_t id) {
     const CompiledNode& n = out_->nodes_[id];
     RootFilter f;
     switch (n.kind) {
@@ -330,13 +359,13 @@ class PatternCompiler {
         break;
       case PatternKind::kCall:
         f = CalleeOps(out_->children(id)[0], {});
-        for (uint32_t alt : out_->alternatives(id)) f.Union(RootOf(alt, seen));
+        for (uint32_t alt : out_->alternatives(id)) f.Union(Filter(alt));
         break;
       case PatternKind::kAlt:
-        for (uint32_t c : out_->children(id)) f.Union(RootOf(c, seen));
+        for (uint32_t c : out_->children(id)) f.Union(Filter(c));
         break;
       case PatternKind::kDominator:
-        return RootOf(out_->children(id)[2], seen);
+        return Filter(out_->children(id)[2]);
       case PatternKind::kAttr:
       case PatternKind::kType:
       case PatternKind::kDType:
@@ -344,13 +373,15 @@ class PatternCompiler {
       case PatternKind::kCapture:
       case PatternKind::kWhere:
       case PatternKind::kRecursive:
-        return RootOf(out_->children(id)[0], seen);
+        return Filter(out_->children(id)[0]);
     }
     return f;
   }
 
   std::shared_ptr<CompiledPattern> out_;
   std::vector<Pattern> handles_;  // by id
+  enum FilterState : uint8_t { kNotComputed, kComputing, kComputed };
+  std::vector<FilterState> filter_state_;  // by id, while ComputeFilters runs
   const OpInfo* multiply_ = nullptr;
   const OpInfo* divide_ = nullptr;
 };

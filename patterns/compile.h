@@ -22,7 +22,8 @@
 
 namespace carve {
 
-// The expressions a pattern's root can possibly match: early rejection.
+// The expressions a pattern (its root, or any node of it) can possibly
+// match: early rejection.
 class RootFilter {
  public:
   // A filter that admits everything.
@@ -40,6 +41,7 @@ class RootFilter {
   bool HasKind(ExprKind kind) const { return kinds_ & (1u << static_cast<unsigned>(kind)); }
 
  private:
+  static constexpr size_t kMaxOps = 64;
   uint32_t kinds_ = 0;  // bit per ExprKind; kCall = any call
   std::vector<const OpInfo*> ops_;
 };
@@ -78,7 +80,9 @@ class CompiledPattern {
   // Capture names and their CapturePattern ids, in post-order.
   std::span<const std::pair<std::string, uint32_t>> captures() const { return captures_; }
   std::optional<uint32_t> CaptureId(std::string_view name) const;
-  const RootFilter& root_filter() const { return root_filter_; }
+  const RootFilter& root_filter() const { return filters_[root_]; }
+  // The expressions node `id` can possibly match.
+  const RootFilter& filter(uint32_t id) const { return filters_[id]; }
   bool has_dominator() const { return has_dominator_; }
   // True when matching reads inferred types (type/dtype/shape constraints,
   // or dtype/shape/rank in a where clause).
@@ -94,7 +98,7 @@ class CompiledPattern {
   uint32_t root_ = 0;
   absl::flat_hash_map<const PatternNode*, uint32_t> ids_;
   std::vector<std::pair<std::string, uint32_t>> captures_;
-  RootFilter root_filter_;
+  std::vector<RootFilter> filters_;  // by id
   bool has_dominator_ = false;
   bool needs_types_ = false;
 };

@@ -73,79 +73,92 @@ uint32_t PatternHeight(const CompiledPattern& p, uint32_t id, std::vector<uint8_
   return height;
 }
 
-bool MayMatchAt(const CompiledPattern& p, uint32_t id, const IndexedGraph& g, uint32_t node,
-                int depth) {
-  // Deep or recursive patterns: the matcher decides. Alternations and the
-  // commutative retry branch without a memo, so the look is kept shallow: a
-  // few levels rule out most candidates, and the cost stays small next to
-  // the match it saves, even on a pattern that branches at every level.
-  constexpr int kMaxDepth = 6;
-  if (depth > kMaxDepth) return true;
-  const CompiledNode& n = p.node(id);
-  auto kids = p.children(id);
-  switch (n.kind) {
-    case PatternKind::kWildcard:
-      return true;
-    case PatternKind::kVar:
-      return g.kind(node) == ExprKind::kVar;
-    case PatternKind::kConstant:
-      return g.kind(node) == ExprKind::kConstant;
-    case PatternKind::kTuple:
-      return g.kind(node) == ExprKind::kTuple;
-    case PatternKind::kTupleGetItem:
-      return g.kind(node) == ExprKind::kTupleGetItem;
-    case PatternKind::kAlt:
-      return MayMatchAt(p, kids[0], g, node, depth + 1) ||
-             MayMatchAt(p, kids[1], g, node, depth + 1);
-    // Wrappers whose inner pattern must match the same node.
-    case PatternKind::kAttr:
-    case PatternKind::kType:
-    case PatternKind::kDType:
-    case PatternKind::kShape:
-    case PatternKind::kCapture:
-    case PatternKind::kRecursive:
-    case PatternKind::kWhere:
-      return MayMatchAt(p, kids[0], g, node, depth + 1);
-    case PatternKind::kCall:
-      break;
-    default:
-      return true;
+// MayMatchInGraph's look. Each pattern node's filter (the kinds and ops it
+// can match, compile.h) rejects a whole alternation of calls of other ops in
+// one test. Alternations and the commutative retry still branch without a
+// memo, so the look is bounded by a number of steps: out of steps, it
+// answers "may match". That keeps the answer a necessary condition, since
+// it is built from ands and ors of the parts: a part answered "true" early
+// can only make it "true".
+class MayMatchLook {
+ public:
+  MayMatchLook(const CompiledPattern& p, const IndexedGraph& g) : p_(p), g_(g) {}
+
+  bool At(uint32_t id, uint32_t node) {
+    if (--steps_left_ < 0) return true;
+    if (!p_.filter(id).Admits(g_.kind(node), g_.call_op(node))) return false;
+    auto kids = p_.children(id);
+    switch (p_.node(id).kind) {
+      case PatternKind::kAlt:
+        return At(kids[0], node) || At(kids[1], node);
+      // Wrappers whose inner pattern must match the same node.
+      case PatternKind::kAttr:
+      case PatternKind::kType:
+      case PatternKind::kDType:
+      case PatternKind::kShape:
+      case PatternKind::kCapture:
+      case PatternKind::kRecursive:
+      case PatternKind::kWhere:
+        return At(kids[0], node);
+      case PatternKind::kCall:
+        return AtCall(id, node);
+      default:  // the filter said all that is cheap to tell
+        return true;
+    }
   }
-  // As Matcher::VisitCall: a call of the pattern's op, its args matched in
-  // order or, for a commutative op with two args, swapped; a call of another
-  // op may still match a re-associated alternative.
-  if (g.kind(node) != ExprKind::kCall) return false;
-  const auto* pat = Cast<CallPattern>(n.node);
-  const OpInfo* want = pat->op();
-  if (want == nullptr) return true;
-  if (g.call_op(node) != want) {
-    for (uint32_t alt : p.alternatives(id)) {
-      if (MayMatchAt(p, alt, g, node, depth + 1)) return true;
+
+ private:
+  // Far more than SimplifyExpr's largest rule (SimplifyBinomial) needs to
+  // reject an add; each step reads a few dense arrays.
+  static constexpr int kMaxSteps = 256;
+
+  // As Matcher::VisitCall: the callee (an op compared directly, anything
+  // else matched as a child), then the args in order or, for a commutative
+  // op with two args, swapped; when the callee does not match, a
+  // re-associated alternative may.
+  bool AtCall(uint32_t id, uint32_t node) {
+    if (g_.kind(node) != ExprKind::kCall) return false;
+    const auto* pat = Cast<CallPattern>(p_.node(id).node);
+    const OpInfo* want = pat->op();
+    if (want != nullptr && g_.call_op(node) != want) return AtAlternative(id, node);
+    if (pat->any_args()) return true;
+    auto kids = p_.children(id);
+    auto inputs = g_.inputs(node);
+    // A call's inputs are its callee and args, unless a recursive reference
+    // left one out: then the matcher decides.
+    if (inputs.size() != kids.size()) return true;
+    if (want == nullptr && !At(kids[0], inputs[0])) return AtAlternative(id, node);
+    auto arg_pats = kids.subspan(1);
+    auto args = inputs.subspan(1);
+    return AtArgs(arg_pats, args, false) ||
+           (want != nullptr && want->commutative() && arg_pats.size() == 2 &&
+            AtArgs(arg_pats, args, true));
+  }
+
+  bool AtArgs(std::span<const uint32_t> pats, std::span<const uint32_t> args, bool swap) {
+    for (size_t k = 0; k < pats.size(); ++k) {
+      if (!At(pats[swap ? pats.size() - 1 - k : k], args[k])) return false;
+    }
+    return true;
+  }
+
+  bool AtAlternative(uint32_t id, uint32_t node) {
+    for (uint32_t alt : p_.alternatives(id)) {
+      if (At(alt, node)) return true;
     }
     return false;
   }
-  if (pat->any_args()) return true;
-  auto arg_pats = kids.subspan(1);
-  auto inputs = g.inputs(node);
-  // A call's inputs are its callee and args, unless a recursive reference
-  // left one out: then the matcher decides.
-  if (inputs.size() != arg_pats.size() + 1) return true;
-  auto args = inputs.subspan(1);
-  auto all = [&](bool swap) {
-    for (size_t k = 0; k < arg_pats.size(); ++k) {
-      uint32_t pat_id = arg_pats[swap ? arg_pats.size() - 1 - k : k];
-      if (!MayMatchAt(p, pat_id, g, args[k], depth + 1)) return false;
-    }
-    return true;
-  };
-  return all(false) || (want->commutative() && arg_pats.size() == 2 && all(true));
-}
+
+  const CompiledPattern& p_;
+  const IndexedGraph& g_;
+  int steps_left_ = kMaxSteps;
+};
 
 }  // namespace
 
 bool MayMatchInGraph(const CompiledPattern& pattern, uint32_t id, const IndexedGraph& graph,
                      uint32_t node) {
-  return MayMatchAt(pattern, id, graph, node, 0);
+  return MayMatchLook(pattern, graph).At(id, node);
 }
 
 std::string GroupRejection::Reason(const NodeNamer& namer) const {
@@ -206,7 +219,6 @@ uint32_t PatternGrouper::IndexNear(const Expr* e) {
 void PatternGrouper::Run() {
   if (ran_) return;
   ran_ = true;
-  const RootFilter& filter = pattern_->root_filter();
   // On a Ctrl-C the search stops with the groups found so far (still valid
   // groups); the pass manager discards the pass's result.
   CancellationPoll cancel;
@@ -219,7 +231,6 @@ void PatternGrouper::Run() {
       MarkPrePartitioned(i);
       continue;
     }
-    if (!filter.Admits(kind, graph_.call_op(i))) continue;
     if (MayMatchInGraph(*pattern_, pattern_->root(), graph_, i) &&
         matcher_.Match(graph_.node(i), i)) {
       TryRoot(i);

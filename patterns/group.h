@@ -2,7 +2,7 @@
 // rewrites, with TVM v0.16's rules (PatternGrouper, tvm-reference.md 2.4):
 //  - candidate roots are visited consumers first (reverse post-DFS order),
 //    so a larger match rooted later claims nodes before a smaller one inside
-//    it; only roots the pattern's RootFilter admits are tried;
+//    it; only roots MayMatchInGraph admits are tried;
 //  - nodes already in a group, and the bodies of functions carrying
 //    PartitionedFromPattern or Composite, are never candidate roots;
 //  - a match's inputs are, in pattern post-order, the expressions bound to
@@ -34,13 +34,14 @@
 namespace carve {
 
 // False when the graph's dense arrays (kinds, call ops, inputs) already show
-// that pattern node `id` cannot match graph node `node`: a call pattern of
-// an op met by another op or by no call (and no re-associated alternative
-// applies), through alternations, attribute/type/capture/where wrappers and
-// the args of fixed-arity calls (swapped for commutative ops, as the
-// matcher retries). True whenever it cannot tell: a necessary condition
-// only, read without touching the expressions, so that a grouper skips
-// most failing candidates without the cache misses of a match attempt.
+// that pattern node `id` cannot match graph node `node`: a node its filter
+// (compile.h) does not admit, such as a call of another op (and no
+// re-associated alternative applies), through alternations,
+// attribute/type/capture/where wrappers, the callee and args of fixed-arity
+// calls (swapped for commutative ops, as the matcher retries). True whenever
+// it cannot tell: a necessary condition only, read without touching the
+// expressions, so that a grouper skips most failing candidates without the
+// cache misses of a match attempt.
 bool MayMatchInGraph(const CompiledPattern& pattern, uint32_t id, const IndexedGraph& graph,
                      uint32_t node);
 

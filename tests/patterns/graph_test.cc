@@ -260,9 +260,10 @@ TEST_F(GraphTest, LargeGroups) {
 // matches, MayMatchInGraph says so, and a match started at a graph index
 // gives its bindings their own nodes' indices (commutative retries,
 // alternations, re-associated multiply/divide, wrappers, tuples, recursion,
-// patterns deeper than the prefilter looks), also in a graph of opaque
-// composites and in one with lets; and it rules out calls of other ops and
-// calls whose args are calls of other ops without a match attempt.
+// wildcard callees, patterns longer than the prefilter's step budget), also
+// in a graph of opaque composites and in one with lets; and it rules out
+// calls of other ops and calls whose args are calls of other ops without a
+// match attempt.
 TEST_F(GraphTest, MayMatchInGraphNeverRejectsAMatch) {
   const Var *a = V("a"), *w = V("w"), *b = V("b"), *c = V("c");
   const Expr* conv = Op("nn.conv2d", {a, w});
@@ -270,7 +271,7 @@ TEST_F(GraphTest, MayMatchInGraphNeverRejectsAMatch) {
   const Expr* sum = Op("add", {c, bias});  // the conv-side arg second
   const Expr* relu = Op("nn.relu", {Op("add", {bias, sum})});
   const Expr* mul = Op("multiply", {a, Op("divide", {b, c})});
-  constexpr int kDeep = 9;  // deeper than MayMatchInGraph looks
+  constexpr int kDeep = 300;  // more steps than MayMatchInGraph takes
   const Expr* deep = a;
   Pattern deep_p = Wildcard();
   for (int k = 0; k < kDeep; ++k) {
@@ -294,6 +295,8 @@ TEST_F(GraphTest, MayMatchInGraphNeverRejectsAMatch) {
                 }),
       IsVar(),
       deep_p,
+      IsCall(Wildcard(), {IsOp("nn.conv2d")(Wildcard(), Wildcard()), Wildcard()}),
+      IsCall(IsOp("nn.bias_add") | IsOp("add"), {Wildcard(), IsVar()}),
   };
   IndexedGraph g(t);
   MayMatchCounts counts;
@@ -329,6 +332,21 @@ TEST_F(GraphTest, MayMatchInGraphNeverRejectsAMatch) {
   ASSERT_TRUE(add_bias.ok());
   EXPECT_TRUE(MayMatchInGraph(**add_bias, (*add_bias)->root(), g, g.IndexOf(sum)));  // swapped
   EXPECT_FALSE(MayMatchInGraph(**add_bias, (*add_bias)->root(), g, g.IndexOf(bias)));
+
+  // A wildcard callee does not admit every call: the args are looked at
+  // (SimplifyExpr's FullElementwise); nor does an alternation tree below a
+  // call stop the look (EliminateIdentity's operand).
+  Pattern zeros = IsCall(IsOp("zeros"), {}) | IsOp("zeros_like")(Wildcard());
+  auto fill = CompilePattern(IsCall(Wildcard(), {zeros, Wildcard()}) |
+                             IsCall(Wildcard(), {Wildcard(), zeros}));
+  ASSERT_TRUE(fill.ok());
+  EXPECT_FALSE(MayMatchInGraph(**fill, (*fill)->root(), g, g.IndexOf(sum)));
+  Pattern zero = Capture("zero", IsConstant() | zeros);
+  auto identity = CompilePattern(IsOp("add")(Wildcard(), zero) | IsOp("multiply")(Wildcard(), zero) |
+                                 IsOp("subtract")(Wildcard(), zero) |
+                                 IsOp("divide")(Wildcard(), zero));
+  ASSERT_TRUE(identity.ok());
+  EXPECT_FALSE(MayMatchInGraph(**identity, (*identity)->root(), g, g.IndexOf(sum)));
 }
 
 }  // namespace
