@@ -104,8 +104,8 @@ def @main(%x: Tensor[(1), float32]) {
   %t3
 })",
                {}, R"(
-def @main(%x: Tensor[(1), float32]) {
-  let %t3 = on_device(add(on_device(2f, virtual_device="cpu", constrain_result=True), %x), virtual_device="cpu", constrain_result=True);
+def @main(%x: Tensor[(1), float32]) -> Tensor[(1), float32] {
+  let %t3: Tensor[(1), float32] = on_device(add(on_device(2f, virtual_device="cpu", constrain_result=True), %x), virtual_device="cpu", constrain_result=True);
   %t3
 })",
                {});
@@ -124,9 +124,24 @@ def @main(%x: Tensor[(2), float32], %y: Tensor[(2), float32]) {
   (%1, %2.0, %2.1)
 })",
                {}, R"(
-def @main(%x: Tensor[(2), float32], %y: Tensor[(2), float32]) {
+def @main(%x: Tensor[(2), float32], %y: Tensor[(2), float32]) -> (Tensor[(2), float32], Tensor[(2), float32], Tensor[(2), float32]) {
   %0 = add(%x, %y);
   (%x, %x, on_device(%0, virtual_device="cpu", constrain_result=True))
+})",
+               {});
+}
+
+TEST(FoldConstantTvm, DeviceCopyStays) {
+  // TVM's FoldConstant never evaluates device_copy (the copy is what moves
+  // a constant to its device); its operand still folds.
+  ExpectResult({FoldConstant()}, R"(
+def @main() {
+  %0 = add(1f, 2f);
+  device_copy(%0)
+})",
+               {}, R"(
+def @main() -> float32 {
+  device_copy(3f)
 })",
                {});
 }
@@ -182,7 +197,7 @@ def @main() {
   cast(10i8, dtype="int32")
 })",
                {}, R"(
-def @main() {
+def @main() -> int32 {
   10
 })",
                {});
