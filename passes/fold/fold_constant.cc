@@ -28,10 +28,44 @@ ConstantEvaluator& InstalledEvaluator() {
   return *evaluator;
 }
 
-// A constant, or a tuple (of tuples) of constants.
+// TVM's FoldConstant looks through `on_device` (AsIgnoringOnDevice): the
+// annotation only ties a value to a virtual device and computes nothing, so
+// on_device(constant) still counts as a constant. TVM names the op itself;
+// no registry fact describes "annotates a device".
+const OpExpr* OnDeviceOp() {
+  static const OpExpr* op = GetOp("on_device");
+  return op;
+}
+
+// device_copy computes (it has a kernel) but TVM never folds it: the copy
+// is what moves the constant to its device.
+const OpExpr* DeviceCopyOp() {
+  static const OpExpr* op = GetOp("device_copy");
+  return op;
+}
+
+const Call* AsOnDevice(const Expr* e) {
+  const Call* call = DynCast<Call>(e);
+  if (call == nullptr || call->callee() != OnDeviceOp() || call->args().size() != 1) {
+    return nullptr;
+  }
+  return call;
+}
+
+// `e` without an on_device wrapping it.
+const Expr* IgnoringOnDevice(const Expr* e) {
+  const Call* on_device = AsOnDevice(e);
+  return on_device == nullptr ? e : on_device->args()[0];
+}
+
+// A constant, possibly on_device-wrapped (TVM's IsSimpleConstant).
+bool IsSimpleConstant(const Expr* e) { return Isa<Constant>(IgnoringOnDevice(e)); }
+
+// A simple constant, or a tuple (of tuples) of them (TVM's
+// IsComplexConstant; the tuple may be on_device-wrapped as well).
 bool IsComplexConstant(const Expr* e) {
-  if (Isa<Constant>(e)) return true;
-  const Tuple* t = DynCast<Tuple>(e);
+  if (IsSimpleConstant(e)) return true;
+  const Tuple* t = DynCast<Tuple>(IgnoringOnDevice(e));
   if (t == nullptr) return false;
   for (const Expr* f : t->fields()) {
     if (!IsComplexConstant(f)) return false;
@@ -40,6 +74,7 @@ bool IsComplexConstant(const Expr* e) {
 }
 
 void Flatten(const Expr* e, std::vector<NDArray>& out) {
+  e = IgnoringOnDevice(e);
   if (const Constant* c = DynCast<Constant>(e)) {
     out.push_back(c->data());
     return;
@@ -93,17 +128,20 @@ class ConstantFolder : public TypedMutator {
     if (const If* branch = DynCast<If>(post)) {
       // TVM picks the branch of a constant condition (its first byte, as
       // TVM reads it).
-      const Constant* cond = DynCast<Constant>(branch->cond());
+      const Constant* cond = DynCast<Constant>(IgnoringOnDevice(branch->cond()));
       if (cond == nullptr || cond->data().nbytes() == 0) return post;
       bool taken = *static_cast<const unsigned char*>(cond->data().raw_data()) != 0;
       return taken ? branch->then_branch() : branch->else_branch();
     }
     if (const TupleGetItem* item = DynCast<TupleGetItem>(post)) {
-      // TVM projects any tuple literal, constant or not: (a, b).1 -> b.
-      const Tuple* tuple = DynCast<Tuple>(item->tuple());
+      // TVM projects any tuple literal, constant or not: (a, b).1 -> b; the
+      // field of an on_device-wrapped tuple keeps the annotation.
+      const Tuple* tuple = DynCast<Tuple>(IgnoringOnDevice(item->tuple()));
       if (tuple != nullptr && item->index() >= 0 &&
           static_cast<size_t>(item->index()) < tuple->fields().size()) {
-        return tuple->fields()[item->index()];
+        const Expr* field = tuple->fields()[item->index()];
+        const Call* on_device = AsOnDevice(item->tuple());
+        return on_device == nullptr ? field : MaybeOnDevice(field, on_device);
       }
       return post;
     }
@@ -131,7 +169,9 @@ class ConstantFolder : public TypedMutator {
     const Expr* cur = head;
     while (const Let* l = DynCast<Let>(cur)) {
       const Expr* value = Mutate(l->value());
-      if (Isa<Constant>(value)) {
+      // An on_device-wrapped constant is inlined with its annotation, so
+      // each use still names the constant's device (TVM's let rule).
+      if (IsSimpleConstant(value)) {
         inlined_.emplace(l->var(), value);
       } else {
         kept.emplace_back(l, value);
@@ -145,7 +185,7 @@ class ConstantFolder : public TypedMutator {
   bool Foldable(const Call* call) const {
     const OpInfo* op = call->op();
     if (op == nullptr || call->args().empty() || IsCompilerAnnotation(call)) return false;
-    if (op->flags & kOpStateful) return false;
+    if ((op->flags & kOpStateful) || call->callee() == DeviceCopyOp()) return false;
     if ((op->flags & kOpNonComputational) && !(fold_qnn_ && (op->flags & kOpQnnCanonicalize))) {
       return false;
     }
@@ -221,6 +261,37 @@ class ConstantFolder : public TypedMutator {
     const Tuple* result = builder().MakeTuple(fields, call->span());
     result->set_checked_type(type);
     return result;
+  }
+
+  // TVM's MaybeOnDeviceWithProps: `field` annotated as `outer` annotated
+  // the tuple it came from. A variable, global, function or op carries its
+  // device where it is bound and an unconstrained device needs no
+  // annotation; a field that is itself on_device merges the two (the
+  // outer's device when either constrains across the middle).
+  const Expr* MaybeOnDevice(const Expr* field, const Call* outer) {
+    if (Isa<Var>(field) || Isa<GlobalVar>(field) || Isa<Function>(field) ||
+        Isa<OpExpr>(field)) {
+      return field;
+    }
+    const Attrs* attrs = outer->attrs();
+    const AttrValue* device = attrs == nullptr ? nullptr : attrs->Find("virtual_device");
+    if (device == nullptr || device->is_null()) return field;
+    const Expr* body = field;
+    if (const Call* inner = AsOnDevice(field)) {
+      const Attrs* inner_attrs = inner->attrs();
+      bool constrain_outer = attrs->GetInt("constrain_result") != 0;
+      bool constrain_inner = inner_attrs != nullptr && inner_attrs->GetInt("constrain_body", 1) != 0;
+      if (!(constrain_outer || constrain_inner) && inner_attrs != nullptr) {
+        if (const AttrValue* d = inner_attrs->Find("virtual_device")) device = d;
+      }
+      attrs = WithField(WithField(WithField(attrs, "virtual_device", *device), "constrain_result",
+                                  AttrValue::Bool(constrain_outer)),
+                        "constrain_body", AttrValue::Bool(constrain_inner));
+      body = inner->args()[0];
+    }
+    const Call* wrapped = builder().MakeCall(OnDeviceOp(), {body}, attrs, field->span());
+    wrapped->set_checked_type(field->checked_type());
+    return wrapped;
   }
 
   const Constant* MakeConstant(NDArray data, const Type* type) {

@@ -72,6 +72,19 @@ absl::Status CheckConvertible(const OpInfo& op, std::string_view data_layout,
         "ConvertLayout: '{}' is not an op whose layout ConvertLayout converts", op.name));
   }
   std::string own_data = DefaultOf(op, "data_layout");
+  // A split axis (the lower-case `c` of NCHW4c): TVM v0.16's convert
+  // function turns nn.conv2d into nn.contrib_conv2d_NCHWc for such a data
+  // layout; carve's rewriter tracks layouts of distinct primal axes only,
+  // so it says why instead of listing the layouts it knows.
+  bool split_axis = false;
+  for (char c : data_layout) split_axis = split_axis || (c >= 'a' && c <= 'z');
+  if (split_axis) {
+    return absl::InvalidArgumentError(fmt::format(
+        "ConvertLayout: data layout '{}' of {} has a split axis; carve does not convert to "
+        "blocked layouts (TVM converts nn.conv2d to NCHW<n>c as nn.contrib_conv2d_NCHWc; see "
+        "docs/tvm-deviations.md)",
+        data_layout, op.name));
+  }
   if (!IsPlainLayout(data_layout, own_data.size()) ||
       !BijectiveLayout::Make(own_data, data_layout).ok() ||
       (kernel_layout == "default" && DefaultKernelLayout(op, data_layout, false).empty())) {
