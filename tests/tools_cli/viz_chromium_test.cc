@@ -4,11 +4,13 @@
 // Skipped when no Chromium is installed (CI does not install it); takes
 // about 2 s when it is.
 #include <stdio.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <string>
 
 #include "gmock/gmock.h"
+#include "fmt/format.h"
 #include "gtest/gtest.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/env.h"
@@ -25,17 +27,24 @@ std::string FindChromium() {
   return "";
 }
 
-// The DOM after the page's scripts ran, or "" when Chromium failed.
+// The DOM after the page's scripts ran, or "" when Chromium failed. Each
+// call has a profile of its own: CTest runs these tests in parallel, and a
+// second Chromium on a locked profile exits at once and prints nothing.
 std::string DumpDom(const std::string& chromium, const std::string& url) {
+  static int calls = 0;
+  const std::string profile =
+      fmt::format("{}/chromium-profile-{}-{}", testing::TempDir(), getpid(), calls++);
   std::string cmd = "timeout 120 " + chromium +
-                    " --headless --no-sandbox --disable-gpu --user-data-dir=" +
-                    testing::TempDir() + "/chromium-profile --dump-dom '" + url + "' 2>/dev/null";
+                    " --headless --no-sandbox --disable-gpu --user-data-dir=" + profile +
+                    " --dump-dom '" + url + "' 2>/dev/null";
   FILE* pipe = popen(cmd.c_str(), "r");
   if (pipe == nullptr) return "";
   std::string out;
   char buf[4096];
   for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
   pclose(pipe);
+  std::error_code ignored;
+  std::filesystem::remove_all(profile, ignored);
   return out;
 }
 
