@@ -9,6 +9,7 @@
 #include "passes/layout/convert_layout.h"
 #include "passes/fold/fold_constant.h"
 #include "passes/fold/fold_scale_axis.h"
+#include "passes/simplify/a_normal_form.h"
 #include "passes/simplify/graph_normal_form.h"
 #include "passes/infer/infer_type.h"
 #include "passes/infer/type_annotations.h"
@@ -249,6 +250,9 @@ void RegisterBuiltinPasses(PassRegistry& registry) {
   registry.Register(Simple("FlattenNestedTuples",
                            "PartitionGraph's first step: compiler_end(tuple) -> tuple of ends",
                            FlattenNestedTuplesPass));
+  registry.Register(At(1, Simple("ToANormalForm",
+                                  "every compound expression let-bound once, in its innermost scope",
+                                  ToANormalForm)));
   registry.Register(At(1, Simple("ToGraphNormalForm",
                                   "lets inlined (let-bound functions kept): a dataflow graph",
                                   ToGraphNormalForm)));
