@@ -94,33 +94,82 @@ int64_t PeakRssBytes() {
   return int64_t(usage.ru_maxrss) * 1024;  // Linux reports KiB
 }
 
-// One element for the summary: integers and bools exactly, floats with six
-// significant digits.
-std::string FormatElement(const NDArray& t, double v) {
-  if (t.dtype().is_float()) return fmt::format("{:.6g}", v);
-  return fmt::format("{}", static_cast<int64_t>(v));
+// Element `i` of an integer (or bool) tensor, exactly: GetAsDouble rounds
+// above 2^53, and a uint64 at or above 2^63 does not fit int64.
+int64_t SignedAt(const NDArray& t, int64_t i) {
+  switch (t.dtype().bits) {
+    case 8: return t.data<int8_t>()[i];
+    case 16: return t.data<int16_t>()[i];
+    case 32: return t.data<int32_t>()[i];
+    default: return t.data<int64_t>()[i];
+  }
+}
+uint64_t UnsignedAt(const NDArray& t, int64_t i) {
+  switch (t.dtype().bits) {
+    case 1:
+    case 8: return t.data<uint8_t>()[i];
+    case 16: return t.data<uint16_t>()[i];
+    case 32: return t.data<uint32_t>()[i];
+    default: return t.data<uint64_t>()[i];
+  }
 }
 
-std::string Summarize(size_t index, const NDArray& t) {
+// min, max and the first six elements of an integer tensor, exactly, as
+// integers of type T (int64_t or uint64_t, read by `at`); the sum in long
+// double, whose 64-bit significand holds each element exactly on x86-64.
+template <typename T>
+long double IntegerTexts(const NDArray& t, T (*at)(const NDArray&, int64_t),
+                         std::string& lo_text, std::string& hi_text, std::string& first) {
   int64_t n = t.num_elements();
-  double lo = 0, hi = 0, sum = 0;
+  T lo = 0, hi = 0;
+  long double sum = 0;
   for (int64_t i = 0; i < n; ++i) {
-    double v = t.GetAsDouble(i);
+    T v = at(t, i);
     if (i == 0 || v < lo) lo = v;
     if (i == 0 || v > hi) hi = v;
-    sum += v;
+    sum += static_cast<long double>(v);
   }
-  std::vector<Dim> dims;
-  for (int64_t d : t.shape()) dims.push_back(Dim{d, false});
-  std::string first;
+  lo_text = fmt::format("{}", lo);
+  hi_text = fmt::format("{}", hi);
   for (int64_t i = 0; i < std::min<int64_t>(n, 6); ++i) {
     if (i) first += ", ";
-    first += FormatElement(t, t.GetAsDouble(i));
+    first += fmt::format("{}", at(t, i));
+  }
+  return sum;
+}
+
+// Integers and bools print exactly (unsigned ones as unsigned), floats with
+// six significant digits; the mean is a double either way.
+std::string Summarize(size_t index, const NDArray& t) {
+  int64_t n = t.num_elements();
+  long double sum = 0;
+  std::string lo_text, hi_text, first;
+  if (t.dtype().code == DataType::kUInt) {
+    sum = IntegerTexts<uint64_t>(t, UnsignedAt, lo_text, hi_text, first);
+  } else if (t.dtype().code == DataType::kInt) {
+    sum = IntegerTexts<int64_t>(t, SignedAt, lo_text, hi_text, first);
+  } else {
+    double lo = 0, hi = 0, float_sum = 0;  // summed in double, as before
+    for (int64_t i = 0; i < n; ++i) {
+      double v = t.GetAsDouble(i);
+      if (i == 0 || v < lo) lo = v;
+      if (i == 0 || v > hi) hi = v;
+      float_sum += v;
+    }
+    sum = float_sum;
+    lo_text = fmt::format("{:.6g}", lo);
+    hi_text = fmt::format("{:.6g}", hi);
+    for (int64_t i = 0; i < std::min<int64_t>(n, 6); ++i) {
+      if (i) first += ", ";
+      first += fmt::format("{:.6g}", t.GetAsDouble(i));
+    }
   }
   if (n > 6) first += ", ...";
+  std::vector<Dim> dims;
+  for (int64_t d : t.shape()) dims.push_back(Dim{d, false});
   return fmt::format("out{}: {} min={} max={} mean={:.6g} first=[{}]\n", index,
-                     TypeToString(TensorTy(t.dtype(), dims)), FormatElement(t, lo),
-                     FormatElement(t, hi), n ? sum / double(n) : 0.0, first);
+                     TypeToString(TensorTy(t.dtype(), dims)), lo_text, hi_text,
+                     n ? double(sum / n) : 0.0, first);
 }
 
 // The tensor limit --max-tensor-bytes asks for (0 = the default), or a
