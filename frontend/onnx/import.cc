@@ -370,6 +370,12 @@ std::string RelayName(std::string_view onnx_name) {
 
 std::vector<std::string> SupportedOnnxOps() { return SupportedOpTypes(); }
 
+void ForgetImportedTypes(const Module& mod) {
+  for (const auto& [global, fn] : mod.Functions()) {
+    PostOrderVisit(fn, [](const Expr* e) { e->set_checked_type(nullptr); });
+  }
+}
+
 absl::StatusOr<ImportResult> ImportOnnx(std::string_view bytes, const ImportOptions& options) {
   auto model = ParseModel(bytes);
   if (!model.ok()) return model.status();

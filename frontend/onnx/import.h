@@ -57,6 +57,14 @@ struct ImportResult {
 // Imports a serialized ModelProto.
 absl::StatusOr<ImportResult> ImportOnnx(std::string_view bytes, const ImportOptions& options);
 
+// Clears the checked types ImportOnnx gave every node while building it, so
+// that the module prints as `carve fmt` prints its text read back: the
+// parser builds an untyped module, and which dimensions of the #[metadata]
+// constants are one shape object (grammar/printer_dim_identity.h) is read
+// from the types. `carve import`, the REPL's `load` and Python's from_onnx
+// call it (the last two then type the module afresh, as for Relay text).
+void ForgetImportedTypes(const Module& mod);
+
 // The Relay variable name of an ONNX value name: every character outside
 // [A-Za-z0-9_] becomes '_', and a name that does not start with a letter (or
 // is empty) gets a leading 'v', as the printer writes such names

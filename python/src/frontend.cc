@@ -32,7 +32,10 @@ py::tuple FromOnnxBytes(const py::bytes& model, const std::map<std::string, std:
   }
   // TVM's from_onnx hands back a typed module (its DynamicToStatic runs
   // InferType, which fills @main's return type): mod["main"].checked_type
-  // and ret_type work on it, as they do after carve.load.
+  // and ret_type work on it, as they do after carve.load. It is typed afresh,
+  // without the importer's own types, so that it prints (astext) as
+  // `carve import` prints the model.
+  onnx_import::ForgetImportedTypes(result.module);
   ThrowIfError(InferTypeAndAnnotate(result.module).status());
   return py::make_tuple(ModuleHandle{std::move(result.module)}, params);
 }

@@ -98,3 +98,23 @@ def test_symbolic_input_dims_are_named_with_the_shape_that_fixes_them():
     mod, params = relay.frontend.from_onnx(paddle, shape={"x": (1, 3, 48, 192)})
     assert str(mod["main"].params[0].type_annotation) == "Tensor[(1, 3, 48, 192), float32]"
     assert params == {}
+
+
+@pytest.mark.parametrize("name,shape", [
+    ("fmnist_cnn", {"input": (1, 1, 28, 28)}),
+    ("squeezenet1_1", None),
+    ("ch_ppocr_mobile_v2.0_cls_infer", {"x": (1, 3, 48, 192)}),
+    ("tiny_transformer", None),
+])
+def test_from_onnx_prints_as_its_text_read_back(name, shape):
+    # from_onnx types the module afresh, without the importer's own types
+    # (as `carve import` forgets them before printing), so its text, the
+    # #[metadata] constants' shape objects included, is what carve.parse of
+    # that text prints: saving and reloading the module changes nothing.
+    path = os.path.join(MODELS, name + ".onnx")
+    if not os.path.exists(path):
+        pytest.skip("no shared models at %s" % MODELS)
+    mod, _ = relay.frontend.from_onnx(path, shape=shape)
+    text = mod.astext()
+    assert "#[metadata]" in text
+    assert carve.parse(text).astext() == text

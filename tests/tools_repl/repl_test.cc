@@ -215,6 +215,36 @@ TEST(ReplLoadTest, ShapeFixesTheInputsOfAnOnnxModel) {
   EXPECT_THAT(r.out, HasSubstr(fmt::format("load {} --shape input=2,1,28,28\n", model)));
 }
 
+// `load M.onnx` types the model afresh, without the importer's own types
+// (onnx_import::ForgetImportedTypes, as `carve import` before printing), so
+// `save` writes what loading `carve import`'s text of M and saving writes,
+// #[metadata] included (its shape objects follow the types); and reading
+// that file back and saving it gives the same bytes.
+TEST(ReplLoadTest, AnOnnxModelSavesAsItsImportedText) {
+  const std::string model = std::string(CARVE_SHARED_DIR) + "/models/fmnist_cnn.onnx";
+  if (!std::filesystem::exists(model)) GTEST_SKIP() << "no ../shared/models";
+  const std::string imported = Temp("repl_onnx_imported.relay");
+  const std::string from_onnx = Temp("repl_onnx_from_onnx.relay");
+  const std::string from_text = Temp("repl_onnx_from_text.relay");
+  const std::string again = Temp("repl_onnx_again.relay");
+  ASSERT_EQ(Carve({"import", model, "--shape", "input=1,1,28,28", "-o", imported}).code, 0);
+  Outcome r = Carve({"repl", "--no-timing"},
+                    fmt::format("load {} --shape input=1,1,28,28\nsave {}\nload {}\nsave {}\n"
+                                "load {}\nsave {}\n",
+                                model, from_onnx, imported, from_text, from_onnx, again));
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto read = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  const std::string a = read(from_onnx);
+  EXPECT_THAT(a, HasSubstr("#[metadata]"));
+  EXPECT_EQ(a, read(from_text));
+  EXPECT_EQ(a, read(again));
+}
+
 // The command line's FILE and --params are checked as `carve run` checks
 // them, and their errors are the command's, not line-less script errors.
 TEST(ReplLoadTest, CommandLineFileAndParamsErrorsAreTheCommands) {

@@ -8,7 +8,6 @@
 #include "frontend/onnx/import.h"
 #include "grammar/printer.h"
 #include "interpreter/npy.h"
-#include "ir/visit.h"
 #include "support/cancellation.h"
 #include "support/diagnostics.h"
 #include "tools/cli/cli.h"
@@ -83,13 +82,6 @@ absl::Status CheckOutputPaths(const ParsedArgs& args, const std::string& model) 
   return absl::OkStatus();
 }
 
-// Clears the types the importer gave every node while building it.
-void ForgetCheckedTypes(const Module& mod) {
-  for (const auto& [global, fn] : mod.Functions()) {
-    PostOrderVisit(fn, [](const Expr* e) { e->set_checked_type(nullptr); });
-  }
-}
-
 int RunImport(const Command& cmd, const ParsedArgs& args, Env& env) {
   if (args.positional().size() != 1) return UsageError(env, cmd, "expected exactly one MODEL");
   const std::string& path = args.positional()[0];
@@ -139,7 +131,7 @@ int RunImport(const Command& cmd, const ParsedArgs& args, Env& env) {
   // import -> fmt -> fmt gives the same bytes: the parser builds an untyped
   // module, and the #[metadata] section's shape objects depend on types
   // (which dims of the constants are one IntImm in TVM comes from InferType).
-  ForgetCheckedTypes(result->module);
+  onnx_import::ForgetImportedTypes(result->module);
   PrintOptions print;
   absl::Status s = WriteOutputChunks(env, out_path, [&](const ChunkWriter& write) {
     PrintModuleTo(result->module, print, write);

@@ -5,6 +5,7 @@
 #include "backends/partition.h"
 #include "backends/specs.h"
 #include "fmt/format.h"
+#include "frontend/onnx/import.h"
 #include "grammar/pattern_parser.h"
 #include "passes/byoc/target.h"
 #include "passes/fold/bind_params.h"
@@ -43,8 +44,12 @@ absl::Status Session::Load(const std::string& path, const std::string& command,
   double start = Now();
   // An `.onnx` model is imported as `carve import` does by default (weights
   // frozen into constants, TVM's from_onnx), as `carve viz` and `carve why`
-  // read it; Relay text is typed as `carve opt` types it.
+  // read it; Relay text is typed as `carve opt` types it. The importer's own
+  // types go first, so that the model is typed as its `carve import` text
+  // would be and prints (`print`, `save`) as `carve import` and `carve fmt`
+  // print it; Relay text comes untyped, so this changes nothing for it.
   CARVE_ASSIGN_OR_RETURN(Module mod, cli::LoadModelOrText(env_, path, "load", shapes));
+  onnx_import::ForgetImportedTypes(mod);
   CARVE_RETURN_IF_ERROR(InferTypeAndAnnotate(mod).status());
   if (!options_.params_dir.empty()) {
     // As `carve run --params`: an .npy that names no parameter is an error,
