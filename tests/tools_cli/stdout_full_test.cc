@@ -75,5 +75,19 @@ TEST(StdoutFull, AFailedWriteToStandardOutputIsAnError) {
   EXPECT_EQ(ok.err, "");
 }
 
+// `carve run --out DIR` on a full disk: DIR/out0.npy is a link to
+// /dev/full. The error named the file only.
+TEST(StdoutFull, RunOutFilesNameTheReason) {
+  if (access("/dev/full", W_OK) != 0) GTEST_SKIP() << "no /dev/full";
+  const std::filesystem::path dir =
+      std::filesystem::path(testing::TempDir()) / "stdout_full_run_out";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::filesystem::create_symlink("/dev/full", dir / "out0.npy");
+  Outcome r = RunWithStdout({"run", SmallModule(), "--out", dir.string()}, "/dev/null");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("out0.npy': No space left on device"));
+}
+
 }  // namespace
 }  // namespace carve::cli
