@@ -154,14 +154,6 @@ absl::Status CheckParamsDir(const std::string& dir, const Function& main) {
         "--params: '{}': parameter files are read as NAME.npy (lower case); rename it '{}'",
         other_case, p.stem().string() + ".npy"));
   }
-  // A directory with no NAME.npy (empty, or the weights saved elsewhere)
-  // would bind nothing: every parameter generated, a run answering for
-  // random weights while the user believes it read theirs.
-  if (stems.empty()) {
-    return absl::InvalidArgumentError(
-        fmt::format("--params '{}' holds no NAME.npy file for a parameter of @main (known: {})",
-                    dir, KnownNamesList(known)));
-  }
   std::sort(stems.begin(), stems.end());  // the first error does not depend on the listing order
   for (const std::string& stem : stems) {
     if (std::find(known.begin(), known.end(), stem) != known.end()) continue;

@@ -49,8 +49,7 @@ absl::StatusOr<std::map<std::string, std::string>> ParseInputSpecs(
 // OK when `dir` is a directory whose every .npy file names a parameter of
 // `main` (a misspelt file would otherwise leave its parameter random and
 // the run would answer for other weights); else an error naming the file,
-// the closest parameter and the known ones. A directory with no .npy file
-// at all is an error listing the parameters, for the same reason.
+// the closest parameter and the known ones.
 absl::Status CheckParamsDir(const std::string& dir, const Function& main);
 
 // One tensor per parameter of `main`, in order. Generated values are, by

@@ -5,18 +5,13 @@
 
 namespace carve::cli {
 
-std::string KnownNamesList(std::span<const std::string> known) {
+std::string UnknownNameMessage(std::string_view what, std::string_view name, std::string_view kind,
+                               std::span<const std::string> known, std::string_view shown) {
   constexpr size_t kShown = 24;
   std::string list;
   for (size_t i = 0; i < known.size() && i < kShown; ++i) list += (i ? ", " : "") + known[i];
   if (known.size() > kShown) list += fmt::format(", ... ({} in all)", known.size());
   if (known.empty()) list = "none";
-  return list;
-}
-
-std::string UnknownNameMessage(std::string_view what, std::string_view name, std::string_view kind,
-                               std::span<const std::string> known, std::string_view shown) {
-  const std::string list = KnownNamesList(known);
   std::string nearest = NearestName(name, known);
   std::string hint = nearest.empty() ? "" : fmt::format("did you mean '{}'?; ", nearest);
   return fmt::format("{} '{}' names no {} ({}known: {})", what, shown.empty() ? name : shown, kind,

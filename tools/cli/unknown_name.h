@@ -19,10 +19,6 @@ namespace carve::cli {
 std::string UnknownNameMessage(std::string_view what, std::string_view name, std::string_view kind,
                                std::span<const std::string> known, std::string_view shown = "");
 
-// "x, weight, bias" as UnknownNameMessage lists the known names ("none"
-// when empty; at most 24, then "... (N in all)").
-std::string KnownNamesList(std::span<const std::string> known);
-
 // The parameter names of `fn`, in order.
 std::vector<std::string> ParamNames(const Function& fn);
 
