@@ -179,6 +179,12 @@ absl::StatusOr<std::string> NpyDescr(DataType dtype) {
 }
 
 absl::StatusOr<NDArray> ParseNpy(std::string_view bytes) {
+  // An empty file (/dev/null, a failed save) lacks the magic string too,
+  // but "missing the magic string" sends the user looking at bytes that are
+  // not there.
+  if (bytes.empty()) {
+    return absl::InvalidArgumentError("empty (0 bytes), not a .npy array");
+  }
   if (bytes.size() < 10 || !bytes.starts_with(kMagic)) {
     return NpyError("missing the \\x93NUMPY magic string");
   }

@@ -102,7 +102,7 @@ TEST(Npy, RejectsMalformedFiles) {
     const char* message;
   };
   const Case cases[] = {
-      {"", "magic"},
+      {"", "empty (0 bytes)"},
       {"NUMPY\x01\x00", "magic"},
       {std::string("\x93NUMPY\x07\x00\x10\x00", 10) + std::string(16, ' '), "version"},
       {std::string("\x93NUMPY\x01\x00\xff\x00{'descr'", 17), "truncated header"},

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -47,12 +48,14 @@ TEST(BackgroundWriter, FinishReportsAFailedWrite) {
   BackgroundWriter writer(fd);
   for (int i = 0; i < 10; ++i) writer.Write(std::string(1 << 20, 'x'));
   EXPECT_FALSE(writer.Finish());
+  EXPECT_EQ(writer.error(), ENOSPC);  // the reason the error message gives
   ::close(fd);
 }
 
 TEST(BackgroundWriter, NothingWrittenIsASuccess) {
   BackgroundWriter writer(-1);
   EXPECT_TRUE(writer.Finish());
+  EXPECT_EQ(writer.error(), 0);
 }
 
 }  // namespace

@@ -42,10 +42,11 @@ void BackgroundWriter::Drain() {
     std::string buffer = std::move(queued_.front());
     queued_.pop_front();
     lock.unlock();
-    bool ok = WriteAll(buffer);
+    int error = WriteAll(buffer);
     lock.lock();
-    if (!ok) {
+    if (error != 0) {
       failed_ = true;
+      error_ = error;
       queued_.clear();
     }
     spare_.push_back(std::move(buffer));
@@ -53,14 +54,16 @@ void BackgroundWriter::Drain() {
   }
 }
 
-bool BackgroundWriter::WriteAll(std::string_view text) const {
+int BackgroundWriter::WriteAll(std::string_view text) const {
   while (!text.empty()) {
     ssize_t n = ::write(fd_, text.data(), text.size());
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
+    if (n < 0) return errno;
+    // write(2) returns 0 for a nonzero count only when nothing more fits.
+    if (n == 0) return ENOSPC;
     text.remove_prefix(static_cast<size_t>(n));
   }
-  return true;
+  return 0;
 }
 
 }  // namespace carve::cli

@@ -27,12 +27,15 @@ class BackgroundWriter {
   void Write(std::string_view piece);
   // Waits until everything queued is written; false when a write failed.
   bool Finish();
+  // After Finish: the errno of the failed write (ENOSPC on a full disk), 0
+  // when none failed. errno itself is the writing thread's, so it is kept.
+  int error() const { return error_; }
 
  private:
   static constexpr size_t kMaxQueued = 3;
   void Drain();
-  // Writes all of `text`; false on an error.
-  bool WriteAll(std::string_view text) const;
+  // Writes all of `text`; 0, or the errno of the failed write.
+  int WriteAll(std::string_view text) const;
 
   const int fd_;
   std::mutex mu_;
@@ -41,6 +44,7 @@ class BackgroundWriter {
   std::vector<std::string> spare_;
   bool closing_ = false;
   bool failed_ = false;
+  int error_ = 0;  // with failed_
   std::thread thread_;
 };
 

@@ -1,7 +1,11 @@
 #include "tools/cli/cli.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <iostream>
 #include <ostream>
 
 #include "fmt/format.h"
@@ -194,6 +198,21 @@ int RunCarve(const std::vector<std::string>& args, Env& env) {
   RestoreErr restore{env, env.err};
   env.err = &err;
   int code = RunCommandLine(args, env);
+  // Standard output redirected to a full disk (`carve fmt F > out` with no
+  // space left) failed silently and exited 0 with `out` cut short. The
+  // stream remembers the failure; errno names it when the final flush is
+  // the write that fails, which it is for output smaller than the buffer.
+  if (code == kExitOk && env.out == &std::cout) {
+    errno = 0;
+    std::cout.flush();
+    const bool flush_failed = std::fflush(stdout) != 0;
+    const int error = errno;
+    if (flush_failed || std::cout.fail() || std::ferror(stdout)) {
+      err << fmt::format("carve: error: error writing standard output{}\n",
+                         error != 0 ? fmt::format(": {}", std::strerror(error)) : "");
+      code = kExitUserError;
+    }
+  }
   err.flush();
   return code;
 }

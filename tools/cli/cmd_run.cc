@@ -357,8 +357,10 @@ absl::Status RunModule(const Module& loaded, const ParsedArgs& args, Env& env) {
     *env.out << Summarize(i, outputs[i]);
     if (!out_dir.empty()) {
       std::string path = (std::filesystem::path(out_dir) / fmt::format("out{}.npy", i)).string();
-      absl::Status s = WriteNpyFile(path, outputs[i]);
-      if (!s.ok()) return s;
+      // Through env.write_file, as -o is written: never half a file, and a
+      // failed write names its reason (a full disk).
+      CARVE_ASSIGN_OR_RETURN(std::string bytes, SerializeNpy(outputs[i]));
+      CARVE_RETURN_IF_ERROR(env.write_file(path, bytes));
     }
   }
   return absl::OkStatus();

@@ -87,7 +87,9 @@ struct Placed {
   std::optional<LetBoundLoss> lost;  // ops that never run, as `partition` warns
 };
 
-absl::StatusOr<Module> Transform(Module mod, const ParsedArgs& args, Env& env, Placed& placed) {
+// `pipeline` is -p PIPELINE, parsed before FILE is loaded (null: none).
+absl::StatusOr<Module> Transform(Module mod, const ParsedArgs& args, Env& env,
+                                 const PassPtr& pipeline, Placed& placed) {
   if (auto names = args.Get("--backend")) {
     CARVE_ASSIGN_OR_RETURN(placed.backends, ResolveBackends(*names));
     EnsureConstantEvaluator();
@@ -100,10 +102,7 @@ absl::StatusOr<Module> Transform(Module mod, const ParsedArgs& args, Env& env, P
     placed.prepared = std::move(result.prepared);
     return std::move(result.module);
   }
-  if (auto text = args.Get("--pipeline")) {
-    // Rewrite(F.pat) reads its rules as `carve opt -p` does.
-    ScopedRuleFiles rule_files(RuleFilesFor(args, env));
-    CARVE_ASSIGN_OR_RETURN(PassPtr pipeline, ParsePipeline(*text));
+  if (pipeline != nullptr) {
     EnsureConstantEvaluator();
     PassContext ctx;
     CARVE_RETURN_IF_ERROR(RunPipeline(*pipeline, mod, ctx).status());
@@ -117,7 +116,7 @@ absl::Status Interrupted(const char* where) {
 }
 
 absl::Status Viz(const ParsedArgs& args, Env& env, const InputShapes& shapes,
-                 const std::string& format, int depth, int max_nodes) {
+                 const PassPtr& pipeline, const std::string& format, int depth, int max_nodes) {
   // An .onnx model is imported as `carve import` does (what a user tries
   // first); Relay text is typed as every command types it.
   CARVE_ASSIGN_OR_RETURN(Module mod, LoadModelOrText(env, args.positional()[0], "viz", shapes));
@@ -133,7 +132,7 @@ absl::Status Viz(const ParsedArgs& args, Env& env, const InputShapes& shapes,
     mod = named.module();
   }
   Placed placed;  // with --backend
-  CARVE_ASSIGN_OR_RETURN(mod, Transform(std::move(mod), args, env, placed));
+  CARVE_ASSIGN_OR_RETURN(mod, Transform(std::move(mod), args, env, pipeline, placed));
   // Other nodes carry the names the transformed module prints with (`carve
   // opt F -p PIPELINE` output); --around refers to the nodes' names.
   CARVE_ASSIGN_OR_RETURN(NodeNames names, NodeNames::ForModule(mod));
@@ -228,7 +227,16 @@ int RunViz(const ParsedArgs& args, Env& env) {
   }
   absl::StatusOr<InputShapes> shapes = ShapeOptions(args);
   if (!shapes.ok()) return UsageError(env, std::string(shapes.status().message()));
-  absl::Status s = Viz(args, env, *shapes, format, *depth, *max_nodes);
+  // A malformed or unknown pipeline is a usage error, found before FILE is
+  // read, as `carve opt -p` finds it; Rewrite(F.pat) reads its rules here.
+  PassPtr pipeline;
+  if (auto text = args.Get("--pipeline")) {
+    ScopedRuleFiles rule_files(RuleFilesFor(args, env));
+    absl::StatusOr<PassPtr> parsed = ParsePipeline(*text);
+    if (!parsed.ok()) return ReportPipelineError(env, parsed.status());
+    pipeline = *std::move(parsed);
+  }
+  absl::Status s = Viz(args, env, *shapes, pipeline, format, *depth, *max_nodes);
   return s.ok() ? kExitOk : ReportError(env, s);
 }
 

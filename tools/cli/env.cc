@@ -66,7 +66,9 @@ absl::StatusOr<std::string> ReadRealFile(const std::string& path) {
 // once complete, so a failed write or a Ctrl-C (support/cancellation.h)
 // never leaves a partial file. A path that names something other than a
 // regular file (`/dev/null`, a FIFO, a symlink) is written in place.
-absl::Status WriteWhole(const std::string& path, const std::function<bool(int fd)>& write) {
+// `write` returns 0, or the errno of the write that failed: the error names
+// the reason ("No space left on device"), which a user can act on.
+absl::Status WriteWhole(const std::string& path, const std::function<int(int fd)>& write) {
   struct stat st = {};
   bool in_place = lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
   std::string target = in_place ? path : fmt::format("{}.carve-tmp-{}", path, getpid());
@@ -75,15 +77,21 @@ absl::Status WriteWhole(const std::string& path, const std::function<bool(int fd
     return absl::PermissionDeniedError(
         fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
   }
-  bool failed = !write(fd);
-  if (::close(fd) != 0) failed = true;
+  int error = write(fd);
+  // close(2) reports a delayed write error (NFS, a full quota).
+  if (::close(fd) != 0 && error == 0) error = errno;
+  const bool failed = error != 0;
+  auto write_error = [&] {
+    return absl::DataLossError(
+        fmt::format("error writing '{}': {}", path, std::strerror(error)));
+  };
   if (in_place) {
-    if (failed) return absl::DataLossError(fmt::format("error writing '{}'", path));
+    if (failed) return write_error();
     return absl::OkStatus();
   }
   if (failed || CancellationRequested()) {
     ::unlink(target.c_str());
-    if (failed) return absl::DataLossError(fmt::format("error writing '{}'", path));
+    if (failed) return write_error();
     return absl::CancelledError(fmt::format("interrupted; '{}' was not written", path));
   }
   if (::rename(target.c_str(), path.c_str()) != 0) {
@@ -95,11 +103,12 @@ absl::Status WriteWhole(const std::string& path, const std::function<bool(int fd
   return absl::OkStatus();
 }
 
-// Writes `text` to `fd` (the same loop as chunked output; EINTR retried).
-bool WriteText(int fd, std::string_view text) {
+// Writes `text` to `fd` (the same loop as chunked output; EINTR retried);
+// 0 or the errno of the failed write.
+int WriteText(int fd, std::string_view text) {
   BackgroundWriter writer(fd);
   writer.Write(text);
-  return writer.Finish();
+  return writer.Finish() ? 0 : writer.error();
 }
 
 using ReadFileFn = absl::StatusOr<std::string> (*)(const std::string&);
@@ -130,7 +139,7 @@ Env RealEnv() {
     return WriteWhole(path, [&produce](int fd) {
       BackgroundWriter writer(fd);
       produce([&writer](std::string_view piece) { writer.Write(piece); });
-      return writer.Finish();
+      return writer.Finish() ? 0 : writer.error();
     });
   };
   return env;
