@@ -22,6 +22,7 @@ add_custom_target(carve_build_info_gen
   COMMENT "Recording the build (git revision)"
   VERBATIM)
 add_library(carve_build_info ${CARVE_BUILD_INFO_CC})
+set_target_properties(carve_build_info PROPERTIES POSITION_INDEPENDENT_CODE ON)  # see carve_library
 add_dependencies(carve_build_info carve_build_info_gen)
 target_link_libraries(carve_build_info PUBLIC carve_support)
 target_include_directories(carve_build_info PRIVATE ${PROJECT_BINARY_DIR}/include)  # carve/version.h

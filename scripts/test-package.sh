@@ -11,7 +11,8 @@
 # main build (Release): with ccache (scripts/build.sh uses it when installed;
 # install-deps.sh installs it) every one of those compilations is a cache hit,
 # because carve's libraries' compile commands name no build folder
-# (cmake/CarveFlags.cmake). That build folder sits next to the main one, so
+# (cmake/CarveFlags.cmake) and every library is position-independent whoever
+# adds carve (carve_library in CMakeLists.txt). That build folder sits next to the main one, so
 # that paths ccache makes relative (its base_dir) match too. Without ccache
 # this step is a second full build of the libraries (about 6 minutes of CPU).
 set -euo pipefail
