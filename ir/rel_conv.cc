@@ -34,6 +34,7 @@ constexpr ConvKind kConv3D{3, "NCDHW", "OIDHW", "", true, false, false};
 // The weight in OIHW terms. A grouped GOIHW weight (G, O/G, I/G, kh, kw)
 // reads as O = G * O/G.
 struct WeightView {
+  Dim groups;  // G of a grouped weight; unset otherwise
   Dim out_channels;
   Dim in_channels;
   Shape kernel;
@@ -49,6 +50,7 @@ absl::StatusOr<WeightView> ViewWeight(const Shape& w, bool grouped) {
       view.out_channels = Computed(product, {w[0], w[1]});
     }
     view.in_channels = w[2];
+    view.groups = w[0];
   } else {
     view.out_channels = w[0];
     view.in_channels = w[1];
@@ -87,6 +89,11 @@ absl::StatusOr<Dim> CheckWeight(const ConvParams& p, const ConvKind& kind, Dim c
                    w.in_channels.value, *p.channels, p.groups);
     }
     return D(*p.channels);
+  }
+  // TVM assigns a grouped weight (G, channels / G, ...): the split of
+  // channels between G and O / G matters, not only their product.
+  if (assign && grouped && !DimMatches(w.groups, D(p.groups))) {
+    return Error("grouped weight groups {} do not match groups {}", w.groups.value, p.groups);
   }
   if (p.channels && !DimMatches(w.out_channels, D(*p.channels))) {
     return Error("channels {} does not match weight output channels {}", *p.channels,
