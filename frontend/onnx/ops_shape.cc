@@ -69,12 +69,11 @@ absl::StatusOr<Outputs> ConvertReshape(NodeCall& c) {
   } else {
     CARVE_ASSIGN_OR_RETURN(shape, c.StaticInts(1));
   }
-  if (c.attrs.Int("allowzero", 0) != 0) {
-    for (int64_t d : shape) {
-      if (d == 0) return c.Unsupported("allowzero with a zero in the shape");
-    }
-  }
-  return One(c.Op("reshape", {c.In(0)}, {{"newshape", IntsAttr(shape)}}));
+  // allowzero (opset 14) passes on as reshape's own attribute, as TVM's
+  // converter does: a 0 in the shape is then a literal zero extent.
+  AttrList attrs = {{"newshape", IntsAttr(shape)}};
+  if (c.attrs.Int("allowzero", 0) != 0) attrs.emplace_back("allowzero", BoolAttr(true));
+  return One(c.Op("reshape", {c.In(0)}, attrs));
 }
 
 absl::StatusOr<Outputs> ConvertFlatten(NodeCall& c) {

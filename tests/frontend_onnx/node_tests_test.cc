@@ -292,6 +292,14 @@ TEST(OnnxNodeTests, RoundRoundsHalfToEven) {
   EXPECT_EQ(r.outcome, Outcome::kPass) << r.detail;
 }
 
+// Reshape's allowzero (opset 14) passes on as reshape's attribute, as in
+// TVM's converter: a 0 in the shape is an empty axis, not a copied one.
+TEST(OnnxNodeTests, ReshapeAllowzero) {
+  if (!fs::exists(kNodeRoot)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  Result r = RunOne(fs::path(kNodeRoot) / "test_reshape_allowzero_reordered");
+  EXPECT_EQ(r.outcome, Outcome::kPass) << r.detail;
+}
+
 // The converters of transformer and detection exports (Einsum, GatherND,
 // ScatterND, NonZero, ReverseSequence, GridSample) and Split into parts of
 // extent 0 (which the registry's split refuses, so they are slices): ONNX's
