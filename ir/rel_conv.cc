@@ -131,6 +131,32 @@ absl::StatusOr<const Type*> ConvRel(const TypeRelCall& call, const ConvKind& kin
 
 }  // namespace
 
+// TVM's Conv2DWinogradRel (convolution.h), which nn.contrib_conv2d_NCHWc and
+// nn.contrib_conv2d_winograd_without_weight_transform share: the weight is
+// in a form a schedule chose (packed, transformed), so its shape is not
+// read; channels and kernel_size must be set, and the output is (N,
+// channels, H', W') in NCHW terms, written back in out_layout (a blocked
+// NCHW16c output has channels / 16 outer channels).
+absl::StatusOr<const Type*> Conv2DWinograd(const TypeRelCall& call) {
+  CARVE_ASSIGN_OR_RETURN(const TensorType* data, TensorArg(call, 0));
+  CARVE_ASSIGN_OR_RETURN(ConvParams p,
+                         ReadConvParams(call, 2, /*transposed=*/false, /*padding_exact=*/false));
+  CARVE_ASSIGN_OR_RETURN(auto in_bij, LayoutTo(p.data_layout, "NCHW", "data_layout"));
+  CARVE_RETURN_IF_ERROR(LayoutTo(p.kernel_layout, "OIHW", "kernel_layout").status());
+  CARVE_ASSIGN_OR_RETURN(auto out_bij, LayoutTo(p.out_layout, "NCHW", "out_layout"));
+  if (!p.channels || !p.kernel_size) {
+    return Error("channels and kernel_size must be set (the weight's shape is not read)");
+  }
+  CARVE_ASSIGN_OR_RETURN(Shape dshape, ToCanonical(data, in_bij, "input"));
+  Shape out = {dshape[0], D(*p.channels)};
+  for (int i = 0; i < 2; ++i) {
+    CARVE_ASSIGN_OR_RETURN(Dim d, ConvOutputDim(p, i, dshape[2 + i], D((*p.kernel_size)[i])));
+    out.push_back(d);
+  }
+  CARVE_ASSIGN_OR_RETURN(Shape result, out_bij.BackwardShape(out));
+  return TensorTy(p.out_dtype.is_void() ? data->dtype() : p.out_dtype, result);
+}
+
 absl::StatusOr<const Type*> Conv1D(const TypeRelCall& call) { return ConvRel(call, kConv1D); }
 absl::StatusOr<const Type*> Conv2D(const TypeRelCall& call) { return ConvRel(call, kConv2D); }
 absl::StatusOr<const Type*> Conv3D(const TypeRelCall& call) { return ConvRel(call, kConv3D); }

@@ -21,10 +21,12 @@ absl::StatusOr<Nchw> ReadNchw(const TypeRelCall& call, const TensorType* data) {
   return Nchw{std::move(bij), std::move(shape)};
 }
 
-// `d` scaled by `scale`, rounded half away from zero, in d's own width.
+// `d` scaled by `scale` in d's own width, rounded as TVM's relation does:
+// tvm::round folds the float64 product with std::nearbyint, so a tie goes
+// to the even neighbour (3 * 1.5 = 4.5 gives 4, not 5).
 Dim Scale(Dim d, double scale) {
   if (d.is_any()) return d;
-  return Dim{static_cast<int64_t>(std::round(static_cast<double>(d.value) * scale)), d.wide};
+  return Dim{static_cast<int64_t>(std::nearbyint(static_cast<double>(d.value) * scale)), d.wide};
 }
 
 absl::StatusOr<const Type*> Finish(const Nchw& in, const Shape& nchw, DataType dtype) {

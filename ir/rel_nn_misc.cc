@@ -53,10 +53,11 @@ absl::StatusOr<const Type*> AdaptivePool(const TypeRelCall& call, std::string_vi
   return TensorTy(data->dtype(), out);
 }
 
-// A dim scaled by `scale` and rounded to the nearest whole number, as TVM's
-// upsampling3d relation.
+// A dim scaled by `scale` in its own width, rounded as TVM's upsampling3d
+// relation (tvm::round: std::nearbyint, ties to even).
 Dim Scaled(Dim d, double scale) {
-  return d.is_any() ? d : D(int64_t(std::round(double(d.value) * scale)));
+  if (d.is_any()) return d;
+  return Dim{int64_t(std::nearbyint(double(d.value) * scale)), d.wide};
 }
 
 // resize1d / resize3d: `size` replaces the spatial extents.

@@ -79,9 +79,9 @@ absl::StatusOr<const Type*> Conv3DTransformedWeight(const TypeRelCall& call) {
   return TransformedWeightConv(call, "DHW");
 }
 
-// nn.contrib_conv2d_NCHWc, nn.contrib_depthwise_conv2d_NCHWc,
-// nn.deformable_conv2d (data, offset, weight): conv2d's
-// relation on the data and the weight.
+// nn.contrib_depthwise_conv2d_NCHWc, nn.deformable_conv2d (data, offset,
+// weight): conv2d's relation on the data and the weight. (TVM types
+// nn.contrib_conv2d_NCHWc with Conv2DWinogradRel: rel_conv.cc.)
 absl::StatusOr<const Type*> Conv2DOnDataWeight(const TypeRelCall& call) {
   return OnArgs(call, {0, 1}, &Conv2D);
 }
