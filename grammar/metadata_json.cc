@@ -52,6 +52,19 @@ class Builder {
   bool Key(Frame& frame);
   void Attach(Frame& frame, uint32_t value);
   uint32_t Close(Frame& frame);
+  // What a step of Run did: failed, read a whole value, or opened a
+  // container whose members follow.
+  enum class Step { kFail, kValue, kOpened };
+  // Reads the value at pos_ (a scalar, an empty container, or the opening
+  // of a container, pushed on stack_); sets `v` to a whole value read.
+  Step ReadValue(uint32_t& v);
+  Step OpenContainer(bool object, uint32_t& v);
+  // What followed a value: another member, the end of the document (well
+  // formed or not).
+  enum class After { kNext, kEnd, kFail };
+  // Attaches the whole value `v` to the open containers, closing every one
+  // it completes; `end_ok` tells whether the document ended cleanly.
+  After AttachValue(uint32_t v, bool& end_ok);
 
   std::string_view t_;
   const ReadOptions& options_;
@@ -296,6 +309,71 @@ uint32_t Builder::Close(Frame& frame) {
   return frame.value;
 }
 
+Builder::Step Builder::OpenContainer(bool object, uint32_t& v) {
+  v = New(object ? Kind::kObject : Kind::kArray, pos_);
+  ++pos_;
+  Frame frame{v, object,
+              !object && stack_.size() == 1 && stack_[0].object && stack_[0].key == "b64ndarrays",
+              {}, {}, {}};
+  SkipSpace();
+  if (Peek() == (object ? '}' : ']')) {
+    ++pos_;
+    v = Close(frame);
+    return Step::kValue;
+  }
+  stack_.push_back(std::move(frame));
+  if (object && !Key(stack_.back())) return Step::kFail;
+  return Step::kOpened;
+}
+
+Builder::Step Builder::ReadValue(uint32_t& v) {
+  const int c = Peek();
+  const size_t begin = pos_;
+  if (c == '{' || c == '[') return OpenContainer(c == '{', v);
+  if (c == '"') {
+    std::string_view s;
+    if (!String(s)) return Step::kFail;
+    v = New(Kind::kString, begin);
+    doc_.values_[v].str = s;
+  } else if (c == 't' || c == 'f' || c == 'n') {
+    const std::string_view word = c == 't' ? "true" : c == 'f' ? "false" : "null";
+    if (t_.substr(pos_, word.size()) != word) return Step::kFail;
+    pos_ += word.size();
+    v = New(c == 'n' ? Kind::kNull : Kind::kBool, begin);
+  } else if (c == '-' || (c >= '0' && c <= '9')) {
+    if (!Number()) return Step::kFail;
+    v = New(Kind::kNumber, begin);
+  } else {
+    return Step::kFail;
+  }
+  return Step::kValue;
+}
+
+Builder::After Builder::AttachValue(uint32_t v, bool& end_ok) {
+  for (;;) {
+    if (stack_.empty()) {
+      doc_.values_[0] = doc_.values_[v];
+      SkipSpace();
+      // nlohmann takes a NUL byte for the end of the input.
+      end_ok = pos_ == t_.size() || t_[pos_] == '\0';
+      return After::kEnd;
+    }
+    Frame& frame = stack_.back();
+    Attach(frame, v);
+    SkipSpace();
+    const int d = Peek();
+    if (d == ',') {
+      ++pos_;
+      if (frame.object && !Key(frame)) return After::kFail;
+      return After::kNext;
+    }
+    if (d != (frame.object ? '}' : ']')) return After::kFail;
+    ++pos_;
+    v = Close(frame);
+    stack_.pop_back();
+  }
+}
+
 bool Builder::Run() {
   if (!t_.empty() && static_cast<unsigned char>(t_[0]) == 0xEF) {
     if (t_.substr(0, 3) != "\xEF\xBB\xBF") return false;
@@ -304,64 +382,19 @@ bool Builder::Run() {
   doc_.values_.emplace_back();  // the root's slot, filled at the end
   for (;;) {
     SkipSpace();
-    const int c = Peek();
-    const size_t begin = pos_;
     uint32_t v = 0;
-    if (c == '{' || c == '[') {
-      const bool object = c == '{';
-      v = New(object ? Kind::kObject : Kind::kArray, begin);
-      ++pos_;
-      Frame frame{v, object,
-                  !object && stack_.size() == 1 && stack_[0].object &&
-                      stack_[0].key == "b64ndarrays",
-                  {}, {}, {}};
-      SkipSpace();
-      if (Peek() == (object ? '}' : ']')) {
-        ++pos_;
-        v = Close(frame);
-      } else {
-        stack_.push_back(std::move(frame));
-        if (object && !Key(stack_.back())) return false;
-        continue;
-      }
-    } else if (c == '"') {
-      std::string_view s;
-      if (!String(s)) return false;
-      v = New(Kind::kString, begin);
-      doc_.values_[v].str = s;
-    } else if (c == 't' || c == 'f' || c == 'n') {
-      const std::string_view word = c == 't' ? "true" : c == 'f' ? "false" : "null";
-      if (t_.substr(pos_, word.size()) != word) return false;
-      pos_ += word.size();
-      v = New(c == 'n' ? Kind::kNull : Kind::kBool, begin);
-    } else if (c == '-' || (c >= '0' && c <= '9')) {
-      if (!Number()) return false;
-      v = New(Kind::kNumber, begin);
-    } else {
-      return false;
-    }
+    Step step = ReadValue(v);
+    if (step == Step::kFail) return false;
+    if (step == Step::kOpened) continue;
     doc_.values_[v].end = std::max(doc_.values_[v].end, pos_);
-    // Attach the value, closing every container it completes.
-    for (;;) {
-      if (stack_.empty()) {
-        doc_.values_[0] = doc_.values_[v];
-        SkipSpace();
-        // nlohmann takes a NUL byte for the end of the input.
-        return pos_ == t_.size() || t_[pos_] == '\0';
-      }
-      Frame& frame = stack_.back();
-      Attach(frame, v);
-      SkipSpace();
-      const int d = Peek();
-      if (d == ',') {
-        ++pos_;
-        if (frame.object && !Key(frame)) return false;
-        break;
-      }
-      if (d != (frame.object ? '}' : ']')) return false;
-      ++pos_;
-      v = Close(frame);
-      stack_.pop_back();
+    bool end_ok = false;
+    switch (AttachValue(v, end_ok)) {
+      case After::kNext:
+        continue;
+      case After::kEnd:
+        return end_ok;
+      case After::kFail:
+        return false;
     }
   }
 }

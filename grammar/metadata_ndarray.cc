@@ -85,11 +85,9 @@ struct NDArrayHeader {
 // the size field.
 constexpr size_t kMaxHeaderBytes = 8 + 8 + 4 + 4 + 4 + 4 + 8 * kMaxRank + 8;
 
-// Reads and checks the header at the front of `bytes` (at least its first
-// kMaxHeaderBytes, or all of it) of an encoding `total` bytes long.
-absl::StatusOr<NDArrayHeader> ReadHeader(std::string_view bytes, size_t total) {
-  const size_t given = bytes.size();
-  NDArrayHeader h;
+// Reads the header's fields from the front of `bytes` (advanced past
+// them) into `h`, checking each as it comes.
+absl::Status ReadHeaderFields(std::string_view& bytes, NDArrayHeader& h) {
   uint64_t magic = 0, reserved = 0;
   int32_t device_type = 0, device_id = 0, ndim = 0;
   if (!Take(bytes, magic) || !Take(bytes, reserved)) return Truncated("the header");
@@ -112,21 +110,23 @@ absl::StatusOr<NDArrayHeader> ReadHeader(std::string_view bytes, size_t total) {
         fmt::format("unsupported ndarray dtype (code {}, bits {}, lanes {})", dtype.code,
                     dtype.bits, dtype.lanes));
   }
-  std::vector<int64_t>& shape = h.shape;
-  shape.resize(static_cast<size_t>(ndim));
-  for (int64_t& d : shape) {
+  h.shape.resize(static_cast<size_t>(ndim));
+  for (int64_t& d : h.shape) {
     if (!Take(bytes, d)) return Truncated("the shape");
     if (d < 0) return absl::InvalidArgumentError(fmt::format("bad ndarray dim {}", d));
   }
-  int64_t& byte_size = h.byte_size;
-  if (!Take(bytes, byte_size)) return Truncated("the size field");
-  h.length = given - bytes.size();
+  if (!Take(bytes, h.byte_size)) return Truncated("the size field");
+  return absl::OkStatus();
+}
+
+// Checks that the size field, the shape and the `available` data bytes
+// agree.
+absl::Status CheckDataSize(const NDArrayHeader& h, int64_t available) {
   // The element count, bounded by the bytes actually present (so that a
   // forged shape can neither overflow nor make us allocate).
-  const int64_t available = int64_t(total - h.length);
   int64_t elements = 1;
   bool zero = false, too_big = false;
-  for (int64_t d : shape) {
+  for (int64_t d : h.shape) {
     zero |= d == 0;
     if (d != 0 && elements > available / d) too_big = true;
     if (!too_big) elements *= d;
@@ -135,18 +135,29 @@ absl::StatusOr<NDArrayHeader> ReadHeader(std::string_view bytes, size_t total) {
   if (too_big && !zero) {
     return absl::InvalidArgumentError(
         fmt::format("ndarray shape ({}) needs more data than the {} bytes present",
-                    fmt::join(shape, ", "), available));
+                    fmt::join(h.shape, ", "), available));
   }
-  int64_t expected = elements * dtype.bytes();
-  if (byte_size != expected) {
+  int64_t expected = elements * h.dtype.bytes();
+  if (h.byte_size != expected) {
     return absl::InvalidArgumentError(
         fmt::format("ndarray size field says {} bytes, but a {} tensor of shape ({}) needs {}",
-                    byte_size, dtype.ToString(), fmt::join(shape, ", "), expected));
+                    h.byte_size, h.dtype.ToString(), fmt::join(h.shape, ", "), expected));
   }
-  if (available != byte_size) {
+  if (available != h.byte_size) {
     return absl::InvalidArgumentError(fmt::format(
-        "ndarray holds {} data bytes, but its size field says {}", available, byte_size));
+        "ndarray holds {} data bytes, but its size field says {}", available, h.byte_size));
   }
+  return absl::OkStatus();
+}
+
+// Reads and checks the header at the front of `bytes` (at least its first
+// kMaxHeaderBytes, or all of it) of an encoding `total` bytes long.
+absl::StatusOr<NDArrayHeader> ReadHeader(std::string_view bytes, size_t total) {
+  const size_t given = bytes.size();
+  NDArrayHeader h;
+  if (absl::Status read = ReadHeaderFields(bytes, h); !read.ok()) return read;
+  h.length = given - bytes.size();
+  if (absl::Status sized = CheckDataSize(h, int64_t(total - h.length)); !sized.ok()) return sized;
   return h;
 }
 

@@ -61,35 +61,62 @@ absl::StatusOr<std::vector<AttrValue>> ParseInts(const std::vector<std::string>&
 // True for TVM's encoding of a null value: one empty string.
 bool IsNull(const std::vector<std::string>& v) { return v.size() == 1 && v[0].empty(); }
 
+// The one value of a scalar attribute.
+absl::StatusOr<std::string> OneValue(const std::vector<std::string>& v) {
+  if (v.size() != 1) {
+    return absl::InvalidArgumentError(fmt::format("expected one value, got {}", v.size()));
+  }
+  return v[0];
+}
+
+absl::StatusOr<AttrValue> DecodeBool(const std::vector<std::string>& v) {
+  CARVE_ASSIGN_OR_RETURN(std::string s, OneValue(v));
+  if (s == "1" || s == "true" || s == "True") return AttrValue::Bool(true);
+  if (s == "0" || s == "false" || s == "False") return AttrValue::Bool(false);
+  return absl::InvalidArgumentError(fmt::format("'{}' is not a bool", s));
+}
+
+// pad_width: (before, after) pairs, flattened by the encoder.
+absl::StatusOr<AttrValue> DecodeIntPairs(const std::vector<std::string>& v) {
+  if (v.size() % 2 != 0) {
+    return absl::InvalidArgumentError("expected (before, after) pairs");
+  }
+  CARVE_ASSIGN_OR_RETURN(std::vector<AttrValue> flat, ParseInts(v));
+  std::vector<AttrValue> pairs;
+  for (size_t i = 0; i < flat.size(); i += 2) {
+    pairs.push_back(AttrValue::Array({flat[i], flat[i + 1]}));
+  }
+  return AttrValue::Array(pairs);
+}
+
+absl::StatusOr<AttrValue> DecodeDoubles(const std::vector<std::string>& v) {
+  std::vector<AttrValue> items;
+  for (const std::string& s : v) {
+    CARVE_ASSIGN_OR_RETURN(double d, ParseFloat(s));
+    items.push_back(AttrValue::Float(d));
+  }
+  return AttrValue::Array(items);
+}
+
 absl::StatusOr<AttrValue> DecodeField(const AttrField& field, const std::vector<std::string>& v,
                                       bool as_list = false) {
-  auto one = [&]() -> absl::StatusOr<std::string> {
-    if (v.size() != 1) {
-      return absl::InvalidArgumentError(fmt::format("expected one value, got {}", v.size()));
-    }
-    return v[0];
-  };
   switch (field.type) {
     case AttrType::kInt: {
-      CARVE_ASSIGN_OR_RETURN(std::string s, one());
+      CARVE_ASSIGN_OR_RETURN(std::string s, OneValue(v));
       CARVE_ASSIGN_OR_RETURN(int64_t i, ParseInt(s));
       return AttrValue::Int(i);
     }
-    case AttrType::kBool: {
-      CARVE_ASSIGN_OR_RETURN(std::string s, one());
-      if (s == "1" || s == "true" || s == "True") return AttrValue::Bool(true);
-      if (s == "0" || s == "false" || s == "False") return AttrValue::Bool(false);
-      return absl::InvalidArgumentError(fmt::format("'{}' is not a bool", s));
-    }
+    case AttrType::kBool:
+      return DecodeBool(v);
     case AttrType::kDouble: {
-      CARVE_ASSIGN_OR_RETURN(std::string s, one());
+      CARVE_ASSIGN_OR_RETURN(std::string s, OneValue(v));
       CARVE_ASSIGN_OR_RETURN(double d, ParseFloat(s));
       return AttrValue::Float(d);
     }
     case AttrType::kString:
     case AttrType::kDType:
     case AttrType::kAny: {
-      CARVE_ASSIGN_OR_RETURN(std::string s, one());
+      CARVE_ASSIGN_OR_RETURN(std::string s, OneValue(v));
       return AttrValue::Str(s);
     }
     case AttrType::kInteger:
@@ -105,27 +132,11 @@ absl::StatusOr<AttrValue> DecodeField(const AttrField& field, const std::vector<
       CARVE_ASSIGN_OR_RETURN(std::vector<AttrValue> items, ParseInts(v));
       return AttrValue::Array(items);
     }
-    case AttrType::kIntsArray: {
-      // pad_width: (before, after) pairs, flattened by the encoder.
-      if (v.size() % 2 != 0) {
-        return absl::InvalidArgumentError("expected (before, after) pairs");
-      }
-      CARVE_ASSIGN_OR_RETURN(std::vector<AttrValue> flat, ParseInts(v));
-      std::vector<AttrValue> pairs;
-      for (size_t i = 0; i < flat.size(); i += 2) {
-        pairs.push_back(AttrValue::Array({flat[i], flat[i + 1]}));
-      }
-      return AttrValue::Array(pairs);
-    }
-    case AttrType::kDoubles: {
+    case AttrType::kIntsArray:
+      return DecodeIntPairs(v);
+    case AttrType::kDoubles:
       if (IsNull(v)) return AttrValue();
-      std::vector<AttrValue> items;
-      for (const std::string& s : v) {
-        CARVE_ASSIGN_OR_RETURN(double d, ParseFloat(s));
-        items.push_back(AttrValue::Float(d));
-      }
-      return AttrValue::Array(items);
-    }
+      return DecodeDoubles(v);
   }
   return absl::InternalError("unknown attribute type");
 }

@@ -34,6 +34,14 @@ class GraphImporter {
   absl::Status AddInitializers();
   absl::Status AddInputs();
   absl::Status ConvertNode(const onnx::NodeProto& node);
+  // The error for a node outside the default domain.
+  absl::Status OtherDomainError(const onnx::NodeProto& node, const std::string& label) const;
+  // The node's inputs as converted values (nullopt for an omitted one).
+  absl::Status GatherInputs(const onnx::NodeProto& node, const std::string& label,
+                            std::vector<std::optional<TValue>>& inputs) const;
+  // Names the converter's results after the node's outputs.
+  absl::Status DefineOutputs(const onnx::NodeProto& node, const std::string& label,
+                             const Outputs& outs);
   absl::StatusOr<const Type*> InputType(const onnx::ValueInfoProto& info);
   absl::Status Finish();
   std::string UniqueName(std::string_view onnx_name);
@@ -241,42 +249,32 @@ std::string NodeLabel(const onnx::NodeProto& node) {
   return "without a name or a named output";
 }
 
-absl::Status GraphImporter::ConvertNode(const onnx::NodeProto& node) {
-  const std::string label = NodeLabel(node);
-  if (!node.domain().empty() && node.domain() != "ai.onnx") {
-    // The opset of the node's own domain: the default domain's says nothing
-    // about it (and is 0 in a model that imports only other domains).
-    int64_t version = 0;
-    for (const onnx::OperatorSetIdProto& id : model_.opset_import()) {
-      if (id.domain() == node.domain()) version = id.version();
+absl::Status GraphImporter::OtherDomainError(const onnx::NodeProto& node,
+                                             const std::string& label) const {
+  // The opset of the node's own domain: the default domain's says nothing
+  // about it (and is 0 in a model that imports only other domains).
+  int64_t version = 0;
+  for (const onnx::OperatorSetIdProto& id : model_.opset_import()) {
+    if (id.domain() == node.domain()) version = id.version();
+  }
+  for (const onnx::FunctionProto& f : model_.functions()) {
+    if (f.name() == node.op_type() && f.domain() == node.domain()) {
+      return absl::UnimplementedError(fmt::format(
+          "node {} calls '{}', a function the model defines (domain '{}'); carve does not "
+          "import model-local functions (inline them first, or export without them)",
+          label, node.op_type(), node.domain()));
     }
-    for (const onnx::FunctionProto& f : model_.functions()) {
-      if (f.name() == node.op_type() && f.domain() == node.domain()) {
-        return absl::UnimplementedError(fmt::format(
-            "node {} calls '{}', a function the model defines (domain '{}'); carve does not "
-            "import model-local functions (inline them first, or export without them)",
-            label, node.op_type(), node.domain()));
-      }
-    }
-    return absl::UnimplementedError(fmt::format(
-        "unsupported ONNX op '{}' of domain '{}' (node {}, {} opset {}); carve imports the "
-        "default domain only", node.op_type(), node.domain(), label, node.domain(), version));
   }
-  ++result_.op_counts[node.op_type()];
-  if (opset_ == 0) {
-    return absl::UnimplementedError(fmt::format(
-        "node {} ({}) is of the default domain, which the model does not import", label,
-        node.op_type()));
-  }
-  ConverterFn fn = FindConverter(node.op_type());
-  if (fn == nullptr) {
-    return absl::UnimplementedError(fmt::format("unsupported ONNX op '{}' (node {}, opset {})",
-                                                node.op_type(), label, opset_));
-  }
-  NodeCall call{ctx_, node, opset_, {}, NodeAttrs(node), options_.base_dir};
+  return absl::UnimplementedError(fmt::format(
+      "unsupported ONNX op '{}' of domain '{}' (node {}, {} opset {}); carve imports the "
+      "default domain only", node.op_type(), node.domain(), label, node.domain(), version));
+}
+
+absl::Status GraphImporter::GatherInputs(const onnx::NodeProto& node, const std::string& label,
+                                         std::vector<std::optional<TValue>>& inputs) const {
   for (const std::string& name : node.input()) {
     if (name.empty()) {
-      call.inputs.push_back(std::nullopt);
+      inputs.push_back(std::nullopt);
       continue;
     }
     auto it = values_.find(name);
@@ -285,21 +283,16 @@ absl::Status GraphImporter::ConvertNode(const onnx::NodeProto& node) {
           "node {} ({}) uses '{}', which no earlier node, input or initializer defines", label,
           node.op_type(), name));
     }
-    call.inputs.push_back(it->second);
+    inputs.push_back(it->second);
   }
-  auto outs = fn(call);
-  if (!outs.ok()) {
-    bool unsupported = outs.status().code() == absl::StatusCode::kUnimplemented;
-    std::string fix;
-    if (outs.status().GetPayload(kNeedsShapePayload).has_value()) fix = ShapeFix();
-    return absl::Status(outs.status().code(),
-                        fmt::format("node {} ({}, opset {}){}: {}{}", label, node.op_type(),
-                                    opset_, unsupported ? " is not supported" : "",
-                                    std::string(outs.status().message()), fix));
-  }
+  return absl::OkStatus();
+}
+
+absl::Status GraphImporter::DefineOutputs(const onnx::NodeProto& node, const std::string& label,
+                                          const Outputs& outs) {
   for (int i = 0; i < node.output_size(); ++i) {
     if (node.output(i).empty()) continue;
-    if (size_t(i) >= outs->size()) {
+    if (size_t(i) >= outs.size()) {
       return absl::UnimplementedError(fmt::format(
           "node {} ({}, opset {}): output {} ('{}') is not supported", label, node.op_type(),
           opset_, i, node.output(i)));
@@ -312,9 +305,38 @@ absl::Status GraphImporter::ConvertNode(const onnx::NodeProto& node) {
           "defines (ONNX names each value once)",
           label, node.op_type(), node.output(i)));
     }
-    values_[node.output(i)] = (*outs)[i];
+    values_[node.output(i)] = outs[i];
   }
   return absl::OkStatus();
+}
+
+absl::Status GraphImporter::ConvertNode(const onnx::NodeProto& node) {
+  const std::string label = NodeLabel(node);
+  if (!node.domain().empty() && node.domain() != "ai.onnx") return OtherDomainError(node, label);
+  ++result_.op_counts[node.op_type()];
+  if (opset_ == 0) {
+    return absl::UnimplementedError(fmt::format(
+        "node {} ({}) is of the default domain, which the model does not import", label,
+        node.op_type()));
+  }
+  ConverterFn fn = FindConverter(node.op_type());
+  if (fn == nullptr) {
+    return absl::UnimplementedError(fmt::format("unsupported ONNX op '{}' (node {}, opset {})",
+                                                node.op_type(), label, opset_));
+  }
+  NodeCall call{ctx_, node, opset_, {}, NodeAttrs(node), options_.base_dir};
+  if (absl::Status s = GatherInputs(node, label, call.inputs); !s.ok()) return s;
+  auto outs = fn(call);
+  if (!outs.ok()) {
+    bool unsupported = outs.status().code() == absl::StatusCode::kUnimplemented;
+    std::string fix;
+    if (outs.status().GetPayload(kNeedsShapePayload).has_value()) fix = ShapeFix();
+    return absl::Status(outs.status().code(),
+                        fmt::format("node {} ({}, opset {}){}: {}{}", label, node.op_type(),
+                                    opset_, unsupported ? " is not supported" : "",
+                                    std::string(outs.status().message()), fix));
+  }
+  return DefineOutputs(node, label, *outs);
 }
 
 absl::Status GraphImporter::Finish() {

@@ -156,69 +156,78 @@ bool ExprTyper::TypePattern(const AdtPattern* pattern, const Type* t, const Matc
   switch (pattern->kind()) {
     case AdtPattern::Kind::kWildcard:
       return true;
-    case AdtPattern::Kind::kVar: {
-      const Var* var = pattern->var();
-      met_unannotated_ = met_unannotated_ || var->annotation() == nullptr;
-      binders_.push_back(Binder{var, false});
-      if (var->annotation() == nullptr) {
-        SetType(var, t);
-        return true;
-      }
-      SetType(var, var->annotation());
-      if (unifier_.Unify(var->annotation(), t) != nullptr) return true;
-      Error(var->span(), fmt::format("match: %{} is annotated {} but the value it binds has type {}",
-                                     var->name(), Show(var->annotation()), Show(t)));
-      return false;
-    }
-    case AdtPattern::Kind::kConstructor: {
-      const Constructor* ctor = pattern->constructor();
-      const TypeData* data = DataTypeOf(ctor);
-      if (data == nullptr) {
-        TypeConstructor(ctor);  // reports it
-        return false;
-      }
-      absl::flat_hash_map<const Type*, const Type*> args;
-      std::vector<const Type*> holes;
-      for (const TypeVar* tv : data->type_vars()) {
-        holes.push_back(unifier_.NewHole());
-        args.emplace(tv, holes.back());
-      }
-      const Type* expected = TypeCallTy(data->header(), holes);
-      if (unifier_.Unify(t, expected) == nullptr) {
-        Error(match->span(), fmt::format("match: pattern {} expects a value of type {}, got {}",
-                                         ctor->name(), data->header()->name(), Show(t)));
-        return false;
-      }
-      if (pattern->fields().size() != ctor->inputs().size()) {
-        Error(match->span(), fmt::format("match: constructor {} has {} field{}, the pattern {}",
-                                         ctor->name(), ctor->inputs().size(),
-                                         ctor->inputs().size() == 1 ? "" : "s",
-                                         pattern->fields().size()));
-        return false;
-      }
-      bool ok = true;
-      for (size_t i = 0; i < pattern->fields().size(); ++i) {
-        ok = TypePattern(pattern->fields()[i], unifier_.Substitute(ctor->inputs()[i], args),
-                         match) && ok;
-      }
-      return ok;
-    }
-    case AdtPattern::Kind::kTuple: {
-      std::vector<const Type*> fields;
-      for (size_t i = 0; i < pattern->fields().size(); ++i) fields.push_back(unifier_.NewHole());
-      if (unifier_.Unify(t, TupleTy(fields)) == nullptr) {
-        Error(match->span(), fmt::format("match: a pattern of {} fields cannot match type {}",
-                                         fields.size(), Show(t)));
-        return false;
-      }
-      bool ok = true;
-      for (size_t i = 0; i < fields.size(); ++i) {
-        ok = TypePattern(pattern->fields()[i], fields[i], match) && ok;
-      }
-      return ok;
-    }
+    case AdtPattern::Kind::kVar:
+      return TypeVarPattern(pattern->var(), t);
+    case AdtPattern::Kind::kConstructor:
+      return TypeConstructorPattern(pattern, t, match);
+    case AdtPattern::Kind::kTuple:
+      return TypeTuplePattern(pattern, t, match);
   }
   return false;
+}
+
+bool ExprTyper::TypeVarPattern(const Var* var, const Type* t) {
+  met_unannotated_ = met_unannotated_ || var->annotation() == nullptr;
+  binders_.push_back(Binder{var, false});
+  if (var->annotation() == nullptr) {
+    SetType(var, t);
+    return true;
+  }
+  SetType(var, var->annotation());
+  if (unifier_.Unify(var->annotation(), t) != nullptr) return true;
+  Error(var->span(), fmt::format("match: %{} is annotated {} but the value it binds has type {}",
+                                 var->name(), Show(var->annotation()), Show(t)));
+  return false;
+}
+
+bool ExprTyper::TypeConstructorPattern(const AdtPattern* pattern, const Type* t,
+                                       const Match* match) {
+  const Constructor* ctor = pattern->constructor();
+  const TypeData* data = DataTypeOf(ctor);
+  if (data == nullptr) {
+    TypeConstructor(ctor);  // reports it
+    return false;
+  }
+  absl::flat_hash_map<const Type*, const Type*> args;
+  std::vector<const Type*> holes;
+  for (const TypeVar* tv : data->type_vars()) {
+    holes.push_back(unifier_.NewHole());
+    args.emplace(tv, holes.back());
+  }
+  const Type* expected = TypeCallTy(data->header(), holes);
+  if (unifier_.Unify(t, expected) == nullptr) {
+    Error(match->span(), fmt::format("match: pattern {} expects a value of type {}, got {}",
+                                     ctor->name(), data->header()->name(), Show(t)));
+    return false;
+  }
+  if (pattern->fields().size() != ctor->inputs().size()) {
+    Error(match->span(), fmt::format("match: constructor {} has {} field{}, the pattern {}",
+                                     ctor->name(), ctor->inputs().size(),
+                                     ctor->inputs().size() == 1 ? "" : "s",
+                                     pattern->fields().size()));
+    return false;
+  }
+  bool ok = true;
+  for (size_t i = 0; i < pattern->fields().size(); ++i) {
+    ok = TypePattern(pattern->fields()[i], unifier_.Substitute(ctor->inputs()[i], args), match) &&
+         ok;
+  }
+  return ok;
+}
+
+bool ExprTyper::TypeTuplePattern(const AdtPattern* pattern, const Type* t, const Match* match) {
+  std::vector<const Type*> fields;
+  for (size_t i = 0; i < pattern->fields().size(); ++i) fields.push_back(unifier_.NewHole());
+  if (unifier_.Unify(t, TupleTy(fields)) == nullptr) {
+    Error(match->span(), fmt::format("match: a pattern of {} fields cannot match type {}",
+                                     fields.size(), Show(t)));
+    return false;
+  }
+  bool ok = true;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    ok = TypePattern(pattern->fields()[i], fields[i], match) && ok;
+  }
+  return ok;
 }
 
 const Type* ExprTyper::TypeMatch(const Match* match) {

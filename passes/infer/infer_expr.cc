@@ -104,16 +104,8 @@ void ExprTyper::Step() {
                            fmt::format("operator {} can only be called", Cast<OpExpr>(e)->name())));
     case ExprKind::kCall:
       return StepCall(frame);
-    case ExprKind::kTuple: {
-      auto* t = Cast<Tuple>(e);
-      if (frame.Advance() == 0) {
-        for (size_t k = t->fields().size(); k-- > 0;) Push(t->fields()[k]);
-        return;
-      }
-      scratch_.clear();
-      for (const Expr* f : t->fields()) scratch_.push_back(TypeOf(f));
-      return Done(e, TupleTy(scratch_));
-    }
+    case ExprKind::kTuple:
+      return StepTuple(frame);
     case ExprKind::kTupleGetItem: {
       auto* g = Cast<TupleGetItem>(e);
       if (frame.Advance() == 0) return Push(g->tuple());
@@ -121,16 +113,8 @@ void ExprTyper::Step() {
     }
     case ExprKind::kLet:
       return StepLet(frame);
-    case ExprKind::kIf: {
-      auto* x = Cast<If>(e);
-      if (frame.Advance() == 0) {
-        Push(x->else_branch());
-        Push(x->then_branch());
-        Push(x->cond());
-        return;
-      }
-      return Done(e, TypeIf(x));
-    }
+    case ExprKind::kIf:
+      return StepIf(frame);
     case ExprKind::kFunction:
       return StepFunction(frame);
     case ExprKind::kRefCreate: {
@@ -143,20 +127,45 @@ void ExprTyper::Step() {
       if (frame.Advance() == 0) return Push(r->ref());
       return Done(e, TypeRefRead(r));
     }
-    case ExprKind::kRefWrite: {
-      auto* w = Cast<RefWrite>(e);
-      if (frame.Advance() == 0) {
-        Push(w->value());
-        Push(w->ref());
-        return;
-      }
-      return Done(e, TypeRefWrite(w));
-    }
+    case ExprKind::kRefWrite:
+      return StepRefWrite(frame);
     case ExprKind::kConstructor:
       return Done(e, TypeConstructor(Cast<Constructor>(e)));
     case ExprKind::kMatch:
       return StepMatch(frame);
   }
+}
+
+void ExprTyper::StepTuple(Frame& frame) {
+  auto* t = Cast<Tuple>(frame.e());
+  if (frame.Advance() == 0) {
+    for (size_t k = t->fields().size(); k-- > 0;) Push(t->fields()[k]);
+    return;
+  }
+  scratch_.clear();
+  for (const Expr* f : t->fields()) scratch_.push_back(TypeOf(f));
+  Done(t, TupleTy(scratch_));
+}
+
+void ExprTyper::StepIf(Frame& frame) {
+  auto* x = Cast<If>(frame.e());
+  if (frame.Advance() == 0) {
+    Push(x->else_branch());
+    Push(x->then_branch());
+    Push(x->cond());
+    return;
+  }
+  Done(x, TypeIf(x));
+}
+
+void ExprTyper::StepRefWrite(Frame& frame) {
+  auto* w = Cast<RefWrite>(frame.e());
+  if (frame.Advance() == 0) {
+    Push(w->value());
+    Push(w->ref());
+    return;
+  }
+  Done(w, TypeRefWrite(w));
 }
 
 void ExprTyper::StepCall(Frame& frame) {

@@ -95,6 +95,9 @@ class ExprTyper {
   const Type* Resolved(const Expr* e) { return unifier_.Resolve(TypeOf(e)); }
 
   void StepCall(Frame& frame);
+  void StepTuple(Frame& frame);
+  void StepIf(Frame& frame);
+  void StepRefWrite(Frame& frame);
   void StepLet(Frame& frame);
   void StepFunction(Frame& frame);
   const Type* FreeVarType(const Var* v);
@@ -117,6 +120,10 @@ class ExprTyper {
   // Types the variables `pattern` binds for a value of type `t`; false (and
   // reported) when the pattern cannot match such a value.
   bool TypePattern(const AdtPattern* pattern, const Type* t, const Match* match);
+  // TypePattern for each kind of pattern but the wildcard.
+  bool TypeVarPattern(const Var* var, const Type* t);
+  bool TypeConstructorPattern(const AdtPattern* pattern, const Type* t, const Match* match);
+  bool TypeTuplePattern(const AdtPattern* pattern, const Type* t, const Match* match);
   const Type* TypeMatch(const Match* match);
   // TVM's exhaustiveness check of a complete `match`.
   void CheckExhaustive(const Match* match);

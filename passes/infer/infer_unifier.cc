@@ -237,88 +237,100 @@ const Type* TypeUnifier::Unify(const Type* a, const Type* b) {
   if (a == Poison() || b == Poison()) return Poison();
   bool a_hole = Isa<IncompleteType>(a);
   bool b_hole = Isa<IncompleteType>(b);
-  if (a_hole && b_hole) {
-    Union(IndexOf(static_cast<const IncompleteType*>(a)),
-          IndexOf(static_cast<const IncompleteType*>(b)));
-    return Shallow(a);
-  }
-  if (a_hole || b_hole) {
-    const Type* hole = a_hole ? a : b;
-    const Type* other = a_hole ? b : a;
-    uint32_t root = Find(IndexOf(static_cast<const IncompleteType*>(hole)));
-    if (Occurs(root, Resolve(other))) return nullptr;  // T = (T, T) has no solution
-    Bind(root, other);
-    return other;
-  }
+  if (a_hole || b_hole) return UnifyWithHole(a, b, a_hole);
   if (a->kind() != b->kind()) return nullptr;
   switch (a->kind()) {
     case TypeKind::kTensor:
       return UnifyTensors(static_cast<const TensorType*>(a), static_cast<const TensorType*>(b));
-    case TypeKind::kTuple: {
-      auto fa = static_cast<const TupleType*>(a)->fields();
-      auto fb = static_cast<const TupleType*>(b)->fields();
-      if (fa.size() != fb.size()) return nullptr;
-      absl::InlinedVector<const Type*, 8> fields;
-      for (size_t i = 0; i < fa.size(); ++i) {
-        const Type* u = Unify(fa[i], fb[i]);
-        if (u == nullptr) return nullptr;
-        fields.push_back(u);
-      }
-      return TupleTy(fields);
-    }
-    case TypeKind::kFunc: {
-      auto* x = static_cast<const FuncType*>(a);
-      auto* y = static_cast<const FuncType*>(b);
-      if (x->params().size() != y->params().size()) return nullptr;
-      if (x->type_params().size() != y->type_params().size()) {
-        // TVM's type solver: the type parameters the other side lacks are
-        // instantiated with fresh holes (a polymorphic function passed where
-        // a monomorphic one is expected), the others correspond in order.
-        if (x->type_params().size() < y->type_params().size()) std::swap(x, y);
-        absl::flat_hash_map<const Type*, const Type*> map;
-        for (size_t i = 0; i < x->type_params().size(); ++i) {
-          map.emplace(x->type_params()[i],
-                      i < y->type_params().size() ? static_cast<const Type*>(y->type_params()[i])
-                                                  : static_cast<const Type*>(NewHole()));
-        }
-        absl::InlinedVector<const Type*, 8> params;
-        for (const Type* p : x->params()) params.push_back(Substitute(p, map));
-        x = FuncTy(params, Substitute(x->ret(), map), y->type_params());
-      }
-      if (!std::equal(x->type_params().begin(), x->type_params().end(), y->type_params().begin(),
-                      y->type_params().end())) {
-        return nullptr;
-      }
-      absl::InlinedVector<const Type*, 8> params;
-      for (size_t i = 0; i < x->params().size(); ++i) {
-        const Type* u = Unify(x->params()[i], y->params()[i]);
-        if (u == nullptr) return nullptr;
-        params.push_back(u);
-      }
-      const Type* ret = Unify(x->ret(), y->ret());
-      if (ret == nullptr) return nullptr;
-      return FuncTy(params, ret, x->type_params());
-    }
+    case TypeKind::kTuple:
+      return UnifyTuples(static_cast<const TupleType*>(a), static_cast<const TupleType*>(b));
+    case TypeKind::kFunc:
+      return UnifyFuncs(static_cast<const FuncType*>(a), static_cast<const FuncType*>(b));
     case TypeKind::kRef: {
       const Type* u = Unify(static_cast<const RefType*>(a)->value(),
                             static_cast<const RefType*>(b)->value());
       return u == nullptr ? nullptr : RefTy(u);
     }
-    case TypeKind::kTypeCall: {  // the same data type, arguments pairwise
-      auto* x = static_cast<const TypeCall*>(a);
-      auto* y = static_cast<const TypeCall*>(b);
-      if (x->func() != y->func() || x->args().size() != y->args().size()) return nullptr;
-      absl::InlinedVector<const Type*, 8> args;
-      for (size_t i = 0; i < x->args().size(); ++i) {
-        const Type* u = Unify(x->args()[i], y->args()[i]);
-        if (u == nullptr) return nullptr;
-        args.push_back(u);
-      }
-      return TypeCallTy(x->func(), args);
-    }
+    case TypeKind::kTypeCall:
+      return UnifyTypeCalls(static_cast<const TypeCall*>(a), static_cast<const TypeCall*>(b));
     default:
       return nullptr;  // distinct type variables (or data type names) never unify
   }
+}
+
+const Type* TypeUnifier::UnifyWithHole(const Type* a, const Type* b, bool a_hole) {
+  bool b_hole = Isa<IncompleteType>(b);
+  if (a_hole && b_hole) {
+    Union(IndexOf(static_cast<const IncompleteType*>(a)),
+          IndexOf(static_cast<const IncompleteType*>(b)));
+    return Shallow(a);
+  }
+  const Type* hole = a_hole ? a : b;
+  const Type* other = a_hole ? b : a;
+  uint32_t root = Find(IndexOf(static_cast<const IncompleteType*>(hole)));
+  if (Occurs(root, Resolve(other))) return nullptr;  // T = (T, T) has no solution
+  Bind(root, other);
+  return other;
+}
+
+const Type* TypeUnifier::UnifyTuples(const TupleType* a, const TupleType* b) {
+  auto fa = a->fields();
+  auto fb = b->fields();
+  if (fa.size() != fb.size()) return nullptr;
+  absl::InlinedVector<const Type*, 8> fields;
+  for (size_t i = 0; i < fa.size(); ++i) {
+    const Type* u = Unify(fa[i], fb[i]);
+    if (u == nullptr) return nullptr;
+    fields.push_back(u);
+  }
+  return TupleTy(fields);
+}
+
+const FuncType* TypeUnifier::MatchTypeParams(const FuncType* x, const FuncType* y) {
+  absl::flat_hash_map<const Type*, const Type*> map;
+  for (size_t i = 0; i < x->type_params().size(); ++i) {
+    map.emplace(x->type_params()[i],
+                i < y->type_params().size() ? static_cast<const Type*>(y->type_params()[i])
+                                            : static_cast<const Type*>(NewHole()));
+  }
+  absl::InlinedVector<const Type*, 8> params;
+  for (const Type* p : x->params()) params.push_back(Substitute(p, map));
+  return FuncTy(params, Substitute(x->ret(), map), y->type_params());
+}
+
+const Type* TypeUnifier::UnifyFuncs(const FuncType* x, const FuncType* y) {
+  if (x->params().size() != y->params().size()) return nullptr;
+  if (x->type_params().size() != y->type_params().size()) {
+    // A polymorphic function passed where a monomorphic one is expected:
+    // the one with more type parameters is instantiated.
+    if (x->type_params().size() < y->type_params().size()) std::swap(x, y);
+    x = MatchTypeParams(x, y);
+  }
+  if (!std::equal(x->type_params().begin(), x->type_params().end(), y->type_params().begin(),
+                  y->type_params().end())) {
+    return nullptr;
+  }
+  absl::InlinedVector<const Type*, 8> params;
+  for (size_t i = 0; i < x->params().size(); ++i) {
+    const Type* u = Unify(x->params()[i], y->params()[i]);
+    if (u == nullptr) return nullptr;
+    params.push_back(u);
+  }
+  const Type* ret = Unify(x->ret(), y->ret());
+  if (ret == nullptr) return nullptr;
+  return FuncTy(params, ret, x->type_params());
+}
+
+// The same data type, arguments pairwise.
+const Type* TypeUnifier::UnifyTypeCalls(const TypeCall* x, const TypeCall* y) {
+  if (x->func() != y->func() || x->args().size() != y->args().size()) return nullptr;
+  absl::InlinedVector<const Type*, 8> args;
+  for (size_t i = 0; i < x->args().size(); ++i) {
+    const Type* u = Unify(x->args()[i], y->args()[i]);
+    if (u == nullptr) return nullptr;
+    args.push_back(u);
+  }
+  return TypeCallTy(x->func(), args);
 }
 
 const Type* TypeUnifier::Substitute(const Type* t,

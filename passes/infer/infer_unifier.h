@@ -93,6 +93,15 @@ class TypeUnifier {
   void Bind(uint32_t root, const Type* t);
   void Union(uint32_t a, uint32_t b);
   const Type* UnifyTensors(const TensorType* a, const TensorType* b);
+  // Binds the hole `a` or `b` (one of them is a hole) to the other type.
+  const Type* UnifyWithHole(const Type* a, const Type* b, bool a_hole);
+  // Unify of two types of one kind, field by field.
+  const Type* UnifyTuples(const TupleType* a, const TupleType* b);
+  const Type* UnifyFuncs(const FuncType* x, const FuncType* y);
+  const Type* UnifyTypeCalls(const TypeCall* x, const TypeCall* y);
+  // `x` with the type parameters `y` lacks instantiated with fresh holes and
+  // the others renamed to `y`'s, in order (TVM's type solver).
+  const FuncType* MatchTypeParams(const FuncType* x, const FuncType* y);
 
   std::vector<HoleInfo> holes_;
   std::vector<const IncompleteType*> hole_types_;

@@ -164,9 +164,8 @@ const Attrs* DictAttrs(const py::object& attrs) {
   return out;
 }
 
-}  // namespace
-
-void BindBuilder(py::module_& m) {
+// Variables, constants and the op registry.
+void BindLeafBuilders(py::module_& m) {
   m.def("make_var", [](const std::string& name, const py::object& type) {
     std::shared_ptr<Arena> build = BuildArena();
     const Type* annotation = type.is_none() ? nullptr : PyToType(type);
@@ -197,6 +196,10 @@ void BindBuilder(py::module_& m) {
     for (const OpInfo* op : AllOps()) names.emplace_back(op->name);
     return names;
   });
+}
+
+// Calls of ops (attributes checked against the op's schema) and of other callees.
+void BindCallBuilders(py::module_& m) {
   m.def("make_op_call", [](const std::string& name, const py::sequence& args, const py::dict& attrs) {
     const OpInfo* op = FindOpOrThrow(name);
     std::shared_ptr<Arena> build = BuildArena();
@@ -218,6 +221,10 @@ void BindBuilder(py::module_& m) {
     }
     return WrapExpr(build, IRBuilder(build.get()).MakeCall(fn, nodes, nullptr));
   });
+}
+
+// Tuples, lets, ifs and references.
+void BindStructureBuilders(py::module_& m) {
   m.def("make_tuple", [](const py::sequence& fields) {
     std::shared_ptr<Arena> build = BuildArena();
     return WrapExpr(build, IRBuilder(build.get()).MakeTuple(Nodes(build, fields)));
@@ -249,6 +256,10 @@ void BindBuilder(py::module_& m) {
     std::shared_ptr<Arena> build = BuildArena();
     return WrapExpr(build, IRBuilder(build.get()).MakeRefWrite(Node(build, ref), Node(build, value)));
   });
+}
+
+// Functions, and binding their parameters to constants.
+void BindFunctionBuilders(py::module_& m) {
   m.def("make_function", [](const py::sequence& params, const ExprHandle& body, const py::object& ret_type,
                             const py::object& attrs) {
     std::shared_ptr<Arena> build = BuildArena();
@@ -269,6 +280,15 @@ void BindBuilder(py::module_& m) {
     KeepAlive(build, func.arena);
     return WrapExpr(build, ValueOrThrow(BindParamsByName(fn, ToParamMap(params), build.get())));
   }, py::arg("func"), py::arg("params"));
+}
+
+}  // namespace
+
+void BindBuilder(py::module_& m) {
+  BindLeafBuilders(m);
+  BindCallBuilders(m);
+  BindStructureBuilders(m);
+  BindFunctionBuilders(m);
 }
 
 }  // namespace carve::python

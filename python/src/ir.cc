@@ -171,25 +171,29 @@ std::string ShortRepr(const ExprHandle& h) {
          (more ? " ..." : "");
 }
 
-void BindTypes(py::module_& m) {
+// TVM's class name for a type of `kind`.
+const char* TypeKindName(TypeKind kind) {
+  switch (kind) {
+    case TypeKind::kTensor: return "TensorType";
+    case TypeKind::kTuple: return "TupleType";
+    case TypeKind::kFunc: return "FuncType";
+    case TypeKind::kTypeVar: return "TypeVar";
+    case TypeKind::kIncomplete: return "IncompleteType";
+    case TypeKind::kRef: return "RelayRefType";
+    case TypeKind::kGlobalTypeVar: return "GlobalTypeVar";
+    case TypeKind::kTypeCall: return "TypeCall";
+  }
+  return "Type";
+}
+
+// carve.relay.Type: printing, identity, and the fields of each kind.
+void BindTypeClass(py::module_& m) {
   py::class_<TypeHandle>(m, "Type")
       .def("__str__", [](const TypeHandle& t) { return TypeToString(t.type); })
       .def("__repr__", [](const TypeHandle& t) { return TypeToString(t.type); })
       .def("__eq__", [](const TypeHandle& a, const TypeHandle& b) { return a.type == b.type; })
       .def("__hash__", [](const TypeHandle& t) { return std::hash<const void*>()(t.type); })
-      .def_property_readonly("kind", [](const TypeHandle& t) {
-        switch (t.type->kind()) {
-          case TypeKind::kTensor: return "TensorType";
-          case TypeKind::kTuple: return "TupleType";
-          case TypeKind::kFunc: return "FuncType";
-          case TypeKind::kTypeVar: return "TypeVar";
-          case TypeKind::kIncomplete: return "IncompleteType";
-          case TypeKind::kRef: return "RelayRefType";
-          case TypeKind::kGlobalTypeVar: return "GlobalTypeVar";
-          case TypeKind::kTypeCall: return "TypeCall";
-        }
-        return "Type";
-      })
+      .def_property_readonly("kind", [](const TypeHandle& t) { return TypeKindName(t.type->kind()); })
       .def_property_readonly("shape", [](const TypeHandle& t) -> py::object {
         const auto* tt = DynCast<TensorType>(t.type);
         if (tt == nullptr) throw py::attribute_error("only a TensorType has a shape");
@@ -224,6 +228,10 @@ void BindTypes(py::module_& m) {
         if (ft == nullptr) throw py::attribute_error("only a FuncType has ret_type");
         return WrapType(ft->ret());
       });
+}
+
+// The type constructors (relay.TensorType, TupleType, FuncType).
+void BindTypeConstructors(py::module_& m) {
   m.def("tensor_type", [](const std::vector<std::optional<int64_t>>& shape, const std::string& dtype) {
     std::optional<DataType> d = DataType::Parse(dtype);
     if (!d) ThrowIfError(absl::InvalidArgumentError(fmt::format("unknown dtype '{}'", dtype)));
@@ -256,6 +264,11 @@ void BindTypes(py::module_& m) {
   });
 }
 
+void BindTypes(py::module_& m) {
+  BindTypeClass(m);
+  BindTypeConstructors(m);
+}
+
 py::list WrapAll(const std::shared_ptr<Arena>& arena, std::span<const Expr* const> exprs) {
   py::list out;
   for (const Expr* e : exprs) out.append(WrapExpr(arena, e));
@@ -267,7 +280,9 @@ const Node* As(const ExprHandle& h) {
   return Cast<Node>(h.expr);
 }
 
-void BindExprs(py::module_& m) {
+// carve.relay.Expr, the base of every node class: printing, identity and
+// checked_type.
+void BindExprBase(py::module_& m) {
   py::class_<ExprHandle>(m, "Expr")
       .def("astext", [](const ExprHandle& h, bool show_meta_data) {
         return PrintExpr(h.expr, TextOptions(true, show_meta_data));
@@ -292,6 +307,10 @@ void BindExprs(py::module_& m) {
         }
         return WrapType(h.expr->checked_type());
       });
+}
+
+// The nodes without children, with TVM's field names.
+void BindLeafExprs(py::module_& m) {
   py::class_<VarHandle, ExprHandle>(m, "Var")
       .def_property_readonly("name_hint", [](const ExprHandle& h) { return std::string(As<Var>(h)->name()); })
       .def_property_readonly("type_annotation", [](const ExprHandle& h) { return WrapType(As<Var>(h)->annotation()); });
@@ -304,6 +323,10 @@ void BindExprs(py::module_& m) {
       });
   py::class_<OpHandle, ExprHandle>(m, "Op")
       .def_property_readonly("name", [](const ExprHandle& h) { return std::string(As<OpExpr>(h)->name()); });
+}
+
+// The nodes with children but Function, with TVM's field names.
+void BindCompoundExprs(py::module_& m) {
   py::class_<CallHandle, ExprHandle>(m, "Call")
       .def_property_readonly("op", [](const ExprHandle& h) { return WrapExpr(h.arena, As<Call>(h)->callee()); })
       .def_property_readonly("args", [](const ExprHandle& h) { return WrapAll(h.arena, As<Call>(h)->args()); })
@@ -330,6 +353,10 @@ void BindExprs(py::module_& m) {
   py::class_<RefWriteHandle, ExprHandle>(m, "RefWrite")
       .def_property_readonly("ref", [](const ExprHandle& h) { return WrapExpr(h.arena, As<RefWrite>(h)->ref()); })
       .def_property_readonly("value", [](const ExprHandle& h) { return WrapExpr(h.arena, As<RefWrite>(h)->value()); });
+}
+
+// relay.Function: its parts, and with_attr (a new function).
+void BindFunctionExpr(py::module_& m) {
   py::class_<FunctionHandle, ExprHandle>(m, "Function")
       .def_property_readonly("params", [](const ExprHandle& h) {
         py::list out;
@@ -346,6 +373,13 @@ void BindExprs(py::module_& m) {
         const Attrs* attrs = WithAttr(fn->attrs(), key, PyToAttrValue(value));
         return WrapExpr(build, IRBuilder(build.get()).MakeFunctionWithParamsOf(fn, fn->body(), fn->ret_type(), attrs));
       }, py::arg("attr_key"), py::arg("attr_value"));
+}
+
+void BindExprs(py::module_& m) {
+  BindExprBase(m);
+  BindLeafExprs(m);
+  BindCompoundExprs(m);
+  BindFunctionExpr(m);
 }
 
 void BindModule(py::module_& m) {

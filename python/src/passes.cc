@@ -150,9 +150,8 @@ void RegisterOpAttr(const std::string& op_name, const std::string& key, const py
   TargetRegistry::Global().Register(WithOpRule(existing ? *existing : empty, std::move(rule)));
 }
 
-}  // namespace
-
-void BindPasses(py::module_& m) {
+// carve.transform.Pass: calling it on a module, its name and members.
+void BindPassClass(py::module_& m) {
   py::class_<PassHandle>(m, "Pass",
                          "A pass or a pipeline of passes (tvm.transform.Pass): pass(mod) returns a\n"
                          "new module and leaves mod unchanged. str(pass) is its pipeline text;\n"
@@ -179,6 +178,10 @@ void BindPasses(py::module_& m) {
         for (const PassPtr& member : SequenceMembers(*p.pass)) out.push_back({member});
         return out;
       });
+}
+
+// TVM's pass constructors (carve.transform.InferType(), ...).
+void BindPassConstructors(py::module_& m) {
   m.def("InferType", []() { return PassHandle{ValueOrThrow(ParsePipeline("InferType"))}; },
         "TVM's InferType: fills in the checked type of every expression.");
   m.def("MergeComposite", [](const py::object& table) { return PassHandle{MergeCompositePass(table)}; },
@@ -205,6 +208,10 @@ void BindPasses(py::module_& m) {
     for (const PassHandle& p : passes) members.push_back(p.pass);
     return PassHandle{MakeSequential(name, std::move(members)), /*tvm_sequential=*/true};
   }, py::arg("passes"), py::arg("name") = "sequential");
+}
+
+// carve's own: pipelines from text, the pass list, op attributes.
+void BindPassUtilities(py::module_& m) {
   m.def("parse_pipeline", [](const std::string& text) { return PassHandle{ValueOrThrow(ParsePipeline(text))}; },
         py::arg("text"),
         "A pipeline in `carve opt -p` syntax ('InferType,FoldConstant,MergeComposite(dnnl)')\n"
@@ -222,6 +229,14 @@ void BindPasses(py::module_& m) {
     return out;
   }, "Every registered pass as 'Name(param=default, ...)' (`carve opt --list-passes`).");
   m.def("register_op_attr", RegisterOpAttr, py::arg("op_name"), py::arg("attr_key"), py::arg("value"));
+}
+
+}  // namespace
+
+void BindPasses(py::module_& m) {
+  BindPassClass(m);
+  BindPassConstructors(m);
+  BindPassUtilities(m);
 }
 
 }  // namespace carve::python

@@ -193,7 +193,21 @@ void BindBuilders(py::module_& m) {
   });
 }
 
-void BindLibrary(py::module_& m) {
+// The pattern named `name` in the library: a pattern, a rule's left side
+// or a backend's composite.
+PH LibraryPattern(const PatternLibraryHandle& l, const std::string& name) {
+  if (const NamedPattern* p = l.library->FindPattern(name)) return PH{p->pattern};
+  if (const RuleSpec* r = l.library->FindRule(name)) return PH{r->lhs};
+  for (const BackendSpec& b : l.library->backends()) {
+    for (const NamedPattern& c : b.composites) {
+      if (c.name == name) return PH{c.pattern};
+    }
+  }
+  throw py::key_error(fmt::format("the pattern file defines no pattern '{}'", name));
+}
+
+// carve.patterns.PatternLibrary: what a .pat file defines.
+void BindLibraryClass(py::module_& m) {
   py::class_<PatternLibraryHandle>(m, "PatternLibrary")
       .def_property_readonly("patterns", [](const PatternLibraryHandle& l) {
         py::dict out;
@@ -210,16 +224,7 @@ void BindLibrary(py::module_& m) {
         for (const BackendSpec& b : l.library->backends()) names.push_back(b.name);
         return names;
       })
-      .def("__getitem__", [](const PatternLibraryHandle& l, const std::string& name) {
-        if (const NamedPattern* p = l.library->FindPattern(name)) return PH{p->pattern};
-        if (const RuleSpec* r = l.library->FindRule(name)) return PH{r->lhs};
-        for (const BackendSpec& b : l.library->backends()) {
-          for (const NamedPattern& c : b.composites) {
-            if (c.name == name) return PH{c.pattern};
-          }
-        }
-        throw py::key_error(fmt::format("the pattern file defines no pattern '{}'", name));
-      })
+      .def("__getitem__", LibraryPattern)
       .def("table", [](const PatternLibraryHandle& l, const py::object& backend) {
         // MergeComposite's argument: (name, pattern) in priority order.
         py::list out;
@@ -238,6 +243,10 @@ void BindLibrary(py::module_& m) {
         return names;
       })
       .def("__str__", [](const PatternLibraryHandle& l) { return ValueOrThrow(PrintPatternLibrary(*l.library)); });
+}
+
+// Pattern files and patterns from text, and the built-in backends' specs.
+void BindLibraryLoaders(py::module_& m) {
   m.def("parse_patterns", [](const std::string& text, const std::string& source_name) {
     return PatternLibraryHandle{std::make_shared<const PatternLibrary>(ValueOrThrow(ParsePatternFile(source_name, text)))};
   }, py::arg("text"), py::arg("source_name") = "<string>");
@@ -266,7 +275,8 @@ void BindLibrary(py::module_& m) {
 void BindPatterns(py::module_& m) {
   BindPatternClass(m);
   BindBuilders(m);
-  BindLibrary(m);
+  BindLibraryClass(m);
+  BindLibraryLoaders(m);
 }
 
 }  // namespace carve::python

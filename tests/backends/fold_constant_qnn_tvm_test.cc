@@ -16,14 +16,6 @@
 namespace carve::testing {
 namespace {
 
-NDArray Values(DataType dtype, std::initializer_list<int64_t> shape, std::vector<double> values) {
-  NDArray a = NDArray::Empty(dtype, shape);
-  for (int64_t i = 0; i < a.num_elements(); ++i) {
-    a.SetFromDouble(i, values.size() == 1 ? values[0] : values[size_t(i)]);
-  }
-  return a;
-}
-
 // TVM's two assertions: nothing changes without fold_qnn; with it, the
 // result is `expected`.
 void ExpectQnnFold(std::string_view before, const ParamMap& before_consts,

@@ -21,14 +21,6 @@
 namespace carve::testing {
 namespace {
 
-NDArray Values(DataType dtype, std::initializer_list<int64_t> shape, std::vector<double> values) {
-  NDArray a = NDArray::Empty(dtype, shape);
-  for (int64_t i = 0; i < a.num_elements(); ++i) {
-    a.SetFromDouble(i, values.size() == 1 ? values[0] : values[size_t(i)]);
-  }
-  return a;
-}
-
 // Runs `passes` on `before` (bound to `before_consts`) and compares the
 // result with `expected` (bound to `expected_consts`), types included.
 void ExpectResult(const std::vector<PassPtr>& passes, std::string_view before,

@@ -10,19 +10,15 @@
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 #include "gtest/gtest.h"
+#include "tests/common/file_util.h"
 #include "tools/cli/cli.h"
 
 namespace carve {
 namespace {
 
-namespace fs = std::filesystem;
+using testing_util::ReadFile;
 
-std::string ReadAll(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+namespace fs = std::filesystem;
 
 int Carve(const std::vector<std::string>& args) {
   cli::Env env = cli::RealEnv();
@@ -62,7 +58,7 @@ void CheckStable(const std::string& model, const std::vector<std::string>& extra
   ASSERT_EQ(Carve(args), 0);
   ASSERT_EQ(Carve({"fmt", imported, "-o", once}), 0);
   ASSERT_EQ(Carve({"fmt", once, "-o", twice}), 0);
-  const std::string a = ReadAll(imported), b = ReadAll(once), c = ReadAll(twice);
+  const std::string a = ReadFile(imported), b = ReadFile(once), c = ReadFile(twice);
   EXPECT_NE(a.find("#[metadata]"), std::string::npos) << "the weights should be embedded";
   EXPECT_TRUE(a == b) << model << ": import and fmt of it differ at " << FirstDifference(a, b);
   EXPECT_TRUE(b == c) << model << ": fmt is not idempotent at " << FirstDifference(b, c);

@@ -10,30 +10,26 @@
 #include "frontend/onnx/import.h"
 #include "grammar/printer.h"
 #include "gtest/gtest.h"
+#include "tests/common/file_util.h"
 
 namespace carve {
 namespace {
 
-namespace fs = std::filesystem;
+using testing_util::ReadFile;
 
-std::string ReadAll(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+namespace fs = std::filesystem;
 
 void CheckGolden(const std::string& model, std::map<std::string, std::vector<int64_t>> shapes) {
   fs::path onnx = fs::path(CARVE_SHARED_DIR) / "models" / (model + ".onnx");
   if (!fs::exists(onnx)) GTEST_SKIP() << "no ../shared/models";
   onnx_import::ImportOptions options;
   options.shapes = std::move(shapes);
-  auto r = onnx_import::ImportOnnx(ReadAll(onnx), options);
+  auto r = onnx_import::ImportOnnx(ReadFile(onnx), options);
   ASSERT_TRUE(r.ok()) << r.status();
   std::string text = PrintModule(r->module);
   fs::path golden = fs::path(CARVE_SOURCE_DIR) / "tests/frontend_onnx/golden" / (model + ".relay");
   if (std::getenv("CARVE_UPDATE_GOLDEN")) std::ofstream(golden) << text;
-  EXPECT_EQ(text, ReadAll(golden)) << "differs from " << golden;
+  EXPECT_EQ(text, ReadFile(golden)) << "differs from " << golden;
 }
 
 TEST(ImportGolden, FashionMnist) { CheckGolden("fmnist_cnn", {}); }

@@ -12,24 +12,20 @@
 #include "frontend/onnx/import.h"
 #include "gtest/gtest.h"
 #include "interpreter/evaluator.h"
+#include "tests/common/file_util.h"
 #include "tools/cli/cli.h"
 
 namespace carve {
 namespace {
 
+using testing_util::ReadFile;
+
 namespace fs = std::filesystem;
 
 fs::path ModelsDir() { return fs::path(CARVE_SHARED_DIR) / "models"; }
 
-std::string ReadAll(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 NDArray ReadF32(const fs::path& p, std::vector<int64_t> shape) {
-  std::string bytes = ReadAll(p);
+  std::string bytes = ReadFile(p);
   NDArray a = NDArray::Empty(DataType::Float(32), shape);
   EXPECT_EQ(bytes.size(), a.nbytes()) << p;
   std::memcpy(a.raw_data(), bytes.data(), std::min(bytes.size(), a.nbytes()));
@@ -41,7 +37,7 @@ absl::StatusOr<onnx_import::ImportResult> Import(
   onnx_import::ImportOptions options;
   options.base_dir = ModelsDir().string();
   options.shapes = std::move(shapes);
-  return onnx_import::ImportOnnx(ReadAll(ModelsDir() / (name + ".onnx")), options);
+  return onnx_import::ImportOnnx(ReadFile(ModelsDir() / (name + ".onnx")), options);
 }
 
 // @main(input, params...) on the reference kernels.
@@ -91,8 +87,8 @@ TEST_F(Models, TinyTransformerMatchesReference) {
 TEST_F(Models, FashionMnistReachesReferenceAccuracy) {
   auto r = Import("fmnist_cnn", {{"input", {1000, 1, 28, 28}}});
   ASSERT_TRUE(r.ok()) << r.status();
-  std::string images = ReadAll(ModelsDir() / "t10k_first1000_u8.bin");
-  std::string labels = ReadAll(ModelsDir() / "t10k_first1000_labels_u8.bin");
+  std::string images = ReadFile(ModelsDir() / "t10k_first1000_u8.bin");
+  std::string labels = ReadFile(ModelsDir() / "t10k_first1000_labels_u8.bin");
   ASSERT_EQ(images.size(), 1000u * 28 * 28);
   NDArray input = NDArray::Empty(DataType::Float(32), {1000, 1, 28, 28});
   for (size_t i = 0; i < images.size(); ++i) input.data<float>()[i] = uint8_t(images[i]) / 255.0f;
@@ -153,7 +149,7 @@ TEST_F(Models, PartitionAndCompareOnEveryBackend) {
       std::string report_file = (tmp / "report.txt").string();
       Carve({"partition", relay, "--backend", backend, "--params", params, "--report", "-o",
              report_file});
-      std::string report = ReadAll(report_file);
+      std::string report = ReadFile(report_file);
       // "backend dnnl: 79 of 91 ops offloaded (86.8%) in 10 regions"
       EXPECT_NE(report.find(fmt::format("backend {}: ", backend)), std::string::npos)
           << c.model << " " << backend << ": " << report;
@@ -175,7 +171,7 @@ namespace {
 // `carve import -` reads the model from standard input (the bytes of
 // env.in, as RealEnv reads the process's).
 TEST(ImportCli, ReadsStandardInput) {
-  std::string bytes = ReadAll(fs::path(CARVE_SOURCE_DIR) / "tests/frontend_onnx/data/two_outputs.onnx");
+  std::string bytes = ReadFile(fs::path(CARVE_SOURCE_DIR) / "tests/frontend_onnx/data/two_outputs.onnx");
   ASSERT_FALSE(bytes.empty());
   cli::Env env = cli::RealEnv();
   std::istringstream in(bytes);

@@ -21,9 +21,12 @@
 #include "gtest/gtest.h"
 #include "interpreter/evaluator.h"
 #include "onnx/onnx_pb.h"
+#include "tests/common/file_util.h"
 
 namespace carve {
 namespace {
+
+using testing_util::ReadFile;
 
 namespace fs = std::filesystem;
 
@@ -37,13 +40,6 @@ struct Result {
   Outcome outcome = Outcome::kPass;
   std::string detail;
 };
-
-std::string ReadAll(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // "ReduceLogSumExp" -> "reduce_log_sum_exp", as the test names spell ops.
 std::string Snake(const std::string& op) {
@@ -85,7 +81,7 @@ Result RunOne(const fs::path& dir) {
   Result r;
   r.name = dir.filename().string();
   onnx::ModelProto model;
-  std::string bytes = ReadAll(dir / "model.onnx");
+  std::string bytes = ReadFile(dir / "model.onnx");
   if (!model.ParseFromString(bytes)) {
     r.outcome = Outcome::kBadTest;
     r.detail = "model.onnx does not parse";
@@ -125,7 +121,7 @@ Result RunOne(const fs::path& dir) {
     options.freeze = true;
     options.base_dir = dir.string();
     for (size_t i = 0; fs::exists(set / fmt::format("input_{}.pb", i)); ++i) {
-      auto t = onnx_import::ParseTensorFile(ReadAll(set / fmt::format("input_{}.pb", i)));
+      auto t = onnx_import::ParseTensorFile(ReadFile(set / fmt::format("input_{}.pb", i)));
       if (!t.ok() || i >= input_names.size()) {
         r.outcome = Outcome::kBadTest;
         r.detail = t.ok() ? "more inputs than the graph has" : std::string(t.status().message());
@@ -161,7 +157,7 @@ Result RunOne(const fs::path& dir) {
     }
     std::vector<NDArray> got = FlattenTensors(*out);
     for (size_t i = 0; fs::exists(set / fmt::format("output_{}.pb", i)); ++i) {
-      auto want = onnx_import::ParseTensorFile(ReadAll(set / fmt::format("output_{}.pb", i)));
+      auto want = onnx_import::ParseTensorFile(ReadFile(set / fmt::format("output_{}.pb", i)));
       if (!want.ok()) {
         r.outcome = Outcome::kBadTest;
         r.detail = std::string(want.status().message());
@@ -263,7 +259,7 @@ TEST(OnnxNodeTests, UnsupportedModelsAreNamedClearly) {
     onnx_import::ImportOptions options;
     options.base_dir = dir.string();
     absl::StatusOr<onnx_import::ImportResult> r =
-        onnx_import::ImportOnnx(ReadAll(dir / "model.onnx"), options);
+        onnx_import::ImportOnnx(ReadFile(dir / "model.onnx"), options);
     EXPECT_FALSE(r.ok()) << test;
     return r.ok() ? std::string() : std::string(r.status().message());
   };
@@ -347,7 +343,7 @@ TEST(OnnxNodeTests, CoverageTargets) {
   // CARVE_UPDATE_ONNX_DOC=1 rewrites docs/onnx.md after its marker line.
   if (std::getenv("CARVE_UPDATE_ONNX_DOC")) {
     fs::path doc = fs::path(CARVE_SOURCE_DIR) / "docs/onnx.md";
-    std::string text = ReadAll(doc);
+    std::string text = ReadFile(doc);
     const std::string marker = "<!-- node-test table: generated, do not edit below -->\n";
     size_t at = text.find(marker);
     ASSERT_NE(at, std::string::npos) << "no marker in " << doc;

@@ -1,8 +1,6 @@
 // Helpers shared by the parser tests.
 #pragma once
 
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -11,15 +9,9 @@
 #include "ir/adt.h"
 #include "ir/expr.h"
 #include "support/diagnostics.h"
+#include "tests/common/file_util.h"
 
 namespace carve::testing_util {
-
-inline std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 inline std::string CorpusPath(const std::string& name) {
   return std::string(CARVE_SHARED_DIR) + "/corpus/" + name;

@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "passes/infer/infer_type.h"
 #include "support/diagnostics.h"
+#include "tests/common/corpus_files.h"
 #include "tests/grammar_printer/printer_test_util.h"
 
 namespace carve {
@@ -104,24 +105,8 @@ TEST_P(PrinterCorpus, StreamedPiecesJoinToThePrintedText) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Corpus, PrinterCorpus,
-    ::testing::Values("acl_max_pool2d_input.relay", "acl_max_pool2d_partitioned.relay",
-                      "conv_bound_constants.relay", "dcgan.relay", "demo_0_input.relay",
-                      "demo_1_merge_composite.relay", "demo_2_annotate_target.relay",
-                      "demo_3_merge_compiler_regions.relay", "demo_4_partition_graph.relay",
-                      "demo_seed_name_1_merge_composite.relay",
-                      "demo_seed_name_2_annotate_target.relay",
-                      "demo_seed_name_3_merge_compiler_regions.relay",
-                      "demo_seed_name_4_partition_graph.txt", "dqn.relay",
-                      "globals_recursion.relay", "infix_ops.relay", "lstm.relay", "mlp.relay",
-                      "mlp_bound_params.relay", "resnet18_cifar.relay", "scalars_let_if_fn.relay",
-                      "squeezenet1_0.relay", "squeezenet1_1.relay"),
-    [](const auto& info) {
-      std::string name = info.param.substr(0, info.param.find('.'));
-      for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-      return name;
-    });
+INSTANTIATE_TEST_SUITE_P(Corpus, PrinterCorpus, ::testing::ValuesIn(testing_util::CorpusFiles()),
+                         testing_util::CorpusCaseName);
 
 }  // namespace
 }  // namespace carve

@@ -14,6 +14,7 @@
 #include "interpreter/evaluator.h"
 #include "interpreter/plan.h"
 #include "passes/infer/infer_type.h"
+#include "tests/common/file_util.h"
 #include "tools/cli/env.h"
 #include "tools/cli/golden_case.h"
 #include "tools/cli/golden_run.h"
@@ -23,14 +24,9 @@
 namespace carve {
 namespace {
 
-namespace fs = std::filesystem;
+using testing_util::ReadFile;
 
-std::string ReadAll(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+namespace fs = std::filesystem;
 
 struct Outcome {
   absl::Status status;
@@ -112,7 +108,7 @@ TEST(PlanDifferential, GoldenRunCasesGiveTheSameBits) {
   int compared = 0, planned = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.path().extension() != ".test") continue;
-    const std::string text = ReadAll(entry.path());
+    const std::string text = ReadFile(entry.path());
     for (const cli::GoldenCase& c : cli::ParseGoldenCases(entry.path().string(), text, {})) {
       cli::Substitutions subst;
       subst.virtual_name = entry.path().string();
@@ -167,7 +163,7 @@ TEST(PlanDifferential, SharedModelsGiveTheSameBits) {
     onnx_import::ImportOptions options;
     options.freeze = true;
     if (m.input[0] != '\0') options.shapes[m.input] = m.shape;
-    auto imported = onnx_import::ImportOnnx(ReadAll(path), options);
+    auto imported = onnx_import::ImportOnnx(ReadFile(path), options);
     ASSERT_TRUE(imported.ok()) << m.file << ": " << imported.status();
     Module& mod = imported->module;
     ASSERT_TRUE(InferType(mod).ok()) << m.file;

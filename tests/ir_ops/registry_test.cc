@@ -12,16 +12,12 @@
 #include <vector>
 
 #include "ir/op.h"
+#include "tests/common/file_util.h"
 
 namespace carve {
 namespace {
 
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testing_util::ReadFile;
 
 std::string Trim(std::string s) {
   size_t b = s.find_first_not_of(' ');

@@ -42,6 +42,17 @@ inline Module ParseBound(std::string_view text, const ParamMap& consts) {
   return mod;
 }
 
+// A tensor of `dtype` and `shape` holding `values` in order, or `values[0]`
+// everywhere when it is one value (TVM tests' relay.const tensors).
+inline NDArray Values(DataType dtype, std::initializer_list<int64_t> shape,
+                      std::vector<double> values) {
+  NDArray a = NDArray::Empty(dtype, shape);
+  for (int64_t i = 0; i < a.num_elements(); ++i) {
+    a.SetFromDouble(i, values.size() == 1 ? values[0] : values[size_t(i)]);
+  }
+  return a;
+}
+
 inline std::string Show(const Module& mod) {
   PrintOptions options;
   options.show_metadata = false;

@@ -14,9 +14,12 @@
 #include "ir/visit.h"
 #include "passes/infer/infer_type.h"
 #include "support/diagnostics.h"
+#include "tests/common/file_util.h"
 
 namespace carve {
 namespace {
+
+using testing_util::ReadFile;
 
 std::vector<std::filesystem::path> CorpusFiles() {
   std::vector<std::filesystem::path> files;
@@ -26,13 +29,6 @@ std::vector<std::filesystem::path> CorpusFiles() {
   }
   std::sort(files.begin(), files.end());
   return files;
-}
-
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
 }
 
 // The contents of every `/* ty=... */` comment, in text order.

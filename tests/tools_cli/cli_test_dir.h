@@ -16,10 +16,46 @@
 
 namespace carve::cli {
 
+// A one-op module for tests that need a valid file and care only about
+// options and messages.
+inline constexpr char kReluModule[] =
+    "#[version = \"0.0.5\"]\n"
+    "def @main(%x: Tensor[(1, 8), float32]) {\n"
+    "  nn.relu(%x)\n"
+    "}\n";
+
 struct CliResult {
   int code;
   std::string out, err;
 };
+
+// What `carve test FILE` did: its exit code and everything it wrote
+// (standard output, then standard error).
+struct TestOutcome {
+  int code;
+  std::string out;
+};
+
+// `carve test PATH` with `extra` options.
+inline TestOutcome RunCarveTest(const std::string& path, std::vector<std::string> extra = {}) {
+  std::ostringstream out, err;
+  Env env = RealEnv();
+  env.out = &out;
+  env.err = &err;
+  std::vector<std::string> args = {"test", path};
+  args.insert(args.end(), extra.begin(), extra.end());
+  int code = RunCarve(args, env);
+  return {code, out.str() + err.str()};
+}
+
+// `carve test` (with `extra` options) on `text` written to `name` in the
+// test temporary folder, for tests that need no folder of their own.
+inline TestOutcome RunTestOn(const std::string& name, const std::string& text,
+                             std::vector<std::string> extra = {}) {
+  std::string path = (std::filesystem::path(::testing::TempDir()) / name).string();
+  std::ofstream(path) << text;
+  return RunCarveTest(path, std::move(extra));
+}
 
 class CliTestDir : public ::testing::Test {
  protected:

@@ -37,11 +37,7 @@ class EscapedErrorsTest : public CliTestDir {
   EscapedErrorsTest() : CliTestDir("carve_escaped_") {}
   void SetUp() override {
     CliTestDir::SetUp();
-    file_ = Write("m.relay",
-                  "#[version = \"0.0.5\"]\n"
-                  "def @main(%x: Tensor[(1, 8), float32]) {\n"
-                  "  nn.relu(%x)\n"
-                  "}\n");
+    file_ = Write("m.relay", kReluModule);
   }
   std::string file_;
 };

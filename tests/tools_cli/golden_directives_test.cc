@@ -7,6 +7,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/tools_cli/cli_test_dir.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/env.h"
 
@@ -15,21 +16,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-struct Outcome {
-  int code;
-  std::string out;
-};
-
-Outcome RunTestOn(const std::string& name, const std::string& text) {
-  std::string path = (std::filesystem::path(testing::TempDir()) / name).string();
-  std::ofstream(path) << text;
-  std::ostringstream out, err;
-  Env env = RealEnv();
-  env.out = &out;
-  env.err = &err;
-  int code = RunCarve({"test", path}, env);
-  return {code, out.str() + err.str()};
-}
+using Outcome = TestOutcome;
 
 constexpr const char* kModule = "#[version = \"0.0.5\"]\ndef @main() {\n  0\n}\n";
 

@@ -9,6 +9,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/tools_cli/cli_test_dir.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/env.h"
 
@@ -18,24 +19,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-struct Outcome {
-  int code;
-  std::string out;
-};
-
-Outcome RunTestOn(const std::string& name, const std::string& text,
-                  std::vector<std::string> extra = {}) {
-  std::string path = (std::filesystem::path(testing::TempDir()) / name).string();
-  std::ofstream(path) << text;
-  std::ostringstream out, err;
-  Env env = RealEnv();
-  env.out = &out;
-  env.err = &err;
-  std::vector<std::string> args = {"test", path};
-  args.insert(args.end(), extra.begin(), extra.end());
-  int code = RunCarve(args, env);
-  return {code, out.str() + err.str()};
-}
+using Outcome = TestOutcome;
 
 constexpr const char* kModule =
     "#[version = \"0.0.5\"]\n"

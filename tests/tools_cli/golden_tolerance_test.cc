@@ -7,6 +7,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/tools_cli/cli_test_dir.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/env.h"
 #include "tools/cli/golden_compare.h"
@@ -106,14 +107,9 @@ class GoldenToleranceFileTest : public testing::Test {
 
   std::pair<int, std::string> Run(const std::string& text, bool update) {
     std::ofstream(path_) << text;
-    std::ostringstream out, err;
-    Env env = RealEnv();
-    env.out = &out;
-    env.err = &err;
-    std::vector<std::string> args = {"test", path_};
-    if (update) args.push_back("--update");
-    int code = RunCarve(args, env);
-    return {code, out.str() + err.str()};
+    TestOutcome r = RunCarveTest(path_, update ? std::vector<std::string>{"--update"}
+                                               : std::vector<std::string>{});
+    return {r.code, r.out};
   }
 
   std::string Expected() {

@@ -32,11 +32,7 @@ class UsageErrorsTest : public CliTestDir {
   UsageErrorsTest() : CliTestDir("carve_usage_") {}
   void SetUp() override {
     CliTestDir::SetUp();
-    file_ = Write("m.relay",
-                  "#[version = \"0.0.5\"]\n"
-                  "def @main(%x: Tensor[(1, 8), float32]) {\n"
-                  "  nn.relu(%x)\n"
-                  "}\n");
+    file_ = Write("m.relay", kReluModule);
   }
 
   std::string file_;

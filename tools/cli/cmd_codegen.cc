@@ -5,6 +5,7 @@
 // .npy per constant; without, prints the graphs and a line per constant.
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include "backends/json/codegen.h"
 #include "backends/partition.h"
@@ -68,28 +69,22 @@ absl::Status WriteFiles(Env& env, const std::vector<CodegenArtifact>& artifacts,
   return absl::OkStatus();
 }
 
-int RunCodegen(const ParsedArgs& args, Env& env) {
-  if (args.positional().size() != 1 || !args.Has("--backend")) {
-    return UsageError(env, "codegen", "expected FILE and --backend NAME");
-  }
-  std::string backend = *args.Get("--backend");
-  if (backend.find(',') != std::string::npos) {
-    return UsageError(env, "codegen", "--backend takes one backend");
-  }
+// The usage problem of --backend and --seed, if any.
+std::optional<std::string> OptionProblem(const ParsedArgs& args, const std::string& backend) {
+  if (backend.find(',') != std::string::npos) return "--backend takes one backend";
   if (std::optional<std::string> seed = args.Get("--seed")) {
     if (!ParseUnsignedText(*seed)) {
-      return UsageError(env, "codegen",
-                        fmt::format("--seed expects an integer from 0 to 2^64-1, got '{}'", *seed));
+      return fmt::format("--seed expects an integer from 0 to 2^64-1, got '{}'", *seed);
     }
   }
-  absl::Status loaded = RegisterPatternFiles(args, env);
-  if (!loaded.ok()) return ReportError(env, loaded);
-  if (absl::Status names = CheckBackendNames(backend); !names.ok()) {
-    return UsageError(env, "codegen", "--backend: " + std::string(names.message()));
-  }
-  absl::StatusOr<Module> mod = LoadTypedModule(env, args.positional()[0]);
-  if (!mod.ok()) return ReportError(env, mod.status());
-  if (HasCompiler(*mod, backend)) {
+  return std::nullopt;
+}
+
+// Partitions `mod` for `backend` with the bound parameters, unless it
+// already holds functions for it. Returns the exit status to stop with.
+std::optional<int> PartitionUnlessDone(const ParsedArgs& args, Env& env,
+                                       const std::string& backend, Module& mod) {
+  if (HasCompiler(mod, backend)) {
     // Already partitioned: nothing is bound, so the options that bind would
     // be ignored.
     for (const char* option : {"--params", "--bind"}) {
@@ -99,22 +94,25 @@ int RunCodegen(const ParsedArgs& args, Env& env) {
                                     "is not partitioned again",
                                     option, args.positional()[0], backend));
     }
-  } else {
-    const Function* main = mod->Lookup("main");
-    if (main == nullptr) return ReportError(env, absl::InvalidArgumentError("module has no @main"));
-    BackendPartitionOptions options;
-    absl::StatusOr<ParamMap> params = BoundParams(env, args, *main);
-    if (!params.ok()) return ReportError(env, params.status());
-    options.params = *std::move(params);
-    mod = PartitionForBackend(*std::move(mod), backend, options);
-    if (!mod.ok()) return ReportError(env, mod.status());
+    return std::nullopt;
   }
-  if (args.Has("--print-module")) {
-    PrintOptions print;
-    print.show_metadata = false;
-    *env.out << PrintModule(*mod, print) << "\n";
-  }
-  absl::StatusOr<std::vector<CodegenArtifact>> artifacts = CodegenModule(*mod, backend);
+  const Function* main = mod.Lookup("main");
+  if (main == nullptr) return ReportError(env, absl::InvalidArgumentError("module has no @main"));
+  BackendPartitionOptions options;
+  absl::StatusOr<ParamMap> params = BoundParams(env, args, *main);
+  if (!params.ok()) return ReportError(env, params.status());
+  options.params = *std::move(params);
+  absl::StatusOr<Module> partitioned = PartitionForBackend(std::move(mod), backend, options);
+  if (!partitioned.ok()) return ReportError(env, partitioned.status());
+  mod = *std::move(partitioned);
+  return std::nullopt;
+}
+
+// Serializes the functions offloaded to `backend`: files under --output,
+// else a listing on standard output.
+int EmitArtifacts(const ParsedArgs& args, Env& env, const Module& mod,
+                  const std::string& backend) {
+  absl::StatusOr<std::vector<CodegenArtifact>> artifacts = CodegenModule(mod, backend);
   if (!artifacts.ok()) return ReportError(env, artifacts.status());
   // Nothing to list or write: without a word, an empty listing or folder
   // looked like a codegen that failed silently.
@@ -130,6 +128,30 @@ int RunCodegen(const ParsedArgs& args, Env& env) {
   }
   *env.out << Listing(*artifacts);
   return kExitOk;
+}
+
+int RunCodegen(const ParsedArgs& args, Env& env) {
+  if (args.positional().size() != 1 || !args.Has("--backend")) {
+    return UsageError(env, "codegen", "expected FILE and --backend NAME");
+  }
+  std::string backend = *args.Get("--backend");
+  if (std::optional<std::string> problem = OptionProblem(args, backend)) {
+    return UsageError(env, "codegen", *problem);
+  }
+  absl::Status loaded = RegisterPatternFiles(args, env);
+  if (!loaded.ok()) return ReportError(env, loaded);
+  if (absl::Status names = CheckBackendNames(backend); !names.ok()) {
+    return UsageError(env, "codegen", "--backend: " + std::string(names.message()));
+  }
+  absl::StatusOr<Module> mod = LoadTypedModule(env, args.positional()[0]);
+  if (!mod.ok()) return ReportError(env, mod.status());
+  if (std::optional<int> stop = PartitionUnlessDone(args, env, backend, *mod)) return *stop;
+  if (args.Has("--print-module")) {
+    PrintOptions print;
+    print.show_metadata = false;
+    *env.out << PrintModule(*mod, print) << "\n";
+  }
+  return EmitArtifacts(args, env, *mod, backend);
 }
 
 }  // namespace

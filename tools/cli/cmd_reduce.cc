@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "fmt/format.h"
 #include "support/cancellation.h"
@@ -83,55 +84,47 @@ void LimitMemory(int64_t megabytes) {
   setrlimit(RLIMIT_AS, &r);
 }
 
-// Runs `carve args` (without the leading "carve") in a forked child.
-Outcome RunChild(const std::vector<std::string>& args, double timeout_seconds,
-                 int64_t memory_mb) {
-  int out_fds[2], err_fds[2];
-  if (pipe(out_fds) != 0) return {125, "", "pipe failed"};
-  if (pipe(err_fds) != 0) return {125, "", "pipe failed"};
-  fflush(nullptr);
-  pid_t pid = fork();
-  if (pid == 0) {
-    // The parent's SIGINT handler only sets a flag: a child that ignored a
-    // Ctrl-C would run on. With the default action the child ends (or, for
-    // a cancellable command, installs its own handler and stops).
-    signal(SIGINT, SIG_DFL);
-    close(out_fds[0]);
-    close(err_fds[0]);
-    int devnull = open("/dev/null", O_RDONLY);
-    dup2(devnull, 0);
-    dup2(out_fds[1], 1);
-    dup2(err_fds[1], 2);
-    LimitMemory(memory_mb);
-    Env env = RealEnv();
-    env.prefault_heap = nullptr;
-    int rc = RunCarve(args, env);
-    std::cout.flush();
-    std::cerr.flush();
-    _exit(rc);
-  }
-  close(out_fds[1]);
-  close(err_fds[1]);
-  Outcome o;
+// The forked child's side of RunChild: runs `carve args` with its standard
+// output and error on the pipes' write ends and exits with carve's status.
+[[noreturn]] void RunInChild(const std::vector<std::string>& args, int out_fds[2], int err_fds[2],
+                             int64_t memory_mb) {
+  // The parent's SIGINT handler only sets a flag: a child that ignored a
+  // Ctrl-C would run on. With the default action the child ends (or, for
+  // a cancellable command, installs its own handler and stops).
+  signal(SIGINT, SIG_DFL);
+  close(out_fds[0]);
+  close(err_fds[0]);
+  int devnull = open("/dev/null", O_RDONLY);
+  dup2(devnull, 0);
+  dup2(out_fds[1], 1);
+  dup2(err_fds[1], 2);
+  LimitMemory(memory_mb);
+  Env env = RealEnv();
+  env.prefault_heap = nullptr;
+  int rc = RunCarve(args, env);
+  std::cout.flush();
+  std::cerr.flush();
+  _exit(rc);
+}
+
+// Appends what the child writes on `fds` (standard output, then error) to
+// o.out and o.err until both close, the deadline passes (returns true) or a
+// Ctrl-C comes (sets o.interrupted). Closes the descriptors it finished.
+bool CollectChildOutput(pollfd (&fds)[2], double timeout_seconds, Outcome& o) {
   auto deadline = std::chrono::steady_clock::now() +
                   std::chrono::milliseconds(int64_t(timeout_seconds * 1000));
-  bool timed_out = false;
-  pollfd fds[2] = {{out_fds[0], POLLIN, 0}, {err_fds[0], POLLIN, 0}};
   std::string* sinks[2] = {&o.out, &o.err};
   for (int open_fds = 2; open_fds > 0;) {
     // A Ctrl-C reaches the child too when it comes from the terminal, but
     // not when only this process is signalled.
     if (CancellationRequested()) {
       o.interrupted = true;
-      break;
+      return false;
     }
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                     deadline - std::chrono::steady_clock::now())
                     .count();
-    if (left <= 0) {
-      timed_out = true;
-      break;
-    }
+    if (left <= 0) return true;
     if (poll(fds, 2, int(left)) <= 0) continue;
     for (int i = 0; i < 2; ++i) {
       if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
@@ -146,19 +139,43 @@ Outcome RunChild(const std::vector<std::string>& args, double timeout_seconds,
       }
     }
   }
-  if (timed_out || o.interrupted) kill(pid, SIGKILL);
-  for (pollfd& p : fds) {
-    if (p.fd >= 0) close(p.fd);
-  }
+  return false;
+}
+
+// Waits for the child and returns its exit status as Outcome::status spells
+// it.
+int ReapChild(pid_t pid, bool timed_out) {
   int status = 0;
   // SIGINT's handler is installed without SA_RESTART: a Ctrl-C here must
   // not leave the child unreaped.
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  return timed_out              ? 124
+         : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
+                               : WEXITSTATUS(status);
+}
+
+// Runs `carve args` (without the leading "carve") in a forked child.
+Outcome RunChild(const std::vector<std::string>& args, double timeout_seconds,
+                 int64_t memory_mb) {
+  int out_fds[2], err_fds[2];
+  if (pipe(out_fds) != 0) return {125, "", "pipe failed"};
+  if (pipe(err_fds) != 0) return {125, "", "pipe failed"};
+  fflush(nullptr);
+  pid_t pid = fork();
+  if (pid == 0) RunInChild(args, out_fds, err_fds, memory_mb);
+  close(out_fds[1]);
+  close(err_fds[1]);
+  Outcome o;
+  pollfd fds[2] = {{out_fds[0], POLLIN, 0}, {err_fds[0], POLLIN, 0}};
+  bool timed_out = CollectChildOutput(fds, timeout_seconds, o);
+  if (timed_out || o.interrupted) kill(pid, SIGKILL);
+  for (pollfd& p : fds) {
+    if (p.fd >= 0) close(p.fd);
+  }
+  int status = ReapChild(pid, timed_out);
   o.interrupted |= CancellationRequested();
-  o.status = timed_out              ? 124
-             : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
-                                   : WEXITSTATUS(status);
+  o.status = status;
   return o;
 }
 
@@ -234,6 +251,101 @@ absl::StatusOr<Condition> ParseCondition(const ParsedArgs& args) {
   return c;
 }
 
+// The folder the candidates are written to, removed when the reduction
+// ends however it ends.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    char tmpl[] = "/tmp/carve-reduce-XXXXXX";
+    if (mkdtemp(tmpl) != nullptr) path_ = tmpl;
+  }
+  ~ScratchDir() {
+    if (!path_.empty()) std::filesystem::remove_all(path_);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  bool ok() const { return !path_.empty(); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Checks the condition on the input itself (`first`) and, without --exit or
+// an output test, fixes it to "fails as the original does". Returns the
+// exit status to stop with when there is nothing to reduce.
+std::optional<int> SettleCondition(Condition& cond, const Outcome& first, const std::string& path,
+                                   const std::string& shown, Env& env) {
+  if (first.interrupted) {
+    *env.err << fmt::format("carve reduce: interrupted while running the --until command on {}\n",
+                            path);
+    return kExitInterrupted;
+  }
+  if (!cond.exit && !cond.stderr_contains && !cond.stdout_contains) {
+    // Without --exit or --stderr-contains: "fails as the original does".
+    if (first.status == 0) {
+      *env.err << fmt::format("carve reduce: the --until command succeeds on {}; give --exit or "
+                              "--stderr-contains, or a failing input\n", path);
+      return kExitUserError;
+    }
+    // A usage error (a misspelt option in --until) does not depend on the
+    // file: every candidate would "fail the same way" down to one node, a
+    // reduction of nothing. `--exit 2` still asks for it explicitly.
+    if (first.status == kExitUsage) {
+      *env.err << fmt::format(
+          "carve reduce: the --until command is a usage error (exit 2) on {}, whatever the file; "
+          "fix the command, or give --exit 2:\n{}",
+          shown, first.err);
+      return kExitUsage;
+    }
+    cond.exit = first.status;
+  }
+  if (!cond.Holds(first)) {
+    *env.err << fmt::format("carve reduce: the condition does not hold on {} (exit {})\n{}", path,
+                            first.status, first.err);
+    return kExitUserError;
+  }
+  return std::nullopt;
+}
+
+// The parameters that must stay: `--input NAME=F.npy` in the command names
+// one.
+std::vector<std::string> PinnedParams(const std::vector<std::string>& words) {
+  std::vector<std::string> pinned;
+  for (size_t i = 0; i + 1 < words.size(); ++i) {
+    if (words[i] != "--input") continue;
+    std::string spec = words[i + 1];
+    std::string name = spec.substr(0, spec.find('='));
+    pinned.push_back(name.starts_with("%") ? name.substr(1) : name);
+  }
+  return pinned;
+}
+
+// Writes the reduced module to --output (or standard output) and the
+// summary line to standard error.
+int WriteReduced(const ParsedArgs& args, Env& env, const std::string& original,
+                 std::string reduced, const ReduceStats& stats, double seconds) {
+  if (!reduced.empty() && reduced.back() != '\n') reduced += '\n';
+  std::string out_path = args.GetOr("--output", "-");
+  // Interrupted: what was found so far is still a smaller file that shows
+  // the behaviour, so it is written (the flag is cleared for the write,
+  // which otherwise refuses to replace OUT).
+  bool interrupted = stats.interrupted;
+  ClearCancellation();
+  if (out_path == "-") {
+    *env.out << reduced;
+  } else if (absl::Status written = env.write_file(out_path, reduced); !written.ok()) {
+    return ReportError(env, written);
+  }
+  *env.err << fmt::format(
+      "carve reduce: {}{} bytes, {} lines -> {} bytes, {} lines ({} candidates run, {} kept, {} "
+      "invalid skipped, {:.1f} s)\n",
+      interrupted ? "interrupted; the smallest so far: " : "", original.size(),
+      CountLines(original), reduced.size(), CountLines(reduced), stats.candidates,
+      stats.accepted, stats.invalid, seconds);
+  return interrupted ? kExitInterrupted : kExitOk;
+}
+
 int RunReduce(const ParsedArgs& args, Env& env) {
   if (args.positional().size() != 1) {
     return UsageError(env, "reduce", "expected one FILE");
@@ -256,80 +368,24 @@ int RunReduce(const ParsedArgs& args, Env& env) {
         shown);
     return ReportError(env, valid);
   }
-  char tmpl[] = "/tmp/carve-reduce-XXXXXX";
-  if (mkdtemp(tmpl) == nullptr) return ReportError(env, absl::InternalError("mkdtemp failed"));
-  std::string candidate_path = std::string(tmpl) + "/" + std::filesystem::path(path).filename().string();
+  ScratchDir scratch;
+  if (!scratch.ok()) return ReportError(env, absl::InternalError("mkdtemp failed"));
+  std::string candidate_path =
+      scratch.path() + "/" + std::filesystem::path(path).filename().string();
   auto run = [&](const std::string& t) {
     std::ofstream(candidate_path, std::ios::trunc) << t;
     return cond->Run(candidate_path);
   };
-  Outcome first = run(*text);
-  if (first.interrupted) {
-    std::filesystem::remove_all(tmpl);
-    *env.err << fmt::format("carve reduce: interrupted while running the --until command on {}\n",
-                            path);
-    return kExitInterrupted;
-  }
-  if (!cond->exit && !cond->stderr_contains && !cond->stdout_contains) {
-    // Without --exit or --stderr-contains: "fails as the original does".
-    if (first.status == 0) {
-      std::filesystem::remove_all(tmpl);
-      *env.err << fmt::format("carve reduce: the --until command succeeds on {}; give --exit or "
-                              "--stderr-contains, or a failing input\n", path);
-      return kExitUserError;
-    }
-    // A usage error (a misspelt option in --until) does not depend on the
-    // file: every candidate would "fail the same way" down to one node, a
-    // reduction of nothing. `--exit 2` still asks for it explicitly.
-    if (first.status == kExitUsage) {
-      std::filesystem::remove_all(tmpl);
-      *env.err << fmt::format(
-          "carve reduce: the --until command is a usage error (exit 2) on {}, whatever the file; "
-          "fix the command, or give --exit 2:\n{}",
-          shown, first.err);
-      return kExitUsage;
-    }
-    cond->exit = first.status;
-  }
-  if (!cond->Holds(first)) {
-    std::filesystem::remove_all(tmpl);
-    *env.err << fmt::format("carve reduce: the condition does not hold on {} (exit {})\n{}", path,
-                            first.status, first.err);
-    return kExitUserError;
+  if (std::optional<int> stop = SettleCondition(*cond, run(*text), path, shown, env)) {
+    return *stop;
   }
   auto start = std::chrono::steady_clock::now();
-  // `--input NAME=F.npy` in the command names a parameter that must stay.
-  std::vector<std::string> pinned;
-  for (size_t i = 0; i + 1 < cond->words.size(); ++i) {
-    if (cond->words[i] != "--input") continue;
-    std::string spec = cond->words[i + 1];
-    std::string name = spec.substr(0, spec.find('='));
-    pinned.push_back(name.starts_with("%") ? name.substr(1) : name);
-  }
   ReduceStats stats;
-  std::string reduced = ReduceRelay(
-      *text, [&](const std::string& t) { return cond->Holds(run(t)); }, &stats, pinned);
-  std::filesystem::remove_all(tmpl);
-  if (!reduced.empty() && reduced.back() != '\n') reduced += '\n';
+  std::string reduced =
+      ReduceRelay(*text, [&](const std::string& t) { return cond->Holds(run(t)); }, &stats,
+                  PinnedParams(cond->words));
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::string out_path = args.GetOr("--output", "-");
-  // Interrupted: what was found so far is still a smaller file that shows
-  // the behaviour, so it is written (the flag is cleared for the write,
-  // which otherwise refuses to replace OUT).
-  bool interrupted = stats.interrupted;
-  ClearCancellation();
-  if (out_path == "-") {
-    *env.out << reduced;
-  } else if (absl::Status written = env.write_file(out_path, reduced); !written.ok()) {
-    return ReportError(env, written);
-  }
-  *env.err << fmt::format(
-      "carve reduce: {}{} bytes, {} lines -> {} bytes, {} lines ({} candidates run, {} kept, {} "
-      "invalid skipped, {:.1f} s)\n",
-      interrupted ? "interrupted; the smallest so far: " : "", text->size(), CountLines(*text),
-      reduced.size(), CountLines(reduced), stats.candidates, stats.accepted, stats.invalid,
-      seconds);
-  return interrupted ? kExitInterrupted : kExitOk;
+  return WriteReduced(args, env, *text, std::move(reduced), stats, seconds);
 }
 
 }  // namespace

@@ -79,6 +79,15 @@ class Parser {
   absl::Status ParsePieces(std::string_view s, size_t raw_offset, Pattern& p);
   absl::Status ParseBlock(std::string_view block, size_t offset, Pattern& p,
                           std::set<std::string>& defined_here, int& groups);
+  // Whether the prefix at `at` starts a directive (a check or a comment);
+  // false for a word that only begins like one, an error for a malformed
+  // suffix (or, when strict, a misspelt one).
+  absl::StatusOr<bool> IsDirective(size_t at, std::string_view prefix, bool is_comment,
+                                   const TypeResult& type) const;
+  // FileCheck's error for check prefixes no directive used.
+  absl::Status UnusedPrefixesError(const std::set<std::string>& unused) const;
+  // The end of the input, where trailing CHECK-DAG / -NOT directives apply.
+  Pattern EofPattern() const;
 
   SourceText src_;
   std::string_view text_;
@@ -463,6 +472,46 @@ absl::StatusOr<Pattern> Parser::MakePattern(size_t at, const std::string& prefix
   return p;
 }
 
+absl::StatusOr<bool> Parser::IsDirective(size_t at, std::string_view prefix, bool is_comment,
+                                         const TypeResult& type) const {
+  switch (type.found) {
+    case Found::kNone:
+    case Found::kBadSuffix:
+    case Found::kMisspelled:
+      if (options_.strict && !is_comment) {
+        absl::Status bad = StrictCheck(at, prefix, type.found);
+        if (!bad.ok()) return bad;
+      }
+      return false;
+    case Found::kBadNot:
+      return Error(type.after, fmt::format("unsupported -NOT combo on prefix '{}'", prefix));
+    case Found::kBadCount:
+      return Error(type.after,
+                   fmt::format("invalid count in -COUNT specification on prefix '{}'", prefix));
+    case Found::kComment:
+    case Found::kCheck:
+      break;
+  }
+  return true;
+}
+
+absl::Status Parser::UnusedPrefixesError(const std::set<std::string>& unused) const {
+  std::string list;
+  for (const std::string& p : unused) list += fmt::format("{}'{}:'", list.empty() ? "" : ", ", p);
+  return absl::InvalidArgumentError(
+      fmt::format("{}: error: no check strings found with prefix{} {}\n", src_.name(),
+                  unused.size() > 1 ? "es" : "", list));
+}
+
+Pattern Parser::EofPattern() const {
+  Pattern eof;
+  eof.kind = Kind::kEof;
+  eof.prefix = check_prefixes_.front();
+  eof.line = int(src_.line_count()) + 1;
+  eof.prefix_offset = eof.pattern_offset = text_.size();
+  return eof;
+}
+
 absl::StatusOr<std::vector<CheckString>> Parser::Run() {
   absl::Status valid = ValidatePrefixes();
   if (!valid.ok()) return valid;
@@ -477,25 +526,9 @@ absl::StatusOr<std::vector<CheckString>> Parser::Run() {
     pos = at + WordAt(text_, at).size();
     if (at > 0 && IsWordChar(text_[at - 1])) continue;
     TypeResult type = FindCheckType(at, prefix->text, prefix->comment);
-    switch (type.found) {
-      case Found::kNone:
-      case Found::kBadSuffix:
-      case Found::kMisspelled:
-        if (options_.strict && !prefix->comment) {
-          absl::Status bad = StrictCheck(at, prefix->text, type.found);
-          if (!bad.ok()) return bad;
-        }
-        continue;
-      case Found::kBadNot:
-        return Error(type.after,
-                     fmt::format("unsupported -NOT combo on prefix '{}'", prefix->text));
-      case Found::kBadCount:
-        return Error(type.after, fmt::format("invalid count in -COUNT specification on prefix '{}'",
-                                             prefix->text));
-      case Found::kComment:
-      case Found::kCheck:
-        break;
-    }
+    absl::StatusOr<bool> directive = IsDirective(at, prefix->text, prefix->comment, type);
+    if (!directive.ok()) return directive.status();
+    if (!*directive) continue;
     size_t start = type.after;
     while (start < text_.size() && (text_[start] == ' ' || text_[start] == '\t')) ++start;
     size_t eol = text_.find_first_of("\n\r", start);
@@ -512,57 +545,13 @@ absl::StatusOr<std::vector<CheckString>> Parser::Run() {
     checks.push_back(CheckString{*std::move(p), std::move(dag_not)});
     dag_not.clear();
   }
-  if (!unused.empty() && !options_.allow_unused_prefixes) {
-    std::string list;
-    for (const std::string& p : unused) list += fmt::format("{}'{}:'", list.empty() ? "" : ", ", p);
-    return absl::InvalidArgumentError(
-        fmt::format("{}: error: no check strings found with prefix{} {}\n", src_.name(),
-                    unused.size() > 1 ? "es" : "", list));
-  }
+  if (!unused.empty() && !options_.allow_unused_prefixes) return UnusedPrefixesError(unused);
   // CHECK-DAG / -NOT at the end apply up to the end of the input.
-  if (!dag_not.empty()) {
-    Pattern eof;
-    eof.kind = Kind::kEof;
-    eof.prefix = check_prefixes_.front();
-    eof.line = int(src_.line_count()) + 1;
-    eof.prefix_offset = eof.pattern_offset = text_.size();
-    checks.push_back(CheckString{std::move(eof), std::move(dag_not)});
-  }
+  if (!dag_not.empty()) checks.push_back(CheckString{EofPattern(), std::move(dag_not)});
   return checks;
 }
 
 }  // namespace
-
-std::string Pattern::Description() const {
-  std::string d = prefix;
-  switch (kind) {
-    case Kind::kPlain:
-      if (count > 1) d += "-COUNT";
-      break;
-    case Kind::kNext:
-      d += "-NEXT";
-      break;
-    case Kind::kSame:
-      d += "-SAME";
-      break;
-    case Kind::kNot:
-      d += "-NOT";
-      break;
-    case Kind::kDag:
-      d += "-DAG";
-      break;
-    case Kind::kLabel:
-      d += "-LABEL";
-      break;
-    case Kind::kEmpty:
-      d += "-EMPTY";
-      break;
-    case Kind::kEof:
-      return "implicit EOF";
-  }
-  if (literal) d += "{LITERAL}";
-  return d;
-}
 
 absl::StatusOr<CheckFile> CheckFile::Parse(std::string name, std::string_view text,
                                            const CheckOptions& options) {

@@ -367,4 +367,35 @@ std::string CheckFile::Match(std::string_view input, std::string_view input_name
   return matcher.report();
 }
 
+std::string Pattern::Description() const {
+  std::string d = prefix;
+  switch (kind) {
+    case Kind::kPlain:
+      if (count > 1) d += "-COUNT";
+      break;
+    case Kind::kNext:
+      d += "-NEXT";
+      break;
+    case Kind::kSame:
+      d += "-SAME";
+      break;
+    case Kind::kNot:
+      d += "-NOT";
+      break;
+    case Kind::kDag:
+      d += "-DAG";
+      break;
+    case Kind::kLabel:
+      d += "-LABEL";
+      break;
+    case Kind::kEmpty:
+      d += "-EMPTY";
+      break;
+    case Kind::kEof:
+      return "implicit EOF";
+  }
+  if (literal) d += "{LITERAL}";
+  return d;
+}
+
 }  // namespace carve::filecheck

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <optional>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -109,34 +110,46 @@ class Builder {
       if (it != ids.end()) operands.push_back(it->second);
     });
     if (const Call* call = DynCast<Call>(e)) {
-      if (const Function* callee = DynCast<Function>(call->callee())) {
-        std::string_view composite = CompositeName(call);
-        int c = AddCluster(composite.empty() ? "fn" : std::string(composite), false, target,
-                           cluster);
-        return Expand(callee, operands, c);
-      }
-      if (const GlobalVar* gv = DynCast<GlobalVar>(call->callee())) {
-        auto f = functions_.find(gv);
-        std::string_view compiler =
-            f == functions_.end() ? "" : f->second->GetStringAttr(attr::kCompiler);
-        if (!compiler.empty()) {
-          int c = AddCluster(std::string(gv->name()), true, std::string(compiler), cluster);
-          ++in_region_function_;
-          int result = Expand(f->second, operands, c);
-          --in_region_function_;
-          // The call is not drawn (its region is): its name, the one `print`
-          // shows for `%2 = @tvmgen_..._1(%0, %1)`, goes to the region's
-          // result, so that `--around %2` finds it. A name the result has
-          // from inside the region function would be ambiguous anyway (each
-          // function numbers its own nodes from %0).
-          std::string name = names_.Name(e);
-          if (input_names_ == nullptr && result >= 0 && name.starts_with('%')) {
-            g_.nodes[result].name = std::move(name);
-          }
-          return result;
-        }
-      }
+      if (std::optional<int> result = ExpandCall(call, operands, cluster, target)) return *result;
     }
+    return AddNode(e, MakeNode(e, cluster, target), operands, ids);
+  }
+
+  // A call of a function drawn as a cluster of its own (a composite, or a
+  // region function with a Compiler attribute): expands it and returns the
+  // node of its result. nullopt for any other call, which is one node.
+  std::optional<int> ExpandCall(const Call* call, const std::vector<int>& operands, int cluster,
+                                const std::string& target) {
+    if (const Function* callee = DynCast<Function>(call->callee())) {
+      std::string_view composite = CompositeName(call);
+      int c =
+          AddCluster(composite.empty() ? "fn" : std::string(composite), false, target, cluster);
+      return Expand(callee, operands, c);
+    }
+    const GlobalVar* gv = DynCast<GlobalVar>(call->callee());
+    if (gv == nullptr) return std::nullopt;
+    auto f = functions_.find(gv);
+    std::string_view compiler =
+        f == functions_.end() ? "" : f->second->GetStringAttr(attr::kCompiler);
+    if (compiler.empty()) return std::nullopt;
+    int c = AddCluster(std::string(gv->name()), true, std::string(compiler), cluster);
+    ++in_region_function_;
+    int result = Expand(f->second, operands, c);
+    --in_region_function_;
+    // The call is not drawn (its region is): its name, the one `print`
+    // shows for `%2 = @tvmgen_..._1(%0, %1)`, goes to the region's
+    // result, so that `--around %2` finds it. A name the result has
+    // from inside the region function would be ambiguous anyway (each
+    // function numbers its own nodes from %0).
+    std::string name = names_.Name(call);
+    if (input_names_ == nullptr && result >= 0 && name.starts_with('%')) {
+      g_.nodes[result].name = std::move(name);
+    }
+    return result;
+  }
+
+  // The node drawn for `e`: its name, place, type and label.
+  Node MakeNode(const Expr* e, int cluster, const std::string& target) const {
     Node n;
     // Only names users can type (%3, %x); inlined nodes are named by their
     // printed text, which the label already says better.
@@ -151,37 +164,56 @@ class Builder {
     n.target = target;
     n.type = e->checked_type() != nullptr ? TypeToString(e->checked_type()) : "";
     if (const Call* call = DynCast<Call>(e)) {
-      if (call->op() != nullptr) {
-        n.label = std::string(call->op()->name);
-        n.is_op = true;
-        n.attrs = AttrsText(call);
-        if (target.empty()) n.reason = HostReason(call);
-      } else if (const GlobalVar* gv = DynCast<GlobalVar>(call->callee())) {
-        n.label = fmt::format("@{}", gv->name());
-      } else {
-        n.label = "call";
-      }
-    } else if (e->kind() == ExprKind::kVar) {
-      n.label = names_.Role(e) == "a parameter" ? "input" : "var";
-    } else if (e->kind() == ExprKind::kConstant) {
-      n.label = "const";
-    } else if (e->kind() == ExprKind::kTuple) {
-      n.label = "tuple";
-    } else if (const TupleGetItem* item = DynCast<TupleGetItem>(e)) {
-      n.label = fmt::format(".{}", item->index());
-    } else if (e->kind() == ExprKind::kLet) {
-      n.label = "let";
-    } else if (e->kind() == ExprKind::kIf) {
-      n.label = "if";
+      LabelCall(call, target, n);
     } else {
-      n.label = "expr";
+      n.label = NonCallLabel(e);
     }
+    return n;
+  }
+
+  // An op call's label is the op (with its attributes, and why the host
+  // runs it); other calls are named by their callee.
+  void LabelCall(const Call* call, const std::string& target, Node& n) const {
+    if (call->op() != nullptr) {
+      n.label = std::string(call->op()->name);
+      n.is_op = true;
+      n.attrs = AttrsText(call);
+      if (target.empty()) n.reason = HostReason(call);
+    } else if (const GlobalVar* gv = DynCast<GlobalVar>(call->callee())) {
+      n.label = fmt::format("@{}", gv->name());
+    } else {
+      n.label = "call";
+    }
+  }
+
+  std::string NonCallLabel(const Expr* e) const {
+    switch (e->kind()) {
+      case ExprKind::kVar:
+        return names_.Role(e) == "a parameter" ? "input" : "var";
+      case ExprKind::kConstant:
+        return "const";
+      case ExprKind::kTuple:
+        return "tuple";
+      case ExprKind::kTupleGetItem:
+        return fmt::format(".{}", Cast<TupleGetItem>(e)->index());
+      case ExprKind::kLet:
+        return "let";
+      case ExprKind::kIf:
+        return "if";
+      default:
+        return "expr";
+    }
+  }
+
+  // Adds `n` for `e`, with an edge from each operand labelled by the shape
+  // flowing along it. Returns the new node's id.
+  int AddNode(const Expr* e, Node n, const std::vector<int>& operands,
+              const absl::flat_hash_map<const Expr*, int>& ids) {
     int id = static_cast<int>(g_.nodes.size());
     g_.nodes.push_back(std::move(n));
     for (int from : operands) {
       g_.edges.push_back(Edge{from, id, "", 0});
     }
-    // Edge labels: the shape of the tensor flowing out of the source node.
     size_t k = g_.edges.size() - operands.size();
     ForEachChild(e, [&](const Expr* c) {
       if (!ids.contains(c)) return;
@@ -290,36 +322,39 @@ std::vector<RemovedOp> RemovedOps(const PreparedAway& prepared, const SpanNames&
   return out;
 }
 
-absl::StatusOr<Graph> Around(const Graph& g, const std::string& name, int depth) {
-  int center = -1;
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    if (g.nodes[i].name == name) center = static_cast<int>(i);
-  }
+namespace {
+
+// Why --around found no node named `name`: an op that preparation removed,
+// a misspelt name (with the nearest one), or a node that never runs.
+absl::Status MissingNodeError(const Graph& g, const std::string& name) {
   for (const RemovedOp& r : g.removed) {
-    if (center < 0 && !name.empty() && r.name == name) {
+    if (!name.empty() && r.name == name) {
       return absl::InvalidArgumentError(
           fmt::format("--around: {} ({}) is not in the graph: {}", name, r.op, r.reason));
     }
   }
-  if (center < 0 || name.empty()) {
-    // A node of FILE can be missing because it never runs (g.lost): say so
-    // rather than suggest the name is wrong.
-    std::string lost = g.lost.empty()
-                           ? ""
-                           : fmt::format("; if it is a node of the file, it may be one of the ops "
-                                         "that never run ({}): `carve why FILE --backend ... "
-                                         "--at {}` says",
-                                         g.lost[0], name);
-    std::string hint = cli::SuggestNodeName(name, [&](const std::string& n) {
-      for (const Node& node : g.nodes) {
-        if (node.name == n) return true;
-      }
-      return false;
-    });
-    return absl::InvalidArgumentError(fmt::format(
-        "--around: no node named '{}'{} (use the %N and %var names the module prints as){}", name,
-        hint.empty() ? "" : fmt::format("; did you mean {}?", hint), lost));
-  }
+  // A node of FILE can be missing because it never runs (g.lost): say so
+  // rather than suggest the name is wrong.
+  std::string lost = g.lost.empty()
+                         ? ""
+                         : fmt::format("; if it is a node of the file, it may be one of the ops "
+                                       "that never run ({}): `carve why FILE --backend ... "
+                                       "--at {}` says",
+                                       g.lost[0], name);
+  std::string hint = cli::SuggestNodeName(name, [&](const std::string& n) {
+    for (const Node& node : g.nodes) {
+      if (node.name == n) return true;
+    }
+    return false;
+  });
+  return absl::InvalidArgumentError(fmt::format(
+      "--around: no node named '{}'{} (use the %N and %var names the module prints as){}", name,
+      hint.empty() ? "" : fmt::format("; did you mean {}?", hint), lost));
+}
+
+// Edges taken both ways from `center`: each node's distance, -1 beyond
+// `depth`.
+std::vector<int> Distances(const Graph& g, int center, int depth) {
   std::vector<std::vector<int>> adj(g.nodes.size());
   for (const Edge& e : g.edges) {
     adj[e.from].push_back(e.to);
@@ -339,6 +374,12 @@ absl::StatusOr<Graph> Around(const Graph& g, const std::string& name, int depth)
       }
     }
   }
+  return dist;
+}
+
+// The part of `g` whose nodes `keep` (renumbered in order), with the edges
+// between them.
+Graph Subgraph(const Graph& g, const std::vector<bool>& keep) {
   Graph out;
   out.clusters = g.clusters;
   out.targets = g.targets;
@@ -346,7 +387,7 @@ absl::StatusOr<Graph> Around(const Graph& g, const std::string& name, int depth)
   out.lost = g.lost;
   std::vector<int> remap(g.nodes.size(), -1);
   for (size_t i = 0; i < g.nodes.size(); ++i) {
-    if (dist[i] < 0) continue;
+    if (!keep[i]) continue;
     remap[i] = static_cast<int>(out.nodes.size());
     out.nodes.push_back(g.nodes[i]);
   }
@@ -357,6 +398,20 @@ absl::StatusOr<Graph> Around(const Graph& g, const std::string& name, int depth)
   }
   out.output = g.output >= 0 ? remap[g.output] : -1;
   return out;
+}
+
+}  // namespace
+
+absl::StatusOr<Graph> Around(const Graph& g, const std::string& name, int depth) {
+  int center = -1;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (g.nodes[i].name == name) center = static_cast<int>(i);
+  }
+  if (center < 0 || name.empty()) return MissingNodeError(g, name);
+  std::vector<int> dist = Distances(g, center, depth);
+  std::vector<bool> keep(g.nodes.size());
+  for (size_t i = 0; i < g.nodes.size(); ++i) keep[i] = dist[i] >= 0;
+  return Subgraph(g, keep);
 }
 
 namespace {
@@ -429,13 +484,11 @@ void MergeHostChains(const Graph& g, Graph& out, std::vector<int>& box) {
 
 }  // namespace
 
-Graph Summarize(const Graph& g, size_t max_boxes) {
-  Graph out;
-  out.targets = g.targets;
-  out.summary = true;
-  out.removed_by = g.removed_by;
-  out.removed = g.removed;
-  out.lost = g.lost;
+namespace {
+
+// Fills `out` with one box per region (counting its ops) and one per host
+// node (weights and inputs left out); returns each node's box, -1 for none.
+std::vector<int> BoxNodes(const Graph& g, Graph& out) {
   // The outermost region of each cluster (-1 when on the host).
   auto region_of = [&](int c) {
     int r = -1;
@@ -472,11 +525,12 @@ Graph Summarize(const Graph& g, size_t max_boxes) {
   for (Node& n : out.nodes) {
     if (n.label.empty()) n.label = fmt::format("{} ops", n.ops);
   }
-  // Host ops keep a box each (with its reason) while the boxes are few; a
-  // graph that mostly stays on the host needs its chains merged as well.
-  if (out.nodes.size() > max_boxes) MergeHostChains(g, out, box);
-  // One edge per (box, box) pair, with the boundary bytes summed over the
-  // distinct source tensors.
+  return box;
+}
+
+// One edge per (box, box) pair, with the boundary bytes summed over the
+// distinct source tensors.
+void AddBoxEdges(const Graph& g, const std::vector<int>& box, Graph& out) {
   std::map<std::pair<int, int>, int64_t> bytes;
   absl::flat_hash_set<std::pair<int, int>> seen;  // (source node, target box)
   for (const Edge& e : g.edges) {
@@ -488,6 +542,22 @@ Graph Summarize(const Graph& g, size_t max_boxes) {
   for (const auto& [ab, n] : bytes) {
     out.edges.push_back(Edge{ab.first, ab.second, FormatBytes(n), n});
   }
+}
+
+}  // namespace
+
+Graph Summarize(const Graph& g, size_t max_boxes) {
+  Graph out;
+  out.targets = g.targets;
+  out.summary = true;
+  out.removed_by = g.removed_by;
+  out.removed = g.removed;
+  out.lost = g.lost;
+  std::vector<int> box = BoxNodes(g, out);
+  // Host ops keep a box each (with its reason) while the boxes are few; a
+  // graph that mostly stays on the host needs its chains merged as well.
+  if (out.nodes.size() > max_boxes) MergeHostChains(g, out, box);
+  AddBoxEdges(g, box, out);
   out.output = g.output >= 0 ? box[g.output] : -1;
   return out;
 }

@@ -33,21 +33,36 @@ std::string Line(const Graph& g, const Node& n) {
   return s;
 }
 
-}  // namespace
+// The trees of one graph, written root by root; a subtree cut at kMaxDepth
+// is queued as a root of its own.
+class TreeWriter {
+ public:
+  explicit TreeWriter(const Graph& g)
+      : g_(g), inputs_(g.nodes.size()), state_(g.nodes.size(), kNew) {
+    std::vector<bool> has_user(g.nodes.size(), false);
+    for (const Edge& e : g.edges) {
+      inputs_[e.to].push_back({e.from, e.label});
+      has_user[e.from] = true;
+    }
+    // Roots: the output, then any node nobody reads (e.g. in an --around view).
+    if (g.output >= 0) roots_.push_back(g.output);
+    for (size_t i = g.nodes.size(); i-- > 0;) {
+      if (!has_user[i] && static_cast<int>(i) != g.output) roots_.push_back(static_cast<int>(i));
+    }
+  }
 
-std::string WriteTerm(const Graph& g) {
-  std::vector<std::vector<std::pair<int, std::string>>> inputs(g.nodes.size());
-  std::vector<bool> has_user(g.nodes.size(), false);
-  for (const Edge& e : g.edges) {
-    inputs[e.to].push_back({e.from, e.label});
-    has_user[e.from] = true;
+  std::string Write() {
+    while (!roots_.empty()) {
+      int root = roots_.front();
+      roots_.pop_front();
+      if (state_[root] == kPrinted) continue;
+      state_[root] = kNew;  // a deferred node: its inputs follow now
+      WriteTree(root);
+    }
+    return std::move(out_);
   }
-  // Roots: the output, then any node nobody reads (e.g. in an --around view).
-  std::deque<int> roots;
-  if (g.output >= 0) roots.push_back(g.output);
-  for (size_t i = g.nodes.size(); i-- > 0;) {
-    if (!has_user[i] && static_cast<int>(i) != g.output) roots.push_back(static_cast<int>(i));
-  }
+
+ private:
   struct Item {
     int node;
     int depth;
@@ -56,40 +71,58 @@ std::string WriteTerm(const Graph& g) {
     std::string edge;
   };
   enum State : char { kNew, kDeferred, kPrinted };
-  std::vector<State> state(g.nodes.size(), kNew);
-  std::string out;
-  while (!roots.empty()) {
-    int root = roots.front();
-    roots.pop_front();
-    if (state[root] == kPrinted) continue;
-    state[root] = kNew;  // a deferred node: its inputs follow now
+
+  void WriteTree(int root) {
     std::vector<Item> stack = {{root, 0, "", "", ""}};
     while (!stack.empty()) {
       Item it = std::move(stack.back());
       stack.pop_back();
-      out += it.prefix + it.connector + Line(g, g.nodes[it.node]);
-      if (!it.edge.empty()) out += "  : " + it.edge;
-      const auto& in = inputs[it.node];
-      if (state[it.node] != kNew && !in.empty()) {
-        out += state[it.node] == kPrinted ? " (see above)\n" : " (see below)\n";
-        continue;
-      }
-      if (it.depth == kMaxDepth && !in.empty()) {
-        out += " (inputs below)\n";
-        state[it.node] = kDeferred;
-        roots.push_back(it.node);
-        continue;
-      }
-      out += "\n";
-      state[it.node] = kPrinted;
-      std::string child_prefix =
-          it.prefix + (it.connector.empty() ? "" : it.connector == "`--" ? "   " : "|  ");
-      for (size_t k = in.size(); k-- > 0;) {
-        stack.push_back({in[k].first, it.depth + 1, child_prefix,
-                         k + 1 == in.size() ? "`--" : "|--", in[k].second});
-      }
+      if (WriteNode(it)) PushInputs(it, stack);
     }
   }
+
+  // Writes the line of `it`; true when its inputs are to follow below it.
+  bool WriteNode(const Item& it) {
+    out_ += it.prefix + it.connector + Line(g_, g_.nodes[it.node]);
+    if (!it.edge.empty()) out_ += "  : " + it.edge;
+    const auto& in = inputs_[it.node];
+    if (state_[it.node] != kNew && !in.empty()) {
+      out_ += state_[it.node] == kPrinted ? " (see above)\n" : " (see below)\n";
+      return false;
+    }
+    if (it.depth == kMaxDepth && !in.empty()) {
+      out_ += " (inputs below)\n";
+      state_[it.node] = kDeferred;
+      roots_.push_back(it.node);
+      return false;
+    }
+    out_ += "\n";
+    state_[it.node] = kPrinted;
+    return true;
+  }
+
+  // Pushes `it`'s inputs so that the first is written first, indented under it.
+  void PushInputs(const Item& it, std::vector<Item>& stack) const {
+    const auto& in = inputs_[it.node];
+    std::string child_prefix =
+        it.prefix + (it.connector.empty() ? "" : it.connector == "`--" ? "   " : "|  ");
+    for (size_t k = in.size(); k-- > 0;) {
+      stack.push_back({in[k].first, it.depth + 1, child_prefix,
+                       k + 1 == in.size() ? "`--" : "|--", in[k].second});
+    }
+  }
+
+  const Graph& g_;
+  std::vector<std::vector<std::pair<int, std::string>>> inputs_;
+  std::vector<State> state_;
+  std::deque<int> roots_;
+  std::string out_;
+};
+
+}  // namespace
+
+std::string WriteTerm(const Graph& g) {
+  std::string out = TreeWriter(g).Write();
   if (!g.removed.empty()) {
     out += fmt::format("removed before partitioning by {}'s preparation passes:\n", g.removed_by);
     for (const RemovedOp& r : g.removed) {

@@ -116,6 +116,83 @@ void CompletePipeline(std::vector<Candidate>& out, std::string_view args, std::s
   }
 }
 
+// A pattern argument: a node name where the word starts like one, else a
+// pattern, rule or composite name or an op.
+void PatternArg(Session& s, std::vector<Candidate>& out, std::string_view word) {
+  if (word.starts_with('%') || word.starts_with('@')) {
+    NodeNamesOf(s, out, word);
+    return;
+  }
+  PatternNames(s, out, word);
+  Ops(out, word);
+}
+
+// `set NAME VALUE`: the settings, then on/off for those that take it.
+void SettingArg(std::vector<Candidate>& out, std::string_view word, std::string_view args,
+                bool first_arg) {
+  if (first_arg) {
+    for (const char* k : {"types", "timing", "diff-context"}) AddIf(out, word, k);
+  } else if (!args.starts_with("diff-context")) {
+    for (const char* v : {"on", "off"}) AddIf(out, word, v);
+  }
+}
+
+// A file argument, or one of the command's options.
+void FileArg(const ReplCommand& cmd, std::vector<Candidate>& out, std::string_view word) {
+  if (!word.starts_with('-')) {
+    Files(out, word);
+    return;
+  }
+  for (const char* o : {"--repro", "--input", "--seed"}) {
+    if (cmd.usage.find(o) != std::string::npos) AddIf(out, word, o);
+  }
+}
+
+// Adds the candidates for the word being typed in `cmd`'s arguments `args`
+// (the rest of `line`); returns where that word starts in `line`.
+size_t CompleteArgs(Session& s, const ReplCommand& cmd, std::string_view line,
+                    std::string_view args, std::vector<Candidate>& out) {
+  bool first_arg = args.find_first_of(" \t") == std::string_view::npos;
+  size_t start = 0;
+  switch (cmd.args) {
+    case ArgKind::kPipeline:
+      start = WordStart(line, " \t,(=[");
+      CompletePipeline(out, args, line.substr(start));
+      break;
+    case ArgKind::kBackends:
+      start = WordStart(line, " \t,");
+      Backends(out, line.substr(start));
+      break;
+    case ArgKind::kPattern:
+      start = WordStart(line, " \t(,");
+      PatternArg(s, out, line.substr(start));
+      break;
+    case ArgKind::kNode:
+      start = WordStart(line, " \t");
+      if (first_arg) NodeNamesOf(s, out, line.substr(start));
+      break;
+    case ArgKind::kStep:
+      start = WordStart(line, " \t");
+      Steps(s, out, line.substr(start));
+      break;
+    case ArgKind::kCommand:
+      start = WordStart(line, " \t");
+      if (first_arg) Commands(out, line.substr(start));
+      break;
+    case ArgKind::kSetting:
+      start = WordStart(line, " \t");
+      SettingArg(out, line.substr(start), args, first_arg);
+      break;
+    case ArgKind::kFile:
+      start = WordStart(line, " \t=");
+      FileArg(cmd, out, line.substr(start));
+      break;
+    case ArgKind::kNone:
+      break;
+  }
+  return start;
+}
+
 }  // namespace
 
 std::string CommonPrefix(const std::vector<Candidate>& candidates) {
@@ -141,69 +218,10 @@ Completion Complete(Session& s, std::string_view line) {
     return result;
   }
   std::string_view name = line.substr(lead, space - lead);
-  std::string_view args = line.substr(space + 1);
   const ReplCommand* cmd = FindReplCommand(name);
   if (cmd == nullptr) return result;
-  bool first_arg = args.find_first_of(" \t") == std::string_view::npos;
-  std::vector<Candidate>& out = result.candidates;
-  switch (cmd->args) {
-    case ArgKind::kPipeline:
-      result.start = WordStart(line, " \t,(=[");
-      CompletePipeline(out, args, line.substr(result.start));
-      break;
-    case ArgKind::kBackends:
-      result.start = WordStart(line, " \t,");
-      Backends(out, line.substr(result.start));
-      break;
-    case ArgKind::kPattern: {
-      result.start = WordStart(line, " \t(,");
-      std::string_view word = line.substr(result.start);
-      if (word.starts_with('%') || word.starts_with('@')) {
-        NodeNamesOf(s, out, word);
-      } else {
-        PatternNames(s, out, word);
-        Ops(out, word);
-      }
-      break;
-    }
-    case ArgKind::kNode:
-      result.start = WordStart(line, " \t");
-      if (first_arg) NodeNamesOf(s, out, line.substr(result.start));
-      break;
-    case ArgKind::kStep:
-      result.start = WordStart(line, " \t");
-      Steps(s, out, line.substr(result.start));
-      break;
-    case ArgKind::kCommand:
-      result.start = WordStart(line, " \t");
-      if (first_arg) Commands(out, line.substr(result.start));
-      break;
-    case ArgKind::kSetting:
-      result.start = WordStart(line, " \t");
-      if (first_arg) {
-        for (const char* k : {"types", "timing", "diff-context"}) {
-          AddIf(out, line.substr(result.start), k);
-        }
-      } else if (!args.starts_with("diff-context")) {
-        for (const char* v : {"on", "off"}) AddIf(out, line.substr(result.start), v);
-      }
-      break;
-    case ArgKind::kFile: {
-      result.start = WordStart(line, " \t=");
-      std::string_view word = line.substr(result.start);
-      if (word.starts_with('-')) {
-        for (const char* o : {"--repro", "--input", "--seed"}) {
-          if (cmd->usage.find(o) != std::string::npos) AddIf(out, word, o);
-        }
-      } else {
-        Files(out, word);
-      }
-      break;
-    }
-    case ArgKind::kNone:
-      break;
-  }
-  Finish(out);
+  result.start = CompleteArgs(s, *cmd, line, line.substr(space + 1), result.candidates);
+  Finish(result.candidates);
   return result;
 }
 
