@@ -17,6 +17,7 @@
 #include "backends/dnnl/dnnl_kernels.h"
 #include "backends/json/attr_codec.h"
 #include "fmt/format.h"
+#include "ir/ndarray_uninitialized.h"
 
 namespace carve::dnnl_backend {
 namespace {
@@ -82,7 +83,7 @@ class ClipMultiplyKernel : public NodeKernel {
 
   absl::StatusOr<std::vector<NDArray>> Run(std::span<const NDArray> inputs) override {
     const NDArray& x = inputs[m_.x_input];
-    NDArray out = NDArray::Empty(DataType::Float(32), shape_);
+    NDArray out = UninitializedNDArray(DataType::Float(32), shape_);  // the loop writes it all
     const float* in = x.data<float>();
     float* o = out.data<float>();
     const float k = m_.k, lo = m_.lo, hi = m_.hi;

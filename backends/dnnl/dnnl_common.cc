@@ -6,6 +6,7 @@
 #include <numbers>
 
 #include "fmt/format.h"
+#include "ir/ndarray_uninitialized.h"
 #include "support/status_macros.h"
 
 #if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
@@ -101,7 +102,7 @@ dnnl::memory Wrap(const dnnl::memory::desc& desc, const NDArray& tensor) {
 }
 
 absl::StatusOr<NDArray> DnnlTensor::ToPlain() const {
-  NDArray out = NDArray::Empty(DataType::Float(32), shape_);
+  NDArray out = UninitializedNDArray(DataType::Float(32), shape_);  // the reorder writes it all
   CARVE_RETURN_IF_ERROR(Guard([&] {
     dnnl::stream s(Engine());
     dnnl::memory src = mem_, dst = Wrap(plain_, out);
@@ -111,8 +112,17 @@ absl::StatusOr<NDArray> DnnlTensor::ToPlain() const {
   return out;
 }
 
+NDArray IntoKernel::AllocOutput(std::span<const NDArray> inputs) const {
+  // oneDNN skips a primitive over an empty operand and leaves its
+  // destination as it was: zeros then, as a fresh tensor always had.
+  for (const NDArray& t : inputs) {
+    if (t.defined() && t.num_elements() == 0) return NDArray::Empty(DataType::Float(32), out_shape_);
+  }
+  return UninitializedNDArray(DataType::Float(32), out_shape_);
+}
+
 absl::StatusOr<std::vector<NDArray>> IntoKernel::Run(std::span<const NDArray> inputs) {
-  NDArray out = NDArray::Empty(DataType::Float(32), out_shape_);
+  NDArray out = AllocOutput(inputs);
   CARVE_RETURN_IF_ERROR(RunInto(inputs, out));
   return std::vector<NDArray>{out};
 }

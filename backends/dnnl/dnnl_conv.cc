@@ -232,7 +232,6 @@ class DnnlConvKernel : public IntoKernel {
     CARVE_ASSIGN_OR_RETURN(ConvShapes c, DescribeConv(ctx, spec));
     CARVE_ASSIGN_OR_RETURN(int64_t channel_axis, OutputChannelAxis(ctx.node(), spec));
     int64_t channels = ctx.node().shapes[0][channel_axis];
-    channels_ = channels;
     if (spec.bias) {
       if (ctx.InputDType(*spec.bias) != DataType::Float(32)) return Unsupported("a non-f32 bias");
       int64_t n = 1;
@@ -242,6 +241,7 @@ class DnnlConvKernel : public IntoKernel {
         return Unsupported("a bias that is not per channel");
       }
       c.bias = F32Plain({channels});
+      bias_desc_ = c.bias;
     }
     if (spec.sum && ctx.InputShape(*spec.sum) != ctx.node().shapes[0]) {
       return Unsupported("a sum operand of another shape");
@@ -281,7 +281,7 @@ class DnnlConvKernel : public IntoKernel {
     absl::Status guarded = Guard([&] {
       memory src = Source(inputs[spec_.data]);
       if (!native_output) {
-        out[0].plain = NDArray::Empty(DataType::Float(32), out_shape_);
+        out[0].plain = AllocOutput(plain);
         Execute(src, plain, out[0].plain);
         return;
       }
@@ -385,16 +385,15 @@ class DnnlConvKernel : public IntoKernel {
     if (spec_.sum) sum_reorder_.Into(Rebind(sum_mem_, user_dst_, inputs[*spec_.sum]), dst, stream_);
     std::unordered_map<int, memory>& args = call_args_;  // the same keys on every call
     args[DNNL_ARG_SRC] = src, args[DNNL_ARG_WEIGHTS] = weights, args[DNNL_ARG_DST] = dst;
-    if (has_bias_) args[DNNL_ARG_BIAS] = Rebind(bias_mem_, F32Plain({channels_}), inputs[*spec_.bias]);
+    if (has_bias_) args[DNNL_ARG_BIAS] = Rebind(bias_mem_, bias_desc_, inputs[*spec_.bias]);
     if (scratchpad_) args[DNNL_ARG_SCRATCHPAD] = scratchpad_;
     primitive_.execute(stream_, args);
   }
 
   FusionSpec spec_;
   memory::desc user_src_, user_dst_, user_weights_;
-  memory::desc src_, weights_, dst_;
+  memory::desc src_, weights_, dst_, bias_desc_;
   bool has_bias_ = false;
-  int64_t channels_ = 0;
   dnnl::primitive primitive_;
   dnnl::stream stream_;
   NDArray weight_keep_;
