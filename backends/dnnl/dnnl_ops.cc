@@ -1,5 +1,6 @@
 // oneDNN kernels for the dnnl backend's single ops: eltwise, softmax,
 // pooling, binary add / multiply and layer normalization.
+#include <algorithm>
 #include <unordered_map>
 
 #include "backends/dnnl/dnnl_common.h"
@@ -132,6 +133,55 @@ class BlockedPoolKernel : public IntoKernel {
   dnnl::stream stream_;
   std::unordered_map<int, memory> call_args_;
 };
+
+// A global average pool of plain NCHW data (the squeeze of ppocr's ten SE
+// modules), computed in place of BlockedPoolKernel, whose conversion of the
+// whole input into channel blocks cost more than the pool: per channel the
+// pixels summed one by one from zero in row-major order, then divided by
+// their count, the arithmetic of oneDNN's JIT pool on blocks (its plain
+// pool's bits: tests/backends/dnnl_pool_layout_test.cc checks all three
+// agree).
+class PlainGlobalAverageKernel : public IntoKernel {
+ public:
+  PlainGlobalAverageKernel(int64_t batch, int64_t channels, int64_t pixels,
+                           std::vector<int64_t> out_shape)
+      : batch_(batch), channels_(channels), pixels_(pixels) {
+    out_shape_ = std::move(out_shape);
+  }
+
+  absl::Status RunInto(std::span<const NDArray> inputs, NDArray& out) override {
+    const float* x = inputs[0].data<float>();
+    float* y = out.data<float>();
+    const float count = float(pixels_);
+    for (int64_t c0 = 0; c0 < batch_ * channels_; c0 += 8) {
+      // Eight channels at a time: eight independent sums, each in order.
+      const int64_t n = std::min<int64_t>(8, batch_ * channels_ - c0);
+      float sum[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      const float* row = x + c0 * pixels_;
+      for (int64_t p = 0; p < pixels_; ++p) {
+        for (int64_t k = 0; k < n; ++k) sum[k] += row[k * pixels_ + p];
+      }
+      for (int64_t k = 0; k < n; ++k) y[c0 + k] = sum[k] / count;
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  int64_t batch_, channels_, pixels_;
+};
+
+// Whether `d` is dense row-major.
+bool IsRowMajor(const memory::desc& d) {
+  const memory::dims dims = d.dims();
+  const dnnl_memory_desc_t& m = d.data;
+  if (m.format_kind != dnnl_blocked || m.format_desc.blocking.inner_nblks != 0) return false;
+  int64_t expected = 1;
+  for (size_t i = dims.size(); i-- > 0;) {
+    if (dims[i] != 1 && m.format_desc.blocking.strides[i] != expected) return false;
+    expected *= dims[i];
+  }
+  return true;
+}
 
 absl::Status RequireF32(const NodeBuildContext& ctx) {
   for (size_t i = 0; i < ctx.node().inputs.size(); ++i) {
@@ -278,6 +328,11 @@ absl::StatusOr<std::unique_ptr<NodeKernel>> MakeDnnlPool(const NodeBuildContext&
                         : dnnl::algorithm::pooling_avg_exclude_padding;
   }
   std::vector<int64_t> shape = ctx.node().shapes[0];
+  const memory::dims in_dims = p.src.dims();
+  if (global && !max && in_dims.size() == 4 && IsRowMajor(p.src) && IsRowMajor(p.dst)) {
+    return std::make_unique<PlainGlobalAverageKernel>(in_dims[0], in_dims[1],
+                                                      in_dims[2] * in_dims[3], shape);
+  }
   return Create([&]() -> std::unique_ptr<NodeKernel> {
     dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, algorithm, p.src, p.dst,
                                      p.strides, p.kernel, p.dilation, p.pad_l, p.pad_r);
