@@ -158,7 +158,19 @@ class PlainGlobalAverageKernel : public IntoKernel {
       const int64_t n = std::min<int64_t>(8, batch_ * channels_ - c0);
       float sum[8] = {0, 0, 0, 0, 0, 0, 0, 0};
       const float* row = x + c0 * pixels_;
-      for (int64_t p = 0; p < pixels_; ++p) {
+      int64_t p = 0;
+      if (n == 8) {
+        // 8 x 8 tiles transposed (channels become the inner index), so
+        // each step adds one pixel of all eight channels as one vector.
+        alignas(32) float tile[64];
+        for (; p + 8 <= pixels_; p += 8) {
+          TransposeMatrix(row + p, 8, 8, pixels_, tile, 8);
+          for (int j = 0; j < 8; ++j) {
+            for (int k = 0; k < 8; ++k) sum[k] += tile[j * 8 + k];
+          }
+        }
+      }
+      for (; p < pixels_; ++p) {
         for (int64_t k = 0; k < n; ++k) sum[k] += row[k * pixels_ + p];
       }
       for (int64_t k = 0; k < n; ++k) y[c0 + k] = sum[k] / count;
