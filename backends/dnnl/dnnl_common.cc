@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <numbers>
 
 #include "fmt/format.h"
@@ -151,8 +152,64 @@ LayoutReorder::LayoutReorder(const dnnl::memory::desc& from, const dnnl::memory:
   if (!transpose_) primitive_ = dnnl::reorder(dnnl::reorder::primitive_desc(Engine(), from, Engine(), to));
 }
 
+namespace {
+
+// The calling thread's buffer of each Scratch kind, grown to the largest
+// request; 64-byte aligned, zero-filled when grown.
+struct ThreadScratch {
+  struct Free {
+    void operator()(void* p) const { std::free(p); }
+  };
+  std::unique_ptr<void, Free> buffers[3];
+  size_t sizes[3] = {0, 0, 0};
+
+  void* Reserve(Scratch kind, size_t size) {
+    const int k = int(kind);
+    if (size > sizes[k]) {
+      size_t rounded = (size + 4095) / 4096 * 4096;
+      void* p = std::aligned_alloc(64, rounded);
+      if (p == nullptr) throw dnnl::error(dnnl_out_of_memory, "no memory for a scratch buffer");
+      std::memset(p, 0, rounded);
+      buffers[k].reset(p);
+      sizes[k] = rounded;
+    }
+    return buffers[k].get();
+  }
+};
+
+ThreadScratch& Scratches() {
+  thread_local ThreadScratch scratch;
+  return scratch;
+}
+
+}  // namespace
+
+SharedMemory::SharedMemory(const dnnl::memory::desc& desc, Scratch kind)
+    : mem_(desc, Engine(), DNNL_MEMORY_NONE), kind_(kind), size_(desc.get_size()) {
+  Get();
+}
+
+const dnnl::memory& SharedMemory::Get() {
+  void* p = Scratches().Reserve(kind_, size_);
+  if (p != bound_) {
+    mem_.set_data_handle(p);
+    bound_ = p;
+  }
+  return mem_;
+}
+
+void LayoutReorder::ShareApply(Scratch kind) {
+  buffer_ = dnnl::memory();
+  if (!identity_) shared_ = SharedMemory(to_, kind);
+}
+
 dnnl::memory LayoutReorder::Apply(const dnnl::memory& src, dnnl::stream& s) {
   if (identity_) return src;
+  if (shared_) {
+    const dnnl::memory& buffer = shared_.Get();
+    Into(src, buffer, s);
+    return buffer;
+  }
   if (!buffer_) PrepareApply();
   Into(src, buffer_, s);
   return buffer_;
@@ -177,9 +234,9 @@ void LayoutReorder::Into(const dnnl::memory& src, const dnnl::memory& dst, dnnl:
   primitive_.execute(s, {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}});
 }
 
-dnnl::memory ScratchpadFor(const dnnl::memory::desc& desc) {
-  if (desc.get_size() == 0) return dnnl::memory();
-  return TouchedMemory(desc);
+SharedMemory ScratchpadFor(const dnnl::memory::desc& desc) {
+  if (desc.get_size() == 0) return SharedMemory();
+  return SharedMemory(desc, Scratch::kScratchpad);
 }
 
 dnnl::primitive_attr UserScratchpadAttr() {

@@ -273,6 +273,12 @@ class DnnlConvKernel : public IntoKernel {
   bool TakesNative(size_t input) const override { return input == spec_.data; }
   bool MakesNative() const override { return true; }
 
+  // A native result outlives the call: it gets a buffer of its own, made
+  // now rather than in the first call.
+  void NativePlanned(std::span<const bool>, bool native_output) override {
+    if (native_output && !dst_buffer_) dst_buffer_ = TouchedMemory(dst_);
+  }
+
   absl::StatusOr<std::vector<KernelValue>> RunNative(std::span<const KernelValue> inputs,
                                                      bool native_output) override {
     std::vector<NDArray> plain;
@@ -289,8 +295,8 @@ class DnnlConvKernel : public IntoKernel {
       // its last reader, within the call that made it, and runs each node
       // once a call. (A fresh oneDNN memory a call was zero-filled by
       // oneDNN: 2% of ppocr's time.)
-      if (!native_dst_) native_dst_ = dst_buffer_ ? dst_buffer_ : TouchedMemory(dst_);
-      memory dst = native_dst_;
+      if (!dst_buffer_) dst_buffer_ = TouchedMemory(dst_);
+      memory dst = dst_buffer_;
       Compute(src, plain, dst);
       stream_.wait();
       out[0].native = std::make_shared<DnnlTensor>(dst, user_dst_, out_shape_);
@@ -326,10 +332,10 @@ class DnnlConvKernel : public IntoKernel {
     // The per-call conversions between the Relay layouts and the
     // primitive's, prepared once with their buffers.
     src_reorder_ = LayoutReorder(user_src_, src_);
-    src_reorder_.PrepareApply();
+    src_reorder_.ShareApply(Scratch::kSource);
     dst_reorder_ = LayoutReorder(dst_, user_dst_);
     if (spec_.sum) sum_reorder_ = LayoutReorder(user_dst_, dst_);
-    if (!dst_reorder_.identity()) dst_buffer_ = TouchedMemory(dst_);
+    if (!dst_reorder_.identity()) dst_shared_ = SharedMemory(dst_, Scratch::kResult);
     // Constant weights are reordered into the primitive's layout once.
     const NDArray& w = ctx.const_inputs[*spec_.weight];
     if (w.defined()) {
@@ -372,7 +378,7 @@ class DnnlConvKernel : public IntoKernel {
   // Runs on `src` (in the primitive's layout) into `out` (plain).
   void Execute(const memory& src, std::span<const NDArray> inputs, NDArray& out) {
     memory user_dst = Rebind(dst_mem_, user_dst_, out);
-    memory dst = dst_reorder_.identity() ? user_dst : dst_buffer_;
+    memory dst = dst_reorder_.identity() ? user_dst : dst_shared_.Get();
     Compute(src, inputs, dst);
     if (!dst_reorder_.identity()) dst_reorder_.Into(dst, user_dst, stream_);
     stream_.wait();
@@ -391,7 +397,7 @@ class DnnlConvKernel : public IntoKernel {
     std::unordered_map<int, memory>& args = call_args_;  // the same keys on every call
     args[DNNL_ARG_SRC] = src, args[DNNL_ARG_WEIGHTS] = weights, args[DNNL_ARG_DST] = dst;
     if (has_bias_) args[DNNL_ARG_BIAS] = Rebind(bias_mem_, bias_desc_, inputs[*spec_.bias]);
-    if (scratchpad_) args[DNNL_ARG_SCRATCHPAD] = scratchpad_;
+    if (scratchpad_) args[DNNL_ARG_SCRATCHPAD] = scratchpad_.Get();
     primitive_.execute(stream_, args);
   }
 
@@ -404,7 +410,10 @@ class DnnlConvKernel : public IntoKernel {
   NDArray weight_keep_;
   memory packed_weights_;
   LayoutReorder src_reorder_, dst_reorder_, sum_reorder_, weight_reorder_;
-  memory dst_buffer_, scratchpad_, native_dst_;
+  // The primitive's result before its conversion to Relay's layout
+  // (shared), or handed on native (its own).
+  SharedMemory dst_shared_, scratchpad_;
+  memory dst_buffer_;
   // The call's tensors, re-pointed on every call (Rebind).
   memory src_mem_, weights_mem_, dst_mem_, sum_mem_, bias_mem_;
   // Native data in another layout than src_: the last such layout's reorder.

@@ -51,7 +51,7 @@ class PrimitiveKernel : public IntoKernel {
         const Arg& a = args_[i];
         args[a.dnnl_arg] = Rebind(arg_mems_[i], a.desc, inputs[a.input]);
       }
-      if (scratchpad_) args[DNNL_ARG_SCRATCHPAD] = scratchpad_;
+      if (scratchpad_) args[DNNL_ARG_SCRATCHPAD] = scratchpad_.Get();
       for (const auto& [arg, mem] : buffers_) args[arg] = mem;
       primitive_.execute(stream_, args);
       stream_.wait();
@@ -63,7 +63,7 @@ class PrimitiveKernel : public IntoKernel {
   std::vector<Arg> args_;
   memory::desc dst_;
   dnnl::stream stream_;
-  memory scratchpad_;
+  SharedMemory scratchpad_;
   // The call's tensors, re-pointed on every call (Rebind).
   std::vector<memory> arg_mems_;
   memory dst_mem_;
@@ -103,9 +103,9 @@ class BlockedPoolKernel : public IntoKernel {
     k->primitive_ = dnnl::pooling_v2_forward(pd);
     k->src_ = src, k->dst_ = dst;
     k->in_ = LayoutReorder(src, bsrc);
-    k->in_.PrepareApply();
+    k->in_.ShareApply(Scratch::kSource);
     k->out_ = LayoutReorder(bdst, dst);
-    k->blocked_dst_ = TouchedMemory(bdst);
+    k->blocked_dst_ = SharedMemory(bdst, Scratch::kResult);
     k->scratchpad_ = ScratchpadFor(pd.scratchpad_desc());
     k->stream_ = dnnl::stream(Engine());
     k->out_shape_ = std::move(out_shape);
@@ -116,10 +116,11 @@ class BlockedPoolKernel : public IntoKernel {
     return Guard([&] {
       memory src = in_.Apply(Rebind(src_mem_, src_, inputs[0]), stream_);
       std::unordered_map<int, memory>& args = call_args_;
-      args[DNNL_ARG_SRC] = src, args[DNNL_ARG_DST] = blocked_dst_;
-      if (scratchpad_) args[DNNL_ARG_SCRATCHPAD] = scratchpad_;
+      const memory& blocked_dst = blocked_dst_.Get();
+      args[DNNL_ARG_SRC] = src, args[DNNL_ARG_DST] = blocked_dst;
+      if (scratchpad_) args[DNNL_ARG_SCRATCHPAD] = scratchpad_.Get();
       primitive_.execute(stream_, args);
-      out_.Into(blocked_dst_, Rebind(dst_mem_, dst_, out), stream_);
+      out_.Into(blocked_dst, Rebind(dst_mem_, dst_, out), stream_);
       stream_.wait();
     });
   }
@@ -129,7 +130,8 @@ class BlockedPoolKernel : public IntoKernel {
   dnnl::primitive primitive_;
   memory::desc src_, dst_;
   LayoutReorder in_, out_;
-  memory blocked_dst_, scratchpad_, src_mem_, dst_mem_;
+  SharedMemory blocked_dst_, scratchpad_;
+  memory src_mem_, dst_mem_;
   dnnl::stream stream_;
   std::unordered_map<int, memory> call_args_;
 };
