@@ -11,12 +11,17 @@
 // IEEE operations either way, and clip differs from oneDNN's only on NaN
 // (oneDNN's max returns the bound, this loop the NaN), where x itself is
 // NaN and so is the product.
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
+#include "backends/dnnl/dnnl_common.h"
 #include "backends/dnnl/dnnl_kernels.h"
+#include "backends/dnnl/dnnl_transpose.h"
 #include "backends/json/attr_codec.h"
 #include "fmt/format.h"
+#include "support/status_macros.h"
+#include "ir/ndarray_uninitialized.h"
 
 namespace carve::dnnl_backend {
 namespace {
@@ -74,6 +79,17 @@ std::optional<ClipMultiply> MatchClipMultiply(const NodeBuildContext& ctx) {
   return std::nullopt;
 }
 
+// The chain on n values of x into out (out may be x).
+void ClipMultiplyLoop(const ClipMultiply& m, const float* x, int64_t n, float* out) {
+  const float k = m.k, lo = m.lo, hi = m.hi;
+  for (int64_t i = 0; i < n; ++i) {
+    float t = x[i] + k;
+    t = t < lo ? lo : t;
+    t = t > hi ? hi : t;
+    out[i] = x[i] * t;
+  }
+}
+
 class ClipMultiplyKernel : public NodeKernel {
  public:
   ClipMultiplyKernel(ClipMultiply m, std::vector<int64_t> shape) : m_(m), shape_(std::move(shape)) {}
@@ -82,23 +98,74 @@ class ClipMultiplyKernel : public NodeKernel {
 
   absl::StatusOr<std::vector<NDArray>> Run(std::span<const NDArray> inputs) override {
     const NDArray& x = inputs[m_.x_input];
-    NDArray out = NDArray::Empty(DataType::Float(32), shape_);
-    const float* in = x.data<float>();
-    float* o = out.data<float>();
-    const float k = m_.k, lo = m_.lo, hi = m_.hi;
-    const int64_t n = out.num_elements();
-    for (int64_t i = 0; i < n; ++i) {
-      float t = in[i] + k;
-      t = t < lo ? lo : t;
-      t = t > hi ? hi : t;
-      o[i] = in[i] * t;
-    }
+    NDArray out = UninitializedNDArray(DataType::Float(32), shape_);  // the loop writes it all
+    ClipMultiplyLoop(m_, x.data<float>(), out.num_elements(), out.data<float>());
     return std::vector<NDArray>{std::move(out)};
   }
 
+  // x may come in a convolution's channel blocks (the last op of most of
+  // ppocr's regions is this chain on a convolution's result): the chain
+  // then runs on the blocks, a few pixels at a time into a buffer that
+  // stays in L1, and the buffer is transposed into the plain result. One
+  // pass over the tensor instead of two (the conversion to plain, then the
+  // chain), and the same values: the chain is elementwise.
+  bool TakesNative(size_t input) const override { return input == m_.x_input; }
+
+  absl::StatusOr<std::vector<KernelValue>> RunNative(std::span<const KernelValue> inputs,
+                                                     bool native_output) override {
+    if (native_output) return absl::InternalError("the hard-swish chain makes plain tensors only");
+    const KernelValue& x = inputs[m_.x_input];
+    std::vector<NDArray> plain(inputs.size());
+    if (x.native == nullptr) {
+      plain[m_.x_input] = x.plain;
+    } else {
+      const auto* tensor = dynamic_cast<const DnnlTensor*>(x.native.get());
+      if (tensor == nullptr) return absl::InternalError("a native input not made by oneDNN");
+      if (std::optional<NDArray> out = FromBlocks(*tensor)) return std::vector<KernelValue>{{*out, nullptr}};
+      CARVE_ASSIGN_OR_RETURN(plain[m_.x_input], tensor->ToPlain());
+    }
+    CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> out, Run(plain));
+    return std::vector<KernelValue>{{out[0], nullptr}};
+  }
+
  private:
+  // The chain's result from x in channel blocks, when x is (else nullopt).
+  std::optional<NDArray> FromBlocks(const DnnlTensor& x) {
+    const dnnl::memory::desc from = x.memory().get_desc();
+    if (!(from == blocks_from_)) {
+      blocks_from_ = from;
+      blocks_ = PlanChannelsTranspose(from, x.plain());
+      if (blocks_ && (blocks_->block == 0 || blocks_->to_blocked)) blocks_.reset();
+      if (blocks_) buffer_.resize(size_t(kChunk * blocks_->block));
+    }
+    if (!blocks_) return std::nullopt;
+    const ChannelsTranspose& t = *blocks_;
+    NDArray out = UninitializedNDArray(DataType::Float(32), shape_);  // every real channel written
+    const float* src = static_cast<const float*>(x.memory().get_data_handle());
+    float* dst = out.data<float>();
+    const int64_t pixels = t.cols, blk = t.block;
+    for (int64_t n = 0; n < t.batch; ++n) {
+      for (int64_t c0 = 0; c0 < t.rows; c0 += blk) {
+        const int64_t real = std::min(blk, t.channels - c0);
+        // Block c0 / blk: a pixels x blk matrix.
+        const float* block = src + (n * t.rows + c0) * pixels;
+        float* plane = dst + (n * t.channels + c0) * pixels;
+        for (int64_t p0 = 0; p0 < pixels; p0 += kChunk) {
+          const int64_t len = std::min(kChunk, pixels - p0);
+          ClipMultiplyLoop(m_, block + p0 * blk, len * blk, buffer_.data());
+          TransposeMatrix(buffer_.data(), len, real, blk, plane + p0, pixels);
+        }
+      }
+    }
+    return out;
+  }
+
+  static constexpr int64_t kChunk = 128;  // pixels per buffer: 4 KB (blocks of 8) or 8 KB
   ClipMultiply m_;
   std::vector<int64_t> shape_;
+  dnnl::memory::desc blocks_from_;  // the layout blocks_ was planned for
+  std::optional<ChannelsTranspose> blocks_;
+  std::vector<float> buffer_;
 };
 
 }  // namespace

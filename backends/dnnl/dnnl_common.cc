@@ -3,9 +3,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <numbers>
 
 #include "fmt/format.h"
+#include "ir/ndarray_uninitialized.h"
 #include "support/status_macros.h"
 
 #if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
@@ -101,7 +103,7 @@ dnnl::memory Wrap(const dnnl::memory::desc& desc, const NDArray& tensor) {
 }
 
 absl::StatusOr<NDArray> DnnlTensor::ToPlain() const {
-  NDArray out = NDArray::Empty(DataType::Float(32), shape_);
+  NDArray out = UninitializedNDArray(DataType::Float(32), shape_);  // the reorder writes it all
   CARVE_RETURN_IF_ERROR(Guard([&] {
     dnnl::stream s(Engine());
     dnnl::memory src = mem_, dst = Wrap(plain_, out);
@@ -111,8 +113,17 @@ absl::StatusOr<NDArray> DnnlTensor::ToPlain() const {
   return out;
 }
 
+NDArray IntoKernel::AllocOutput(std::span<const NDArray> inputs) const {
+  // oneDNN skips a primitive over an empty operand and leaves its
+  // destination as it was: zeros then, as a fresh tensor always had.
+  for (const NDArray& t : inputs) {
+    if (t.defined() && t.num_elements() == 0) return NDArray::Empty(DataType::Float(32), out_shape_);
+  }
+  return UninitializedNDArray(DataType::Float(32), out_shape_);
+}
+
 absl::StatusOr<std::vector<NDArray>> IntoKernel::Run(std::span<const NDArray> inputs) {
-  NDArray out = NDArray::Empty(DataType::Float(32), out_shape_);
+  NDArray out = AllocOutput(inputs);
   CARVE_RETURN_IF_ERROR(RunInto(inputs, out));
   return std::vector<NDArray>{out};
 }
@@ -141,8 +152,64 @@ LayoutReorder::LayoutReorder(const dnnl::memory::desc& from, const dnnl::memory:
   if (!transpose_) primitive_ = dnnl::reorder(dnnl::reorder::primitive_desc(Engine(), from, Engine(), to));
 }
 
+namespace {
+
+// The calling thread's buffer of each Scratch kind, grown to the largest
+// request; 64-byte aligned, zero-filled when grown.
+struct ThreadScratch {
+  struct Free {
+    void operator()(void* p) const { std::free(p); }
+  };
+  std::unique_ptr<void, Free> buffers[3];
+  size_t sizes[3] = {0, 0, 0};
+
+  void* Reserve(Scratch kind, size_t size) {
+    const int k = int(kind);
+    if (size > sizes[k]) {
+      size_t rounded = (size + 4095) / 4096 * 4096;
+      void* p = std::aligned_alloc(64, rounded);
+      if (p == nullptr) throw dnnl::error(dnnl_out_of_memory, "no memory for a scratch buffer");
+      std::memset(p, 0, rounded);
+      buffers[k].reset(p);
+      sizes[k] = rounded;
+    }
+    return buffers[k].get();
+  }
+};
+
+ThreadScratch& Scratches() {
+  thread_local ThreadScratch scratch;
+  return scratch;
+}
+
+}  // namespace
+
+SharedMemory::SharedMemory(const dnnl::memory::desc& desc, Scratch kind)
+    : mem_(desc, Engine(), DNNL_MEMORY_NONE), kind_(kind), size_(desc.get_size()) {
+  Get();
+}
+
+const dnnl::memory& SharedMemory::Get() {
+  void* p = Scratches().Reserve(kind_, size_);
+  if (p != bound_) {
+    mem_.set_data_handle(p);
+    bound_ = p;
+  }
+  return mem_;
+}
+
+void LayoutReorder::ShareApply(Scratch kind) {
+  buffer_ = dnnl::memory();
+  if (!identity_) shared_ = SharedMemory(to_, kind);
+}
+
 dnnl::memory LayoutReorder::Apply(const dnnl::memory& src, dnnl::stream& s) {
   if (identity_) return src;
+  if (shared_) {
+    const dnnl::memory& buffer = shared_.Get();
+    Into(src, buffer, s);
+    return buffer;
+  }
   if (!buffer_) PrepareApply();
   Into(src, buffer_, s);
   return buffer_;
@@ -167,9 +234,9 @@ void LayoutReorder::Into(const dnnl::memory& src, const dnnl::memory& dst, dnnl:
   primitive_.execute(s, {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}});
 }
 
-dnnl::memory ScratchpadFor(const dnnl::memory::desc& desc) {
-  if (desc.get_size() == 0) return dnnl::memory();
-  return TouchedMemory(desc);
+SharedMemory ScratchpadFor(const dnnl::memory::desc& desc) {
+  if (desc.get_size() == 0) return SharedMemory();
+  return SharedMemory(desc, Scratch::kScratchpad);
 }
 
 dnnl::primitive_attr UserScratchpadAttr() {

@@ -83,12 +83,17 @@ class DnnlTensor : public NativeTensor {
 };
 
 // A oneDNN kernel with one float32 output of shape out_shape_: Run allocates
-// it and RunInto computes into it.
+// it and RunInto computes into it, writing every element (the output is not
+// zero-filled first: that was a pass over every result, 9% of ppocr's dnnl
+// time).
 class IntoKernel : public NodeKernel {
  public:
   absl::StatusOr<std::vector<NDArray>> Run(std::span<const NDArray> inputs) override;
 
  protected:
+  // A tensor of out_shape_ for RunInto to fill: unspecified contents, or
+  // zeros when an input is empty (oneDNN then computes nothing).
+  NDArray AllocOutput(std::span<const NDArray> inputs) const;
   virtual absl::Status RunInto(std::span<const NDArray> inputs, NDArray& out) = 0;
   std::vector<int64_t> out_shape_;
 };
@@ -103,6 +108,35 @@ dnnl::memory& Rebind(dnnl::memory& cached, const dnnl::memory::desc& desc, const
 // a LayoutReorder.
 dnnl::memory Reorder(const dnnl::memory& mem, const dnnl::memory::desc& desc, dnnl::stream& s);
 
+// Storage a kernel needs only while it runs (a conversion's result, a
+// primitive's scratchpad), shared by every kernel that runs on the thread:
+// the kernels of the JSON runtimes run one at a time on the calling thread
+// (oneDNN's own threads work inside a call), so one buffer per kind and
+// thread, as large as the largest request, serves them all. Each kernel
+// holding its own was most of a dnnl runtime's heap (ppocr: 56
+// convolutions, each with a buffer for its converted input and its
+// scratchpad). The kinds are the buffers one kernel may use at once.
+enum class Scratch { kSource, kResult, kScratchpad };
+
+// A memory of a fixed descriptor over the calling thread's buffer of one
+// kind. Making it grows (and touches) that buffer, so a kernel built on the
+// thread that runs it page-faults nothing in its first call.
+class SharedMemory {
+ public:
+  SharedMemory() = default;
+  SharedMemory(const dnnl::memory::desc& desc, Scratch kind);
+  explicit operator bool() const { return bool(mem_); }
+  // The memory, pointed at this thread's buffer (valid until the next Get
+  // of the same kind on this thread).
+  const dnnl::memory& Get();
+
+ private:
+  dnnl::memory mem_;
+  Scratch kind_ = Scratch::kSource;
+  size_t size_ = 0;
+  void* bound_ = nullptr;
+};
+
 // A conversion between two fixed layouts prepared when a kernel is built:
 // the reorder primitive and the buffer it writes, so a call converts
 // without creating a primitive or allocating (what TVM's DNNL runtime and
@@ -115,8 +149,11 @@ class LayoutReorder {
 
   // Whether the layouts agree (Apply then returns its argument).
   bool identity() const { return identity_; }
-  // Allocates Apply's buffer now rather than on the first conversion.
+  // Allocates Apply's buffer now rather than on the first conversion (its
+  // own: for a result kept beyond the kernel's call).
   void PrepareApply();
+  // Apply writes the thread's shared buffer of `kind` (see Scratch).
+  void ShareApply(Scratch kind);
   // `src` (laid out as `from`) in `to`: `src` itself when the layouts agree,
   // else the buffer, overwritten.
   dnnl::memory Apply(const dnnl::memory& src, dnnl::stream& s);
@@ -130,12 +167,14 @@ class LayoutReorder {
   dnnl::reorder primitive_;
   dnnl::memory::desc to_;
   dnnl::memory buffer_;  // Apply's, made by PrepareApply or the first conversion
+  SharedMemory shared_;  // else Apply's, after ShareApply
 };
 
-// The user-managed scratchpad of a primitive: allocated (TouchedMemory) once with the
-// kernel (attr must have set_scratchpad_mode(user)); empty when it needs
-// none. Passed as DNNL_ARG_SCRATCHPAD on every call.
-dnnl::memory ScratchpadFor(const dnnl::memory::desc& desc);
+// The user-managed scratchpad of a primitive (attr must have
+// set_scratchpad_mode(user)), in the thread's shared scratchpad buffer;
+// empty when it needs none. Passed as DNNL_ARG_SCRATCHPAD (Get()) on every
+// call.
+SharedMemory ScratchpadFor(const dnnl::memory::desc& desc);
 // Attributes asking for a user-managed scratchpad (and nothing else).
 dnnl::primitive_attr UserScratchpadAttr();
 

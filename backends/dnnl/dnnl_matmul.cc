@@ -79,7 +79,7 @@ class MatmulKernel : public IntoKernel {
       if (plan_.bias_input) {
         args[DNNL_ARG_BIAS] = Rebind(bias_mem_, plan_.bias, inputs[*plan_.bias_input]);
       }
-      if (scratchpad_) args[DNNL_ARG_SCRATCHPAD] = scratchpad_;
+      if (scratchpad_) args[DNNL_ARG_SCRATCHPAD] = scratchpad_.Get();
       primitive_.execute(stream_, args);
       stream_.wait();
     });
@@ -93,7 +93,7 @@ class MatmulKernel : public IntoKernel {
   NDArray weight_keep_;
   memory packed_;
   LayoutReorder weight_reorder_;  // weights that are not constants
-  memory scratchpad_;
+  SharedMemory scratchpad_;
   // The call's tensors, re-pointed on every call (Rebind).
   memory src_mem_, weights_mem_, dst_mem_, bias_mem_;
   std::unordered_map<int, memory> call_args_;

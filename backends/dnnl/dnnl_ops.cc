@@ -1,5 +1,6 @@
 // oneDNN kernels for the dnnl backend's single ops: eltwise, softmax,
 // pooling, binary add / multiply and layer normalization.
+#include <algorithm>
 #include <unordered_map>
 
 #include "backends/dnnl/dnnl_common.h"
@@ -50,7 +51,7 @@ class PrimitiveKernel : public IntoKernel {
         const Arg& a = args_[i];
         args[a.dnnl_arg] = Rebind(arg_mems_[i], a.desc, inputs[a.input]);
       }
-      if (scratchpad_) args[DNNL_ARG_SCRATCHPAD] = scratchpad_;
+      if (scratchpad_) args[DNNL_ARG_SCRATCHPAD] = scratchpad_.Get();
       for (const auto& [arg, mem] : buffers_) args[arg] = mem;
       primitive_.execute(stream_, args);
       stream_.wait();
@@ -62,7 +63,7 @@ class PrimitiveKernel : public IntoKernel {
   std::vector<Arg> args_;
   memory::desc dst_;
   dnnl::stream stream_;
-  memory scratchpad_;
+  SharedMemory scratchpad_;
   // The call's tensors, re-pointed on every call (Rebind).
   std::vector<memory> arg_mems_;
   memory dst_mem_;
@@ -102,9 +103,9 @@ class BlockedPoolKernel : public IntoKernel {
     k->primitive_ = dnnl::pooling_v2_forward(pd);
     k->src_ = src, k->dst_ = dst;
     k->in_ = LayoutReorder(src, bsrc);
-    k->in_.PrepareApply();
+    k->in_.ShareApply(Scratch::kSource);
     k->out_ = LayoutReorder(bdst, dst);
-    k->blocked_dst_ = TouchedMemory(bdst);
+    k->blocked_dst_ = SharedMemory(bdst, Scratch::kResult);
     k->scratchpad_ = ScratchpadFor(pd.scratchpad_desc());
     k->stream_ = dnnl::stream(Engine());
     k->out_shape_ = std::move(out_shape);
@@ -115,10 +116,11 @@ class BlockedPoolKernel : public IntoKernel {
     return Guard([&] {
       memory src = in_.Apply(Rebind(src_mem_, src_, inputs[0]), stream_);
       std::unordered_map<int, memory>& args = call_args_;
-      args[DNNL_ARG_SRC] = src, args[DNNL_ARG_DST] = blocked_dst_;
-      if (scratchpad_) args[DNNL_ARG_SCRATCHPAD] = scratchpad_;
+      const memory& blocked_dst = blocked_dst_.Get();
+      args[DNNL_ARG_SRC] = src, args[DNNL_ARG_DST] = blocked_dst;
+      if (scratchpad_) args[DNNL_ARG_SCRATCHPAD] = scratchpad_.Get();
       primitive_.execute(stream_, args);
-      out_.Into(blocked_dst_, Rebind(dst_mem_, dst_, out), stream_);
+      out_.Into(blocked_dst, Rebind(dst_mem_, dst_, out), stream_);
       stream_.wait();
     });
   }
@@ -128,10 +130,72 @@ class BlockedPoolKernel : public IntoKernel {
   dnnl::primitive primitive_;
   memory::desc src_, dst_;
   LayoutReorder in_, out_;
-  memory blocked_dst_, scratchpad_, src_mem_, dst_mem_;
+  SharedMemory blocked_dst_, scratchpad_;
+  memory src_mem_, dst_mem_;
   dnnl::stream stream_;
   std::unordered_map<int, memory> call_args_;
 };
+
+// A global average pool of plain NCHW data (the squeeze of ppocr's ten SE
+// modules), computed in place of BlockedPoolKernel, whose conversion of the
+// whole input into channel blocks cost more than the pool: per channel the
+// pixels summed one by one from zero in row-major order, then divided by
+// their count, the arithmetic of oneDNN's JIT pool on blocks (its plain
+// pool's bits: tests/backends/dnnl_pool_layout_test.cc checks all three
+// agree).
+class PlainGlobalAverageKernel : public IntoKernel {
+ public:
+  PlainGlobalAverageKernel(int64_t batch, int64_t channels, int64_t pixels,
+                           std::vector<int64_t> out_shape)
+      : batch_(batch), channels_(channels), pixels_(pixels) {
+    out_shape_ = std::move(out_shape);
+  }
+
+  absl::Status RunInto(std::span<const NDArray> inputs, NDArray& out) override {
+    const float* x = inputs[0].data<float>();
+    float* y = out.data<float>();
+    const float count = float(pixels_);
+    for (int64_t c0 = 0; c0 < batch_ * channels_; c0 += 8) {
+      // Eight channels at a time: eight independent sums, each in order.
+      const int64_t n = std::min<int64_t>(8, batch_ * channels_ - c0);
+      float sum[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      const float* row = x + c0 * pixels_;
+      int64_t p = 0;
+      if (n == 8) {
+        // 8 x 8 tiles transposed (channels become the inner index), so
+        // each step adds one pixel of all eight channels as one vector.
+        alignas(32) float tile[64];
+        for (; p + 8 <= pixels_; p += 8) {
+          TransposeMatrix(row + p, 8, 8, pixels_, tile, 8);
+          for (int j = 0; j < 8; ++j) {
+            for (int k = 0; k < 8; ++k) sum[k] += tile[j * 8 + k];
+          }
+        }
+      }
+      for (; p < pixels_; ++p) {
+        for (int64_t k = 0; k < n; ++k) sum[k] += row[k * pixels_ + p];
+      }
+      for (int64_t k = 0; k < n; ++k) y[c0 + k] = sum[k] / count;
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  int64_t batch_, channels_, pixels_;
+};
+
+// Whether `d` is dense row-major.
+bool IsRowMajor(const memory::desc& d) {
+  const memory::dims dims = d.dims();
+  const dnnl_memory_desc_t& m = d.data;
+  if (m.format_kind != dnnl_blocked || m.format_desc.blocking.inner_nblks != 0) return false;
+  int64_t expected = 1;
+  for (size_t i = dims.size(); i-- > 0;) {
+    if (dims[i] != 1 && m.format_desc.blocking.strides[i] != expected) return false;
+    expected *= dims[i];
+  }
+  return true;
+}
 
 absl::Status RequireF32(const NodeBuildContext& ctx) {
   for (size_t i = 0; i < ctx.node().inputs.size(); ++i) {
@@ -278,6 +342,11 @@ absl::StatusOr<std::unique_ptr<NodeKernel>> MakeDnnlPool(const NodeBuildContext&
                         : dnnl::algorithm::pooling_avg_exclude_padding;
   }
   std::vector<int64_t> shape = ctx.node().shapes[0];
+  const memory::dims in_dims = p.src.dims();
+  if (global && !max && in_dims.size() == 4 && IsRowMajor(p.src) && IsRowMajor(p.dst)) {
+    return std::make_unique<PlainGlobalAverageKernel>(in_dims[0], in_dims[1],
+                                                      in_dims[2] * in_dims[3], shape);
+  }
   return Create([&]() -> std::unique_ptr<NodeKernel> {
     dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, algorithm, p.src, p.dst,
                                      p.strides, p.kernel, p.dilation, p.pad_l, p.pad_r);

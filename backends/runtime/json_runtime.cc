@@ -196,12 +196,16 @@ void JsonRuntime::PlanNativeEntries() {
   for (uint32_t nid = 0; nid < graph_.nodes.size(); ++nid) {
     if (kernels_[nid] == nullptr) continue;
     const JsonNode& node = graph_.nodes[nid];
+    std::unique_ptr<bool[]> native_inputs(new bool[node.inputs.size() + 1]());
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const JsonEntry& e = node.inputs[i];
       if (kernels_[nid]->ReadsInput(i) && native_entry_[row_ptr_[e.node] + e.index]) {
         native_node_[nid] = true;
+        native_inputs[i] = true;
       }
     }
+    kernels_[nid]->NativePlanned(std::span<const bool>(native_inputs.get(), node.inputs.size()),
+                                 node.num_outputs == 1 && native_entry_[row_ptr_[nid]]);
   }
 }
 

@@ -96,6 +96,13 @@ class NodeKernel {
     (void)inputs, (void)native_output;
     return absl::UnimplementedError("this kernel takes and makes plain tensors only");
   }
+  // Told once, after the runtime planned its native entries and before the
+  // first call, which inputs will come native and whether output 0 goes
+  // native (on every call), so a kernel can free the conversion buffers it
+  // prepared for the other case.
+  virtual void NativePlanned(std::span<const bool> native_inputs, bool native_output) {
+    (void)native_inputs, (void)native_output;
+  }
 };
 
 using NodeKernelFactory =

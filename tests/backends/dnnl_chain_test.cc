@@ -14,6 +14,7 @@
 #include "backends/runtime/json_runtime.h"
 #include "backends_test_util.h"
 #include "dnnl_graph_util.h"
+#include "fmt/format.h"
 #include "gtest/gtest.h"
 #include "interpreter/evaluator.h"
 
@@ -96,6 +97,46 @@ def @main(%x: Tensor[(2, 16), float32]) { @part(%x) }
   // Element 0 is NaN: oneDNN's clip makes it 0 where the reference keeps it.
   for (int64_t i = 1; i < 32; ++i) EXPECT_EQ(got[1].data<float>()[i], expected[1].data<float>()[i]);
   EXPECT_TRUE(SameBits(got[0], expected[0]));
+}
+
+// The chain on a convolution's result reads the convolution's channel
+// blocks (a native entry) and writes the plain result in one pass: the same
+// bits as the chain on the plain result (the convolution's result also
+// returned, so it stays plain), with channels in padded blocks and more
+// pixels than one chunk of the kernel's buffer.
+TEST(DnnlChain, HardSwishOnConvolutionBlocks) {
+  for (int channels : {12, 40}) {
+    SCOPED_TRACE(channels);
+    auto text = [&](bool also_conv) {
+      return fmt::format(R"(
+def @part(%x: Tensor[(2, 8, 11, 13), float32], %w: Tensor[({0}, 8, 1, 1), float32],
+          Compiler="dnnl", global_symbol="part") {{
+  %0 = nn.conv2d(%x, %w, padding=[0, 0, 0, 0], channels={0}, kernel_size=[1, 1]);
+  %1 = add(%0, 3f);
+  %2 = clip(%1, a_min=0f, a_max=6f);
+  %3 = multiply(%0, %2);
+  {1}
+}}
+def @main(%x: Tensor[(2, 8, 11, 13), float32], %w: Tensor[({0}, 8, 1, 1), float32]) {{
+  @part(%x, %w)
+}}
+)",
+                         channels, also_conv ? "(%3, %0)" : "%3");
+    };
+    Module native = testing::ParseTyped(text(false)), plain = testing::ParseTyped(text(true));
+    Graph a = Build(native), b = Build(plain);
+    EXPECT_EQ(a.runtime->num_native_entries(), 1u);
+    EXPECT_EQ(b.runtime->num_native_entries(), 0u);
+    std::vector<NDArray> inputs{WithSpecials(testing::RandomF32({2, 8, 11, 13}, 5, -4, 4)),
+                                testing::RandomF32({channels, 8, 1, 1}, 6, -1, 1)};
+    for (int call = 0; call < 2; ++call) {  // the second call reuses every buffer
+      std::vector<NDArray> got = a.runtime->Run(inputs).value();
+      std::vector<NDArray> want = b.runtime->Run(inputs).value();
+      ASSERT_EQ(got.size(), 1u);
+      ASSERT_EQ(want.size(), 2u);
+      EXPECT_TRUE(SameBits(got[0], want[0]));
+    }
+  }
 }
 
 }  // namespace

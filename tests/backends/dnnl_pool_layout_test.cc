@@ -3,10 +3,16 @@
 // pool there computes the same bits as its plain-layout pool: the same
 // taps in the same order, the same division. Checked here on random data,
 // for the averages too (whose summation order would show).
+#include <algorithm>
+#include <array>
 #include <random>
 #include <vector>
 
 #include "backends/dnnl/dnnl_common.h"
+#include "backends/dnnl/dnnl_kernels.h"
+#include "backends/json/serializer.h"
+#include "backends_test_util.h"
+#include "fmt/format.h"
 #include "gtest/gtest.h"
 
 namespace carve::dnnl_backend {
@@ -65,6 +71,42 @@ TEST(DnnlPoolLayout, BlockedPoolsGivePlainPoolsBits) {
     for (float& v : data) v = normal(rng);
     EXPECT_EQ(Pool(c, tag::nChw8c, data), Pool(c, tag::nchw, data));
     EXPECT_EQ(Pool(c, tag::nChw16c, data), Pool(c, tag::nchw, data));
+  }
+}
+
+// A global average pool of plain NCHW data runs on carve's loop (dnnl_ops.cc,
+// PlainGlobalAverageKernel), not on blocks: it must give oneDNN's bits, for
+// channels in whole blocks of 8 or not, one image or several.
+TEST(DnnlPoolLayout, PlainGlobalAverageGivesOneDnnsBits) {
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal(0.f, 3.f);
+  for (auto [n, c, h, w] : std::vector<std::array<int64_t, 4>>{
+           {1, 88, 3, 96}, {1, 200, 2, 96}, {1, 48, 3, 96}, {2, 13, 5, 7}, {1, 3, 13, 13}}) {
+    SCOPED_TRACE(fmt::format("{}x{}x{}x{}", n, c, h, w));
+    Module mod = testing::ParseTyped(fmt::format(R"(
+def @part(%i0: Tensor[({0}, {1}, {2}, {3}), float32], Compiler="dnnl", global_symbol="part") {{
+  nn.global_avg_pool2d(%i0)
+}}
+)",
+                                                 n, c, h, w));
+    SerializedFunction s = SerializeFunction(mod.Lookup("part"), "part").value();
+    NodeBuildContext ctx;
+    ctx.graph = &s.graph;
+    ctx.nid = uint32_t(s.graph.nodes.size() - 1);
+    ctx.const_inputs.resize(1);
+    std::unique_ptr<NodeKernel> kernel = MakeDnnlPool(ctx).value();
+    NDArray x = NDArray::Empty(DataType::Float(32), {n, c, h, w});
+    std::vector<float> data(size_t(n * c * h * w));
+    for (float& v : data) v = normal(rng);
+    std::copy(data.begin(), data.end(), x.data<float>());
+    std::vector<NDArray> out = kernel->Run(std::vector<NDArray>{x}).value();
+    ASSERT_EQ(out.size(), 1u);
+    PoolCase pc{{n, c, h, w}, {n, c, 1, 1}, {h, w}, {1, 1}, {0, 0}, {0, 0},
+                dnnl::algorithm::pooling_avg_exclude_padding};
+    std::vector<float> expected = Pool(pc, tag::nchw, data);
+    std::vector<float> got(out[0].data<float>(), out[0].data<float>() + expected.size());
+    EXPECT_EQ(got, expected);
+    EXPECT_EQ(Pool(pc, tag::nChw8c, data), expected);
   }
 }
 
