@@ -15,13 +15,11 @@
 namespace carve::nn_kernels {
 namespace {
 
-// The attributes of one correlation and the extents they give.
+// The attributes of one correlation.
 struct CorrelationGeometry {
   int64_t k = 1, max_disp = 1, stride1 = 1, stride2 = 1;
   int64_t pad_top = 0, pad_left = 0;
   bool multiply = true;
-  int64_t batch = 0, channels = 0, h = 0, w = 0;
-  int64_t radius = 0, size = 1, oh = 0, ow = 0;
 };
 
 // The kernel size, strides, displacement and padding, checked as topi
@@ -49,33 +47,6 @@ absl::Status ReadCorrelationAttrs(const KernelContext& ctx, CorrelationGeometry&
   return absl::OkStatus();
 }
 
-// Output (i, j) of channel q of batch n, before the normalisation: the
-// patches compared over channels and the patch (order c, ky, kx).
-template <typename C>
-C CorrelatePatches(const CorrelationGeometry& g, const C* a, const C* b, int64_t n, int64_t q,
-                   int64_t i, int64_t j) {
-  // A padded-coordinate read: 0 in the padding.
-  auto at = [&](const C* plane, int64_t y, int64_t x) {
-    y -= g.pad_top;
-    x -= g.pad_left;
-    return y >= 0 && y < g.h && x >= 0 && x < g.w ? plane[y * g.w + x] : C(0);
-  };
-  const int64_t dy = (q / g.size - g.radius) * g.stride2, dx = (q % g.size - g.radius) * g.stride2;
-  const int64_t y1 = i * g.stride1 + g.max_disp, x1 = j * g.stride1 + g.max_disp;
-  C acc = 0;
-  for (int64_t c = 0; c < g.channels; ++c) {
-    const C* p1 = a + (n * g.channels + c) * g.h * g.w;
-    const C* p2 = b + (n * g.channels + c) * g.h * g.w;
-    for (int64_t ry = 0; ry < g.k; ++ry) {
-      for (int64_t rx = 0; rx < g.k; ++rx) {
-        const C u = at(p1, y1 + ry, x1 + rx), v = at(p2, y1 + dy + ry, x1 + dx + rx);
-        acc += g.multiply ? u * v : C(std::abs(u - v));
-      }
-    }
-  }
-  return acc;
-}
-
 absl::StatusOr<std::vector<NDArray>> Correlation(const KernelContext& ctx) {
   CARVE_RETURN_IF_ERROR(CheckArity(ctx, 2));
   const NDArray& data1 = ctx.inputs[0];
@@ -91,15 +62,13 @@ absl::StatusOr<std::vector<NDArray>> Correlation(const KernelContext& ctx) {
   CorrelationGeometry g;
   CARVE_RETURN_IF_ERROR(ReadCorrelationAttrs(ctx, g));
   CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
-  g.batch = data1.shape()[0];
-  g.channels = data1.shape()[1];
-  g.h = data1.shape()[2];
-  g.w = data1.shape()[3];
-  g.radius = g.max_disp / g.stride2;
-  g.size = 2 * g.radius + 1;
-  g.oh = out.shape()[2];
-  g.ow = out.shape()[3];
-  const int64_t size = g.size, oh = g.oh, ow = g.ow;
+  const int64_t batch = data1.shape()[0], channels = data1.shape()[1];
+  const int64_t h = data1.shape()[2], w = data1.shape()[3];
+  const int64_t k = g.k, max_disp = g.max_disp, stride1 = g.stride1, stride2 = g.stride2;
+  const int64_t pad_top = g.pad_top, pad_left = g.pad_left;
+  const bool multiply = g.multiply;
+  const int64_t radius = max_disp / stride2, size = 2 * radius + 1;
+  const int64_t oh = out.shape()[2], ow = out.shape()[3];
   if (out.shape()[1] != size * size) {
     return KernelError(ctx, "the output type has {} channels, expected {}", out.shape()[1],
                        size * size);
@@ -108,14 +77,32 @@ absl::StatusOr<std::vector<NDArray>> Correlation(const KernelContext& ctx) {
     using C = ComputeT<T>;
     CARVE_ASSIGN_OR_RETURN(Buffer<C> a, Buffer<C>::Of(ctx, data1));
     CARVE_ASSIGN_OR_RETURN(Buffer<C> b, Buffer<C>::Of(ctx, data2));
-    const C norm = C(g.k * g.k * g.channels);
+    // A padded-coordinate read: 0 in the padding.
+    auto at = [&](const C* plane, int64_t y, int64_t x) {
+      y -= pad_top;
+      x -= pad_left;
+      return y >= 0 && y < h && x >= 0 && x < w ? plane[y * w + x] : C(0);
+    };
+    const C norm = C(k * k * channels);
     std::vector<C> result(size_t(out.num_elements()));
-    for (int64_t n = 0; n < g.batch; ++n) {
+    for (int64_t n = 0; n < batch; ++n) {
       for (int64_t q = 0; q < size * size; ++q) {
+        const int64_t dy = (q / size - radius) * stride2, dx = (q % size - radius) * stride2;
         for (int64_t i = 0; i < oh; ++i) {
           for (int64_t j = 0; j < ow; ++j) {
-            result[((n * size * size + q) * oh + i) * ow + j] =
-                CorrelatePatches(g, a.data(), b.data(), n, q, i, j) / norm;
+            const int64_t y1 = i * stride1 + max_disp, x1 = j * stride1 + max_disp;
+            C acc = 0;
+            for (int64_t c = 0; c < channels; ++c) {
+              const C* p1 = a.data() + (n * channels + c) * h * w;
+              const C* p2 = b.data() + (n * channels + c) * h * w;
+              for (int64_t ry = 0; ry < k; ++ry) {
+                for (int64_t rx = 0; rx < k; ++rx) {
+                  const C u = at(p1, y1 + ry, x1 + rx), v = at(p2, y1 + dy + ry, x1 + dx + rx);
+                  acc += multiply ? u * v : C(std::abs(u - v));
+                }
+              }
+            }
+            result[((n * size * size + q) * oh + i) * ow + j] = acc / norm;
           }
         }
       }
