@@ -4,8 +4,6 @@
 #include <cstdlib>
 #include <utility>
 
-#include "ir/ndarray_uninitialized.h"
-
 namespace carve {
 
 float HalfToFloat(uint16_t h) {
@@ -61,28 +59,25 @@ uint16_t FloatToHalf(float f) {
   return out;
 }
 
-namespace {
-// Set by UninitializedNDArray for the one NDArray::Empty call it makes
-// (Empty is the only code that can fill an NDArray's private fields).
-thread_local bool skip_zero_fill = false;
-}  // namespace
-
-NDArray UninitializedNDArray(DataType dtype, std::span<const int64_t> shape) {
-  skip_zero_fill = true;
-  return NDArray::Empty(dtype, shape);
-}
-
-NDArray NDArray::Empty(DataType dtype, std::span<const int64_t> shape) {
-  const bool fill = !std::exchange(skip_zero_fill, false);
+NDArray NDArray::Allocate(DataType dtype, std::span<const int64_t> shape,
+                          bool zero) {
   NDArray a;
   a.dtype_ = dtype;
   a.shape_.assign(shape.begin(), shape.end());
   size_t bytes = std::max<size_t>(a.nbytes(), 1);
   size_t rounded = (bytes + 63) / 64 * 64;
   auto* mem = static_cast<std::byte*>(std::aligned_alloc(64, rounded));
-  if (fill) std::memset(mem, 0, rounded);
+  if (zero) std::memset(mem, 0, rounded);
   a.buffer_ = std::shared_ptr<std::byte[]>(mem, [](std::byte* p) { std::free(p); });
   return a;
+}
+
+NDArray NDArray::Empty(DataType dtype, std::span<const int64_t> shape) {
+  return Allocate(dtype, shape, /*zero=*/true);
+}
+
+NDArray NDArray::Uninitialized(DataType dtype, std::span<const int64_t> shape) {
+  return Allocate(dtype, shape, /*zero=*/false);
 }
 
 NDArray NDArray::Scalar(DataType dtype, double value) {

@@ -26,6 +26,12 @@ class NDArray {
   static NDArray Empty(DataType dtype, std::initializer_list<int64_t> shape) {
     return Empty(dtype, std::span<const int64_t>(shape.begin(), shape.size()));
   }
+  // Storage for `shape` whose contents are unspecified until written (the
+  // bytes a previous allocation left); same alignment and ownership as
+  // Empty. Only for a producer that writes every element before anything
+  // reads it (a convolution, a GEMM): skipping the zero fill of an output
+  // that is overwritten anyway saves a pass over every result.
+  static NDArray Uninitialized(DataType dtype, std::span<const int64_t> shape);
   // A rank-0 tensor holding `value` converted to `dtype`.
   static NDArray Scalar(DataType dtype, double value);
 
@@ -55,6 +61,10 @@ class NDArray {
   bool BitwiseEqual(const NDArray& other) const;
 
  private:
+  // Empty and Uninitialized: 64-byte aligned storage, zeroed when `zero`.
+  static NDArray Allocate(DataType dtype, std::span<const int64_t> shape,
+                          bool zero);
+
   DataType dtype_;
   std::vector<int64_t> shape_;
   std::shared_ptr<std::byte[]> buffer_;

@@ -21,7 +21,6 @@
 #include "backends/json/attr_codec.h"
 #include "fmt/format.h"
 #include "support/status_macros.h"
-#include "ir/ndarray_uninitialized.h"
 
 namespace carve::dnnl_backend {
 namespace {
@@ -98,7 +97,7 @@ class ClipMultiplyKernel : public NodeKernel {
 
   absl::StatusOr<std::vector<NDArray>> Run(std::span<const NDArray> inputs) override {
     const NDArray& x = inputs[m_.x_input];
-    NDArray out = UninitializedNDArray(DataType::Float(32), shape_);  // the loop writes it all
+    NDArray out = NDArray::Uninitialized(DataType::Float(32), shape_);  // the loop writes it all
     ClipMultiplyLoop(m_, x.data<float>(), out.num_elements(), out.data<float>());
     return std::vector<NDArray>{std::move(out)};
   }
@@ -140,7 +139,7 @@ class ClipMultiplyKernel : public NodeKernel {
     }
     if (!blocks_) return std::nullopt;
     const ChannelsTranspose& t = *blocks_;
-    NDArray out = UninitializedNDArray(DataType::Float(32), shape_);  // every real channel written
+    NDArray out = NDArray::Uninitialized(DataType::Float(32), shape_);  // every real channel written
     const float* src = static_cast<const float*>(x.memory().get_data_handle());
     float* dst = out.data<float>();
     const int64_t pixels = t.cols, blk = t.block;

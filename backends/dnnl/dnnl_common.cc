@@ -7,7 +7,6 @@
 #include <numbers>
 
 #include "fmt/format.h"
-#include "ir/ndarray_uninitialized.h"
 #include "support/status_macros.h"
 
 #if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
@@ -103,7 +102,7 @@ dnnl::memory Wrap(const dnnl::memory::desc& desc, const NDArray& tensor) {
 }
 
 absl::StatusOr<NDArray> DnnlTensor::ToPlain() const {
-  NDArray out = UninitializedNDArray(DataType::Float(32), shape_);  // the reorder writes it all
+  NDArray out = NDArray::Uninitialized(DataType::Float(32), shape_);  // the reorder writes it all
   CARVE_RETURN_IF_ERROR(Guard([&] {
     dnnl::stream s(Engine());
     dnnl::memory src = mem_, dst = Wrap(plain_, out);
@@ -119,7 +118,7 @@ NDArray IntoKernel::AllocOutput(std::span<const NDArray> inputs) const {
   for (const NDArray& t : inputs) {
     if (t.defined() && t.num_elements() == 0) return NDArray::Empty(DataType::Float(32), out_shape_);
   }
-  return UninitializedNDArray(DataType::Float(32), out_shape_);
+  return NDArray::Uninitialized(DataType::Float(32), out_shape_);
 }
 
 absl::StatusOr<std::vector<NDArray>> IntoKernel::Run(std::span<const NDArray> inputs) {

@@ -1,7 +1,6 @@
 #include "interpreter/kernels/alloc_uninitialized.h"
 
 #include "interpreter/kernels/kernel_util.h"
-#include "ir/ndarray_uninitialized.h"
 
 namespace carve {
 
@@ -10,7 +9,7 @@ absl::StatusOr<NDArray> AllocOutputUninitialized(const KernelContext& ctx) {
   if (t == nullptr || !IsSupportedTensorDType(t->dtype())) return AllocOutput(ctx);  // its error
   absl::StatusOr<std::vector<int64_t>> shape = StaticShape(t);
   if (!shape.ok()) return AllocOutput(ctx);
-  return UninitializedNDArray(t->dtype(), *shape);
+  return NDArray::Uninitialized(t->dtype(), *shape);
 }
 
 }  // namespace carve

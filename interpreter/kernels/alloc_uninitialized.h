@@ -1,4 +1,4 @@
-// Output allocation without the zero fill (ir/ndarray_uninitialized.h), for
+// Output allocation without the zero fill (NDArray::Uninitialized), for
 // kernels that provably write every element of their output before anything
 // reads it. A kernel that accumulates into its output, writes only part of
 // it, or may return early after allocating keeps AllocOutput's zeros.

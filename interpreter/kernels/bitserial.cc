@@ -219,10 +219,8 @@ absl::StatusOr<BitserialParams> ReadBitserial(const KernelContext& ctx, const ND
   return p;
 }
 
-absl::StatusOr<std::vector<NDArray>> BitserialConv2D(const KernelContext& ctx) {
-  CARVE_RETURN_IF_ERROR(CheckArity(ctx, 2));
-  const NDArray& data = ctx.inputs[0];
-  const NDArray& kernel = ctx.inputs[1];
+// The layout pairs TVM computes; whether the data is NCHW.
+absl::StatusOr<bool> CheckBitserialLayouts(const KernelContext& ctx) {
   const std::string_view layout = AttrString(ctx, "data_layout", "NCHW");
   const std::string_view klayout = AttrString(ctx, "kernel_layout", "OIHW");
   const bool nchw = layout == "NCHW";
@@ -232,62 +230,102 @@ absl::StatusOr<std::vector<NDArray>> BitserialConv2D(const KernelContext& ctx) {
                        "and {}",
                        layout, klayout);
   }
+  return nchw;
+}
+
+// One bitserial convolution: the extents, and the data and kernel bit
+// planes as (outer, bits, words, inner) around the channel axis.
+struct BitserialConv {
+  bool nchw = true;
+  BitserialParams p;
+  std::vector<int64_t> strides, pad;
+  int64_t batch = 0, ci = 0, height = 0, width = 0, co = 0, kh = 0, kw = 0, oh = 0, ow = 0;
+  int64_t words = 0;
+  std::vector<uint64_t> xq, wq;
+
+  // Word q of bit plane b of the data at (y, x), 0 in the padding.
+  uint64_t XAt(int64_t n, int64_t b, int64_t q, int64_t y, int64_t x) const {
+    if (y < 0 || y >= height || x < 0 || x >= width) return 0;
+    return nchw ? xq[((n * p.abits + b) * words + q) * height * width + y * width + x]
+                : xq[(((n * height + y) * width + x) * p.abits + b) * words + q];
+  }
+  uint64_t WAt(int64_t o, int64_t b, int64_t q, int64_t ry, int64_t rx) const {
+    return nchw ? wq[((o * p.wbits + b) * words + q) * kh * kw + ry * kw + rx]
+                : wq[(((ry * kw + rx) * p.wbits + b) * words + q) * co + o];
+  }
+
+  // Output (y, x) of channel o of batch n, as a bit pattern.
+  uint64_t Output(int64_t n, int64_t o, int64_t y, int64_t x) const {
+    const Casts casts = nchw ? Casts::kConvNCHW : Casts::kConvNHWC;
+    uint64_t acc = 0;
+    for (int64_t q = 0; q < words; ++q) {
+      for (int64_t ry = 0; ry < kh; ++ry) {
+        for (int64_t rx = 0; rx < kw; ++rx) {
+          const int64_t iy = y * strides[0] + ry - pad[0], ix = x * strides[1] + rx - pad[1];
+          for (int b1 = 0; b1 < p.abits; ++b1) {
+            const uint64_t xw = XAt(n, b1, q, iy, ix);
+            for (int b2 = 0; b2 < p.wbits; ++b2) {
+              acc += Term(xw, WAt(o, b2, q, ry, rx), b1 + b2, p.unipolar, p.pack, p.out, casts);
+            }
+          }
+        }
+      }
+    }
+    return acc;
+  }
+};
+
+// The extents of data, kernel and output, checked against each other.
+absl::Status ReadBitserialConvShapes(const KernelContext& ctx, const NDArray& out,
+                                     BitserialConv& c) {
+  const NDArray& data = ctx.inputs[0];
+  const NDArray& kernel = ctx.inputs[1];
+  const bool nchw = c.nchw;
+  c.batch = data.shape()[0];
+  c.ci = data.shape()[nchw ? 1 : 3];
+  c.height = data.shape()[nchw ? 2 : 1];
+  c.width = data.shape()[nchw ? 3 : 2];
+  c.co = kernel.shape()[nchw ? 0 : 3];
+  const int64_t kci = kernel.shape()[nchw ? 1 : 2];
+  c.kh = kernel.shape()[nchw ? 2 : 0];
+  c.kw = kernel.shape()[nchw ? 3 : 1];
+  c.oh = out.shape()[nchw ? 2 : 1];
+  c.ow = out.shape()[nchw ? 3 : 2];
+  if (kci != c.ci || out.shape()[nchw ? 1 : 3] != c.co) {
+    return KernelError(ctx, "kernel {} input channels for data with {}", kci, c.ci);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<NDArray>> BitserialConv2D(const KernelContext& ctx) {
+  CARVE_RETURN_IF_ERROR(CheckArity(ctx, 2));
+  const NDArray& data = ctx.inputs[0];
+  const NDArray& kernel = ctx.inputs[1];
+  BitserialConv c;
+  CARVE_ASSIGN_OR_RETURN(c.nchw, CheckBitserialLayouts(ctx));
+  const bool nchw = c.nchw;
   if (data.rank() != 4 || kernel.rank() != 4)
     return KernelError(ctx, "expected 4-d data and kernel");
   if (nchw && data.shape()[0] != 1) {
     return KernelError(ctx, "TVM's x86 NCHW compute takes batch 1 only, got {}", data.shape()[0]);
   }
   CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
-  CARVE_ASSIGN_OR_RETURN(BitserialParams p, ReadBitserial(ctx, out, "activation_bits"));
-  CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> strides, SpatialInts(ctx, "strides", 2, 1));
+  CARVE_ASSIGN_OR_RETURN(c.p, ReadBitserial(ctx, out, "activation_bits"));
+  CARVE_ASSIGN_OR_RETURN(c.strides, SpatialInts(ctx, "strides", 2, 1));
   std::vector<int64_t> padding = AttrInts(ctx, "padding").value_or(std::vector<int64_t>{0});
-  CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> pad, ExpandPadding(ctx, padding, 2));
-  const int64_t batch = data.shape()[0], ci = data.shape()[nchw ? 1 : 3];
-  const int64_t height = data.shape()[nchw ? 2 : 1], width = data.shape()[nchw ? 3 : 2];
-  const int64_t co = kernel.shape()[nchw ? 0 : 3], kci = kernel.shape()[nchw ? 1 : 2];
-  const int64_t kh = kernel.shape()[nchw ? 2 : 0], kw = kernel.shape()[nchw ? 3 : 1];
-  const int64_t oh = out.shape()[nchw ? 2 : 1], ow = out.shape()[nchw ? 3 : 2];
-  if (kci != ci || out.shape()[nchw ? 1 : 3] != co) {
-    return KernelError(ctx, "kernel {} input channels for data with {}", kci, ci);
-  }
-  // Planes as (outer, bits, words, inner) around the channel axis.
-  CARVE_ASSIGN_OR_RETURN(std::vector<uint64_t> xq,
-                         PackPlanes(ctx, data, nchw ? 1 : 3, p.abits, p.pack.bits));
-  CARVE_ASSIGN_OR_RETURN(std::vector<uint64_t> wq,
-                         PackPlanes(ctx, kernel, nchw ? 1 : 2, p.wbits, p.pack.bits));
-  const int64_t words = ci / p.pack.bits;
-  const auto x_at = [&](int64_t n, int64_t b, int64_t q, int64_t y, int64_t x) -> uint64_t {
-    if (y < 0 || y >= height || x < 0 || x >= width) return 0;
-    return nchw ? xq[((n * p.abits + b) * words + q) * height * width + y * width + x]
-                : xq[(((n * height + y) * width + x) * p.abits + b) * words + q];
-  };
-  const auto w_at = [&](int64_t o, int64_t b, int64_t q, int64_t ry, int64_t rx) -> uint64_t {
-    return nchw ? wq[((o * p.wbits + b) * words + q) * kh * kw + ry * kw + rx]
-                : wq[(((ry * kw + rx) * p.wbits + b) * words + q) * co + o];
-  };
-  const Casts casts = nchw ? Casts::kConvNCHW : Casts::kConvNHWC;
-  for (int64_t n = 0; n < batch; ++n) {
+  CARVE_ASSIGN_OR_RETURN(c.pad, ExpandPadding(ctx, padding, 2));
+  CARVE_RETURN_IF_ERROR(ReadBitserialConvShapes(ctx, out, c));
+  CARVE_ASSIGN_OR_RETURN(c.xq, PackPlanes(ctx, data, nchw ? 1 : 3, c.p.abits, c.p.pack.bits));
+  CARVE_ASSIGN_OR_RETURN(c.wq, PackPlanes(ctx, kernel, nchw ? 1 : 2, c.p.wbits, c.p.pack.bits));
+  c.words = c.ci / c.p.pack.bits;
+  const int64_t co = c.co, oh = c.oh, ow = c.ow;
+  for (int64_t n = 0; n < c.batch; ++n) {
     for (int64_t o = 0; o < co; ++o) {
       for (int64_t y = 0; y < oh; ++y) {
         for (int64_t x = 0; x < ow; ++x) {
-          uint64_t acc = 0;
-          for (int64_t q = 0; q < words; ++q) {
-            for (int64_t ry = 0; ry < kh; ++ry) {
-              for (int64_t rx = 0; rx < kw; ++rx) {
-                const int64_t iy = y * strides[0] + ry - pad[0], ix = x * strides[1] + rx - pad[1];
-                for (int b1 = 0; b1 < p.abits; ++b1) {
-                  const uint64_t xw = x_at(n, b1, q, iy, ix);
-                  for (int b2 = 0; b2 < p.wbits; ++b2) {
-                    acc +=
-                        Term(xw, w_at(o, b2, q, ry, rx), b1 + b2, p.unipolar, p.pack, p.out, casts);
-                  }
-                }
-              }
-            }
-          }
           const int64_t at =
               nchw ? ((n * co + o) * oh + y) * ow + x : ((n * oh + y) * ow + x) * co + o;
-          StoreBits(out, at, acc);
+          StoreBits(out, at, c.Output(n, o, y, x));
         }
       }
     }

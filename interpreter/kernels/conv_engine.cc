@@ -284,38 +284,91 @@ T EdgeColumn(const ConvGeometry& g, const T* const* rows, const T* const* taps, 
   return acc;
 }
 
+// Which output columns DepthwiseFirstBlocked computes how.
+struct DepthwiseColumns {
+  // Output columns [ilo, ihi) see every kw tap inside the image.
+  int64_t ilo = 0, ihi = 0;
+  // Whole blocks over [ilo, ihi) and the edge columns one sum at a time
+  // (EdgeColumn), rather than every block masked lane by lane.
+  bool edges = false;
+  // Block starts, the first `unmasked` of them with every lane inside
+  // [ilo, ihi), the masked ones after them.
+  std::vector<int64_t> starts;
+  int64_t unmasked = 0;
+};
+
+template <int Lanes>
+DepthwiseColumns PlanDepthwiseColumns(const ConvGeometry& g) {
+  const int64_t kw_n = g.kernel[2], ow_n = g.out[2], s = g.stride[2], width = g.in[2];
+  DepthwiseColumns c;
+  c.ihi = ow_n;
+  for (int64_t kw = 0; kw < kw_n; ++kw) {
+    auto [lo, hi] = ValidRange(kw * g.dilation[2] - g.pad[2], s, width, ow_n);
+    c.ilo = std::max(c.ilo, lo);
+    c.ihi = std::min(c.ihi, hi);
+  }
+  if (c.ihi < c.ilo) c.ihi = c.ilo;
+  // Block starts: every Lanes columns, the last one moved back to end at
+  // ow_n (it recomputes a few of its neighbour's sums, in the same order).
+  // Edges only for a few edge columns (a padding of 1 or 2) beside at
+  // least one whole block.
+  c.edges = c.ihi - c.ilo >= Lanes && c.ilo + (ow_n - c.ihi) <= 4;
+  if (c.edges) {
+    for (int64_t ow0 = c.ilo; ow0 < c.ihi; ow0 += Lanes) {
+      c.starts.push_back(std::min(ow0, c.ihi - Lanes));
+    }
+    c.unmasked = int64_t(c.starts.size());
+  } else {
+    for (int64_t ow0 = 0; ow0 < ow_n; ow0 += Lanes) {
+      const int64_t at = std::min(ow0, ow_n - Lanes);
+      if (at >= c.ilo && at + Lanes <= c.ihi) c.starts.insert(c.starts.begin() + c.unmasked++, at);
+      else c.starts.push_back(at);
+    }
+  }
+  return c;
+}
+
+// The in_rows rows of `plane` (each `width` wide) into `margins`, each row
+// `padded` wide with margin_l zeros before it and zeros after it.
+template <typename T>
+void CopyWithMargins(const T* plane, int64_t in_rows, int64_t width, int64_t margin_l,
+                     int64_t padded, T* margins) {
+  for (int64_t r = 0; r < in_rows; ++r) {
+    T* dst = margins + r * padded;
+    std::fill(dst, dst + margin_l, T(0));
+    std::copy(plane + r * width, plane + (r + 1) * width, dst + margin_l);
+    std::fill(dst + margin_l + width, dst + padded, T(0));
+  }
+}
+
+// The input rows that output row (od, oh) reads (those inside the image)
+// and their weight rows, in (kd, kh) order; returns how many.
+template <typename T>
+int64_t GatherRows(const ConvGeometry& g, const T* plane, int64_t row_pitch, const T* w,
+                   int64_t od, int64_t oh, const T** rows, const T** taps) {
+  int64_t nrows = 0;
+  for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+    const int64_t id = InCoord(g, 0, od, kd);
+    if (id < 0 || id >= g.in[0]) continue;
+    for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+      const int64_t ih = InCoord(g, 1, oh, kh);
+      if (ih < 0 || ih >= g.in[1]) continue;
+      rows[nrows] = plane + (id * g.in[1] + ih) * row_pitch;
+      taps[nrows++] = w + (kd * g.kernel[1] + kh) * g.kernel[2];
+    }
+  }
+  return nrows;
+}
+
 template <typename T, int Lanes>
 void DepthwiseFirstBlocked(const ConvGeometry& g, const T* data, const T* weight, T* out,
                            const Eigen::ThreadPoolDevice* device) {
   const int64_t og = g.out_per_group(), k = g.kernel_size(), kw_n = g.kernel[2];
   const int64_t ow_n = g.out[2], s = g.stride[2], width = g.in[2];
-  // Output columns [ilo, ihi) see every kw tap inside the image.
-  int64_t ilo = 0, ihi = ow_n;
-  for (int64_t kw = 0; kw < kw_n; ++kw) {
-    auto [lo, hi] = ValidRange(kw * g.dilation[2] - g.pad[2], s, width, ow_n);
-    ilo = std::max(ilo, lo);
-    ihi = std::min(ihi, hi);
-  }
-  if (ihi < ilo) ihi = ilo;
-  // Block starts: every Lanes columns, the last one moved back to end at
-  // ow_n (it recomputes a few of its neighbour's sums, in the same order).
-  // Masked blocks, with columns outside [ilo, ihi), listed after the rest.
-  std::vector<int64_t> starts;
-  int64_t unmasked = 0;
-  // A few edge columns (a padding of 1 or 2) beside at least one whole
-  // block: whole blocks over [ilo, ihi) and the edges one sum at a time
-  // (EdgeColumn), rather than every block masked lane by lane.
-  const bool edges = ihi - ilo >= Lanes && ilo + (ow_n - ihi) <= 4;
-  if (edges) {
-    for (int64_t ow0 = ilo; ow0 < ihi; ow0 += Lanes) starts.push_back(std::min(ow0, ihi - Lanes));
-    unmasked = int64_t(starts.size());
-  } else {
-    for (int64_t ow0 = 0; ow0 < ow_n; ow0 += Lanes) {
-      const int64_t at = std::min(ow0, ow_n - Lanes);
-      if (at >= ilo && at + Lanes <= ihi) starts.insert(starts.begin() + unmasked++, at);
-      else starts.push_back(at);
-    }
-  }
+  const DepthwiseColumns cols = PlanDepthwiseColumns<Lanes>(g);
+  const int64_t ilo = cols.ilo, ihi = cols.ihi, unmasked = cols.unmasked;
+  const bool edges = cols.edges;
+  const std::vector<int64_t>& starts = cols.starts;
   // Columns read: [-pad, last); rows are copied with zero margins when
   // masked blocks reach outside the image (the masks skip those lanes).
   const int64_t margin_l = std::max<int64_t>(0, g.pad[2]);
@@ -338,12 +391,7 @@ void DepthwiseFirstBlocked(const ConvGeometry& g, const T* data, const T* weight
         // Consecutive output channels of one input channel (a channel
         // multiplier) share the copy.
         if (source != copied) {
-          for (int64_t r = 0; r < in_rows; ++r) {
-            T* dst = margins.data() + r * padded;
-            std::fill(dst, dst + margin_l, T(0));
-            std::copy(plane + r * width, plane + (r + 1) * width, dst + margin_l);
-            std::fill(dst + margin_l + width, dst + padded, T(0));
-          }
+          CopyWithMargins(plane, in_rows, width, margin_l, padded, margins.data());
           copied = source;
         }
         plane = margins.data() + margin_l;
@@ -353,17 +401,8 @@ void DepthwiseFirstBlocked(const ConvGeometry& g, const T* data, const T* weight
       T* dst = out + item * g.out_size();
       for (int64_t od = 0; od < g.out[0]; ++od) {
         for (int64_t oh = 0; oh < g.out[1]; ++oh) {
-          int64_t nrows = 0;
-          for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
-            const int64_t id = InCoord(g, 0, od, kd);
-            if (id < 0 || id >= g.in[0]) continue;
-            for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
-              const int64_t ih = InCoord(g, 1, oh, kh);
-              if (ih < 0 || ih >= g.in[1]) continue;
-              rows[nrows] = plane + (id * g.in[1] + ih) * row_pitch;
-              taps[nrows++] = w + (kd * g.kernel[1] + kh) * kw_n;
-            }
-          }
+          const int64_t nrows =
+              GatherRows(g, plane, row_pitch, w, od, oh, rows.data(), taps.data());
           T* row = dst + (od * g.out[1] + oh) * ow_n;
           using R = DepthwiseRows<T, Lanes>;
           R::template Run<false>(g, rows.data(), taps.data(), nrows, starts.data(), unmasked, row);

@@ -287,68 +287,97 @@ bool TransposeProduct(const ConvGeometry& g, int64_t og, int64_t os) {
                                     1.1 * TileUse(og, kSgemmMR) * TileUse(os, kSgemmEdgeNR);
 }
 
+// What ConvFirst decides once per call: the product's shape and form, the
+// cached weight panels (or null) and the scratch buffers.
+struct ConvFirstPlan {
+  int64_t cg = 0, og = 0, os = 0, depth = 0;
+  bool pointwise = false;
+  const ConvWeightPanels* panels = nullptr;
+  float* scratch = nullptr;  // [S][O] product of the transposed form
+  float* col = nullptr;      // [depth][S] im2col of the transposed form, or null
+};
+
+// One group of one image as weights x image columns: the product lands in
+// place in `dst`.
+void ConvFirstGroupDirect(const ConvGeometry& g, const ConvFirstPlan& p, const float* in,
+                          const float* weight, int64_t grp, float* dst,
+                          const Eigen::ThreadPoolDevice* device) {
+  const MatrixRef<float> w{weight + grp * p.og * p.depth, p.depth, false};
+  auto pack_a = [&](int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* o) -> const float* {
+    if (p.panels != nullptr) return p.panels->a[grp]->Block(p0, kc, i0);
+    PackPanelsA(w, i0, mc, p0, kc, o);
+    return o;
+  };
+  auto pack_b = [&](int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* o) {
+    if (p.pointwise) {
+      PackPanelsB(MatrixRef<float>{in, g.in_size(), false}, p0, kc, j0, nc, o);
+    } else {
+      PackImageColumns<kSgemmNR>(g, in, p0, kc, j0, nc, o);
+    }
+  };
+  // Packed panels hold the values the in-place rows would give.
+  ParallelPackedSgemm(device, p.og, p.os, p.depth, pack_a, pack_b, dst, p.os, false,
+                      p.panels != nullptr ? InPlaceA{} : InPlaceA{w.data, w.ld});
+}
+
+// One group of one image as image columns x weights (better register tiles
+// for small images), then transposed into `dst`.
+void ConvFirstGroupTransposed(const ConvGeometry& g, const ConvFirstPlan& p, const float* in,
+                              const float* weight, int64_t grp, float* dst,
+                              const Eigen::ThreadPoolDevice* device) {
+  const int64_t og = p.og, os = p.os;
+  const MatrixRef<float> wt{weight + grp * og * p.depth, p.depth, true};
+  // Small images (what takes this path): im2col [depth][S] once, a
+  // straight copy of each output row's taps, then packed as the
+  // transposed A operand; the panels hold the same values
+  // PackImageColumns<MR> would gather 6 columns at a time, at a fraction
+  // of its per-panel bookkeeping.
+  if (!p.pointwise && p.col != nullptr) Im2Col(g, in, p.col);
+  auto pack_a = [&](int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* o) {
+    if (p.pointwise) {
+      PackPanelsA(MatrixRef<float>{in, g.in_size(), true}, i0, mc, p0, kc, o);
+    } else if (p.col != nullptr) {
+      PackPanelsA(MatrixRef<float>{p.col, os, true}, i0, mc, p0, kc, o);
+    } else {
+      PackImageColumns<kSgemmMR>(g, in, p0, kc, i0, mc, o);
+    }
+  };
+  auto pack_b = [&](int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* o) -> const float* {
+    if (p.panels != nullptr) return p.panels->b[grp]->Block(p0, kc, j0);
+    PackPanelsB(wt, p0, kc, j0, nc, o);
+    return o;
+  };
+  ParallelPackedSgemm(device, os, og, p.depth, pack_a, pack_b, p.scratch, og, false);
+  for (int64_t o = 0; o < og; ++o) {
+    for (int64_t q = 0; q < os; ++q) dst[o * os + q] = p.scratch[q * og + o];
+  }
+}
+
 void ConvFirst(const ConvGeometry& g, const float* data, const float* weight, float* out,
                const Eigen::ThreadPoolDevice* device, const ConvWeightCache& cache) {
-  const int64_t cg = g.in_per_group(), og = g.out_per_group(), os = g.out_size();
-  const int64_t depth = cg * g.kernel_size();
-  const bool pointwise = IsPointwise(g);
-  const bool transposed = TransposeProduct(g, og, os);
-  const ConvWeightPanels* panels =
-      Panels(cache, transposed ? WeightForm::kFirstB : WeightForm::kFirstA, g, weight);
-  std::unique_ptr<float[]> scratch(transposed ? new float[og * os] : nullptr);
+  ConvFirstPlan p;
+  p.cg = g.in_per_group();
+  p.og = g.out_per_group();
+  p.os = g.out_size();
+  p.depth = p.cg * g.kernel_size();
+  p.pointwise = IsPointwise(g);
+  const bool transposed = TransposeProduct(g, p.og, p.os);
+  p.panels = Panels(cache, transposed ? WeightForm::kFirstB : WeightForm::kFirstA, g, weight);
+  std::unique_ptr<float[]> scratch(transposed ? new float[p.og * p.os] : nullptr);
   constexpr int64_t kColBudget = int64_t{1} << 21;  // floats (8 MiB)
-  std::unique_ptr<float[]> col(transposed && !pointwise && depth * os <= kColBudget
-                                   ? new float[depth * os]
+  std::unique_ptr<float[]> col(transposed && !p.pointwise && p.depth * p.os <= kColBudget
+                                   ? new float[p.depth * p.os]
                                    : nullptr);
+  p.scratch = scratch.get();
+  p.col = col.get();
   for (int64_t n = 0; n < g.batch; ++n) {
     for (int64_t grp = 0; grp < g.groups; ++grp) {
-      const float* in = data + (n * g.in_channels + grp * cg) * g.in_size();
-      float* dst = out + (n * g.out_channels + grp * og) * os;
-      if (!transposed) {
-        const MatrixRef<float> w{weight + grp * og * depth, depth, false};
-        auto pack_a = [&](int64_t i0, int64_t mc, int64_t p0, int64_t kc,
-                          float* o) -> const float* {
-          if (panels != nullptr) return panels->a[grp]->Block(p0, kc, i0);
-          PackPanelsA(w, i0, mc, p0, kc, o);
-          return o;
-        };
-        auto pack_b = [&](int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* o) {
-          if (pointwise) {
-            PackPanelsB(MatrixRef<float>{in, g.in_size(), false}, p0, kc, j0, nc, o);
-          } else {
-            PackImageColumns<kSgemmNR>(g, in, p0, kc, j0, nc, o);
-          }
-        };
-        // Packed panels hold the values the in-place rows would give.
-        ParallelPackedSgemm(device, og, os, depth, pack_a, pack_b, dst, os, false,
-                            panels != nullptr ? InPlaceA{} : InPlaceA{w.data, w.ld});
-        continue;
-      }
-      const MatrixRef<float> wt{weight + grp * og * depth, depth, true};
-      // Small images (what takes this path): im2col [depth][S] once, a
-      // straight copy of each output row's taps, then packed as the
-      // transposed A operand; the panels hold the same values
-      // PackImageColumns<MR> would gather 6 columns at a time, at a fraction
-      // of its per-panel bookkeeping.
-      if (!pointwise && col != nullptr) Im2Col(g, in, col.get());
-      auto pack_a = [&](int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* o) {
-        if (pointwise) {
-          PackPanelsA(MatrixRef<float>{in, g.in_size(), true}, i0, mc, p0, kc, o);
-        } else if (col != nullptr) {
-          PackPanelsA(MatrixRef<float>{col.get(), os, true}, i0, mc, p0, kc, o);
-        } else {
-          PackImageColumns<kSgemmMR>(g, in, p0, kc, i0, mc, o);
-        }
-      };
-      auto pack_b = [&](int64_t p0, int64_t kc, int64_t j0, int64_t nc,
-                        float* o) -> const float* {
-        if (panels != nullptr) return panels->b[grp]->Block(p0, kc, j0);
-        PackPanelsB(wt, p0, kc, j0, nc, o);
-        return o;
-      };
-      ParallelPackedSgemm(device, os, og, depth, pack_a, pack_b, scratch.get(), og, false);
-      for (int64_t o = 0; o < og; ++o) {
-        for (int64_t q = 0; q < os; ++q) dst[o * os + q] = scratch[q * og + o];
+      const float* in = data + (n * g.in_channels + grp * p.cg) * g.in_size();
+      float* dst = out + (n * g.out_channels + grp * p.og) * p.os;
+      if (transposed) {
+        ConvFirstGroupTransposed(g, p, in, weight, grp, dst, device);
+      } else {
+        ConvFirstGroupDirect(g, p, in, weight, grp, dst, device);
       }
     }
   }

@@ -8,11 +8,44 @@
 // then divides by kernel_size^2 * channels.
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "interpreter/kernels/nn_util.h"
 
 namespace carve::nn_kernels {
 namespace {
+
+// The attributes of one correlation.
+struct CorrelationGeometry {
+  int64_t k = 1, max_disp = 1, stride1 = 1, stride2 = 1;
+  int64_t pad_top = 0, pad_left = 0;
+  bool multiply = true;
+};
+
+// The kernel size, strides, displacement and padding, checked as topi
+// would take them.
+absl::Status ReadCorrelationAttrs(const KernelContext& ctx, CorrelationGeometry& g) {
+  g.k = AttrInt(ctx, "kernel_size", 1);
+  g.max_disp = AttrInt(ctx, "max_displacement", 1);
+  g.stride1 = AttrInt(ctx, "stride1", 1);
+  g.stride2 = AttrInt(ctx, "stride2", 1);
+  if (g.k <= 0 || g.k % 2 == 0 || g.stride1 <= 0 || g.stride2 <= 0 || g.max_disp < 0) {
+    return KernelError(ctx, "kernel_size must be a positive odd number and the strides positive, "
+                       "got kernel_size {}, stride1 {}, stride2 {}, max_displacement {}",
+                       g.k, g.stride1, g.stride2, g.max_disp);
+  }
+  // topi's padding: 2 values (h, w) on both sides, or 4 (before_h,
+  // before_w, after_h, after_w).
+  const std::vector<int64_t> padding =
+      AttrInts(ctx, "padding").value_or(std::vector<int64_t>{0, 0});
+  if (padding.size() != 2 && padding.size() != 4) {
+    return KernelError(ctx, "padding must have 2 or 4 values, got {}", padding.size());
+  }
+  g.pad_top = padding[0];
+  g.pad_left = padding[1];
+  g.multiply = AttrBool(ctx, "is_multiply", true);
+  return absl::OkStatus();
+}
 
 absl::StatusOr<std::vector<NDArray>> Correlation(const KernelContext& ctx) {
   CARVE_RETURN_IF_ERROR(CheckArity(ctx, 2));
@@ -26,26 +59,14 @@ absl::StatusOr<std::vector<NDArray>> Correlation(const KernelContext& ctx) {
     return KernelError(ctx, "expected two 4-d inputs of one shape, got {} and {}",
                        ShapeString(data1.shape()), ShapeString(data2.shape()));
   }
-  const int64_t k = AttrInt(ctx, "kernel_size", 1);
-  const int64_t max_disp = AttrInt(ctx, "max_displacement", 1);
-  const int64_t stride1 = AttrInt(ctx, "stride1", 1), stride2 = AttrInt(ctx, "stride2", 1);
-  if (k <= 0 || k % 2 == 0 || stride1 <= 0 || stride2 <= 0 || max_disp < 0) {
-    return KernelError(ctx, "kernel_size must be a positive odd number and the strides positive, "
-                       "got kernel_size {}, stride1 {}, stride2 {}, max_displacement {}",
-                       k, stride1, stride2, max_disp);
-  }
-  // topi's padding: 2 values (h, w) on both sides, or 4 (before_h,
-  // before_w, after_h, after_w).
-  const std::vector<int64_t> padding =
-      AttrInts(ctx, "padding").value_or(std::vector<int64_t>{0, 0});
-  if (padding.size() != 2 && padding.size() != 4) {
-    return KernelError(ctx, "padding must have 2 or 4 values, got {}", padding.size());
-  }
-  const int64_t pad_top = padding[0], pad_left = padding[1];
-  const bool multiply = AttrBool(ctx, "is_multiply", true);
+  CorrelationGeometry g;
+  CARVE_RETURN_IF_ERROR(ReadCorrelationAttrs(ctx, g));
   CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
   const int64_t batch = data1.shape()[0], channels = data1.shape()[1];
   const int64_t h = data1.shape()[2], w = data1.shape()[3];
+  const int64_t k = g.k, max_disp = g.max_disp, stride1 = g.stride1, stride2 = g.stride2;
+  const int64_t pad_top = g.pad_top, pad_left = g.pad_left;
+  const bool multiply = g.multiply;
   const int64_t radius = max_disp / stride2, size = 2 * radius + 1;
   const int64_t oh = out.shape()[2], ow = out.shape()[3];
   if (out.shape()[1] != size * size) {

@@ -9,6 +9,7 @@
 // dg * kh * kw * 2) offsets; groups must be 1, as topi asserts.
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "interpreter/kernels/nn_util.h"
 
@@ -33,11 +34,33 @@ C BilinearTaps(C y, C x, int64_t h, int64_t w, At at) {
   return v;
 }
 
-absl::StatusOr<std::vector<NDArray>> DeformableConv2D(const KernelContext& ctx) {
-  CARVE_RETURN_IF_ERROR(CheckArity(ctx, 3));
-  const NDArray& data = ctx.inputs[0];
-  const NDArray& offset = ctx.inputs[1];
-  const NDArray& weight = ctx.inputs[2];
+// The extents of one deformable convolution and the element strides of its
+// operands in their layout.
+struct DeformableGeometry {
+  bool nhwc = false;
+  int64_t batch = 0, channels = 0, h = 0, w = 0, out_channels = 0, kh = 0, kw = 0;
+  int64_t dgroups = 1, per_dgroup = 0, offset_channels = 0, oh = 0, ow = 0;
+  std::vector<int64_t> strides, dilation, pad;
+  // Data (c, y, x), offset (channel, y, x) and weight (o, i, ky, kx).
+  int64_t dc = 0, dy = 0, dx = 0, oc_ = 0, oy_ = 0, ox_ = 0, wo = 0, wi = 0, wky = 0, wkx = 0;
+
+  // Fills the element strides from the extents.
+  void SetStrides() {
+    dc = nhwc ? 1 : h * w;
+    dy = nhwc ? w * channels : w;
+    dx = nhwc ? channels : 1;
+    oc_ = nhwc ? 1 : oh * ow;
+    oy_ = nhwc ? ow * offset_channels : ow;
+    ox_ = nhwc ? offset_channels : 1;
+    wo = nhwc ? 1 : channels * kh * kw;
+    wi = nhwc ? out_channels : kh * kw;
+    wky = nhwc ? kw * channels * out_channels : kw;
+    wkx = nhwc ? channels * out_channels : 1;
+  }
+};
+
+// The layouts and groups topi has a compute for; whether the layout is NHWC.
+absl::StatusOr<bool> CheckDeformableLayouts(const KernelContext& ctx) {
   const std::string_view layout = AttrString(ctx, "data_layout", "NCHW");
   const std::string_view kernel_layout = AttrString(ctx, "kernel_layout", "OIHW");
   const bool nhwc = layout == "NHWC";
@@ -50,93 +73,133 @@ absl::StatusOr<std::vector<NDArray>> DeformableConv2D(const KernelContext& ctx) 
     return absl::UnimplementedError(
         fmt::format("{}: groups > 1 has no compute in TVM (topi asserts groups == 1)", OpName(ctx)));
   }
+  return nhwc;
+}
+
+// The data and weight extents, the deformable groups and the window
+// attributes (before the output is allocated).
+absl::Status ReadDeformableOperands(const KernelContext& ctx, DeformableGeometry& g) {
+  const NDArray& data = ctx.inputs[0];
+  const NDArray& offset = ctx.inputs[1];
+  const NDArray& weight = ctx.inputs[2];
   if (data.rank() != 4 || offset.rank() != 4 || weight.rank() != 4) {
     return KernelError(ctx, "expected 4-d data, offset and weight, got {}, {}, {}",
                        ShapeString(data.shape()), ShapeString(offset.shape()),
                        ShapeString(weight.shape()));
   }
-  const int64_t batch = data.shape()[0], channels = data.shape()[nhwc ? 3 : 1];
-  const int64_t h = data.shape()[nhwc ? 1 : 2], w = data.shape()[nhwc ? 2 : 3];
-  const int64_t out_channels = weight.shape()[nhwc ? 3 : 0];
-  const int64_t kh = weight.shape()[nhwc ? 0 : 2], kw = weight.shape()[nhwc ? 1 : 3];
-  const int64_t dgroups = AttrInt(ctx, "deformable_groups", 1);
-  if (weight.shape()[nhwc ? 2 : 1] != channels || dgroups <= 0 || channels % dgroups != 0) {
+  const bool nhwc = g.nhwc;
+  g.batch = data.shape()[0];
+  g.channels = data.shape()[nhwc ? 3 : 1];
+  g.h = data.shape()[nhwc ? 1 : 2];
+  g.w = data.shape()[nhwc ? 2 : 3];
+  g.out_channels = weight.shape()[nhwc ? 3 : 0];
+  g.kh = weight.shape()[nhwc ? 0 : 2];
+  g.kw = weight.shape()[nhwc ? 1 : 3];
+  g.dgroups = AttrInt(ctx, "deformable_groups", 1);
+  if (weight.shape()[nhwc ? 2 : 1] != g.channels || g.dgroups <= 0 ||
+      g.channels % g.dgroups != 0) {
     return KernelError(ctx, "weight {} and deformable_groups {} do not fit {} input channels",
-                       ShapeString(weight.shape()), dgroups, channels);
+                       ShapeString(weight.shape()), g.dgroups, g.channels);
   }
-  CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> strides, SpatialInts(ctx, "strides", 2, 1));
-  CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> dilation, SpatialInts(ctx, "dilation", 2, 1));
+  CARVE_ASSIGN_OR_RETURN(g.strides, SpatialInts(ctx, "strides", 2, 1));
+  CARVE_ASSIGN_OR_RETURN(g.dilation, SpatialInts(ctx, "dilation", 2, 1));
   CARVE_ASSIGN_OR_RETURN(
-      std::vector<int64_t> pad,
-      ExpandPadding(ctx, AttrInts(ctx, "padding").value_or(std::vector<int64_t>{0, 0}), 2));
-  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
-  const int64_t oh = out.shape()[nhwc ? 1 : 2], ow = out.shape()[nhwc ? 2 : 3];
-  const int64_t offset_channels = dgroups * kh * kw * 2;
+      g.pad, ExpandPadding(ctx, AttrInts(ctx, "padding").value_or(std::vector<int64_t>{0, 0}), 2));
+  return absl::OkStatus();
+}
+
+// The output extents, and the offset shape they require.
+absl::Status CheckDeformableOffset(const KernelContext& ctx, const NDArray& out,
+                                   DeformableGeometry& g) {
+  const NDArray& offset = ctx.inputs[1];
+  g.oh = out.shape()[g.nhwc ? 1 : 2];
+  g.ow = out.shape()[g.nhwc ? 2 : 3];
+  g.offset_channels = g.dgroups * g.kh * g.kw * 2;
   const std::vector<int64_t> want_offset =
-      nhwc ? std::vector<int64_t>{batch, oh, ow, offset_channels}
-           : std::vector<int64_t>{batch, offset_channels, oh, ow};
+      g.nhwc ? std::vector<int64_t>{g.batch, g.oh, g.ow, g.offset_channels}
+             : std::vector<int64_t>{g.batch, g.offset_channels, g.oh, g.ow};
   if (offset.shape() != want_offset) {
     return KernelError(ctx, "offset must be {}, got {}", ShapeString(want_offset),
                        ShapeString(offset.shape()));
   }
-  const int64_t per_dgroup = channels / dgroups;
-  // Element strides of data (c, y, x), offset (channel, y, x) and weight
-  // (o, i, ky, kx) in the layout.
-  const int64_t dc = nhwc ? 1 : h * w, dy = nhwc ? w * channels : w, dx = nhwc ? channels : 1;
-  const int64_t oc_ = nhwc ? 1 : oh * ow, oy_ = nhwc ? ow * offset_channels : ow,
-                ox_ = nhwc ? offset_channels : 1;
-  const int64_t wo = nhwc ? 1 : channels * kh * kw, wi = nhwc ? out_channels : kh * kw,
-                wky = nhwc ? kw * channels * out_channels : kw,
-                wkx = nhwc ? channels * out_channels : 1;
+  g.per_dgroup = g.channels / g.dgroups;
+  g.SetStrides();
+  return absl::OkStatus();
+}
+
+// The deformed samples of output (y, x) of batch n: sample[c][ky][kx].
+template <typename C>
+absl::Status SampleTaps(const KernelContext& ctx, const DeformableGeometry& g, const C* image,
+                        const C* offs, int64_t n, int64_t y, int64_t x, std::vector<C>& sample) {
+  const int64_t kh = g.kh, kw = g.kw;
+  for (int64_t c = 0; c < g.channels; ++c) {
+    auto at = [&](int64_t yp, int64_t xp) { return image[c * g.dc + yp * g.dy + xp * g.dx]; };
+    for (int64_t ky = 0; ky < kh; ++ky) {
+      for (int64_t kx = 0; kx < kw; ++kx) {
+        const int64_t oc = c / g.per_dgroup * (kh * kw * 2) + (ky * kw + kx) * 2;
+        const C* o = offs + y * g.oy_ + x * g.ox_;
+        const C sy = C(y * g.strides[0] - g.pad[0] + ky * g.dilation[0]) + o[oc * g.oc_];
+        const C sx = C(x * g.strides[1] - g.pad[1] + kx * g.dilation[1]) + o[(oc + 1) * g.oc_];
+        // A NaN coordinate is neither inside nor outside; TVM converts it
+        // to an undefined index.
+        if (std::isnan(sy) || std::isnan(sx)) {
+          return KernelError(ctx, "offset at ({}, {}) of batch {} is NaN", y, x, n);
+        }
+        const bool outside = sy < 0 || sx < 0 || sy >= C(g.h) || sx >= C(g.w);
+        sample[(c * kh + ky) * kw + kx] = outside ? C(0) : BilinearTaps(sy, sx, g.h, g.w, at);
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Output (y, x) of batch n for every output channel: the samples summed
+// against the weight in topi's reduction order.
+template <typename C>
+void ReduceTaps(const DeformableGeometry& g, const std::vector<C>& sample, const C* wt, int64_t n,
+                int64_t y, int64_t x, std::vector<C>& result) {
+  const int64_t kh = g.kh, kw = g.kw, channels = g.channels;
+  for (int64_t f = 0; f < g.out_channels; ++f) {
+    C acc = 0;
+    auto term = [&](int64_t c, int64_t ky, int64_t kx) {
+      acc += sample[(c * kh + ky) * kw + kx] * wt[f * g.wo + c * g.wi + ky * g.wky + kx * g.wkx];
+    };
+    // topi's reduction order: rc, ry, rx (NCHW); ry, rx, rc (NHWC).
+    if (g.nhwc) {
+      for (int64_t ky = 0; ky < kh; ++ky)
+        for (int64_t kx = 0; kx < kw; ++kx)
+          for (int64_t c = 0; c < channels; ++c) term(c, ky, kx);
+      result[((n * g.oh + y) * g.ow + x) * g.out_channels + f] = acc;
+    } else {
+      for (int64_t c = 0; c < channels; ++c)
+        for (int64_t ky = 0; ky < kh; ++ky)
+          for (int64_t kx = 0; kx < kw; ++kx) term(c, ky, kx);
+      result[((n * g.out_channels + f) * g.oh + y) * g.ow + x] = acc;
+    }
+  }
+}
+
+absl::StatusOr<std::vector<NDArray>> DeformableConv2D(const KernelContext& ctx) {
+  CARVE_RETURN_IF_ERROR(CheckArity(ctx, 3));
+  DeformableGeometry g;
+  CARVE_ASSIGN_OR_RETURN(g.nhwc, CheckDeformableLayouts(ctx));
+  CARVE_RETURN_IF_ERROR(ReadDeformableOperands(ctx, g));
+  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
+  CARVE_RETURN_IF_ERROR(CheckDeformableOffset(ctx, out, g));
   return DispatchFloat(ctx, out.dtype(), [&]<typename O>() -> absl::StatusOr<std::vector<NDArray>> {
     using C = ComputeT<O>;
-    CARVE_ASSIGN_OR_RETURN(Buffer<C> in, Buffer<C>::Of(ctx, data));
-    CARVE_ASSIGN_OR_RETURN(Buffer<C> off, Buffer<C>::Of(ctx, offset));
-    CARVE_ASSIGN_OR_RETURN(Buffer<C> wt, Buffer<C>::Of(ctx, weight));
-    // The deformed samples of one output position: [c][ky][kx].
-    std::vector<C> sample(size_t(channels * kh * kw));
+    CARVE_ASSIGN_OR_RETURN(Buffer<C> in, Buffer<C>::Of(ctx, ctx.inputs[0]));
+    CARVE_ASSIGN_OR_RETURN(Buffer<C> off, Buffer<C>::Of(ctx, ctx.inputs[1]));
+    CARVE_ASSIGN_OR_RETURN(Buffer<C> wt, Buffer<C>::Of(ctx, ctx.inputs[2]));
+    std::vector<C> sample(size_t(g.channels * g.kh * g.kw));
     std::vector<C> result(size_t(out.num_elements()));
-    for (int64_t n = 0; n < batch; ++n) {
-      const C* image = in.data() + n * channels * h * w;
-      const C* offs = off.data() + n * offset_channels * oh * ow;
-      for (int64_t y = 0; y < oh; ++y) {
-        for (int64_t x = 0; x < ow; ++x) {
-          for (int64_t c = 0; c < channels; ++c) {
-            auto at = [&](int64_t yp, int64_t xp) { return image[c * dc + yp * dy + xp * dx]; };
-            for (int64_t ky = 0; ky < kh; ++ky) {
-              for (int64_t kx = 0; kx < kw; ++kx) {
-                const int64_t oc = c / per_dgroup * (kh * kw * 2) + (ky * kw + kx) * 2;
-                const C* o = offs + y * oy_ + x * ox_;
-                const C sy = C(y * strides[0] - pad[0] + ky * dilation[0]) + o[oc * oc_];
-                const C sx = C(x * strides[1] - pad[1] + kx * dilation[1]) + o[(oc + 1) * oc_];
-                // A NaN coordinate is neither inside nor outside; TVM converts it
-                // to an undefined index.
-                if (std::isnan(sy) || std::isnan(sx)) {
-                  return KernelError(ctx, "offset at ({}, {}) of batch {} is NaN", y, x, n);
-                }
-                const bool outside = sy < 0 || sx < 0 || sy >= C(h) || sx >= C(w);
-                sample[(c * kh + ky) * kw + kx] = outside ? C(0) : BilinearTaps(sy, sx, h, w, at);
-              }
-            }
-          }
-          for (int64_t f = 0; f < out_channels; ++f) {
-            C acc = 0;
-            auto term = [&](int64_t c, int64_t ky, int64_t kx) {
-              acc += sample[(c * kh + ky) * kw + kx] * wt.data()[f * wo + c * wi + ky * wky + kx * wkx];
-            };
-            // topi's reduction order: rc, ry, rx (NCHW); ry, rx, rc (NHWC).
-            if (nhwc) {
-              for (int64_t ky = 0; ky < kh; ++ky)
-                for (int64_t kx = 0; kx < kw; ++kx)
-                  for (int64_t c = 0; c < channels; ++c) term(c, ky, kx);
-              result[((n * oh + y) * ow + x) * out_channels + f] = acc;
-            } else {
-              for (int64_t c = 0; c < channels; ++c)
-                for (int64_t ky = 0; ky < kh; ++ky)
-                  for (int64_t kx = 0; kx < kw; ++kx) term(c, ky, kx);
-              result[((n * out_channels + f) * oh + y) * ow + x] = acc;
-            }
-          }
+    for (int64_t n = 0; n < g.batch; ++n) {
+      const C* image = in.data() + n * g.channels * g.h * g.w;
+      const C* offs = off.data() + n * g.offset_channels * g.oh * g.ow;
+      for (int64_t y = 0; y < g.oh; ++y) {
+        for (int64_t x = 0; x < g.ow; ++x) {
+          CARVE_RETURN_IF_ERROR(SampleTaps(ctx, g, image, offs, n, y, x, sample));
+          ReduceTaps(g, sample, wt.data(), n, y, x, result);
         }
       }
     }

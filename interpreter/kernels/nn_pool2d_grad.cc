@@ -16,6 +16,7 @@
 #include <cctype>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "interpreter/kernels/nn_util.h"
 
@@ -108,11 +109,13 @@ void AvgGrad(const PoolGradGeometry& g, bool count_include_pad, const C* dy, C* 
   });
 }
 
-absl::StatusOr<std::vector<NDArray>> Pool2DGrad(const KernelContext& ctx, bool max) {
-  CARVE_RETURN_IF_ERROR(CheckArity(ctx, 2));
-  const NDArray& dy = ctx.inputs[0];
-  const NDArray& x = ctx.inputs[1];
-  const std::string_view layout = AttrString(ctx, "layout", "NCHW");
+// The positions of the H and W axes in `layout` (both unsplit), and the
+// layout's rank.
+struct PoolGradAxes {
+  size_t hi = 0, wi = 0, rank = 0;
+};
+
+absl::StatusOr<PoolGradAxes> FindPoolGradAxes(const KernelContext& ctx, std::string_view layout) {
   // The layout's axes: its letters (a split factor's digits precede its
   // lowercase letter).
   std::string axes;
@@ -125,18 +128,22 @@ absl::StatusOr<std::vector<NDArray>> Pool2DGrad(const KernelContext& ctx, bool m
     return absl::UnimplementedError(fmt::format(
         "{}: layout {} needs unsplit H and W axes (as TVM's compute)", OpName(ctx), layout));
   }
-  if (x.rank() != axes.size() || dy.rank() != axes.size() || (x.rank() != 4 && x.rank() != 5)) {
-    return KernelError(ctx, "expected 4-d or 5-d out_grad and data in layout {}, got {} and {}",
-                       layout, ShapeString(dy.shape()), ShapeString(x.shape()));
-  }
+  return PoolGradAxes{hi, wi, axes.size()};
+}
+
+// The window attributes and topi's pooled extents, which out_grad must have.
+absl::StatusOr<PoolGradGeometry> ReadPoolGradGeometry(const KernelContext& ctx,
+                                                      const PoolGradAxes& axes) {
+  const NDArray& dy = ctx.inputs[0];
+  const NDArray& x = ctx.inputs[1];
   CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> pool, SpatialInts(ctx, "pool_size", 2, 1));
   CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> strides, SpatialInts(ctx, "strides", 2, 1));
   CARVE_ASSIGN_OR_RETURN(
       std::vector<int64_t> pad,
       ExpandPadding(ctx, AttrInts(ctx, "padding").value_or(std::vector<int64_t>{0, 0}), 2));
   PoolGradGeometry g{};
-  g.h = x.shape()[hi];
-  g.w = x.shape()[wi];
+  g.h = x.shape()[axes.hi];
+  g.w = x.shape()[axes.wi];
   g.kh = pool[0];
   g.kw = pool[1];
   g.sh = strides[0];
@@ -152,26 +159,42 @@ absl::StatusOr<std::vector<NDArray>> Pool2DGrad(const KernelContext& ctx, bool m
     g.pb += g.sh - 1;
     g.pr += g.sw - 1;
   }
-  // topi's pooled extents, which out_grad must have.
-  const int64_t oh = (g.h - g.kh + g.pt + g.pb) / g.sh + 1;
-  const int64_t ow = (g.w - g.kw + g.pl + g.pr) / g.sw + 1;
+  g.oh = (g.h - g.kh + g.pt + g.pb) / g.sh + 1;
+  g.ow = (g.w - g.kw + g.pl + g.pr) / g.sw + 1;
   std::vector<int64_t> want = x.shape();
-  want[hi] = oh;
-  want[wi] = ow;
+  want[axes.hi] = g.oh;
+  want[axes.wi] = g.ow;
   if (dy.shape() != want) {
     return KernelError(ctx, "out_grad {} is not the pooled shape {} of data {}",
                        ShapeString(dy.shape()), ShapeString(want), ShapeString(x.shape()));
   }
-  g.oh = oh;
-  g.ow = ow;
   g.planes = x.num_elements() / std::max<int64_t>(g.h * g.w, 1);
-  // Move H and W innermost: planes of (H, W).
+  return g;
+}
+
+// The permutation that moves H and W innermost: planes of (H, W).
+std::vector<int> PlanesLast(const PoolGradAxes& axes) {
   std::vector<int> perm;
-  for (size_t i = 0; i < axes.size(); ++i) {
-    if (i != hi && i != wi) perm.push_back(int(i));
+  for (size_t i = 0; i < axes.rank; ++i) {
+    if (i != axes.hi && i != axes.wi) perm.push_back(int(i));
   }
-  perm.push_back(int(hi));
-  perm.push_back(int(wi));
+  perm.push_back(int(axes.hi));
+  perm.push_back(int(axes.wi));
+  return perm;
+}
+
+absl::StatusOr<std::vector<NDArray>> Pool2DGrad(const KernelContext& ctx, bool max) {
+  CARVE_RETURN_IF_ERROR(CheckArity(ctx, 2));
+  const NDArray& dy = ctx.inputs[0];
+  const NDArray& x = ctx.inputs[1];
+  const std::string_view layout = AttrString(ctx, "layout", "NCHW");
+  CARVE_ASSIGN_OR_RETURN(PoolGradAxes axes, FindPoolGradAxes(ctx, layout));
+  if (x.rank() != axes.rank || dy.rank() != axes.rank || (x.rank() != 4 && x.rank() != 5)) {
+    return KernelError(ctx, "expected 4-d or 5-d out_grad and data in layout {}, got {} and {}",
+                       layout, ShapeString(dy.shape()), ShapeString(x.shape()));
+  }
+  CARVE_ASSIGN_OR_RETURN(PoolGradGeometry g, ReadPoolGradGeometry(ctx, axes));
+  const std::vector<int> perm = PlanesLast(axes);
   CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
   if (out.num_elements() == 0) return std::vector<NDArray>{std::move(out)};
   CARVE_RETURN_IF_ERROR(DispatchFloat(ctx, out.dtype(), [&]<typename T>() -> absl::Status {

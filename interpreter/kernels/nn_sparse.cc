@@ -121,14 +121,21 @@ absl::StatusOr<std::vector<NDArray>> SparseAdd(const KernelContext& ctx) {
   return std::vector<NDArray>{std::move(out)};
 }
 
-absl::StatusOr<std::vector<NDArray>> SparseConv2D(const KernelContext& ctx) {
-  CARVE_RETURN_IF_ERROR(CheckArity(ctx, 4));
-  const NDArray& data = ctx.inputs[0];
-  const NDArray& wdata = ctx.inputs[1];
+// The extents of one sparse convolution and its BSR weight's structure.
+struct SparseConvGeometry {
+  int64_t k = 1;  // kernel size: 1 or 3
+  bool nhwc = true;
+  int64_t batch = 0, in_c = 0, width = 0, hw = 0;
+  int64_t nnz = 0, bs_r = 0, bs_c = 1, columns = 0, block_rows = 0, out_c = 0;
+  std::vector<int64_t> indices, indptr;
+};
+
+// The kernel sizes and layouts TVM has a compute for.
+absl::Status CheckSparseConvAttrs(const KernelContext& ctx, SparseConvGeometry& g) {
   const std::vector<int64_t> kernel_size =
       AttrInts(ctx, "kernel_size").value_or(std::vector<int64_t>{1, 1});
-  const int64_t k = kernel_size.empty() ? 0 : kernel_size[0];
-  if (k != 1 && k != 3) {
+  g.k = kernel_size.empty() ? 0 : kernel_size[0];
+  if (g.k != 1 && g.k != 3) {
     return absl::UnimplementedError(fmt::format(
         "{}: kernel_size {} has no compute in TVM (1, or 3 on CPU)", OpName(ctx),
         ShapeString(kernel_size)));
@@ -138,7 +145,14 @@ absl::StatusOr<std::vector<NDArray>> SparseConv2D(const KernelContext& ctx) {
     return absl::UnimplementedError(
         fmt::format("{}: layout \"{}\" has no compute in TVM (NHWC or NCHW)", OpName(ctx), layout));
   }
-  const bool nhwc = layout == "NHWC";
+  g.nhwc = layout == "NHWC";
+  return absl::OkStatus();
+}
+
+// The operands' ranks and extents, and the BSR weight's block shape.
+absl::Status ReadSparseConvShapes(const KernelContext& ctx, SparseConvGeometry& g) {
+  const NDArray& data = ctx.inputs[0];
+  const NDArray& wdata = ctx.inputs[1];
   if (data.rank() != 4 || (wdata.rank() != 2 && wdata.rank() != 3) ||
       ctx.inputs[2].rank() != 1 || ctx.inputs[3].rank() != 1 ||
       ctx.inputs[2].shape()[0] != wdata.shape()[0] || ctx.inputs[3].shape()[0] < 1) {
@@ -147,76 +161,103 @@ absl::StatusOr<std::vector<NDArray>> SparseConv2D(const KernelContext& ctx) {
                        ShapeString(wdata.shape()), ShapeString(ctx.inputs[2].shape()),
                        ShapeString(ctx.inputs[3].shape()));
   }
-  const int64_t batch = data.shape()[0], in_c = data.shape()[nhwc ? 3 : 1];
-  const int64_t width = data.shape()[nhwc ? 2 : 3];
-  const int64_t hw = data.shape()[nhwc ? 1 : 2] * width;
-  const int64_t nnz = wdata.shape()[0], bs_r = wdata.shape()[1];
-  const int64_t bs_c = wdata.rank() == 3 ? wdata.shape()[2] : 1;
-  if (k == 3 && (wdata.rank() != 3 || (!nhwc && bs_c != 1))) {
+  g.batch = data.shape()[0];
+  g.in_c = data.shape()[g.nhwc ? 3 : 1];
+  g.width = data.shape()[g.nhwc ? 2 : 3];
+  g.hw = data.shape()[g.nhwc ? 1 : 2] * g.width;
+  g.nnz = wdata.shape()[0];
+  g.bs_r = wdata.shape()[1];
+  g.bs_c = wdata.rank() == 3 ? wdata.shape()[2] : 1;
+  if (g.k == 3 && (wdata.rank() != 3 || (!g.nhwc && g.bs_c != 1))) {
     return KernelError(ctx, "the 3x3 compute takes (blocks, bs_r, bs_c) weight data, with bs_c 1 "
                        "for NCHW, got {}", ShapeString(wdata.shape()));
   }
   // The weight's columns: data channels (1x1) or im2col columns (3x3).
-  const int64_t columns = k == 3 ? 9 * in_c : in_c;
-  const int64_t block_rows = ctx.inputs[3].shape()[0] - 1, out_c = block_rows * bs_r;
-  CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> indices, ToInt64s(ctx, ctx.inputs[2]));
-  CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> indptr, ToInt64s(ctx, ctx.inputs[3]));
-  CARVE_RETURN_IF_ERROR(CheckIndptr(ctx, indptr, block_rows, nnz));
-  for (int64_t i = 0; i < nnz; ++i) {
+  g.columns = g.k == 3 ? 9 * g.in_c : g.in_c;
+  g.block_rows = ctx.inputs[3].shape()[0] - 1;
+  g.out_c = g.block_rows * g.bs_r;
+  return absl::OkStatus();
+}
+
+// The BSR indices and row pointers, checked against the block grid.
+absl::Status ReadSparseConvIndices(const KernelContext& ctx, SparseConvGeometry& g) {
+  CARVE_ASSIGN_OR_RETURN(g.indices, ToInt64s(ctx, ctx.inputs[2]));
+  CARVE_ASSIGN_OR_RETURN(g.indptr, ToInt64s(ctx, ctx.inputs[3]));
+  CARVE_RETURN_IF_ERROR(CheckIndptr(ctx, g.indptr, g.block_rows, g.nnz));
+  for (int64_t i = 0; i < g.nnz; ++i) {
     // A block column reads data channels bs_c * j .. bs_c * j + bs_c - 1.
-    CARVE_RETURN_IF_ERROR(CheckIndex(ctx, indices[i], i, bs_c > 0 ? columns / bs_c : 0));
+    CARVE_RETURN_IF_ERROR(CheckIndex(ctx, g.indices[i], i, g.bs_c > 0 ? g.columns / g.bs_c : 0));
   }
-  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
-  if (out.num_elements() != batch * hw * out_c) {
-    return KernelError(ctx, "the output type {} does not hold {} channels",
-                       ShapeString(out.shape()), out_c);
-  }
-  CARVE_RETURN_IF_ERROR(VisitAccType(ctx, out.dtype(), [&]<typename A>() -> absl::Status {
-    CARVE_ASSIGN_OR_RETURN(Buffer<A> x_, Buffer<A>::Of(ctx, data));
-    CARVE_ASSIGN_OR_RETURN(Buffer<A> wv, Buffer<A>::Of(ctx, wdata));
-    std::vector<A> result(size_t(out.num_elements()));
-    for (int64_t m = 0; m < batch; ++m) {
-      for (int64_t p = 0; p < hw; ++p) {
-        const int64_t py = p / width, px = p % width;
-        // Column col of pixel p of batch m: a channel (1x1) or an im2col
-        // entry (3x3, zero outside the image).
-        auto at = [&](int64_t col) -> A {
-          int64_t c = col, y = py, x = px;
-          if (k == 3) {
-            const int64_t kk = nhwc ? col / in_c : col % 9;
-            c = nhwc ? col % in_c : col / 9;
-            y += kk / 3 - 1;
-            x += kk % 3 - 1;
-            if (y < 0 || y >= hw / width || x < 0 || x >= width) return A(0);
+  return absl::OkStatus();
+}
+
+// Every output channel of pixel p of batch m, in TVM's summation order.
+template <typename A>
+void SparseConvPixel(const SparseConvGeometry& g, const A* x_, const A* wv, int64_t m, int64_t p,
+                     std::vector<A>& result) {
+  const int64_t k = g.k, in_c = g.in_c, width = g.width, hw = g.hw;
+  const int64_t bs_r = g.bs_r, bs_c = g.bs_c, out_c = g.out_c;
+  const bool nhwc = g.nhwc;
+  const std::vector<int64_t>& indices = g.indices;
+  const std::vector<int64_t>& indptr = g.indptr;
+  const int64_t py = p / width, px = p % width;
+  // Column col of pixel p of batch m: a channel (1x1) or an im2col entry
+  // (3x3, zero outside the image).
+  auto at = [&](int64_t col) -> A {
+    int64_t c = col, y = py, x = px;
+    if (k == 3) {
+      const int64_t kk = nhwc ? col / in_c : col % 9;
+      c = nhwc ? col % in_c : col / 9;
+      y += kk / 3 - 1;
+      x += kk % 3 - 1;
+      if (y < 0 || y >= hw / width || x < 0 || x >= width) return A(0);
+    }
+    const int64_t q = y * width + x;
+    return nhwc ? x_[(m * hw + q) * in_c + c] : x_[(m * in_c + c) * hw + q];
+  };
+  for (int64_t b = 0; b < g.block_rows; ++b) {
+    for (int64_t j = 0; j < bs_r; ++j) {
+      A acc = 0;
+      if (k == 3 && nhwc) {
+        // The x86 NHWC compute sums each block column's products over the
+        // row's blocks, then the block columns.
+        for (int64_t c = 0; c < bs_c; ++c) {
+          A part = 0;
+          for (int64_t e = indptr[b]; e < indptr[b + 1]; ++e) {
+            part += at(indices[e] * bs_c + c) * wv[(e * bs_r + j) * bs_c + c];
           }
-          const int64_t q = y * width + x;
-          return nhwc ? x_.data()[(m * hw + q) * in_c + c] : x_.data()[(m * in_c + c) * hw + q];
-        };
-        for (int64_t b = 0; b < block_rows; ++b) {
-          for (int64_t j = 0; j < bs_r; ++j) {
-            A acc = 0;
-            if (k == 3 && nhwc) {
-              // The x86 NHWC compute sums each block column's products over
-              // the row's blocks, then the block columns.
-              for (int64_t c = 0; c < bs_c; ++c) {
-                A part = 0;
-                for (int64_t e = indptr[b]; e < indptr[b + 1]; ++e) {
-                  part += at(indices[e] * bs_c + c) * wv.data()[(e * bs_r + j) * bs_c + c];
-                }
-                acc += part;
-              }
-            } else {
-              for (int64_t e = indptr[b]; e < indptr[b + 1]; ++e) {
-                for (int64_t c = 0; c < bs_c; ++c) {
-                  acc += wv.data()[(e * bs_r + j) * bs_c + c] * at(bs_c * indices[e] + c);
-                }
-              }
-            }
-            const int64_t o = b * bs_r + j;
-            result[nhwc ? (m * hw + p) * out_c + o : (m * out_c + o) * hw + p] = acc;
+          acc += part;
+        }
+      } else {
+        for (int64_t e = indptr[b]; e < indptr[b + 1]; ++e) {
+          for (int64_t c = 0; c < bs_c; ++c) {
+            acc += wv[(e * bs_r + j) * bs_c + c] * at(bs_c * indices[e] + c);
           }
         }
       }
+      const int64_t o = b * bs_r + j;
+      result[nhwc ? (m * hw + p) * out_c + o : (m * out_c + o) * hw + p] = acc;
+    }
+  }
+}
+
+absl::StatusOr<std::vector<NDArray>> SparseConv2D(const KernelContext& ctx) {
+  CARVE_RETURN_IF_ERROR(CheckArity(ctx, 4));
+  SparseConvGeometry g;
+  CARVE_RETURN_IF_ERROR(CheckSparseConvAttrs(ctx, g));
+  CARVE_RETURN_IF_ERROR(ReadSparseConvShapes(ctx, g));
+  CARVE_RETURN_IF_ERROR(ReadSparseConvIndices(ctx, g));
+  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
+  if (out.num_elements() != g.batch * g.hw * g.out_c) {
+    return KernelError(ctx, "the output type {} does not hold {} channels",
+                       ShapeString(out.shape()), g.out_c);
+  }
+  CARVE_RETURN_IF_ERROR(VisitAccType(ctx, out.dtype(), [&]<typename A>() -> absl::Status {
+    CARVE_ASSIGN_OR_RETURN(Buffer<A> x_, Buffer<A>::Of(ctx, ctx.inputs[0]));
+    CARVE_ASSIGN_OR_RETURN(Buffer<A> wv, Buffer<A>::Of(ctx, ctx.inputs[1]));
+    std::vector<A> result(size_t(out.num_elements()));
+    for (int64_t m = 0; m < g.batch; ++m) {
+      for (int64_t p = 0; p < g.hw; ++p) SparseConvPixel(g, x_.data(), wv.data(), m, p, result);
     }
     return Store(ctx, result.data(), out);
   }));

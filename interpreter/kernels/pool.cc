@@ -422,14 +422,11 @@ absl::Status CheckExtents(const KernelContext& ctx, const PoolGeometry& g) {
   return absl::OkStatus();
 }
 
-// Pools `data` into `out` with the window geometry `g` (whose spatial
-// extents are filled in here from the tensors).
-absl::StatusOr<std::vector<NDArray>> RunPool(const KernelContext& ctx, int spatial, PoolKind kind,
-                                             PoolGeometry g) {
-  CARVE_RETURN_IF_ERROR(CheckArity(ctx, 1));
-  const NDArray& data = ctx.inputs[0];
-  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
-  CARVE_ASSIGN_OR_RETURN(PoolLayout pl, ResolveLayout(ctx, spatial, data, out));
+// Fills g's spatial extents from `data` and `out` and returns the number
+// of planes (the product of the other axes, which must agree).
+absl::StatusOr<int64_t> FillPoolExtents(const KernelContext& ctx, int spatial,
+                                        const PoolLayout& pl, const NDArray& data,
+                                        const NDArray& out, PoolGeometry& g) {
   const size_t rank = data.rank();
   int64_t planes = 1;
   for (size_t i = 0; i + spatial < rank; ++i) {
@@ -444,6 +441,59 @@ absl::StatusOr<std::vector<NDArray>> RunPool(const KernelContext& ctx, int spati
     g.out[3 - spatial + i] = out.shape()[pl.perm[rank - spatial + i]];
   }
   CARVE_RETURN_IF_ERROR(CheckExtents(ctx, g));
+  return planes;
+}
+
+// A global pool (the window is the plane) of `planes` planes of `in`, in
+// chunks of planes across the device's threads.
+template <typename C>
+void GlobalPoolAll(const KernelContext& ctx, PoolKind kind, const PoolGeometry& g,
+                   int64_t planes, C lowest, const C* in, C* result_data) {
+  constexpr int64_t kChunk = 8;
+  ParallelFor(ctx.device, (planes + kChunk - 1) / kChunk, double(kChunk * g.in_size()),
+              [&](int64_t begin, int64_t end) {
+                const int64_t p0 = begin * kChunk, p1 = std::min(planes, end * kChunk);
+                const C* src = in + p0 * g.in_size();
+                if (kind == PoolKind::kMax) {
+                  GlobalPoolPlanes<PoolKind::kMax>(src, p1 - p0, g.in_size(), lowest,
+                                                   result_data + p0);
+                } else {
+                  GlobalPoolPlanes<PoolKind::kAvg>(src, p1 - p0, g.in_size(), C(0),
+                                                   result_data + p0);
+                }
+              });
+}
+
+// A window pool of `planes` planes of `in`, a plane at a time across the
+// device's threads.
+template <typename C>
+void WindowPoolAll(const KernelContext& ctx, PoolKind kind, const PoolGeometry& g,
+                   int64_t planes, C lowest, const C* in, C* result_data) {
+  const AxisWindows windows = WindowsOf(g);
+  ParallelFor(ctx.device, planes, double(g.out_size() * g.kernel[0] * g.kernel[1] * g.kernel[2]),
+              [&](int64_t begin, int64_t end) {
+                std::vector<C> row_acc;
+                for (int64_t p = begin; p < end; ++p) {
+                  const C* src = in + p * g.in_size();
+                  C* dst = result_data + p * g.out_size();
+                  if (kind == PoolKind::kMax) {
+                    PoolPlane<PoolKind::kMax>(g, windows, lowest, src, dst, row_acc);
+                  } else {
+                    PoolPlane<PoolKind::kAvg>(g, windows, lowest, src, dst, row_acc);
+                  }
+                }
+              });
+}
+
+// Pools `data` into `out` with the window geometry `g` (whose spatial
+// extents are filled in here from the tensors).
+absl::StatusOr<std::vector<NDArray>> RunPool(const KernelContext& ctx, int spatial, PoolKind kind,
+                                             PoolGeometry g) {
+  CARVE_RETURN_IF_ERROR(CheckArity(ctx, 1));
+  const NDArray& data = ctx.inputs[0];
+  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
+  CARVE_ASSIGN_OR_RETURN(PoolLayout pl, ResolveLayout(ctx, spatial, data, out));
+  CARVE_ASSIGN_OR_RETURN(const int64_t planes, FillPoolExtents(ctx, spatial, pl, data, out, g));
   CARVE_RETURN_IF_ERROR(DispatchNumeric(ctx, data.dtype(), [&]<typename T>() -> absl::Status {
     using C = PoolCompute<T>;
     CARVE_ASSIGN_OR_RETURN(Buffer<C> in, Buffer<C>::Permuted(ctx, data, pl.perm));
@@ -453,41 +503,13 @@ absl::StatusOr<std::vector<NDArray>> RunPool(const KernelContext& ctx, int spati
     for (size_t i = 0; i < pl.perm.size(); ++i) direct &= pl.perm[i] == int(i);
     std::unique_ptr<C[]> owned(direct ? nullptr : new C[std::max<int64_t>(out.num_elements(), 1)]);
     C* const result_data = direct ? out.data<C>() : owned.get();
-    auto finish = [&]() -> absl::Status {
-      return direct ? absl::OkStatus() : StorePermuted(ctx, owned.get(), pl.perm, out);
-    };
     const C lowest = ConvertTo<C>(std::numeric_limits<T>::lowest());
     if (g.adaptive && g.out_size() == 1) {  // global: the window is the plane
-      constexpr int64_t kChunk = 8;
-      ParallelFor(ctx.device, (planes + kChunk - 1) / kChunk, double(kChunk * g.in_size()),
-                  [&](int64_t begin, int64_t end) {
-                    const int64_t p0 = begin * kChunk, p1 = std::min(planes, end * kChunk);
-                    const C* src = in.data() + p0 * g.in_size();
-                    if (kind == PoolKind::kMax) {
-                      GlobalPoolPlanes<PoolKind::kMax>(src, p1 - p0, g.in_size(), lowest,
-                                                       result_data + p0);
-                    } else {
-                      GlobalPoolPlanes<PoolKind::kAvg>(src, p1 - p0, g.in_size(), C(0),
-                                                       result_data + p0);
-                    }
-                  });
-      return finish();
+      GlobalPoolAll(ctx, kind, g, planes, lowest, in.data(), result_data);
+    } else {
+      WindowPoolAll(ctx, kind, g, planes, lowest, in.data(), result_data);
     }
-    const AxisWindows windows = WindowsOf(g);
-    ParallelFor(ctx.device, planes, double(g.out_size() * g.kernel[0] * g.kernel[1] * g.kernel[2]),
-                [&](int64_t begin, int64_t end) {
-                  std::vector<C> row_acc;
-                  for (int64_t p = begin; p < end; ++p) {
-                    const C* src = in.data() + p * g.in_size();
-                    C* dst = result_data + p * g.out_size();
-                    if (kind == PoolKind::kMax) {
-                      PoolPlane<PoolKind::kMax>(g, windows, lowest, src, dst, row_acc);
-                    } else {
-                      PoolPlane<PoolKind::kAvg>(g, windows, lowest, src, dst, row_acc);
-                    }
-                  }
-                });
-    return finish();
+    return direct ? absl::OkStatus() : StorePermuted(ctx, owned.get(), pl.perm, out);
   }));
   return std::vector<NDArray>{std::move(out)};
 }

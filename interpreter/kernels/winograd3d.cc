@@ -98,139 +98,222 @@ absl::StatusOr<std::vector<NDArray>> WeightTransform3D(const KernelContext& ctx)
   return std::vector<NDArray>{std::move(out)};
 }
 
-absl::StatusOr<std::vector<NDArray>> WinogradConv3D(const KernelContext& ctx) {
-  CARVE_RETURN_IF_ERROR(CheckArity(ctx, 2));
+// The extents of one 3-d Winograd convolution (NCDHW data, transformed
+// weight) and the facts TVM's compute derives from them.
+struct Conv3DGeometry {
+  bool depth = false;  // the weight is depth-transformed (3-d tiles)
+  int m = 0;           // output tile size
+  int r = 0;           // kernel size on the transformed axes
+  int64_t batch = 0, ci = 0, in_d = 0, in_h = 0, in_w = 0;
+  int64_t alpha = 0, kd = 0, co = 0, stride_d = 1;
+  int64_t od = 0, oh = 0, ow = 0;  // from the output, once allocated
+  std::vector<int64_t> pad;        // front d, h, w, back d, h, w
+};
+
+absl::Status CheckNcdhw(const KernelContext& ctx) {
   if (AttrString(ctx, "data_layout", "NCDHW") != "NCDHW" ||
       !(AttrString(ctx, "out_layout", "").empty() ||
         AttrString(ctx, "out_layout", "") == "NCDHW")) {
     return KernelError(ctx, "TVM computes the 3-d Winograd convolution in NCDHW only");
   }
-  const NDArray& data = ctx.inputs[0];
-  const NDArray& weight = ctx.inputs[1];
-  if (data.rank() != 5 || weight.rank() != 5)
-    return KernelError(ctx, "expected 5-d data and weight");
+  return absl::OkStatus();
+}
+
+// The stride, dilation and group restrictions of TVM's compute; fills the
+// depth form, the depth stride and the padding.
+absl::Status CheckConv3DAttrs(const KernelContext& ctx, const NDArray& weight,
+                              Conv3DGeometry& g) {
   CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> strides, SpatialInts(ctx, "strides", 3, 1));
   CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> dilation, SpatialInts(ctx, "dilation", 3, 1));
   std::vector<int64_t> padding = AttrInts(ctx, "padding").value_or(std::vector<int64_t>{0});
-  CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> pad, ExpandPadding(ctx, padding, 3));
-  const bool depth =
-      weight.shape()[0] == weight.shape()[1] && weight.shape()[1] == weight.shape()[2];
+  CARVE_ASSIGN_OR_RETURN(g.pad, ExpandPadding(ctx, padding, 3));
+  g.depth = weight.shape()[0] == weight.shape()[1] && weight.shape()[1] == weight.shape()[2];
   if (dilation != std::vector<int64_t>{1, 1, 1} || AttrInt(ctx, "groups", 1) != 1 ||
-      strides[1] != 1 || strides[2] != 1 || (depth && strides[0] != 1)) {
+      strides[1] != 1 || strides[2] != 1 || (g.depth && strides[0] != 1)) {
     return KernelError(ctx,
                        "TVM's compute takes dilation 1, one group and stride 1 (depth stride "
                        "only without a depth transform)");
   }
-  const int64_t batch = data.shape()[0], ci = data.shape()[1];
-  const int64_t in_d = data.shape()[2], in_h = data.shape()[3], in_w = data.shape()[4];
-  const int m = in_h % 8 == 0 ? 4 : 2;
-  if (AttrInt(ctx, "tile_size", m) != m) {
+  g.stride_d = strides[0];
+  return absl::OkStatus();
+}
+
+// The tile size TVM's compute infers from the data height, which the
+// tile_size attribute must agree with.
+absl::Status InferTileSize(const KernelContext& ctx, Conv3DGeometry& g) {
+  g.m = g.in_h % 8 == 0 ? 4 : 2;
+  if (AttrInt(ctx, "tile_size", g.m) != g.m) {
     return KernelError(ctx,
                        "TVM's compute infers tile size {} from the data height {} (4 for a "
                        "multiple of 8, else 2), not tile_size {}",
-                       m, in_h, AttrInt(ctx, "tile_size", m));
+                       g.m, g.in_h, AttrInt(ctx, "tile_size", g.m));
   }
-  const int64_t alpha = weight.shape()[0];
-  const int r = int(alpha) + 1 - m;
-  CARVE_ASSIGN_OR_RETURN(WinogradMatrices w, MakeWinogradMatrices(ctx, m, r));
-  const int64_t kd = depth ? r : weight.shape()[2];
-  const int64_t co = weight.shape()[3];
-  if (weight.shape()[1] != alpha || weight.shape()[4] != ci) {
-    return KernelError(ctx, "the weight {} does not fit {} input channels", weight.shape()[4], ci);
-  }
-  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
-  const int64_t od = out.shape()[2], oh = out.shape()[3], ow = out.shape()[4];
-  if (out.shape()[1] != co || od != (in_d + pad[0] + pad[3] - kd) / strides[0] + 1 ||
-      oh != in_h + pad[1] + pad[4] - r + 1 || ow != in_w + pad[2] + pad[5] - r + 1) {
+  return absl::OkStatus();
+}
+
+// Whether the allocated output has the extents the weight and padding give;
+// fills od, oh and ow.
+absl::Status CheckConv3DOutput(const KernelContext& ctx, const NDArray& out, Conv3DGeometry& g) {
+  g.od = out.shape()[2];
+  g.oh = out.shape()[3];
+  g.ow = out.shape()[4];
+  const std::vector<int64_t>& pad = g.pad;
+  if (out.shape()[1] != g.co || g.od != (g.in_d + pad[0] + pad[3] - g.kd) / g.stride_d + 1 ||
+      g.oh != g.in_h + pad[1] + pad[4] - g.r + 1 || g.ow != g.in_w + pad[2] + pad[5] - g.r + 1) {
     return KernelError(ctx, "the output type does not match the weight and padding");
   }
-  CARVE_RETURN_IF_ERROR(VisitWinogradFloat(ctx, out.dtype(), [&]<typename T>() -> absl::Status {
-    CARVE_ASSIGN_OR_RETURN(Buffer<T> x, Buffer<T>::Of(ctx, data));
-    CARVE_ASSIGN_OR_RETURN(Buffer<T> u, Buffer<T>::Of(ctx, weight));
-    const std::vector<T> a = Rounded<T>(w.a), b = Rounded<T>(w.b);
-    const auto at = [&](int64_t n, int64_t c, int64_t d, int64_t h, int64_t wi) -> T {
-      d -= pad[0];
-      h -= pad[1];
-      wi -= pad[2];
-      if (d < 0 || d >= in_d || h < 0 || h >= in_h || wi < 0 || wi >= in_w) return T(0);
-      return x.data()[(((n * ci + c) * in_d + d) * in_h + h) * in_w + wi];
-    };
-    std::vector<T> y(size_t(out.num_elements()), T(0));
-    const int64_t th_n = (oh + m - 1) / m, tw_n = (ow + m - 1) / m;
-    const int64_t a2 = alpha * alpha;
-    if (depth) {
-      const int64_t a3 = a2 * alpha;
-      for (int64_t n = 0; n < batch; ++n) {
-        for (int64_t td = 0; td < (od + m - 1) / m; ++td) {
+  return absl::OkStatus();
+}
+
+// One convolution in T: the data, the transformed weight, TVM's A and B
+// rounded to T, and the NCDHW result the tiles write into.
+template <typename T>
+class Winograd3DRun {
+ public:
+  Winograd3DRun(const Conv3DGeometry& g, const WinogradMatrices& w, const T* x, const T* u,
+                int64_t out_elements)
+      : g_(g), x_(x), u_(u), a_(Rounded<T>(w.a)), b_(Rounded<T>(w.b)),
+        y_(size_t(out_elements), T(0)) {}
+
+  // Every output tile, in the weight's form.
+  void Run() {
+    const int64_t th_n = (g_.oh + g_.m - 1) / g_.m, tw_n = (g_.ow + g_.m - 1) / g_.m;
+    for (int64_t n = 0; n < g_.batch; ++n) {
+      if (g_.depth) {
+        for (int64_t td = 0; td < (g_.od + g_.m - 1) / g_.m; ++td) {
           for (int64_t th = 0; th < th_n; ++th) {
-            for (int64_t tw = 0; tw < tw_n; ++tw) {
-              std::vector<T> mm(size_t(co * a3), T(0));
-              for (int64_t c = 0; c < ci; ++c) {
-                std::vector<T> tile(static_cast<size_t>(a3));
-                for (int64_t e = 0; e < a3; ++e) {
-                  tile[e] =
-                      at(n, c, td * m + e / a2, th * m + e / alpha % alpha, tw * m + e % alpha);
-                }
-                const std::vector<T> v = Transform(std::move(tile), 3, alpha, alpha, b);
-                for (int64_t o = 0; o < co; ++o) {
-                  for (int64_t e = 0; e < a3; ++e)
-                    mm[o * a3 + e] += v[e] * u.data()[(e * co + o) * ci + c];
-                }
-              }
-              for (int64_t o = 0; o < co; ++o) {
-                const std::vector<T> t = Transform(
-                    std::vector<T>(mm.begin() + o * a3, mm.begin() + (o + 1) * a3), 3, alpha, m, a);
-                for (int64_t e = 0; e < int64_t(m) * m * m; ++e) {
-                  const int64_t d = td * m + e / (m * m), h = th * m + e / m % m,
-                                wi = tw * m + e % m;
-                  if (d < od && h < oh && wi < ow)
-                    y[(((n * co + o) * od + d) * oh + h) * ow + wi] = t[e];
-                }
-              }
-            }
+            for (int64_t tw = 0; tw < tw_n; ++tw) DepthTransformedTile(n, td, th, tw);
           }
         }
-      }
-    } else {
-      const int64_t padded_d = in_d + pad[0] + pad[3];
-      for (int64_t n = 0; n < batch; ++n) {
+      } else {
         for (int64_t th = 0; th < th_n; ++th) {
-          for (int64_t tw = 0; tw < tw_n; ++tw) {
-            // V[c][dz] for every padded depth slice.
-            std::vector<T> v(size_t(ci * padded_d * a2));
-            for (int64_t c = 0; c < ci; ++c) {
-              for (int64_t dz = 0; dz < padded_d; ++dz) {
-                std::vector<T> tile(static_cast<size_t>(a2));
-                for (int64_t e = 0; e < a2; ++e) {
-                  tile[e] = at(n, c, dz, th * m + e / alpha, tw * m + e % alpha);
-                }
-                const std::vector<T> t = Transform(std::move(tile), 2, alpha, alpha, b);
-                std::copy(t.begin(), t.end(), v.begin() + (c * padded_d + dz) * a2);
-              }
-            }
-            for (int64_t d = 0; d < od; ++d) {
-              for (int64_t o = 0; o < co; ++o) {
-                std::vector<T> mm(static_cast<size_t>(a2), T(0));
-                for (int64_t c = 0; c < ci; ++c) {
-                  for (int64_t rz = 0; rz < kd; ++rz) {
-                    const T* vs = v.data() + (c * padded_d + d * strides[0] + rz) * a2;
-                    for (int64_t e = 0; e < a2; ++e) {
-                      mm[e] += u.data()[((e * kd + rz) * co + o) * ci + c] * vs[e];
-                    }
-                  }
-                }
-                const std::vector<T> t = Transform(std::move(mm), 2, alpha, m, a);
-                for (int64_t e = 0; e < int64_t(m) * m; ++e) {
-                  const int64_t h = th * m + e / m, wi = tw * m + e % m;
-                  if (h < oh && wi < ow) y[(((n * co + o) * od + d) * oh + h) * ow + wi] = t[e];
-                }
-              }
-            }
-          }
+          for (int64_t tw = 0; tw < tw_n; ++tw) DepthSummedTile(n, th, tw);
         }
       }
     }
-    return Store(ctx, y.data(), out);
+  }
+
+  const std::vector<T>& result() const { return y_; }
+
+ private:
+  // The data at a padded position (zero in the padding).
+  T At(int64_t n, int64_t c, int64_t d, int64_t h, int64_t wi) const {
+    d -= g_.pad[0];
+    h -= g_.pad[1];
+    wi -= g_.pad[2];
+    if (d < 0 || d >= g_.in_d || h < 0 || h >= g_.in_h || wi < 0 || wi >= g_.in_w) return T(0);
+    return x_[(((n * g_.ci + c) * g_.in_d + d) * g_.in_h + h) * g_.in_w + wi];
+  }
+
+  // One m x m x m output tile from 3-d tiles of every input channel.
+  void DepthTransformedTile(int64_t n, int64_t td, int64_t th, int64_t tw) {
+    const int64_t alpha = g_.alpha, co = g_.co, m = g_.m;
+    const int64_t a2 = alpha * alpha, a3 = a2 * alpha;
+    std::vector<T> mm(size_t(co * a3), T(0));
+    for (int64_t c = 0; c < g_.ci; ++c) {
+      std::vector<T> tile(static_cast<size_t>(a3));
+      for (int64_t e = 0; e < a3; ++e) {
+        tile[e] = At(n, c, td * m + e / a2, th * m + e / alpha % alpha, tw * m + e % alpha);
+      }
+      const std::vector<T> v = Transform(std::move(tile), 3, alpha, alpha, b_);
+      for (int64_t o = 0; o < co; ++o) {
+        for (int64_t e = 0; e < a3; ++e) mm[o * a3 + e] += v[e] * u_[(e * co + o) * g_.ci + c];
+      }
+    }
+    for (int64_t o = 0; o < co; ++o) {
+      const std::vector<T> t = Transform(
+          std::vector<T>(mm.begin() + o * a3, mm.begin() + (o + 1) * a3), 3, alpha, m, a_);
+      for (int64_t e = 0; e < m * m * m; ++e) {
+        const int64_t d = td * m + e / (m * m), h = th * m + e / m % m, wi = tw * m + e % m;
+        if (d < g_.od && h < g_.oh && wi < g_.ow) {
+          y_[(((n * co + o) * g_.od + d) * g_.oh + h) * g_.ow + wi] = t[e];
+        }
+      }
+    }
+  }
+
+  // V[c][dz]: the 2-d transformed tile of every padded depth slice.
+  std::vector<T> TransformedSlices(int64_t n, int64_t th, int64_t tw, int64_t padded_d) const {
+    const int64_t alpha = g_.alpha, a2 = alpha * alpha;
+    std::vector<T> v(size_t(g_.ci * padded_d * a2));
+    for (int64_t c = 0; c < g_.ci; ++c) {
+      for (int64_t dz = 0; dz < padded_d; ++dz) {
+        std::vector<T> tile(static_cast<size_t>(a2));
+        for (int64_t e = 0; e < a2; ++e) {
+          tile[e] = At(n, c, dz, th * g_.m + e / alpha, tw * g_.m + e % alpha);
+        }
+        const std::vector<T> t = Transform(std::move(tile), 2, alpha, alpha, b_);
+        std::copy(t.begin(), t.end(), v.begin() + (c * padded_d + dz) * a2);
+      }
+    }
+    return v;
+  }
+
+  // The m x m output tile at (th, tw) of every depth, with a direct
+  // (possibly strided) sum over the kernel depth.
+  void DepthSummedTile(int64_t n, int64_t th, int64_t tw) {
+    const int64_t alpha = g_.alpha, a2 = alpha * alpha, co = g_.co, kd = g_.kd, m = g_.m;
+    const int64_t padded_d = g_.in_d + g_.pad[0] + g_.pad[3];
+    const std::vector<T> v = TransformedSlices(n, th, tw, padded_d);
+    for (int64_t d = 0; d < g_.od; ++d) {
+      for (int64_t o = 0; o < co; ++o) {
+        std::vector<T> mm(static_cast<size_t>(a2), T(0));
+        for (int64_t c = 0; c < g_.ci; ++c) {
+          for (int64_t rz = 0; rz < kd; ++rz) {
+            const T* vs = v.data() + (c * padded_d + d * g_.stride_d + rz) * a2;
+            for (int64_t e = 0; e < a2; ++e) {
+              mm[e] += u_[((e * kd + rz) * co + o) * g_.ci + c] * vs[e];
+            }
+          }
+        }
+        const std::vector<T> t = Transform(std::move(mm), 2, alpha, m, a_);
+        for (int64_t e = 0; e < m * m; ++e) {
+          const int64_t h = th * m + e / m, wi = tw * m + e % m;
+          if (h < g_.oh && wi < g_.ow) y_[(((n * co + o) * g_.od + d) * g_.oh + h) * g_.ow + wi] = t[e];
+        }
+      }
+    }
+  }
+
+  const Conv3DGeometry& g_;
+  const T* x_;
+  const T* u_;
+  const std::vector<T> a_, b_;
+  std::vector<T> y_;
+};
+
+absl::StatusOr<std::vector<NDArray>> WinogradConv3D(const KernelContext& ctx) {
+  CARVE_RETURN_IF_ERROR(CheckArity(ctx, 2));
+  CARVE_RETURN_IF_ERROR(CheckNcdhw(ctx));
+  const NDArray& data = ctx.inputs[0];
+  const NDArray& weight = ctx.inputs[1];
+  if (data.rank() != 5 || weight.rank() != 5)
+    return KernelError(ctx, "expected 5-d data and weight");
+  Conv3DGeometry g;
+  CARVE_RETURN_IF_ERROR(CheckConv3DAttrs(ctx, weight, g));
+  g.batch = data.shape()[0];
+  g.ci = data.shape()[1];
+  g.in_d = data.shape()[2];
+  g.in_h = data.shape()[3];
+  g.in_w = data.shape()[4];
+  CARVE_RETURN_IF_ERROR(InferTileSize(ctx, g));
+  g.alpha = weight.shape()[0];
+  g.r = int(g.alpha) + 1 - g.m;
+  CARVE_ASSIGN_OR_RETURN(WinogradMatrices w, MakeWinogradMatrices(ctx, g.m, g.r));
+  g.kd = g.depth ? g.r : weight.shape()[2];
+  g.co = weight.shape()[3];
+  if (weight.shape()[1] != g.alpha || weight.shape()[4] != g.ci) {
+    return KernelError(ctx, "the weight {} does not fit {} input channels", weight.shape()[4],
+                       g.ci);
+  }
+  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
+  CARVE_RETURN_IF_ERROR(CheckConv3DOutput(ctx, out, g));
+  CARVE_RETURN_IF_ERROR(VisitWinogradFloat(ctx, out.dtype(), [&]<typename T>() -> absl::Status {
+    CARVE_ASSIGN_OR_RETURN(Buffer<T> x, Buffer<T>::Of(ctx, data));
+    CARVE_ASSIGN_OR_RETURN(Buffer<T> u, Buffer<T>::Of(ctx, weight));
+    Winograd3DRun<T> run(g, w, x.data(), u.data(), out.num_elements());
+    run.Run();
+    return Store(ctx, run.result().data(), out);
   }));
   return std::vector<NDArray>{std::move(out)};
 }

@@ -89,6 +89,7 @@ absl::Status RunComparison(const Module& mod, const ParsedArgs& args, Env& env,
   c.options.params = ParamsToBind(args, inputs, from_dir);
   CARVE_ASSIGN_OR_RETURN(CompareReport report,
                          CompareWithBackends(mod, backends, inputs, c.options));
+  if (env.on_compare_report) env.on_compare_report(report);
   c.report += InputsLine(*main, args);
   c.report += report.note;
   if (args.Has("--report")) c.report += RenderPartitionReport(report.partitioned, report.record, nullptr, &report.prepared);

@@ -12,6 +12,10 @@
 #include "absl/status/statusor.h"
 #include "support/source.h"
 
+namespace carve {
+struct CompareReport;  // backends/compare.h
+}  // namespace carve
+
 namespace carve::cli {
 
 // Receives consecutive pieces of a text being written.
@@ -35,6 +39,10 @@ struct Env {
   // `heap_per_input_byte` bytes of heap per byte of it (see
   // support/heap_prefault.h); unset in tests, which run in process.
   std::function<void(const std::string& path, size_t heap_per_input_byte)> prefault_heap;
+  // Called with each `run --compare` report before it is printed, so that an
+  // in-process caller (carve-random) reads its facts, such as GrewInHostOps,
+  // rather than the text; unset in RealEnv.
+  std::function<void(const CompareReport& report)> on_compare_report;
 };
 
 // An Env on the process's streams and file system.
