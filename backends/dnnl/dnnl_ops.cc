@@ -154,7 +154,9 @@ class PlainGlobalAverageKernel : public IntoKernel {
   absl::Status RunInto(std::span<const NDArray> inputs, NDArray& out) override {
     const float* x = inputs[0].data<float>();
     float* y = out.data<float>();
-    const float count = float(pixels_);
+    // An empty plane averages to 0, as the reference kernels and oneDNN's
+    // pool (which writes nothing into a zeroed output) give it.
+    const float count = float(std::max<int64_t>(1, pixels_));
     for (int64_t c0 = 0; c0 < batch_ * channels_; c0 += 8) {
       // Eight channels at a time: eight independent sums, each in order.
       const int64_t n = std::min<int64_t>(8, batch_ * channels_ - c0);
