@@ -59,6 +59,12 @@ inline constexpr double kExplodedMagnitude = 1e6;
 // calls: the worst element is the worst over all of them).
 struct ErrorStats {
   double max_abs = 0, max_rel = 0;
+  // Integer and boolean tensors compare exactly in their own type (through
+  // double, two int64s above 2^53 could round to one value): `integral` is
+  // set, `max_abs_integer` is the largest |a - b| (max_abs holds it rounded)
+  // and the worst values are also kept exactly, as text.
+  bool integral = false;
+  uint64_t max_abs_integer = 0;
   bool within = true;
   int64_t count = 0;  // comparisons merged in
 
@@ -80,6 +86,7 @@ struct ErrorStats {
   std::vector<int64_t> worst_index;  // one coordinate per dimension
   int64_t worst_call = 0;            // which merged comparison (0-based)
   double worst_got = 0, worst_ref = 0;
+  std::string worst_got_text, worst_ref_text;  // integral only: the exact values
 
   // A float tensor's magnitude beyond kExplodedMagnitude, or inf/NaN on both
   // sides. (An integer compares exactly, whatever its size.)

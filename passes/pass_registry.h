@@ -83,6 +83,14 @@ class PassRegistry {
   std::map<std::string, std::unique_ptr<PassInfo>, std::less<>> passes_;
 };
 
+// `status` blamed on the argument `param` of the pass being built (on
+// element `element` of a list argument, when given): a PassInfo::create
+// returns it for an argument it rejects, and the pipeline parser puts its
+// caret under that argument as written (under the pass name when the
+// argument took its default). The message and code stay `status`'s.
+absl::Status BlameArgument(absl::Status status, std::string_view param,
+                           std::optional<size_t> element = std::nullopt);
+
 // "AnnotateTarget(targets..., include_non_call_ops=True)".
 std::string SignatureText(const PassInfo& info);
 

@@ -1,9 +1,12 @@
 // Parsing textual pipelines (see pass_registry.h for the syntax).
 #include <cctype>
 #include <charconv>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/strings/cord.h"
 #include "fmt/format.h"
 #include "passes/edit_distance.h"
 #include "passes/pass_registry.h"
@@ -21,13 +24,28 @@ struct Token {
   uint32_t end = 0;
 };
 
+// The status payload BlameArgument attaches: "param" or "param\nelement".
+// (A char array: Debian's abseil takes its own string_view, not std's.)
+constexpr char kBlamePayload[] = "carve.dev/pass-argument";
+
 // One argument as written: an optional keyword and a word, string or list.
 struct RawArg {
   std::string keyword;
   std::vector<std::string> values;
+  std::vector<Span> value_spans;  // one per value
   bool is_list = false;
-  Span span;
+  Span span;        // from the keyword, if any
+  Span value_span;  // the value: its word, string or '['
 };
+
+// Where a bound parameter's value was written: its first value (for an
+// argument as a whole) and each element (a list parameter gathers the
+// elements of several positional arguments).
+struct ArgSpans {
+  Span whole;
+  std::vector<Span> elements;
+};
+using ArgSpanMap = std::map<std::string, ArgSpans, std::less<>>;
 
 // One pass as written: its name and arguments, not yet looked up.
 struct RawPass {
@@ -115,26 +133,51 @@ class PipelineParser {
     const Token& name = raw.name;
     const PassInfo* info = registry_.Find(name.text);
     if (info == nullptr) return UnknownPass(name);
-    CARVE_ASSIGN_OR_RETURN(PassArgs bound, Bind(*info, name, raw.args));
+    ArgSpanMap spans;
+    CARVE_ASSIGN_OR_RETURN(PassArgs bound, Bind(*info, name, raw.args, spans));
     absl::StatusOr<PassPtr> pass = info->create(bound);
     if (!pass.ok()) {
+      // The argument the factory rejected, as written, else the pass name.
+      const Span at = BlamedSpan(pass.status(), spans).value_or(At(name));
       // An error located in another file (a target's `.pat` spec that does
       // not parse) keeps its location; the pass it stopped gets a note.
       std::vector<Diagnostic> diags = StatusToDiagnostics(pass.status());
       if (!diags.empty() && diags.front().span.valid()) {
-        diags.front().notes.push_back(
-            Note{At(name), fmt::format("while building {}", info->name)});
+        diags.front().notes.push_back(Note{at, fmt::format("while building {}", info->name)});
         return DiagnosticsToStatus(diags, pass.status().code());
       }
-      // Factories usually name their pass already ("AnnotateTarget: ...").
-      // The code stays the factory's: an argument it rejects is
-      // InvalidArgument (bad usage on a command line), a rule file it cannot
-      // read is NotFound (bad input), as `carve` reports them.
-      std::string message(pass.status().message());
-      if (!message.starts_with(info->name + ":")) message = fmt::format("{}: {}", info->name, message);
-      return SpanError(At(name), message, pass.status().code());
+      return FactoryError(*info, at, pass.status());
     }
     return pass;
+  }
+
+  // An error of `info`'s factory at `span`. Factories usually name their
+  // pass already ("AnnotateTarget: ..."). The code stays the factory's: an
+  // argument it rejects is InvalidArgument (bad usage on a command line), a
+  // rule file it cannot read is NotFound (bad input), as `carve` reports
+  // them.
+  static absl::Status FactoryError(const PassInfo& info, Span span, const absl::Status& status) {
+    std::string message(status.message());
+    if (!message.starts_with(info.name + ":")) message = fmt::format("{}: {}", info.name, message);
+    return SpanError(span, message, status.code());
+  }
+
+  // The argument a BlameArgument status names, as written; nullopt without
+  // a blame, or when the argument took its default (not written).
+  static std::optional<Span> BlamedSpan(const absl::Status& status, const ArgSpanMap& spans) {
+    auto payload = status.GetPayload(kBlamePayload);  // absl::optional on Debian
+    if (!payload) return std::nullopt;
+    std::string text(*payload);
+    size_t newline = text.find('\n');
+    auto it = spans.find(std::string_view(text).substr(0, newline));
+    if (it == spans.end()) return std::nullopt;
+    if (newline != std::string::npos) {
+      size_t element = 0;
+      std::string_view digits = std::string_view(text).substr(newline + 1);
+      std::from_chars(digits.data(), digits.data() + digits.size(), element);
+      if (element < it->second.elements.size()) return it->second.elements[element];
+    }
+    return it->second.whole;
   }
 
   // The arguments after `open`, its closing ')' included.
@@ -168,6 +211,7 @@ class PipelineParser {
   absl::Status ParseValue(RawArg& arg) {
     if (IsPunct("[")) {
       const Token& open = Peek();
+      arg.value_span = At(open);
       ++pos_;
       arg.is_list = true;
       while (!IsPunct("]")) {
@@ -177,6 +221,7 @@ class PipelineParser {
           return Error(t, "expected a list element or ']'");
         }
         arg.values.push_back(t.text);
+        arg.value_spans.push_back(At(t));
         ++pos_;
         if (IsPunct(",")) ++pos_;
       }
@@ -187,7 +232,9 @@ class PipelineParser {
     if (t.kind != Token::kWord && t.kind != Token::kString) {
       return Error(t, "expected an argument value");
     }
+    arg.value_span = At(t);
     arg.values.push_back(t.text);
+    arg.value_spans.push_back(At(t));
     ++pos_;
     return absl::OkStatus();
   }
@@ -195,7 +242,7 @@ class PipelineParser {
   // Matches arguments to parameters: positionals in order (a list parameter
   // takes the rest), then keywords; fills defaults; converts values.
   absl::StatusOr<PassArgs> Bind(const PassInfo& info, const Token& name,
-                                const std::vector<RawArg>& args) {
+                                const std::vector<RawArg>& args, ArgSpanMap& spans) {
     PassArgs out;
     std::vector<bool> given(info.params.size(), false);
     size_t next_positional = 0;
@@ -204,6 +251,7 @@ class PipelineParser {
       const RawArg& arg = args[i];
       size_t index = 0;
       std::vector<std::string> values = arg.values;
+      ArgSpans where{arg.value_span, arg.value_spans};
       if (arg.keyword.empty()) {
         if (seen_keyword) {
           return SpanError(arg.span, "positional argument after a keyword argument");
@@ -220,6 +268,8 @@ class PipelineParser {
           while (i + 1 < args.size() && args[i + 1].keyword.empty()) {
             ++i;
             values.insert(values.end(), args[i].values.begin(), args[i].values.end());
+            where.elements.insert(where.elements.end(), args[i].value_spans.begin(),
+                                  args[i].value_spans.end());
           }
         }
       } else {
@@ -232,6 +282,7 @@ class PipelineParser {
       given[index] = true;
       CARVE_ASSIGN_OR_RETURN(PassArgs::Value v, Convert(info.params[index], values, arg));
       out.Set(info.params[index].name, std::move(v));
+      spans[info.params[index].name] = std::move(where);
     }
     for (size_t k = 0; k < info.params.size(); ++k) {
       if (given[k]) continue;
@@ -242,6 +293,7 @@ class PipelineParser {
       }
       RawArg fallback;
       fallback.span = At(name);
+      fallback.value_span = At(name);
       std::vector<std::string> values;
       if (!p.default_value->empty() || p.kind != PassParamKind::kStringList) {
         values.push_back(*p.default_value);
@@ -283,14 +335,14 @@ class PipelineParser {
         } else if (v.text == "False" || v.text == "false" || v.text == "0") {
           v.flag = false;
         } else {
-          return SpanError(arg.span,
+          return SpanError(arg.value_span,
                            fmt::format("'{}' expects True or False, got '{}'", p.name, v.text));
         }
         break;
       case PassParamKind::kInt: {
         auto [ptr, ec] = std::from_chars(v.text.data(), v.text.data() + v.text.size(), v.number);
         if (ec != std::errc() || ptr != v.text.data() + v.text.size()) {
-          return SpanError(arg.span,
+          return SpanError(arg.value_span,
                            fmt::format("'{}' expects an integer, got '{}'", p.name, v.text));
         }
         break;
@@ -355,6 +407,15 @@ class PipelineParser {
 };
 
 }  // namespace
+
+absl::Status BlameArgument(absl::Status status, std::string_view param,
+                           std::optional<size_t> element) {
+  if (status.ok()) return status;
+  std::string blame(param);
+  if (element) blame += fmt::format("\n{}", *element);
+  status.SetPayload(kBlamePayload, absl::Cord(blame));
+  return status;
+}
 
 absl::StatusOr<PassPtr> ParsePipeline(std::string_view text, const PassRegistry& registry) {
   return PipelineParser(text, registry).Parse();

@@ -1,11 +1,15 @@
 // The passes `carve opt` pipelines can name, with TVM's signatures.
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "fmt/format.h"
+#include "ir/op.h"
 #include "passes/byoc/annotate_target.h"
 #include "passes/simplify/cleanup_passes.h"
 #include "passes/layout/alter_op_layout.h"
+#include "passes/layout/conv_rules.h"
 #include "passes/layout/convert_layout.h"
 #include "passes/fold/fold_constant.h"
 #include "passes/fold/fold_scale_axis.h"
@@ -37,12 +41,17 @@ PassInfo Simple(std::string name, std::string summary, std::function<PassPtr()> 
                   [make](const PassArgs&) -> absl::StatusOr<PassPtr> { return make(); }};
 }
 
-absl::StatusOr<std::vector<TargetSpecPtr>> Targets(const std::vector<std::string>& names) {
-  if (names.empty()) return absl::InvalidArgumentError("expected at least one target");
+// The targets of the list argument `param`; an unknown one is blamed.
+absl::StatusOr<std::vector<TargetSpecPtr>> Targets(const std::vector<std::string>& names,
+                                                   std::string_view param) {
+  if (names.empty()) {
+    return BlameArgument(absl::InvalidArgumentError("expected at least one target"), param);
+  }
   std::vector<TargetSpecPtr> targets;
-  for (const std::string& name : names) {
-    CARVE_ASSIGN_OR_RETURN(TargetSpecPtr spec, TargetRegistry::Global().Get(name));
-    targets.push_back(std::move(spec));
+  for (size_t i = 0; i < names.size(); ++i) {
+    absl::StatusOr<TargetSpecPtr> spec = TargetRegistry::Global().Get(names[i]);
+    if (!spec.ok()) return BlameArgument(spec.status(), param, i);
+    targets.push_back(*std::move(spec));
   }
   return targets;
 }
@@ -56,7 +65,7 @@ PassInfo AnnotateTargetInfo() {
              "annotate tuples and projections too")},
       [](const PassArgs& args) -> absl::StatusOr<PassPtr> {
         CARVE_ASSIGN_OR_RETURN(std::vector<TargetSpecPtr> targets,
-                               Targets(args.Strings("targets")));
+                               Targets(args.Strings("targets"), "targets"));
         return AnnotateTarget(std::move(targets), args.Bool("include_non_call_ops"));
       }};
 }
@@ -69,7 +78,7 @@ PassInfo MergeCompositeInfo() {
              "targets whose composite tables apply, in order")},
       [](const PassArgs& args) -> absl::StatusOr<PassPtr> {
         CARVE_ASSIGN_OR_RETURN(std::vector<TargetSpecPtr> targets,
-                               Targets(args.Strings("pattern_table")));
+                               Targets(args.Strings("pattern_table"), "pattern_table"));
         return MergeComposite(std::move(targets));
       }};
 }
@@ -83,7 +92,7 @@ PassInfo PartitionGraphInfo() {
              "bind constant inputs into the partitioned functions")},
       [](const PassArgs& args) -> absl::StatusOr<PassPtr> {
         PartitionGraphOptions options{args.String("mod_name"), args.Bool("bind_constants")};
-        CARVE_RETURN_IF_ERROR(MangleModuleName(options.mod_name).status());
+        CARVE_RETURN_IF_ERROR(BlameArgument(MangleModuleName(options.mod_name).status(), "mod_name"));
         return PartitionGraph(options);
       }};
 }
@@ -110,6 +119,36 @@ PassInfo DeadCodeEliminationInfo() {
                   }};
 }
 
+// Which argument of ConvertLayout `error` (of ConvertLayout(desired)) is
+// about, found by checking each converted op alone: an unknown or repeated
+// op in `ops` or `layouts`, a data layout the op cannot take, or its kernel
+// layout; else skip_layers, the one check left.
+absl::Status BlameConvertLayout(const DesiredLayout& desired, absl::Status error) {
+  absl::flat_hash_set<std::string> seen;
+  for (size_t i = 0; i < desired.ops.size(); ++i) {
+    const std::string& name = desired.ops[i];
+    const OpInfo* op = FindOp(name);
+    if (op == nullptr || !layout::HasConvertFunction(*op) || !seen.insert(name).second) {
+      return BlameArgument(error, "ops", i);
+    }
+    DesiredLayout one;
+    one.data = desired.data;
+    one.ops = {name};
+    if (!ConvertLayout(one).ok()) return BlameArgument(error, "data_layout");
+    one.kernel = desired.kernel;
+    if (!ConvertLayout(one).ok()) return BlameArgument(error, "kernel_layout");
+  }
+  for (size_t i = 0; i < desired.per_op.size(); ++i) {
+    DesiredLayout one;
+    one.ops.clear();
+    one.per_op = {desired.per_op[i]};
+    if (!seen.insert(desired.per_op[i].op).second || !ConvertLayout(one).ok()) {
+      return BlameArgument(error, "layouts", i);
+    }
+  }
+  return desired.skip_layers.empty() ? error : BlameArgument(error, "skip_layers");
+}
+
 PassInfo ConvertLayoutInfo() {
   return PassInfo{"ConvertLayout",
                   "move convolutions (and pools, resize, roi ops) to a layout; ops after them follow",
@@ -130,28 +169,57 @@ PassInfo ConvertLayoutInfo() {
                     desired.data = args.String("data_layout");
                     desired.kernel = args.String("kernel_layout");
                     desired.ops = args.Strings("ops");
-                    for (const std::string& layer : args.Strings("skip_layers")) {
-                      CARVE_ASSIGN_OR_RETURN(int64_t index, ParseSkipLayer(layer));
-                      desired.skip_layers.push_back(index);
+                    const std::vector<std::string>& layers = args.Strings("skip_layers");
+                    for (size_t i = 0; i < layers.size(); ++i) {
+                      absl::StatusOr<int64_t> index = ParseSkipLayer(layers[i]);
+                      if (!index.ok()) return BlameArgument(index.status(), "skip_layers", i);
+                      desired.skip_layers.push_back(*index);
                     }
-                    for (const std::string& entry : args.Strings("layouts")) {
-                      CARVE_ASSIGN_OR_RETURN(OpLayout op, ParseOpLayout(entry));
-                      desired.per_op.push_back(std::move(op));
+                    const std::vector<std::string>& entries = args.Strings("layouts");
+                    for (size_t i = 0; i < entries.size(); ++i) {
+                      absl::StatusOr<OpLayout> op = ParseOpLayout(entries[i]);
+                      if (!op.ok()) return BlameArgument(op.status(), "layouts", i);
+                      desired.per_op.push_back(*std::move(op));
                     }
                     if (desired.data.empty()) {
                       if (desired.per_op.empty()) {
                         return absl::InvalidArgumentError(
                             "ConvertLayout: give data_layout, layouts, or both");
                       }
-                      if (desired.ops != std::vector<std::string>{"nn.conv2d"} ||
-                          desired.kernel != "default") {
-                        return absl::InvalidArgumentError(
-                            "ConvertLayout: ops and kernel_layout apply only with data_layout");
+                      const bool ops_given = desired.ops != std::vector<std::string>{"nn.conv2d"};
+                      if (ops_given || desired.kernel != "default") {
+                        return BlameArgument(
+                            absl::InvalidArgumentError(
+                                "ConvertLayout: ops and kernel_layout apply only with data_layout"),
+                            ops_given ? "ops" : "kernel_layout");
                       }
                       desired.ops.clear();
                     }
-                    return ConvertLayout(std::move(desired));
+                    absl::StatusOr<PassPtr> pass = ConvertLayout(desired);
+                    if (!pass.ok()) return BlameConvertLayout(desired, pass.status());
+                    return pass;
                   }};
+}
+
+// Which argument of Rewrite `error` (of RewritePass(options)) is about: a
+// limit out of range, the rule file, or the first rule name that fails
+// alone or repeats one before it.
+absl::Status BlameRewrite(const RewritePassOptions& options, absl::Status error) {
+  if (options.max_rewrites < 1) return BlameArgument(error, "max_rewrites");
+  if (options.max_nodes < 0) return BlameArgument(error, "max_nodes");
+  RewritePassOptions all_rules = options;
+  all_rules.rules.clear();
+  if (!RewritePass(all_rules).ok()) {
+    return options.file.empty() ? error : BlameArgument(error, "file");
+  }
+  for (size_t i = 0; i < options.rules.size(); ++i) {
+    RewritePassOptions one = options;
+    one.rules = {options.rules[i]};
+    const bool repeated = std::find(options.rules.begin(), options.rules.begin() + i,
+                                    options.rules[i]) != options.rules.begin() + i;
+    if (repeated || !RewritePass(one).ok()) return BlameArgument(error, "rules", i);
+  }
+  return error;
 }
 
 PassInfo RewriteInfo() {
@@ -172,13 +240,17 @@ PassInfo RewriteInfo() {
         options.rules = args.Strings("rules");
         int64_t rounds = args.Int("max_rounds");
         if (rounds < 1 || rounds > 1000000000) {
-          return absl::InvalidArgumentError(
-              fmt::format("max_rounds must be between 1 and 1000000000, got {}", rounds));
+          return BlameArgument(
+              absl::InvalidArgumentError(
+                  fmt::format("max_rounds must be between 1 and 1000000000, got {}", rounds)),
+              "max_rounds");
         }
         options.max_rounds = static_cast<int>(rounds);
         options.max_rewrites = args.Int("max_rewrites");
         options.max_nodes = args.Int("max_nodes");
-        return RewritePass(options);
+        absl::StatusOr<PassPtr> pass = RewritePass(options);
+        if (!pass.ok()) return BlameRewrite(options, pass.status());
+        return pass;
       }};
 }
 
@@ -223,9 +295,18 @@ void RegisterBuiltinPasses(PassRegistry& registry) {
       {Param("keep_clip_after", PassParamKind::kStringList, "",
              "ops whose result keeps a clip that changes no value (a backend's recipe sets it)")},
       [](const PassArgs& args) -> absl::StatusOr<PassPtr> {
-        CARVE_ASSIGN_OR_RETURN(SimplifyExprOptions options,
-                               SimplifyExprOptionsFor(args.Strings("keep_clip_after")));
-        return SimplifyExpr(std::move(options));
+        const std::vector<std::string>& ops = args.Strings("keep_clip_after");
+        absl::StatusOr<SimplifyExprOptions> options = SimplifyExprOptionsFor(ops);
+        if (!options.ok()) {
+          // Blame the first op that fails alone.
+          for (size_t i = 0; i < ops.size(); ++i) {
+            if (!SimplifyExprOptionsFor({ops[i]}).ok()) {
+              return BlameArgument(options.status(), "keep_clip_after", i);
+            }
+          }
+          return BlameArgument(options.status(), "keep_clip_after");
+        }
+        return SimplifyExpr(*std::move(options));
       }});
   registry.Register(At(3, Simple("CanonicalizeOps", "bias_add -> add(x, expand_dims(bias))",
                                   CanonicalizeOps)));

@@ -11,7 +11,9 @@
 # time-outs are written to $CARVE_FUZZ_DIR/artifacts/TARGET/ and make the
 # script exit non-zero. CARVE_FUZZ_DIR defaults to build-fuzz; point it
 # outside the checkout to keep a corpus across clones and long runs (add
-# -fork=1 for those, docs/fuzzing.md).
+# -fork=1 for those, docs/fuzzing.md). CARVE_FUZZ_IDLE=1 builds and fuzzes
+# under `chrt -i 0` (SCHED_IDLE: only CPU nothing else wants, for long runs
+# on a shared machine; `nice` does not keep a fuzzer out of others' way).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 targets=(relay pat npy byoc run)
@@ -31,6 +33,8 @@ if ! [[ $seconds =~ ^[0-9]+$ ]] || ((seconds < 1)); then
   exit 2
 fi
 
+idle=()
+if [[ ${CARVE_FUZZ_IDLE:-0} == 1 ]]; then idle=(chrt -i 0); fi
 launcher=()
 if command -v ccache >/dev/null 2>&1; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 if [[ ! -f build-fuzz/CMakeCache.txt ]]; then
@@ -39,7 +43,7 @@ if [[ ! -f build-fuzz/CMakeCache.txt ]]; then
     -DCARVE_BUILD_TESTS=OFF -DCARVE_BUILD_BENCH=OFF "${launcher[@]}" >/dev/null
 fi
 if [[ $target == all ]]; then run=("${targets[@]}"); else run=("$target"); fi
-ninja -C build-fuzz "${run[@]/#/fuzz_}"
+"${idle[@]}" ninja -C build-fuzz "${run[@]/#/fuzz_}"
 
 work=${CARVE_FUZZ_DIR:-build-fuzz}
 status=0
@@ -52,7 +56,7 @@ for t in "${run[@]}"; do
   # allocated and pays no heap scan. -rss_limit_mb bounds a runaway input.
   if ! ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
       UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-      "build-fuzz/fuzz/fuzz_$t" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
+      "${idle[@]}" "build-fuzz/fuzz/fuzz_$t" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
       -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$work/artifacts/$t/" \
       "$@" "$work/corpus/$t" "fuzz/corpus/$t"; then
     status=1

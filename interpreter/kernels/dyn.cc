@@ -3,6 +3,8 @@
 // relation types the result, and the static op's kernel computes it (TVM's
 // DynamicToStatic pass does the same rewrite when the arguments are
 // constants).
+#include "interpreter/kernels/element_index.h"
+#include "interpreter/kernels/index_value.h"
 #include "interpreter/kernels/kernel_util.h"
 
 namespace carve {
@@ -14,7 +16,7 @@ using Fields = std::vector<std::pair<std::string_view, AttrValue>>;
 // The integer values of tensor `t`.
 std::vector<int64_t> IntsOf(const NDArray& t) {
   std::vector<int64_t> v;
-  for (int64_t i = 0; i < t.num_elements(); ++i) v.push_back(int64_t(t.GetAsDouble(i)));
+  for (int64_t i = 0; i < t.num_elements(); ++i) v.push_back(IndexElement(t, i));
   return v;
 }
 
@@ -180,22 +182,37 @@ Outputs SparseToDense(const KernelContext& ctx) {
     CARVE_ASSIGN_OR_RETURN(const TensorType* out_t, OutTensorType(ctx));
     CARVE_ASSIGN_OR_RETURN(shape, StaticShape(out_t));
   }
-  NDArray out = NDArray::Empty(values.dtype(), shape);
-  const double fill = ctx.inputs[2].GetAsDouble(0);
-  for (int64_t i = 0; i < out.num_elements(); ++i) out.SetFromDouble(i, fill);
+  for (int64_t d : shape) {
+    if (d < 0) return KernelError(ctx, "output_shape {} has a negative extent", ShapeString(shape));
+  }
   const int64_t rows = idx.rank() == 0 ? 1 : idx.shape()[0];
   const int64_t cols = idx.rank() < 2 ? 1 : idx.shape()[1];
+  if (values.num_elements() != 1 && values.num_elements() < rows) {
+    return KernelError(ctx, "{} sparse_values for {} indices", values.num_elements(), rows);
+  }
+  NDArray out = NDArray::Empty(values.dtype(), shape);
+  // Values move as elements, not through double (an int64 above 2^53
+  // would round).
+  const NDArray& fill = ctx.inputs[2];
+  const bool same_dtype = fill.dtype() == values.dtype();
+  for (int64_t i = 0; i < out.num_elements(); ++i) {
+    if (same_dtype) {
+      CopyElement(fill, 0, out, i);
+    } else {
+      out.SetFromDouble(i, fill.GetAsDouble(0));
+    }
+  }
   std::vector<int64_t> strides = RowMajorStrides(shape);
   for (int64_t r = 0; r < rows; ++r) {
     int64_t off = 0;
     for (int64_t c = 0; c < cols; ++c) {
-      int64_t v = int64_t(idx.GetAsDouble(r * cols + c));
+      const int64_t v = IndexElement(idx, r * cols + c);
       if (c >= int64_t(shape.size()) || v < 0 || v >= shape[c]) {
         return KernelError(ctx, "index {} is out of range for {}", v, ShapeString(shape));
       }
       off += v * strides[c];
     }
-    out.SetFromDouble(off, values.GetAsDouble(values.num_elements() == 1 ? 0 : r));
+    CopyElement(values, values.num_elements() == 1 ? 0 : r, out, off);
   }
   return std::vector<NDArray>{out};
 }

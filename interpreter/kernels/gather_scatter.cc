@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "interpreter/kernels/index_value.h"
 #include "interpreter/kernels/kernel_util.h"
 
 namespace carve {
@@ -34,11 +35,10 @@ int64_t Remap(int64_t flat, const std::vector<int64_t>& shape,
 // as TVM's scatter_elements; gather's importer normalises first).
 absl::StatusOr<int64_t> CheckedIndex(const KernelContext& ctx, const NDArray& idx, int64_t i,
                                      int64_t extent) {
-  int64_t v = int64_t(idx.GetAsDouble(i));
-  if (v < 0) v += extent;
-  if (v < 0 || v >= extent) {
-    return KernelError(ctx, "index {} is out of range for extent {}", int64_t(idx.GetAsDouble(i)),
-                       extent);
+  const int64_t raw = IndexElement(idx, i);
+  const int64_t v = raw < 0 ? raw + extent : raw;
+  if (raw < -extent || v >= extent) {
+    return KernelError(ctx, "index {} is out of range for extent {}", raw, extent);
   }
   return v;
 }

@@ -3,10 +3,11 @@
 // sequence_mask, meshgrid, trilu, matrix_set_diag, unravel_index,
 // invert_permutation, adv_index). Each walks the output (or the updates)
 // element by element and maps coordinates; elements move as bytes, so every
-// dtype works, and index tensors are read through GetAsDouble.
+// dtype works, and index tensors are read exactly (IndexElement).
 #include <cstring>
 
 #include "interpreter/kernels/element_index.h"
+#include "interpreter/kernels/index_value.h"
 #include "interpreter/kernels/kernel_util.h"
 
 namespace carve {
@@ -18,9 +19,9 @@ using Outputs = absl::StatusOr<std::vector<NDArray>>;
 // end), or an error.
 absl::StatusOr<int64_t> IndexAt(const KernelContext& ctx, const NDArray& idx, int64_t i,
                                 int64_t extent) {
-  int64_t v = int64_t(idx.GetAsDouble(i));
-  int64_t n = v < 0 ? v + extent : v;
-  if (n < 0 || n >= extent) {
+  const int64_t v = IndexElement(idx, i);
+  const int64_t n = v < 0 ? v + extent : v;
+  if (v < -extent || n >= extent) {
     return KernelError(ctx, "index {} is out of range for extent {}", v, extent);
   }
   return n;
@@ -69,7 +70,7 @@ Outputs ReverseSequence(const KernelContext& ctx) {
   CARVE_ASSIGN_OR_RETURN(int64_t seq, NormalizeAxis(ctx, AttrInt(ctx, "seq_axis", 1), rank));
   CARVE_ASSIGN_OR_RETURN(int64_t batch, NormalizeAxis(ctx, AttrInt(ctx, "batch_axis", 0), rank));
   return MapFromInput(ctx, in, [&](std::vector<int64_t>& c) {
-    int64_t len = std::min(int64_t(lengths.GetAsDouble(c[batch])), in.shape()[seq]);
+    int64_t len = std::min(IndexElement(lengths, c[batch]), in.shape()[seq]);
     if (c[seq] < len) c[seq] = len - 1 - c[seq];
   });
 }
@@ -86,7 +87,7 @@ Outputs OneHot(const KernelContext& ctx) {
     std::vector<int64_t> c = Coords(flat, out.shape());
     int64_t depth_pos = c[axis];
     c.erase(c.begin() + axis);
-    bool hit = int64_t(idx.GetAsDouble(Offset(c, idx_strides))) == depth_pos;
+    bool hit = IndexElement(idx, Offset(c, idx_strides)) == depth_pos;
     out.SetFromDouble(flat, hit ? on : off);
   }
   return std::vector<NDArray>{out};
@@ -137,6 +138,14 @@ Outputs GatherND(const KernelContext& ctx) {
   return std::vector<NDArray>{out};
 }
 
+// scatter_nd's reduction `mode` (not "update") of two int64s, wrapping
+// as TVM's int64 arithmetic does.
+int64_t CombineInt64(std::string_view mode, int64_t o, int64_t u) {
+  if (mode == "add") return int64_t(uint64_t(o) + uint64_t(u));
+  if (mode == "mul") return int64_t(uint64_t(o) * uint64_t(u));
+  return mode == "min" ? std::min(o, u) : std::max(o, u);
+}
+
 // out = data; out[indices[:, y...], r...] (op)= updates[y..., r...].
 Outputs ScatterND(const KernelContext& ctx) {
   CARVE_RETURN_IF_ERROR(CheckArity(ctx, 3));
@@ -159,10 +168,18 @@ Outputs ScatterND(const KernelContext& ctx) {
       base += v * strides[j];
     }
     for (int64_t r = 0; r < rest; ++r) {
-      double u = upd.GetAsDouble(y * rest + r), o = out.GetAsDouble(base + r);
-      if (mode == "update")
+      if (mode == "update") {
         CopyElement(upd, y * rest + r, out, base + r);
-      else if (mode == "add")
+        continue;
+      }
+      if (out.dtype() == DataType::Int(64) && upd.dtype() == out.dtype()) {
+        // Exactly: through double an int64 above 2^53 would round.
+        int64_t& o = out.data<int64_t>()[base + r];
+        o = CombineInt64(mode, o, upd.data<int64_t>()[y * rest + r]);
+        continue;
+      }
+      double u = upd.GetAsDouble(y * rest + r), o = out.GetAsDouble(base + r);
+      if (mode == "add")
         out.SetFromDouble(base + r, o + u);
       else if (mode == "mul")
         out.SetFromDouble(base + r, o * u);
@@ -185,7 +202,7 @@ Outputs SequenceMask(const KernelContext& ctx) {
   NDArray out = data.Copy();
   for (int64_t flat = 0; flat < out.num_elements(); ++flat) {
     std::vector<int64_t> c = Coords(flat, out.shape());
-    if (double(c[axis]) >= lengths.GetAsDouble(c[1 - axis])) out.SetFromDouble(flat, mask);
+    if (c[axis] >= IndexElement(lengths, c[1 - axis])) out.SetFromDouble(flat, mask);
   }
   return std::vector<NDArray>{out};
 }
@@ -259,11 +276,11 @@ Outputs UnravelIndex(const KernelContext& ctx) {
   CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
   const int64_t dims = shape.num_elements(), n = idx.num_elements();
   for (int64_t e = 0; e < n; ++e) {
-    int64_t v = int64_t(idx.GetAsDouble(e));
+    int64_t v = IndexElement(idx, e);
     for (int64_t d = dims; d-- > 0;) {
-      int64_t extent = int64_t(shape.GetAsDouble(d));
+      const int64_t extent = IndexElement(shape, d);
       if (extent <= 0) return KernelError(ctx, "shape must be positive");
-      out.SetFromDouble(d * n + e, double(v % extent));
+      SetIndexElement(out, d * n + e, v % extent);
       v /= extent;
     }
   }

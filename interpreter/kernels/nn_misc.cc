@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "interpreter/kernels/element_index.h"
+#include "interpreter/kernels/index_value.h"
 #include "interpreter/kernels/kernel_util.h"
 
 namespace carve {
@@ -299,7 +300,7 @@ Outputs NLLLoss(const KernelContext& ctx) {
   CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
   double sum = 0, weight_sum = 0;
   for (int64_t i = 0; i < targets.num_elements(); ++i) {
-    const int64_t t = int64_t(targets.GetAsDouble(i));
+    const int64_t t = IndexElement(targets, i);
     double loss = 0;
     if (t != ignore) {
       if (t < 0 || t >= classes) return KernelError(ctx, "target {} is out of range", t);

@@ -1,6 +1,8 @@
 // Indexing kernels (ops.md section 12): strided_slice and take.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "interpreter/kernels/data_movement.h"
 #include "interpreter/kernels/kernel_util.h"
@@ -107,7 +109,18 @@ Outputs Take(const KernelContext& ctx) {
   std::vector<int64_t> idx(indices.num_elements());
   CARVE_RETURN_IF_ERROR(DispatchInteger(ctx, indices.dtype(), [&]<typename I>() {
     const I* p = indices.data<I>();
-    for (size_t i = 0; i < idx.size(); ++i) idx[i] = static_cast<int64_t>(p[i]);
+    for (size_t i = 0; i < idx.size(); ++i) {
+      // A uint64 above INT64_MAX stays far out of range (static_cast would
+      // make it negative, an index from the end); wrap mode takes it
+      // modulo n exactly.
+      if constexpr (std::is_same_v<I, uint64_t>) {
+        idx[i] = p[i] > uint64_t(INT64_MAX)
+                     ? (mode == "wrap" ? int64_t(p[i] % uint64_t(n)) : INT64_MAX)
+                     : int64_t(p[i]);
+      } else {
+        idx[i] = static_cast<int64_t>(p[i]);
+      }
+    }
     return absl::OkStatus();
   }));
   for (int64_t& i : idx) {

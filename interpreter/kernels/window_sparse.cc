@@ -3,6 +3,7 @@
 // computes. Products accumulate in double and are stored in the output
 // dtype.
 #include "interpreter/kernels/element_index.h"
+#include "interpreter/kernels/index_value.h"
 #include "interpreter/kernels/kernel_util.h"
 
 namespace carve {
@@ -39,7 +40,7 @@ Outputs StridedSet(const KernelContext& ctx) {
   std::vector<int64_t> begin(rank, 0), end(data.shape()), step(rank, 1);
   for (size_t d = 0; d < rank; ++d) {
     const int64_t n = data.shape()[d];
-    if (int64_t(d) < ctx.inputs[4].num_elements()) step[d] = int64_t(ctx.inputs[4].GetAsDouble(d));
+    if (int64_t(d) < ctx.inputs[4].num_elements()) step[d] = IndexElement(ctx.inputs[4], d);
     if (step[d] == 0) return KernelError(ctx, "strides must be nonzero");
     if (step[d] < 0) {
       begin[d] = n - 1;
@@ -51,10 +52,10 @@ Outputs StridedSet(const KernelContext& ctx) {
                          : std::clamp<int64_t>(x, is_end ? -1 : 0, n - 1);
     };
     if (int64_t(d) < ctx.inputs[2].num_elements()) {
-      begin[d] = clamp(int64_t(ctx.inputs[2].GetAsDouble(d)), false);
+      begin[d] = clamp(IndexElement(ctx.inputs[2], d), false);
     }
     if (int64_t(d) < ctx.inputs[3].num_elements()) {
-      end[d] = clamp(int64_t(ctx.inputs[3].GetAsDouble(d)), true);
+      end[d] = clamp(IndexElement(ctx.inputs[3], d), true);
     }
   }
   NDArray out = data.Copy();
@@ -75,14 +76,24 @@ Outputs StridedSet(const KernelContext& ctx) {
 }
 
 // The sparse matrix (CSR: 1-d data; BSR: (blocks, br, bc) data) as a
-// function visiting its nonzeros (row, col, value).
+// function visiting its nonzeros (row, col, value); an error when indptr
+// leaves [0, nnz] or decreases, or a column index is negative (the caller
+// checks columns against its own extent).
 template <typename F>
-void ForEachNonzero(const NDArray& data, const NDArray& indices, const NDArray& indptr, F&& f) {
+absl::Status ForEachNonzero(const KernelContext& ctx, const NDArray& data, const NDArray& indices,
+                            const NDArray& indptr, F&& f) {
   const bool bsr = data.rank() == 3;
   const int64_t br = bsr ? data.shape()[1] : 1, bc = bsr ? data.shape()[2] : 1;
+  const int64_t nnz = std::min(indices.num_elements(), bsr ? data.shape()[0] : data.num_elements());
   for (int64_t r = 0; r + 1 < indptr.num_elements(); ++r) {
-    for (int64_t j = int64_t(indptr.GetAsDouble(r)); j < int64_t(indptr.GetAsDouble(r + 1)); ++j) {
-      const int64_t col = int64_t(indices.GetAsDouble(j));
+    const int64_t first = IndexElement(indptr, r), last = IndexElement(indptr, r + 1);
+    if (first < 0 || last < first || last > nnz) {
+      return KernelError(ctx, "indptr[{}:{}] = {}, {} is not a range of the {} nonzeros", r,
+                         r + 2, first, last, nnz);
+    }
+    for (int64_t j = first; j < last; ++j) {
+      const int64_t col = IndexElement(indices, j);
+      if (col < 0) return KernelError(ctx, "indices[{}] = {} is negative", j, col);
       for (int64_t i = 0; i < br; ++i) {
         for (int64_t k = 0; k < bc; ++k) {
           f(r * br + i, col * bc + k, data.GetAsDouble((j * br + i) * bc + k));
@@ -90,6 +101,7 @@ void ForEachNonzero(const NDArray& data, const NDArray& indices, const NDArray& 
       }
     }
   }
+  return absl::OkStatus();
 }
 
 // sparse_lhs false: out[m, n] = Σ dense[m, k] S[n, k]; true: out[r, n] =
@@ -101,10 +113,14 @@ Outputs SparseDense(const KernelContext& ctx) {
   CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
   const int64_t cols = out.shape()[1], m = dense.shape()[0], kdim = dense.shape()[1];
   std::vector<double> acc(size_t(out.num_elements()), 0.0);
+  // Sparse rows: the output's rows (sparse_lhs) or columns.
+  const int64_t sparse_rows = lhs ? out.shape()[0] : cols;
   absl::Status bad;
-  ForEachNonzero(ctx.inputs[1], ctx.inputs[2], ctx.inputs[3], [&](int64_t r, int64_t k, double v) {
-    if (k >= kdim) {
-      bad = KernelError(ctx, "column {} is out of range for {} columns", k, kdim);
+  auto add = [&](int64_t r, int64_t k, double v) {
+    if (!bad.ok()) return;
+    if (k >= kdim || r >= sparse_rows) {
+      bad = KernelError(ctx, "nonzero ({}, {}) is out of range for a {}x{} sparse matrix", r, k,
+                        sparse_rows, kdim);
       return;
     }
     for (int64_t i = 0; i < m; ++i) {
@@ -114,7 +130,8 @@ Outputs SparseDense(const KernelContext& ctx) {
       else
         acc[i * cols + r] += d * v;
     }
-  });
+  };
+  CARVE_RETURN_IF_ERROR(ForEachNonzero(ctx, ctx.inputs[1], ctx.inputs[2], ctx.inputs[3], add));
   if (!bad.ok()) return bad;
   for (size_t i = 0; i < acc.size(); ++i) out.SetFromDouble(int64_t(i), acc[i]);
   return std::vector<NDArray>{out};

@@ -60,14 +60,6 @@ absl::Status Annotate(const absl::Status& status, std::string_view prefix,
   return DiagnosticsToStatus(diags, status.code());
 }
 
-// A pass that fails with the error of its rule file when it runs, so that
-// the file's diagnostics keep their `file:line:col` (errors of pass
-// factories are reported at the pipeline text instead).
-PassPtr FailingPass(const RewritePassOptions& options, absl::Status error) {
-  return MakeModulePass("Rewrite", Describe(options),
-                        [error](Module&, PassContext&) -> absl::StatusOr<bool> { return error; });
-}
-
 absl::Status UnknownRule(const std::string& name, const std::vector<std::string>& known,
                          const std::string& origin) {
   std::string near = NearestName(name, known);
@@ -203,7 +195,9 @@ absl::StatusOr<PassPtr> RewritePass(const RewritePassOptions& options) {
   for (const std::string& path : paths) {
     absl::StatusOr<std::shared_ptr<const PatternLibrary>> lib = files.load(path);
     if (!lib.ok()) {
-      if (HasSpannedDiagnostic(lib.status())) return FailingPass(options, lib.status());
+      // The file's diagnostics keep their `file:line:col` (the pipeline
+      // parser adds a note at the pass), and come before any pass runs.
+      if (HasSpannedDiagnostic(lib.status())) return lib.status();
       if (!path.ends_with(".pat") && options.rules.empty()) {
         return absl::Status(lib.status().code(),
                             fmt::format("{} (the first argument is the rule file: "

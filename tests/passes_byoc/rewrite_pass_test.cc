@@ -250,7 +250,7 @@ TEST(RewritePass, UnknownAndRepeatedRuleNamesPointAtThePipeline) {
   ScopedRuleFiles files(TestFiles());
   Module mod = ParseTyped("def @main(%x: Tensor[(4), float32]) { nn.relu(%x) }");
   EXPECT_THAT(Error(RunText("Rewrite(rules.pat,fold_bais)", mod)),
-              HasSubstr("<pipeline>:1:1: error: Rewrite: rules.pat has no rule 'fold_bais' (did "
+              HasSubstr("<pipeline>:1:19: error: Rewrite: rules.pat has no rule 'fold_bais' (did "
                         "you mean 'fold_bias'?)"));
   EXPECT_THAT(Error(RunText("Rewrite(rules.pat,zzzzzzzz)", mod)),
               HasSubstr("rules.pat has no rule 'zzzzzzzz' (its rules: fold_bias, relu_relu, "

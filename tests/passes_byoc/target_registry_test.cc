@@ -46,7 +46,7 @@ TEST(TargetRegistryTest, APipelineKeepsTheSpecFilesLocationAndNotesThePass) {
   ASSERT_FALSE(pass.ok());
   std::string text = RenderStatus(pass.status());
   EXPECT_THAT(text, HasSubstr("broken_spec_target.pat:1:41: error: expected ';'"));
-  EXPECT_THAT(text, HasSubstr("<pipeline>:1:11: note: while building MergeComposite"));
+  EXPECT_THAT(text, HasSubstr("<pipeline>:1:26: note: while building MergeComposite"));
 }
 
 }  // namespace

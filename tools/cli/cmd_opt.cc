@@ -238,9 +238,8 @@ int RunPartition(const ParsedArgs& args, Env& env) {
   }
   absl::StatusOr<std::vector<TargetSpecPtr>> backends = Backends(*args.Get("--backend"));
   if (!backends.ok()) return ReportError(env, backends.status());
-  if (env.prefault_heap) env.prefault_heap(args.positional()[0], kPipelineHeapPerInputByte);
-  absl::StatusOr<Module> mod = LoadModuleWithParams(env, args);
-  if (!mod.ok()) return ReportError(env, mod.status());
+  // The options and the backend's pipeline are checked before the module is
+  // read: a bad --opt-level fails at once, not after a large model loaded.
   // The backend's context (BackendDescriptor::gate), or the options'.
   absl::StatusOr<std::optional<PassGate>> gate =
       GateFromArgs(args, DefaultBackendGate(*backends));
@@ -250,6 +249,9 @@ int RunPartition(const ParsedArgs& args, Env& env) {
   absl::StatusOr<PassPtr> pipeline =
       BackendPipeline(*backends, "default", gate->has_value() ? &**gate : nullptr);
   if (!pipeline.ok()) return ReportError(env, pipeline.status());
+  if (env.prefault_heap) env.prefault_heap(args.positional()[0], kPipelineHeapPerInputByte);
+  absl::StatusOr<Module> mod = LoadModuleWithParams(env, args);
+  if (!mod.ok()) return ReportError(env, mod.status());
   EnsureConstantEvaluator();
   const Module input = *mod;  // for FindLetBoundLoss
   // The module AnnotateTarget judged, for the report's reasons.

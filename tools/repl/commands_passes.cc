@@ -54,9 +54,11 @@ absl::Status Load(Session& s, std::string_view args) {
 
 absl::Status Pass(Session& s, std::string_view args) {
   if (args.empty()) return absl::InvalidArgumentError("expected a pipeline: pass PIPELINE");
-  CARVE_RETURN_IF_ERROR(s.RequireModule());
+  // The pipeline (every pass's arguments) is checked first: a typo is
+  // reported as such, with or without a module.
   ScopedRuleFiles rule_files(s.rule_files());  // Rewrite(F.pat) reads F.pat here
   CARVE_ASSIGN_OR_RETURN(PassPtr pipeline, ParsePipeline(args));
+  CARVE_RETURN_IF_ERROR(s.RequireModule());
   std::vector<PassPtr> passes = SequenceMembers(*pipeline);
   if (passes.empty()) passes.push_back(pipeline);
   return s.RunPasses(passes, fmt::format("pass {}", args));
