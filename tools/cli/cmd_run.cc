@@ -275,32 +275,77 @@ absl::StatusOr<RepeatOptions> ParseRepeatOptions(const ParsedArgs& args) {
   return r;
 }
 
-absl::Status RunModule(const Module& loaded, const ParsedArgs& args, Env& env) {
-  const Module* mod = &loaded;
-  const int64_t baseline_rss = CurrentRssBytes();
-  const Function* main = mod->Lookup("main");
-  if (main == nullptr) return absl::InvalidArgumentError("module has no @main");
-  CARVE_ASSIGN_OR_RETURN(RunNumbers numbers, ParseRunNumbers(args));
+namespace {
+
+// The run's inputs: --input files, --params, generated values for the rest.
+absl::StatusOr<std::vector<NDArray>> ReadRunInputs(const Function& main, const ParsedArgs& args,
+                                                   const RunNumbers& numbers, Env& env) {
   RunInputOptions input_options;
   input_options.inputs = args.GetAll("--input");
   input_options.params_dir = args.GetOr("--params", "");
   input_options.read_file = env.read_file;
   input_options.seed = numbers.seed;
   input_options.dist = numbers.dist;
-  CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> inputs, PrepareRunInputs(*main, input_options));
-  const long threads = numbers.threads;
-  SetBackendThreads(int(threads));
+  return PrepareRunInputs(main, input_options);
+}
+
+// The threads of a run with --threads N: none of its own for one.
+struct RunThreads {
   std::unique_ptr<Eigen::ThreadPool> pool;
   std::unique_ptr<Eigen::ThreadPoolDevice> device;
-  InterpreterOptions options;
+};
+
+RunThreads MakeRunThreads(long threads) {
+  RunThreads t;
   if (threads > 1) {
     // The calling thread runs one chunk of every split (nn_kernels::
     // ParallelFor), so the pool holds the other threads - 1: one worker more
     // was woken by every split only to find nothing left to do.
-    pool = std::make_unique<Eigen::ThreadPool>(int(threads) - 1);
-    device = std::make_unique<Eigen::ThreadPoolDevice>(pool.get(), int(threads));
-    options.device = device.get();
+    t.pool = std::make_unique<Eigen::ThreadPool>(int(threads) - 1);
+    t.device = std::make_unique<Eigen::ThreadPoolDevice>(t.pool.get(), int(threads));
   }
+  return t;
+}
+
+// Each output summarised on stdout and, with --out DIR, written as
+// DIR/out<i>.npy.
+absl::Status WriteRunOutputs(const std::vector<NDArray>& outputs, const ParsedArgs& args,
+                             Env& env) {
+  std::string out_dir = args.GetOr("--out", "");
+  if (!out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(out_dir, ec);
+    if (ec) {
+      return absl::PermissionDeniedError(
+          fmt::format("cannot create '{}': {}", out_dir, ec.message()));
+    }
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    *env.out << Summarize(i, outputs[i]);
+    if (!out_dir.empty()) {
+      std::string path = (std::filesystem::path(out_dir) / fmt::format("out{}.npy", i)).string();
+      // Through env.write_file, as -o is written: never half a file, and a
+      // failed write names its reason (a full disk).
+      CARVE_ASSIGN_OR_RETURN(std::string bytes, SerializeNpy(outputs[i]));
+      CARVE_RETURN_IF_ERROR(env.write_file(path, bytes));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status RunModule(const Module& loaded, const ParsedArgs& args, Env& env) {
+  const Module* mod = &loaded;
+  const int64_t baseline_rss = CurrentRssBytes();
+  const Function* main = mod->Lookup("main");
+  if (main == nullptr) return absl::InvalidArgumentError("module has no @main");
+  CARVE_ASSIGN_OR_RETURN(RunNumbers numbers, ParseRunNumbers(args));
+  CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> inputs, ReadRunInputs(*main, args, numbers, env));
+  SetBackendThreads(int(numbers.threads));
+  RunThreads threads = MakeRunThreads(numbers.threads);
+  InterpreterOptions options;
+  options.device = threads.device.get();
   const double prepare_start = NowMicros();
   Interpreter interpreter(*mod, options);
   PrepareBackendRuntimes(*mod, options.device);  // oneDNN primitives before the first call
@@ -344,26 +389,7 @@ absl::Status RunModule(const Module& loaded, const ParsedArgs& args, Env& env) {
         run_end.cpu - run_start.cpu, run_end.wall - run_start.wall, st.kernel_calls,
         st.peak_live_bytes, baseline_rss, PeakRssBytes());
   }
-  std::string out_dir = args.GetOr("--out", "");
-  if (!out_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(out_dir, ec);
-    if (ec) {
-      return absl::PermissionDeniedError(
-          fmt::format("cannot create '{}': {}", out_dir, ec.message()));
-    }
-  }
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    *env.out << Summarize(i, outputs[i]);
-    if (!out_dir.empty()) {
-      std::string path = (std::filesystem::path(out_dir) / fmt::format("out{}.npy", i)).string();
-      // Through env.write_file, as -o is written: never half a file, and a
-      // failed write names its reason (a full disk).
-      CARVE_ASSIGN_OR_RETURN(std::string bytes, SerializeNpy(outputs[i]));
-      CARVE_RETURN_IF_ERROR(env.write_file(path, bytes));
-    }
-  }
-  return absl::OkStatus();
+  return WriteRunOutputs(outputs, args, env);
 }
 
 void AddRunCommands(std::vector<Command>& commands) {
