@@ -5,6 +5,8 @@
 #include <set>
 
 #include "fmt/format.h"
+#include "fmt/ranges.h"
+#include "grammar/metadata.h"
 #include "support/status_macros.h"
 #include "tools/repl/commands.h"
 #include "tools/repl/diff.h"
@@ -138,6 +140,49 @@ DiffSide BlockSide(const StepText& text, const std::string& name) {
   return side;
 }
 
+// The `#[metadata]` section as one line per object, for `diff`: TVM's
+// node-graph JSON renumbers every node when one constant goes away, and
+// each tensor is one base64 line of up to megabytes, so a textual diff of
+// the section buries the change. A constant's line shows its dtype, shape,
+// size and a hash of its bytes (a changed value is a changed line); an
+// attrs object's line shows its fields.
+std::vector<std::string> MetadataSummary(const StepText& text) {
+  std::vector<std::string> lines;
+  const StepText::Block* b = text.FindBlock("#[metadata]");
+  if (b == nullptr) return lines;
+  size_t begin = text.line_starts[b->first] + text.Line(b->first).size();
+  absl::StatusOr<Metadata> meta = ParseMetadata(std::string_view(text.text).substr(begin));
+  if (!meta.ok()) {
+    lines.push_back(fmt::format("(unreadable: {})", std::string(meta.status().message())));
+    return lines;
+  }
+  for (size_t i = 0; i < meta->constants.size(); ++i) {
+    const NDArray& t = meta->constants[i];
+    const auto* bytes = static_cast<const uint8_t*>(t.raw_data());
+    uint64_t hash = 1469598103934665603ull;  // FNV-1a
+    for (size_t k = 0; k < t.nbytes(); ++k) hash = (hash ^ bytes[k]) * 1099511628211ull;
+    lines.push_back(fmt::format("meta[relay.Constant][{}]: {} ({}), {} bytes, fnv1a {:016x}", i,
+                                t.dtype().ToString(), fmt::join(t.shape(), ", "), t.nbytes(),
+                                hash));
+  }
+  for (const auto& [key, objects] : meta->attrs) {
+    for (size_t i = 0; i < objects.size(); ++i) {
+      std::vector<std::string> fields;
+      for (const auto& [name, value] : objects[i].fields) {
+        fields.push_back(fmt::format("{}={}", name, AttrValueToString(value)));
+      }
+      lines.push_back(fmt::format("meta[{}][{}]: {}", key, i, fmt::join(fields, ", ")));
+    }
+  }
+  return lines;
+}
+
+DiffSide LinesSide(const std::vector<std::string>& lines) {
+  DiffSide side;
+  for (const std::string& line : lines) side.lines.push_back(line);
+  return side;
+}
+
 std::string Colour(std::string_view hunks) {
   std::string out;
   size_t pos = 0;
@@ -182,10 +227,10 @@ absl::Status Diff(Session& s, std::string_view args) {
   // is left out without printing anything.
   std::set<std::string> changed;
   for (const auto& [gv, fn] : ma.Functions()) {
-    if (mb.Lookup(gv->name()) != fn) changed.insert("@" + std::string(gv->name()));
+    if (mb.Lookup(gv->name()) != fn) changed.insert(fmt::format("@{}", gv->name()));
   }
   for (const auto& [gv, fn] : mb.Functions()) {
-    if (ma.Lookup(gv->name()) != fn) changed.insert("@" + std::string(gv->name()));
+    if (ma.Lookup(gv->name()) != fn) changed.insert(fmt::format("@{}", gv->name()));
   }
   std::string hunks;
   if (!changed.empty()) {
@@ -194,8 +239,9 @@ absl::Status Diff(Session& s, std::string_view args) {
     for (const std::string& name : changed) {
       hunks += UnifiedDiff(BlockSide(ta, name), BlockSide(tb, name), s.diff_context, "def " + name);
     }
-    hunks += UnifiedDiff(BlockSide(ta, "#[metadata]"), BlockSide(tb, "#[metadata]"), s.diff_context,
-                         "#[metadata]");
+    std::vector<std::string> meta_a = MetadataSummary(ta), meta_b = MetadataSummary(tb);
+    hunks += UnifiedDiff(LinesSide(meta_a), LinesSide(meta_b), s.diff_context,
+                         "#[metadata], one line per object");
   }
   if (hunks.empty()) {
     s.out() << fmt::format("no changes between step {} and step {}\n", a, b);
@@ -225,7 +271,10 @@ void AddHistoryCommands(std::vector<ReplCommand>& commands) {
   commands.push_back({"diff", "diff [A] [B]",
                       "unified diff of the printed modules of steps A and B",
                       "Default: the previous and the current step; `diff A` compares A with\n"
-                      "the current step. Functions that did not change are left out.\n",
+                      "the current step. Functions that did not change are left out. In the\n"
+                      "#[metadata] section each object is one line: a constant's dtype, shape,\n"
+                      "size and a hash of its bytes, an attrs object's fields (`print\n"
+                      "#[metadata]` shows the section itself).\n",
                       ArgKind::kStep, Diff});
   commands.push_back({"undo", "undo", "go back one step", "", ArgKind::kNone, Undo});
   commands.push_back({"redo", "redo", "go forward one step after undo", "", ArgKind::kNone, Redo});
