@@ -107,6 +107,26 @@ def @main(%x: float32, Primitive=1, virtual_device=meta[VirtualDevice][0]) {
                         "virtual_device=meta[VirtualDevice][0]) {"));
 }
 
+TEST(VirtualDeviceText, MixesWithTheFastParameterPath) {
+  // Parameters of a recently seen tensor type take the parser's fast path,
+  // which must leave one with attributes to the full one.
+  auto m = ParseModule("t.relay", std::string(R"(#[version = "0.0.5"]
+def @f(%p: Tensor[(5, 7), float32], %q: Tensor[(5, 7), float32]) {
+  %p
+}
+def @main(%a: Tensor[(5, 7), float32], %b {virtual_device=meta[VirtualDevice][0]}: Tensor[(5, 7), float32], %c: Tensor[(5, 7), float32]) {
+  %b
+}
+)") + Section({Cpu()}));
+  ASSERT_TRUE(m.ok()) << m.status();
+  auto params = m->Lookup("main")->params();
+  ASSERT_EQ(params.size(), 3u);
+  EXPECT_EQ(params[0]->virtual_device(), nullptr);
+  ASSERT_NE(params[1]->virtual_device(), nullptr);
+  EXPECT_EQ(*params[1]->virtual_device(), *Cpu());
+  EXPECT_EQ(params[2]->virtual_device(), nullptr);
+}
+
 TEST(VirtualDeviceText, TargetKeepsItsKind) {
   const VirtualDevice* cuda = NewVirtualDevice(2, 0, "cuda", "global");
   std::string section = Section({cuda});
