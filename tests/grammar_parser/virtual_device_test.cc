@@ -127,6 +127,29 @@ def @main(%a: Tensor[(5, 7), float32], %b {virtual_device=meta[VirtualDevice][0]
   EXPECT_EQ(params[2]->virtual_device(), nullptr);
 }
 
+TEST(VirtualDeviceText, SharesTheSectionWithConstants) {
+  // test_alloc_storage's expected module: a tensor constant and two devices
+  // in one section (the devices are met first).
+  NDArray shape = NDArray::Empty(DataType::Int(64), {2});
+  shape.SetFromDouble(0, 3);
+  shape.SetFromDouble(1, 2);
+  MetadataTables tables;
+  tables.virtual_devices = {Cpu(), Gpu()};
+  tables.constants = {shape};
+  tables.first_use = {"VirtualDevice", "relay.Constant"};
+  const std::string text = std::string(R"(#[version = "0.0.5"]
+def @main(%size {virtual_device=meta[VirtualDevice][0]}: int64, %alignment {virtual_device=meta[VirtualDevice][0]}: int64, virtual_device=meta[VirtualDevice][1]) {
+  %0 = on_device(meta[relay.Constant][0], virtual_device=meta[VirtualDevice][0], constrain_result=True);
+  memory.alloc_storage(%size, %0, %alignment, virtual_device=meta[VirtualDevice][1])
+}
+
+#[metadata]
+)") + WriteMetadata(tables);
+  auto m = ParseModule("t.relay", text);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(PrintModule(*m), text);
+}
+
 TEST(VirtualDeviceText, TargetKeepsItsKind) {
   const VirtualDevice* cuda = NewVirtualDevice(2, 0, "cuda", "global");
   std::string section = Section({cuda});
