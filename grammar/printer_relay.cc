@@ -240,7 +240,7 @@ void RelayTextPrinter::AppendFunctionHead(std::string* out, const Frame& f) {
   if (fn->virtual_device() != nullptr && !fn->virtual_device()->IsFullyUnconstrained()) {
     if (!first || !fn->attrs()->empty()) out->append(", ");
     out->append("virtual_device=");
-    AppendVirtualDevice(out, fn->virtual_device(), this);
+    AppendVirtualDevice(out, fn->virtual_device(), Devices());
   }
   out->append(") ");
   if (fn->ret_type() != nullptr) {

@@ -73,8 +73,11 @@ class RelayTextPrinter final : public VirtualDeviceTable {
   // `meta_attrs`: print the attrs of ops that declare no attrs type (as
   // compiler_begin/end, cumsum, vision.*) as meta references
   // (PrintOptions::meta_attrs).
-  explicit RelayTextPrinter(bool show_types, bool meta_attrs = false)
-      : show_types_(show_types), meta_attrs_(meta_attrs) {}
+  // `meta_devices`: print virtual devices as `meta[VirtualDevice][i]`; when
+  // false (no metadata section), as TVM's repr `VirtualDevice(...)`, which
+  // TVM's printer writes with show_meta_data=False.
+  explicit RelayTextPrinter(bool show_types, bool meta_attrs = false, bool meta_devices = true)
+      : show_types_(show_types), meta_attrs_(meta_attrs), meta_devices_(meta_devices) {}
 
   // `def @name(...) -> R {...}` for a global function; returns its document.
   // Each definition is printed with fresh node memos (see printer.h) but the
@@ -274,8 +277,12 @@ class RelayTextPrinter final : public VirtualDeviceTable {
   void AppendType(std::string* out, const Type* type);
   void AppendText(std::string* out, Text text);
 
+  // The table virtual devices are numbered in, or nullptr for the repr.
+  VirtualDeviceTable* Devices() { return meta_devices_ ? this : nullptr; }
+
   bool show_types_;
   bool meta_attrs_;
+  bool meta_devices_;
   DocStore docs_;
   std::string arena_;  // texts of nodes and names
   std::vector<Frame> frames_;

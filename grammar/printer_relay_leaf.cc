@@ -147,7 +147,7 @@ void RelayTextPrinter::AppendAttrs(const Call* call, bool no_args) {
   auto [it, inserted] = attr_texts_.try_emplace({call->attrs(), call->op() != nullptr});
   if (inserted) {
     bool first = false;
-    AppendCallAttrs(&it->second, call, &first, this);
+    AppendCallAttrs(&it->second, call, &first, Devices());
   }
   std::string_view text = it->second;
   if (no_args && text.starts_with(", ")) text.remove_prefix(2);
@@ -301,7 +301,7 @@ Text RelayTextPrinter::NameVar(const Var* var, uint32_t node) {
 
 void RelayTextPrinter::AppendDecl(std::string* out, const Var* var, Text name) {
   AppendText(out, name);
-  AppendVarDevice(out, var, this);
+  AppendVarDevice(out, var, Devices());
   if (var->annotation() != nullptr) {
     out->append(": ");
     AppendType(out, var->annotation());
@@ -313,7 +313,7 @@ Text RelayTextPrinter::AllocVar(const Var* var, uint32_t node, bool free) {
   Text name = NameVar(var, node);
   size_t start = name.index;
   // The declaration extends the name in the arena.
-  AppendVarDevice(&arena_, var, this);
+  AppendVarDevice(&arena_, var, Devices());
   if (var->annotation() != nullptr) {
     arena_.append(": ");
     AppendType(&arena_, var->annotation());
@@ -360,7 +360,7 @@ void RelayTextPrinter::AppendFunctionAttrs(std::string* out, const Attrs* attrs,
   auto [it, inserted] = dict_texts_.try_emplace(attrs);
   if (inserted) {
     bool no_separator = false;
-    AppendDictAttrs(&it->second, attrs, &no_separator, this);
+    AppendDictAttrs(&it->second, attrs, &no_separator, Devices());
   }
   std::string_view text = it->second;
   if (first && text.starts_with(", ")) text.remove_prefix(2);

@@ -150,6 +150,22 @@ def @main(%size {virtual_device=meta[VirtualDevice][0]}: int64, %alignment {virt
   EXPECT_EQ(PrintModule(*m), text);
 }
 
+TEST(VirtualDeviceText, WithoutMetadataPrintsTheRepr) {
+  // TVM's printer with show_meta_data=False writes the repr, which no parser
+  // reads (and so no section, nor the note that it was left out).
+  auto m = ParseModule("t.relay", kLeftAddOnCpu + Section({Cpu(), Gpu()}));
+  ASSERT_TRUE(m.ok()) << m.status();
+  PrintOptions options;
+  options.show_metadata = false;
+  EXPECT_EQ(PrintModule(*m, options), R"(#[version = "0.0.5"]
+def @main(%a {virtual_device=VirtualDevice(device_type=1, virtual_device_id=0)}: Tensor[(5, 7), float32], %b {virtual_device=VirtualDevice(device_type=2, virtual_device_id=0)}: Tensor[(5, 7), float32], virtual_device=VirtualDevice(device_type=2, virtual_device_id=0)) {
+  %0 = on_device(%a, virtual_device=VirtualDevice(device_type=1, virtual_device_id=0), constrain_result=True);
+  %1 = device_copy(%0, src_virtual_device=VirtualDevice(device_type=1, virtual_device_id=0), dst_virtual_device=VirtualDevice(device_type=2, virtual_device_id=0));
+  add(%1, %b)
+}
+)");
+}
+
 TEST(VirtualDeviceText, TargetKeepsItsKind) {
   const VirtualDevice* cuda = NewVirtualDevice(2, 0, "cuda", "global");
   std::string section = Section({cuda});
