@@ -120,7 +120,7 @@ absl::StatusOr<bool> InlinePartitionsBack(Module& mod, const std::vector<std::st
     const Expr* body = InlinePartitions(mod, names).Mutate(fn->body());
     if (body == fn->body()) continue;
     mod.Add(gv, mod.builder().MakeFunction(fn->params(), body, fn->ret_type(), fn->attrs(),
-                                           fn->type_params(), fn->span()));
+                                           fn->type_params(), fn->span(), fn->virtual_device()));
   }
   if (main_only) {
     RemoveUnreachableFunctions(mod);

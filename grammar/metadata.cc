@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <optional>
 
 #include "fmt/format.h"
@@ -80,6 +81,11 @@ class Reader {
   absl::StatusOr<NDArray> ReadConstant(Ref node);
   absl::StatusOr<NDArray> Tensor(int64_t index);
   absl::StatusOr<MetaAttrs> ReadAttrs(Ref node) const;
+  absl::StatusOr<const VirtualDevice*> ReadVirtualDevice(int64_t index);
+  // The text of a runtime.String node (0: the empty string).
+  absl::StatusOr<std::string> StringNode(int64_t index) const;
+  // The kind name of a Target node.
+  absl::StatusOr<std::string> TargetKindName(int64_t index) const;
   absl::StatusOr<AttrValue> ReadField(std::string_view raw, AttrType type) const;
   // A Bool or String member (ir/attrs_objects.h): a node reference.
   absl::StatusOr<AttrValue> ReadObjectField(std::string_view raw) const;
@@ -89,6 +95,7 @@ class Reader {
   std::optional<Ref> nodes_;
   std::optional<Ref> tensors_;  // nullopt: no b64ndarrays array
   std::vector<std::optional<NDArray>> decoded_;
+  std::map<int64_t, const VirtualDevice*> devices_;  // by node index
 };
 
 absl::StatusOr<Ref> Reader::NodeAt(int64_t index) const {
@@ -172,6 +179,9 @@ absl::StatusOr<Metadata> Reader::Read() {
       if (key == "relay.Constant") {
         CARVE_ASSIGN_OR_RETURN(NDArray data, ReadConstant(node));
         meta.constants.push_back(std::move(data));
+      } else if (key == "VirtualDevice") {
+        CARVE_ASSIGN_OR_RETURN(const VirtualDevice* device, ReadVirtualDevice(item));
+        meta.virtual_devices.push_back(device);
       } else {
         CARVE_ASSIGN_OR_RETURN(MetaAttrs attrs, ReadAttrs(node));
         meta.attrs[std::string(key)].push_back(std::move(attrs));
@@ -212,6 +222,84 @@ absl::StatusOr<NDArray> Reader::Tensor(int64_t index) {
     }
   }
   return *slot;
+}
+
+absl::StatusOr<const VirtualDevice*> Reader::ReadVirtualDevice(int64_t index) {
+  if (auto it = devices_.find(index); it != devices_.end()) return it->second;
+  CARVE_ASSIGN_OR_RETURN(Ref node, NodeAt(index));
+  if (TypeKey(node) != "VirtualDevice") {
+    return Bad(fmt::format("a VirtualDevice entry has type '{}'", TypeKey(node)));
+  }
+  // TVM writes every field (VirtualDeviceNode's attrs); a missing one is an
+  // error there too.
+  auto field = [&](std::string_view name) -> absl::StatusOr<std::string_view> {
+    std::optional<std::string_view> raw = Attr(node, name);
+    if (!raw) return Bad(fmt::format("a VirtualDevice node has no \"{}\" field", name));
+    return *raw;
+  };
+  auto int_field = [&](std::string_view name) -> absl::StatusOr<int> {
+    CARVE_ASSIGN_OR_RETURN(std::string_view raw, field(name));
+    std::optional<int64_t> v = ParseInt(raw);
+    if (!v || *v < std::numeric_limits<int>::min() || *v > std::numeric_limits<int>::max()) {
+      return Bad(fmt::format("field '{}' of a VirtualDevice node: expected an integer, found "
+                             "\"{}\"",
+                             name, raw));
+    }
+    return static_cast<int>(*v);
+  };
+  auto ref_field = [&](std::string_view name) -> absl::StatusOr<int64_t> {
+    CARVE_ASSIGN_OR_RETURN(std::string_view raw, field(name));
+    std::optional<int64_t> v = raw == "null" ? 0 : ParseInt(raw);
+    if (!v) {
+      return Bad(fmt::format("field '{}' of a VirtualDevice node: expected a node reference, "
+                             "found \"{}\"",
+                             name, raw));
+    }
+    return *v;
+  };
+  CARVE_ASSIGN_OR_RETURN(int device_type, int_field("device_type_int"));
+  CARVE_ASSIGN_OR_RETURN(int device_id, int_field("virtual_device_id"));
+  CARVE_ASSIGN_OR_RETURN(int64_t target_ref, ref_field("target"));
+  CARVE_ASSIGN_OR_RETURN(int64_t scope_ref, ref_field("memory_scope"));
+  std::string target;
+  if (target_ref != 0) {
+    CARVE_ASSIGN_OR_RETURN(target, TargetKindName(target_ref));
+  }
+  CARVE_ASSIGN_OR_RETURN(std::string scope, StringNode(scope_ref));
+  const VirtualDevice* device = NewVirtualDevice(device_type, device_id, target, scope);
+  devices_.emplace(index, device);
+  return device;
+}
+
+absl::StatusOr<std::string> Reader::StringNode(int64_t index) const {
+  if (index == 0) return std::string();
+  CARVE_ASSIGN_OR_RETURN(Ref node, NodeAt(index));
+  if (TypeKey(node) != "runtime.String") {
+    return Bad(fmt::format("node {} is a '{}', not a runtime.String", index, TypeKey(node)));
+  }
+  CARVE_ASSIGN_OR_RETURN(AttrValue value, Resolve(index, 0));
+  return std::string(value.as_string());
+}
+
+absl::StatusOr<std::string> Reader::TargetKindName(int64_t index) const {
+  CARVE_ASSIGN_OR_RETURN(Ref target, NodeAt(index));
+  if (TypeKey(target) != "Target") {
+    return Bad(fmt::format("the target of a VirtualDevice is a '{}', not a Target",
+                           TypeKey(target)));
+  }
+  std::optional<std::string_view> kind_raw = Attr(target, "kind");
+  std::optional<int64_t> kind_ref = kind_raw ? ParseInt(*kind_raw) : std::nullopt;
+  if (!kind_ref || *kind_ref == 0) return Bad("a Target node has no \"kind\"");
+  CARVE_ASSIGN_OR_RETURN(Ref kind, NodeAt(*kind_ref));
+  if (TypeKey(kind) != "TargetKind") {
+    return Bad(fmt::format("the kind of a Target is a '{}', not a TargetKind", TypeKey(kind)));
+  }
+  std::optional<std::string_view> name_raw = Attr(kind, "name");
+  std::optional<int64_t> name_ref = name_raw ? ParseInt(*name_raw) : std::nullopt;
+  if (!name_ref) return Bad("a TargetKind node has no \"name\"");
+  CARVE_ASSIGN_OR_RETURN(std::string name, StringNode(*name_ref));
+  if (name.empty()) return Bad("a TargetKind node has an empty name");
+  return name;
 }
 
 absl::StatusOr<MetaAttrs> Reader::ReadAttrs(Ref node) const {

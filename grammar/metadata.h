@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "ir/attrs.h"
 #include "ir/ndarray.h"
+#include "ir/virtual_device.h"
 
 namespace carve {
 
@@ -33,13 +34,18 @@ struct MetaAttrs {
 
 struct Metadata {
   std::vector<NDArray> constants;                       // meta[relay.Constant][i]
+  // meta[VirtualDevice][i]: one object per node of the graph (an entry
+  // listed twice is one object, as in TVM's loader); a target is read as
+  // its kind's name (ir/virtual_device.h).
+  std::vector<const VirtualDevice*> virtual_devices;
   std::map<std::string, std::vector<MetaAttrs>> attrs;  // meta[<attrs type key>][i]
 };
 
 // Parses the JSON text that follows `#[metadata]`: the node graph's root Map
 // from type key to an Array of nodes. Entries under `relay.Constant` become
-// `constants` (their tensors decoded from `b64ndarrays`); entries under any
-// other key become `attrs[key]`. Never crashes on malformed input; errors are
+// `constants` (their tensors decoded from `b64ndarrays`), entries under
+// `VirtualDevice` become `virtual_devices`; entries under any other key
+// become `attrs[key]`. Never crashes on malformed input; errors are
 // plain messages (the caller attaches the span of the section).
 //
 // Reading costs the node graph and the tensors: each base64 tensor is
@@ -83,6 +89,10 @@ struct MetadataTables {
   // the schema's declaration order (the order in which TVM's node indexer
   // numbers the nodes the fields refer to).
   std::map<std::string, std::vector<std::vector<MetaAttrsField>>> attrs;
+  // meta[VirtualDevice][i], each written as TVM's VirtualDevice node with
+  // its own memory-scope String (and, for a target, a Target node naming
+  // only its kind).
+  std::vector<const VirtualDevice*> virtual_devices;
   // Every type key above ("relay.Constant" included), in first-use order.
   std::vector<std::string> first_use;
 };

@@ -17,6 +17,7 @@ namespace carve {
 namespace {
 
 constexpr char kConstantKey[] = "relay.Constant";
+constexpr char kVirtualDeviceKey[] = "VirtualDevice";
 
 // A minimal emulation of dmlc::JSONWriter's layout rules.
 class JsonWriter {
@@ -195,6 +196,13 @@ class GraphBuilder {
         }
         continue;
       }
+      if (key == kVirtualDeviceKey) {
+        for (const VirtualDevice* device : tables.virtual_devices) {
+          int64_t node = AddVirtualDevice(*device);
+          nodes_[array].data.push_back(node);
+        }
+        continue;
+      }
       auto it = tables.attrs.find(key);
       if (it == tables.attrs.end()) continue;
       for (const auto& fields : it->second) {
@@ -267,10 +275,54 @@ class GraphBuilder {
         node.repr_str = std::string(value.as_string());
         return Add(std::move(node));
       }
+      case AttrValue::Kind::kVirtualDevice:
+        return AddVirtualDevice(*value.as_virtual_device());
       case AttrValue::Kind::kNull:
         break;
     }
     return 0;
+  }
+
+  // A VirtualDevice node, then the nodes of its object fields in TVM's
+  // VisitAttrs order (device_type_int, virtual_device_id, target,
+  // memory_scope): the Target's nodes, then the memory scope's String.
+  int64_t AddVirtualDevice(const VirtualDevice& device) {
+    int64_t self = Add(JsonNode("VirtualDevice"));
+    std::string target = "0";
+    if (!device.target().empty()) target = Ref(AddTarget(device));
+    JsonNode scope_node("runtime.String");
+    scope_node.repr_str = std::string(device.memory_scope());
+    int64_t scope = Add(std::move(scope_node));
+    nodes_[self].attrs = {{"device_type_int", Ref(device.device_type())},
+                          {"memory_scope", Ref(scope)},
+                          {"target", target},
+                          {"virtual_device_id", Ref(device.virtual_device_id())}};
+    return self;
+  }
+
+  // carve keeps only a target's kind (ir/virtual_device.h): the Target
+  // node has that kind, an empty tag, keys, attrs and features, and no
+  // host. Its fields follow TargetNode's VisitAttrs order (kind, tag, keys,
+  // attrs, features, host), the kind's TargetKindNode's (name,
+  // default_device_type, default_keys).
+  int64_t AddTarget(const VirtualDevice& device) {
+    int64_t self = Add(JsonNode("Target"));
+    int64_t kind = Add(JsonNode("TargetKind"));
+    JsonNode name_node("runtime.String");
+    name_node.repr_str = std::string(device.target());
+    int64_t name = Add(std::move(name_node));
+    int64_t default_keys = Add(JsonNode("Array"));
+    nodes_[kind].attrs = {{"default_device_type", Ref(device.device_type())},
+                          {"default_keys", Ref(default_keys)},
+                          {"name", Ref(name)}};
+    int64_t tag = Add(JsonNode("runtime.String"));
+    int64_t keys = Add(JsonNode("Array"));
+    int64_t attrs = Add(JsonNode("Map"));
+    int64_t features = Add(JsonNode("Map"));
+    nodes_[self].attrs = {{"attrs", Ref(attrs)},   {"features", Ref(features)},
+                          {"host", "0"},           {"keys", Ref(keys)},
+                          {"kind", Ref(kind)},     {"tag", Ref(tag)}};
+    return self;
   }
 
   // `dims`: the tokens of the shape's IntImm objects (a token seen before

@@ -69,6 +69,8 @@ std::string Describe(const AttrValue& v) {
       return fmt::format("the string \"{}\"", v.as_string());
     case AttrValue::Kind::kArray:
       return "a list";
+    case AttrValue::Kind::kVirtualDevice:
+      return "a VirtualDevice";
   }
   return "a value";
 }

@@ -228,9 +228,19 @@ std::optional<AttrValue> Parser::ParseAttrValue() {
         return AttrValue();
       }
       break;
-    case TokenKind::kMeta:
-      Error(SpanOf(t), "meta references are not supported as attribute values");
-      return std::nullopt;
+    case TokenKind::kMeta: {
+      // TVM's ops that take a VirtualDevice (on_device, device_copy,
+      // memory.alloc_storage) print it through the metadata section.
+      if (lex_.MetaKey(t) != "VirtualDevice") {
+        Error(SpanOf(t), "meta references are not supported as attribute values (except "
+                         "meta[VirtualDevice][i])");
+        return std::nullopt;
+      }
+      const VirtualDevice* device = MetaVirtualDevice(t);
+      Next();
+      if (device == nullptr) return std::nullopt;
+      return AttrValue::Device(device);
+    }
     case TokenKind::kError:
       Next();  // reported by the lexer; keep the attribute, as null
       return AttrValue();

@@ -1,6 +1,10 @@
 // Function signatures, shared by `def @f` and `fn` literals:
 //   funcsig := ('[' IDENT,* ']')? '(' (param,*)? (','? attr,*)? ')' ('->' type)?
-//   param   := %x (':' type)?
+//   param   := %x ('{' attr,* '}')? (':' type)?
+// A parameter's attributes are TVM's "fake attributes": only
+// `{virtual_device=meta[VirtualDevice][i]}` means something. A function's
+// `virtual_device=...` attribute becomes its virtual device, not an entry
+// of its attributes (as TVM's parser does).
 // Function attributes follow the parameters and keep their text order.
 #include <algorithm>
 
@@ -70,24 +74,40 @@ bool Parser::ParseParams(Signature& sig, const TokenPos& open) {
     const Token& name = Next();
     const std::string_view param_name = lex_.Name(name);
     const Span name_span = SpanOf(name);
-    if (At(TokenKind::kLBrace)) {
-      Error(SpanOf(Peek()),
-            "parameter attributes ('{...}', e.g. virtual_device) are not supported");
-      return false;
-    }
+    const VirtualDevice* device = nullptr;
+    if (At(TokenKind::kLBrace) && !ParseParamAttrs(&device)) return false;
     const Type* type = nullptr;
     if (Accept(TokenKind::kColon) && (type = ParseType()) == nullptr) return false;
-    AddParam(sig, open, param_name, name_span, type, prefetch_cursor);
+    AddParam(sig, open, param_name, name_span, type, prefetch_cursor, device);
     if (!Accept(TokenKind::kComma)) break;
   }
   return Expect(TokenKind::kRParen, "')' after the parameters", &open);
 }
 
 void Parser::AddParam(Signature& sig, const TokenPos& open, std::string_view name, Span name_span,
-                      const Type* type, uint32_t& prefetch_cursor) {
+                      const Type* type, uint32_t& prefetch_cursor,
+                      const VirtualDevice* device) {
   const uint64_t key = locals_.Key(name);
   PrefetchParamSlots(prefetch_cursor);
-  BindParam(sig, open, b_.MakeVarWithStableName(name, type, name_span), key);
+  BindParam(sig, open, b_.MakeVarWithStableName(name, type, name_span, device), key);
+}
+
+bool Parser::ParseParamAttrs(const VirtualDevice** device) {
+  TokenPos open = Next();  // '{'
+  std::vector<ParsedAttr> attrs;
+  if (!At(TokenKind::kRBrace) && !ParseAttributeList(attrs)) return false;
+  if (!Expect(TokenKind::kRBrace, "'}' after the parameter's attributes", &open)) return false;
+  // TVM takes the virtual device when it is the only attribute and drops
+  // anything else written there.
+  if (attrs.size() != 1 || attrs[0].key != "virtual_device") return true;
+  *device = attrs[0].value.as_virtual_device();
+  if (*device == nullptr) {
+    Error(attrs[0].value_span,
+          "a parameter's virtual_device must be a meta[VirtualDevice][i] reference");
+    return false;
+  }
+  if ((*device)->IsFullyUnconstrained()) *device = nullptr;  // nullptr means unconstrained
+  return true;
 }
 
 void Parser::BindParam(Signature& sig, const TokenPos& open, const Var* var, uint64_t key) {
@@ -130,9 +150,22 @@ bool Parser::ParseSignature(Signature& sig) {
 const Function* Parser::FinishFunction(Signature& sig, const Expr* body, Span span) {
   // Not IRBuilder::MakeFunction, which would copy the parameter list again.
   Arena* arena = b_.arena();
-  return arena->New<Function>(sig.param_list, body, sig.ret_type, FunctionAttrs(sig),
+  const Attrs* attrs = FunctionAttrs(sig);
+  // TVM's parser promotes a `virtual_device` attribute to the function's
+  // field (FunctionAttrs checked that it is a VirtualDevice).
+  const VirtualDevice* device = nullptr;
+  if (const AttrValue* value = attrs->Find("virtual_device")) {
+    device = value->as_virtual_device();
+    if (device != nullptr && device->IsFullyUnconstrained()) device = nullptr;
+    std::vector<AttrEntry> rest;
+    for (const AttrEntry& e : attrs->entries()) {
+      if (e.key != "virtual_device") rest.push_back(e);
+    }
+    attrs = InternAttrs(nullptr, rest);
+  }
+  return arena->New<Function>(sig.param_list, body, sig.ret_type, attrs,
                               arena->CopyArray(std::span<const TypeVar* const>(sig.type_params)),
-                              span);
+                              span, device);
 }
 
 // Bound on the memo of function attribute texts.
@@ -143,6 +176,12 @@ const Attrs* Parser::FunctionAttrs(const Signature& sig) {
   const std::vector<ParsedAttr>& attrs = sig.attrs;
   if (attrs.empty()) return EmptyAttrs();
   const size_t errors = diags_.size();
+  for (const ParsedAttr& attr : attrs) {
+    if (attr.key == "virtual_device" && attr.value.as_virtual_device() == nullptr) {
+      Error(attr.value_span,
+            "a function's virtual_device must be a meta[VirtualDevice][i] reference");
+    }
+  }
   const Attrs* result = DictAttrs(attrs, nullptr);
   if (sig.attrs_clean && diags_.size() == errors &&
       fn_attrs_cache_.size() < kMaxCachedFunctionAttrs) {

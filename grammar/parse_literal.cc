@@ -90,6 +90,18 @@ const Expr* Parser::ParseMetaExpr(const Token& t) {
   return node;
 }
 
+const VirtualDevice* Parser::MetaVirtualDevice(const Token& t) {
+  if (!CheckMetadata(t)) return nullptr;
+  const std::vector<const VirtualDevice*>& devices = Metadata().contents.virtual_devices;
+  if (uint64_t(t.int_value) >= devices.size()) {
+    Error(SpanOf(t), fmt::format("'{}' is out of range: the metadata section has {} "
+                                 "VirtualDevice entries",
+                                 lex_.TextOf(t), devices.size()));
+    return nullptr;
+  }
+  return devices[size_t(t.int_value)];
+}
+
 const MetaAttrs* Parser::MetaAttrsObject(const Token& t) {
   if (!CheckMetadata(t)) return nullptr;
   std::string key(lex_.MetaKey(t));

@@ -278,7 +278,11 @@ class Parser {
   // prefetches the slots of the names ahead, makes the parameter and binds
   // it (BindParam).
   void AddParam(Signature& sig, const TokenPos& open, std::string_view name, Span name_span,
-                const Type* type, uint32_t& prefetch_cursor);
+                const Type* type, uint32_t& prefetch_cursor,
+                const VirtualDevice* device = nullptr);
+  // A parameter's `{virtual_device=meta[VirtualDevice][i]}` (TVM's "fake
+  // attributes"): sets `*device`; false on a reported error.
+  bool ParseParamAttrs(const VirtualDevice** device);
   // Binds the parameter `var` (key: its locals key) of the signature opened
   // at `open`, reporting a duplicate.
   void BindParam(Signature& sig, const TokenPos& open, const Var* var, uint64_t key);
@@ -350,6 +354,8 @@ class Parser {
   const Expr* ParseMetaExpr(const Token& t);
   // The attrs object a meta token refers to, or nullptr (reported).
   const MetaAttrs* MetaAttrsObject(const Token& t);
+  // The object `meta[VirtualDevice][i]` refers to, or nullptr (reported).
+  const VirtualDevice* MetaVirtualDevice(const Token& t);
   bool CheckMetadata(const Token& t);
   // The metadata section, searched for (from the start of the text) and
   // parsed on the first call.

@@ -67,7 +67,7 @@ bool UseMetaAttrs(const Module& mod, const PrintOptions& options) {
 }  // namespace
 
 std::string PrintModule(const Module& mod, const PrintOptions& options) {
-  RelayTextPrinter printer(options.show_types, UseMetaAttrs(mod, options));
+  RelayTextPrinter printer(options.show_types, UseMetaAttrs(mod, options), options.show_metadata);
   DocStore& docs = printer.docs();
   DocId root = docs.New();
   if (options.header) docs[root].append(kHeader);
@@ -90,7 +90,7 @@ std::string PrintModule(const Module& mod, const PrintOptions& options) {
 
 void PrintModuleTo(const Module& mod, const PrintOptions& options,
                    const std::function<void(std::string_view)>& write, size_t chunk) {
-  RelayTextPrinter printer(options.show_types, UseMetaAttrs(mod, options));
+  RelayTextPrinter printer(options.show_types, UseMetaAttrs(mod, options), options.show_metadata);
   std::string out;
   out.reserve(chunk + chunk / 4);
   auto flush = [&out, &write] {
@@ -125,7 +125,8 @@ void PrintModuleTo(const Module& mod, const PrintOptions& options,
 }
 
 std::string PrintExpr(const Expr* expr, const PrintOptions& options) {
-  RelayTextPrinter printer(options.show_types, options.meta_attrs && options.show_metadata);
+  RelayTextPrinter printer(options.show_types, options.meta_attrs && options.show_metadata,
+                           options.show_metadata);
   DocStore& docs = printer.docs();
   DocId root = docs.New();
   if (options.header) docs[root].append(kHeader);

@@ -236,6 +236,12 @@ void RelayTextPrinter::AppendFunctionHead(std::string* out, const Frame& f) {
     AppendDecl(out, param, NameVar(param, Child(f.node, k)));
   }
   AppendFunctionAttrs(out, fn->attrs(), first);
+  // TVM PrintFunc: the function's virtual device after its attributes.
+  if (fn->virtual_device() != nullptr && !fn->virtual_device()->IsFullyUnconstrained()) {
+    if (!first || !fn->attrs()->empty()) out->append(", ");
+    out->append("virtual_device=");
+    AppendVirtualDevice(out, fn->virtual_device(), Devices());
+  }
   out->append(") ");
   if (fn->ret_type() != nullptr) {
     out->append("-> ");

@@ -34,6 +34,7 @@
 #include "grammar/metadata.h"
 #include "grammar/printer_doc.h"
 #include "grammar/printer_names.h"
+#include "grammar/printer_text.h"
 #include "ir/address_map.h"
 #include "ir/adt.h"
 #include "ir/recent_cache.h"
@@ -67,13 +68,16 @@ std::string TypeDataText(const TypeData* data);
 // Appends `%n`.
 void AppendTemp(std::string* out, uint32_t n);
 
-class RelayTextPrinter {
+class RelayTextPrinter final : public VirtualDeviceTable {
  public:
   // `meta_attrs`: print the attrs of ops that declare no attrs type (as
   // compiler_begin/end, cumsum, vision.*) as meta references
   // (PrintOptions::meta_attrs).
-  explicit RelayTextPrinter(bool show_types, bool meta_attrs = false)
-      : show_types_(show_types), meta_attrs_(meta_attrs) {}
+  // `meta_devices`: print virtual devices as `meta[VirtualDevice][i]`; when
+  // false (no metadata section), as TVM's repr `VirtualDevice(...)`, which
+  // TVM's printer writes with show_meta_data=False.
+  explicit RelayTextPrinter(bool show_types, bool meta_attrs = false, bool meta_devices = true)
+      : show_types_(show_types), meta_attrs_(meta_attrs), meta_devices_(meta_devices) {}
 
   // `def @name(...) -> R {...}` for a global function; returns its document.
   // Each definition is printed with fresh node memos (see printer.h) but the
@@ -103,6 +107,8 @@ class RelayTextPrinter {
   // constants are one object in TVM, found by DimIdentity over `roots` (the
   // printed definitions or expression).
   void ComputeConstantDims(std::span<const Expr* const> roots);
+  // meta[VirtualDevice][i]: numbered by first use (metadata().virtual_devices).
+  uint32_t Index(const VirtualDevice* device) override;
 
  private:
   enum Flag : uint8_t {
@@ -260,7 +266,8 @@ class RelayTextPrinter {
   Text AllocVar(const Var* var, uint32_t node, bool free);
   // AllocVar's naming alone: the unique `%name`, which becomes the memo.
   Text NameVar(const Var* var, uint32_t node);
-  // Appends the declaration of `var` named `name`: `%name: T /* ty */`.
+  // Appends the declaration of `var` named `name`:
+  // `%name {virtual_device=meta[VirtualDevice][i]}: T /* ty */`.
   void AppendDecl(std::string* out, const Var* var, Text name);
   // Appends a unique `name` (TVM GetUniqueName of its name hint).
   void AppendUniqueName(std::string_view name);
@@ -270,8 +277,12 @@ class RelayTextPrinter {
   void AppendType(std::string* out, const Type* type);
   void AppendText(std::string* out, Text text);
 
+  // The table virtual devices are numbered in, or nullptr for the repr.
+  VirtualDeviceTable* Devices() { return meta_devices_ ? this : nullptr; }
+
   bool show_types_;
   bool meta_attrs_;
+  bool meta_devices_;
   DocStore docs_;
   std::string arena_;  // texts of nodes and names
   std::vector<Frame> frames_;
@@ -308,6 +319,7 @@ class RelayTextPrinter {
   MetadataTables metadata_;  // constants and meta attrs objects
   std::vector<const Constant*> meta_constants_;  // metadata_.constants' nodes
   absl::flat_hash_map<const Call*, uint32_t> meta_attrs_index_;
+  absl::flat_hash_map<const VirtualDevice*, uint32_t> device_index_;
   uint32_t next_temp_ = 0;
   // Streaming state (SetStream).
   static constexpr DocId kNoDoc = ~DocId{0};

@@ -147,7 +147,7 @@ void RelayTextPrinter::AppendAttrs(const Call* call, bool no_args) {
   auto [it, inserted] = attr_texts_.try_emplace({call->attrs(), call->op() != nullptr});
   if (inserted) {
     bool first = false;
-    AppendCallAttrs(&it->second, call, &first);
+    AppendCallAttrs(&it->second, call, &first, Devices());
   }
   std::string_view text = it->second;
   if (no_args && text.starts_with(", ")) text.remove_prefix(2);
@@ -155,6 +155,27 @@ void RelayTextPrinter::AppendAttrs(const Call* call, bool no_args) {
 }
 
 void RelayTextPrinter::NoteMetaKey(std::string_view key) { metadata_.first_use.emplace_back(key); }
+
+uint32_t RelayTextPrinter::Index(const VirtualDevice* device) {
+  std::vector<const VirtualDevice*>& devices = metadata_.virtual_devices;
+  auto [it, inserted] = device_index_.try_emplace(device, uint32_t(devices.size()));
+  if (inserted) {
+    if (devices.empty()) NoteMetaKey("VirtualDevice");
+    devices.push_back(device);
+  }
+  return it->second;
+}
+
+namespace {
+// TVM AllocVar: ` {virtual_device=...}` after the name when constrained.
+void AppendVarDevice(std::string* out, const Var* var, VirtualDeviceTable* table) {
+  const VirtualDevice* device = var->virtual_device();
+  if (device == nullptr || device->IsFullyUnconstrained()) return;
+  out->append(" {virtual_device=");
+  AppendVirtualDevice(out, device, table);
+  out->push_back('}');
+}
+}  // namespace
 
 // TVM PrintCallAttrs: a call whose op declares no attrs type (OpInfo::
 // attrs_type_registered, e.g. annotation.compiler_begin, cumsum, vision.*)
@@ -280,6 +301,7 @@ Text RelayTextPrinter::NameVar(const Var* var, uint32_t node) {
 
 void RelayTextPrinter::AppendDecl(std::string* out, const Var* var, Text name) {
   AppendText(out, name);
+  AppendVarDevice(out, var, Devices());
   if (var->annotation() != nullptr) {
     out->append(": ");
     AppendType(out, var->annotation());
@@ -291,6 +313,7 @@ Text RelayTextPrinter::AllocVar(const Var* var, uint32_t node, bool free) {
   Text name = NameVar(var, node);
   size_t start = name.index;
   // The declaration extends the name in the arena.
+  AppendVarDevice(&arena_, var, Devices());
   if (var->annotation() != nullptr) {
     arena_.append(": ");
     AppendType(&arena_, var->annotation());
@@ -337,7 +360,7 @@ void RelayTextPrinter::AppendFunctionAttrs(std::string* out, const Attrs* attrs,
   auto [it, inserted] = dict_texts_.try_emplace(attrs);
   if (inserted) {
     bool no_separator = false;
-    AppendDictAttrs(&it->second, attrs, &no_separator);
+    AppendDictAttrs(&it->second, attrs, &no_separator, Devices());
   }
   std::string_view text = it->second;
   if (first && text.starts_with(", ")) text.remove_prefix(2);

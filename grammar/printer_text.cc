@@ -132,8 +132,23 @@ void AppendStringLiteral(std::string* out, std::string_view text) {
   out->push_back('"');
 }
 
-void AppendAttrValue(std::string* out, const AttrValue& value, AttrType type) {
+void AppendVirtualDevice(std::string* out, const VirtualDevice* device,
+                         VirtualDeviceTable* table) {
+  if (table == nullptr) {
+    out->append(VirtualDeviceRepr(*device));
+    return;
+  }
+  out->append("meta[VirtualDevice][");
+  AppendInt(out, table->Index(device));
+  out->push_back(']');
+}
+
+void AppendAttrValue(std::string* out, const AttrValue& value, AttrType type,
+                     VirtualDeviceTable* devices) {
   switch (value.kind()) {
+    case AttrValue::Kind::kVirtualDevice:
+      AppendVirtualDevice(out, value.as_virtual_device(), devices);
+      return;
     case AttrValue::Kind::kNull:
       out->append("None");
       return;
@@ -160,7 +175,7 @@ void AppendAttrValue(std::string* out, const AttrValue& value, AttrType type) {
       bool first = true;
       for (const AttrValue& item : value.as_array()) {
         Separate(out, &first);
-        AppendAttrValue(out, item, element);
+        AppendAttrValue(out, item, element, devices);
       }
       out->push_back(']');
       return;
@@ -168,12 +183,13 @@ void AppendAttrValue(std::string* out, const AttrValue& value, AttrType type) {
   }
 }
 
-void AppendCallAttrs(std::string* out, const Call* call, bool* first) {
+void AppendCallAttrs(std::string* out, const Call* call, bool* first,
+                     VirtualDeviceTable* devices) {
   const Attrs* attrs = call->attrs();
   if (attrs == nullptr || attrs->empty()) return;
   const AttrsSchema* schema = attrs->schema();
   if (schema == nullptr) {
-    AppendDictAttrs(out, attrs, first);
+    AppendDictAttrs(out, attrs, first, devices);
     return;
   }
   for (size_t i = 0; i < schema->fields.size(); ++i) {
@@ -183,7 +199,7 @@ void AppendCallAttrs(std::string* out, const Call* call, bool* first) {
     Separate(out, first);
     out->append(field.name);
     out->push_back('=');
-    AppendAttrValue(out, *value, field.type);
+    AppendAttrValue(out, *value, field.type, devices);
   }
   if (call->op() == nullptr) {
     // TVM adds the attrs type so that its parser can rebuild the object.
@@ -193,13 +209,14 @@ void AppendCallAttrs(std::string* out, const Call* call, bool* first) {
   }
 }
 
-void AppendDictAttrs(std::string* out, const Attrs* attrs, bool* first) {
+void AppendDictAttrs(std::string* out, const Attrs* attrs, bool* first,
+                     VirtualDeviceTable* devices) {
   if (attrs == nullptr) return;
   for (const AttrEntry& entry : attrs->entries()) {
     Separate(out, first);
     out->append(entry.key);
     out->push_back('=');
-    AppendAttrValue(out, entry.value);
+    AppendAttrValue(out, entry.value, AttrType::kAny, devices);
   }
 }
 

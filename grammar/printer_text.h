@@ -26,22 +26,40 @@ void AppendDouble(std::string* out, double value);
 // `\xHH` for every other byte outside printable ASCII.
 void AppendStringLiteral(std::string* out, std::string_view text);
 
+// Numbers the VirtualDevice objects a printer writes as
+// `meta[VirtualDevice][i]` (TVM's meta table: by object, in first-use order).
+class VirtualDeviceTable {
+ public:
+  virtual uint32_t Index(const VirtualDevice* device) = 0;
+
+ protected:
+  ~VirtualDeviceTable() = default;
+};
+
+// Appends `meta[VirtualDevice][i]`, or without a table TVM's repr
+// (`VirtualDevice(device_type=1)`), which its printer writes when metadata is
+// off.
+void AppendVirtualDevice(std::string* out, const VirtualDevice* device, VirtualDeviceTable* table);
+
 // An attribute value written for a field of type `type`: `None`, `1`, `3i64`,
 // `True`, `0.5f`, `"NCHW"`, `[1, 1]`. C++-typed fields (`kInt`, `kBool`,
 // `kDouble`) print as TVM's attribute visitor does (no width suffix, bools as
 // `True`/`False`, doubles with `f`); object fields follow the IntImm/FloatImm
 // rules (`3i64`, `2i16`).
-void AppendAttrValue(std::string* out, const AttrValue& value, AttrType type = AttrType::kAny);
+void AppendAttrValue(std::string* out, const AttrValue& value, AttrType type = AttrType::kAny,
+                     VirtualDeviceTable* devices = nullptr);
 
 // Appends the `key=value` attributes of a call, each preceded by ", " unless
 // `*first` (which is then cleared). For an op's own schema only fields that
 // differ from their default are written (required fields always), in schema
 // order; a call whose callee is not an op also gets `attrs_type_key="..."`;
 // dictionary attributes are written as they are.
-void AppendCallAttrs(std::string* out, const Call* call, bool* first);
+void AppendCallAttrs(std::string* out, const Call* call, bool* first,
+                     VirtualDeviceTable* devices = nullptr);
 
 // Appends function (dictionary) attributes the same way, in their order.
-void AppendDictAttrs(std::string* out, const Attrs* attrs, bool* first);
+void AppendDictAttrs(std::string* out, const Attrs* attrs, bool* first,
+                     VirtualDeviceTable* devices = nullptr);
 
 // True for the rank-0 constants TVM prints inline: int16/32/64,
 // float16/32/64 and bool. Every other constant goes to the metadata section.

@@ -36,7 +36,13 @@ struct AttrStore {
         if (x.key != y.key || x.value.kind() != y.value.kind() || !(x.value == y.value)) {
           return false;
         }
-        // Interned sets must be exactly equal, not within tolerance.
+        // Interned sets must be exactly equal, not within tolerance, and keep
+        // their own VirtualDevice objects (the printer numbers meta entries
+        // by object, as TVM does).
+        if (x.value.kind() == AttrValue::Kind::kVirtualDevice &&
+            x.value.as_virtual_device() != y.value.as_virtual_device()) {
+          return false;
+        }
         if (x.value.kind() == AttrValue::Kind::kFloat &&
             x.value.as_float() != y.value.as_float()) {
           return false;
@@ -123,6 +129,13 @@ AttrValue AttrValue::Ints(std::initializer_list<int64_t> items) {
   return Array(v);
 }
 
+AttrValue AttrValue::Device(const VirtualDevice* device) {
+  AttrValue a;
+  a.kind_ = Kind::kVirtualDevice;
+  a.device_ = device;
+  return a;
+}
+
 std::optional<std::vector<int64_t>> AttrValue::AsInts() const {
   if (kind_ != Kind::kArray) return std::nullopt;
   std::vector<int64_t> out;
@@ -146,6 +159,7 @@ bool operator==(const AttrValue& a, const AttrValue& b) {
     case AttrValue::Kind::kString: return a.s_ == b.s_;
     case AttrValue::Kind::kArray:
       return std::equal(a.arr_.begin(), a.arr_.end(), b.arr_.begin(), b.arr_.end());
+    case AttrValue::Kind::kVirtualDevice: return *a.device_ == *b.device_;
   }
   return false;
 }
@@ -299,6 +313,7 @@ std::string AttrValueToString(const AttrValue& v, AttrType type) {
       }
       return out + "]";
     }
+    case AttrValue::Kind::kVirtualDevice: return VirtualDeviceRepr(*v.as_virtual_device());
   }
   return "None";
 }

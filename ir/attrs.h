@@ -20,12 +20,15 @@
 #include <vector>
 
 #include "ir/dtype.h"
+#include "ir/virtual_device.h"
 
 namespace carve {
 
 class AttrValue {
  public:
-  enum class Kind : uint8_t { kNull, kInt, kBool, kFloat, kString, kArray };
+  // kVirtualDevice: a VirtualDevice object (on_device, device_copy,
+  // memory.alloc_storage), written `meta[VirtualDevice][i]` in the text.
+  enum class Kind : uint8_t { kNull, kInt, kBool, kFloat, kString, kArray, kVirtualDevice };
 
   AttrValue() = default;  // null (`None`)
   // An integer; `bits` (16/32/64) is the IntImm width, which TVM prints
@@ -37,6 +40,7 @@ class AttrValue {
   static AttrValue Array(std::span<const AttrValue> items);  // interned
   static AttrValue Array(std::initializer_list<AttrValue> items);
   static AttrValue Ints(std::initializer_list<int64_t> items);
+  static AttrValue Device(const VirtualDevice* device);  // not null
 
   Kind kind() const { return kind_; }
   bool is_null() const { return kind_ == Kind::kNull; }
@@ -46,12 +50,16 @@ class AttrValue {
   double as_float() const { return kind_ == Kind::kFloat ? f_ : double(i_); }
   std::string_view as_string() const { return s_; }
   std::span<const AttrValue> as_array() const { return arr_; }
+  // The object of a kVirtualDevice value, else nullptr.
+  const VirtualDevice* as_virtual_device() const {
+    return kind_ == Kind::kVirtualDevice ? device_ : nullptr;
+  }
   // Integer list (array of ints/bools); nullopt when not of that shape.
   std::optional<std::vector<int64_t>> AsInts() const;
 
   // Structural equality as TVM's StructuralEqual on attributes: ints by
   // width and value, floats within 1e-9, strings by content, arrays element
-  // by element, null equal only to null.
+  // by element, null equal only to null, virtual devices field by field.
   friend bool operator==(const AttrValue& a, const AttrValue& b);
   friend bool operator!=(const AttrValue& a, const AttrValue& b) { return !(a == b); }
   template <typename H>
@@ -68,6 +76,7 @@ class AttrValue {
   union {
     int64_t i_ = 0;
     double f_;
+    const VirtualDevice* device_;
   };
   std::string_view s_;
   std::span<const AttrValue> arr_;
@@ -86,6 +95,7 @@ H AttrValue::HashInto(H h) const {
       for (const AttrValue& v : arr_) h = H::combine(std::move(h), v);
       return h;
     }
+    case Kind::kVirtualDevice: return H::combine(std::move(h), 6, *device_);
   }
   return h;
 }

@@ -70,8 +70,13 @@ const Var* IRBuilder::MakeVar(std::string_view name, const Type* annotation, Spa
 }
 
 const Var* IRBuilder::MakeVarWithStableName(std::string_view name, const Type* annotation,
-                                             Span span) {
-  return arena_->New<Var>(name, annotation, span);
+                                             Span span, const VirtualDevice* virtual_device) {
+  return arena_->New<Var>(name, annotation, span, virtual_device);
+}
+
+const Var* IRBuilder::MakeVarLike(const Var* v, const Type* annotation) {
+  return arena_->New<Var>(arena_->CopyString(v->name()), annotation, v->span(),
+                          v->virtual_device());
 }
 
 const GlobalVar* IRBuilder::MakeGlobalVar(std::string_view name, Span span) {
@@ -128,10 +133,10 @@ const RefWrite* IRBuilder::MakeRefWrite(const Expr* ref, const Expr* value, Span
 const Function* IRBuilder::MakeFunction(std::span<const Var* const> params, const Expr* body,
                                         const Type* ret_type, const Attrs* attrs,
                                         std::span<const TypeVar* const> type_params,
-                                        Span span) {
+                                        Span span, const VirtualDevice* virtual_device) {
   if (attrs == nullptr) attrs = EmptyAttrs();
   return arena_->New<Function>(arena_->CopyArray(params), body, ret_type, attrs,
-                               arena_->CopyArray(type_params), span);
+                               arena_->CopyArray(type_params), span, virtual_device);
 }
 
 const Function* IRBuilder::MakeFunctionWithParamsOf(const Function* params_of, const Expr* body,
@@ -139,7 +144,7 @@ const Function* IRBuilder::MakeFunctionWithParamsOf(const Function* params_of, c
                                                     Span span) {
   if (attrs == nullptr) attrs = EmptyAttrs();
   return arena_->New<Function>(params_of->params(), body, ret_type, attrs,
-                               params_of->type_params(), span);
+                               params_of->type_params(), span, params_of->virtual_device());
 }
 
 }  // namespace carve

@@ -14,6 +14,7 @@
 #include "ir/ndarray.h"
 #include "ir/op.h"
 #include "ir/type.h"
+#include "ir/virtual_device.h"
 #include "support/arena.h"
 #include "support/source.h"
 
@@ -90,15 +91,24 @@ class Expr {
 class Var : public Expr {
  public:
   static constexpr ExprKind kKind = ExprKind::kVar;
-  Var(std::string_view name, const Type* annotation, Span span)
-      : Expr(kKind, span), name_(name), annotation_(annotation) {}
+  Var(std::string_view name, const Type* annotation, Span span,
+      const VirtualDevice* virtual_device = nullptr)
+      : Expr(kKind, span),
+        name_(name),
+        annotation_(annotation),
+        virtual_device_(virtual_device) {}
   std::string_view name() const { return name_; }
   // The written type annotation, or nullptr.
   const Type* annotation() const { return annotation_; }
+  // TVM's virtual_device_ (set on parameters by PlanDevices, written
+  // `%x {virtual_device=meta[VirtualDevice][0]}: T`); nullptr when fully
+  // unconstrained. Part of structural equality, as in TVM's VarNode.
+  const VirtualDevice* virtual_device() const { return virtual_device_; }
 
  private:
   std::string_view name_;
   const Type* annotation_;
+  const VirtualDevice* virtual_device_;
 };
 
 // A module-level function name (`@main`).
@@ -218,13 +228,15 @@ class Function : public Expr {
  public:
   static constexpr ExprKind kKind = ExprKind::kFunction;
   Function(std::span<const Var* const> params, const Expr* body, const Type* ret_type,
-           const Attrs* attrs, std::span<const TypeVar* const> type_params, Span span)
+           const Attrs* attrs, std::span<const TypeVar* const> type_params, Span span,
+           const VirtualDevice* virtual_device = nullptr)
       : Expr(kKind, span),
         params_(params),
         body_(body),
         ret_type_(ret_type),
         attrs_(attrs),
-        type_params_(type_params) {}
+        type_params_(type_params),
+        virtual_device_(virtual_device) {}
   std::span<const Var* const> params() const { return params_; }
   const Expr* body() const { return body_; }
   // The written return type, or nullptr.
@@ -232,6 +244,11 @@ class Function : public Expr {
   // Dictionary attributes (never null; possibly empty).
   const Attrs* attrs() const { return attrs_; }
   std::span<const TypeVar* const> type_params() const { return type_params_; }
+  // Where the function's result lives (TVM's virtual_device_, printed as a
+  // trailing `virtual_device=meta[VirtualDevice][i]` parameter); nullptr
+  // when fully unconstrained. Not part of structural equality (TVM's
+  // FunctionNode::SEqualReduce leaves it out; its parameters' count).
+  const VirtualDevice* virtual_device() const { return virtual_device_; }
   // Shorthands for attrs()->Find(...) as a string ("" when absent).
   std::string_view GetStringAttr(std::string_view key) const;
   bool HasAttr(std::string_view key) const { return attrs_->Find(key) != nullptr; }
@@ -242,6 +259,7 @@ class Function : public Expr {
   const Type* ret_type_;
   const Attrs* attrs_;
   std::span<const TypeVar* const> type_params_;
+  const VirtualDevice* virtual_device_;
 };
 
 // ---- References: `ref(v)`, `ref_read(r)`, `ref_write(r, v)` ----
@@ -318,7 +336,11 @@ class IRBuilder {
   // Same without copying `name`, which must outlive every module that can
   // reach the variable: the parser passes views into source texts, which
   // SourceManager keeps for the life of the process.
-  const Var* MakeVarWithStableName(std::string_view name, const Type* annotation, Span span);
+  const Var* MakeVarWithStableName(std::string_view name, const Type* annotation, Span span,
+                                   const VirtualDevice* virtual_device = nullptr);
+  // A new variable like `v` (name, annotation, virtual device) with another
+  // annotation: passes that retype a parameter keep where it lives.
+  const Var* MakeVarLike(const Var* v, const Type* annotation);
   const GlobalVar* MakeGlobalVar(std::string_view name, Span span = {});
   const Constant* MakeConstant(NDArray data, Span span = {});
   const Constant* MakeScalar(DataType dtype, double value, Span span = {});
@@ -345,12 +367,13 @@ class IRBuilder {
   const Function* MakeFunction(std::span<const Var* const> params, const Expr* body,
                                const Type* ret_type = nullptr, const Attrs* attrs = nullptr,
                                std::span<const TypeVar* const> type_params = {},
-                               Span span = {});
+                               Span span = {}, const VirtualDevice* virtual_device = nullptr);
   // Same over the parameter and type parameter lists of `params_of`, shared
   // instead of copied: rebuilding a function whose body changed copied its
   // whole parameter list (a large graph's main has tens of thousands of
   // weights). The lists live as long as the Var nodes they hold, which the
-  // new function refers to anyway.
+  // new function refers to anyway. The new function keeps params_of's
+  // virtual device: it is a rebuild of that function.
   const Function* MakeFunctionWithParamsOf(const Function* params_of, const Expr* body,
                                            const Type* ret_type, const Attrs* attrs,
                                            Span span = {});

@@ -26,7 +26,7 @@ const Function* RebuildFunction(IRBuilder& builder, const Function* fn,
   std::vector<const Var*> params(old_params.begin(), old_params.end());
   for (size_t i = first; i < params.size(); ++i) params[i] = AsVar(kids[i], params[i]);
   return builder.MakeFunction(params, body, fn->ret_type(), fn->attrs(), fn->type_params(),
-                              fn->span());
+                              fn->span(), fn->virtual_device());
 }
 
 }  // namespace

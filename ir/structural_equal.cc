@@ -227,6 +227,15 @@ class Comparer {
                   fmt::format("types of {} and {} differ: {} vs {}", VarName(x), VarName(y),
                               TypeToString(x->annotation()), TypeToString(y->annotation())));
     }
+    // TVM's VarNode::SEqualReduce compares virtual_device_ too.
+    if (!SameVirtualDevice(x->virtual_device(), y->virtual_device())) {
+      auto repr = [](const VirtualDevice* d) {
+        return d == nullptr ? std::string("VirtualDevice(?)") : VirtualDeviceRepr(*d);
+      };
+      return Fail(i, ".virtual_device",
+                  fmt::format("virtual devices of {} and {} differ: {} vs {}", VarName(x),
+                              VarName(y), repr(x->virtual_device()), repr(y->virtual_device())));
+    }
     return true;  // Finish records the correspondence.
   }
 

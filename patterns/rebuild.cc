@@ -81,7 +81,7 @@ const Expr* GraphRebuilder::RebuildRootFunction(const Function* fn, uint32_t bod
   params.reserve(n);
   for (size_t k = first; k < n; ++k) params.push_back(param(k));
   return builder_.MakeFunction(params, out_[body], fn->ret_type(), fn->attrs(), fn->type_params(),
-                               fn->span());
+                               fn->span(), fn->virtual_device());
 }
 
 const Expr* GraphRebuilder::Rebuild(uint32_t i) {

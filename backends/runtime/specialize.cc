@@ -72,7 +72,7 @@ class Specializer : public ExprMutator {
       auto it = param_types_.find(v);
       const Type* type = it != param_types_.end() ? it->second : v->annotation();
       if (it == param_types_.end() && HasAnyDim(type)) type = nullptr;
-      return builder().MakeVar(v->name(), type, v->span());
+      return builder().MakeVarLike(v, type);
     }
     const Expr* out = Rebuild(e);
     const Function* fn = DynCast<Function>(out);

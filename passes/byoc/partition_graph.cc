@@ -405,7 +405,8 @@ void MangleExistingExternalFunctions(Module& mod, const std::string& prefix,
     const Attrs* attrs =
         WithAttr(updated->attrs(), attr::kGlobalSymbol, AttrValue::Str(it->second->name()));
     fresh.Add(it->second, b.MakeFunction(updated->params(), updated->body(), updated->ret_type(),
-                                         attrs, updated->type_params(), updated->span()));
+                                         attrs, updated->type_params(), updated->span(),
+                                         updated->virtual_device()));
   }
   mod = std::move(fresh);
 }

@@ -80,7 +80,8 @@ absl::StatusOr<const Function*> BindParamsByName(const Function* fn, const Param
   if (binds.empty()) return fn;
   VarBinder binder(arena, binds);
   const Expr* body = binder.Mutate(fn->body());
-  return b.MakeFunction(kept, body, fn->ret_type(), fn->attrs(), fn->type_params(), fn->span());
+  return b.MakeFunction(kept, body, fn->ret_type(), fn->attrs(), fn->type_params(), fn->span(),
+                        fn->virtual_device());
 }
 
 absl::StatusOr<bool> BindParams(Module& mod, const ParamMap& params, std::string_view function) {

@@ -33,14 +33,14 @@ class Annotator : public TypedMutator {
     if (fn == nullptr || !NeedsAnnotation(fn)) return post;
     const Function* typed =
         builder().MakeFunction(fn->params(), fn->body(), fn->body()->checked_type(), fn->attrs(),
-                               fn->type_params(), fn->span());
+                               fn->type_params(), fn->span(), fn->virtual_device());
     typed->set_checked_type(e->checked_type());
     return typed;
   }
 
  private:
   const Var* AnnotatedVar(const Var* v) {
-    const Var* annotated = builder().MakeVar(v->name(), v->checked_type(), v->span());
+    const Var* annotated = builder().MakeVarLike(v, v->checked_type());
     annotated->set_checked_type(v->checked_type());
     return annotated;
   }
@@ -126,7 +126,7 @@ bool Annotate(Module& mod, const GlobalVar* gv, const Function* fn, const Scan& 
   if (!scan.missing_inside) {
     const Function* typed = IRBuilder(mod.arena()).MakeFunction(
         fn->params(), fn->body(), fn->body()->checked_type(), fn->attrs(), fn->type_params(),
-        fn->span());
+        fn->span(), fn->virtual_device());
     typed->set_checked_type(fn->checked_type());
     mod.Add(gv, typed);
     return true;

@@ -1,7 +1,8 @@
 // Ports of the TVM v0.16 FoldConstant / FoldScaleAxis test cases whose
 // tensor constants Relay text cannot spell (tests/python/relay/
 // test_pass_fold_constant.py: test_concatenate_const, test_fold_concat,
-// test_fold_let_with_on_device, test_fold_const_with_on_device,
+// test_fold_let_with_on_device, test_fold_const_with_on_device (with its
+// virtual devices, through the #[metadata] section),
 // test_fold_requantize, test_fold_batch_norm, test_pass_link_params;
 // test_pass_fold_scale_axis.py:
 // test_fold_bwd_simple_constant). TVM's relay.const tensors and
@@ -64,10 +65,49 @@ def @main(%k: Tensor[(2, 3), float32]) {
                {{"k", Values(DataType::Float(32), {2, 3}, {1, 2, 3, 1, 2, 3})}});
 }
 
+// One VirtualDevice, tvm.cpu() (device_type 1, id 0), as TVM's printer
+// writes it in the #[metadata] section.
+constexpr char kCpuMetadata[] = R"(
+#[metadata]
+{"root": 1, "nodes": [{"type_key": ""}, {"type_key": "Map", "keys": ["VirtualDevice"], "data": [2]}, {"type_key": "Array", "data": [3]}, {"type_key": "VirtualDevice", "attrs": {"device_type_int": "1", "memory_scope": "4", "target": "0", "virtual_device_id": "0"}}, {"type_key": "runtime.String"}], "b64ndarrays": [], "attrs": {"tvm_version": "0.16.0"}})";
+
 TEST(FoldConstantTvm, FoldConstWithOnDevice) {
-  // TVM's case puts virtual_device on %x and on the function, which carve's
-  // text has no syntax for; the folding it checks is the same: on_device
-  // annotations elsewhere do not stop add(c, c) * 2 from folding.
+  // TVM's case: %x and the function live on the CPU (virtual_device_ set
+  // from Python, printed as meta[VirtualDevice][0]); add(c, c) * 2 folds,
+  // and neither BindParams nor FoldConstant drops the devices.
+  const NDArray c = Values(DataType::Float(32), {3}, {1, 2, 3});
+  const std::string before = std::string(R"(
+def @main(%x {virtual_device=meta[VirtualDevice][0]}: Tensor[(1, 2, 3), float32], %c: Tensor[(3), float32], virtual_device=meta[VirtualDevice][0]) {
+  %0 = add(%c, %c);
+  %1 = multiply(%0, 2f);
+  %2 = add(%x, %1);
+  add(%2, %c)
+})") + kCpuMetadata;
+  const std::string expected = std::string(R"(
+def @main(%x {virtual_device=meta[VirtualDevice][0]}: Tensor[(1, 2, 3), float32], %k: Tensor[(3), float32], %c: Tensor[(3), float32], virtual_device=meta[VirtualDevice][0]) {
+  %0 = add(%x, %k);
+  add(%0, %c)
+})") + kCpuMetadata;
+  EnsureConstantEvaluator();
+  Module mod = ParseBound(before, {{"c", c}});
+  RunOk(FoldConstant(), mod);
+  EXPECT_TRUE(SameModule(
+      mod, ParseBound(expected, {{"c", c}, {"k", Values(DataType::Float(32), {3}, {4, 8, 12})}}),
+      /*with_types=*/true));
+  const Function* main = mod.Lookup("main");
+  ASSERT_NE(main->virtual_device(), nullptr);
+  EXPECT_EQ(*main->virtual_device(), *NewVirtualDevice(1, 0));
+  // A structural difference in a parameter's device is one.
+  EXPECT_FALSE(SameModule(mod, ParseBound(R"(
+def @main(%x: Tensor[(1, 2, 3), float32], %k: Tensor[(3), float32], %c: Tensor[(3), float32]) {
+  %0 = add(%x, %k);
+  add(%0, %c)
+})", {{"c", c}, {"k", Values(DataType::Float(32), {3}, {4, 8, 12})}}), /*with_types=*/true));
+}
+
+TEST(FoldConstantTvm, FoldConstWithOnDeviceAnnotation) {
+  // The same folding with on_device annotations in the body: they do not
+  // stop add(c, c) * 2 from folding.
   const NDArray c = Values(DataType::Float(32), {3}, {1, 2, 3});
   ExpectResult({FoldConstant()}, R"(
 def @main(%x: Tensor[(1, 2, 3), float32], %c: Tensor[(3), float32]) {

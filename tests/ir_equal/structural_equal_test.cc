@@ -339,5 +339,46 @@ TEST_F(StructuralEqualTest, HashIgnoresNamesButNotStructure) {
   EXPECT_NE(StructuralHash(Op("nn.relu", {x})), StructuralHash(Op("exp", {x})));
 }
 
+TEST_F(StructuralEqualTest, VirtualDevicesCompareAsInTvm) {
+  // TVM's VarNode::SEqualReduce compares virtual_device_; FunctionNode's
+  // leaves the function's own out. Devices compare by value, and nullptr is
+  // the fully unconstrained device.
+  const VirtualDevice* cpu = NewVirtualDevice(1, 0);
+  const VirtualDevice* cpu_again = NewVirtualDevice(1, 0);
+  const VirtualDevice* gpu = NewVirtualDevice(2, 0);
+  auto param = [&](const VirtualDevice* d) {
+    return b_.MakeVarWithStableName("x", T({1, 3}), {}, d);
+  };
+  auto fn = [&](const Var* x, const VirtualDevice* d) {
+    return b_.MakeFunction(std::vector<const Var*>{x}, Op("nn.relu", {x}), nullptr, nullptr, {},
+                           {}, d);
+  };
+  ExpectEqual(fn(param(cpu), cpu), fn(param(cpu_again), gpu));
+  ExpectEqual(fn(param(nullptr), nullptr),
+              fn(param(NewVirtualDevice(VirtualDevice::kInvalidDeviceType)), nullptr));
+  StructuralDiff diff = ExpectDiff(fn(param(cpu), cpu), fn(param(gpu), cpu));
+  EXPECT_THAT(diff.message, HasSubstr("virtual devices of %x and %x differ"));
+  EXPECT_THAT(diff.message, HasSubstr("VirtualDevice(device_type=1, virtual_device_id=0)"));
+  // As attribute values (on_device): by value too.
+  const Var* x = V("x");
+  auto on_device = [&](const VirtualDevice* d) {
+    return Op("on_device", {x},
+              WithField(DefaultAttrs(GetOp("on_device")->info()->attrs), "virtual_device",
+                        AttrValue::Device(d)));
+  };
+  ExpectEqual(on_device(cpu), on_device(cpu_again));
+  ExpectDiff(on_device(cpu), on_device(gpu));
+}
+
+TEST_F(StructuralEqualTest, RebuildKeepsVirtualDevices) {
+  const VirtualDevice* cpu = NewVirtualDevice(1, 0);
+  const Var* x = b_.MakeVarWithStableName("x", T({1, 3}), {}, cpu);
+  const Function* f = b_.MakeFunction(std::vector<const Var*>{x}, Op("nn.relu", {x}), nullptr,
+                                      nullptr, {}, {}, cpu);
+  EXPECT_EQ(b_.MakeFunctionWithParamsOf(f, Op("exp", {x}), nullptr, nullptr)->virtual_device(),
+            cpu);
+  EXPECT_EQ(b_.MakeVarLike(x, T({2, 3}))->virtual_device(), cpu);
+}
+
 }  // namespace
 }  // namespace carve
