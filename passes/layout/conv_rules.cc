@@ -131,8 +131,14 @@ absl::Status CheckConvertible(const OpInfo& op, std::string_view data_layout,
         FindRow(op)->other_data.empty() ? "" : " or ", FindRow(op)->other_data));
   }
   std::string own_kernel = DefaultOf(op, "kernel_layout");
-  if (kernel_layout != "default" && (!IsPlainLayout(kernel_layout, own_kernel.size()) ||
-                                     !BijectiveLayout::Make(own_kernel, kernel_layout).ok())) {
+  // A blocked kernel layout (OHWI32o) with a plain data layout: TVM's
+  // convert_conv2d writes it into the nn.conv2d as given, which carve's
+  // conv2d kernel runs; the other convolutions' kernels take plain ones.
+  bool blocked_kernel = FindRow(op)->blocked && IsBlocked(kernel_layout) &&
+                        BijectiveLayout::Make(own_kernel, kernel_layout).ok();
+  if (kernel_layout != "default" && !blocked_kernel &&
+      (!IsPlainLayout(kernel_layout, own_kernel.size()) ||
+       !BijectiveLayout::Make(own_kernel, kernel_layout).ok())) {
     return absl::InvalidArgumentError(
         fmt::format("ConvertLayout: kernel layout '{}' is not a {}-d layout of the axes of {} ({})",
                     kernel_layout, own_kernel.size(), own_kernel, op.name));
@@ -176,6 +182,11 @@ const Expr* LayoutRewriter::ConvertConv(const Call* call) {
   if (!desired.depthwise_kernel.empty() && depthwise) want_kernel = desired.depthwise_kernel;
   if (want_kernel == "default") want_kernel = DefaultKernelLayout(op, desired.data, depthwise);
   if (want_kernel.empty() || !BijectiveLayout::Make(kernel, want_kernel).ok()) return nullptr;
+  // As for a blocked data layout (ConvertConvBlocked): a block that does
+  // not divide its kernel axis would drop weights.
+  if (IsBlocked(want_kernel) && !Divides(kernel, want_kernel, call->args()[1]->checked_type())) {
+    return nullptr;
+  }
   const Expr* data = call->args()[0];
   const Expr* weight = call->args()[weight_index];
   const Alt* data_alt = FindAlt(data);

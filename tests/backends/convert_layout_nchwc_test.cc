@@ -16,10 +16,11 @@ namespace carve::testing {
 namespace {
 
 // Runs ConvertLayout with `layouts` (op:data:kernel entries) on `text`,
-// expects `converts` nn.contrib_conv2d_NCHWc calls in the result, and
-// compares both modules' outputs on random inputs.
+// expects `converts` occurrences of `needle` (by default, calls of
+// nn.contrib_conv2d_NCHWc) in the result, and compares both modules'
+// outputs on random inputs.
 void ExpectSameValues(std::string_view text, const std::vector<std::string>& layouts,
-                      int converts) {
+                      int converts, std::string_view needle = "nn.contrib_conv2d_NCHWc(") {
   Module before = ParseTyped(text);
   DesiredLayout desired;
   desired.data = "";
@@ -36,8 +37,8 @@ void ExpectSameValues(std::string_view text, const std::vector<std::string>& lay
   ASSERT_TRUE(changed.ok()) << RenderStatus(changed.status());
   std::string printed = Show(converted);
   int found = 0;
-  for (size_t at = printed.find("nn.contrib_conv2d_NCHWc("); at != std::string::npos;
-       at = printed.find("nn.contrib_conv2d_NCHWc(", at + 1)) {
+  for (size_t at = printed.find(needle); at != std::string::npos;
+       at = printed.find(needle, at + 1)) {
     ++found;
   }
   EXPECT_EQ(found, converts) << printed;
@@ -127,6 +128,19 @@ def @main(%x: Tensor[(1, 8, 8, 8), float32], %w: Tensor[(3, 3, 8, 16), float32],
   (%2, %5.0, %6)
 })",
                    {"nn.conv2d:NCHW8c:OIHW8i8o"}, 1);
+}
+
+TEST(ConvertLayoutNchwc, BlockedKernelWithPlainData) {
+  // TVM's convert_conv2d writes a given kernel layout into the nn.conv2d;
+  // the second conv2d's 6 output channels are not a multiple of 8, so it
+  // stays as written.
+  ExpectSameValues(R"(
+def @main(%x: Tensor[(1, 8, 6, 6), float32], %w: Tensor[(32, 8, 3, 3), float32], %w2: Tensor[(6, 32, 1, 1), float32]) {
+  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=32, kernel_size=[3, 3]);
+  %1 = nn.relu(%0);
+  nn.conv2d(%1, %w2, padding=[0, 0, 0, 0], channels=6, kernel_size=[1, 1])
+})",
+                   {"nn.conv2d:NHWC:OHWI8o"}, 1, "kernel_layout=\"OHWI8o\")");
 }
 
 }  // namespace
