@@ -6,7 +6,8 @@
 // TransposeInferCorrectLayout, StridedSliceInferCorrectLayout,
 // SplitInferCorrectLayout, SqueezeInferCorrectLayout,
 // NormalizationInferCorrectLayout, L2NormalizeInferCorrectLayout), for
-// layouts without split axes.
+// layouts without split axes; concatenate, split and the reductions also
+// for a blocked one (NCHW4c: LayoutRewriter::TakesBlocked).
 #include <optional>
 
 #include "fmt/format.h"
