@@ -6,8 +6,12 @@
 // TransposeInferCorrectLayout, StridedSliceInferCorrectLayout,
 // SplitInferCorrectLayout, SqueezeInferCorrectLayout,
 // NormalizationInferCorrectLayout, L2NormalizeInferCorrectLayout), for
-// layouts without split axes.
+// layouts without split axes; concatenate, split and the reductions also
+// for a blocked one (NCHW4c: LayoutRewriter::TakesBlocked).
 #include <optional>
+
+#include "fmt/format.h"
+#include "ir/layout.h"
 
 #include "passes/layout/layout_names.h"
 #include "passes/layout/layout_rewriter.h"
@@ -76,6 +80,54 @@ std::optional<SliceBounds> PermuteSlice(const Attrs* attrs, const Alt& alt,
     out.end.push_back(AttrValue::Int(i < end.size() ? end[i].as_int() : extent, end[0].int_bits()));
     out.strides.push_back(stride_at(i));
   }
+  return out;
+}
+
+// split's indices_or_sections (a list of indices) divided by the factor
+// of the split axis in alt's new layout; nullptr when one is not a
+// multiple of it. A number of sections stays.
+const Attrs* DivideSplitIndices(const Call* call, const Attrs* attrs, const Alt& alt) {
+  int64_t rank = static_cast<int64_t>(alt.old_layout.size());
+  int64_t axis = call->attrs()->GetInt("axis", 0);
+  if (axis < 0) axis += rank;
+  absl::StatusOr<Layout> layout = Layout::Parse(alt.new_layout);
+  if (!layout.ok() || axis < 0 || axis >= rank) return nullptr;
+  int64_t factor = layout->FactorOf(alt.old_layout[static_cast<size_t>(axis)]);
+  const AttrValue* ios = attrs->Find("indices_or_sections");
+  if (factor <= 1 || ios == nullptr || ios->kind() != AttrValue::Kind::kArray) return attrs;
+  std::vector<AttrValue> divided;
+  for (const AttrValue& v : ios->as_array()) {
+    if (v.kind() != AttrValue::Kind::kInt || v.as_int() % factor != 0) return nullptr;
+    divided.push_back(AttrValue::Int(v.as_int() / factor, v.int_bits()));
+  }
+  return WithField(attrs, "indices_or_sections", AttrValue::Array(divided));
+}
+
+// TVM's ReduceInferCorrectLayout on a blocked layout: a split axis is
+// reduced with its primal axis (NCHW4c reducing C reduces axes 1 and 4);
+// with keepdims the reduced split axis stays with factor 1 (NCHW1c). The
+// reduced positions go to `new_axes`; the result is the output layout.
+std::optional<std::string> ReduceBlocked(const std::string& layout, const std::string& reduced,
+                                         bool keepdims, bool exclude,
+                                         std::vector<AttrValue>& new_axes) {
+  absl::StatusOr<Layout> parsed = Layout::Parse(layout);
+  if (!parsed.ok()) return std::nullopt;
+  std::string out;
+  int64_t index = 0;
+  for (const LayoutAxis& axis : parsed->axes()) {
+    bool listed = reduced.find(axis.primal()) != std::string::npos;
+    if (listed != exclude) new_axes.push_back(AttrValue::Int(index));
+    ++index;
+    if (axis.is_primal()) {
+      if (!listed || keepdims) out += axis.name;
+    } else if (listed && !exclude) {
+      if (keepdims) out += fmt::format("1{}", axis.name);
+    } else {
+      out += fmt::format("{}{}", axis.factor, axis.name);
+    }
+  }
+  // A split axis kept without its primal one is no layout: fall back.
+  if (!Layout::Parse(out).ok()) return std::nullopt;
   return out;
 }
 
@@ -151,12 +203,21 @@ const Expr* LayoutRewriter::AdaptReduce(const Call* call) {
   // inference fails and the reduction reads its input as it was.
   if (out_layout(copy.old_layout).empty()) return nullptr;
   std::vector<AttrValue> new_axes;
-  for (size_t i = 0; i < copy.new_layout.size(); ++i) {
-    bool r = reduced.find(copy.new_layout[i]) != std::string::npos;
-    if (r != exclude) new_axes.push_back(AttrValue::Int(static_cast<int64_t>(i)));
+  std::string new_out;
+  if (IsBlocked(copy.new_layout)) {
+    std::optional<std::string> blocked =
+        ReduceBlocked(copy.new_layout, reduced, keepdims, exclude, new_axes);
+    if (!blocked.has_value() || blocked->empty()) return nullptr;
+    new_out = *blocked;
+  } else {
+    for (size_t i = 0; i < copy.new_layout.size(); ++i) {
+      bool r = reduced.find(copy.new_layout[i]) != std::string::npos;
+      if (r != exclude) new_axes.push_back(AttrValue::Int(static_cast<int64_t>(i)));
+    }
+    new_out = out_layout(copy.new_layout);
   }
   const Attrs* new_attrs = WithField(attrs, "axis", AttrValue::Array(new_axes));
-  return RemakeUnary(call, new_attrs, out_layout(copy.old_layout), out_layout(copy.new_layout));
+  return RemakeUnary(call, new_attrs, out_layout(copy.old_layout), new_out);
 }
 
 // pad follows its data's new layout, its pad_width rows permuted to it
@@ -262,13 +323,20 @@ const Expr* LayoutRewriter::AdaptStridedSlice(const Call* call) {
 
 // split follows its input's layout, its axis renumbered (also when the
 // layout is unchanged: TVM writes the axis it inferred); every field of
-// the result is in that layout.
+// the result is in that layout. When that layout splits the axis (NCHW4c
+// for C), listed indices are divided by the factor; when one is not a
+// multiple of it the input goes back to its old layout (TVM's
+// SplitInferCorrectLayout keeps the old layout then).
 const Expr* LayoutRewriter::AdaptSplit(const Call* call) {
   std::optional<Alt> lay = FindLayout(call->args()[0]);
   if (!lay.has_value() || call->attrs() == nullptr || blocked_.contains(call)) return nullptr;
   const Alt copy = *lay;
   const Attrs* attrs = RenumberAxis(call->attrs(), "axis", 0, copy);
   if (attrs == nullptr) return nullptr;
+  if (IsBlocked(copy.new_layout)) {
+    attrs = DivideSplitIndices(call, attrs, copy);
+    if (attrs == nullptr) return nullptr;
+  }
   tuple_alt_[call] = TupleAlt{copy, /*all_fields=*/true};
   const Call* out = builder().MakeCall(call->callee(), {Mutated(call->args()[0])}, attrs,
                                        call->span());

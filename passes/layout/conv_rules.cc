@@ -1,6 +1,7 @@
 #include "passes/layout/conv_rules.h"
 
 #include <array>
+#include <optional>
 
 #include "fmt/format.h"
 #include "ir/layout.h"
@@ -26,10 +27,12 @@ struct ConvertRow {
   // data layout (TVM's DeformableConvInferCorrectLayout), and the weight is
   // the third.
   bool offset = false;
+  // convert_conv2d: a desired NCHW<n>c makes nn.contrib_conv2d_NCHWc.
+  bool blocked = false;
 };
 
 constexpr std::array<ConvertRow, 7> kConvertRows = {{
-    {"nn.conv2d", "NHWC", "OIHW", "HWIO", "HWOI", "HWNC", "HWOI", true},
+    {"nn.conv2d", "NHWC", "OIHW", "HWIO", "HWOI", "HWNC", "HWOI", true, false, true},
     {"qnn.conv2d", "NHWC", "OIHW", "HWIO", "HWOI"},
     {"nn.conv2d_transpose", "NHWC", "IOHW", "HWIO", ""},
     {"qnn.conv2d_transpose", "NHWC", "IOHW", "HWIO", ""},
@@ -47,6 +50,51 @@ const ConvertRow* FindRow(const OpInfo& op) {
 
 std::string DefaultOf(const OpInfo& op, std::string_view field) {
   return std::string(DefaultAttrs(op.attrs)->GetString(field, ""));
+}
+
+// A data layout with a split axis: TVM v0.16's convert_conv2d turns
+// nn.conv2d into nn.contrib_conv2d_NCHWc for NCHW<n>c (with a kernel layout
+// it asserts is given); the other convert functions build their own op in
+// that layout, which neither TVM's kernels nor carve's take.
+absl::Status CheckBlocked(const OpInfo& op, std::string_view data_layout,
+                          std::string_view kernel_layout) {
+  std::optional<int64_t> block = NchwcBlock(data_layout);
+  if (!FindRow(op)->blocked || !block.has_value() || *block < 1) {
+    return absl::InvalidArgumentError(fmt::format(
+        "ConvertLayout: data layout '{}' of {} has a split axis; the one blocked conversion "
+        "is nn.conv2d to NCHW<n>c (nn.contrib_conv2d_NCHWc, as in TVM)",
+        data_layout, op.name));
+  }
+  if (kernel_layout == "default") {
+    return absl::InvalidArgumentError(fmt::format(
+        "ConvertLayout: data layout '{}' of {} needs a kernel layout (e.g. OIHW{}i{}o), not "
+        "'default'",
+        data_layout, op.name, *block, *block));
+  }
+  std::string own_kernel = DefaultOf(op, "kernel_layout");
+  absl::StatusOr<Layout> kernel = Layout::Parse(kernel_layout);
+  if (!kernel.ok() || !BijectiveLayout::Make(own_kernel, kernel_layout).ok()) {
+    return absl::InvalidArgumentError(
+        fmt::format("ConvertLayout: kernel layout '{}' is not a layout of the axes of {} ({})",
+                    kernel_layout, own_kernel, op.name));
+  }
+  return absl::OkStatus();
+}
+
+// A tensor of `type` in layout `src` moves to `dst` and back unchanged:
+// every block of dst divides its axis.
+bool Divides(std::string_view src, std::string_view dst, const Type* type) {
+  const auto* tensor = DynCast<TensorType>(type);
+  absl::StatusOr<BijectiveLayout> map = BijectiveLayout::Make(src, dst);
+  if (tensor == nullptr || !map.ok()) return false;
+  absl::StatusOr<std::vector<Dim>> there = map->ForwardShape(tensor->shape());
+  if (!there.ok()) return false;
+  absl::StatusOr<std::vector<Dim>> back = map->BackwardShape(*there);
+  if (!back.ok() || back->size() != tensor->rank()) return false;
+  for (size_t i = 0; i < back->size(); ++i) {
+    if ((*back)[i].value != tensor->shape()[i].value) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -72,19 +120,7 @@ absl::Status CheckConvertible(const OpInfo& op, std::string_view data_layout,
         "ConvertLayout: '{}' is not an op whose layout ConvertLayout converts", op.name));
   }
   std::string own_data = DefaultOf(op, "data_layout");
-  // A split axis (the lower-case `c` of NCHW4c): TVM v0.16's convert
-  // function turns nn.conv2d into nn.contrib_conv2d_NCHWc for such a data
-  // layout; carve's rewriter tracks layouts of distinct primal axes only,
-  // so it says why instead of listing the layouts it knows.
-  bool split_axis = false;
-  for (char c : data_layout) split_axis = split_axis || (c >= 'a' && c <= 'z');
-  if (split_axis) {
-    return absl::InvalidArgumentError(fmt::format(
-        "ConvertLayout: data layout '{}' of {} has a split axis; carve does not convert to "
-        "blocked layouts (TVM converts nn.conv2d to NCHW<n>c as nn.contrib_conv2d_NCHWc; see "
-        "docs/tvm-deviations.md)",
-        data_layout, op.name));
-  }
+  if (IsBlocked(data_layout)) return CheckBlocked(op, data_layout, kernel_layout);
   if (!IsPlainLayout(data_layout, own_data.size()) ||
       !BijectiveLayout::Make(own_data, data_layout).ok() ||
       (kernel_layout == "default" && DefaultKernelLayout(op, data_layout, false).empty())) {
@@ -95,8 +131,14 @@ absl::Status CheckConvertible(const OpInfo& op, std::string_view data_layout,
         FindRow(op)->other_data.empty() ? "" : " or ", FindRow(op)->other_data));
   }
   std::string own_kernel = DefaultOf(op, "kernel_layout");
-  if (kernel_layout != "default" && (!IsPlainLayout(kernel_layout, own_kernel.size()) ||
-                                     !BijectiveLayout::Make(own_kernel, kernel_layout).ok())) {
+  // A blocked kernel layout (OHWI32o) with a plain data layout: TVM's
+  // convert_conv2d writes it into the nn.conv2d as given, which carve's
+  // conv2d kernel runs; the other convolutions' kernels take plain ones.
+  bool blocked_kernel = FindRow(op)->blocked && IsBlocked(kernel_layout) &&
+                        BijectiveLayout::Make(own_kernel, kernel_layout).ok();
+  if (kernel_layout != "default" && !blocked_kernel &&
+      (!IsPlainLayout(kernel_layout, own_kernel.size()) ||
+       !BijectiveLayout::Make(own_kernel, kernel_layout).ok())) {
     return absl::InvalidArgumentError(
         fmt::format("ConvertLayout: kernel layout '{}' is not a {}-d layout of the axes of {} ({})",
                     kernel_layout, own_kernel.size(), own_kernel, op.name));
@@ -135,10 +177,16 @@ const Expr* LayoutRewriter::ConvertConv(const Call* call) {
   const bool offset = FindRow(op)->offset;
   const size_t weight_index = offset ? 2 : 1;
   bool depthwise = !offset && Depthwise(call);
+  if (IsBlocked(desired.data)) return ConvertConvBlocked(call, desired);
   std::string want_kernel = desired.kernel;
   if (!desired.depthwise_kernel.empty() && depthwise) want_kernel = desired.depthwise_kernel;
   if (want_kernel == "default") want_kernel = DefaultKernelLayout(op, desired.data, depthwise);
   if (want_kernel.empty() || !BijectiveLayout::Make(kernel, want_kernel).ok()) return nullptr;
+  // As for a blocked data layout (ConvertConvBlocked): a block that does
+  // not divide its kernel axis would drop weights.
+  if (IsBlocked(want_kernel) && !Divides(kernel, want_kernel, call->args()[1]->checked_type())) {
+    return nullptr;
+  }
   const Expr* data = call->args()[0];
   const Expr* weight = call->args()[weight_index];
   const Alt* data_alt = FindAlt(data);
@@ -167,6 +215,54 @@ const Expr* LayoutRewriter::ConvertConv(const Call* call) {
   std::string old_out = out_layout.empty() ? layout : out_layout;
   std::string new_out = out_layout.empty() ? desired.data : out_layout;
   return Record(call, Remake(call, std::move(args), attrs, old_out, new_out), old_out, new_out);
+}
+
+// TVM's convert_conv2d for a desired NCHW<n>c: nn.contrib_conv2d_NCHWc in
+// that data layout and the given kernel layout (out_layout as it was),
+// except when the data is a parameter whose dimension 1 the block does not
+// divide: then the conv2d stays as written (TVM rebuilds it with its own
+// attributes) and its inputs are read in its layouts.
+const Expr* LayoutRewriter::ConvertConvBlocked(const Call* call, const Target& desired) {
+  std::string layout = AttrOrDefault(call, "data_layout");
+  std::string kernel = AttrOrDefault(call, "kernel_layout");
+  std::string out_layout = AttrOrDefault(call, "out_layout");
+  const Expr* data = call->args()[0];
+  const Expr* weight = call->args()[1];
+  const auto* data_type = DynCast<TensorType>(Mutated(data)->checked_type());
+  int64_t block = NchwcBlock(desired.data).value_or(1);
+  if (Isa<Var>(Mutated(data)) && data_type != nullptr && data_type->rank() > 1 &&
+      data_type->shape()[1].value % block != 0) {
+    return nullptr;
+  }
+  const Alt* data_alt = FindAlt(data);
+  const Alt* weight_alt = FindAlt(weight);
+  std::string data_now = data_alt != nullptr ? data_alt->new_layout : layout;
+  std::string weight_now = weight_alt != nullptr ? weight_alt->new_layout : kernel;
+  std::string old_out = out_layout.empty() ? layout : out_layout;
+  std::string new_out = out_layout.empty() ? desired.data : out_layout;
+  // Where a block does not divide an axis (6 output channels in NCHW4c),
+  // TVM's module computes a shape that drops channels; the conv2d stays.
+  if (!BijectiveLayout::Make(data_now, desired.data).ok() ||
+      !BijectiveLayout::Make(weight_now, desired.kernel).ok() ||
+      !Divides(layout, desired.data, data->checked_type()) ||
+      !Divides(kernel, desired.kernel, weight->checked_type()) ||
+      !Divides(old_out, new_out, call->checked_type())) {
+    return nullptr;
+  }
+  std::vector<const Expr*> args = {TransformOnce(Mutated(data), data_now, desired.data),
+                                   TransformOnce(Mutated(weight), weight_now, desired.kernel)};
+  AppendRealized(call, 2, args);
+  const Attrs* attrs = WithField(call->attrs(), "data_layout", AttrValue::Str(desired.data));
+  attrs = WithField(attrs, "kernel_layout", AttrValue::Str(desired.kernel));
+  const Call* out =
+      builder().MakeCall(GetOp("nn.contrib_conv2d_NCHWc"), args, attrs, call->span());
+  if (const auto* type = DynCast<TensorType>(call->checked_type())) {
+    absl::StatusOr<BijectiveLayout> map = BijectiveLayout::Make(old_out, new_out);
+    absl::StatusOr<std::vector<Dim>> shape =
+        map.ok() ? map->ForwardShape(type->shape()) : absl::StatusOr<std::vector<Dim>>(map.status());
+    if (shape.ok()) out->set_checked_type(TensorTy(type->dtype(), *shape));
+  }
+  return Record(call, out, old_out, new_out);
 }
 
 // TVM's is_depthwise_conv2d: groups == input channels == output channels

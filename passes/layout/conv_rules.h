@@ -22,7 +22,10 @@ std::string DefaultKernelLayout(const OpInfo& op, std::string_view data_layout, 
 
 // OK when ConvertLayout can move `op` to `data_layout` with `kernel_layout`
 // ("default" allowed): `op` has a convert registration, the data layout
-// is one of its own axes, and the kernel layout one of its kernel's.
+// is one of its own axes, and the kernel layout one of its kernel's. For
+// nn.conv2d the data layout may also be NCHW<n>c (with a kernel layout
+// given) and the kernel layout blocked (OHWI8o), as TVM's convert_conv2d
+// takes them.
 absl::Status CheckConvertible(const OpInfo& op, std::string_view data_layout,
                               std::string_view kernel_layout);
 

@@ -17,6 +17,13 @@
 //     / HWOI for a depthwise NHWC conv2d, IOHW / HWIO for conv2d_transpose,
 //     OIDHW / DHWIO for conv3d), its inputs transformed from their current
 //     layout. Other convolutions keep their layout.
+//   - nn.conv2d with a desired NCHW<n>c (and a kernel layout such as
+//     OIHW<n>i<n>o) becomes nn.contrib_conv2d_NCHWc, as TVM's
+//     convert_conv2d does, except where its data is a parameter whose
+//     dimension 1 n does not divide (TVM's exception) or a block does not
+//     divide the axis it splits; the followers named below take the
+//     blocked layout where TVM's rules do (elementwise, broadcasts, pools,
+//     concatenate, split, reductions), the others read it back.
 //   - Ops with a layout rule follow their inputs' new layout: pools and
 //     image.resize1d/2d/3d without out_layout, unary elementwise ops,
 //     broadcast binary ops (the lower-rank operand expanded with

@@ -3,6 +3,7 @@
 // ElemwiseArbitraryLayout), numpy-style broadcasts (BinaryBroadcastLayout)
 // and the ops with a `layout` attribute (PoolInferCorrectLayout,
 // ResizeInferCorrectLayout).
+#include "ir/layout.h"
 #include "ir/op_rules.h"
 #include "passes/layout/layout_names.h"
 #include "passes/layout/layout_rewriter.h"
@@ -17,13 +18,19 @@ const Expr* LayoutRewriter::AdaptElemwise(const Call* call) {
 }
 
 // A pool (or image.resize2d) without out_layout whose `layout` is its
-// input's old layout takes the input's new layout.
+// input's old layout takes the input's new layout. A pool also takes a
+// blocked one (PoolInferCorrectLayout takes any); a resize does not (TVM's
+// ResizeInferCorrectLayout follows only a layout of as many axes; the
+// resizes are the ops of this rule with a `method`).
 const Expr* LayoutRewriter::AdaptPool(const Call* call) {
   const Alt* alt = FindAlt(call->args()[0]);
   if (alt == nullptr || call->attrs() == nullptr) return nullptr;
   std::string layout = AttrOrDefault(call, "layout");
-  if (!AttrOrDefault(call, "out_layout").empty() || layout != alt->old_layout ||
-      !IsPlainLayout(alt->new_layout, layout.size())) {
+  bool resize = DefaultAttrs(call->op()->attrs)->Find("method") != nullptr;
+  bool follows = IsPlainLayout(alt->new_layout, layout.size()) ||
+                 (!resize && IsBlocked(alt->new_layout) &&
+                  BijectiveLayout::Make(layout, alt->new_layout).ok());
+  if (!AttrOrDefault(call, "out_layout").empty() || layout != alt->old_layout || !follows) {
     return nullptr;
   }
   Alt copy = *alt;
@@ -34,8 +41,9 @@ const Expr* LayoutRewriter::AdaptPool(const Call* call) {
 // TVM's BinaryBroadcastLayout with the rewriter's transforms, on inputs
 // 0 and 1 (a qnn op's other inputs are read as they are). An operand
 // without a defined layout takes the other's trailing axes; the result
-// takes the new layout of the operand of larger rank, and the other
-// operand is renamed like it (TryTransformLike), expanded with
+// takes the new layout of the operand with more primal axes, and the other
+// operand is renamed like it (TryTransformLike), its sub-axis factors set
+// to 1 where it has extent 1 (AdjustSubordinateFactors), expanded with
 // expand_dims and transformed to that.
 const Expr* LayoutRewriter::AdaptBroadcast(const Call* call) {
   const Expr* a[2] = {call->args()[0], call->args()[1]};
@@ -55,12 +63,13 @@ const Expr* LayoutRewriter::AdaptBroadcast(const Call* call) {
     if (type[i]->rank() > known.old_layout.size()) return nullptr;
     old_l[i] = now[i] = Suffix(known.old_layout, type[i]->rank());
   }
-  int large = now[0].size() >= now[1].size() ? 0 : 1;
+  int large = PrimalCount(now[0]) >= PrimalCount(now[1]) ? 0 : 1;
   int old_large = old_l[0].size() >= old_l[1].size() ? 0 : 1;
   int small = 1 - large;
   if (old_l[small].size() > old_l[large].size()) return nullptr;
   std::string ret = now[old_large];
-  std::string target = TryTransformLike(old_l[small], old_l[large], now[large]);
+  std::string target = AdjustSubordinateFactors(
+      TryTransformLike(old_l[small], old_l[large], now[large]), old_l[small], type[small]->shape());
   std::vector<const Expr*> args(2);
   args[large] = Mutated(a[large]);
   args[small] = TransformBroadcastOperand(Mutated(a[small]), type[small], now[small], target);

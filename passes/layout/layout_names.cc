@@ -17,6 +17,54 @@ bool IsPlainLayout(std::string_view layout, size_t rank) {
   return true;
 }
 
+bool IsBlocked(std::string_view layout) {
+  for (char c : layout) {
+    if (c >= 'a' && c <= 'z') return true;
+  }
+  return false;
+}
+
+size_t PrimalCount(std::string_view layout) {
+  size_t n = 0;
+  for (char c : layout) n += c >= 'A' && c <= 'Z' ? 1 : 0;
+  return n;
+}
+
+std::optional<int64_t> NchwcBlock(std::string_view layout) {
+  if (!layout.starts_with("NCHW") || !layout.ends_with("c") || layout.size() < 6) {
+    return std::nullopt;
+  }
+  int64_t block = 0;
+  for (char c : layout.substr(4, layout.size() - 5)) {
+    if (c < '0' || c > '9' || block > (int64_t{1} << 40)) return std::nullopt;
+    block = block * 10 + (c - '0');
+  }
+  return block;
+}
+
+std::string AdjustSubordinateFactors(const std::string& layout, const std::string& old_layout,
+                                     std::span<const Dim> old_shape) {
+  absl::StatusOr<Layout> parsed = Layout::Parse(layout);
+  absl::StatusOr<Layout> old = Layout::Parse(old_layout);
+  if (!parsed.ok() || !old.ok()) return layout;
+  std::string out;
+  for (const LayoutAxis& axis : parsed->axes()) {
+    if (!axis.is_primal()) {
+      // A split axis keeps its factor only where the operand has the
+      // whole axis (an extent of 1 broadcasts, unless it was split).
+      int at = old->IndexOf(axis.primal());
+      bool one = at < 0;
+      if (!one && static_cast<size_t>(at) < old_shape.size() && old_shape[at].value == 1 &&
+          !old->Contains(axis.name)) {
+        one = true;
+      }
+      out += one ? "1" : std::to_string(axis.factor);
+    }
+    out += axis.name;
+  }
+  return out;
+}
+
 std::string Suffix(const std::string& layout, size_t rank) {
   return layout.substr(layout.size() - rank);
 }
@@ -24,7 +72,7 @@ std::string Suffix(const std::string& layout, size_t rank) {
 std::string ExpandPrimal(const std::string& src, const std::string& dst) {
   std::string out;
   for (char a : dst) {
-    if (src.find(a) == std::string::npos) out += a;
+    if (a >= 'A' && a <= 'Z' && src.find(a) == std::string::npos) out += a;
   }
   return out + src;
 }
@@ -54,7 +102,15 @@ std::string TryTransformLike(const std::string& old, const std::string& ref_old,
     used += pick;
   }
   std::string out;
-  for (char axis : ref_new) out += mapping[axis];
+  for (char axis : ref_new) {
+    if (axis >= 'A' && axis <= 'Z') {
+      out += mapping[axis];
+    } else if (axis >= 'a' && axis <= 'z') {
+      out += static_cast<char>(mapping[static_cast<char>(axis - 'a' + 'A')] - 'A' + 'a');
+    } else {
+      out += axis;  // a sub-axis factor
+    }
+  }
   return out;
 }
 

@@ -101,9 +101,48 @@ const Expr* LayoutRewriter::RealizeTuple(const Expr* tuple_call) {
   return tuple;
 }
 
+// The rules that take an input in a blocked layout (NCHW4c) as TVM's do:
+// the elementwise ops, broadcasts, pools, concatenate, split and the
+// reductions. The others
+// renumber axes one letter at a time, so such an input goes back to its old
+// layout before them (the fallback).
+bool LayoutRewriter::TakesBlocked(const Call* call) const {
+  switch (LayoutRuleOf(*call->op())) {
+    case LayoutRule::kConv:
+    case LayoutRule::kPool:
+    case LayoutRule::kConcat:
+    case LayoutRule::kBroadcast:
+    case LayoutRule::kSplit:
+    case LayoutRule::kReduce:
+    case LayoutRule::kElemwise: return true;
+    case LayoutRule::kNone: break;
+    default: return false;
+  }
+  return call->op()->pattern == OpPattern::kElemWise ||
+         call->op()->pattern == OpPattern::kBroadcast;
+}
+
+// Whether an input of `call` (a field of a tuple input) is in a blocked
+// layout.
+bool LayoutRewriter::ReadsBlocked(const Call* call) const {
+  bool blocked = false;
+  auto check = [&](const Expr* e) {
+    const Alt* alt = FindAlt(e);
+    blocked = blocked || (alt != nullptr && IsBlocked(alt->new_layout));
+  };
+  for (const Expr* a : call->args()) {
+    check(a);
+    if (const Tuple* tuple = DynCast<Tuple>(a)) {
+      for (const Expr* f : tuple->fields()) check(f);
+    }
+  }
+  return blocked;
+}
+
 const Expr* LayoutRewriter::RewriteCall(const Call* call) {
   const OpInfo* op = call->op();
   if (convert_ops_.contains(op) && ConvertsDataLayout(*op)) return ConvertDataLayout(call);
+  if (!TakesBlocked(call) && ReadsBlocked(call)) return nullptr;
   switch (LayoutRuleOf(*op)) {
     case LayoutRule::kConv: return ConvertConv(call);
     case LayoutRule::kPool: return AdaptPool(call);
@@ -234,12 +273,12 @@ const Expr* LayoutRewriter::TransformBroadcastOperand(const Expr* value, const T
                                                       const std::string& src,
                                                       const std::string& dst) {
   if (src == dst) return value;
-  if (src.size() >= dst.size()) return TransformOnce(value, src, dst);
+  if (PrimalCount(src) >= PrimalCount(dst)) return TransformOnce(value, src, dst);
   if (AllOnes(type)) return value;
   auto key = std::make_tuple(value, src, dst);
   auto it = transforms_.find(key);
   if (it != transforms_.end()) return it->second;
-  int64_t extra = static_cast<int64_t>(dst.size() - src.size());
+  int64_t extra = static_cast<int64_t>(PrimalCount(dst) - PrimalCount(src));
   const OpInfo* op = FindOp("expand_dims");
   const Attrs* attrs = WithField(DefaultAttrs(op->attrs), "axis", AttrValue::Int(0));
   attrs = WithField(attrs, "num_newaxis", AttrValue::Int(extra));

@@ -71,6 +71,8 @@ class LayoutRewriter : public TypedMutator {
   const Expr* RealizeTuple(const Expr* tuple_call);
   // nullptr: no layout rule applies (the caller realizes the inputs).
   const Expr* RewriteCall(const Call* call);
+  bool TakesBlocked(const Call* call) const;
+  bool ReadsBlocked(const Call* call) const;
   void NoteKnownLayout(const Call* call);
   std::string KnownInput(const Expr* e) const;
   std::string KnownFields(const Expr* e) const;
@@ -92,8 +94,14 @@ class LayoutRewriter : public TypedMutator {
   const Expr* RemakeUnary(const Call* call, const Attrs* attrs, const std::string& old_out,
                           const std::string& new_out);
 
+  // The layouts a listed op converts to ("" depthwise_kernel: `kernel`).
+  struct Target {
+    std::string data, kernel, depthwise_kernel;
+  };
+
   // --- conv_rules.cc ---
   const Expr* ConvertConv(const Call* call);
+  const Expr* ConvertConvBlocked(const Call* call, const Target& desired);
   // --- convert_rules.cc ---
   const Expr* ConvertDataLayout(const Call* call);
   bool Depthwise(const Call* call) const;
@@ -120,10 +128,6 @@ class LayoutRewriter : public TypedMutator {
   const Expr* AdaptSliceLike(const Call* call);
   const Expr* AdaptTopK(const Call* call);
 
-  // The layouts a listed op converts to ("" depthwise_kernel: `kernel`).
-  struct Target {
-    std::string data, kernel, depthwise_kernel;
-  };
   absl::flat_hash_map<const OpInfo*, Target> convert_ops_;
   // DesiredLayout::skip_layers, and how many nn.conv2d calls were converted
   // or skipped so far.
