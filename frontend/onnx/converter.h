@@ -90,6 +90,7 @@ std::vector<ConverterEntry> ReduceConverters();
 std::vector<ConverterEntry> ExtraConverters();
 std::vector<ConverterEntry> LossConverters();
 std::vector<ConverterEntry> IndexConverters();
+std::vector<ConverterEntry> RecurrentConverters();
 
 // Normalises a possibly negative axis against `rank`; error when out of range.
 absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, int64_t rank);
