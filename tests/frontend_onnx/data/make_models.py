@@ -158,11 +158,165 @@ def odd_models():
                     size_threshold=0)
 
 
+
+def act(name, alpha, beta, x):
+    """ONNX's RNN activation functions."""
+    if name == "Sigmoid":
+        return 1 / (1 + np.exp(-x))
+    if name == "Tanh":
+        return np.tanh(x)
+    if name == "Relu":
+        return np.maximum(x, 0)
+    if name == "LeakyRelu":
+        return np.where(x >= 0, x, alpha * x)
+    if name == "HardSigmoid":
+        return np.clip(alpha * x + beta, 0, 1)
+    raise ValueError(name)
+
+
+def run_cell(kind, x, w, r, b, h0, c0, p, lens, acts, backwards, lbr):
+    """One direction of ONNX's RNN / GRU / LSTM (x [seq, batch, in]), by
+    the operator's definition. Returns Y [seq, batch, hidden], Y_h, Y_c."""
+    seq, batch, _ = x.shape
+    hidden = r.shape[-1]
+    wb, rb = np.split(b, 2)
+    h, c = h0.copy(), c0.copy()
+    y = np.zeros((seq, batch, hidden), np.float64)
+    for n in range(batch):
+        hn, cn = h[n].copy(), c[n].copy()
+        steps = range(lens[n])
+        for t in (reversed(steps) if backwards else steps):
+            xt = x[t, n]
+            if kind == "RNN":
+                hn = act(*acts[0], xt @ w.T + hn @ r.T + wb + rb)
+            elif kind == "GRU":
+                wz, wr, wh = np.split(w, 3)
+                rz, rr, rh = np.split(r, 3)
+                bz, br, bh = np.split(wb, 3)
+                qz, qr, qh = np.split(rb, 3)
+                z = act(*acts[0], xt @ wz.T + hn @ rz.T + bz + qz)
+                rg = act(*acts[0], xt @ wr.T + hn @ rr.T + br + qr)
+                if lbr:
+                    ht = act(*acts[1], xt @ wh.T + rg * (hn @ rh.T + qh) + bh)
+                else:
+                    ht = act(*acts[1], xt @ wh.T + (rg * hn) @ rh.T + qh + bh)
+                hn = (1 - z) * ht + z * hn
+            else:
+                g = xt @ w.T + hn @ r.T + wb + rb
+                gi, go, gf, gc = np.split(g, 4)
+                pi, po, pf = np.split(p, 3)
+                i = act(*acts[0], gi + pi * cn)
+                f = act(*acts[0], gf + pf * cn)
+                cn = f * cn + i * act(*acts[1], gc)
+                o = act(*acts[0], go + po * cn)
+                hn = o * act(*acts[2], cn)
+            y[t, n] = hn
+        h[n], c[n] = hn, cn
+    return y, h, c
+
+
+def recurrent(name, kind, direction, seq=3, batch=2, inp=3, hidden=4, acts=None, lens=None,
+              layout=0, lbr=0, peepholes=False):
+    """A recurrent node with initializer weights (the cases ONNX's node tests
+    leave out: reverse and bidirectional directions, GRU's sequence_lens
+    both ways, linear_before_reset, activations with alpha / beta, layout
+    1). Writes recurrent_NAME.onnx, its input X and its outputs as .pb."""
+    rng = np.random.default_rng(len(name))
+    gates = {"RNN": 1, "GRU": 3, "LSTM": 4}[kind]
+    nd = 2 if direction == "bidirectional" else 1
+    f32 = lambda *s: rng.uniform(-1, 1, s).astype(np.float32)
+    x, w, r, b = f32(seq, batch, inp), f32(nd, gates * hidden, inp), \
+        f32(nd, gates * hidden, hidden), f32(nd, 2 * gates * hidden)
+    h0, c0, p = f32(nd, batch, hidden), f32(nd, batch, hidden), f32(nd, 3 * hidden)
+    if not peepholes:
+        p[:] = 0
+    default = {"RNN": ["Tanh"], "GRU": ["Sigmoid", "Tanh"], "LSTM": ["Sigmoid", "Tanh", "Tanh"]}
+    names = acts or default[kind] * nd
+    alphas = {"LeakyRelu": 0.2, "HardSigmoid": 0.3}
+    betas = {"HardSigmoid": 0.6}
+    fns = [(a, alphas.get(a), betas.get(a)) for a in names]
+    per = len(default[kind])
+    seq_lens = np.array(lens if lens else [seq] * batch, np.int32)
+    ys, hs, cs = [], [], []
+    for d in range(nd):
+        y, h, c = run_cell(kind, x.astype(np.float64), w[d], r[d], b[d], h0[d], c0[d], p[d],
+                           seq_lens, fns[d * per:(d + 1) * per],
+                           d == 1 or direction == "reverse", lbr)
+        ys.append(y), hs.append(h), cs.append(c)
+    outs = [np.stack(ys, 1), np.stack(hs, 0), np.stack(cs, 0)][: 3 if kind == "LSTM" else 2]
+    xin = x
+    if layout:
+        xin = x.transpose(1, 0, 2)
+        h0, c0 = h0.transpose(1, 0, 2), c0.transpose(1, 0, 2)
+        outs = [outs[0].transpose(2, 0, 1, 3)] + [o.transpose(1, 0, 2) for o in outs[1:]]
+    inits = [numpy_helper.from_array(w, "W"), numpy_helper.from_array(r, "R"),
+             numpy_helper.from_array(b, "B"), numpy_helper.from_array(seq_lens, "lens"),
+             numpy_helper.from_array(h0, "h0")]
+    ins = ["X", "W", "R", "B", "lens" if lens else "", "h0"]
+    if kind == "LSTM":
+        inits += [numpy_helper.from_array(c0, "c0"), numpy_helper.from_array(p, "P")]
+        ins += ["c0", "P" if peepholes else ""]
+    attrs = dict(hidden_size=hidden, direction=direction)
+    if acts:
+        attrs["activations"] = names
+        used = [a for a in names if a in alphas]
+        attrs["activation_alpha"] = [alphas[a] for a in used]
+        attrs["activation_beta"] = [betas[a] for a in names if a in betas]
+    if layout:
+        attrs["layout"] = 1
+    if kind == "GRU":
+        attrs["linear_before_reset"] = lbr
+    out_names = ["Y", "Y_h", "Y_c"][: len(outs)]
+    node = helper.make_node(kind, ins, out_names, name=name, **attrs)
+    f = TensorProto.FLOAT
+    g = helper.make_graph([node], name, [vi("X", f, list(xin.shape))],
+                          [vi(n, f, None) for n in out_names], inits)
+    save(g, f"recurrent_{name}.onnx", opset=14)
+    with open(f"recurrent_{name}.X.pb", "wb") as fx:
+        fx.write(numpy_helper.from_array(xin, "X").SerializeToString())
+    for n, o in zip(out_names, outs):
+        with open(f"recurrent_{name}.{n}.pb", "wb") as fo:
+            fo.write(numpy_helper.from_array(o.astype(np.float32), n).SerializeToString())
+
+
+def recurrent_refused():
+    """Attributes carve cannot honour are errors naming them: LSTM's clip,
+    and sequence_lens of RNN / LSTM that the import cannot see."""
+    f = TensorProto.FLOAT
+    w = numpy_helper.from_array(np.ones((1, 8, 2), np.float32), "W")
+    r = numpy_helper.from_array(np.ones((1, 8, 2), np.float32), "R")
+    node = helper.make_node("LSTM", ["X", "W", "R"], ["Y"], hidden_size=2, clip=3.0, name="lstm")
+    g = helper.make_graph([node], "clip", [vi("X", f, [3, 1, 2])], [vi("Y", f, None)], [w, r])
+    save(g, "recurrent_lstm_clip.onnx", opset=14)
+    node = helper.make_node("LSTM", ["X", "W", "R", "", "lens"], ["Y"], hidden_size=2,
+                            name="lstm")
+    g = helper.make_graph([node], "lens", [vi("X", f, [3, 1, 2]),
+                                           vi("lens", TensorProto.INT32, [1])],
+                          [vi("Y", f, None)], [w, r])
+    save(g, "recurrent_lstm_lens.onnx", opset=14)
+
+
+def recurrent_models():
+    recurrent_refused()
+    recurrent("lstm_bidirectional", "LSTM", "bidirectional", peepholes=True)
+    recurrent("lstm_reverse_batch_major", "LSTM", "reverse", layout=1, peepholes=True,
+              acts=["HardSigmoid", "LeakyRelu", "Relu"])
+    recurrent("gru_bidirectional_lens", "GRU", "bidirectional", lens=[3, 1], lbr=1)
+    recurrent("gru_reverse_lens", "GRU", "reverse", lens=[2, 3], lbr=0)
+    recurrent("rnn_bidirectional_acts", "RNN", "bidirectional", acts=["LeakyRelu", "HardSigmoid"])
+    recurrent("rnn_reverse", "RNN", "reverse", layout=1)
+
+
+import sys
+if sys.argv[1:] == ["recurrent"]:
+    recurrent_models()
+    sys.exit(0)
 two_outputs()
 opset18()
 odd_models()
 unsupported_op()
 defined_twice()
+recurrent_models()
 external("external_ok", "external_ok.bin", True)
 external("external_missing", "missing.bin", False)
 # A location with `..` hung the importer (it cleared the path it iterated).
