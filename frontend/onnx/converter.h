@@ -91,6 +91,14 @@ std::vector<ConverterEntry> ExtraConverters();
 std::vector<ConverterEntry> LossConverters();
 std::vector<ConverterEntry> IndexConverters();
 std::vector<ConverterEntry> RecurrentConverters();
+std::vector<ConverterEntry> QuantConverters();
+
+// A convolution's explicit pads (begin..., end...) from `pads` / `auto_pad`
+// (ops_nn.cc; QLinearConv shares Conv's rules).
+absl::StatusOr<std::vector<int64_t>> ConvPads(NodeCall& c, const TValue& data,
+                                              const std::vector<int64_t>& kernel,
+                                              const std::vector<int64_t>& strides,
+                                              const std::vector<int64_t>& dilation);
 
 // Normalises a possibly negative axis against `rank`; error when out of range.
 absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, int64_t rank);

@@ -296,6 +296,62 @@ def recurrent_refused():
     save(g, "recurrent_lstm_lens.onnx", opset=14)
 
 
+def quantized(name, node_inputs, x, inits, want, opset=13, **attrs):
+    op = "QLinearConv" if name.startswith("qlinearconv") else "QLinearMatMul"
+    node = helper.make_node(op, node_inputs, ["y"], name=name, **attrs)
+    g = helper.make_graph([node], name, [vi("x", TensorProto.UINT8, list(x.shape))],
+                          [vi("y", TensorProto.UINT8, None)],
+                          [numpy_helper.from_array(v, k) for k, v in inits.items()])
+    save(g, f"{name}.onnx", opset=opset)
+    for n, v in (("x", x), ("y", want)):
+        with open(f"{name}.{n}.pb", "wb") as fo:
+            fo.write(numpy_helper.from_array(v, n).SerializeToString())
+
+
+def requantize(acc, scale, zp):
+    """ONNX's output quantization: round half to even, saturate to uint8."""
+    return np.clip(np.rint(acc * scale) + zp, 0, 255).astype(np.uint8)
+
+
+def quantized_models():
+    """QLinearConv / QLinearMatMul with constant scales (initializers, so
+    the import requantizes; ONNX's node tests give them as graph inputs):
+    a per-channel weight scale and zero point, a bias, padding, a 3-D A."""
+    rng = np.random.default_rng(7)
+    x = rng.integers(0, 256, (1, 2, 5, 5)).astype(np.uint8)
+    w = rng.integers(0, 256, (3, 2, 3, 3)).astype(np.uint8)
+    xs, xz = np.float32(0.02), np.uint8(120)
+    ws = np.array([0.01, 0.003, 0.02], np.float32)
+    wz = np.array([128, 100, 140], np.uint8)
+    ys, yz = np.float32(0.5), np.uint8(100)
+    bias = rng.integers(-2000, 2000, (3,)).astype(np.int32)
+    xp = np.pad(x.astype(np.int64) - int(xz), ((0, 0), (0, 0), (1, 1), (1, 1)))
+    wc = w.astype(np.int64) - wz.astype(np.int64).reshape(3, 1, 1, 1)
+    acc = np.zeros((1, 3, 5, 5), np.int64)
+    for o in range(3):
+        for i in range(5):
+            for j in range(5):
+                acc[0, o, i, j] = np.sum(xp[0, :, i:i + 3, j:j + 3] * wc[o])
+    acc += bias.reshape(1, 3, 1, 1)
+    scale = (np.float64(xs) * ws.astype(np.float64) / np.float64(ys)).reshape(1, 3, 1, 1)
+    quantized("qlinearconv_per_channel",
+              ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "bias"], x,
+              dict(xs=xs, xz=xz, w=w, ws=ws, wz=wz, ys=ys, yz=yz, bias=bias),
+              requantize(acc, scale, yz), pads=[1, 1, 1, 1], kernel_shape=[3, 3])
+    # Scales whose products leave no accumulator at a rounding tie: the
+    # import multiplies a_scale * b_scale in float32 (as TVM), this
+    # reference in float64.
+    a = rng.integers(0, 256, (2, 3, 4)).astype(np.uint8)
+    b = rng.integers(0, 256, (4, 5)).astype(np.uint8)
+    az, bz = np.uint8(110), np.uint8(130)
+    acc = (a.astype(np.int64) - int(az)) @ (b.astype(np.int64) - int(bz))
+    quantized("qlinearmatmul_3d_2d", ["x", "as", "az", "b", "bs", "bz", "ys", "yz"], a,
+              {"as": np.float32(0.05), "az": az, "b": b, "bs": np.float32(0.0213), "bz": bz,
+               "ys": np.float32(0.25), "yz": np.uint8(128)},
+              requantize(acc, np.float64(np.float32(0.05)) * np.float32(0.0213) / np.float32(0.25),
+                         128))
+
+
 def recurrent_models():
     recurrent_refused()
     recurrent("lstm_bidirectional", "LSTM", "bidirectional", peepholes=True)
@@ -308,8 +364,12 @@ def recurrent_models():
 
 
 import sys
+# The models are written beside this script, wherever it is run from;
+# `make_models.py recurrent` writes the recurrent and quantized ones only.
+os.chdir(os.path.dirname(os.path.abspath(__file__)))
 if sys.argv[1:] == ["recurrent"]:
     recurrent_models()
+    quantized_models()
     sys.exit(0)
 two_outputs()
 opset18()
@@ -317,6 +377,7 @@ odd_models()
 unsupported_op()
 defined_twice()
 recurrent_models()
+quantized_models()
 external("external_ok", "external_ok.bin", True)
 external("external_missing", "missing.bin", False)
 # A location with `..` hung the importer (it cleared the path it iterated).
