@@ -92,6 +92,7 @@ std::vector<ConverterEntry> LossConverters();
 std::vector<ConverterEntry> IndexConverters();
 std::vector<ConverterEntry> RecurrentConverters();
 std::vector<ConverterEntry> QuantConverters();
+std::vector<ConverterEntry> VisionConverters();
 
 // A convolution's explicit pads (begin..., end...) from `pads` / `auto_pad`
 // (ops_nn.cc; QLinearConv shares Conv's rules).

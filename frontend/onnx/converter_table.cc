@@ -12,7 +12,7 @@ const absl::flat_hash_map<std::string, ConverterFn>& Table() {
     auto* t = new absl::flat_hash_map<std::string, ConverterFn>();
     for (auto family : {ElementwiseConverters, NNConverters, ShapeConverters, MathConverters,
                         ReduceConverters, ExtraConverters, LossConverters, IndexConverters,
-                        RecurrentConverters, QuantConverters}) {
+                        RecurrentConverters, QuantConverters, VisionConverters}) {
       for (const ConverterEntry& e : family()) t->emplace(std::string(e.op_type), e.fn);
     }
     return t;
