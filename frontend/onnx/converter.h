@@ -74,6 +74,9 @@ using ConverterFn = absl::StatusOr<Outputs> (*)(NodeCall& call);
 
 // The converter for an ONNX op type of the default domain, or nullptr.
 ConverterFn FindConverter(std::string_view op_type);
+// The converter for an op type of the com.microsoft domain (ONNX Runtime's
+// contrib ops TVM converts by op type), or nullptr.
+ConverterFn FindMicrosoftConverter(std::string_view op_type);
 // Every op type with a converter, sorted.
 std::vector<std::string> SupportedOpTypes();
 

@@ -352,6 +352,50 @@ def quantized_models():
                          128))
 
 
+def microsoft_ops():
+    """ONNX Runtime's transformer-optimizer ops (domain com.microsoft):
+    FastGelu with a bias, BiasGelu, Gelu, SkipLayerNormalization with beta,
+    a bias and its mean / inverse-deviation / sum outputs. Writes
+    microsoft_ops.onnx, its inputs and outputs (float64 reference)."""
+    import math
+    rng = np.random.default_rng(11)
+    f32 = lambda *s: rng.uniform(-2, 2, s).astype(np.float32)
+    x, skip = f32(2, 3, 8), f32(2, 3, 8)
+    b1, b2, gamma, beta, bias = f32(8), f32(8), f32(8), f32(8), f32(8)
+    erf = np.vectorize(math.erf)
+    gelu = lambda v: 0.5 * v * (1 + erf(v / math.sqrt(2)))
+    v = x.astype(np.float64) + b1
+    c1 = math.sqrt(2 / math.pi)
+    v = 0.5 * v * (1 + np.tanh(c1 * v + 0.044715 * c1 * v ** 3))
+    v = gelu(gelu(v + b2))
+    s = v + skip + bias
+    mean = s.mean(-1, keepdims=True)
+    inv = 1 / np.sqrt(((s - mean) ** 2).mean(-1, keepdims=True) + 1e-5)
+    y = (s - mean) * inv * gamma + beta
+    ms = "com.microsoft"
+    nodes = [
+        helper.make_node("FastGelu", ["x", "b1"], ["f"], domain=ms, name="fast_gelu"),
+        helper.make_node("BiasGelu", ["f", "b2"], ["g"], domain=ms, name="bias_gelu"),
+        helper.make_node("Gelu", ["g"], ["h"], domain=ms, name="gelu"),
+        helper.make_node("SkipLayerNormalization", ["h", "skip", "gamma", "beta", "bias"],
+                         ["y", "mean", "inv_std", "sum"], domain=ms, epsilon=1e-5,
+                         name="skip_ln"),
+    ]
+    f = TensorProto.FLOAT
+    inits = [numpy_helper.from_array(a, n) for n, a in
+             (("b1", b1), ("b2", b2), ("gamma", gamma), ("beta", beta), ("bias", bias))]
+    g = helper.make_graph(nodes, "microsoft", [vi("x", f, [2, 3, 8]), vi("skip", f, [2, 3, 8])],
+                          [vi(n, f, None) for n in ("y", "mean", "inv_std", "sum")], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13),
+                                            helper.make_opsetid(ms, 1)])
+    m.ir_version = 8
+    onnx.save(m, "microsoft_ops.onnx")
+    for n, a in (("x", x), ("skip", skip), ("y", y), ("mean", mean), ("inv_std", inv),
+                 ("sum", s)):
+        with open(f"microsoft_ops.{n}.pb", "wb") as fo:
+            fo.write(numpy_helper.from_array(a.astype(np.float32), n).SerializeToString())
+
+
 def recurrent_models():
     recurrent_refused()
     recurrent("lstm_bidirectional", "LSTM", "bidirectional", peepholes=True)
@@ -365,11 +409,13 @@ def recurrent_models():
 
 import sys
 # The models are written beside this script, wherever it is run from;
-# `make_models.py recurrent` writes the recurrent and quantized ones only.
+# `make_models.py recurrent` writes the recurrent, quantized and
+# com.microsoft ones only.
 os.chdir(os.path.dirname(os.path.abspath(__file__)))
 if sys.argv[1:] == ["recurrent"]:
     recurrent_models()
     quantized_models()
+    microsoft_ops()
     sys.exit(0)
 two_outputs()
 opset18()
@@ -378,6 +424,7 @@ unsupported_op()
 defined_twice()
 recurrent_models()
 quantized_models()
+microsoft_ops()
 external("external_ok", "external_ok.bin", True)
 external("external_missing", "missing.bin", False)
 # A location with `..` hung the importer (it cleared the path it iterated).
