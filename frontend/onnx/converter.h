@@ -74,6 +74,9 @@ using ConverterFn = absl::StatusOr<Outputs> (*)(NodeCall& call);
 
 // The converter for an ONNX op type of the default domain, or nullptr.
 ConverterFn FindConverter(std::string_view op_type);
+// The converter for an op type of the com.microsoft domain (ONNX Runtime's
+// contrib ops TVM converts by op type), or nullptr.
+ConverterFn FindMicrosoftConverter(std::string_view op_type);
 // Every op type with a converter, sorted.
 std::vector<std::string> SupportedOpTypes();
 
@@ -90,6 +93,16 @@ std::vector<ConverterEntry> ReduceConverters();
 std::vector<ConverterEntry> ExtraConverters();
 std::vector<ConverterEntry> LossConverters();
 std::vector<ConverterEntry> IndexConverters();
+std::vector<ConverterEntry> RecurrentConverters();
+std::vector<ConverterEntry> QuantConverters();
+std::vector<ConverterEntry> VisionConverters();
+
+// A convolution's explicit pads (begin..., end...) from `pads` / `auto_pad`
+// (ops_nn.cc; QLinearConv shares Conv's rules).
+absl::StatusOr<std::vector<int64_t>> ConvPads(NodeCall& c, const TValue& data,
+                                              const std::vector<int64_t>& kernel,
+                                              const std::vector<int64_t>& strides,
+                                              const std::vector<int64_t>& dilation);
 
 // Normalises a possibly negative axis against `rank`; error when out of range.
 absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, int64_t rank);

@@ -11,7 +11,8 @@ const absl::flat_hash_map<std::string, ConverterFn>& Table() {
   static const auto* table = [] {
     auto* t = new absl::flat_hash_map<std::string, ConverterFn>();
     for (auto family : {ElementwiseConverters, NNConverters, ShapeConverters, MathConverters,
-                        ReduceConverters, ExtraConverters, LossConverters, IndexConverters}) {
+                        ReduceConverters, ExtraConverters, LossConverters, IndexConverters,
+                        RecurrentConverters, QuantConverters, VisionConverters}) {
       for (const ConverterEntry& e : family()) t->emplace(std::string(e.op_type), e.fn);
     }
     return t;

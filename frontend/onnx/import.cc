@@ -312,14 +312,18 @@ absl::Status GraphImporter::DefineOutputs(const onnx::NodeProto& node, const std
 
 absl::Status GraphImporter::ConvertNode(const onnx::NodeProto& node) {
   const std::string label = NodeLabel(node);
-  if (!node.domain().empty() && node.domain() != "ai.onnx") return OtherDomainError(node, label);
+  const bool microsoft = node.domain() == "com.microsoft";
+  ConverterFn fn = microsoft ? FindMicrosoftConverter(node.op_type()) : nullptr;
+  if (!node.domain().empty() && node.domain() != "ai.onnx" && fn == nullptr) {
+    return OtherDomainError(node, label);
+  }
   ++result_.op_counts[node.op_type()];
-  if (opset_ == 0) {
+  if (opset_ == 0 && !microsoft) {
     return absl::UnimplementedError(fmt::format(
         "node {} ({}) is of the default domain, which the model does not import", label,
         node.op_type()));
   }
-  ConverterFn fn = FindConverter(node.op_type());
+  if (!microsoft) fn = FindConverter(node.op_type());
   if (fn == nullptr) {
     return absl::UnimplementedError(fmt::format("unsupported ONNX op '{}' (node {}, opset {})",
                                                 node.op_type(), label, opset_));

@@ -185,6 +185,19 @@ absl::StatusOr<Outputs> ConvertSoftsign(NodeCall& c) {
   return One(c.Op("divide", {c.In(0), d}));
 }
 
+// Affine and ScaledTanh (opset 1 ops, still named by RNN activations):
+// alpha * x + beta and alpha * tanh(beta * x), as TVM's converters.
+absl::StatusOr<Outputs> ConvertAffine(NodeCall& c) {
+  CARVE_ASSIGN_OR_RETURN(TValue m, c.Op("multiply", {F32(c, c.attrs.Float("alpha", 1.0f)), c.In(0)}));
+  return One(c.Op("add", {m, F32(c, c.attrs.Float("beta", 0.0f))}));
+}
+
+absl::StatusOr<Outputs> ConvertScaledTanh(NodeCall& c) {
+  CARVE_ASSIGN_OR_RETURN(TValue m, c.Op("multiply", {F32(c, c.attrs.Float("beta", 1.0f)), c.In(0)}));
+  CARVE_ASSIGN_OR_RETURN(TValue t, c.Op("tanh", {m}));
+  return One(c.Op("multiply", {t, F32(c, c.attrs.Float("alpha", 1.0f))}));
+}
+
 absl::StatusOr<Outputs> ConvertCelu(NodeCall& c) {
   const TValue& x = c.In(0);
   TValue alpha = Const(c, x, c.attrs.Float("alpha", 1.0f));
@@ -290,6 +303,8 @@ std::vector<ConverterEntry> ElementwiseConverters() {
       {"Softplus", ConvertSoftplus},
       {"Softsign", ConvertSoftsign},
       {"Celu", ConvertCelu},
+      {"Affine", ConvertAffine},
+      {"ScaledTanh", ConvertScaledTanh},
       {"ThresholdedRelu", ConvertThresholdedRelu},
       {"PRelu", ConvertPRelu},
       {"Clip", ConvertClip},

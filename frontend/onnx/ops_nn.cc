@@ -262,6 +262,13 @@ absl::StatusOr<Outputs> ConvertLayerNorm(NodeCall& c) {
 
 }  // namespace
 
+absl::StatusOr<std::vector<int64_t>> ConvPads(NodeCall& c, const TValue& data,
+                                              const std::vector<int64_t>& kernel,
+                                              const std::vector<int64_t>& strides,
+                                              const std::vector<int64_t>& dilation) {
+  return ResolvePads(c, data, kernel, strides, dilation);
+}
+
 std::vector<ConverterEntry> NNConverters() {
   return {
       {"Conv", ConvertConv},

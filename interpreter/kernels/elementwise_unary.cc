@@ -81,7 +81,11 @@ auto FloatExpr(const X& x) {
   if constexpr (kOp == UnOp::kRsqrt) return x.rsqrt();
   if constexpr (kOp == UnOp::kErf) return x.erf();
   if constexpr (kOp == UnOp::kTanh) return x.tanh();
-  if constexpr (kOp == UnOp::kSigmoid) return x.logistic();
+  // TVM's sigmoid, 1 / (1 + exp(-x)): Eigen's logistic() is a rational
+  // approximation that reaches exactly 1 from x = 15.7 on, where this is
+  // 1 - 2^-23 up to x = 16.6 (a GRU update gate there keeps 1e-7 of the
+  // new state, ONNX's test_gru_seq_length).
+  if constexpr (kOp == UnOp::kSigmoid) return S(1) / (S(1) + (-x).exp());
   if constexpr (kOp == UnOp::kSin) return x.sin();
   if constexpr (kOp == UnOp::kCos) return x.cos();
   if constexpr (kOp == UnOp::kTan) return x.tan();

@@ -1,0 +1,1 @@
+ByJKpee\UgUi\SofV``exZjg[_a_igbfeefihjedj_fbciedbcbbbcMfqlfh]på~zoZphSyor]]b\dR
