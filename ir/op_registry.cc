@@ -141,11 +141,26 @@ const OpInfo* NearestOp(std::string_view name) {
   const OpInfo* best = nullptr;
   size_t best_distance = 0;
   size_t best_full = 0;
+  // An answer further than this is no answer (the return below).
+  const size_t limit = std::max<size_t>(3, name.size() / 3);
+  auto length_gap = [&](std::string_view s) {
+    return s.size() > name.size() ? s.size() - name.size() : name.size() - s.size();
+  };
   for (const OpInfo* op : Get().sorted) {
+    // The length difference bounds each distance from below: an op whose
+    // bound is past the limit, or past the best distance so far, cannot be
+    // the answer, so its distances are not computed (the answer is the same;
+    // a parser meeting many unknown names, as a fuzzer does, spent most of
+    // its time here).
+    size_t dot = op->name.rfind('.');
+    size_t bound = length_gap(op->name);
+    if (dot != std::string_view::npos) {
+      bound = std::min(bound, length_gap(op->name.substr(dot + 1)) + 1);
+    }
+    if (bound > limit || (best != nullptr && bound > best_distance)) continue;
     size_t full = EditDistance(name, op->name);
     size_t d = full;
     // Also treat a missing or extra namespace ("conv2d" vs "nn.conv2d") as close.
-    size_t dot = op->name.rfind('.');
     if (dot != std::string_view::npos) {
       d = std::min(d, EditDistance(name, op->name.substr(dot + 1)) + 1);
     }
@@ -157,7 +172,7 @@ const OpInfo* NearestOp(std::string_view name) {
       best_full = full;
     }
   }
-  if (best == nullptr || best_distance > std::max<size_t>(3, name.size() / 3)) return nullptr;
+  if (best == nullptr || best_distance > limit) return nullptr;
   return best;
 }
 

@@ -5,6 +5,7 @@
 
 #include "fmt/format.h"
 #include "ir/structural_equal.h"
+#include "patterns/compile_cache.h"
 #include "patterns/graph.h"
 #include "patterns/group.h"
 #include "patterns/rebuild.h"
@@ -136,7 +137,9 @@ absl::StatusOr<std::vector<CompiledRule>> CompileRules(const std::vector<Rewrite
                                                        const RewriteOptions& options) {
   std::vector<CompiledRule> compiled;
   for (const RewriteRule& rule : rules) {
-    auto p = CompilePattern(rule.pattern);
+    // Memoized per pattern node: passes that keep their rule table for the
+    // process (SimplifyExpr, the dnnl rewrites) compile each rule once.
+    auto p = CompilePatternCached(rule.pattern);
     if (!p.ok()) {
       return absl::InvalidArgumentError(
           fmt::format("rule '{}': {}", rule.name, std::string(p.status().message())));

@@ -164,7 +164,7 @@ absl::StatusOr<Pattern> Named(const PatternLibrary& library, std::string_view na
   return p->pattern;
 }
 
-absl::StatusOr<bool> RewriteMain(Module& mod, std::vector<RewriteRule> rules) {
+absl::StatusOr<bool> RewriteMain(Module& mod, const std::vector<RewriteRule>& rules) {
   const Function* main = mod.Lookup("main");
   if (main == nullptr) return false;
   CARVE_ASSIGN_OR_RETURN(RewriteResult result, RewriteExpr(rules, main, mod.arena()));
@@ -174,23 +174,37 @@ absl::StatusOr<bool> RewriteMain(Module& mod, std::vector<RewriteRule> rules) {
   return true;
 }
 
+// The two rule sets of dnnl.py, applied in turn.
+struct DnnlRules {
+  PatternLibrary library;  // what the patterns were parsed into, kept with them
+  std::vector<RewriteRule> layer_norm;
+  std::vector<RewriteRule> reshape_last;
+};
+
+absl::StatusOr<DnnlRules> BuildRules() {
+  DnnlRules rules;
+  CARVE_ASSIGN_OR_RETURN(rules.library, ParsePatternFile("<dnnl rewrites>", kPatterns));
+  CARVE_ASSIGN_OR_RETURN(Pattern layer_norm, Named(rules.library, "layer_norm"));
+  CARVE_ASSIGN_OR_RETURN(Pattern gelu, Named(rules.library, "dense_reshape_bias_gelu"));
+  CARVE_ASSIGN_OR_RETURN(Pattern bias, Named(rules.library, "dense_reshape_bias"));
+  rules.layer_norm = {{"LayerNormRewrite", layer_norm, LayerNorm}};
+  rules.reshape_last = {{"DenseReshapeBiasGeluRewrite", gelu,
+                         [](const RewriteContext& ctx) { return ReshapeLast(ctx, true); }},
+                        {"DenseReshapeBiasRewrite", bias,
+                         [](const RewriteContext& ctx) { return ReshapeLast(ctx, false); }}};
+  return rules;
+}
+
 }  // namespace
 
 absl::StatusOr<bool> RunDnnlRewrites(Module& mod) {
-  static const absl::StatusOr<PatternLibrary>* library =
-      new absl::StatusOr<PatternLibrary>(ParsePatternFile("<dnnl rewrites>", kPatterns));
-  if (!library->ok()) return library->status();
-  CARVE_ASSIGN_OR_RETURN(Pattern layer_norm, Named(**library, "layer_norm"));
-  CARVE_ASSIGN_OR_RETURN(Pattern gelu, Named(**library, "dense_reshape_bias_gelu"));
-  CARVE_ASSIGN_OR_RETURN(Pattern bias, Named(**library, "dense_reshape_bias"));
-  CARVE_ASSIGN_OR_RETURN(bool normed,
-                         RewriteMain(mod, {{"LayerNormRewrite", layer_norm, LayerNorm}}));
-  CARVE_ASSIGN_OR_RETURN(
-      bool reordered,
-      RewriteMain(mod, {{"DenseReshapeBiasGeluRewrite", gelu,
-                         [](const RewriteContext& ctx) { return ReshapeLast(ctx, true); }},
-                        {"DenseReshapeBiasRewrite", bias,
-                         [](const RewriteContext& ctx) { return ReshapeLast(ctx, false); }}}));
+  // Built once per process, so their patterns are the same nodes on every
+  // run and RewriteExpr compiles them once (CompilePatternCached); the
+  // rules hold no state, so every thread shares them.
+  static const absl::StatusOr<DnnlRules>* rules = new absl::StatusOr<DnnlRules>(BuildRules());
+  if (!rules->ok()) return rules->status();
+  CARVE_ASSIGN_OR_RETURN(bool normed, RewriteMain(mod, (*rules)->layer_norm));
+  CARVE_ASSIGN_OR_RETURN(bool reordered, RewriteMain(mod, (*rules)->reshape_last));
   return normed || reordered;
 }
 

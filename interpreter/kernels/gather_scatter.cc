@@ -6,6 +6,7 @@
 
 #include "interpreter/kernels/index_value.h"
 #include "interpreter/kernels/kernel_util.h"
+#include "interpreter/kernels/sort_key.h"
 
 namespace carve {
 namespace {
@@ -171,9 +172,11 @@ absl::StatusOr<std::vector<NDArray>> TopK(const KernelContext& ctx) {
     for (int64_t j = 0; j < inner; ++j) {
       auto at = [&](int64_t i) { return (o * n + i) * inner + j; };
       for (int64_t i = 0; i < n; ++i) order[i] = i;
-      std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-        double va = data.GetAsDouble(at(a)), vb = data.GetAsDouble(at(b));
-        return ascend ? va < vb : va > vb;
+      // Exact for int64 / uint64 values beyond 2^53 (sort_key.h).
+      WithSortKey(data, [&](auto key) {
+        std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+          return ascend ? KeyLess(key(at(a)), key(at(b))) : KeyLess(key(at(b)), key(at(a)));
+        });
       });
       for (int64_t r = 0; r < k; ++r) {
         int64_t dst = (o * k + r) * inner + j;

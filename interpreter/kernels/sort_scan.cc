@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "interpreter/kernels/kernel_util.h"
+#include "interpreter/kernels/sort_key.h"
 
 namespace carve {
 namespace {
@@ -39,9 +40,10 @@ absl::Status SortSlices(const KernelContext& ctx, const NDArray& data, F&& emit)
     for (int64_t j = 0; j < s.inner; ++j) {
       auto at = [&](int64_t i) { return (o * s.extent + i) * s.inner + j; };
       std::iota(order.begin(), order.end(), 0);
-      std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-        double va = data.GetAsDouble(at(a)), vb = data.GetAsDouble(at(b));
-        return ascend ? va < vb : va > vb;
+      WithSortKey(data, [&](auto key) {
+        std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+          return ascend ? KeyLess(key(at(a)), key(at(b))) : KeyLess(key(at(b)), key(at(a)));
+        });
       });
       for (int64_t r = 0; r < s.extent; ++r) emit(at(r), at(order[r]), order[r]);
     }
@@ -80,20 +82,24 @@ Outputs SearchSorted(const KernelContext& ctx) {
   CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
   const int64_t len = seq.shape().back();
   const int64_t per_row = values.shape().back();
-  for (int64_t i = 0; i < values.num_elements(); ++i) {
-    const int64_t row = seq.rank() == 1 ? 0 : i / per_row;
-    const double v = values.GetAsDouble(i);
-    int64_t lo = 0, hi = len;
-    while (lo < hi) {
-      int64_t mid = (lo + hi) / 2;
-      double e = seq.GetAsDouble(row * len + mid);
-      if (right ? e <= v : e < v)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    out.SetFromDouble(i, double(lo));
-  }
+  WithSortKey(seq, [&](auto seq_key) {
+    WithSortKey(values, [&](auto value_key) {
+      for (int64_t i = 0; i < values.num_elements(); ++i) {
+        const int64_t row = seq.rank() == 1 ? 0 : i / per_row;
+        const auto v = value_key(i);
+        int64_t lo = 0, hi = len;
+        while (lo < hi) {
+          int64_t mid = (lo + hi) / 2;
+          const auto e = seq_key(row * len + mid);
+          if (right ? KeyLessEqual(e, v) : KeyLess(e, v))
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+        out.SetFromDouble(i, double(lo));
+      }
+    });
+  });
   return std::vector<NDArray>{out};
 }
 
@@ -128,31 +134,33 @@ Outputs Unique(const KernelContext& ctx) {
   CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> outs, AllocOutputs(ctx));
   const int64_t n = data.num_elements();
   std::vector<int64_t> first;  // index of the first appearance of each distinct value
-  for (int64_t i = 0; i < n; ++i) {
-    bool seen = false;
-    for (int64_t f : first) seen = seen || data.GetAsDouble(f) == data.GetAsDouble(i);
-    if (!seen) first.push_back(i);
-  }
-  if (AttrBool(ctx, "sorted", true)) {
-    std::stable_sort(first.begin(), first.end(), [&](int64_t a, int64_t b) {
-      return data.GetAsDouble(a) < data.GetAsDouble(b);
-    });
-  }
+  std::vector<int64_t> counts;
+  WithSortKey(data, [&](auto key) {
+    for (int64_t i = 0; i < n; ++i) {
+      bool seen = false;
+      for (int64_t f : first) seen = seen || KeyEqual(key(f), key(i));
+      if (!seen) first.push_back(i);
+    }
+    if (AttrBool(ctx, "sorted", true)) {
+      std::stable_sort(first.begin(), first.end(),
+                       [&](int64_t a, int64_t b) { return KeyLess(key(a), key(b)); });
+    }
+    counts.assign(first.size(), 0);
+    for (int64_t i = 0; i < n; ++i) {
+      for (size_t u = 0; u < first.size(); ++u) {
+        if (KeyEqual(key(first[u]), key(i))) {
+          outs[2].SetFromDouble(i, double(u));
+          ++counts[u];
+          break;
+        }
+      }
+    }
+  });
   const size_t b = data.dtype().bytes();
   for (size_t u = 0; u < first.size(); ++u) {
     std::memcpy(static_cast<std::byte*>(outs[0].raw_data()) + u * b,
                 static_cast<const std::byte*>(data.raw_data()) + first[u] * b, b);
     outs[1].SetFromDouble(int64_t(u), double(first[u]));
-  }
-  std::vector<int64_t> counts(first.size(), 0);
-  for (int64_t i = 0; i < n; ++i) {
-    for (size_t u = 0; u < first.size(); ++u) {
-      if (data.GetAsDouble(first[u]) == data.GetAsDouble(i)) {
-        outs[2].SetFromDouble(i, double(u));
-        ++counts[u];
-        break;
-      }
-    }
   }
   outs[3].SetFromDouble(0, double(first.size()));
   if (outs.size() > 4) {

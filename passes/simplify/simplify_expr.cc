@@ -1,9 +1,12 @@
 #include "passes/simplify/simplify_expr.h"
 
+#include <algorithm>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 #include "passes/rewrite/rewrite_util.h"
@@ -73,15 +76,44 @@ std::vector<RewriteRule> SimplifyExprRules(const SimplifyExprOptions& options) {
   };
 }
 
+namespace {
+
+using RuleTable = std::shared_ptr<const std::vector<RewriteRule>>;
+
+// The rule table for `options`, built once per process for each set of
+// keep_clip_after ops. A backend's flow parses its recipe, and so makes a new
+// SimplifyExpr pass, on every run, and a table built anew has new pattern
+// nodes, which RewriteExpr would compile again (CompilePatternCached is keyed
+// by node): compiling the 24 rules was a quarter of the CPU of partitioning a
+// small module (fuzz_byoc, docs/fuzzing.md). The rules hold no state, so one
+// table serves every thread. At most kMaxTables option sets are kept (a REPL
+// session could name many); past that the store starts over.
+RuleTable SharedRules(const SimplifyExprOptions& options) {
+  constexpr size_t kMaxTables = 64;
+  static std::mutex mu;
+  static auto* tables = new absl::flat_hash_map<std::vector<const OpInfo*>, RuleTable>();
+  // SimplifyClip reads the ops as a set: order and repeats make no new table.
+  std::vector<const OpInfo*> key = options.keep_clip_after;
+  std::sort(key.begin(), key.end());
+  key.erase(std::unique(key.begin(), key.end()), key.end());
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = tables->find(key); it != tables->end()) return it->second;
+  if (tables->size() >= kMaxTables) tables->clear();
+  auto table = std::make_shared<const std::vector<RewriteRule>>(SimplifyExprRules(options));
+  tables->emplace(std::move(key), table);
+  return table;
+}
+
+}  // namespace
+
 absl::StatusOr<const Function*> SimplifyExprFunction(const Function* fn, Arena* arena,
                                                      const SimplifyExprOptions& options) {
-  CARVE_ASSIGN_OR_RETURN(RewriteResult result, RewriteExpr(SimplifyExprRules(options), fn, arena));
+  CARVE_ASSIGN_OR_RETURN(RewriteResult result, RewriteExpr(*SharedRules(options), fn, arena));
   return Cast<Function>(result.expr);
 }
 
 PassPtr SimplifyExpr(SimplifyExprOptions options) {
-  // Built once per pass, not per function.
-  auto rules = std::make_shared<const std::vector<RewriteRule>>(SimplifyExprRules(options));
+  RuleTable rules = SharedRules(options);
   std::string description = "SimplifyExpr";
   if (!options.keep_clip_after.empty()) {
     std::vector<std::string_view> names;

@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -259,6 +260,60 @@ TEST(RegistryTest, NearestOp) {
   EXPECT_EQ(NearestOp("qqqqqqqqqqqqqqqqqqqqqqqq"), nullptr);
   EXPECT_EQ(UnknownOpMessage("nn.conv2"),
             "unknown operator 'nn.conv2' (did you mean 'nn.conv2d'?)");
+}
+
+// NearestOp skips ops whose length alone puts them too far; the answer must
+// be the full search's: every op name, with one, two and four characters
+// changed, cut or added, and a few with a namespace dropped or added.
+size_t PlainDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+const OpInfo* PlainNearestOp(std::string_view name) {
+  const OpInfo* best = nullptr;
+  size_t best_distance = 0, best_full = 0;
+  for (const OpInfo* op : AllOps()) {
+    size_t full = PlainDistance(name, op->name), d = full;
+    size_t dot = op->name.rfind('.');
+    if (dot != std::string_view::npos) {
+      d = std::min(d, PlainDistance(name, op->name.substr(dot + 1)) + 1);
+    }
+    if (best == nullptr || d < best_distance || (d == best_distance && full < best_full)) {
+      best = op;
+      best_distance = d;
+      best_full = full;
+    }
+  }
+  if (best == nullptr || best_distance > std::max<size_t>(3, name.size() / 3)) return nullptr;
+  return best;
+}
+
+TEST(RegistryTest, NearestOpMatchesTheFullSearch) {
+  std::vector<std::string> names = {"", "x", "conv", "nn.", "relu", "nn.relu2", "qnn.dens",
+                                    "contrib.conv2d", "ethosu.conv2d", "dyn.reshap"};
+  for (const OpInfo* op : AllOps()) {
+    std::string n(op->name);
+    names.push_back(n + "z");
+    names.push_back(n.substr(0, n.size() / 2));
+    names.push_back("x" + n.substr(1));
+    names.push_back(n.substr(2) + "ab");
+    if (size_t dot = n.rfind('.'); dot != std::string::npos) names.push_back(n.substr(dot + 1));
+  }
+  for (const std::string& name : names) {
+    const OpInfo* expected = PlainNearestOp(name);
+    const OpInfo* got = NearestOp(name);
+    EXPECT_EQ(got, expected) << "'" << name << "': " << (got ? got->name : "none") << " vs "
+                             << (expected ? expected->name : "none");
+  }
 }
 
 TEST(RegistryTest, FindAttrsSchema) {

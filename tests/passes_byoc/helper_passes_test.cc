@@ -1,6 +1,9 @@
 // The helper passes of backend pipelines: bind_params_by_name, FoldConstant,
 // CanonicalizeOps, RemoveDropout, DeadCodeElimination, SimplifyExpr,
 // ConvertLayout.
+#include <thread>
+#include <vector>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ir/visit.h"
@@ -195,6 +198,48 @@ def @main(%x: Tensor[(2, 3), float32], %y: Tensor[(2, 3), float32]) {
 })");
   RunOk(SimplifyExpr(), mod);
   EXPECT_TRUE(SameModule(mod, expected, /*with_types=*/true));
+}
+
+// Every SimplifyExpr pass of one option set shares one rule table for the
+// process (compiled once); passes made and run on several threads at once
+// give each the answer of its own options: a table for keep_clip_after is
+// not the default one, whatever the order the ops are named in.
+TEST(SimplifyExpr, SharedRuleTablesOnThreads) {
+  constexpr char kText[] = R"(
+def @main(%x: Tensor[(1, 4), int8], %y: Tensor[(1, 4), int8]) {
+  %0 = nn.relu(%x);
+  %1 = clip(%0, a_min=-128f, a_max=127f);
+  %2 = clip(%y, a_min=-128f, a_max=127f);
+  (%1, %2)
+})";
+  const Module removed = ParseTyped(R"(
+def @main(%x: Tensor[(1, 4), int8], %y: Tensor[(1, 4), int8]) {
+  %0 = nn.relu(%x);
+  (%0, %y)
+})");
+  const Module kept = ParseTyped(R"(
+def @main(%x: Tensor[(1, 4), int8], %y: Tensor[(1, 4), int8]) {
+  %0 = nn.relu(%x);
+  %1 = clip(%0, a_min=-128f, a_max=127f);
+  (%1, %y)
+})");
+  absl::StatusOr<SimplifyExprOptions> keep = SimplifyExprOptionsFor({"nn.relu", "add"});
+  absl::StatusOr<SimplifyExprOptions> keep_reordered =
+      SimplifyExprOptionsFor({"add", "nn.relu", "add"});
+  ASSERT_TRUE(keep.ok() && keep_reordered.ok());
+  std::vector<Module> mods;
+  std::vector<std::thread> threads;
+  std::vector<int> same(8, 0);
+  for (int i = 0; i < 8; ++i) mods.push_back(ParseTyped(kText));
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&, i] {
+      const bool keeps = i % 2 == 1;
+      PassPtr pass = !keeps ? SimplifyExpr() : SimplifyExpr(i % 4 == 1 ? *keep : *keep_reordered);
+      if (RunOk(pass, mods[i])) same[i] = SameModule(mods[i], keeps ? kept : removed) ? 1 : 2;
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(same[i], 1) << "thread " << i << "\n" << Show(mods[i]);
 }
 
 // A constant that broadcasts its operand to a bigger shape is not an
