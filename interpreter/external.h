@@ -45,6 +45,11 @@ struct ExternalCall {
   // The calling interpreter; a handler may use it to evaluate parts of the
   // function with the reference kernels (Interpreter::Call is re-entrant).
   Interpreter* interpreter = nullptr;
+  // Set by a handler whose result's tensors are storage it allocated for
+  // this call and holds no reference to (not an argument, a constant or a
+  // buffer kept across calls): an execution plan may then overwrite them
+  // in place (interpreter/plan.cc).
+  mutable bool result_fresh = false;
 };
 
 using ExternalFn = std::function<absl::StatusOr<Value>(const ExternalCall& call)>;

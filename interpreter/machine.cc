@@ -22,9 +22,13 @@ absl::StatusOr<Value> Machine::Invoke(const Value& callee, std::vector<Value> ar
 }
 
 absl::StatusOr<Value> Machine::CallFromPlan(const Value& callee, std::vector<Value> args, Span span,
-                                    int64_t outer_retained) {
+                                    int64_t outer_retained, bool* result_fresh) {
   retained_bytes_ = outer_retained;
+  external_result_fresh_ = false;
   CARVE_RETURN_IF_ERROR(Enter(callee, std::move(args), span));
+  // With no task left, Enter computed the value itself: an external call
+  // (which sets the flag), a plan run or a constructor (which do not).
+  if (result_fresh != nullptr) *result_fresh = tasks_.empty() && external_result_fresh_;
   return RunTasks();
 }
 

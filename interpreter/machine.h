@@ -33,9 +33,11 @@ class Machine {
 
   // Calls `callee` for a function-call step of an execution plan: as
   // Invoke, with `span` (the call's) on errors, and `outer_retained` bytes
-  // held by the plan counted in the live-bytes statistics.
+  // held by the plan counted in the live-bytes statistics. `*result_fresh`
+  // (when given) says whether the callee was an external runtime that
+  // returned fresh storage (ExternalCall::result_fresh) and no observer saw it.
   absl::StatusOr<Value> CallFromPlan(const Value& callee, std::vector<Value> args, Span span,
-                             int64_t outer_retained);
+                             int64_t outer_retained, bool* result_fresh = nullptr);
 
   // Runs the kernel of the op call `call` on `args`: the call's static
   // inferred type, else the op's type relation on the runtime types; the
@@ -140,6 +142,8 @@ class Machine {
   std::vector<Frame> frames_;
   std::vector<Observation> observations_;
   int64_t retained_bytes_ = 0;
+  // Set by CallExternal: its result is fresh storage (see CallFromPlan).
+  bool external_result_fresh_ = false;
 };
 
 }  // namespace carve

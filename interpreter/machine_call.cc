@@ -252,6 +252,7 @@ absl::Status Machine::CallExternal(const Function* fn, const ExternalFn& handler
   call.interpreter = &interp_;
   absl::StatusOr<Value> result = handler(call);
   if (!result.ok()) return AtSpan(span, result.status());
+  external_result_fresh_ = call.result_fresh && !interp_.opts_.observer;
   if (call.ret_type != nullptr) {
     absl::Status s = CheckValueType(*result, call.ret_type);
     if (!s.ok()) {

@@ -413,7 +413,10 @@ absl::StatusOr<Value> Plan::Run(Interpreter& interp, std::vector<Value> args,
         Machine machine(interp);
         CARVE_ASSIGN_OR_RETURN(out,
                                machine.CallFromPlan(callee, std::move(call_args), step.expr->span(),
-                                                    outer_retained + run.retained));
+                                                    outer_retained + run.retained, &out_fresh));
+        // The callee may keep its arguments (a runtime's cached weights):
+        // they are no longer the plan's alone, whatever the result is.
+        for (uint32_t i = step.in_begin; i < step.in_end; ++i) fresh[operands_[i]] = false;
         break;
       }
     }

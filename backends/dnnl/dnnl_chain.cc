@@ -94,6 +94,7 @@ class ClipMultiplyKernel : public NodeKernel {
   ClipMultiplyKernel(ClipMultiply m, std::vector<int64_t> shape) : m_(m), shape_(std::move(shape)) {}
 
   bool ReadsInput(size_t input) const override { return input == m_.x_input; }
+  bool FreshOutputs() const override { return true; }  // Run and FromBlocks allocate it
 
   absl::StatusOr<std::vector<NDArray>> Run(std::span<const NDArray> inputs) override {
     const NDArray& x = inputs[m_.x_input];

@@ -89,6 +89,8 @@ class DnnlTensor : public NativeTensor {
 class IntoKernel : public NodeKernel {
  public:
   absl::StatusOr<std::vector<NDArray>> Run(std::span<const NDArray> inputs) override;
+  // Run and a plain RunNative output allocate it (AllocOutput) on every call.
+  bool FreshOutputs() const override { return true; }
 
  protected:
   // A tensor of out_shape_ for RunInto to fill: unspecified contents, or

@@ -49,6 +49,7 @@ class BackendRuntime {
       };
     }
     CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> outputs, cached->runtime->Run(inputs, &observer));
+    call.result_fresh = cached->runtime->fresh_outputs() && !options_.observer;
     const Type* ret = call.ret_type != nullptr ? call.ret_type : call.function->body()->checked_type();
     return UnflattenResult(ret, outputs);
   }

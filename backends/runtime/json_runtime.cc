@@ -133,6 +133,14 @@ absl::StatusOr<std::unique_ptr<JsonRuntime>> JsonRuntime::Create(
   }
   rt->DropUnreadNodes();
   rt->PlanNativeEntries();
+  std::vector<bool> head_seen(rt->row_ptr_.back(), false);
+  rt->fresh_outputs_ = true;
+  for (const JsonEntry& head : rt->graph_.heads) {
+    const uint32_t eid = rt->row_ptr_[head.node] + head.index;
+    const NodeKernel* k = rt->kernels_[head.node].get();
+    if (head_seen[eid] || k == nullptr || !k->FreshOutputs()) rt->fresh_outputs_ = false;
+    head_seen[eid] = true;
+  }
   return rt;
 }
 

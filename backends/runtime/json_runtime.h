@@ -56,6 +56,12 @@ class JsonRuntime {
   size_t num_inputs() const { return input_entries_.size(); }
   // Number of entries kernels pass to each other as native tensors.
   size_t num_native_entries() const;
+  // True when every tensor Run returns is storage that call allocated and
+  // nothing else holds: each head is a distinct output of a kernel whose
+  // outputs are fresh (NodeKernel::FreshOutputs), never an input or a
+  // constant. A node observer may keep what it is shown: then a caller
+  // should not count on it.
+  bool fresh_outputs() const { return fresh_outputs_; }
 
  private:
   JsonRuntime() = default;
@@ -80,6 +86,7 @@ class JsonRuntime {
   // Entries a kernel hands the next ones in its library's layout, and the
   // nodes that read or write such an entry.
   std::vector<bool> native_entry_, native_node_;
+  bool fresh_outputs_ = false;
 };
 
 // A kernel that runs op node `ctx.node()` on the reference kernels.

@@ -103,6 +103,13 @@ class NodeKernel {
   virtual void NativePlanned(std::span<const bool> native_inputs, bool native_output) {
     (void)native_inputs, (void)native_output;
   }
+  // True when every plain output of Run / RunNative is storage allocated by
+  // that call, that the kernel keeps no reference to and that shares no byte
+  // with an input (not a view, not a buffer kept across calls). The JSON
+  // runtime then tells the caller its results are fresh, and an execution
+  // plan may overwrite them in place (interpreter/plan.cc: the host's
+  // `divide(x, 6f)` after a dnnl region, ppocr).
+  virtual bool FreshOutputs() const { return false; }
 };
 
 using NodeKernelFactory =
