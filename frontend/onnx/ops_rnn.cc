@@ -372,6 +372,64 @@ absl::StatusOr<GruMasks> MakeGruMasks(NodeCall& c, const Unrolled& u, DataType d
   return m;
 }
 
+// One GRU step (TVM's gru_cell): the next state from x and h, with the
+// gate blocks in r-z-h order.
+absl::StatusOr<TValue> GruStep(NodeCall& c, const Direction& dir, const TValue& x,
+                               const TValue& h, bool linear_before_reset, const Fn& rz_act,
+                               const Fn& n_act) {
+  B b{c};
+  CARVE_ASSIGN_OR_RETURN(TValue xw, b.Dense(x, dir.w));
+  TValue r_gate, z_gate, n_gate;
+  if (linear_before_reset) {
+    CARVE_ASSIGN_OR_RETURN(TValue hw, b.Dense(h, dir.r));
+    if (dir.wb && dir.rb) {
+      CARVE_ASSIGN_OR_RETURN(xw, b.Add(xw, *dir.wb));
+      CARVE_ASSIGN_OR_RETURN(hw, b.Add(hw, *dir.rb));
+    }
+    CARVE_ASSIGN_OR_RETURN(std::vector<TValue> i3, b.Split(xw, 3, -1));
+    CARVE_ASSIGN_OR_RETURN(std::vector<TValue> h3, b.Split(hw, 3, -1));
+    CARVE_ASSIGN_OR_RETURN(TValue rs, b.Add(i3[0], h3[0]));
+    CARVE_ASSIGN_OR_RETURN(r_gate, rz_act(rs));
+    CARVE_ASSIGN_OR_RETURN(TValue zs, b.Add(i3[1], h3[1]));
+    CARVE_ASSIGN_OR_RETURN(z_gate, rz_act(zs));
+    CARVE_ASSIGN_OR_RETURN(TValue rh, b.Mul(r_gate, h3[2]));
+    CARVE_ASSIGN_OR_RETURN(TValue ns, b.Add(i3[2], rh));
+    CARVE_ASSIGN_OR_RETURN(n_gate, n_act(ns));
+  } else {
+    CARVE_ASSIGN_OR_RETURN(std::vector<TValue> i3, b.Split(xw, 3, 1));
+    CARVE_ASSIGN_OR_RETURN(std::vector<TValue> w3, b.Split(dir.r, 3, 0));
+    CARVE_ASSIGN_OR_RETURN(TValue hr, b.Dense(h, w3[0]));
+    CARVE_ASSIGN_OR_RETURN(TValue hz, b.Dense(h, w3[1]));
+    CARVE_ASSIGN_OR_RETURN(r_gate, b.Add(i3[0], hr));
+    CARVE_ASSIGN_OR_RETURN(z_gate, b.Add(i3[1], hz));
+    TValue in = i3[2], h_n;
+    if (dir.wb && dir.rb) {
+      CARVE_ASSIGN_OR_RETURN(std::vector<TValue> bi, b.Split(*dir.wb, 3, -1));
+      CARVE_ASSIGN_OR_RETURN(std::vector<TValue> bh, b.Split(*dir.rb, 3, -1));
+      CARVE_ASSIGN_OR_RETURN(TValue br, b.Add(bi[0], bh[0]));
+      CARVE_ASSIGN_OR_RETURN(r_gate, b.Add(r_gate, br));
+      CARVE_ASSIGN_OR_RETURN(r_gate, rz_act(r_gate));
+      CARVE_ASSIGN_OR_RETURN(TValue bz, b.Add(bi[1], bh[1]));
+      CARVE_ASSIGN_OR_RETURN(z_gate, b.Add(z_gate, bz));
+      CARVE_ASSIGN_OR_RETURN(in, b.Add(in, bi[2]));
+      CARVE_ASSIGN_OR_RETURN(TValue rh, b.Mul(r_gate, h));
+      CARVE_ASSIGN_OR_RETURN(TValue d2, b.Dense(rh, w3[2]));
+      CARVE_ASSIGN_OR_RETURN(h_n, b.Add(d2, bh[2]));
+    } else {
+      CARVE_ASSIGN_OR_RETURN(r_gate, rz_act(r_gate));
+      CARVE_ASSIGN_OR_RETURN(TValue rh, b.Mul(r_gate, h));
+      CARVE_ASSIGN_OR_RETURN(h_n, b.Dense(rh, w3[2]));
+    }
+    CARVE_ASSIGN_OR_RETURN(z_gate, rz_act(z_gate));
+    CARVE_ASSIGN_OR_RETURN(TValue ns, b.Add(in, h_n));
+    CARVE_ASSIGN_OR_RETURN(n_gate, n_act(ns));
+  }
+  // h = (h - n) * z + n
+  CARVE_ASSIGN_OR_RETURN(TValue diff, b.Sub(h, n_gate));
+  CARVE_ASSIGN_OR_RETURN(TValue dz, b.Mul(diff, z_gate));
+  return b.Add(dz, n_gate);
+}
+
 absl::StatusOr<Outputs> ConvertGRU(NodeCall& c) {
   B b{c};
   // ONNX's z-r-h gate blocks, in the cell's r-z-h order.
@@ -395,56 +453,7 @@ absl::StatusOr<Outputs> ConvertGRU(NodeCall& c) {
                                                     {"dtype", StrAttr(dtype.ToString())}}));
     for (int64_t k = 0; k < u.seq; ++k) {
       size_t t = size_t(dir.backwards ? u.seq - 1 - k : k);
-      CARVE_ASSIGN_OR_RETURN(TValue xw, b.Dense(u.steps[t], dir.w));
-      TValue r_gate, z_gate, n_gate;
-      if (linear_before_reset) {
-        CARVE_ASSIGN_OR_RETURN(TValue hw, b.Dense(h, dir.r));
-        if (dir.wb && dir.rb) {
-          CARVE_ASSIGN_OR_RETURN(xw, b.Add(xw, *dir.wb));
-          CARVE_ASSIGN_OR_RETURN(hw, b.Add(hw, *dir.rb));
-        }
-        CARVE_ASSIGN_OR_RETURN(std::vector<TValue> i3, b.Split(xw, 3, -1));
-        CARVE_ASSIGN_OR_RETURN(std::vector<TValue> h3, b.Split(hw, 3, -1));
-        CARVE_ASSIGN_OR_RETURN(TValue rs, b.Add(i3[0], h3[0]));
-        CARVE_ASSIGN_OR_RETURN(r_gate, rz_act(rs));
-        CARVE_ASSIGN_OR_RETURN(TValue zs, b.Add(i3[1], h3[1]));
-        CARVE_ASSIGN_OR_RETURN(z_gate, rz_act(zs));
-        CARVE_ASSIGN_OR_RETURN(TValue rh, b.Mul(r_gate, h3[2]));
-        CARVE_ASSIGN_OR_RETURN(TValue ns, b.Add(i3[2], rh));
-        CARVE_ASSIGN_OR_RETURN(n_gate, n_act(ns));
-      } else {
-        CARVE_ASSIGN_OR_RETURN(std::vector<TValue> i3, b.Split(xw, 3, 1));
-        CARVE_ASSIGN_OR_RETURN(std::vector<TValue> w3, b.Split(dir.r, 3, 0));
-        CARVE_ASSIGN_OR_RETURN(TValue hr, b.Dense(h, w3[0]));
-        CARVE_ASSIGN_OR_RETURN(TValue hz, b.Dense(h, w3[1]));
-        CARVE_ASSIGN_OR_RETURN(r_gate, b.Add(i3[0], hr));
-        CARVE_ASSIGN_OR_RETURN(z_gate, b.Add(i3[1], hz));
-        TValue in = i3[2], h_n;
-        if (dir.wb && dir.rb) {
-          CARVE_ASSIGN_OR_RETURN(std::vector<TValue> bi, b.Split(*dir.wb, 3, -1));
-          CARVE_ASSIGN_OR_RETURN(std::vector<TValue> bh, b.Split(*dir.rb, 3, -1));
-          CARVE_ASSIGN_OR_RETURN(TValue br, b.Add(bi[0], bh[0]));
-          CARVE_ASSIGN_OR_RETURN(r_gate, b.Add(r_gate, br));
-          CARVE_ASSIGN_OR_RETURN(r_gate, rz_act(r_gate));
-          CARVE_ASSIGN_OR_RETURN(TValue bz, b.Add(bi[1], bh[1]));
-          CARVE_ASSIGN_OR_RETURN(z_gate, b.Add(z_gate, bz));
-          CARVE_ASSIGN_OR_RETURN(in, b.Add(in, bi[2]));
-          CARVE_ASSIGN_OR_RETURN(TValue rh, b.Mul(r_gate, h));
-          CARVE_ASSIGN_OR_RETURN(TValue d2, b.Dense(rh, w3[2]));
-          CARVE_ASSIGN_OR_RETURN(h_n, b.Add(d2, bh[2]));
-        } else {
-          CARVE_ASSIGN_OR_RETURN(r_gate, rz_act(r_gate));
-          CARVE_ASSIGN_OR_RETURN(TValue rh, b.Mul(r_gate, h));
-          CARVE_ASSIGN_OR_RETURN(h_n, b.Dense(rh, w3[2]));
-        }
-        CARVE_ASSIGN_OR_RETURN(z_gate, rz_act(z_gate));
-        CARVE_ASSIGN_OR_RETURN(TValue ns, b.Add(in, h_n));
-        CARVE_ASSIGN_OR_RETURN(n_gate, n_act(ns));
-      }
-      // h = (h - n) * z + n
-      CARVE_ASSIGN_OR_RETURN(TValue diff, b.Sub(h, n_gate));
-      CARVE_ASSIGN_OR_RETURN(TValue dz, b.Mul(diff, z_gate));
-      CARVE_ASSIGN_OR_RETURN(h, b.Add(dz, n_gate));
+      CARVE_ASSIGN_OR_RETURN(h, GruStep(c, dir, u.steps[t], h, linear_before_reset, rz_act, n_act));
       if (masks) {
         CARVE_ASSIGN_OR_RETURN(h, b.Mul(h, masks->inside[t]));
       }
@@ -463,6 +472,46 @@ absl::StatusOr<Outputs> ConvertGRU(NodeCall& c) {
     finals[0].push_back(last);
   }
   return Assemble(c, u, outs, finals);
+}
+
+// One LSTM step (TVM's lstm_cell): h and cell updated in place from x,
+// with the gate blocks in i-f-c-o order and acts = f, g, h.
+absl::Status LstmStep(NodeCall& c, const Direction& dir, const TValue& x, const TValue& cat_w,
+                      const Fn* acts, TValue& h, TValue& cell) {
+  B b{c};
+  const Fn& f_act = acts[0];
+  const Fn& g_act = acts[1];
+  const Fn& h_act = acts[2];
+  CARVE_ASSIGN_OR_RETURN(TValue step, b.Concat({x, h}, 1));
+  CARVE_ASSIGN_OR_RETURN(TValue gates, b.Dense(step, cat_w));
+  if (dir.wb) {
+    CARVE_ASSIGN_OR_RETURN(gates, b.Add(gates, *dir.wb));
+  }
+  if (dir.rb) {
+    CARVE_ASSIGN_OR_RETURN(gates, b.Add(gates, *dir.rb));
+  }
+  CARVE_ASSIGN_OR_RETURN(std::vector<TValue> g4, b.Split(gates, 4, -1));
+  TValue in = g4[0], fg = g4[1], cg = g4[2], og = g4[3];
+  if (dir.p_i && dir.p_f) {
+    CARVE_ASSIGN_OR_RETURN(TValue pi, b.Mul(*dir.p_i, cell));
+    CARVE_ASSIGN_OR_RETURN(in, b.Add(in, pi));
+    CARVE_ASSIGN_OR_RETURN(TValue pf, b.Mul(*dir.p_f, cell));
+    CARVE_ASSIGN_OR_RETURN(fg, b.Add(fg, pf));
+  }
+  CARVE_ASSIGN_OR_RETURN(in, f_act(in));
+  CARVE_ASSIGN_OR_RETURN(fg, f_act(fg));
+  CARVE_ASSIGN_OR_RETURN(cg, g_act(cg));
+  CARVE_ASSIGN_OR_RETURN(TValue fc, b.Mul(fg, cell));
+  CARVE_ASSIGN_OR_RETURN(TValue ic, b.Mul(in, cg));
+  CARVE_ASSIGN_OR_RETURN(cell, b.Add(fc, ic));
+  if (dir.p_o) {
+    CARVE_ASSIGN_OR_RETURN(TValue po, b.Mul(*dir.p_o, cell));
+    CARVE_ASSIGN_OR_RETURN(og, b.Add(og, po));
+  }
+  CARVE_ASSIGN_OR_RETURN(og, f_act(og));
+  CARVE_ASSIGN_OR_RETURN(TValue hc, h_act(cell));
+  CARVE_ASSIGN_OR_RETURN(h, b.Mul(og, hc));
+  return absl::OkStatus();
 }
 
 absl::StatusOr<Outputs> ConvertLSTM(NodeCall& c) {
@@ -506,43 +555,13 @@ absl::StatusOr<Outputs> ConvertLSTM(NodeCall& c) {
   std::vector<std::vector<TValue>> outs(u.dirs.size()), finals(2);
   for (size_t d = 0; d < u.dirs.size(); ++d) {
     const Direction& dir = u.dirs[d];
-    const Fn& f_act = acts[3 * d];
-    const Fn& g_act = acts[3 * d + 1];
-    const Fn& h_act = acts[3 * d + 2];
+    const Fn* acts3 = &acts[3 * d];
     TValue h = dir.h0, cell = cs[d];
     // TVM's single dense over [x, h] and [W, R].
     CARVE_ASSIGN_OR_RETURN(TValue cat_w, b.Concat({dir.w, dir.r}, 1));
     for (int64_t k = 0; k < u.seq; ++k) {
       const TValue& x = u.steps[size_t(dir.backwards ? u.seq - 1 - k : k)];
-      CARVE_ASSIGN_OR_RETURN(TValue step, b.Concat({x, h}, 1));
-      CARVE_ASSIGN_OR_RETURN(TValue gates, b.Dense(step, cat_w));
-      if (dir.wb) {
-        CARVE_ASSIGN_OR_RETURN(gates, b.Add(gates, *dir.wb));
-      }
-      if (dir.rb) {
-        CARVE_ASSIGN_OR_RETURN(gates, b.Add(gates, *dir.rb));
-      }
-      CARVE_ASSIGN_OR_RETURN(std::vector<TValue> g4, b.Split(gates, 4, -1));
-      TValue in = g4[0], fg = g4[1], cg = g4[2], og = g4[3];
-      if (dir.p_i && dir.p_f) {
-        CARVE_ASSIGN_OR_RETURN(TValue pi, b.Mul(*dir.p_i, cell));
-        CARVE_ASSIGN_OR_RETURN(in, b.Add(in, pi));
-        CARVE_ASSIGN_OR_RETURN(TValue pf, b.Mul(*dir.p_f, cell));
-        CARVE_ASSIGN_OR_RETURN(fg, b.Add(fg, pf));
-      }
-      CARVE_ASSIGN_OR_RETURN(in, f_act(in));
-      CARVE_ASSIGN_OR_RETURN(fg, f_act(fg));
-      CARVE_ASSIGN_OR_RETURN(cg, g_act(cg));
-      CARVE_ASSIGN_OR_RETURN(TValue fc, b.Mul(fg, cell));
-      CARVE_ASSIGN_OR_RETURN(TValue ic, b.Mul(in, cg));
-      CARVE_ASSIGN_OR_RETURN(cell, b.Add(fc, ic));
-      if (dir.p_o) {
-        CARVE_ASSIGN_OR_RETURN(TValue po, b.Mul(*dir.p_o, cell));
-        CARVE_ASSIGN_OR_RETURN(og, b.Add(og, po));
-      }
-      CARVE_ASSIGN_OR_RETURN(og, f_act(og));
-      CARVE_ASSIGN_OR_RETURN(TValue hc, h_act(cell));
-      CARVE_ASSIGN_OR_RETURN(h, b.Mul(og, hc));
+      CARVE_RETURN_IF_ERROR(LstmStep(c, dir, x, cat_w, acts3, h, cell));
       outs[d].push_back(h);
     }
     finals[0].push_back(h);
