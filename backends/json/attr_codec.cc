@@ -22,6 +22,9 @@ void EncodeInto(const AttrValue& v, std::vector<std::string>& out) {
     case AttrValue::Kind::kArray:
       for (const AttrValue& item : v.as_array()) EncodeInto(item, out);
       return;
+    // Only on_device / device_copy / memory.alloc_storage hold one, and no
+    // backend offloads them: written as TVM writes an unset attribute.
+    case AttrValue::Kind::kVirtualDevice: out.emplace_back(); return;
   }
 }
 

@@ -47,6 +47,8 @@ pybind11::object WrapExpr(const std::shared_ptr<Arena>& arena, const Expr* expr)
     case ExprKind::kRefRead: return Make<RefReadHandle>(arena, expr);
     case ExprKind::kRefWrite: return Make<RefWriteHandle>(arena, expr);
     case ExprKind::kFunction: return Make<FunctionHandle>(arena, expr);
+    case ExprKind::kConstructor:  // no Python classes of their own yet: Exprs
+    case ExprKind::kMatch: break;
   }
   return Make<ExprHandle>(arena, expr);
 }
