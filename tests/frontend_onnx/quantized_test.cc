@@ -4,33 +4,29 @@
 // there, where ONNX's node tests, whose scales are graph inputs, take the
 // dequantize + quantize path.
 #include <cstdlib>
-#include <filesystem>
 
 #include "frontend/onnx/import.h"
 #include "frontend/onnx/model_reader.h"
 #include "gtest/gtest.h"
 #include "interpreter/evaluator.h"
 #include "tests/common/file_util.h"
+#include "tests/frontend_onnx/onnx_test_data.h"
 
 namespace carve {
 namespace {
 
-namespace fs = std::filesystem;
+using testing_util::OnnxTestData;
 using testing_util::ReadFile;
-
-fs::path Data(const std::string& name) {
-  return fs::path(CARVE_SOURCE_DIR) / "tests/frontend_onnx/data" / name;
-}
 
 // The largest difference between the model's output and the reference.
 int64_t MaxDiff(const std::string& name) {
   onnx_import::ImportOptions options;
   options.freeze = true;
-  auto imported = onnx_import::ImportOnnx(ReadFile(Data(name + ".onnx")), options);
+  auto imported = onnx_import::ImportOnnx(ReadFile(OnnxTestData(name + ".onnx")), options);
   EXPECT_TRUE(imported.ok()) << imported.status();
   if (!imported.ok()) return -1;
-  auto x = onnx_import::ParseTensorFile(ReadFile(Data(name + ".x.pb")));
-  auto want = onnx_import::ParseTensorFile(ReadFile(Data(name + ".y.pb")));
+  auto x = onnx_import::ParseTensorFile(ReadFile(OnnxTestData(name + ".x.pb")));
+  auto want = onnx_import::ParseTensorFile(ReadFile(OnnxTestData(name + ".y.pb")));
   EXPECT_TRUE(x.ok() && want.ok());
   Interpreter interp(imported->module);
   std::vector<Value> args = {Value(*x)};

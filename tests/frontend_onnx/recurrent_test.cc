@@ -4,7 +4,6 @@
 // tests/frontend_onnx/data/recurrent_*.onnx with their input and outputs,
 // computed by make_models.py from the operators' definitions in float64.
 #include <cmath>
-#include <filesystem>
 
 #include "fmt/format.h"
 #include "frontend/onnx/import.h"
@@ -12,24 +11,21 @@
 #include "gtest/gtest.h"
 #include "interpreter/evaluator.h"
 #include "tests/common/file_util.h"
+#include "tests/frontend_onnx/onnx_test_data.h"
 
 namespace carve {
 namespace {
 
-namespace fs = std::filesystem;
+using testing_util::OnnxTestData;
 using testing_util::ReadFile;
-
-fs::path Data(const std::string& name) {
-  return fs::path(CARVE_SOURCE_DIR) / "tests/frontend_onnx/data" / name;
-}
 
 void ExpectMatches(const std::string& name, std::vector<std::string> outputs) {
   SCOPED_TRACE(name);
   onnx_import::ImportOptions options;
   options.freeze = true;
-  auto imported = onnx_import::ImportOnnx(ReadFile(Data("recurrent_" + name + ".onnx")), options);
+  auto imported = onnx_import::ImportOnnx(ReadFile(OnnxTestData("recurrent_" + name + ".onnx")), options);
   ASSERT_TRUE(imported.ok()) << imported.status();
-  auto x = onnx_import::ParseTensorFile(ReadFile(Data("recurrent_" + name + ".X.pb")));
+  auto x = onnx_import::ParseTensorFile(ReadFile(OnnxTestData("recurrent_" + name + ".X.pb")));
   ASSERT_TRUE(x.ok()) << x.status();
   Interpreter interp(imported->module);
   std::vector<Value> args = {Value(*x)};
@@ -39,7 +35,7 @@ void ExpectMatches(const std::string& name, std::vector<std::string> outputs) {
   ASSERT_EQ(got.size(), outputs.size());
   for (size_t i = 0; i < outputs.size(); ++i) {
     auto want = onnx_import::ParseTensorFile(
-        ReadFile(Data(fmt::format("recurrent_{}.{}.pb", name, outputs[i]))));
+        ReadFile(OnnxTestData(fmt::format("recurrent_{}.{}.pb", name, outputs[i]))));
     ASSERT_TRUE(want.ok()) << want.status();
     ASSERT_EQ(got[i].shape(), want->shape()) << outputs[i];
     for (int64_t k = 0; k < want->num_elements(); ++k) {
