@@ -153,6 +153,15 @@ void ConvLastGemm(const ConvGeometry& g, const T* data, const T* weight, T* out,
   }
 }
 
+// The widest vector registers of the target (bytes).
+#if defined(__AVX512F__)
+constexpr int kVectorBytes = 64;
+#elif defined(__AVX__)
+constexpr int kVectorBytes = 32;
+#else
+constexpr int kVectorBytes = 16;
+#endif
+
 // acc + x * w as the reference loops compute it: the compiler contracts
 // their `acc += w * x` into one fused multiply-add on builds for FMA
 // hardware (-march=native here), and does so unreliably for vector
@@ -456,7 +465,10 @@ void DepthwiseFirstScalar(const ConvGeometry& g, const T* data, const T* weight,
 template <typename T>
 void DepthwiseFirst(const ConvGeometry& g, const T* data, const T* weight, T* out,
                     const Eigen::ThreadPoolDevice* device) {
-  constexpr int kLanes = 64 / sizeof(T);
+  // Blocks as wide as the machine's vectors: a wider GCC vector is split
+  // into halves lane by lane (on AVX2, GCC 12 turned 64-byte blocks into
+  // one scalar FMA per lane and kept the accumulators in memory, 3x slower).
+  constexpr int kLanes = kVectorBytes / sizeof(T);
   if (g.out[2] >= kLanes) {
     DepthwiseFirstBlocked<T, kLanes>(g, data, weight, out, device);
   } else if (g.out[2] >= kLanes / 2) {
