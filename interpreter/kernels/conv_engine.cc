@@ -13,6 +13,7 @@
 
 #include "interpreter/kernels/conv_internal.h"
 #include "interpreter/kernels/gemm.h"
+#include "interpreter/kernels/nn_util.h"
 #include "interpreter/kernels/sgemm.h"
 
 namespace carve::nn_kernels {
@@ -152,15 +153,6 @@ void ConvLastGemm(const ConvGeometry& g, const T* data, const T* weight, T* out,
     }
   }
 }
-
-// The widest vector registers of the target (bytes).
-#if defined(__AVX512F__)
-constexpr int kVectorBytes = 64;
-#elif defined(__AVX__)
-constexpr int kVectorBytes = 32;
-#else
-constexpr int kVectorBytes = 16;
-#endif
 
 // acc + x * w as the reference loops compute it: the compiler contracts
 // their `acc += w * x` into one fused multiply-add on builds for FMA
@@ -468,7 +460,8 @@ void DepthwiseFirst(const ConvGeometry& g, const T* data, const T* weight, T* ou
   // Blocks as wide as the machine's vectors: a wider GCC vector is split
   // into halves lane by lane (on AVX2, GCC 12 turned 64-byte blocks into
   // one scalar FMA per lane and kept the accumulators in memory, 3x slower).
-  constexpr int kLanes = kVectorBytes / sizeof(T);
+  // (At least 4, so that the narrowest blocks have a lane.)
+  constexpr int kLanes = std::max<int>(kVectorBytes / sizeof(T), 4);
   if (g.out[2] >= kLanes) {
     DepthwiseFirstBlocked<T, kLanes>(g, data, weight, out, device);
   } else if (g.out[2] >= kLanes / 2) {
