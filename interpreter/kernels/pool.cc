@@ -217,9 +217,10 @@ bool WholeFixedWindows(const PoolGeometry& g) {
 }
 
 #if defined(__AVX2__) && !defined(__AVX512F__)
-// a[0], a[2], a[4], a[6], b[0], b[2], b[4], b[6].
+// p[0], p[2], ..., p[14] from a = p[0..7] and b = p[7..14]: a[0], a[2],
+// a[4], a[6], b[1], b[3], b[5], b[7].
 inline __m256 EvenElements(__m256 a, __m256 b) {
-  const __m256 pairs = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));  // a0 a2 b0 b2 | a4 a6 b4 b6
+  const __m256 pairs = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 2, 0));  // a0 a2 b1 b3 | a4 a6 b5 b7
   return _mm256_castpd_ps(
       _mm256_permute4x64_pd(_mm256_castps_pd(pairs), _MM_SHUFFLE(3, 1, 2, 0)));
 }
@@ -256,20 +257,28 @@ void PoolPlaneFixed(const PoolGeometry& g, C init, const C* in, C* out) {
       }
     }
 #elif defined(__AVX2__)
-    // The same with 8 outputs from 16 loaded elements (SqueezeNet's three
-    // 3x3 / 2 max pools were a scalar loop, 4.5% of its reference run).
+    // The same with 8 outputs from 15 loaded elements (SqueezeNet's three
+    // 3x3 / 2 max pools were a scalar loop, 4.5% of its reference run). The
+    // loads end at the block's last tap, inside the row, so the last block
+    // moves back to end at the last column (recomputing a few columns of
+    // its neighbour with the same taps in the same order).
     if constexpr (std::is_same_v<C, float> && S == 2) {
-      for (; (ow + 8) * S + K <= width; ow += 8) {  // the 16 loads stay in the row
+      auto block = [&](int64_t at) {
         __m256 acc = _mm256_set1_ps(init);
         for (int kh = 0; kh < K; ++kh) {
-          const float* r = row + kh * width + ow * S;
+          const float* r = row + kh * width + at * S;
           for (int kw = 0; kw < K; ++kw) {
-            const __m256 v = EvenElements(_mm256_loadu_ps(r + kw), _mm256_loadu_ps(r + kw + 8));
+            const __m256 v = EvenElements(_mm256_loadu_ps(r + kw), _mm256_loadu_ps(r + kw + 7));
             acc = kKind == PoolKind::kMax ? _mm256_max_ps(v, acc) : _mm256_add_ps(acc, v);
           }
         }
         if constexpr (kKind == PoolKind::kAvg) acc = _mm256_div_ps(acc, _mm256_set1_ps(K * K));
-        _mm256_storeu_ps(dst + ow, acc);
+        _mm256_storeu_ps(dst + at, acc);
+      };
+      for (; ow + 8 <= ow_n; ow += 8) block(ow);
+      if (ow < ow_n && ow_n >= 8) {
+        block(ow_n - 8);
+        ow = ow_n;
       }
     }
 #endif

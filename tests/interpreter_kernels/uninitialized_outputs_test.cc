@@ -1,6 +1,6 @@
 // Kernels that allocate their output without the zero fill
-// (AllocOutputUninitialized) must write every element: concatenate, stack
-// and the pools. Each case first leaves freed blocks of the output's size
+// (AllocOutputUninitialized) must write every element: concatenate, stack,
+// the pools, the binary element-wise ops and batch_norm. Each case first leaves freed blocks of the output's size
 // full of 0xff bytes (a NaN pattern) on the heap, so an element a kernel
 // skipped would most likely read back as that garbage (glibc hands such a
 // block back for the next allocation of its size from about 6 KB up, so
@@ -217,6 +217,78 @@ TEST(UninitializedOutputs, PermutedAndGlobalPools) {
                            TypeOf(DataType::Float(32), {1, planes, 1, 1}));
   CARVE_ASSERT_OK(global);
   ExpectSameFloats(*global, avg, "global avg pool");
+}
+
+
+// add with a broadcast operand and with two full ones, and less (a bool
+// output): every element is a op b.
+TEST(UninitializedOutputs, BinaryOpsWriteEveryElement) {
+  const std::vector<int64_t> shape = {1, 8, 16, 20};
+  const std::vector<float> a = Values(8 * 16 * 20, 21), b = Values(8 * 16 * 20, 22);
+  const std::vector<float> bias = Values(8, 23);
+  std::vector<float> sum, bsum;
+  for (int64_t i = 0; i < int64_t(a.size()); ++i) {
+    sum.push_back(a[i] + b[i]);
+    bsum.push_back(a[i] + bias[i / (16 * 20)]);
+  }
+  DirtyHeap(DataType::Float(32), shape);
+  auto got = RunKernel1("add", {FloatTensor(shape, a), FloatTensor(shape, b)}, EmptyAttrs(),
+                        TypeOf(DataType::Float(32), shape));
+  CARVE_ASSERT_OK(got);
+  ExpectSameFloats(*got, sum, "add");
+  DirtyHeap(DataType::Float(32), shape);
+  got = RunKernel1("add", {FloatTensor(shape, a), FloatTensor({8, 1, 1}, bias)}, EmptyAttrs(),
+                   TypeOf(DataType::Float(32), shape));
+  CARVE_ASSERT_OK(got);
+  ExpectSameFloats(*got, bsum, "add, broadcast");
+  const std::vector<int64_t> big = {1, 8, 32, 40};  // 10240 bools
+  const std::vector<float> x = Values(8 * 32 * 40, 24), y = Values(8 * 32 * 40, 25);
+  DirtyHeap(DataType::Bool(), big);
+  auto less = RunKernel1("less", {FloatTensor(big, x), FloatTensor(big, y)}, EmptyAttrs(),
+                         TypeOf(DataType::Bool(), big));
+  CARVE_ASSERT_OK(less);
+  const bool* l = less->data<bool>();
+  for (size_t i = 0; i < x.size(); ++i) {
+    uint8_t byte;
+    std::memcpy(&byte, &l[i], 1);
+    ASSERT_EQ(byte, x[i] < y[i] ? 1 : 0) << "less element " << i;
+  }
+}
+
+// batch_norm's three outputs: x * s + t per channel (s and t as
+// SimplifyInference computes them), the mean and the variance.
+TEST(UninitializedOutputs, BatchNormWritesEveryElement) {
+  const int64_t c = 8, h = 16, w = 20;
+  std::vector<float> x = Values(c * h * w, 31);
+  for (float& v : x) v = std::isnan(v) ? 0.5f : v;
+  const std::vector<float> gamma = Values(c, 32), beta = Values(c, 33), mean = Values(c, 34);
+  std::vector<float> var = Values(c, 35);
+  for (float& v : var) v = std::isnan(v) ? 1.0f : std::abs(v) + 0.5f;
+  std::vector<float> g(gamma), bt(beta), mn(mean);
+  for (float* p : {g.data(), bt.data(), mn.data()}) {
+    for (int64_t i = 0; i < c; ++i) p[i] = std::isnan(p[i]) ? 0.25f : p[i];
+  }
+  std::vector<double> want;
+  for (int64_t ch = 0; ch < c; ++ch) {
+    const float s = (1.0f / std::sqrt(var[ch] + 1e-5f)) * g[ch], t = (-mn[ch]) * s + bt[ch];
+    for (int64_t i = 0; i < h * w; ++i) want.push_back(double(x[ch * h * w + i] * s + t));
+  }
+  const std::vector<const Type*> fields = {TypeOf(DataType::Float(32), {1, c, h, w}),
+                                           TypeOf(DataType::Float(32), {c}),
+                                           TypeOf(DataType::Float(32), {c})};
+  DirtyHeap(DataType::Float(32), {1, c, h, w});
+  auto outs = RunKernel(
+      "nn.batch_norm",
+      {FloatTensor({1, c, h, w}, x), FloatTensor({c}, g), FloatTensor({c}, bt),
+       FloatTensor({c}, mn), FloatTensor({c}, var)},
+      MakeAttrs("relay.attrs.BatchNormAttrs", {}),
+      TupleTy(fields));
+  CARVE_ASSERT_OK(outs);
+  ASSERT_EQ(outs->size(), 3u);
+  // One rounding of x * s + t may be fused or not: compare within 1e-6.
+  ExpectNear(AsDoubles((*outs)[0]), want, 1e-6, "batch_norm data");
+  ExpectSameFloats((*outs)[1], mn, "batch_norm mean");
+  ExpectSameFloats((*outs)[2], var, "batch_norm var");
 }
 
 }  // namespace
