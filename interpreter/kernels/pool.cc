@@ -224,6 +224,22 @@ inline __m256 EvenElements(__m256 a, __m256 b) {
   return _mm256_castpd_ps(
       _mm256_permute4x64_pd(_mm256_castps_pd(pairs), _MM_SHUFFLE(3, 1, 2, 0)));
 }
+
+// Outputs [at, at + 8) of one output row of a K x K / 2 pool whose windows
+// start at `row` (input rows `width` apart), taps in (kh, kw) order.
+template <PoolKind kKind, int K>
+void FixedBlock8(const float* row, int64_t width, float init, int64_t at, float* dst) {
+  __m256 acc = _mm256_set1_ps(init);
+  for (int kh = 0; kh < K; ++kh) {
+    const float* r = row + kh * width + at * 2;
+    for (int kw = 0; kw < K; ++kw) {
+      const __m256 v = EvenElements(_mm256_loadu_ps(r + kw), _mm256_loadu_ps(r + kw + 7));
+      acc = kKind == PoolKind::kMax ? _mm256_max_ps(v, acc) : _mm256_add_ps(acc, v);
+    }
+  }
+  if constexpr (kKind == PoolKind::kAvg) acc = _mm256_div_ps(acc, _mm256_set1_ps(K * K));
+  _mm256_storeu_ps(dst + at, acc);
+}
 #endif
 
 // PoolPlane for WholeFixedWindows: each output takes its taps in (kh, kw)
@@ -263,21 +279,9 @@ void PoolPlaneFixed(const PoolGeometry& g, C init, const C* in, C* out) {
     // moves back to end at the last column (recomputing a few columns of
     // its neighbour with the same taps in the same order).
     if constexpr (std::is_same_v<C, float> && S == 2) {
-      auto block = [&](int64_t at) {
-        __m256 acc = _mm256_set1_ps(init);
-        for (int kh = 0; kh < K; ++kh) {
-          const float* r = row + kh * width + at * S;
-          for (int kw = 0; kw < K; ++kw) {
-            const __m256 v = EvenElements(_mm256_loadu_ps(r + kw), _mm256_loadu_ps(r + kw + 7));
-            acc = kKind == PoolKind::kMax ? _mm256_max_ps(v, acc) : _mm256_add_ps(acc, v);
-          }
-        }
-        if constexpr (kKind == PoolKind::kAvg) acc = _mm256_div_ps(acc, _mm256_set1_ps(K * K));
-        _mm256_storeu_ps(dst + at, acc);
-      };
-      for (; ow + 8 <= ow_n; ow += 8) block(ow);
+      for (; ow + 8 <= ow_n; ow += 8) FixedBlock8<kKind, K>(row, width, init, ow, dst);
       if (ow < ow_n && ow_n >= 8) {
-        block(ow_n - 8);
+        FixedBlock8<kKind, K>(row, width, init, ow_n - 8, dst);
         ow = ow_n;
       }
     }
