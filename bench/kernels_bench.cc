@@ -257,6 +257,36 @@ BENCHMARK(BM_Conv2DStrided)
     ->Args({1024, 14, 2048, 1, 2})
     ->Unit(benchmark::kMillisecond);
 
+// Depthwise convolutions (NCHW, groups = C, "same" padding, W stride 1):
+// the PaddleOCR direction classifier's, whose planes are a few rows of 96
+// columns, a MobileNet 3x3, and a single input channel with a channel
+// multiplier (the Fashion-MNIST CNN's first layer, groups = 1).
+// args: C, H, W, k, H stride, multiplier.
+void BM_Depthwise(benchmark::State& state) {
+  const int64_t c = state.range(0), h = state.range(1), w = state.range(2), k = state.range(3),
+                sh = state.range(4), mult = state.range(5);
+  const int64_t pad = k / 2, oh = (h + 2 * pad - k) / sh + 1;
+  const DataType f32 = DataType::Float(32);
+  RunOp(state, "nn.conv2d",
+        {RandomTensor(f32, {1, c, h, w}), RandomTensor(f32, {c * mult, 1, k, k})},
+        AttrsOf("relay.attrs.Conv2DAttrs", {{"strides", AttrValue::Ints({sh, 1})},
+                                            {"padding", AttrValue::Ints({pad, pad, pad, pad})},
+                                            {"groups", AttrValue::Int(c)},
+                                            {"channels", AttrValue::Int(c * mult)},
+                                            {"kernel_size", AttrValue::Ints({k, k})}}),
+        TypeOf(f32, {1, c * mult, oh, w}), 2.0 * c * mult * oh * w * k * k, 1);
+}
+BENCHMARK(BM_Depthwise)
+    ->ArgNames({"C", "H", "W", "k", "sh", "mult"})
+    ->Args({200, 2, 96, 5, 1, 1})
+    ->Args({88, 3, 96, 5, 1, 1})
+    ->Args({104, 3, 96, 5, 2, 1})
+    ->Args({32, 6, 96, 3, 1, 1})
+    ->Args({24, 12, 96, 3, 2, 1})
+    ->Args({32, 56, 56, 3, 1, 1})
+    ->Args({1, 28, 28, 3, 1, 16})
+    ->Unit(benchmark::kMicrosecond);
+
 BENCHMARK(BM_Conv2D)
     ->ArgNames({"nhwc", "C", "HW", "O", "k", "threads"})
     ->Args({0, 64, 56, 64, 3, 2})

@@ -12,4 +12,23 @@ absl::StatusOr<NDArray> AllocOutputUninitialized(const KernelContext& ctx) {
   return NDArray::Uninitialized(t->dtype(), *shape);
 }
 
+absl::StatusOr<std::vector<NDArray>> AllocOutputsUninitialized(const KernelContext& ctx) {
+  const TupleType* tt = DynCast<TupleType>(ctx.out_type);
+  if (tt == nullptr) {
+    CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutputUninitialized(ctx));
+    return std::vector<NDArray>{std::move(out)};
+  }
+  std::vector<NDArray> outs;
+  outs.reserve(tt->fields().size());
+  for (const Type* f : tt->fields()) {
+    const TensorType* t = DynCast<TensorType>(f);
+    absl::StatusOr<std::vector<int64_t>> shape =
+        t != nullptr && IsSupportedTensorDType(t->dtype()) ? StaticShape(t)
+                                                           : absl::InvalidArgumentError("");
+    if (!shape.ok()) return AllocOutputs(ctx);  // its error
+    outs.push_back(NDArray::Uninitialized(t->dtype(), *shape));
+  }
+  return outs;
+}
+
 }  // namespace carve

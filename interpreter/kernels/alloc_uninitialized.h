@@ -4,6 +4,8 @@
 // it, or may return early after allocating keeps AllocOutput's zeros.
 #pragma once
 
+#include <vector>
+
 #include "absl/status/statusor.h"
 #include "interpreter/kernel.h"
 
@@ -12,5 +14,9 @@ namespace carve {
 // AllocOutput (kernel_util.h) with unspecified contents: the same checks and
 // errors, the same shape and dtype.
 absl::StatusOr<NDArray> AllocOutputUninitialized(const KernelContext& ctx);
+
+// AllocOutputs (kernel_util.h) with unspecified contents: one tensor per
+// field of a tuple output type (or the one output), same checks and errors.
+absl::StatusOr<std::vector<NDArray>> AllocOutputsUninitialized(const KernelContext& ctx);
 
 }  // namespace carve

@@ -80,6 +80,14 @@ std::unique_ptr<T[]> WeightChannelsLast(const ConvGeometry& g, const T* weight) 
   return packed;
 }
 
+// Forward convolution with one input channel per group (depthwise, or a
+// single input channel with a channel multiplier), not pointwise: a direct
+// loop (conv_depthwise.cc). Instantiated for float, double, int32_t and
+// int64_t.
+template <typename T>
+void DepthwiseForward(const ConvGeometry& g, ChannelOrder order, const T* data, const T* weight,
+                      T* out, const Eigen::ThreadPoolDevice* device);
+
 // Forward convolution of float data on the packed sgemm (conv_packed.cc),
 // im2col panels packed straight from the image. Only for builds with
 // kPackedSgemm and convolutions with more than one input channel per group.

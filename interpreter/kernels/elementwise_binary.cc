@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "interpreter/kernel_inplace.h"
+#include "interpreter/kernels/alloc_uninitialized.h"
 #include "interpreter/kernels/broadcast.h"
 #include "interpreter/kernels/kernel_util.h"
 #include "interpreter/kernels/square_like_powf.h"
@@ -273,7 +274,9 @@ absl::StatusOr<std::vector<NDArray>> BinaryKernel(const KernelContext& ctx) {
     return KernelError(ctx, "dtype mismatch: {} and {}", a.dtype().ToString(),
                        b.dtype().ToString());
   }
-  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
+  // BinaryLoop writes every element (the broadcast plan runs over the whole
+  // output), so it is not zero-filled first.
+  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutputUninitialized(ctx));
   DataType want = IsComparison(kOp) ? DataType::Bool() : a.dtype();
   if (out.dtype() != want) {
     return KernelError(ctx, "output dtype {} does not match {}", out.dtype().ToString(),

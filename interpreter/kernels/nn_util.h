@@ -21,6 +21,18 @@
 
 namespace carve::nn_kernels {
 
+// The width in bytes of the target's widest vector registers. Register
+// blocks of GCC vector types are this wide: GCC splits a wider vector
+// type lane by lane where it cannot map it onto registers (on AVX2 a
+// 64-byte block of FMAs became one scalar FMA per lane, spilled).
+#if defined(__AVX512F__)
+inline constexpr int kVectorBytes = 64;
+#elif defined(__AVX__)
+inline constexpr int kVectorBytes = 32;
+#else
+inline constexpr int kVectorBytes = 16;
+#endif
+
 // Calls `f.template operator()<Acc>()` with the type a kernel producing
 // `out` accumulates in: float for float16/float32, double for float64,
 // int64_t for 64-bit integers and int32_t for narrower integers. TVM

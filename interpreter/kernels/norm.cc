@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "interpreter/kernels/alloc_uninitialized.h"
 #include "interpreter/kernels/fast_math.h"
 #include "interpreter/kernels/gemm.h"
 #include "interpreter/kernels/nn_util.h"
@@ -47,7 +48,10 @@ absl::StatusOr<std::vector<C>> ChannelVector(const KernelContext& ctx, size_t in
 
 absl::StatusOr<std::vector<NDArray>> BatchNorm(const KernelContext& ctx) {
   CARVE_RETURN_IF_ERROR(CheckArity(ctx, 5));
-  CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> outs, AllocOutputs(ctx));
+  // Every element of the three outputs is written below (the normalised
+  // data, element by element or by StoreResult; mean and var by
+  // StoreResult), so they are not zero-filled first.
+  CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> outs, AllocOutputsUninitialized(ctx));
   const NDArray& data = ctx.inputs[0];
   if (outs.size() != 3 || outs[0].shape() != data.shape()) {
     return KernelError(ctx, "expected a 3-tuple output whose first field matches the data");

@@ -16,10 +16,11 @@
 #include <utility>
 #include <vector>
 
-#if defined(__AVX512F__)
+#if defined(__AVX2__)
 #include <immintrin.h>
 #endif
 
+#include "interpreter/kernels/alloc_uninitialized.h"
 #include "interpreter/kernels/gemm.h"
 #include "interpreter/kernels/nn_util.h"
 #include "ir/layout.h"
@@ -215,6 +216,32 @@ bool WholeFixedWindows(const PoolGeometry& g) {
          (g.out[2] - 1) * S + K <= g.in[2];
 }
 
+#if defined(__AVX2__) && !defined(__AVX512F__)
+// p[0], p[2], ..., p[14] from a = p[0..7] and b = p[7..14]: a[0], a[2],
+// a[4], a[6], b[1], b[3], b[5], b[7].
+inline __m256 EvenElements(__m256 a, __m256 b) {
+  const __m256 pairs = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 2, 0));  // a0 a2 b1 b3 | a4 a6 b5 b7
+  return _mm256_castpd_ps(
+      _mm256_permute4x64_pd(_mm256_castps_pd(pairs), _MM_SHUFFLE(3, 1, 2, 0)));
+}
+
+// Outputs [at, at + 8) of one output row of a K x K / 2 pool whose windows
+// start at `row` (input rows `width` apart), taps in (kh, kw) order.
+template <PoolKind kKind, int K>
+void FixedBlock8(const float* row, int64_t width, float init, int64_t at, float* dst) {
+  __m256 acc = _mm256_set1_ps(init);
+  for (int kh = 0; kh < K; ++kh) {
+    const float* r = row + kh * width + at * 2;
+    for (int kw = 0; kw < K; ++kw) {
+      const __m256 v = EvenElements(_mm256_loadu_ps(r + kw), _mm256_loadu_ps(r + kw + 7));
+      acc = kKind == PoolKind::kMax ? _mm256_max_ps(v, acc) : _mm256_add_ps(acc, v);
+    }
+  }
+  if constexpr (kKind == PoolKind::kAvg) acc = _mm256_div_ps(acc, _mm256_set1_ps(K * K));
+  _mm256_storeu_ps(dst + at, acc);
+}
+#endif
+
 // PoolPlane for WholeFixedWindows: each output takes its taps in (kh, kw)
 // order, as there, and an average divides by the K * K taps it summed.
 template <PoolKind kKind, typename C, int K, int S>
@@ -245,6 +272,19 @@ void PoolPlaneFixed(const PoolGeometry& g, C init, const C* in, C* out) {
         _mm512_storeu_ps(dst + ow, acc);
       }
     }
+#elif defined(__AVX2__)
+    // The same with 8 outputs from 15 loaded elements (SqueezeNet's three
+    // 3x3 / 2 max pools were a scalar loop, 4.5% of its reference run). The
+    // loads end at the block's last tap, inside the row, so the last block
+    // moves back to end at the last column (recomputing a few columns of
+    // its neighbour with the same taps in the same order).
+    if constexpr (std::is_same_v<C, float> && S == 2) {
+      for (; ow + 8 <= ow_n; ow += 8) FixedBlock8<kKind, K>(row, width, init, ow, dst);
+      if (ow < ow_n && ow_n >= 8) {
+        FixedBlock8<kKind, K>(row, width, init, ow_n - 8, dst);
+        ow = ow_n;
+      }
+    }
 #endif
     for (; ow < ow_n; ++ow) {
       C acc = init;
@@ -269,7 +309,7 @@ void PoolPlaneFixed(const PoolGeometry& g, C init, const C* in, C* out) {
 template <PoolKind kKind, typename C>
 void PoolPlane(const PoolGeometry& g, const AxisWindows& windows, C lowest, const C* in, C* out,
                std::vector<C>& row_acc) {
-  constexpr int kLanes = 64 / sizeof(C);
+  constexpr int kLanes = std::max<int>(kVectorBytes / sizeof(C), 2);
   using Wide = PoolRowBlocks<kKind, C, kLanes>;
   using Narrow = PoolRowBlocks<kKind, C, kLanes / 2>;
   const C init = kKind == PoolKind::kMax ? lowest : C(0);
@@ -491,7 +531,9 @@ absl::StatusOr<std::vector<NDArray>> RunPool(const KernelContext& ctx, int spati
                                              PoolGeometry g) {
   CARVE_RETURN_IF_ERROR(CheckArity(ctx, 1));
   const NDArray& data = ctx.inputs[0];
-  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
+  // Every output element is written below (each plane's every window, or
+  // StorePermuted's whole copy), so it is not zero-filled first.
+  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutputUninitialized(ctx));
   CARVE_ASSIGN_OR_RETURN(PoolLayout pl, ResolveLayout(ctx, spatial, data, out));
   CARVE_ASSIGN_OR_RETURN(const int64_t planes, FillPoolExtents(ctx, spatial, pl, data, out, g));
   CARVE_RETURN_IF_ERROR(DispatchNumeric(ctx, data.dtype(), [&]<typename T>() -> absl::Status {

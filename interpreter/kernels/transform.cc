@@ -2,6 +2,7 @@
 // (free views), transpose, concatenate, split and stack.
 #include <algorithm>
 
+#include "interpreter/kernels/alloc_uninitialized.h"
 #include "interpreter/kernels/data_movement.h"
 #include "interpreter/kernels/gemm.h"
 #include "interpreter/kernels/kernel_util.h"
@@ -98,9 +99,12 @@ absl::Status JoinAlong(const KernelContext& ctx, std::span<const NDArray> parts,
   return absl::OkStatus();
 }
 
+// JoinAlong checks that the parts tile the output along `axis` before it
+// copies, so every element is written: the output is not zero-filled
+// (that fill was 2.5% of SqueezeNet's dnnl run).
 Outputs Concatenate(const KernelContext& ctx) {
   CARVE_RETURN_IF_ERROR(CheckMinArity(ctx, 1));
-  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
+  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutputUninitialized(ctx));
   CARVE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(ctx, AttrInt(ctx, "axis", 0), out.rank()));
   CARVE_RETURN_IF_ERROR(JoinAlong(ctx, ctx.inputs, axis, out));
   return std::vector<NDArray>{std::move(out)};
@@ -109,7 +113,7 @@ Outputs Concatenate(const KernelContext& ctx) {
 // stack = concatenate of the inputs viewed with a 1 inserted at `axis`.
 Outputs Stack(const KernelContext& ctx) {
   CARVE_RETURN_IF_ERROR(CheckMinArity(ctx, 1));
-  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutput(ctx));
+  CARVE_ASSIGN_OR_RETURN(NDArray out, AllocOutputUninitialized(ctx));
   CARVE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(ctx, AttrInt(ctx, "axis", 0), out.rank()));
   std::vector<NDArray> parts;
   for (const NDArray& in : ctx.inputs) {

@@ -115,7 +115,8 @@ void CheckRandom(ConvGeometry g, std::mt19937& rng, const std::string& what,
            Random<T>(g.out_channels * g.kernel_size(), rng), what, device);
 }
 
-// Every width from 1 to 41 (scalar, 4-, 8- and 16-lane blocks, partial last
+// Every width from 1 to 41 (scalar and every block width the target has:
+// 2 to 8 lanes on AVX2, 4 to 16 on AVX-512; partial last
 // blocks), under several stride / dilation / padding settings of W and H.
 TEST(DepthwiseConv, EveryWidthStrideDilationPadding) {
   std::mt19937 rng(1);
