@@ -7,6 +7,8 @@
 //
 //   build/bench/backends_bench --benchmark_min_time=1
 //
+// and the dnnl runtime's layout conversions alone (ToBlocks, FromBlocks).
+//
 // Weights and biases are constants of the graph (bound params).
 //
 // Everything runs on one thread (OMP_NUM_THREADS defaults to 1 here, set
@@ -21,6 +23,7 @@
 #include <string>
 
 #include "backends/dnnl/dnnl_kernels.h"
+#include "backends/dnnl/dnnl_transpose.h"
 #include "backends/json/serializer.h"
 #include "backends/kernels/eigen_backend.h"
 #include "backends/kernels/fused_kernels.h"
@@ -141,7 +144,31 @@ void Run(benchmark::State& state, const Workload& w, const std::string& impl) {
       benchmark::Counter(w.flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// carve's conversions between NCHW and oneDNN's channel blocks of 8 (what
+// a dnnl region does to each input and output on AVX2), on squeezenet1_1's
+// fire-module shapes: "ToBlocks/C/HxW" and "FromBlocks/C/HxW".
+void Transpose(benchmark::State& state, int64_t channels, int64_t side, bool to_blocked) {
+  dnnl_backend::ChannelsTranspose t;
+  t.batch = 1, t.rows = channels, t.channels = channels, t.cols = side * side;
+  t.block = 8, t.to_blocked = to_blocked;
+  std::vector<float> src(size_t(channels * side * side), 1.f), dst(src.size());
+  for (auto _ : state) {
+    t.Run(src.data(), dst.data());
+    benchmark::DoNotOptimize(dst.data());
+  }
+  state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(src.size() * 8));
+}
+
 void RegisterAll() {
+  for (auto [channels, side] : std::vector<std::pair<int64_t, int64_t>>{{64, 55}, {128, 27}, {256, 13}}) {
+    for (bool to_blocked : {true, false}) {
+      benchmark::RegisterBenchmark(
+          fmt::format("{}/{}/{}x{}", to_blocked ? "ToBlocks" : "FromBlocks", channels, side, side)
+              .c_str(),
+          [=](benchmark::State& st) { Transpose(st, channels, side, to_blocked); })
+          ->Unit(benchmark::kMicrosecond);
+    }
+  }
   std::vector<Workload> workloads = {Conv(64, 64, 56), Conv(128, 128, 28), Conv(3, 32, 112),
                                      DenseGelu(1, 1024, 1000), DenseGelu(128, 768, 3072)};
   for (const Workload& w : workloads) {

@@ -100,7 +100,7 @@ class ClipMultiplyKernel : public NodeKernel {
     const NDArray& x = inputs[m_.x_input];
     NDArray out = NDArray::Uninitialized(DataType::Float(32), shape_);  // the loop writes it all
     ClipMultiplyLoop(m_, x.data<float>(), out.num_elements(), out.data<float>());
-    return std::vector<NDArray>{std::move(out)};
+    return OneTensor(std::move(out));
   }
 
   // x may come in a convolution's channel blocks (the last op of most of
@@ -121,11 +121,11 @@ class ClipMultiplyKernel : public NodeKernel {
     } else {
       const auto* tensor = dynamic_cast<const DnnlTensor*>(x.native.get());
       if (tensor == nullptr) return absl::InternalError("a native input not made by oneDNN");
-      if (std::optional<NDArray> out = FromBlocks(*tensor)) return std::vector<KernelValue>{{*out, nullptr}};
+      if (std::optional<NDArray> out = FromBlocks(*tensor)) return OnePlainValue(*std::move(out));
       CARVE_ASSIGN_OR_RETURN(plain[m_.x_input], tensor->ToPlain());
     }
     CARVE_ASSIGN_OR_RETURN(std::vector<NDArray> out, Run(plain));
-    return std::vector<KernelValue>{{out[0], nullptr}};
+    return OnePlainValue(std::move(out[0]));
   }
 
  private:

@@ -121,10 +121,20 @@ NDArray IntoKernel::AllocOutput(std::span<const NDArray> inputs) const {
   return NDArray::Uninitialized(DataType::Float(32), out_shape_);
 }
 
+NDArray IntoKernel::AllocOutput(std::span<const KernelValue> inputs) const {
+  for (const KernelValue& v : inputs) {
+    const auto* native = dynamic_cast<const DnnlTensor*>(v.native.get());
+    const bool empty = native != nullptr ? native->memory().get_desc().get_size() == 0
+                                         : v.plain.defined() && v.plain.num_elements() == 0;
+    if (empty) return NDArray::Empty(DataType::Float(32), out_shape_);
+  }
+  return NDArray::Uninitialized(DataType::Float(32), out_shape_);
+}
+
 absl::StatusOr<std::vector<NDArray>> IntoKernel::Run(std::span<const NDArray> inputs) {
   NDArray out = AllocOutput(inputs);
   CARVE_RETURN_IF_ERROR(RunInto(inputs, out));
-  return std::vector<NDArray>{out};
+  return OneTensor(std::move(out));
 }
 
 dnnl::memory& Rebind(dnnl::memory& cached, const dnnl::memory::desc& desc, const NDArray& tensor) {

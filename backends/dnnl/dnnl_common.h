@@ -96,6 +96,8 @@ class IntoKernel : public NodeKernel {
   // A tensor of out_shape_ for RunInto to fill: unspecified contents, or
   // zeros when an input is empty (oneDNN then computes nothing).
   NDArray AllocOutput(std::span<const NDArray> inputs) const;
+  // The same for RunNative's inputs (a native one empty when its memory is).
+  NDArray AllocOutput(std::span<const KernelValue> inputs) const;
   virtual absl::Status RunInto(std::span<const NDArray> inputs, NDArray& out) = 0;
   std::vector<int64_t> out_shape_;
 };

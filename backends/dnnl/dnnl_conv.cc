@@ -281,14 +281,14 @@ class DnnlConvKernel : public IntoKernel {
 
   absl::StatusOr<std::vector<KernelValue>> RunNative(std::span<const KernelValue> inputs,
                                                      bool native_output) override {
-    std::vector<NDArray> plain;
-    for (const KernelValue& v : inputs) plain.push_back(v.plain);
+    // The other operands are read where they are (copying the inputs
+    // into a vector of plain tensors allocated their shapes on every call).
     std::vector<KernelValue> out(1);
     absl::Status guarded = Guard([&] {
       memory src = Source(inputs[spec_.data]);
       if (!native_output) {
-        out[0].plain = AllocOutput(plain);
-        Execute(src, plain, out[0].plain);
+        out[0].plain = AllocOutput(inputs);
+        Execute(src, inputs, out[0].plain);
         return;
       }
       // One buffer for every call: the runtime drops a native entry after
@@ -297,7 +297,7 @@ class DnnlConvKernel : public IntoKernel {
       // oneDNN: 2% of ppocr's time.)
       if (!dst_buffer_) dst_buffer_ = TouchedMemory(dst_);
       memory dst = dst_buffer_;
-      Compute(src, plain, dst);
+      Compute(src, inputs, dst);
       stream_.wait();
       out[0].native = std::make_shared<DnnlTensor>(dst, user_dst_, out_shape_);
     });
@@ -375,8 +375,16 @@ class DnnlConvKernel : public IntoKernel {
     return native_reorder_.Apply(m, stream_);
   }
 
+  // Input `i` of `inputs` as a plain tensor (the operands other than the
+  // data are never native).
+  static const NDArray& PlainAt(std::span<const NDArray> inputs, size_t i) { return inputs[i]; }
+  static const NDArray& PlainAt(std::span<const KernelValue> inputs, size_t i) {
+    return inputs[i].plain;
+  }
+
   // Runs on `src` (in the primitive's layout) into `out` (plain).
-  void Execute(const memory& src, std::span<const NDArray> inputs, NDArray& out) {
+  template <typename Inputs>
+  void Execute(const memory& src, Inputs inputs, NDArray& out) {
     memory user_dst = Rebind(dst_mem_, user_dst_, out);
     memory dst = dst_reorder_.identity() ? user_dst : dst_shared_.Get();
     Compute(src, inputs, dst);
@@ -386,17 +394,20 @@ class DnnlConvKernel : public IntoKernel {
 
   // The primitive on `src` into `dst` (both in its layouts); the other
   // operands are the plain `inputs`.
-  void Compute(const memory& src, std::span<const NDArray> inputs, const memory& dst) {
-    memory weights =
-        packed_weights_
-            ? packed_weights_
-            : weight_reorder_.Apply(Rebind(weights_mem_, user_weights_, inputs[*spec_.weight]),
-                                    stream_);
+  template <typename Inputs>
+  void Compute(const memory& src, Inputs inputs, const memory& dst) {
+    memory weights = packed_weights_
+                         ? packed_weights_
+                         : weight_reorder_.Apply(
+                               Rebind(weights_mem_, user_weights_, PlainAt(inputs, *spec_.weight)),
+                               stream_);
     // The sum post-op accumulates into the destination.
-    if (spec_.sum) sum_reorder_.Into(Rebind(sum_mem_, user_dst_, inputs[*spec_.sum]), dst, stream_);
+    if (spec_.sum) {
+      sum_reorder_.Into(Rebind(sum_mem_, user_dst_, PlainAt(inputs, *spec_.sum)), dst, stream_);
+    }
     std::unordered_map<int, memory>& args = call_args_;  // the same keys on every call
     args[DNNL_ARG_SRC] = src, args[DNNL_ARG_WEIGHTS] = weights, args[DNNL_ARG_DST] = dst;
-    if (has_bias_) args[DNNL_ARG_BIAS] = Rebind(bias_mem_, bias_desc_, inputs[*spec_.bias]);
+    if (has_bias_) args[DNNL_ARG_BIAS] = Rebind(bias_mem_, bias_desc_, PlainAt(inputs, *spec_.bias));
     if (scratchpad_) args[DNNL_ARG_SCRATCHPAD] = scratchpad_.Get();
     primitive_.execute(stream_, args);
   }

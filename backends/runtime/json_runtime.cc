@@ -96,7 +96,10 @@ absl::StatusOr<std::unique_ptr<JsonRuntime>> JsonRuntime::Create(
   for (uint32_t nid = 0; nid < rt->graph_.nodes.size(); ++nid) {
     const JsonNode& node = rt->graph_.nodes[nid];
     if (node.op == "input") {
-      for (uint32_t i = 0; i < node.num_outputs; ++i) rt->input_entries_.push_back(rt->row_ptr_[nid] + i);
+      for (uint32_t i = 0; i < node.num_outputs; ++i) {
+        rt->input_entries_.push_back(rt->row_ptr_[nid] + i);
+        rt->input_outputs_.emplace_back(nid, i);
+      }
     } else if (node.op == "const") {
       auto it = constants.find(node.name);
       if (it == constants.end()) {
@@ -133,6 +136,7 @@ absl::StatusOr<std::unique_ptr<JsonRuntime>> JsonRuntime::Create(
   }
   rt->DropUnreadNodes();
   rt->PlanNativeEntries();
+  rt->PlanArguments();
   std::vector<bool> head_seen(rt->row_ptr_.back(), false);
   rt->fresh_outputs_ = true;
   for (const JsonEntry& head : rt->graph_.heads) {
@@ -217,15 +221,74 @@ void JsonRuntime::PlanNativeEntries() {
   }
 }
 
+void JsonRuntime::PlanArguments() {
+  const_entry_.assign(row_ptr_.back(), false);
+  for (const auto& [eid, tensor] : const_entries_) const_entry_[eid] = true;
+  node_args_.assign(graph_.nodes.size(), {});
+  node_native_args_.assign(graph_.nodes.size(), {});
+  arg_source_.assign(graph_.nodes.size(), {});
+  std::vector<const NDArray*> constant(row_ptr_.back(), nullptr);
+  for (const auto& [eid, tensor] : const_entries_) constant[eid] = &tensor;
+  for (uint32_t nid = 0; nid < graph_.nodes.size(); ++nid) {
+    if (kernels_[nid] == nullptr) continue;
+    const std::vector<JsonEntry>& inputs = graph_.nodes[nid].inputs;
+    std::vector<ArgSource>& sources = arg_source_[nid];
+    sources.assign(inputs.size(), ArgSource::kCopy);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const uint32_t eid = row_ptr_[inputs[i].node] + inputs[i].index;
+      bool read_later = false;  // by a later input of the same node
+      for (size_t j = i + 1; j < inputs.size(); ++j) {
+        read_later = read_later || row_ptr_[inputs[j].node] + inputs[j].index == eid;
+      }
+      if (constant[eid] != nullptr) {
+        sources[i] = ArgSource::kConstant;
+      } else if (last_use_[eid] == int64_t(nid) && !read_later) {
+        sources[i] = ArgSource::kMove;
+      }
+    }
+    if (native_node_[nid]) {
+      node_native_args_[nid].resize(inputs.size());
+    } else {
+      node_args_[nid].resize(inputs.size());
+    }
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (sources[i] != ArgSource::kConstant) continue;
+      const NDArray& c = *constant[row_ptr_[inputs[i].node] + inputs[i].index];
+      if (native_node_[nid]) {
+        node_native_args_[nid][i].plain = c;
+      } else {
+        node_args_[nid][i] = c;
+      }
+    }
+  }
+}
+
 absl::Status JsonRuntime::RunNativeNode(uint32_t nid, std::vector<NDArray>& entries,
                                         std::vector<NativeTensorPtr>& native,
                                         const NodeObserver* observer) {
   const JsonNode& node = graph_.nodes[nid];
-  std::vector<KernelValue> args;
-  for (const JsonEntry& e : node.inputs) {
-    uint32_t eid = row_ptr_[e.node] + e.index;
-    args.push_back({entries[eid], native[eid]});
+  std::vector<KernelValue>& args = node_native_args_[nid];
+  const std::vector<ArgSource>& sources = arg_source_[nid];
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const uint32_t eid = row_ptr_[node.inputs[i].node] + node.inputs[i].index;
+    if (sources[i] == ArgSource::kMove) {
+      args[i].plain = std::move(entries[eid]);
+      args[i].native = std::move(native[eid]);
+    } else if (sources[i] == ArgSource::kCopy) {
+      args[i].plain = entries[eid];
+      args[i].native = native[eid];
+    }
   }
+  // The arguments are let go when the node is done, constants kept.
+  struct Release {
+    std::vector<KernelValue>& args;
+    const std::vector<ArgSource>& sources;
+    ~Release() {
+      for (size_t i = 0; i < args.size(); ++i) {
+        if (sources[i] != ArgSource::kConstant) args[i] = KernelValue();
+      }
+    }
+  } release{args, sources};
   const bool native_out = native_entry_[row_ptr_[nid]];
   absl::StatusOr<std::vector<KernelValue>> outs = kernels_[nid]->RunNative(args, native_out);
   if (!outs.ok()) return outs.status();
@@ -235,10 +298,10 @@ absl::Status JsonRuntime::RunNativeNode(uint32_t nid, std::vector<NDArray>& entr
                                            native_out ? "native" : "plain"));
   }
   if (native_out) {
-    native[row_ptr_[nid]] = (*outs)[0].native;
+    native[row_ptr_[nid]] = std::move((*outs)[0].native);
   } else {
     CARVE_RETURN_IF_ERROR(CheckTensor((*outs)[0].plain, node, 0, "output of"));
-    entries[row_ptr_[nid]] = (*outs)[0].plain;
+    entries[row_ptr_[nid]] = std::move((*outs)[0].plain);
   }
   if (observer == nullptr || !*observer) return absl::OkStatus();
   // The observer sees plain tensors: convert what stayed native.
@@ -252,13 +315,49 @@ absl::Status JsonRuntime::RunNativeNode(uint32_t nid, std::vector<NDArray>& entr
     plain_in.push_back(std::move(t));
   }
   if (native_out) {
-    CARVE_ASSIGN_OR_RETURN(NDArray t, (*outs)[0].native->ToPlain());
+    CARVE_ASSIGN_OR_RETURN(NDArray t, native[row_ptr_[nid]]->ToPlain());
     CARVE_RETURN_IF_ERROR(CheckTensor(t, node, 0, "output of"));
     plain_out.push_back(std::move(t));
   } else {
-    plain_out.push_back((*outs)[0].plain);
+    plain_out.push_back(entries[row_ptr_[nid]]);
   }
   (*observer)(nid, node, plain_in, plain_out);
+  return absl::OkStatus();
+}
+
+absl::Status JsonRuntime::RunPlainNode(uint32_t nid, std::vector<NDArray>& entries,
+                                       const NodeObserver* observer) {
+  const JsonNode& node = graph_.nodes[nid];
+  std::vector<NDArray>& args = node_args_[nid];
+  const std::vector<ArgSource>& sources = arg_source_[nid];
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const uint32_t eid = row_ptr_[node.inputs[i].node] + node.inputs[i].index;
+    if (sources[i] == ArgSource::kMove) {
+      args[i] = std::move(entries[eid]);
+    } else if (sources[i] == ArgSource::kCopy) {
+      args[i] = entries[eid];
+    }
+  }
+  struct Release {
+    std::vector<NDArray>& args;
+    const std::vector<ArgSource>& sources;
+    ~Release() {
+      for (size_t i = 0; i < args.size(); ++i) {
+        if (sources[i] != ArgSource::kConstant) args[i] = NDArray();
+      }
+    }
+  } release{args, sources};
+  absl::StatusOr<std::vector<NDArray>> outs = kernels_[nid]->Run(args);
+  if (!outs.ok()) return outs.status();
+  if (outs->size() != node.num_outputs) {
+    return absl::InternalError(fmt::format("node {} ('{}') returned {} outputs, expected {}", nid,
+                                           node.name, outs->size(), node.num_outputs));
+  }
+  for (uint32_t i = 0; i < node.num_outputs; ++i) {
+    CARVE_RETURN_IF_ERROR(CheckTensor((*outs)[i], node, i, "output of"));
+  }
+  if (observer != nullptr && *observer) (*observer)(nid, node, args, *outs);
+  for (uint32_t i = 0; i < node.num_outputs; ++i) entries[row_ptr_[nid] + i] = std::move((*outs)[i]);
   return absl::OkStatus();
 }
 
@@ -268,59 +367,43 @@ absl::StatusOr<std::vector<NDArray>> JsonRuntime::Run(std::span<const NDArray> i
     return absl::InvalidArgumentError(fmt::format("{} expects {} inputs, got {}", graph_.symbol,
                                                   input_entries_.size(), inputs.size()));
   }
+  // Constants are not entries here: kernels find them in their arguments
+  // (node_args_), heads read them from const_entries_.
   std::vector<NDArray> entries(row_ptr_.back());
-  size_t next = 0;
-  for (uint32_t nid = 0; nid < graph_.nodes.size(); ++nid) {
-    const JsonNode& node = graph_.nodes[nid];
-    if (node.op != "input") continue;
-    for (uint32_t i = 0; i < node.num_outputs; ++i, ++next) {
-      CARVE_RETURN_IF_ERROR(CheckTensor(inputs[next], node, i, "input"));
-      entries[row_ptr_[nid] + i] = inputs[next];
-    }
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const auto [nid, index] = input_outputs_[k];
+    CARVE_RETURN_IF_ERROR(CheckTensor(inputs[k], graph_.nodes[nid], index, "input"));
+    entries[input_entries_[k]] = inputs[k];
   }
-  for (const auto& [eid, tensor] : const_entries_) entries[eid] = tensor;
-  std::vector<NDArray> args;
   std::vector<NativeTensorPtr> native(native_entry_.size());
   for (uint32_t nid = 0; nid < graph_.nodes.size(); ++nid) {
     if (kernels_[nid] == nullptr) continue;
     const JsonNode& node = graph_.nodes[nid];
-    if (native_node_[nid]) {
-      absl::Status ran = RunNativeNode(nid, entries, native, observer);
-      if (!ran.ok()) {
-        return absl::Status(ran.code(), fmt::format("{}: node {} ('{}'): {}", graph_.symbol, nid,
-                                                    node.name, std::string(ran.message())));
-      }
-      for (const JsonEntry& e : node.inputs) {
-        uint32_t eid = row_ptr_[e.node] + e.index;
-        if (last_use_[eid] == nid) entries[eid] = NDArray(), native[eid] = nullptr;
-      }
-      continue;
+    absl::Status ran = native_node_[nid] ? RunNativeNode(nid, entries, native, observer)
+                                         : RunPlainNode(nid, entries, observer);
+    if (!ran.ok()) {
+      return absl::Status(ran.code(), fmt::format("{}: node {} ('{}'): {}", graph_.symbol, nid,
+                                                  node.name, std::string(ran.message())));
     }
-    args.clear();
-    for (const JsonEntry& e : node.inputs) args.push_back(entries[row_ptr_[e.node] + e.index]);
-    absl::StatusOr<std::vector<NDArray>> outs = kernels_[nid]->Run(args);
-    if (!outs.ok()) {
-      return absl::Status(outs.status().code(), fmt::format("{}: node {} ('{}'): {}",
-                                                            graph_.symbol, nid, node.name,
-                                                            std::string(outs.status().message())));
-    }
-    if (outs->size() != node.num_outputs) {
-      return absl::InternalError(fmt::format("node {} ('{}') returned {} outputs, expected {}",
-                                             nid, node.name, outs->size(), node.num_outputs));
-    }
-    for (uint32_t i = 0; i < node.num_outputs; ++i) {
-      CARVE_RETURN_IF_ERROR(CheckTensor((*outs)[i], node, i, "output of"));
-      entries[row_ptr_[nid] + i] = (*outs)[i];
-    }
-    if (observer != nullptr && *observer) (*observer)(nid, node, args, *outs);
-    // Drop intermediates whose last reader just ran.
+    // Drop intermediates whose last reader just ran (those it took over
+    // are gone already).
     for (const JsonEntry& e : node.inputs) {
       uint32_t eid = row_ptr_[e.node] + e.index;
-      if (last_use_[eid] == nid) entries[eid] = NDArray();
+      if (last_use_[eid] == nid) entries[eid] = NDArray(), native[eid] = nullptr;
     }
   }
   std::vector<NDArray> out;
-  for (const JsonEntry& head : graph_.heads) out.push_back(entries[row_ptr_[head.node] + head.index]);
+  out.reserve(graph_.heads.size());
+  for (const JsonEntry& head : graph_.heads) {
+    const uint32_t eid = row_ptr_[head.node] + head.index;
+    if (!const_entry_[eid]) {
+      out.push_back(entries[eid]);
+      continue;
+    }
+    for (const auto& [c, tensor] : const_entries_) {
+      if (c == eid) out.push_back(tensor);
+    }
+  }
   return out;
 }
 

@@ -70,6 +70,19 @@ struct KernelValue {
   NativeTensorPtr native;
 };
 
+// A one-element result, the tensor moved in (a braced list copies its
+// elements, and an NDArray copy allocates its shape: per node and call).
+inline std::vector<NDArray> OneTensor(NDArray t) {
+  std::vector<NDArray> out;
+  out.push_back(std::move(t));
+  return out;
+}
+inline std::vector<KernelValue> OnePlainValue(NDArray t) {
+  std::vector<KernelValue> out(1);
+  out[0].plain = std::move(t);
+  return out;
+}
+
 // A prepared node. Run receives one tensor per input entry and returns one
 // per output. Kernels are used by one thread at a time.
 class NodeKernel {

@@ -153,5 +153,43 @@ def @main(%x: Tensor[(1, 16, 12, 12), float32], %w0: Tensor[({0}, 16, 3, 3), flo
   }
 }
 
+// A global average of a convolution's result takes it in the convolution's
+// channel blocks (oneDNN's JIT pool on them; squeezenet1_1's last region)
+// and gives the bits of the plain path (the result converted to NCHW, then
+// carve's sum): whole blocks of 8 and a padded last block.
+TEST(DnnlNative, GlobalAverageOfAConvolutionsBlocks) {
+  for (int channels : {40, 20}) {
+    const std::string sig = fmt::format(
+        "(%x: Tensor[(1, 16, 13, 13), float32], %w: Tensor[({0}, 16, 1, 1), float32], "
+        "Compiler=\"dnnl\", global_symbol=\"part\")",
+        channels);
+    const std::string conv =
+        fmt::format("nn.conv2d(%x, %w, padding=[0, 0, 0, 0], channels={0}, kernel_size=[1, 1])",
+                    channels);
+    const std::string main = fmt::format(
+        "def @main(%x: Tensor[(1, 16, 13, 13), float32], %w: Tensor[({0}, 16, 1, 1), float32]) "
+        "{{ @part(%x, %w) }}",
+        channels);
+    Module both = testing::ParseTyped(
+        fmt::format("def @part{} {{ nn.global_avg_pool2d({}) }}\n{}", sig, conv, main));
+    Module conv_only = testing::ParseTyped(fmt::format("def @part{} {{ {} }}\n{}", sig, conv, main));
+    Module pool_only = testing::ParseTyped(fmt::format(
+        "def @part(%y: Tensor[(1, {0}, 13, 13), float32], Compiler=\"dnnl\", "
+        "global_symbol=\"part\") {{ nn.global_avg_pool2d(%y) }}\n"
+        "def @main(%y: Tensor[(1, {0}, 13, 13), float32]) {{ @part(%y) }}",
+        channels));
+    Graph g = Build(both);
+    EXPECT_EQ(g.runtime->num_native_entries(), 1u) << channels;
+    std::vector<NDArray> inputs = testing::RandomInputs(both, 17);
+    std::vector<NDArray> conv_out = Build(conv_only).runtime->Run(inputs).value();
+    std::vector<NDArray> expected = Build(pool_only).runtime->Run(conv_out).value();
+    for (int call = 0; call < 2; ++call) {
+      std::vector<NDArray> got = g.runtime->Run(inputs).value();
+      ASSERT_EQ(got.size(), 1u);
+      EXPECT_TRUE(got[0].BitwiseEqual(expected[0])) << channels << " call " << call;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace carve

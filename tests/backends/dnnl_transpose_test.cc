@@ -60,7 +60,11 @@ TEST(DnnlTranspose, PlainToChannelBlocksAndBack) {
       {{2, 13, 7, 5}, {tag::nchw, tag::nChw8c}},     {{1, 3, 48, 192}, {tag::nchw, tag::nChw8c}},
       {{1, 200, 1, 1}, {tag::nchw, tag::nChw8c}},    {{1, 1000, 13, 13}, {tag::nchw, tag::nChw16c}},
       {{2, 20, 9, 3}, {tag::nchw, tag::nChw16c}},    {{3, 17, 9}, {tag::ncw, tag::nCw8c}},
-      {{2, 9, 3, 4, 5}, {tag::ncdhw, tag::nCdhw16c}}, {{1, 8, 1, 1}, {tag::nchw, tag::nChw8c}}};
+      {{2, 9, 3, 4, 5}, {tag::ncdhw, tag::nCdhw16c}}, {{1, 8, 1, 1}, {tag::nchw, tag::nChw8c}},
+      // Whole blocks of 8 (their own loop): pixels in whole 8 x 8 tiles,
+      // with a remainder, fewer than a tile; padded last block after them.
+      {{1, 128, 27, 27}, {tag::nchw, tag::nChw8c}},  {{2, 16, 4, 4}, {tag::nchw, tag::nChw8c}},
+      {{1, 24, 2, 3}, {tag::nchw, tag::nChw8c}},     {{1, 20, 13, 13}, {tag::nchw, tag::nChw8c}}};
   for (const auto& [dims, tags] : cases) {
     SCOPED_TRACE(::testing::PrintToString(dims));
     ExpectSameAsReorder(Desc(dims, tags.first), Desc(dims, tags.second));
