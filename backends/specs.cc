@@ -12,7 +12,7 @@
 #include "backends/backend.h"
 #include "backends/embedded_specs.h"
 #include "grammar/pattern_parser.h"
-#include "passes/edit_distance.h"
+#include "support/edit_distance.h"
 #include "patterns/compile.h"
 #include "patterns/matcher.h"
 #include "support/status_macros.h"

@@ -9,6 +9,7 @@
 #include "fmt/ranges.h"
 #include "grammar/parser_impl.h"
 #include "ir/attrs_objects.h"
+#include "support/edit_distance.h"
 
 namespace carve::parser_internal {
 namespace {
@@ -124,21 +125,6 @@ std::optional<AttrValue> Convert(const AttrValue& v, AttrType type, bool require
       return v;
   }
   return std::nullopt;
-}
-
-size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t next = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
-      diagonal = row[j];
-      row[j] = next;
-    }
-  }
-  return row[b.size()];
 }
 
 std::string UnknownFieldMessage(std::string_view key, std::string_view owner,

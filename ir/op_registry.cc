@@ -9,6 +9,7 @@
 #include "ir/op.h"
 #include "ir/op_rules.h"
 #include "ir/type_relations.h"
+#include "support/edit_distance.h"
 
 namespace carve {
 namespace {
@@ -115,20 +116,6 @@ const Registry& Get() {
   return *registry;
 }
 
-size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
 }  // namespace
 
 const OpInfo* FindOp(std::string_view name) {
@@ -141,38 +128,30 @@ const OpInfo* NearestOp(std::string_view name) {
   const OpInfo* best = nullptr;
   size_t best_distance = 0;
   size_t best_full = 0;
-  // An answer further than this is no answer (the return below).
+  // An answer further than this is no answer.
   const size_t limit = std::max<size_t>(3, name.size() / 3);
-  auto length_gap = [&](std::string_view s) {
-    return s.size() > name.size() ? s.size() - name.size() : name.size() - s.size();
-  };
   for (const OpInfo* op : Get().sorted) {
-    // The length difference bounds each distance from below: an op whose
-    // bound is past the limit, or past the best distance so far, cannot be
-    // the answer, so its distances are not computed (the answer is the same;
-    // a parser meeting many unknown names, as a fuzzer does, spent most of
-    // its time here).
-    size_t dot = op->name.rfind('.');
-    size_t bound = length_gap(op->name);
-    if (dot != std::string_view::npos) {
-      bound = std::min(bound, length_gap(op->name.substr(dot + 1)) + 1);
-    }
-    if (bound > limit || (best != nullptr && bound > best_distance)) continue;
-    size_t full = EditDistance(name, op->name);
+    // Distances past `cap` cannot win or tie, so they are only bounded, not
+    // computed (a parser meeting many unknown names, as a fuzzer does, spent
+    // most of its time here).
+    const size_t cap = best == nullptr ? limit : best_distance;
+    size_t full = EditDistance(name, op->name, cap);
     size_t d = full;
     // Also treat a missing or extra namespace ("conv2d" vs "nn.conv2d") as close.
-    if (dot != std::string_view::npos) {
-      d = std::min(d, EditDistance(name, op->name.substr(dot + 1)) + 1);
+    size_t dot = op->name.rfind('.');
+    if (dot != std::string_view::npos && cap > 0) {
+      d = std::min(d, EditDistance(name, op->name.substr(dot + 1), cap - 1) + 1);
     }
+    if (d > cap) continue;
     // Ties go to the nearer full name: "conv2d" means nn.conv2d, not
     // contrib.ethosu.conv2d.
+    if (full > cap) full = EditDistance(name, op->name);
     if (best == nullptr || d < best_distance || (d == best_distance && full < best_full)) {
       best = op;
       best_distance = d;
       best_full = full;
     }
   }
-  if (best == nullptr || best_distance > limit) return nullptr;
   return best;
 }
 

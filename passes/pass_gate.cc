@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "fmt/format.h"
-#include "passes/edit_distance.h"
+#include "support/edit_distance.h"
 
 namespace carve {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "absl/strings/cord.h"
 #include "fmt/format.h"
-#include "passes/edit_distance.h"
+#include "support/edit_distance.h"
 #include "passes/pass_registry.h"
 #include "support/diagnostics.h"
 #include "support/source.h"

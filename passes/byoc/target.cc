@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "fmt/format.h"
-#include "passes/edit_distance.h"
+#include "support/edit_distance.h"
 
 namespace carve {
 namespace {

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "fmt/format.h"
-#include "passes/edit_distance.h"
+#include "support/edit_distance.h"
 #include "passes/infer/infer_type.h"
 #include "passes/infer/type_annotations.h"
 #include "patterns/rewrite.h"

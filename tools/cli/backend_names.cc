@@ -5,7 +5,7 @@
 #include "backends/specs.h"
 #include "fmt/format.h"
 #include "passes/byoc/target.h"
-#include "passes/edit_distance.h"
+#include "support/edit_distance.h"
 #include "tools/cli/args.h"
 
 namespace carve::cli {

@@ -10,7 +10,7 @@
 
 #include "fmt/format.h"
 #include "ir/tensor_limit.h"
-#include "passes/edit_distance.h"
+#include "support/edit_distance.h"
 #include "support/cancellation.h"
 #include "support/diagnostics.h"
 #include "support/printable.h"

@@ -16,6 +16,7 @@
 #include "passes/infer/infer_type.h"
 #include "patterns/explain.h"
 #include "patterns/query.h"
+#include "support/edit_distance.h"
 #include "support/natural_order.h"
 #include "support/status_macros.h"
 #include "tools/cli/cli.h"
@@ -36,34 +37,12 @@ std::vector<std::string> NamesIn(const PatternLibrary& lib) {
   return names;
 }
 
-size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1] ? 1 : 0)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
 // "did you mean 'x'?" for a close name, else the first few names.
 std::string NameHint(const std::vector<std::string>& names, std::string_view wanted) {
   if (names.empty()) return "it defines no patterns";
-  const std::string* best = nullptr;
-  size_t best_distance = std::max<size_t>(2, wanted.size() / 3) + 1;
-  for (const std::string& n : names) {
-    size_t d = EditDistance(wanted, n);
-    if (d < best_distance) {
-      best = &n;
-      best_distance = d;
-    }
+  if (std::string best = NearestName(wanted, names); !best.empty()) {
+    return fmt::format("did you mean '{}'?", best);
   }
-  if (best != nullptr) return fmt::format("did you mean '{}'?", *best);
   constexpr size_t kShown = 8;
   std::string out = "it defines ";
   for (size_t i = 0; i < names.size() && i < kShown; ++i) out += (i ? ", " : "") + names[i];

@@ -1,7 +1,7 @@
 #include "tools/repl/commands.h"
 
 #include "fmt/format.h"
-#include "passes/edit_distance.h"
+#include "support/edit_distance.h"
 
 namespace carve::repl {
 
