@@ -61,6 +61,21 @@ absl::Status CheckTensor(const NDArray& t, const JsonNode& node, uint32_t index,
   return absl::OkStatus();
 }
 
+// Empties a node's argument slots when the node is done, on every return
+// path, except those whose source is `keep` (constants stay in their slots
+// for the next call).
+template <typename Value, typename Source>
+struct ReleaseOnExit {
+  std::vector<Value>& args;
+  const std::vector<Source>& sources;
+  Source keep;
+  ~ReleaseOnExit() {
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (sources[i] != keep) args[i] = Value();
+    }
+  }
+};
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<NodeKernel>> MakeReferenceKernel(const NodeBuildContext& ctx) {
@@ -280,15 +295,7 @@ absl::Status JsonRuntime::RunNativeNode(uint32_t nid, std::vector<NDArray>& entr
     }
   }
   // The arguments are let go when the node is done, constants kept.
-  struct Release {
-    std::vector<KernelValue>& args;
-    const std::vector<ArgSource>& sources;
-    ~Release() {
-      for (size_t i = 0; i < args.size(); ++i) {
-        if (sources[i] != ArgSource::kConstant) args[i] = KernelValue();
-      }
-    }
-  } release{args, sources};
+  ReleaseOnExit<KernelValue, ArgSource> release{args, sources, ArgSource::kConstant};
   const bool native_out = native_entry_[row_ptr_[nid]];
   absl::StatusOr<std::vector<KernelValue>> outs = kernels_[nid]->RunNative(args, native_out);
   if (!outs.ok()) return outs.status();
@@ -338,15 +345,8 @@ absl::Status JsonRuntime::RunPlainNode(uint32_t nid, std::vector<NDArray>& entri
       args[i] = entries[eid];
     }
   }
-  struct Release {
-    std::vector<NDArray>& args;
-    const std::vector<ArgSource>& sources;
-    ~Release() {
-      for (size_t i = 0; i < args.size(); ++i) {
-        if (sources[i] != ArgSource::kConstant) args[i] = NDArray();
-      }
-    }
-  } release{args, sources};
+  // The arguments are let go when the node is done, constants kept.
+  ReleaseOnExit<NDArray, ArgSource> release{args, sources, ArgSource::kConstant};
   absl::StatusOr<std::vector<NDArray>> outs = kernels_[nid]->Run(args);
   if (!outs.ok()) return outs.status();
   if (outs->size() != node.num_outputs) {
