@@ -1,8 +1,11 @@
 // The carve command-line tool.
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "fmt/format.h"
 #include "fmt/ranges.h"
@@ -10,6 +13,7 @@
 #include "support/malloc_policy.h"
 #include "support/printable.h"
 #include "tools/cli/cli.h"
+#include "tools/cli/openmp_wait_policy.h"
 
 int main(int argc, char** argv) {
   // A binary built with -march=native and copied to an older CPU: say so
@@ -22,8 +26,14 @@ int main(int argc, char** argv) {
         fmt::join(missing, " "));
     return 1;
   }
-  carve::KeepFreedMemoryForReuse();  // see support/malloc_policy.h
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (std::getenv("OMP_WAIT_POLICY") == nullptr && carve::cli::MayRunOpenMpThreads(args)) {
+    // See tools/cli/openmp_wait_policy.h. execv returns only on failure
+    // (no /proc): then run as is, with libgomp's default policy.
+    setenv("OMP_WAIT_POLICY", "passive", /*overwrite=*/1);
+    execv("/proc/self/exe", argv);
+  }
+  carve::KeepFreedMemoryForReuse();  // see support/malloc_policy.h
   if (!args.empty() && args[0] == "--version") {
     if (args.size() > 1) {  // it was "unknown command '--version'"
       std::cerr << fmt::format("carve: --version takes no arguments, got '{}'\n",

@@ -9,7 +9,16 @@
 TVM code ports by changing its imports:  import carve as tvm;  from carve import relay
 """
 
-from ._carve import CarveError  # noqa: F401
+import os as _os
+
+# oneDNN's OpenMP (libgomp) reads its wait policy once, when the extension
+# below loads it: its default spins at every barrier, which makes runs with
+# threads > 1 many times slower whenever another process uses a core
+# (tools/cli/openmp_wait_policy.h). The carve CLI chooses passive the same
+# way; a policy the user set is kept.
+_os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
+from ._carve import CarveError  # noqa: E402,F401
 from ._carve import IRModule, load, parse, parse_expr  # noqa: F401
 from ._carve import codegen, partition_for, run  # noqa: F401
 from . import ir  # noqa: F401
