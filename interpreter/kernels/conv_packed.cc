@@ -23,23 +23,23 @@ namespace carve::nn_kernels::conv_internal {
 namespace {
 
 // Which operand of the product a convolution's weight is, and in which
-// order its depth runs: the panels differ for each. A weight that is op(A)
-// of the channels-first product, W[Og, Cg*K], is row-major as it stands:
-// the micro-kernel reads it in place (InPlaceA::always) and nothing is
-// kept (a packed copy doubled the weights' memory: squeezenet1_1's 4.9 MB).
+// order its depth runs: the panels differ for each.
 enum class WeightForm : uint8_t {
+  kFirstA,  // channels-first: W[Og, Cg*K] as op(A)
   kFirstB,  // channels-first, transposed product: W^T[Cg*K, Og] as op(B)
   kLastB,   // channels-last: W[K*Cg, Og] as op(B)
 };
 
-// A constant weight's op(B) panels, per group, kept by one plan step:
-// packing them was repeated on every call (once per thread of a split).
-// Built on the step's first call on the calling thread, before any product
-// starts; the pool's threads only read it.
+// A constant weight's panels, per group, kept by one plan step: packing
+// them was repeated on every call (op(A) once per 1024-column block of the
+// output and per thread of a column split). Built on the step's first call
+// on the calling thread, before any product starts; the pool's threads only
+// read it.
 struct ConvWeightPanels : KernelStepState {
   const void* source = nullptr;
-  WeightForm form = WeightForm::kFirstB;
+  WeightForm form = WeightForm::kFirstA;
   int64_t groups = 0, og = 0, depth = 0;
+  std::vector<std::unique_ptr<PackedA>> a;
   std::vector<std::unique_ptr<PackedB>> b;
 };
 
@@ -65,6 +65,10 @@ const ConvWeightPanels* Panels(const ConvWeightCache& cache, WeightForm form,
                                                              : nullptr;
   for (int64_t grp = 0; grp < g.groups; ++grp) {
     switch (form) {
+      case WeightForm::kFirstA:
+        fresh->a.push_back(std::make_unique<PackedA>(
+            MatrixRef<float>{weight + grp * og * depth, depth, false}, og, depth));
+        break;
       case WeightForm::kFirstB:
         fresh->b.push_back(std::make_unique<PackedB>(
             MatrixRef<float>{weight + grp * og * depth, depth, true}, depth, og));
@@ -283,13 +287,11 @@ bool TransposeProduct(const ConvGeometry& g, int64_t og, int64_t os) {
                                     1.1 * TileUse(og, kSgemmMR) * TileUse(os, kSgemmEdgeNR);
 }
 
-// What ConvFirst decides once per call: the product's shape and form,
-// whether the weight is a plan step's constant, its cached panels (or null)
-// and the scratch buffers.
+// What ConvFirst decides once per call: the product's shape and form, the
+// cached weight panels (or null) and the scratch buffers.
 struct ConvFirstPlan {
   int64_t cg = 0, og = 0, os = 0, depth = 0;
   bool pointwise = false;
-  bool constant_weight = false;
   const ConvWeightPanels* panels = nullptr;
   float* scratch = nullptr;  // [S][O] product of the transposed form
   float* col = nullptr;      // [depth][S] im2col of the transposed form, or null
@@ -301,8 +303,10 @@ void ConvFirstGroupDirect(const ConvGeometry& g, const ConvFirstPlan& p, const f
                           const float* weight, int64_t grp, float* dst,
                           const Eigen::ThreadPoolDevice* device) {
   const MatrixRef<float> w{weight + grp * p.og * p.depth, p.depth, false};
-  auto pack_a = [&](int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* o) {
+  auto pack_a = [&](int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* o) -> const float* {
+    if (p.panels != nullptr) return p.panels->a[grp]->Block(p0, kc, i0);
     PackPanelsA(w, i0, mc, p0, kc, o);
+    return o;
   };
   auto pack_b = [&](int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* o) {
     if (p.pointwise) {
@@ -311,11 +315,9 @@ void ConvFirstGroupDirect(const ConvGeometry& g, const ConvFirstPlan& p, const f
       PackImageColumns<kSgemmNR>(g, in, p0, kc, j0, nc, o);
     }
   };
-  // A constant weight is read where it lies on every build (its panels
-  // were a second copy of it, packed once); another weight where
-  // kSgemmInPlaceA (else packed per block, as every other op(A) is).
+  // Packed panels hold the values the in-place rows would give.
   ParallelPackedSgemm(device, p.og, p.os, p.depth, pack_a, pack_b, dst, p.os, false,
-                      InPlaceA{w.data, w.ld, p.constant_weight});
+                      p.panels != nullptr ? InPlaceA{} : InPlaceA{w.data, w.ld});
 }
 
 // One group of one image as image columns x weights (better register tiles
@@ -360,8 +362,7 @@ void ConvFirst(const ConvGeometry& g, const float* data, const float* weight, fl
   p.depth = p.cg * g.kernel_size();
   p.pointwise = IsPointwise(g);
   const bool transposed = TransposeProduct(g, p.og, p.os);
-  p.constant_weight = cache.state != nullptr && cache.source != nullptr;
-  if (transposed) p.panels = Panels(cache, WeightForm::kFirstB, g, weight);
+  p.panels = Panels(cache, transposed ? WeightForm::kFirstB : WeightForm::kFirstA, g, weight);
   std::unique_ptr<float[]> scratch(transposed ? new float[p.og * p.os] : nullptr);
   constexpr int64_t kColBudget = int64_t{1} << 21;  // floats (8 MiB)
   std::unique_ptr<float[]> col(transposed && !p.pointwise && p.depth * p.os <= kColBudget

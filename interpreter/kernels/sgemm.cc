@@ -55,50 +55,9 @@ void CopyRowsFixed(const float* src, int64_t ld, int cols, int64_t len, float* o
   }
 }
 
-#if defined(__AVX2__) && defined(__FMA__) && !defined(__AVX512F__)
-// The AVX2 tile with row i of A read at a + i * lda (a constant weight in
-// its own row-major order, never copied into panels): the same fused
-// multiply-adds in the same order as the packed tile, so the same bits.
-// Six row pointers: the general registers hold them, the sixteen vector
-// registers stay for the twelve accumulators and B.
-void Kernel256InPlace(int64_t kc, const float* a, int64_t lda, const float* b, float* c,
-                      int64_t ldc, bool accumulate) {
-  const float *a0 = a, *a1 = a + lda, *a2 = a + 2 * lda, *a3 = a + 3 * lda, *a4 = a + 4 * lda,
-              *a5 = a + 5 * lda;
-  __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
-  __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
-  for (int64_t p = 0; p < kc; ++p, b += NR) {
-    const __m256 b0 = _mm256_load_ps(b), b1 = _mm256_load_ps(b + 8);
-    __m256 x = _mm256_broadcast_ss(a0 + p);
-    c00 = _mm256_fmadd_ps(x, b0, c00);
-    c01 = _mm256_fmadd_ps(x, b1, c01);
-    x = _mm256_broadcast_ss(a1 + p);
-    c10 = _mm256_fmadd_ps(x, b0, c10);
-    c11 = _mm256_fmadd_ps(x, b1, c11);
-    x = _mm256_broadcast_ss(a2 + p);
-    c20 = _mm256_fmadd_ps(x, b0, c20);
-    c21 = _mm256_fmadd_ps(x, b1, c21);
-    x = _mm256_broadcast_ss(a3 + p);
-    c30 = _mm256_fmadd_ps(x, b0, c30);
-    c31 = _mm256_fmadd_ps(x, b1, c31);
-    x = _mm256_broadcast_ss(a4 + p);
-    c40 = _mm256_fmadd_ps(x, b0, c40);
-    c41 = _mm256_fmadd_ps(x, b1, c41);
-    x = _mm256_broadcast_ss(a5 + p);
-    c50 = _mm256_fmadd_ps(x, b0, c50);
-    c51 = _mm256_fmadd_ps(x, b1, c51);
-  }
-  const __m256 acc[MR][2] = {{c00, c01}, {c10, c11}, {c20, c21},
-                             {c30, c31}, {c40, c41}, {c50, c51}};
-  for (int64_t i = 0; i < MR; ++i) {
-    for (int h = 0; h < 2; ++h) {
-      float* dst = c + i * ldc + h * 8;
-      const __m256 v = accumulate ? _mm256_add_ps(acc[i][h], _mm256_loadu_ps(dst)) : acc[i][h];
-      _mm256_storeu_ps(dst, v);
-    }
-  }
-}
-#endif
+struct AlignedFree {
+  void operator()(float* p) const { std::free(p); }
+};
 
 #if defined(__AVX512F__)
 // The AVX-512 tile: kVecs 16-lane column vectors per row (2: all NR
@@ -182,19 +141,13 @@ void SgemmMicroKernel(int64_t kc, const float* a, int64_t lda, const float* b, f
   }
 #elif defined(__AVX2__) && defined(__FMA__)
   if (rows != MR || cols != NR) {  // edge tile: compute the full tile aside, keep the valid part
-    // An edge tile of an in-place A has all MR rows (PackedSgemm reads only
-    // whole panels in place): its columns alone are short.
     alignas(64) float tile[MR * NR];
-    SgemmMicroKernel(kc, a, lda, b, tile, NR, false, MR, NR);
+    SgemmMicroKernel(kc, a, 0, b, tile, NR, false, MR, NR);
     for (int64_t i = 0; i < rows; ++i) {
       for (int64_t j = 0; j < cols; ++j) {
         c[i * ldc + j] = (accumulate ? c[i * ldc + j] : 0.f) + tile[i * NR + j];
       }
     }
-    return;
-  }
-  if (lda != 0) {
-    Kernel256InPlace(kc, a, lda, b, c, ldc, accumulate);
     return;
   }
   __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
@@ -241,10 +194,6 @@ void SgemmMicroKernel(int64_t kc, const float* a, int64_t lda, const float* b, f
   }
 #endif
 }
-
-struct AlignedFree {
-  void operator()(float* p) const { std::free(p); }
-};
 
 float* SgemmScratch(int slot, int64_t floats) {
   thread_local std::unique_ptr<float, AlignedFree> buffers[2];
@@ -327,6 +276,17 @@ PackedB::PackedB(const MatrixRef<float>& b, int64_t k, int64_t n)
 }
 
 PackedB::~PackedB() { packed_weight_bytes -= int64_t(bytes_); }
+
+PackedA::PackedA(const MatrixRef<float>& a, int64_t m, int64_t k)
+    : padded_m_((m + MR - 1) / MR * MR) {
+  data_.reset(AllocPacked(k * padded_m_, &bytes_));
+  for (int64_t p0 = 0; p0 < k; p0 += kSgemmKC) {
+    const int64_t kc = std::min(kSgemmKC, k - p0);
+    PackPanelsA(a, 0, m, p0, kc, data_.get() + p0 * padded_m_);
+  }
+}
+
+PackedA::~PackedA() { packed_weight_bytes -= int64_t(bytes_); }
 
 void PackedSgemmStrided(int64_t m, int64_t n, int64_t k, const MatrixRef<float>& a,
                         const MatrixRef<float>& b, float* c, int64_t ldc, bool accumulate,

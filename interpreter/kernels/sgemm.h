@@ -62,17 +62,14 @@ inline constexpr int64_t kSgemmKC = 384;
 #endif
 inline constexpr int64_t kSgemmMC = 96;
 inline constexpr int64_t kSgemmNC = 1024;
-// Blocks start at panel boundaries (what PackedB relies on).
+// Blocks start at panel boundaries (what PackedA / PackedB rely on).
 static_assert(kSgemmMC % kSgemmMR == 0 && kSgemmNC % kSgemmNR == 0);
 
-// True when PackedSgemm reads full MR-row panels of every row-major op(A)
+// True when the micro-kernel reads full MR-row panels of a row-major op(A)
 // where they lie (AVX-512 builds: sixteen accumulators leave room for the
 // row pointers), so only B and A's edge panels are packed. Packing such a
 // panel was a plain copy, and a weight matrix is packed again for every
-// block of C's columns and by every thread of a column split. Every
-// packed-sgemm build reads an op(A) in place when the caller asks for it
-// (InPlaceA::always: a constant weight, whose alternative is a packed copy
-// kept beside it).
+// block of C's columns and by every thread of a column split.
 #if defined(__AVX512F__)
 inline constexpr bool kSgemmInPlaceA = true;
 #else
@@ -81,7 +78,7 @@ inline constexpr bool kSgemmInPlaceA = false;
 
 // C[0:rows, 0:cols] (row stride ldc) = (accumulate ? C : 0) + Σ_p a[p][:] ⊗
 // b[p][:] for panels a ([kc][MR], packed, when lda is 0; else row i at
-// a + i * lda, only where kPackedSgemm) and b ([kc][NR], packed, 64-byte
+// a + i * lda, only where kSgemmInPlaceA) and b ([kc][NR], packed, 64-byte
 // aligned); the sum runs from +0 in p order, one fused multiply-add per
 // step. An edge tile (rows < MR or cols < NR) stores the sum plus +0 when
 // not accumulating (so -0 becomes +0), as edge tiles always have.
@@ -139,24 +136,47 @@ class PackedB {
   std::unique_ptr<float, Free> data_;
 };
 
+// op(A) (m x k) packed once, for a constant weight multiplied on every call
+// (a channels-first convolution's weight): depth block p0 (a multiple of
+// kSgemmKC) holds all MR-row panels of op(A) as PackPanelsA writes them, so
+// the panels of rows from i0 (a multiple of MR) are Block(p0, kc, i0). The
+// micro-kernel reads the same values as from a fresh pack: results are
+// bit-identical. The copy adds the weight's size (rows rounded up to MR).
+class PackedA {
+ public:
+  PackedA(const MatrixRef<float>& a, int64_t m, int64_t k);
+  ~PackedA();
+  PackedA(const PackedA&) = delete;
+  PackedA& operator=(const PackedA&) = delete;
+  const float* Block(int64_t p0, int64_t kc, int64_t i0) const {
+    return data_.get() + p0 * padded_m_ + i0 * kc;
+  }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  struct Free {
+    void operator()(float* p) const { std::free(p); }
+  };
+  int64_t padded_m_ = 0;
+  size_t bytes_ = 0;
+  std::unique_ptr<float, Free> data_;
+};
+
 // op(A) stored row-major (rows `ld` floats apart), for the micro-kernel to
 // read in place; data is null when op(A) is only reachable through its
-// packer. Read in place where kSgemmInPlaceA, or on every packed-sgemm
-// build with `always` (a constant weight: reading it where it lies keeps
-// no second copy of it, and packs nothing per call).
+// packer.
 struct InPlaceA {
   const float* data = nullptr;
   int64_t ld = 0;
-  bool always = false;
 };
 
 // C (m x n, row stride ldc) = op(A) * op(B) (+ C when accumulate), with
 // op(A) packed by pack_a(i0, mc, p0, kc, out) and op(B) by
 // pack_b(p0, kc, j0, nc, out) in the panel formats above (a packer that
 // returns a pointer names panels packed before, and may leave out unused;
-// i0 and j0 are always multiples of MR and NR, as PackedB blocks
-// need). With `in_place`
-// (see InPlaceA) full MR-row panels of A are read where they lie and
+// i0 and j0 are always multiples of MR and NR, as PackedA / PackedB
+// blocks need). With `in_place`
+// (and kSgemmInPlaceA) full MR-row panels of A are read where they lie and
 // pack_a packs only the last, partial one.
 template <typename PackA, typename PackB>
 void PackedSgemm(int64_t m, int64_t n, int64_t k, PackA&& pack_a, PackB&& pack_b, float* c,
@@ -184,9 +204,7 @@ void PackedSgemm(int64_t m, int64_t n, int64_t k, PackA&& pack_a, PackB&& pack_b
       for (int64_t ic = 0; ic < m; ic += kSgemmMC) {
         const int64_t mc = std::min(kSgemmMC, m - ic);
         // Rows [0, direct) of the block are read in place, the rest packed.
-        const bool read_a =
-            in_place.data != nullptr && (kSgemmInPlaceA || (kPackedSgemm && in_place.always));
-        const int64_t direct = read_a ? mc / MR * MR : 0;
+        const int64_t direct = kSgemmInPlaceA && in_place.data != nullptr ? mc / MR * MR : 0;
         const float* a_block = packed_a;
         using PackAResult = std::invoke_result_t<PackA&, int64_t, int64_t, int64_t, int64_t, float*>;
         if (direct < mc) {
@@ -255,7 +273,7 @@ void ParallelPackedSgemm(const Eigen::ThreadPoolDevice* device, int64_t m, int64
   });
 }
 
-// Bytes held by the PackedB copies alive in this process: the
+// Bytes held by the PackedA / PackedB copies alive in this process: the
 // constant weights plan steps keep packed, memory beyond the module's
 // constants and a run's live tensors (tests and docs/performance.md count
 // it; `carve run --stats` does not show it).

@@ -1,8 +1,7 @@
-// A convolution's constant weight in a plan step (conv_packed.cc,
-// KernelContext::state) gives the same bits as a weight packed on every
-// call, in each form the weight takes: op(A) of a channels-first product
-// (read in place, no copy kept: issue 18, the weights were held twice),
-// op(B) of the transposed one and of a channels-last one (packed once); on
+// A convolution's constant weight packed once per plan step
+// (conv_packed.cc, KernelContext::state) gives the same bits as packing it
+// on every call, in each form the weight takes (op(A) of a channels-first
+// product, op(B) of the transposed one, op(B) of a channels-last one), on
 // one and two threads; the panels are rebuilt for another weight and their
 // bytes are counted while the step keeps them. Outputs allocated without
 // the zero fill show no stale bytes.
@@ -27,14 +26,13 @@ struct Case {
   int64_t groups = 1;
   const char* data_layout = "NCHW";
   const char* kernel_layout = "OIHW";
-  bool weight_is_a = false;  // op(A) of the product: read in place, not packed
 };
 
 // 3x3, padding 1, stride 1: out spatial = in spatial.
 const Case kCases[] = {
     // 40x33 outputs: the channels-first product, the weight as op(A); 20
     // output channels leave a partial MR-row panel.
-    {"first_a", {1, 16, 40, 33}, {20, 16, 3, 3}, {1, 20, 40, 33}, 1, "NCHW", "OIHW", true},
+    {"first_a", {1, 16, 40, 33}, {20, 16, 3, 3}, {1, 20, 40, 33}},
     // 7x7 outputs: the transposed product, the weight as op(B); two groups.
     {"first_b", {2, 20, 7, 7}, {32, 10, 3, 3}, {2, 32, 7, 7}, 2},
     // Channels-last: the channels-last weight as op(B).
@@ -102,15 +100,9 @@ TEST(ConvWeightCache, PackedOnceKeepsEveryBit) {
         EXPECT_TRUE(RunConv2D(c, data, weight, device, &state).BitwiseEqual(fresh)) << "call " << call;
       }
       if (!nn_kernels::kPackedSgemm) continue;
+      EXPECT_NE(state, nullptr);
       const int64_t kept = nn_kernels::PackedWeightBytes() - before;
-      if (c.weight_is_a) {
-        // Read in place: no second copy of the weight beside the module's.
-        EXPECT_EQ(state, nullptr);
-        EXPECT_EQ(kept, 0);
-      } else {
-        EXPECT_NE(state, nullptr);
-        EXPECT_GE(kept, int64_t(weight.nbytes()));
-      }
+      EXPECT_GE(kept, int64_t(weight.nbytes()));
       // Another constant in the same step (a plan re-run on another module
       // is another step; this is the safety net): rebuilt, not reused.
       const NDArray other = Random<float>(c.weight_shape, seed++);

@@ -103,40 +103,49 @@ TEST(Sgemm, PackedOnceKeepsEveryBit) {
   }
 }
 
-// A row-major op(A) read in place (InPlaceA::always: a convolution's
-// constant weight, which keeps no packed copy) gives the bits of the
-// scalar reference, whole and under row and column splits
-// (ParallelPackedSgemm splits at multiples of MR and NR), with edge tiles
-// in both directions.
-TEST(Sgemm, ConstantAReadInPlaceKeepsEveryBit) {
+// An A packed once (PackedA, a convolution's constant weight) gives the
+// same bits as packing it on every call, whole and under row and column
+// splits (ParallelPackedSgemm splits at multiples of MR and NR); its bytes
+// are counted while it lives.
+TEST(Sgemm, PackedAOnceKeepsEveryBit) {
   if (!kPackedSgemm) GTEST_SKIP() << "no packed sgemm in this build";
   uint32_t seed = 500;
   for (int threads : {1, 2, 3}) {
     Eigen::ThreadPool pool(threads);
     Eigen::ThreadPoolDevice device(&pool, threads);
     for (const Product& pr : kProducts) {
-      if (pr.a_transposed || pr.b_transposed) continue;  // in place: row-major A only
       const std::vector<float> a = RandomFloats(pr.m * pr.k, seed++);
-      const MatrixRef<float> ar{a.data(), pr.k, false};
-      for (bool wide : {false, true}) {  // n >= m splits columns, m > n rows
-        const int64_t n = wide ? std::max(pr.n, pr.m) : std::max<int64_t>(1, pr.m / 2);
-        const Product shape{pr.m, n, pr.k, false, false, pr.accumulate};
-        const std::vector<float> b = RandomFloats(pr.k * n, seed++);
-        const MatrixRef<float> br{b.data(), n, false};
-        const std::vector<float> c0 = RandomFloats(pr.m * n, seed++);
-        std::vector<float> c = c0;
-        ParallelPackedSgemm(
-            &device, pr.m, n, pr.k,
-            [&](int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* out) {
-              PackPanelsA(ar, i0, mc, p0, kc, out);  // the partial last panel only
-            },
-            [&](int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* out) {
-              PackPanelsB(br, p0, kc, j0, nc, out);
-            },
-            c.data(), n, pr.accumulate, InPlaceA{a.data(), pr.k, true});
-        EXPECT_TRUE(SameBits(c, Reference(shape, a, b, c0)))
-            << threads << " threads, " << pr.m << "x" << n << "x" << pr.k;
+      const MatrixRef<float> ar{a.data(), pr.a_transposed ? pr.m : pr.k, pr.a_transposed};
+      const int64_t before = PackedWeightBytes();
+      {
+        const PackedA packed(ar, pr.m, pr.k);
+        EXPECT_GE(PackedWeightBytes() - before,
+                  int64_t(sizeof(float)) * ((pr.m + kSgemmMR - 1) / kSgemmMR * kSgemmMR) * pr.k);
+        for (bool wide : {false, true}) {  // n >= m splits columns, m > n rows
+          const int64_t n = wide ? std::max(pr.n, pr.m) : std::max<int64_t>(1, pr.m / 2);
+          const std::vector<float> bn = RandomFloats(pr.k * n, seed++);
+          const MatrixRef<float> bref{bn.data(), n, false};
+          std::vector<float> fresh = RandomFloats(pr.m * n, seed++), once = fresh;
+          auto pack_b = [&](int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* out) {
+            PackPanelsB(bref, p0, kc, j0, nc, out);
+          };
+          ParallelPackedSgemm(
+              &device, pr.m, n, pr.k,
+              [&](int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* out) {
+                PackPanelsA(ar, i0, mc, p0, kc, out);
+              },
+              pack_b, fresh.data(), n, pr.accumulate);
+          ParallelPackedSgemm(
+              &device, pr.m, n, pr.k,
+              [&](int64_t i0, int64_t, int64_t p0, int64_t kc, float*) -> const float* {
+                return packed.Block(p0, kc, i0);
+              },
+              pack_b, once.data(), n, pr.accumulate);
+          EXPECT_TRUE(SameBits(fresh, once))
+              << threads << " threads, " << pr.m << "x" << n << "x" << pr.k;
+        }
       }
+      EXPECT_EQ(PackedWeightBytes(), before);
     }
   }
 }
