@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/str_replace.h"
 #include "backends/compare.h"
 #include "backends/specs.h"
 #include "fmt/format.h"
@@ -157,6 +158,22 @@ std::string DiffFailure::Signature() const {
   s = std::regex_replace(s, kVar, "%V");
   s = std::regex_replace(s, kNum, "N");
   return fmt::format("{} {}: {}", stage, backend.empty() ? "-" : backend, s);
+}
+
+std::string KeepFailingProgram(const std::string& dir, uint64_t seed, const std::string& work_dir,
+                               const std::string& program_text, const std::string& command) {
+  namespace fs = std::filesystem;
+  fs::create_directories(dir);
+  const std::string kept = fmt::format("{}/{}", dir, seed);
+  std::ofstream(kept + ".relay") << program_text;
+  for (const fs::directory_entry& e : fs::directory_iterator(work_dir)) {
+    std::string name = e.path().filename().string();
+    if (name.starts_with("in_") && name.ends_with(".npy")) {
+      fs::copy_file(e.path(), kept + "." + name, fs::copy_options::overwrite_existing);
+    }
+  }
+  return absl::StrReplaceAll(
+      command, {{work_dir + "/program.relay", kept + ".relay"}, {work_dir + "/in_", kept + ".in_"}});
 }
 
 std::vector<DiffFailure> RunDifferential(const RandomProgram& program, const DiffOptions& options) {

@@ -36,6 +36,14 @@ struct DiffOptions {
 // failures (empty = every stage passed).
 std::vector<DiffFailure> RunDifferential(const RandomProgram& program, const DiffOptions& options);
 
+// Keeps a failing program (its text) and the inputs of its `?`-shaped
+// parameters (the in_NAME.npy files the harness wrote to `work_dir`) as
+// DIR/SEED.relay and DIR/SEED.in_NAME.npy, since the work directory is reused
+// by the next program; returns `command` rewritten to the kept files, so that
+// it reproduces after the run (carve-random --keep).
+std::string KeepFailingProgram(const std::string& dir, uint64_t seed, const std::string& work_dir,
+                               const std::string& program_text, const std::string& command);
+
 // A checked-in list of known failure classes (tests/random/known_failures.txt):
 // one `regex  # why` per line, matched against DiffFailure::Signature().
 struct KnownFailure {

@@ -20,7 +20,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_replace.h"
 #include "fmt/format.h"
 #include "testing/differential.h"
 #include "testing/random_program.h"
@@ -100,25 +99,6 @@ struct ClassStats {
   bool known = false;
 };
 
-// Keeps a failing program and its `?`-shaped inputs (the .npy files the
-// harness wrote) as DIR/SEED.relay and DIR/SEED.in_NAME.npy, since the work
-// directory is reused by the next program, and returns the failure's
-// command rewritten to the kept files, so that it reproduces after the run.
-std::string KeepProgram(const std::string& dir, uint64_t seed, const std::string& work_dir,
-                        const carve::testing::RandomProgram& p, const std::string& command) {
-  fs::create_directories(dir);
-  const std::string kept = fmt::format("{}/{}", dir, seed);
-  std::ofstream(kept + ".relay") << p.text;
-  for (const fs::directory_entry& e : fs::directory_iterator(work_dir)) {
-    std::string name = e.path().filename().string();
-    if (name.starts_with("in_") && name.ends_with(".npy")) {
-      fs::copy_file(e.path(), kept + "." + name, fs::copy_options::overwrite_existing);
-    }
-  }
-  return absl::StrReplaceAll(
-      command, {{work_dir + "/program.relay", kept + ".relay"}, {work_dir + "/in_", kept + ".in_"}});
-}
-
 int Diff(const Options& o) {
   std::vector<KnownFailure> known;
   if (!o.known.empty()) {
@@ -148,7 +128,7 @@ int Diff(const Options& o) {
     if (!failures.empty()) ++failing_programs;
     for (const DiffFailure& f : failures) {
       const std::string command =
-          o.keep.empty() ? f.command : KeepProgram(o.keep, seed, d.work_dir, p, f.command);
+          o.keep.empty() ? f.command : carve::testing::KeepFailingProgram(o.keep, seed, d.work_dir, p.text, f.command);
       ClassStats& c = classes[f.Signature()];
       if (c.count++ == 0) {
         c.first_seed = seed;
