@@ -22,11 +22,6 @@
 #include "passes/infer/infer_type.h"
 #include "support/source.h"
 
-// Runs every backend's pipeline once before the first input, outside any
-// SourceManager::Scope: the backends' specs and pattern caches are parsed
-// lazily and kept for the process, so their texts must not be registered
-// inside an input's scope (which would drop them). No scope here: the
-// warm-up module's text stays too.
 // FNV-1a: stable across runs and platforms, unlike std::hash.
 static uint64_t InputHash(const uint8_t* data, size_t size) {
   uint64_t h = 0xcbf29ce484222325ull;
@@ -34,6 +29,11 @@ static uint64_t InputHash(const uint8_t* data, size_t size) {
   return h;
 }
 
+// Runs every backend's pipeline once before the first input, outside any
+// SourceManager::Scope: the backends' specs and pattern caches are parsed
+// lazily and kept for the process, so their texts must not be registered
+// inside an input's scope (which would drop them). No scope here: the
+// warm-up module's text stays too.
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   for (std::string_view backend : carve::BuiltinBackendNames()) {
     absl::StatusOr<carve::Module> mod = carve::ParseModule(

@@ -128,7 +128,9 @@ int Diff(const Options& o) {
     if (!failures.empty()) ++failing_programs;
     for (const DiffFailure& f : failures) {
       const std::string command =
-          o.keep.empty() ? f.command : carve::testing::KeepFailingProgram(o.keep, seed, d.work_dir, p.text, f.command);
+          o.keep.empty() ? f.command
+                         : carve::testing::KeepFailingProgram(o.keep, seed, d.work_dir, p.text,
+                                                              f.command);
       ClassStats& c = classes[f.Signature()];
       if (c.count++ == 0) {
         c.first_seed = seed;
