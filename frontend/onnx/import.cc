@@ -12,6 +12,7 @@
 #include "fmt/ranges.h"
 #include "frontend/onnx/converter.h"
 #include "frontend/onnx/model_reader.h"
+#include "frontend/onnx/schema_check.h"
 #include "ir/type.h"
 #include "ir/visit.h"
 
@@ -327,6 +328,11 @@ absl::Status GraphImporter::ConvertNode(const onnx::NodeProto& node) {
   if (fn == nullptr) {
     return absl::UnimplementedError(fmt::format("unsupported ONNX op '{}' (node {}, opset {})",
                                                 node.op_type(), label, opset_));
+  }
+  if (!microsoft) {
+    if (absl::Status s = CheckNodeSchema(node, opset_); !s.ok()) {
+      return absl::Status(s.code(), fmt::format("node {} {}", label, std::string(s.message())));
+    }
   }
   NodeCall call{ctx_, node, opset_, {}, NodeAttrs(node), options_.base_dir};
   if (absl::Status s = GatherInputs(node, label, call.inputs); !s.ok()) return s;

@@ -1,4 +1,6 @@
 // Matrix products (TVM v0.16 onnx.py: Gemm, MatMul via matmul_out_dtype).
+#include <algorithm>
+
 #include "fmt/format.h"
 #include "frontend/onnx/converter.h"
 
@@ -61,6 +63,23 @@ absl::StatusOr<Outputs> ConvertMatMul(NodeCall& c) {
   std::string out_dtype = a.dtype().ToString();
   std::vector<int64_t> as = a.shape(), bs = b.shape();
   int64_t ar = a.rank(), br = b.rank();
+  if (ar == 0 || br == 0) {
+    return absl::InvalidArgumentError("MatMul multiplies tensors of rank 1 or more, not a scalar");
+  }
+  if ((ar > 2 || br > 2) && (ar == 1 || br == 1)) {
+    // numpy.matmul's rule (TVM's converter has none): a 1-D operand is a
+    // matrix with a 1 prepended (A) or appended (B), dropped from the result.
+    int64_t rank = std::max(ar, br);
+    int64_t dropped = ar == 1 ? rank - 2 : rank - 1;
+    CARVE_ASSIGN_OR_RETURN(TValue a2, ar == 1 ? c.Op("expand_dims", {a}, {{"axis", IntAttr(0)}})
+                                              : absl::StatusOr<TValue>(a));
+    CARVE_ASSIGN_OR_RETURN(TValue b2, br == 1 ? c.Op("expand_dims", {b}, {{"axis", IntAttr(1)}})
+                                              : absl::StatusOr<TValue>(b));
+    NodeCall matrices{c.ctx, c.node, c.opset, {a2, b2}, c.attrs, c.base_dir};
+    CARVE_ASSIGN_OR_RETURN(Outputs product, ConvertMatMul(matrices));
+    int64_t axes[] = {dropped};
+    return One(c.Op("squeeze", {product[0]}, {{"axis", IntsAttr(axes)}}));
+  }
   if (ar > 2 || br > 2) {
     for (int64_t e : as) {
       if (e < 0) return c.NeedsStaticShape("a batched MatMul of a dynamic shape");
