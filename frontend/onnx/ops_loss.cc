@@ -17,6 +17,10 @@ struct Loss {
 absl::StatusOr<Loss> NllElements(NodeCall& c, const TValue& input, const TValue& target,
                                  const TValue* weight) {
   DataType dt = input.dtype(), it = target.dtype();
+  if (input.rank() < 2) {
+    return absl::InvalidArgumentError(fmt::format(
+        "the input is (N, C) or (N, C, d1, ...): rank 2 or more, not {}", input.rank()));
+  }
   int64_t channels = input.shape()[1];
   std::optional<TValue> keep;
   TValue t = target;
