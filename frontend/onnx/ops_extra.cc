@@ -7,6 +7,7 @@
 // the registry does not have yet; the values are the same.
 #include <cmath>
 #include <numbers>
+#include <tuple>
 
 #include "fmt/format.h"
 #include "frontend/onnx/converter.h"
@@ -166,6 +167,22 @@ absl::StatusOr<Outputs> ConvertConvTranspose(NodeCall& c) {
   std::vector<int64_t> pads = c.attrs.Ints("pads").value_or(std::vector<int64_t>(2 * n, 0));
   std::string auto_pad = c.attrs.Str("auto_pad", "NOTSET");
   auto out_shape = c.attrs.Ints("output_shape");
+  for (auto [name, size, want] : {std::tuple{"kernel_shape", kernel.size(), n},
+                                  {"strides", strides.size(), n},
+                                  {"dilations", dilation.size(), n},
+                                  {"output_padding", out_pad.size(), n},
+                                  {"pads", pads.size(), 2 * n}}) {
+    if (size != want) {
+      return absl::InvalidArgumentError(
+          fmt::format("{} has {} value{}, a {}-D transposed convolution takes {}", name, size,
+                      size == 1 ? "" : "s", n, want));
+    }
+  }
+  if (out_shape && out_shape->size() < n) {
+    return absl::InvalidArgumentError(fmt::format(
+        "output_shape has {} value{}, a {}-D transposed convolution takes {} (or N, C and them)",
+        out_shape->size(), out_shape->size() == 1 ? "" : "s", n, n));
+  }
   if (out_shape || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
     CARVE_ASSIGN_OR_RETURN(std::vector<int64_t> in, Static(c, data));
     for (size_t i = 0; i < n; ++i) {

@@ -146,6 +146,23 @@ TEST(OnnxSchemaCheck, EveryConverterSurvivesItsSmallestNode) {
   EXPECT_GT(checked, 100);
 }
 
+// The schema types a list attribute only as INTS: its length is the
+// converter's to check (ConvTranspose indexed output_shape by the spatial
+// rank).
+TEST(OnnxSchemaCheck, ConvTransposeAttributeLengths) {
+  for (const char* name : {"output_shape", "kernel_shape", "strides", "pads"}) {
+    onnx::NodeProto node = Node("ConvTranspose", {"x", "w"});
+    onnx::AttributeProto* a = node.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INTS);
+    a->add_ints(1);
+    auto r = Import(OneNodeModel(node, {{"x", {1, 2, 3, 4}}, {"w", {2, 2, 3, 3}}}));
+    ASSERT_FALSE(r.ok()) << name;
+    EXPECT_TRUE(absl::StrContains(r.status().message(), absl::StrCat(name, " has 1 value,")))
+        << r.status();
+  }
+}
+
 // 0, 1, 2, ... in `shape`.
 NDArray Iota(std::vector<int64_t> shape) {
   NDArray a = NDArray::Empty(DataType::Float(32), shape);
