@@ -3,33 +3,22 @@
 // converted (Split's num_outputs, Pad's axes, a Reduce's axes input), and
 // Mish, imported and run against values computed here by ONNX's definition.
 #include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "frontend/onnx/import.h"
 #include "gtest/gtest.h"
 #include "interpreter/evaluator.h"
+#include "tests/common/file_util.h"
+#include "tests/frontend_onnx/onnx_test_data.h"
 
 namespace carve {
 namespace {
 
-namespace fs = std::filesystem;
+using testing_util::Iota;
+using testing_util::OnnxTestData;
+using testing_util::ReadFile;
+using testing_util::Values;
 
-std::string ReadModel(const std::string& name) {
-  std::ifstream in(fs::path(CARVE_SOURCE_DIR) / "tests/frontend_onnx/data" / name,
-                   std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// 0, 1, 2, ... in `shape`.
-NDArray Iota(std::vector<int64_t> shape) {
-  NDArray a = NDArray::Empty(DataType::Float(32), shape);
-  for (int64_t i = 0; i < a.num_elements(); ++i) a.data<float>()[i] = float(i);
-  return a;
-}
+std::string ReadModel(const std::string& name) { return ReadFile(OnnxTestData(name)); }
 
 // @main(x) of the imported model, its outputs flattened.
 std::vector<NDArray> RunModel(const std::string& model, const NDArray& x) {
@@ -44,10 +33,6 @@ std::vector<NDArray> RunModel(const std::string& model, const NDArray& x) {
   EXPECT_TRUE(out.ok()) << model << ": " << out.status();
   if (!out.ok()) return {};
   return FlattenTensors(*out);
-}
-
-std::vector<float> Values(const NDArray& a) {
-  return std::vector<float>(a.data<float>(), a.data<float>() + a.num_elements());
 }
 
 // num_outputs=3 of an extent 7: parts of ceil(7/3) = 3, the last one 1.

@@ -16,9 +16,13 @@
 #include "interpreter/evaluator.h"
 #include "onnx/defs/schema.h"
 #include "onnx/onnx_pb.h"
+#include "tests/frontend_onnx/onnx_test_data.h"
 
 namespace carve {
 namespace {
+
+using testing_util::Iota;
+using testing_util::Values;
 
 constexpr int kOpset = 17;
 
@@ -163,13 +167,6 @@ TEST(OnnxSchemaCheck, ConvTransposeAttributeLengths) {
   }
 }
 
-// 0, 1, 2, ... in `shape`.
-NDArray Iota(std::vector<int64_t> shape) {
-  NDArray a = NDArray::Empty(DataType::Float(32), shape);
-  for (int64_t i = 0; i < a.num_elements(); ++i) a.data<float>()[i] = float(i);
-  return a;
-}
-
 NDArray RunMatMul(const std::vector<int64_t>& as, const std::vector<int64_t>& bs) {
   auto r = Import(OneNodeModel(Node("MatMul", {"a", "b"}), {{"a", as}, {"b", bs}}));
   EXPECT_TRUE(r.ok()) << r.status();
@@ -179,10 +176,6 @@ NDArray RunMatMul(const std::vector<int64_t>& as, const std::vector<int64_t>& bs
   auto out = interp.Run("main", args);
   EXPECT_TRUE(out.ok()) << out.status();
   return out.ok() ? FlattenTensors(*out)[0] : NDArray();
-}
-
-std::vector<float> Values(const NDArray& a) {
-  return std::vector<float>(a.data<float>(), a.data<float>() + a.num_elements());
 }
 
 TEST(OnnxSchemaCheck, MatMulOfBatchedAndVector) {

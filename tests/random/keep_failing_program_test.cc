@@ -3,24 +3,18 @@
 // files, since the harness's work directory is reused and then deleted.
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "fmt/format.h"
 #include "gtest/gtest.h"
 #include "testing/differential.h"
+#include "tests/common/file_util.h"
 
 namespace carve::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string Read(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using testing_util::ReadFile;
 
 TEST(KeepFailingProgram, KeepsTheProgramAndItsInputsAndRewritesTheCommand) {
   const fs::path root = fs::path(::testing::TempDir()) / "keep_failing_program";
@@ -30,15 +24,15 @@ TEST(KeepFailingProgram, KeepsTheProgramAndItsInputsAndRewritesTheCommand) {
   std::ofstream(work / "program.relay") << "overwritten by the next program";
   std::ofstream(work / "in_x5.npy") << "npy bytes";
   std::ofstream(work / "partitioned_dnnl.relay") << "not an input";
-  const std::string command = fmt::format("carve run {0}/program.relay --compare dnnl --input x5={0}/in_x5.npy",
-                                          work.string());
+  const std::string command = fmt::format(
+      "carve run {0}/program.relay --compare dnnl --input x5={0}/in_x5.npy", work.string());
 
   std::string kept = KeepFailingProgram(keep.string(), 42, work.string(), "program text", command);
 
   EXPECT_EQ(kept, fmt::format("carve run {0}/42.relay --compare dnnl --input x5={0}/42.in_x5.npy",
                               keep.string()));
-  EXPECT_EQ(Read(keep / "42.relay"), "program text");
-  EXPECT_EQ(Read(keep / "42.in_x5.npy"), "npy bytes");
+  EXPECT_EQ(ReadFile(keep / "42.relay"), "program text");
+  EXPECT_EQ(ReadFile(keep / "42.in_x5.npy"), "npy bytes");
   EXPECT_FALSE(fs::exists(keep / "42.partitioned_dnnl.relay"));
   // A second failure of the same program keeps the same files again.
   EXPECT_EQ(KeepFailingProgram(keep.string(), 42, work.string(), "program text", command), kept);
