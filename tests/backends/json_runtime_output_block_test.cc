@@ -4,6 +4,7 @@
 // two expand convolutions is a view instead of a 1.5 MB copy. The values
 // are the ones each head had in storage of its own (bit for bit), and a
 // graph whose heads cannot all be placed keeps each head's own storage.
+#include <cstring>
 #include <string>
 #include <vector>
 
