@@ -69,6 +69,7 @@ NDArray NDArray::Allocate(DataType dtype, std::span<const int64_t> shape,
   auto* mem = static_cast<std::byte*>(std::aligned_alloc(64, rounded));
   if (zero) std::memset(mem, 0, rounded);
   a.buffer_ = std::shared_ptr<std::byte[]>(mem, [](std::byte* p) { std::free(p); });
+  a.storage_bytes_ = rounded;
   return a;
 }
 
@@ -153,6 +154,26 @@ NDArray NDArray::Reshape(std::span<const int64_t> shape) const {
   NDArray a = *this;
   a.shape_.assign(shape.begin(), shape.end());
   return a;
+}
+
+NDArray NDArray::ViewAt(size_t byte_offset, DataType dtype,
+                        std::span<const int64_t> shape) const {
+  NDArray a;
+  a.dtype_ = dtype;
+  a.shape_.assign(shape.begin(), shape.end());
+  const size_t begin = offset_ + byte_offset;
+  if (!defined() || begin < offset_ || begin > storage_bytes_ ||
+      a.nbytes() > storage_bytes_ - begin) {
+    return NDArray();
+  }
+  a.buffer_ = buffer_;
+  a.offset_ = begin;
+  a.storage_bytes_ = storage_bytes_;
+  return a;
+}
+
+bool NDArray::IsFollowedBy(const NDArray& next) const {
+  return defined() && buffer_ == next.buffer_ && offset_ + nbytes() == next.offset_;
 }
 
 NDArray NDArray::Copy() const {

@@ -55,6 +55,17 @@ class NDArray {
 
   // A view with another shape of the same element count (shares storage).
   NDArray Reshape(std::span<const int64_t> shape) const;
+  // A view of `shape` elements of `dtype` starting `byte_offset` bytes into
+  // this tensor's data (shares storage): how one allocation is handed out
+  // as several adjacent tensors (a JSON runtime's outputs), and how a
+  // concatenation of adjacent tensors is made without a copy. The view may
+  // reach past this tensor's own bytes, not past its allocation: an
+  // undefined NDArray when it would (or when this one is undefined).
+  NDArray ViewAt(size_t byte_offset, DataType dtype, std::span<const int64_t> shape) const;
+  // True when `next` lives in the same allocation and its data starts on
+  // the byte after this tensor's last one, so the two read as one run of
+  // bytes (and ViewAt(0, ...) over both sizes views their concatenation).
+  bool IsFollowedBy(const NDArray& next) const;
   // A deep copy.
   NDArray Copy() const;
   // Byte-wise equality of dtype, shape and contents.
@@ -68,7 +79,8 @@ class NDArray {
   DataType dtype_;
   std::vector<int64_t> shape_;
   std::shared_ptr<std::byte[]> buffer_;
-  size_t offset_ = 0;
+  size_t offset_ = 0;            // of raw_data() in buffer_, in bytes
+  size_t storage_bytes_ = 0;     // usable bytes of buffer_ (for ViewAt's check)
 };
 
 }  // namespace carve

@@ -112,23 +112,33 @@ absl::StatusOr<NDArray> DnnlTensor::ToPlain() const {
   return out;
 }
 
-NDArray IntoKernel::AllocOutput(std::span<const NDArray> inputs) const {
-  // oneDNN skips a primitive over an empty operand and leaves its
-  // destination as it was: zeros then, as a fresh tensor always had.
-  for (const NDArray& t : inputs) {
-    if (t.defined() && t.num_elements() == 0) return NDArray::Empty(DataType::Float(32), out_shape_);
+NDArray IntoKernel::TakeOutput(bool zero) {
+  if (!destination_.defined()) {
+    return zero ? NDArray::Empty(DataType::Float(32), out_shape_)
+                : NDArray::Uninitialized(DataType::Float(32), out_shape_);
   }
-  return NDArray::Uninitialized(DataType::Float(32), out_shape_);
+  NDArray out = std::move(destination_);
+  destination_ = NDArray();
+  if (zero) std::memset(out.raw_data(), 0, out.nbytes());
+  return out;
 }
 
-NDArray IntoKernel::AllocOutput(std::span<const KernelValue> inputs) const {
+NDArray IntoKernel::AllocOutput(std::span<const NDArray> inputs) {
+  // oneDNN skips a primitive over an empty operand and leaves its
+  // destination as it was: zeros then, as a fresh tensor always had.
+  bool empty = false;
+  for (const NDArray& t : inputs) empty = empty || (t.defined() && t.num_elements() == 0);
+  return TakeOutput(empty);
+}
+
+NDArray IntoKernel::AllocOutput(std::span<const KernelValue> inputs) {
+  bool empty = false;
   for (const KernelValue& v : inputs) {
     const auto* native = dynamic_cast<const DnnlTensor*>(v.native.get());
-    const bool empty = native != nullptr ? native->memory().get_desc().get_size() == 0
-                                         : v.plain.defined() && v.plain.num_elements() == 0;
-    if (empty) return NDArray::Empty(DataType::Float(32), out_shape_);
+    empty = empty || (native != nullptr ? native->memory().get_desc().get_size() == 0
+                                        : v.plain.defined() && v.plain.num_elements() == 0);
   }
-  return NDArray::Uninitialized(DataType::Float(32), out_shape_);
+  return TakeOutput(empty);
 }
 
 absl::StatusOr<std::vector<NDArray>> IntoKernel::Run(std::span<const NDArray> inputs) {

@@ -91,15 +91,26 @@ class IntoKernel : public NodeKernel {
   absl::StatusOr<std::vector<NDArray>> Run(std::span<const NDArray> inputs) override;
   // Run and a plain RunNative output allocate it (AllocOutput) on every call.
   bool FreshOutputs() const override { return true; }
+  // RunInto computes into any tensor of out_shape_: AllocOutput hands it
+  // the runtime's destination when there is one.
+  bool WritesToDestination() const override { return true; }
+  void SetDestination(NDArray dst) override { destination_ = std::move(dst); }
 
  protected:
-  // A tensor of out_shape_ for RunInto to fill: unspecified contents, or
-  // zeros when an input is empty (oneDNN then computes nothing).
-  NDArray AllocOutput(std::span<const NDArray> inputs) const;
+  // A tensor of out_shape_ for RunInto to fill (the destination the runtime
+  // set for this call, else a new one): unspecified contents, or zeros when
+  // an input is empty (oneDNN then computes nothing).
+  NDArray AllocOutput(std::span<const NDArray> inputs);
   // The same for RunNative's inputs (a native one empty when its memory is).
-  NDArray AllocOutput(std::span<const KernelValue> inputs) const;
+  NDArray AllocOutput(std::span<const KernelValue> inputs);
   virtual absl::Status RunInto(std::span<const NDArray> inputs, NDArray& out) = 0;
   std::vector<int64_t> out_shape_;
+
+ private:
+  // The new output, or the destination (taken: it serves one call), zeroed
+  // when `zero`.
+  NDArray TakeOutput(bool zero);
+  NDArray destination_;
 };
 
 // `cached` pointed at `tensor`'s storage: created with `desc` on the first

@@ -1,6 +1,7 @@
 #include "backends/runtime/json_runtime.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "backends/json/attr_codec.h"
 #include "fmt/format.h"
@@ -152,6 +153,7 @@ absl::StatusOr<std::unique_ptr<JsonRuntime>> JsonRuntime::Create(
   rt->DropUnreadNodes();
   rt->PlanNativeEntries();
   rt->PlanArguments();
+  rt->PlanOutputBlock();
   std::vector<bool> head_seen(rt->row_ptr_.back(), false);
   rt->fresh_outputs_ = true;
   for (const JsonEntry& head : rt->graph_.heads) {
@@ -278,6 +280,42 @@ void JsonRuntime::PlanArguments() {
   }
 }
 
+void JsonRuntime::PlanOutputBlock() {
+  head_offset_.assign(graph_.nodes.size(), -1);
+  output_block_bytes_ = 0;
+  if (graph_.heads.size() < 2) return;  // nothing to place next to another
+  std::vector<int64_t> offsets(graph_.nodes.size(), -1);
+  size_t bytes = 0;
+  for (const JsonEntry& head : graph_.heads) {
+    const JsonNode& node = graph_.nodes[head.node];
+    const NodeKernel* k = kernels_[head.node].get();
+    // A head read twice (or a constant, an input, a multi-output node's
+    // output) keeps today's storage, and so do all the others: the block is
+    // for the heads in order or not at all.
+    if (k == nullptr || node.num_outputs != 1 || !k->WritesToDestination() ||
+        offsets[head.node] >= 0 || native_entry_[row_ptr_[head.node]]) {
+      return;
+    }
+    int64_t elements = 1;
+    for (int64_t d : node.shapes[0]) {
+      if (d < 0) return;
+      elements *= d;
+    }
+    const size_t element_bytes = std::max<size_t>(node.dtypes[0].bytes(), 1);
+    if (bytes % element_bytes != 0) return;  // a slice must start on an element
+    offsets[head.node] = int64_t(bytes);
+    bytes += size_t(elements) * node.dtypes[0].bytes();
+  }
+  head_offset_ = std::move(offsets);
+  output_block_bytes_ = bytes;
+}
+
+NDArray JsonRuntime::HeadSlice(uint32_t nid, const NDArray& block) const {
+  if (head_offset_[nid] < 0) return NDArray();
+  const JsonNode& node = graph_.nodes[nid];
+  return block.ViewAt(size_t(head_offset_[nid]), node.dtypes[0], node.shapes[0]);
+}
+
 absl::Status JsonRuntime::RunNativeNode(uint32_t nid, std::vector<NDArray>& entries,
                                         std::vector<NativeTensorPtr>& native,
                                         const NodeObserver* observer) {
@@ -376,14 +414,31 @@ absl::StatusOr<std::vector<NDArray>> JsonRuntime::Run(std::span<const NDArray> i
     entries[input_entries_[k]] = inputs[k];
   }
   std::vector<NativeTensorPtr> native(native_entry_.size());
+  // The heads' block (PlanOutputBlock): each head's kernel writes its slice.
+  NDArray block;
+  if (output_block_bytes_ > 0) {
+    const int64_t size = int64_t(output_block_bytes_);
+    block = NDArray::Uninitialized(DataType::UInt(8), std::span<const int64_t>(&size, 1));
+  }
   for (uint32_t nid = 0; nid < graph_.nodes.size(); ++nid) {
     if (kernels_[nid] == nullptr) continue;
     const JsonNode& node = graph_.nodes[nid];
+    NDArray slice = block.defined() ? HeadSlice(nid, block) : NDArray();
+    if (slice.defined()) kernels_[nid]->SetDestination(slice);
     absl::Status ran = native_node_[nid] ? RunNativeNode(nid, entries, native, observer)
                                          : RunPlainNode(nid, entries, observer);
+    // A destination the kernel did not take must not serve a later call.
+    if (slice.defined()) kernels_[nid]->SetDestination(NDArray());
     if (!ran.ok()) {
       return absl::Status(ran.code(), fmt::format("{}: node {} ('{}'): {}", graph_.symbol, nid,
                                                   node.name, std::string(ran.message())));
+    }
+    NDArray& result = entries[row_ptr_[nid]];
+    if (slice.defined() && result.raw_data() != slice.raw_data()) {
+      // A kernel that made its output elsewhere after all: the head still
+      // goes to its slice, so the heads stay adjacent.
+      std::memcpy(slice.raw_data(), result.raw_data(), slice.nbytes());
+      result = std::move(slice);
     }
     // Drop intermediates whose last reader just ran (those it took over
     // are gone already).

@@ -9,6 +9,15 @@
 //
 // Calling convention (TVM's): one tensor per output of every `input` node, in
 // arg_nodes order; the result is one tensor per head.
+//
+// Output layout: when a graph has several heads and each is the one output
+// of a kernel that writes into a given destination
+// (NodeKernel::WritesToDestination), a call allocates one block for all of
+// them and the heads are adjacent slices of it, in head order (each at a
+// multiple of its element size). A host `concatenate` of the heads along an
+// axis with only 1s before it is then a view of the block rather than a copy
+// (squeezenet's fire modules: two expand convolutions concatenated along
+// channels). The heads still share no bytes, so fresh_outputs holds.
 #pragma once
 
 #include <functional>
@@ -80,6 +89,12 @@ class JsonRuntime {
   // Runs kernel node `nid` on plain entries.
   absl::Status RunPlainNode(uint32_t nid, std::vector<NDArray>& entries,
                             const NodeObserver* observer);
+  // Sets head_offset_ and output_block_bytes_ when every head can be
+  // written into one block (see "Output layout" above).
+  void PlanOutputBlock();
+  // Node `nid`'s slice of `block`, handed to its kernel before it runs
+  // (undefined when the node writes no head slice).
+  NDArray HeadSlice(uint32_t nid, const NDArray& block) const;
 
   JsonGraph graph_;
   std::vector<uint32_t> row_ptr_;
@@ -106,6 +121,10 @@ class JsonRuntime {
   enum class ArgSource : uint8_t { kCopy, kMove, kConstant };
   std::vector<std::vector<ArgSource>> arg_source_;
   std::vector<bool> const_entry_;
+  // Per node, the byte offset of its output in the call's output block, or
+  // -1; the block's size (0: no block, each kernel allocates its output).
+  std::vector<int64_t> head_offset_;
+  size_t output_block_bytes_ = 0;
 };
 
 // A kernel that runs op node `ctx.node()` on the reference kernels.

@@ -123,6 +123,18 @@ class NodeKernel {
   // plan may overwrite them in place (interpreter/plan.cc: the host's
   // `divide(x, 6f)` after a dnnl region, ppocr).
   virtual bool FreshOutputs() const { return false; }
+
+  // Whether the kernel can write its plain output 0 into storage the
+  // runtime hands it (SetDestination). When every head of a graph comes from
+  // such a kernel, the JSON runtime lays the heads out as adjacent slices of
+  // one allocation, in head order, so a concatenation of them on the host
+  // is a view (interpreter/kernels/transform.cc) instead of a copy.
+  virtual bool WritesToDestination() const { return false; }
+  // For the next call of Run or RunNative (with a plain output 0) only:
+  // write output 0 into `dst`, a tensor of the node's output shape and dtype
+  // with unspecified contents, and return it. Such an output is storage the
+  // call allocated, as FreshOutputs means (the runtime made it for the call).
+  virtual void SetDestination(NDArray dst) { (void)dst; }
 };
 
 using NodeKernelFactory =
