@@ -45,6 +45,11 @@ struct KernelContext {
   // call of the step), and `state` is the step's slot for KernelStepState.
   uint64_t constant_inputs = 0;
   std::unique_ptr<KernelStepState>* state = nullptr;
+  // Set only by an execution plan that placed this call's output (a slice
+  // of a block the plan joins without a copy, interpreter/kernel_join.h):
+  // storage of the output's dtype and shape that AllocOutput and
+  // AllocOutputUninitialized hand out, once, instead of a new tensor.
+  NDArray* destination = nullptr;
 };
 
 // Returns the outputs: one tensor, or the fields of a tuple-typed result.

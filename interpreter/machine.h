@@ -43,11 +43,13 @@ class Machine {
   // inferred type, else the op's type relation on the runtime types; the
   // tensor-size limit; the kernel-call and live-bytes counters (`retained`
   // is what the caller holds besides the fresh outputs). Errors carry the
-  // call's span. Shared by the tree walker and execution plans.
+  // call's span. Shared by the tree walker and execution plans (which may
+  // pass `destination`: KernelContext::destination).
   static absl::StatusOr<Value> CallKernel(Interpreter& interp, const Call* call, KernelFn kernel,
                                           std::span<const Value> args, int64_t retained,
                                           uint64_t constant_args = 0,
-                                          std::unique_ptr<KernelStepState>* state = nullptr);
+                                          std::unique_ptr<KernelStepState>* state = nullptr,
+                                          NDArray* destination = nullptr);
   // Field `e->index()` of `tuple`, or an error at e's span.
   static absl::StatusOr<Value> ProjectField(const TupleGetItem* e, const Value& tuple);
   // Adds `span` (when valid) to a failure that carries none yet.

@@ -116,7 +116,8 @@ absl::Status Machine::CallOp(const Call* call, const OpInfo* op, std::vector<Val
 absl::StatusOr<Value> Machine::CallKernel(Interpreter& interp, const Call* call, KernelFn kernel,
                                           std::span<const Value> args, int64_t retained,
                                           uint64_t constant_args,
-                                          std::unique_ptr<KernelStepState>* state) {
+                                          std::unique_ptr<KernelStepState>* state,
+                                          NDArray* destination) {
   const OpInfo* op = call->op();
   std::vector<NDArray> inputs;
   inputs.reserve(args.size());
@@ -144,6 +145,7 @@ absl::StatusOr<Value> Machine::CallKernel(Interpreter& interp, const Call* call,
   ctx.device = interp.opts_.device;
   ctx.constant_inputs = constant_args;
   ctx.state = state;
+  ctx.destination = destination;
   ++interp.stats_.kernel_calls;
   auto outputs = kernel(ctx);
   if (!outputs.ok()) return AtSpan(call->span(), outputs.status());

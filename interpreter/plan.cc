@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "interpreter/kernel_join.h"
 #include "interpreter/machine.h"
 #include "support/cancellation.h"
 #include "support/status_macros.h"
@@ -30,6 +31,7 @@ class PlanBuilder {
     if (!Walk()) return nullptr;
     plan_->num_slots_ = next_slot_;
     ComputeFrees();
+    PlaceJoins();
     return std::move(plan_);
   }
 
@@ -254,6 +256,88 @@ class PlanBuilder {
     }
   }
 
+  // The static dtype and shape of a call's tensor result, if it has them.
+  static bool StaticTensor(const Expr* e, DataType* dtype, std::vector<int64_t>* shape) {
+    const Type* t = e->checked_type();
+    const TensorType* tt = t != nullptr ? DynCast<TensorType>(t) : nullptr;
+    if (tt == nullptr) return false;
+    shape->clear();
+    for (const Dim& d : tt->shape()) {
+      if (d.is_any() || d.value < 0) return false;
+      shape->push_back(d.value);
+    }
+    *dtype = tt->dtype();
+    return true;
+  }
+
+  // Gives the joins of interpreter/kernel_join.h one block each (see plan.h,
+  // "Joins without a copy"). A join qualifies when its one operand is a
+  // tuple step's slot that only it reads, the tuple's fields are distinct
+  // slots that only the tuple reads, and each field's chain (the kernel
+  // step that made it, back through in-place steps to the kernel step that
+  // allocated) starts at a kernel step without an in-place variant whose
+  // static type is the field's.
+  void PlaceJoins() {
+    Plan& p = *plan_;
+    std::vector<int32_t> producer(p.num_slots_, -1);
+    for (uint32_t k = 0; k < p.steps_.size(); ++k) producer[p.steps_[k].out] = int32_t(k);
+    auto kernel_step = [&](uint32_t slot) -> Plan::Step* {
+      const int32_t k = producer[slot];
+      return k >= 0 && p.steps_[k].kind == Plan::StepKind::kKernel ? &p.steps_[k] : nullptr;
+    };
+    for (const Plan::Step& join : p.steps_) {
+      if (join.kind != Plan::StepKind::kKernel || join.in_end - join.in_begin != 1) continue;
+      const Call* call = Cast<Call>(join.expr);
+      AdjacentJoinFn views = FindAdjacentJoin(call->op()->name);
+      const uint32_t tuple_slot = p.operands_[join.in_begin];
+      const int32_t t = producer[tuple_slot];
+      if (views == nullptr || !views(call) || t < 0 || !p.read_once_[tuple_slot] ||
+          p.steps_[t].kind != Plan::StepKind::kTuple) {
+        continue;
+      }
+      const Plan::Step& tuple = p.steps_[t];
+      std::vector<Plan::JoinSlice> slices;
+      std::vector<Plan::Step*> heads;
+      size_t bytes = 0;
+      for (uint32_t i = tuple.in_begin; i < tuple.in_end; ++i) {
+        const uint32_t field = p.operands_[i];
+        Plan::Step* head = kernel_step(field);
+        if (!p.read_once_[field] || head == nullptr) break;
+        while (head->inplace != nullptr) {
+          Plan::Step* before = kernel_step(p.operands_[head->in_begin]);
+          if (before == nullptr) break;
+          head = before;
+        }
+        Plan::JoinSlice slice;
+        std::vector<int64_t> field_shape;
+        DataType field_dtype;
+        if (head->inplace != nullptr || head->join_slice >= 0 ||
+            std::find(heads.begin(), heads.end(), head) != heads.end() ||
+            !StaticTensor(head->expr, &slice.dtype, &slice.shape) ||
+            !StaticTensor(p.steps_[producer[field]].expr, &field_dtype, &field_shape) ||
+            field_dtype != slice.dtype || field_shape != slice.shape) {
+          break;
+        }
+        slice.block = uint32_t(p.join_block_bytes_.size());
+        slice.offset = bytes;
+        int64_t elements = 1;
+        for (int64_t d : slice.shape) elements *= d;
+        bytes += size_t(elements) * slice.dtype.bytes();
+        heads.push_back(head);
+        slices.push_back(std::move(slice));
+      }
+      if (slices.size() != size_t(tuple.in_end - tuple.in_begin) || slices.size() < 2) continue;
+      // Steps are stored in run order: the head at the highest address runs
+      // last.
+      slices[std::max_element(heads.begin(), heads.end()) - heads.begin()].last = true;
+      for (size_t i = 0; i < heads.size(); ++i) {
+        heads[i]->join_slice = int32_t(p.join_slices_.size());
+        p.join_slices_.push_back(std::move(slices[i]));
+      }
+      p.join_block_bytes_.push_back(bytes);
+    }
+  }
+
   Interpreter& interp_;
   const Function* fn_;
   std::unique_ptr<Plan> plan_;
@@ -368,6 +452,9 @@ absl::StatusOr<Value> Plan::Run(Interpreter& interp, std::vector<Value> args,
   // Slots holding tensors that no one outside this run's slots holds (see
   // FreshOutput): an in-place step may overwrite them.
   std::vector<bool> fresh(num_slots_, false);
+  // The joins' blocks (PlaceJoins), allocated when their first slice is
+  // written; each slice's tensor keeps the block alive.
+  std::vector<NDArray> blocks(join_block_bytes_.size());
   std::vector<Value> in;
   for (const Step& step : steps_) {
     CARVE_RETURN_IF_ERROR(CheckCancellation());  // Ctrl-C in the REPL
@@ -389,9 +476,21 @@ absl::StatusOr<Value> Plan::Run(Interpreter& interp, std::vector<Value> args,
           out_fresh = true;
           break;
         }
+        NDArray destination;
+        if (step.join_slice >= 0) {
+          const JoinSlice& slice = join_slices_[step.join_slice];
+          NDArray& block = blocks[slice.block];
+          if (!block.defined()) {
+            const int64_t size = int64_t(join_block_bytes_[slice.block]);
+            block = NDArray::Uninitialized(DataType::UInt(8), std::span<const int64_t>(&size, 1));
+          }
+          destination = block.ViewAt(slice.offset, slice.dtype, slice.shape);
+          if (slice.last) block = NDArray();
+        }
         CARVE_ASSIGN_OR_RETURN(
             out, Machine::CallKernel(interp, call, step.kernel, in, outer_retained + run.retained,
-                                    step.constant_operands, &step.state));
+                                    step.constant_operands, &step.state,
+                                    destination.defined() ? &destination : nullptr));
         out_fresh = FreshOutput(call->op(), in, out);
         break;
       }

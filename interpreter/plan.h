@@ -20,6 +20,14 @@
 //     pattern is computational and its outputs share no storage with its
 //     inputs or with each other, and no earlier reader made a result that
 //     may share the tensor (a view, a tuple, a function call's result).
+//   - Joins without a copy: when a step concatenates (an op of
+//     interpreter/kernel_join.h) a tuple of slots only it reads, the kernel
+//     step that starts each input's chain (conv -> bias_add -> relu, the
+//     later ones in place) writes into a slice of one block allocated per
+//     run, the slices adjacent in the tuple's order, so the join is a view
+//     of the block (squeezenet's fire modules). When a chain does not end in
+//     its slice after all (an in-place step that did not apply), the join
+//     sees inputs that are not adjacent and copies them, as without a block.
 //   - Calls of globals and closures inside a plan go back to the evaluator
 //     (which dispatches Compiler / Composite functions and runs the callee's
 //     own plan when it has one).
@@ -65,6 +73,8 @@ class Plan {
     return std::count_if(steps_.begin(), steps_.end(),
                          [](const Step& s) { return s.inplace != nullptr; });
   }
+  // Number of joins whose inputs the plan places in one block.
+  size_t num_join_blocks() const { return join_block_bytes_.size(); }
 
  private:
   // Runs `call` with its in-place variant over in[0]'s tensor (which no one
@@ -90,6 +100,20 @@ class Plan {
     // what the kernel keeps across runs (built on the first run).
     uint64_t constant_operands = 0;
     mutable std::unique_ptr<KernelStepState> state;
+    // kKernel: index into join_slices_ when the step writes its output into
+    // a join's block, else -1.
+    int32_t join_slice = -1;
+  };
+  // Where a join input's chain head writes: bytes [offset, offset + the
+  // output's size) of block `block` (sizes in join_block_bytes_). The run
+  // lets go of the block at its last slice (in step order): from then on
+  // the slices' tensors alone keep it alive.
+  struct JoinSlice {
+    uint32_t block = 0;
+    size_t offset = 0;
+    bool last = false;
+    DataType dtype;
+    std::vector<int64_t> shape;
   };
   friend class PlanBuilder;
 
@@ -108,6 +132,8 @@ class Plan {
   std::vector<bool> read_once_;
   uint32_t result_ = 0;
   size_t kernel_steps_ = 0;
+  std::vector<JoinSlice> join_slices_;
+  std::vector<size_t> join_block_bytes_;
 };
 
 }  // namespace carve

@@ -9,6 +9,7 @@ absl::StatusOr<NDArray> AllocOutputUninitialized(const KernelContext& ctx) {
   if (t == nullptr || !IsSupportedTensorDType(t->dtype())) return AllocOutput(ctx);  // its error
   absl::StatusOr<std::vector<int64_t>> shape = StaticShape(t);
   if (!shape.ok()) return AllocOutput(ctx);
+  if (NDArray dst = TakeDestination(ctx, t->dtype(), *shape); dst.defined()) return dst;
   return NDArray::Uninitialized(t->dtype(), *shape);
 }
 

@@ -1,5 +1,9 @@
 #include "interpreter/kernels/kernel_util.h"
 
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
 namespace carve {
 
 std::string_view OpName(const KernelContext& ctx) {
@@ -90,9 +94,28 @@ absl::StatusOr<NDArray> RunRegisteredKernel(
   return std::move(out[0]);
 }
 
+NDArray TakeDestination(const KernelContext& ctx, DataType dtype, std::span<const int64_t> shape) {
+  NDArray* dst = ctx.destination;
+  if (dst == nullptr || !dst->defined() || dst->dtype() != dtype ||
+      !std::ranges::equal(dst->shape(), shape)) {
+    return NDArray();
+  }
+  return std::exchange(*dst, NDArray());
+}
+
 absl::StatusOr<NDArray> AllocOutput(const KernelContext& ctx) {
   if (!Isa<TensorType>(ctx.out_type)) {
     return KernelError(ctx, "expected a tensor output type, got {}", TypeToString(ctx.out_type));
+  }
+  if (ctx.destination != nullptr) {
+    const TensorType* t = DynCast<TensorType>(ctx.out_type);
+    if (absl::StatusOr<std::vector<int64_t>> shape = StaticShape(t); shape.ok()) {
+      NDArray dst = TakeDestination(ctx, t->dtype(), *shape);
+      if (dst.defined()) {
+        std::memset(dst.raw_data(), 0, dst.nbytes());
+        return dst;
+      }
+    }
   }
   auto out = AllocTensor(ctx.out_type);
   if (!out.ok()) return KernelError(ctx, "{}", std::string(out.status().message()));

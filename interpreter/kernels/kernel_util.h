@@ -109,8 +109,12 @@ absl::Status CheckMinArity(const KernelContext& ctx, size_t n);
 absl::StatusOr<std::vector<int64_t>> StaticShape(const TensorType* type);
 // A zero-filled tensor of `type` (which must be a static TensorType).
 absl::StatusOr<NDArray> AllocTensor(const Type* type);
-// The single tensor output of a call whose out_type is a TensorType.
+// The single tensor output of a call whose out_type is a TensorType
+// (zero-filled; ctx.destination when the plan set one).
 absl::StatusOr<NDArray> AllocOutput(const KernelContext& ctx);
+// ctx.destination, taken (so it serves one allocation), when it is set and
+// has `dtype` and `shape`; else an undefined tensor.
+NDArray TakeDestination(const KernelContext& ctx, DataType dtype, std::span<const int64_t> shape);
 // One tensor per field of a TupleType out_type (or one for a TensorType).
 absl::StatusOr<std::vector<NDArray>> AllocOutputs(const KernelContext& ctx);
 // The tensor type of output `i` (the out_type itself for a tensor result).

@@ -2,6 +2,7 @@
 // (free views), transpose, concatenate, split and stack.
 #include <algorithm>
 
+#include "interpreter/kernel_join.h"
 #include "interpreter/kernels/alloc_uninitialized.h"
 #include "interpreter/kernels/data_movement.h"
 #include "interpreter/kernels/gemm.h"
@@ -222,6 +223,24 @@ CARVE_REGISTER_KERNEL("squeeze", ReshapeView);
 CARVE_REGISTER_KERNEL("expand_dims", ReshapeView);
 CARVE_REGISTER_KERNEL("transpose", Transpose);
 CARVE_REGISTER_KERNEL("concatenate", Concatenate);
+
+// Concatenate views its inputs (AdjacentJoin) when its type is static and
+// every dimension before the axis is 1; an execution plan then places the
+// inputs' producers in adjacent slices (interpreter/kernel_join.h).
+bool ConcatenateViewsAdjacentInputs(const Call* call) {
+  if (call->checked_type() == nullptr) return false;
+  const TensorType* type = DynCast<TensorType>(call->checked_type());
+  if (type == nullptr) return false;
+  absl::StatusOr<std::vector<int64_t>> shape = StaticShape(type);
+  if (!shape.ok()) return false;
+  KernelContext ctx;
+  ctx.op = call->op();
+  ctx.attrs = call->attrs();
+  absl::StatusOr<int64_t> axis =
+      NormalizeAxis(ctx, AttrInt(ctx, "axis", 0), static_cast<int64_t>(shape->size()));
+  return axis.ok() && ShapeProduct(*shape, 0, static_cast<size_t>(*axis)) == 1;
+}
+CARVE_REGISTER_ADJACENT_JOIN("concatenate", ConcatenateViewsAdjacentInputs);
 CARVE_REGISTER_KERNEL("stack", Stack);
 CARVE_REGISTER_KERNEL("split", Split);
 
