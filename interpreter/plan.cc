@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "interpreter/kernel_join.h"
+#include "interpreter/kernels/kernel_util.h"
 #include "interpreter/machine.h"
 #include "support/cancellation.h"
 #include "support/status_macros.h"
@@ -258,15 +259,13 @@ class PlanBuilder {
 
   // The static dtype and shape of a call's tensor result, if it has them.
   static bool StaticTensor(const Expr* e, DataType* dtype, std::vector<int64_t>* shape) {
-    const Type* t = e->checked_type();
-    const TensorType* tt = t != nullptr ? DynCast<TensorType>(t) : nullptr;
-    if (tt == nullptr) return false;
-    shape->clear();
-    for (const Dim& d : tt->shape()) {
-      if (d.is_any() || d.value < 0) return false;
-      shape->push_back(d.value);
-    }
-    *dtype = tt->dtype();
+    const TensorType* t = e->checked_type() != nullptr ? DynCast<TensorType>(e->checked_type())
+                                                       : nullptr;
+    if (t == nullptr) return false;
+    absl::StatusOr<std::vector<int64_t>> static_shape = StaticShape(t);
+    if (!static_shape.ok()) return false;
+    *shape = *std::move(static_shape);
+    *dtype = t->dtype();
     return true;
   }
 
