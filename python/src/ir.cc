@@ -25,19 +25,31 @@ namespace py = pybind11;
 
 namespace carve::python {
 
-std::vector<const Var*> FreeVars(const Expr* expr) {
+ExprVars VarsOf(const Expr* expr) {
+  // Each node is visited once, children first; a binder is a child of its
+  // let or function ahead of the body, so it is met at its binding site.
   absl::flat_hash_set<const Var*> bound;
-  std::vector<const Var*> seen;
+  absl::flat_hash_set<const Var*> met;
+  ExprVars vars;
+  auto meet = [&](const Var* v) {
+    if (met.insert(v).second) vars.all.push_back(v);
+  };
   PostOrderVisit(expr, [&](const Expr* e) {
-    if (const auto* v = DynCast<Var>(e)) seen.push_back(v);
+    if (const auto* v = DynCast<Var>(e)) meet(v);
     if (const auto* l = DynCast<Let>(e)) bound.insert(l->var());
     if (const auto* f = DynCast<Function>(e)) bound.insert(f->params().begin(), f->params().end());
+    if (const auto* m = DynCast<Match>(e)) {
+      for (const Clause& clause : m->clauses()) {
+        // A pattern variable its clause never reads is met only here.
+        ForEachPatternVar(clause.lhs, [&](const Var* v) {
+          bound.insert(v);
+          meet(v);
+        });
+      }
+    }
   });
-  std::vector<const Var*> free;
-  for (const Var* v : seen) {
-    if (!bound.contains(v)) free.push_back(v);
-  }
-  return free;
+  for (const Var* v : vars.all) (bound.contains(v) ? vars.bound : vars.free).push_back(v);
+  return vars;
 }
 
 void RebaseOntoBuildArena(ModuleHandle& handle) {
@@ -56,7 +68,7 @@ Module ModuleFromExpr(const ExprHandle& handle) {
   const Function* fn = DynCast<Function>(handle.expr);
   if (fn == nullptr) {
     // TVM's IRModule.from_expr: the free variables become the parameters.
-    std::vector<const Var*> params = FreeVars(handle.expr);
+    std::vector<const Var*> params = VarsOf(handle.expr).free;
     fn = IRBuilder(build.get()).MakeFunction(params, handle.expr);
   }
   Module mod(build);
@@ -124,7 +136,7 @@ std::string DiffText(const StructuralDiff& diff) {
 // TVM's map_free_vars=False: free variables must be the same objects. Two
 // structurally equal expressions correspond node for node in post order, so
 // comparing their free variables in order of first use suffices.
-bool SameFreeVars(const Expr* a, const Expr* b) { return FreeVars(a) == FreeVars(b); }
+bool SameFreeVars(const Expr* a, const Expr* b) { return VarsOf(a).free == VarsOf(b).free; }
 
 std::optional<std::string> ExprDiff(const ExprHandle& a, const ExprHandle& b, bool map_free_vars) {
   if (std::optional<StructuralDiff> diff = StructuralDiffExprs(a.expr, b.expr)) {
@@ -463,6 +475,18 @@ void BindIR(py::module_& m) {
     }
     return StructuralHash(x.cast<const ExprHandle&>().expr);
   }, py::arg("node"));
+  // relay.analysis.free_vars / bound_vars / all_vars.
+  auto vars = [](std::vector<const Var*> ExprVars::*which) {
+    return [which](const ExprHandle& h) {
+      ExprVars found = VarsOf(h.expr);
+      py::list out;
+      for (const Var* v : found.*which) out.append(WrapExpr(h.arena, v));
+      return out;
+    };
+  };
+  m.def("free_vars", vars(&ExprVars::free), py::arg("expr"));
+  m.def("bound_vars", vars(&ExprVars::bound), py::arg("expr"));
+  m.def("all_vars", vars(&ExprVars::all), py::arg("expr"));
 }
 
 }  // namespace carve::python

@@ -7,8 +7,14 @@
 
 namespace carve::python {
 
-// The free variables of `expr` in order of first use (post order).
-std::vector<const Var*> FreeVars(const Expr* expr);
+// The variables of `expr` in TVM's order (first use; a binder at its let,
+// function or match): every one, those bound inside `expr`, and the free ones.
+struct ExprVars {
+  std::vector<const Var*> all;
+  std::vector<const Var*> bound;
+  std::vector<const Var*> free;
+};
+ExprVars VarsOf(const Expr* expr);
 // TVM's IRModule.from_expr: a Function becomes @main; another expression
 // becomes the body of @main with its free variables as parameters.
 Module ModuleFromExpr(const ExprHandle& expr);

@@ -20,6 +20,7 @@ from .op import nn, qnn, image  # noqa: F401
 from . import op  # noqa: F401
 from . import build_module  # noqa: F401
 from . import frontend  # noqa: F401
+from . import analysis  # noqa: F401
 from .build_module import bind_params_by_name  # noqa: F401
 
 
@@ -108,8 +109,6 @@ _NOT_IN_CARVE = {
                        "arrays), as create_executor(...).evaluate() would",
     "optimize": "carve does not compile modules: run passes with carve.transform (Sequential, "
                 "parse_pipeline) and partition with carve.partition_for",
-    "analysis": "carve has no relay.analysis: a function's parameters are func.params, and "
-                "carve.ir.structural_equal / assert_structural_equal compare modules",
 }
 
 
@@ -147,6 +146,62 @@ def _install_operators():
         setattr(expr, "__%s__" % name, binary(op_name))
     expr.__neg__ = lambda self: _op.op_function("negative")(self)
     expr.__call__ = lambda self, *args: _carve.make_call(self, list(args))
+    expr.astype = lambda self, dtype: _op.op_function("cast")(self, dtype)
+    # TVM wraps the calls of ops with several results (split, batch_norm,
+    # topk, ...) in a TupleWrapper; here the call itself indexes, iterates and
+    # has a length, and astuple() is the call. A call stays true whatever its
+    # length, as an expression is in TVM.
+    call = _carve.Call
+    call.__getitem__ = _tuple_item
+    call.__len__ = _tuple_size
+    call.__bool__ = lambda self: True
+    call.astuple = lambda self: self
+    _carve.Tuple.__getitem__ = _tuple_item
+
+
+# The number of results of a call of these ops, from its attributes: the
+# size of the TupleWrapper TVM's Python wrapper returns. Indexing such a call
+# then leaves it untyped, as in TVM (typing would print `/* ty=... */`).
+_RESULTS = {
+    "split": lambda a: (a["indices_or_sections"] if isinstance(a["indices_or_sections"], int)
+                        else len(a["indices_or_sections"]) + 1),
+    "nn.batch_norm": lambda a: 3,
+    "nn.dropout": lambda a: 2,
+    "unique": lambda a: 5 if a["return_counts"] else 4,
+    "topk": lambda a: 2 if a["ret_type"] == "both" else None,
+    "dft": lambda a: 2,
+}
+
+
+def _tuple_size(expr):
+    """The number of fields of `expr`'s tuple type (typing it when it has no checked type)."""
+    if isinstance(expr, _carve.Tuple):
+        return len(expr.fields)
+    try:
+        ty = expr.checked_type
+    except ValueError:
+        results = _RESULTS.get(expr.op.name) if isinstance(expr.op, _carve.Op) else None
+        size = results(expr.attrs) if results else None
+        if size is not None:
+            return size
+        ty = transform.InferType()(IRModule.from_expr(expr))["main"].body.checked_type
+    if ty.kind != "TupleType":
+        raise TypeError("expression of type %s is not a tuple: it has no length or items" % ty)
+    return len(ty.fields)
+
+
+def _tuple_item(expr, index):
+    """tuple[index]: a Tuple's field, or TupleGetItem of an expression of tuple type."""
+    if not isinstance(index, int):
+        raise TypeError("tuple indices are integers, not %s" % type(index).__name__)
+    size = _tuple_size(expr)
+    if index < 0:
+        index += size
+    if not 0 <= index < size:
+        raise IndexError("tuple index out of range")
+    if isinstance(expr, _carve.Tuple):
+        return expr.fields[index]
+    return _carve.make_tuple_get_item(expr, index)
 
 
 _install_operators()

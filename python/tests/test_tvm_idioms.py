@@ -1,0 +1,101 @@
+"""TVM idioms for building expressions that ported code uses: relay.analysis's
+variable queries, indexing the results of split / batch_norm as TVM's
+TupleWrapper does, and ExprWithOp.astype."""
+
+import pytest
+
+import carve
+from carve import relay
+
+
+def typed_text(expr):
+    mod = relay.transform.InferType()(carve.IRModule.from_expr(expr))
+    return mod.astext(show_meta_data=False)
+
+
+def test_free_vars_makes_the_parameters_of_a_function():
+    x = relay.var("x", shape=(2, 3))
+    b = relay.var("b", shape=(3,))
+    y = relay.nn.relu(relay.add(x, b))
+    params = relay.analysis.free_vars(y)
+    assert [p.name_hint for p in params] == ["x", "b"]
+    f = relay.Function(params, y)
+    assert str(f).startswith("fn (%x: Tensor[(2, 3), float32], %b: Tensor[(3), float32])")
+
+
+def test_bound_and_all_vars_follow_tvms_order():
+    x = relay.var("x", shape=(2,))
+    t = relay.var("t", shape=(2,))
+    p = relay.var("p", shape=(2,))
+    inner = relay.Function([p], relay.multiply(p, x))
+    body = relay.Let(t, relay.add(x, x), relay.Call(inner, [t]))
+    assert [v.name_hint for v in relay.analysis.free_vars(body)] == ["x"]
+    assert [v.name_hint for v in relay.analysis.bound_vars(body)] == ["t", "p"]
+    assert [v.name_hint for v in relay.analysis.all_vars(body)] == ["t", "x", "p"]
+    # A function's parameters are bound in it, so it has no free variables.
+    assert relay.analysis.free_vars(relay.Function([x], relay.nn.relu(x))) == []
+
+
+def test_analysis_names_carve_lacks_say_what_it_has():
+    with pytest.raises(AttributeError, match=r"no 'get_total_mac_number': it has free_vars"):
+        relay.analysis.get_total_mac_number
+
+
+def test_split_indexes_iterates_and_has_a_length_without_being_typed():
+    x = relay.var("x", shape=(1, 6, 4))
+    parts = relay.split(x, 3, axis=1)
+    assert len(parts) == 3
+    assert len(relay.split(x, [1, 4], axis=1)) == 3
+    first = parts[0]
+    assert isinstance(first, relay.TupleGetItem) and first.index == 0
+    assert parts[-1].index == 2
+    with pytest.raises(IndexError):
+        parts[3]
+    assert [p.index for p in parts] == [0, 1, 2]
+    # As in TVM, building the graph types nothing: no /* ty=... */ yet.
+    assert "ty=" not in str(first)
+    y = relay.concatenate([parts[2], parts[0]], axis=1)
+    assert "Tensor[(1, 4, 4), float32]" in typed_text(y)
+    assert parts.astuple().same_as(parts)
+
+
+def test_batch_norm_result_zero_is_the_normalised_tensor():
+    x = relay.var("x", shape=(1, 4, 2, 2))
+    stats = [relay.var(n, shape=(4,)) for n in ("g", "b", "m", "v")]
+    bn = relay.nn.batch_norm(x, *stats)
+    assert len(bn) == 3
+    text = typed_text(relay.nn.relu(bn[0]))
+    assert "%1 = %0.0 /* ty=Tensor[(1, 4, 2, 2), float32] */;" in text
+
+
+def test_a_call_of_any_tuple_type_indexes_by_its_type():
+    a = relay.var("a", shape=(3,))
+    fn = relay.Function([a], relay.Tuple([a, a]))
+    call = relay.Call(fn, [relay.var("z", shape=(3,))])
+    assert len(call) == 2
+    assert call[1].index == 1
+
+
+def test_a_call_of_tensor_type_has_no_items_but_is_true():
+    x = relay.var("x", shape=(2,))
+    y = relay.nn.relu(x)
+    assert y  # an expression is true, whatever its length would be
+    with pytest.raises(TypeError, match="is not a tuple"):
+        y[0]
+    with pytest.raises(TypeError, match="is not a tuple"):
+        len(y)
+
+
+def test_tuple_indexing_returns_the_field():
+    x = relay.var("x", shape=(2,))
+    y = relay.var("y", shape=(2,))
+    t = relay.Tuple([x, y])
+    assert t[1].same_as(y)
+    assert t[-2].same_as(x)
+    with pytest.raises(IndexError):
+        t[2]
+
+
+def test_astype_is_a_cast():
+    x = relay.var("x", shape=(2,))
+    assert str(x.astype("float16")).endswith('cast(%x, dtype="float16")')
