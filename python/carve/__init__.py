@@ -18,9 +18,12 @@ import os as _os
 # way; a policy the user set is kept.
 _os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
+from . import _carve  # noqa: E402
 from ._carve import CarveError  # noqa: E402,F401
 from ._carve import IRModule, load, parse, parse_expr  # noqa: F401
-from ._carve import codegen, partition_for, run  # noqa: F401
+from ._carve import codegen, partition_for  # noqa: F401
+from ._carve import run as _run  # noqa: E402
+from .ndarray import wrap as _wrap  # noqa: E402
 from . import ir  # noqa: F401
 from . import transform  # noqa: F401
 from . import dataflow_pattern  # noqa: F401
@@ -28,6 +31,16 @@ from . import patterns  # noqa: F401
 from . import relay  # noqa: F401
 from . import parser  # noqa: F401
 from .compare import compare  # noqa: F401
+
+
+def run(mod, inputs=None, params=None):
+    return [_wrap(a) for a in _run(mod, inputs, params)]
+
+
+run.__doc__ = _run.__doc__.split("\n", 1)[1].lstrip() + (
+    "The arrays also have TVM NDArray's .numpy() (a writeable copy).")
+_carve.Constant.data = property(lambda self, _data=_carve.Constant.data: _wrap(_data.fget(self)),
+                                doc="The constant's value, read-only (.numpy() copies it, as in TVM).")
 
 # TVM names a ported script reaches for first, with what carve has instead:
 # carve partitions and runs modules on the host, it does not compile them.

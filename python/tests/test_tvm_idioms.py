@@ -99,3 +99,19 @@ def test_tuple_indexing_returns_the_field():
 def test_astype_is_a_cast():
     x = relay.var("x", shape=(2,))
     assert str(x.astype("float16")).endswith('cast(%x, dtype="float16")')
+
+
+def test_constant_data_and_run_outputs_answer_numpy_as_tvm_ndarrays_do():
+    import numpy as np
+
+    c = relay.const(np.arange(4, dtype="float32").reshape(2, 2))
+    assert not c.data.flags.writeable  # IR nodes are immutable
+    copy = c.data.numpy()
+    assert type(copy) is np.ndarray and copy.flags.writeable
+    copy[0, 0] = 7
+    assert c.data[0, 0] == 0
+    np.testing.assert_array_equal(c.data.asnumpy(), [[0, 1], [2, 3]])
+    x = relay.var("x", shape=(2,))
+    out = carve.run(carve.IRModule.from_expr(relay.nn.relu(x)), {"x": np.array([-1, 2], "float32")})
+    np.testing.assert_array_equal(out[0].numpy(), [0, 2])
+    assert isinstance(out[0], np.ndarray)

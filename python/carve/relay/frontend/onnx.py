@@ -10,6 +10,7 @@ lists the ops, the naming rule and the deviations.
 import os
 
 from ... import _carve
+from ...ndarray import wrap
 
 
 def _model_bytes(model):
@@ -61,4 +62,5 @@ def from_onnx(model, shape=None, dtype="float32", opset=None, freeze_params=True
         raise ValueError("from_onnx: carve takes input types from the model; a per-input dtype dict is not supported")
     data, base_dir = _model_bytes(model)
     shapes = {str(name): _dims(name, dims) for name, dims in (shape or {}).items()}
-    return _carve.from_onnx_bytes(data, shapes, bool(freeze_params), base_dir)
+    mod, params = _carve.from_onnx_bytes(data, shapes, bool(freeze_params), base_dir)
+    return mod, {name: wrap(value) for name, value in params.items()}
