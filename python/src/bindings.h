@@ -10,6 +10,7 @@ void BindBuilder(pybind11::module_& m);     // builder.cc: building expressions 
 void BindPasses(pybind11::module_& m);      // passes.cc: transform.*
 void BindPassContext(pybind11::module_& m); // pass_context.cc: transform.PassContext
 void BindPatterns(pybind11::module_& m);    // patterns.cc: dataflow patterns, match, why
+void BindRewrite(pybind11::module_& m);     // rewrite.cc: dataflow_pattern.rewrite with callbacks
 void BindBackends(pybind11::module_& m);    // backends.cc: partition_for, codegen
 void BindRun(pybind11::module_& m);         // run.cc: run, compare
 void BindFrontend(pybind11::module_& m);    // frontend.cc: relay.frontend.from_onnx

@@ -24,12 +24,18 @@ RunningArena::RunningArena(std::shared_ptr<Arena> arena) : previous_(std::move(R
 
 RunningArena::~RunningArena() { Running() = std::move(previous_); }
 
+void RecordCallbackError(py::error_already_set&& e) {
+  if (!Pending()) Pending() = std::move(e);
+}
+
+bool CallbackFailed() { return Pending().has_value(); }
+
 bool CallPredicate(const py::object& fn, const Expr* expr) {
   if (Pending()) return false;  // stop calling back after a failure
   try {
     return py::bool_(fn(WrapExpr(Running(), expr)));
   } catch (py::error_already_set& e) {
-    Pending() = std::move(e);
+    RecordCallbackError(std::move(e));
     return false;
   }
 }

@@ -30,6 +30,11 @@ class RunningArena {
 // records it (the first one) and returns false.
 bool CallPredicate(const pybind11::object& fn, const Expr* expr);
 
+// Keeps the first Python exception a callback of the current run raised,
+// for RaisePendingCallbackError; whether one was kept already.
+void RecordCallbackError(pybind11::error_already_set&& e);
+bool CallbackFailed();
+
 // Raises the exception a callback recorded during the run, if any.
 void RaisePendingCallbackError();
 

@@ -13,6 +13,7 @@ PYBIND11_MODULE(_carve, m) {
   carve::python::BindPasses(m);
   carve::python::BindPassContext(m);
   carve::python::BindPatterns(m);
+  carve::python::BindRewrite(m);
   carve::python::BindBackends(m);
   carve::python::BindRun(m);
   carve::python::BindFrontend(m);

@@ -115,3 +115,111 @@ def test_constant_data_and_run_outputs_answer_numpy_as_tvm_ndarrays_do():
     out = carve.run(carve.IRModule.from_expr(relay.nn.relu(x)), {"x": np.array([-1, 2], "float32")})
     np.testing.assert_array_equal(out[0].numpy(), [0, 2])
     assert isinstance(out[0], np.ndarray)
+
+
+def conv_add_relu():
+    import numpy as np
+
+    x = relay.var("x", shape=(1, 3, 8, 8))
+    w = relay.const(np.ones((4, 3, 3, 3), "float32"))
+    conv = relay.nn.conv2d(x, w, kernel_size=(3, 3), channels=4)
+    return relay.nn.relu(relay.add(conv, relay.const(np.ones((1, 4, 1, 1), "float32"))))
+
+
+def test_rewrite_with_a_pattern_callback_as_tvm_code_writes_it():
+    from carve.relay.dataflow_pattern import DFPatternCallback, is_constant, is_op, rewrite, wildcard
+
+    class AddConstToSubtract(DFPatternCallback):
+        def __init__(self):
+            super().__init__()
+            self.x = wildcard()
+            self.c = is_constant()
+            self.pattern = is_op("add")(self.x, self.c)
+
+        def callback(self, pre, post, node_map):
+            assert pre.op.name == "add" and self.c in node_map
+            return relay.subtract(node_map[self.x][0], node_map[self.c][0])
+
+    out = rewrite(AddConstToSubtract(), conv_add_relu())
+    text = str(out)
+    assert "subtract(%0, meta[relay.Constant][1])" in text and "add(" not in text
+    # Returning post means no change; a callback list runs in order.
+    class Keep(DFPatternCallback):
+        def __init__(self):
+            super().__init__(rewrite_once=True)
+            self.pattern = is_op("nn.relu")(wildcard())
+
+        def callback(self, pre, post, node_map):
+            return post
+
+    y = conv_add_relu()
+    assert rewrite([Keep()], y).same_as(y)
+
+
+def test_rewrite_runs_to_a_fixpoint_and_types_when_asked():
+    from carve.relay.dataflow_pattern import DFPatternCallback, is_op, rewrite, wildcard
+
+    class DropDoubleRelu(DFPatternCallback):
+        def __init__(self):
+            super().__init__(require_type=True)
+            self.x = wildcard()
+            self.pattern = is_op("nn.relu")(is_op("nn.relu")(self.x))
+
+        def callback(self, pre, post, node_map):
+            assert str(pre.checked_type) == "Tensor[(2), float32]"
+            return relay.nn.relu(node_map[self.x][0])
+
+    x = relay.var("x", shape=(2,))
+    y = x
+    for _ in range(5):
+        y = relay.nn.relu(y)
+    # Five relus, then three, two, one: rounds until nothing changes (typed,
+    # as require_type asked).
+    text = str(DropDoubleRelu().rewrite(y))
+    assert text.count("nn.relu") == 1 and "nn.relu(%x) /* ty=Tensor[(2), float32] */" in text
+
+
+def test_rewrite_errors_reach_the_caller():
+    from carve.relay.dataflow_pattern import DFPatternCallback, is_op, rewrite, wildcard
+
+    class Raises(DFPatternCallback):
+        def __init__(self):
+            super().__init__()
+            self.pattern = is_op("nn.relu")(wildcard())
+
+        def callback(self, pre, post, node_map):
+            raise RuntimeError("from the callback")
+
+    with pytest.raises(RuntimeError, match="from the callback"):
+        rewrite(Raises(), conv_add_relu())
+
+    class NotAnExpr(Raises):
+        def callback(self, pre, post, node_map):
+            return 3
+
+    with pytest.raises(TypeError, match=r"NotAnExpr.callback returned 3, not an expression"):
+        rewrite(NotAnExpr(), conv_add_relu())
+
+    class Grows(Raises):
+        def callback(self, pre, post, node_map):
+            return relay.nn.relu(post)
+
+    # TVM aborts after 100 rounds; carve stops with an error naming the callback.
+    with pytest.raises(carve.CarveError, match="Grows"):
+        rewrite(Grows(), relay.nn.relu(relay.var("x", shape=(2,))))
+
+    class Kept(Raises):
+        def callback(self, pre, post, node_map):
+            self.kept = node_map
+            return post
+
+    kept = Kept()
+    rewrite(kept, conv_add_relu())
+    with pytest.raises(ValueError, match="only while its callback runs"):
+        kept.kept[kept.pattern]
+
+    class NoPattern(DFPatternCallback):
+        pass
+
+    with pytest.raises(ValueError, match="NoPattern has no pattern"):
+        rewrite(NoPattern(), conv_add_relu())
