@@ -1,4 +1,8 @@
-"""Relay operator functions (relay.add, relay.nn.conv2d, ...) made from carve's op registry."""
+"""Relay operator functions (relay.add, relay.nn.conv2d, ...) made from carve's op registry.
+
+Where TVM's Python wrapper differs from `_make.<op>(inputs, attributes)` (parameter order,
+numbers made consts, composites such as relay.std), tvm_wrappers.py has the function.
+"""
 
 import types as _types
 
@@ -16,12 +20,39 @@ _WRAPPER_DEFAULTS = {
     "qnn.dense": {"out_dtype": "int32"},
     "qnn.quantize": {"out_dtype": "int8"},
     "qnn.dequantize": {"out_dtype": "float32"},
+    "qnn.batch_matmul": {"out_dtype": "int32", "transpose_b": True},
+    "shape_of": {"dtype": "int32"},
+    "ndarray_size": {"dtype": "int32"},
+    "argsort": {"dtype": "int32"},
+    "nn.lrn": {"alpha": 1e-05},
+    "nn.nll_loss": {"ignore_index": -100},
+    "nn.bitpack": {"bit_axis": 2, "pack_type": "uint32"},
+    "nn.bitserial_dense": {"pack_dtype": "uint32", "out_dtype": "int16"},
+    "nn.max_pool1d": {"pool_size": [1]},
+    "nn.avg_pool1d": {"pool_size": [1]},
+    "nn.max_pool2d": {"pool_size": [1, 1]},
+    "nn.avg_pool2d": {"pool_size": [1, 1]},
+    "nn.max_pool3d": {"pool_size": [1, 1, 1]},
+    "nn.avg_pool3d": {"pool_size": [1, 1, 1]},
+    # TVM passes output_size=None, which prints, where the C++ default is [].
+    "nn.adaptive_max_pool1d": {"output_size": None},
+    "nn.adaptive_avg_pool1d": {"output_size": None},
+    "nn.adaptive_max_pool2d": {"output_size": None},
+    "nn.adaptive_avg_pool2d": {"output_size": None},
+    "nn.adaptive_max_pool3d": {"output_size": None},
+    "nn.adaptive_avg_pool3d": {"output_size": None},
 }
 # Ops whose wrappers expand `padding` to one pair per spatial dim, and write
 # single ints of these fields as tuples (get_pad_tuple2d / get_pad_tuple3d).
 _SPATIAL_DIMS = {
-    "nn.conv2d": 2, "nn.conv2d_transpose": 2, "qnn.conv2d": 2,
-    "nn.max_pool2d": 2, "nn.avg_pool2d": 2, "nn.conv3d": 3,
+    "nn.conv1d": 1, "nn.max_pool1d": 1, "nn.avg_pool1d": 1,
+    "nn.conv2d": 2, "nn.conv2d_transpose": 2, "qnn.conv2d": 2, "qnn.conv2d_transpose": 2,
+    "nn.max_pool2d": 2, "nn.avg_pool2d": 2, "nn.deformable_conv2d": 2, "nn.bitserial_conv2d": 2,
+    "nn.contrib_conv2d_NCHWc": 2, "nn.contrib_depthwise_conv2d_NCHWc": 2,
+    "nn.contrib_conv2d_winograd_without_weight_transform": 2,
+    "nn.contrib_conv2d_gemm_without_weight_transform": 2, "nn.conv2d_backward_weight": 2,
+    "nn.conv3d": 3, "nn.conv3d_transpose": 3, "nn.max_pool3d": 3, "nn.avg_pool3d": 3,
+    "nn.contrib_conv3d_winograd_without_weight_transform": 3,
 }
 _TUPLE_FIELDS = ("strides", "dilation", "kernel_size", "pool_size")
 
@@ -36,6 +67,8 @@ def _pad_tuple(name, padding, dims):
     padding = list(padding)
     if len(padding) == dims:
         return padding + padding
+    if len(padding) != 2 * dims:
+        raise ValueError("%s: padding has %d or %d values, not %d" % (name, dims, 2 * dims, len(padding)))
     return padding
 
 
@@ -48,6 +81,8 @@ def _wrapper_attrs(name, attrs):
         for key in _TUPLE_FIELDS:
             if isinstance(attrs.get(key), int):
                 attrs[key] = [attrs[key]] * dims
+    if name == "nn.correlation" and isinstance(attrs.get("padding"), int):
+        attrs["padding"] = [attrs["padding"]] * 2
     return attrs
 
 
@@ -68,8 +103,13 @@ def _make_function(name):
     arity = info["num_inputs"]
     attr_names = info["attr_names"]
 
+    input_names = list(info["arg_names"]) if arity >= 0 else []
+
     def op_function(*args, **kwargs):
         inputs = list(args if arity < 0 else args[:arity])
+        # Inputs given by keyword (relay.nn.bias_add(x, bias=b)), after the positional ones.
+        while arity >= 0 and len(inputs) < arity and input_names[len(inputs)] in kwargs:
+            inputs.append(kwargs.pop(input_names[len(inputs)]))
         extra = [] if arity < 0 else list(args[arity:])
         if len(extra) > len(attr_names):
             raise TypeError("%s takes %d inputs and %d attributes, got %d arguments"
@@ -92,13 +132,25 @@ def _make_function(name):
 _cache = {}
 
 
-def op_function(name):
-    """The builder of op `name` ("nn.conv2d"), or AttributeError when carve has no such op."""
+def generated_function(name):
+    """The function made from op `name`'s registry entry: inputs, then attributes."""
     if name not in _cache:
         if name not in _carve.op_names():
             raise AttributeError("carve has no operator %r" % name)
         _cache[name] = _make_function(name)
     return _cache[name]
+
+
+def op_function(name):
+    """The builder of op `name` ("nn.conv2d"), or AttributeError when carve has no such op.
+
+    TVM's own wrapper semantics (tvm_wrappers.WRAPPERS) come first: relay.std, relay.nn.pad, ...
+    """
+    from .tvm_wrappers import WRAPPERS
+
+    if name in WRAPPERS:
+        return WRAPPERS[name]
+    return generated_function(name)
 
 
 def get(name):
