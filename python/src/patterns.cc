@@ -16,6 +16,7 @@
 #include "grammar/pattern_printer.h"
 #include "handles.h"
 #include "passes/byoc/target.h"
+#include "passes/infer/infer_type.h"
 #include "patterns/builders.h"
 #include "patterns/compile.h"
 #include "patterns/explain.h"
@@ -33,6 +34,17 @@ using PH = PatternHandle;
 
 std::shared_ptr<const CompiledPattern> Compiled(const Pattern& p) {
   return ValueOrThrow(CompilePattern(p));
+}
+
+// The compiled pattern, with `expr` typed first when the pattern reads types
+// and `expr` has none: TVM's matcher infers types on demand, so
+// has_dtype(...).match(untyped) holds there when the annotations say so.
+std::shared_ptr<const CompiledPattern> CompiledFor(const Pattern& p, const Expr* expr) {
+  std::shared_ptr<const CompiledPattern> compiled = Compiled(p);
+  if (compiled->needs_types() && expr->checked_type() == nullptr) {
+    ValueOrThrow(InferExprType(expr));
+  }
+  return compiled;
 }
 
 // A pattern argument: a pattern, or an expression (TVM's is_expr).
@@ -94,9 +106,9 @@ py::object ExplanationToPy(const Explanation& e, std::string_view name) {
 }
 
 py::object Why(const PH& p, const ExprHandle& node, const py::object& root, const std::string& name) {
-  auto compiled = Compiled(p.pattern);
-  if (root.is_none()) return ExplanationToPy(Explain(compiled, node.expr), name);
+  if (root.is_none()) return ExplanationToPy(Explain(CompiledFor(p.pattern, node.expr), node.expr), name);
   const ExprHandle& r = root.cast<const ExprHandle&>();
+  auto compiled = CompiledFor(p.pattern, r.expr);
   return ExplanationToPy(ExplainInGraph(compiled, r.expr, node.expr), name);
 }
 
@@ -108,6 +120,7 @@ py::object Partition(const PH& p, const ExprHandle& expr, const py::object& attr
   if (!check.is_none()) {
     options.check = [check](const Expr* root) { return CallPredicate(check, root); };
   }
+  CompiledFor(p.pattern, expr.expr);  // types expr if the pattern reads types
   absl::StatusOr<const Expr*> result = WithCallbacks(
       expr.arena, [&] { return carve::Partition(p.pattern, expr.expr, build.get(), options); });
   return WrapExpr(build, ValueOrThrow(std::move(result)));
@@ -145,7 +158,7 @@ void BindPatternClass(py::module_& m) {
       }, py::arg("parent"), py::arg("path") = py::none())
       .def("capture", [](const PH& p, const std::string& name) { return PH{p.pattern.As(name)}; })
       .def("match", [](const PH& p, const ExprHandle& e) {
-        Matcher matcher(Compiled(p.pattern), nullptr);
+        Matcher matcher(CompiledFor(p.pattern, e.expr), nullptr);
         return matcher.Match(e.expr);
       }, py::arg("expr"))
       .def("partition", Partition, py::arg("expr"), py::arg("attrs") = py::none(),
@@ -153,7 +166,7 @@ void BindPatternClass(py::module_& m) {
       .def("why", Why, py::arg("expr"), py::arg("root") = py::none(), py::arg("name") = "pattern")
       .def("find_matches", [](const PH& p, const ExprHandle& e) {
         py::list out;
-        for (const FoundMatch& f : FindMatches(Compiled(p.pattern), e.expr)) {
+        for (const FoundMatch& f : FindMatches(CompiledFor(p.pattern, e.expr), e.expr)) {
           out.append(py::make_tuple(WrapExpr(e.arena, f.root), Captures(e.arena, f.captures)));
         }
         return out;

@@ -223,3 +223,21 @@ def test_rewrite_errors_reach_the_caller():
 
     with pytest.raises(ValueError, match="NoPattern has no pattern"):
         rewrite(NoPattern(), conv_add_relu())
+
+
+def test_type_patterns_type_an_untyped_expression_as_tvms_matcher_does():
+    from carve.relay.dataflow_pattern import has_dtype, has_shape, is_op, wildcard
+
+    x = relay.var("x", shape=(1, 4), dtype="float16")
+    y = relay.nn.relu(x)
+    assert wildcard().has_dtype("float16").match(x)
+    assert not has_dtype("float32").match(y)
+    assert is_op("nn.relu")(wildcard()).has_shape([1, 4]).match(y)
+    assert has_shape([1, 4]).why(y)
+    # An expression that does not type-check says why, as TVM raises.
+    bad = relay.add(relay.var("a", shape=(2,)), relay.var("b", shape=(3,)))
+    with pytest.raises(carve.CarveError, match="add"):
+        has_dtype("float32").match(bad)
+    # Patterns that read no types leave the expression untyped.
+    z = relay.nn.relu(relay.var("z", shape=(2,)))
+    assert is_op("nn.relu")(wildcard()).match(z) and "ty=" not in str(z)
