@@ -419,8 +419,9 @@ void BindModule(py::module_& m) {
       .def("__len__", [](const ModuleHandle& h) { return h.mod.size(); })
       .def_property_readonly("functions", [](const ModuleHandle& h) {
         py::dict out;
+        // TVM's Map<GlobalVar, BaseFunc>: `for gv, f in mod.functions.items()`.
         for (const auto& [gv, fn] : h.mod.Functions()) {
-          out[py::str(std::string(gv->name()))] = WrapExpr(h.mod.shared_arena(), fn);
+          out[WrapExpr(h.mod.shared_arena(), gv)] = WrapExpr(h.mod.shared_arena(), fn);
         }
         return out;
       })

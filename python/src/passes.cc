@@ -9,6 +9,7 @@
 
 #include <pybind11/stl.h>
 
+#include "backends/backend.h"
 #include "backends/partition.h"
 #include "backends/specs.h"
 #include "bindings.h"
@@ -16,6 +17,9 @@
 #include "errors.h"
 #include "fmt/format.h"
 #include "passes/byoc/annotate_target.h"
+#include "passes/byoc/annotation.h"
+#include "absl/strings/str_split.h"
+#include "ir/visit.h"
 #include "passes/byoc/merge_compiler_regions.h"
 #include "passes/byoc/merge_composite.h"
 #include "passes/byoc/partition_graph.h"
@@ -92,6 +96,59 @@ PassPtr MergeCompositePass(const py::object& table) {
         return MergeCompositeFunction(fn, rules, mod.arena());
       },
       /*require_types=*/true);
+}
+
+// Whether a composite function of `mod` is named "<target>.<pattern>".
+bool HasCompositeOf(const Module& mod, std::string_view target) {
+  bool found = false;
+  for (const auto& [gv, fn] : mod.Functions()) {
+    PostOrderVisit(fn, [&](const Expr* e) {
+      const auto* f = DynCast<Function>(e);
+      if (f == nullptr || !f->HasAttr(attr::kComposite)) return;
+      std::string_view name = f->GetStringAttr(attr::kComposite);
+      found |= name.size() > target.size() && name.substr(0, target.size()) == target &&
+               name[target.size()] == '.';
+    });
+    if (found) return true;
+  }
+  return false;
+}
+
+// TVM's AnnotateTarget(targets): a target need not be a backend or have op
+// rules (register_op_attr): MergeComposite's composites named "mine.*" go to
+// "mine" by their name alone. Such a name gets an empty spec; when the module
+// has no composite of it either, the name is an error (a misspelt backend),
+// not a pass that silently annotates nothing.
+PassPtr AnnotateTargetPass(const py::object& targets, bool include_non_call_ops) {
+  std::vector<TargetSpecPtr> specs;
+  std::vector<std::string> composite_only;
+  std::vector<std::string> names = absl::StrSplit(BackendNames(targets), ',');
+  for (const std::string& name : names) {
+    if (FindBackend(name) != nullptr || TargetRegistry::Global().Find(name) != nullptr) {
+      specs.push_back(ValueOrThrow(ResolveBackends(name)).front());  // a broken spec is an error
+    } else {
+      specs.push_back(std::make_shared<TargetSpec>(name));
+      composite_only.push_back(name);
+    }
+  }
+  PassPtr annotate = AnnotateTarget(specs, include_non_call_ops);
+  if (composite_only.empty()) return annotate;
+  return MakeModulePass(
+      annotate->name(), annotate->Describe(),
+      [annotate, composite_only](Module& mod, PassContext& ctx) -> absl::StatusOr<bool> {
+        for (const std::string& name : composite_only) {
+          if (!HasCompositeOf(mod, name)) {
+            // The backend lookup's own message names the known backends.
+            absl::Status unknown = ResolveBackends(name).status();
+            return absl::InvalidArgumentError(fmt::format(
+                "AnnotateTarget: {}; nor has '{}' rules registered with "
+                "register_op_attr(op, 'target.{}'), nor does the module have a composite named "
+                "'{}.*' (MergeComposite)",
+                std::string(unknown.message()), name, name, name));
+          }
+        }
+        return annotate->Run(mod, ctx);
+      });
 }
 
 PyObject* KeepForever(const py::object& fn) {
@@ -190,7 +247,7 @@ void BindPassConstructors(py::module_& m) {
         "Composite=NAME. pattern_table: [(name, pattern[, check])] as TVM's, a PatternLibrary\n"
         "(carve.patterns) or a backend name ('dnnl': its spec's composites).");
   m.def("AnnotateTarget", [](const py::object& targets, bool include_non_call_ops) {
-    return PassHandle{AnnotateTarget(Targets(targets), include_non_call_ops)};
+    return PassHandle{AnnotateTargetPass(targets, include_non_call_ops)};
   }, py::arg("targets"), py::arg("include_non_call_ops") = true,
         "TVM's AnnotateTarget: compiler_begin/compiler_end around each op a target supports.\n"
         "targets: a name or a list of names (a backend, or rules registered with\n"

@@ -241,3 +241,36 @@ def test_type_patterns_type_an_untyped_expression_as_tvms_matcher_does():
     # Patterns that read no types leave the expression untyped.
     z = relay.nn.relu(relay.var("z", shape=(2,)))
     assert is_op("nn.relu")(wildcard()).match(z) and "ty=" not in str(z)
+
+
+def dense_bias_relu_module():
+    import numpy as np
+
+    x = relay.var("x", shape=(1, 8))
+    w = relay.const(np.ones((4, 8), "float32"))
+    b = relay.const(np.ones((4,), "float32"))
+    y = relay.nn.relu(relay.nn.bias_add(relay.nn.dense(x, w), b))
+    return carve.IRModule.from_expr(relay.Function([x], y))
+
+
+def test_a_target_of_composites_only_needs_no_backend():
+    from carve.relay import transform
+    from carve.relay.dataflow_pattern import is_constant, is_op, wildcard
+
+    pattern = is_op("nn.relu")(is_op("nn.bias_add")(is_op("nn.dense")(wildcard(), is_constant()),
+                                                    is_constant()))
+    seq = carve.transform.Sequential([
+        transform.InferType(),
+        transform.MergeComposite([("mine.dense_bias_relu", pattern, lambda call: True)]),
+        transform.AnnotateTarget(["mine"]),
+        transform.MergeCompilerRegions(),
+        transform.PartitionGraph(),
+    ])
+    mod = seq(dense_bias_relu_module())
+    # TVM's IRModule.functions: GlobalVar -> function.
+    attrs = {gv.name_hint: f.attrs for gv, f in mod.functions.items()}
+    assert attrs["tvmgen_default_mine_main_0"]["Compiler"] == "mine"
+    # Without such a composite the name is a misspelt backend, not a no-op.
+    with pytest.raises(carve.CarveError, match=r"unknown backend 'dnl' \(did you mean 'dnnl'\?\); "
+                       r"nor has 'dnl' rules registered .* composite named 'dnl\.\*'"):
+        transform.AnnotateTarget(["dnl"])(transform.InferType()(dense_bias_relu_module()))
