@@ -35,3 +35,29 @@ def register_op_attr(op_name, attr_key, value=None, level=10):
         return fn
 
     return register if value is None else register(value)
+
+
+def __getattr__(name):
+    # tvm.ir.transform is tvm.transform (Sequential, PassContext, ...).
+    if name == "transform":
+        from . import transform
+
+        return transform
+    raise AttributeError("module 'carve.ir' has no attribute %r" % name)
+
+
+def _update_func(mod, var, func):
+    """IRModule.update_func(gv, func): replaces (or adds) the function `var` names."""
+    mod[var] = func
+
+
+def _concrete_shape(ty):
+    """TensorType.concrete_shape: the shape as ints (ValueError when a dim is dynamic)."""
+    shape = ty.shape
+    if any(d is None for d in shape):
+        raise ValueError("%s has a dynamic dimension: no concrete shape" % ty)
+    return shape
+
+
+IRModule.update_func = _update_func
+Type.concrete_shape = property(_concrete_shape)

@@ -274,3 +274,17 @@ def test_a_target_of_composites_only_needs_no_backend():
     with pytest.raises(carve.CarveError, match=r"unknown backend 'dnl' \(did you mean 'dnnl'\?\); "
                        r"nor has 'dnl' rules registered .* composite named 'dnl\.\*'"):
         transform.AnnotateTarget(["dnl"])(transform.InferType()(dense_bias_relu_module()))
+
+
+def test_ir_transform_update_func_and_concrete_shape():
+    import carve as tvm
+
+    assert tvm.ir.transform.Sequential is carve.transform.Sequential
+    mod = relay.transform.InferType()(dense_bias_relu_module())
+    assert mod["main"].body.checked_type.concrete_shape == (1, 4)
+    x = relay.var("x", shape=(1, 8))
+    mod.update_func(mod.get_global_var("main"), relay.Function([x], relay.nn.relu(x)))
+    assert str(mod["main"].body).endswith("nn.relu(%x)")
+    dynamic = relay.TensorType([None, 4])
+    with pytest.raises(ValueError, match="dynamic dimension"):
+        dynamic.concrete_shape
