@@ -143,3 +143,70 @@ def __getattr__(name):
         if signature.split("(")[0] == name:
             return _pipeline_pass(name)
     raise AttributeError("carve.transform has no pass %r (see list_passes())" % name)
+
+
+def _python_pass(kind, pass_func, opt_level, name, required, run):
+    """The decorator behind module_pass / function_pass."""
+    if opt_level is None:
+        raise TypeError("%s: opt_level is required, as in TVM" % kind)
+    if required:
+        raise ValueError("%s: carve runs no `required` passes before a Python pass; put them "
+                         "before it in a Sequential" % kind)
+
+    def create(obj):
+        import inspect
+
+        if inspect.isclass(obj):
+            # Instances of the decorated class are passes, as in TVM.
+            pass_name = name or obj.__name__
+
+            class PythonPass:
+                def __new__(cls, *args, **kwargs):
+                    inst = obj(*args, **kwargs)
+                    return _carve.python_pass(pass_name, opt_level, lambda mod: run(inst, mod))
+
+            PythonPass.__name__ = PythonPass.__qualname__ = obj.__name__
+            PythonPass.__doc__ = obj.__doc__
+            return PythonPass
+        if not callable(obj):
+            raise TypeError("%s decorates a function or a class, not %r" % (kind, obj))
+        return _carve.python_pass(name or obj.__name__, opt_level, lambda mod: run(obj, mod))
+
+    return create(pass_func) if pass_func is not None else create
+
+
+def _run_module_pass(impl, mod):
+    fn = impl if not hasattr(impl, "transform_module") else impl.transform_module
+    return fn(mod, PassContext.current())
+
+
+def _run_function_pass(impl, mod):
+    fn = impl if not hasattr(impl, "transform_function") else impl.transform_function
+    ctx = PassContext.current()
+    for gv, func in list(mod.functions.items()):
+        # TVM's function passes skip the functions of external compilers.
+        if func.attrs and ("Compiler" in func.attrs or "SkipOptimization" in func.attrs):
+            continue
+        new = fn(func, mod, ctx)
+        if not new.same_as(func):
+            mod.update_func(gv, new)
+    return mod
+
+
+def module_pass(pass_func=None, opt_level=None, name=None, required=None, traceable=False):
+    """tvm.transform.module_pass: a pass from a function f(mod, ctx) -> mod, or a class
+    with transform_module(self, mod, ctx) (its instances are passes).
+
+    The pass is registered under its name (the function's or class's unless name= is
+    given) with opt_level, so a Sequential's PassContext gates and disables it as TVM's.
+    """
+    if traceable:
+        raise ValueError("module_pass: carve has no traceable passes")
+    return _python_pass("module_pass", pass_func, opt_level, name, required, _run_module_pass)
+
+
+def function_pass(pass_func=None, opt_level=None, name=None, required=None):
+    """relay.transform.function_pass: a pass from f(func, mod, ctx) -> func, or a class with
+    transform_function(self, func, mod, ctx), applied to every function of the module but
+    those of external compilers (Compiler attribute), as TVM's."""
+    return _python_pass("function_pass", pass_func, opt_level, name, required, _run_function_pass)

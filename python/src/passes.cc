@@ -18,6 +18,7 @@
 #include "fmt/format.h"
 #include "passes/byoc/annotate_target.h"
 #include "passes/byoc/annotation.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_split.h"
 #include "ir/visit.h"
 #include "passes/byoc/merge_compiler_regions.h"
@@ -267,8 +268,47 @@ void BindPassConstructors(py::module_& m) {
   }, py::arg("passes"), py::arg("name") = "sequential");
 }
 
+// A pass written in Python (tvm.transform.module_pass and
+// relay.transform.function_pass): `fn(mod)` returns the new module. It is
+// registered under its name with its opt level, so that a Sequential's pass
+// context gates it (and disabled_pass names it) as it gates carve's own;
+// carve's built-in passes keep their names.
+PassHandle PythonPass(const std::string& name, int opt_level, const py::function& fn) {
+  static auto* python_names = new absl::flat_hash_set<std::string>();
+  if (!python_names->contains(name) && PassRegistry::Global().Find(name) != nullptr) {
+    throw py::value_error(fmt::format(
+        "a pass written in Python cannot be named '{}': carve has a pass of that name", name));
+  }
+  PassPtr pass = MakeModulePass(name, name, [fn, name](Module& mod, PassContext&) -> absl::StatusOr<bool> {
+    auto stop = absl::CancelledError(fmt::format("the Python pass {} raised", name));
+    if (CallbackFailed()) return stop;
+    try {
+      py::object out = fn(ModuleHandle{mod});
+      if (!py::isinstance<ModuleHandle>(out)) {
+        throw py::type_error(fmt::format("the Python pass {} returned {}, not an IRModule", name,
+                                         std::string(py::repr(out))));
+      }
+      mod = out.cast<const ModuleHandle&>().mod;
+      return true;
+    } catch (py::error_already_set& e) {
+      RecordCallbackError(std::move(e));
+      return stop;
+    } catch (py::builtin_exception& e) {
+      e.set_error();
+      RecordCallbackError(py::error_already_set());
+      return stop;
+    }
+  });
+  python_names->insert(name);
+  PassRegistry::Global().Register(PassInfo{
+      name, "a pass written in Python", {},
+      [pass](const PassArgs&) -> absl::StatusOr<PassPtr> { return pass; }, opt_level});
+  return PassHandle{pass};
+}
+
 // carve's own: pipelines from text, the pass list, op attributes.
 void BindPassUtilities(py::module_& m) {
+  m.def("python_pass", PythonPass, py::arg("name"), py::arg("opt_level"), py::arg("fn"));
   m.def("parse_pipeline", [](const std::string& text) { return PassHandle{ValueOrThrow(ParsePipeline(text))}; },
         py::arg("text"),
         "A pipeline in `carve opt -p` syntax ('InferType,FoldConstant,MergeComposite(dnnl)')\n"

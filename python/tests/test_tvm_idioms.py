@@ -288,3 +288,75 @@ def test_ir_transform_update_func_and_concrete_shape():
     dynamic = relay.TensorType([None, 4])
     with pytest.raises(ValueError, match="dynamic dimension"):
         dynamic.concrete_shape
+
+
+def test_passes_written_in_python_run_alone_and_in_a_gated_sequential():
+    import carve as tvm
+
+    @tvm.transform.module_pass(opt_level=1)
+    def add_identity(mod, ctx):
+        assert ctx.opt_level in (2, 3)
+        x = relay.var("x", shape=(1, 8))
+        mod["identity"] = relay.Function([x], x)
+        return mod
+
+    mod = dense_bias_relu_module()
+    out = add_identity(mod)
+    assert sorted(gv.name_hint for gv in out.functions) == ["identity", "main"]
+    assert [gv.name_hint for gv in mod.functions] == ["main"]  # the input is left as it was
+
+    @relay.transform.function_pass(opt_level=3)
+    class ReluToSigmoid:
+        def __init__(self, op):
+            self.op = op
+
+        def transform_function(self, func, mod, ctx):
+            from carve.relay.dataflow_pattern import DFPatternCallback, is_op, rewrite, wildcard
+
+            outer = self
+
+            class Swap(DFPatternCallback):
+                def __init__(self):
+                    super().__init__()
+                    self.x = wildcard()
+                    self.pattern = is_op("nn.relu")(self.x)
+
+                def callback(self, pre, post, node_map):
+                    return relay.op.op_function(outer.op)(node_map[self.x][0])
+
+            return rewrite(Swap(), func)
+
+    swap = ReluToSigmoid("sigmoid")
+    assert isinstance(swap, tvm.transform.Pass)
+    seq = tvm.transform.Sequential([relay.transform.InferType(), swap])
+    # opt_level 3: skipped at TVM's default level 2, run at 3, not when disabled.
+    assert "nn.relu" in str(seq(mod)["main"])
+    with tvm.transform.PassContext(opt_level=3):
+        assert "sigmoid(" in str(seq(mod)["main"])
+    with tvm.transform.PassContext(opt_level=3, disabled_pass=["ReluToSigmoid"]):
+        assert "nn.relu" in str(seq(mod)["main"])
+    # Applied directly, a pass runs whole.
+    assert "sigmoid(" in str(swap(mod)["main"])
+
+
+def test_python_pass_errors():
+    import carve as tvm
+
+    with pytest.raises(TypeError, match="opt_level is required"):
+        tvm.transform.module_pass(lambda mod, ctx: mod)
+    with pytest.raises(ValueError, match="cannot be named 'InferType'"):
+        tvm.transform.module_pass(lambda mod, ctx: mod, opt_level=0, name="InferType")
+
+    @tvm.transform.module_pass(opt_level=0)
+    def broken(mod, ctx):
+        raise KeyError("inside the pass")
+
+    with pytest.raises(KeyError, match="inside the pass"):
+        broken(dense_bias_relu_module())
+
+    @tvm.transform.module_pass(opt_level=0)
+    def returns_none(mod, ctx):
+        return None
+
+    with pytest.raises(TypeError, match="returned None, not an IRModule"):
+        returns_none(dense_bias_relu_module())
