@@ -210,3 +210,13 @@ def function_pass(pass_func=None, opt_level=None, name=None, required=None):
     transform_function(self, func, mod, ctx), applied to every function of the module but
     those of external compilers (Compiler attribute), as TVM's."""
     return _python_pass("function_pass", pass_func, opt_level, name, required, _run_function_pass)
+
+
+def InferTypeLocal(expr):
+    """relay.transform.InferTypeLocal: types `expr` (its free variables need annotations)
+    and returns its type."""
+    from .ir import IRModule
+
+    mod = InferType()(IRModule.from_expr(expr))
+    fn = mod["main"]
+    return fn.checked_type if isinstance(expr, _carve.Function) else fn.body.checked_type

@@ -360,3 +360,12 @@ def test_python_pass_errors():
 
     with pytest.raises(TypeError, match="returned None, not an IRModule"):
         returns_none(dense_bias_relu_module())
+
+
+def test_infer_type_local_types_an_expression():
+    x = relay.var("x", shape=(2, 3))
+    y = relay.nn.relu(x)
+    assert str(relay.transform.InferTypeLocal(y)) == "Tensor[(2, 3), float32]"
+    assert str(y.checked_type) == "Tensor[(2, 3), float32]"
+    f = relay.Function([x], y)
+    assert str(relay.transform.InferTypeLocal(f)) == "fn (Tensor[(2, 3), float32]) -> Tensor[(2, 3), float32]"
