@@ -369,3 +369,22 @@ def test_infer_type_local_types_an_expression():
     assert str(y.checked_type) == "Tensor[(2, 3), float32]"
     f = relay.Function([x], y)
     assert str(relay.transform.InferTypeLocal(f)) == "fn (Tensor[(2, 3), float32]) -> Tensor[(2, 3), float32]"
+
+
+def test_contrib_pattern_tables_feed_merge_composite():
+    from carve.relay.op.contrib import arm_compute_lib, bnns, dnnl, nnapi, tensorrt
+
+    for table in (dnnl.pattern_table(), tensorrt.pattern_table(), bnns.pattern_table(),
+                  nnapi.pattern_table(), arm_compute_lib.arm_compute_lib_pattern_table()):
+        assert table and all(len(row) in (2, 3) and isinstance(row[0], str) for row in table)
+    import numpy as np
+
+    # TVM's dnnl patterns take the bias as `add` (its flow rewrites bias_add first).
+    x = relay.var("x", shape=(1, 8))
+    y = relay.nn.dense(x, relay.const(np.ones((4, 8), "float32")))
+    y = relay.nn.relu(relay.add(y, relay.const(np.ones((4,), "float32"))))
+    mod = relay.transform.InferType()(carve.IRModule.from_expr(relay.Function([x], y)))
+    out = relay.transform.MergeComposite(dnnl.pattern_table())(mod)
+    assert 'Composite="dnnl.dense_bias_relu"' in out.astext(show_meta_data=False)
+    with pytest.raises(NotImplementedError, match="disables exactly"):
+        arm_compute_lib.arm_compute_lib_pattern_table(disabled_ops=[])

@@ -14,3 +14,11 @@ def partition_for_dnnl(mod, params=None, alter_layout=False, prune_subgraphs=Tru
             "partition_for_dnnl: carve has no oneDNN AlterOpLayout (blocked layouts); "
             "call it with alter_layout=False")
     return _carve.partition_for(mod, "dnnl", params=params, prune=bool(prune_subgraphs))
+
+
+def pattern_table():
+    """The dnnl composites as TVM's pattern_table() returns them: [(name, pattern, check)]
+    for MergeComposite, read from carve's dnnl spec (backends/dnnl/dnnl.pat)."""
+    from .register import get_pattern_table
+
+    return get_pattern_table("dnnl")

@@ -11,3 +11,11 @@ def partition_for_tensorrt(mod, params=None, target=None):
             "partition_for_tensorrt: carve has only TVM's default TensorRT target "
             "(implicit batch, no fp16); call it without target")
     return _carve.partition_for(mod, "tensorrt", params=params)
+
+
+def pattern_table():
+    """The tensorrt composites as TVM's pattern_table() returns them: [(name, pattern, check)]
+    for MergeComposite, read from carve's tensorrt spec (backends/tensorrt/tensorrt.pat)."""
+    from .register import get_pattern_table
+
+    return get_pattern_table("tensorrt")
