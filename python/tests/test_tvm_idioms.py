@@ -388,3 +388,9 @@ def test_contrib_pattern_tables_feed_merge_composite():
     assert 'Composite="dnnl.dense_bias_relu"' in out.astext(show_meta_data=False)
     with pytest.raises(NotImplementedError, match="disables exactly"):
         arm_compute_lib.arm_compute_lib_pattern_table(disabled_ops=[])
+
+
+def test_tensorrt_runtime_is_reported_absent():
+    from carve.relay.op.contrib import tensorrt
+
+    assert tensorrt.is_tensorrt_runtime_enabled() is False

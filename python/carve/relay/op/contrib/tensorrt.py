@@ -19,3 +19,9 @@ def pattern_table():
     from .register import get_pattern_table
 
     return get_pattern_table("tensorrt")
+
+
+def is_tensorrt_runtime_enabled():
+    """False: carve has no TensorRT runtime (carve.run runs tensorrt partitions on its
+    reference kernels), as TVM built without TensorRT answers."""
+    return False
