@@ -10,6 +10,8 @@
 
 #include <pybind11/pybind11.h>
 
+#include "absl/status/status.h"
+
 #include "handles.h"
 
 namespace carve::python {
@@ -34,6 +36,24 @@ bool CallPredicate(const pybind11::object& fn, const Expr* expr);
 // for RaisePendingCallbackError; whether one was kept already.
 void RecordCallbackError(pybind11::error_already_set&& e);
 bool CallbackFailed();
+
+// Runs `call()`, which calls Python, for a C++ caller that expects a status:
+// an exception it raises (a Python one, or a pybind11 one such as a
+// type_error it throws) is recorded as above and `stopped` returned; after a
+// recorded failure, `call` is not run again.
+template <typename F>
+auto CallPython(F&& call, absl::Status stopped) -> decltype(call()) {
+  if (CallbackFailed()) return stopped;
+  try {
+    return call();
+  } catch (pybind11::error_already_set& e) {
+    RecordCallbackError(std::move(e));
+  } catch (pybind11::builtin_exception& e) {
+    e.set_error();
+    RecordCallbackError(pybind11::error_already_set());
+  }
+  return stopped;
+}
 
 // Raises the exception a callback recorded during the run, if any.
 void RaisePendingCallbackError();

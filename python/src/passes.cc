@@ -9,6 +9,8 @@
 
 #include <pybind11/stl.h>
 
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_split.h"
 #include "backends/backend.h"
 #include "backends/partition.h"
 #include "backends/specs.h"
@@ -16,11 +18,9 @@
 #include "callbacks.h"
 #include "errors.h"
 #include "fmt/format.h"
+#include "ir/visit.h"
 #include "passes/byoc/annotate_target.h"
 #include "passes/byoc/annotation.h"
-#include "absl/container/flat_hash_set.h"
-#include "absl/strings/str_split.h"
-#include "ir/visit.h"
 #include "passes/byoc/merge_compiler_regions.h"
 #include "passes/byoc/merge_composite.h"
 #include "passes/byoc/partition_graph.h"
@@ -280,9 +280,7 @@ PassHandle PythonPass(const std::string& name, int opt_level, const py::function
         "a pass written in Python cannot be named '{}': carve has a pass of that name", name));
   }
   PassPtr pass = MakeModulePass(name, name, [fn, name](Module& mod, PassContext&) -> absl::StatusOr<bool> {
-    auto stop = absl::CancelledError(fmt::format("the Python pass {} raised", name));
-    if (CallbackFailed()) return stop;
-    try {
+    return CallPython([&]() -> absl::StatusOr<bool> {
       py::object out = fn(ModuleHandle{mod});
       if (!py::isinstance<ModuleHandle>(out)) {
         throw py::type_error(fmt::format("the Python pass {} returned {}, not an IRModule", name,
@@ -290,14 +288,7 @@ PassHandle PythonPass(const std::string& name, int opt_level, const py::function
       }
       mod = out.cast<const ModuleHandle&>().mod;
       return true;
-    } catch (py::error_already_set& e) {
-      RecordCallbackError(std::move(e));
-      return stop;
-    } catch (py::builtin_exception& e) {
-      e.set_error();
-      RecordCallbackError(py::error_already_set());
-      return stop;
-    }
+    }, absl::CancelledError(fmt::format("the Python pass {} raised", name)));
   });
   python_names->insert(name);
   PassRegistry::Global().Register(PassInfo{

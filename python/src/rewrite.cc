@@ -8,6 +8,8 @@
 
 #include <pybind11/stl.h>
 
+#include "absl/cleanup/cleanup.h"
+
 #include "bindings.h"
 #include "callbacks.h"
 #include "errors.h"
@@ -76,14 +78,13 @@ RewriteRule ToRule(const py::handle& item, const std::shared_ptr<Arena>& build) 
   py::object fn = py::reinterpret_borrow<py::object>(spec[1]);
   std::string name = rule.name;
   rule.rewrite = [fn, build, name](const RewriteContext& ctx) -> absl::StatusOr<const Expr*> {
-    // A failed callback stops the run; its exception is raised when the
-    // driver returns (the driver sees a cancelled status meanwhile).
-    auto stop = absl::CancelledError(fmt::format("{}.callback raised", name));
-    if (CallbackFailed()) return stop;
+    // node_map reads the driver's match, which ends with this call.
     auto state = std::make_shared<NodeMap::State>(NodeMap::State{&ctx, build});
-    try {
+    absl::Cleanup forget = [&] { state->ctx = nullptr; };
+    // A failed callback stops the run; its exception is raised when the
+    // driver returns.
+    return CallPython([&]() -> absl::StatusOr<const Expr*> {
       py::object out = fn(WrapExpr(build, ctx.pre()), WrapExpr(build, ctx.post()), NodeMap{state});
-      state->ctx = nullptr;
       if (!py::isinstance<ExprHandle>(out)) {
         throw py::type_error(fmt::format("{}.callback returned {}, not an expression", name,
                                          std::string(py::repr(out))));
@@ -91,16 +92,7 @@ RewriteRule ToRule(const py::handle& item, const std::shared_ptr<Arena>& build) 
       const ExprHandle& h = out.cast<const ExprHandle&>();
       KeepAlive(build, h.arena);
       return h.expr;
-    } catch (py::error_already_set& e) {
-      state->ctx = nullptr;
-      RecordCallbackError(std::move(e));
-      return stop;
-    } catch (py::builtin_exception& e) {
-      state->ctx = nullptr;
-      e.set_error();
-      RecordCallbackError(py::error_already_set());
-      return stop;
-    }
+    }, absl::CancelledError(fmt::format("{}.callback raised", name)));
   };
   return rule;
 }
